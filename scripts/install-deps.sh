@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs the Debian 12 packages quern needs to build and test, when they are missing.
+# Usage: scripts/install-deps.sh [extra-package ...]
+set -eu
+
+PKGS="build-essential pkg-config libcurl4-openssl-dev libev-dev liblua5.4-dev \
+libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libxml2-dev libjansson-dev \
+libmicrohttpd-dev libcmocka-dev libssl-dev valgrind jq curl iproute2 procps $*"
+
+missing=""
+for p in $PKGS; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install:$missing" >&2; exit 1; }
+  SUDO="sudo"
+fi
+echo "install-deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null || true
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
