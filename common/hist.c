@@ -1,0 +1,368 @@
+/* hist — log-linear latency histogram; see hist.h for the layout. */
+#include "common/hist.h"
+
+#include "common/mem.h"
+
+#include <string.h>
+
+/* 2^SUB_BITS sub-buckets per octave. */
+#define SUB_BITS 7
+
+/* HIST_MAX_US lies in the octave [2^31, 2^32), whose bucket width is
+ * 2^(31 - SUB_BITS): TOP_SHIFT. */
+#define TOP_SHIFT (31 - SUB_BITS)
+_Static_assert((HIST_MAX_US >> 31) == 1, "HIST_MAX_US must lie in [2^31, 2^32)");
+
+/* Index of HIST_MAX_US's bucket, plus one (see bucket_of). */
+#define NBUCKETS (((size_t)TOP_SHIFT << SUB_BITS) + (size_t)(HIST_MAX_US >> TOP_SHIFT) + 1)
+
+/* A varint holds at most 64 bits in 7-bit groups; a bucket index fits in 2. */
+#define VARINT_MAX 10
+#define VARINT_INDEX_MAX 2
+_Static_assert(NBUCKETS < (1u << (7 * VARINT_INDEX_MAX)), "bucket index needs more varint bytes");
+
+struct hist {
+    uint64_t count;
+    uint64_t min; /* UINT64_MAX while empty */
+    uint64_t max;
+    uint64_t sum; /* saturates at UINT64_MAX */
+    uint64_t buckets[NBUCKETS];
+};
+
+/* Header fields of an encoded histogram. */
+struct enc_head {
+    uint64_t count;
+    uint64_t min;
+    uint64_t max;
+    uint64_t sum;
+    uint64_t nbuckets;
+};
+
+/* A bounded read position in an encoded buffer. */
+struct reader {
+    const uint8_t *buf;
+    size_t len;
+    size_t pos;
+};
+
+/* Bucket of value v. Values below 2^(SUB_BITS+1) are their own index; above,
+ * the octave's shift s keeps the top SUB_BITS+1 bits, so the index is
+ * (s << SUB_BITS) + (v >> s), with (v >> s) in [2^SUB_BITS, 2^(SUB_BITS+1)).
+ * Consecutive octaves therefore occupy consecutive index ranges. */
+static inline size_t bucket_of(uint64_t v)
+{
+    if (v > HIST_MAX_US)
+        v = HIST_MAX_US;
+    /* 63 - clz is the highest set bit; OR-ing 255 makes it at least 7. */
+    unsigned shift = (unsigned)(63 - SUB_BITS - __builtin_clzll(v | 255u));
+    return ((size_t)shift << SUB_BITS) + (size_t)(v >> shift);
+}
+
+/* Lowest value of bucket i, and its width in *width. */
+static uint64_t bucket_low(size_t i, uint64_t *width)
+{
+    if (i < (2u << SUB_BITS)) {
+        *width = 1;
+        return i;
+    }
+    unsigned shift = (unsigned)(i >> SUB_BITS) - 1;
+    uint64_t sub = i - ((size_t)shift << SUB_BITS);
+    *width = (uint64_t)1 << shift;
+    return sub << shift;
+}
+
+/* The value a percentile in bucket i reports: its midpoint. */
+static uint64_t bucket_mid(size_t i)
+{
+    uint64_t width;
+    uint64_t low = bucket_low(i, &width);
+    return low + width / 2;
+}
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return UINT64_MAX;
+    return r;
+}
+
+hist *hist_new(void)
+{
+    hist *h = xmalloc(sizeof(*h));
+    hist_reset(h);
+    return h;
+}
+
+void hist_free(hist *h)
+{
+    xfree(h);
+}
+
+void hist_reset(hist *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->min = UINT64_MAX;
+}
+
+void hist_record(hist *h, uint64_t us)
+{
+    h->buckets[bucket_of(us)]++;
+    h->count++;
+    h->sum = sat_add(h->sum, us);
+    if (us < h->min)
+        h->min = us;
+    if (us > h->max)
+        h->max = us;
+}
+
+void hist_record_n(hist *h, uint64_t us, uint64_t n)
+{
+    if (n == 0)
+        return;
+    uint64_t total;
+    if (__builtin_mul_overflow(us, n, &total))
+        total = UINT64_MAX;
+    h->buckets[bucket_of(us)] += n;
+    h->count += n;
+    h->sum = sat_add(h->sum, total);
+    if (us < h->min)
+        h->min = us;
+    if (us > h->max)
+        h->max = us;
+}
+
+void hist_merge(hist *dst, const hist *src)
+{
+    if (src->count == 0)
+        return;
+    for (size_t i = 0; i < NBUCKETS; i++)
+        dst->buckets[i] += src->buckets[i];
+    dst->count += src->count;
+    dst->sum = sat_add(dst->sum, src->sum);
+    if (src->min < dst->min)
+        dst->min = src->min;
+    if (src->max > dst->max)
+        dst->max = src->max;
+}
+
+uint64_t hist_count(const hist *h)
+{
+    return h->count;
+}
+
+uint64_t hist_min(const hist *h)
+{
+    return h->count ? h->min : 0;
+}
+
+uint64_t hist_max(const hist *h)
+{
+    return h->max;
+}
+
+uint64_t hist_sum(const hist *h)
+{
+    return h->sum;
+}
+
+double hist_mean(const hist *h)
+{
+    if (h->count == 0)
+        return 0.0;
+    return (double)h->sum / (double)h->count;
+}
+
+uint64_t hist_percentile(const hist *h, double p)
+{
+    if (h->count == 0)
+        return 0;
+    if (!(p > 0.0)) /* also NaN */
+        return h->min;
+    if (p >= 100.0)
+        return h->max;
+
+    /* Nearest rank: ceil(p / 100 * count), at least 1. */
+    double x = p * (double)h->count / 100.0;
+    uint64_t rank;
+    if (x >= (double)h->count) {
+        rank = h->count;
+    } else {
+        rank = (uint64_t)x;
+        if ((double)rank < x)
+            rank++;
+    }
+    /* The extreme ranks are known exactly. */
+    if (rank <= 1)
+        return h->min;
+    if (rank >= h->count)
+        return h->max;
+
+    uint64_t seen = 0;
+    for (size_t i = 0; i < NBUCKETS; i++) {
+        seen += h->buckets[i];
+        if (seen >= rank) {
+            uint64_t v = bucket_mid(i);
+            if (v < h->min)
+                v = h->min;
+            if (v > h->max)
+                v = h->max;
+            return v;
+        }
+    }
+    return h->max; /* not reached: the buckets add up to count */
+}
+
+/* ---- encoding ---- */
+
+size_t hist_encoded_size_max(void)
+{
+    /* version, 5 header varints, then one (index delta, count) per bucket */
+    return 1 + 5 * VARINT_MAX + NBUCKETS * (VARINT_INDEX_MAX + VARINT_MAX);
+}
+
+/* Appends v at *pos; returns -1 if it does not fit in cap. */
+static int put_varint(uint8_t *buf, size_t cap, size_t *pos, uint64_t v)
+{
+    do {
+        if (*pos >= cap)
+            return -1;
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        if (v)
+            b |= 0x80;
+        buf[(*pos)++] = b;
+    } while (v);
+    return 0;
+}
+
+size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
+{
+    uint64_t nbuckets = 0;
+    for (size_t i = 0; i < NBUCKETS; i++)
+        if (h->buckets[i])
+            nbuckets++;
+
+    size_t pos = 0;
+    if (cap < 1)
+        return 0;
+    buf[pos++] = HIST_ENCODING_VERSION;
+    if (put_varint(buf, cap, &pos, h->count) || put_varint(buf, cap, &pos, hist_min(h)) ||
+        put_varint(buf, cap, &pos, h->max) || put_varint(buf, cap, &pos, h->sum) ||
+        put_varint(buf, cap, &pos, nbuckets))
+        return 0;
+
+    size_t prev = 0;
+    for (size_t i = 0; i < NBUCKETS; i++) {
+        if (h->buckets[i] == 0)
+            continue;
+        if (put_varint(buf, cap, &pos, i - prev) || put_varint(buf, cap, &pos, h->buckets[i]))
+            return 0;
+        prev = i;
+    }
+    return pos;
+}
+
+static int get_varint(struct reader *r, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (r->pos >= r->len)
+            return -1;
+        uint8_t b = r->buf[r->pos++];
+        if (shift == 63 && b > 1) /* bits beyond 64, or an 11th byte */
+            return -1;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Reads and checks an encoding. With buckets == NULL it only validates;
+ * otherwise it also adds each bucket's count into buckets[] (call it that
+ * way only on a buffer already validated, so nothing is half-applied).
+ * Checks: version, no trailing bytes, indexes strictly increasing and in
+ * range, no zero counts, bucket counts adding up to count without overflow,
+ * min and max falling in the first and last buckets. */
+static int scan(const uint8_t *buf, size_t len, struct enc_head *hd, uint64_t *buckets)
+{
+    struct reader r = {buf, len, 0};
+
+    if (len < 1 || buf[0] != HIST_ENCODING_VERSION)
+        return -1;
+    r.pos = 1;
+    if (get_varint(&r, &hd->count) || get_varint(&r, &hd->min) || get_varint(&r, &hd->max) ||
+        get_varint(&r, &hd->sum) || get_varint(&r, &hd->nbuckets))
+        return -1;
+
+    if (hd->count == 0) {
+        if (hd->min || hd->max || hd->sum || hd->nbuckets)
+            return -1;
+        return r.pos == len ? 0 : -1;
+    }
+    if (hd->nbuckets == 0 || hd->nbuckets > NBUCKETS || hd->min > hd->max || hd->sum < hd->max)
+        return -1;
+
+    uint64_t index = 0;
+    uint64_t total = 0;
+    for (uint64_t k = 0; k < hd->nbuckets; k++) {
+        uint64_t delta, n;
+        if (get_varint(&r, &delta) || get_varint(&r, &n))
+            return -1;
+        if (k > 0 && delta == 0)
+            return -1;
+        if (delta >= NBUCKETS || index + delta >= NBUCKETS)
+            return -1;
+        index += delta;
+        if (n == 0 || __builtin_add_overflow(total, n, &total))
+            return -1;
+        if (k == 0 && index != bucket_of(hd->min))
+            return -1;
+        if (buckets)
+            buckets[index] += n;
+    }
+    if (index != bucket_of(hd->max) || total != hd->count || r.pos != len)
+        return -1;
+    return 0;
+}
+
+int hist_decode(hist *h, const uint8_t *buf, size_t len)
+{
+    struct enc_head hd;
+
+    hist_reset(h);
+    if (scan(buf, len, &hd, NULL) != 0)
+        return -1;
+    scan(buf, len, &hd, h->buckets);
+    if (hd.count) {
+        h->count = hd.count;
+        h->min = hd.min;
+        h->max = hd.max;
+        h->sum = hd.sum;
+    }
+    return 0;
+}
+
+int hist_merge_encoded(hist *dst, const uint8_t *buf, size_t len)
+{
+    struct enc_head hd;
+    uint64_t total;
+
+    if (scan(buf, len, &hd, NULL) != 0)
+        return -1;
+    if (hd.count == 0)
+        return 0;
+    if (__builtin_add_overflow(dst->count, hd.count, &total))
+        return -1;
+    scan(buf, len, &hd, dst->buckets);
+    dst->count = total;
+    dst->sum = sat_add(dst->sum, hd.sum);
+    if (hd.min < dst->min)
+        dst->min = hd.min;
+    if (hd.max > dst->max)
+        dst->max = hd.max;
+    return 0;
+}

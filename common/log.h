@@ -1,0 +1,17 @@
+/* log — one-line messages on stderr, prefixed with the process role.
+ *
+ * Call log_init("agent") once per process; log_msg never blocks for long
+ * (stderr is unbuffered and the lines are short). */
+#ifndef QUERN_LOG_H
+#define QUERN_LOG_H
+
+enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
+
+/** Sets the role shown in each line ("quern", "agent", "worker 2"); copied. */
+void log_init(const char *role);
+/** Lines below this level are dropped (default LOG_INFO). */
+void log_set_level(enum log_level level);
+/** printf-style message; a newline is added. */
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,50 @@
+#include "common/stats.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void stats_init(step_stats *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->hist = hist_new();
+}
+
+void stats_free(step_stats *s)
+{
+    hist_free(s->hist);
+    s->hist = NULL;
+}
+
+void stats_reset(step_stats *s)
+{
+    hist *h = s->hist;
+    memset(s, 0, sizeof(*s));
+    s->hist = h;
+    hist_reset(h);
+}
+
+void stats_merge(step_stats *dst, const step_stats *src)
+{
+    dst->count += src->count;
+    dst->err_tech += src->err_tech;
+    dst->err_func += src->err_func;
+    dst->bytes_in += src->bytes_in;
+    dst->bytes_out += src->bytes_out;
+    dst->sum_dns += src->sum_dns;
+    dst->sum_connect += src->sum_connect;
+    dst->sum_tls += src->sum_tls;
+    dst->sum_ttfb += src->sum_ttfb;
+    dst->new_conns += src->new_conns;
+    hist_merge(dst->hist, src->hist);
+    if (dst->sample_tech[0] == '\0')
+        memcpy(dst->sample_tech, src->sample_tech, sizeof(dst->sample_tech));
+    if (dst->sample_func[0] == '\0')
+        memcpy(dst->sample_func, src->sample_func, sizeof(dst->sample_func));
+}
+
+void stats_note_error(step_stats *s, int technical, const char *msg)
+{
+    char *dst = technical ? s->sample_tech : s->sample_func;
+    if (dst[0] == '\0')
+        snprintf(dst, STATS_SAMPLE_MAX, "%s", msg ? msg : "error");
+}

@@ -1,0 +1,44 @@
+/* stats — what is counted for one step during one interval.
+ *
+ * The worker fills one step_stats per step per second; agents and the console
+ * merge them by adding (histograms add bucket by bucket), so no percentile is
+ * ever averaged. Recording a sample is a few increments and one histogram
+ * bucket increment. */
+#ifndef QUERN_STATS_H
+#define QUERN_STATS_H
+
+#include <stdint.h>
+
+#include "common/hist.h"
+
+#define STATS_SAMPLE_MAX 200 /* bytes kept of an error's sample message */
+
+/** Counters of one step over one interval (or over a whole run, merged). */
+typedef struct step_stats {
+    uint64_t count;       /**< completed samples, successes and errors */
+    uint64_t err_tech;    /**< technical errors: transport, timeout, status not accepted */
+    uint64_t err_func;    /**< functional errors: failed checks, script errors */
+    uint64_t bytes_in;    /**< bytes received (headers and bodies) */
+    uint64_t bytes_out;   /**< bytes sent (request line, headers, bodies) */
+    uint64_t sum_dns;     /**< sums of the timing phases, microseconds */
+    uint64_t sum_connect;
+    uint64_t sum_tls;
+    uint64_t sum_ttfb;
+    uint64_t new_conns;   /**< connections opened for these samples */
+    hist *hist;           /**< owned: latency of each sample, microseconds */
+    char sample_tech[STATS_SAMPLE_MAX]; /**< first technical error message seen, "" if none */
+    char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
+} step_stats;
+
+/** Initialises s empty (allocates its histogram). */
+void stats_init(step_stats *s);
+/** Releases what s owns; s may then be initialised again. */
+void stats_free(step_stats *s);
+/** Empties s, keeping its histogram allocation. */
+void stats_reset(step_stats *s);
+/** dst += src; the first non-empty sample messages are kept. */
+void stats_merge(step_stats *dst, const step_stats *src);
+/** Keeps msg as the sample for its kind if none is kept yet. */
+void stats_note_error(step_stats *s, int technical, const char *msg);
+
+#endif

@@ -1,0 +1,36 @@
+/* agg — the console's running totals of a run.
+ *
+ * Intervals arrive once per second (from the local engine, later from
+ * agents); agg keeps the whole-run totals per step and per scenario by
+ * merging, and the latest interval for the live display. Its cost per second
+ * is proportional to the number of steps, never to the number of requests. */
+#ifndef QUERN_AGG_H
+#define QUERN_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/stats.h"
+
+typedef struct agg {
+    size_t nsteps;
+    step_stats *total;          /**< owned: whole run, per step */
+    step_stats last;            /**< owned: all steps of the latest interval merged */
+    size_t nscens;
+    uint64_t *runs;             /**< owned: per scenario */
+    uint64_t *missed_pacing;    /**< owned: per scenario */
+    uint64_t intervals;         /**< intervals merged */
+    int64_t elapsed_us;         /**< sum of interval lengths */
+    int64_t last_length_us;
+    uint32_t active_vus;        /**< at the latest interval's end */
+} agg;
+
+/** Initialises for nsteps steps and nscens scenarios. */
+void agg_init(agg *a, size_t nsteps, size_t nscens);
+/** Releases what a owns. */
+void agg_free(agg *a);
+/** Merges one interval: steps[nsteps], runs/missed per scenario. */
+void agg_add(agg *a, const step_stats *steps, const uint64_t *runs, const uint64_t *missed,
+             int64_t length_us, uint32_t active_vus);
+
+#endif

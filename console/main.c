@@ -1,0 +1,71 @@
+/* quern — one binary, subcommands. */
+#include <curl/curl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "console/run.h"
+#include "worker/lquern.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: quern COMMAND [options]\n"
+          "\n"
+          "commands:\n"
+          "  run SCRIPT.lua    play a load test and report its statistics\n"
+          "  help [COMMAND]    show help for a command\n"
+          "  version           print the version\n"
+          "\n"
+          "`quern help run` lists the options of a run.\n",
+          out);
+}
+
+int main(int argc, char **argv)
+{
+    int rc;
+
+    log_init("quern");
+    /* A peer closing a socket must not kill us; libcurl is told not to use
+     * signals (CURLOPT_NOSIGNAL) so it never installs a handler per call. */
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[2], "run") == 0) {
+            run_usage(stdout);
+            return 0;
+        }
+        fprintf(stderr, "quern help: unknown command \"%s\"\n", argv[2]);
+        return 2;
+    }
+    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+        printf("quern %s\n", QUERN_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "run") == 0) {
+        if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            run_usage(stdout);
+            return 0;
+        }
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+            fprintf(stderr, "quern: cannot initialise libcurl\n");
+            return 3;
+        }
+        rc = run_main(argc - 1, argv + 1);
+        curl_global_cleanup();
+        return rc;
+    }
+    fprintf(stderr, "quern: unknown command \"%s\" (see quern --help)\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,126 @@
+#include "console/summary.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+
+static double ms(uint64_t us)
+{
+    return (double)us / 1000.0;
+}
+
+static double tps(const agg *a, uint64_t count)
+{
+    return a->elapsed_us > 0 ? (double)count * 1e6 / (double)a->elapsed_us : 0.0;
+}
+
+static void print_row(FILE *out, const char *name, int width, const agg *a, const step_stats *s)
+{
+    const hist *h = s->hist;
+    fprintf(out, "%-*s %9llu %8llu %8llu %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", width,
+            name, (unsigned long long)s->count, (unsigned long long)s->err_tech,
+            (unsigned long long)s->err_func, tps(a, s->count), hist_mean(h) / 1000.0,
+            ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)), ms(hist_percentile(h, 95)),
+            ms(hist_percentile(h, 99)), ms(hist_max(h)));
+}
+
+void summary_print(FILE *out, const agg *a, const summary_info *si)
+{
+    int width = 10;
+    step_stats all;
+
+    for (size_t i = 0; i < a->nsteps; i++) {
+        int n = (int)strlen(si->step_names[i]);
+        if (n > width)
+            width = n;
+    }
+    if (width > 60)
+        width = 60;
+    fprintf(out, "\n%-*s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s\n", width, "Test", "Count",
+            "Tech.err", "Func.err", "TPS", "Mean(ms)", "p50", "p90", "p95", "p99", "Max");
+    stats_init(&all);
+    for (size_t i = 0; i < a->nsteps; i++) {
+        print_row(out, si->step_names[i], width, a, &a->total[i]);
+        stats_merge(&all, &a->total[i]);
+    }
+    print_row(out, "Totals", width, a, &all);
+    stats_free(&all);
+    fprintf(out, "\n");
+    for (size_t i = 0; i < a->nscens; i++)
+        fprintf(out, "Scenario %s: %llu runs, %llu missed pacing\n", si->scen_names[i],
+                (unsigned long long)a->runs[i], (unsigned long long)a->missed_pacing[i]);
+    for (size_t i = 0; i < a->nsteps; i++) {
+        if (a->total[i].sample_tech[0])
+            fprintf(out, "%s: technical error, e.g. %s\n", si->step_ids[i],
+                    a->total[i].sample_tech);
+        if (a->total[i].sample_func[0])
+            fprintf(out, "%s: functional error, e.g. %s\n", si->step_ids[i],
+                    a->total[i].sample_func);
+    }
+    fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
+}
+
+int summary_write_json(const char *path, const agg *a, const summary_info *si, char *err,
+                       size_t errlen)
+{
+    json_t *root = json_object(), *run = json_object(), *tests = json_array(),
+           *scens = json_array();
+    int rc = 0;
+
+    json_object_set_new(run, "status", json_string(si->status));
+    json_object_set_new(run, "vus", json_integer(si->vus));
+    json_object_set_new(run, "duration_s", json_real((double)a->elapsed_us / 1e6));
+    json_object_set_new(root, "run", run);
+    for (size_t i = 0; i < a->nsteps; i++) {
+        const step_stats *s = &a->total[i];
+        json_t *t = json_object(), *e = json_object(), *samples = json_object();
+        json_object_set_new(t, "id", json_string(si->step_ids[i]));
+        json_object_set_new(t, "label", json_string(si->step_labels[i]));
+        json_object_set_new(t, "name", json_string(si->step_names[i]));
+        json_object_set_new(t, "count", json_integer((json_int_t)s->count));
+        json_object_set_new(e, "technical", json_integer((json_int_t)s->err_tech));
+        json_object_set_new(e, "functional", json_integer((json_int_t)s->err_func));
+        if (s->sample_tech[0])
+            json_object_set_new(samples, "technical", json_string(s->sample_tech));
+        if (s->sample_func[0])
+            json_object_set_new(samples, "functional", json_string(s->sample_func));
+        json_object_set_new(e, "samples", samples);
+        json_object_set_new(t, "errors", e);
+        json_object_set_new(t, "tps", json_real(tps(a, s->count)));
+        json_object_set_new(t, "mean_ms", json_real(hist_mean(s->hist) / 1000.0));
+        json_object_set_new(t, "p50_ms", json_real(ms(hist_percentile(s->hist, 50))));
+        json_object_set_new(t, "p90_ms", json_real(ms(hist_percentile(s->hist, 90))));
+        json_object_set_new(t, "p95_ms", json_real(ms(hist_percentile(s->hist, 95))));
+        json_object_set_new(t, "p99_ms", json_real(ms(hist_percentile(s->hist, 99))));
+        json_object_set_new(t, "max_ms", json_real(ms(hist_max(s->hist))));
+        json_object_set_new(t, "min_ms", json_real(ms(hist_min(s->hist))));
+        json_object_set_new(t, "bytes_in", json_integer((json_int_t)s->bytes_in));
+        json_object_set_new(t, "bytes_out", json_integer((json_int_t)s->bytes_out));
+        json_object_set_new(t, "new_connections", json_integer((json_int_t)s->new_conns));
+        json_object_set_new(
+            t, "mean_dns_ms",
+            json_real(s->count ? ms(s->sum_dns) / (double)s->count : 0.0));
+        json_object_set_new(
+            t, "mean_connect_ms",
+            json_real(s->count ? ms(s->sum_connect) / (double)s->count : 0.0));
+        json_object_set_new(
+            t, "mean_ttfb_ms",
+            json_real(s->count ? ms(s->sum_ttfb) / (double)s->count : 0.0));
+        json_array_append_new(tests, t);
+    }
+    json_object_set_new(root, "tests", tests);
+    for (size_t i = 0; i < a->nscens; i++) {
+        json_t *sc = json_object();
+        json_object_set_new(sc, "name", json_string(si->scen_names[i]));
+        json_object_set_new(sc, "runs", json_integer((json_int_t)a->runs[i]));
+        json_object_set_new(sc, "missed_pacing", json_integer((json_int_t)a->missed_pacing[i]));
+        json_array_append_new(scens, sc);
+    }
+    json_object_set_new(root, "scenarios", scens);
+    if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    json_decref(root);
+    return rc;
+}

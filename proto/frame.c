@@ -1,0 +1,394 @@
+#include "proto/frame.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/mem.h"
+
+/* Smallest allocation of a buffer, and the size it shrinks back to once a
+ * large frame has gone through. */
+#define BUF_KEEP (64u * 1024u)
+/* Free space guaranteed before each read(2). */
+#define READ_CHUNK (16u * 1024u)
+/* frame_reader_read_fd stops after this many bytes so one busy peer cannot
+ * hold the event loop. */
+#define READ_BUDGET (1024u * 1024u)
+
+/* A byte queue: live bytes are data[start, end). Shared by reader and writer. */
+struct bytebuf {
+    uint8_t *data; /* owned */
+    size_t cap;
+    size_t start;
+    size_t end;
+};
+
+struct frame_reader {
+    struct bytebuf in;
+    size_t max_frame;
+    /* Offset from in.start of the first frame header not yet checked: every
+     * frame before it is complete and has a valid length. */
+    size_t scan;
+    int failed;
+    char failmsg[96]; /* repeated by every call once failed */
+};
+
+struct frame_writer {
+    struct bytebuf out;
+    size_t max_queued;
+    int not_socket; /* send(2) said ENOTSOCK once: use write(2) */
+};
+
+static size_t buf_used(const struct bytebuf *b)
+{
+    return b->end - b->start;
+}
+
+static void buf_compact(struct bytebuf *b)
+{
+    size_t used = buf_used(b);
+
+    if (b->start == 0)
+        return;
+    if (used > 0)
+        memmove(b->data, b->data + b->start, used);
+    b->start = 0;
+    b->end = used;
+}
+
+/* Makes room for at least n more bytes at data + end. */
+static void buf_reserve(struct bytebuf *b, size_t n)
+{
+    size_t used = buf_used(b);
+    size_t cap;
+
+    if (b->cap - b->end >= n)
+        return;
+    buf_compact(b);
+    if (b->cap - b->end >= n)
+        return;
+    if (n > SIZE_MAX / 2 - used) {
+        fprintf(stderr, "quern: buffer size overflow (%zu + %zu bytes)\n", used, n);
+        abort();
+    }
+    cap = b->cap ? b->cap : BUF_KEEP;
+    while (cap - used < n)
+        cap *= 2;
+    b->data = xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+/* After bytes were taken from the front: reset when empty, and give memory
+ * back once a large frame has gone through. */
+static void buf_consumed(struct bytebuf *b)
+{
+    if (b->start == b->end) {
+        b->start = 0;
+        b->end = 0;
+    }
+    if (b->cap > BUF_KEEP && buf_used(b) <= BUF_KEEP / 2) {
+        buf_compact(b);
+        b->data = xrealloc(b->data, BUF_KEEP);
+        b->cap = BUF_KEEP;
+    }
+}
+
+static void buf_free(struct bytebuf *b)
+{
+    xfree(b->data);
+    b->data = NULL;
+    b->cap = b->start = b->end = 0;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "%s", msg);
+}
+
+/* Marks the reader failed with a message that every later call repeats. */
+static int reader_fail(frame_reader *r, char *err, size_t errlen)
+{
+    r->failed = 1;
+    set_err(err, errlen, r->failmsg);
+    return -1;
+}
+
+/* Checks the headers of the frames that arrived since the last check, so an
+ * oversized or empty frame is refused as soon as its header is in, before
+ * its body is buffered. */
+static int reader_scan(frame_reader *r, char *err, size_t errlen)
+{
+    const uint8_t *base = r->in.data + r->in.start;
+    size_t used = buf_used(&r->in);
+
+    while (used - r->scan >= FRAME_HEADER_LEN) {
+        uint32_t n = get_be32(base + r->scan);
+
+        if (n == 0) {
+            snprintf(r->failmsg, sizeof(r->failmsg), "empty frame (length 0)");
+            return reader_fail(r, err, errlen);
+        }
+        if (n > r->max_frame) {
+            snprintf(r->failmsg, sizeof(r->failmsg), "frame of %u bytes exceeds maximum %zu", n,
+                     r->max_frame);
+            return reader_fail(r, err, errlen);
+        }
+        if (used - r->scan - FRAME_HEADER_LEN < n)
+            break;
+        r->scan += FRAME_HEADER_LEN + n;
+    }
+    return 0;
+}
+
+frame_reader *frame_reader_new(size_t max_frame)
+{
+    frame_reader *r = xcalloc(1, sizeof(*r));
+
+    if (max_frame == 0)
+        max_frame = 1;
+    if (max_frame > UINT32_MAX)
+        max_frame = UINT32_MAX;
+    r->max_frame = max_frame;
+    return r;
+}
+
+void frame_reader_free(frame_reader *r)
+{
+    if (r == NULL)
+        return;
+    buf_free(&r->in);
+    xfree(r);
+}
+
+int frame_reader_feed(frame_reader *r, const uint8_t *data, size_t len, char *err, size_t errlen)
+{
+    if (r->failed)
+        return reader_fail(r, err, errlen);
+    if (len == 0)
+        return 0;
+    buf_reserve(&r->in, len);
+    memcpy(r->in.data + r->in.end, data, len);
+    r->in.end += len;
+    return reader_scan(r, err, errlen);
+}
+
+int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t errlen)
+{
+    size_t used = buf_used(&r->in);
+    const uint8_t *base;
+    size_t total;
+    uint32_t n;
+
+    *env = NULL;
+    if (r->failed)
+        return reader_fail(r, err, errlen);
+    if (used < FRAME_HEADER_LEN)
+        return 0;
+    base = r->in.data + r->in.start;
+    n = get_be32(base);
+    total = FRAME_HEADER_LEN + (size_t)n;
+    /* reader_scan has checked n, and has passed every complete frame. */
+    if (used < total || r->scan < total)
+        return 0;
+    *env = quern__envelope__unpack(NULL, n, base + FRAME_HEADER_LEN);
+    r->in.start += total;
+    r->scan -= total;
+    buf_consumed(&r->in);
+    if (*env == NULL) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "frame of %u bytes is not a valid Envelope", n);
+        return -1;
+    }
+    return 1;
+}
+
+ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
+{
+    size_t total = 0;
+
+    if (r->failed) {
+        reader_fail(r, err, errlen);
+        errno = EMSGSIZE;
+        return -1;
+    }
+    while (total < READ_BUDGET) {
+        size_t want = READ_CHUNK;
+        size_t used = buf_used(&r->in);
+        ssize_t n;
+
+        /* Room for the whole of a large frame in one go once its length is known. */
+        if (used - r->scan >= FRAME_HEADER_LEN) {
+            size_t frame = FRAME_HEADER_LEN + get_be32(r->in.data + r->in.start + r->scan);
+            size_t have = used - r->scan;
+
+            if (frame > have && frame - have > want)
+                want = frame - have;
+        }
+        buf_reserve(&r->in, want);
+        n = read(fd, r->in.data + r->in.end, r->in.cap - r->in.end);
+        if (n > 0) {
+            r->in.end += (size_t)n;
+            total += (size_t)n;
+            if (reader_scan(r, err, errlen) < 0) {
+                errno = EMSGSIZE;
+                return -1;
+            }
+            continue;
+        }
+        if (n == 0)
+            break;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (total > 0)
+                break;
+            return -1;
+        }
+        {
+            int saved = errno;
+
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "read: %s", strerror(saved));
+            errno = saved;
+        }
+        return -1;
+    }
+    return (ssize_t)total;
+}
+
+size_t frame_reader_buffered(const frame_reader *r)
+{
+    return buf_used(&r->in);
+}
+
+size_t frame_reader_capacity(const frame_reader *r)
+{
+    return r->in.cap;
+}
+
+/* Packed size of env if it can travel as one frame under max_frame, else 0. */
+static size_t frame_body_size(const Quern__Envelope *env, size_t max_frame)
+{
+    size_t n = quern__envelope__get_packed_size(env);
+
+    if (n == 0 || n > max_frame || n > UINT32_MAX)
+        return 0;
+    return n;
+}
+
+ssize_t frame_encode(const Quern__Envelope *env, size_t max_frame, uint8_t **out)
+{
+    size_t n = frame_body_size(env, max_frame);
+    uint8_t *buf;
+
+    *out = NULL;
+    if (n == 0)
+        return -1;
+    buf = xmalloc(FRAME_HEADER_LEN + n);
+    put_be32(buf, (uint32_t)n);
+    quern__envelope__pack(env, buf + FRAME_HEADER_LEN);
+    *out = buf;
+    return (ssize_t)(FRAME_HEADER_LEN + n);
+}
+
+frame_writer *frame_writer_new(size_t max_queued)
+{
+    frame_writer *w = xcalloc(1, sizeof(*w));
+
+    w->max_queued = max_queued;
+    return w;
+}
+
+void frame_writer_free(frame_writer *w)
+{
+    if (w == NULL)
+        return;
+    buf_free(&w->out);
+    xfree(w);
+}
+
+int frame_writer_push(frame_writer *w, const Quern__Envelope *env, size_t max_frame)
+{
+    size_t n = frame_body_size(env, max_frame);
+    size_t pending = buf_used(&w->out);
+    uint8_t *p;
+
+    if (n == 0) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    if (pending > w->max_queued || FRAME_HEADER_LEN + n > w->max_queued - pending) {
+        errno = ENOBUFS;
+        return -1;
+    }
+    buf_reserve(&w->out, FRAME_HEADER_LEN + n);
+    p = w->out.data + w->out.end;
+    put_be32(p, (uint32_t)n);
+    quern__envelope__pack(env, p + FRAME_HEADER_LEN);
+    w->out.end += FRAME_HEADER_LEN + n;
+    return 0;
+}
+
+/* One non-blocking write; MSG_NOSIGNAL so a gone peer is EPIPE, not SIGPIPE. */
+static ssize_t writer_write(frame_writer *w, int fd, const uint8_t *p, size_t len)
+{
+    ssize_t n;
+
+    if (!w->not_socket) {
+        n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n >= 0 || errno != ENOTSOCK)
+            return n;
+        w->not_socket = 1;
+    }
+    return write(fd, p, len);
+}
+
+int frame_writer_flush(frame_writer *w, int fd)
+{
+    int rc = 1;
+
+    while (w->out.start < w->out.end) {
+        ssize_t n = writer_write(w, fd, w->out.data + w->out.start, buf_used(&w->out));
+
+        if (n > 0) {
+            w->out.start += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+            rc = 0;
+        else
+            rc = -1;
+        break;
+    }
+    {
+        int saved = errno;
+
+        buf_consumed(&w->out);
+        errno = saved;
+    }
+    return rc;
+}
+
+size_t frame_writer_pending(const frame_writer *w)
+{
+    return buf_used(&w->out);
+}

@@ -1,0 +1,370 @@
+#include "worker/engine.h"
+
+#include <lauxlib.h>
+#include <signal.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "worker/engine_int.h"
+#include "worker/lquern.h"
+
+#define SCRIPT_ERRORS_LOGGED 10
+
+/* --- libcurl multi_socket on libev ---------------------------------------- */
+
+static void check_done(engine *e)
+{
+    CURLMsg *m;
+    int left;
+
+    while ((m = curl_multi_info_read(e->multi, &left)) != NULL) {
+        CURL *easy;
+        CURLcode rc;
+        vu *v = NULL;
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        easy = m->easy_handle;
+        rc = m->data.result;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&v);
+        /* m is invalid after the removal: everything was copied out. The VU
+         * is resumed here, on the loop, outside any libcurl callback. */
+        curl_multi_remove_handle(e->multi, easy);
+        vu_xfer_done(v, rc);
+    }
+}
+
+static void on_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+    int action = (revents & EV_READ ? CURL_CSELECT_IN : 0) |
+                 (revents & EV_WRITE ? CURL_CSELECT_OUT : 0);
+    int running;
+
+    /* w may be freed by the call (CURL_POLL_REMOVE): not touched after. */
+    curl_multi_socket_action(e->multi, w->fd, action, &running);
+    check_done(e);
+}
+
+static void on_curl_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+    int running;
+
+    curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    check_done(e);
+}
+
+static int sock_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+    engine *e = userp;
+    sockw *w = socketp;
+    int events;
+
+    if (what == CURL_POLL_REMOVE) {
+        if (w != NULL) {
+            ev_io_stop(e->loop, &w->io);
+            w->next = e->free_socks;
+            e->free_socks = w;
+        }
+        return 0;
+    }
+    events = (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
+    if (w == NULL) {
+        if (e->free_socks != NULL) {
+            w = e->free_socks;
+            e->free_socks = w->next;
+        } else {
+            w = xmalloc(sizeof(*w));
+        }
+        ev_io_init(&w->io, on_io, s, events);
+        w->events = events;
+        curl_multi_assign(e->multi, s, w);
+        ev_io_start(e->loop, &w->io);
+    } else if (w->events != events || w->io.fd != s) {
+        /* Re-arm only when the interest changed. */
+        ev_io_stop(e->loop, &w->io);
+        ev_io_set(&w->io, s, events);
+        w->events = events;
+        ev_io_start(e->loop, &w->io);
+    }
+    return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+    engine *e = userp;
+
+    ev_timer_stop(e->loop, &e->curl_timer);
+    if (timeout_ms >= 0) {
+        /* 0 means "as soon as possible": never call libcurl from here. */
+        ev_timer_set(&e->curl_timer, (double)timeout_ms / 1000.0, 0.);
+        ev_timer_start(e->loop, &e->curl_timer);
+    }
+    return 0;
+}
+
+/* --- intervals ------------------------------------------------------------ */
+
+static void emit(engine *e, int64_t now)
+{
+    engine_interval iv;
+
+    iv.second = e->second;
+    iv.start_wall_us = e->t0_wall_us + (e->iv_start_us - e->t0_us);
+    iv.length_us = now - e->iv_start_us;
+    iv.active_vus = e->active;
+    iv.steps = e->cur;
+    iv.nsteps = e->scens.nsteps;
+    iv.scens = e->scount;
+    iv.nscens = e->scens.nscens;
+    if (e->cfg.sink != NULL)
+        e->cfg.sink(e->cfg.sink_ud, &iv);
+    for (size_t i = 0; i < e->scens.nsteps; i++)
+        stats_reset(&e->cur[i]);
+    memset(e->scount, 0, e->scens.nscens * sizeof(*e->scount));
+    e->second++;
+    e->iv_start_us = now;
+}
+
+static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+    int64_t now = e->t0_us + (int64_t)(e->second + 1) * 1000000;
+
+    emit(e, now);
+    /* Schedule against the run's start so intervals do not drift. */
+    ev_timer_set(w, (double)(now + 1000000 - clock_mono_us()) / 1e6, 0.);
+    ev_timer_start(loop, w);
+}
+
+/* --- stopping ------------------------------------------------------------- */
+
+static void on_end_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+
+    if (!e->stopping) {
+        engine_stop(e, ENGINE_COMPLETED);
+        return;
+    }
+    /* The grace is over. */
+    if (e->done < e->cfg.vu_count)
+        log_msg(LOG_WARN, "grace period over: %u VU(s) cut short",
+                e->cfg.vu_count - e->done);
+    e->killing = 1;
+    for (uint32_t i = 0; i < e->cfg.vu_count; i++)
+        vu_kill(&e->vus[i]);
+}
+
+void engine_stop(engine *e, enum engine_status why)
+{
+    if (e->stopping) {
+        if (why == ENGINE_ABORTED) {
+            e->status = ENGINE_ABORTED;
+            on_end_timer(e->loop, &e->end_timer, 0);
+        }
+        return;
+    }
+    e->stopping = 1;
+    e->status = why;
+    ev_timer_stop(e->loop, &e->end_timer);
+    ev_timer_set(&e->end_timer, (double)e->cfg.grace_us / 1e6, 0.);
+    ev_timer_start(e->loop, &e->end_timer);
+    for (uint32_t i = 0; i < e->cfg.vu_count && !e->killing; i++)
+        vu_stop(&e->vus[i]);
+}
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+
+    if (e->stopping && e->status == ENGINE_STOPPED) {
+        log_msg(LOG_WARN, "second interrupt: aborting now");
+        engine_stop(e, ENGINE_ABORTED);
+        return;
+    }
+    if (e->stopping) {
+        engine_stop(e, ENGINE_ABORTED);
+        return;
+    }
+    log_msg(LOG_INFO, "interrupted: stopping (VUs finish their request in flight; interrupt "
+                      "again to abort)");
+    engine_stop(e, ENGINE_STOPPED);
+}
+
+void engine_vu_done(engine *e)
+{
+    e->done++;
+    if (e->done == e->cfg.vu_count) {
+        if (!e->stopping)
+            e->stopping = 1; /* every VU did its runs */
+        ev_break(e->loop, EVBREAK_ONE);
+    }
+}
+
+int64_t engine_rand_range(engine *e, int64_t lo, int64_t hi)
+{
+    uint64_t x = e->rng;
+
+    if (hi <= lo)
+        return lo;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    e->rng = x;
+    return lo + (int64_t)(x % (uint64_t)(hi - lo + 1));
+}
+
+void engine_log_script_error(engine *e, vu *v, const char *msg)
+{
+    if (e->errors_logged >= SCRIPT_ERRORS_LOGGED)
+        return;
+    e->errors_logged++;
+    luaL_traceback(v->co, v->co, msg, 0);
+    log_msg(LOG_ERROR, "VU %u, run %u: %s%s", v->gid, v->run, lua_tostring(v->co, -1),
+            e->errors_logged == SCRIPT_ERRORS_LOGGED ? "\n(further script errors are counted, "
+                                                       "not logged)"
+                                                     : "");
+    lua_pop(v->co, 1);
+}
+
+/* --- life cycle ----------------------------------------------------------- */
+
+engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
+{
+    engine *e = xcalloc(1, sizeof(*e));
+    uint16_t *assign = NULL;
+
+    e->cfg = *cfg;
+    if (e->cfg.vu_stride == 0)
+        e->cfg.vu_stride = 1;
+    e->status = ENGINE_COMPLETED;
+    e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
+    scen_set_init(&e->scens);
+    if (lquern_load(e, err, errlen) != 0)
+        goto fail;
+    e->loop = ev_loop_new(EVFLAG_AUTO);
+    e->multi = curl_multi_init();
+    if (e->loop == NULL || e->multi == NULL) {
+        snprintf(err, errlen, "cannot create the event loop");
+        goto fail;
+    }
+    ev_set_userdata(e->loop, e);
+    curl_multi_setopt(e->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+    curl_multi_setopt(e->multi, CURLMOPT_SOCKETDATA, e);
+    curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);
+    ev_init(&e->curl_timer, on_curl_timer);
+    ev_init(&e->tick, on_tick);
+    ev_init(&e->end_timer, on_end_timer);
+
+    e->cur = xcalloc(e->scens.nsteps ? e->scens.nsteps : 1, sizeof(*e->cur));
+    for (size_t i = 0; i < e->scens.nsteps; i++)
+        stats_init(&e->cur[i]);
+    e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
+
+    /* Which scenario each global index plays: computed once for the run. */
+    assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
+    if (scen_assign(&e->scens, cfg->vus_total, assign) != 0) {
+        snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+        goto fail;
+    }
+    e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
+    for (uint32_t i = 0; i < cfg->vu_count; i++) {
+        uint32_t gid = cfg->vu_first + i * e->cfg.vu_stride;
+        if (gid < 1 || gid > cfg->vus_total) {
+            snprintf(err, errlen, "VU index %u outside 1..%u", gid, cfg->vus_total);
+            goto fail;
+        }
+        if (vu_init(&e->vus[i], e, gid, assign[gid - 1]) != 0) {
+            snprintf(err, errlen, "cannot create VU %u (libcurl)", gid);
+            goto fail;
+        }
+    }
+    xfree(assign);
+    return e;
+fail:
+    xfree(assign);
+    engine_free(e);
+    return NULL;
+}
+
+const scen_set *engine_scens(const engine *e)
+{
+    return &e->scens;
+}
+
+enum engine_status engine_run(engine *e)
+{
+    if (e->cfg.handle_signals) {
+        ev_signal_init(&e->sig_int, on_signal, SIGINT);
+        ev_signal_init(&e->sig_term, on_signal, SIGTERM);
+        ev_signal_start(e->loop, &e->sig_int);
+        ev_signal_start(e->loop, &e->sig_term);
+    }
+    e->t0_us = clock_mono_us();
+    e->t0_wall_us = clock_wall_us();
+    e->iv_start_us = e->t0_us;
+    ev_now_update(e->loop);
+    ev_timer_set(&e->tick, 1.0, 0.);
+    ev_timer_start(e->loop, &e->tick);
+    if (e->cfg.duration_us > 0) {
+        ev_timer_set(&e->end_timer, (double)e->cfg.duration_us / 1e6, 0.);
+        ev_timer_start(e->loop, &e->end_timer);
+    }
+    for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
+        vu *v = &e->vus[i];
+        int64_t delay = e->cfg.vus_total
+                            ? (int64_t)((double)(v->gid - 1) * (double)e->cfg.ramp_us /
+                                        (double)e->cfg.vus_total)
+                            : 0;
+        vu_schedule_start(v, delay);
+    }
+    if (e->cfg.vu_count > 0)
+        ev_run(e->loop, 0);
+    /* The last, partial interval. */
+    emit(e, clock_mono_us());
+    ev_timer_stop(e->loop, &e->tick);
+    ev_timer_stop(e->loop, &e->end_timer);
+    ev_timer_stop(e->loop, &e->curl_timer);
+    if (e->cfg.handle_signals) {
+        ev_signal_stop(e->loop, &e->sig_int);
+        ev_signal_stop(e->loop, &e->sig_term);
+    }
+    return e->status;
+}
+
+void engine_free(engine *e)
+{
+    if (e == NULL)
+        return;
+    if (e->vus != NULL) {
+        for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
+            if (e->vus[i].easy != NULL && e->multi != NULL)
+                curl_multi_remove_handle(e->multi, e->vus[i].easy);
+            vu_free(&e->vus[i]);
+        }
+        xfree(e->vus);
+    }
+    if (e->multi != NULL)
+        curl_multi_cleanup(e->multi);
+    while (e->free_socks != NULL) {
+        sockw *w = e->free_socks;
+        e->free_socks = w->next;
+        xfree(w);
+    }
+    if (e->cur != NULL) {
+        for (size_t i = 0; i < e->scens.nsteps; i++)
+            stats_free(&e->cur[i]);
+        xfree(e->cur);
+    }
+    xfree(e->scount);
+    if (e->L != NULL)
+        lua_close(e->L);
+    scen_set_free(&e->scens);
+    if (e->loop != NULL)
+        ev_loop_destroy(e->loop);
+    xfree(e);
+}

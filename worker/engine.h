@@ -1,0 +1,85 @@
+/* engine — the load engine of one worker process.
+ *
+ * One libev loop drives one libcurl multi handle (multi_socket_action with
+ * socket and timer callbacks) and every virtual user (VU) of the worker. Each
+ * VU is a Lua coroutine; an HTTP call yields it, and the loop resumes it when
+ * the transfer completes. Nothing blocks the loop: DNS is libcurl's threaded
+ * resolver, sleeps and think times are libev timers.
+ *
+ * Use: engine_new() loads the script and creates the VUs (a broken script
+ * fails here, before any request); engine_run() plays the schedule and calls
+ * the sink once per second with that second's statistics; engine_free().
+ *
+ * The struct is visible to the other files of worker/ (vu, lhttp, lquern),
+ * not to the rest of quern. */
+#ifndef QUERN_ENGINE_H
+#define QUERN_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/props.h"
+#include "common/stats.h"
+#include "worker/scen.h"
+
+struct vu;
+struct sockw;
+
+/** Runs and missed pacings of one scenario over one interval. */
+typedef struct scen_counts {
+    uint64_t runs;          /**< runs (iterations) completed */
+    uint64_t missed_pacing; /**< runs that started late because the previous overran */
+} scen_counts;
+
+/** One interval's statistics, as handed to the sink. All borrowed. */
+typedef struct engine_interval {
+    uint64_t second;           /**< interval number since the run's start, 0-based */
+    int64_t start_wall_us;     /**< wall-clock start of the interval */
+    int64_t length_us;         /**< its length (the last one may be short) */
+    uint32_t active_vus;       /**< VUs started and not finished at its end */
+    const step_stats *steps;   /**< nsteps entries, by step index */
+    size_t nsteps;
+    const scen_counts *scens;  /**< nscens entries, by scenario index */
+    size_t nscens;
+} engine_interval;
+
+/** Receives each interval; called on the loop, must not block. */
+typedef void (*engine_sink_fn)(void *ud, const engine_interval *iv);
+
+/** What to play. */
+typedef struct engine_cfg {
+    const char *script;     /**< borrowed: path of the main scenario file */
+    const props *props;     /**< borrowed: properties visible to scripts (may be NULL) */
+    uint32_t vus_total;     /**< VUs of the whole run (weights and ramp use it) */
+    uint32_t vu_first;      /**< first global VU index (1-based) this engine plays */
+    uint32_t vu_stride;     /**< step between this engine's global indices (1 = contiguous) */
+    uint32_t vu_count;      /**< how many VUs this engine plays */
+    int64_t duration_us;    /**< stop after this long (0 = no limit: runs must be set) */
+    int64_t ramp_us;        /**< VU i starts at (i-1) * ramp / vus_total */
+    uint32_t runs;          /**< runs per VU (0 = until the duration ends) */
+    int64_t grace_us;       /**< how long in-flight work may finish after the stop */
+    engine_sink_fn sink;    /**< called each second and once at the end */
+    void *sink_ud;          /**< borrowed: passed to sink */
+    int handle_signals;     /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+} engine_cfg;
+
+/** Why the engine stopped. */
+enum engine_status { ENGINE_COMPLETED, ENGINE_STOPPED, ENGINE_ABORTED };
+
+/** Free list entry for socket watchers (see engine.c). */
+typedef struct engine engine;
+
+/** Loads the script and creates the VUs; NULL with "file:line: message" (or
+ *  another single-line reason) in err. No request is sent before engine_run. */
+engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen);
+/** The scenarios and steps the script declared. */
+const scen_set *engine_scens(const engine *e);
+/** Plays the run to its end; returns how it ended. */
+enum engine_status engine_run(engine *e);
+/** Asks the run to stop (VUs finish their request in flight within the grace);
+ *  safe from a sink or a Lua call. */
+void engine_stop(engine *e, enum engine_status why);
+/** Releases everything; NULL is fine. */
+void engine_free(engine *e);
+
+#endif

@@ -1,0 +1,69 @@
+/* lquern — the Lua side of the worker: the `quern` module, scenario and step
+ * declarations, loading the script, and resuming VU coroutines.
+ *
+ * Scripts run in one lua_State per worker; each VU is a thread of it whose
+ * extra space points back at its struct vu (see vu_current). Internal to
+ * worker/. */
+#ifndef QUERN_LQUERN_H
+#define QUERN_LQUERN_H
+
+#include <lua.h>
+#include <stddef.h>
+
+struct engine;
+struct vu;
+
+#define QUERN_VERSION "0.1.0"
+
+/** Lua 5.4.4 (Debian 12) has lua_resetthread; lua_closethread came in 5.4.6. */
+#if LUA_VERSION_RELEASE_NUM >= 50406
+#define lua_closethread_compat(co) lua_closethread((co), NULL)
+#else
+#define lua_closethread_compat(co) lua_resetthread(co)
+#endif
+
+/** Creates the engine's Lua state with the quern modules, runs the script
+ *  (declaring scenarios and steps) and checks what it declared. 0 ok; -1 with
+ *  "file:line: message" in err. */
+int lquern_load(struct engine *e, char *err, size_t errlen);
+/** Creates the table given to a VU's init/run/finish; returns its registry ref. */
+int lquern_new_vu_table(lua_State *L, struct vu *v);
+/** Pushes the scenario's function fn and the vu table onto the VU's thread;
+ *  0 when the scenario has no such function (nothing pushed). */
+int lquern_push_phase(struct vu *v, const char *fn);
+/** Resumes the VU's thread with nargs values on it, and handles the outcome:
+ *  a yield waits, a return or an error ends the phase. */
+void lquern_resume(struct vu *v, int nargs);
+/** Parses a duration argument (string "2s", number of seconds) at idx into
+ *  microseconds, raising a Lua error naming what on failure. */
+int64_t lquern_check_duration(lua_State *L, int idx, const char *what);
+
+/** Step index of the Step userdata at idx (raises if it is not a step). */
+int lquern_step_index(lua_State *L, int idx);
+
+/* lhttp.c */
+/** Registers the `quern.http` module loader and the step request methods
+ *  into the methods table at index methods. */
+void lhttp_register(lua_State *L, int methods);
+/** Loader of `quern.http`. */
+int lhttp_open(lua_State *L);
+
+/* lvu.c */
+/** Pushes the metatable of vu tables (methods: cookies, add_cookie, ...). */
+void lvu_push_metatable(lua_State *L);
+
+/* ljson.c */
+/** Pushes the Lua value of JSON text s (len bytes); on a parse error pushes
+ *  nothing and writes the reason in err; returns 1 pushed, 0 error. */
+int ljson_decode(lua_State *L, const char *s, size_t len, char *err, size_t errlen);
+/** Encodes the Lua value at idx as JSON onto the stack as a string; raises a
+ *  Lua error on a value JSON cannot carry. */
+void ljson_encode(lua_State *L, int idx);
+
+/* lxml.c */
+/** Evaluates an XPath expression on an XML or HTML document; pushes the first
+ *  result (all == 0) or a table of all results (all == 1); 1 ok, 0 with err. */
+int lxml_xpath(lua_State *L, const char *doc, size_t len, int html, const char *expr, int all,
+               char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,166 @@
+#include "worker/scen.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mem.h"
+
+void scen_set_init(scen_set *set)
+{
+    memset(set, 0, sizeof(*set));
+}
+
+void scen_set_free(scen_set *set)
+{
+    for (size_t i = 0; i < set->nsteps; i++) {
+        xfree(set->steps[i]->id);
+        xfree(set->steps[i]->label);
+        xfree(set->steps[i]->name);
+        xfree(set->steps[i]->where);
+        xfree(set->steps[i]);
+    }
+    for (size_t i = 0; i < set->nscens; i++) {
+        xfree(set->scens[i]->name);
+        xfree(set->scens[i]->where);
+        xfree(set->scens[i]);
+    }
+    xfree(set->steps);
+    xfree(set->scens);
+    memset(set, 0, sizeof(*set));
+}
+
+static int valid_name(const char *s)
+{
+    if (*s == '\0')
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_')
+            return 0;
+    return 1;
+}
+
+scen *scen_add(scen_set *set, const char *name, const char *where, char *err, size_t errlen)
+{
+    scen *sc;
+
+    if (!valid_name(name)) {
+        snprintf(err, errlen, "%s: bad scenario name \"%s\" (use letters, digits, '-' and '_')",
+                 where, name);
+        return NULL;
+    }
+    for (size_t i = 0; i < set->nscens; i++) {
+        if (strcmp(set->scens[i]->name, name) == 0) {
+            snprintf(err, errlen, "%s: scenario \"%s\" is already declared at %s", where, name,
+                     set->scens[i]->where);
+            return NULL;
+        }
+    }
+    sc = xcalloc(1, sizeof(*sc));
+    sc->index = (int)set->nscens;
+    sc->name = xstrdup(name);
+    sc->where = xstrdup(where);
+    sc->weight = 1;
+    sc->table_ref = -1;
+    set->scens = xrealloc(set->scens, (set->nscens + 1) * sizeof(*set->scens));
+    set->scens[set->nscens++] = sc;
+    return sc;
+}
+
+step *scen_add_step(scen_set *set, scen *sc, int num, const char *label, const char *where,
+                    char *err, size_t errlen)
+{
+    char id[256];
+    step *st;
+
+    if (num < 0) {
+        snprintf(err, errlen, "%s: step number must be 0 or more, got %d", where, num);
+        return NULL;
+    }
+    snprintf(id, sizeof(id), "SC-%s-STEP-%d", sc->name, num);
+    for (size_t i = 0; i < set->nsteps; i++) {
+        if (strcmp(set->steps[i]->id, id) == 0) {
+            snprintf(err, errlen, "%s: duplicate step id %s (already declared at %s)", where, id,
+                     set->steps[i]->where);
+            return NULL;
+        }
+    }
+    st = xcalloc(1, sizeof(*st));
+    st->index = (int)set->nsteps;
+    st->num = num;
+    st->id = xstrdup(id);
+    st->label = xstrdup(label);
+    st->where = xstrdup(where);
+    st->scen = sc;
+    st->name = xmalloc(strlen(id) + strlen(label) + 2);
+    sprintf(st->name, "%s)%s", id, label);
+    if (sc->first_step == NULL || num < sc->first_step->num)
+        sc->first_step = st;
+    set->steps = xrealloc(set->steps, (set->nsteps + 1) * sizeof(*set->steps));
+    set->steps[set->nsteps++] = st;
+    return st;
+}
+
+int scen_split(const scen_set *set, uint32_t vus_total, uint32_t *counts)
+{
+    double total = 0;
+    uint32_t given = 0;
+    double *rem;
+
+    for (size_t i = 0; i < set->nscens; i++)
+        total += set->scens[i]->weight;
+    if (total <= 0)
+        return -1;
+    rem = xcalloc(set->nscens, sizeof(*rem));
+    for (size_t i = 0; i < set->nscens; i++) {
+        double exact = (double)vus_total * set->scens[i]->weight / total;
+        counts[i] = (uint32_t)exact;
+        rem[i] = exact - counts[i];
+        given += counts[i];
+    }
+    /* Largest remainder; ties go to the earlier-declared scenario. */
+    while (given < vus_total) {
+        size_t best = 0;
+        for (size_t i = 1; i < set->nscens; i++)
+            if (rem[i] > rem[best])
+                best = i;
+        counts[best]++;
+        rem[best] = -1;
+        given++;
+    }
+    xfree(rem);
+    return 0;
+}
+
+int scen_assign(const scen_set *set, uint32_t vus_total, uint16_t *assign)
+{
+    uint32_t *counts = xcalloc(set->nscens, sizeof(*counts));
+    int64_t *cur = xcalloc(set->nscens, sizeof(*cur));
+    int rc = -1;
+
+    if (scen_split(set, vus_total, counts) != 0)
+        goto out;
+    /* Smooth weighted round-robin over the exact counts: every scenario gets
+     * exactly its count, spread evenly over the indices. */
+    for (uint32_t v = 0; v < vus_total; v++) {
+        size_t best = 0;
+        int found = 0;
+        for (size_t i = 0; i < set->nscens; i++) {
+            if (counts[i] == 0)
+                continue;
+            cur[i] += counts[i];
+            if (!found || cur[i] > cur[best]) {
+                best = i;
+                found = 1;
+            }
+        }
+        cur[best] -= vus_total;
+        assign[v] = (uint16_t)best;
+    }
+    rc = 0;
+out:
+    xfree(counts);
+    xfree(cur);
+    return rc;
+}

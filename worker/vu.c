@@ -1,0 +1,449 @@
+#include "worker/vu.h"
+
+#include <lauxlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "worker/engine_int.h"
+#include "worker/lquern.h"
+
+/* Bodies and headers above these are counted but not kept. */
+#define VU_BODY_MAX (16u << 20)
+#define VU_HDR_MAX (64u << 10)
+/* A buffer grown past this is released after use, so one big response does
+ * not pin memory in an idle VU. */
+#define VU_BUF_KEEP (64u << 10)
+
+static void vu_phase_start(vu *v, enum vu_phase ph);
+
+vu *vu_current(lua_State *L)
+{
+    return *(vu **)lua_getextraspace(L);
+}
+
+static size_t buf_append(vu_buf *b, const char *p, size_t n, size_t max)
+{
+    if (b->len + n > max) {
+        size_t room = max > b->len ? max - b->len : 0;
+        b->dropped += n - room;
+        n = room;
+    }
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n)
+            cap *= 2;
+        b->data = xrealloc(b->data, cap);
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return n;
+}
+
+static void buf_clear(vu_buf *b)
+{
+    b->len = 0;
+    b->dropped = 0;
+    if (b->cap > VU_BUF_KEEP) {
+        xfree(b->data);
+        b->data = NULL;
+        b->cap = 0;
+    }
+}
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+    vu *v = ud;
+    buf_append(&v->body, p, size * n, VU_BODY_MAX);
+    return size * n;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+    vu *v = ud;
+    /* A new status line (after a redirect or a 100-continue) starts over. */
+    if (size * n > 5 && memcmp(p, "HTTP/", 5) == 0)
+        v->hdr.len = 0;
+    buf_append(&v->hdr, p, size * n, VU_HDR_MAX);
+    return size * n;
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
+
+void vu_xfer_begin(vu *v)
+{
+    buf_clear(&v->body);
+    buf_clear(&v->hdr);
+    v->errbuf[0] = '\0';
+    v->x.start_us = clock_mono_us();
+}
+
+int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
+{
+    lua_State *L = e->L;
+
+    memset(v, 0, sizeof(*v));
+    v->eng = e;
+    v->gid = gid;
+    v->scen = sidx;
+    v->phase = VU_WAITING;
+    v->cur_step = -1;
+    v->pend.step = -1;
+    v->co = lua_newthread(L);
+    v->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    *(vu **)lua_getextraspace(v->co) = v;
+    v->tbl_ref = lquern_new_vu_table(L, v);
+    ev_init(&v->timer, on_timer);
+    v->timer.data = v;
+
+    v->share = curl_share_init();
+    v->easy = curl_easy_init();
+    if (v->share == NULL || v->easy == NULL)
+        return -1;
+    /* A private connection cache per VU: its connections are its own. */
+    curl_share_setopt(v->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_easy_setopt(v->easy, CURLOPT_SHARE, v->share);
+    curl_easy_setopt(v->easy, CURLOPT_PRIVATE, v);
+    curl_easy_setopt(v->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(v->easy, CURLOPT_COOKIEFILE, ""); /* the VU's own jar */
+    curl_easy_setopt(v->easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(v->easy, CURLOPT_WRITEDATA, v);
+    curl_easy_setopt(v->easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(v->easy, CURLOPT_HEADERDATA, v);
+    curl_easy_setopt(v->easy, CURLOPT_ERRORBUFFER, v->errbuf);
+    curl_easy_setopt(v->easy, CURLOPT_USERAGENT, "quern/" QUERN_VERSION);
+    curl_easy_setopt(v->easy, CURLOPT_TCP_NODELAY, 1L);
+    return 0;
+}
+
+void vu_free(vu *v)
+{
+    if (v->easy != NULL)
+        curl_easy_cleanup(v->easy);
+    if (v->share != NULL)
+        curl_share_cleanup(v->share);
+    curl_slist_free_all(v->req_headers);
+    xfree(v->body.data);
+    xfree(v->hdr.data);
+    memset(v, 0, sizeof(*v));
+}
+
+void vu_wait_timer(vu *v, int64_t us, enum vu_wait what)
+{
+    ev_timer_set(&v->timer, us > 0 ? (double)us / 1e6 : 0., 0.);
+    ev_timer_start(v->eng->loop, &v->timer);
+    v->wait = (uint8_t)what;
+}
+
+void vu_schedule_start(vu *v, int64_t delay_us)
+{
+    v->phase = VU_WAITING;
+    vu_wait_timer(v, delay_us, VU_SLEEP);
+}
+
+void vu_count_error(vu *v, int sidx, int technical, const char *msg)
+{
+    step_stats *s;
+
+    if (sidx < 0)
+        return;
+    s = &v->eng->cur[sidx];
+    if (technical)
+        s->err_tech++;
+    else
+        s->err_func++;
+    stats_note_error(s, technical, msg);
+}
+
+void vu_finalize(vu *v)
+{
+    sample *p = &v->pend;
+    step_stats *s;
+
+    if (p->step < 0)
+        return;
+    if (p->in_block) /* a time block still open: it ends with _time_end */
+        return;
+    s = &v->eng->cur[p->step];
+    s->count++;
+    hist_record(s->hist, p->elapsed_us > 0 ? (uint64_t)p->elapsed_us : 0);
+    s->bytes_in += p->bytes_in;
+    s->bytes_out += p->bytes_out;
+    s->sum_dns += p->dns;
+    s->sum_connect += p->connect;
+    s->sum_tls += p->tls;
+    s->sum_ttfb += p->ttfb;
+    s->new_conns += p->new_conns;
+    if (p->err == SAMPLE_TECH) {
+        s->err_tech++;
+        stats_note_error(s, 1, p->msg);
+    } else if (p->err == SAMPLE_FUNC) {
+        s->err_func++;
+        stats_note_error(s, 0, p->msg);
+    }
+    p->step = -1;
+}
+
+void vu_sample_begin(vu *v, int sidx)
+{
+    sample *p = &v->pend;
+
+    vu_finalize(v);
+    memset(p, 0, offsetof(sample, msg));
+    p->msg[0] = '\0';
+    p->step = sidx;
+    p->seq = ++v->eng->seq;
+    p->start_us = clock_mono_us();
+    v->cur_step = sidx;
+    v->steps_in_run++;
+}
+
+/* Fills v->x from the finished transfer and adds it to the pending sample. */
+static void collect(vu *v, CURLcode rc)
+{
+    xfer_result *x = &v->x;
+    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0, t_start = 0, dl = 0, ul = 0;
+    long status = 0, hsize = 0, rsize = 0, nconn = 0;
+    sample *p = &v->pend;
+
+    curl_easy_getinfo(v->easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(v->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
+    curl_easy_getinfo(v->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
+    curl_easy_getinfo(v->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    curl_easy_getinfo(v->easy, CURLINFO_STARTTRANSFER_TIME_T, &t_start);
+    curl_easy_getinfo(v->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
+    curl_easy_getinfo(v->easy, CURLINFO_SIZE_UPLOAD_T, &ul);
+    curl_easy_getinfo(v->easy, CURLINFO_HEADER_SIZE, &hsize);
+    curl_easy_getinfo(v->easy, CURLINFO_REQUEST_SIZE, &rsize);
+    curl_easy_getinfo(v->easy, CURLINFO_NUM_CONNECTS, &nconn);
+
+    x->curl_rc = (int)rc;
+    x->status = (int)status;
+    x->elapsed_us = clock_mono_us() - x->start_us;
+    x->dns_us = t_dns;
+    x->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
+    x->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
+    x->ttfb_us = t_start;
+    x->bytes_in = (uint64_t)dl + (uint64_t)hsize;
+    x->bytes_out = (uint64_t)ul + (uint64_t)rsize;
+    x->new_conns = (uint64_t)nconn;
+
+    if (p->step < 0 || !v->xfer_timed)
+        return; /* an untimed request */
+    p->bytes_in += x->bytes_in;
+    p->bytes_out += x->bytes_out;
+    p->dns += (uint64_t)x->dns_us;
+    p->connect += (uint64_t)x->connect_us;
+    p->tls += (uint64_t)x->tls_us;
+    p->ttfb += (uint64_t)x->ttfb_us;
+    p->new_conns += x->new_conns;
+    if (!p->in_block)
+        p->elapsed_us = x->elapsed_us;
+    if (p->err != SAMPLE_OK)
+        return; /* the first error of a sample is the one kept */
+    if (rc != CURLE_OK) {
+        p->err = SAMPLE_TECH;
+        snprintf(p->msg, sizeof(p->msg), "%s", v->errbuf[0] ? v->errbuf : curl_easy_strerror(rc));
+    } else if (status >= 400) {
+        p->err = SAMPLE_TECH;
+        p->status_err = 1;
+        snprintf(p->msg, sizeof(p->msg), "HTTP status %ld", status);
+    }
+}
+
+void vu_xfer_done(vu *v, CURLcode rc)
+{
+    collect(v, rc);
+    curl_slist_free_all(v->req_headers);
+    v->req_headers = NULL;
+    v->wait = VU_IDLE;
+    if (v->abandon) {
+        /* The run was stopped while this request flew: it is recorded, and
+         * the phase it belonged to is over. */
+        v->abandon = 0;
+        vu_finalize(v);
+        lua_closethread_compat(v->co);
+        vu_phase_start(v, v->init_ok && v->phase != VU_FINISH && !v->eng->killing ? VU_FINISH
+                                                                                  : VU_DONE);
+        return;
+    }
+    lquern_resume(v, 0);
+}
+
+/* --- phases ------------------------------------------------------------ */
+
+static void vu_next_run(vu *v)
+{
+    scen *sc = v->eng->scens.scens[v->scen];
+    int64_t now = clock_mono_us();
+    int64_t pacing, next;
+
+    if (v->eng->stopping || (v->eng->cfg.runs && v->run >= v->eng->cfg.runs)) {
+        vu_phase_start(v, VU_FINISH);
+        return;
+    }
+    if (v->run == 0 || sc->pacing_max_us == 0) {
+        vu_phase_start(v, VU_RUN);
+        return;
+    }
+    pacing = engine_rand_range(v->eng, sc->pacing_min_us, sc->pacing_max_us);
+    next = v->run_start_us + pacing;
+    if (next <= now) {
+        v->eng->scount[v->scen].missed_pacing++;
+        vu_phase_start(v, VU_RUN);
+        return;
+    }
+    v->phase = VU_PACE;
+    vu_wait_timer(v, next - now, VU_PACING);
+}
+
+/* The current phase's function returned (ok) or raised (!ok). */
+void vu_phase_end(vu *v, int ok)
+{
+    int yielded = v->yielded;
+
+    vu_finalize(v);
+    v->yielded = 0;
+    switch (v->phase) {
+    case VU_INIT:
+        if (ok) {
+            v->init_ok = 1;
+            vu_next_run(v);
+        } else if (v->eng->stopping) {
+            vu_phase_start(v, VU_DONE);
+        } else {
+            /* Retry init a second later, or at the pacing: a VU that could
+             * not log in has nothing to run. */
+            scen *sc = v->eng->scens.scens[v->scen];
+            v->phase = VU_WAITING;
+            vu_wait_timer(v, sc->pacing_max_us ? sc->pacing_max_us : 1000000, VU_SLEEP);
+        }
+        break;
+    case VU_RUN:
+        v->eng->scount[v->scen].runs++;
+        if (yielded || v->eng->stopping) {
+            vu_next_run(v);
+        } else {
+            /* A run that never yielded would loop without letting the event
+             * loop breathe: go through a zero timer. */
+            v->phase = VU_PACE;
+            vu_wait_timer(v, 0, VU_YIELD);
+        }
+        break;
+    case VU_FINISH:
+        vu_phase_start(v, VU_DONE);
+        break;
+    default:
+        break;
+    }
+}
+
+static void vu_phase_start(vu *v, enum vu_phase ph)
+{
+    scen *sc = v->eng->scens.scens[v->scen];
+    const char *fn = ph == VU_INIT ? "init" : ph == VU_RUN ? "run" : "finish";
+
+    if (ph == VU_DONE) {
+        if (v->phase != VU_DONE) {
+            v->phase = VU_DONE;
+            if (ev_is_active(&v->timer))
+                ev_timer_stop(v->eng->loop, &v->timer);
+            if (v->started)
+                v->eng->active--;
+            engine_vu_done(v->eng);
+        }
+        return;
+    }
+    if (!v->started) {
+        v->started = 1;
+        v->eng->active++;
+    }
+    v->phase = (uint8_t)ph;
+    v->cur_step = -1;
+    if (ph == VU_RUN) {
+        v->run++;
+        v->steps_in_run = 0;
+        v->run_start_us = clock_mono_us();
+        if (sc->cookies_reset)
+            curl_easy_setopt(v->easy, CURLOPT_COOKIELIST, "ALL");
+    }
+    if (!lquern_push_phase(v, fn)) {
+        /* No such function (init and finish are optional). */
+        vu_phase_end(v, 1);
+        return;
+    }
+    lquern_resume(v, 1);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    vu *v = w->data;
+    enum vu_wait what = v->wait;
+
+    v->wait = VU_IDLE;
+    switch (v->phase) {
+    case VU_WAITING:
+        if (v->eng->stopping)
+            vu_phase_start(v, VU_DONE);
+        else
+            vu_phase_start(v, VU_INIT);
+        break;
+    case VU_PACE:
+        if (what == VU_PACING && !v->eng->stopping)
+            vu_phase_start(v, VU_RUN);
+        else
+            vu_next_run(v);
+        break;
+    default:
+        lquern_resume(v, 0); /* a sleep or a think time inside a phase */
+        break;
+    }
+}
+
+void vu_stop(vu *v)
+{
+    switch (v->phase) {
+    case VU_WAITING:
+    case VU_PACE:
+        if (ev_is_active(&v->timer))
+            ev_timer_stop(v->eng->loop, &v->timer);
+        v->wait = VU_IDLE;
+        vu_phase_start(v, v->init_ok ? VU_FINISH : VU_DONE);
+        break;
+    case VU_INIT:
+    case VU_RUN:
+        if (v->wait == VU_XFER) {
+            v->abandon = 1; /* finish the request in flight, then stop */
+        } else if (v->wait != VU_IDLE) {
+            ev_timer_stop(v->eng->loop, &v->timer);
+            v->wait = VU_IDLE;
+            vu_finalize(v);
+            lua_closethread_compat(v->co);
+            vu_phase_start(v, v->phase == VU_RUN ? VU_FINISH : VU_DONE);
+        }
+        break;
+    default:
+        break; /* finish goes on within the grace; done is done */
+    }
+}
+
+void vu_kill(vu *v)
+{
+    if (v->phase == VU_DONE)
+        return;
+    if (ev_is_active(&v->timer))
+        ev_timer_stop(v->eng->loop, &v->timer);
+    if (v->wait == VU_XFER) {
+        /* Not completed: not a sample. */
+        curl_multi_remove_handle(v->eng->multi, v->easy);
+        curl_slist_free_all(v->req_headers);
+        v->req_headers = NULL;
+        v->pend.step = -1;
+    }
+    v->wait = VU_IDLE;
+    vu_finalize(v);
+    lua_closethread_compat(v->co);
+    vu_phase_start(v, VU_DONE);
+}

@@ -1,0 +1,118 @@
+/* vu — one virtual user: a Lua coroutine, its HTTP handle, its cookies.
+ *
+ * A VU plays its scenario's phases: init once, run again and again (paced,
+ * with think time between steps), finish once when it stops. It owns one
+ * libcurl easy handle and a share object holding its own connection cache, so
+ * that, as with a browser, N VUs show N connections at the server, and its
+ * easy handle's cookie engine is its jar.
+ *
+ * A step sample stays "pending" after its response arrives, so that checks
+ * made by the script on that response (r:expect, r:contains) can still class
+ * it; it is recorded when the VU next starts a step, sleeps, or ends a phase.
+ *
+ * Internal to worker/. */
+#ifndef QUERN_VU_H
+#define QUERN_VU_H
+
+#include <curl/curl.h>
+#include <ev.h>
+#include <lua.h>
+#include <stdint.h>
+
+struct engine;
+struct step;
+
+enum vu_phase { VU_WAITING, VU_INIT, VU_RUN, VU_PACE, VU_FINISH, VU_DONE };
+enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD };
+enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
+
+#define VU_MSG_MAX 160
+
+/** A step sample being measured or awaiting its checks. */
+typedef struct sample {
+    int step;              /**< step index, -1 when there is no pending sample */
+    uint32_t seq;          /**< identifies it, so late checks are recognised */
+    uint8_t err;           /**< enum sample_err */
+    uint8_t status_err;    /**< the technical error is only an unaccepted status */
+    uint8_t in_block;      /**< inside step:time(fn): requests add to it */
+    int64_t start_us;      /**< monotonic start */
+    int64_t elapsed_us;    /**< latency, set when complete */
+    uint64_t bytes_in, bytes_out, dns, connect, tls, ttfb, new_conns;
+    char msg[VU_MSG_MAX];  /**< error message when err != SAMPLE_OK */
+} sample;
+
+/** What the last transfer gave; the response object is built from it. */
+typedef struct xfer_result {
+    int curl_rc;           /**< CURLcode */
+    int status;            /**< HTTP status, 0 if none */
+    int64_t start_us;      /**< monotonic time the transfer was added */
+    int64_t elapsed_us;
+    int64_t dns_us, connect_us, tls_us, ttfb_us;
+    uint64_t bytes_in, bytes_out, new_conns;
+} xfer_result;
+
+/** A growable byte buffer with a hard maximum (bytes past it are dropped). */
+typedef struct vu_buf {
+    char *data;     /**< owned */
+    size_t len, cap;
+    size_t dropped; /**< bytes refused because of the maximum */
+} vu_buf;
+
+typedef struct vu {
+    struct engine *eng;     /**< borrowed */
+    uint32_t gid;           /**< global VU index, 1-based */
+    uint16_t scen;          /**< scenario index */
+    uint8_t phase;          /**< enum vu_phase */
+    uint8_t wait;           /**< enum vu_wait */
+    uint8_t init_ok;        /**< init succeeded: finish runs at the end */
+    uint8_t yielded;        /**< the current phase yielded at least once */
+    uint8_t check_failed;   /**< the error being raised is a failed check */
+    uint8_t abandon;        /**< stop requested while in flight: end the phase on completion */
+    uint8_t started;
+    uint8_t xfer_timed;     /**< the transfer in flight belongs to the pending sample */        /**< left the ramp wait: counted as active */
+    lua_State *co;          /**< the VU's thread, anchored by co_ref */
+    int co_ref;             /**< registry ref of co */
+    int tbl_ref;            /**< registry ref of the vu table given to init/run/finish */
+    CURL *easy;             /**< owned */
+    CURLSH *share;          /**< owned: this VU's connection cache */
+    struct curl_slist *req_headers; /**< owned while a transfer runs */
+    ev_timer timer;         /**< ramp start, sleep, think, pacing */
+    uint32_t run;           /**< current run, 1-based */
+    uint32_t steps_in_run;  /**< step samples started in this run (think goes between) */
+    int cur_step;           /**< last step used in this phase, -1 none */
+    int64_t run_start_us;   /**< monotonic start of the current run */
+    sample pend;            /**< the pending sample */
+    xfer_result x;          /**< the last transfer */
+    vu_buf body, hdr;       /**< the last response */
+    char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for the last failure */
+} vu;
+
+/** Sets the VU up (thread, vu table, easy handle); 0 ok. */
+int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx);
+/** Releases what the VU owns. */
+void vu_free(vu *v);
+/** Schedules the VU's start after delay_us. */
+void vu_schedule_start(vu *v, int64_t delay_us);
+/** The engine is stopping: cancel waits, go to finish (or done). */
+void vu_stop(vu *v);
+/** The grace is over: abandon whatever is in flight, go to done. */
+void vu_kill(vu *v);
+/** The VU's transfer completed (called by the engine from the loop). */
+void vu_xfer_done(vu *v, CURLcode rc);
+/** Records the pending sample, if any, into the engine's current interval. */
+void vu_finalize(vu *v);
+/** Starts a new pending sample for step (finalizing the previous one). */
+void vu_sample_begin(vu *v, int sidx);
+/** Empties the response buffers and notes the start time of a transfer. */
+void vu_xfer_begin(vu *v);
+/** The VU whose coroutine is running on L (NULL on the main thread). */
+vu *vu_current(lua_State *L);
+/** Arms the VU's timer for us microseconds and marks what it waits for. */
+void vu_wait_timer(vu *v, int64_t us, enum vu_wait what);
+/** The current phase's function returned (ok = 1) or raised (ok = 0). */
+void vu_phase_end(vu *v, int ok);
+/** Counts a functional error against the VU's current step without a sample
+ *  (a late check, or a script error outside any sample). */
+void vu_count_error(vu *v, int sidx, int technical, const char *msg);
+
+#endif
