@@ -38,7 +38,10 @@ all: quern
 
 quern: $(B)/quern $(B)/quern-target
 ifeq ($(MODE),rel)
-	@mkdir -p bin && cp $(B)/quern bin/quern && cp $(B)/quern-target bin/quern-target
+	@mkdir -p bin
+	@# copy then rename: a running bin/quern-target must not block the build
+	@cp $(B)/quern bin/.quern.tmp && mv -f bin/.quern.tmp bin/quern
+	@cp $(B)/quern-target bin/.quern-target.tmp && mv -f bin/.quern-target.tmp bin/quern-target
 endif
 
 deps:

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "common/log.h"
+#include "console/dist.h"
 #include "console/run.h"
 #include "worker/lquern.h"
 
@@ -14,6 +16,7 @@ static void usage(FILE *out)
           "\n"
           "commands:\n"
           "  run SCRIPT.lua    play a load test and report its statistics\n"
+          "  agent             serve a console as a load injector (quern help agent)\n"
           "  help [COMMAND]    show help for a command\n"
           "  version           print the version\n"
           "\n"
@@ -46,6 +49,10 @@ int main(int argc, char **argv)
             run_usage(stdout);
             return 0;
         }
+        if (strcmp(argv[2], "agent") == 0) {
+            agent_usage(stdout);
+            return 0;
+        }
         fprintf(stderr, "quern help: unknown command \"%s\"\n", argv[2]);
         return 2;
     }
@@ -53,6 +60,8 @@ int main(int argc, char **argv)
         printf("quern %s\n", QUERN_VERSION);
         return 0;
     }
+    if (strcmp(argv[1], "agent") == 0)
+        return agent_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0) {
         if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
             run_usage(stdout);
@@ -62,7 +71,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "quern: cannot initialise libcurl\n");
             return 3;
         }
-        rc = run_main(argc - 1, argv + 1);
+        rc = dist_requested(argc - 1, argv + 1) ? dist_main(argc - 1, argv + 1)
+                                                : run_main(argc - 1, argv + 1);
         curl_global_cleanup();
         return rc;
     }

@@ -13,6 +13,7 @@
 #include "common/mem.h"
 #include "common/props.h"
 #include "console/agg.h"
+#include "console/dist.h"
 #include "console/summary.h"
 #include "worker/engine.h"
 
@@ -41,8 +42,9 @@ void run_usage(FILE *out)
           "  0  the run completed (or was stopped with Ctrl-C)\n"
           "  1  a threshold failed, a regression, or a degraded run\n"
           "  2  usage or script error (no request was sent)\n"
-          "  3  the run could not start or was aborted\n",
+          "  3  the run could not start or was aborted\n\n",
           out);
+    dist_usage(out);
 }
 
 typedef struct run_opts {

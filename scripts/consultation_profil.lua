@@ -5,7 +5,7 @@ local quern = require "quern"
 local base = quern.property("base_url", "http://127.0.0.1:8080")
 
 local sc = quern.scenario("CONSULTATION-PROFIL", {
-  pacing  = "2s",                          -- one run every 2 s per VU
+  pacing  = quern.property("pacing", "2s"), -- one run every 2 s per VU
   think   = { min = "100ms", max = "300ms" },  -- pause between steps
   cookies = "keep",                        -- the session survives across runs
 })

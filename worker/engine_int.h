@@ -39,6 +39,7 @@ struct engine {
     uint32_t done;              /**< VUs done */
     uint32_t seq;               /**< sample sequence numbers */
     uint32_t errors_logged;     /**< script errors logged, to bound the log */
+    int loaded;                 /**< the script has loaded: no more declarations */
     int stopping;               /**< 1 once engine_stop was called */
     int killing;                /**< 1 once the grace expired */
     enum engine_status status;

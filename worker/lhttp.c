@@ -242,8 +242,11 @@ static int start_xfer(lua_State *L, vu *v)
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
     }
+    /* A body goes out through POSTFIELDS, which makes a POST unless the
+     * method is named (a GET with a body stays a GET). */
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST,
-                     is_get || is_head || (is_post && body != NULL) ? NULL : method);
+                     (is_get && body == NULL) || is_head || (is_post && body != NULL) ? NULL
+                                                                                      : method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, v->req_headers);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
@@ -451,6 +454,12 @@ static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
             }
         } else if (r->step >= 0) {
             vu_count_error(v, r->step, technical, msg);
+        } else {
+            /* An untimed request's check counts against the current step. */
+            scen *sc = v->eng->scens.scens[v->scen];
+            vu_count_error(v, v->cur_step >= 0 ? v->cur_step
+                              : sc->first_step ? sc->first_step->index : -1,
+                           technical, msg);
         }
         v->check_failed = 1;
     }

@@ -92,6 +92,8 @@ static int l_scenario(lua_State *L)
     char at[512], err[1024];
     scen *sc;
 
+    if (e->loaded)
+        return luaL_error(L, "scenarios are declared when the script loads, not from a VU");
     if (!lua_isnoneornil(L, 2))
         luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
@@ -155,6 +157,8 @@ static int l_scen_step(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     num = luaL_checkinteger(L, 2);
     label = luaL_optstring(L, 3, "");
+    if (e->loaded)
+        return luaL_error(L, "steps are declared when the script loads, not from a VU");
     if (lua_rawgetp(L, 1, &scen_key) != LUA_TNUMBER)
         return luaL_error(L, "step: call it as sc:step(n, label) on a scenario");
     sc = e->scens.scens[lua_tointeger(L, -1)];
@@ -453,6 +457,7 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
         }
         lua_pop(L, 1);
     }
+    e->loaded = 1;
     return 0;
 }
 

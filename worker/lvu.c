@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
@@ -54,7 +55,9 @@ static int l_cookies(lua_State *L)
         char *line = strdup(c->data);
         if (line == NULL)
             break;
-        if (split_line(line, f)) {
+        /* An expired cookie (Max-Age=0 from a logout) is no longer in the jar. */
+        if (split_line(line, f) && !(strtoll(f[4], NULL, 10) != 0 &&
+                                     strtoll(f[4], NULL, 10) < (long long)time(NULL))) {
             const char *dom = f[0];
             int http_only = strncmp(dom, "#HttpOnly_", 10) == 0;
             lua_createtable(L, 0, 7);

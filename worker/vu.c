@@ -311,7 +311,8 @@ void vu_phase_end(vu *v, int ok)
         if (ok) {
             v->init_ok = 1;
             vu_next_run(v);
-        } else if (v->eng->stopping) {
+        } else if (v->eng->stopping || (v->eng->cfg.runs && ++v->run >= v->eng->cfg.runs)) {
+            /* A failed init uses up one of the VU's runs, so --runs ends. */
             vu_phase_start(v, VU_DONE);
         } else {
             /* Retry init a second later, or at the pacing: a VU that could
@@ -362,9 +363,9 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     }
     v->phase = (uint8_t)ph;
     v->cur_step = -1;
+    v->steps_in_run = 0; /* think time goes between the steps of one phase */
     if (ph == VU_RUN) {
         v->run++;
-        v->steps_in_run = 0;
         v->run_start_us = clock_mono_us();
         if (sc->cookies_reset)
             curl_easy_setopt(v->easy, CURLOPT_COOKIELIST, "ALL");

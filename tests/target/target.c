@@ -38,24 +38,24 @@
 #include <unistd.h>
 
 /* Limits: everything coming from the network is bounded. */
-#define MAX_FORM_BODY (64 * 1024)        /* /login body */
-#define MAX_ECHO_BODY (1024 * 1024)      /* /echo body; larger gets 413 */
-#define MAX_USER_LEN 256                 /* user name at /login */
-#define MAX_SLOW_MS 60000                /* /slow?ms= */
-#define MAX_BYTES 10000000ULL            /* /bytes/N */
-#define MAX_TIMES 200000                 /* request_times_us entries kept */
-#define MAX_SEEN 1000000                 /* distinct presented session ids tracked */
-#define MAX_SESSION_REQ_OUT 100000       /* session_requests entries in /__stats */
-#define MAX_SESSIONS 4000000             /* live sessions; /login gets 503 beyond */
-#define MAX_KEYS 10000                   /* distinct by_path / by_method_path keys */
-#define MAX_KEY_LEN 256                  /* by_path key length */
-#define MAX_SID_LEN 128                  /* presented session id length */
-#define MAX_STATUS 1000                  /* by_status slots */
-#define OTHER_KEY "(other)"              /* by_path key once MAX_KEYS is reached */
+#define MAX_FORM_BODY (64 * 1024)   /* /login body */
+#define MAX_ECHO_BODY (1024 * 1024) /* /echo body; larger gets 413 */
+#define MAX_USER_LEN 256            /* user name at /login */
+#define MAX_SLOW_MS 60000           /* /slow?ms= */
+#define MAX_BYTES 10000000ULL       /* /bytes/N */
+#define MAX_TIMES 200000            /* request_times_us entries kept */
+#define MAX_SEEN 1000000            /* distinct presented session ids tracked */
+#define MAX_SESSION_REQ_OUT 100000  /* session_requests entries in /__stats */
+#define MAX_SESSIONS 4000000        /* live sessions; /login gets 503 beyond */
+#define MAX_KEYS 10000              /* distinct by_path / by_method_path keys */
+#define MAX_KEY_LEN 256             /* by_path key length */
+#define MAX_SID_LEN 128             /* presented session id length */
+#define MAX_STATUS 1000             /* by_status slots */
+#define OTHER_KEY "(other)"         /* by_path key once MAX_KEYS is reached */
 #define CONNECTION_LIMIT 20000
 #define CONNECTION_TIMEOUT_S 120
 #define LISTEN_BACKLOG 4096
-#define SHUTDOWN_DRAIN_MS 2000           /* wait for resumed /slow requests at exit */
+#define SHUTDOWN_DRAIN_MS 2000 /* wait for resumed /slow requests at exit */
 
 /* ---------------------------------------------------------------- utilities */
 
@@ -184,12 +184,23 @@ static char *html_escape(const char *s)
     for (const char *p = s; *p; p++) {
         const char *rep = NULL;
         switch (*p) {
-        case '&': rep = "&amp;"; break;
-        case '<': rep = "&lt;"; break;
-        case '>': rep = "&gt;"; break;
-        case '"': rep = "&quot;"; break;
-        case '\'': rep = "&#39;"; break;
-        default: break;
+        case '&':
+            rep = "&amp;";
+            break;
+        case '<':
+            rep = "&lt;";
+            break;
+        case '>':
+            rep = "&gt;";
+            break;
+        case '"':
+            rep = "&quot;";
+            break;
+        case '\'':
+            rep = "&#39;";
+            break;
+        default:
+            break;
         }
         if (rep != NULL) {
             size_t l = strlen(rep);
@@ -210,10 +221,10 @@ static char *html_escape(const char *s)
 struct map_entry {
     struct map_entry *next; /* owned: next in the bucket chain */
     uint64_t hash;
-    uint64_t n;   /* counter, for counting maps */
-    void *val;    /* owned by the map's user (e.g. struct session) */
-    size_t len;   /* key length */
-    char key[];   /* NUL-terminated */
+    uint64_t n; /* counter, for counting maps */
+    void *val;  /* owned by the map's user (e.g. struct session) */
+    size_t len; /* key length */
+    char key[]; /* NUL-terminated */
 };
 
 struct map {
@@ -437,16 +448,16 @@ enum endpoint {
 struct req {
     struct MHD_Connection *conn; /* borrowed */
     enum endpoint ep;
-    bool counted;     /* counted in g_st (everything but /__stats, /__reset) */
-    char *body;       /* owned; NUL-terminated; only for endpoints that read it */
+    bool counted; /* counted in g_st (everything but /__stats, /__reset) */
+    char *body;   /* owned; NUL-terminated; only for endpoints that read it */
     size_t body_len;
-    size_t body_max;  /* 0: body is discarded */
+    size_t body_max; /* 0: body is discarded */
     bool body_too_big;
     /* /slow; fields below are guarded by g_timer.lock */
-    bool suspended;        /* MHD_suspend_connection called, handler not yet re-entered */
-    bool slow_ready;       /* deadline passed (or shutting down): answer now */
-    uint64_t deadline_ns;  /* CLOCK_MONOTONIC */
-    size_t heap_idx;       /* position in g_timer.heap, HEAP_NONE if not there */
+    bool suspended;       /* MHD_suspend_connection called, handler not yet re-entered */
+    bool slow_ready;      /* deadline passed (or shutting down): answer now */
+    uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+    size_t heap_idx;      /* position in g_timer.heap, HEAP_NONE if not there */
     unsigned slow_ms;
 };
 
@@ -615,12 +626,11 @@ static const char STATIC_BODY[] =
     "h1 { font-size: 2em; color: #345; }\n"
     ".card { border: 1px solid #ccc; border-radius: 4px; padding: 8px; }\n";
 
-static const char XML_BODY[] =
-    "<?xml version=\"1.0\"?>"
-    "<catalog>"
-    "<item id=\"1\"><name>Alpha</name><price>10</price></item>"
-    "<item id=\"2\"><name>Beta</name><price>20</price></item>"
-    "</catalog>";
+static const char XML_BODY[] = "<?xml version=\"1.0\"?>"
+                               "<catalog>"
+                               "<item id=\"1\"><name>Alpha</name><price>10</price></item>"
+                               "<item id=\"2\"><name>Beta</name><price>20</price></item>"
+                               "</catalog>";
 
 /* /bytes/N repeats this 64-byte pattern: byte i is BYTES_PATTERN[i % 64]. */
 static const char BYTES_PATTERN[] =
@@ -728,8 +738,8 @@ static const char *form_field(char *body, const char *name)
 static enum MHD_Result ep_login(struct req *rq, const char *method)
 {
     if (strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
-        struct MHD_Response *resp = body_response("text/plain", "use POST\n", 9,
-                                                  MHD_RESPMEM_PERSISTENT);
+        struct MHD_Response *resp =
+            body_response("text/plain", "use POST\n", 9, MHD_RESPMEM_PERSISTENT);
         if (resp != NULL)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "POST");
         return respond(rq, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
@@ -803,8 +813,7 @@ static enum MHD_Result ep_profile(struct req *rq)
                                    "<body><h1>Unauthorized</h1><p>Please log in.</p>"
                                    "</body></html>\n";
         return respond(rq, MHD_HTTP_UNAUTHORIZED,
-                       body_response("text/html", page, sizeof(page) - 1,
-                                     MHD_RESPMEM_PERSISTENT));
+                       body_response("text/html", page, sizeof(page) - 1, MHD_RESPMEM_PERSISTENT));
     }
     char *name = html_escape(user);
     char *page = xasprintf("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
@@ -842,8 +851,7 @@ static enum MHD_Result ep_logout(struct req *rq)
         session_free(map_remove(&g_st.sessions, id, strlen(id)));
         pthread_mutex_unlock(&g_st.lock);
     }
-    struct MHD_Response *resp =
-        body_response("text/plain", "bye", 3, MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *resp = body_response("text/plain", "bye", 3, MHD_RESPMEM_PERSISTENT);
     if (resp != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, "SESSION=; Max-Age=0; Path=/");
     return respond(rq, MHD_HTTP_OK, resp);
@@ -855,12 +863,10 @@ static const char *static_content_type(const char *url)
         const char *ext;
         const char *ctype;
     } types[] = {
-        {".css", "text/css"},         {".js", "text/javascript"},
-        {".html", "text/html"},       {".htm", "text/html"},
-        {".json", "application/json"}, {".txt", "text/plain"},
-        {".svg", "image/svg+xml"},    {".png", "image/png"},
-        {".jpg", "image/jpeg"},       {".jpeg", "image/jpeg"},
-        {".gif", "image/gif"},        {".ico", "image/x-icon"},
+        {".css", "text/css"},      {".js", "text/javascript"},    {".html", "text/html"},
+        {".htm", "text/html"},     {".json", "application/json"}, {".txt", "text/plain"},
+        {".svg", "image/svg+xml"}, {".png", "image/png"},         {".jpg", "image/jpeg"},
+        {".jpeg", "image/jpeg"},   {".gif", "image/gif"},         {".ico", "image/x-icon"},
     };
     const char *dot = strrchr(url, '.');
     if (dot != NULL && strchr(dot, '/') == NULL) {
@@ -949,8 +955,8 @@ static enum MHD_Result ep_bytes(struct req *rq, const char *url)
     uint64_t n = 0;
     if (!parse_uint(url + strlen("/bytes/"), MAX_BYTES, &n))
         return reply_text(rq, MHD_HTTP_BAD_REQUEST, "N must be 0..10000000\n");
-    struct MHD_Response *resp = MHD_create_response_from_callback(n, 64 * 1024, bytes_reader,
-                                                                  NULL, NULL);
+    struct MHD_Response *resp =
+        MHD_create_response_from_callback(n, 64 * 1024, bytes_reader, NULL, NULL);
     if (resp != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
     return respond(rq, MHD_HTTP_OK, resp);
@@ -958,9 +964,9 @@ static enum MHD_Result ep_bytes(struct req *rq, const char *url)
 
 /* Iterator state for /echo: collects one kind of MHD values into a JSON object. */
 struct echo_ctx {
-    json_t *obj;      /* borrowed */
-    bool lower_keys;  /* header names are lowercased */
-    bool join_dups;   /* duplicates: join with ", " (headers) or make an array */
+    json_t *obj;     /* borrowed */
+    bool lower_keys; /* header names are lowercased */
+    bool join_dups;  /* duplicates: join with ", " (headers) or make an array */
 };
 
 static enum MHD_Result echo_collect(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -998,8 +1004,7 @@ static enum MHD_Result echo_collect(void *cls, enum MHD_ValueKind kind, const ch
     return MHD_YES;
 }
 
-static json_t *echo_values(struct MHD_Connection *c, enum MHD_ValueKind kind, bool lower,
-                           bool join)
+static json_t *echo_values(struct MHD_Connection *c, enum MHD_ValueKind kind, bool lower, bool join)
 {
     struct echo_ctx ec = {.obj = json_object(), .lower_keys = lower, .join_dups = join};
     MHD_get_connection_values_n(c, kind, echo_collect, &ec);
@@ -1185,10 +1190,17 @@ static enum endpoint classify(const char *url)
         const char *path;
         enum endpoint ep;
     } exact[] = {
-        {"/login", EP_LOGIN},       {"/profile", EP_PROFILE},       {"/api/profile", EP_API_PROFILE},
-        {"/logout", EP_LOGOUT},     {"/slow", EP_SLOW},             {"/xml", EP_XML},
-        {"/echo", EP_ECHO},         {"/set-cookie", EP_SET_COOKIE}, {"/redirect", EP_REDIRECT},
-        {"/__stats", EP_STATS},     {"/__reset", EP_RESET},
+        {"/login", EP_LOGIN},
+        {"/profile", EP_PROFILE},
+        {"/api/profile", EP_API_PROFILE},
+        {"/logout", EP_LOGOUT},
+        {"/slow", EP_SLOW},
+        {"/xml", EP_XML},
+        {"/echo", EP_ECHO},
+        {"/set-cookie", EP_SET_COOKIE},
+        {"/redirect", EP_REDIRECT},
+        {"/__stats", EP_STATS},
+        {"/__reset", EP_RESET},
     };
     for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
         if (strcmp(url, exact[i].path) == 0)
@@ -1207,9 +1219,12 @@ static enum endpoint classify(const char *url)
 static char *path_key(enum endpoint ep, const char *url)
 {
     switch (ep) {
-    case EP_STATIC: return printable_copy("/static/*", MAX_KEY_LEN);
-    case EP_BYTES: return printable_copy("/bytes/*", MAX_KEY_LEN);
-    default: return printable_copy(url, MAX_KEY_LEN);
+    case EP_STATIC:
+        return printable_copy("/static/*", MAX_KEY_LEN);
+    case EP_BYTES:
+        return printable_copy("/bytes/*", MAX_KEY_LEN);
+    default:
+        return printable_copy(url, MAX_KEY_LEN);
     }
 }
 
@@ -1220,14 +1235,14 @@ static void count_request(struct req *rq, const char *url, const char *method)
     char *meth = printable_copy(method, 32);
     char *mp = xasprintf("%s %s", meth, path);
     const char *sid = session_cookie(rq->conn);
-    char *sid_key = (sid != NULL && strlen(sid) <= MAX_SID_LEN) ? printable_copy(sid, MAX_SID_LEN)
-                                                                 : NULL;
+    char *sid_key =
+        (sid != NULL && strlen(sid) <= MAX_SID_LEN) ? printable_copy(sid, MAX_SID_LEN) : NULL;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     struct conn_state *cs = ci ? ci->socket_context : NULL;
-    uint64_t now = now_epoch_us();
 
     pthread_mutex_lock(&g_st.lock);
+    uint64_t now = now_epoch_us(); /* under the lock: times stay in order */
     g_st.requests++;
     if (g_st.first_us == 0)
         g_st.first_us = now;
@@ -1290,9 +1305,8 @@ static void req_append(struct req *rq, const char *data, size_t n)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **req_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
 {
     struct req *rq = *req_cls;
     if (rq == NULL) {
@@ -1305,24 +1319,38 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     switch (rq->ep) {
-    case EP_LOGIN: return ep_login(rq, method);
-    case EP_PROFILE: return ep_profile(rq);
-    case EP_API_PROFILE: return ep_api_profile(rq);
-    case EP_LOGOUT: return ep_logout(rq);
-    case EP_STATIC: return ep_static(rq, url);
-    case EP_SLOW: return ep_slow(rq);
-    case EP_STATUS: return ep_status(rq, url);
-    case EP_BYTES: return ep_bytes(rq, url);
+    case EP_LOGIN:
+        return ep_login(rq, method);
+    case EP_PROFILE:
+        return ep_profile(rq);
+    case EP_API_PROFILE:
+        return ep_api_profile(rq);
+    case EP_LOGOUT:
+        return ep_logout(rq);
+    case EP_STATIC:
+        return ep_static(rq, url);
+    case EP_SLOW:
+        return ep_slow(rq);
+    case EP_STATUS:
+        return ep_status(rq, url);
+    case EP_BYTES:
+        return ep_bytes(rq, url);
     case EP_XML:
         return respond(rq, MHD_HTTP_OK,
                        body_response("application/xml", XML_BODY, sizeof(XML_BODY) - 1,
                                      MHD_RESPMEM_PERSISTENT));
-    case EP_ECHO: return ep_echo(rq, url, method);
-    case EP_SET_COOKIE: return ep_set_cookie(rq);
-    case EP_REDIRECT: return ep_redirect(rq);
-    case EP_STATS: return ep_stats(rq);
-    case EP_RESET: return ep_reset(rq);
-    case EP_NOT_FOUND: break;
+    case EP_ECHO:
+        return ep_echo(rq, url, method);
+    case EP_SET_COOKIE:
+        return ep_set_cookie(rq);
+    case EP_REDIRECT:
+        return ep_redirect(rq);
+    case EP_STATS:
+        return ep_stats(rq);
+    case EP_RESET:
+        return ep_reset(rq);
+    case EP_NOT_FOUND:
+        break;
     }
     return reply_text(rq, MHD_HTTP_NOT_FOUND, "not found\n");
 }
@@ -1367,7 +1395,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 /* ---------------------------------------------------------------- main */
 
 struct options {
-    const char *host;      /* borrowed from argv */
+    const char *host; /* borrowed from argv */
     unsigned port;
     const char *port_file; /* borrowed from argv; NULL if none */
     unsigned threads;
@@ -1382,9 +1410,12 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
     static const struct option longopts[] = {
-        {"host", required_argument, NULL, 'h'},   {"port", required_argument, NULL, 'p'},
-        {"port-file", required_argument, NULL, 'f'}, {"threads", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, '?'},         {NULL, 0, NULL, 0},
+        {"host", required_argument, NULL, 'h'},
+        {"port", required_argument, NULL, 'p'},
+        {"port-file", required_argument, NULL, 'f'},
+        {"threads", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, '?'},
+        {NULL, 0, NULL, 0},
     };
     o->host = "127.0.0.1";
     o->port = 0;
@@ -1396,8 +1427,12 @@ static int parse_options(int argc, char **argv, struct options *o, char *err, si
             break;
         uint64_t v;
         switch (c) {
-        case 'h': o->host = optarg; break;
-        case 'f': o->port_file = optarg; break;
+        case 'h':
+            o->host = optarg;
+            break;
+        case 'f':
+            o->port_file = optarg;
+            break;
         case 'p':
             if (!parse_uint(optarg, 65535, &v)) {
                 snprintf(err, errlen, "--port must be 0..65535");
@@ -1412,7 +1447,9 @@ static int parse_options(int argc, char **argv, struct options *o, char *err, si
             }
             o->threads = (unsigned)v;
             break;
-        default: snprintf(err, errlen, "invalid arguments"); return -1;
+        default:
+            snprintf(err, errlen, "invalid arguments");
+            return -1;
         }
     }
     if (optind < argc) {
@@ -1478,11 +1515,14 @@ int main(int argc, char **argv)
         struct sockaddr_in6 v6;
     } addr;
     memset(&addr, 0, sizeof(addr));
+    if (strcmp(opt.host, "localhost") == 0)
+        opt.host = "127.0.0.1";
     bool v6 = strchr(opt.host, ':') != NULL;
     int ok = v6 ? inet_pton(AF_INET6, opt.host, &addr.v6.sin6_addr)
                 : inet_pton(AF_INET, opt.host, &addr.v4.sin_addr);
     if (ok != 1) {
-        fprintf(stderr, "quern-target: --host must be a numeric IPv4 or IPv6 address: %s\n",
+        fprintf(stderr,
+                "quern-target: --host must be localhost or a numeric IPv4/IPv6 address: %s\n",
                 opt.host);
         return 2;
     }
@@ -1514,13 +1554,22 @@ int main(int argc, char **argv)
                      MHD_USE_ERROR_LOG;
     if (v6)
         flags |= MHD_USE_IPv6;
-    struct MHD_Daemon *d = MHD_start_daemon(
-        flags, (uint16_t)opt.port, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
-        (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opt.threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)LISTEN_BACKLOG,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION,
-        on_connection, NULL, MHD_OPTION_END);
+    struct MHD_OptionItem mopts[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, &addr},
+        {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
+        {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL},
+        /* MHD warns about a pool of 1, so the pool option comes last and is
+         * cut off (by MHD_OPTION_END) for a single thread. */
+        {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)opt.threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (opt.threads == 1)
+        mopts[6].option = MHD_OPTION_END;
+    struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)opt.port, NULL, NULL, on_request, NULL,
+                                            MHD_OPTION_ARRAY, mopts, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "quern-target: cannot listen on %s port %u\n", opt.host, opt.port);
         timer_stop();

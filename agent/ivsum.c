@@ -1,0 +1,173 @@
+#include "agent/ivsum.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/mem.h"
+
+void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
+{
+    memset(s, 0, sizeof(*s));
+    s->nsteps = nsteps;
+    s->nscens = nscens;
+    s->steps = xcalloc(nsteps ? nsteps : 1, sizeof(*s->steps));
+    for (size_t i = 0; i < nsteps; i++)
+        stats_init(&s->steps[i]);
+    s->runs = xcalloc(nscens ? nscens : 1, sizeof(*s->runs));
+    s->missed = xcalloc(nscens ? nscens : 1, sizeof(*s->missed));
+}
+
+void ivsum_free(ivsum *s)
+{
+    if (s->steps != NULL) {
+        for (size_t i = 0; i < s->nsteps; i++)
+            stats_free(&s->steps[i]);
+    }
+    xfree(s->steps);
+    xfree(s->runs);
+    xfree(s->missed);
+    memset(s, 0, sizeof(*s));
+}
+
+void ivsum_reset(ivsum *s)
+{
+    for (size_t i = 0; i < s->nsteps; i++)
+        stats_reset(&s->steps[i]);
+    memset(s->runs, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->runs));
+    memset(s->missed, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->missed));
+    s->active_vus = 0;
+    s->finished_vus = 0;
+    s->senders = 0;
+}
+
+int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names,
+                  char *err, size_t errlen)
+{
+    for (size_t i = 0; i < m->n_steps; i++) {
+        const Quern__StepInterval *si = m->steps[i];
+        step_stats *d;
+
+        if (si->step >= s->nsteps) {
+            snprintf(err, errlen, "interval names step %u, only %zu declared", si->step,
+                     s->nsteps);
+            return -1;
+        }
+        d = &s->steps[si->step];
+        if (si->histogram.len > 0 &&
+            hist_merge_encoded(d->hist, si->histogram.data, si->histogram.len) != 0) {
+            snprintf(err, errlen, "malformed histogram for step %u", si->step);
+            return -1;
+        }
+        d->count += si->count;
+        d->err_tech += si->errors_technical;
+        d->err_func += si->errors_functional;
+        d->bytes_in += si->bytes_in;
+        d->bytes_out += si->bytes_out;
+        d->sum_dns += si->sum_dns_us;
+        d->sum_connect += si->sum_connect_us;
+        d->sum_tls += si->sum_tls_us;
+        d->sum_ttfb += si->sum_ttfb_us;
+        if (si->sample_technical != NULL && si->sample_technical[0] != '\0')
+            stats_note_error(d, 1, si->sample_technical);
+        if (si->sample_functional != NULL && si->sample_functional[0] != '\0')
+            stats_note_error(d, 0, si->sample_functional);
+    }
+    for (size_t i = 0; i < m->n_scenarios; i++) {
+        const Quern__ScenarioCount *sc = m->scenarios[i];
+        for (size_t j = 0; j < s->nscens && sc->name != NULL; j++) {
+            if (strcmp(scen_names[j], sc->name) == 0) {
+                s->runs[j] += sc->runs;
+                s->missed[j] += sc->missed_pacing;
+                break;
+            }
+        }
+    }
+    s->active_vus += m->active_vus;
+    s->finished_vus += m->finished_vus;
+    s->senders++;
+    return 0;
+}
+
+Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stats *steps,
+                               size_t nsteps, const uint64_t *runs, const uint64_t *missed,
+                               const char *const *scen_names, size_t nscens,
+                               uint32_t active_vus, uint32_t finished_vus, int last)
+{
+    Quern__Interval *m = xmalloc(sizeof(*m));
+    size_t cap = hist_encoded_size_max(), n = 0;
+    uint8_t *buf = NULL;
+
+    quern__interval__init(m);
+    m->run_id = run_id;
+    m->second = second;
+    m->active_vus = active_vus;
+    m->finished_vus = finished_vus;
+    m->last = last ? 1 : 0;
+    m->steps = xcalloc(nsteps ? nsteps : 1, sizeof(*m->steps));
+    for (size_t i = 0; i < nsteps; i++) {
+        const step_stats *st = &steps[i];
+        Quern__StepInterval *si;
+        size_t len;
+
+        if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 &&
+            st->err_func == 0)
+            continue;
+        if (buf == NULL)
+            buf = xmalloc(cap);
+        si = xmalloc(sizeof(*si));
+        quern__step_interval__init(si);
+        si->step = (uint32_t)i;
+        si->count = st->count;
+        si->errors_technical = st->err_tech;
+        si->errors_functional = st->err_func;
+        si->bytes_in = st->bytes_in;
+        si->bytes_out = st->bytes_out;
+        si->sum_dns_us = st->sum_dns;
+        si->sum_connect_us = st->sum_connect;
+        si->sum_tls_us = st->sum_tls;
+        si->sum_ttfb_us = st->sum_ttfb;
+        si->sum_latency_us = hist_sum(st->hist);
+        si->max_latency_us = hist_max(st->hist);
+        len = hist_encode(st->hist, buf, cap);
+        if (len > 0) {
+            si->histogram.data = xmalloc(len);
+            memcpy(si->histogram.data, buf, len);
+            si->histogram.len = len;
+        }
+        si->sample_technical = xstrdup(st->sample_tech);
+        si->sample_functional = xstrdup(st->sample_func);
+        m->steps[n++] = si;
+    }
+    m->n_steps = n;
+    m->scenarios = xcalloc(nscens ? nscens : 1, sizeof(*m->scenarios));
+    for (size_t i = 0; i < nscens; i++) {
+        Quern__ScenarioCount *sc = xmalloc(sizeof(*sc));
+        quern__scenario_count__init(sc);
+        sc->name = xstrdup(scen_names[i]);
+        sc->runs = runs[i];
+        sc->missed_pacing = missed[i];
+        m->scenarios[i] = sc;
+    }
+    m->n_scenarios = nscens;
+    xfree(buf);
+    return m;
+}
+
+void ivsum_msg_free(Quern__Interval *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->n_steps; i++) {
+        xfree(m->steps[i]->histogram.data);
+        xfree(m->steps[i]->sample_technical);
+        xfree(m->steps[i]->sample_functional);
+        xfree(m->steps[i]);
+    }
+    xfree(m->steps);
+    for (size_t i = 0; i < m->n_scenarios; i++) {
+        xfree(m->scenarios[i]->name);
+        xfree(m->scenarios[i]);
+    }
+    xfree(m->scenarios);
+    xfree(m);
+}

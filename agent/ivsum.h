@@ -1,0 +1,70 @@
+/* ivsum — one interval's statistics summed over senders, and the Interval
+ * message built from them.
+ *
+ * What it is for: a worker turns its engine's interval into an Interval
+ * message (ivsum_msg_new); an agent adds its workers' Interval messages for
+ * one second into an ivsum and sends the sum up (ivsum_add_msg, then
+ * ivsum_msg_new); the console adds its agents' messages the same way and
+ * hands the sum to agg_add. Histograms travel encoded (hist_encode) and are
+ * merged bucket by bucket, never averaged.
+ *
+ * Scenarios travel by name (ScenarioCount.name); the receiver maps them to
+ * its indices with the scenario name table it built from StepsDef.
+ *
+ * Usage:
+ *     ivsum s;
+ *     ivsum_init(&s, nsteps, nscens);
+ *     if (ivsum_add_msg(&s, msg, scen_names, err, sizeof(err)) != 0) ...;
+ *     Quern__Interval *up = ivsum_msg_new(run_id, second, s.steps, s.nsteps, ...);
+ *     ...send it...; ivsum_msg_free(up);
+ *     ivsum_free(&s);
+ *
+ * Cost: proportional to steps, never to requests. */
+#ifndef QUERN_IVSUM_H
+#define QUERN_IVSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/stats.h"
+#include "proto/quern.pb-c.h"
+
+/** One interval's statistics being summed. */
+typedef struct ivsum {
+    size_t nsteps;
+    step_stats *steps;      /**< owned: nsteps entries, by step index */
+    size_t nscens;
+    uint64_t *runs;         /**< owned: nscens entries, runs completed */
+    uint64_t *missed;       /**< owned: nscens entries, missed pacings */
+    uint32_t active_vus;    /**< sum of the senders' active VUs */
+    uint32_t finished_vus;  /**< sum of the senders' finished VUs */
+    unsigned senders;       /**< messages added since init/reset */
+} ivsum;
+
+/** Initialises s empty for nsteps steps and nscens scenarios. */
+void ivsum_init(ivsum *s, size_t nsteps, size_t nscens);
+/** Releases what s owns; NULL fields are fine. */
+void ivsum_free(ivsum *s);
+/** Empties s, keeping its allocations. */
+void ivsum_reset(ivsum *s);
+
+/** Adds one received Interval. scen_names (nscens entries, borrowed) maps
+ *  ScenarioCount.name to indices; unknown names are ignored. Returns 0, or -1
+ *  with err set if a step index is out of range or a histogram is malformed
+ *  (s may then hold part of the message: the sender is broken, drop it). */
+int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names,
+                  char *err, size_t errlen);
+
+/** Builds an Interval message from nsteps step_stats (only steps with samples
+ *  are included) and nscens scenario counts named by scen_names (all
+ *  borrowed; runs/missed may be NULL when nscens is 0). Returns a new message
+ *  owning all its parts; free it with ivsum_msg_free. */
+Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stats *steps,
+                               size_t nsteps, const uint64_t *runs, const uint64_t *missed,
+                               const char *const *scen_names, size_t nscens,
+                               uint32_t active_vus, uint32_t finished_vus, int last);
+
+/** Frees a message from ivsum_msg_new; NULL is fine. */
+void ivsum_msg_free(Quern__Interval *m);
+
+#endif

@@ -1,0 +1,80 @@
+/* peer — one framed protobuf connection on a libev loop.
+ *
+ * What it is for: the console's connection to each agent, the agent's
+ * connection to its console and to each of its workers all move Envelope
+ * frames (proto/frame.h) over a non-blocking socket. A peer owns the fd, its
+ * read and write watchers, a bounded frame_reader and a bounded frame_writer;
+ * it calls on_msg for each received envelope and on_close once when the
+ * connection ends for any reason other than peer_close.
+ *
+ * Reentrancy: on_close is always called from a zero-delay timer of the peer,
+ * never from inside peer_send or on_msg, so callers may send and fail links
+ * freely from any callback. A peer's memory belongs to its owner (usually
+ * embedded in a bigger struct); the peer never frees it, and the owner must
+ * not free it from on_msg (peer_close it and free it later, or reuse it).
+ *
+ * Usage:
+ *     peer_init(&l, loop, fd, FRAME_MAX_SMALL, 1 << 20, on_msg, on_close, ud);
+ *     peer_send(&l, &env);        // queued, written when the socket takes it
+ *     ...
+ *     peer_close(&l);             // no callback; the fd is closed
+ */
+#ifndef QUERN_PEER_H
+#define QUERN_PEER_H
+
+#include <ev.h>
+#include <stddef.h>
+
+#include "proto/frame.h"
+
+typedef struct peer peer;
+
+/** Receives one envelope (borrowed: freed after the call returns). */
+typedef void (*peer_msg_fn)(peer *l, const Quern__Envelope *env, void *ud);
+/** The connection ended (EOF, error, malformed frame, overflow); why says so.
+ *  The peer is already closed; the owner may reuse or free its memory. */
+typedef void (*peer_close_fn)(peer *l, const char *why, void *ud);
+
+/** One connection. Fields are private to peer.c except ud and fd (read only). */
+struct peer {
+    int fd;                  /**< owned: the socket, -1 when closed */
+    struct ev_loop *loop;    /**< borrowed */
+    ev_io rio, wio;          /**< read and write watchers */
+    ev_timer later;          /**< runs the deferred on_close */
+    frame_reader *r;         /**< owned */
+    frame_writer *w;         /**< owned */
+    peer_msg_fn on_msg;
+    peer_close_fn on_close;
+    void *ud;                /**< borrowed: passed to the callbacks */
+    int failing;             /**< 1: on_close is pending */
+    char why[256];           /**< why it failed */
+};
+
+/** Takes ownership of the non-blocking fd and starts reading. Frames larger
+ *  than max_in are refused (the peer fails); at most max_queued bytes wait to
+ *  be written. */
+void peer_init(peer *l, struct ev_loop *loop, int fd, size_t max_in, size_t max_queued,
+               peer_msg_fn on_msg, peer_close_fn on_close, void *ud);
+
+/** 1 while the peer is open and not failing. */
+int peer_alive(const peer *l);
+
+/** Queues env (up to FRAME_MAX_DEFAULT bytes) and writes what the socket
+ *  takes. Returns 0, or -1 if the peer is not alive or the queue is full (the
+ *  peer then fails: on_close follows). */
+int peer_send(peer *l, const Quern__Envelope *env);
+
+/** Bytes not yet written. */
+size_t peer_pending(const peer *l);
+
+/** Fails the peer: stops it now and calls on_close(why) from the loop soon. */
+void peer_fail(peer *l, const char *why);
+
+/** Closes the peer now without calling on_close; fine on a closed peer. */
+/** Reads and hands over everything the peer already sent (until EOF or
+ *  nothing more is there): used before closing the link of a process that
+ *  exited, so its last frames are not lost. */
+void peer_drain(peer *l);
+void peer_close(peer *l);
+
+#endif

@@ -1,0 +1,1274 @@
+#include "console/dist.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ev.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/bundle.h"
+#include "agent/ivsum.h"
+#include "agent/peer.h"
+#include "common/clock.h"
+#include "common/dur.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "common/props.h"
+#include "console/agg.h"
+#include "console/run.h"
+#include "console/summary.h"
+#include "proto/auth.h"
+#include "worker/lquern.h"
+
+#define DIST_CONN_MAX 256              /* connections at once, agents included */
+#define DIST_HANDSHAKE_US 10000000     /* a peer must have registered by then */
+#define DIST_SILENCE_US 5000000        /* an agent silent this long is lost */
+#define DIST_READY_US 60000000         /* the start barrier waits this long */
+#define DIST_MERGE_GRACE_US 2000000    /* merge a second without a late agent after this */
+#define DIST_FINISH_MARGIN_US 15000000 /* after the planned end, wait this long at most */
+#define DIST_STOP_WAIT_US 15000000     /* after Stop, wait this long for RunFinished */
+#define DIST_PEND_MAX 8
+#define DIST_QUEUE_MAX (FRAME_MAX_DEFAULT + 65536u)
+
+enum dconn_state { DC_HELLO, DC_PROOF, DC_REGISTER, DC_AGENT, DC_CLOSING, DC_GONE };
+enum dphase { DP_WAIT, DP_START, DP_RUN, DP_END };
+
+struct dist;
+
+/* One connection: a peer being authenticated, or a registered agent. */
+typedef struct dconn {
+    struct dist *d;            /**< borrowed */
+    peer link;
+    enum dconn_state state;
+    char addr[64];             /**< peer address, for logs */
+    uint8_t nonce[AUTH_NONCE_LEN], anonce[AUTH_NONCE_LEN];
+    int64_t since_us, last_rx_us, closing_at_us;
+    /* Once registered: */
+    char name[128];
+    char host[128];
+    unsigned workers;          /**< workers it will use for this run */
+    unsigned index;
+    /* In the run: */
+    int in_run, steps_ok, ready, finished, lost;
+    uint32_t vus;
+    uint64_t requests, errors;
+    char status[32];
+} dconn;
+
+typedef struct dpend {
+    int used;
+    uint64_t second;
+    int64_t first_us;
+    ivsum sum;
+} dpend;
+
+typedef struct dopts {
+    const char *script;
+    unsigned vus, runs, workers, agents;
+    int64_t duration_us, ramp_us, grace_us, wait_us;
+    const char *props_file, *summary_json, *listen, *token_file, *port_file;
+    int quiet, allow_loss;
+} dopts;
+
+typedef struct dist {
+    dopts o;
+    props *p;                  /**< owned: merged properties */
+    struct ev_loop *loop;      /**< owned */
+    int lfd;                   /**< owned: listening socket */
+    ev_io accept_io;
+    ev_timer tick;
+    ev_signal sigint, sigterm;
+    char *token;               /**< owned */
+    size_t token_len;
+    dconn **conns;             /**< owned array of owned connections */
+    size_t nconns;
+    unsigned next_index;
+    enum dphase phase;
+    int64_t phase_us;          /**< when the phase began */
+    int64_t go_us, stop_us, end_us;
+    uint64_t run_id;
+    Quern__BundleFile **files; /**< owned: the bundle */
+    size_t nfiles;
+    char script_name[256];
+    /* Steps, from the first agent's StepsDef. */
+    size_t nsteps, nscens;
+    char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */
+    agg agg;
+    int have_agg;
+    dpend pend[DIST_PEND_MAX];
+    uint64_t flushed;
+    uint64_t last_line_s;
+    int interrupted, degraded, start_error, rc;
+    char start_msg[2048];
+    uint64_t ping_seq;
+    int64_t last_ping_us;
+} dist;
+
+void dist_usage(FILE *out)
+{
+    fputs("distributed run (console) options:\n"
+          "  --listen HOST:PORT   accept agents here (default " DIST_LISTEN_DEFAULT ")\n"
+          "  --agents N           wait for N agents, then run on all of them\n"
+          "  --token-file FILE    shared secret the agents must prove they know (mode 600)\n"
+          "  --wait D             how long to wait for the agents (default 60s; exit 3)\n"
+          "  --workers P          at most P worker processes per agent\n"
+          "  --allow-agent-loss   a run that lost an agent exits 0, not 1\n"
+          "  --port-file FILE     write the port listened on (useful with port 0)\n",
+          out);
+}
+
+int dist_requested(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--listen", 8) == 0 || strncmp(argv[i], "--agents", 8) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+static int usage_err(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "quern run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see quern help run)\n");
+    return -1;
+}
+
+static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, unsigned *out)
+{
+    char *end;
+    unsigned long n;
+
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || n < lo || n > max) {
+        fprintf(stderr, "quern run: %s: \"%s\" is not a whole number from %u to %u\n", flag, v,
+                lo, max);
+        return -1;
+    }
+    *out = (unsigned)n;
+    return 0;
+}
+
+static int parse_d(const char *flag, const char *v, int64_t *out)
+{
+    char err[256];
+
+    if (dur_parse(v, out, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s: %s\n", flag, err);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, dopts *o, props *over)
+{
+    char err[512];
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = NULL;
+        char flag[64];
+        char *eq;
+
+        if (a[0] != '-' || a[1] == '\0') {
+            if (o->script != NULL)
+                return usage_err("one script only, got also \"%s\"", a);
+            o->script = a;
+            continue;
+        }
+        snprintf(flag, sizeof(flag), "%s", a);
+        eq = strchr(flag, '=');
+        if (eq != NULL && strncmp(flag, "--", 2) == 0) {
+            *eq = '\0';
+            v = a + (eq - flag) + 1;
+        }
+        if (strcmp(flag, "-q") == 0 || strcmp(flag, "--quiet") == 0) {
+            o->quiet = 1;
+            continue;
+        }
+        if (strcmp(flag, "--allow-agent-loss") == 0) {
+            o->allow_loss = 1;
+            continue;
+        }
+        if (v == NULL) {
+            if (i + 1 >= argc)
+                return usage_err("%s needs a value", flag);
+            v = argv[++i];
+        }
+        if (strcmp(flag, "--vus") == 0 || strcmp(flag, "-u") == 0) {
+            if (parse_u(flag, v, 1, 10000000, &o->vus) != 0)
+                return -1;
+        } else if (strcmp(flag, "--duration") == 0 || strcmp(flag, "-d") == 0) {
+            if (parse_d(flag, v, &o->duration_us) != 0)
+                return -1;
+        } else if (strcmp(flag, "--runs") == 0) {
+            if (parse_u(flag, v, 0, 1000000000, &o->runs) != 0)
+                return -1;
+        } else if (strcmp(flag, "--ramp-up") == 0) {
+            if (parse_d(flag, v, &o->ramp_us) != 0)
+                return -1;
+        } else if (strcmp(flag, "--grace") == 0) {
+            if (parse_d(flag, v, &o->grace_us) != 0)
+                return -1;
+        } else if (strcmp(flag, "--wait") == 0) {
+            if (parse_d(flag, v, &o->wait_us) != 0)
+                return -1;
+        } else if (strcmp(flag, "-p") == 0 || strcmp(flag, "--property") == 0) {
+            if (props_set_arg(over, v, err, sizeof(err)) != 0) {
+                fprintf(stderr, "quern run: %s: %s\n", flag, err);
+                return -1;
+            }
+        } else if (strcmp(flag, "--properties") == 0) {
+            o->props_file = v;
+        } else if (strcmp(flag, "--summary-json") == 0) {
+            o->summary_json = v;
+        } else if (strcmp(flag, "--listen") == 0) {
+            o->listen = v;
+        } else if (strcmp(flag, "--agents") == 0) {
+            if (parse_u(flag, v, 1, DIST_CONN_MAX / 2, &o->agents) != 0)
+                return -1;
+        } else if (strcmp(flag, "--workers") == 0) {
+            if (parse_u(flag, v, 1, 1024, &o->workers) != 0)
+                return -1;
+        } else if (strcmp(flag, "--token-file") == 0) {
+            o->token_file = v;
+        } else if (strcmp(flag, "--port-file") == 0) {
+            o->port_file = v;
+        } else {
+            return usage_err("unknown option %s", flag);
+        }
+    }
+    if (o->script == NULL)
+        return usage_err("%s", "no script given");
+    if (o->agents == 0)
+        o->agents = 1;
+    if (o->listen == NULL)
+        o->listen = DIST_LISTEN_DEFAULT;
+    if (o->duration_us == 0 && o->runs == 0)
+        o->runs = 1;
+    return 0;
+}
+
+static props *load_props(const dopts *o, props *over, char *err, size_t errlen)
+{
+    props *p = props_new();
+    char def[PATH_MAX];
+    const char *file = o->props_file;
+    struct stat st;
+
+    if (file == NULL) {
+        char *dup = xstrdup(o->script);
+        snprintf(def, sizeof(def), "%s/quern.properties", dirname(dup));
+        xfree(dup);
+        if (stat(def, &st) == 0)
+            file = def;
+    }
+    if (file != NULL && props_load_file(p, file, err, errlen) != 0) {
+        props_free(p);
+        return NULL;
+    }
+    for (size_t i = 0; i < props_count(over); i++)
+        props_set(p, props_key(over, i), props_value(over, i));
+    return p;
+}
+
+/* ---------------------------------------------------------------- bundle */
+
+static int bundle_skip(const char *name)
+{
+    static const char *const ext[] = {".db", ".db-wal", ".db-shm", ".log"};
+    size_t n = strlen(name);
+
+    if (name[0] == '.')
+        return 1;
+    for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && strcmp(name + n - e, ext[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int read_whole(const char *path, size_t size, uint8_t **out, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    uint8_t *buf;
+    size_t off = 0;
+
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    buf = xmalloc(size ? size : 1);
+    while (off < size) {
+        ssize_t n = read(fd, buf + off, size - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(err, errlen, "cannot read %s: %s", path, n < 0 ? strerror(errno) : "short");
+            xfree(buf);
+            close(fd);
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    close(fd);
+    *out = buf;
+    return 0;
+}
+
+/* Adds the files under root/rel (rel "" for root itself), depth-limited. */
+static int bundle_walk(dist *d, const char *root, const char *rel, int depth, size_t *total,
+                       char *err, size_t errlen)
+{
+    char dirpath[PATH_MAX];
+    DIR *dir;
+    struct dirent *de;
+    int rc = 0;
+
+    snprintf(dirpath, sizeof(dirpath), "%s%s%s", root, rel[0] ? "/" : "", rel);
+    dir = opendir(dirpath);
+    if (dir == NULL) {
+        snprintf(err, errlen, "cannot read folder %s: %s", dirpath, strerror(errno));
+        return -1;
+    }
+    while (rc == 0 && (de = readdir(dir)) != NULL) {
+        char relp[BUNDLE_PATH_MAX + 1], full[PATH_MAX];
+        struct stat st;
+
+        if (bundle_skip(de->d_name))
+            continue;
+        if ((size_t)snprintf(relp, sizeof(relp), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) >=
+            sizeof(relp))
+            continue;
+        snprintf(full, sizeof(full), "%s/%s", root, relp);
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth < 8)
+                rc = bundle_walk(d, root, relp, depth + 1, total, err, errlen);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode))
+            continue;
+        if (d->nfiles >= BUNDLE_MAX_FILES || *total + (size_t)st.st_size > BUNDLE_MAX_BYTES) {
+            snprintf(err, errlen,
+                     "the scenario's folder %s is too big to ship (at most %d files, %u MiB; "
+                     "move data elsewhere)",
+                     root, BUNDLE_MAX_FILES, BUNDLE_MAX_BYTES >> 20);
+            rc = -1;
+            break;
+        }
+        Quern__BundleFile *f = xmalloc(sizeof(*f));
+        quern__bundle_file__init(f);
+        if (read_whole(full, (size_t)st.st_size, &f->data.data, err, errlen) != 0) {
+            xfree(f);
+            rc = -1;
+            break;
+        }
+        f->data.len = (size_t)st.st_size;
+        f->path = xstrdup(relp);
+        f->mode = st.st_mode & 0755;
+        *total += f->data.len;
+        d->files = xrealloc(d->files, (d->nfiles + 1) * sizeof(*d->files));
+        d->files[d->nfiles++] = f;
+    }
+    closedir(dir);
+    return rc;
+}
+
+static int bundle_build(dist *d, char *err, size_t errlen)
+{
+    char *a = xstrdup(d->o.script), *b = xstrdup(d->o.script);
+    const char *root = dirname(a);
+    size_t total = 0;
+    int rc = bundle_walk(d, root, "", 0, &total, err, errlen);
+
+    snprintf(d->script_name, sizeof(d->script_name), "%s", basename(b));
+    if (rc == 0)
+        log_msg(LOG_DEBUG, "bundle: %zu file(s), %zu bytes from %s", d->nfiles, total, root);
+    xfree(a);
+    xfree(b);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- connections */
+
+static void conn_send_result(dconn *c, int ok, const char *reason)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__AuthResult ar = QUERN__AUTH_RESULT__INIT;
+
+    ar.ok = ok ? 1 : 0;
+    ar.reason = (char *)(reason != NULL ? reason : "");
+    env.body_case = QUERN__ENVELOPE__BODY_AUTH_RESULT;
+    env.auth_result = &ar;
+    peer_send(&c->link, &env);
+}
+
+/* Closes after what is queued has left (bounded by the tick). */
+static void conn_close_soon(dconn *c)
+{
+    c->state = DC_CLOSING;
+    c->closing_at_us = clock_mono_us() + 1000000;
+}
+
+static void agent_lost(dist *d, dconn *c, const char *why)
+{
+    unsigned left = 0;
+
+    c->lost = 1;
+    for (size_t i = 0; i < d->nconns; i++)
+        left += d->conns[i]->in_run && !d->conns[i]->lost && !d->conns[i]->finished;
+    if (d->phase == DP_RUN) {
+        d->degraded = 1;
+        log_msg(LOG_ERROR, "agent %s lost (%s): its statistics so far are kept; %u agent(s) go on",
+                c->name, why, left);
+    } else if (d->phase == DP_START) {
+        if (!d->start_error) {
+            d->start_error = 3;
+            snprintf(d->start_msg, sizeof(d->start_msg), "agent %s lost before the start (%s)",
+                     c->name, why);
+        }
+    }
+}
+
+static void on_conn_close(peer *l, const char *why, void *ud)
+{
+    dconn *c = ud;
+    dist *d = c->d;
+
+    if (c->state == DC_AGENT && c->in_run && !c->finished && !c->lost)
+        agent_lost(d, c, why);
+    else if (c->state == DC_AGENT)
+        log_msg(LOG_INFO, "agent %s disconnected (%s)", c->name, why);
+    else if (c->state != DC_CLOSING)
+        log_msg(LOG_WARN, "connection from %s closed during the handshake: %s", c->addr, why);
+    c->state = DC_GONE;
+}
+
+static void add_step_defs(dist *d, dconn *c, const Quern__StepsDef *sd)
+{
+    if (d->ids == NULL) {
+        d->nsteps = sd->n_steps;
+        d->ids = xcalloc(sd->n_steps + 1, sizeof(char *));
+        d->labels = xcalloc(sd->n_steps + 1, sizeof(char *));
+        d->names = xcalloc(sd->n_steps + 1, sizeof(char *));
+        d->scen_names = xcalloc(sd->n_steps + 1, sizeof(char *));
+        for (size_t i = 0; i < sd->n_steps; i++) {
+            const Quern__StepDef *s = sd->steps[i];
+            size_t j, len = strlen(s->id) + strlen(s->label) + 2;
+            d->ids[i] = xstrdup(s->id);
+            d->labels[i] = xstrdup(s->label);
+            d->names[i] = xmalloc(len);
+            snprintf(d->names[i], len, "%s)%s", s->id, s->label);
+            for (j = 0; j < d->nscens; j++)
+                if (strcmp(d->scen_names[j], s->scenario) == 0)
+                    break;
+            if (j == d->nscens)
+                d->scen_names[d->nscens++] = xstrdup(s->scenario);
+        }
+        agg_init(&d->agg, d->nsteps, d->nscens);
+        d->have_agg = 1;
+    } else {
+        int same = sd->n_steps == d->nsteps;
+        for (size_t i = 0; same && i < sd->n_steps; i++)
+            same = strcmp(sd->steps[i]->id, d->ids[i]) == 0;
+        if (!same && !d->start_error) {
+            d->start_error = 3;
+            snprintf(d->start_msg, sizeof(d->start_msg),
+                     "agent %s loaded different steps than the others", c->name);
+        }
+    }
+    c->steps_ok = 1;
+}
+
+static void live_line(dist *d, uint64_t second)
+{
+    const step_stats *l = &d->agg.last;
+    unsigned alive = 0, total = 0;
+
+    if (d->o.quiet)
+        return;
+    for (size_t i = 0; i < d->nconns; i++) {
+        total += d->conns[i]->in_run;
+        alive += d->conns[i]->in_run && !d->conns[i]->lost;
+    }
+    fprintf(stderr,
+            "[%5.0fs] VUs %5u  TPS %9.1f  errors %llu (technical %llu, functional %llu)  agents "
+            "%u/%u\n",
+            (double)(second + 1), d->agg.active_vus,
+            d->agg.last_length_us > 0 ? (double)l->count * 1e6 / (double)d->agg.last_length_us
+                                      : 0.0,
+            (unsigned long long)(l->err_tech + l->err_func), (unsigned long long)l->err_tech,
+            (unsigned long long)l->err_func, alive, total);
+}
+
+static void pend_flush_one(dist *d, dpend *p, int late)
+{
+    agg_add(&d->agg, p->sum.steps, p->sum.runs, p->sum.missed, late ? 0 : 1000000,
+            p->sum.active_vus);
+    if (!late) {
+        if (p->second >= d->flushed)
+            d->flushed = p->second + 1;
+        live_line(d, p->second);
+    }
+    ivsum_free(&p->sum);
+    p->used = 0;
+}
+
+static unsigned alive_agents(const dist *d)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < d->nconns; i++)
+        n += d->conns[i]->in_run && !d->conns[i]->lost && !d->conns[i]->finished;
+    return n;
+}
+
+static void merge_flush(dist *d, int force)
+{
+    int64_t now = clock_mono_us();
+    unsigned alive = alive_agents(d);
+
+    for (;;) {
+        dpend *oldest = NULL, *due = NULL;
+        for (int i = 0; i < DIST_PEND_MAX; i++) {
+            dpend *p = &d->pend[i];
+            if (!p->used)
+                continue;
+            if (oldest == NULL || p->second < oldest->second)
+                oldest = p;
+            if ((force || p->sum.senders >= alive || now - p->first_us >= DIST_MERGE_GRACE_US) &&
+                (due == NULL || p->second > due->second))
+                due = p;
+        }
+        if (oldest == NULL || due == NULL)
+            return;
+        pend_flush_one(d, oldest, 0);
+    }
+}
+
+static void add_interval(dist *d, dconn *c, const Quern__Interval *m)
+{
+    dpend *p = NULL, *free_slot = NULL;
+    char err[256];
+
+    if (!d->have_agg || m->run_id != d->run_id)
+        return;
+    for (int i = 0; i < DIST_PEND_MAX; i++) {
+        if (d->pend[i].used && d->pend[i].second == m->second && m->second >= d->flushed)
+            p = &d->pend[i];
+        else if (!d->pend[i].used && free_slot == NULL)
+            free_slot = &d->pend[i];
+    }
+    if (p == NULL) {
+        if (free_slot == NULL) {
+            merge_flush(d, 1);
+            free_slot = &d->pend[0];
+        }
+        p = free_slot;
+        p->used = 1;
+        p->second = m->second;
+        p->first_us = clock_mono_us();
+        ivsum_init(&p->sum, d->nsteps, d->nscens);
+    }
+    if (ivsum_add_msg(&p->sum, m, (const char *const *)d->scen_names, err, sizeof(err)) != 0) {
+        log_msg(LOG_ERROR, "agent %s sent a bad interval (%s): dropping it", c->name, err);
+        peer_fail(&c->link, "bad interval");
+        return;
+    }
+    for (size_t i = 0; i < m->n_steps; i++) {
+        c->requests += m->steps[i]->count;
+        c->errors += m->steps[i]->errors_technical + m->steps[i]->errors_functional;
+    }
+    if (m->second < d->flushed)
+        pend_flush_one(d, p, 1); /* late: counted in the totals */
+    else
+        merge_flush(d, 0);
+}
+
+static void register_agent(dist *d, dconn *c, const Quern__Register *rg)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Registered r = QUERN__REGISTERED__INIT;
+    char base[100];
+    int n = 1;
+
+    snprintf(base, sizeof(base), "%s", rg->name[0] ? rg->name : rg->host);
+    for (;;) {
+        int dup = 0;
+        if (n == 1)
+            snprintf(c->name, sizeof(c->name), "%s", base);
+        else
+            snprintf(c->name, sizeof(c->name), "%s-%d", base, n);
+        for (size_t i = 0; i < d->nconns; i++)
+            dup |= d->conns[i] != c && d->conns[i]->state == DC_AGENT &&
+                   strcmp(d->conns[i]->name, c->name) == 0;
+        if (!dup)
+            break;
+        n++;
+    }
+    snprintf(c->host, sizeof(c->host), "%s", rg->host);
+    c->workers = rg->workers > 0 ? rg->workers : 1;
+    if (d->o.workers > 0 && c->workers > d->o.workers)
+        c->workers = d->o.workers;
+    c->index = d->next_index++;
+    c->state = DC_AGENT;
+    r.ok = 1;
+    r.agent_index = c->index;
+    env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
+    env.registered = &r;
+    peer_send(&c->link, &env);
+    log_msg(LOG_INFO, "agent %s registered from %s (host %s, %u worker(s), pid %u)", c->name,
+            c->addr, c->host, c->workers, rg->pid);
+}
+
+static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
+{
+    dconn *c = ud;
+    dist *d = c->d;
+    Quern__Envelope out = QUERN__ENVELOPE__INIT;
+
+    c->last_rx_us = clock_mono_us();
+    switch (c->state) {
+    case DC_HELLO: {
+        const Quern__Hello *h = env->hello;
+        Quern__Hello mine = QUERN__HELLO__INIT;
+        if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != 1 ||
+            strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
+            log_msg(LOG_WARN, "refused peer %s: not a quern agent of protocol 1", c->addr);
+            peer_fail(l, "bad hello");
+            return;
+        }
+        memcpy(c->anonce, h->nonce.data, AUTH_NONCE_LEN);
+        if (auth_nonce(c->nonce) != 0) {
+            peer_fail(l, "no random numbers");
+            return;
+        }
+        mine.version = 1;
+        mine.role = (char *)"console";
+        mine.nonce.data = c->nonce;
+        mine.nonce.len = AUTH_NONCE_LEN;
+        mine.quern_version = (char *)QUERN_VERSION;
+        out.body_case = QUERN__ENVELOPE__BODY_HELLO;
+        out.hello = &mine;
+        peer_send(l, &out);
+        c->state = DC_PROOF;
+        return;
+    }
+    case DC_PROOF: {
+        Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
+        uint8_t mac[AUTH_MAC_LEN];
+        if (env->body_case != QUERN__ENVELOPE__BODY_AUTH_PROOF) {
+            peer_fail(l, "expected an authentication proof");
+            return;
+        }
+        if (!auth_verify(d->token, d->token_len, "agent", c->nonce, c->anonce,
+                         env->auth_proof->mac.data, env->auth_proof->mac.len)) {
+            log_msg(LOG_WARN, "refused peer %s: wrong token", c->addr);
+            conn_send_result(c, 0, "wrong token: the agent's token is not the console's");
+            conn_close_soon(c);
+            return;
+        }
+        auth_proof(d->token, d->token_len, "console", c->anonce, c->nonce, mac);
+        pr.mac.data = mac;
+        pr.mac.len = sizeof(mac);
+        out.body_case = QUERN__ENVELOPE__BODY_AUTH_PROOF;
+        out.auth_proof = &pr;
+        peer_send(l, &out);
+        conn_send_result(c, 1, NULL);
+        c->state = DC_REGISTER;
+        return;
+    }
+    case DC_REGISTER:
+        if (env->body_case != QUERN__ENVELOPE__BODY_REGISTER) {
+            peer_fail(l, "expected Register");
+            return;
+        }
+        register_agent(d, c, env->register_);
+        return;
+    case DC_AGENT:
+        break;
+    default:
+        return;
+    }
+    switch (env->body_case) {
+    case QUERN__ENVELOPE__BODY_PING: {
+        Quern__Pong po = QUERN__PONG__INIT;
+        po.seq = env->ping->seq;
+        po.sent_us = env->ping->sent_us;
+        po.peer_us = clock_wall_us();
+        out.body_case = QUERN__ENVELOPE__BODY_PONG;
+        out.pong = &po;
+        peer_send(l, &out);
+        break;
+    }
+    case QUERN__ENVELOPE__BODY_STEPS_DEF:
+        if (c->in_run && env->steps_def->run_id == d->run_id)
+            add_step_defs(d, c, env->steps_def);
+        break;
+    case QUERN__ENVELOPE__BODY_READY:
+        if (!c->in_run || env->ready->run_id != d->run_id)
+            break;
+        if (!env->ready->ok) {
+            if (!d->start_error) {
+                d->start_error = 2;
+                snprintf(d->start_msg, sizeof(d->start_msg), "agent %s: %s", c->name,
+                         env->ready->error);
+            }
+        } else if (!c->steps_ok) {
+            peer_fail(l, "Ready before StepsDef");
+        } else {
+            c->ready = 1;
+            c->vus = env->ready->vus;
+        }
+        break;
+    case QUERN__ENVELOPE__BODY_INTERVAL:
+        if (c->in_run)
+            add_interval(d, c, env->interval);
+        break;
+    case QUERN__ENVELOPE__BODY_WORKER_STATE:
+        if (c->in_run && env->worker_state->run_id == d->run_id)
+            log_msg(LOG_WARN, "agent %s: %s", c->name, env->worker_state->message);
+        break;
+    case QUERN__ENVELOPE__BODY_LOG_LINE:
+        log_msg(LOG_INFO, "agent %s: %s", c->name, env->log_line->text);
+        break;
+    case QUERN__ENVELOPE__BODY_RUN_FINISHED:
+        if (c->in_run && env->run_finished->run_id == d->run_id && !c->finished) {
+            c->finished = 1;
+            snprintf(c->status, sizeof(c->status), "%s", env->run_finished->status);
+            if (env->run_finished->message[0])
+                log_msg(LOG_WARN, "agent %s finished: %s", c->name, env->run_finished->message);
+            merge_flush(d, 0);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+    dist *d = w->data;
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    int fd = accept4(d->lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    dconn *c;
+    char host[48] = "?";
+
+    if (fd < 0)
+        return;
+    if (ss.ss_family == AF_INET)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
+    else if (ss.ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
+    if (d->nconns >= DIST_CONN_MAX) {
+        log_msg(LOG_WARN, "refused peer %s: too many connections", host);
+        close(fd);
+        return;
+    }
+    c = xcalloc(1, sizeof(*c));
+    c->d = d;
+    c->state = DC_HELLO;
+    c->since_us = c->last_rx_us = clock_mono_us();
+    snprintf(c->addr, sizeof(c->addr), "%s:%u", host,
+             ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
+                                     : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+    peer_init(&c->link, loop, fd, FRAME_MAX_SMALL, DIST_QUEUE_MAX, on_conn_msg, on_conn_close, c);
+    d->conns = xrealloc(d->conns, (d->nconns + 1) * sizeof(*d->conns));
+    d->conns[d->nconns++] = c;
+}
+
+/* Forgets closed connections that are not part of the run. */
+static void reap_conns(dist *d)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < d->nconns; i++) {
+        dconn *c = d->conns[i];
+        if (c->state == DC_GONE && !c->in_run) {
+            peer_close(&c->link);
+            xfree(c);
+            continue;
+        }
+        d->conns[j++] = c;
+    }
+    d->nconns = j;
+}
+
+/* ---------------------------------------------------------------- run control */
+
+static void send_all(dist *d, Quern__Envelope *env)
+{
+    for (size_t i = 0; i < d->nconns; i++)
+        if (d->conns[i]->in_run && !d->conns[i]->lost)
+            peer_send(&d->conns[i]->link, env);
+}
+
+static void send_stop(dist *d, const char *reason, int immediate)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Stop st = QUERN__STOP__INIT;
+
+    st.run_id = d->run_id;
+    st.reason = (char *)reason;
+    st.immediate = immediate ? 1 : 0;
+    env.body_case = QUERN__ENVELOPE__BODY_STOP;
+    env.stop = &st;
+    send_all(d, &env);
+    if (d->stop_us == 0)
+        d->stop_us = clock_mono_us();
+}
+
+static void start_run(dist *d)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__StartRun sr = QUERN__START_RUN__INIT;
+    Quern__Schedule sch = QUERN__SCHEDULE__INIT;
+    Quern__Property *pv = xcalloc(props_count(d->p) + 1, sizeof(*pv));
+    Quern__Property **pp = xcalloc(props_count(d->p) + 1, sizeof(*pp));
+    dconn **part = xcalloc(d->o.agents, sizeof(*part));
+    unsigned np = 0, W = 0, off = 0;
+    char run_name[64];
+
+    for (size_t i = 0; i < d->nconns && np < d->o.agents; i++)
+        if (d->conns[i]->state == DC_AGENT)
+            part[np++] = d->conns[i];
+    for (unsigned i = 0; i < np; i++)
+        W += part[i]->workers;
+    for (size_t i = 0; i < props_count(d->p); i++) {
+        quern__property__init(&pv[i]);
+        pv[i].key = (char *)props_key(d->p, i);
+        pv[i].value = (char *)props_value(d->p, i);
+        pp[i] = &pv[i];
+    }
+    d->run_id = ((uint64_t)clock_wall_us() << 8) | 1;
+    snprintf(run_name, sizeof(run_name), "%s", d->script_name);
+    sch.duration_us = (uint64_t)d->o.duration_us;
+    sch.ramp_up_us = (uint64_t)d->o.ramp_us;
+    sch.runs = d->o.runs;
+    sch.grace_us = (uint64_t)d->o.grace_us;
+    sr.run_id = d->run_id;
+    sr.script_name = d->script_name;
+    sr.files = d->files;
+    sr.n_files = d->nfiles;
+    sr.props = pp;
+    sr.n_props = props_count(d->p);
+    sr.vus_total = d->o.vus;
+    sr.schedule = &sch;
+    sr.run_name = run_name;
+    env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
+    env.start_run = &sr;
+    /* Interleave: in each block of W consecutive global indices, agent a owns
+     * the contiguous run [off_a + 1, off_a + workers_a]. */
+    for (unsigned a = 0; a < np; a++) {
+        dconn *c = part[a];
+        size_t nblocks = (d->o.vus + W - 1) / W, n = 0;
+        Quern__VuRange *rs = xcalloc(nblocks + 1, sizeof(*rs));
+        Quern__VuRange **rp = xcalloc(nblocks + 1, sizeof(*rp));
+        uint32_t vus = 0;
+
+        for (size_t b = 0; b < nblocks; b++) {
+            uint64_t first = (uint64_t)b * W + off + 1, last = first + c->workers - 1;
+            if (first > d->o.vus)
+                break;
+            if (last > d->o.vus)
+                last = d->o.vus;
+            quern__vu_range__init(&rs[n]);
+            rs[n].first = (uint32_t)first;
+            rs[n].count = (uint32_t)(last - first + 1);
+            vus += rs[n].count;
+            rp[n] = &rs[n];
+            n++;
+        }
+        off += c->workers;
+        sr.vu_ranges = rp;
+        sr.n_vu_ranges = n;
+        sr.workers = c->workers;
+        c->in_run = 1;
+        c->vus = vus;
+        snprintf(c->status, sizeof(c->status), "running");
+        if (peer_send(&c->link, &env) != 0)
+            agent_lost(d, c, "cannot send the run");
+        xfree(rs);
+        xfree(rp);
+    }
+    if (!d->o.quiet)
+        fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n",
+                d->o.script, np, W, d->o.vus);
+    d->phase = DP_START;
+    d->phase_us = clock_mono_us();
+    xfree(part);
+    xfree(pv);
+    xfree(pp);
+}
+
+static void send_go(dist *d)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Go go = QUERN__GO__INIT;
+
+    go.run_id = d->run_id;
+    env.body_case = QUERN__ENVELOPE__BODY_GO;
+    env.go = &go;
+    send_all(d, &env);
+    d->phase = DP_RUN;
+    d->go_us = d->phase_us = clock_mono_us();
+    if (d->interrupted)
+        send_stop(d, "interrupted", 0);
+}
+
+static void end_phase(dist *d)
+{
+    d->phase = DP_END;
+    d->end_us = clock_mono_us();
+    ev_break(d->loop, EVBREAK_ALL);
+}
+
+static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    dist *d = w->data;
+    int64_t now = clock_mono_us();
+    unsigned registered = 0, in_run = 0, ready = 0, done = 0;
+    int ping = now - d->last_ping_us >= 1000000;
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Ping pi = QUERN__PING__INIT;
+
+    pi.seq = ++d->ping_seq;
+    pi.sent_us = clock_wall_us();
+    env.body_case = QUERN__ENVELOPE__BODY_PING;
+    env.ping = &pi;
+    if (ping)
+        d->last_ping_us = now;
+    for (size_t i = 0; i < d->nconns; i++) {
+        dconn *c = d->conns[i];
+        if (c->state == DC_CLOSING && (peer_pending(&c->link) == 0 || now >= c->closing_at_us)) {
+            peer_close(&c->link);
+            c->state = DC_GONE;
+        } else if ((c->state == DC_HELLO || c->state == DC_PROOF || c->state == DC_REGISTER) &&
+                   now - c->since_us > DIST_HANDSHAKE_US) {
+            log_msg(LOG_WARN, "refused peer %s: no complete handshake within 10 s", c->addr);
+            peer_fail(&c->link, "handshake timeout");
+        } else if (c->state == DC_AGENT && now - c->last_rx_us > DIST_SILENCE_US) {
+            peer_fail(&c->link, "silent for 5 s");
+        } else if (c->state == DC_AGENT && ping) {
+            peer_send(&c->link, &env);
+        }
+        registered += c->state == DC_AGENT;
+        in_run += c->in_run;
+        ready += c->in_run && c->ready && !c->lost;
+        done += c->in_run && (c->finished || c->lost);
+    }
+    reap_conns(d);
+    switch (d->phase) {
+    case DP_WAIT:
+        if (d->interrupted) {
+            d->start_error = 3;
+            snprintf(d->start_msg, sizeof(d->start_msg), "interrupted while waiting for agents");
+            end_phase(d);
+        } else if (registered >= d->o.agents) {
+            start_run(d);
+        } else if (now - d->phase_us > d->o.wait_us) {
+            char buf[DUR_FORMAT_MAX];
+            d->start_error = 3;
+            snprintf(d->start_msg, sizeof(d->start_msg),
+                     "only %u of %u agent(s) connected within %s", registered, d->o.agents,
+                     dur_format(d->o.wait_us, buf, sizeof(buf)));
+            end_phase(d);
+        }
+        break;
+    case DP_START:
+        if (d->start_error == 0 && now - d->phase_us > DIST_READY_US) {
+            d->start_error = 3;
+            snprintf(d->start_msg, sizeof(d->start_msg), "the agents were not ready within 60 s");
+        }
+        if (d->start_error != 0) {
+            send_stop(d, "start aborted", 1);
+            end_phase(d);
+        } else if (ready == in_run) {
+            send_go(d);
+        }
+        break;
+    case DP_RUN: {
+        int64_t planned = d->o.duration_us > 0 ? d->o.duration_us + d->o.grace_us : 0;
+        merge_flush(d, 0);
+        if (done == in_run) {
+            merge_flush(d, 1);
+            end_phase(d);
+        } else if (d->stop_us != 0 && now - d->stop_us > DIST_STOP_WAIT_US) {
+            log_msg(LOG_ERROR, "agents did not finish within 15 s of the stop: giving up");
+            d->degraded = 1;
+            merge_flush(d, 1);
+            end_phase(d);
+        } else if (planned > 0 && d->stop_us == 0 &&
+                   now - d->go_us > planned + DIST_FINISH_MARGIN_US) {
+            log_msg(LOG_ERROR, "the run overran its schedule: stopping it");
+            send_stop(d, "schedule overrun", 1);
+        }
+        break;
+    }
+    case DP_END:
+        break;
+    }
+}
+
+static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    dist *d = w->data;
+
+    if (d->interrupted) {
+        log_msg(LOG_WARN, "second interrupt: aborting now");
+        send_stop(d, "aborted", 1);
+        d->stop_us = clock_mono_us() - DIST_STOP_WAIT_US + 2000000; /* wait 2 s at most */
+        return;
+    }
+    d->interrupted = 1;
+    if (d->phase == DP_RUN) {
+        log_msg(LOG_INFO, "interrupted: stopping the agents (VUs finish their request in "
+                          "flight; interrupt again to abort)");
+        send_stop(d, "interrupted", 0);
+    }
+}
+
+/* ---------------------------------------------------------------- listen */
+
+static int is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6)
+        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+    return 0;
+}
+
+static int listen_on(dist *d, char *err, size_t errlen)
+{
+    struct addrinfo hints, *res = NULL;
+    const char *colon = strrchr(d->o.listen, ':');
+    char host[256], port[16];
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    int one = 1, rc = -1, gai;
+
+    if (colon == NULL || colon == d->o.listen || (size_t)(colon - d->o.listen) >= sizeof(host) ||
+        colon[1] == '\0' || strlen(colon + 1) >= sizeof(port)) {
+        snprintf(err, errlen, "--listen wants HOST:PORT, got \"%s\"", d->o.listen);
+        return -1;
+    }
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - d->o.listen), d->o.listen);
+    snprintf(port, sizeof(port), "%s", colon + 1);
+    if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+        memmove(host, host + 1, strlen(host));
+        host[strlen(host) - 1] = '\0';
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    gai = getaddrinfo(host, port, &hints, &res);
+    if (gai != 0) {
+        snprintf(err, errlen, "--listen %s: %s", d->o.listen, gai_strerror(gai));
+        return -1;
+    }
+    if (d->o.token_file == NULL) {
+        if (!is_loopback(res->ai_addr))
+            snprintf(err, errlen,
+                     "refusing to listen on %s without --token-file: agents run the code the "
+                     "console sends, so every agent must prove it knows a shared secret",
+                     d->o.listen);
+        else
+            snprintf(err, errlen,
+                     "--token-file is required to accept agents (a file of mode 600 holding a "
+                     "shared secret; give the agents the same one)");
+        goto out;
+    }
+    d->lfd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (d->lfd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        goto out;
+    }
+    setsockopt(d->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(d->lfd, res->ai_addr, res->ai_addrlen) != 0 || listen(d->lfd, 64) != 0) {
+        snprintf(err, errlen, "cannot listen on %s: %s", d->o.listen, strerror(errno));
+        goto out;
+    }
+    if (getsockname(d->lfd, (struct sockaddr *)&ss, &len) == 0) {
+        unsigned p = ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
+                                             : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+        log_msg(LOG_INFO, "console listening on %s:%u, waiting for %u agent(s)", host, p,
+                d->o.agents);
+        if (d->o.port_file != NULL) {
+            char tmp[PATH_MAX];
+            FILE *f;
+            snprintf(tmp, sizeof(tmp), "%s.tmp", d->o.port_file);
+            f = fopen(tmp, "w");
+            if (f == NULL || fprintf(f, "%u\n", p) < 0 || fclose(f) != 0 ||
+                rename(tmp, d->o.port_file) != 0) {
+                snprintf(err, errlen, "--port-file %s: %s", d->o.port_file, strerror(errno));
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    freeaddrinfo(res);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void print_breakdown(dist *d)
+{
+    fprintf(stdout, "\nAgents:\n  %-24s %8s %12s %10s  %s\n", "agent", "VUs", "requests",
+            "errors", "status");
+    for (size_t i = 0; i < d->nconns; i++) {
+        dconn *c = d->conns[i];
+        if (!c->in_run)
+            continue;
+        fprintf(stdout, "  %-24s %8u %12llu %10llu  %s\n", c->name, c->vus,
+                (unsigned long long)c->requests, (unsigned long long)c->errors,
+                c->lost ? "lost" : c->status);
+    }
+}
+
+static void dist_free(dist *d)
+{
+    for (size_t i = 0; i < d->nconns; i++) {
+        peer_close(&d->conns[i]->link);
+        xfree(d->conns[i]);
+    }
+    xfree(d->conns);
+    for (int i = 0; i < DIST_PEND_MAX; i++)
+        if (d->pend[i].used)
+            ivsum_free(&d->pend[i].sum);
+    for (size_t i = 0; i < d->nfiles; i++) {
+        xfree(d->files[i]->path);
+        xfree(d->files[i]->data.data);
+        xfree(d->files[i]);
+    }
+    xfree(d->files);
+    for (size_t i = 0; d->ids != NULL && i < d->nsteps; i++) {
+        xfree(d->ids[i]);
+        xfree(d->labels[i]);
+        xfree(d->names[i]);
+    }
+    for (size_t i = 0; d->scen_names != NULL && i < d->nscens; i++)
+        xfree(d->scen_names[i]);
+    xfree(d->ids);
+    xfree(d->labels);
+    xfree(d->names);
+    xfree(d->scen_names);
+    if (d->have_agg)
+        agg_free(&d->agg);
+    if (d->loop != NULL) {
+        ev_signal_stop(d->loop, &d->sigint);
+        ev_signal_stop(d->loop, &d->sigterm);
+        ev_loop_destroy(d->loop);
+    }
+    if (d->lfd >= 0)
+        close(d->lfd);
+    auth_token_free(d->token, d->token_len);
+    props_free(d->p);
+}
+
+int dist_main(int argc, char **argv)
+{
+    dist d;
+    props *over = props_new();
+    char err[2048];
+    summary_info si;
+    const char *status;
+
+    memset(&d, 0, sizeof(d));
+    d.lfd = -1;
+    d.rc = RUN_EXIT_USAGE;
+    d.o.grace_us = 5000000;
+    d.o.wait_us = 60000000;
+    d.o.vus = 1;
+    if (parse_args(argc, argv, &d.o, over) != 0)
+        goto out;
+    if (access(d.o.script, R_OK) != 0) {
+        fprintf(stderr, "quern run: cannot read script %s: %s\n", d.o.script, strerror(errno));
+        goto out;
+    }
+    d.p = load_props(&d.o, over, err, sizeof(err));
+    if (d.p == NULL) {
+        fprintf(stderr, "quern run: %s\n", err);
+        goto out;
+    }
+    if (d.o.token_file != NULL &&
+        auth_read_token_file(d.o.token_file, &d.token, &d.token_len, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s\n", err);
+        goto out;
+    }
+    if (bundle_build(&d, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s\n", err);
+        goto out;
+    }
+    d.rc = RUN_EXIT_START;
+    if (listen_on(&d, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s\n", err);
+        d.rc = d.o.token_file == NULL ? RUN_EXIT_USAGE : RUN_EXIT_START;
+        goto out;
+    }
+    d.loop = ev_loop_new(EVFLAG_AUTO);
+    ev_io_init(&d.accept_io, on_accept, d.lfd, EV_READ);
+    ev_timer_init(&d.tick, on_tick, 0.1, 0.1);
+    ev_signal_init(&d.sigint, on_sig, SIGINT);
+    ev_signal_init(&d.sigterm, on_sig, SIGTERM);
+    d.accept_io.data = d.tick.data = d.sigint.data = d.sigterm.data = &d;
+    ev_io_start(d.loop, &d.accept_io);
+    ev_timer_start(d.loop, &d.tick);
+    ev_signal_start(d.loop, &d.sigint);
+    ev_signal_start(d.loop, &d.sigterm);
+    d.phase = DP_WAIT;
+    d.phase_us = clock_mono_us();
+    ev_run(d.loop, 0);
+
+    if (d.start_error != 0) {
+        fprintf(stderr, "quern run: the run could not start: %s\n", d.start_msg);
+        d.rc = d.start_error == 2 ? RUN_EXIT_USAGE : RUN_EXIT_START;
+        goto out;
+    }
+    d.agg.elapsed_us = d.end_us - d.go_us;
+    status = d.degraded ? "degraded" : d.interrupted ? "stopped" : "completed";
+    for (size_t i = 0; i < d.nconns; i++)
+        if (d.conns[i]->in_run && !d.conns[i]->lost &&
+            strcmp(d.conns[i]->status, "aborted") == 0 && !d.interrupted)
+            status = "aborted";
+    memset(&si, 0, sizeof(si));
+    si.status = status;
+    si.vus = d.o.vus;
+    si.step_ids = (const char *const *)d.ids;
+    si.step_labels = (const char *const *)d.labels;
+    si.step_names = (const char *const *)d.names;
+    si.scen_names = (const char *const *)d.scen_names;
+    summary_print(stdout, &d.agg, &si);
+    print_breakdown(&d);
+    d.rc = d.degraded ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)
+           : strcmp(status, "aborted") == 0 ? RUN_EXIT_START
+                                             : RUN_EXIT_OK;
+    if (d.o.summary_json != NULL &&
+        summary_write_json(d.o.summary_json, &d.agg, &si, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: --summary-json: %s\n", err);
+        d.rc = RUN_EXIT_START;
+    }
+out:
+    dist_free(&d);
+    props_free(over);
+    return d.rc;
+}

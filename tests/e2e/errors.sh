@@ -1,0 +1,30 @@
+# Error classification: technical (transport, timeout, status) vs functional
+# (failed checks, script errors), counted per step with a sample message.
+. "$(dirname "$0")/lib.bash"
+start_target
+"$QUERN" run tests/e2e/scripts/errors.lua --vus 2 --runs 3 -q -p base_url="$BASE" \
+  -p dead_url="http://127.0.0.1:$(free_port)" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+eq "run exits 0" "$?" 0
+S=$TMP/s.json
+t() { sj "$S" ".tests[] | select(.id == \"SC-ERR-STEP-$1\") | $2"; }
+eq "refused: 6 samples" "$(t 1 .count)" 6
+eq "refused: technical" "$(t 1 .errors.technical)/$(t 1 .errors.functional)" 6/0
+check "refused: reason kept" grep -qi "connect" <<<"$(t 1 .errors.samples.technical)"
+eq "500: technical" "$(t 2 .errors.technical)/$(t 2 .errors.functional)" 6/0
+check "500: reason kept" grep -q "500" <<<"$(t 2 .errors.samples.technical)"
+eq "timeout: technical" "$(t 3 .errors.technical)/$(t 3 .errors.functional)" 6/0
+check "timeout: reason kept" grep -qi "timeout\|timed out" <<<"$(t 3 .errors.samples.technical)"
+between "timeout: sample time is the timeout" "$(t 3 .max_ms)" 150 1000
+eq "failed expect: functional" "$(t 4 .errors.technical)/$(t 4 .errors.functional)" 0/6
+check "failed expect: message" grep -q "expected status 201, got 200" <<<"$(t 4 .errors.samples.functional)"
+eq "failed contains: functional" "$(t 5 .errors.technical)/$(t 5 .errors.functional)" 0/6
+eq "404 accepted by expect: no error" "$(t 6 .count)/$(t 6 .errors.technical)/$(t 6 .errors.functional)" 6/0/0
+eq "fine: no error" "$(t 7 .count)/$(t 7 .errors.technical)/$(t 7 .errors.functional)" 6/0/0
+eq "script error: functional on its step" "$(t 8 .count)/$(t 8 .errors.functional)" 6/6
+check "script error: message has file:line" grep -q "errors.lua:[0-9]*:" <<<"$(t 8 .errors.samples.functional)"
+eq "redirect instead of 200: functional" "$(t 9 .errors.technical)/$(t 9 .errors.functional)" 0/6
+eq "VUs go on after script errors (every run counted)" "$(sj $S '.scenarios[0].runs')" 6
+check "script error logged with a traceback" grep -q "stack traceback" "$TMP/err"
+eq "server saw each 500" "$(stat '.by_path["/status/500"]')" 6
+eq "server saw each timed-out request" "$(stat '.by_path["/slow"]')" 6
+eq "samples = requests the server saw" "$(sj $S '[.tests[] | select(.id != "SC-ERR-STEP-1") | .count] | add')" "$(stat .requests)"

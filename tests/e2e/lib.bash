@@ -1,0 +1,50 @@
+# Helpers for the end-to-end tests: start the demo target on a free loopback
+# port, run quern against it, compare the tool's numbers with the server's.
+# Each check prints "ok - NAME" or "not ok - NAME"; tests/run.sh counts them.
+set -u
+: "${QUERN:?QUERN must point at the quern binary}"
+: "${TARGET:?TARGET must point at the quern-target binary}"
+TMP=$(mktemp -d /tmp/quern-e2e.XXXXXX)
+TARGET_PID=""
+cleanup() {
+  [ -n "$TARGET_PID" ] && kill "$TARGET_PID" 2>/dev/null && wait "$TARGET_PID" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+# check NAME COMMAND...: ok when the command succeeds.
+check() {
+  local name=$1; shift
+  if "$@" >/dev/null; then ok "$name"; else notok "$name"; fi
+}
+# eq NAME GOT WANT
+eq() {
+  if [ "$2" = "$3" ]; then ok "$1"; else notok "$1 (got '$2', want '$3')"; fi
+}
+# between NAME VALUE LO HI (numbers, inclusive)
+between() {
+  if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN{exit !(v>=lo && v<=hi)}'; then ok "$1 ($2)"
+  else notok "$1 (got $2, want $3..$4)"; fi
+}
+
+start_target() {
+  rm -f "$TMP/port"
+  "$TARGET" --port 0 --port-file "$TMP/port" >"$TMP/target.log" 2>&1 &
+  TARGET_PID=$!
+  for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
+  PORT=$(cat "$TMP/port")
+  BASE="http://127.0.0.1:$PORT"
+}
+reset_target() { curl -s -X POST "$BASE/__reset" >/dev/null; }
+# stat JQ_EXPR: a value of the server's own counts
+stat() { curl -s "$BASE/__stats" | jq -r "$1"; }
+# sj FILE JQ_EXPR: a value of a summary JSON
+sj() { jq -r "$2" "$1"; }
+# A port nothing listens on.
+free_port() { echo 1; }
+free_port_py() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+    echo 9
+}

@@ -1,0 +1,28 @@
+# Pacing, missed pacing, ramp-up and think time, measured at the server.
+. "$(dirname "$0")/lib.bash"
+start_target
+D=tests/e2e/scripts
+
+# 20 VUs paced at 1 s for 10 s: about 200 runs.
+"$QUERN" run $D/pacing.lua --vus 20 --duration 10s -q -p base_url="$BASE" --summary-json "$TMP/p.json" >/dev/null 2>&1
+eq "pacing run exits 0" "$?" 0
+between "20 VUs, pacing 1 s, 10 s: about 200 runs" "$(sj "$TMP/p.json" '.scenarios[0].runs')" 190 210
+eq "pacing: samples = server requests" "$(sj "$TMP/p.json" '.tests[0].count')" "$(stat .requests)"
+eq "pacing: none missed" "$(sj "$TMP/p.json" '.scenarios[0].missed_pacing')" 0
+
+# Runs slower than their pacing start at once and count as missed.
+reset_target
+"$QUERN" run $D/pacing.lua --vus 2 --runs 5 -q -p base_url="$BASE" -p pacing=100ms -p path=/slow?ms=250 \
+  --summary-json "$TMP/m.json" >/dev/null 2>&1
+eq "overrunning pacing: every later run missed" "$(sj "$TMP/m.json" '.scenarios[0].missed_pacing')" 8
+between "overrunning pacing: runs start at once (mean ~250 ms)" "$(sj "$TMP/m.json" '.tests[0].mean_ms')" 240 400
+
+# Ramp-up: VU i starts at (i-1) * 2 s / 10; one request each (long pacing).
+reset_target
+"$QUERN" run $D/pacing.lua --vus 10 --duration 3s --ramp-up 2s -q -p base_url="$BASE" -p pacing=10s \
+  --summary-json "$TMP/r.json" >/dev/null 2>&1
+eq "ramp-up: one request per VU" "$(stat .requests)" 10
+stat '.request_times_us | map(. / 1000) | . as $t | [range(1; length) | $t[.] - $t[.-1]]' >"$TMP/gaps"
+between "ramp-up: smallest gap between first requests (ms)" "$(jq min "$TMP/gaps")" 150 250
+between "ramp-up: largest gap between first requests (ms)" "$(jq max "$TMP/gaps")" 150 260
+between "ramp-up: spread over the ramp (ms)" "$(stat '(.request_times_us | max - min) / 1000')" 1700 1950

@@ -1,0 +1,326 @@
+#include "worker/wproc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "agent/ivsum.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "common/props.h"
+#include "proto/frame.h"
+#include "worker/engine.h"
+
+#define WPROC_START_TIMEOUT_MS 60000   /* StartRun must come this soon after fork */
+#define WPROC_GO_TIMEOUT_MS 600000     /* the start barrier may wait this long */
+#define WPROC_SEND_TIMEOUT_MS 5000     /* a frame must leave within this time */
+
+/* What the sink needs. */
+typedef struct wproc_ctx {
+    int fd;                      /**< borrowed */
+    uint64_t run_id;
+    engine *e;                   /**< borrowed, set once the engine exists */
+    const char **scen_names;     /**< owned array of borrowed names */
+    uint64_t *runs, *missed;     /**< owned scratch, nscens each */
+    int broken;                  /**< 1: the fd stopped taking frames */
+} wproc_ctx;
+
+/* Writes one envelope, waiting at most WPROC_SEND_TIMEOUT_MS in all.
+ * Returns 0 or -1 (errno set). */
+static int send_env(int fd, const Quern__Envelope *env)
+{
+    uint8_t *buf = NULL;
+    ssize_t len = frame_encode(env, FRAME_MAX_DEFAULT, &buf);
+    size_t off = 0;
+    int64_t deadline = clock_mono_us() + (int64_t)WPROC_SEND_TIMEOUT_MS * 1000;
+    int rc = -1;
+
+    if (len < 0) {
+        errno = EMSGSIZE;
+        goto out;
+    }
+    while (off < (size_t)len) {
+        ssize_t n = send(fd, buf + off, (size_t)len - off, MSG_NOSIGNAL);
+        if (n > 0) {
+            off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            goto out;
+        int64_t left = (deadline - clock_mono_us()) / 1000;
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        if (left <= 0) {
+            errno = ETIMEDOUT;
+            goto out;
+        }
+        if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
+            goto out;
+    }
+    rc = 0;
+out:
+    xfree(buf);
+    return rc;
+}
+
+/* Waits at most timeout_ms for the next envelope. Returns 1 with *env (the
+ * caller frees it), 0 at end of file or timeout, -1 on an error (err set). */
+static int recv_env(int fd, frame_reader *r, Quern__Envelope **env, int timeout_ms, char *err,
+                    size_t errlen)
+{
+    int64_t deadline = clock_mono_us() + (int64_t)timeout_ms * 1000;
+
+    for (;;) {
+        int rc = frame_reader_next(r, env, err, errlen);
+        if (rc != 0)
+            return rc;
+        int64_t left = (deadline - clock_mono_us()) / 1000;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left <= 0) {
+            snprintf(err, errlen, "timed out waiting for the agent");
+            return 0;
+        }
+        if (poll(&p, 1, (int)left) < 0 && errno != EINTR) {
+            snprintf(err, errlen, "poll: %s", strerror(errno));
+            return -1;
+        }
+        ssize_t n = frame_reader_read_fd(r, fd, err, errlen);
+        if (n == 0) {
+            snprintf(err, errlen, "the agent closed the connection");
+            return 0;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+    }
+}
+
+static void on_interval(void *ud, const engine_interval *iv)
+{
+    wproc_ctx *c = ud;
+    Quern__Interval *m;
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+
+    if (c->broken)
+        return;
+    for (size_t i = 0; i < iv->nscens; i++) {
+        c->runs[i] = iv->scens[i].runs;
+        c->missed[i] = iv->scens[i].missed_pacing;
+    }
+    m = ivsum_msg_new(c->run_id, iv->second, iv->steps, iv->nsteps, c->runs, c->missed,
+                      c->scen_names, iv->nscens, iv->active_vus, 0, 0);
+    env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
+    env.interval = m;
+    if (send_env(c->fd, &env) != 0) {
+        /* Nobody takes our statistics: nobody watches the load. */
+        log_msg(LOG_ERROR, "cannot report to the agent (%s): stopping", strerror(errno));
+        c->broken = 1;
+        engine_stop(c->e, ENGINE_ABORTED);
+    }
+    ivsum_msg_free(m);
+}
+
+int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *first,
+                   uint32_t *stride, uint32_t *count, char *err, size_t errlen)
+{
+    uint64_t n = 0, prev = 0;
+
+    *first = 0;
+    *stride = 1;
+    for (size_t i = 0; i < nranges; i++) {
+        const Quern__VuRange *r = ranges[i];
+        if (r->count == 0)
+            continue;
+        if (r->first == 0 || (uint64_t)r->first + r->count - 1 > UINT32_MAX) {
+            snprintf(err, errlen, "VU range %u+%u is out of bounds", r->first, r->count);
+            return -1;
+        }
+        for (uint64_t k = 0; k < r->count; k++) {
+            uint64_t gid = (uint64_t)r->first + k;
+            if (n == 0) {
+                *first = (uint32_t)gid;
+            } else if (n == 1) {
+                if (gid <= prev) {
+                    snprintf(err, errlen, "VU indices are not increasing at %llu",
+                             (unsigned long long)gid);
+                    return -1;
+                }
+                *stride = (uint32_t)(gid - prev);
+            } else if (gid != prev + *stride) {
+                snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
+                         (unsigned long long)gid);
+                return -1;
+            }
+            prev = gid;
+            n++;
+            if (n > UINT32_MAX) {
+                snprintf(err, errlen, "too many VUs");
+                return -1;
+            }
+        }
+    }
+    *count = (uint32_t)n;
+    return 0;
+}
+
+static void send_ready(int fd, uint64_t run_id, int ok, const char *error, uint32_t vus)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Ready rd = QUERN__READY__INIT;
+
+    rd.run_id = run_id;
+    rd.ok = ok ? 1 : 0;
+    rd.error = (char *)(error != NULL ? error : "");
+    rd.vus = vus;
+    env.body_case = QUERN__ENVELOPE__BODY_READY;
+    env.ready = &rd;
+    if (send_env(fd, &env) != 0)
+        log_msg(LOG_ERROR, "cannot send Ready to the agent: %s", strerror(errno));
+}
+
+static int send_steps(int fd, uint64_t run_id, const scen_set *ss)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__StepsDef sd = QUERN__STEPS_DEF__INIT;
+    Quern__StepDef *defs = xcalloc(ss->nsteps ? ss->nsteps : 1, sizeof(*defs));
+    Quern__StepDef **ptrs = xcalloc(ss->nsteps ? ss->nsteps : 1, sizeof(*ptrs));
+    int rc;
+
+    for (size_t i = 0; i < ss->nsteps; i++) {
+        quern__step_def__init(&defs[i]);
+        defs[i].index = (uint32_t)ss->steps[i]->index;
+        defs[i].id = ss->steps[i]->id;
+        defs[i].label = ss->steps[i]->label;
+        defs[i].scenario = ss->steps[i]->scen->name;
+        defs[i].number = (uint32_t)ss->steps[i]->num;
+        ptrs[i] = &defs[i];
+    }
+    sd.run_id = run_id;
+    sd.n_steps = ss->nsteps;
+    sd.steps = ptrs;
+    env.body_case = QUERN__ENVELOPE__BODY_STEPS_DEF;
+    env.steps_def = &sd;
+    rc = send_env(fd, &env);
+    xfree(defs);
+    xfree(ptrs);
+    return rc;
+}
+
+int wproc_main(int fd, const char *dir, unsigned number)
+{
+    frame_reader *r = frame_reader_new(FRAME_MAX_DEFAULT);
+    Quern__Envelope *env = NULL;
+    const Quern__StartRun *sr;
+    props *p = props_new();
+    engine *e = NULL;
+    engine_cfg cfg;
+    wproc_ctx c;
+    char err[2048], script[PATH_MAX], role[32];
+    int rc = 3, n;
+    enum engine_status st;
+    Quern__Envelope fenv = QUERN__ENVELOPE__INIT;
+    Quern__RunFinished fin = QUERN__RUN_FINISHED__INIT;
+
+    memset(&c, 0, sizeof(c));
+    snprintf(role, sizeof(role), "worker %u", number);
+    log_init(role);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() == 1)
+        goto out; /* the agent died before we could ask */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+
+    n = recv_env(fd, r, &env, WPROC_START_TIMEOUT_MS, err, sizeof(err));
+    if (n != 1 || env->body_case != QUERN__ENVELOPE__BODY_START_RUN) {
+        log_msg(LOG_ERROR, "no StartRun from the agent: %s", n == 1 ? "unexpected message" : err);
+        goto out;
+    }
+    sr = env->start_run;
+    c.fd = fd;
+    c.run_id = sr->run_id;
+    for (size_t i = 0; i < sr->n_props; i++)
+        props_set(p, sr->props[i]->key, sr->props[i]->value);
+    memset(&cfg, 0, sizeof(cfg));
+    if (sr->script_name == NULL || sr->script_name[0] == '\0' ||
+        strlen(dir) + strlen(sr->script_name) + 2 > sizeof(script)) {
+        send_ready(fd, c.run_id, 0, "no script name in StartRun", 0);
+        rc = 2;
+        goto out;
+    }
+    snprintf(script, sizeof(script), "%s/%s", dir, sr->script_name);
+    if (wproc_vu_share(sr->vu_ranges, sr->n_vu_ranges, &cfg.vu_first, &cfg.vu_stride,
+                       &cfg.vu_count, err, sizeof(err)) != 0) {
+        send_ready(fd, c.run_id, 0, err, 0);
+        goto out;
+    }
+    if (cfg.vu_count == 0)
+        cfg.vu_first = 1;
+    cfg.script = script;
+    cfg.props = p;
+    cfg.vus_total = sr->vus_total;
+    if (sr->schedule != NULL) {
+        cfg.duration_us = (int64_t)sr->schedule->duration_us;
+        cfg.ramp_us = (int64_t)sr->schedule->ramp_up_us;
+        cfg.runs = sr->schedule->runs;
+        cfg.grace_us = (int64_t)sr->schedule->grace_us;
+    }
+    cfg.sink = on_interval;
+    cfg.sink_ud = &c;
+    cfg.handle_signals = 1;
+    e = engine_new(&cfg, err, sizeof(err));
+    if (e == NULL) {
+        send_ready(fd, c.run_id, 0, err, 0);
+        rc = 2;
+        goto out;
+    }
+    c.e = e;
+    {
+        const scen_set *ss = engine_scens(e);
+        c.scen_names = xcalloc(ss->nscens ? ss->nscens : 1, sizeof(*c.scen_names));
+        for (size_t i = 0; i < ss->nscens; i++)
+            c.scen_names[i] = ss->scens[i]->name;
+        c.runs = xcalloc(ss->nscens ? ss->nscens : 1, sizeof(*c.runs));
+        c.missed = xcalloc(ss->nscens ? ss->nscens : 1, sizeof(*c.missed));
+        if (send_steps(fd, c.run_id, ss) != 0)
+            goto out;
+    }
+    send_ready(fd, c.run_id, 1, NULL, cfg.vu_count);
+    quern__envelope__free_unpacked(env, NULL);
+    env = NULL;
+
+    /* The start barrier. */
+    n = recv_env(fd, r, &env, WPROC_GO_TIMEOUT_MS, err, sizeof(err));
+    if (n != 1 || env->body_case != QUERN__ENVELOPE__BODY_GO) {
+        if (n != 1)
+            log_msg(LOG_WARN, "no Go: %s", err);
+        rc = n == 1 ? 0 : 3;
+        goto out;
+    }
+    st = engine_run(e);
+    fin.run_id = c.run_id;
+    fin.status = (char *)(st == ENGINE_COMPLETED ? "completed"
+                          : st == ENGINE_STOPPED ? "stopped"
+                                                 : "aborted");
+    fin.message = (char *)"";
+    fenv.body_case = QUERN__ENVELOPE__BODY_RUN_FINISHED;
+    fenv.run_finished = &fin;
+    if (!c.broken && send_env(fd, &fenv) != 0)
+        log_msg(LOG_ERROR, "cannot send RunFinished: %s", strerror(errno));
+    rc = 0;
+out:
+    if (env != NULL)
+        quern__envelope__free_unpacked(env, NULL);
+    engine_free(e);
+    xfree(c.scen_names);
+    xfree(c.runs);
+    xfree(c.missed);
+    props_free(p);
+    frame_reader_free(r);
+    close(fd);
+    return rc;
+}

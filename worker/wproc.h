@@ -1,0 +1,44 @@
+/* wproc — the worker process: one engine driven over a socketpair.
+ *
+ * What it is for: an agent forks one child per worker; the child calls
+ * wproc_main with its end of a socketpair and the run's bundle directory, and
+ * exits with its return value. The conversation on the fd (frames of
+ * proto/frame.h, no authentication: the parent made the socket):
+ *
+ *     agent                       worker
+ *       StartRun (this worker's VUs, no files) ->
+ *                                 <- StepsDef, Ready(ok, vus)   or Ready(!ok, error)
+ *       Go                        ->                            (or Stop / EOF: exit)
+ *                                 <- Interval every second (and the last, partial one)
+ *                                 <- RunFinished
+ *
+ * While the engine runs it owns the loop, so Stop travels as a signal: the
+ * agent sends SIGTERM (graceful: VUs finish their request in flight within
+ * the grace) and a second SIGTERM or SIGKILL to abort. The worker also asks
+ * the kernel for SIGTERM when its parent dies (PR_SET_PDEATHSIG), and stops
+ * its load if the fd stops taking its statistics.
+ *
+ * The worker's VUs are the global indices of StartRun.vu_ranges; they must
+ * form an arithmetic progression (first, first + stride, ...), which is what
+ * the agent's interleaved split gives. */
+#ifndef QUERN_WPROC_H
+#define QUERN_WPROC_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "proto/quern.pb-c.h"
+
+/** Runs the worker on fd (owned: closed on return) with the scripts unpacked
+ *  under dir (borrowed); number is the worker's index inside its agent, for
+ *  logs. Returns the process exit status: 0 after a run, 2 if the script did
+ *  not load, 3 on a protocol or I/O error. */
+int wproc_main(int fd, const char *dir, unsigned number);
+
+/** Reads the progression of the global VU indices in ranges: 0 with *first,
+ *  *stride (>= 1) and *count set (count 0 for no VUs), or -1 with err set if
+ *  the indices are not one increasing arithmetic progression. */
+int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *first,
+                   uint32_t *stride, uint32_t *count, char *err, size_t errlen);
+
+#endif
