@@ -74,7 +74,8 @@ static void on_interval(void *ud, const engine_interval *iv)
         c->missed[i] = iv->scens[i].missed_pacing;
     }
     agg_add(&c->agg, iv->steps, c->runs, c->missed, iv->length_us, iv->active_vus);
-    if (c->quiet)
+    /* The last interval of a run is short: its rate would mislead. */
+    if (c->quiet || iv->length_us < 900000)
         return;
     l = &c->agg.last;
     fprintf(stderr, "[%5.0fs] VUs %5u  TPS %9.1f  errors %llu (technical %llu, functional %llu)\n",
