@@ -26,3 +26,16 @@ stat '.request_times_us | map(. / 1000) | . as $t | [range(1; length) | $t[.] - 
 between "ramp-up: smallest gap between first requests (ms)" "$(jq min "$TMP/gaps")" 150 250
 between "ramp-up: largest gap between first requests (ms)" "$(jq max "$TMP/gaps")" 150 260
 between "ramp-up: spread over the ramp (ms)" "$(stat '(.request_times_us | max - min) / 1000')" 1700 1950
+
+# Think time goes between the steps of a run, not before the first.
+reset_target
+"$QUERN" run $D/think.lua --vus 1 --runs 2 -q -p base_url="$BASE" >/dev/null 2>&1
+stat '.request_times_us | map(. / 1000) | . as $t | [range(1; length) | $t[.] - $t[.-1]]' >"$TMP/tgaps"
+between "think: step 1 -> 2 (ms)" "$(jq '.[0]' "$TMP/tgaps")" 295 400
+between "think: step 2 -> 3 (ms)" "$(jq '.[1]' "$TMP/tgaps")" 295 400
+between "think: none before a run's first step (ms)" "$(jq '.[2]' "$TMP/tgaps")" 0 60
+
+# Weights: 50/25/25 of 100 VUs, exactly.
+"$QUERN" run scripts/mix.lua --vus 100 --runs 1 -q -p base_url="$BASE" -p pacing=0 \
+  --summary-json "$TMP/w.json" >/dev/null 2>&1
+eq "weights 50/25/25: runs per scenario" "$(sj "$TMP/w.json" '[.scenarios[].runs] | map(tostring) | join("/")')" 50/25/25
