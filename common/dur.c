@@ -1,5 +1,6 @@
 /* dur — parse and format durations; see dur.h. */
 #include "common/dur.h"
+#include "common/err.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -27,20 +28,6 @@ struct unit {
 static const struct unit units[] = {
     {"us", 1}, {"ms", US_PER_MS}, {"s", US_PER_S}, {"m", US_PER_M}, {"h", US_PER_H},
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Multiplier of the unit name s[0..n), or 0 if unknown. */
 static uint64_t unit_us(const char *s, size_t n)
@@ -87,11 +74,11 @@ int dur_parse(const char *s, int64_t *us, char *err, size_t errlen)
     int n = (int)(end - start); /* for "%.*s" */
 
     if (start == end) {
-        set_err(err, errlen, "bad duration \"%s\": empty", s);
+        err_set(err, errlen, "bad duration \"%s\": empty", s);
         return -1;
     }
     if (*start == '-') {
-        set_err(err, errlen, "bad duration \"%.*s\": negative durations are not allowed", n, start);
+        err_set(err, errlen, "bad duration \"%.*s\": negative durations are not allowed", n, start);
         return -1;
     }
 
@@ -124,10 +111,10 @@ int dur_parse(const char *s, int64_t *us, char *err, size_t errlen)
         }
         if (digits == 0) {
             if (parts > 0)
-                set_err(err, errlen, "bad duration \"%.*s\": unexpected \"%.*s\"", n, start,
+                err_set(err, errlen, "bad duration \"%.*s\": unexpected \"%.*s\"", n, start,
                         (int)(end - num), num);
             else
-                set_err(err, errlen, "bad duration \"%.*s\": expected a number at \"%.*s\"", n,
+                err_set(err, errlen, "bad duration \"%.*s\": expected a number at \"%.*s\"", n,
                         start, (int)(end - num), num);
             return -1;
         }
@@ -138,12 +125,12 @@ int dur_parse(const char *s, int64_t *us, char *err, size_t errlen)
         uint64_t unit;
         if (p == u) {
             if (p < end) {
-                set_err(err, errlen, "bad duration \"%.*s\": unexpected \"%.*s\"", n, start,
+                err_set(err, errlen, "bad duration \"%.*s\": unexpected \"%.*s\"", n, start,
                         (int)(end - p), p);
                 return -1;
             }
             if (parts > 0) {
-                set_err(err, errlen,
+                err_set(err, errlen,
                         "bad duration \"%.*s\": missing unit after \"%.*s\" " UNITS_HINT, n, start,
                         (int)(p - num), num);
                 return -1;
@@ -152,7 +139,7 @@ int dur_parse(const char *s, int64_t *us, char *err, size_t errlen)
         } else {
             unit = unit_us(u, (size_t)(p - u));
             if (unit == 0) {
-                set_err(err, errlen, "bad duration \"%.*s\": unknown unit \"%.*s\" " UNITS_HINT, n,
+                err_set(err, errlen, "bad duration \"%.*s\": unknown unit \"%.*s\" " UNITS_HINT, n,
                         start, (int)(p - u), u);
                 return -1;
             }
@@ -161,7 +148,7 @@ int dur_parse(const char *s, int64_t *us, char *err, size_t errlen)
         uint64_t v;
         if (too_big || part_value(whole, frac, frac_digits, unit, &v) != 0 ||
             __builtin_add_overflow(total, v, &total) || total > INT64_MAX) {
-            set_err(err, errlen, "bad duration \"%.*s\": too large", n, start);
+            err_set(err, errlen, "bad duration \"%.*s\": too large", n, start);
             return -1;
         }
         parts++;

@@ -1,5 +1,6 @@
 /* props — key = value properties; see props.h. */
 #include "common/props.h"
+#include "common/err.h"
 
 #include "common/mem.h"
 
@@ -20,20 +21,6 @@ struct props {
     size_t len;
     size_t cap;
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Trims whitespace around s[0..*n): returns the new start, shortens *n. */
 static const char *trim(const char *s, size_t *n)
@@ -130,13 +117,13 @@ static int parse_line(props *staged, const char *line, size_t n, char *err, size
     while (sep < n && s[sep] != '=' && s[sep] != ':')
         sep++;
     if (sep == n) {
-        set_err(err, errlen, "expected key = value or key: value, got \"%.*s\"", (int)n, s);
+        err_set(err, errlen, "expected key = value or key: value, got \"%.*s\"", (int)n, s);
         return -1;
     }
     size_t klen = sep;
     const char *key = trim(s, &klen);
     if (klen == 0) {
-        set_err(err, errlen, "empty key in \"%.*s\"", (int)n, s);
+        err_set(err, errlen, "empty key in \"%.*s\"", (int)n, s);
         return -1;
     }
     size_t vlen = n - sep - 1;
@@ -157,13 +144,13 @@ int props_load_file(props *p, const char *path, char *err, size_t errlen)
 
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot open %s: %s", path, strerror(errno));
         goto out;
     }
     while ((n = getline(&line, &linecap, f)) >= 0) {
         lineno++;
         if (n > PROPS_LINE_MAX) {
-            set_err(err, errlen, "%s:%lu: line longer than %d bytes", path, lineno, PROPS_LINE_MAX);
+            err_set(err, errlen, "%s:%lu: line longer than %d bytes", path, lineno, PROPS_LINE_MAX);
             goto out;
         }
         const char *text = line;
@@ -175,16 +162,16 @@ int props_load_file(props *p, const char *path, char *err, size_t errlen)
             len -= 3;
         }
         if (memchr(text, '\0', len) != NULL) {
-            set_err(err, errlen, "%s:%lu: NUL byte in line", path, lineno);
+            err_set(err, errlen, "%s:%lu: NUL byte in line", path, lineno);
             goto out;
         }
         if (parse_line(staged, text, len, why, sizeof(why)) != 0) {
-            set_err(err, errlen, "%s:%lu: %s", path, lineno, why);
+            err_set(err, errlen, "%s:%lu: %s", path, lineno, why);
             goto out;
         }
     }
     if (ferror(f)) {
-        set_err(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
         goto out;
     }
     for (size_t i = 0; i < staged->len; i++)
@@ -202,13 +189,13 @@ int props_set_arg(props *p, const char *arg, char *err, size_t errlen)
 {
     const char *eq = strchr(arg, '=');
     if (eq == NULL) {
-        set_err(err, errlen, "bad property \"%s\": expected key=value", arg);
+        err_set(err, errlen, "bad property \"%s\": expected key=value", arg);
         return -1;
     }
     size_t klen = (size_t)(eq - arg);
     const char *key = trim(arg, &klen);
     if (klen == 0) {
-        set_err(err, errlen, "bad property \"%s\": empty key", arg);
+        err_set(err, errlen, "bad property \"%s\": empty key", arg);
         return -1;
     }
     size_t vlen = strlen(eq + 1);

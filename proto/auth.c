@@ -1,4 +1,5 @@
 #include "proto/auth.h"
+#include "common/err.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,20 +24,6 @@
 #define TOKEN_FILE_MAX (AUTH_TOKEN_MAX + 1024)
 
 /* Writes a message into the caller's err buffer, if it gave one. */
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 int auth_nonce(uint8_t out[AUTH_NONCE_LEN])
 {
     return RAND_bytes(out, AUTH_NONCE_LEN) == 1 ? 0 : -1;
@@ -107,19 +94,19 @@ int auth_read_token_file(const char *path, char **out, size_t *out_len, char *er
     /* O_NONBLOCK: a FIFO given by mistake must not hang us in open(). */
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        set_err(err, errlen, "cannot open token file %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot open token file %s: %s", path, strerror(errno));
         goto out;
     }
     if (fstat(fd, &st) != 0) {
-        set_err(err, errlen, "cannot stat token file %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot stat token file %s: %s", path, strerror(errno));
         goto out;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_err(err, errlen, "token file %s is not a regular file", path);
+        err_set(err, errlen, "token file %s is not a regular file", path);
         goto out;
     }
     if ((st.st_mode & 077) != 0) {
-        set_err(err, errlen,
+        err_set(err, errlen,
                 "token file %s can be read or written by group or others (mode %04o); "
                 "run: chmod 600 %s",
                 path, (unsigned)(st.st_mode & 07777), path);
@@ -132,7 +119,7 @@ int auth_read_token_file(const char *path, char **out, size_t *out_len, char *er
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            set_err(err, errlen, "cannot read token file %s: %s", path, strerror(errno));
+            err_set(err, errlen, "cannot read token file %s: %s", path, strerror(errno));
             goto out;
         }
         if (n == 0)
@@ -140,23 +127,23 @@ int auth_read_token_file(const char *path, char **out, size_t *out_len, char *er
         len += (size_t)n;
     }
     if (len > TOKEN_FILE_MAX) {
-        set_err(err, errlen, "token file %s is too large (a token is at most %d bytes)", path,
+        err_set(err, errlen, "token file %s is too large (a token is at most %d bytes)", path,
                 AUTH_TOKEN_MAX);
         goto out;
     }
     while (len > 0 && isspace((unsigned char)buf[len - 1]))
         len--;
     if (len == 0) {
-        set_err(err, errlen, "token file %s is empty", path);
+        err_set(err, errlen, "token file %s is empty", path);
         goto out;
     }
     if (len > AUTH_TOKEN_MAX) {
-        set_err(err, errlen, "token in %s is %zu bytes, more than the maximum of %d", path, len,
+        err_set(err, errlen, "token in %s is %zu bytes, more than the maximum of %d", path, len,
                 AUTH_TOKEN_MAX);
         goto out;
     }
     if (memchr(buf, '\0', len) != NULL) {
-        set_err(err, errlen, "token file %s contains a NUL byte", path);
+        err_set(err, errlen, "token file %s contains a NUL byte", path);
         goto out;
     }
     *out = xmalloc(len + 1);
