@@ -28,6 +28,7 @@
 #include "console/run.h"
 #include "console/summary.h"
 #include "proto/auth.h"
+#include "reports/db.h"
 #include "worker/lquern.h"
 
 #define DIST_CONN_MAX 256              /* connections at once, agents included */
@@ -78,6 +79,7 @@ typedef struct dopts {
     int64_t duration_us, ramp_us, grace_us, wait_us;
     const char *props_file, *summary_json, *listen, *token_file, *port_file;
     int quiet, allow_loss;
+    db_opts db; /**< --db, --name, --tag */
 } dopts;
 
 typedef struct dist {
@@ -112,6 +114,9 @@ typedef struct dist {
     char start_msg[2048];
     uint64_t ping_seq;
     int64_t last_ping_us;
+    db *db;                    /**< owned: results database, NULL when not recording */
+    int64_t db_run;            /**< the run's id in it (0: not begun) */
+    int64_t db_start_us;       /**< wall clock at Go */
 } dist;
 
 void dist_usage(FILE *out)
@@ -247,6 +252,11 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
             o->token_file = v;
         } else if (strcmp(flag, "--port-file") == 0) {
             o->port_file = v;
+        } else if (db_opts_flag(flag)) {
+            if (db_opts_set(&o->db, flag, v, err, sizeof(err)) != 0) {
+                fprintf(stderr, "quern run: %s: %s\n", flag, err);
+                return -1;
+            }
         } else {
             return usage_err("unknown option %s", flag);
         }
@@ -517,8 +527,84 @@ static void live_line(dist *d, uint64_t second)
             (unsigned long long)l->err_func, alive, total);
 }
 
+/* ---- results database (reports/db.h) */
+
+/* A write failed: say so once and record nothing more. */
+static void dist_db_failed(dist *d, const char *err)
+{
+    log_msg(LOG_ERROR, "results database: %s; the rest of this run is not recorded", err);
+    db_close(d->db);
+    d->db = NULL;
+}
+
+/* Writes (or updates) a row per agent of the run. */
+static void dist_db_agents(dist *d)
+{
+    char err[1024];
+
+    for (size_t i = 0; d->db != NULL && i < d->nconns; i++) {
+        const dconn *c = d->conns[i];
+        db_agent_info ai = {c->name, c->host,     c->workers, c->vus,
+                            c->lost, c->status,   c->requests, c->errors};
+        if (c->in_run && db_agent(d->db, d->db_run, c->index, &ai, err, sizeof(err)) != 0)
+            dist_db_failed(d, err);
+    }
+}
+
+/* Records the run's start (at Go: the steps are known by then). */
+static void dist_db_begin(dist *d)
+{
+    db_step *steps;
+    db_run_info ri;
+    char name[256], err[1024];
+
+    if (d->db == NULL)
+        return;
+    steps = xcalloc(d->nsteps + 1, sizeof(*steps));
+    for (size_t i = 0; i < d->nsteps; i++) {
+        steps[i].id = d->ids[i];
+        steps[i].label = d->labels[i];
+        steps[i].scenario = "";
+        /* "SC-<scenario>-STEP-<n>" names its scenario. */
+        for (size_t j = 0; j < d->nscens; j++) {
+            size_t n = strlen(d->scen_names[j]);
+            if (strncmp(d->ids[i], "SC-", 3) == 0 &&
+                strncmp(d->ids[i] + 3, d->scen_names[j], n) == 0 &&
+                strncmp(d->ids[i] + 3 + n, "-STEP-", 6) == 0)
+                steps[i].scenario = d->scen_names[j];
+        }
+    }
+    memset(&ri, 0, sizeof(ri));
+    ri.name = db_opts_name(&d->o.db, d->o.script, name, sizeof(name));
+    ri.tags = d->o.db.tags;
+    ri.script = d->o.script;
+    ri.props = d->p;
+    ri.vus = d->o.vus;
+    ri.started_us = d->db_start_us = clock_wall_us();
+    ri.steps = steps;
+    ri.nsteps = d->nsteps;
+    ri.scen_names = (const char *const *)d->scen_names;
+    ri.nscens = d->nscens;
+    d->db_run = db_run_begin(d->db, &ri, err, sizeof(err));
+    xfree(steps);
+    if (d->db_run < 0)
+        dist_db_failed(d, err);
+    else
+        dist_db_agents(d);
+}
+
 static void pend_flush_one(dist *d, dpend *p, int late)
 {
+    if (d->db != NULL) {
+        db_iv div = {p->second,     d->db_start_us + (int64_t)p->second * 1000000,
+                     1000000,       p->sum.active_vus,
+                     p->sum.steps,  d->nsteps,
+                     p->sum.runs,   p->sum.missed,
+                     d->nscens};
+        char err[1024];
+        if (db_interval(d->db, d->db_run, &div, err, sizeof(err)) != 0)
+            dist_db_failed(d, err);
+    }
     agg_add(&d->agg, p->sum.steps, p->sum.runs, p->sum.missed, late ? 0 : 1000000,
             p->sum.active_vus);
     if (!late) {
@@ -928,6 +1014,7 @@ static void send_go(dist *d)
     send_all(d, &env);
     d->phase = DP_RUN;
     d->go_us = d->phase_us = clock_mono_us();
+    dist_db_begin(d);
     if (d->interrupted)
         send_stop(d, "interrupted", 0);
 }
@@ -1183,6 +1270,8 @@ static void dist_free(dist *d)
         close(d->lfd);
     auth_token_free(d->token, d->token_len);
     props_free(d->p);
+    db_close(d->db);
+    db_opts_free(&d->o.db);
 }
 
 int dist_main(int argc, char **argv)
@@ -1220,6 +1309,13 @@ int dist_main(int argc, char **argv)
         goto out;
     }
     d.rc = RUN_EXIT_START;
+    if (db_opts_path(&d.o.db) != NULL) {
+        d.db = db_open(db_opts_path(&d.o.db), err, sizeof(err));
+        if (d.db == NULL) {
+            fprintf(stderr, "quern run: results database: %s\n", err);
+            goto out;
+        }
+    }
     if (listen_on(&d, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);
         d.rc = d.o.token_file == NULL ? RUN_EXIT_USAGE : RUN_EXIT_START;
@@ -1257,6 +1353,12 @@ int dist_main(int argc, char **argv)
     si.step_labels = (const char *const *)d.labels;
     si.step_names = (const char *const *)d.names;
     si.scen_names = (const char *const *)d.scen_names;
+    if (d.db != NULL) {
+        db_run_end_info ei = {status, clock_wall_us(), d.agg.elapsed_us, d.agg.total, d.nsteps};
+        dist_db_agents(&d);
+        if (d.db != NULL && db_run_end(d.db, d.db_run, &ei, err, sizeof(err)) != 0)
+            dist_db_failed(&d, err);
+    }
     summary_print(stdout, &d.agg, &si);
     print_breakdown(&d);
     d.rc = d.degraded ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)

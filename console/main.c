@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "console/dist.h"
 #include "console/run.h"
+#include "reports/runs.h"
 #include "worker/lquern.h"
 
 static void usage(FILE *out)
@@ -17,6 +18,7 @@ static void usage(FILE *out)
           "commands:\n"
           "  run SCRIPT.lua    play a load test and report its statistics\n"
           "  agent             serve a console as a load injector (quern help agent)\n"
+          "  runs              list the runs in the results database (quern help runs)\n"
           "  help [COMMAND]    show help for a command\n"
           "  version           print the version\n"
           "\n"
@@ -53,6 +55,10 @@ int main(int argc, char **argv)
             agent_usage(stdout);
             return 0;
         }
+        if (strcmp(argv[2], "runs") == 0) {
+            runs_usage(stdout);
+            return 0;
+        }
         fprintf(stderr, "quern help: unknown command \"%s\"\n", argv[2]);
         return 2;
     }
@@ -62,6 +68,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "agent") == 0)
         return agent_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "runs") == 0)
+        return runs_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0) {
         if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
             run_usage(stdout);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/dur.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -15,6 +16,7 @@
 #include "console/agg.h"
 #include "console/dist.h"
 #include "console/summary.h"
+#include "reports/db.h"
 #include "worker/engine.h"
 
 void run_usage(FILE *out)
@@ -35,6 +37,7 @@ void run_usage(FILE *out)
           "                       script, when present)\n"
           "  --summary-json FILE  write the summary as JSON\n"
           "  -q, --quiet          no line per second\n"
+          DB_OPTS_USAGE
           "\n"
           "Durations: 250ms, 2s, 1m30s, 1h, or a number of seconds.\n"
           "\n"
@@ -55,6 +58,7 @@ typedef struct run_opts {
     const char *props_file;
     const char *summary_json;
     int quiet;
+    db_opts db; /**< --db, --name, --tag */
 } run_opts;
 
 typedef struct run_ctx {
@@ -62,7 +66,75 @@ typedef struct run_ctx {
     const scen_set *scens;
     int quiet;
     uint64_t *runs, *missed; /**< owned: scratch for one interval */
+    db *db;                  /**< owned: results database, NULL when not recording */
+    int64_t db_run;          /**< the run's id in it */
 } run_ctx;
+
+/* ---- results database (reports/db.h) */
+
+/* Records the run's start; on failure prints why and returns -1. */
+static int run_db_begin(run_ctx *c, const run_opts *o, const props *p, const scen_set *ss)
+{
+    const char *path = db_opts_path(&o->db);
+    db_step *steps;
+    const char **snames;
+    db_run_info ri;
+    db_agent_info ai;
+    char name[256], host[256], err[1024];
+
+    if (path == NULL)
+        return 0;
+    c->db = db_open(path, err, sizeof(err));
+    if (c->db == NULL) {
+        fprintf(stderr, "quern run: results database: %s\n", err);
+        return -1;
+    }
+    steps = xcalloc(ss->nsteps + 1, sizeof(*steps));
+    snames = xcalloc(ss->nscens + 1, sizeof(*snames));
+    for (size_t i = 0; i < ss->nsteps; i++) {
+        steps[i].id = ss->steps[i]->id;
+        steps[i].label = ss->steps[i]->label;
+        steps[i].scenario = ss->steps[i]->scen->name;
+    }
+    for (size_t i = 0; i < ss->nscens; i++)
+        snames[i] = ss->scens[i]->name;
+    memset(&ri, 0, sizeof(ri));
+    ri.name = db_opts_name(&o->db, o->script, name, sizeof(name));
+    ri.tags = o->db.tags;
+    ri.script = o->script;
+    ri.props = p;
+    ri.vus = o->vus;
+    ri.started_us = clock_wall_us();
+    ri.steps = steps;
+    ri.nsteps = ss->nsteps;
+    ri.scen_names = snames;
+    ri.nscens = ss->nscens;
+    c->db_run = db_run_begin(c->db, &ri, err, sizeof(err));
+    if (gethostname(host, sizeof(host)) != 0)
+        snprintf(host, sizeof(host), "localhost");
+    host[sizeof(host) - 1] = '\0';
+    memset(&ai, 0, sizeof(ai));
+    ai.name = "local";
+    ai.host = host;
+    ai.workers = 1;
+    ai.vus = o->vus;
+    if (c->db_run < 0 || db_agent(c->db, c->db_run, 0, &ai, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: results database: %s\n", err);
+        db_close(c->db);
+        c->db = NULL;
+    }
+    xfree(steps);
+    xfree(snames);
+    return c->db != NULL ? 0 : -1;
+}
+
+/* A write failed: say so once and record nothing more. */
+static void run_db_failed(run_ctx *c, const char *err)
+{
+    log_msg(LOG_ERROR, "results database: %s; the rest of this run is not recorded", err);
+    db_close(c->db);
+    c->db = NULL;
+}
 
 static void on_interval(void *ud, const engine_interval *iv)
 {
@@ -74,6 +146,14 @@ static void on_interval(void *ud, const engine_interval *iv)
         c->missed[i] = iv->scens[i].missed_pacing;
     }
     agg_add(&c->agg, iv->steps, c->runs, c->missed, iv->length_us, iv->active_vus);
+    if (c->db != NULL) {
+        db_iv div = {iv->second, iv->start_wall_us, iv->length_us, iv->active_vus,
+                     iv->steps,  iv->nsteps,        c->runs,       c->missed,
+                     iv->nscens};
+        char err[1024];
+        if (db_interval(c->db, c->db_run, &div, err, sizeof(err)) != 0)
+            run_db_failed(c, err);
+    }
     /* The last interval of a run is short: its rate would mislead. */
     if (c->quiet || iv->length_us < 900000)
         return;
@@ -191,6 +271,12 @@ static int parse_args(int argc, char **argv, run_opts *o, props *p)
             o->summary_json = val;
         } else if (strcmp(flag, "-q") == 0 || strcmp(flag, "--quiet") == 0) {
             o->quiet = 1;
+        } else if (db_opts_flag(flag)) {
+            NEEDS_VALUE();
+            if (db_opts_set(&o->db, flag, val, err, sizeof(err)) != 0) {
+                fprintf(stderr, "quern run: %s: %s\n", flag, err);
+                return -1;
+            }
         } else {
             bad_usage("unknown option %s", flag);
             return -1;
@@ -283,6 +369,10 @@ int run_main(int argc, char **argv)
     c.quiet = o.quiet;
     c.runs = xcalloc(ss->nscens, sizeof(*c.runs));
     c.missed = xcalloc(ss->nscens, sizeof(*c.missed));
+    if (run_db_begin(&c, &o, p, ss) != 0) {
+        rc = RUN_EXIT_START;
+        goto out;
+    }
 
     if (!o.quiet)
         fprintf(stderr, "quern: running %s: %u VUs, %zu scenario(s), %zu step(s)\n", o.script,
@@ -301,6 +391,12 @@ int run_main(int argc, char **argv)
     for (size_t i = 0; i < ss->nscens; i++)
         snames[i] = ss->scens[i]->name;
     si.status = st == ENGINE_COMPLETED ? "completed" : st == ENGINE_STOPPED ? "stopped" : "aborted";
+    if (c.db != NULL) {
+        db_run_end_info ei = {si.status, clock_wall_us(), c.agg.elapsed_us, c.agg.total,
+                              ss->nsteps};
+        if (db_run_end(c.db, c.db_run, &ei, err, sizeof(err)) != 0)
+            run_db_failed(&c, err);
+    }
     si.vus = o.vus;
     si.step_ids = ids;
     si.step_labels = labels;
@@ -320,6 +416,8 @@ out:
     xfree(snames);
     xfree(c.runs);
     xfree(c.missed);
+    db_close(c.db);
+    db_opts_free(&o.db);
     if (c.scens != NULL)
         agg_free(&c.agg);
     engine_free(e);

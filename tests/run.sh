@@ -44,6 +44,7 @@ done
 if [ $valgrind = 0 ]; then
   export QUERN="$PWD/$B/quern" TARGET="$PWD/$B/quern-target"
   export QUERN_TEST_ARTIFACTS="$PWD/tests/artifacts"
+  export QUERN_DB="$LOGDIR/quern-results.db"  # runs without --db write here, not in the tree
   mkdir -p "$QUERN_TEST_ARTIFACTS"
   for t in tests/e2e/*.sh; do
     name=$(basename "$t" .sh)

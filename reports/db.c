@@ -1,0 +1,819 @@
+#include "reports/db.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/hist.h"
+#include "common/mem.h"
+#include "worker/lquern.h" /* QUERN_VERSION */
+
+#define DB_BUSY_TIMEOUT_MS 5000
+#define DB_SCRIPT_MAX (64u << 20) /* hash at most this much of a script */
+
+/* The schema, verbatim from reports/schema.sql (tests/unit/test_db.c checks
+ * that the concatenation of db_schema_header and the migrations is that file:
+ * edit both together). */
+/* BEGIN generated-from reports/schema.sql */
+const char db_schema_header[] =
+    "-- quern results database (SQLite).\n"
+    "--\n"
+    "-- One file holds every run (default ./quern-results.db, WAL mode). The\n"
+    "-- console writes a run row when load starts (status 'running'), then each\n"
+    "-- completed interval in one transaction as it arrives, so a console crash\n"
+    "-- loses at most the current second; at the end it writes the per-step totals\n"
+    "-- and the final status. `quern runs`, `quern report` and `quern compare`\n"
+    "-- read only this database.\n"
+    "--\n"
+    "-- Versioning: PRAGMA user_version is the schema version. This file is the\n"
+    "-- list of migrations in order; the block after \"-- @migration N\" takes a\n"
+    "-- database from version N-1 to version N. Opening a database upgrades it in\n"
+    "-- one transaction; a database newer than the binary is refused. Never edit\n"
+    "-- a released migration: append a new one. reports/db.c embeds this file\n"
+    "-- verbatim (tests/unit/test_db.c checks that they are identical).\n"
+    "--\n"
+    "-- Conventions: times are microseconds (INTEGER) since the Unix epoch (UTC)\n"
+    "-- or since the run's start; *_at columns repeat them as ISO 8601 UTC text\n"
+    "-- (\"2024-05-01T12:00:00.123Z\"). Latencies are microseconds. A histogram\n"
+    "-- BLOB is common/hist.h's hist_encode format (decode with hist_decode).\n"
+    "-- JSON columns hold one JSON object of string values.\n"
+    "\n";
+
+static const char db_migration_1[] =
+    "-- @migration 1\n"
+    "-- One load test.\n"
+    "CREATE TABLE runs (\n"
+    "    id            INTEGER PRIMARY KEY,\n"
+    "    name          TEXT NOT NULL,            -- --name, default the script's base name\n"
+    "    tags          TEXT NOT NULL DEFAULT '{}', -- JSON: the --tag key=value pairs\n"
+    "    script        TEXT NOT NULL,            -- path of the main script as given\n"
+    "    script_hash   TEXT NOT NULL,            -- SHA-256 of the main script, lowercase hex\n"
+    "    properties    TEXT NOT NULL DEFAULT '{}', -- JSON: properties the scripts saw\n"
+    "    quern_version TEXT NOT NULL,\n"
+    "    vus           INTEGER NOT NULL,\n"
+    "    started_at    TEXT NOT NULL,\n"
+    "    started_us    INTEGER NOT NULL,\n"
+    "    ended_at      TEXT,                     -- NULL while running (or if the console died)\n"
+    "    ended_us      INTEGER,\n"
+    "    duration_us   INTEGER,                  -- measured length of the load, set at the end\n"
+    "    status        TEXT NOT NULL DEFAULT 'running'\n"
+    "                  CHECK (status IN ('running', 'completed', 'stopped', 'degraded', 'aborted'))\n"
+    ");\n"
+    "CREATE INDEX runs_by_name ON runs (name, id);\n"
+    "\n"
+    "-- The load injectors of a run: one row per agent (\"local\" for a run\n"
+    "-- without remote agents).\n"
+    "CREATE TABLE agents (\n"
+    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    agent_index INTEGER NOT NULL,\n"
+    "    name        TEXT NOT NULL,\n"
+    "    host        TEXT NOT NULL,\n"
+    "    workers     INTEGER NOT NULL,\n"
+    "    vus         INTEGER NOT NULL,\n"
+    "    lost        INTEGER NOT NULL DEFAULT 0,    -- 1: disconnected or died mid-run\n"
+    "    status      TEXT NOT NULL DEFAULT 'running', -- as the agent reported it\n"
+    "    requests    INTEGER NOT NULL DEFAULT 0,\n"
+    "    errors      INTEGER NOT NULL DEFAULT 0,\n"
+    "    PRIMARY KEY (run_id, agent_index)\n"
+    ");\n"
+    "\n"
+    "-- The steps the script declared, by index (the index used everywhere below).\n"
+    "CREATE TABLE steps (\n"
+    "    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    step_index INTEGER NOT NULL,\n"
+    "    test_id    TEXT NOT NULL,                -- \"SC-<scenario>-STEP-<n>\"\n"
+    "    label      TEXT NOT NULL,\n"
+    "    scenario   TEXT NOT NULL,\n"
+    "    PRIMARY KEY (run_id, step_index)\n"
+    ");\n"
+    "\n"
+    "-- One row per second of load (second 0 is the first).\n"
+    "CREATE TABLE intervals (\n"
+    "    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    second     INTEGER NOT NULL,\n"
+    "    start_us   INTEGER NOT NULL,             -- wall clock, epoch microseconds\n"
+    "    length_us  INTEGER NOT NULL,             -- the last interval may be short\n"
+    "    active_vus INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (run_id, second)\n"
+    ");\n"
+    "\n"
+    "-- What each step did during one second; only steps with samples get a row.\n"
+    "-- Data from an agent that arrived after its second was written is added as\n"
+    "-- a further row for the same (run_id, second, step_index): readers sum the\n"
+    "-- counters and merge the histograms of all rows of a second.\n"
+    "CREATE TABLE step_intervals (\n"
+    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    second      INTEGER NOT NULL,\n"
+    "    step_index  INTEGER NOT NULL,\n"
+    "    count       INTEGER NOT NULL,            -- samples, successes and errors\n"
+    "    err_tech    INTEGER NOT NULL,            -- transport, timeout, status not accepted\n"
+    "    err_func    INTEGER NOT NULL,            -- failed checks, script errors\n"
+    "    bytes_in    INTEGER NOT NULL,\n"
+    "    bytes_out   INTEGER NOT NULL,\n"
+    "    sum_dns     INTEGER NOT NULL,            -- sums of the timing phases, microseconds\n"
+    "    sum_connect INTEGER NOT NULL,\n"
+    "    sum_tls     INTEGER NOT NULL,\n"
+    "    sum_ttfb    INTEGER NOT NULL,\n"
+    "    new_conns   INTEGER NOT NULL,\n"
+    "    histogram   BLOB NOT NULL                -- latencies of the samples\n"
+    ");\n"
+    "CREATE INDEX step_intervals_by_second ON step_intervals (run_id, second, step_index);\n"
+    "\n"
+    "-- Whole-run summary per step, written at the end of the run. Percentiles\n"
+    "-- come from the merged histogram (also stored), never from averages.\n"
+    "CREATE TABLE step_totals (\n"
+    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    step_index  INTEGER NOT NULL,\n"
+    "    count       INTEGER NOT NULL,\n"
+    "    err_tech    INTEGER NOT NULL,\n"
+    "    err_func    INTEGER NOT NULL,\n"
+    "    bytes_in    INTEGER NOT NULL,\n"
+    "    bytes_out   INTEGER NOT NULL,\n"
+    "    sum_dns     INTEGER NOT NULL,\n"
+    "    sum_connect INTEGER NOT NULL,\n"
+    "    sum_tls     INTEGER NOT NULL,\n"
+    "    sum_ttfb    INTEGER NOT NULL,\n"
+    "    new_conns   INTEGER NOT NULL,\n"
+    "    tps         REAL NOT NULL,               -- count per second of the run's duration\n"
+    "    mean_us     REAL NOT NULL,\n"
+    "    min_us      INTEGER NOT NULL,\n"
+    "    p50_us      INTEGER NOT NULL,\n"
+    "    p90_us      INTEGER NOT NULL,\n"
+    "    p95_us      INTEGER NOT NULL,\n"
+    "    p99_us      INTEGER NOT NULL,\n"
+    "    max_us      INTEGER NOT NULL,\n"
+    "    histogram   BLOB NOT NULL,\n"
+    "    PRIMARY KEY (run_id, step_index)\n"
+    ");\n"
+    "\n"
+    "-- Errors by step and kind, kept up to date with each interval.\n"
+    "CREATE TABLE errors (\n"
+    "    run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    step_index   INTEGER NOT NULL,\n"
+    "    kind         TEXT NOT NULL CHECK (kind IN ('technical', 'functional')),\n"
+    "    sample       TEXT NOT NULL,              -- the first message seen ('' if none)\n"
+    "    count        INTEGER NOT NULL,\n"
+    "    first_second INTEGER NOT NULL,\n"
+    "    last_second  INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (run_id, step_index, kind)\n"
+    ");\n"
+    "\n"
+    "-- Runs (iterations) and missed pacings per scenario, kept up to date with\n"
+    "-- each interval.\n"
+    "CREATE TABLE scenario_totals (\n"
+    "    run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    scen_index    INTEGER NOT NULL,\n"
+    "    name          TEXT NOT NULL,\n"
+    "    runs          INTEGER NOT NULL DEFAULT 0,\n"
+    "    missed_pacing INTEGER NOT NULL DEFAULT 0,\n"
+    "    PRIMARY KEY (run_id, scen_index)\n"
+    ");\n";
+/* END */
+
+const char *const db_migrations[DB_SCHEMA_VERSION] = {db_migration_1};
+
+/* Statements prepared once at open and reused. */
+enum db_stmt {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_INTERVAL,
+    ST_STEP_INTERVAL,
+    ST_ERROR,
+    ST_SCEN,
+    ST_AGENT,
+    ST_TOTAL,
+    ST_END,
+    ST_AGENTS_END,
+    ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_INTERVAL] = "INSERT INTO intervals (run_id, second, start_us, length_us, active_vus) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, second) DO NOTHING",
+    [ST_STEP_INTERVAL] = "INSERT INTO step_intervals (run_id, second, step_index, count, "
+                         "err_tech, err_func, bytes_in, bytes_out, sum_dns, sum_connect, "
+                         "sum_tls, sum_ttfb, new_conns, histogram) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_ERROR] = "INSERT INTO errors (run_id, step_index, kind, sample, count, first_second, "
+                 "last_second) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT (run_id, step_index, kind) DO UPDATE SET "
+                 "count = count + excluded.count, "
+                 "first_second = min(first_second, excluded.first_second), "
+                 "last_second = max(last_second, excluded.last_second), "
+                 "sample = CASE WHEN sample = '' THEN excluded.sample ELSE sample END",
+    [ST_SCEN] = "UPDATE scenario_totals SET runs = runs + ?, missed_pacing = missed_pacing + ? "
+                "WHERE run_id = ? AND scen_index = ?",
+    [ST_AGENT] = "INSERT OR REPLACE INTO agents (run_id, agent_index, name, host, workers, vus, "
+                 "lost, status, requests, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_TOTAL] = "INSERT OR REPLACE INTO step_totals (run_id, step_index, count, err_tech, "
+                 "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
+                 "new_conns, tps, mean_us, min_us, p50_us, p90_us, p95_us, p99_us, max_us, "
+                 "histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                 "?)",
+    [ST_END] = "UPDATE runs SET status = ?, ended_at = ?, ended_us = ?, duration_us = ? "
+               "WHERE id = ?",
+    [ST_AGENTS_END] = "UPDATE agents SET status = ? WHERE run_id = ? AND status = 'running'",
+};
+
+struct db {
+    sqlite3 *sq;                   /**< owned */
+    char *path;                    /**< owned */
+    sqlite3_stmt *st[ST_COUNT];    /**< owned */
+    uint8_t *buf;                  /**< owned: hist_encoded_size_max() bytes */
+    size_t bufcap;
+};
+
+static void set_err(db *d, char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->sq));
+}
+
+static int exec_sql(db *d, const char *sql, const char *what, char *err, size_t errlen)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(d->sq, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s: %s", d->path, what, msg != NULL ? msg : "error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs a statement that returns one integer. */
+static int query_int(db *d, const char *sql, int64_t *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    if (sqlite3_prepare_v2(d->sq, sql, -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        set_err(d, err, errlen, sql);
+        goto out;
+    }
+    *out = sqlite3_column_int64(st, 0);
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Brings the schema to DB_SCHEMA_VERSION in one transaction. */
+static int migrate(db *d, char *err, size_t errlen)
+{
+    int64_t v;
+    char sql[64];
+
+    if (exec_sql(d, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) != 0)
+        return -1;
+    /* Read again under the lock: another process may have migrated. */
+    if (query_int(d, "PRAGMA user_version", &v, err, errlen) != 0)
+        goto fail;
+    if (v > DB_SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "%s: schema version %lld is newer than this quern (%s) understands (%d): use a "
+                 "newer quern",
+                 d->path, (long long)v, QUERN_VERSION, DB_SCHEMA_VERSION);
+        goto fail;
+    }
+    for (; v < DB_SCHEMA_VERSION; v++) {
+        snprintf(sql, sizeof(sql), "schema migration %lld", (long long)v + 1);
+        if (exec_sql(d, db_migrations[v], sql, err, errlen) != 0)
+            goto fail;
+    }
+    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+    if (exec_sql(d, sql, "cannot set the schema version", err, errlen) != 0 ||
+        exec_sql(d, "COMMIT", "cannot commit the schema", err, errlen) != 0)
+        goto fail;
+    return 0;
+fail:
+    sqlite3_exec(d->sq, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+db *db_open(const char *path, char *err, size_t errlen)
+{
+    db *d = xcalloc(1, sizeof(*d));
+    int64_t v;
+    sqlite3_stmt *st = NULL;
+    const char *mode;
+
+    d->path = xstrdup(path);
+    if (sqlite3_open_v2(path, &d->sq, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        if (d->sq == NULL)
+            snprintf(err, errlen, "%s: cannot open: out of memory", path);
+        else
+            set_err(d, err, errlen, "cannot open");
+        goto fail;
+    }
+    sqlite3_busy_timeout(d->sq, DB_BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(d->sq, 1);
+    /* Refuse a newer schema before changing anything in the file. */
+    if (query_int(d, "PRAGMA user_version", &v, err, errlen) != 0)
+        goto fail;
+    if (v > DB_SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "%s: schema version %lld is newer than this quern (%s) understands (%d): use a "
+                 "newer quern",
+                 path, (long long)v, QUERN_VERSION, DB_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (sqlite3_prepare_v2(d->sq, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        set_err(d, err, errlen, "cannot set WAL mode");
+        sqlite3_finalize(st);
+        goto fail;
+    }
+    mode = (const char *)sqlite3_column_text(st, 0);
+    if (mode == NULL || strcmp(mode, "wal") != 0) {
+        snprintf(err, errlen, "%s: cannot use WAL mode (journal mode is %s)", path,
+                 mode != NULL ? mode : "unknown");
+        sqlite3_finalize(st);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    /* WAL + NORMAL: a commit survives a crash of the process (not
+     * necessarily of the machine) without an fsync per second. */
+    if (exec_sql(d, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", "cannot configure",
+                 err, errlen) != 0)
+        goto fail;
+    if (v < DB_SCHEMA_VERSION && migrate(d, err, errlen) != 0)
+        goto fail;
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(d->sq, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->st[i],
+                               NULL) != SQLITE_OK) {
+            set_err(d, err, errlen, "cannot prepare a statement (is this a quern database?)");
+            goto fail;
+        }
+    }
+    d->bufcap = hist_encoded_size_max();
+    d->buf = xmalloc(d->bufcap);
+    return d;
+fail:
+    db_close(d);
+    return NULL;
+}
+
+void db_close(db *d)
+{
+    if (d == NULL)
+        return;
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(d->st[i]);
+    sqlite3_close(d->sq);
+    xfree(d->buf);
+    xfree(d->path);
+    xfree(d);
+}
+
+struct sqlite3 *db_sqlite(db *d)
+{
+    return d->sq;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Steps a reset statement that returns no row; resets it again after. */
+static int step_done(db *d, sqlite3_stmt *st, const char *what, char *err, size_t errlen)
+{
+    int rc = sqlite3_step(st);
+
+    if (rc != SQLITE_DONE) {
+        set_err(d, err, errlen, what);
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return 0;
+}
+
+static int tx_begin(db *d, char *err, size_t errlen)
+{
+    return step_done(d, d->st[ST_BEGIN], "cannot begin a transaction", err, errlen);
+}
+
+static void tx_rollback(db *d)
+{
+    char ignored[8];
+
+    if (!sqlite3_get_autocommit(d->sq))
+        step_done(d, d->st[ST_ROLLBACK], "rollback", ignored, sizeof(ignored));
+}
+
+static int tx_commit(db *d, char *err, size_t errlen)
+{
+    if (step_done(d, d->st[ST_COMMIT], "cannot commit", err, errlen) == 0)
+        return 0;
+    tx_rollback(d);
+    return -1;
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+    sqlite3_bind_int64(st, i, v > (uint64_t)INT64_MAX ? INT64_MAX : (sqlite3_int64)v);
+}
+
+/* Encodes h into d->buf and binds it as a blob without a copy: the
+ * statement must be stepped before d->buf is used again. */
+static int bind_hist(db *d, sqlite3_stmt *st, int i, const hist *h)
+{
+    size_t n = hist_encode(h, d->buf, d->bufcap);
+
+    if (n == 0)
+        return -1;
+    return sqlite3_bind_blob(st, i, d->buf, (int)n, SQLITE_STATIC) == SQLITE_OK ? 0 : -1;
+}
+
+/* Binds the counters of s at parameters first .. first + 9. */
+static void bind_counters(sqlite3_stmt *st, int first, const step_stats *s)
+{
+    bind_u64(st, first, s->count);
+    bind_u64(st, first + 1, s->err_tech);
+    bind_u64(st, first + 2, s->err_func);
+    bind_u64(st, first + 3, s->bytes_in);
+    bind_u64(st, first + 4, s->bytes_out);
+    bind_u64(st, first + 5, s->sum_dns);
+    bind_u64(st, first + 6, s->sum_connect);
+    bind_u64(st, first + 7, s->sum_tls);
+    bind_u64(st, first + 8, s->sum_ttfb);
+    bind_u64(st, first + 9, s->new_conns);
+}
+
+/* "2024-05-01T12:00:00.123Z" */
+static void iso_utc(int64_t us, char *buf, size_t len)
+{
+    time_t secs = (time_t)(us / 1000000);
+    struct tm tm;
+    char tmp[32];
+
+    gmtime_r(&secs, &tm);
+    strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%03dZ", tmp, (int)((us % 1000000) / 1000));
+}
+
+/* Lowercase hex SHA-256 of the file at path into hex[65]. */
+static int hash_file(const char *path, char hex[65], char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    EVP_MD_CTX *ctx;
+    unsigned char md[EVP_MAX_MD_SIZE], chunk[16384];
+    unsigned int mdlen = 0;
+    size_t n, total = 0;
+    int rc = -1;
+
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ctx = EVP_MD_CTX_new();
+    if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+        snprintf(err, errlen, "SHA-256 is not available");
+        goto out;
+    }
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        total += n;
+        if (total > DB_SCRIPT_MAX || EVP_DigestUpdate(ctx, chunk, n) != 1) {
+            snprintf(err, errlen, "cannot hash %s: too big", path);
+            goto out;
+        }
+    }
+    if (ferror(f) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
+        snprintf(err, errlen, "cannot hash %s", path);
+        goto out;
+    }
+    for (unsigned i = 0; i < mdlen; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    rc = 0;
+out:
+    EVP_MD_CTX_free(ctx);
+    fclose(f);
+    return rc;
+}
+
+/* The pairs of p as a compact JSON object (owned by the caller: free()). */
+static char *props_json(const props *p)
+{
+    json_t *o = json_object();
+    char *s;
+
+    for (size_t i = 0; p != NULL && i < props_count(p); i++)
+        json_object_set_new(o, props_key(p, i), json_string(props_value(p, i)));
+    s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+    json_decref(o);
+    if (s == NULL)
+        abort(); /* only when out of memory */
+    return s;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
+{
+    char hex[65], at[40];
+    char *tags = NULL, *propj = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t id = -1;
+
+    if (hash_file(ri->script, hex, err, errlen) != 0)
+        return -1;
+    tags = props_json(ri->tags);
+    propj = props_json(ri->props);
+    iso_utc(ri->started_us, at, sizeof(at));
+    if (tx_begin(d, err, errlen) != 0)
+        goto out;
+    if (sqlite3_prepare_v2(d->sq,
+                           "INSERT INTO runs (name, tags, script, script_hash, properties, "
+                           "quern_version, vus, started_at, started_us, status) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+                           -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record the run");
+        goto fail;
+    }
+    sqlite3_bind_text(st, 1, ri->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, tags, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, ri->script, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, propj, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, QUERN_VERSION, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, ri->vus);
+    sqlite3_bind_text(st, 8, at, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 9, ri->started_us);
+    if (step_done(d, st, "cannot record the run", err, errlen) != 0)
+        goto fail;
+    sqlite3_finalize(st);
+    st = NULL;
+    id = sqlite3_last_insert_rowid(d->sq);
+
+    if (sqlite3_prepare_v2(d->sq,
+                           "INSERT INTO steps (run_id, step_index, test_id, label, scenario) "
+                           "VALUES (?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record the steps");
+        goto fail;
+    }
+    for (size_t i = 0; i < ri->nsteps; i++) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_text(st, 3, ri->steps[i].id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, ri->steps[i].label, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, ri->steps[i].scenario, -1, SQLITE_STATIC);
+        if (step_done(d, st, "cannot record the steps", err, errlen) != 0)
+            goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+
+    if (sqlite3_prepare_v2(d->sq,
+                           "INSERT INTO scenario_totals (run_id, scen_index, name) "
+                           "VALUES (?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record the scenarios");
+        goto fail;
+    }
+    for (size_t i = 0; i < ri->nscens; i++) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_text(st, 3, ri->scen_names[i], -1, SQLITE_STATIC);
+        if (step_done(d, st, "cannot record the scenarios", err, errlen) != 0)
+            goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (tx_commit(d, err, errlen) != 0) {
+        id = -1;
+        goto out;
+    }
+    goto out;
+fail:
+    id = -1;
+    sqlite3_finalize(st);
+    tx_rollback(d);
+out:
+    free(tags);
+    free(propj);
+    return id;
+}
+
+int db_agent(db *d, int64_t run_id, unsigned index, const db_agent_info *a, char *err,
+             size_t errlen)
+{
+    sqlite3_stmt *st = d->st[ST_AGENT];
+
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, index);
+    sqlite3_bind_text(st, 3, a->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, a->host, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, a->workers);
+    sqlite3_bind_int64(st, 6, a->vus);
+    sqlite3_bind_int(st, 7, a->lost ? 1 : 0);
+    sqlite3_bind_text(st, 8, a->status != NULL ? a->status : "running", -1, SQLITE_STATIC);
+    bind_u64(st, 9, a->requests);
+    bind_u64(st, 10, a->errors);
+    return step_done(d, st, "cannot record an agent", err, errlen);
+}
+
+/* Adds n errors of one kind seen in second to the errors table. */
+static int add_errors(db *d, int64_t run_id, size_t step, const char *kind, uint64_t n,
+                      const char *sample, uint64_t second, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = d->st[ST_ERROR];
+
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)step);
+    sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, sample, -1, SQLITE_STATIC);
+    bind_u64(st, 5, n);
+    bind_u64(st, 6, second);
+    bind_u64(st, 7, second);
+    return step_done(d, st, "cannot record errors", err, errlen);
+}
+
+int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+
+    if (tx_begin(d, err, errlen) != 0)
+        return -1;
+    st = d->st[ST_INTERVAL];
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_u64(st, 2, iv->second);
+    sqlite3_bind_int64(st, 3, iv->start_us);
+    sqlite3_bind_int64(st, 4, iv->length_us);
+    sqlite3_bind_int64(st, 5, iv->active_vus);
+    if (step_done(d, st, "cannot record an interval", err, errlen) != 0)
+        goto fail;
+    for (size_t i = 0; i < iv->nsteps; i++) {
+        const step_stats *s = &iv->steps[i];
+        if (s->count == 0) /* errors are samples too */
+            continue;
+        st = d->st[ST_STEP_INTERVAL];
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_u64(st, 2, iv->second);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
+        bind_counters(st, 4, s);
+        if (bind_hist(d, st, 14, s->hist) != 0) {
+            snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
+            sqlite3_reset(st);
+            sqlite3_clear_bindings(st);
+            goto fail;
+        }
+        if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
+            goto fail;
+        if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech,
+                                          s->sample_tech, iv->second, err, errlen) != 0)
+            goto fail;
+        if (s->err_func > 0 && add_errors(d, run_id, i, "functional", s->err_func,
+                                          s->sample_func, iv->second, err, errlen) != 0)
+            goto fail;
+    }
+    for (size_t i = 0; i < iv->nscens; i++) {
+        if (iv->runs[i] == 0 && iv->missed[i] == 0)
+            continue;
+        st = d->st[ST_SCEN];
+        bind_u64(st, 1, iv->runs[i]);
+        bind_u64(st, 2, iv->missed[i]);
+        sqlite3_bind_int64(st, 3, run_id);
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)i);
+        if (step_done(d, st, "cannot record scenario counts", err, errlen) != 0)
+            goto fail;
+    }
+    return tx_commit(d, err, errlen);
+fail:
+    tx_rollback(d);
+    return -1;
+}
+
+int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    char at[40];
+
+    if (tx_begin(d, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < ei->nsteps; i++) {
+        const step_stats *s = &ei->totals[i];
+        const hist *h = s->hist;
+        st = d->st[ST_TOTAL];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        bind_counters(st, 3, s);
+        sqlite3_bind_double(st, 13, ei->duration_us > 0 ? (double)s->count * 1e6 /
+                                                              (double)ei->duration_us
+                                                        : 0.0);
+        sqlite3_bind_double(st, 14, hist_mean(h));
+        bind_u64(st, 15, hist_min(h));
+        bind_u64(st, 16, hist_percentile(h, 50));
+        bind_u64(st, 17, hist_percentile(h, 90));
+        bind_u64(st, 18, hist_percentile(h, 95));
+        bind_u64(st, 19, hist_percentile(h, 99));
+        bind_u64(st, 20, hist_max(h));
+        if (bind_hist(d, st, 21, h) != 0) {
+            snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
+            sqlite3_reset(st);
+            sqlite3_clear_bindings(st);
+            goto fail;
+        }
+        if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
+            goto fail;
+    }
+    iso_utc(ei->ended_us, at, sizeof(at));
+    st = d->st[ST_END];
+    sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, at, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, ei->ended_us);
+    sqlite3_bind_int64(st, 4, ei->duration_us);
+    sqlite3_bind_int64(st, 5, run_id);
+    if (step_done(d, st, "cannot record the end of the run", err, errlen) != 0)
+        goto fail;
+    st = d->st[ST_AGENTS_END];
+    sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, run_id);
+    if (step_done(d, st, "cannot record the end of the run", err, errlen) != 0)
+        goto fail;
+    return tx_commit(d, err, errlen);
+fail:
+    tx_rollback(d);
+    return -1;
+}
+
+/* ---------------------------------------------------------------- options */
+
+int db_opts_flag(const char *flag)
+{
+    return strcmp(flag, "--db") == 0 || strcmp(flag, "--name") == 0 ||
+           strcmp(flag, "--tag") == 0;
+}
+
+int db_opts_set(db_opts *o, const char *flag, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(flag, "--db") == 0) {
+        if (val[0] == '\0') {
+            snprintf(err, errlen, "an empty path (use --db none to record nothing)");
+            return -1;
+        }
+        o->path = val;
+    } else if (strcmp(flag, "--name") == 0) {
+        if (val[0] == '\0') {
+            snprintf(err, errlen, "the run name is empty");
+            return -1;
+        }
+        o->name = val;
+    } else if (strcmp(flag, "--tag") == 0) {
+        if (o->tags == NULL)
+            o->tags = props_new();
+        if (props_set_arg(o->tags, val, err, errlen) != 0)
+            return -1;
+    } else {
+        snprintf(err, errlen, "not a results option");
+        return -1;
+    }
+    return 0;
+}
+
+void db_opts_free(db_opts *o)
+{
+    props_free(o->tags);
+    o->tags = NULL;
+}
+
+const char *db_opts_path(const db_opts *o)
+{
+    const char *p = o->path;
+
+    if (p == NULL) {
+        p = getenv(DB_PATH_ENV);
+        if (p == NULL || p[0] == '\0')
+            p = DB_PATH_DEFAULT;
+    }
+    return strcmp(p, "none") == 0 ? NULL : p;
+}
+
+const char *db_opts_name(const db_opts *o, const char *script, char *buf, size_t len)
+{
+    const char *base;
+    size_t n;
+
+    if (o->name != NULL) {
+        snprintf(buf, len, "%s", o->name);
+        return buf;
+    }
+    base = strrchr(script, '/');
+    base = base != NULL ? base + 1 : script;
+    n = strlen(base);
+    if (n > 4 && strcmp(base + n - 4, ".lua") == 0)
+        n -= 4;
+    snprintf(buf, len, "%.*s", (int)n, base);
+    return buf;
+}

@@ -1,0 +1,166 @@
+/* db — the results database (SQLite), written by the console during a run.
+ *
+ * What it is for: every run is recorded in one SQLite file (schema and its
+ * documentation: reports/schema.sql). The console opens the file, begins a
+ * run when load starts, writes each completed interval as it arrives (one
+ * transaction per interval, with statements prepared once), and ends the run
+ * with its per-step totals and final status. A console crash loses at most
+ * the interval being written. The cost of an interval is proportional to the
+ * number of steps (and scenarios), never to the number of requests.
+ *
+ * Usage:
+ *     db *d = db_open(path, err, sizeof(err));          // creates or upgrades
+ *     int64_t id = db_run_begin(d, &info, err, sizeof(err));
+ *     db_agent(d, id, 0, &agent, err, sizeof(err));      // any time, upserts
+ *     db_interval(d, id, &iv, err, sizeof(err));         // once per second
+ *     db_run_end(d, id, &end, err, sizeof(err));
+ *     db_close(d);
+ *
+ * Command-line options shared by the local and the distributed run (--db,
+ * --name, --tag) are parsed into a db_opts with db_opts_set.
+ *
+ * A db is not thread-safe; the console uses it from its loop only. */
+#ifndef QUERN_DB_H
+#define QUERN_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/props.h"
+#include "common/stats.h"
+
+struct sqlite3;
+
+/** Schema version this binary writes (PRAGMA user_version). */
+#define DB_SCHEMA_VERSION 1
+
+/** Default database path (relative to the current directory). */
+#define DB_PATH_DEFAULT "./quern-results.db"
+
+/** Environment variable that, when set, replaces DB_PATH_DEFAULT. */
+#define DB_PATH_ENV "QUERN_DB"
+
+/** An open results database; created by db_open, released by db_close. */
+typedef struct db db;
+
+/** The migrations, in order: db_migrations[i] takes version i to i + 1.
+ *  Their concatenation is reports/schema.sql, byte for byte. */
+extern const char *const db_migrations[DB_SCHEMA_VERSION];
+/** The text of reports/schema.sql before the first migration (its header). */
+extern const char db_schema_header[];
+
+/** Opens (creating if needed) the database at path: WAL journal, busy
+ *  timeout, foreign keys on; upgrades an older schema in one transaction.
+ *  Returns NULL with err set if the file cannot be opened, is not a
+ *  database, or has a schema newer than DB_SCHEMA_VERSION. */
+db *db_open(const char *path, char *err, size_t errlen);
+
+/** Closes d (finalising its statements); NULL is fine. */
+void db_close(db *d);
+
+/** The SQLite handle, for readers (reports/); borrowed. */
+struct sqlite3 *db_sqlite(db *d);
+
+/** One step as declared by the script. All borrowed. */
+typedef struct db_step {
+    const char *id;        /**< "SC-<scenario>-STEP-<n>" */
+    const char *label;
+    const char *scenario;
+} db_step;
+
+/** What is known about a run when its load starts. All borrowed. */
+typedef struct db_run_info {
+    const char *name;              /**< run name (db_default_name when none given) */
+    const props *tags;             /**< --tag pairs; may be NULL */
+    const char *script;            /**< path of the main script (hashed here) */
+    const props *props;            /**< properties; may be NULL */
+    unsigned vus;
+    int64_t started_us;            /**< wall clock, epoch microseconds */
+    const db_step *steps;          /**< nsteps entries, by step index */
+    size_t nsteps;
+    const char *const *scen_names; /**< nscens entries, by scenario index */
+    size_t nscens;
+} db_run_info;
+
+/** Inserts the run (status "running") with its steps and scenarios, and
+ *  prepares the per-interval statements. Returns the run id (> 0), or -1
+ *  with err set. */
+int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen);
+
+/** One load injector of a run. All borrowed. */
+typedef struct db_agent_info {
+    const char *name;
+    const char *host;
+    unsigned workers;
+    unsigned vus;
+    int lost;              /**< 1: lost mid-run */
+    const char *status;    /**< e.g. "running", "completed", "stopped" */
+    uint64_t requests;
+    uint64_t errors;
+} db_agent_info;
+
+/** Inserts or replaces agent number index of run_id. 0, or -1 with err. */
+int db_agent(db *d, int64_t run_id, unsigned index, const db_agent_info *a, char *err,
+             size_t errlen);
+
+/** One completed interval. All borrowed. */
+typedef struct db_iv {
+    uint64_t second;           /**< 0-based since the start of load */
+    int64_t start_us;          /**< wall clock, epoch microseconds */
+    int64_t length_us;
+    uint32_t active_vus;
+    const step_stats *steps;   /**< nsteps entries (as given to db_run_begin) */
+    size_t nsteps;
+    const uint64_t *runs;      /**< nscens entries; may be NULL when nscens is 0 */
+    const uint64_t *missed;    /**< nscens entries; may be NULL when nscens is 0 */
+    size_t nscens;
+} db_iv;
+
+/** Writes one interval in one transaction: its intervals row (kept as it is
+ *  if the second was written already: late data), a step_intervals row per
+ *  step with samples, and the running error and scenario counters. Returns
+ *  0, or -1 with err set (nothing of the interval is then written). */
+int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen);
+
+/** How a run ended. All borrowed. */
+typedef struct db_run_end_info {
+    const char *status;        /**< "completed", "stopped", "degraded", "aborted" */
+    int64_t ended_us;          /**< wall clock, epoch microseconds */
+    int64_t duration_us;       /**< measured length of the load (TPS divides by it) */
+    const step_stats *totals;  /**< nsteps entries: whole-run totals per step */
+    size_t nsteps;
+} db_run_end_info;
+
+/** Writes the per-step totals, the status and the end time, in one
+ *  transaction. Returns 0, or -1 with err set. */
+int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size_t errlen);
+
+/** The results options of `quern run`. Zero-initialise; db_opts_free. */
+typedef struct db_opts {
+    const char *path;  /**< borrowed: --db (NULL: default; "none": no database) */
+    const char *name;  /**< borrowed: --name */
+    props *tags;       /**< owned: --tag pairs, NULL when none */
+} db_opts;
+
+/** 1 if flag ("--db", "--name", "--tag") is one of the results options,
+ *  each of which takes a value. */
+int db_opts_flag(const char *flag);
+/** Sets the option flag to val. 0, or -1 with err set (bad tag). */
+int db_opts_set(db_opts *o, const char *flag, const char *val, char *err, size_t errlen);
+/** Releases what o owns. */
+void db_opts_free(db_opts *o);
+/** The database path to use: --db, else $QUERN_DB, else DB_PATH_DEFAULT;
+ *  NULL when the results are not to be recorded (--db none). */
+const char *db_opts_path(const db_opts *o);
+/** Writes the run name into buf: --name, else the script's base name
+ *  without its .lua extension. */
+const char *db_opts_name(const db_opts *o, const char *script, char *buf, size_t len);
+
+/** Help lines for the results options (for `quern help run`). */
+#define DB_OPTS_USAGE                                                                        \
+    "  --db FILE            results database (default ./quern-results.db, or $QUERN_DB);\n" \
+    "                       --db none records nothing\n"                                   \
+    "  --name NAME          run name in the database (default: the script's base name)\n"  \
+    "  --tag KEY=VALUE      tag the run (repeatable)\n"
+
+#endif

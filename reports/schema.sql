@@ -1,0 +1,150 @@
+-- quern results database (SQLite).
+--
+-- One file holds every run (default ./quern-results.db, WAL mode). The
+-- console writes a run row when load starts (status 'running'), then each
+-- completed interval in one transaction as it arrives, so a console crash
+-- loses at most the current second; at the end it writes the per-step totals
+-- and the final status. `quern runs`, `quern report` and `quern compare`
+-- read only this database.
+--
+-- Versioning: PRAGMA user_version is the schema version. This file is the
+-- list of migrations in order; the block after "-- @migration N" takes a
+-- database from version N-1 to version N. Opening a database upgrades it in
+-- one transaction; a database newer than the binary is refused. Never edit
+-- a released migration: append a new one. reports/db.c embeds this file
+-- verbatim (tests/unit/test_db.c checks that they are identical).
+--
+-- Conventions: times are microseconds (INTEGER) since the Unix epoch (UTC)
+-- or since the run's start; *_at columns repeat them as ISO 8601 UTC text
+-- ("2024-05-01T12:00:00.123Z"). Latencies are microseconds. A histogram
+-- BLOB is common/hist.h's hist_encode format (decode with hist_decode).
+-- JSON columns hold one JSON object of string values.
+
+-- @migration 1
+-- One load test.
+CREATE TABLE runs (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL,            -- --name, default the script's base name
+    tags          TEXT NOT NULL DEFAULT '{}', -- JSON: the --tag key=value pairs
+    script        TEXT NOT NULL,            -- path of the main script as given
+    script_hash   TEXT NOT NULL,            -- SHA-256 of the main script, lowercase hex
+    properties    TEXT NOT NULL DEFAULT '{}', -- JSON: properties the scripts saw
+    quern_version TEXT NOT NULL,
+    vus           INTEGER NOT NULL,
+    started_at    TEXT NOT NULL,
+    started_us    INTEGER NOT NULL,
+    ended_at      TEXT,                     -- NULL while running (or if the console died)
+    ended_us      INTEGER,
+    duration_us   INTEGER,                  -- measured length of the load, set at the end
+    status        TEXT NOT NULL DEFAULT 'running'
+                  CHECK (status IN ('running', 'completed', 'stopped', 'degraded', 'aborted'))
+);
+CREATE INDEX runs_by_name ON runs (name, id);
+
+-- The load injectors of a run: one row per agent ("local" for a run
+-- without remote agents).
+CREATE TABLE agents (
+    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    agent_index INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    host        TEXT NOT NULL,
+    workers     INTEGER NOT NULL,
+    vus         INTEGER NOT NULL,
+    lost        INTEGER NOT NULL DEFAULT 0,    -- 1: disconnected or died mid-run
+    status      TEXT NOT NULL DEFAULT 'running', -- as the agent reported it
+    requests    INTEGER NOT NULL DEFAULT 0,
+    errors      INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, agent_index)
+);
+
+-- The steps the script declared, by index (the index used everywhere below).
+CREATE TABLE steps (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step_index INTEGER NOT NULL,
+    test_id    TEXT NOT NULL,                -- "SC-<scenario>-STEP-<n>"
+    label      TEXT NOT NULL,
+    scenario   TEXT NOT NULL,
+    PRIMARY KEY (run_id, step_index)
+);
+
+-- One row per second of load (second 0 is the first).
+CREATE TABLE intervals (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    second     INTEGER NOT NULL,
+    start_us   INTEGER NOT NULL,             -- wall clock, epoch microseconds
+    length_us  INTEGER NOT NULL,             -- the last interval may be short
+    active_vus INTEGER NOT NULL,
+    PRIMARY KEY (run_id, second)
+);
+
+-- What each step did during one second; only steps with samples get a row.
+-- Data from an agent that arrived after its second was written is added as
+-- a further row for the same (run_id, second, step_index): readers sum the
+-- counters and merge the histograms of all rows of a second.
+CREATE TABLE step_intervals (
+    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    second      INTEGER NOT NULL,
+    step_index  INTEGER NOT NULL,
+    count       INTEGER NOT NULL,            -- samples, successes and errors
+    err_tech    INTEGER NOT NULL,            -- transport, timeout, status not accepted
+    err_func    INTEGER NOT NULL,            -- failed checks, script errors
+    bytes_in    INTEGER NOT NULL,
+    bytes_out   INTEGER NOT NULL,
+    sum_dns     INTEGER NOT NULL,            -- sums of the timing phases, microseconds
+    sum_connect INTEGER NOT NULL,
+    sum_tls     INTEGER NOT NULL,
+    sum_ttfb    INTEGER NOT NULL,
+    new_conns   INTEGER NOT NULL,
+    histogram   BLOB NOT NULL                -- latencies of the samples
+);
+CREATE INDEX step_intervals_by_second ON step_intervals (run_id, second, step_index);
+
+-- Whole-run summary per step, written at the end of the run. Percentiles
+-- come from the merged histogram (also stored), never from averages.
+CREATE TABLE step_totals (
+    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step_index  INTEGER NOT NULL,
+    count       INTEGER NOT NULL,
+    err_tech    INTEGER NOT NULL,
+    err_func    INTEGER NOT NULL,
+    bytes_in    INTEGER NOT NULL,
+    bytes_out   INTEGER NOT NULL,
+    sum_dns     INTEGER NOT NULL,
+    sum_connect INTEGER NOT NULL,
+    sum_tls     INTEGER NOT NULL,
+    sum_ttfb    INTEGER NOT NULL,
+    new_conns   INTEGER NOT NULL,
+    tps         REAL NOT NULL,               -- count per second of the run's duration
+    mean_us     REAL NOT NULL,
+    min_us      INTEGER NOT NULL,
+    p50_us      INTEGER NOT NULL,
+    p90_us      INTEGER NOT NULL,
+    p95_us      INTEGER NOT NULL,
+    p99_us      INTEGER NOT NULL,
+    max_us      INTEGER NOT NULL,
+    histogram   BLOB NOT NULL,
+    PRIMARY KEY (run_id, step_index)
+);
+
+-- Errors by step and kind, kept up to date with each interval.
+CREATE TABLE errors (
+    run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step_index   INTEGER NOT NULL,
+    kind         TEXT NOT NULL CHECK (kind IN ('technical', 'functional')),
+    sample       TEXT NOT NULL,              -- the first message seen ('' if none)
+    count        INTEGER NOT NULL,
+    first_second INTEGER NOT NULL,
+    last_second  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, step_index, kind)
+);
+
+-- Runs (iterations) and missed pacings per scenario, kept up to date with
+-- each interval.
+CREATE TABLE scenario_totals (
+    run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    scen_index    INTEGER NOT NULL,
+    name          TEXT NOT NULL,
+    runs          INTEGER NOT NULL DEFAULT 0,
+    missed_pacing INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, scen_index)
+);

@@ -1,0 +1,474 @@
+/* Unit tests for reports/db: schema, migrations, interval rows, totals. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/hist.h"
+#include "common/mem.h"
+#include "common/stats.h"
+#include "reports/db.h"
+
+/* A temporary folder with a database path and a script in it. */
+typedef struct fx {
+    char dir[64];
+    char path[128];
+    char script[128];
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = xcalloc(1, sizeof(*f));
+    FILE *s;
+
+    snprintf(f->dir, sizeof(f->dir), "/tmp/quern-test-db-XXXXXX");
+    if (mkdtemp(f->dir) == NULL)
+        return -1;
+    snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
+    snprintf(f->script, sizeof(f->script), "%s/plan.lua", f->dir);
+    s = fopen(f->script, "w");
+    if (s == NULL)
+        return -1;
+    fputs("abc", s);
+    fclose(s);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    char p[160];
+    const char *const suffix[] = {"", "-wal", "-shm"};
+
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
+        unlink(p);
+    }
+    unlink(f->script);
+    rmdir(f->dir);
+    xfree(f);
+    return 0;
+}
+
+static int64_t q_int(sqlite3 *sq, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v;
+
+    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Copies the first column of the first row of sql into buf. */
+static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
+{
+    sqlite3_stmt *st;
+
+    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* The embedded schema is reports/schema.sql, byte for byte. */
+static void test_schema_file_matches(void **state)
+{
+    FILE *f = fopen("reports/schema.sql", "rb");
+    char *file, *embedded;
+    long n;
+    size_t len;
+
+    if (f == NULL) /* run from the repository root (tests/run.sh does) */
+        skip();
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    file = xcalloc((size_t)n + 1, 1);
+    assert_int_equal(fread(file, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    len = strlen(db_schema_header) + 1;
+    for (int i = 0; i < DB_SCHEMA_VERSION; i++)
+        len += strlen(db_migrations[i]);
+    embedded = xcalloc(len, 1);
+    strcat(embedded, db_schema_header);
+    for (int i = 0; i < DB_SCHEMA_VERSION; i++)
+        strcat(embedded, db_migrations[i]);
+    assert_string_equal(embedded, file);
+    for (int i = 0; i < DB_SCHEMA_VERSION; i++) {
+        char mark[32];
+        snprintf(mark, sizeof(mark), "-- @migration %d\n", i + 1);
+        assert_memory_equal(db_migrations[i], mark, strlen(mark));
+    }
+    xfree(file);
+    xfree(embedded);
+}
+
+static void test_create(void **state)
+{
+    fx *f = *state;
+    char err[512], mode[16];
+    db *d = db_open(f->path, err, sizeof(err));
+    sqlite3 *sq;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    assert_int_equal(q_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    q_text(sq, "PRAGMA journal_mode", mode, sizeof(mode));
+    assert_string_equal(mode, "wal");
+    assert_int_equal(q_int(sq, "PRAGMA foreign_keys"), 1);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
+                               "IN ('runs', 'agents', 'steps', 'intervals', 'step_intervals', "
+                               "'step_totals', 'errors', 'scenario_totals')"),
+                     8);
+    db_close(d);
+    /* Opening again changes nothing. */
+    d = db_open(f->path, err, sizeof(err));
+    assert_non_null(d);
+    assert_int_equal(q_int(db_sqlite(d), "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    db_close(d);
+}
+
+/* A version-0 database (made by something else, or empty) is upgraded and
+ * keeps what it had. */
+static void test_migrate_from_v0(void **state)
+{
+    fx *f = *state;
+    sqlite3 *sq;
+    char err[512];
+    db *d;
+
+    assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, "CREATE TABLE notes (x); INSERT INTO notes VALUES (7)", NULL,
+                                  NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(q_int(sq, "PRAGMA user_version"), 0);
+    sqlite3_close(sq);
+    d = db_open(f->path, err, sizeof(err));
+    assert_non_null(d);
+    assert_int_equal(q_int(db_sqlite(d), "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    assert_int_equal(q_int(db_sqlite(d), "SELECT x FROM notes"), 7);
+    assert_int_equal(q_int(db_sqlite(d), "SELECT count(*) FROM runs"), 0);
+    db_close(d);
+}
+
+static void test_refuse_newer(void **state)
+{
+    fx *f = *state;
+    sqlite3 *sq;
+    char err[512] = "";
+    db *d;
+
+    assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(sq);
+    d = db_open(f->path, err, sizeof(err));
+    assert_null(d);
+    assert_non_null(strstr(err, "schema version 99 is newer"));
+    assert_non_null(strstr(err, f->path));
+    /* The file was left as it was. */
+    assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+    assert_int_equal(q_int(sq, "PRAGMA user_version"), 99);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM sqlite_master"), 0);
+    sqlite3_close(sq);
+}
+
+static void test_not_a_database(void **state)
+{
+    fx *f = *state;
+    char err[512] = "";
+
+    /* The script file is not a database. */
+    assert_null(db_open(f->script, err, sizeof(err)));
+    assert_true(err[0] != '\0');
+}
+
+/* Begins a run of two steps (scenario S) and one scenario. */
+static int64_t begin_run(fx *f, db *d, props *tags)
+{
+    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
+    static const char *const scens[1] = {"S"};
+    db_run_info ri = {0};
+    char err[512];
+    int64_t id;
+
+    ri.name = "plan";
+    ri.tags = tags;
+    ri.script = f->script;
+    ri.vus = 3;
+    ri.started_us = 1700000000123456;
+    ri.steps = steps;
+    ri.nsteps = 2;
+    ri.scen_names = scens;
+    ri.nscens = 1;
+    id = db_run_begin(d, &ri, err, sizeof(err));
+    assert_true(id > 0);
+    return id;
+}
+
+static void test_run_rows(void **state)
+{
+    fx *f = *state;
+    char err[512], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    props *tags = props_new();
+    db_agent_info ai = {"local", "h1", 2, 3, 0, NULL, 0, 0};
+    sqlite3 *sq;
+    int64_t id;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    props_set(tags, "env", "ci");
+    id = begin_run(f, d, tags);
+    assert_int_equal(db_agent(d, id, 0, &ai, err, sizeof(err)), 0);
+    q_text(sq, "SELECT status FROM runs", buf, sizeof(buf));
+    assert_string_equal(buf, "running");
+    q_text(sq, "SELECT script_hash FROM runs", buf, sizeof(buf));
+    assert_string_equal(buf, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    q_text(sq, "SELECT tags FROM runs", buf, sizeof(buf));
+    assert_string_equal(buf, "{\"env\":\"ci\"}");
+    q_text(sq, "SELECT started_at FROM runs", buf, sizeof(buf));
+    assert_string_equal(buf, "2023-11-14T22:13:20.123Z");
+    q_text(sq, "SELECT group_concat(test_id || '/' || scenario, ',') FROM steps", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "SC-S-STEP-1/S,SC-S-STEP-2/S");
+    q_text(sq, "SELECT name || '@' || host || ':' || workers FROM agents", buf, sizeof(buf));
+    assert_string_equal(buf, "local@h1:2");
+    props_free(tags);
+    db_close(d);
+}
+
+static void test_intervals_and_totals(void **state)
+{
+    fx *f = *state;
+    char err[512], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    step_stats s[2], tot[2];
+    uint64_t runs = 4, missed = 1;
+    db_iv iv = {0};
+    db_run_end_info ei = {0};
+    sqlite3 *sq;
+    sqlite3_stmt *st;
+    hist *h = hist_new();
+    int64_t id;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    id = begin_run(f, d, NULL);
+    for (int i = 0; i < 2; i++) {
+        stats_init(&s[i]);
+        stats_init(&tot[i]);
+    }
+    /* Second 0: step 0 has 3 samples (one technical error), step 1 none. */
+    s[0].count = 3;
+    s[0].err_tech = 1;
+    s[0].bytes_in = 300;
+    stats_note_error(&s[0], 1, "connection refused");
+    hist_record(s[0].hist, 1000);
+    hist_record(s[0].hist, 2000);
+    hist_record(s[0].hist, 50000);
+    iv.second = 0;
+    iv.start_us = 1700000000123456;
+    iv.length_us = 1000000;
+    iv.active_vus = 3;
+    iv.steps = s;
+    iv.nsteps = 2;
+    iv.runs = &runs;
+    iv.missed = &missed;
+    iv.nscens = 1;
+    assert_int_equal(db_interval(d, id, &iv, err, sizeof(err)), 0);
+    for (int i = 0; i < 2; i++)
+        stats_merge(&tot[i], &s[i]);
+    /* Second 1: both steps. */
+    for (int i = 0; i < 2; i++)
+        stats_reset(&s[i]);
+    s[0].count = 1;
+    hist_record(s[0].hist, 1500);
+    s[1].count = 2;
+    s[1].err_func = 2;
+    stats_note_error(&s[1], 0, "check failed");
+    hist_record(s[1].hist, 700);
+    hist_record(s[1].hist, 900);
+    iv.second = 1;
+    iv.start_us += 1000000;
+    assert_int_equal(db_interval(d, id, &iv, err, sizeof(err)), 0);
+    for (int i = 0; i < 2; i++)
+        stats_merge(&tot[i], &s[i]);
+    /* Late data for second 0 (an agent that came late): a further row. */
+    for (int i = 0; i < 2; i++)
+        stats_reset(&s[i]);
+    s[0].count = 1;
+    s[0].err_tech = 1;
+    stats_note_error(&s[0], 1, "timeout");
+    hist_record(s[0].hist, 3000);
+    iv.second = 0;
+    iv.active_vus = 99;
+    assert_int_equal(db_interval(d, id, &iv, err, sizeof(err)), 0);
+    for (int i = 0; i < 2; i++)
+        stats_merge(&tot[i], &s[i]);
+
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM intervals"), 2);
+    assert_int_equal(q_int(sq, "SELECT active_vus FROM intervals WHERE second = 0"), 3);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_intervals"), 4);
+    assert_int_equal(q_int(sq, "SELECT sum(count) FROM step_intervals"), 7);
+    assert_int_equal(q_int(sq, "SELECT sum(count) FROM step_intervals WHERE step_index = 0"), 5);
+    assert_int_equal(q_int(sq, "SELECT bytes_in FROM step_intervals WHERE second = 0 AND "
+                               "step_index = 0 AND count = 3"),
+                     300);
+    assert_int_equal(q_int(sq, "SELECT count FROM errors WHERE step_index = 0"), 2);
+    assert_int_equal(q_int(sq, "SELECT first_second FROM errors WHERE step_index = 0"), 0);
+    assert_int_equal(q_int(sq, "SELECT last_second FROM errors WHERE step_index = 0"), 0);
+    q_text(sq, "SELECT sample FROM errors WHERE step_index = 0", buf, sizeof(buf));
+    assert_string_equal(buf, "connection refused");
+    q_text(sq, "SELECT sample || '/' || count || '/' || first_second FROM errors WHERE "
+               "step_index = 1 AND kind = 'functional'",
+           buf, sizeof(buf));
+    assert_string_equal(buf, "check failed/2/1");
+    assert_int_equal(q_int(sq, "SELECT runs FROM scenario_totals"), 12);
+    assert_int_equal(q_int(sq, "SELECT missed_pacing FROM scenario_totals"), 3);
+
+    /* Each interval's histogram decodes to what was recorded. */
+    assert_int_equal(sqlite3_prepare_v2(sq, "SELECT histogram, count FROM step_intervals", -1,
+                                        &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        assert_int_equal(hist_decode(h, sqlite3_column_blob(st, 0),
+                                     (size_t)sqlite3_column_bytes(st, 0)),
+                         0);
+        assert_int_equal(hist_count(h), sqlite3_column_int64(st, 1));
+    }
+    sqlite3_finalize(st);
+
+    ei.status = "stopped";
+    ei.ended_us = 1700000002123456;
+    ei.duration_us = 2000000;
+    ei.totals = tot;
+    ei.nsteps = 2;
+    assert_int_equal(db_run_end(d, id, &ei, err, sizeof(err)), 0);
+    q_text(sq, "SELECT status || ' ' || ended_at || ' ' || duration_us FROM runs", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "stopped 2023-11-14T22:13:22.123Z 2000000");
+    assert_int_equal(q_int(sq, "SELECT count FROM step_totals WHERE step_index = 0"), 5);
+    assert_int_equal(q_int(sq, "SELECT err_tech FROM step_totals WHERE step_index = 0"), 2);
+    assert_int_equal(q_int(sq, "SELECT err_func FROM step_totals WHERE step_index = 1"), 2);
+    assert_int_equal(q_int(sq, "SELECT p95_us FROM step_totals WHERE step_index = 0"),
+                     hist_percentile(tot[0].hist, 95));
+    assert_int_equal(q_int(sq, "SELECT p50_us FROM step_totals WHERE step_index = 0"),
+                     hist_percentile(tot[0].hist, 50));
+    assert_int_equal(q_int(sq, "SELECT max_us FROM step_totals WHERE step_index = 0"), 50000);
+    assert_int_equal(q_int(sq, "SELECT min_us FROM step_totals WHERE step_index = 1"), 700);
+    assert_int_equal(q_int(sq, "SELECT CAST(tps * 10 AS INTEGER) FROM step_totals WHERE "
+                               "step_index = 0"),
+                     25);
+    /* The merged histogram round-trips. */
+    assert_int_equal(sqlite3_prepare_v2(sq,
+                                        "SELECT histogram FROM step_totals WHERE step_index = 0",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(
+        hist_decode(h, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0)), 0);
+    sqlite3_finalize(st);
+    assert_int_equal(hist_count(h), 5);
+    assert_int_equal(hist_min(h), 1000);
+    assert_int_equal(hist_max(h), 50000);
+    assert_int_equal(hist_sum(h), 1000 + 2000 + 50000 + 1500 + 3000);
+    for (double p = 0; p <= 100; p += 5)
+        assert_int_equal(hist_percentile(h, p), hist_percentile(tot[0].hist, p));
+
+    for (int i = 0; i < 2; i++) {
+        stats_free(&s[i]);
+        stats_free(&tot[i]);
+    }
+    hist_free(h);
+    db_close(d);
+}
+
+/* Each interval is committed: another connection sees it at once. */
+static void test_interval_committed(void **state)
+{
+    fx *f = *state;
+    char err[512];
+    db *d = db_open(f->path, err, sizeof(err));
+    step_stats s[2];
+    db_iv iv = {0};
+    uint64_t zero = 0;
+    sqlite3 *other;
+    int64_t id;
+
+    assert_non_null(d);
+    id = begin_run(f, d, NULL);
+    stats_init(&s[0]);
+    stats_init(&s[1]);
+    s[1].count = 1;
+    hist_record(s[1].hist, 10);
+    iv.length_us = 1000000;
+    iv.steps = s;
+    iv.nsteps = 2;
+    iv.runs = &zero;
+    iv.missed = &zero;
+    iv.nscens = 1;
+    assert_int_equal(db_interval(d, id, &iv, err, sizeof(err)), 0);
+    assert_int_equal(sqlite3_open(f->path, &other), SQLITE_OK);
+    assert_int_equal(q_int(other, "SELECT count(*) FROM step_intervals"), 1);
+    assert_int_equal(q_int(other, "SELECT step_index FROM step_intervals"), 1);
+    sqlite3_close(other);
+    stats_free(&s[0]);
+    stats_free(&s[1]);
+    db_close(d);
+}
+
+static void test_opts(void **state)
+{
+    db_opts o = {0};
+    char err[256], buf[64];
+
+    assert_true(db_opts_flag("--db"));
+    assert_true(db_opts_flag("--tag"));
+    assert_false(db_opts_flag("--vus"));
+    assert_string_equal(db_opts_name(&o, "dir/plan.lua", buf, sizeof(buf)), "plan");
+    assert_string_equal(db_opts_name(&o, "plan", buf, sizeof(buf)), "plan");
+    assert_string_equal(db_opts_name(&o, "a/.lua", buf, sizeof(buf)), ".lua");
+    assert_int_equal(db_opts_set(&o, "--name", "nightly", err, sizeof(err)), 0);
+    assert_string_equal(db_opts_name(&o, "dir/plan.lua", buf, sizeof(buf)), "nightly");
+    assert_int_equal(db_opts_set(&o, "--tag", "env=ci", err, sizeof(err)), 0);
+    assert_int_equal(db_opts_set(&o, "--tag", "build=42", err, sizeof(err)), 0);
+    assert_int_equal(db_opts_set(&o, "--tag", "novalue", err, sizeof(err)), -1);
+    assert_int_equal(props_count(o.tags), 2);
+    unsetenv(DB_PATH_ENV);
+    assert_string_equal(db_opts_path(&o), DB_PATH_DEFAULT);
+    setenv(DB_PATH_ENV, "/tmp/x.db", 1);
+    assert_string_equal(db_opts_path(&o), "/tmp/x.db");
+    unsetenv(DB_PATH_ENV);
+    assert_int_equal(db_opts_set(&o, "--db", "none", err, sizeof(err)), 0);
+    assert_null(db_opts_path(&o));
+    assert_int_equal(db_opts_set(&o, "--db", "", err, sizeof(err)), -1);
+    db_opts_free(&o);
+    db_opts_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schema_file_matches),
+        cmocka_unit_test_setup_teardown(test_create, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_from_v0, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_intervals_and_totals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interval_committed, setup, teardown),
+        cmocka_unit_test(test_opts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
