@@ -321,6 +321,7 @@ static int l_quern_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"scenario", l_scenario}, {"property", l_property},
                                    {"sleep", l_sleep},       {"log", l_log},
+                                   {"csv", lcsv_new},
                                    {NULL, NULL}};
     struct engine *e = get_engine(L);
 

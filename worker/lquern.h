@@ -60,6 +60,11 @@ int ljson_decode(lua_State *L, const char *s, size_t len, char *err, size_t errl
  *  Lua error on a value JSON cannot carry. */
 void ljson_encode(lua_State *L, int idx);
 
+/* lcsv.c */
+/** quern.csv(path, opts): reads a CSV file at load time and returns a feeder
+ *  (methods next, count, row); see docs/scenarios.md, "Data feeders". */
+int lcsv_new(lua_State *L);
+
 /* lxml.c */
 /** Evaluates an XPath expression on an XML or HTML document; pushes the first
  *  result (all == 0) or a table of all results (all == 1); 1 ok, 0 with err. */
