@@ -4,6 +4,7 @@
 #   make demo       install missing packages, build, start the demo target, run an example
 #   make test       install missing packages, build under ASan+UBSan, run every test
 #   make test-valgrind   unit tests under valgrind, zero leaks
+#   make bench      quern against wrk and Locust (not part of make test)
 #   make clean
 
 CC      ?= cc
@@ -33,7 +34,7 @@ LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(patsubst build/gen/%.c,$(B)/gen
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all quern deps demo test test-build test-valgrind clean format
+.PHONY: all quern deps demo test test-build test-valgrind bench clean format
 all: quern
 
 quern: $(B)/quern $(B)/quern-target
@@ -87,6 +88,11 @@ test-valgrind: deps
 demo: deps
 	$(MAKE) quern
 	@scripts/demo.sh
+
+# Side by side with wrk and Locust on loopback; writes docs/benchmarks.md.
+bench: deps
+	$(MAKE) quern
+	@bench/run.sh
 
 clean:
 	rm -rf build bin

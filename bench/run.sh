@@ -1,0 +1,305 @@
+#!/bin/bash
+# make bench: quern side by side with wrk and Locust against one local nginx.
+#
+# What it does (docs/benchmarks.md explains the method and holds the results):
+#   1. installs what it lacks from Debian (nginx, wrk, python3-locust, GNU time,
+#      util-linux for taskset), with sudo when not root;
+#   2. starts nginx on two free loopback ports from a config written into a
+#      temp dir (1 worker, pinned to CPU 0): one port without access log for
+#      the speed rows, one with an access log for the cross-check;
+#   3. speed rows, each tool pinned to CPU 1, the same workload (N connections
+#      or VUs, no think time, GET /small) for the same time, BENCH_REPS
+#      repetitions in alternation: wrk, wrk + Lua, Locust FastHttpUser, quern;
+#   4. cross-check: one short run of each tool against the logging port,
+#      requests counted by nginx against requests reported by the tool;
+#   5. memory per VU: quern at 1 (baseline) and BENCH_MEM_VUS VUs, Locust at 1
+#      and BENCH_LOCUST_USERS users, each VU looping GET /small + 1 s sleep;
+#   6. writes the report (bench/report.py) to BENCH_OUT.
+#
+# Environment (defaults in brackets):
+#   BENCH_SECONDS [10]  duration of each speed row     BENCH_CONNS [50]  connections / VUs
+#   BENCH_REPS [3]      repetitions of the speed rows  BENCH_CHECK_SECONDS [3]  cross-check runs
+#   BENCH_MEM_SECONDS [30]  memory rows                BENCH_MEM_RAMP [5]  their ramp-up (s)
+#   BENCH_MEM_VUS ["1000 10000"]  quern VU counts      BENCH_LOCUST_USERS [1000]  Locust users
+#   BENCH_ROWS ["wrk wrk-lua locust quern"]            BENCH_SKIP_MEM [0]  1 skips step 5
+#   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
+set -eu
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+SECS=${BENCH_SECONDS:-10}
+CONNS=${BENCH_CONNS:-50}
+REPS=${BENCH_REPS:-3}
+CHECK_SECS=${BENCH_CHECK_SECONDS:-3}
+MEM_SECS=${BENCH_MEM_SECONDS:-30}
+MEM_RAMP=${BENCH_MEM_RAMP:-5}
+MEM_VUS=${BENCH_MEM_VUS:-1000 10000}
+LOCUST_USERS=${BENCH_LOCUST_USERS:-1000}
+ROWS=${BENCH_ROWS:-wrk wrk-lua locust quern}
+OUT=${BENCH_OUT:-docs/benchmarks.md}
+export BENCH_OUT=$OUT
+PY=/usr/bin/python3 # Debian's python, the one python3-locust is installed for
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------- 1. packages
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+need=()
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+[ -x /usr/bin/locust ] || need+=(python3-locust)
+[ -x /usr/bin/time ] || need+=(time)
+command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+[ -x "$PY" ] || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+    log "installing: ${need[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+[ -x bin/quern ] || make -s quern
+[ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
+CPU_SRV=0
+CPU_TOOL=$(($(nproc) >= 2 ? 1 : 0))
+
+# 10,000 VUs need 10,000 sockets in the tool and as many in nginx.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+tmp=$(mktemp -d /tmp/quern-bench.XXXXXX)
+nginx_pid=
+cleanup() {
+    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+    if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ------------------------------------------------------------------- 2. nginx
+free_port() {
+    "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+port=$(free_port)
+port_log=$(free_port)
+while [ "$port_log" = "$port" ]; do port_log=$(free_port); done
+body=$(printf '%0100d' 0 | tr 0 x) # 100 bytes
+user_line=
+[ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
+mkdir -p "$tmp/nginx"
+cat >"$tmp/nginx/nginx.conf" <<EOF
+# written by bench/run.sh
+$user_line
+daemon off;
+master_process on;
+worker_processes 1;
+worker_rlimit_nofile 65536;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/error.log warn;
+events { worker_connections 20000; multi_accept on; }
+http {
+    default_type text/plain;
+    keepalive_requests 1000000;
+    keepalive_timeout 300s;
+    client_body_temp_path $tmp/nginx/body;
+    proxy_temp_path $tmp/nginx/proxy;
+    fastcgi_temp_path $tmp/nginx/fastcgi;
+    uwsgi_temp_path $tmp/nginx/uwsgi;
+    scgi_temp_path $tmp/nginx/scgi;
+    server {                      # the speed rows: no access log
+        listen 127.0.0.1:$port backlog=4096;
+        access_log off;
+        location = /small { return 200 "$body"; }
+    }
+    server {                      # the cross-check: one line per request
+        listen 127.0.0.1:$port_log backlog=4096;
+        access_log $tmp/nginx/access.log;
+        location = /small { return 200 "$body"; }
+    }
+}
+EOF
+taskset -c $CPU_SRV "$NGINX" -p "$tmp/nginx" -e "$tmp/nginx/error.log" -c "$tmp/nginx/nginx.conf" &
+nginx_pid=$!
+base="http://127.0.0.1:$port"
+base_log="http://127.0.0.1:$port_log"
+for _ in $(seq 100); do
+    "$PY" -c "import urllib.request,sys; urllib.request.urlopen('$base/small', timeout=1)" 2>/dev/null && break
+    kill -0 "$nginx_pid" 2>/dev/null || die "nginx did not start: $(cat "$tmp/nginx/error.log")"
+    sleep 0.1
+done
+got=$(curl -s "$base/small" 2>/dev/null | wc -c || true)
+log "nginx (pid $nginx_pid, CPU $CPU_SRV) on $base (no log) and $base_log (access log); /small is $got bytes"
+
+# ------------------------------------------------------- commands of each row
+# cmd_ROW BASE SECONDS: the command line, run under GNU time and taskset.
+cmd_wrk() { echo "wrk -t1 -c$CONNS -d${2}s --latency $1/small"; }
+cmd_wrk-lua() { echo "wrk -t1 -c$CONNS -d${2}s --latency -s bench/wrk-header.lua $1/small"; }
+cmd_locust() {
+    echo "locust -f bench/locustfile.py --headless -u $CONNS -r $CONNS -t ${2}s --host $1 --only-summary --loglevel WARNING"
+}
+cmd_quern() {
+    echo "bin/quern run bench/small.lua --vus $CONNS --duration ${2}s -q --summary-json \$OUT/quern.json -p base_url=$1"
+}
+
+# run_row ROW BASE SECONDS DIR: runs the row; writes DIR/res: "requests rps user sys maxrss_kb"
+run_row() {
+    local row=$1 b=$2 s=$3 d=$4 cmd
+    mkdir -p "$d"
+    cmd=$(cmd_"$row" "$b" "$s")
+    cmd=${cmd//\$OUT/$d}
+    BENCH_THINK=0 /usr/bin/time -f '%U %S %M' -o "$d/time" \
+        taskset -c $CPU_TOOL $cmd >"$d/out" 2>"$d/err" || {
+        log "$row failed (exit $?): $cmd"
+        tail -20 "$d/out" "$d/err" >&2
+        return 1
+    }
+    local req rps
+    case $row in
+    wrk | wrk-lua)
+        req=$(awk '/requests in/ {print $1}' "$d/out")
+        rps=$(awk '/^Requests\/sec:/ {print $2}' "$d/out")
+        ;;
+    locust)
+        # the summary printed at exit (the --csv file is only rewritten every
+        # second, so it can miss the last second of the run)
+        read -r req rps < <(awk '$1 == "Aggregated" {print $2, $(NF-1); exit}' "$d/out" "$d/err")
+        ;;
+    quern)
+        read -r req rps < <("$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(sum(t["count"] for t in j["tests"]), sum(t["tps"] for t in j["tests"]))' "$d/quern.json")
+        ;;
+    esac
+    [ -n "$req" ] && [ -n "$rps" ] || { log "$row: could not read its request count"; tail "$d/out" "$d/err" >&2; return 1; }
+    echo "$req $rps $(cat "$d/time" | tail -1)" >"$d/res"
+}
+
+: >"$tmp/speed.tsv"
+: >"$tmp/check.tsv"
+: >"$tmp/mem.tsv"
+
+# ---------------------------------------------------------------- 3. speed rows
+for rep in $(seq "$REPS"); do
+    for row in $ROWS; do
+        log "speed: $row, run $rep/$REPS (${SECS}s, $CONNS connections)"
+        d="$tmp/speed/$row.$rep"
+        if run_row "$row" "$base" "$SECS" "$d"; then
+            echo "$row $rep $(cat "$d/res")" >>"$tmp/speed.tsv"
+            log "  $(cat "$d/res")  (requests rps user sys maxrss_kb)"
+        else
+            echo "$row $rep FAILED" >>"$tmp/speed.tsv"
+        fi
+    done
+done
+
+# ---------------------------------------------------------- 4. the cross-check
+for row in $ROWS; do
+    log "cross-check: $row against the logging port (${CHECK_SECS}s)"
+    : >"$tmp/nginx/access.log"
+    d="$tmp/check/$row"
+    if run_row "$row" "$base_log" "$CHECK_SECS" "$d"; then
+        sleep 0.5
+        echo "$row $(awk '{print $1}' "$d/res") $(wc -l <"$tmp/nginx/access.log")" >>"$tmp/check.tsv"
+    else
+        echo "$row FAILED" >>"$tmp/check.tsv"
+    fi
+done
+
+# ---------------------------------------------------------- 5. memory per VU
+# tree_rss PID: VmRSS (kB) summed over PID and its descendants.
+tree_rss() {
+    local pids=("$1") i=0 total=0 p kids rss
+    while [ $i -lt ${#pids[@]} ]; do
+        p=${pids[$i]}
+        kids=$(cat /proc/"$p"/task/*/children 2>/dev/null || true)
+        for k in $kids; do pids+=("$k"); done
+        i=$((i + 1))
+    done
+    for p in "${pids[@]}"; do
+        rss=$(awk '/^VmRSS:/ {print $2}' /proc/"$p"/status 2>/dev/null || true)
+        total=$((total + ${rss:-0}))
+    done
+    echo "$total"
+}
+# mem_row TOOL COUNT: starts the tool with COUNT VUs/users, samples the RSS of
+# its process tree once a second from the end of the ramp-up (+2 s) to the end
+# and appends "TOOL COUNT max_rss_kb samples requests" to mem.tsv.
+mem_row() {
+    local tool=$1 n=$2 d="$tmp/mem/$1.$2" pid rate max=0 samples=0 r t0 req
+    mkdir -p "$d"
+    rate=$(( (n + MEM_RAMP - 1) / MEM_RAMP ))
+    case $tool in
+    quern)
+        taskset -c $CPU_TOOL bin/quern run bench/idle.lua --vus "$n" --ramp-up "${MEM_RAMP}s" \
+            --duration "${MEM_SECS}s" -q --summary-json "$d/quern.json" -p base_url="$base" \
+            >"$d/out" 2>"$d/err" &
+        ;;
+    locust)
+        BENCH_THINK=1 taskset -c $CPU_TOOL locust -f bench/locustfile.py --headless -u "$n" -r "$rate" \
+            -t "${MEM_SECS}s" --host "$base" --only-summary --loglevel WARNING \
+            >"$d/out" 2>"$d/err" &
+        ;;
+    esac
+    pid=$!
+    t0=$(date +%s)
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        if [ $(($(date +%s) - t0)) -ge $((MEM_RAMP + 2)) ] && [ $(($(date +%s) - t0)) -lt "$MEM_SECS" ]; then
+            r=$(tree_rss "$pid")
+            samples=$((samples + 1))
+            [ "$r" -gt "$max" ] && max=$r
+        fi
+    done
+    wait "$pid" || log "$tool with $n exited with status $? (see $d/err)"
+    case $tool in
+    quern) req=$("$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sum(t["count"] for t in j["tests"]), sum(t["errors"]["technical"] + t["errors"]["functional"] for t in j["tests"]))' "$d/quern.json" 2>/dev/null || echo "? ?") ;;
+    locust) req=$(awk '$1 == "Aggregated" {sub(/\(.*/, "", $3); print $2, $3; exit}' "$d/out" "$d/err") ;;
+    esac
+    echo "$tool $n $max $samples $req" >>"$tmp/mem.tsv"
+    log "  $tool $n: max RSS ${max} kB over $samples samples; requests, errors: $req"
+}
+if [ "${BENCH_SKIP_MEM:-0}" != 1 ]; then
+    for n in 1 $MEM_VUS; do
+        log "memory: quern, $n VUs (${MEM_SECS}s)"
+        mem_row quern "$n"
+    done
+    for n in 1 $LOCUST_USERS; do
+        log "memory: locust, $n users (${MEM_SECS}s)"
+        mem_row locust "$n"
+    done
+fi
+
+# ------------------------------------------------------------------ 6. report
+ver_locust=$(dpkg-query -W -f '${Version}' python3-locust 2>/dev/null || echo '?')
+ver_wrk=$(dpkg-query -W -f '${Version}' wrk 2>/dev/null || echo '?')
+ver_nginx=$("$NGINX" -v 2>&1 | sed 's/.*\///')
+ver_quern=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
+[ -n "$(git -C "$root" status --porcelain -- common worker console agent proto 2>/dev/null)" ] && ver_quern="$ver_quern+local changes"
+{
+    echo "secs=$SECS"
+    echo "conns=$CONNS"
+    echo "reps=$REPS"
+    echo "check_secs=$CHECK_SECS"
+    echo "mem_secs=$MEM_SECS"
+    echo "mem_ramp=$MEM_RAMP"
+    echo "cpu_srv=$CPU_SRV"
+    echo "cpu_tool=$CPU_TOOL"
+    echo "nproc=$(nproc)"
+    echo "cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+    echo "kernel=$(uname -srm)"
+    echo "os=$(. /etc/os-release && echo "$PRETTY_NAME")"
+    echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "ver_nginx=$ver_nginx"
+    echo "ver_wrk=$ver_wrk"
+    echo "ver_locust=$ver_locust"
+    echo "ver_quern=$ver_quern"
+    echo "command=${BENCH_COMMAND:-bench/run.sh}"
+    for row in wrk wrk-lua locust quern; do
+        echo "cmd_$row=$(cmd_"$row" '$BASE' "$SECS")"
+    done
+} >"$tmp/meta"
+"$PY" bench/report.py "$tmp" >"$tmp/report.md"
+mkdir -p "$(dirname "$OUT")"
+cp "$tmp/report.md" "$OUT"
+log "wrote $OUT"
+sed -n '/^## Results/,/^## Method/p' "$OUT" | head -n -1
