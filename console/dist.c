@@ -272,29 +272,6 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
     return 0;
 }
 
-static props *load_props(const dopts *o, props *over, char *err, size_t errlen)
-{
-    props *p = props_new();
-    char def[PATH_MAX];
-    const char *file = o->props_file;
-    struct stat st;
-
-    if (file == NULL) {
-        char *dup = xstrdup(o->script);
-        snprintf(def, sizeof(def), "%s/quern.properties", dirname(dup));
-        xfree(dup);
-        if (stat(def, &st) == 0)
-            file = def;
-    }
-    if (file != NULL && props_load_file(p, file, err, errlen) != 0) {
-        props_free(p);
-        return NULL;
-    }
-    for (size_t i = 0; i < props_count(over); i++)
-        props_set(p, props_key(over, i), props_value(over, i));
-    return p;
-}
-
 /* ---------------------------------------------------------------- bundle */
 
 static int bundle_skip(const char *name)
@@ -1294,7 +1271,7 @@ int dist_main(int argc, char **argv)
         fprintf(stderr, "quern run: cannot read script %s: %s\n", d.o.script, strerror(errno));
         goto out;
     }
-    d.p = load_props(&d.o, over, err, sizeof(err));
+    d.p = run_load_props(d.o.script, d.o.props_file, over, err, sizeof(err));
     if (d.p == NULL) {
         fprintf(stderr, "quern run: %s\n", err);
         goto out;

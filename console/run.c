@@ -290,17 +290,15 @@ static int parse_args(int argc, char **argv, run_opts *o, props *p)
     return 0;
 }
 
-/* Properties: the file (given, or quern.properties beside the script), then
- * the -p overrides, which were parsed first and must win. */
-static props *load_props(const run_opts *o, props *overrides, char *err, size_t errlen)
+props *run_load_props(const char *script, const char *file, const props *overrides, char *err,
+                      size_t errlen)
 {
     props *p = props_new();
     char def[4096];
-    const char *file = o->props_file;
     struct stat st;
 
     if (file == NULL) {
-        char *dup = xstrdup(o->script);
+        char *dup = xstrdup(script);
         snprintf(def, sizeof(def), "%s/quern.properties", dirname(dup));
         xfree(dup);
         if (stat(def, &st) == 0)
@@ -338,7 +336,7 @@ int run_main(int argc, char **argv)
     }
     if (o.duration_us == 0 && o.runs == 0)
         o.runs = 1;
-    p = load_props(&o, over, err, sizeof(err));
+    p = run_load_props(o.script, o.props_file, over, err, sizeof(err));
     if (p == NULL) {
         fprintf(stderr, "quern run: %s\n", err);
         goto out;

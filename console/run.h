@@ -14,6 +14,10 @@ enum run_exit {
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */
 int run_main(int argc, char **argv);
+/** Properties of a run: the file (given, or quern.properties beside the
+ *  script when present), then the -p overrides, which win. NULL with err. */
+struct props *run_load_props(const char *script, const char *file, const struct props *overrides,
+                             char *err, size_t errlen);
 /** Prints the command's help. */
 void run_usage(FILE *out);
 
