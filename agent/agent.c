@@ -25,10 +25,10 @@
 #define AGENT_BACKOFF_MIN 1.0
 #define AGENT_BACKOFF_MAX 30.0
 #define AGENT_CONNECT_TIMEOUT 5.0
-#define AGENT_SILENCE_US 5000000      /* console silent this long: lost */
-#define AGENT_KILL_AFTER_US 5000000   /* SIGKILL workers this long after SIGTERM */
-#define AGENT_MERGE_GRACE_US 1500000  /* send a second without a late worker after this */
-#define AGENT_PEND_MAX 8              /* seconds being merged at once */
+#define AGENT_SILENCE_US 5000000     /* console silent this long: lost */
+#define AGENT_KILL_AFTER_US 5000000  /* SIGKILL workers this long after SIGTERM */
+#define AGENT_MERGE_GRACE_US 1500000 /* send a second without a late worker after this */
+#define AGENT_PEND_MAX 8             /* seconds being merged at once */
 #define AGENT_WORKERS_MAX 1024
 #define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
 
@@ -39,10 +39,10 @@ struct arun;
 
 /* One worker process of the current run. */
 typedef struct wslot {
-    struct arun *run;   /**< borrowed: the run it belongs to */
+    struct arun *run; /**< borrowed: the run it belongs to */
     unsigned index;
-    pid_t pid;          /**< 0 once reaped */
-    peer link;          /**< the socketpair to it */
+    pid_t pid; /**< 0 once reaped */
+    peer link; /**< the socketpair to it */
     int ready, finished, eof, signalled;
     uint32_t vus;
 } wslot;
@@ -51,21 +51,21 @@ typedef struct wslot {
 typedef struct pend {
     int used;
     uint64_t second;
-    int64_t first_us;   /**< when its first report came */
+    int64_t first_us; /**< when its first report came */
     ivsum sum;
 } pend;
 
 /* The run in progress. */
 typedef struct arun {
-    struct agent *a;    /**< borrowed */
+    struct agent *a; /**< borrowed */
     uint64_t run_id;
     char dir[PATH_MAX]; /**< the unpacked bundle, "" if none */
     unsigned nworkers;
-    wslot *w;           /**< owned: nworkers entries */
+    wslot *w; /**< owned: nworkers entries */
     int have_steps, ready_sent, failed, go, stopping, orphan;
     int64_t kill_at_us; /**< SIGKILL what is left at this time (0: not armed) */
     size_t nsteps, nscens;
-    char **scen_names;  /**< owned: nscens owned names */
+    char **scen_names; /**< owned: nscens owned names */
     pend pend[AGENT_PEND_MAX];
     uint64_t flushed;   /**< every second below this was sent */
     uint64_t crashed;   /**< workers that crashed */
@@ -73,30 +73,30 @@ typedef struct arun {
 } arun;
 
 typedef struct agent {
-    struct ev_loop *loop;   /**< owned */
-    const char *host;       /**< borrowed from argv */
+    struct ev_loop *loop; /**< owned */
+    const char *host;     /**< borrowed from argv */
     char port[16];
     char name[128];
     unsigned workers;
-    char *token;            /**< owned (auth_token_free) */
+    char *token; /**< owned (auth_token_free) */
     size_t token_len;
 
     enum conn_state cs;
-    int cfd;                /**< owned: socket while connecting, else -1 */
-    ev_io cio;              /**< connect completion */
-    ev_timer retry;         /**< back-off, and the connect timeout */
+    int cfd;        /**< owned: socket while connecting, else -1 */
+    ev_io cio;      /**< connect completion */
+    ev_timer retry; /**< back-off, and the connect timeout */
     double backoff;
-    peer con;               /**< the console, once connected */
+    peer con; /**< the console, once connected */
     uint8_t nonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
     int64_t last_rx_us;
     uint64_t ping_seq;
-    ev_timer tick;          /**< 100 ms: pings, silence, reaping, merge grace */
+    ev_timer tick; /**< 100 ms: pings, silence, reaping, merge grace */
 
-    arun *run;              /**< owned: NULL when idle */
-    int sigpipe[2];         /**< owned: self-pipe of SIGINT/SIGTERM */
+    arun *run;      /**< owned: NULL when idle */
+    int sigpipe[2]; /**< owned: self-pipe of SIGINT/SIGTERM */
     ev_io sigio;
     int quitting;
-    int rc;                 /**< exit status once the loop ends */
+    int rc; /**< exit status once the loop ends */
 } agent;
 
 static int g_sigfd = -1; /* write end of the self-pipe, for the handler */
@@ -439,8 +439,8 @@ static void on_worker_msg(peer *l, const Quern__Envelope *env, void *ud)
         }
         if (ready == r->nworkers && !r->ready_sent && !r->failed) {
             r->ready_sent = 1;
-            log_msg(LOG_INFO, "run %llu: %u worker(s) ready, %u VUs",
-                    (unsigned long long)r->run_id, ready, vus);
+            log_msg(LOG_INFO, "run %llu: %u worker(s) ready, %u VUs", (unsigned long long)r->run_id,
+                    ready, vus);
             if (!r->orphan)
                 send_ready_up(a, r->run_id, 1, NULL, vus);
         }
@@ -733,8 +733,8 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         }
         a->cs = CS_READY;
         a->backoff = AGENT_BACKOFF_MIN;
-        log_msg(LOG_INFO, "connected to the console %s:%s as %s (agent #%u), %u worker(s)",
-                a->host, a->port, a->name, env->registered->agent_index, a->workers);
+        log_msg(LOG_INFO, "connected to the console %s:%s as %s (agent #%u), %u worker(s)", a->host,
+                a->port, a->name, env->registered->agent_index, a->workers);
         return;
     case QUERN__ENVELOPE__BODY_PING: {
         Quern__Pong po = QUERN__PONG__INIT;
@@ -919,7 +919,8 @@ static void on_sigio(struct ev_loop *loop, ev_io *w, int revents)
         return;
     }
     a->quitting = 1;
-    log_msg(LOG_INFO, "signal received: leaving%s", a->run != NULL ? " after the workers stop" : "");
+    log_msg(LOG_INFO, "signal received: leaving%s",
+            a->run != NULL ? " after the workers stop" : "");
     if (a->run == NULL) {
         ev_break(loop, EVBREAK_ALL);
         return;
@@ -963,8 +964,8 @@ static int parse_args(agent *a, int argc, char **argv, const char **token_file)
             char *end;
             unsigned long n = strtoul(v, &end, 10);
             if (*v == '\0' || *end != '\0' || n < 1 || n > AGENT_WORKERS_MAX) {
-                fprintf(stderr, "quern agent: --workers: \"%s\" is not a number from 1 to %d\n",
-                        v, AGENT_WORKERS_MAX);
+                fprintf(stderr, "quern agent: --workers: \"%s\" is not a number from 1 to %d\n", v,
+                        AGENT_WORKERS_MAX);
                 return -1;
             }
             a->workers = (unsigned)n;
@@ -978,7 +979,8 @@ static int parse_args(agent *a, int argc, char **argv, const char **token_file)
         }
     }
     colon = strrchr(console, ':');
-    if (colon == NULL || colon == console || colon[1] == '\0' || strlen(colon + 1) >= sizeof(a->port)) {
+    if (colon == NULL || colon == console || colon[1] == '\0' ||
+        strlen(colon + 1) >= sizeof(a->port)) {
         fprintf(stderr, "quern agent: --console wants HOST:PORT, got \"%s\"\n", console);
         return -1;
     }

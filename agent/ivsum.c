@@ -40,16 +40,15 @@ void ivsum_reset(ivsum *s)
     s->senders = 0;
 }
 
-int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names,
-                  char *err, size_t errlen)
+int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names, char *err,
+                  size_t errlen)
 {
     for (size_t i = 0; i < m->n_steps; i++) {
         const Quern__StepInterval *si = m->steps[i];
         step_stats *d;
 
         if (si->step >= s->nsteps) {
-            snprintf(err, errlen, "interval names step %u, only %zu declared", si->step,
-                     s->nsteps);
+            snprintf(err, errlen, "interval names step %u, only %zu declared", si->step, s->nsteps);
             return -1;
         }
         d = &s->steps[si->step];
@@ -90,8 +89,8 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
 
 Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stats *steps,
                                size_t nsteps, const uint64_t *runs, const uint64_t *missed,
-                               const char *const *scen_names, size_t nscens,
-                               uint32_t active_vus, uint32_t finished_vus, int last)
+                               const char *const *scen_names, size_t nscens, uint32_t active_vus,
+                               uint32_t finished_vus, int last)
 {
     Quern__Interval *m = xmalloc(sizeof(*m));
     size_t cap = hist_encoded_size_max(), n = 0;
@@ -109,8 +108,7 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         Quern__StepInterval *si;
         size_t len;
 
-        if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 &&
-            st->err_func == 0)
+        if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 && st->err_func == 0)
             continue;
         if (buf == NULL)
             buf = xmalloc(cap);

@@ -32,13 +32,13 @@
 /** One interval's statistics being summed. */
 typedef struct ivsum {
     size_t nsteps;
-    step_stats *steps;      /**< owned: nsteps entries, by step index */
+    step_stats *steps; /**< owned: nsteps entries, by step index */
     size_t nscens;
-    uint64_t *runs;         /**< owned: nscens entries, runs completed */
-    uint64_t *missed;       /**< owned: nscens entries, missed pacings */
-    uint32_t active_vus;    /**< sum of the senders' active VUs */
-    uint32_t finished_vus;  /**< sum of the senders' finished VUs */
-    unsigned senders;       /**< messages added since init/reset */
+    uint64_t *runs;        /**< owned: nscens entries, runs completed */
+    uint64_t *missed;      /**< owned: nscens entries, missed pacings */
+    uint32_t active_vus;   /**< sum of the senders' active VUs */
+    uint32_t finished_vus; /**< sum of the senders' finished VUs */
+    unsigned senders;      /**< messages added since init/reset */
 } ivsum;
 
 /** Initialises s empty for nsteps steps and nscens scenarios. */
@@ -52,8 +52,8 @@ void ivsum_reset(ivsum *s);
  *  ScenarioCount.name to indices; unknown names are ignored. Returns 0, or -1
  *  with err set if a step index is out of range or a histogram is malformed
  *  (s may then hold part of the message: the sender is broken, drop it). */
-int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names,
-                  char *err, size_t errlen);
+int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names, char *err,
+                  size_t errlen);
 
 /** Builds an Interval message from nsteps step_stats (only steps with samples
  *  are included) and nscens scenario counts named by scen_names (all
@@ -61,8 +61,8 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
  *  owning all its parts; free it with ivsum_msg_free. */
 Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stats *steps,
                                size_t nsteps, const uint64_t *runs, const uint64_t *missed,
-                               const char *const *scen_names, size_t nscens,
-                               uint32_t active_vus, uint32_t finished_vus, int last);
+                               const char *const *scen_names, size_t nscens, uint32_t active_vus,
+                               uint32_t finished_vus, int last);
 
 /** Frees a message from ivsum_msg_new; NULL is fine. */
 void ivsum_msg_free(Quern__Interval *m);

@@ -37,17 +37,17 @@ typedef void (*peer_close_fn)(peer *l, const char *why, void *ud);
 
 /** One connection. Fields are private to peer.c except ud and fd (read only). */
 struct peer {
-    int fd;                  /**< owned: the socket, -1 when closed */
-    struct ev_loop *loop;    /**< borrowed */
-    ev_io rio, wio;          /**< read and write watchers */
-    ev_timer later;          /**< runs the deferred on_close */
-    frame_reader *r;         /**< owned */
-    frame_writer *w;         /**< owned */
+    int fd;               /**< owned: the socket, -1 when closed */
+    struct ev_loop *loop; /**< borrowed */
+    ev_io rio, wio;       /**< read and write watchers */
+    ev_timer later;       /**< runs the deferred on_close */
+    frame_reader *r;      /**< owned */
+    frame_writer *w;      /**< owned */
     peer_msg_fn on_msg;
     peer_close_fn on_close;
-    void *ud;                /**< borrowed: passed to the callbacks */
-    int failing;             /**< 1: on_close is pending */
-    char why[256];           /**< why it failed */
+    void *ud;      /**< borrowed: passed to the callbacks */
+    int failing;   /**< 1: on_close is pending */
+    char why[256]; /**< why it failed */
 };
 
 /** Takes ownership of the non-blocking fd and starts reading. Frames larger

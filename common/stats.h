@@ -15,17 +15,17 @@
 
 /** Counters of one step over one interval (or over a whole run, merged). */
 typedef struct step_stats {
-    uint64_t count;       /**< completed samples, successes and errors */
-    uint64_t err_tech;    /**< technical errors: transport, timeout, status not accepted */
-    uint64_t err_func;    /**< functional errors: failed checks, script errors */
-    uint64_t bytes_in;    /**< bytes received (headers and bodies) */
-    uint64_t bytes_out;   /**< bytes sent (request line, headers, bodies) */
-    uint64_t sum_dns;     /**< sums of the timing phases, microseconds */
+    uint64_t count;     /**< completed samples, successes and errors */
+    uint64_t err_tech;  /**< technical errors: transport, timeout, status not accepted */
+    uint64_t err_func;  /**< functional errors: failed checks, script errors */
+    uint64_t bytes_in;  /**< bytes received (headers and bodies) */
+    uint64_t bytes_out; /**< bytes sent (request line, headers, bodies) */
+    uint64_t sum_dns;   /**< sums of the timing phases, microseconds */
     uint64_t sum_connect;
     uint64_t sum_tls;
     uint64_t sum_ttfb;
-    uint64_t new_conns;   /**< connections opened for these samples */
-    hist *hist;           /**< owned: latency of each sample, microseconds */
+    uint64_t new_conns;                 /**< connections opened for these samples */
+    hist *hist;                         /**< owned: latency of each sample, microseconds */
     char sample_tech[STATS_SAMPLE_MAX]; /**< first technical error message seen, "" if none */
     char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
 } step_stats;

@@ -14,15 +14,15 @@
 
 typedef struct agg {
     size_t nsteps;
-    step_stats *total;          /**< owned: whole run, per step */
-    step_stats last;            /**< owned: all steps of the latest interval merged */
+    step_stats *total; /**< owned: whole run, per step */
+    step_stats last;   /**< owned: all steps of the latest interval merged */
     size_t nscens;
-    uint64_t *runs;             /**< owned: per scenario */
-    uint64_t *missed_pacing;    /**< owned: per scenario */
-    uint64_t intervals;         /**< intervals merged */
-    int64_t elapsed_us;         /**< sum of interval lengths */
+    uint64_t *runs;          /**< owned: per scenario */
+    uint64_t *missed_pacing; /**< owned: per scenario */
+    uint64_t intervals;      /**< intervals merged */
+    int64_t elapsed_us;      /**< sum of interval lengths */
     int64_t last_length_us;
-    uint32_t active_vus;        /**< at the latest interval's end */
+    uint32_t active_vus; /**< at the latest interval's end */
 } agg;
 
 /** Initialises for nsteps steps and nscens scenarios. */

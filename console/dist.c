@@ -48,16 +48,16 @@ struct dist;
 
 /* One connection: a peer being authenticated, or a registered agent. */
 typedef struct dconn {
-    struct dist *d;            /**< borrowed */
+    struct dist *d; /**< borrowed */
     peer link;
     enum dconn_state state;
-    char addr[64];             /**< peer address, for logs */
+    char addr[64]; /**< peer address, for logs */
     uint8_t nonce[AUTH_NONCE_LEN], anonce[AUTH_NONCE_LEN];
     int64_t since_us, last_rx_us, closing_at_us;
     /* Once registered: */
     char name[128];
     char host[128];
-    unsigned workers;          /**< workers it will use for this run */
+    unsigned workers; /**< workers it will use for this run */
     unsigned index;
     /* In the run: */
     int in_run, steps_ok, ready, finished, lost;
@@ -84,19 +84,19 @@ typedef struct dopts {
 
 typedef struct dist {
     dopts o;
-    props *p;                  /**< owned: merged properties */
-    struct ev_loop *loop;      /**< owned */
-    int lfd;                   /**< owned: listening socket */
+    props *p;             /**< owned: merged properties */
+    struct ev_loop *loop; /**< owned */
+    int lfd;              /**< owned: listening socket */
     ev_io accept_io;
     ev_timer tick;
     ev_signal sigint, sigterm;
-    char *token;               /**< owned */
+    char *token; /**< owned */
     size_t token_len;
-    dconn **conns;             /**< owned array of owned connections */
+    dconn **conns; /**< owned array of owned connections */
     size_t nconns;
     unsigned next_index;
     enum dphase phase;
-    int64_t phase_us;          /**< when the phase began */
+    int64_t phase_us; /**< when the phase began */
     int64_t go_us, stop_us, end_us;
     uint64_t run_id;
     Quern__BundleFile **files; /**< owned: the bundle */
@@ -114,9 +114,9 @@ typedef struct dist {
     char start_msg[2048];
     uint64_t ping_seq;
     int64_t last_ping_us;
-    db *db;                    /**< owned: results database, NULL when not recording */
-    int64_t db_run;            /**< the run's id in it (0: not begun) */
-    int64_t db_start_us;       /**< wall clock at Go */
+    db *db;              /**< owned: results database, NULL when not recording */
+    int64_t db_run;      /**< the run's id in it (0: not begun) */
+    int64_t db_start_us; /**< wall clock at Go */
 } dist;
 
 void dist_usage(FILE *out)
@@ -159,8 +159,8 @@ static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, u
     errno = 0;
     n = strtoul(v, &end, 10);
     if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || n < lo || n > max) {
-        fprintf(stderr, "quern run: %s: \"%s\" is not a whole number from %u to %u\n", flag, v,
-                lo, max);
+        fprintf(stderr, "quern run: %s: \"%s\" is not a whole number from %u to %u\n", flag, v, lo,
+                max);
         return -1;
     }
     *out = (unsigned)n;
@@ -521,8 +521,8 @@ static void dist_db_agents(dist *d)
 
     for (size_t i = 0; d->db != NULL && i < d->nconns; i++) {
         const dconn *c = d->conns[i];
-        db_agent_info ai = {c->name, c->host,     c->workers, c->vus,
-                            c->lost, c->status,   c->requests, c->errors};
+        db_agent_info ai = {c->name, c->host,   c->workers,  c->vus,
+                            c->lost, c->status, c->requests, c->errors};
         if (c->in_run && db_agent(d->db, d->db_run, c->index, &ai, err, sizeof(err)) != 0)
             dist_db_failed(d, err);
     }
@@ -573,10 +573,10 @@ static void dist_db_begin(dist *d)
 static void pend_flush_one(dist *d, dpend *p, int late)
 {
     if (d->db != NULL) {
-        db_iv div = {p->second,     d->db_start_us + (int64_t)p->second * 1000000,
-                     1000000,       p->sum.active_vus,
-                     p->sum.steps,  d->nsteps,
-                     p->sum.runs,   p->sum.missed,
+        db_iv div = {p->second,    d->db_start_us + (int64_t)p->second * 1000000,
+                     1000000,      p->sum.active_vus,
+                     p->sum.steps, d->nsteps,
+                     p->sum.runs,  p->sum.missed,
                      d->nscens};
         char err[1024];
         if (db_interval(d->db, d->db_run, &div, err, sizeof(err)) != 0)
@@ -971,8 +971,8 @@ static void start_run(dist *d)
         xfree(rp);
     }
     if (!d->o.quiet)
-        fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n",
-                d->o.script, np, W, d->o.vus);
+        fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n", d->o.script,
+                np, W, d->o.vus);
     d->phase = DP_START;
     d->phase_us = clock_mono_us();
     xfree(part);
@@ -1197,8 +1197,8 @@ out:
 
 static void print_breakdown(dist *d)
 {
-    fprintf(stdout, "\nAgents:\n  %-24s %8s %12s %10s  %s\n", "agent", "VUs", "requests",
-            "errors", "status");
+    fprintf(stdout, "\nAgents:\n  %-24s %8s %12s %10s  %s\n", "agent", "VUs", "requests", "errors",
+            "status");
     for (size_t i = 0; i < d->nconns; i++) {
         dconn *c = d->conns[i];
         if (!c->in_run)
@@ -1320,8 +1320,8 @@ int dist_main(int argc, char **argv)
     d.agg.elapsed_us = d.end_us - d.go_us;
     status = d.degraded ? "degraded" : d.interrupted ? "stopped" : "completed";
     for (size_t i = 0; i < d.nconns; i++)
-        if (d.conns[i]->in_run && !d.conns[i]->lost &&
-            strcmp(d.conns[i]->status, "aborted") == 0 && !d.interrupted)
+        if (d.conns[i]->in_run && !d.conns[i]->lost && strcmp(d.conns[i]->status, "aborted") == 0 &&
+            !d.interrupted)
             status = "aborted";
     memset(&si, 0, sizeof(si));
     si.status = status;
@@ -1338,9 +1338,9 @@ int dist_main(int argc, char **argv)
     }
     summary_print(stdout, &d.agg, &si);
     print_breakdown(&d);
-    d.rc = d.degraded ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)
+    d.rc = d.degraded                       ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)
            : strcmp(status, "aborted") == 0 ? RUN_EXIT_START
-                                             : RUN_EXIT_OK;
+                                            : RUN_EXIT_OK;
     if (d.o.summary_json != NULL &&
         summary_write_json(d.o.summary_json, &d.agg, &si, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: --summary-json: %s\n", err);

@@ -36,9 +36,7 @@ void run_usage(FILE *out)
           "  --properties FILE    properties file (default: quern.properties beside the\n"
           "                       script, when present)\n"
           "  --summary-json FILE  write the summary as JSON\n"
-          "  -q, --quiet          no line per second\n"
-          DB_OPTS_USAGE
-          "\n"
+          "  -q, --quiet          no line per second\n" DB_OPTS_USAGE "\n"
           "Durations: 250ms, 2s, 1m30s, 1h, or a number of seconds.\n"
           "\n"
           "exit status:\n"
@@ -147,9 +145,8 @@ static void on_interval(void *ud, const engine_interval *iv)
     }
     agg_add(&c->agg, iv->steps, c->runs, c->missed, iv->length_us, iv->active_vus);
     if (c->db != NULL) {
-        db_iv div = {iv->second, iv->start_wall_us, iv->length_us, iv->active_vus,
-                     iv->steps,  iv->nsteps,        c->runs,       c->missed,
-                     iv->nscens};
+        db_iv div = {iv->second, iv->start_wall_us, iv->length_us, iv->active_vus, iv->steps,
+                     iv->nsteps, c->runs,           c->missed,     iv->nscens};
         char err[1024];
         if (db_interval(c->db, c->db_run, &div, err, sizeof(err)) != 0)
             run_db_failed(c, err);
@@ -223,15 +220,15 @@ static int parse_args(int argc, char **argv, run_opts *o, props *p)
             *eq = '\0';
             val = a + (eq - flag) + 1;
         }
-#define NEEDS_VALUE()                                                                          \
-    do {                                                                                       \
-        if (val == NULL) {                                                                     \
-            if (i + 1 >= argc) {                                                               \
-                bad_usage("%s needs a value", flag);                                           \
-                return -1;                                                                     \
-            }                                                                                  \
-            val = argv[++i];                                                                   \
-        }                                                                                      \
+#define NEEDS_VALUE()                                                                              \
+    do {                                                                                           \
+        if (val == NULL) {                                                                         \
+            if (i + 1 >= argc) {                                                                   \
+                bad_usage("%s needs a value", flag);                                               \
+                return -1;                                                                         \
+            }                                                                                      \
+            val = argv[++i];                                                                       \
+        }                                                                                          \
     } while (0)
         if (strcmp(flag, "--vus") == 0 || strcmp(flag, "-u") == 0) {
             NEEDS_VALUE();
@@ -402,8 +399,8 @@ int run_main(int argc, char **argv)
     si.scen_names = snames;
     summary_print(stdout, &c.agg, &si);
     rc = st == ENGINE_ABORTED ? RUN_EXIT_START : RUN_EXIT_OK;
-    if (o.summary_json != NULL && summary_write_json(o.summary_json, &c.agg, &si, err,
-                                                      sizeof(err)) != 0) {
+    if (o.summary_json != NULL &&
+        summary_write_json(o.summary_json, &c.agg, &si, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: --summary-json: %s\n", err);
         rc = RUN_EXIT_START;
     }

@@ -6,10 +6,10 @@
 
 /** Exit statuses of quern run (documented in the README and `quern help run`). */
 enum run_exit {
-    RUN_EXIT_OK = 0,      /**< the run completed (or was stopped by the user) */
-    RUN_EXIT_FAILED = 1,  /**< a threshold failed, a regression, or a degraded run */
-    RUN_EXIT_USAGE = 2,   /**< a usage error or a script error: nothing was sent */
-    RUN_EXIT_START = 3,   /**< the run could not start or was aborted */
+    RUN_EXIT_OK = 0,     /**< the run completed (or was stopped by the user) */
+    RUN_EXIT_FAILED = 1, /**< a threshold failed, a regression, or a degraded run */
+    RUN_EXIT_USAGE = 2,  /**< a usage error or a script error: nothing was sent */
+    RUN_EXIT_START = 3,  /**< the run could not start or was aborted */
 };
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */

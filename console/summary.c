@@ -17,8 +17,8 @@ static double tps(const agg *a, uint64_t count)
 static void print_row(FILE *out, const char *name, int width, const agg *a, const step_stats *s)
 {
     const hist *h = s->hist;
-    fprintf(out, "%-*s %9llu %8llu %8llu %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", width,
-            name, (unsigned long long)s->count, (unsigned long long)s->err_tech,
+    fprintf(out, "%-*s %9llu %8llu %8llu %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", width, name,
+            (unsigned long long)s->count, (unsigned long long)s->err_tech,
             (unsigned long long)s->err_func, tps(a, s->count), hist_mean(h) / 1000.0,
             ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)), ms(hist_percentile(h, 95)),
             ms(hist_percentile(h, 99)), ms(hist_max(h)));
@@ -97,15 +97,12 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
         json_object_set_new(t, "bytes_in", json_integer((json_int_t)s->bytes_in));
         json_object_set_new(t, "bytes_out", json_integer((json_int_t)s->bytes_out));
         json_object_set_new(t, "new_connections", json_integer((json_int_t)s->new_conns));
-        json_object_set_new(
-            t, "mean_dns_ms",
-            json_real(s->count ? ms(s->sum_dns) / (double)s->count : 0.0));
-        json_object_set_new(
-            t, "mean_connect_ms",
-            json_real(s->count ? ms(s->sum_connect) / (double)s->count : 0.0));
-        json_object_set_new(
-            t, "mean_ttfb_ms",
-            json_real(s->count ? ms(s->sum_ttfb) / (double)s->count : 0.0));
+        json_object_set_new(t, "mean_dns_ms",
+                            json_real(s->count ? ms(s->sum_dns) / (double)s->count : 0.0));
+        json_object_set_new(t, "mean_connect_ms",
+                            json_real(s->count ? ms(s->sum_connect) / (double)s->count : 0.0));
+        json_object_set_new(t, "mean_ttfb_ms",
+                            json_real(s->count ? ms(s->sum_ttfb) / (double)s->count : 0.0));
         json_array_append_new(tests, t);
     }
     json_object_set_new(root, "tests", tests);

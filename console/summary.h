@@ -8,12 +8,12 @@
 
 /** What the summary needs to know about the steps and scenarios. */
 typedef struct summary_info {
-    const char *status;         /**< "completed", "stopped", "aborted" */
+    const char *status; /**< "completed", "stopped", "aborted" */
     unsigned vus;
-    const char *const *step_ids;    /**< nsteps "SC-X-STEP-n" */
+    const char *const *step_ids; /**< nsteps "SC-X-STEP-n" */
     const char *const *step_labels;
-    const char *const *step_names;  /**< "SC-X-STEP-n)label" */
-    const char *const *scen_names;  /**< nscens */
+    const char *const *step_names; /**< "SC-X-STEP-n)label" */
+    const char *const *scen_names; /**< nscens */
 } summary_info;
 
 /** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */

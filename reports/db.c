@@ -62,7 +62,8 @@ static const char db_migration_1[] =
     "    ended_us      INTEGER,\n"
     "    duration_us   INTEGER,                  -- measured length of the load, set at the end\n"
     "    status        TEXT NOT NULL DEFAULT 'running'\n"
-    "                  CHECK (status IN ('running', 'completed', 'stopped', 'degraded', 'aborted'))\n"
+    "                  CHECK (status IN ('running', 'completed', 'stopped', 'degraded', "
+    "'aborted'))\n"
     ");\n"
     "CREATE INDEX runs_by_name ON runs (name, id);\n"
     "\n"
@@ -225,10 +226,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 };
 
 struct db {
-    sqlite3 *sq;                   /**< owned */
-    char *path;                    /**< owned */
-    sqlite3_stmt *st[ST_COUNT];    /**< owned */
-    uint8_t *buf;                  /**< owned: hist_encoded_size_max() bytes */
+    sqlite3 *sq;                /**< owned */
+    char *path;                 /**< owned */
+    sqlite3_stmt *st[ST_COUNT]; /**< owned */
+    uint8_t *buf;               /**< owned: hist_encoded_size_max() bytes */
     size_t bufcap;
 };
 
@@ -671,11 +672,11 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         }
         if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
             goto fail;
-        if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech,
-                                          s->sample_tech, iv->second, err, errlen) != 0)
+        if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech, s->sample_tech,
+                                          iv->second, err, errlen) != 0)
             goto fail;
-        if (s->err_func > 0 && add_errors(d, run_id, i, "functional", s->err_func,
-                                          s->sample_func, iv->second, err, errlen) != 0)
+        if (s->err_func > 0 && add_errors(d, run_id, i, "functional", s->err_func, s->sample_func,
+                                          iv->second, err, errlen) != 0)
             goto fail;
     }
     for (size_t i = 0; i < iv->nscens; i++) {
@@ -709,9 +710,8 @@ int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
         bind_counters(st, 3, s);
-        sqlite3_bind_double(st, 13, ei->duration_us > 0 ? (double)s->count * 1e6 /
-                                                              (double)ei->duration_us
-                                                        : 0.0);
+        sqlite3_bind_double(
+            st, 13, ei->duration_us > 0 ? (double)s->count * 1e6 / (double)ei->duration_us : 0.0);
         sqlite3_bind_double(st, 14, hist_mean(h));
         bind_u64(st, 15, hist_min(h));
         bind_u64(st, 16, hist_percentile(h, 50));
@@ -752,8 +752,7 @@ fail:
 
 int db_opts_flag(const char *flag)
 {
-    return strcmp(flag, "--db") == 0 || strcmp(flag, "--name") == 0 ||
-           strcmp(flag, "--tag") == 0;
+    return strcmp(flag, "--db") == 0 || strcmp(flag, "--name") == 0 || strcmp(flag, "--tag") == 0;
 }
 
 int db_opts_set(db_opts *o, const char *flag, const char *val, char *err, size_t errlen)

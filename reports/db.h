@@ -63,20 +63,20 @@ struct sqlite3 *db_sqlite(db *d);
 
 /** One step as declared by the script. All borrowed. */
 typedef struct db_step {
-    const char *id;        /**< "SC-<scenario>-STEP-<n>" */
+    const char *id; /**< "SC-<scenario>-STEP-<n>" */
     const char *label;
     const char *scenario;
 } db_step;
 
 /** What is known about a run when its load starts. All borrowed. */
 typedef struct db_run_info {
-    const char *name;              /**< run name (db_default_name when none given) */
-    const props *tags;             /**< --tag pairs; may be NULL */
-    const char *script;            /**< path of the main script (hashed here) */
-    const props *props;            /**< properties; may be NULL */
+    const char *name;   /**< run name (db_default_name when none given) */
+    const props *tags;  /**< --tag pairs; may be NULL */
+    const char *script; /**< path of the main script (hashed here) */
+    const props *props; /**< properties; may be NULL */
     unsigned vus;
-    int64_t started_us;            /**< wall clock, epoch microseconds */
-    const db_step *steps;          /**< nsteps entries, by step index */
+    int64_t started_us;   /**< wall clock, epoch microseconds */
+    const db_step *steps; /**< nsteps entries, by step index */
     size_t nsteps;
     const char *const *scen_names; /**< nscens entries, by scenario index */
     size_t nscens;
@@ -93,8 +93,8 @@ typedef struct db_agent_info {
     const char *host;
     unsigned workers;
     unsigned vus;
-    int lost;              /**< 1: lost mid-run */
-    const char *status;    /**< e.g. "running", "completed", "stopped" */
+    int lost;           /**< 1: lost mid-run */
+    const char *status; /**< e.g. "running", "completed", "stopped" */
     uint64_t requests;
     uint64_t errors;
 } db_agent_info;
@@ -105,14 +105,14 @@ int db_agent(db *d, int64_t run_id, unsigned index, const db_agent_info *a, char
 
 /** One completed interval. All borrowed. */
 typedef struct db_iv {
-    uint64_t second;           /**< 0-based since the start of load */
-    int64_t start_us;          /**< wall clock, epoch microseconds */
+    uint64_t second;  /**< 0-based since the start of load */
+    int64_t start_us; /**< wall clock, epoch microseconds */
     int64_t length_us;
     uint32_t active_vus;
-    const step_stats *steps;   /**< nsteps entries (as given to db_run_begin) */
+    const step_stats *steps; /**< nsteps entries (as given to db_run_begin) */
     size_t nsteps;
-    const uint64_t *runs;      /**< nscens entries; may be NULL when nscens is 0 */
-    const uint64_t *missed;    /**< nscens entries; may be NULL when nscens is 0 */
+    const uint64_t *runs;   /**< nscens entries; may be NULL when nscens is 0 */
+    const uint64_t *missed; /**< nscens entries; may be NULL when nscens is 0 */
     size_t nscens;
 } db_iv;
 
@@ -124,10 +124,10 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
 
 /** How a run ended. All borrowed. */
 typedef struct db_run_end_info {
-    const char *status;        /**< "completed", "stopped", "degraded", "aborted" */
-    int64_t ended_us;          /**< wall clock, epoch microseconds */
-    int64_t duration_us;       /**< measured length of the load (TPS divides by it) */
-    const step_stats *totals;  /**< nsteps entries: whole-run totals per step */
+    const char *status;       /**< "completed", "stopped", "degraded", "aborted" */
+    int64_t ended_us;         /**< wall clock, epoch microseconds */
+    int64_t duration_us;      /**< measured length of the load (TPS divides by it) */
+    const step_stats *totals; /**< nsteps entries: whole-run totals per step */
     size_t nsteps;
 } db_run_end_info;
 
@@ -137,9 +137,9 @@ int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size
 
 /** The results options of `quern run`. Zero-initialise; db_opts_free. */
 typedef struct db_opts {
-    const char *path;  /**< borrowed: --db (NULL: default; "none": no database) */
-    const char *name;  /**< borrowed: --name */
-    props *tags;       /**< owned: --tag pairs, NULL when none */
+    const char *path; /**< borrowed: --db (NULL: default; "none": no database) */
+    const char *name; /**< borrowed: --name */
+    props *tags;      /**< owned: --tag pairs, NULL when none */
 } db_opts;
 
 /** 1 if flag ("--db", "--name", "--tag") is one of the results options,
@@ -157,10 +157,10 @@ const char *db_opts_path(const db_opts *o);
 const char *db_opts_name(const db_opts *o, const char *script, char *buf, size_t len);
 
 /** Help lines for the results options (for `quern help run`). */
-#define DB_OPTS_USAGE                                                                        \
-    "  --db FILE            results database (default ./quern-results.db, or $QUERN_DB);\n" \
-    "                       --db none records nothing\n"                                   \
-    "  --name NAME          run name in the database (default: the script's base name)\n"  \
+#define DB_OPTS_USAGE                                                                              \
+    "  --db FILE            results database (default ./quern-results.db, or $QUERN_DB);\n"        \
+    "                       --db none records nothing\n"                                           \
+    "  --name NAME          run name in the database (default: the script's base name)\n"          \
     "  --tag KEY=VALUE      tag the run (repeatable)\n"
 
 #endif

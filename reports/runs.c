@@ -153,8 +153,9 @@ int runs_main(int argc, char **argv)
                            "SELECT count, err_tech + err_func, histogram FROM step_intervals "
                            "WHERE run_id = ?",
                            -1, &partial, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(sq, "SELECT coalesce(sum(length_us), 0) FROM intervals "
-                               "WHERE run_id = ?",
+        sqlite3_prepare_v2(sq,
+                           "SELECT coalesce(sum(length_us), 0) FROM intervals "
+                           "WHERE run_id = ?",
                            -1, &elapsed, NULL) != SQLITE_OK) {
         fprintf(stderr, "quern runs: %s: %s\n", path, sqlite3_errmsg(sq));
         goto out;
@@ -197,8 +198,7 @@ int runs_main(int argc, char **argv)
         else
             snprintf(r->tps, sizeof(r->tps), "-");
         if (sum.count > 0) {
-            snprintf(r->p95, sizeof(r->p95), "%.1f",
-                     (double)hist_percentile(sum.h, 95) / 1000.0);
+            snprintf(r->p95, sizeof(r->p95), "%.1f", (double)hist_percentile(sum.h, 95) / 1000.0);
             snprintf(r->errs, sizeof(r->errs), "%.2f%%",
                      100.0 * (double)sum.errors / (double)sum.count);
         } else {
@@ -233,9 +233,9 @@ int runs_main(int argc, char **argv)
            w[8], "ERRORS");
     for (size_t i = 0; i < nrows; i++) {
         const runs_row *r = &rows[i];
-        printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s\n", w[0], r->id, w[1], r->name,
-               w[2], r->start, w[3], r->dur, w[4], r->vus, w[5], r->status, w[6], r->tps, w[7],
-               r->p95, w[8], r->errs);
+        printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s\n", w[0], r->id, w[1], r->name, w[2],
+               r->start, w[3], r->dur, w[4], r->vus, w[5], r->status, w[6], r->tps, w[7], r->p95,
+               w[8], r->errs);
     }
     rc = 0;
     goto out;

@@ -38,8 +38,8 @@ static void check_done(engine *e)
 static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
     engine *e = ev_userdata(loop);
-    int action = (revents & EV_READ ? CURL_CSELECT_IN : 0) |
-                 (revents & EV_WRITE ? CURL_CSELECT_OUT : 0);
+    int action =
+        (revents & EV_READ ? CURL_CSELECT_IN : 0) | (revents & EV_WRITE ? CURL_CSELECT_OUT : 0);
     int running;
 
     /* w may be freed by the call (CURL_POLL_REMOVE): not touched after. */
@@ -151,8 +151,7 @@ static void on_end_timer(struct ev_loop *loop, ev_timer *w, int revents)
     }
     /* The grace is over. */
     if (e->done < e->cfg.vu_count)
-        log_msg(LOG_WARN, "grace period over: %u VU(s) cut short",
-                e->cfg.vu_count - e->done);
+        log_msg(LOG_WARN, "grace period over: %u VU(s) cut short", e->cfg.vu_count - e->done);
     e->killing = 1;
     for (uint32_t i = 0; i < e->cfg.vu_count; i++)
         vu_kill(&e->vus[i]);
@@ -316,10 +315,9 @@ enum engine_status engine_run(engine *e)
     }
     for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
         vu *v = &e->vus[i];
-        int64_t delay = e->cfg.vus_total
-                            ? (int64_t)((double)(v->gid - 1) * (double)e->cfg.ramp_us /
-                                        (double)e->cfg.vus_total)
-                            : 0;
+        int64_t delay = e->cfg.vus_total ? (int64_t)((double)(v->gid - 1) * (double)e->cfg.ramp_us /
+                                                     (double)e->cfg.vus_total)
+                                         : 0;
         vu_schedule_start(v, delay);
     }
     if (e->cfg.vu_count > 0)

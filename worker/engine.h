@@ -33,13 +33,13 @@ typedef struct scen_counts {
 
 /** One interval's statistics, as handed to the sink. All borrowed. */
 typedef struct engine_interval {
-    uint64_t second;           /**< interval number since the run's start, 0-based */
-    int64_t start_wall_us;     /**< wall-clock start of the interval */
-    int64_t length_us;         /**< its length (the last one may be short) */
-    uint32_t active_vus;       /**< VUs started and not finished at its end */
-    const step_stats *steps;   /**< nsteps entries, by step index */
+    uint64_t second;         /**< interval number since the run's start, 0-based */
+    int64_t start_wall_us;   /**< wall-clock start of the interval */
+    int64_t length_us;       /**< its length (the last one may be short) */
+    uint32_t active_vus;     /**< VUs started and not finished at its end */
+    const step_stats *steps; /**< nsteps entries, by step index */
     size_t nsteps;
-    const scen_counts *scens;  /**< nscens entries, by scenario index */
+    const scen_counts *scens; /**< nscens entries, by scenario index */
     size_t nscens;
 } engine_interval;
 
@@ -48,19 +48,19 @@ typedef void (*engine_sink_fn)(void *ud, const engine_interval *iv);
 
 /** What to play. */
 typedef struct engine_cfg {
-    const char *script;     /**< borrowed: path of the main scenario file */
-    const props *props;     /**< borrowed: properties visible to scripts (may be NULL) */
-    uint32_t vus_total;     /**< VUs of the whole run (weights and ramp use it) */
-    uint32_t vu_first;      /**< first global VU index (1-based) this engine plays */
-    uint32_t vu_stride;     /**< step between this engine's global indices (1 = contiguous) */
-    uint32_t vu_count;      /**< how many VUs this engine plays */
-    int64_t duration_us;    /**< stop after this long (0 = no limit: runs must be set) */
-    int64_t ramp_us;        /**< VU i starts at (i-1) * ramp / vus_total */
-    uint32_t runs;          /**< runs per VU (0 = until the duration ends) */
-    int64_t grace_us;       /**< how long in-flight work may finish after the stop */
-    engine_sink_fn sink;    /**< called each second and once at the end */
-    void *sink_ud;          /**< borrowed: passed to sink */
-    int handle_signals;     /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+    const char *script;  /**< borrowed: path of the main scenario file */
+    const props *props;  /**< borrowed: properties visible to scripts (may be NULL) */
+    uint32_t vus_total;  /**< VUs of the whole run (weights and ramp use it) */
+    uint32_t vu_first;   /**< first global VU index (1-based) this engine plays */
+    uint32_t vu_stride;  /**< step between this engine's global indices (1 = contiguous) */
+    uint32_t vu_count;   /**< how many VUs this engine plays */
+    int64_t duration_us; /**< stop after this long (0 = no limit: runs must be set) */
+    int64_t ramp_us;     /**< VU i starts at (i-1) * ramp / vus_total */
+    uint32_t runs;       /**< runs per VU (0 = until the duration ends) */
+    int64_t grace_us;    /**< how long in-flight work may finish after the stop */
+    engine_sink_fn sink; /**< called each second and once at the end */
+    void *sink_ud;       /**< borrowed: passed to sink */
+    int handle_signals;  /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
 } engine_cfg;
 
 /** Why the engine stopped. */

@@ -13,37 +13,37 @@
 /** A libev watcher for one socket libcurl asked us to watch. */
 typedef struct sockw {
     ev_io io;
-    int events;           /**< EV_READ|EV_WRITE currently armed */
-    struct sockw *next;   /**< free list link */
+    int events;         /**< EV_READ|EV_WRITE currently armed */
+    struct sockw *next; /**< free list link */
 } sockw;
 
 struct engine {
-    engine_cfg cfg;             /**< copy; pointers borrowed from the caller */
-    struct ev_loop *loop;       /**< owned */
-    CURLM *multi;               /**< owned */
-    lua_State *L;               /**< owned: main state; VUs are its threads */
-    scen_set scens;             /**< declared by the script */
-    vu *vus;                    /**< owned array of cfg.vu_count */
-    step_stats *cur;            /**< owned: current interval, one per step */
-    scen_counts *scount;        /**< owned: current interval, one per scenario */
-    ev_timer curl_timer;        /**< libcurl's timeout */
-    ev_timer tick;              /**< one-second intervals */
-    ev_timer end_timer;         /**< duration, then grace */
+    engine_cfg cfg;       /**< copy; pointers borrowed from the caller */
+    struct ev_loop *loop; /**< owned */
+    CURLM *multi;         /**< owned */
+    lua_State *L;         /**< owned: main state; VUs are its threads */
+    scen_set scens;       /**< declared by the script */
+    vu *vus;              /**< owned array of cfg.vu_count */
+    step_stats *cur;      /**< owned: current interval, one per step */
+    scen_counts *scount;  /**< owned: current interval, one per scenario */
+    ev_timer curl_timer;  /**< libcurl's timeout */
+    ev_timer tick;        /**< one-second intervals */
+    ev_timer end_timer;   /**< duration, then grace */
     ev_signal sig_int, sig_term;
-    sockw *free_socks;          /**< owned free list */
-    int64_t t0_us;              /**< monotonic start of the run */
+    sockw *free_socks; /**< owned free list */
+    int64_t t0_us;     /**< monotonic start of the run */
     int64_t t0_wall_us;
-    int64_t iv_start_us;        /**< monotonic start of the current interval */
-    uint64_t second;            /**< current interval number */
-    uint32_t active;            /**< VUs started and not done */
-    uint32_t done;              /**< VUs done */
-    uint32_t seq;               /**< sample sequence numbers */
-    uint32_t errors_logged;     /**< script errors logged, to bound the log */
-    int loaded;                 /**< the script has loaded: no more declarations */
-    int stopping;               /**< 1 once engine_stop was called */
-    int killing;                /**< 1 once the grace expired */
+    int64_t iv_start_us;    /**< monotonic start of the current interval */
+    uint64_t second;        /**< current interval number */
+    uint32_t active;        /**< VUs started and not done */
+    uint32_t done;          /**< VUs done */
+    uint32_t seq;           /**< sample sequence numbers */
+    uint32_t errors_logged; /**< script errors logged, to bound the log */
+    int loaded;             /**< the script has loaded: no more declarations */
+    int stopping;           /**< 1 once engine_stop was called */
+    int killing;            /**< 1 once the grace expired */
     enum engine_status status;
-    uint64_t rng;               /**< xorshift state for pacing and think ranges */
+    uint64_t rng; /**< xorshift state for pacing and think ranges */
     char script_dir[4096];
 };
 

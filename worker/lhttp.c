@@ -21,9 +21,9 @@ enum { CTX_THINK = 1, CTX_XFER = 2 };
 enum { UV_BODY = 1, UV_HEADERS_RAW, UV_HEADERS, UV_URL, UV_ERROR, UV_COUNT = UV_ERROR };
 
 typedef struct resp {
-    uint32_t seq;   /**< sample it belongs to, 0 when untimed */
-    int step;       /**< step index, -1 when untimed */
-    int status;     /**< HTTP status, 0 when none came */
+    uint32_t seq; /**< sample it belongs to, 0 when untimed */
+    int step;     /**< step index, -1 when untimed */
+    int status;   /**< HTTP status, 0 when none came */
     int curl_rc;
     double time_ms;
     int64_t dns_us, connect_us, tls_us, ttfb_us;
@@ -91,8 +91,8 @@ static size_t encode_pairs(lua_State *L, int idx, int form, const char *what, ch
                 /* tolstring converts a number in place: on a copy, not the key */
                 val = lua_tolstring(L, -1, &vn);
             } else {
-                return (size_t)luaL_error(L, "%s: value of \"%s\" must be a string or number",
-                                          what, k);
+                return (size_t)luaL_error(L, "%s: value of \"%s\" must be a string or number", what,
+                                          k);
             }
             if (len > 0) {
                 if (out)
@@ -311,15 +311,15 @@ static int do_request(lua_State *L)
 }
 
 /* step:get(url, opts) and friends; http.get(url, opts) and friends. */
-#define METHOD_FN(fname, m, is_step)                                                           \
-    static int fname(lua_State *L)                                                             \
-    {                                                                                          \
-        if (!(is_step))                                                                        \
-            lua_pushnil(L), lua_insert(L, 1);                                                  \
-        lua_settop(L, 3);                                                                      \
-        lua_pushstring(L, m);                                                                  \
-        lua_insert(L, 2);                                                                      \
-        return do_request(L);                                                                  \
+#define METHOD_FN(fname, m, is_step)                                                               \
+    static int fname(lua_State *L)                                                                 \
+    {                                                                                              \
+        if (!(is_step))                                                                            \
+            lua_pushnil(L), lua_insert(L, 1);                                                      \
+        lua_settop(L, 3);                                                                          \
+        lua_pushstring(L, m);                                                                      \
+        lua_insert(L, 2);                                                                          \
+        return do_request(L);                                                                      \
     }
 METHOD_FN(step_get, "GET", 1)
 METHOD_FN(step_post, "POST", 1)
@@ -412,8 +412,8 @@ static void push_headers(lua_State *L, int ridx)
         const char *colon = memchr(p, ':', (size_t)(line_end - p));
         if (colon != NULL && colon > p && memcmp(p, "HTTP/", 5) != 0) {
             char name[256];
-            size_t nl = (size_t)(colon - p) < sizeof(name) - 1 ? (size_t)(colon - p)
-                                                                 : sizeof(name) - 1;
+            size_t nl =
+                (size_t)(colon - p) < sizeof(name) - 1 ? (size_t)(colon - p) : sizeof(name) - 1;
             const char *vs = colon + 1, *ve = line_end;
             for (size_t i = 0; i < nl; i++)
                 name[i] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] + 32 : p[i]);
@@ -457,8 +457,10 @@ static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
         } else {
             /* An untimed request's check counts against the current step. */
             scen *sc = v->eng->scens.scens[v->scen];
-            vu_count_error(v, v->cur_step >= 0 ? v->cur_step
-                              : sc->first_step ? sc->first_step->index : -1,
+            vu_count_error(v,
+                           v->cur_step >= 0 ? v->cur_step
+                           : sc->first_step ? sc->first_step->index
+                                            : -1,
                            technical, msg);
         }
         v->check_failed = 1;
@@ -686,14 +688,13 @@ static int r_tostring(lua_State *L)
 
 void lhttp_register(lua_State *L, int methods)
 {
-    static const luaL_Reg step_fns[] = {
-        {"get", step_get},       {"post", step_post}, {"put", step_put},
-        {"patch", step_patch},   {"delete", step_delete}, {"head", step_head},
-        {"request", step_request}, {NULL, NULL}};
+    static const luaL_Reg step_fns[] = {{"get", step_get},         {"post", step_post},
+                                        {"put", step_put},         {"patch", step_patch},
+                                        {"delete", step_delete},   {"head", step_head},
+                                        {"request", step_request}, {NULL, NULL}};
     static const luaL_Reg resp_fns[] = {
-        {"expect", r_expect}, {"contains", r_contains}, {"match", r_match},
-        {"json", r_json},     {"xpath", r_xpath},       {"xpath_all", r_xpath_all},
-        {"header", r_header}, {NULL, NULL}};
+        {"expect", r_expect}, {"contains", r_contains},   {"match", r_match},   {"json", r_json},
+        {"xpath", r_xpath},   {"xpath_all", r_xpath_all}, {"header", r_header}, {NULL, NULL}};
 
     lua_pushvalue(L, methods);
     luaL_setfuncs(L, step_fns, 0);
@@ -711,10 +712,10 @@ void lhttp_register(lua_State *L, int methods)
 
 int lhttp_open(lua_State *L)
 {
-    static const luaL_Reg fns[] = {
-        {"get", http_get},       {"post", http_post},     {"put", http_put},
-        {"patch", http_patch},   {"delete", http_delete}, {"head", http_head},
-        {"request", http_request}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"get", http_get},         {"post", http_post},
+                                   {"put", http_put},         {"patch", http_patch},
+                                   {"delete", http_delete},   {"head", http_head},
+                                   {"request", http_request}, {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

@@ -58,8 +58,7 @@ int64_t lquern_check_duration(lua_State *L, int idx, const char *what)
         return (int64_t)(s * 1e6);
     }
     if (lua_type(L, idx) != LUA_TSTRING)
-        return luaL_error(L, "%s: a duration is a string like \"2s\" or a number of seconds",
-                          what);
+        return luaL_error(L, "%s: a duration is a string like \"2s\" or a number of seconds", what);
     if (dur_parse(lua_tostring(L, idx), &us, err, sizeof(err)) != 0)
         return luaL_error(L, "%s: %s", what, err);
     return us;
@@ -234,8 +233,7 @@ static int l_time_begin(lua_State *L)
     vu_finalize(v);
     sc = v->eng->scens.scens[v->scen];
     if (v->steps_in_run > 0 && sc->think_max_us > 0) {
-        vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us),
-                      VU_THINK);
+        vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us), VU_THINK);
         return lua_yieldk(L, 0, idx, time_begin_go);
     }
     return time_begin_go(L, LUA_OK, idx);
@@ -321,8 +319,7 @@ static int l_quern_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"scenario", l_scenario}, {"property", l_property},
                                    {"sleep", l_sleep},       {"log", l_log},
-                                   {"csv", lcsv_new},
-                                   {NULL, NULL}};
+                                   {"csv", lcsv_new},        {NULL, NULL}};
     struct engine *e = get_engine(L);
 
     luaL_newlib(L, fns);
@@ -334,15 +331,14 @@ static int l_quern_open(lua_State *L)
 }
 
 /* step:time is Lua so that the timed function may yield (make requests). */
-static const char prelude[] =
-    "local methods, begin, finish = ...\n"
-    "function methods.time(self, fn, ...)\n"
-    "  begin(self)\n"
-    "  local res = table.pack(pcall(fn, ...))\n"
-    "  finish(res[1], res[2])\n"
-    "  if not res[1] then error(res[2], 0) end\n"
-    "  return table.unpack(res, 2, res.n)\n"
-    "end\n";
+static const char prelude[] = "local methods, begin, finish = ...\n"
+                              "function methods.time(self, fn, ...)\n"
+                              "  begin(self)\n"
+                              "  local res = table.pack(pcall(fn, ...))\n"
+                              "  finish(res[1], res[2])\n"
+                              "  if not res[1] then error(res[2], 0) end\n"
+                              "  return table.unpack(res, 2, res.n)\n"
+                              "end\n";
 
 static void make_metatables(lua_State *L)
 {
@@ -425,8 +421,7 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
         snprintf(err, errlen, "%s", lua_tostring(L, -1));
         return -1;
     }
-    if (luaL_loadfile(L, e->cfg.script) != LUA_OK ||
-        lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    if (luaL_loadfile(L, e->cfg.script) != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
         const char *m = lua_tostring(L, -1);
         snprintf(err, errlen, "%s", m ? m : "error object is not a string");
         lua_pop(L, 1);
@@ -444,14 +439,16 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
             int t = lua_getfield(L, -1, names[f]);
             lua_pop(L, 1);
             if (f == 0 && t != LUA_TFUNCTION) {
-                snprintf(err, errlen, "%s: scenario %s has no run function (define function "
-                         "sc.run(vu))", sc->where, sc->name);
+                snprintf(err, errlen,
+                         "%s: scenario %s has no run function (define function "
+                         "sc.run(vu))",
+                         sc->where, sc->name);
                 lua_pop(L, 1);
                 return -1;
             }
             if (t != LUA_TNIL && t != LUA_TFUNCTION) {
-                snprintf(err, errlen, "%s: scenario %s: %s must be a function", sc->where,
-                         sc->name, names[f]);
+                snprintf(err, errlen, "%s: scenario %s: %s must be a function", sc->where, sc->name,
+                         names[f]);
                 lua_pop(L, 1);
                 return -1;
             }

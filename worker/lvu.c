@@ -56,8 +56,8 @@ static int l_cookies(lua_State *L)
         if (line == NULL)
             break;
         /* An expired cookie (Max-Age=0 from a logout) is no longer in the jar. */
-        if (split_line(line, f) && !(strtoll(f[4], NULL, 10) != 0 &&
-                                     strtoll(f[4], NULL, 10) < (long long)time(NULL))) {
+        if (split_line(line, f) &&
+            !(strtoll(f[4], NULL, 10) != 0 && strtoll(f[4], NULL, 10) < (long long)time(NULL))) {
             const char *dom = f[0];
             int http_only = strncmp(dom, "#HttpOnly_", 10) == 0;
             lua_createtable(L, 0, 7);

@@ -21,35 +21,35 @@ struct scen;
 
 /** One declared step. */
 typedef struct step {
-    int index;          /**< position among all steps of the run, 0-based */
-    int num;            /**< the declared number n */
-    char *id;           /**< owned: "SC-<scenario>-STEP-<n>" */
-    char *label;        /**< owned: the declared label */
-    char *name;         /**< owned: id + ")" + label */
-    char *where;        /**< owned: "file:line" of the declaration */
-    struct scen *scen;  /**< borrowed: the scenario that declared it */
+    int index;         /**< position among all steps of the run, 0-based */
+    int num;           /**< the declared number n */
+    char *id;          /**< owned: "SC-<scenario>-STEP-<n>" */
+    char *label;       /**< owned: the declared label */
+    char *name;        /**< owned: id + ")" + label */
+    char *where;       /**< owned: "file:line" of the declaration */
+    struct scen *scen; /**< borrowed: the scenario that declared it */
 } step;
 
 /** One declared scenario. */
 typedef struct scen {
-    int index;              /**< declaration order, 0-based */
-    char *name;             /**< owned */
-    char *where;            /**< owned: "file:line" of the declaration */
-    double weight;          /**< share of the VUs (default 1) */
-    int64_t pacing_min_us;  /**< start-to-start interval of runs; 0 = none */
+    int index;             /**< declaration order, 0-based */
+    char *name;            /**< owned */
+    char *where;           /**< owned: "file:line" of the declaration */
+    double weight;         /**< share of the VUs (default 1) */
+    int64_t pacing_min_us; /**< start-to-start interval of runs; 0 = none */
     int64_t pacing_max_us;
-    int64_t think_min_us;   /**< pause before each step after the first of a run */
+    int64_t think_min_us; /**< pause before each step after the first of a run */
     int64_t think_max_us;
-    int cookies_reset;      /**< 1: a fresh cookie jar each run (The Grinder's way) */
-    int table_ref;          /**< Lua registry ref of the scenario's table */
-    step *first_step;       /**< borrowed: lowest-declared step, for errors outside steps */
+    int cookies_reset; /**< 1: a fresh cookie jar each run (The Grinder's way) */
+    int table_ref;     /**< Lua registry ref of the scenario's table */
+    step *first_step;  /**< borrowed: lowest-declared step, for errors outside steps */
 } scen;
 
 /** All scenarios and steps of a loaded script. */
 typedef struct scen_set {
-    scen **scens;   /**< owned array of owned scenarios */
+    scen **scens; /**< owned array of owned scenarios */
     size_t nscens;
-    step **steps;   /**< owned array of owned steps, by index */
+    step **steps; /**< owned array of owned steps, by index */
     size_t nsteps;
 } scen_set;
 

@@ -30,22 +30,22 @@ enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 /** A step sample being measured or awaiting its checks. */
 typedef struct sample {
-    int step;              /**< step index, -1 when there is no pending sample */
-    uint32_t seq;          /**< identifies it, so late checks are recognised */
-    uint8_t err;           /**< enum sample_err */
-    uint8_t status_err;    /**< the technical error is only an unaccepted status */
-    uint8_t in_block;      /**< inside step:time(fn): requests add to it */
-    int64_t start_us;      /**< monotonic start */
-    int64_t elapsed_us;    /**< latency, set when complete */
+    int step;           /**< step index, -1 when there is no pending sample */
+    uint32_t seq;       /**< identifies it, so late checks are recognised */
+    uint8_t err;        /**< enum sample_err */
+    uint8_t status_err; /**< the technical error is only an unaccepted status */
+    uint8_t in_block;   /**< inside step:time(fn): requests add to it */
+    int64_t start_us;   /**< monotonic start */
+    int64_t elapsed_us; /**< latency, set when complete */
     uint64_t bytes_in, bytes_out, dns, connect, tls, ttfb, new_conns;
-    char msg[VU_MSG_MAX];  /**< error message when err != SAMPLE_OK */
+    char msg[VU_MSG_MAX]; /**< error message when err != SAMPLE_OK */
 } sample;
 
 /** What the last transfer gave; the response object is built from it. */
 typedef struct xfer_result {
-    int curl_rc;           /**< CURLcode */
-    int status;            /**< HTTP status, 0 if none */
-    int64_t start_us;      /**< monotonic time the transfer was added */
+    int curl_rc;      /**< CURLcode */
+    int status;       /**< HTTP status, 0 if none */
+    int64_t start_us; /**< monotonic time the transfer was added */
     int64_t elapsed_us;
     int64_t dns_us, connect_us, tls_us, ttfb_us;
     uint64_t bytes_in, bytes_out, new_conns;
@@ -53,38 +53,40 @@ typedef struct xfer_result {
 
 /** A growable byte buffer with a hard maximum (bytes past it are dropped). */
 typedef struct vu_buf {
-    char *data;     /**< owned */
+    char *data; /**< owned */
     size_t len, cap;
     size_t dropped; /**< bytes refused because of the maximum */
 } vu_buf;
 
 typedef struct vu {
-    struct engine *eng;     /**< borrowed */
-    uint32_t gid;           /**< global VU index, 1-based */
-    uint16_t scen;          /**< scenario index */
-    uint8_t phase;          /**< enum vu_phase */
-    uint8_t wait;           /**< enum vu_wait */
-    uint8_t init_ok;        /**< init succeeded: finish runs at the end */
-    uint8_t yielded;        /**< the current phase yielded at least once */
-    uint8_t check_failed;   /**< the error being raised is a failed check */
-    uint8_t abandon;        /**< stop requested while in flight: end the phase on completion */
+    struct engine *eng;   /**< borrowed */
+    uint32_t gid;         /**< global VU index, 1-based */
+    uint16_t scen;        /**< scenario index */
+    uint8_t phase;        /**< enum vu_phase */
+    uint8_t wait;         /**< enum vu_wait */
+    uint8_t init_ok;      /**< init succeeded: finish runs at the end */
+    uint8_t yielded;      /**< the current phase yielded at least once */
+    uint8_t check_failed; /**< the error being raised is a failed check */
+    uint8_t abandon;      /**< stop requested while in flight: end the phase on completion */
     uint8_t started;
-    uint8_t xfer_timed;     /**< the transfer in flight belongs to the pending sample */        /**< left the ramp wait: counted as active */
-    lua_State *co;          /**< the VU's thread, anchored by co_ref */
-    int co_ref;             /**< registry ref of co */
-    int tbl_ref;            /**< registry ref of the vu table given to init/run/finish */
-    CURL *easy;             /**< owned */
-    CURLSH *share;          /**< owned: this VU's connection cache */
+    uint8_t xfer_timed;
+        /**< the transfer in flight belongs to the pending sample */ /**< left the ramp wait:
+                                                                        counted as active */
+    lua_State *co;                  /**< the VU's thread, anchored by co_ref */
+    int co_ref;                     /**< registry ref of co */
+    int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
+    CURL *easy;                     /**< owned */
+    CURLSH *share;                  /**< owned: this VU's connection cache */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
-    ev_timer timer;         /**< ramp start, sleep, think, pacing */
-    uint32_t run;           /**< current run, 1-based */
-    uint32_t steps_in_run;  /**< step samples started in this run (think goes between) */
-    int cur_step;           /**< last step used in this phase, -1 none */
-    int64_t run_start_us;   /**< monotonic start of the current run */
-    sample pend;            /**< the pending sample */
-    xfer_result x;          /**< the last transfer */
-    vu_buf body, hdr;       /**< the last response */
-    char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for the last failure */
+    ev_timer timer;                 /**< ramp start, sleep, think, pacing */
+    uint32_t run;                   /**< current run, 1-based */
+    uint32_t steps_in_run;          /**< step samples started in this run (think goes between) */
+    int cur_step;                   /**< last step used in this phase, -1 none */
+    int64_t run_start_us;           /**< monotonic start of the current run */
+    sample pend;                    /**< the pending sample */
+    xfer_result x;                  /**< the last transfer */
+    vu_buf body, hdr;               /**< the last response */
+    char errbuf[CURL_ERROR_SIZE];   /**< libcurl's message for the last failure */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */

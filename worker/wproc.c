@@ -19,18 +19,18 @@
 #include "proto/frame.h"
 #include "worker/engine.h"
 
-#define WPROC_START_TIMEOUT_MS 60000   /* StartRun must come this soon after fork */
-#define WPROC_GO_TIMEOUT_MS 600000     /* the start barrier may wait this long */
-#define WPROC_SEND_TIMEOUT_MS 5000     /* a frame must leave within this time */
+#define WPROC_START_TIMEOUT_MS 60000 /* StartRun must come this soon after fork */
+#define WPROC_GO_TIMEOUT_MS 600000   /* the start barrier may wait this long */
+#define WPROC_SEND_TIMEOUT_MS 5000   /* a frame must leave within this time */
 
 /* What the sink needs. */
 typedef struct wproc_ctx {
-    int fd;                      /**< borrowed */
+    int fd; /**< borrowed */
     uint64_t run_id;
-    engine *e;                   /**< borrowed, set once the engine exists */
-    const char **scen_names;     /**< owned array of borrowed names */
-    uint64_t *runs, *missed;     /**< owned scratch, nscens each */
-    int broken;                  /**< 1: the fd stopped taking frames */
+    engine *e;               /**< borrowed, set once the engine exists */
+    const char **scen_names; /**< owned array of borrowed names */
+    uint64_t *runs, *missed; /**< owned scratch, nscens each */
+    int broken;              /**< 1: the fd stopped taking frames */
 } wproc_ctx;
 
 /* Writes one envelope, waiting at most WPROC_SEND_TIMEOUT_MS in all.
@@ -126,8 +126,8 @@ static void on_interval(void *ud, const engine_interval *iv)
     ivsum_msg_free(m);
 }
 
-int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *first,
-                   uint32_t *stride, uint32_t *count, char *err, size_t errlen)
+int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *first, uint32_t *stride,
+                   uint32_t *count, char *err, size_t errlen)
 {
     uint64_t n = 0, prev = 0;
 
@@ -253,8 +253,8 @@ int wproc_main(int fd, const char *dir, unsigned number)
         goto out;
     }
     snprintf(script, sizeof(script), "%s/%s", dir, sr->script_name);
-    if (wproc_vu_share(sr->vu_ranges, sr->n_vu_ranges, &cfg.vu_first, &cfg.vu_stride,
-                       &cfg.vu_count, err, sizeof(err)) != 0) {
+    if (wproc_vu_share(sr->vu_ranges, sr->n_vu_ranges, &cfg.vu_first, &cfg.vu_stride, &cfg.vu_count,
+                       err, sizeof(err)) != 0) {
         send_ready(fd, c.run_id, 0, err, 0);
         goto out;
     }

@@ -38,7 +38,7 @@ int wproc_main(int fd, const char *dir, unsigned number);
 /** Reads the progression of the global VU indices in ranges: 0 with *first,
  *  *stride (>= 1) and *count set (count 0 for no VUs), or -1 with err set if
  *  the indices are not one increasing arithmetic progression. */
-int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *first,
-                   uint32_t *stride, uint32_t *count, char *err, size_t errlen);
+int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *first, uint32_t *stride,
+                   uint32_t *count, char *err, size_t errlen);
 
 #endif

@@ -149,9 +149,9 @@ static void test_migrate_from_v0(void **state)
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(sq, "CREATE TABLE notes (x); INSERT INTO notes VALUES (7)", NULL,
-                                  NULL, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(sq, "CREATE TABLE notes (x); INSERT INTO notes VALUES (7)", NULL, NULL, NULL),
+        SQLITE_OK);
     assert_int_equal(q_int(sq, "PRAGMA user_version"), 0);
     sqlite3_close(sq);
     d = db_open(f->path, err, sizeof(err));
@@ -239,8 +239,7 @@ static void test_run_rows(void **state)
     assert_string_equal(buf, "{\"env\":\"ci\"}");
     q_text(sq, "SELECT started_at FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, "2023-11-14T22:13:20.123Z");
-    q_text(sq, "SELECT group_concat(test_id || '/' || scenario, ',') FROM steps", buf,
-           sizeof(buf));
+    q_text(sq, "SELECT group_concat(test_id || '/' || scenario, ',') FROM steps", buf, sizeof(buf));
     assert_string_equal(buf, "SC-S-STEP-1/S,SC-S-STEP-2/S");
     q_text(sq, "SELECT name || '@' || host || ':' || workers FROM agents", buf, sizeof(buf));
     assert_string_equal(buf, "local@h1:2");
@@ -330,21 +329,21 @@ static void test_intervals_and_totals(void **state)
     assert_int_equal(q_int(sq, "SELECT last_second FROM errors WHERE step_index = 0"), 0);
     q_text(sq, "SELECT sample FROM errors WHERE step_index = 0", buf, sizeof(buf));
     assert_string_equal(buf, "connection refused");
-    q_text(sq, "SELECT sample || '/' || count || '/' || first_second FROM errors WHERE "
-               "step_index = 1 AND kind = 'functional'",
+    q_text(sq,
+           "SELECT sample || '/' || count || '/' || first_second FROM errors WHERE "
+           "step_index = 1 AND kind = 'functional'",
            buf, sizeof(buf));
     assert_string_equal(buf, "check failed/2/1");
     assert_int_equal(q_int(sq, "SELECT runs FROM scenario_totals"), 12);
     assert_int_equal(q_int(sq, "SELECT missed_pacing FROM scenario_totals"), 3);
 
     /* Each interval's histogram decodes to what was recorded. */
-    assert_int_equal(sqlite3_prepare_v2(sq, "SELECT histogram, count FROM step_intervals", -1,
-                                        &st, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(sq, "SELECT histogram, count FROM step_intervals", -1, &st, NULL),
+        SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        assert_int_equal(hist_decode(h, sqlite3_column_blob(st, 0),
-                                     (size_t)sqlite3_column_bytes(st, 0)),
-                         0);
+        assert_int_equal(
+            hist_decode(h, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0)), 0);
         assert_int_equal(hist_count(h), sqlite3_column_int64(st, 1));
     }
     sqlite3_finalize(st);

@@ -40,7 +40,8 @@ static void test_duplicate_step_names_both_places(void **state)
     sc = scen_add(&set, "X", "a.lua:1", err, sizeof(err));
     assert_non_null(scen_add_step(&set, sc, 1, "one", "a.lua:2", err, sizeof(err)));
     assert_null(scen_add_step(&set, sc, 1, "again", "b.lua:7", err, sizeof(err)));
-    assert_string_equal(err, "b.lua:7: duplicate step id SC-X-STEP-1 (already declared at a.lua:2)");
+    assert_string_equal(err,
+                        "b.lua:7: duplicate step id SC-X-STEP-1 (already declared at a.lua:2)");
     /* Same number in another scenario is another id. */
     sc = scen_add(&set, "Y", "a.lua:9", err, sizeof(err));
     assert_non_null(scen_add_step(&set, sc, 1, "one", "a.lua:10", err, sizeof(err)));
