@@ -31,7 +31,7 @@ static size_t buf_append(vu_buf *b, const char *p, size_t n, size_t max)
         n = room;
     }
     if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
+        size_t cap = b->cap ? b->cap : 256; /* most headers and small bodies fit */
         while (cap < b->len + n)
             cap *= 2;
         b->data = xrealloc(b->data, cap);
