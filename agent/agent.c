@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "agent/bundle.h"
-#include "agent/ivsum.h"
-#include "agent/peer.h"
+#include "proto/ivsum.h"
+#include "proto/ivwin.h"
+#include "proto/peer.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -28,7 +29,6 @@
 #define AGENT_SILENCE_US 5000000     /* console silent this long: lost */
 #define AGENT_KILL_AFTER_US 5000000  /* SIGKILL workers this long after SIGTERM */
 #define AGENT_MERGE_GRACE_US 1500000 /* send a second without a late worker after this */
-#define AGENT_PEND_MAX 8             /* seconds being merged at once */
 #define AGENT_WORKERS_MAX 1024
 #define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
 
@@ -47,14 +47,6 @@ typedef struct wslot {
     uint32_t vus;
 } wslot;
 
-/* One second being merged. */
-typedef struct pend {
-    int used;
-    uint64_t second;
-    int64_t first_us; /**< when its first report came */
-    ivsum sum;
-} pend;
-
 /* The run in progress. */
 typedef struct arun {
     struct agent *a; /**< borrowed */
@@ -65,9 +57,8 @@ typedef struct arun {
     int have_steps, ready_sent, failed, go, stopping, orphan;
     int64_t kill_at_us; /**< SIGKILL what is left at this time (0: not armed) */
     size_t nsteps, nscens;
-    char **scen_names; /**< owned: nscens owned names */
-    pend pend[AGENT_PEND_MAX];
-    uint64_t flushed;   /**< every second below this was sent */
+    char **scen_names;  /**< owned: nscens owned names */
+    ivwin win;          /**< the seconds being merged from the workers */
     uint64_t crashed;   /**< workers that crashed */
     const char *status; /**< borrowed literal: "completed", "stopped", ... */
 } arun;
@@ -171,84 +162,40 @@ static unsigned run_alive_workers(const arun *r)
     return n;
 }
 
-static void pend_send(arun *r, pend *p)
+/* A merged second goes up to the console (a late one too: it merges it). */
+static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
 {
+    arun *r = ud;
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__Interval *m;
 
-    if (!r->orphan) {
-        m = ivsum_msg_new(r->run_id, p->second, p->sum.steps, p->sum.nsteps, p->sum.runs,
-                          p->sum.missed, (const char *const *)r->scen_names, r->nscens,
-                          p->sum.active_vus, p->sum.finished_vus, 0);
-        env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
-        env.interval = m;
-        send_up(r->a, &env);
-        ivsum_msg_free(m);
-    }
-    if (p->second >= r->flushed)
-        r->flushed = p->second + 1;
-    ivsum_free(&p->sum);
-    p->used = 0;
+    if (r->orphan)
+        return;
+    m = ivsum_msg_new(r->run_id, second, sum->steps, sum->nsteps, sum->runs, sum->missed,
+                      (const char *const *)r->scen_names, r->nscens, sum->active_vus,
+                      sum->finished_vus, 0);
+    env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
+    env.interval = m;
+    send_up(r->a, &env);
+    ivsum_msg_free(m);
 }
 
-/* Sends, oldest first, every second that is complete or waited long enough
- * (and everything older than such a second); all of them when force. */
 static void run_flush(arun *r, int force)
 {
-    int64_t now = clock_mono_us();
-    unsigned alive = run_alive_workers(r);
-
-    for (;;) {
-        pend *oldest = NULL, *due = NULL;
-        for (int i = 0; i < AGENT_PEND_MAX; i++) {
-            pend *p = &r->pend[i];
-            if (!p->used)
-                continue;
-            if (oldest == NULL || p->second < oldest->second)
-                oldest = p;
-            if (force || p->sum.senders >= alive || now - p->first_us >= AGENT_MERGE_GRACE_US)
-                if (due == NULL || p->second > due->second)
-                    due = p;
-        }
-        if (oldest == NULL || due == NULL)
-            return;
-        pend_send(r, oldest);
-    }
+    ivwin_flush(&r->win, run_alive_workers(r), force);
 }
 
 static void run_add_interval(arun *r, wslot *w, const Quern__Interval *m)
 {
-    pend *p = NULL, *free_slot = NULL;
     char err[256];
 
     if (!r->have_steps)
         return;
-    for (int i = 0; i < AGENT_PEND_MAX; i++) {
-        if (r->pend[i].used && r->pend[i].second == m->second && m->second >= r->flushed)
-            p = &r->pend[i];
-        else if (!r->pend[i].used && free_slot == NULL)
-            free_slot = &r->pend[i];
-    }
-    if (p == NULL) {
-        if (free_slot == NULL) {
-            run_flush(r, 1);
-            free_slot = &r->pend[0];
-        }
-        p = free_slot;
-        p->used = 1;
-        p->second = m->second;
-        p->first_us = clock_mono_us();
-        ivsum_init(&p->sum, r->nsteps, r->nscens);
-    }
-    if (ivsum_add_msg(&p->sum, m, (const char *const *)r->scen_names, err, sizeof(err)) != 0) {
+    if (ivwin_add(&r->win, m, (const char *const *)r->scen_names, run_alive_workers(r), err,
+                  sizeof(err)) != 0) {
         log_msg(LOG_ERROR, "worker %u sent a bad interval: %s", w->index, err);
         peer_fail(&w->link, "bad interval");
-        return;
     }
-    if (m->second < r->flushed) /* late: send it on its own, the console merges it */
-        pend_send(r, p);
-    else
-        run_flush(r, 0);
 }
 
 static void run_stop(arun *r, int immediate, const char *why)
@@ -292,9 +239,7 @@ static void run_free(arun *r)
             waitpid(r->w[i].pid, NULL, 0);
         }
     }
-    for (int i = 0; i < AGENT_PEND_MAX; i++)
-        if (r->pend[i].used)
-            ivsum_free(&r->pend[i].sum);
+    ivwin_free(&r->win);
     for (size_t i = 0; i < r->nscens; i++)
         xfree(r->scen_names[i]);
     xfree(r->scen_names);
@@ -418,6 +363,7 @@ static void on_worker_msg(peer *l, const Quern__Envelope *env, void *ud)
             if (j == r->nscens)
                 r->scen_names[r->nscens++] = xstrdup(sd->steps[i]->scenario);
         }
+        ivwin_init(&r->win, r->nsteps, r->nscens, AGENT_MERGE_GRACE_US, send_second, r);
         if (!r->orphan)
             send_up(a, (Quern__Envelope *)env);
         break;

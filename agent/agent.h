@@ -7,7 +7,7 @@
  * forks its worker processes (worker/wproc.h) with an interleaved share of
  * its VUs each, holds the start barrier (Ready up when every worker is ready,
  * or the first error), relays Go and Stop down, merges its workers'
- * statistics per second (agent/ivsum.h) and sends them up, reports a crashed
+ * statistics per second (proto/ivsum.h) and sends them up, reports a crashed
  * worker, and sends RunFinished when every worker has ended.
  *
  * If the console goes away (EOF, error, or silence for 5 s), every worker is

@@ -17,8 +17,9 @@
 #include <unistd.h>
 
 #include "agent/bundle.h"
-#include "agent/ivsum.h"
-#include "agent/peer.h"
+#include "proto/ivsum.h"
+#include "proto/ivwin.h"
+#include "proto/peer.h"
 #include "common/clock.h"
 #include "common/dur.h"
 #include "common/log.h"
@@ -38,7 +39,6 @@
 #define DIST_MERGE_GRACE_US 2000000    /* merge a second without a late agent after this */
 #define DIST_FINISH_MARGIN_US 15000000 /* after the planned end, wait this long at most */
 #define DIST_STOP_WAIT_US 15000000     /* after Stop, wait this long for RunFinished */
-#define DIST_PEND_MAX 8
 #define DIST_QUEUE_MAX (FRAME_MAX_DEFAULT + 65536u)
 
 enum dconn_state { DC_HELLO, DC_PROOF, DC_REGISTER, DC_AGENT, DC_CLOSING, DC_GONE };
@@ -65,13 +65,6 @@ typedef struct dconn {
     uint64_t requests, errors;
     char status[32];
 } dconn;
-
-typedef struct dpend {
-    int used;
-    uint64_t second;
-    int64_t first_us;
-    ivsum sum;
-} dpend;
 
 typedef struct dopts {
     const char *script;
@@ -107,8 +100,7 @@ typedef struct dist {
     char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */
     agg agg;
     int have_agg;
-    dpend pend[DIST_PEND_MAX];
-    uint64_t flushed;
+    ivwin win; /**< the seconds being merged from the agents */
     uint64_t last_line_s;
     int interrupted, degraded, start_error, rc;
     char start_msg[2048];
@@ -447,6 +439,8 @@ static void on_conn_close(peer *l, const char *why, void *ud)
     c->state = DC_GONE;
 }
 
+static void on_second(void *ud, uint64_t second, const ivsum *sum, int late);
+
 static void add_step_defs(dist *d, dconn *c, const Quern__StepsDef *sd)
 {
     if (d->ids == NULL) {
@@ -469,6 +463,7 @@ static void add_step_defs(dist *d, dconn *c, const Quern__StepsDef *sd)
                 d->scen_names[d->nscens++] = xstrdup(s->scenario);
         }
         agg_init(&d->agg, d->nsteps, d->nscens);
+        ivwin_init(&d->win, d->nsteps, d->nscens, DIST_MERGE_GRACE_US, on_second, d);
         d->have_agg = 1;
     } else {
         int same = sd->n_steps == d->nsteps;
@@ -570,27 +565,25 @@ static void dist_db_begin(dist *d)
         dist_db_agents(d);
 }
 
-static void pend_flush_one(dist *d, dpend *p, int late)
+/* A merged second goes to the database, the totals and the live line. */
+static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
 {
+    dist *d = ud;
+
     if (d->db != NULL) {
-        db_iv div = {p->second,    d->db_start_us + (int64_t)p->second * 1000000,
-                     1000000,      p->sum.active_vus,
-                     p->sum.steps, d->nsteps,
-                     p->sum.runs,  p->sum.missed,
+        db_iv div = {second,     d->db_start_us + (int64_t)second * 1000000,
+                     1000000,    sum->active_vus,
+                     sum->steps, d->nsteps,
+                     sum->runs,  sum->missed,
                      d->nscens};
         char err[1024];
         if (db_interval(d->db, d->db_run, &div, err, sizeof(err)) != 0)
             dist_db_failed(d, err);
     }
-    agg_add(&d->agg, p->sum.steps, p->sum.runs, p->sum.missed, late ? 0 : 1000000,
-            p->sum.active_vus);
-    if (!late) {
-        if (p->second >= d->flushed)
-            d->flushed = p->second + 1;
-        live_line(d, p->second);
-    }
-    ivsum_free(&p->sum);
-    p->used = 0;
+    /* A late second adds to the totals without adding time. */
+    agg_add(&d->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
+    if (!late)
+        live_line(d, second);
 }
 
 static unsigned alive_agents(const dist *d)
@@ -603,52 +596,17 @@ static unsigned alive_agents(const dist *d)
 
 static void merge_flush(dist *d, int force)
 {
-    int64_t now = clock_mono_us();
-    unsigned alive = alive_agents(d);
-
-    for (;;) {
-        dpend *oldest = NULL, *due = NULL;
-        for (int i = 0; i < DIST_PEND_MAX; i++) {
-            dpend *p = &d->pend[i];
-            if (!p->used)
-                continue;
-            if (oldest == NULL || p->second < oldest->second)
-                oldest = p;
-            if ((force || p->sum.senders >= alive || now - p->first_us >= DIST_MERGE_GRACE_US) &&
-                (due == NULL || p->second > due->second))
-                due = p;
-        }
-        if (oldest == NULL || due == NULL)
-            return;
-        pend_flush_one(d, oldest, 0);
-    }
+    ivwin_flush(&d->win, alive_agents(d), force);
 }
 
 static void add_interval(dist *d, dconn *c, const Quern__Interval *m)
 {
-    dpend *p = NULL, *free_slot = NULL;
     char err[256];
 
     if (!d->have_agg || m->run_id != d->run_id)
         return;
-    for (int i = 0; i < DIST_PEND_MAX; i++) {
-        if (d->pend[i].used && d->pend[i].second == m->second && m->second >= d->flushed)
-            p = &d->pend[i];
-        else if (!d->pend[i].used && free_slot == NULL)
-            free_slot = &d->pend[i];
-    }
-    if (p == NULL) {
-        if (free_slot == NULL) {
-            merge_flush(d, 1);
-            free_slot = &d->pend[0];
-        }
-        p = free_slot;
-        p->used = 1;
-        p->second = m->second;
-        p->first_us = clock_mono_us();
-        ivsum_init(&p->sum, d->nsteps, d->nscens);
-    }
-    if (ivsum_add_msg(&p->sum, m, (const char *const *)d->scen_names, err, sizeof(err)) != 0) {
+    if (ivwin_add(&d->win, m, (const char *const *)d->scen_names, alive_agents(d), err,
+                  sizeof(err)) != 0) {
         log_msg(LOG_ERROR, "agent %s sent a bad interval (%s): dropping it", c->name, err);
         peer_fail(&c->link, "bad interval");
         return;
@@ -657,10 +615,6 @@ static void add_interval(dist *d, dconn *c, const Quern__Interval *m)
         c->requests += m->steps[i]->count;
         c->errors += m->steps[i]->errors_technical + m->steps[i]->errors_functional;
     }
-    if (m->second < d->flushed)
-        pend_flush_one(d, p, 1); /* late: counted in the totals */
-    else
-        merge_flush(d, 0);
 }
 
 static void register_agent(dist *d, dconn *c, const Quern__Register *rg)
@@ -1216,9 +1170,7 @@ static void dist_free(dist *d)
         xfree(d->conns[i]);
     }
     xfree(d->conns);
-    for (int i = 0; i < DIST_PEND_MAX; i++)
-        if (d->pend[i].used)
-            ivsum_free(&d->pend[i].sum);
+    ivwin_free(&d->win);
     for (size_t i = 0; i < d->nfiles; i++) {
         xfree(d->files[i]->path);
         xfree(d->files[i]->data.data);

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agent/ivsum.h"
+#include "proto/ivsum.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"

@@ -1,4 +1,4 @@
-#include "agent/peer.h"
+#include "proto/peer.h"
 
 #include <errno.h>
 #include <stdio.h>

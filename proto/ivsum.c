@@ -1,4 +1,4 @@
-#include "agent/ivsum.h"
+#include "proto/ivsum.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,90 @@
+#include "proto/ivwin.h"
+
+#include <string.h>
+
+#include "common/clock.h"
+
+void ivwin_init(ivwin *w, size_t nsteps, size_t nscens, int64_t grace_us, ivwin_emit_fn emit,
+                void *ud)
+{
+    memset(w, 0, sizeof(*w));
+    w->nsteps = nsteps;
+    w->nscens = nscens;
+    w->grace_us = grace_us;
+    w->emit = emit;
+    w->ud = ud;
+}
+
+void ivwin_free(ivwin *w)
+{
+    for (int i = 0; i < IVWIN_SLOTS; i++) {
+        if (w->slot[i].used)
+            ivsum_free(&w->slot[i].sum);
+        w->slot[i].used = 0;
+    }
+}
+
+static void hand_on(ivwin *w, int i, int late)
+{
+    w->emit(w->ud, w->slot[i].second, &w->slot[i].sum, late);
+    if (!late && w->slot[i].second >= w->flushed)
+        w->flushed = w->slot[i].second + 1;
+    ivsum_free(&w->slot[i].sum);
+    w->slot[i].used = 0;
+}
+
+void ivwin_flush(ivwin *w, unsigned alive, int force)
+{
+    int64_t now = clock_mono_us();
+
+    for (;;) {
+        int oldest = -1, due = -1;
+        for (int i = 0; i < IVWIN_SLOTS; i++) {
+            if (!w->slot[i].used)
+                continue;
+            if (oldest < 0 || w->slot[i].second < w->slot[oldest].second)
+                oldest = i;
+            if ((force || w->slot[i].sum.senders >= alive ||
+                 now - w->slot[i].first_us >= w->grace_us) &&
+                (due < 0 || w->slot[i].second > w->slot[due].second))
+                due = i;
+        }
+        if (oldest < 0 || due < 0)
+            return;
+        hand_on(w, oldest, 0);
+    }
+}
+
+int ivwin_add(ivwin *w, const Quern__Interval *m, const char *const *scen_names, unsigned alive,
+              char *err, size_t errlen)
+{
+    int found = -1, free_slot = -1;
+    int late = m->second < w->flushed;
+
+    for (int i = 0; i < IVWIN_SLOTS; i++) {
+        if (w->slot[i].used && w->slot[i].second == m->second && !late)
+            found = i;
+        else if (!w->slot[i].used && free_slot < 0)
+            free_slot = i;
+    }
+    if (found < 0) {
+        if (free_slot < 0) {
+            ivwin_flush(w, alive, 1); /* too many seconds open: the oldest go */
+            free_slot = 0;
+        }
+        found = free_slot;
+        w->slot[found].used = 1;
+        w->slot[found].second = m->second;
+        w->slot[found].first_us = clock_mono_us();
+        ivsum_init(&w->slot[found].sum, w->nsteps, w->nscens);
+    }
+    /* A malformed message may have added part of itself; the second keeps
+     * the other senders' data and is handed on as usual. */
+    if (ivsum_add_msg(&w->slot[found].sum, m, scen_names, err, errlen) != 0)
+        return -1;
+    if (late)
+        hand_on(w, found, 1);
+    else
+        ivwin_flush(w, alive, 0);
+    return 0;
+}
