@@ -113,7 +113,8 @@ void agent_usage(FILE *out)
           "  --token-file FILE    shared secret (mode 600), the same as the console's\n"
           "  --workers P          worker processes per run (default: online cores)\n"
           "  --name NAME          agent name shown by the console (default: host name)\n"
-          "  -v, --verbose        debug messages\n",
+          "  -v, --verbose        debug messages\n"
+          "  -q, --quiet          warnings and errors only\n",
           out);
 }
 
@@ -890,6 +891,10 @@ static int parse_args(agent *a, int argc, char **argv, const char **token_file)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(f, "-v") == 0 || strcmp(f, "--verbose") == 0) {
             log_set_level(LOG_DEBUG);
+            continue;
+        }
+        if (strcmp(f, "-q") == 0 || strcmp(f, "--quiet") == 0) {
+            log_set_level(LOG_WARN); /* warnings and errors only */
             continue;
         }
         if (strcmp(f, "--console") != 0 && strcmp(f, "--token-file") != 0 &&

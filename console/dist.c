@@ -26,7 +26,9 @@
 #include "common/mem.h"
 #include "common/props.h"
 #include "console/agg.h"
+#include "console/local.h"
 #include "console/run.h"
+#include "worker/engine.h"
 #include "console/summary.h"
 #include "proto/auth.h"
 #include "reports/db.h"
@@ -72,7 +74,8 @@ typedef struct dopts {
     int64_t duration_us, ramp_us, grace_us, wait_us;
     const char *props_file, *summary_json, *listen, *token_file, *port_file;
     int quiet, allow_loss;
-    db_opts db; /**< --db, --name, --tag */
+    int embedded; /**< no --agents nor --listen: a local agent of our own */
+    db_opts db;   /**< --db, --name, --tag */
 } dopts;
 
 typedef struct dist {
@@ -102,13 +105,15 @@ typedef struct dist {
     int have_agg;
     ivwin win; /**< the seconds being merged from the agents */
     uint64_t last_line_s;
-    int interrupted, degraded, start_error, rc;
+    int interrupted, aborted, degraded, start_error, rc;
     char start_msg[2048];
     uint64_t ping_seq;
     int64_t last_ping_us;
     db *db;              /**< owned: results database, NULL when not recording */
     int64_t db_run;      /**< the run's id in it (0: not begun) */
     int64_t db_start_us; /**< wall clock at Go */
+    unsigned port;       /**< the port listened on */
+    local_agent la;      /**< the embedded agent, when o.embedded */
 } dist;
 
 void dist_usage(FILE *out)
@@ -122,15 +127,6 @@ void dist_usage(FILE *out)
           "  --allow-agent-loss   a run that lost an agent exits 0, not 1\n"
           "  --port-file FILE     write the port listened on (useful with port 0)\n",
           out);
-}
-
-int dist_requested(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], "--listen", 8) == 0 || strncmp(argv[i], "--agents", 8) == 0)
-            return 1;
-    }
-    return 0;
 }
 
 /* ---------------------------------------------------------------- arguments */
@@ -255,6 +251,10 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
     }
     if (o->script == NULL)
         return usage_err("%s", "no script given");
+    if (o->agents == 0 && o->listen == NULL) {
+        o->embedded = 1;
+        o->listen = "127.0.0.1:0";
+    }
     if (o->agents == 0)
         o->agents = 1;
     if (o->listen == NULL)
@@ -483,20 +483,22 @@ static void live_line(dist *d, uint64_t second)
     const step_stats *l = &d->agg.last;
     unsigned alive = 0, total = 0;
 
+    char agents[48] = "";
+
     if (d->o.quiet)
         return;
     for (size_t i = 0; i < d->nconns; i++) {
         total += d->conns[i]->in_run;
         alive += d->conns[i]->in_run && !d->conns[i]->lost;
     }
-    fprintf(stderr,
-            "[%5.0fs] VUs %5u  TPS %9.1f  errors %llu (technical %llu, functional %llu)  agents "
-            "%u/%u\n",
-            (double)(second + 1), d->agg.active_vus,
-            d->agg.last_length_us > 0 ? (double)l->count * 1e6 / (double)d->agg.last_length_us
-                                      : 0.0,
-            (unsigned long long)(l->err_tech + l->err_func), (unsigned long long)l->err_tech,
-            (unsigned long long)l->err_func, alive, total);
+    if (!d->o.embedded)
+        snprintf(agents, sizeof(agents), "  agents %u/%u", alive, total);
+    fprintf(
+        stderr, "[%5.0fs] VUs %5u  TPS %9.1f  errors %llu (technical %llu, functional %llu)%s\n",
+        (double)(second + 1), d->agg.active_vus,
+        d->agg.last_length_us > 0 ? (double)l->count * 1e6 / (double)d->agg.last_length_us : 0.0,
+        (unsigned long long)(l->err_tech + l->err_func), (unsigned long long)l->err_tech,
+        (unsigned long long)l->err_func, agents);
 }
 
 /* ---- results database (reports/db.h) */
@@ -649,8 +651,9 @@ static void register_agent(dist *d, dconn *c, const Quern__Register *rg)
     env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
     env.registered = &r;
     peer_send(&c->link, &env);
-    log_msg(LOG_INFO, "agent %s registered from %s (host %s, %u worker(s), pid %u)", c->name,
-            c->addr, c->host, c->workers, rg->pid);
+    if (!d->o.embedded)
+        log_msg(LOG_INFO, "agent %s registered from %s (host %s, %u worker(s), pid %u)", c->name,
+                c->addr, c->host, c->workers, rg->pid);
 }
 
 static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
@@ -1050,6 +1053,7 @@ static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
 
     if (d->interrupted) {
         log_msg(LOG_WARN, "second interrupt: aborting now");
+        d->aborted = 1;
         send_stop(d, "aborted", 1);
         d->stop_us = clock_mono_us() - DIST_STOP_WAIT_US + 2000000; /* wait 2 s at most */
         return;
@@ -1127,8 +1131,10 @@ static int listen_on(dist *d, char *err, size_t errlen)
     if (getsockname(d->lfd, (struct sockaddr *)&ss, &len) == 0) {
         unsigned p = ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
                                              : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-        log_msg(LOG_INFO, "console listening on %s:%u, waiting for %u agent(s)", host, p,
-                d->o.agents);
+        d->port = p;
+        if (!d->o.embedded)
+            log_msg(LOG_INFO, "console listening on %s:%u, waiting for %u agent(s)", host, p,
+                    d->o.agents);
         if (d->o.port_file != NULL) {
             char tmp[PATH_MAX];
             FILE *f;
@@ -1148,6 +1154,25 @@ out:
 }
 
 /* ---------------------------------------------------------------- main */
+
+/* Loads the script here first, as every worker will: a broken script is
+ * reported with its own file:line and nothing is sent to any agent. */
+static int preflight(dist *d, char *err, size_t errlen)
+{
+    engine_cfg cfg;
+    engine *e;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.script = d->o.script;
+    cfg.props = d->p;
+    cfg.vus_total = d->o.vus;
+    cfg.vu_first = 1;
+    e = engine_new(&cfg, err, errlen);
+    if (e == NULL)
+        return -1;
+    engine_free(e);
+    return 0;
+}
 
 static void print_breakdown(dist *d)
 {
@@ -1228,6 +1253,18 @@ int dist_main(int argc, char **argv)
         fprintf(stderr, "quern run: %s\n", err);
         goto out;
     }
+    if (preflight(&d, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        goto out;
+    }
+    if (d.o.embedded) {
+        if (local_token(&d.la, err, sizeof(err)) != 0) {
+            fprintf(stderr, "quern run: %s\n", err);
+            d.rc = RUN_EXIT_START;
+            goto out;
+        }
+        d.o.token_file = d.la.token_path;
+    }
     if (d.o.token_file != NULL &&
         auth_read_token_file(d.o.token_file, &d.token, &d.token_len, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);
@@ -1250,6 +1287,10 @@ int dist_main(int argc, char **argv)
         d.rc = d.o.token_file == NULL ? RUN_EXIT_USAGE : RUN_EXIT_START;
         goto out;
     }
+    if (d.o.embedded && local_agent_start(&d.la, d.port, d.o.workers, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s\n", err);
+        goto out;
+    }
     d.loop = ev_loop_new(EVFLAG_AUTO);
     ev_io_init(&d.accept_io, on_accept, d.lfd, EV_READ);
     ev_timer_init(&d.tick, on_tick, 0.1, 0.1);
@@ -1270,7 +1311,10 @@ int dist_main(int argc, char **argv)
         goto out;
     }
     d.agg.elapsed_us = d.end_us - d.go_us;
-    status = d.degraded ? "degraded" : d.interrupted ? "stopped" : "completed";
+    status = d.aborted       ? "aborted"
+             : d.degraded    ? "degraded"
+             : d.interrupted ? "stopped"
+                             : "completed";
     for (size_t i = 0; i < d.nconns; i++)
         if (d.conns[i]->in_run && !d.conns[i]->lost && strcmp(d.conns[i]->status, "aborted") == 0 &&
             !d.interrupted)
@@ -1289,7 +1333,8 @@ int dist_main(int argc, char **argv)
             dist_db_failed(&d, err);
     }
     summary_print(stdout, &d.agg, &si);
-    print_breakdown(&d);
+    if (!d.o.embedded)
+        print_breakdown(&d);
     d.rc = d.degraded                       ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)
            : strcmp(status, "aborted") == 0 ? RUN_EXIT_START
                                             : RUN_EXIT_OK;
@@ -1299,6 +1344,7 @@ int dist_main(int argc, char **argv)
         d.rc = RUN_EXIT_START;
     }
 out:
+    local_agent_stop(&d.la);
     dist_free(&d);
     props_free(over);
     return d.rc;

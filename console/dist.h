@@ -1,5 +1,7 @@
-/* dist — the console side of a distributed run.
+/* dist — the console side of a run: every run is distributed.
  *
+ * Without --agents nor --listen, the console listens on a loopback port and
+ * starts a local agent itself (console/local.h): one machine, one command.
  * `quern run SCRIPT.lua --listen HOST:PORT --agents N --token-file F` listens
  * for agents (agent/agent.h), authenticates each (proto/auth.h: a refused or
  * broken peer is logged and dropped, nothing else is affected), waits for N
@@ -16,8 +18,8 @@
  * --allow-agent-loss). SIGINT/SIGTERM sends Stop to every agent (graceful;
  * the second one is immediate) and the run ends "stopped".
  *
- * Hook: run_main calls dist_main when dist_requested(argc, argv) says the
- * command line asks for remote agents. */
+ * Before anything is sent, the console loads the script itself, so a broken
+ * script is reported with its own file:line and exit 2. */
 #ifndef QUERN_DIST_H
 #define QUERN_DIST_H
 
@@ -26,11 +28,7 @@
 /** Default listen address of the console. */
 #define DIST_LISTEN_DEFAULT "127.0.0.1:6372"
 
-/** 1 if argv (as given to run_main, argv[0] = "run") asks for a distributed
- *  run: it has --listen or --agents. */
-int dist_requested(int argc, char **argv);
-
-/** Runs `quern run` as the console of a distributed run; argv[0] is "run".
+/** Runs `quern run`; argv[0] is "run".
  *  Understands every option of a local run plus those of dist_usage. Returns
  *  the exit status (console/run.h: 0 ok or stopped, 1 degraded, 2 usage or
  *  script error, 3 could not start). */

@@ -79,8 +79,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "quern: cannot initialise libcurl\n");
             return 3;
         }
-        rc = dist_requested(argc - 1, argv + 1) ? dist_main(argc - 1, argv + 1)
-                                                : run_main(argc - 1, argv + 1);
+        rc = run_main(argc - 1, argv + 1);
         curl_global_cleanup();
         return rc;
     }

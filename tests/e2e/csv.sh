@@ -45,11 +45,11 @@ eq "unique, on_exhausted=stop: nil for VUs 11..20, no error" "$(hits)/$(func)" "
 feed --vus 4 --runs 5 -p mode=circular
 eq "circular: wraps, each user twice" "$(hits)" "$each_twice"
 eq "circular: no error" "$(func)" 0
-# sequential: one cursor per worker, wrapping: 12 calls = rows 1..10, then 1, 2.
-feed --vus 3 --runs 4 -p mode=sequential
+# sequential: one cursor per worker (one worker here), wrapping: 12 calls = rows 1..10, then 1, 2.
+feed --vus 3 --runs 4 --workers 1 -p mode=sequential
 eq "sequential: wraps after the last row" "$(hits)" \
   "/u/user01=2 /u/user02=2 $(for i in $(seq -w 3 10); do printf '/u/user%s=1 ' "$i"; done)"
-feed --vus 3 --runs 4 -p mode=sequential -p on_exhausted=error
+feed --vus 3 --runs 4 --workers 1 -p mode=sequential -p on_exhausted=error
 eq "sequential, on_exhausted=error: 10 served, 2 errors" "$(distinct)/$(func)" 10/2
 # random: every call a row of the file.
 feed --vus 5 --runs 10 -p mode=random

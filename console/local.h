@@ -1,0 +1,30 @@
+/* local — the agent a one-machine run starts for itself.
+ *
+ * `quern run` without --agents is the same distributed run as on a lab of
+ * injectors, with one agent on this host: the console writes a one-time
+ * random token to a private file, starts `quern agent` as a child process
+ * connected to its loopback port, and stops it when the run is over. The
+ * child is in its own process group (a terminal's Ctrl-C reaches only the
+ * console, which stops the run gracefully) and dies with the console. */
+#ifndef QUERN_LOCAL_H
+#define QUERN_LOCAL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct local_agent {
+    pid_t pid;            /**< the agent process, 0 when none */
+    char token_path[256]; /**< owned file: the one-time token, "" when none */
+} local_agent;
+
+/** Writes a fresh random token to a new mode-600 file (path kept in la).
+ *  0 ok; -1 with err. */
+int local_token(local_agent *la, char *err, size_t errlen);
+/** Starts the agent for the console on 127.0.0.1:port with workers worker
+ *  processes (0: the agent's default, one per core). 0 ok; -1 with err. */
+int local_agent_start(local_agent *la, unsigned port, unsigned workers, char *err, size_t errlen);
+/** Stops the agent (SIGTERM, then SIGKILL after a while), reaps it and
+ *  removes the token file. Safe to call on an unstarted la. */
+void local_agent_stop(local_agent *la);
+
+#endif

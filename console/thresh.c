@@ -1,0 +1,719 @@
+/* thresh — threshold parsing and evaluation; see thresh.h. */
+#include "console/thresh.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/dur.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define METRICS_HINT                                                                               \
+    "(use p95, p99.9, mean, max, errors, errors.technical, errors.functional, tps, count)"
+#define OPS_HINT "(use <, <=, > or >=)"
+#define PCT_SCALE 1000000000ULL /* limit_pct_e9: percent times 10^9 */
+#define PCT_FRAC_DIGITS 9
+
+/* ---- parsing */
+
+/* s[*n] trimmed of white space at both ends: returns the new start and
+ * updates *n. */
+static const char *trim(const char *s, size_t *n)
+{
+    while (*n > 0 && isspace((unsigned char)s[0])) {
+        s++;
+        (*n)--;
+    }
+    while (*n > 0 && isspace((unsigned char)s[*n - 1]))
+        (*n)--;
+    return s;
+}
+
+/* 1 when s[0..n) is digits with at most one '.', and at least one digit. */
+static int is_decimal(const char *s, size_t n)
+{
+    int digits = 0, dots = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (isdigit((unsigned char)s[i]))
+            digits++;
+        else if (s[i] == '.' && dots == 0)
+            dots++;
+        else
+            return 0;
+    }
+    return digits > 0;
+}
+
+static int is_metric_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '.' || c == '_';
+}
+
+/* The metric named s[0..n) into t; 0, or -1 with err. */
+static int parse_metric(thresh *t, const char *s, size_t n, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        enum thresh_metric m;
+    } names[] = {
+        {"mean", THRESH_MEAN},
+        {"avg", THRESH_MEAN},
+        {"max", THRESH_MAX},
+        {"errors", THRESH_ERRORS},
+        {"errors.technical", THRESH_ERR_TECH},
+        {"errors.functional", THRESH_ERR_FUNC},
+        {"tps", THRESH_TPS},
+        {"count", THRESH_COUNT},
+    };
+    char num[32];
+    char *end;
+
+    if (n == 0) {
+        err_set(err, errlen, "'%s': no metric before the operator %s", t->expr, METRICS_HINT);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0) {
+            t->metric = names[i].m;
+            return 0;
+        }
+    }
+    if (s[0] == 'p' && is_decimal(s + 1, n - 1)) {
+        if (n - 1 >= sizeof(num)) {
+            err_set(err, errlen, "'%s': \"%.*s\" is not a percentile", t->expr, (int)n, s);
+            return -1;
+        }
+        memcpy(num, s + 1, n - 1);
+        num[n - 1] = '\0';
+        errno = 0;
+        t->pct = strtod(num, &end);
+        if (errno != 0 || *end != '\0' || !(t->pct >= 0.0 && t->pct <= 100.0)) {
+            err_set(err, errlen, "'%s': \"%.*s\": a percentile is from p0 to p100", t->expr, (int)n,
+                    s);
+            return -1;
+        }
+        t->metric = THRESH_PERCENTILE;
+        return 0;
+    }
+    err_set(err, errlen, "'%s': unknown metric \"%.*s\" %s", t->expr, (int)n, s, METRICS_HINT);
+    return -1;
+}
+
+/* A response-time limit: a duration, or a bare number of milliseconds. */
+static int parse_latency(thresh *t, const char *v, char *err, size_t errlen)
+{
+    char buf[THRESH_EXPR_MAX + 4];
+    int rc;
+
+    if (is_decimal(v, strlen(v))) {
+        snprintf(buf, sizeof(buf), "%sms", v);
+        rc = dur_parse(buf, &t->limit_us, NULL, 0);
+    } else {
+        rc = dur_parse(v, &t->limit_us, NULL, 0);
+    }
+    if (rc != 0) {
+        err_set(err, errlen,
+                "'%s': \"%s\" is not a duration (e.g. 500ms, 1.5s, or a number of milliseconds)",
+                t->expr, v);
+        return -1;
+    }
+    return 0;
+}
+
+/* An error-rate limit "N%" or "N.NNN%", kept exactly as percent * 10^9. */
+static int parse_percent(thresh *t, const char *v, char *err, size_t errlen)
+{
+    size_t n = strlen(v), i = 0;
+    uint64_t whole = 0, frac = 0, scale = PCT_SCALE;
+    const char *num;
+
+    if (n == 0 || v[n - 1] != '%') {
+        err_set(err, errlen, "'%s': \"%s\" is not a percentage (e.g. errors<1%%, errors<0.5%%)",
+                t->expr, v);
+        return -1;
+    }
+    n--;
+    num = trim(v, &n);
+    if (!is_decimal(num, n)) {
+        err_set(err, errlen, "'%s': \"%s\" is not a percentage (e.g. errors<1%%, errors<0.5%%)",
+                t->expr, v);
+        return -1;
+    }
+    for (; i < n && num[i] != '.'; i++) {
+        whole = whole * 10 + (uint64_t)(num[i] - '0');
+        if (whole > 100)
+            break;
+    }
+    if (i < n && num[i] == '.') {
+        for (size_t k = i + 1; k < n; k++) {
+            if (k - i > PCT_FRAC_DIGITS) {
+                err_set(err, errlen, "'%s': \"%s\" has more than %d decimals", t->expr, v,
+                        PCT_FRAC_DIGITS);
+                return -1;
+            }
+            scale /= 10;
+            frac += (uint64_t)(num[k] - '0') * scale;
+        }
+    }
+    if (whole > 100 || (whole == 100 && frac > 0)) {
+        err_set(err, errlen, "'%s': \"%s\": an error rate is from 0%% to 100%%", t->expr, v);
+        return -1;
+    }
+    t->limit_pct_e9 = whole * PCT_SCALE + frac;
+    return 0;
+}
+
+/* A tps limit: a number, optionally followed by "/s". */
+static int parse_tps(thresh *t, const char *v, char *err, size_t errlen)
+{
+    size_t n = strlen(v);
+    char buf[THRESH_EXPR_MAX + 1];
+    const char *num;
+
+    if (n >= 2 && strcmp(v + n - 2, "/s") == 0)
+        n -= 2;
+    num = trim(v, &n);
+    if (!is_decimal(num, n)) {
+        err_set(err, errlen, "'%s': \"%s\" is not a rate (e.g. tps>100, tps>=12.5)", t->expr, v);
+        return -1;
+    }
+    memcpy(buf, num, n);
+    buf[n] = '\0';
+    t->limit_tps = strtod(buf, NULL);
+    if (!isfinite(t->limit_tps)) {
+        err_set(err, errlen, "'%s': \"%s\" is too large", t->expr, v);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_count(thresh *t, const char *v, char *err, size_t errlen)
+{
+    char *end;
+
+    errno = 0;
+    t->limit_count = isdigit((unsigned char)v[0]) ? strtoull(v, &end, 10) : 0;
+    if (!isdigit((unsigned char)v[0]) || errno != 0 || *end != '\0') {
+        err_set(err, errlen, "'%s': \"%s\" is not a whole number of samples", t->expr, v);
+        return -1;
+    }
+    return 0;
+}
+
+thresh *thresh_parse(const char *expr, char *err, size_t errlen)
+{
+    thresh *t = NULL;
+    const char *s, *body, *colon, *opstart;
+    size_t n, bn, mn;
+    char *value = NULL;
+    int rc = -1;
+
+    if (expr == NULL)
+        expr = "";
+    n = strlen(expr);
+    if (n > THRESH_EXPR_MAX) {
+        err_set(err, errlen, "'%.40s...': longer than %d bytes", expr, THRESH_EXPR_MAX);
+        return NULL;
+    }
+    s = trim(expr, &n);
+    if (n == 0) {
+        err_set(err, errlen, "'%s': empty threshold (e.g. p95<500ms, errors<1%%)", expr);
+        return NULL;
+    }
+    t = xcalloc(1, sizeof(*t));
+    t->expr = xstrndup(s, n);
+
+    /* the scope ends at the last ':': the metric part never holds one */
+    colon = memrchr(t->expr, ':', n);
+    body = t->expr;
+    bn = n;
+    if (colon != NULL) {
+        size_t sn = (size_t)(colon - t->expr);
+        const char *sc = trim(t->expr, &sn);
+        if (sn == 0) {
+            err_set(err, errlen, "'%s': nothing before ':' (write STEP-GLOB: p95<500ms)", t->expr);
+            goto out;
+        }
+        t->scope = xstrndup(sc, sn);
+        body = colon + 1;
+        bn = n - (size_t)(body - t->expr);
+    }
+    body = trim(body, &bn);
+
+    for (mn = 0; mn < bn && is_metric_char(body[mn]); mn++)
+        ;
+    if (parse_metric(t, body, mn, err, errlen) != 0)
+        goto out;
+    opstart = body + mn;
+    while (opstart < body + bn && isspace((unsigned char)*opstart))
+        opstart++;
+    if (opstart == body + bn) {
+        err_set(err, errlen, "'%s': no comparison after \"%.*s\" %s", t->expr, (int)mn, body,
+                OPS_HINT);
+        goto out;
+    }
+    if (opstart[0] == '<' || opstart[0] == '>') {
+        int eq = opstart + 1 < body + bn && opstart[1] == '=';
+        t->op = opstart[0] == '<' ? (eq ? THRESH_LE : THRESH_LT) : (eq ? THRESH_GE : THRESH_GT);
+        opstart += eq ? 2 : 1;
+    } else {
+        size_t on = 0;
+        while (opstart + on < body + bn && strchr("=!<>~", opstart[on]) != NULL)
+            on++;
+        if (on > 0)
+            err_set(err, errlen, "'%s': \"%.*s\" is not a comparison %s", t->expr, (int)on, opstart,
+                    OPS_HINT);
+        else
+            err_set(err, errlen, "'%s': unexpected \"%.*s\" after \"%.*s\" %s", t->expr,
+                    (int)(body + bn - opstart), opstart, (int)mn, body, OPS_HINT);
+        goto out;
+    }
+    n = (size_t)(body + bn - opstart);
+    s = trim(opstart, &n);
+    if (n == 0) {
+        err_set(err, errlen, "'%s': no limit after the comparison", t->expr);
+        goto out;
+    }
+    value = xstrndup(s, n);
+    switch (t->metric) {
+    case THRESH_PERCENTILE:
+    case THRESH_MEAN:
+    case THRESH_MAX:
+        rc = parse_latency(t, value, err, errlen);
+        break;
+    case THRESH_ERRORS:
+    case THRESH_ERR_TECH:
+    case THRESH_ERR_FUNC:
+        rc = parse_percent(t, value, err, errlen);
+        break;
+    case THRESH_TPS:
+        rc = parse_tps(t, value, err, errlen);
+        break;
+    case THRESH_COUNT:
+        rc = parse_count(t, value, err, errlen);
+        break;
+    }
+out:
+    xfree(value);
+    if (rc != 0) {
+        thresh_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void thresh_free(thresh *t)
+{
+    if (t == NULL)
+        return;
+    xfree(t->expr);
+    xfree(t->scope);
+    xfree(t);
+}
+
+/* ---- evaluation */
+
+int thresh_covers(const thresh *t, const char *step_id, const char *step_name)
+{
+    if (t->scope == NULL)
+        return 1;
+    if (step_id != NULL && fnmatch(t->scope, step_id, 0) == 0)
+        return 1;
+    return step_name != NULL && fnmatch(t->scope, step_name, 0) == 0;
+}
+
+int thresh_check_scope(const thresh *t, const char *const *step_ids, const char *const *step_names,
+                       size_t nsteps, char *err, size_t errlen)
+{
+    if (t->scope == NULL)
+        return 0;
+    for (size_t i = 0; i < nsteps; i++)
+        if (thresh_covers(t, step_ids[i], step_names != NULL ? step_names[i] : NULL))
+            return 0;
+    err_set(err, errlen, "'%s': no step matches \"%s\" (steps are named like %s)", t->expr,
+            t->scope, nsteps > 0 ? step_ids[0] : "SC-<scenario>-STEP-<n>");
+    return -1;
+}
+
+static const char *op_str(enum thresh_op op)
+{
+    switch (op) {
+    case THRESH_LT:
+        return "<";
+    case THRESH_LE:
+        return "<=";
+    case THRESH_GT:
+        return ">";
+    case THRESH_GE:
+        return ">=";
+    }
+    return "?";
+}
+
+/* Exact comparison of two integers (as unsigned 128-bit). */
+static int cmp_u128(enum thresh_op op, unsigned __int128 v, unsigned __int128 limit)
+{
+    switch (op) {
+    case THRESH_LT:
+        return v < limit;
+    case THRESH_LE:
+        return v <= limit;
+    case THRESH_GT:
+        return v > limit;
+    case THRESH_GE:
+        return v >= limit;
+    }
+    return 0;
+}
+
+static int cmp_double(enum thresh_op op, double v, double limit)
+{
+    switch (op) {
+    case THRESH_LT:
+        return v < limit;
+    case THRESH_LE:
+        return v <= limit;
+    case THRESH_GT:
+        return v > limit;
+    case THRESH_GE:
+        return v >= limit;
+    }
+    return 0;
+}
+
+/* v with up to 3 decimals, trailing zeros dropped: "612.3", "500", "0.25". */
+static const char *fmt_num(double v, char *buf, size_t len)
+{
+    char *dot;
+    size_t n;
+
+    snprintf(buf, len, "%.3f", v);
+    dot = strchr(buf, '.');
+    if (dot == NULL)
+        return buf;
+    n = strlen(buf);
+    while (n > 0 && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 0 && buf[n - 1] == '.')
+        buf[--n] = '\0';
+    if (strcmp(buf, "-0") == 0)
+        snprintf(buf, len, "0");
+    return buf;
+}
+
+static const char *metric_name(const thresh *t, char *buf, size_t len)
+{
+    switch (t->metric) {
+    case THRESH_PERCENTILE:
+        snprintf(buf, len, "p%g", t->pct);
+        return buf;
+    case THRESH_MEAN:
+        return "mean";
+    case THRESH_MAX:
+        return "max";
+    case THRESH_ERRORS:
+        return "errors";
+    case THRESH_ERR_TECH:
+        return "errors.technical";
+    case THRESH_ERR_FUNC:
+        return "errors.functional";
+    case THRESH_TPS:
+        return "tps";
+    case THRESH_COUNT:
+        return "count";
+    }
+    return "?";
+}
+
+/* The steps' totals summed: count and errors into *sum, latency into
+ * *h (a's own histogram when one step matches, else *owned, merged). */
+typedef struct selection {
+    size_t nsteps; /**< steps matched */
+    size_t first;  /**< index of the first match */
+    uint64_t count, err_tech, err_func;
+    const hist *h; /**< borrowed from a, or owned */
+    hist *owned;   /**< owned: the merged histogram, NULL if not needed */
+} selection;
+
+static void select_steps(selection *sel, const thresh *t, const agg *a, const char *const *step_ids,
+                         const char *const *step_names)
+{
+    memset(sel, 0, sizeof(*sel));
+    for (size_t i = 0; i < a->nsteps; i++) {
+        const step_stats *s = &a->total[i];
+        if (!thresh_covers(t, step_ids[i], step_names != NULL ? step_names[i] : NULL))
+            continue;
+        if (sel->nsteps == 0) {
+            sel->first = i;
+            sel->h = s->hist;
+        } else {
+            if (sel->owned == NULL) {
+                sel->owned = hist_new();
+                hist_merge(sel->owned, sel->h);
+                sel->h = sel->owned;
+            }
+            hist_merge(sel->owned, s->hist);
+        }
+        sel->nsteps++;
+        sel->count += s->count;
+        sel->err_tech += s->err_tech;
+        sel->err_func += s->err_func;
+    }
+}
+
+int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
+                const char *const *step_names, double elapsed_s, thresh_result *out)
+{
+    selection sel;
+    char subject[160], mname[32], mv[32], lv[32], ev[32];
+    const char *op = op_str(t->op), *metric = metric_name(t, mname, sizeof(mname));
+    uint64_t errors;
+
+    memset(out, 0, sizeof(*out));
+    select_steps(&sel, t, a, step_ids, step_names);
+    out->samples = sel.count;
+    out->nsteps = sel.nsteps;
+    if (t->scope == NULL)
+        snprintf(subject, sizeof(subject), "all steps");
+    else if (sel.nsteps == 1)
+        snprintf(subject, sizeof(subject), "%s", step_ids[sel.first]);
+    else
+        snprintf(subject, sizeof(subject), "%s (%zu steps)", t->scope, sel.nsteps);
+
+    switch (t->metric) {
+    case THRESH_PERCENTILE:
+    case THRESH_MEAN:
+    case THRESH_MAX:
+        out->limit = (double)t->limit_us / 1000.0;
+        fmt_num(out->limit, lv, sizeof(lv));
+        if (sel.h == NULL || hist_count(sel.h) == 0)
+            break;
+        if (t->metric == THRESH_MEAN) {
+            double mean = hist_mean(sel.h);
+            out->passed = cmp_double(t->op, mean, (double)t->limit_us);
+            out->measured = mean / 1000.0;
+        } else {
+            uint64_t v = t->metric == THRESH_MAX ? hist_max(sel.h) : hist_percentile(sel.h, t->pct);
+            out->passed = cmp_u128(t->op, v, (uint64_t)t->limit_us);
+            out->measured = (double)v / 1000.0;
+        }
+        snprintf(out->desc, sizeof(out->desc), "%s of %s = %s ms, limit %s %s ms", metric, subject,
+                 fmt_num(out->measured, mv, sizeof(mv)), op, lv);
+        break;
+    case THRESH_ERRORS:
+    case THRESH_ERR_TECH:
+    case THRESH_ERR_FUNC:
+        out->limit = (double)t->limit_pct_e9 / (double)PCT_SCALE;
+        fmt_num(out->limit, lv, sizeof(lv));
+        if (sel.count == 0)
+            break;
+        errors = t->metric == THRESH_ERR_TECH   ? sel.err_tech
+                 : t->metric == THRESH_ERR_FUNC ? sel.err_func
+                                                : sel.err_tech + sel.err_func;
+        /* errors / count * 100 OP limit, exactly: errors * 100 * 10^9 OP limit_e9 * count */
+        out->passed = cmp_u128(t->op, (unsigned __int128)errors * 100 * PCT_SCALE,
+                               (unsigned __int128)t->limit_pct_e9 * sel.count);
+        out->measured = (double)errors * 100.0 / (double)sel.count;
+        snprintf(out->desc, sizeof(out->desc), "%s of %s = %s %% (%llu of %llu), limit %s %s %%",
+                 metric, subject, fmt_num(out->measured, mv, sizeof(mv)),
+                 (unsigned long long)errors, (unsigned long long)sel.count, op, lv);
+        break;
+    case THRESH_TPS:
+        out->limit = t->limit_tps;
+        out->measured = elapsed_s > 0 ? (double)sel.count / elapsed_s : 0.0;
+        out->passed = cmp_double(t->op, out->measured, out->limit);
+        snprintf(out->desc, sizeof(out->desc), "tps of %s = %s/s (%llu in %s s), limit %s %s/s",
+                 subject, fmt_num(out->measured, mv, sizeof(mv)), (unsigned long long)sel.count,
+                 fmt_num(elapsed_s > 0 ? elapsed_s : 0.0, ev, sizeof(ev)), op,
+                 fmt_num(out->limit, lv, sizeof(lv)));
+        break;
+    case THRESH_COUNT:
+        out->limit = (double)t->limit_count;
+        out->measured = (double)sel.count;
+        out->passed = cmp_u128(t->op, sel.count, t->limit_count);
+        snprintf(out->desc, sizeof(out->desc), "count of %s = %llu, limit %s %llu", subject,
+                 (unsigned long long)sel.count, op, (unsigned long long)t->limit_count);
+        break;
+    }
+    if (t->scope != NULL && sel.nsteps == 0) {
+        out->passed = 0;
+        snprintf(out->desc, sizeof(out->desc), "%s of %s: no step matches \"%s\"", metric, t->scope,
+                 t->scope);
+    } else if (out->desc[0] == '\0') {
+        /* a response-time or error threshold over no sample at all */
+        out->passed = 0;
+        snprintf(out->desc, sizeof(out->desc), "%s of %s: no samples, limit %s %s%s", metric,
+                 subject, op, lv,
+                 t->metric == THRESH_PERCENTILE || t->metric == THRESH_MEAN ||
+                         t->metric == THRESH_MAX
+                     ? " ms"
+                     : " %");
+    }
+    hist_free(sel.owned);
+    return out->passed;
+}
+
+int thresh_can_still_pass(const thresh *t, const thresh_result *r, double elapsed_s)
+{
+    int up = t->op == THRESH_GT || t->op == THRESH_GE;
+
+    if (r->passed)
+        return 1;
+    if (t->scope != NULL && r->nsteps == 0)
+        return 0;
+    switch (t->metric) {
+    case THRESH_COUNT:
+    case THRESH_MAX:
+        /* both only grow: a failed "<" is final, a failed ">" may still pass */
+        return up;
+    case THRESH_TPS:
+        if (up)
+            return 1;
+        break;
+    default:
+        break;
+    }
+    return !(elapsed_s >= THRESH_ABORT_MIN_S && r->samples >= THRESH_ABORT_MIN_SAMPLES);
+}
+
+/* ---- JUnit test cases */
+
+/* Keeps s (owned) in j; returns it. */
+static const char *keep(thresh_junit *j, char *s)
+{
+    j->strs[j->nstrs++] = s;
+    return s;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(stderr, "quern: out of memory\n");
+        abort();
+    }
+    return s;
+}
+
+/* The step's counts, rates and percentiles, for <system-out>. */
+static char *step_report(const step_stats *s, double elapsed_s)
+{
+    const hist *h = s->hist;
+    uint64_t errors = s->err_tech + s->err_func;
+    char b[8][32];
+
+    return xasprintf(
+        "count %llu, errors %llu (technical %llu, functional %llu), error rate %s %%\n"
+        "tps %s/s, mean %s ms, p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms, max %s "
+        "ms\n%s%s%s%s%s%s",
+        (unsigned long long)s->count, (unsigned long long)errors, (unsigned long long)s->err_tech,
+        (unsigned long long)s->err_func,
+        fmt_num(s->count ? (double)errors * 100.0 / (double)s->count : 0.0, b[0], sizeof(b[0])),
+        fmt_num(elapsed_s > 0 ? (double)s->count / elapsed_s : 0.0, b[1], sizeof(b[1])),
+        fmt_num(hist_mean(h) / 1000.0, b[2], sizeof(b[2])),
+        fmt_num((double)hist_percentile(h, 50) / 1000.0, b[3], sizeof(b[3])),
+        fmt_num((double)hist_percentile(h, 90) / 1000.0, b[4], sizeof(b[4])),
+        fmt_num((double)hist_percentile(h, 95) / 1000.0, b[5], sizeof(b[5])),
+        fmt_num((double)hist_percentile(h, 99) / 1000.0, b[6], sizeof(b[6])),
+        fmt_num((double)hist_max(h) / 1000.0, b[7], sizeof(b[7])),
+        s->sample_tech[0] ? "technical error, e.g. " : "", s->sample_tech,
+        s->sample_tech[0] ? "\n" : "", s->sample_func[0] ? "functional error, e.g. " : "",
+        s->sample_func, s->sample_func[0] ? "\n" : "");
+}
+
+/* The failed scoped thresholds covering step i, one desc per line, or NULL. */
+static char *step_failures(size_t *nfailed, const char *id, const char *name,
+                           const thresh *const *ts, const thresh_result *rs, size_t nt)
+{
+    char *text = NULL;
+
+    *nfailed = 0;
+    for (size_t k = 0; k < nt; k++) {
+        char *more;
+        if (ts[k]->scope == NULL || rs[k].passed || !thresh_covers(ts[k], id, name))
+            continue;
+        more = xasprintf("%s%sthreshold '%s' failed: %s", text ? text : "", text ? "\n" : "",
+                         ts[k]->expr, rs[k].desc);
+        free(text);
+        text = more;
+        (*nfailed)++;
+    }
+    return text;
+}
+
+void thresh_junit_cases(thresh_junit *out, const char *run_name, const agg *a,
+                        const char *const *step_ids, const char *const *step_names,
+                        double elapsed_s, const thresh *const *ts, const thresh_result *rs,
+                        size_t nt)
+{
+    const char *classname;
+    size_t c = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->n = a->nsteps + nt;
+    out->cases = xcalloc(out->n ? out->n : 1, sizeof(*out->cases));
+    out->strs = xcalloc(1 + 4 * out->n, sizeof(*out->strs));
+    classname = keep(out, xasprintf("quern.%s", run_name != NULL ? run_name : "run"));
+
+    for (size_t i = 0; i < a->nsteps; i++, c++) {
+        const step_stats *s = &a->total[i];
+        const char *name = step_names != NULL ? step_names[i] : NULL;
+        junit_case *jc = &out->cases[c];
+        size_t nfailed;
+        char *failures = step_failures(&nfailed, step_ids[i], name, ts, rs, nt);
+
+        jc->classname = classname;
+        jc->name = keep(out, xstrdup(name != NULL ? name : step_ids[i]));
+        jc->time_s = hist_mean(s->hist) / 1e6;
+        jc->system_out = keep(out, step_report(s, elapsed_s));
+        if (failures != NULL) {
+            jc->failed = 1;
+            jc->failure_type = "threshold";
+            jc->failure_text = keep(out, failures);
+            jc->failure_message = nfailed == 1
+                                      ? jc->failure_text
+                                      : keep(out, xasprintf("%zu thresholds failed", nfailed));
+        }
+    }
+    for (size_t k = 0; k < nt; k++, c++) {
+        junit_case *jc = &out->cases[c];
+
+        jc->classname = classname;
+        jc->name = keep(out, xasprintf("threshold %s", ts[k]->expr));
+        if (rs[k].passed) {
+            jc->system_out = keep(out, xasprintf("passed: %s\n", rs[k].desc));
+        } else {
+            jc->failed = 1;
+            jc->failure_type = "threshold";
+            jc->failure_message = keep(out, xstrdup(rs[k].desc));
+            jc->failure_text =
+                keep(out, xasprintf("threshold '%s' failed: %s\n%llu samples in %zu step(s)\n",
+                                    ts[k]->expr, rs[k].desc, (unsigned long long)rs[k].samples,
+                                    rs[k].nsteps));
+        }
+    }
+}
+
+void thresh_junit_free(thresh_junit *j)
+{
+    for (size_t i = 0; i < j->nstrs; i++)
+        free(j->strs[i]);
+    xfree(j->strs);
+    xfree(j->cases);
+    memset(j, 0, sizeof(*j));
+}
