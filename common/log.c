@@ -6,6 +6,14 @@
 
 static char log_role[64] = "quern";
 static enum log_level log_min = LOG_INFO;
+static void (*log_before)(void *ud);
+static void *log_before_ud;
+
+void log_set_before(void (*fn)(void *ud), void *ud)
+{
+    log_before = fn;
+    log_before_ud = ud;
+}
 
 void log_init(const char *role)
 {
@@ -30,6 +38,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     va_end(ap);
+    if (log_before != NULL)
+        log_before(log_before_ud);
     /* One write per line so lines of concurrent processes do not interleave. */
     fprintf(stderr, "%s\n", line);
 }

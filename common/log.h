@@ -11,6 +11,9 @@ enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
 void log_init(const char *role);
 /** Lines below this level are dropped (default LOG_INFO). */
 void log_set_level(enum log_level level);
+/** Calls fn(ud) before each line is written (a live table clears itself
+ *  from the screen so the line is not overwritten); NULL removes it. */
+void log_set_before(void (*fn)(void *ud), void *ud);
 /** printf-style message; a newline is added. */
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -27,6 +27,9 @@
 #include "common/props.h"
 #include "console/agg.h"
 #include "console/local.h"
+#include "reports/junit.h"
+#include "console/thresh.h"
+#include "console/live.h"
 #include "console/run.h"
 #include "worker/engine.h"
 #include "console/summary.h"
@@ -75,7 +78,11 @@ typedef struct dopts {
     const char *props_file, *summary_json, *listen, *token_file, *port_file;
     int quiet, allow_loss;
     int embedded; /**< no --agents nor --listen: a local agent of our own */
-    db_opts db;   /**< --db, --name, --tag */
+    thresh **th;  /**< owned array of owned thresholds (--threshold) */
+    size_t nth;
+    int abort_on_fail; /**< stop the run once a threshold can no longer pass */
+    const char *junit; /**< --junit FILE */
+    db_opts db;        /**< --db, --name, --tag */
 } dopts;
 
 typedef struct dist {
@@ -113,6 +120,8 @@ typedef struct dist {
     int64_t db_run;      /**< the run's id in it (0: not begun) */
     int64_t db_start_us; /**< wall clock at Go */
     unsigned port;       /**< the port listened on */
+    live *live;          /**< owned: the live display, once the steps are known */
+    int threshold_stop;  /**< --abort-on-fail stopped the run */
     local_agent la;      /**< the embedded agent, when o.embedded */
 } dist;
 
@@ -125,7 +134,18 @@ void dist_usage(FILE *out)
           "  --wait D             how long to wait for the agents (default 60s; exit 3)\n"
           "  --workers P          at most P worker processes per agent\n"
           "  --allow-agent-loss   a run that lost an agent exits 0, not 1\n"
-          "  --port-file FILE     write the port listened on (useful with port 0)\n",
+          "  --port-file FILE     write the port listened on (useful with port 0)\n"
+          "\n"
+          "pass/fail:\n"
+          "  --threshold EXPR     a condition the run must meet (repeatable), e.g.\n"
+          "                       'p95<500ms', 'errors<1%', 'tps>100', 'count>=1000',\n"
+          "                       'SC-CONSULTATION-PROFIL-STEP-2: p99<1s', 'SC-*-STEP-1: "
+          "mean<200ms'\n"
+          "                       (metrics: pN, mean, max, errors, errors.technical,\n"
+          "                       errors.functional, tps, count; a bare number is ms)\n"
+          "  --abort-on-fail      stop the run once a threshold can no longer pass (after\n"
+          "                       10 s and 100 samples for rates and percentiles; exit 1)\n"
+          "  --junit FILE         JUnit XML: a test case per step and per threshold\n",
           out);
 }
 
@@ -196,6 +216,10 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
             o->allow_loss = 1;
             continue;
         }
+        if (strcmp(flag, "--abort-on-fail") == 0) {
+            o->abort_on_fail = 1;
+            continue;
+        }
         if (v == NULL) {
             if (i + 1 >= argc)
                 return usage_err("%s needs a value", flag);
@@ -238,6 +262,16 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
                 return -1;
         } else if (strcmp(flag, "--token-file") == 0) {
             o->token_file = v;
+        } else if (strcmp(flag, "--threshold") == 0) {
+            thresh *t = thresh_parse(v, err, sizeof(err));
+            if (t == NULL) {
+                fprintf(stderr, "quern run: --threshold %s (see quern help run)\n", err);
+                return -1;
+            }
+            o->th = xrealloc(o->th, (o->nth + 1) * sizeof(*o->th));
+            o->th[o->nth++] = t;
+        } else if (strcmp(flag, "--junit") == 0) {
+            o->junit = v;
         } else if (strcmp(flag, "--port-file") == 0) {
             o->port_file = v;
         } else if (db_opts_flag(flag)) {
@@ -440,6 +474,8 @@ static void on_conn_close(peer *l, const char *why, void *ud)
 }
 
 static void on_second(void *ud, uint64_t second, const ivsum *sum, int late);
+static void send_stop(dist *d, const char *reason, int immediate);
+static void live_clear_cb(void *ud);
 
 static void add_step_defs(dist *d, dconn *c, const Quern__StepsDef *sd)
 {
@@ -465,6 +501,18 @@ static void add_step_defs(dist *d, dconn *c, const Quern__StepsDef *sd)
         agg_init(&d->agg, d->nsteps, d->nscens);
         ivwin_init(&d->win, d->nsteps, d->nscens, DIST_MERGE_GRACE_US, on_second, d);
         d->have_agg = 1;
+        for (size_t i = 0; i < d->o.nth && !d->start_error; i++) {
+            char err[512];
+            if (thresh_check_scope(d->o.th[i], (const char *const *)d->ids,
+                                   (const char *const *)d->names, d->nsteps, err,
+                                   sizeof(err)) != 0) {
+                d->start_error = 2; /* a usage error: nothing was sent yet */
+                snprintf(d->start_msg, sizeof(d->start_msg), "--threshold %s", err);
+            }
+        }
+        d->live = live_new(stderr, d->o.quiet ? LIVE_QUIET : LIVE_AUTO,
+                           (const char *const *)d->names, d->nsteps, d->o.duration_us);
+        log_set_before(live_clear_cb, d->live);
     } else {
         int same = sd->n_steps == d->nsteps;
         for (size_t i = 0; same && i < sd->n_steps; i++)
@@ -478,27 +526,9 @@ static void add_step_defs(dist *d, dconn *c, const Quern__StepsDef *sd)
     c->steps_ok = 1;
 }
 
-static void live_line(dist *d, uint64_t second)
+static void live_clear_cb(void *ud)
 {
-    const step_stats *l = &d->agg.last;
-    unsigned alive = 0, total = 0;
-
-    char agents[48] = "";
-
-    if (d->o.quiet)
-        return;
-    for (size_t i = 0; i < d->nconns; i++) {
-        total += d->conns[i]->in_run;
-        alive += d->conns[i]->in_run && !d->conns[i]->lost;
-    }
-    if (!d->o.embedded)
-        snprintf(agents, sizeof(agents), "  agents %u/%u", alive, total);
-    fprintf(
-        stderr, "[%5.0fs] VUs %5u  TPS %9.1f  errors %llu (technical %llu, functional %llu)%s\n",
-        (double)(second + 1), d->agg.active_vus,
-        d->agg.last_length_us > 0 ? (double)l->count * 1e6 / (double)d->agg.last_length_us : 0.0,
-        (unsigned long long)(l->err_tech + l->err_func), (unsigned long long)l->err_tech,
-        (unsigned long long)l->err_func, agents);
+    live_clear(ud);
 }
 
 /* ---- results database (reports/db.h) */
@@ -567,6 +597,43 @@ static void dist_db_begin(dist *d)
         dist_db_agents(d);
 }
 
+static unsigned agents_in_run(const dist *d)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < d->nconns; i++)
+        n += d->conns[i]->in_run;
+    return n;
+}
+
+static unsigned agents_alive(const dist *d)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < d->nconns; i++)
+        n += d->conns[i]->in_run && !d->conns[i]->lost;
+    return n;
+}
+
+/* --abort-on-fail: the first threshold that can no longer pass stops the run
+ * gracefully (VUs finish their request in flight). */
+static void check_abort(dist *d)
+{
+    double el = (double)d->agg.elapsed_us / 1e6;
+
+    for (size_t i = 0; i < d->o.nth; i++) {
+        thresh_result r;
+        if (thresh_eval(d->o.th[i], &d->agg, (const char *const *)d->ids,
+                        (const char *const *)d->names, el, &r) ||
+            thresh_can_still_pass(d->o.th[i], &r, el))
+            continue;
+        log_msg(LOG_WARN, "threshold '%s' failed: %s; stopping the run (--abort-on-fail)",
+                d->o.th[i]->expr, r.desc);
+        d->threshold_stop = 1;
+        d->interrupted = 1;
+        send_stop(d, "threshold failed", 0);
+        return;
+    }
+}
+
 /* A merged second goes to the database, the totals and the live line. */
 static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
 {
@@ -584,8 +651,12 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     }
     /* A late second adds to the totals without adding time. */
     agg_add(&d->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
-    if (!late)
-        live_line(d, second);
+    if (late)
+        return;
+    live_update(d->live, &d->agg, sum->steps, agents_alive(d),
+                d->o.embedded ? 0 : agents_in_run(d));
+    if (d->o.abort_on_fail && !d->interrupted && !d->threshold_stop)
+        check_abort(d);
 }
 
 static unsigned alive_agents(const dist *d)
@@ -1174,6 +1245,59 @@ static int preflight(dist *d, char *err, size_t errlen)
     return 0;
 }
 
+/* Evaluates every threshold on the run's totals and prints its verdict;
+ * returns how many failed. */
+static size_t print_thresholds(dist *d, thresh_result *rs)
+{
+    double el = (double)d->agg.elapsed_us / 1e6;
+    size_t failed = 0;
+
+    fprintf(stdout, "\nThresholds:\n");
+    for (size_t i = 0; i < d->o.nth; i++) {
+        thresh_eval(d->o.th[i], &d->agg, (const char *const *)d->ids, (const char *const *)d->names,
+                    el, &rs[i]);
+        failed += !rs[i].passed;
+        fprintf(stdout, "  %s  %-40s %s\n", rs[i].passed ? "PASS" : "FAIL", d->o.th[i]->expr,
+                rs[i].desc);
+    }
+    return failed;
+}
+
+/* --junit: a test case per step and per threshold (rs, NULL when none), or
+ * one failed case when the run could not start (start_msg). */
+static void write_junit(dist *d, const thresh_result *rs, const char *start_msg)
+{
+    char name[256], err[1024];
+    thresh_junit j;
+    double el = (double)d->agg.elapsed_us / 1e6;
+    int rc;
+
+    if (d->o.junit == NULL)
+        return;
+    db_opts_name(&d->o.db, d->o.script, name, sizeof(name));
+    if (start_msg != NULL) {
+        junit_case c;
+        char cls[300];
+        memset(&c, 0, sizeof(c));
+        snprintf(cls, sizeof(cls), "quern.%s", name);
+        c.classname = cls;
+        c.name = "start";
+        c.failed = 1;
+        c.failure_message = start_msg;
+        rc = junit_write(d->o.junit, name, &c, 1, 0.0, err, sizeof(err));
+    } else {
+        thresh_junit_cases(&j, name, &d->agg, (const char *const *)d->ids,
+                           (const char *const *)d->names, el, (const thresh *const *)d->o.th, rs,
+                           rs != NULL ? d->o.nth : 0);
+        rc = junit_write(d->o.junit, name, j.cases, j.n, el, err, sizeof(err));
+        thresh_junit_free(&j);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "quern run: --junit: %s\n", err);
+        d->rc = RUN_EXIT_START;
+    }
+}
+
 static void print_breakdown(dist *d)
 {
     fprintf(stdout, "\nAgents:\n  %-24s %8s %12s %10s  %s\n", "agent", "VUs", "requests", "errors",
@@ -1196,6 +1320,10 @@ static void dist_free(dist *d)
     }
     xfree(d->conns);
     ivwin_free(&d->win);
+    live_free(d->live);
+    for (size_t i = 0; i < d->o.nth; i++)
+        thresh_free(d->o.th[i]);
+    xfree(d->o.th);
     for (size_t i = 0; i < d->nfiles; i++) {
         xfree(d->files[i]->path);
         xfree(d->files[i]->data.data);
@@ -1304,17 +1432,20 @@ int dist_main(int argc, char **argv)
     d.phase = DP_WAIT;
     d.phase_us = clock_mono_us();
     ev_run(d.loop, 0);
+    live_finish(d.live);
+    log_set_before(NULL, NULL);
 
     if (d.start_error != 0) {
         fprintf(stderr, "quern run: the run could not start: %s\n", d.start_msg);
         d.rc = d.start_error == 2 ? RUN_EXIT_USAGE : RUN_EXIT_START;
+        write_junit(&d, NULL, d.start_msg);
         goto out;
     }
     d.agg.elapsed_us = d.end_us - d.go_us;
-    status = d.aborted       ? "aborted"
-             : d.degraded    ? "degraded"
-             : d.interrupted ? "stopped"
-                             : "completed";
+    status = d.aborted || d.threshold_stop ? "aborted"
+             : d.degraded                  ? "degraded"
+             : d.interrupted               ? "stopped"
+                                           : "completed";
     for (size_t i = 0; i < d.nconns; i++)
         if (d.conns[i]->in_run && !d.conns[i]->lost && strcmp(d.conns[i]->status, "aborted") == 0 &&
             !d.interrupted)
@@ -1335,9 +1466,19 @@ int dist_main(int argc, char **argv)
     summary_print(stdout, &d.agg, &si);
     if (!d.o.embedded)
         print_breakdown(&d);
-    d.rc = d.degraded                       ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)
+    d.rc = d.threshold_stop                 ? RUN_EXIT_FAILED
+           : d.degraded                     ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)
            : strcmp(status, "aborted") == 0 ? RUN_EXIT_START
                                             : RUN_EXIT_OK;
+    if (d.o.nth > 0) {
+        thresh_result *rs = xcalloc(d.o.nth, sizeof(*rs));
+        if (print_thresholds(&d, rs) > 0 && d.rc == RUN_EXIT_OK)
+            d.rc = RUN_EXIT_FAILED;
+        write_junit(&d, rs, NULL);
+        xfree(rs);
+    } else {
+        write_junit(&d, NULL, NULL);
+    }
     if (d.o.summary_json != NULL &&
         summary_write_json(d.o.summary_json, &d.agg, &si, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: --summary-json: %s\n", err);

@@ -8,6 +8,8 @@
 #include "common/log.h"
 #include "console/dist.h"
 #include "console/run.h"
+#include "reports/compare.h"
+#include "reports/report.h"
 #include "reports/runs.h"
 #include "worker/lquern.h"
 
@@ -19,6 +21,8 @@ static void usage(FILE *out)
           "  run SCRIPT.lua    play a load test and report its statistics\n"
           "  agent             serve a console as a load injector (quern help agent)\n"
           "  runs              list the runs in the results database (quern help runs)\n"
+          "  report [RUN]      write a run's HTML report (quern help report)\n"
+          "  compare [A [B]]   compare two runs step by step (quern help compare)\n"
           "  help [COMMAND]    show help for a command\n"
           "  version           print the version\n"
           "\n"
@@ -59,6 +63,14 @@ int main(int argc, char **argv)
             runs_usage(stdout);
             return 0;
         }
+        if (strcmp(argv[2], "report") == 0) {
+            report_usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[2], "compare") == 0) {
+            compare_usage(stdout);
+            return 0;
+        }
         fprintf(stderr, "quern help: unknown command \"%s\"\n", argv[2]);
         return 2;
     }
@@ -70,6 +82,10 @@ int main(int argc, char **argv)
         return agent_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "runs") == 0)
         return runs_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return report_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "compare") == 0)
+        return compare_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0) {
         if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
             run_usage(stdout);

@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential pkg-config libcurl4-openssl-dev libev-dev liblua5.4-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libxml2-dev libjansson-dev \
-libmicrohttpd-dev libcmocka-dev libssl-dev valgrind jq curl sqlite3 iproute2 procps $*"
+libmicrohttpd-dev libcmocka-dev libssl-dev valgrind jq curl sqlite3 libxml2-utils chromium iproute2 procps $*"
 
 missing=""
 for p in $PKGS; do

@@ -20,7 +20,8 @@ eq "every session seen" "$(stat .sessions_seen)" $VUS
 eq "N VUs use N connections" "$(stat .connections)" $VUS
 runs=$(sj $S '.scenarios[0].runs')
 between "several runs per VU" "$runs" $((VUS * 4)) $((VUS * 7))
-eq "runs = profile samples" "$runs" "$(sj $S '.tests[1].count')"
+# A run cut by the end of the test has its profile counted but is not a run.
+between "runs = profile samples, but for runs cut by the end" "$(( $(sj $S '.tests[1].count') - runs ))" 0 $VUS
 # Each session did its VU's login, all its profiles and its logout.
 eq "each session used across runs" \
   "$(stat '[.session_requests[]] | min >= 5')" true

@@ -20,7 +20,7 @@ for mode in strict allow; do
     --wait 20s -p base_url="$BASE" --summary-json "$TMP/k$mode.json" "${extra[@]}"
   start_agent s$mode 2; SURV=$AGENT_PID
   start_agent v$mode 2; VICTIM=$AGENT_PID
-  wait_for "$TMP/k$mode.err" '^\[    2s\]' 20
+  wait_requests 30 20; sleep 2
   kill -9 $VICTIM
   wait_exit $CONSOLE_PID 40
   if [ $mode = strict ]; then
@@ -45,7 +45,7 @@ start_console d tests/e2e/scripts/dist_hit.lua --vus 8 --duration 60s --agents 2
   -p base_url="$BASE"
 start_agent d1 2; D1=$AGENT_PID
 start_agent d2 2; D2=$AGENT_PID
-wait_for "$TMP/d.err" '^\[    2s\]' 20
+wait_requests 30 20; sleep 2
 kill -9 $CONSOLE_PID
 sleep 5
 n1=$(stat .requests)

@@ -53,7 +53,7 @@ wait_for() {
 # send_raw BYTES_PRINTF_FORMAT: sends bytes to the console port and waits
 # (5 s at most) for the console to close the connection; 0 if it did.
 send_raw() {
-  timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 2; printf "$2" >&3; cat <&3 >/dev/null 2>&1; exit 0' \
+  timeout 5 bash -c 'trap "" PIPE; exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 2; printf "$2" >&3 2>/dev/null; cat <&3 >/dev/null 2>&1; exit 0' \
     _ "$CPORT" "$1"
 }
 no_sanitizer_report() { ! grep -q 'Sanitizer' "$@"; }

@@ -48,3 +48,12 @@ free_port_py() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
     echo 9
 }
+# wait_requests N SECONDS: until the server has counted N requests.
+wait_requests() {
+  local i
+  for i in $(seq $(($2 * 10))); do
+    [ "$(stat .requests)" -ge "$1" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}

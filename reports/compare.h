@@ -1,0 +1,53 @@
+/* compare — `quern compare [A [B]] [--db F] [-o FILE] [--fail-on-regression P%]`.
+ *
+ * What it is for: telling whether a new run (A) is better or worse than a
+ * baseline run (B), step by step, and failing a CI build on a regression.
+ * A defaults to the latest run, B to the latest run before A with A's name.
+ * Steps are matched by their test id (SC-<scenario>-STEP-<n>).
+ *
+ * For each step it prints both runs' TPS, mean, p50, p95, p99 and error
+ * rate with their deltas, and a verdict: worse, better, or no significant
+ * change. A change is significant when:
+ *   - TPS, mean, p50, p95, p99: the relative change is beyond the threshold
+ *     (COMPARE_THRESHOLD_DEFAULT %, or --fail-on-regression's value) and,
+ *     for latencies, the absolute change is also beyond
+ *     COMPARE_LATENCY_FLOOR_US (timer noise of sub-millisecond responses);
+ *   - error rate: it moved by more than COMPARE_ERROR_POINTS percentage
+ *     points.
+ * A step is worse when any of its figures is significantly worse (higher
+ * latency or error rate, lower TPS), better when none is worse and one is
+ * better. A step with fewer than COMPARE_SAMPLES_MIN samples in either run,
+ * or found in one run only, gets no verdict (its percentiles would be noise).
+ *
+ * It also writes an HTML page with the same table and both runs overlaid on
+ * the same charts (throughput and p95 over the elapsed time, A solid, B
+ * dashed). Both runs are bucketed with the same width so their points line
+ * up.
+ *
+ * Exit status: 0 no step worse (or no --fail-on-regression); 1 with
+ * --fail-on-regression, a step is worse; 2 usage error (unknown run, no
+ * baseline); 3 the database cannot be read or the page cannot be written. */
+#ifndef QUERN_COMPARE_H
+#define QUERN_COMPARE_H
+
+#include <stdio.h>
+
+/** Relative change (percent) beyond which TPS and latency changes are
+ *  significant when no --fail-on-regression is given. */
+#define COMPARE_THRESHOLD_DEFAULT 5.0
+/** Latency changes of at most this much (microseconds) are never
+ *  significant. */
+#define COMPARE_LATENCY_FLOOR_US 500.0
+/** Error-rate changes of at most this many percentage points are never
+ *  significant. */
+#define COMPARE_ERROR_POINTS 0.5
+
+/** Fewest samples of a step, in each run, for it to get a verdict. */
+#define COMPARE_SAMPLES_MIN 20
+
+/** Runs the command; argv[0] is "compare". Returns the exit status above. */
+int compare_main(int argc, char **argv);
+/** Prints the command's help. */
+void compare_usage(FILE *out);
+
+#endif
