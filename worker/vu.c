@@ -349,8 +349,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     if (ph == VU_DONE) {
         if (v->phase != VU_DONE) {
             v->phase = VU_DONE;
-            if (ev_is_active(&v->timer))
-                ev_timer_stop(v->eng->loop, &v->timer);
+            ev_timer_stop(v->eng->loop, &v->timer);
             if (v->started)
                 v->eng->active--;
             engine_vu_done(v->eng);
@@ -408,8 +407,10 @@ void vu_stop(vu *v)
     switch (v->phase) {
     case VU_WAITING:
     case VU_PACE:
-        if (ev_is_active(&v->timer))
-            ev_timer_stop(v->eng->loop, &v->timer);
+        /* Unconditionally: a timer that expired in this loop iteration is
+         * no longer active but its callback is still pending; stopping it
+         * clears that too. */
+        ev_timer_stop(v->eng->loop, &v->timer);
         v->wait = VU_IDLE;
         vu_phase_start(v, v->init_ok ? VU_FINISH : VU_DONE);
         break;
@@ -434,8 +435,7 @@ void vu_kill(vu *v)
 {
     if (v->phase == VU_DONE)
         return;
-    if (ev_is_active(&v->timer))
-        ev_timer_stop(v->eng->loop, &v->timer);
+    ev_timer_stop(v->eng->loop, &v->timer); /* clears a pending expiry too */
     if (v->wait == VU_XFER) {
         /* Not completed: not a sample. */
         curl_multi_remove_handle(v->eng->multi, v->easy);

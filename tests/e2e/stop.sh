@@ -39,3 +39,15 @@ rc=$?
 eq "second interrupt: aborted (exit 3)" "$rc" 3
 between "second interrupt: ends at once (ms)" "$(( ($(date +%s%N) - start) / 1000000 ))" 0 2000
 eq "second interrupt: status aborted" "$(sj "$TMP/h.json" .run.status)" aborted
+
+# The end of a run while pacing timers expire: no VU is resumed after its
+# run was ended (once: "cannot resume dead coroutine" on the last logout).
+reset_target
+errs=0
+for i in 1 2 3 4 5; do
+  "$QUERN" run scripts/consultation_profil.lua --vus 10 --duration 2s -q -p base_url="$BASE" \
+    -p pacing=300ms --summary-json "$TMP/e$i.json" >/dev/null 2>&1
+  errs=$((errs + $(sj "$TMP/e$i.json" '[.tests[].errors.functional, .tests[].errors.technical] | add')))
+done
+eq "runs ending amid pacing timers: no error" "$errs" 0
+eq "runs ending amid pacing timers: every logout reached the server" "$(stat '.by_method_path["GET /logout"]')" 50
