@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/bundle.h"
+#include "agent/fileup.h"
 #include "proto/ivsum.h"
 #include "proto/ivwin.h"
 #include "proto/peer.h"
@@ -61,6 +62,8 @@ typedef struct arun {
     ivwin win;          /**< the seconds being merged from the workers */
     uint64_t crashed;   /**< workers that crashed */
     const char *status; /**< borrowed literal: "completed", "stopped", ... */
+    int want_files;     /**< StartRun asked for the JTL or the Grinder logs */
+    fileup *up;         /**< owned: those files going up, once the workers are gone */
 } arun;
 
 typedef struct agent {
@@ -244,6 +247,7 @@ static void run_free(arun *r)
     for (size_t i = 0; i < r->nscens; i++)
         xfree(r->scen_names[i]);
     xfree(r->scen_names);
+    fileup_free(r->up);
     bundle_remove(r->dir);
     xfree(r->w);
     xfree(r);
@@ -315,6 +319,17 @@ static void run_check(agent *a)
     if (left > 0)
         return;
     run_flush(r, 1);
+    if (r->want_files && !r->orphan && !r->failed && r->go && a->cs == CS_READY) {
+        /* The workers' result files go up before RunFinished (the tick
+         * comes back here until they are all queued). */
+        if (r->up == NULL)
+            r->up = fileup_new(r->dir, r->nworkers, a->name, r->run_id);
+        if (fileup_pump(r->up, &a->con) == 0)
+            return;
+        r->want_files = 0;
+        log_msg(LOG_DEBUG, "run %llu: %llu bytes of result files sent",
+                (unsigned long long)r->run_id, (unsigned long long)fileup_sent(r->up));
+    }
     if (!r->orphan && !r->failed) {
         char msg[128] = "";
         if (r->crashed > 0)
@@ -403,6 +418,7 @@ static void on_worker_msg(peer *l, const Quern__Envelope *env, void *ud)
         run_flush(r, 0);
         break;
     case QUERN__ENVELOPE__BODY_LOG_LINE:
+        log_msg(LOG_DEBUG, "%s", env->log_line->text);
         if (!r->orphan)
             send_up(a, (Quern__Envelope *)env);
         break;
@@ -476,6 +492,7 @@ static void send_worker_start(arun *r, wslot *w, const Quern__StartRun *sr, uint
     ws.n_vu_ranges = n;
     ws.vu_ranges = rp;
     ws.workers = 1;
+    ws.agent_name = r->a->name;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &ws;
     peer_send(&w->link, &env);
@@ -503,6 +520,7 @@ static void run_start(agent *a, const Quern__StartRun *sr)
     r->a = a;
     r->run_id = sr->run_id;
     r->status = "completed";
+    r->want_files = sr->jtl || sr->grinder_logs;
     r->nworkers = sr->workers > 0 && sr->workers <= a->workers ? sr->workers : a->workers;
     r->w = xcalloc(r->nworkers, sizeof(*r->w));
     for (unsigned i = 0; i < r->nworkers; i++) {

@@ -8,6 +8,22 @@ static char log_role[64] = "quern";
 static enum log_level log_min = LOG_INFO;
 static void (*log_before)(void *ud);
 static void *log_before_ud;
+static int (*log_sink)(void *ud, enum log_level level, const char *line);
+static void *log_sink_ud;
+static int log_in_sink; /* a sink that logs must not loop */
+
+void log_set_sink(int (*fn)(void *ud, enum log_level level, const char *line), void *ud)
+{
+    log_sink = fn;
+    log_sink_ud = ud;
+}
+
+void log_raw(const char *line)
+{
+    if (log_before != NULL)
+        log_before(log_before_ud);
+    fprintf(stderr, "%s\n", line);
+}
 
 void log_set_before(void (*fn)(void *ud), void *ud)
 {
@@ -38,8 +54,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     va_end(ap);
-    if (log_before != NULL)
-        log_before(log_before_ud);
-    /* One write per line so lines of concurrent processes do not interleave. */
-    fprintf(stderr, "%s\n", line);
+    if (log_sink != NULL && !log_in_sink) {
+        int taken;
+        log_in_sink = 1;
+        taken = log_sink(log_sink_ud, level, line) == 0;
+        log_in_sink = 0;
+        if (taken)
+            return;
+    }
+    log_raw(line);
 }

@@ -26,6 +26,7 @@
 #include "common/mem.h"
 #include "common/props.h"
 #include "console/agg.h"
+#include "console/gather.h"
 #include "console/local.h"
 #include "reports/junit.h"
 #include "console/thresh.h"
@@ -82,6 +83,8 @@ typedef struct dopts {
     size_t nth;
     int abort_on_fail; /**< stop the run once a threshold can no longer pass */
     const char *junit; /**< --junit FILE */
+    const char *jtl;   /**< --jtl FILE */
+    const char *grinder_dir; /**< --grinder-logs DIR */
     db_opts db;        /**< --db, --name, --tag */
 } dopts;
 
@@ -122,7 +125,9 @@ typedef struct dist {
     unsigned port;       /**< the port listened on */
     live *live;          /**< owned: the live display, once the steps are known */
     int threshold_stop;  /**< --abort-on-fail stopped the run */
+    char **th_src;       /**< owned: per o.th, NULL (--threshold) or owned "file:line" */
     local_agent la;      /**< the embedded agent, when o.embedded */
+    gather *gather;      /**< owned: --jtl / --grinder-logs files, NULL without */
 } dist;
 
 void dist_usage(FILE *out)
@@ -145,7 +150,11 @@ void dist_usage(FILE *out)
           "                       errors.functional, tps, count; a bare number is ms)\n"
           "  --abort-on-fail      stop the run once a threshold can no longer pass (after\n"
           "                       10 s and 100 samples for rates and percentiles; exit 1)\n"
-          "  --junit FILE         JUnit XML: a test case per step and per threshold\n",
+          "  --junit FILE         JUnit XML: a test case per step and per threshold\n"
+          "  --jtl FILE           JMeter CSV results: a line per step sample and per untimed\n"
+          "                       request, from every agent (Jenkins Performance plugin)\n"
+          "  --grinder-logs DIR   The Grinder 3 logs of every worker: data_AGENT-N.log and\n"
+          "                       out_AGENT-N.log (Jenkins Grinder plugin, Grinder Analyzer)\n",
           out);
 }
 
@@ -270,6 +279,10 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
             }
             o->th = xrealloc(o->th, (o->nth + 1) * sizeof(*o->th));
             o->th[o->nth++] = t;
+        } else if (strcmp(flag, "--jtl") == 0) {
+            o->jtl = v;
+        } else if (strcmp(flag, "--grinder-logs") == 0) {
+            o->grinder_dir = v;
         } else if (strcmp(flag, "--junit") == 0) {
             o->junit = v;
         } else if (strcmp(flag, "--port-file") == 0) {
@@ -836,7 +849,18 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
             log_msg(LOG_WARN, "agent %s: %s", c->name, env->worker_state->message);
         break;
     case QUERN__ENVELOPE__BODY_LOG_LINE:
-        log_msg(LOG_INFO, "agent %s: %s", c->name, env->log_line->text);
+        if (d->o.embedded)
+            log_raw(env->log_line->text);
+        else
+            log_msg(LOG_INFO, "agent %s: %s", c->name, env->log_line->text);
+        break;
+    case QUERN__ENVELOPE__BODY_FILE_PART:
+        if (c->in_run && !c->finished && env->file_part->run_id == d->run_id &&
+            d->gather != NULL) {
+            char err[512];
+            if (gather_part(d->gather, env->file_part, err, sizeof(err)) != 0)
+                log_msg(LOG_ERROR, "agent %s: %s", c->name, err);
+        }
         break;
     case QUERN__ENVELOPE__BODY_RUN_FINISHED:
         if (c->in_run && env->run_finished->run_id == d->run_id && !c->finished) {
@@ -955,6 +979,7 @@ static void start_run(dist *d)
     sch.grace_us = (uint64_t)d->o.grace_us;
     sr.run_id = d->run_id;
     sr.script_name = d->script_name;
+    sr.script_display = (char *)d->o.script;
     sr.files = d->files;
     sr.n_files = d->nfiles;
     sr.props = pp;
@@ -962,6 +987,8 @@ static void start_run(dist *d)
     sr.vus_total = d->o.vus;
     sr.schedule = &sch;
     sr.run_name = run_name;
+    sr.jtl = d->o.jtl != NULL;
+    sr.grinder_logs = d->o.grinder_dir != NULL;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &sr;
     /* Interleave: in each block of W consecutive global indices, agent a owns
@@ -1226,6 +1253,44 @@ out:
 
 /* ---------------------------------------------------------------- main */
 
+/* Adds the thresholds the script declared (quern.threshold, a scenario's
+ * thresholds option) after those of the command line, each checked against
+ * the script's steps: a bad one is a script error ("file:line: threshold
+ * ...") before anything is sent. Workers keep them but never use them. */
+static int script_thresholds(dist *d, const scen_set *ss, char *err, size_t errlen)
+{
+    const char **ids = xcalloc(ss->nsteps + 1, sizeof(*ids));
+    const char **names = xcalloc(ss->nsteps + 1, sizeof(*names));
+    char msg[1024];
+    int rc = -1;
+
+    d->th_src = xcalloc(d->o.nth + ss->nthresholds + 1, sizeof(*d->th_src));
+    for (size_t i = 0; i < ss->nsteps; i++) {
+        ids[i] = ss->steps[i]->id;
+        names[i] = ss->steps[i]->name;
+    }
+    for (size_t i = 0; i < ss->nthresholds; i++) {
+        const scen_threshold *st = &ss->thresholds[i];
+        thresh *t = thresh_parse(st->expr, msg, sizeof(msg));
+        if (t == NULL) {
+            snprintf(err, errlen, "%s: threshold %s", st->where, msg);
+            goto out;
+        }
+        d->o.th = xrealloc(d->o.th, (d->o.nth + 1) * sizeof(*d->o.th));
+        d->th_src[d->o.nth] = xstrdup(st->where);
+        d->o.th[d->o.nth++] = t;
+        if (thresh_check_scope(t, ids, names, ss->nsteps, msg, sizeof(msg)) != 0) {
+            snprintf(err, errlen, "%s: threshold %s", st->where, msg);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    xfree(ids);
+    xfree(names);
+    return rc;
+}
+
 /* Loads the script here first, as every worker will: a broken script is
  * reported with its own file:line and nothing is sent to any agent. */
 static int preflight(dist *d, char *err, size_t errlen)
@@ -1241,6 +1306,10 @@ static int preflight(dist *d, char *err, size_t errlen)
     e = engine_new(&cfg, err, errlen);
     if (e == NULL)
         return -1;
+    if (script_thresholds(d, engine_scens(e), err, errlen) != 0) {
+        engine_free(e);
+        return -1;
+    }
     engine_free(e);
     return 0;
 }
@@ -1254,13 +1323,40 @@ static size_t print_thresholds(dist *d, thresh_result *rs)
 
     fprintf(stdout, "\nThresholds:\n");
     for (size_t i = 0; i < d->o.nth; i++) {
+        const char *src = d->th_src != NULL ? d->th_src[i] : NULL;
         thresh_eval(d->o.th[i], &d->agg, (const char *const *)d->ids, (const char *const *)d->names,
                     el, &rs[i]);
         failed += !rs[i].passed;
-        fprintf(stdout, "  %s  %-40s %s\n", rs[i].passed ? "PASS" : "FAIL", d->o.th[i]->expr,
-                rs[i].desc);
+        fprintf(stdout, "  %s  %-40s %s%s%s%s\n", rs[i].passed ? "PASS" : "FAIL", d->o.th[i]->expr,
+                rs[i].desc, src != NULL ? " (" : "", src != NULL ? src : "",
+                src != NULL ? ")" : "");
     }
     return failed;
+}
+
+/* Records the verdicts rs of the thresholds with the run. */
+static void dist_db_thresholds(dist *d, const thresh_result *rs)
+{
+    db_threshold *ts;
+    char err[1024];
+
+    if (d->db == NULL || d->db_run <= 0 || d->o.nth == 0)
+        return;
+    ts = xcalloc(d->o.nth, sizeof(*ts));
+    for (size_t i = 0; i < d->o.nth; i++) {
+        const thresh *t = d->o.th[i];
+        ts[i].expr = t->expr;
+        ts[i].source = d->th_src != NULL && d->th_src[i] != NULL ? d->th_src[i] : "cli";
+        ts[i].passed = rs[i].passed;
+        ts[i].measurable = thresh_measured(t, &rs[i]);
+        ts[i].measured = rs[i].measured;
+        ts[i].limit = rs[i].limit;
+        ts[i].unit = thresh_unit(t);
+        ts[i].description = rs[i].desc;
+    }
+    if (db_thresholds(d->db, d->db_run, ts, d->o.nth, err, sizeof(err)) != 0)
+        dist_db_failed(d, err);
+    xfree(ts);
 }
 
 /* --junit: a test case per step and per threshold (rs, NULL when none), or
@@ -1321,9 +1417,13 @@ static void dist_free(dist *d)
     xfree(d->conns);
     ivwin_free(&d->win);
     live_free(d->live);
-    for (size_t i = 0; i < d->o.nth; i++)
+    for (size_t i = 0; i < d->o.nth; i++) {
         thresh_free(d->o.th[i]);
+        if (d->th_src != NULL)
+            xfree(d->th_src[i]);
+    }
     xfree(d->o.th);
+    xfree(d->th_src);
     for (size_t i = 0; i < d->nfiles; i++) {
         xfree(d->files[i]->path);
         xfree(d->files[i]->data.data);
@@ -1354,6 +1454,7 @@ static void dist_free(dist *d)
     props_free(d->p);
     db_close(d->db);
     db_opts_free(&d->o.db);
+    gather_free(d->gather);
 }
 
 int dist_main(int argc, char **argv)
@@ -1363,6 +1464,7 @@ int dist_main(int argc, char **argv)
     char err[2048];
     summary_info si;
     const char *status;
+    thresh_result *rs = NULL; /* owned: the thresholds' verdicts */
 
     memset(&d, 0, sizeof(d));
     d.lfd = -1;
@@ -1407,6 +1509,13 @@ int dist_main(int argc, char **argv)
         d.db = db_open(db_opts_path(&d.o.db), err, sizeof(err));
         if (d.db == NULL) {
             fprintf(stderr, "quern run: results database: %s\n", err);
+            goto out;
+        }
+    }
+    if (d.o.jtl != NULL || d.o.grinder_dir != NULL) {
+        d.gather = gather_new(d.o.jtl, d.o.grinder_dir, err, sizeof(err));
+        if (d.gather == NULL) {
+            fprintf(stderr, "quern run: %s\n", err);
             goto out;
         }
     }
@@ -1471,13 +1580,19 @@ int dist_main(int argc, char **argv)
            : strcmp(status, "aborted") == 0 ? RUN_EXIT_START
                                             : RUN_EXIT_OK;
     if (d.o.nth > 0) {
-        thresh_result *rs = xcalloc(d.o.nth, sizeof(*rs));
+        rs = xcalloc(d.o.nth, sizeof(*rs));
         if (print_thresholds(&d, rs) > 0 && d.rc == RUN_EXIT_OK)
             d.rc = RUN_EXIT_FAILED;
-        write_junit(&d, rs, NULL);
-        xfree(rs);
-    } else {
-        write_junit(&d, NULL, NULL);
+        dist_db_thresholds(&d, rs);
+        si.thresholds = (const thresh *const *)d.o.th;
+        si.threshold_results = rs;
+        si.threshold_sources = (const char *const *)d.th_src;
+        si.nthresholds = d.o.nth;
+    }
+    write_junit(&d, rs, NULL);
+    if (d.gather != NULL && gather_close(d.gather, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s\n", err);
+        d.rc = RUN_EXIT_START;
     }
     if (d.o.summary_json != NULL &&
         summary_write_json(d.o.summary_json, &d.agg, &si, err, sizeof(err)) != 0) {
@@ -1485,6 +1600,7 @@ int dist_main(int argc, char **argv)
         d.rc = RUN_EXIT_START;
     }
 out:
+    xfree(rs);
     local_agent_stop(&d.la);
     dist_free(&d);
     props_free(over);

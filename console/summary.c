@@ -4,6 +4,8 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "console/thresh.h"
+
 static double ms(uint64_t us)
 {
     return (double)us / 1000.0;
@@ -60,6 +62,32 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
     fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
 }
 
+/* [{expr, source, passed, measured (null: nothing measured), limit, unit,
+ * description}] in the order the thresholds were given. */
+static json_t *thresholds_json(const summary_info *si)
+{
+    json_t *arr = json_array();
+
+    for (size_t i = 0; i < si->nthresholds; i++) {
+        const thresh *t = si->thresholds[i];
+        const thresh_result *r = &si->threshold_results[i];
+        json_t *o = json_object();
+        const char *src = si->threshold_sources != NULL && si->threshold_sources[i] != NULL
+                              ? si->threshold_sources[i]
+                              : "cli";
+        json_object_set_new(o, "expr", json_string(t->expr));
+        json_object_set_new(o, "source", json_string(src));
+        json_object_set_new(o, "passed", json_boolean(r->passed));
+        json_object_set_new(o, "measured",
+                            thresh_measured(t, r) ? json_real(r->measured) : json_null());
+        json_object_set_new(o, "limit", json_real(r->limit));
+        json_object_set_new(o, "unit", json_string(thresh_unit(t)));
+        json_object_set_new(o, "description", json_string(r->desc));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 int summary_write_json(const char *path, const agg *a, const summary_info *si, char *err,
                        size_t errlen)
 {
@@ -114,6 +142,7 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
         json_array_append_new(scens, sc);
     }
     json_object_set_new(root, "scenarios", scens);
+    json_object_set_new(root, "thresholds", thresholds_json(si));
     if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         rc = -1;

@@ -6,6 +6,9 @@
 
 #include "console/agg.h"
 
+struct thresh;
+struct thresh_result;
+
 /** What the summary needs to know about the steps and scenarios. */
 typedef struct summary_info {
     const char *status; /**< "completed", "stopped", "aborted" */
@@ -14,6 +17,11 @@ typedef struct summary_info {
     const char *const *step_labels;
     const char *const *step_names; /**< "SC-X-STEP-n)label" */
     const char *const *scen_names; /**< nscens */
+    /* The thresholds of the run and their verdicts (the JSON's "thresholds"). */
+    const struct thresh *const *thresholds;        /**< nthresholds; NULL when none */
+    const struct thresh_result *threshold_results; /**< nthresholds verdicts */
+    const char *const *threshold_sources;          /**< "cli" or "file:line"; may be NULL */
+    size_t nthresholds;
 } summary_info;
 
 /** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */

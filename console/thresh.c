@@ -717,3 +717,29 @@ void thresh_junit_free(thresh_junit *j)
     xfree(j->cases);
     memset(j, 0, sizeof(*j));
 }
+
+const char *thresh_unit(const thresh *t)
+{
+    switch (t->metric) {
+    case THRESH_PERCENTILE:
+    case THRESH_MEAN:
+    case THRESH_MAX:
+        return "ms";
+    case THRESH_ERRORS:
+    case THRESH_ERR_TECH:
+    case THRESH_ERR_FUNC:
+        return "%";
+    case THRESH_TPS:
+        return "/s";
+    case THRESH_COUNT:
+        break;
+    }
+    return "";
+}
+
+int thresh_measured(const thresh *t, const thresh_result *r)
+{
+    if (t->scope != NULL && r->nsteps == 0)
+        return 0;
+    return t->metric == THRESH_TPS || t->metric == THRESH_COUNT || r->samples > 0;
+}

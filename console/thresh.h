@@ -1,7 +1,7 @@
 /* thresh — pass/fail thresholds of a run ("p95<500ms", "SC-*-STEP-1: errors<1%").
  *
- * What it is for: `quern run --threshold EXPR` (repeatable, later also
- * declared in the scenario) turns a run into a CI verdict. Each expression is
+ * What it is for: `quern run --threshold EXPR` (repeatable, or declared in
+ * the script: quern.threshold) turns a run into a CI verdict. Each expression is
  * parsed once into a thresh; at the end of the run (and, for
  * --abort-on-fail, after every interval) it is evaluated against the run's
  * totals (agg) into a thresh_result, which says passed or failed and carries
@@ -129,6 +129,15 @@ int thresh_check_scope(const thresh *t, const char *const *step_ids, const char 
  *  out->passed. Works as well on partial data during the run. */
 int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
                 const char *const *step_names, double elapsed_s, thresh_result *out);
+
+/** The unit of t's measured value and limit: "ms", "%", "/s", or "" for a
+ *  count. Static string. */
+const char *thresh_unit(const thresh *t);
+
+/** 1 when r, t's evaluation, measured something; 0 when t's scope matched
+ *  no step, or a response-time or error threshold had no sample: r->measured
+ *  is then meaningless (stored as NULL, written as null). */
+int thresh_measured(const thresh *t, const thresh_result *r);
 
 /** For --abort-on-fail: given r, t's evaluation on the data so far after
  *  elapsed_s seconds of the run, returns 1 if t may still pass by the end of

@@ -174,9 +174,30 @@ static const char db_migration_1[] =
     "    missed_pacing INTEGER NOT NULL DEFAULT 0,\n"
     "    PRIMARY KEY (run_id, scen_index)\n"
     ");\n";
+
+static const char db_migration_2[] =
+    "-- @migration 2\n"
+    "-- The verdict of each threshold of a run (--threshold, quern.threshold),\n"
+    "-- written once at the end of the run, in the order they were given. A\n"
+    "-- threshold that could not be measured (no sample, no step in its scope)\n"
+    "-- has a NULL measured value and failed. \"limit\" is a keyword of SQL: quote\n"
+    "-- it in queries (SELECT expr, \"limit\" FROM thresholds).\n"
+    "CREATE TABLE thresholds (\n"
+    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+    "    position    INTEGER NOT NULL,            -- 0-based, command-line ones first\n"
+    "    expr        TEXT NOT NULL,               -- \"p95<500ms\", \"SC-X-STEP-2: p99<1s\"\n"
+    "    source      TEXT NOT NULL,               -- \"cli\", or the \"file:line\" declaring it\n"
+    "    passed      INTEGER NOT NULL CHECK (passed IN (0, 1)),\n"
+    "    measured    REAL,                        -- in unit; NULL when not measurable\n"
+    "    \"limit\"     REAL NOT NULL,               -- in unit\n"
+    "    unit        TEXT NOT NULL,               -- \"ms\", \"%\", \"/s\" or \"\" (a count)\n"
+    "    description TEXT NOT NULL,               -- \"p95 of SC-X-STEP-2 = 612.3 ms, "
+    "limit < 500 ms\"\n"
+    "    PRIMARY KEY (run_id, position)\n"
+    ");\n";
 /* END */
 
-const char *const db_migrations[DB_SCHEMA_VERSION] = {db_migration_1};
+const char *const db_migrations[DB_SCHEMA_VERSION] = {db_migration_1, db_migration_2};
 
 /* Statements prepared once at open and reused. */
 enum db_stmt {
@@ -744,6 +765,55 @@ int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size
         goto fail;
     return tx_commit(d, err, errlen);
 fail:
+    tx_rollback(d);
+    return -1;
+}
+
+int db_thresholds(db *d, int64_t run_id, const db_threshold *ts, size_t n, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+
+    if (tx_begin(d, err, errlen) != 0)
+        return -1;
+    if (sqlite3_prepare_v2(d->sq, "DELETE FROM thresholds WHERE run_id = ?", -1, &st, NULL) !=
+        SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record the thresholds");
+        goto fail;
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    if (step_done(d, st, "cannot record the thresholds", err, errlen) != 0)
+        goto fail;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(d->sq,
+                           "INSERT INTO thresholds (run_id, position, expr, source, passed, "
+                           "measured, \"limit\", unit, description) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record the thresholds");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const db_threshold *t = &ts[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_text(st, 3, t->expr, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, t->source != NULL ? t->source : "cli", -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 5, t->passed ? 1 : 0);
+        if (t->measurable)
+            sqlite3_bind_double(st, 6, t->measured);
+        else
+            sqlite3_bind_null(st, 6);
+        sqlite3_bind_double(st, 7, t->limit);
+        sqlite3_bind_text(st, 8, t->unit != NULL ? t->unit : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 9, t->description != NULL ? t->description : "", -1, SQLITE_STATIC);
+        if (step_done(d, st, "cannot record the thresholds", err, errlen) != 0)
+            goto fail;
+    }
+    sqlite3_finalize(st);
+    return tx_commit(d, err, errlen);
+fail:
+    sqlite3_finalize(st);
     tx_rollback(d);
     return -1;
 }

@@ -14,6 +14,7 @@
  *     db_agent(d, id, 0, &agent, err, sizeof(err));      // any time, upserts
  *     db_interval(d, id, &iv, err, sizeof(err));         // once per second
  *     db_run_end(d, id, &end, err, sizeof(err));
+ *     db_thresholds(d, id, verdicts, n, err, sizeof(err)); // when it has any
  *     db_close(d);
  *
  * Command-line options shared by the local and the distributed run (--db,
@@ -32,7 +33,7 @@
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /** Default database path (relative to the current directory). */
 #define DB_PATH_DEFAULT "./quern-results.db"
@@ -134,6 +135,24 @@ typedef struct db_run_end_info {
 /** Writes the per-step totals, the status and the end time, in one
  *  transaction. Returns 0, or -1 with err set. */
 int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size_t errlen);
+
+/** The verdict of one threshold of a run. All borrowed. */
+typedef struct db_threshold {
+    const char *expr;        /**< as given: "SC-X-STEP-2: p99<1s" */
+    const char *source;      /**< "cli", or "file:line" of its declaration in the script */
+    int passed;              /**< 1 passed, 0 failed */
+    int measurable;          /**< 0: nothing to measure (measured is stored as NULL) */
+    double measured;         /**< in unit */
+    double limit;            /**< in unit */
+    const char *unit;        /**< "ms", "%", "/s" or "" */
+    const char *description; /**< "p95 of SC-X-STEP-2 = 612.3 ms, limit < 500 ms" */
+} db_threshold;
+
+/** Writes the n threshold verdicts of run_id (table thresholds, position i
+ *  for ts[i]), replacing those written before, in one transaction. Returns
+ *  0, or -1 with err set (nothing is then written). */
+int db_thresholds(db *d, int64_t run_id, const db_threshold *ts, size_t n, char *err,
+                  size_t errlen);
 
 /** The results options of `quern run`. Zero-initialise; db_opts_free. */
 typedef struct db_opts {

@@ -148,3 +148,21 @@ CREATE TABLE scenario_totals (
     missed_pacing INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, scen_index)
 );
+-- @migration 2
+-- The verdict of each threshold of a run (--threshold, quern.threshold),
+-- written once at the end of the run, in the order they were given. A
+-- threshold that could not be measured (no sample, no step in its scope)
+-- has a NULL measured value and failed. "limit" is a keyword of SQL: quote
+-- it in queries (SELECT expr, "limit" FROM thresholds).
+CREATE TABLE thresholds (
+    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,            -- 0-based, command-line ones first
+    expr        TEXT NOT NULL,               -- "p95<500ms", "SC-X-STEP-2: p99<1s"
+    source      TEXT NOT NULL,               -- "cli", or the "file:line" declaring it
+    passed      INTEGER NOT NULL CHECK (passed IN (0, 1)),
+    measured    REAL,                        -- in unit; NULL when not measurable
+    "limit"     REAL NOT NULL,               -- in unit
+    unit        TEXT NOT NULL,               -- "ms", "%", "/s" or "" (a count)
+    description TEXT NOT NULL,               -- "p95 of SC-X-STEP-2 = 612.3 ms, limit < 500 ms"
+    PRIMARY KEY (run_id, position)
+);

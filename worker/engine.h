@@ -49,6 +49,8 @@ typedef void (*engine_sink_fn)(void *ud, const engine_interval *iv);
 /** What to play. */
 typedef struct engine_cfg {
     const char *script;  /**< borrowed: path of the main scenario file */
+    const char *script_display; /**< borrowed: the path messages show for it (NULL: script);
+                                     files beside it are shown beside it too */
     const props *props;  /**< borrowed: properties visible to scripts (may be NULL) */
     uint32_t vus_total;  /**< VUs of the whole run (weights and ramp use it) */
     uint32_t vu_first;   /**< first global VU index (1-based) this engine plays */
@@ -61,6 +63,7 @@ typedef struct engine_cfg {
     engine_sink_fn sink; /**< called each second and once at the end */
     void *sink_ud;       /**< borrowed: passed to sink */
     int handle_signals;  /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+    struct reqlog *reqlog; /**< borrowed: per-request logs (JTL, Grinder), NULL for none */
 } engine_cfg;
 
 /** Why the engine stopped. */
@@ -72,7 +75,8 @@ typedef struct engine engine;
 /** Loads the script and creates the VUs; NULL with "file:line: message" (or
  *  another single-line reason) in err. No request is sent before engine_run. */
 engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen);
-/** The scenarios and steps the script declared. */
+/** The scenarios, steps and thresholds (scen_set.thresholds) the script
+ *  declared; valid until engine_free. */
 const scen_set *engine_scens(const engine *e);
 /** Plays the run to its end; returns how it ended. */
 enum engine_status engine_run(engine *e);

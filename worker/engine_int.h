@@ -44,7 +44,8 @@ struct engine {
     int killing;            /**< 1 once the grace expired */
     enum engine_status status;
     uint64_t rng; /**< xorshift state for pacing and think ranges */
-    char script_dir[4096];
+    char script_dir[4096];      /**< folder of the script here */
+    char display_dir[4096];     /**< the same folder as the tester named it, "" if the same */
 };
 
 /** Uniform random integer in [lo, hi]. */

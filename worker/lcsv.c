@@ -203,26 +203,14 @@ static int read_file(lua_State *L, const char *path, const char *name, char **bu
     return 0;
 }
 
-/* Resolves path against the folder of the script being loaded: the outermost
- * Lua function of the loading call is the script's main chunk ("@file"). */
+/* Resolves path against the folder of the main script (where the agent
+ * unpacked the bundle on an injector). */
 static void resolve_path(lua_State *L, const char *path, char *out, size_t outlen)
 {
-    lua_Debug ar;
-    char src[4096] = "";
-
-    if (path[0] == '/') {
+    if (path[0] == '/')
         snprintf(out, outlen, "%s", path);
-        return;
-    }
-    for (int level = 1; lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "S", &ar) && ar.source[0] == '@')
-            snprintf(src, sizeof(src), "%s", ar.source + 1);
-    }
-    if (src[0] == '\0') {
-        snprintf(out, outlen, "%s", path);
-        return;
-    }
-    snprintf(out, outlen, "%s/%s", dirname(src), path);
+    else
+        snprintf(out, outlen, "%s/%s", lquern_script_dir(L), path);
 }
 
 /* Appends a record's fields to the feeder's cells. */

@@ -1,6 +1,8 @@
 #include "worker/lquern.h"
 
+#include <errno.h>
 #include <lauxlib.h>
+#include <stdio.h>
 #include <lualib.h>
 #include <libgen.h>
 #include <string.h>
@@ -82,6 +84,61 @@ static void check_range(lua_State *L, int idx, const char *what, int64_t *lo, in
     *lo = *hi = lquern_check_duration(L, idx, what);
 }
 
+/* --- quern.threshold(expr) ---------------------------------------------- */
+
+/* Records expr, declared at at, in the engine's list; raises the error. */
+static void add_threshold(lua_State *L, struct engine *e, const char *expr, const char *at)
+{
+    char err[1024];
+
+    if (scen_add_threshold(&e->scens, expr, at, err, sizeof(err)) != 0) {
+        lua_pushstring(L, err);
+        lua_error(L);
+    }
+}
+
+/* Thresholds are checked and evaluated by the console (console/thresh.h):
+ * the engine only keeps the expressions with where they were declared. */
+static int l_threshold(lua_State *L)
+{
+    struct engine *e = get_engine(L);
+    char at[512];
+
+    if (e->loaded)
+        return luaL_error(L, "thresholds are declared when the script loads, not from a VU");
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return luaL_error(L, "quern.threshold wants an expression like \"p95<500ms\"");
+    where(L, at, sizeof(at));
+    add_threshold(L, e, lua_tostring(L, 1), at);
+    return 0;
+}
+
+/* The thresholds option of scenario sc (a list of expressions at idx): an
+ * expression without a scope is scoped to the scenario's steps. */
+static void scen_thresholds(lua_State *L, struct engine *e, const scen *sc, int idx)
+{
+    char at[512], buf[SCEN_THRESHOLD_MAX + 300];
+    lua_Integer n;
+
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_error(L, "scenario %s: thresholds is a list of expressions like {\"p95<500ms\"}",
+                   sc->name);
+    where(L, at, sizeof(at));
+    n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n; i++) {
+        const char *x;
+        if (lua_geti(L, idx, i) != LUA_TSTRING)
+            luaL_error(L, "scenario %s: thresholds[%d] is not a string", sc->name, (int)i);
+        x = lua_tostring(L, -1);
+        if (strchr(x, ':') == NULL && strlen(x) <= SCEN_THRESHOLD_MAX) {
+            snprintf(buf, sizeof(buf), "SC-%s-STEP-*: %s", sc->name, x);
+            x = buf;
+        }
+        add_threshold(L, e, x, at);
+        lua_pop(L, 1);
+    }
+}
+
 /* --- quern.scenario(name, opts) ---------------------------------------- */
 
 static int l_scenario(lua_State *L)
@@ -122,10 +179,12 @@ static int l_scenario(lua_State *L)
                     sc->cookies_reset = 1;
                 else
                     luaL_error(L, "scenario %s: cookies must be \"keep\" or \"reset\"", name);
+            } else if (strcmp(k, "thresholds") == 0) {
+                scen_thresholds(L, e, sc, lua_gettop(L));
             } else {
                 luaL_error(L,
                            "scenario %s: unknown option \"%s\" (known: weight, pacing, think, "
-                           "cookies)",
+                           "cookies, thresholds)",
                            name, k);
             }
             lua_pop(L, 1);
@@ -317,9 +376,9 @@ static int l_log(lua_State *L)
 
 static int l_quern_open(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"scenario", l_scenario}, {"property", l_property},
-                                   {"sleep", l_sleep},       {"log", l_log},
-                                   {"csv", lcsv_new},        {NULL, NULL}};
+    static const luaL_Reg fns[] = {
+        {"scenario", l_scenario}, {"property", l_property},   {"sleep", l_sleep}, {"log", l_log},
+        {"csv", lcsv_new},        {"threshold", l_threshold}, {NULL, NULL}};
     struct engine *e = get_engine(L);
 
     luaL_newlib(L, fns);
@@ -374,6 +433,78 @@ int lquern_step_index(lua_State *L, int idx)
     return step_index_at(L, idx);
 }
 
+const char *lquern_script_dir(lua_State *L)
+{
+    return get_engine(L)->script_dir;
+}
+
+/* The name a file of the script's folder has in messages: the tester's path
+ * (tests/x.lua:12), not the agent's unpacked copy (/tmp/quern-run.XXX/x.lua). */
+static void shown_name(const struct engine *e, const char *real, char *out, size_t len)
+{
+    size_t n = strlen(e->script_dir);
+
+    if (e->display_dir[0] != '\0' && strncmp(real, e->script_dir, n) == 0 && real[n] == '/')
+        snprintf(out, len, "@%s%s", e->display_dir, real + n);
+    else
+        snprintf(out, len, "@%s", real);
+}
+
+typedef struct file_reader {
+    FILE *f;
+    char buf[8192];
+} file_reader;
+
+static const char *read_chunk(lua_State *L, void *ud, size_t *size)
+{
+    file_reader *r = ud;
+    *size = fread(r->buf, 1, sizeof(r->buf), r->f);
+    return *size > 0 ? r->buf : NULL;
+}
+
+/* luaL_loadfile with the shown name as chunk name. */
+static int load_file(lua_State *L, const struct engine *e, const char *path)
+{
+    char name[4200];
+    file_reader *r;
+    int rc;
+
+    shown_name(e, path, name, sizeof(name));
+    r = lua_newuserdatauv(L, sizeof(*r), 0); /* freed by the GC, even on error */
+    r->f = fopen(path, "r");
+    if (r->f == NULL) {
+        lua_pop(L, 1);
+        lua_pushfstring(L, "cannot open %s: %s", name + 1, strerror(errno));
+        return LUA_ERRFILE;
+    }
+    rc = lua_load(L, read_chunk, r, name, NULL);
+    fclose(r->f);
+    lua_remove(L, -2);
+    return rc;
+}
+
+/* package.searchers[2] with shown names: package.searchpath, then load_file. */
+static int search_lua(lua_State *L)
+{
+    struct engine *e = get_engine(L);
+    const char *name = luaL_checkstring(L, 1);
+    const char *path;
+
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchpath");
+    lua_pushstring(L, name);
+    lua_getfield(L, -3, "path");
+    lua_call(L, 2, 2);
+    if (lua_isnil(L, -2))
+        return 1; /* the message of the places tried */
+    path = lua_tostring(L, -2);
+    if (load_file(L, e, path) != LUA_OK)
+        return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
+                          lua_tostring(L, -1));
+    lua_pushstring(L, path);
+    return 2;
+}
+
 static int setup(lua_State *L)
 {
     struct engine *e = lua_touserdata(L, 1);
@@ -388,6 +519,10 @@ static int setup(lua_State *L)
     lua_getfield(L, -2, "path");
     lua_concat(L, 2);
     lua_setfield(L, -2, "path");
+    lua_getfield(L, -1, "searchers");
+    lua_pushcfunction(L, search_lua);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 1);
     lua_getfield(L, -1, "preload");
     lua_pushcfunction(L, l_quern_open);
     lua_setfield(L, -2, "quern");
@@ -408,6 +543,13 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
 
     snprintf(e->script_dir, sizeof(e->script_dir), "%s", dirname(dir));
     xfree(dir);
+    if (e->cfg.script_display != NULL) {
+        dir = xstrdup(e->cfg.script_display);
+        snprintf(e->display_dir, sizeof(e->display_dir), "%s", dirname(dir));
+        xfree(dir);
+        if (strcmp(e->display_dir, e->script_dir) == 0)
+            e->display_dir[0] = '\0';
+    }
     L = luaL_newstate();
     if (L == NULL) {
         snprintf(err, errlen, "cannot create a Lua state");
@@ -421,7 +563,7 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
         snprintf(err, errlen, "%s", lua_tostring(L, -1));
         return -1;
     }
-    if (luaL_loadfile(L, e->cfg.script) != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    if (load_file(L, e, e->cfg.script) != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
         const char *m = lua_tostring(L, -1);
         snprintf(err, errlen, "%s", m ? m : "error object is not a string");
         lua_pop(L, 1);

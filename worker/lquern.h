@@ -38,6 +38,9 @@ void lquern_resume(struct vu *v, int nargs);
  *  microseconds, raising a Lua error naming what on failure. */
 int64_t lquern_check_duration(lua_State *L, int idx, const char *what);
 
+/** The folder of the main script as this process sees it (files of the
+ *  bundle are read from there). */
+const char *lquern_script_dir(lua_State *L);
 /** Step index of the Step userdata at idx (raises if it is not a step). */
 int lquern_step_index(lua_State *L, int idx);
 

@@ -26,9 +26,38 @@ void scen_set_free(scen_set *set)
         xfree(set->scens[i]->where);
         xfree(set->scens[i]);
     }
+    for (size_t i = 0; i < set->nthresholds; i++) {
+        xfree(set->thresholds[i].expr);
+        xfree(set->thresholds[i].where);
+    }
+    xfree(set->thresholds);
     xfree(set->steps);
     xfree(set->scens);
     memset(set, 0, sizeof(*set));
+}
+
+int scen_add_threshold(scen_set *set, const char *expr, const char *where, char *err, size_t errlen)
+{
+    size_t n = strlen(expr);
+    scen_threshold *t;
+
+    if (strspn(expr, " \t") == n) {
+        snprintf(err, errlen, "%s: threshold: the expression is empty", where);
+        return -1;
+    }
+    if (n > SCEN_THRESHOLD_MAX) {
+        snprintf(err, errlen, "%s: threshold: longer than %d bytes", where, SCEN_THRESHOLD_MAX);
+        return -1;
+    }
+    if (set->nthresholds >= SCEN_THRESHOLDS_MAX) {
+        snprintf(err, errlen, "%s: threshold: more than %d thresholds", where, SCEN_THRESHOLDS_MAX);
+        return -1;
+    }
+    set->thresholds = xrealloc(set->thresholds, (set->nthresholds + 1) * sizeof(*set->thresholds));
+    t = &set->thresholds[set->nthresholds++];
+    t->expr = xstrdup(expr);
+    t->where = xstrdup(where);
+    return 0;
 }
 
 static int valid_name(const char *s)

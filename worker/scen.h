@@ -45,12 +45,22 @@ typedef struct scen {
     step *first_step;  /**< borrowed: lowest-declared step, for errors outside steps */
 } scen;
 
+/** A pass/fail threshold the script declares (quern.threshold, or a
+ *  scenario's thresholds option). Workers only keep it; the console parses
+ *  and evaluates it (console/thresh.h). */
+typedef struct scen_threshold {
+    char *expr;  /**< owned: "p95<500ms", "SC-X-STEP-2: p99<1s" */
+    char *where; /**< owned: "file:line" of the declaration */
+} scen_threshold;
+
 /** All scenarios and steps of a loaded script. */
 typedef struct scen_set {
     scen **scens; /**< owned array of owned scenarios */
     size_t nscens;
     step **steps; /**< owned array of owned steps, by index */
     size_t nsteps;
+    scen_threshold *thresholds; /**< owned array, in declaration order */
+    size_t nthresholds;
 } scen_set;
 
 /** Initialises an empty set. */
@@ -67,6 +77,18 @@ scen *scen_add(scen_set *set, const char *name, const char *where, char *err, si
  *  places when the id is already declared (n must be >= 0). */
 step *scen_add_step(scen_set *set, scen *sc, int num, const char *label, const char *where,
                     char *err, size_t errlen);
+
+/** Records a threshold expression declared at where (both copied; the
+ *  expression is not checked here). Returns 0, or -1 with "where: message"
+ *  in err when it is empty or longer than SCEN_THRESHOLD_MAX bytes, or when
+ *  there are already SCEN_THRESHOLDS_MAX. */
+int scen_add_threshold(scen_set *set, const char *expr, const char *where, char *err,
+                       size_t errlen);
+
+/** Longest threshold expression accepted, in bytes. */
+#define SCEN_THRESHOLD_MAX 512
+/** Most thresholds a script may declare. */
+#define SCEN_THRESHOLDS_MAX 1000
 
 /** Computes how many of vus_total VUs each scenario gets (largest remainder
  *  over the weights), writing nscens counts into counts. Returns 0, or -1 if

@@ -8,6 +8,7 @@
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
+#include "worker/reqlog.h"
 
 /* Bodies and headers above these are counted but not kept. */
 #define VU_BODY_MAX (16u << 20)
@@ -183,6 +184,8 @@ void vu_finalize(vu *v)
         s->err_func++;
         stats_note_error(s, 0, p->msg);
     }
+    if (v->eng->cfg.reqlog != NULL)
+        reqlog_sample(v->eng->cfg.reqlog, v);
     p->step = -1;
 }
 
@@ -229,6 +232,8 @@ static void collect(vu *v, CURLcode rc)
     x->bytes_in = (uint64_t)dl + (uint64_t)hsize;
     x->bytes_out = (uint64_t)ul + (uint64_t)rsize;
     x->new_conns = (uint64_t)nconn;
+    if (v->eng->cfg.reqlog != NULL)
+        reqlog_xfer(v->eng->cfg.reqlog, v);
 
     if (p->step < 0 || !v->xfer_timed)
         return; /* an untimed request */

@@ -18,6 +18,7 @@
 #include "common/props.h"
 #include "proto/frame.h"
 #include "worker/engine.h"
+#include "worker/reqlog.h"
 
 #define WPROC_START_TIMEOUT_MS 60000 /* StartRun must come this soon after fork */
 #define WPROC_GO_TIMEOUT_MS 600000   /* the start barrier may wait this long */
@@ -68,6 +69,20 @@ static int send_env(int fd, const Quern__Envelope *env)
 out:
     xfree(buf);
     return rc;
+}
+
+/* log sink: one LogLine frame per line. */
+static int forward_log(void *ud, enum log_level level, const char *line)
+{
+    static const char *names[] = {"debug", "info", "warn", "error"};
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__LogLine ll = QUERN__LOG_LINE__INIT;
+
+    ll.level = (char *)names[level];
+    ll.text = (char *)line;
+    env.body_case = QUERN__ENVELOPE__BODY_LOG_LINE;
+    env.log_line = &ll;
+    return send_env(*(int *)ud, &env);
 }
 
 /* Waits at most timeout_ms for the next envelope. Returns 1 with *env (the
@@ -212,6 +227,42 @@ static int send_steps(int fd, uint64_t run_id, const scen_set *ss)
     return rc;
 }
 
+/* The request logs StartRun asks for, in dir (see worker/reqlog.h); NULL
+ * with *failed = 0 when none is asked for, NULL with *failed = 1 and err set
+ * when they cannot be created. */
+static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned number, int *failed,
+                           char *err, size_t errlen)
+{
+    char jtl[PATH_MAX], data[PATH_MAX], outp[PATH_MAX], f[64], proc[192];
+    reqlog_cfg rc;
+    reqlog *l;
+
+    *failed = 0;
+    if (!sr->jtl && !sr->grinder_logs)
+        return NULL;
+    memset(&rc, 0, sizeof(rc));
+    rc.agent = sr->agent_name != NULL && sr->agent_name[0] ? sr->agent_name : "local";
+    snprintf(proc, sizeof(proc), "%s-%u", rc.agent, number);
+    rc.process = proc;
+    rc.worker = number;
+    if (sr->jtl) {
+        snprintf(f, sizeof(f), REQLOG_JTL_FILE, number);
+        snprintf(jtl, sizeof(jtl), "%s/%s", dir, f);
+        rc.jtl_path = jtl;
+    }
+    if (sr->grinder_logs) {
+        snprintf(f, sizeof(f), REQLOG_DATA_FILE, number);
+        snprintf(data, sizeof(data), "%s/%s", dir, f);
+        snprintf(f, sizeof(f), REQLOG_OUT_FILE, number);
+        snprintf(outp, sizeof(outp), "%s/%s", dir, f);
+        rc.data_path = data;
+        rc.out_path = outp;
+    }
+    l = reqlog_new(&rc, err, errlen);
+    *failed = l == NULL;
+    return l;
+}
+
 int wproc_main(int fd, const char *dir, unsigned number)
 {
     frame_reader *r = frame_reader_new(FRAME_MAX_DEFAULT);
@@ -224,12 +275,19 @@ int wproc_main(int fd, const char *dir, unsigned number)
     char err[2048], script[PATH_MAX], role[32];
     int rc = 3, n;
     enum engine_status st;
+    reqlog *rl = NULL;
+    int64_t run_t0;
     Quern__Envelope fenv = QUERN__ENVELOPE__INIT;
     Quern__RunFinished fin = QUERN__RUN_FINISHED__INIT;
 
     memset(&c, 0, sizeof(c));
     snprintf(role, sizeof(role), "worker %u", number);
     log_init(role);
+    /* Lines go up to the agent, which relays them to the console: script
+     * errors and quern.log show where the tester is, not on the injector.
+     * The level is reset: a quiet agent must not silence quern.log. */
+    log_set_level(LOG_INFO);
+    log_set_sink(forward_log, &fd);
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() == 1)
         goto out; /* the agent died before we could ask */
@@ -261,6 +319,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
     if (cfg.vu_count == 0)
         cfg.vu_first = 1;
     cfg.script = script;
+    cfg.script_display = sr->script_display[0] ? sr->script_display : NULL;
     cfg.props = p;
     cfg.vus_total = sr->vus_total;
     if (sr->schedule != NULL) {
@@ -272,6 +331,12 @@ int wproc_main(int fd, const char *dir, unsigned number)
     cfg.sink = on_interval;
     cfg.sink_ud = &c;
     cfg.handle_signals = 1;
+    rl = open_reqlog(sr, dir, number, &n, err, sizeof(err));
+    if (n) {
+        send_ready(fd, c.run_id, 0, err, 0);
+        goto out;
+    }
+    cfg.reqlog = rl;
     e = engine_new(&cfg, err, sizeof(err));
     if (e == NULL) {
         send_ready(fd, c.run_id, 0, err, 0);
@@ -288,6 +353,8 @@ int wproc_main(int fd, const char *dir, unsigned number)
         c.missed = xcalloc(ss->nscens ? ss->nscens : 1, sizeof(*c.missed));
         if (send_steps(fd, c.run_id, ss) != 0)
             goto out;
+        if (rl != NULL)
+            reqlog_begin(rl, ss->nsteps, cfg.vu_first, cfg.vu_stride, cfg.vu_count);
     }
     send_ready(fd, c.run_id, 1, NULL, cfg.vu_count);
     quern__envelope__free_unpacked(env, NULL);
@@ -301,7 +368,11 @@ int wproc_main(int fd, const char *dir, unsigned number)
         rc = n == 1 ? 0 : 3;
         goto out;
     }
+    run_t0 = clock_mono_us();
     st = engine_run(e);
+    if (rl != NULL &&
+        reqlog_end(rl, engine_scens(e), clock_mono_us() - run_t0, err, sizeof(err)) != 0)
+        log_msg(LOG_ERROR, "request logs: %s", err);
     fin.run_id = c.run_id;
     fin.status = (char *)(st == ENGINE_COMPLETED ? "completed"
                           : st == ENGINE_STOPPED ? "stopped"
@@ -316,6 +387,7 @@ out:
     if (env != NULL)
         quern__envelope__free_unpacked(env, NULL);
     engine_free(e);
+    reqlog_free(rl);
     xfree(c.scen_names);
     xfree(c.runs);
     xfree(c.missed);

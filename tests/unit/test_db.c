@@ -162,6 +162,34 @@ static void test_migrate_from_v0(void **state)
     db_close(d);
 }
 
+/* A version-1 database (quern before thresholds were stored) keeps its runs
+ * and gains the thresholds table. */
+static void test_migrate_from_v1(void **state)
+{
+    fx *f = *state;
+    sqlite3 *sq;
+    char err[512];
+    db *d;
+
+    assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, db_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq,
+                                  "PRAGMA user_version = 1; INSERT INTO runs (name, script, "
+                                  "script_hash, quern_version, vus, started_at, started_us, "
+                                  "status) VALUES ('old', 'a.lua', 'h', '0.1', 2, 'x', 1, "
+                                  "'completed')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(sq);
+    d = db_open(f->path, err, sizeof(err));
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    assert_int_equal(q_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM runs WHERE name = 'old'"), 1);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM thresholds"), 0);
+    db_close(d);
+}
+
 static void test_refuse_newer(void **state)
 {
     fx *f = *state;
@@ -456,12 +484,47 @@ static void test_opts(void **state)
     db_opts_free(&o);
 }
 
+/* Threshold verdicts: one row each, NULL when not measurable, replaced when
+ * written again. */
+static void test_thresholds(void **state)
+{
+    fx *f = *state;
+    char err[512], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    db_threshold ts[2] = {
+        {"p95<500ms", "cli", 0, 1, 612.5, 500, "ms", "p95 of all steps = 612.5 ms, limit < 500 ms"},
+        {"SC-S-STEP-2: errors<1%", "plan.lua:4", 0, 0, 0, 1, "%", "no samples"},
+    };
+    sqlite3 *sq;
+    int64_t id;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    id = begin_run(f, d, NULL);
+    assert_int_equal(db_thresholds(d, id, ts, 2, err, sizeof(err)), 0);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM thresholds"), 2);
+    q_text(sq,
+           "SELECT expr || '|' || source || '|' || passed || '|' || measured || '|' || \"limit\" "
+           "|| '|' || unit FROM thresholds WHERE position = 0",
+           buf, sizeof(buf));
+    assert_string_equal(buf, "p95<500ms|cli|0|612.5|500.0|ms");
+    assert_int_equal(q_int(sq, "SELECT measured IS NULL FROM thresholds WHERE position = 1"), 1);
+    q_text(sq, "SELECT source FROM thresholds WHERE position = 1", buf, sizeof(buf));
+    assert_string_equal(buf, "plan.lua:4");
+    ts[0].passed = 1;
+    assert_int_equal(db_thresholds(d, id, ts, 1, err, sizeof(err)), 0);
+    assert_int_equal(q_int(sq, "SELECT count(*) || passed FROM thresholds"), 11);
+    db_close(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schema_file_matches),
         cmocka_unit_test_setup_teardown(test_create, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v0, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thresholds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_rows, setup, teardown),

@@ -130,6 +130,28 @@ static void test_split_remainders_and_zero(void **state)
     scen_set_free(&set);
 }
 
+static void test_thresholds_kept(void **state)
+{
+    scen_set set;
+    char err[256], big[SCEN_THRESHOLD_MAX + 2];
+
+    scen_set_init(&set);
+    assert_int_equal(scen_add_threshold(&set, "p95<500ms", "a.lua:3", err, sizeof(err)), 0);
+    assert_int_equal(scen_add_threshold(&set, "SC-X-*: errors<1%", "b.lua:9", err, sizeof(err)), 0);
+    assert_int_equal(set.nthresholds, 2);
+    assert_string_equal(set.thresholds[1].expr, "SC-X-*: errors<1%");
+    assert_string_equal(set.thresholds[1].where, "b.lua:9");
+    assert_int_equal(scen_add_threshold(&set, "  ", "a.lua:4", err, sizeof(err)), -1);
+    assert_string_equal(err, "a.lua:4: threshold: the expression is empty");
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    assert_int_equal(scen_add_threshold(&set, big, "a.lua:5", err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "a.lua:5: threshold: longer than"));
+    assert_int_equal(set.nthresholds, 2);
+    scen_set_free(&set);
+    assert_int_equal(set.nthresholds, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +160,7 @@ int main(void)
         cmocka_unit_test(test_bad_and_duplicate_scenarios),
         cmocka_unit_test(test_split_exact_50_25_25),
         cmocka_unit_test(test_split_remainders_and_zero),
+        cmocka_unit_test(test_thresholds_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -590,6 +590,55 @@ static void test_abort_on_partial_data(void **state)
     agg_free(&a);
 }
 
+/* Units, and whether a verdict measured anything (NULL in the database). */
+static void test_unit_and_measured(void **state)
+{
+    static const struct {
+        const char *expr;
+        const char *unit;
+    } units[] = {{"p95<1s", "ms"},
+                 {"mean<1", "ms"},
+                 {"max<1", "ms"},
+                 {"errors<1%", "%"},
+                 {"errors.functional<1%", "%"},
+                 {"tps>1", "/s"},
+                 {"count>1", ""}};
+    fill empty[3] = {{0}, {0}, {0}}, some[3] = {{10 * MS, 5, 0, 0, 0, 0}, {0}, {0}};
+    thresh_result r;
+    thresh *t;
+    agg a;
+
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        t = parse_ok(units[i].expr);
+        assert_string_equal(thresh_unit(t), units[i].unit);
+        thresh_free(t);
+    }
+    build(&a, empty, 10);
+    t = parse_ok("p95<1s");
+    thresh_eval(t, &a, ids, names, 10, &r);
+    assert_false(thresh_measured(t, &r)); /* no sample */
+    thresh_free(t);
+    t = parse_ok("count<1");
+    thresh_eval(t, &a, ids, names, 10, &r);
+    assert_true(thresh_measured(t, &r)); /* a count of 0 is a measure */
+    thresh_free(t);
+    agg_free(&a);
+    build(&a, some, 10);
+    t = parse_ok("SC-A-STEP-1: p95<1s");
+    thresh_eval(t, &a, ids, names, 10, &r);
+    assert_true(thresh_measured(t, &r));
+    thresh_free(t);
+    t = parse_ok("SC-A-STEP-2: p95<1s");
+    thresh_eval(t, &a, ids, names, 10, &r);
+    assert_false(thresh_measured(t, &r)); /* that step had no sample */
+    thresh_free(t);
+    t = parse_ok("SC-Z-*: count>=0");
+    thresh_eval(t, &a, ids, names, 10, &r);
+    assert_false(thresh_measured(t, &r)); /* no step in scope */
+    thresh_free(t);
+    agg_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -608,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_eval_accumulates),
         cmocka_unit_test(test_can_still_pass),
         cmocka_unit_test(test_abort_on_partial_data),
+        cmocka_unit_test(test_unit_and_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
