@@ -138,7 +138,7 @@ void dist_usage(FILE *out)
           "  --token-file FILE    shared secret the agents must prove they know (mode 600)\n"
           "  --wait D             how long to wait for the agents (default 60s; exit 3)\n"
           "  --workers P          at most P worker processes per agent\n"
-          "  --allow-agent-loss   a run that lost an agent exits 0, not 1\n"
+          "  --allow-agent-loss   a run that lost an agent or a worker exits 0, not 1\n"
           "  --port-file FILE     write the port listened on (useful with port 0)\n"
           "\n"
           "pass/fail:\n"
@@ -845,8 +845,12 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
             add_interval(d, c, env->interval);
         break;
     case QUERN__ENVELOPE__BODY_WORKER_STATE:
-        if (c->in_run && env->worker_state->run_id == d->run_id)
+        if (c->in_run && env->worker_state->run_id == d->run_id) {
             log_msg(LOG_WARN, "agent %s: %s", c->name, env->worker_state->message);
+            /* Its VUs stopped and its last second is lost: not a full run. */
+            if (strcmp(env->worker_state->state, "crashed") == 0)
+                d->degraded = 1;
+        }
         break;
     case QUERN__ENVELOPE__BODY_LOG_LINE:
         if (d->o.embedded)
