@@ -83,9 +83,11 @@ typedef struct dopts {
     size_t nth;
     int abort_on_fail; /**< stop the run once a threshold can no longer pass */
     const char *junit; /**< --junit FILE */
-    const char *jtl;   /**< --jtl FILE */
+    char **src;        /**< owned: --source-addrs, owned strings */
+    size_t nsrc;
+    const char *jtl;         /**< --jtl FILE */
     const char *grinder_dir; /**< --grinder-logs DIR */
-    db_opts db;        /**< --db, --name, --tag */
+    db_opts db;              /**< --db, --name, --tag */
 } dopts;
 
 typedef struct dist {
@@ -140,6 +142,8 @@ void dist_usage(FILE *out)
           "  --workers P          at most P worker processes per agent\n"
           "  --allow-agent-loss   a run that lost an agent or a worker exits 0, not 1\n"
           "  --port-file FILE     write the port listened on (useful with port 0)\n"
+          "  --source-addrs A,B   local IP addresses the VUs' connections leave from, spread\n"
+          "                       over the VUs by index (the injector must own them)\n"
           "\n"
           "pass/fail:\n"
           "  --threshold EXPR     a condition the run must meet (repeatable), e.g.\n"
@@ -190,6 +194,31 @@ static int parse_d(const char *flag, const char *v, int64_t *out)
 
     if (dur_parse(v, out, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s: %s\n", flag, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* --source-addrs A,B,...: local IP addresses the VUs' connections leave
+ * from (VU i uses the ((i-1) mod n)-th), so that a load balancer sees many
+ * clients and one injector is not limited to one address's ports. */
+static int parse_addrs(const char *flag, const char *v, dopts *o)
+{
+    char *list = xstrdup(v), *save = NULL;
+
+    for (char *a = strtok_r(list, ",", &save); a != NULL; a = strtok_r(NULL, ",", &save)) {
+        unsigned char buf[sizeof(struct in6_addr)];
+        if (inet_pton(AF_INET, a, buf) != 1 && inet_pton(AF_INET6, a, buf) != 1) {
+            fprintf(stderr, "quern run: %s: \"%s\" is not an IP address\n", flag, a);
+            xfree(list);
+            return -1;
+        }
+        o->src = xrealloc(o->src, (o->nsrc + 1) * sizeof(*o->src));
+        o->src[o->nsrc++] = xstrdup(a);
+    }
+    xfree(list);
+    if (o->nsrc == 0) {
+        fprintf(stderr, "quern run: %s: give one address or more\n", flag);
         return -1;
     }
     return 0;
@@ -285,6 +314,9 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
             o->grinder_dir = v;
         } else if (strcmp(flag, "--junit") == 0) {
             o->junit = v;
+        } else if (strcmp(flag, "--source-addrs") == 0) {
+            if (parse_addrs(flag, v, o) != 0)
+                return -1;
         } else if (strcmp(flag, "--port-file") == 0) {
             o->port_file = v;
         } else if (db_opts_flag(flag)) {
@@ -859,8 +891,7 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
             log_msg(LOG_INFO, "agent %s: %s", c->name, env->log_line->text);
         break;
     case QUERN__ENVELOPE__BODY_FILE_PART:
-        if (c->in_run && !c->finished && env->file_part->run_id == d->run_id &&
-            d->gather != NULL) {
+        if (c->in_run && !c->finished && env->file_part->run_id == d->run_id && d->gather != NULL) {
             char err[512];
             if (gather_part(d->gather, env->file_part, err, sizeof(err)) != 0)
                 log_msg(LOG_ERROR, "agent %s: %s", c->name, err);
@@ -984,6 +1015,8 @@ static void start_run(dist *d)
     sr.run_id = d->run_id;
     sr.script_name = d->script_name;
     sr.script_display = (char *)d->o.script;
+    sr.source_addrs = d->o.src;
+    sr.n_source_addrs = d->o.nsrc;
     sr.files = d->files;
     sr.n_files = d->nfiles;
     sr.props = pp;
@@ -1427,6 +1460,9 @@ static void dist_free(dist *d)
             xfree(d->th_src[i]);
     }
     xfree(d->o.th);
+    for (size_t i = 0; i < d->o.nsrc; i++)
+        xfree(d->o.src[i]);
+    xfree(d->o.src);
     xfree(d->th_src);
     for (size_t i = 0; i < d->nfiles; i++) {
         xfree(d->files[i]->path);

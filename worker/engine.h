@@ -48,21 +48,24 @@ typedef void (*engine_sink_fn)(void *ud, const engine_interval *iv);
 
 /** What to play. */
 typedef struct engine_cfg {
-    const char *script;  /**< borrowed: path of the main scenario file */
+    const char *script;         /**< borrowed: path of the main scenario file */
     const char *script_display; /**< borrowed: the path messages show for it (NULL: script);
                                      files beside it are shown beside it too */
-    const props *props;  /**< borrowed: properties visible to scripts (may be NULL) */
-    uint32_t vus_total;  /**< VUs of the whole run (weights and ramp use it) */
-    uint32_t vu_first;   /**< first global VU index (1-based) this engine plays */
-    uint32_t vu_stride;  /**< step between this engine's global indices (1 = contiguous) */
-    uint32_t vu_count;   /**< how many VUs this engine plays */
-    int64_t duration_us; /**< stop after this long (0 = no limit: runs must be set) */
-    int64_t ramp_us;     /**< VU i starts at (i-1) * ramp / vus_total */
-    uint32_t runs;       /**< runs per VU (0 = until the duration ends) */
-    int64_t grace_us;    /**< how long in-flight work may finish after the stop */
-    engine_sink_fn sink; /**< called each second and once at the end */
-    void *sink_ud;       /**< borrowed: passed to sink */
-    int handle_signals;  /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+    const props *props;         /**< borrowed: properties visible to scripts (may be NULL) */
+    uint32_t vus_total;         /**< VUs of the whole run (weights and ramp use it) */
+    uint32_t vu_first;          /**< first global VU index (1-based) this engine plays */
+    uint32_t vu_stride;         /**< step between this engine's global indices (1 = contiguous) */
+    uint32_t vu_count;          /**< how many VUs this engine plays */
+    int64_t duration_us;        /**< stop after this long (0 = no limit: runs must be set) */
+    int64_t ramp_us;            /**< VU i starts at (i-1) * ramp / vus_total */
+    uint32_t runs;              /**< runs per VU (0 = until the duration ends) */
+    int64_t grace_us;           /**< how long in-flight work may finish after the stop */
+    engine_sink_fn sink;        /**< called each second and once at the end */
+    void *sink_ud;              /**< borrowed: passed to sink */
+    int handle_signals;         /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+    const char *const *source_addrs; /**< borrowed: local addresses VU i binds to, by
+                                          ((i-1) mod n); none: the system's choice */
+    size_t nsource_addrs;
     struct reqlog *reqlog; /**< borrowed: per-request logs (JTL, Grinder), NULL for none */
 } engine_cfg;
 

@@ -116,6 +116,12 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
     curl_easy_setopt(v->easy, CURLOPT_ERRORBUFFER, v->errbuf);
     curl_easy_setopt(v->easy, CURLOPT_USERAGENT, "quern/" QUERN_VERSION);
     curl_easy_setopt(v->easy, CURLOPT_TCP_NODELAY, 1L);
+    if (e->cfg.nsource_addrs > 0) {
+        char ifc[80];
+        snprintf(ifc, sizeof(ifc), "host!%s",
+                 e->cfg.source_addrs[(gid - 1) % e->cfg.nsource_addrs]);
+        curl_easy_setopt(v->easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
+    }
     return 0;
 }
 

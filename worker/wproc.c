@@ -320,6 +320,8 @@ int wproc_main(int fd, const char *dir, unsigned number)
         cfg.vu_first = 1;
     cfg.script = script;
     cfg.script_display = sr->script_display[0] ? sr->script_display : NULL;
+    cfg.source_addrs = (const char *const *)sr->source_addrs;
+    cfg.nsource_addrs = sr->n_source_addrs;
     cfg.props = p;
     cfg.vus_total = sr->vus_total;
     if (sr->schedule != NULL) {

@@ -372,6 +372,7 @@ struct stats {
     size_t ntimes;
     struct map by_path;        /* counters */
     struct map by_method_path; /* counters */
+    struct map by_client;      /* client IP address -> requests */
     uint64_t by_status[MAX_STATUS];
     struct map seen;     /* presented session id -> requests (counter) */
     bool seen_capped;    /* MAX_SEEN reached: sessions_seen stops growing */
@@ -403,6 +404,7 @@ static void stats_reset_locked(void)
     g_st.last_us = 0;
     g_st.ntimes = 0;
     map_clear(&g_st.by_path, NULL);
+    map_clear(&g_st.by_client, NULL);
     map_clear(&g_st.by_method_path, NULL);
     memset(g_st.by_status, 0, sizeof(g_st.by_status));
     map_clear(&g_st.seen, NULL);
@@ -1128,6 +1130,7 @@ static enum MHD_Result ep_stats(struct req *rq)
     pthread_mutex_lock(&g_st.lock);
     json_object_set_new(j, "requests", json_integer((json_int_t)g_st.requests));
     json_object_set_new(j, "by_path", counts_json(&g_st.by_path));
+    json_object_set_new(j, "by_client", counts_json(&g_st.by_client));
     json_object_set_new(j, "by_method_path", counts_json(&g_st.by_method_path));
     json_t *by_status = json_object();
     for (unsigned s = 0; s < MAX_STATUS; s++) {
@@ -1240,6 +1243,19 @@ static void count_request(struct req *rq, const char *url, const char *method)
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     struct conn_state *cs = ci ? ci->socket_context : NULL;
+    const union MHD_ConnectionInfo *ai =
+        MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char client[INET6_ADDRSTRLEN] = "?";
+
+    /* Which source address each request came from (source-address tests). */
+    if (ai != NULL && ai->client_addr != NULL) {
+        if (ai->client_addr->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)ai->client_addr)->sin_addr, client,
+                      sizeof(client));
+        else if (ai->client_addr->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ai->client_addr)->sin6_addr,
+                      client, sizeof(client));
+    }
 
     pthread_mutex_lock(&g_st.lock);
     uint64_t now = now_epoch_us(); /* under the lock: times stay in order */
@@ -1254,6 +1270,7 @@ static void count_request(struct req *rq, const char *url, const char *method)
     }
     map_count_capped(&g_st.by_path, path);
     map_count_capped(&g_st.by_method_path, mp);
+    map_count_capped(&g_st.by_client, client);
     if (cs != NULL && cs->counted_gen != g_st.gen) {
         cs->counted_gen = g_st.gen;
         g_st.connections++;
