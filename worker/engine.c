@@ -237,6 +237,13 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     uint16_t *assign = NULL;
 
     e->cfg = *cfg;
+    /* The caller's addresses may not outlive engine_new: keep a copy. */
+    if (cfg->nsource_addrs > 0) {
+        e->src = xcalloc(cfg->nsource_addrs, sizeof(*e->src));
+        for (size_t i = 0; i < cfg->nsource_addrs; i++)
+            e->src[i] = xstrdup(cfg->source_addrs[i]);
+        e->cfg.source_addrs = (const char *const *)e->src;
+    }
     if (e->cfg.vu_stride == 0)
         e->cfg.vu_stride = 1;
     e->status = ENGINE_COMPLETED;
@@ -338,12 +345,23 @@ void engine_free(engine *e)
 {
     if (e == NULL)
         return;
-    if (e->vus != NULL) {
-        for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
-            if (e->vus[i].easy != NULL && e->multi != NULL)
-                curl_multi_remove_handle(e->multi, e->vus[i].easy);
-            vu_free(&e->vus[i]);
+    /* Easy handles first: each is attached to a VU's share. */
+    for (uint32_t i = 0; e->vus != NULL && i < e->cfg.vu_count; i++) {
+        if (e->vus[i].xh != NULL) {
+            if (e->multi != NULL)
+                curl_multi_remove_handle(e->multi, e->vus[i].xh->easy);
+            xh_free(e->vus[i].xh);
+            e->vus[i].xh = NULL;
         }
+    }
+    while (e->free_xh != NULL) {
+        xh *x = e->free_xh;
+        e->free_xh = x->next;
+        xh_free(x);
+    }
+    if (e->vus != NULL) {
+        for (uint32_t i = 0; i < e->cfg.vu_count; i++)
+            vu_free(&e->vus[i]);
         xfree(e->vus);
     }
     if (e->multi != NULL)
@@ -359,6 +377,9 @@ void engine_free(engine *e)
         xfree(e->cur);
     }
     xfree(e->scount);
+    for (size_t i = 0; e->src != NULL && i < e->cfg.nsource_addrs; i++)
+        xfree(e->src[i]);
+    xfree(e->src);
     if (e->L != NULL)
         lua_close(e->L);
     scen_set_free(&e->scens);

@@ -63,7 +63,7 @@ typedef struct engine_cfg {
     engine_sink_fn sink;        /**< called each second and once at the end */
     void *sink_ud;              /**< borrowed: passed to sink */
     int handle_signals;         /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
-    const char *const *source_addrs; /**< borrowed: local addresses VU i binds to, by
+    const char *const *source_addrs; /**< copied: local addresses VU i binds to, by
                                           ((i-1) mod n); none: the system's choice */
     size_t nsource_addrs;
     struct reqlog *reqlog; /**< borrowed: per-request logs (JTL, Grinder), NULL for none */

@@ -31,6 +31,8 @@ struct engine {
     ev_timer end_timer;   /**< duration, then grace */
     ev_signal sig_int, sig_term;
     sockw *free_socks; /**< owned free list */
+    xh *free_xh;       /**< owned: idle transfer handles */
+    char **src;        /**< owned copy of cfg.source_addrs (cfg points at it) */
     int64_t t0_us;     /**< monotonic start of the run */
     int64_t t0_wall_us;
     int64_t iv_start_us;    /**< monotonic start of the current interval */
@@ -43,9 +45,9 @@ struct engine {
     int stopping;           /**< 1 once engine_stop was called */
     int killing;            /**< 1 once the grace expired */
     enum engine_status status;
-    uint64_t rng; /**< xorshift state for pacing and think ranges */
-    char script_dir[4096];      /**< folder of the script here */
-    char display_dir[4096];     /**< the same folder as the tester named it, "" if the same */
+    uint64_t rng;           /**< xorshift state for pacing and think ranges */
+    char script_dir[4096];  /**< folder of the script here */
+    char display_dir[4096]; /**< the same folder as the tester named it, "" if the same */
 };
 
 /** Uniform random integer in [lo, hi]. */

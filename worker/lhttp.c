@@ -149,7 +149,7 @@ static int start_xfer(lua_State *L, vu *v)
     int is_get = strcmp(method, "GET") == 0;
     int is_post = strcmp(method, "POST") == 0;
     const char *ctype = NULL;
-    CURL *h = v->easy;
+    CURL *h = vu_easy(v);
 
     lua_settop(L, 4);
     curl_slist_free_all(v->req_headers);
@@ -379,14 +379,14 @@ static int push_response(lua_State *L, vu *v)
     r->ttfb_us = x->ttfb_us;
     r->bytes_in = x->bytes_in;
     luaL_setmetatable(L, RESP_MT);
-    lua_pushlstring(L, v->body.data ? v->body.data : "", v->body.len);
+    lua_pushlstring(L, v->xh->body.data ? v->xh->body.data : "", v->xh->body.len);
     lua_setiuservalue(L, -2, UV_BODY);
-    lua_pushlstring(L, v->hdr.data ? v->hdr.data : "", v->hdr.len);
+    lua_pushlstring(L, v->xh->hdr.data ? v->xh->hdr.data : "", v->xh->hdr.len);
     lua_setiuservalue(L, -2, UV_HEADERS_RAW);
     lua_pushvalue(L, 3);
     lua_setiuservalue(L, -2, UV_URL);
     if (x->curl_rc != CURLE_OK) {
-        lua_pushstring(L, v->errbuf[0] ? v->errbuf : curl_easy_strerror(x->curl_rc));
+        lua_pushstring(L, v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(x->curl_rc));
         lua_setiuservalue(L, -2, UV_ERROR);
     }
     return 1;

@@ -48,7 +48,7 @@ static int l_cookies(lua_State *L)
     struct curl_slist *list = NULL;
     int n = 0;
 
-    curl_easy_getinfo(v->easy, CURLINFO_COOKIELIST, &list);
+    curl_easy_getinfo(vu_easy(v), CURLINFO_COOKIELIST, &list);
     lua_newtable(L);
     for (struct curl_slist *c = list; c != NULL; c = c->next) {
         char *f[7];
@@ -139,7 +139,7 @@ static int l_add_cookie(lua_State *L)
                  domain[0] == '.' ? "TRUE" : "FALSE", path, secure ? "TRUE" : "FALSE",
                  (long long)expires, name, value);
     }
-    curl_easy_setopt(v->easy, CURLOPT_COOKIELIST, line);
+    curl_easy_setopt(vu_easy(v), CURLOPT_COOKIELIST, line);
     return 0;
 }
 
@@ -147,7 +147,7 @@ static int l_add_cookie(lua_State *L)
 static int l_clear_cookies(lua_State *L)
 {
     vu *v = check_vu(L);
-    curl_easy_setopt(v->easy, CURLOPT_COOKIELIST, "ALL");
+    curl_easy_setopt(vu_easy(v), CURLOPT_COOKIELIST, "ALL");
     return 0;
 }
 
@@ -162,7 +162,7 @@ static int l_save_cookies(lua_State *L)
 
     if (f == NULL)
         return luaL_error(L, "save_cookies: cannot write %s: %s", path, strerror(errno));
-    curl_easy_getinfo(v->easy, CURLINFO_COOKIELIST, &list);
+    curl_easy_getinfo(vu_easy(v), CURLINFO_COOKIELIST, &list);
     fputs("# Netscape HTTP Cookie File\n", f);
     for (struct curl_slist *c = list; c != NULL; c = c->next, n++)
         fprintf(f, "%s\n", c->data);
@@ -189,7 +189,7 @@ static int l_load_cookies(lua_State *L)
         line[len] = '\0';
         if (len == 0 || (line[0] == '#' && strncmp(line, "#HttpOnly_", 10) != 0))
             continue;
-        curl_easy_setopt(v->easy, CURLOPT_COOKIELIST, line);
+        curl_easy_setopt(vu_easy(v), CURLOPT_COOKIELIST, line);
         n++;
     }
     fclose(f);

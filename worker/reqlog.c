@@ -384,7 +384,7 @@ void reqlog_xfer(reqlog *l, vu *v)
     const char *url = NULL;
     vslot *s;
 
-    curl_easy_getinfo(v->easy, CURLINFO_EFFECTIVE_URL, &url);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_EFFECTIVE_URL, &url);
     if (url == NULL)
         url = "";
     if (p->step >= 0 && v->xfer_timed) {
@@ -414,7 +414,7 @@ void reqlog_xfer(reqlog *l, vu *v)
         }
         if (x->curl_rc != CURLE_OK)
             snprintf(fail, sizeof(fail), "%s",
-                     v->errbuf[0] ? v->errbuf : curl_easy_strerror((CURLcode)x->curl_rc));
+                     v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror((CURLcode)x->curl_rc));
         else if (x->status >= 400)
             snprintf(fail, sizeof(fail), "HTTP status %d", x->status);
         memset(&r, 0, sizeof(r));

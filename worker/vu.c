@@ -56,28 +56,104 @@ static void buf_clear(vu_buf *b)
 
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
-    vu *v = ud;
-    buf_append(&v->body, p, size * n, VU_BODY_MAX);
+    xh *x = ud;
+    buf_append(&x->body, p, size * n, VU_BODY_MAX);
     return size * n;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *ud)
 {
-    vu *v = ud;
+    xh *x = ud;
     /* A new status line (after a redirect or a 100-continue) starts over. */
     if (size * n > 5 && memcmp(p, "HTTP/", 5) == 0)
-        v->hdr.len = 0;
-    buf_append(&v->hdr, p, size * n, VU_HDR_MAX);
+        x->hdr.len = 0;
+    buf_append(&x->hdr, p, size * n, VU_HDR_MAX);
     return size * n;
 }
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
 
+xh *xh_get(struct engine *e)
+{
+    xh *x = e->free_xh;
+
+    if (x != NULL) {
+        e->free_xh = x->next;
+        x->next = NULL;
+        return x;
+    }
+    x = xcalloc(1, sizeof(*x));
+    x->easy = curl_easy_init();
+    if (x->easy == NULL)
+        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+    /* What every transfer shares is set once per handle. */
+    curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(x->easy, CURLOPT_COOKIEFILE, ""); /* cookie engine on: the share's jar */
+    curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
+    curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
+    curl_easy_setopt(x->easy, CURLOPT_USERAGENT, "quern/" QUERN_VERSION);
+    curl_easy_setopt(x->easy, CURLOPT_TCP_NODELAY, 1L);
+    return x;
+}
+
+void xh_put(struct engine *e, xh *x)
+{
+    buf_clear(&x->body);
+    buf_clear(&x->hdr);
+    x->next = e->free_xh;
+    e->free_xh = x;
+}
+
+void xh_free(xh *x)
+{
+    if (x == NULL)
+        return;
+    curl_easy_cleanup(x->easy); /* detaches it from the VU share */
+    xfree(x->body.data);
+    xfree(x->hdr.data);
+    xfree(x);
+}
+
+CURL *vu_easy(vu *v)
+{
+    xh *x = v->xh;
+
+    if (x == NULL)
+        x = v->xh = xh_get(v->eng);
+    if (x->share != v->share) {
+        curl_easy_setopt(x->easy, CURLOPT_SHARE, v->share);
+        x->share = v->share;
+        curl_easy_setopt(x->easy, CURLOPT_PRIVATE, v);
+        if (v->eng->cfg.nsource_addrs > 0) {
+            char ifc[80];
+            snprintf(ifc, sizeof(ifc), "host!%s",
+                     v->eng->cfg.source_addrs[(v->gid - 1) % v->eng->cfg.nsource_addrs]);
+            curl_easy_setopt(x->easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
+        }
+    }
+    if (v->jar_reset) {
+        curl_easy_setopt(x->easy, CURLOPT_COOKIELIST, "ALL");
+        v->jar_reset = 0;
+    }
+    return x->easy;
+}
+
+void vu_release(vu *v)
+{
+    if (v->xh != NULL && v->wait != VU_XFER) {
+        xh_put(v->eng, v->xh);
+        v->xh = NULL;
+    }
+}
+
 void vu_xfer_begin(vu *v)
 {
-    buf_clear(&v->body);
-    buf_clear(&v->hdr);
-    v->errbuf[0] = '\0';
+    buf_clear(&v->xh->body);
+    buf_clear(&v->xh->hdr);
+    v->xh->errbuf[0] = '\0';
     v->x.start_us = clock_mono_us();
 }
 
@@ -99,46 +175,28 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
     ev_init(&v->timer, on_timer);
     v->timer.data = v;
 
+    /* The VU's own connections and cookie jar, as a browser's: they live
+     * in its share, which whatever easy handle it borrows attaches. */
     v->share = curl_share_init();
-    v->easy = curl_easy_init();
-    if (v->share == NULL || v->easy == NULL)
+    if (v->share == NULL)
         return -1;
-    /* A private connection cache per VU: its connections are its own. */
     curl_share_setopt(v->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    curl_easy_setopt(v->easy, CURLOPT_SHARE, v->share);
-    curl_easy_setopt(v->easy, CURLOPT_PRIVATE, v);
-    curl_easy_setopt(v->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(v->easy, CURLOPT_COOKIEFILE, ""); /* the VU's own jar */
-    curl_easy_setopt(v->easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(v->easy, CURLOPT_WRITEDATA, v);
-    curl_easy_setopt(v->easy, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(v->easy, CURLOPT_HEADERDATA, v);
-    curl_easy_setopt(v->easy, CURLOPT_ERRORBUFFER, v->errbuf);
-    curl_easy_setopt(v->easy, CURLOPT_USERAGENT, "quern/" QUERN_VERSION);
-    curl_easy_setopt(v->easy, CURLOPT_TCP_NODELAY, 1L);
-    if (e->cfg.nsource_addrs > 0) {
-        char ifc[80];
-        snprintf(ifc, sizeof(ifc), "host!%s",
-                 e->cfg.source_addrs[(gid - 1) % e->cfg.nsource_addrs]);
-        curl_easy_setopt(v->easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
-    }
+    curl_share_setopt(v->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
     return 0;
 }
 
 void vu_free(vu *v)
 {
-    if (v->easy != NULL)
-        curl_easy_cleanup(v->easy);
+    /* The easy handles attached to the share go first (engine_free). */
     if (v->share != NULL)
         curl_share_cleanup(v->share);
     curl_slist_free_all(v->req_headers);
-    xfree(v->body.data);
-    xfree(v->hdr.data);
     memset(v, 0, sizeof(*v));
 }
 
 void vu_wait_timer(vu *v, int64_t us, enum vu_wait what)
 {
+    vu_release(v); /* an idle VU holds no easy handle */
     ev_timer_set(&v->timer, us > 0 ? (double)us / 1e6 : 0., 0.);
     ev_timer_start(v->eng->loop, &v->timer);
     v->wait = (uint8_t)what;
@@ -217,16 +275,16 @@ static void collect(vu *v, CURLcode rc)
     long status = 0, hsize = 0, rsize = 0, nconn = 0;
     sample *p = &v->pend;
 
-    curl_easy_getinfo(v->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(v->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
-    curl_easy_getinfo(v->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
-    curl_easy_getinfo(v->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
-    curl_easy_getinfo(v->easy, CURLINFO_STARTTRANSFER_TIME_T, &t_start);
-    curl_easy_getinfo(v->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
-    curl_easy_getinfo(v->easy, CURLINFO_SIZE_UPLOAD_T, &ul);
-    curl_easy_getinfo(v->easy, CURLINFO_HEADER_SIZE, &hsize);
-    curl_easy_getinfo(v->easy, CURLINFO_REQUEST_SIZE, &rsize);
-    curl_easy_getinfo(v->easy, CURLINFO_NUM_CONNECTS, &nconn);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_STARTTRANSFER_TIME_T, &t_start);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_SIZE_UPLOAD_T, &ul);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_HEADER_SIZE, &hsize);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_REQUEST_SIZE, &rsize);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_NUM_CONNECTS, &nconn);
 
     x->curl_rc = (int)rc;
     x->status = (int)status;
@@ -256,7 +314,8 @@ static void collect(vu *v, CURLcode rc)
         return; /* the first error of a sample is the one kept */
     if (rc != CURLE_OK) {
         p->err = SAMPLE_TECH;
-        snprintf(p->msg, sizeof(p->msg), "%s", v->errbuf[0] ? v->errbuf : curl_easy_strerror(rc));
+        snprintf(p->msg, sizeof(p->msg), "%s",
+                 v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc));
     } else if (status >= 400) {
         p->err = SAMPLE_TECH;
         p->status_err = 1;
@@ -275,6 +334,7 @@ void vu_xfer_done(vu *v, CURLcode rc)
          * the phase it belonged to is over. */
         v->abandon = 0;
         vu_finalize(v);
+        vu_release(v);
         lua_closethread_compat(v->co);
         vu_phase_start(v, v->init_ok && v->phase != VU_FINISH && !v->eng->killing ? VU_FINISH
                                                                                   : VU_DONE);
@@ -316,6 +376,7 @@ void vu_phase_end(vu *v, int ok)
     int yielded = v->yielded;
 
     vu_finalize(v);
+    vu_release(v);
     v->yielded = 0;
     switch (v->phase) {
     case VU_INIT:
@@ -361,6 +422,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
         if (v->phase != VU_DONE) {
             v->phase = VU_DONE;
             ev_timer_stop(v->eng->loop, &v->timer);
+            vu_release(v);
             if (v->started)
                 v->eng->active--;
             engine_vu_done(v->eng);
@@ -378,7 +440,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
         v->run++;
         v->run_start_us = clock_mono_us();
         if (sc->cookies_reset)
-            curl_easy_setopt(v->easy, CURLOPT_COOKIELIST, "ALL");
+            v->jar_reset = 1; /* done when the jar is next used */
     }
     if (!lquern_push_phase(v, fn)) {
         /* No such function (init and finish are optional). */
@@ -449,13 +511,14 @@ void vu_kill(vu *v)
     ev_timer_stop(v->eng->loop, &v->timer); /* clears a pending expiry too */
     if (v->wait == VU_XFER) {
         /* Not completed: not a sample. */
-        curl_multi_remove_handle(v->eng->multi, v->easy);
+        curl_multi_remove_handle(v->eng->multi, v->xh->easy);
         curl_slist_free_all(v->req_headers);
         v->req_headers = NULL;
         v->pend.step = -1;
     }
     v->wait = VU_IDLE;
     vu_finalize(v);
+    vu_release(v);
     lua_closethread_compat(v->co);
     vu_phase_start(v, VU_DONE);
 }

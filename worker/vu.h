@@ -58,6 +58,25 @@ typedef struct vu_buf {
     size_t dropped; /**< bytes refused because of the maximum */
 } vu_buf;
 
+/** An easy handle and the buffers of one transfer. A VU holds one only
+ *  while it has a request in flight or a response to read; an idle VU (in
+ *  think time or pacing) holds none, so idle VUs cost little: their
+ *  connections and cookies live in their share object. */
+typedef struct xh {
+    CURL *easy;                   /**< owned */
+    CURLSH *share;                /**< borrowed: the VU share last attached */
+    vu_buf body, hdr;             /**< the response */
+    char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for a failure */
+    struct xh *next;              /**< the engine's pool */
+} xh;
+
+/** Takes a transfer handle from the engine's pool (or makes one). */
+xh *xh_get(struct engine *e);
+/** Gives it back (its big buffers are released). */
+void xh_put(struct engine *e, xh *x);
+/** Frees a handle and what it owns. */
+void xh_free(xh *x);
+
 typedef struct vu {
     struct engine *eng;   /**< borrowed */
     uint32_t gid;         /**< global VU index, 1-based */
@@ -69,14 +88,15 @@ typedef struct vu {
     uint8_t check_failed; /**< the error being raised is a failed check */
     uint8_t abandon;      /**< stop requested while in flight: end the phase on completion */
     uint8_t started;
+    uint8_t jar_reset; /**< empty the jar before the next use (cookies = "reset") */
     uint8_t xfer_timed;
-        /**< the transfer in flight belongs to the pending sample */ /**< left the ramp wait:
-                                                                        counted as active */
+    /**< the transfer in flight belongs to the pending sample */ /**< left the ramp wait:
+                                                                    counted as active */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
-    CURL *easy;                     /**< owned */
-    CURLSH *share;                  /**< owned: this VU's connection cache */
+    xh *xh;                         /**< borrowed from the pool while busy, else NULL */
+    CURLSH *share;                  /**< owned: this VU's connections and cookie jar */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
     ev_timer timer;                 /**< ramp start, sleep, think, pacing */
     uint32_t run;                   /**< current run, 1-based */
@@ -85,8 +105,6 @@ typedef struct vu {
     int64_t run_start_us;           /**< monotonic start of the current run */
     sample pend;                    /**< the pending sample */
     xfer_result x;                  /**< the last transfer */
-    vu_buf body, hdr;               /**< the last response */
-    char errbuf[CURL_ERROR_SIZE];   /**< libcurl's message for the last failure */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
@@ -107,6 +125,11 @@ void vu_finalize(vu *v);
 void vu_sample_begin(vu *v, int sidx);
 /** Empties the response buffers and notes the start time of a transfer. */
 void vu_xfer_begin(vu *v);
+/** The VU's easy handle, taken from the pool if it holds none, with its
+ *  share attached (its connections and cookies). */
+CURL *vu_easy(vu *v);
+/** Gives the VU's handle back to the pool unless a transfer is in flight. */
+void vu_release(vu *v);
 /** The VU whose coroutine is running on L (NULL on the main thread). */
 vu *vu_current(lua_State *L);
 /** Arms the VU's timer for us microseconds and marks what it waits for. */
