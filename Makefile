@@ -101,3 +101,7 @@ format:
 	clang-format -i $(wildcard */*.c */*.h tests/*/*.c)
 
 -include $(LIB_OBJ:.o=.d) $(B)/console/main.d
+
+# Test helper for bench/run.sh: N simulated agents reporting to one console.
+$(B)/fanin: tests/tools/fanin.c $(B)/libquern.a
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS)

@@ -4,7 +4,12 @@ Usage: report.py TMPDIR > docs/benchmarks.md
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
-and mem.tsv ("tool count max_rss_kb samples requests errors"). Whatever
+mem.tsv ("tool count max_rss_kb samples requests errors"), scale.tsv ("vus
+max_tree_rss_kb max_worker_rss_kb max_established runs requests errors_tech
+errors_func new_connections exit_status"), fanin.tsv ("requested agents
+cpu_pct window_s user_ticks sys_ticks rss_kb console_count sim_step_counts
+sim_rc console_rc", or "requested agents FAILED") and fanin.refused ("agents
+exit_status message"). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -18,11 +23,13 @@ ROWS = [
     ("wrk", "wrk (plain)"),
     ("wrk-lua", "wrk + Lua `request()`"),
     ("locust", "Locust FastHttpUser"),
-    ("quern", "quern (`bench/small.lua`)"),
+    ("quern", "quern (`bench/small.lua`, `--workers 1`)"),
 ]
 TARGET_WRK = 1.6   # quern CPU/request <= 1.6 x wrk's
 TARGET_LOCUST = 5  # Locust CPU/request >= 5 x quern's
 TARGET_KB = 16     # KB per idle VU at 10,000 VUs
+TARGET_SCALE = 50000  # concurrent VUs with open connections in one worker
+TARGET_FANIN = 10     # % of one core for 1,000 agents x 50 steps a second
 
 
 def read_rows(path):
@@ -98,7 +105,10 @@ def main():
     w("")
     w(f"Medians of {meta['reps']} runs taken in alternation (wrk, wrk+Lua, Locust, quern, "
       "then again). CPU is user+sys of the tool's whole process tree (GNU time), divided by "
-      "the requests the tool itself reports; peak RSS is GNU time's `%M`.")
+      "the requests the tool itself reports; peak RSS is GNU time's `%M`. quern is "
+      "`quern run --workers 1 --db none`: the console, its local agent and one worker process "
+      "(the three are in the CPU figure; peak RSS is that of the largest one); no results "
+      "database is written (`--db none`), so SQLite's writes are not counted.")
     w("")
     w("| tool | requests/s | CPU µs / request | peak RSS (MB) | requests per run |")
     w("|---|---:|---:|---:|---:|")
@@ -192,6 +202,83 @@ def main():
               f"{req} | {err} |")
         w("")
 
+    scale = read_rows(os.path.join(d, "scale.tsv"))
+    if scale:
+        w(f"### Scale: concurrent VUs in one worker, one open keep-alive connection each")
+        w("")
+        w(f"`quern run bench/scale.lua --workers 1 --vus N --ramp-up {meta['scale_ramp']}s "
+          f"--duration {meta['scale_secs']}s --db none`: each VU sends `GET /small` once per "
+          "5 s (pacing) on its own keep-alive connection and is idle in between. Connections: "
+          "the most sockets to nginx's port in state ESTABLISHED (`ss`, sampled once a second "
+          "after the ramp-up). RSS: maximum VmRSS sampled after the ramp-up, of the "
+          "worker process alone and of console + agent + worker.")
+        w("")
+        w(f"Limits of this machine: one source address (127.0.0.1) and the local port range "
+          f"{meta['port_range'].replace(' ', '–')} (about "
+          f"{int(meta['port_range'].split()[1]) - int(meta['port_range'].split()[0]) + 1:,} "
+          f"ports toward one server address and port); the open-file limit of the session, "
+          f"which the worker inherits, is {int(meta['nofile']):,} (hard limit: bench/run.sh "
+          f"cannot raise it), so one worker cannot hold more than about that many sockets.")
+        w("")
+        w("| VUs | connections established | runs | requests | tech. errors "
+          "| every VU served? | worker RSS (MB) | KB per VU (worker) | tree RSS (MB) | exit |")
+        w("|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+        best = 0
+        for r in scale:
+            n, tr, wr, est = int(r[0]), int(r[1]), int(r[2]), int(r[3])
+            runs, req, et, ef, nc, st = r[4], r[5], r[6], r[7], r[8], r[9]
+            ok = runs.isdigit() and int(runs) >= n and et == "0" and est >= n
+            if ok:
+                best = max(best, n)
+            w(f"| {n:,} | {est:,} | {runs} | {req} | {et} | {'yes' if ok else '**no**'} | "
+              f"{fmt(wr / 1024)} | {fmt(wr / n) if wr else '—'} | {fmt(tr / 1024)} | {st} |")
+        w("")
+        w(f"Largest VU count held with every VU served: **{best:,}** "
+          f"(target ≥ {TARGET_SCALE:,}: **{'met' if best >= TARGET_SCALE else 'not met'}**; "
+          "50,000 connections from one host to one nginx port need several source addresses, "
+          "127.0.0.x, and an open-file limit above 50,000).")
+        w("")
+
+    fanin = read_rows(os.path.join(d, "fanin.tsv"))
+    refused = read_rows(os.path.join(d, "fanin.refused"))
+    if fanin or refused:
+        w("### Console fan-in: simulated agents × 50 steps of interval statistics a second")
+        w("")
+        w("`bin/quern run bench/fanin.lua --agents N --vus N --listen 127.0.0.1:PORT "
+          f"--token-file F --wait 120s --duration {meta['fanin_secs']}s --db none -q` (pinned to "
+          "CPU 1) and `build/rel/fanin --agents N --steps 50` (tests/tools/fanin.c, pinned to "
+          "CPU 0): N simulated agents, each authenticated and registered as a real agent "
+          "(1 worker), answering StartRun with the 50 steps' StepsDef and Ready, then sending "
+          "every second an Interval with all 50 steps (counts, sums, an encoded latency "
+          "histogram of 20 samples) and a Ping, answering Pings, and RunFinished at the end. "
+          f"Console CPU: utime+stime from /proc/PID/stat over {meta['fanin_window']} s, "
+          "from 5 s after every agent had its Go, as % of one core.")
+        w("")
+        if meta.get("fanin_quern", "bin/quern") != "bin/quern":
+            w(f"The console of this row is `{meta['fanin_quern']}` (BENCH_FANIN_QUERN), "
+              "not bin/quern.")
+            w("")
+        if refused:
+            r = refused[0]
+            w(f"**The console refused {int(r[0]):,} agents** (exit status {r[1]}): "
+              f"`{' '.join(r[2:])}`. The row below ran at the largest count it accepts.")
+            w("")
+        w("| agents requested | agents run | console CPU (% of one core) | user / sys ticks "
+          "| console RSS (MB) | step counts merged by the console | sent by the simulator "
+          "| target |")
+        w("|---:|---:|---:|---|---:|---:|---:|---|")
+        for r in fanin:
+            if r[2] == "FAILED":
+                w(f"| {int(r[0]):,} | {int(r[1]):,} | failed | | | | | |")
+                continue
+            want, n, pct = int(r[0]), int(r[1]), float(r[2])
+            tgt = (f"< {TARGET_FANIN} % at 1,000 agents: "
+                   + ("**not measurable** (refused)" if n < 1000 else
+                      ("met" if pct < TARGET_FANIN else "**missed**")))
+            w(f"| {want:,} | {n:,} | **{pct:.1f} %** | {r[4]} / {r[5]} | {fmt(int(r[6]) / 1024)} "
+              f"| {r[7]} | {r[8]} | {tgt} |")
+        w("")
+
     w("## Method")
     w("")
     w("* nginx: its own config in a temp dir (`bench/run.sh` writes it), 1 worker process, "
@@ -214,7 +301,7 @@ def main():
         w(f"/usr/bin/time -f '%U %S %M' taskset -c 1 {meta['cmd_' + row]}")
     w("```")
     w("")
-    w("Memory rows: `taskset -c 1 bin/quern run bench/idle.lua --vus N --ramp-up "
+    w("Memory rows: `taskset -c 1 bin/quern run bench/idle.lua --vus N --workers 1 --db none --ramp-up "
       f"{meta['mem_ramp']}s --duration {meta['mem_secs']}s -q -p base_url=$BASE` and "
       "`BENCH_THINK=1 taskset -c 1 locust -f bench/locustfile.py --headless -u N -r N/"
       f"{meta['mem_ramp']} -t {meta['mem_secs']}s --host $BASE --only-summary`.")

@@ -14,7 +14,19 @@
 #      requests counted by nginx against requests reported by the tool;
 #   5. memory per VU: quern at 1 (baseline) and BENCH_MEM_VUS VUs, Locust at 1
 #      and BENCH_LOCUST_USERS users, each VU looping GET /small + 1 s sleep;
-#   6. writes the report (bench/report.py) to BENCH_OUT.
+#   6. scale: quern with one worker and BENCH_SCALE_VUS VUs, each holding one
+#      keep-alive connection (GET /small, pacing 5 s): connections established,
+#      runs against VUs, errors, RSS;
+#   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
+#      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
+#      second; the console's CPU from /proc/PID/stat over a steady window. If
+#      the console refuses N agents, the refusal is recorded and the row is run
+#      at the largest N it accepts;
+#   8. writes the report (bench/report.py) to BENCH_OUT.
+#
+# quern runs as `quern run ... --workers 1 --db none`: console + local agent +
+# one worker process (all three are in the CPU and RSS figures), no SQLite
+# results database (its writes are not part of the engine's cost).
 #
 # Environment (defaults in brackets):
 #   BENCH_SECONDS [10]  duration of each speed row     BENCH_CONNS [50]  connections / VUs
@@ -22,6 +34,10 @@
 #   BENCH_MEM_SECONDS [30]  memory rows                BENCH_MEM_RAMP [5]  their ramp-up (s)
 #   BENCH_MEM_VUS ["1000 10000"]  quern VU counts      BENCH_LOCUST_USERS [1000]  Locust users
 #   BENCH_ROWS ["wrk wrk-lua locust quern"]            BENCH_SKIP_MEM [0]  1 skips step 5
+#   BENCH_SCALE_VUS ["10000 20000 25000"]  BENCH_SCALE_SECONDS [30]  BENCH_SCALE_RAMP [10]
+#   BENCH_SKIP_SCALE [0]  1 skips step 6               BENCH_SKIP_FANIN [0]  1 skips step 7
+#   BENCH_FANIN_AGENTS [1000]  BENCH_FANIN_SECONDS [30]  BENCH_FANIN_WINDOW [20] (measured
+#   from 5 s after Go)  BENCH_FANIN_QUERN [bin/quern]  the console binary of that row
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -36,6 +52,14 @@ MEM_RAMP=${BENCH_MEM_RAMP:-5}
 MEM_VUS=${BENCH_MEM_VUS:-1000 10000}
 LOCUST_USERS=${BENCH_LOCUST_USERS:-1000}
 ROWS=${BENCH_ROWS:-wrk wrk-lua locust quern}
+SCALE_VUS=${BENCH_SCALE_VUS:-10000 20000 25000}
+SCALE_SECS=${BENCH_SCALE_SECONDS:-30}
+SCALE_RAMP=${BENCH_SCALE_RAMP:-10}
+FANIN_AGENTS=${BENCH_FANIN_AGENTS:-1000}
+FANIN_SECS=${BENCH_FANIN_SECONDS:-30}
+FANIN_WINDOW=${BENCH_FANIN_WINDOW:-20}
+FANIN=build/rel/fanin
+FANIN_QUERN=${BENCH_FANIN_QUERN:-bin/quern}
 OUT=${BENCH_OUT:-docs/benchmarks.md}
 export BENCH_OUT=$OUT
 PY=/usr/bin/python3 # Debian's python, the one python3-locust is installed for
@@ -59,12 +83,16 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 [ -x bin/quern ] || make -s quern
+[ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
 CPU_SRV=0
 CPU_TOOL=$(($(nproc) >= 2 ? 1 : 0))
 
-# 10,000 VUs need 10,000 sockets in the tool and as many in nginx.
+# 10,000 VUs need 10,000 sockets in the tool and as many in nginx. Without
+# the right to raise the hard limit, the tools get the session's hard limit
+# (reported: it bounds the scale row).
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+NOFILE=$(ulimit -n)
 
 tmp=$(mktemp -d /tmp/quern-bench.XXXXXX)
 nginx_pid=
@@ -95,7 +123,7 @@ worker_processes 1;
 worker_rlimit_nofile 65536;
 pid $tmp/nginx/nginx.pid;
 error_log $tmp/nginx/error.log warn;
-events { worker_connections 20000; multi_accept on; }
+events { worker_connections 65536; multi_accept on; }
 http {
     default_type text/plain;
     keepalive_requests 1000000;
@@ -137,7 +165,7 @@ cmd_locust() {
     echo "locust -f bench/locustfile.py --headless -u $CONNS -r $CONNS -t ${2}s --host $1 --only-summary --loglevel WARNING"
 }
 cmd_quern() {
-    echo "bin/quern run bench/small.lua --vus $CONNS --duration ${2}s -q --summary-json \$OUT/quern.json -p base_url=$1"
+    echo "bin/quern run bench/small.lua --vus $CONNS --workers 1 --db none --duration ${2}s -q --summary-json \$OUT/quern.json -p base_url=$1"
 }
 
 # run_row ROW BASE SECONDS DIR: runs the row; writes DIR/res: "requests rps user sys maxrss_kb"
@@ -171,7 +199,7 @@ print(sum(t["count"] for t in j["tests"]), sum(t["tps"] for t in j["tests"]))' "
         ;;
     esac
     [ -n "$req" ] && [ -n "$rps" ] || { log "$row: could not read its request count"; tail "$d/out" "$d/err" >&2; return 1; }
-    echo "$req $rps $(cat "$d/time" | tail -1)" >"$d/res"
+    echo "$req $rps $(tail -1 "$d/time")" >"$d/res"
 }
 
 : >"$tmp/speed.tsv"
@@ -230,8 +258,8 @@ mem_row() {
     rate=$(( (n + MEM_RAMP - 1) / MEM_RAMP ))
     case $tool in
     quern)
-        taskset -c $CPU_TOOL bin/quern run bench/idle.lua --vus "$n" --ramp-up "${MEM_RAMP}s" \
-            --duration "${MEM_SECS}s" -q --summary-json "$d/quern.json" -p base_url="$base" \
+        taskset -c $CPU_TOOL bin/quern run bench/idle.lua --vus "$n" --workers 1 --db none \
+            --ramp-up "${MEM_RAMP}s" --duration "${MEM_SECS}s" -q --summary-json "$d/quern.json" -p base_url="$base" \
             >"$d/out" 2>"$d/err" &
         ;;
     locust)
@@ -269,7 +297,133 @@ if [ "${BENCH_SKIP_MEM:-0}" != 1 ]; then
     done
 fi
 
-# ------------------------------------------------------------------ 6. report
+# ------------------------------------------------------------- 6. scale row
+# worker_rss PID: VmRSS (kB) of PID's grandchildren (quern run -> agent ->
+# worker processes), summed.
+worker_rss() {
+    local total=0 k g rss
+    for k in $(cat /proc/"$1"/task/*/children 2>/dev/null || true); do
+        for g in $(cat /proc/"$k"/task/*/children 2>/dev/null || true); do
+            rss=$(awk '/^VmRSS:/ {print $2}' /proc/"$g"/status 2>/dev/null || true)
+            total=$((total + ${rss:-0}))
+        done
+    done
+    echo "$total"
+}
+# scale_row N: quern, one worker, N VUs each holding one keep-alive connection;
+# appends "N max_tree_rss_kb max_worker_rss_kb max_established runs requests
+# errors_tech errors_func new_connections exit_status" to scale.tsv.
+scale_row() {
+    local n=$1 d="$tmp/scale.$1" pid t0 now r w e maxr=0 maxw=0 maxe=0 st=0 res
+    mkdir -p "$d"
+    taskset -c $CPU_TOOL bin/quern run bench/scale.lua --vus "$n" --workers 1 --db none \
+        --ramp-up "${SCALE_RAMP}s" --duration "${SCALE_SECS}s" -q --summary-json "$d/quern.json" \
+        -p base_url="$base" -p pacing=5s >"$d/out" 2>"$d/err" &
+    pid=$!
+    t0=$(date +%s)
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        now=$(($(date +%s) - t0))
+        if [ "$now" -ge "$SCALE_RAMP" ] && [ "$now" -lt "$SCALE_SECS" ]; then
+            r=$(tree_rss "$pid")
+            w=$(worker_rss "$pid")
+            e=$(ss -Htn state established "( dport = :$port )" 2>/dev/null | wc -l)
+            [ "$r" -gt "$maxr" ] && maxr=$r
+            [ "$w" -gt "$maxw" ] && maxw=$w
+            [ "$e" -gt "$maxe" ] && maxe=$e
+        fi
+    done
+    wait "$pid" || st=$?
+    res=$("$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["tests"]
+print(sum(s["runs"] for s in j["scenarios"]), sum(x["count"] for x in t),
+      sum(x["errors"]["technical"] for x in t), sum(x["errors"]["functional"] for x in t),
+      sum(x.get("new_connections", 0) for x in t))' "$d/quern.json" 2>/dev/null || echo "? ? ? ? ?")
+    echo "$n $maxr $maxw $maxe $res $st" >>"$tmp/scale.tsv"
+    log "  scale $n VUs: RSS tree ${maxr} kB, worker ${maxw} kB, established <= $maxe; runs requests tech func newconn: $res; exit $st"
+    [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
+    grep -q . "$d/err" && head -c 4000 "$d/err" >"$tmp/scale.$n.err"
+    # let the sockets of this run go before the next one
+    sleep 3
+}
+: >"$tmp/scale.tsv"
+if [ "${BENCH_SKIP_SCALE:-0}" != 1 ]; then
+    for n in $SCALE_VUS; do
+        log "scale: quern, $n VUs, one worker, pacing 5 s (${SCALE_SECS}s, ramp-up ${SCALE_RAMP}s; fd limit $NOFILE)"
+        scale_row "$n"
+    done
+    tail -n 5 "$tmp/nginx/error.log" >"$tmp/nginx.errors" 2>/dev/null || true
+fi
+
+# ------------------------------------------------------- 7. console fan-in
+# fanin_row N: a console waiting for N agents, fed by tests/tools/fanin.c.
+# Appends "requested agents cpu_pct window_s user_ticks sys_ticks rss_kb
+# console_count sim_step_counts sim_rc console_rc" to fanin.tsv; a refusal
+# (the console exits at once) goes to fanin.refused and returns 2.
+fanin_row() {
+    local want=$1 n=$2 d="$tmp/fanin.$2" fport cpid fpid u0 s0 u1 s1 t0 t1 rss crc=0 frc=0 cnt sim
+    mkdir -p "$d"
+    head -c 32 /dev/urandom | base64 >"$d/token"
+    chmod 600 "$d/token"
+    fport=$(free_port)
+    taskset -c $CPU_TOOL "$FANIN_QUERN" run bench/fanin.lua --agents "$n" --vus "$n" \
+        --listen "127.0.0.1:$fport" --token-file "$d/token" --wait 120s --duration "${FANIN_SECS}s" \
+        --db none -q --summary-json "$d/quern.json" >"$d/out" 2>"$d/err" &
+    cpid=$!
+    sleep 0.5
+    if ! kill -0 "$cpid" 2>/dev/null; then
+        wait "$cpid" || crc=$?
+        echo "$n $crc $(head -1 "$d/err")" >"$tmp/fanin.refused"
+        log "  the console refused $n agents (exit $crc): $(head -1 "$d/err")"
+        return 2
+    fi
+    taskset -c $CPU_SRV "$FANIN" --console "127.0.0.1:$fport" --token-file "$d/token" --agents "$n" \
+        --steps 50 --duration "$FANIN_SECS" --timeout $((FANIN_SECS + 150)) >"$d/sim.out" 2>"$d/sim.err" &
+    fpid=$!
+    for _ in $(seq 600); do
+        grep -q '^fanin: go:' "$d/sim.err" && break
+        kill -0 "$fpid" 2>/dev/null || break
+        sleep 0.25
+    done
+    if grep -q '^fanin: go:' "$d/sim.err"; then
+        sleep 5
+        read -r u0 s0 < <(awk '{print $14, $15}' /proc/"$cpid"/stat)
+        t0=$(date +%s.%N)
+        sleep "$FANIN_WINDOW"
+        read -r u1 s1 < <(awk '{print $14, $15}' /proc/"$cpid"/stat)
+        t1=$(date +%s.%N)
+        rss=$(awk '/^VmRSS:/ {print $2}' /proc/"$cpid"/status)
+    fi
+    wait "$fpid" || frc=$?
+    wait "$cpid" || crc=$?
+    if [ -z "${u0:-}" ]; then
+        log "  fan-in with $n agents never started: simulator: $(tail -3 "$d/sim.err" | tr '\n' ' ') console: $(tail -3 "$d/err" | tr '\n' ' ')"
+        echo "$want $n FAILED" >>"$tmp/fanin.tsv"
+        return 1
+    fi
+    cnt=$("$PY" -c 'import json,sys; print(sum(t["count"] for t in json.load(open(sys.argv[1]))["tests"]))' "$d/quern.json" 2>/dev/null || echo "?")
+    sim=$(tr ' ' '\n' <"$d/sim.out" | awk -F= '$1 == "step_counts" {print $2}')
+    echo "$want $n $("$PY" -c "print(round(($u1 + $s1 - $u0 - $s0) / $(getconf CLK_TCK) / ($t1 - $t0) * 100, 2), round($t1 - $t0, 2))") $((u1 - u0)) $((s1 - s0)) $rss $cnt ${sim:-?} $frc $crc" >>"$tmp/fanin.tsv"
+    cp "$d/sim.out" "$tmp/fanin.sim.$n"
+    log "  fan-in $n agents: $(tail -1 "$tmp/fanin.tsv")"
+    log "  simulator: $(cat "$d/sim.out")"
+}
+: >"$tmp/fanin.tsv"
+if [ "${BENCH_SKIP_FANIN:-0}" != 1 ]; then
+    log "fan-in: console with $FANIN_AGENTS simulated agents x 50 steps (${FANIN_SECS}s)"
+    if ! fanin_row "$FANIN_AGENTS" "$FANIN_AGENTS"; then
+        # the console says which maximum it accepts: "... from 1 to M"
+        max=$(sed -n 's/.*--agents: .* from 1 to \([0-9]*\).*/\1/p' "$tmp/fanin.refused" 2>/dev/null)
+        if [ -n "$max" ]; then
+            log "fan-in: rerunning with the largest count the console accepts, $max agents"
+            fanin_row "$FANIN_AGENTS" "$max" || true
+        fi
+    fi
+fi
+
+# ------------------------------------------------------------------ 8. report
 ver_locust=$(dpkg-query -W -f '${Version}' python3-locust 2>/dev/null || echo '?')
 ver_wrk=$(dpkg-query -W -f '${Version}' wrk 2>/dev/null || echo '?')
 ver_nginx=$("$NGINX" -v 2>&1 | sed 's/.*\///')
@@ -294,6 +448,13 @@ ver_quern=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
     echo "ver_locust=$ver_locust"
     echo "ver_quern=$ver_quern"
     echo "command=${BENCH_COMMAND:-bench/run.sh}"
+    echo "nofile=$NOFILE"
+    echo "port_range=$(tr '\t' ' ' </proc/sys/net/ipv4/ip_local_port_range)"
+    echo "scale_secs=$SCALE_SECS"
+    echo "scale_ramp=$SCALE_RAMP"
+    echo "fanin_secs=$FANIN_SECS"
+    echo "fanin_window=$FANIN_WINDOW"
+    echo "fanin_quern=$FANIN_QUERN"
     for row in wrk wrk-lua locust quern; do
         echo "cmd_$row=$(cmd_"$row" '$BASE' "$SECS")"
     done

@@ -38,7 +38,7 @@
 #include "reports/db.h"
 #include "worker/lquern.h"
 
-#define DIST_CONN_MAX 256              /* connections at once, agents included */
+#define DIST_CONN_MAX 2048             /* connections at once, agents included */
 #define DIST_HANDSHAKE_US 10000000     /* a peer must have registered by then */
 #define DIST_SILENCE_US 5000000        /* an agent silent this long is lost */
 #define DIST_READY_US 60000000         /* the start barrier waits this long */
@@ -121,15 +121,16 @@ typedef struct dist {
     char start_msg[2048];
     uint64_t ping_seq;
     int64_t last_ping_us;
-    db *db;              /**< owned: results database, NULL when not recording */
-    int64_t db_run;      /**< the run's id in it (0: not begun) */
-    int64_t db_start_us; /**< wall clock at Go */
-    unsigned port;       /**< the port listened on */
-    live *live;          /**< owned: the live display, once the steps are known */
-    int threshold_stop;  /**< --abort-on-fail stopped the run */
-    char **th_src;       /**< owned: per o.th, NULL (--threshold) or owned "file:line" */
-    local_agent la;      /**< the embedded agent, when o.embedded */
-    gather *gather;      /**< owned: --jtl / --grinder-logs files, NULL without */
+    db *db;                   /**< owned: results database, NULL when not recording */
+    int64_t db_run;           /**< the run's id in it (0: not begun) */
+    int64_t db_start_us;      /**< wall clock at Go */
+    unsigned port;            /**< the port listened on */
+    int64_t accept_paused_us; /**< accepting paused (out of descriptors) since, 0: not */
+    live *live;               /**< owned: the live display, once the steps are known */
+    int threshold_stop;       /**< --abort-on-fail stopped the run */
+    char **th_src;            /**< owned: per o.th, NULL (--threshold) or owned "file:line" */
+    local_agent la;           /**< the embedded agent, when o.embedded */
+    gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
 } dist;
 
 void dist_usage(FILE *out)
@@ -920,8 +921,16 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
     dconn *c;
     char host[48] = "?";
 
-    if (fd < 0)
+    if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) {
+            /* Out of descriptors: the pending connection would wake us at
+             * once, forever. Pause accepting for a second (on_tick). */
+            log_msg(LOG_WARN, "cannot accept agents: %s; pausing for a second", strerror(errno));
+            ev_io_stop(loop, w);
+            d->accept_paused_us = clock_mono_us();
+        }
         return;
+    }
     if (ss.ss_family == AF_INET)
         inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
     else if (ss.ss_family == AF_INET6)
@@ -1102,6 +1111,11 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     unsigned registered = 0, in_run = 0, ready = 0, done = 0;
     int ping = now - d->last_ping_us >= 1000000;
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
+
+    if (d->accept_paused_us != 0 && now - d->accept_paused_us >= 1000000) {
+        d->accept_paused_us = 0;
+        ev_io_start(loop, &d->accept_io);
+    }
     Quern__Ping pi = QUERN__PING__INIT;
 
     pi.seq = ++d->ping_seq;
@@ -1259,7 +1273,7 @@ static int listen_on(dist *d, char *err, size_t errlen)
         goto out;
     }
     setsockopt(d->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(d->lfd, res->ai_addr, res->ai_addrlen) != 0 || listen(d->lfd, 64) != 0) {
+    if (bind(d->lfd, res->ai_addr, res->ai_addrlen) != 0 || listen(d->lfd, SOMAXCONN) != 0) {
         snprintf(err, errlen, "cannot listen on %s: %s", d->o.listen, strerror(errno));
         goto out;
     }

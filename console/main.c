@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "agent/agent.h"
 #include "common/log.h"
@@ -30,6 +31,18 @@ static void usage(FILE *out)
           out);
 }
 
+/* Every VU holds a connection: take all the descriptors the system allows
+ * this user (the soft limit is often 1024, the hard one much higher). */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rc;
@@ -38,6 +51,7 @@ int main(int argc, char **argv)
     /* A peer closing a socket must not kill us; libcurl is told not to use
      * signals (CURLOPT_NOSIGNAL) so it never installs a handler per call. */
     signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit();
     if (argc < 2) {
         usage(stderr);
         return 2;

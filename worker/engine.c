@@ -3,6 +3,7 @@
 #include <lauxlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -231,6 +232,20 @@ void engine_log_script_error(engine *e, vu *v, const char *msg)
 
 /* --- life cycle ----------------------------------------------------------- */
 
+/* Each VU keeps a connection open: say so when the descriptor limit cannot
+ * hold them all, rather than let connections fail mid-run. */
+static void warn_fd_limit(uint32_t vus)
+{
+    struct rlimit rl;
+
+    if (vus > 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (uint64_t)vus + 64 > (uint64_t)rl.rlim_cur)
+        log_msg(LOG_WARN,
+                "%u VUs need about %u open files, the limit is %llu: some connections will fail "
+                "(raise ulimit -n, or use more workers or agents)",
+                vus, vus + 64, (unsigned long long)rl.rlim_cur);
+}
+
 engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
 {
     engine *e = xcalloc(1, sizeof(*e));
@@ -277,6 +292,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
         goto fail;
     }
+    warn_fd_limit(cfg->vu_count);
     e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
     for (uint32_t i = 0; i < cfg->vu_count; i++) {
         uint32_t gid = cfg->vu_first + i * e->cfg.vu_stride;
