@@ -701,16 +701,9 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         log_msg(LOG_INFO, "connected to the console %s:%s as %s (agent #%u), %u worker(s)", a->host,
                 a->port, a->name, env->registered->agent_index, a->workers);
         return;
-    case QUERN__ENVELOPE__BODY_PING: {
-        Quern__Pong po = QUERN__PONG__INIT;
-        po.seq = env->ping->seq;
-        po.sent_us = env->ping->sent_us;
-        po.peer_us = clock_wall_us();
-        out.body_case = QUERN__ENVELOPE__BODY_PONG;
-        out.pong = &po;
-        peer_send(l, &out);
+    case QUERN__ENVELOPE__BODY_PING:
+        peer_pong(l, env->ping);
         return;
-    }
     case QUERN__ENVELOPE__BODY_PONG:
         return;
     default:

@@ -843,16 +843,9 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
         return;
     }
     switch (env->body_case) {
-    case QUERN__ENVELOPE__BODY_PING: {
-        Quern__Pong po = QUERN__PONG__INIT;
-        po.seq = env->ping->seq;
-        po.sent_us = env->ping->sent_us;
-        po.peer_us = clock_wall_us();
-        out.body_case = QUERN__ENVELOPE__BODY_PONG;
-        out.pong = &po;
-        peer_send(l, &out);
+    case QUERN__ENVELOPE__BODY_PING:
+        peer_pong(l, env->ping);
         break;
-    }
     case QUERN__ENVELOPE__BODY_STEPS_DEF:
         if (c->in_run && env->steps_def->run_id == d->run_id)
             add_step_defs(d, c, env->steps_def);

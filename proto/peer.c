@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
 
 static void on_later(struct ev_loop *loop, ev_timer *w, int revents)
@@ -150,4 +151,17 @@ void peer_close(peer *l)
     frame_writer_free(l->w);
     l->r = NULL;
     l->w = NULL;
+}
+
+void peer_pong(peer *l, const Quern__Ping *ping)
+{
+    Quern__Envelope out = QUERN__ENVELOPE__INIT;
+    Quern__Pong po = QUERN__PONG__INIT;
+
+    po.seq = ping->seq;
+    po.sent_us = ping->sent_us;
+    po.peer_us = clock_wall_us();
+    out.body_case = QUERN__ENVELOPE__BODY_PONG;
+    out.pong = &po;
+    peer_send(l, &out);
 }

@@ -75,6 +75,8 @@ void peer_fail(peer *l, const char *why);
  *  nothing more is there): used before closing the link of a process that
  *  exited, so its last frames are not lost. */
 void peer_drain(peer *l);
+/** Answers a Ping with its Pong (sequence and send time echoed, our clock added). */
+void peer_pong(peer *l, const Quern__Ping *ping);
 void peer_close(peer *l);
 
 #endif
