@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/salloc.h"
 #include "proto/auth.h"
 #include "worker/lquern.h"
 #include "worker/wproc.h"
@@ -979,7 +980,7 @@ int agent_main(int argc, char **argv)
         fprintf(stderr, "quern agent: %s\n", err);
         goto out;
     }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    if (salloc_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "quern agent: cannot initialise libcurl\n");
         a.rc = 3;
         goto out;

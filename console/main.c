@@ -7,6 +7,7 @@
 
 #include "agent/agent.h"
 #include "common/log.h"
+#include "common/salloc.h"
 #include "console/dist.h"
 #include "console/run.h"
 #include "reports/compare.h"
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
             run_usage(stdout);
             return 0;
         }
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        if (salloc_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
             fprintf(stderr, "quern: cannot initialise libcurl\n");
             return 3;
         }

@@ -2,8 +2,11 @@
 
 #include <lauxlib.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -36,14 +39,95 @@ static void check_done(engine *e)
     }
 }
 
+static void on_io(struct ev_loop *loop, ev_io *w, int revents);
+
+/* A watcher lives as long as its socket, not as long as libcurl's interest
+ * in it: between two requests on a kept-alive connection libcurl forgets the
+ * socket (CURL_POLL_REMOVE) and asks for it again, and stopping and starting
+ * the watcher would cost an epoll_ctl per request. A connection's watcher is
+ * parked instead: still armed, and stopped only if it fires while parked
+ * (the server closed the idle connection; libcurl finds that out itself when
+ * it next checks the connection). */
+
+static sockw *fd_watcher(engine *e, curl_socket_t s)
+{
+    return s >= 0 && s < e->nfdw ? e->fdw[s] : NULL;
+}
+
+static void watcher_drop(engine *e, curl_socket_t s)
+{
+    sockw *w = fd_watcher(e, s);
+
+    if (w == NULL)
+        return;
+    ev_io_stop(e->loop, &w->io);
+    e->fdw[s] = NULL;
+    w->next = e->free_socks;
+    e->free_socks = w;
+}
+
+static sockw *watcher_new(engine *e, curl_socket_t s, int conn)
+{
+    sockw *w = e->free_socks;
+
+    if (s >= e->nfdw) {
+        int n = e->nfdw ? e->nfdw : 64;
+        while (n <= s)
+            n *= 2;
+        e->fdw = xrealloc(e->fdw, (size_t)n * sizeof(*e->fdw));
+        memset(e->fdw + e->nfdw, 0, (size_t)(n - e->nfdw) * sizeof(*e->fdw));
+        e->nfdw = n;
+    }
+    if (w != NULL)
+        e->free_socks = w->next;
+    else
+        w = xmalloc(sizeof(*w));
+    memset(w, 0, sizeof(*w));
+    ev_io_init(&w->io, on_io, s, 0);
+    w->conn = conn;
+    e->fdw[s] = w;
+    return w;
+}
+
+static curl_socket_t open_cb(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    engine *e = ud;
+    curl_socket_t s = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+
+    if (s != CURL_SOCKET_BAD) {
+        watcher_drop(e, s); /* a descriptor closed without close_cb: stale */
+        watcher_new(e, s, 1);
+    }
+    return s;
+}
+
+static int close_cb(void *ud, curl_socket_t s)
+{
+    watcher_drop(ud, s);
+    return close(s);
+}
+
+void engine_watch_sockets(engine *e, CURL *easy)
+{
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, open_cb);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, e);
+    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, close_cb);
+    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, e);
+}
+
 static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
     engine *e = ev_userdata(loop);
+    sockw *sw = (sockw *)w;
     int action =
         (revents & EV_READ ? CURL_CSELECT_IN : 0) | (revents & EV_WRITE ? CURL_CSELECT_OUT : 0);
     int running;
 
-    /* w may be freed by the call (CURL_POLL_REMOVE): not touched after. */
+    if (sw->want == 0) {
+        ev_io_stop(loop, w); /* parked: armed again when libcurl asks */
+        return;
+    }
+    /* w may be freed by the call (close_cb): not touched after. */
     curl_multi_socket_action(e->multi, w->fd, action, &running);
     check_done(e);
 }
@@ -60,36 +144,30 @@ static void on_curl_timer(struct ev_loop *loop, ev_timer *w, int revents)
 static int sock_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
     engine *e = userp;
-    sockw *w = socketp;
+    sockw *w = fd_watcher(e, s);
     int events;
 
     if (what == CURL_POLL_REMOVE) {
-        if (w != NULL) {
-            ev_io_stop(e->loop, &w->io);
-            w->next = e->free_socks;
-            e->free_socks = w;
-        }
+        if (w == NULL)
+            return 0;
+        if (!w->conn)
+            watcher_drop(e, s); /* not a connection (a resolver's pipe) */
+        else if (w->armed & EV_WRITE)
+            ev_io_stop(e->loop, &w->io); /* would fire at once */
+        w->want = 0;
         return 0;
     }
     events = (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
-    if (w == NULL) {
-        if (e->free_socks != NULL) {
-            w = e->free_socks;
-            e->free_socks = w->next;
-        } else {
-            w = xmalloc(sizeof(*w));
-        }
-        ev_io_init(&w->io, on_io, s, events);
-        w->events = events;
-        curl_multi_assign(e->multi, s, w);
-        ev_io_start(e->loop, &w->io);
-    } else if (w->events != events || w->io.fd != s) {
-        /* Re-arm only when the interest changed. */
+    if (w == NULL)
+        w = watcher_new(e, s, 0);
+    if (w->armed != events || !ev_is_active(&w->io)) {
+        /* Re-armed only when the interest changed. */
         ev_io_stop(e->loop, &w->io);
         ev_io_set(&w->io, s, events);
-        w->events = events;
+        w->armed = events;
         ev_io_start(e->loop, &w->io);
     }
+    w->want = events;
     return 0;
 }
 
@@ -104,6 +182,19 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
         ev_timer_start(e->loop, &e->curl_timer);
     }
     return 0;
+}
+
+/* The variables libcurl reads to find a proxy: when none is set, which the
+ * environment will not change during the run, the handles say so once. */
+static int no_proxy_in_env(void)
+{
+    static const char *const names[] = {"http_proxy",  "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                        "ALL_PROXY",   "no_proxy",    "NO_PROXY"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (getenv(names[i]) != NULL)
+            return 0;
+    return 1;
 }
 
 /* --- intervals ------------------------------------------------------------ */
@@ -262,6 +353,8 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     if (e->cfg.vu_stride == 0)
         e->cfg.vu_stride = 1;
     e->status = ENGINE_COMPLETED;
+    e->no_env_proxy = no_proxy_in_env();
+    e->urls = urlc_new(0);
     e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
     scen_set_init(&e->scens);
     if (lquern_load(e, err, errlen) != 0)
@@ -382,6 +475,10 @@ void engine_free(engine *e)
     }
     if (e->multi != NULL)
         curl_multi_cleanup(e->multi);
+    for (int fd = 0; fd < e->nfdw; fd++)
+        watcher_drop(e, fd);
+    xfree(e->fdw);
+    urlc_free(e->urls); /* after every handle that used them */
     while (e->free_socks != NULL) {
         sockw *w = e->free_socks;
         e->free_socks = w->next;

@@ -8,12 +8,15 @@
 #include <lua.h>
 
 #include "worker/engine.h"
+#include "worker/urlc.h"
 #include "worker/vu.h"
 
 /** A libev watcher for one socket libcurl asked us to watch. */
 typedef struct sockw {
     ev_io io;
-    int events;         /**< EV_READ|EV_WRITE currently armed */
+    int want;           /**< EV_READ|EV_WRITE libcurl asks for; 0: parked */
+    int armed;          /**< the events io is set to */
+    int conn;           /**< a connection's socket (opened through open_cb) */
     struct sockw *next; /**< free list link */
 } sockw;
 
@@ -31,6 +34,10 @@ struct engine {
     ev_timer end_timer;   /**< duration, then grace */
     ev_signal sig_int, sig_term;
     sockw *free_socks; /**< owned free list */
+    sockw **fdw;       /**< owned: the watcher of each descriptor, by number */
+    int nfdw;          /**< entries in fdw */
+    int no_env_proxy;  /**< no proxy variable in the environment */
+    urlc *urls;        /**< owned: parsed URLs, outlive every transfer */
     xh *free_xh;       /**< owned: idle transfer handles */
     char **src;        /**< owned copy of cfg.source_addrs (cfg points at it) */
     int64_t t0_us;     /**< monotonic start of the run */
@@ -50,6 +57,8 @@ struct engine {
     char display_dir[4096]; /**< the same folder as the tester named it, "" if the same */
 };
 
+/** Lets the engine see the sockets easy opens and closes (set once). */
+void engine_watch_sockets(struct engine *e, CURL *easy);
 /** Uniform random integer in [lo, hi]. */
 int64_t engine_rand_range(struct engine *e, int64_t lo, int64_t hi);
 /** Called when a VU reaches VU_DONE. */

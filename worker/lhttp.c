@@ -234,7 +234,10 @@ static int start_xfer(lua_State *L, vu *v)
         add_header(v, "Expect", ""); /* no 100-continue round trip */
 
     /* Every option a previous request may have changed is set again. */
+    /* The string still names the URL (effective URL, retries); the parsed
+     * form, made once per distinct URL, spares libcurl its parse. */
     curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CURLU, urlc_get(v->eng->urls, url, strlen(url)));
     curl_easy_setopt(h, CURLOPT_NOBODY, is_head ? 1L : 0L);
     if (!is_head)
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);

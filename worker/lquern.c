@@ -11,6 +11,7 @@
 #include "common/dur.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/salloc.h"
 #include "worker/engine_int.h"
 
 #define STEP_MT "quern.Step"
@@ -536,6 +537,15 @@ static int setup(lua_State *L)
     return 0;
 }
 
+/* An error outside any protected call: nothing can be unwound, as with
+ * luaL_newstate's own handler. */
+static int panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+    log_msg(LOG_ERROR, "Lua: unprotected error: %s", msg != NULL ? msg : "(not a string)");
+    return 0; /* Lua aborts */
+}
+
 int lquern_load(struct engine *e, char *err, size_t errlen)
 {
     lua_State *L;
@@ -550,12 +560,13 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
         if (strcmp(e->display_dir, e->script_dir) == 0)
             e->display_dir[0] = '\0';
     }
-    L = luaL_newstate();
+    L = lua_newstate(salloc_lua, NULL);
     if (L == NULL) {
         snprintf(err, errlen, "cannot create a Lua state");
         return -1;
     }
     e->L = L;
+    lua_atpanic(L, panic);
     /* Each request leaves a response object and its strings behind: most die
      * young, which the generational collector frees soonest, keeping RSS per
      * VU down with thousands of VUs. */

@@ -96,6 +96,12 @@ xh *xh_get(struct engine *e)
     curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(x->easy, CURLOPT_USERAGENT, "quern/" QUERN_VERSION);
     curl_easy_setopt(x->easy, CURLOPT_TCP_NODELAY, 1L);
+    engine_watch_sockets(e, x->easy);
+    if (e->no_env_proxy) {
+        /* Spares libcurl five getenv() calls per request. */
+        curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
+        curl_easy_setopt(x->easy, CURLOPT_NOPROXY, "");
+    }
     return x;
 }
 

@@ -1,0 +1,36 @@
+/* salloc — a cache of small freed blocks for libcurl and Lua.
+ *
+ * Each request makes libcurl and Lua allocate and free some fifty small
+ * blocks. glibc serves calloc() and anything past its per-size cache of
+ * seven blocks through its slow paths, and with many transfers in flight
+ * those are most of them. salloc keeps freed blocks of up to
+ * SALLOC_MAX_CLASS bytes in per-size lists, bounded, and hands them out
+ * again. Blocks are plain malloc() blocks sized to glibc's own chunk sizes,
+ * so they cost no more memory than before and either side may free them.
+ *
+ * Only the thread that called salloc_init uses the lists; other threads
+ * (libcurl's resolver) go straight to the C library. */
+#ifndef QUERN_SALLOC_H
+#define QUERN_SALLOC_H
+
+#include <stddef.h>
+
+/** Marks the calling thread as the one that uses the lists. */
+void salloc_init(void);
+
+void *salloc_malloc(size_t n);
+void *salloc_calloc(size_t count, size_t size);
+void *salloc_realloc(void *p, size_t n);
+char *salloc_strdup(const char *s);
+void salloc_free(void *p);
+
+/** A lua_Alloc over the same lists. */
+void *salloc_lua(void *ud, void *p, size_t osize, size_t nsize);
+
+/** curl_global_init through salloc; returns curl_global_init's code. */
+int salloc_curl_global_init(long flags);
+
+/** Blocks held in the lists now (for tests). */
+size_t salloc_cached(void);
+
+#endif

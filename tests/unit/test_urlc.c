@@ -1,0 +1,101 @@
+/* Unit tests for worker/urlc: each distinct URL parsed once. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/urlc.h"
+
+static CURLU *get(urlc *c, const char *url)
+{
+    return urlc_get(c, url, strlen(url));
+}
+
+static void test_same_url_same_handle(void **state)
+{
+    urlc *c = urlc_new(0);
+    CURLU *a = get(c, "http://127.0.0.1:8080/small");
+    CURLU *b = get(c, "http://127.0.0.1:8080/small");
+    CURLU *d = get(c, "http://127.0.0.1:8080/small?x=1");
+
+    assert_non_null(a);
+    assert_ptr_equal(a, b);
+    assert_non_null(d);
+    assert_ptr_not_equal(a, d);
+    assert_int_equal(urlc_count(c), 2);
+    urlc_free(c);
+}
+
+/* The parsed form is what libcurl would have made of the string. */
+static void test_parsed_parts(void **state)
+{
+    urlc *c = urlc_new(0);
+    CURLU *u = get(c, "http://example.test:81/a/b?q=1#frag");
+    char *s = NULL;
+
+    assert_non_null(u);
+    assert_int_equal(curl_url_get(u, CURLUPART_HOST, &s, 0), CURLUE_OK);
+    assert_string_equal(s, "example.test");
+    curl_free(s);
+    assert_int_equal(curl_url_get(u, CURLUPART_PORT, &s, 0), CURLUE_OK);
+    assert_string_equal(s, "81");
+    curl_free(s);
+    assert_int_equal(curl_url_get(u, CURLUPART_PATH, &s, 0), CURLUE_OK);
+    assert_string_equal(s, "/a/b");
+    curl_free(s);
+    assert_int_equal(curl_url_get(u, CURLUPART_QUERY, &s, 0), CURLUE_OK);
+    assert_string_equal(s, "q=1");
+    curl_free(s);
+    /* No scheme: guessed, as libcurl does for CURLOPT_URL. */
+    u = get(c, "127.0.0.1/x");
+    assert_non_null(u);
+    assert_int_equal(curl_url_get(u, CURLUPART_SCHEME, &s, 0), CURLUE_OK);
+    assert_string_equal(s, "http");
+    curl_free(s);
+    urlc_free(c);
+}
+
+/* A URL libcurl rejects is not kept: the transfer reports it. */
+static void test_bad_url_not_kept(void **state)
+{
+    urlc *c = urlc_new(0);
+
+    assert_null(get(c, "http://exa mple.test/"));
+    assert_null(get(c, ""));
+    assert_int_equal(urlc_count(c), 0);
+    urlc_free(c);
+}
+
+/* Bounded: once full, new URLs are refused and old ones still served. */
+static void test_bounded(void **state)
+{
+    urlc *c = urlc_new(8);
+    char url[64];
+    CURLU *first = get(c, "http://h/0");
+
+    for (int i = 1; i < 8; i++) {
+        snprintf(url, sizeof(url), "http://h/%d", i);
+        assert_non_null(get(c, url));
+    }
+    assert_int_equal(urlc_count(c), 8);
+    assert_null(get(c, "http://h/8"));
+    assert_ptr_equal(get(c, "http://h/0"), first);
+    assert_int_equal(urlc_count(c), 8);
+    urlc_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_url_same_handle),
+        cmocka_unit_test(test_parsed_parts),
+        cmocka_unit_test(test_bad_url_not_kept),
+        cmocka_unit_test(test_bounded),
+    };
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
