@@ -14,6 +14,7 @@
 #include "worker/lquern.h"
 
 #define RESP_MT "quern.Response"
+static const char resp_key; /* its address files the Response metatable */
 
 enum { CTX_THINK = 1, CTX_XFER = 2 };
 
@@ -381,7 +382,7 @@ static int push_response(lua_State *L, vu *v)
     r->tls_us = x->tls_us;
     r->ttfb_us = x->ttfb_us;
     r->bytes_in = x->bytes_in;
-    luaL_setmetatable(L, RESP_MT);
+    lquern_setmt(L, &resp_key);
     lua_pushlstring(L, v->xh->body.data ? v->xh->body.data : "", v->xh->body.len);
     lua_setiuservalue(L, -2, UV_BODY);
     lua_pushlstring(L, v->xh->hdr.data ? v->xh->hdr.data : "", v->xh->hdr.len);
@@ -493,7 +494,7 @@ static int status_in(lua_State *L, int idx, int status)
 /* r:expect(200 | {200, 302}) */
 static int r_expect(lua_State *L)
 {
-    resp *r = luaL_checkudata(L, 1, RESP_MT);
+    resp *r = lquern_checkud(L, 1, &resp_key, RESP_MT);
     vu *v = vu_current(L);
     char msg[VU_MSG_MAX], want[64] = "";
 
@@ -536,7 +537,7 @@ static int r_expect(lua_State *L)
 /* r:contains(s): plain substring of the body. */
 static int r_contains(lua_State *L)
 {
-    resp *r = luaL_checkudata(L, 1, RESP_MT);
+    resp *r = lquern_checkud(L, 1, &resp_key, RESP_MT);
     size_t nn, hn;
     const char *needle = luaL_checklstring(L, 2, &nn);
     const char *hay;
@@ -556,7 +557,7 @@ static int r_contains(lua_State *L)
  * whole match), fails the check when nothing matches. */
 static int r_match(lua_State *L)
 {
-    resp *r = luaL_checkudata(L, 1, RESP_MT);
+    resp *r = lquern_checkud(L, 1, &resp_key, RESP_MT);
     const char *pat = luaL_checkstring(L, 2);
     int base, n;
     char msg[VU_MSG_MAX];
@@ -578,7 +579,7 @@ static int r_match(lua_State *L)
 
 static int r_json(lua_State *L)
 {
-    resp *r = luaL_checkudata(L, 1, RESP_MT);
+    resp *r = lquern_checkud(L, 1, &resp_key, RESP_MT);
     size_t n;
     const char *s;
     char err[160], msg[VU_MSG_MAX];
@@ -593,7 +594,7 @@ static int r_json(lua_State *L)
 
 static int xpath_common(lua_State *L, int all)
 {
-    resp *r = luaL_checkudata(L, 1, RESP_MT);
+    resp *r = lquern_checkud(L, 1, &resp_key, RESP_MT);
     const char *expr = luaL_checkstring(L, 2);
     size_t n;
     const char *s, *ct;
@@ -629,7 +630,7 @@ static int r_header(lua_State *L)
     size_t n;
     const char *k;
 
-    luaL_checkudata(L, 1, RESP_MT);
+    lquern_checkud(L, 1, &resp_key, RESP_MT);
     k = luaL_checklstring(L, 2, &n);
     if (n >= sizeof(name))
         n = sizeof(name) - 1;
@@ -641,11 +642,19 @@ static int r_header(lua_State *L)
     return 1;
 }
 
+/* __index of responses, a closure over the methods table: methods first. */
 static int r_index(lua_State *L)
 {
-    resp *r = luaL_checkudata(L, 1, RESP_MT);
-    const char *k = luaL_checkstring(L, 2);
+    resp *r;
+    const char *k;
 
+    lua_settop(L, 2);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    r = lquern_checkud(L, 1, &resp_key, RESP_MT);
+    k = luaL_checkstring(L, 2);
     if (strcmp(k, "status") == 0) {
         lua_pushinteger(L, r->status);
     } else if (strcmp(k, "body") == 0) {
@@ -675,16 +684,14 @@ static int r_index(lua_State *L)
         lua_pushnumber(L, r->time_ms);
         lua_setfield(L, -2, "total");
     } else {
-        lua_getmetatable(L, 1);
-        lua_getfield(L, -1, "methods");
-        lua_getfield(L, -1, k);
+        lua_pushnil(L);
     }
     return 1;
 }
 
 static int r_tostring(lua_State *L)
 {
-    resp *r = luaL_checkudata(L, 1, RESP_MT);
+    resp *r = lquern_checkud(L, 1, &resp_key, RESP_MT);
     lua_pushfstring(L, "response %d (%f ms)", r->status, r->time_ms);
     return 1;
 }
@@ -703,12 +710,13 @@ void lhttp_register(lua_State *L, int methods)
     luaL_setfuncs(L, step_fns, 0);
     lua_pop(L, 1);
 
-    luaL_newmetatable(L, RESP_MT);
-    lua_pushcfunction(L, r_index);
-    lua_setfield(L, -2, "__index");
+    lquern_newmt(L, &resp_key, RESP_MT);
     lua_pushcfunction(L, r_tostring);
     lua_setfield(L, -2, "__tostring");
     luaL_newlib(L, resp_fns);
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, r_index, 1);
+    lua_setfield(L, -3, "__index");
     lua_setfield(L, -2, "methods");
     lua_pop(L, 1);
 }

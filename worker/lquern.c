@@ -15,6 +15,7 @@
 #include "worker/engine_int.h"
 
 #define STEP_MT "quern.Step"
+static const char step_key; /* its address files the Step metatable */
 #define SCEN_MT "quern.Scenario"
 
 /* Registry key of the engine pointer, and table key of a scenario's index. */
@@ -231,15 +232,53 @@ static int l_scen_step(lua_State *L)
     }
     ls = lua_newuserdatauv(L, sizeof(*ls), 0);
     ls->st = st;
-    luaL_setmetatable(L, STEP_MT);
+    lquern_setmt(L, &step_key);
     return 1;
 }
 
+void lquern_newmt(lua_State *L, const void *key, const char *tname)
+{
+    luaL_newmetatable(L, tname);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+}
+
+void *lquern_checkud(lua_State *L, int idx, const void *key, const char *tname)
+{
+    void *p = lua_touserdata(L, idx);
+
+    if (p != NULL && lua_getmetatable(L, idx)) {
+        int same;
+        lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+        same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+        if (same)
+            return p;
+    }
+    luaL_typeerror(L, idx, tname);
+    return NULL;
+}
+
+void lquern_setmt(lua_State *L, const void *key)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    lua_setmetatable(L, -2);
+}
+
+/* __index of steps, a closure over the methods table: methods, the common
+ * case, are found first. */
 static int l_step_index(lua_State *L)
 {
-    lstep *ls = luaL_checkudata(L, 1, STEP_MT);
-    const char *k = luaL_checkstring(L, 2);
+    lstep *ls;
+    const char *k;
 
+    lua_settop(L, 2);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    ls = lquern_checkud(L, 1, &step_key, STEP_MT);
+    k = luaL_checkstring(L, 2);
     if (strcmp(k, "id") == 0)
         lua_pushstring(L, ls->st->id);
     else if (strcmp(k, "label") == 0)
@@ -248,17 +287,14 @@ static int l_step_index(lua_State *L)
         lua_pushstring(L, ls->st->name);
     else if (strcmp(k, "number") == 0)
         lua_pushinteger(L, ls->st->num);
-    else {
-        lua_getmetatable(L, 1);
-        lua_getfield(L, -1, "methods");
-        lua_getfield(L, -1, k);
-    }
+    else
+        lua_pushnil(L);
     return 1;
 }
 
 static int l_step_tostring(lua_State *L)
 {
-    lstep *ls = luaL_checkudata(L, 1, STEP_MT);
+    lstep *ls = lquern_checkud(L, 1, &step_key, STEP_MT);
     lua_pushstring(L, ls->st->name);
     return 1;
 }
@@ -266,7 +302,7 @@ static int l_step_tostring(lua_State *L)
 /* step index of the Step userdata at idx (for lhttp.c). */
 static int step_index_at(lua_State *L, int idx)
 {
-    lstep *ls = luaL_checkudata(L, idx, STEP_MT);
+    lstep *ls = lquern_checkud(L, idx, &step_key, STEP_MT);
     return ls->st->index;
 }
 
@@ -411,9 +447,7 @@ static void make_metatables(lua_State *L)
     lua_pop(L, 1);
 
     /* Steps: fields, request methods (lhttp.c) and time (prelude). */
-    luaL_newmetatable(L, STEP_MT);
-    lua_pushcfunction(L, l_step_index);
-    lua_setfield(L, -2, "__index");
+    lquern_newmt(L, &step_key, STEP_MT);
     lua_pushcfunction(L, l_step_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_newtable(L);
@@ -424,6 +458,9 @@ static void make_metatables(lua_State *L)
     lua_pushcfunction(L, l_time_begin);
     lua_pushcfunction(L, l_time_end);
     lua_call(L, 3, 0);
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, l_step_index, 1);
+    lua_setfield(L, -3, "__index");
     lua_setfield(L, -2, "methods");
     lua_pop(L, 1);
 }

@@ -44,6 +44,15 @@ const char *lquern_script_dir(lua_State *L);
 /** Step index of the Step userdata at idx (raises if it is not a step). */
 int lquern_step_index(lua_State *L, int idx);
 
+/** luaL_newmetatable that also files the metatable under key (an address),
+ *  for lquern_checkud and lquern_setmt. Leaves it on the stack. */
+void lquern_newmt(lua_State *L, const void *key, const char *tname);
+/** luaL_checkudata with the metatable found by address, not by name: the
+ *  checks run several times per request. */
+void *lquern_checkud(lua_State *L, int idx, const void *key, const char *tname);
+/** luaL_setmetatable, by address. */
+void lquern_setmt(lua_State *L, const void *key);
+
 /* lhttp.c */
 /** Registers the `quern.http` module loader and the step request methods
  *  into the methods table at index methods. */

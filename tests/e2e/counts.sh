@@ -18,6 +18,8 @@ eq "one login per VU" "$(sj $S '.tests[0].count')" $VUS
 eq "one session per VU over all runs (cookies kept)" "$(stat .sessions_created)" $VUS
 eq "every session seen" "$(stat .sessions_seen)" $VUS
 eq "N VUs use N connections" "$(stat .connections)" $VUS
+eq "connections opened, as quern counts them = the server's" \
+  "$(sj $S '[.tests[].new_connections]|add')" "$(stat .connections)"
 runs=$(sj $S '.scenarios[0].runs')
 between "several runs per VU" "$runs" $((VUS * 4)) $((VUS * 7))
 # A run cut by the end of the test has its profile counted but is not a run.

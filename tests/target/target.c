@@ -8,6 +8,7 @@
  * counted once, when its headers arrive, under one mutex.
  *
  *   quern-target [--host 127.0.0.1] [--port 0] [--port-file FILE] [--threads N]
+ *                [--idle-timeout S]
  *
  * Threads: MHD runs N internal polling threads (epoll), N from --threads.
  * GET /slow?ms=N never blocks them: the handler suspends the connection and
@@ -1416,12 +1417,13 @@ struct options {
     unsigned port;
     const char *port_file; /* borrowed from argv; NULL if none */
     unsigned threads;
+    unsigned idle_timeout_s; /* idle keep-alive connections closed after this */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: quern-target [--host 127.0.0.1] [--port 0] [--port-file FILE] "
-               "[--threads N]\n");
+               "[--threads N] [--idle-timeout S]\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o, char *err, size_t errlen)
@@ -1431,6 +1433,7 @@ static int parse_options(int argc, char **argv, struct options *o, char *err, si
         {"port", required_argument, NULL, 'p'},
         {"port-file", required_argument, NULL, 'f'},
         {"threads", required_argument, NULL, 't'},
+        {"idle-timeout", required_argument, NULL, 'i'},
         {"help", no_argument, NULL, '?'},
         {NULL, 0, NULL, 0},
     };
@@ -1438,6 +1441,7 @@ static int parse_options(int argc, char **argv, struct options *o, char *err, si
     o->port = 0;
     o->port_file = NULL;
     o->threads = 2;
+    o->idle_timeout_s = CONNECTION_TIMEOUT_S;
     for (;;) {
         int c = getopt_long(argc, argv, "", longopts, NULL);
         if (c == -1)
@@ -1463,6 +1467,13 @@ static int parse_options(int argc, char **argv, struct options *o, char *err, si
                 return -1;
             }
             o->threads = (unsigned)v;
+            break;
+        case 'i':
+            if (!parse_uint(optarg, 3600, &v) || v == 0) {
+                snprintf(err, errlen, "--idle-timeout must be 1..3600 (seconds)");
+                return -1;
+            }
+            o->idle_timeout_s = (unsigned)v;
             break;
         default:
             snprintf(err, errlen, "invalid arguments");
@@ -1574,7 +1585,7 @@ int main(int argc, char **argv)
     struct MHD_OptionItem mopts[] = {
         {MHD_OPTION_SOCK_ADDR, 0, &addr},
         {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
-        {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)opt.idle_timeout_s, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL},
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL},
