@@ -34,7 +34,7 @@
 #   BENCH_MEM_SECONDS [30]  memory rows                BENCH_MEM_RAMP [5]  their ramp-up (s)
 #   BENCH_MEM_VUS ["1000 10000"]  quern VU counts      BENCH_LOCUST_USERS [1000]  Locust users
 #   BENCH_ROWS ["wrk wrk-lua locust quern"]            BENCH_SKIP_MEM [0]  1 skips step 5
-#   BENCH_SCALE_VUS ["10000 20000 25000"]  BENCH_SCALE_SECONDS [30]  BENCH_SCALE_RAMP [10]
+#   BENCH_SCALE_VUS ["10000 19000 50000"]  BENCH_SCALE_SECONDS [30]  BENCH_SCALE_RAMP [10]
 #   BENCH_SKIP_SCALE [0]  1 skips step 6               BENCH_SKIP_FANIN [0]  1 skips step 7
 #   BENCH_FANIN_AGENTS [1000]  BENCH_FANIN_SECONDS [30]  BENCH_FANIN_WINDOW [20] (measured
 #   from 5 s after Go)  BENCH_FANIN_QUERN [bin/quern]  the console binary of that row
@@ -52,7 +52,7 @@ MEM_RAMP=${BENCH_MEM_RAMP:-5}
 MEM_VUS=${BENCH_MEM_VUS:-1000 10000}
 LOCUST_USERS=${BENCH_LOCUST_USERS:-1000}
 ROWS=${BENCH_ROWS:-wrk wrk-lua locust quern}
-SCALE_VUS=${BENCH_SCALE_VUS:-10000 20000 25000}
+SCALE_VUS=${BENCH_SCALE_VUS:-10000 19000 50000}
 SCALE_SECS=${BENCH_SCALE_SECONDS:-30}
 SCALE_RAMP=${BENCH_SCALE_RAMP:-10}
 FANIN_AGENTS=${BENCH_FANIN_AGENTS:-1000}
@@ -249,11 +249,24 @@ tree_rss() {
     done
     echo "$total"
 }
+# worker_rss PID: VmRSS (kB) of PID's grandchildren (quern run -> agent ->
+# worker processes), summed.
+worker_rss() {
+    local total=0 k g rss
+    for k in $(cat /proc/"$1"/task/*/children 2>/dev/null || true); do
+        for g in $(cat /proc/"$k"/task/*/children 2>/dev/null || true); do
+            rss=$(awk '/^VmRSS:/ {print $2}' /proc/"$g"/status 2>/dev/null || true)
+            total=$((total + ${rss:-0}))
+        done
+    done
+    echo "$total"
+}
 # mem_row TOOL COUNT: starts the tool with COUNT VUs/users, samples the RSS of
 # its process tree once a second from the end of the ramp-up (+2 s) to the end
-# and appends "TOOL COUNT max_rss_kb samples requests" to mem.tsv.
+# and appends "TOOL COUNT max_rss_kb samples requests errors max_worker_kb"
+# to mem.tsv (the worker: quern's worker process; Locust's one process).
 mem_row() {
-    local tool=$1 n=$2 d="$tmp/mem/$1.$2" pid rate max=0 samples=0 r t0 req
+    local tool=$1 n=$2 d="$tmp/mem/$1.$2" pid rate max=0 maxw=0 samples=0 r w t0 req
     mkdir -p "$d"
     rate=$(( (n + MEM_RAMP - 1) / MEM_RAMP ))
     case $tool in
@@ -274,8 +287,11 @@ mem_row() {
         sleep 1
         if [ $(($(date +%s) - t0)) -ge $((MEM_RAMP + 2)) ] && [ $(($(date +%s) - t0)) -lt "$MEM_SECS" ]; then
             r=$(tree_rss "$pid")
+            w=$r
+            [ "$tool" = quern ] && w=$(worker_rss "$pid")
             samples=$((samples + 1))
             [ "$r" -gt "$max" ] && max=$r
+            [ "$w" -gt "$maxw" ] && maxw=$w
         fi
     done
     wait "$pid" || log "$tool with $n exited with status $? (see $d/err)"
@@ -283,8 +299,8 @@ mem_row() {
     quern) req=$("$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sum(t["count"] for t in j["tests"]), sum(t["errors"]["technical"] + t["errors"]["functional"] for t in j["tests"]))' "$d/quern.json" 2>/dev/null || echo "? ?") ;;
     locust) req=$(awk '$1 == "Aggregated" {sub(/\(.*/, "", $3); print $2, $3; exit}' "$d/out" "$d/err") ;;
     esac
-    echo "$tool $n $max $samples $req" >>"$tmp/mem.tsv"
-    log "  $tool $n: max RSS ${max} kB over $samples samples; requests, errors: $req"
+    echo "$tool $n $max $samples $req $maxw" >>"$tmp/mem.tsv"
+    log "  $tool $n: max RSS ${max} kB (worker ${maxw} kB) over $samples samples; requests, errors: $req"
 }
 if [ "${BENCH_SKIP_MEM:-0}" != 1 ]; then
     for n in 1 $MEM_VUS; do
@@ -298,25 +314,17 @@ if [ "${BENCH_SKIP_MEM:-0}" != 1 ]; then
 fi
 
 # ------------------------------------------------------------- 6. scale row
-# worker_rss PID: VmRSS (kB) of PID's grandchildren (quern run -> agent ->
-# worker processes), summed.
-worker_rss() {
-    local total=0 k g rss
-    for k in $(cat /proc/"$1"/task/*/children 2>/dev/null || true); do
-        for g in $(cat /proc/"$k"/task/*/children 2>/dev/null || true); do
-            rss=$(awk '/^VmRSS:/ {print $2}' /proc/"$g"/status 2>/dev/null || true)
-            total=$((total + ${rss:-0}))
-        done
-    done
-    echo "$total"
-}
 # scale_row N: quern, one worker, N VUs each holding one keep-alive connection;
 # appends "N max_tree_rss_kb max_worker_rss_kb max_established runs requests
 # errors_tech errors_func new_connections exit_status" to scale.tsv.
 scale_row() {
     local n=$1 d="$tmp/scale.$1" pid t0 now r w e maxr=0 maxw=0 maxe=0 st=0 res
     mkdir -p "$d"
-    taskset -c $CPU_TOOL bin/quern run bench/scale.lua --vus "$n" --workers 1 --db none \
+    # one source address per 25,000 connections: the ports toward one server
+    # address and port run out at about 28,000
+    local src="" a
+    for a in $(seq 1 $(( (n + 24999) / 25000 ))); do src="$src${src:+,}127.0.0.$a"; done
+    taskset -c $CPU_TOOL bin/quern run bench/scale.lua --vus "$n" --workers 1 --db none --source-addrs "$src" \
         --ramp-up "${SCALE_RAMP}s" --duration "${SCALE_SECS}s" -q --summary-json "$d/quern.json" \
         -p base_url="$base" -p pacing=5s >"$d/out" 2>"$d/err" &
     pid=$!
@@ -351,6 +359,13 @@ print(sum(s["runs"] for s in j["scenarios"]), sum(x["count"] for x in t),
 : >"$tmp/scale.tsv"
 if [ "${BENCH_SKIP_SCALE:-0}" != 1 ]; then
     for n in $SCALE_VUS; do
+        if [ $((n + 500)) -gt "$NOFILE" ]; then
+            # one socket per VU plus the process's own: beyond the limit, the
+            # row would only measure the limit
+            log "scale: $n VUs skipped: the open-file limit is $NOFILE and cannot be raised here"
+            echo "$n SKIPPED $NOFILE" >>"$tmp/scale.tsv"
+            continue
+        fi
         log "scale: quern, $n VUs, one worker, pacing 5 s (${SCALE_SECS}s, ramp-up ${SCALE_RAMP}s; fd limit $NOFILE)"
         scale_row "$n"
     done

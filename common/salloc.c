@@ -20,7 +20,6 @@
  * have given for any request of that class. */
 #define CLASSES 64
 #define SALLOC_MAX_CLASS (16 * CLASSES + 8)
-#define CLASS_KEEP 4096 /* blocks kept per class at most */
 
 typedef struct fblock {
     struct fblock *next;
@@ -81,7 +80,7 @@ void salloc_free(void *p)
     k = (us - 8) >> 4;
     /* Only blocks of exactly a class's size are kept (under AddressSanitizer
      * the usable size is the requested one, so others are simply freed). */
-    if (us < 24 || class_size(k) != us || k > CLASSES || lists[k].n >= CLASS_KEEP) {
+    if (us < 24 || class_size(k) != us || k > CLASSES || lists[k].n >= SALLOC_CLASS_KEEP) {
         free(p);
         return;
     }

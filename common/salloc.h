@@ -3,8 +3,8 @@
  * Each request makes libcurl and Lua allocate and free some fifty small
  * blocks. glibc serves calloc() and anything past its per-size cache of
  * seven blocks through its slow paths, and with many transfers in flight
- * those are most of them. salloc keeps freed blocks of up to
- * SALLOC_MAX_CLASS bytes in per-size lists, bounded, and hands them out
+ * those are most of them. salloc keeps freed blocks of up to 1,032 bytes
+ * in per-size lists, bounded, and hands them out
  * again. Blocks are plain malloc() blocks sized to glibc's own chunk sizes,
  * so they cost no more memory than before and either side may free them.
  *
@@ -14,6 +14,11 @@
 #define QUERN_SALLOC_H
 
 #include <stddef.h>
+
+/* Freed blocks kept per size at most: enough for the transfers of a few
+ * hundred VUs in flight; what bursts free beyond it goes back to malloc, so
+ * that a burst does not stay in RSS. */
+#define SALLOC_CLASS_KEEP 256
 
 /** Marks the calling thread as the one that uses the lists. */
 void salloc_init(void);

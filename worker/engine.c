@@ -127,7 +127,7 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
         ev_io_stop(loop, w); /* parked: armed again when libcurl asks */
         return;
     }
-    /* w may be freed by the call (close_cb): not touched after. */
+    /* w may be dropped by the call (close_cb): not touched after. */
     curl_multi_socket_action(e->multi, w->fd, action, &running);
     check_done(e);
 }
@@ -150,11 +150,11 @@ static int sock_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *soc
     if (what == CURL_POLL_REMOVE) {
         if (w == NULL)
             return 0;
+        w->want = 0;
         if (!w->conn)
             watcher_drop(e, s); /* not a connection (a resolver's pipe) */
         else if (w->armed & EV_WRITE)
             ev_io_stop(e->loop, &w->io); /* would fire at once */
-        w->want = 0;
         return 0;
     }
     events = (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
@@ -226,6 +226,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     int64_t now = e->t0_us + (int64_t)(e->second + 1) * 1000000;
 
     emit(e, now);
+    xh_trim(e);
     /* Schedule against the run's start so intervals do not drift. */
     ev_timer_set(w, (double)(now + 1000000 - clock_mono_us()) / 1e6, 0.);
     ev_timer_start(loop, w);
@@ -466,6 +467,7 @@ void engine_free(engine *e)
     while (e->free_xh != NULL) {
         xh *x = e->free_xh;
         e->free_xh = x->next;
+        e->nfree_xh--;
         xh_free(x);
     }
     if (e->vus != NULL) {

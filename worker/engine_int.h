@@ -39,6 +39,9 @@ struct engine {
     int no_env_proxy;  /**< no proxy variable in the environment */
     urlc *urls;        /**< owned: parsed URLs, outlive every transfer */
     xh *free_xh;       /**< owned: idle transfer handles */
+    uint32_t nfree_xh; /**< handles in free_xh */
+    uint32_t xh_out;   /**< handles lent to VUs now */
+    uint32_t xh_peak;  /**< most lent at once since the last xh_trim */
     char **src;        /**< owned copy of cfg.source_addrs (cfg points at it) */
     int64_t t0_us;     /**< monotonic start of the run */
     int64_t t0_wall_us;

@@ -1,6 +1,7 @@
 #include "worker/vu.h"
 
 #include <lauxlib.h>
+#include <malloc.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -77,8 +78,11 @@ xh *xh_get(struct engine *e)
 {
     xh *x = e->free_xh;
 
+    if (++e->xh_out > e->xh_peak)
+        e->xh_peak = e->xh_out;
     if (x != NULL) {
         e->free_xh = x->next;
+        e->nfree_xh--;
         x->next = NULL;
         return x;
     }
@@ -96,6 +100,9 @@ xh *xh_get(struct engine *e)
     curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(x->easy, CURLOPT_USERAGENT, "quern/" QUERN_VERSION);
     curl_easy_setopt(x->easy, CURLOPT_TCP_NODELAY, 1L);
+    /* libcurl's receive buffer (16 KB by default) is most of a handle's
+     * memory; 8 KB holds most responses' first read, as wrk's does. */
+    curl_easy_setopt(x->easy, CURLOPT_BUFFERSIZE, (long)VU_RECV_BUFFER);
     engine_watch_sockets(e, x->easy);
     if (e->no_env_proxy) {
         /* Spares libcurl five getenv() calls per request. */
@@ -111,6 +118,27 @@ void xh_put(struct engine *e, xh *x)
     buf_clear(&x->hdr);
     x->next = e->free_xh;
     e->free_xh = x;
+    e->nfree_xh++;
+    e->xh_out--;
+}
+
+void xh_trim(struct engine *e)
+{
+    uint32_t keep = e->xh_peak > XH_KEEP_MIN ? e->xh_peak : XH_KEEP_MIN;
+    uint32_t freed = 0;
+
+    while (e->nfree_xh > 0 && e->xh_out + e->nfree_xh > keep) {
+        xh *x = e->free_xh;
+        e->free_xh = x->next;
+        e->nfree_xh--;
+        xh_free(x);
+        freed++;
+    }
+    e->xh_peak = e->xh_out;
+    /* A burst's handles were freed in the middle of the heap: give their
+     * pages back, or the burst would weigh on the process for good. */
+    if (freed >= XH_KEEP_MIN)
+        malloc_trim(0);
 }
 
 void xh_free(xh *x)

@@ -27,6 +27,8 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
+#define VU_RECV_BUFFER 8192 /* libcurl's receive buffer per transfer handle */
+#define XH_KEEP_MIN 64      /* idle transfer handles always kept */
 
 /** A step sample being measured or awaiting its checks. */
 typedef struct sample {
@@ -76,6 +78,10 @@ xh *xh_get(struct engine *e);
 void xh_put(struct engine *e, xh *x);
 /** Frees a handle and what it owns. */
 void xh_free(xh *x);
+/** Frees the idle handles beyond what the last second needed (at least
+ *  XH_KEEP_MIN): a burst of transfers does not hold its memory for good.
+ *  Called once a second. */
+void xh_trim(struct engine *e);
 
 typedef struct vu {
     struct engine *eng;   /**< borrowed */

@@ -32,6 +32,11 @@ check "garbage during the run: closed" send_raw '\x00\x00\x00\x03abc'
 
 wait_exit $CONSOLE_PID 60
 eq "console exits 0" "$WAIT_RC" 0
+if [ "$WAIT_RC" != 0 ]; then
+  for f in "$TMP/c.err" "$TMP"/agent-a1.log "$TMP"/agent-a2.log; do
+    echo "# $(basename "$f"):"; tail -n 30 "$f" | sed 's/^/#   /'
+  done
+fi
 S=$TMP/s.json
 eq "status completed" "$(sj $S .run.status)" completed
 eq "login count = server POST /login" "$(sj $S '.tests[0].count')" "$(stat '.by_method_path["POST /login"]')"

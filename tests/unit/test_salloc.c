@@ -80,8 +80,8 @@ static void test_bounded(void **state)
         v[i] = salloc_malloc(300);
     for (int i = 0; i < N; i++)
         salloc_free(v[i]);
-    assert_true(salloc_cached() - before <= 4096);
-    assert_true(salloc_cached() - before >= 4000);
+    assert_true(salloc_cached() - before <= SALLOC_CLASS_KEEP);
+    assert_true(salloc_cached() - before >= SALLOC_CLASS_KEEP - 10);
     for (int i = 0; i < N; i++)
         v[i] = salloc_malloc(300); /* drain again: nothing lost */
     for (int i = 0; i < N; i++)
