@@ -306,13 +306,15 @@ static void run_check(agent *a)
             left++;
             continue;
         }
+        /* Its last interval and RunFinished may still wait in the link: read
+         * them before its exit is judged, or a clean exit looks like a crash. */
+        peer_drain(&w->link);
         if (p == w->pid) {
             int clean = WIFEXITED(st) && WEXITSTATUS(st) == 0 && (w->finished || !r->go);
             if (!clean && !(w->signalled && WIFSIGNALED(st)) && !r->failed)
                 report_crash(r, w, st);
         }
         w->pid = 0;
-        peer_drain(&w->link); /* its last interval and RunFinished */
         peer_close(&w->link);
         w->eof = 1;
     }

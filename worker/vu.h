@@ -93,11 +93,9 @@ typedef struct vu {
     uint8_t yielded;      /**< the current phase yielded at least once */
     uint8_t check_failed; /**< the error being raised is a failed check */
     uint8_t abandon;      /**< stop requested while in flight: end the phase on completion */
-    uint8_t started;
-    uint8_t jar_reset; /**< empty the jar before the next use (cookies = "reset") */
-    uint8_t xfer_timed;
-    /**< the transfer in flight belongs to the pending sample */ /**< left the ramp wait:
-                                                                    counted as active */
+    uint8_t started;      /**< left the ramp wait: counted as active */
+    uint8_t jar_reset;    /**< empty the jar before the next use (cookies = "reset") */
+    uint8_t xfer_timed;   /**< the transfer in flight belongs to the pending sample */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
