@@ -234,9 +234,9 @@ static int start_xfer(lua_State *L, vu *v)
     if (body != NULL && body_len > 1024)
         add_header(v, "Expect", ""); /* no 100-continue round trip */
 
-    /* Every option a previous request may have changed is set again. */
-    /* The string still names the URL (effective URL, retries); the parsed
-     * form, made once per distinct URL, spares libcurl its parse. */
+    /* Every option a previous request may have changed is set again. The
+     * URL string still names the URL (effective URL, retries); its parsed
+     * form, made once per distinct URL, spares libcurl the parse. */
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_CURLU, urlc_get(v->eng->urls, url, strlen(url)));
     curl_easy_setopt(h, CURLOPT_NOBODY, is_head ? 1L : 0L);
@@ -645,16 +645,11 @@ static int r_header(lua_State *L)
 /* __index of responses, a closure over the methods table: methods first. */
 static int r_index(lua_State *L)
 {
-    resp *r;
     const char *k;
+    resp *r = lquern_index(L, &resp_key, RESP_MT, &k);
 
-    lua_settop(L, 2);
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+    if (r == NULL)
         return 1;
-    lua_pop(L, 1);
-    r = lquern_checkud(L, 1, &resp_key, RESP_MT);
-    k = luaL_checkstring(L, 2);
     if (strcmp(k, "status") == 0) {
         lua_pushinteger(L, r->status);
     } else if (strcmp(k, "body") == 0) {
@@ -714,10 +709,8 @@ void lhttp_register(lua_State *L, int methods)
     lua_pushcfunction(L, r_tostring);
     lua_setfield(L, -2, "__tostring");
     luaL_newlib(L, resp_fns);
-    lua_pushvalue(L, -1);
-    lua_pushcclosure(L, r_index, 1);
-    lua_setfield(L, -3, "__index");
-    lua_setfield(L, -2, "methods");
+    lua_pushcclosure(L, r_index, 1); /* over the methods table */
+    lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 }
 

@@ -259,6 +259,20 @@ void *lquern_checkud(lua_State *L, int idx, const void *key, const char *tname)
     return NULL;
 }
 
+void *lquern_index(lua_State *L, const void *key, const char *tname, const char **k)
+{
+    void *p;
+
+    lua_settop(L, 2);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+        return NULL;
+    lua_pop(L, 1);
+    p = lquern_checkud(L, 1, key, tname);
+    *k = luaL_checkstring(L, 2);
+    return p;
+}
+
 void lquern_setmt(lua_State *L, const void *key)
 {
     lua_rawgetp(L, LUA_REGISTRYINDEX, key);
@@ -269,16 +283,11 @@ void lquern_setmt(lua_State *L, const void *key)
  * case, are found first. */
 static int l_step_index(lua_State *L)
 {
-    lstep *ls;
     const char *k;
+    lstep *ls = lquern_index(L, &step_key, STEP_MT, &k);
 
-    lua_settop(L, 2);
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+    if (ls == NULL)
         return 1;
-    lua_pop(L, 1);
-    ls = lquern_checkud(L, 1, &step_key, STEP_MT);
-    k = luaL_checkstring(L, 2);
     if (strcmp(k, "id") == 0)
         lua_pushstring(L, ls->st->id);
     else if (strcmp(k, "label") == 0)
@@ -458,10 +467,8 @@ static void make_metatables(lua_State *L)
     lua_pushcfunction(L, l_time_begin);
     lua_pushcfunction(L, l_time_end);
     lua_call(L, 3, 0);
-    lua_pushvalue(L, -1);
-    lua_pushcclosure(L, l_step_index, 1);
-    lua_setfield(L, -3, "__index");
-    lua_setfield(L, -2, "methods");
+    lua_pushcclosure(L, l_step_index, 1); /* over the methods table */
+    lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 }
 

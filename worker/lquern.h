@@ -50,6 +50,10 @@ void lquern_newmt(lua_State *L, const void *key, const char *tname);
 /** luaL_checkudata with the metatable found by address, not by name: the
  *  checks run several times per request. */
 void *lquern_checkud(lua_State *L, int idx, const void *key, const char *tname);
+/** The start of an __index closure over a methods table (upvalue 1): if
+ *  argument 2 names a method, pushes it and returns NULL; else returns the
+ *  userdata at 1 (checked as lquern_checkud) and the field's name in *k. */
+void *lquern_index(lua_State *L, const void *key, const char *tname, const char **k);
 /** luaL_setmetatable, by address. */
 void lquern_setmt(lua_State *L, const void *key);
 
