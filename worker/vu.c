@@ -1,7 +1,6 @@
 #include "worker/vu.h"
 
 #include <lauxlib.h>
-#include <malloc.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -125,20 +124,18 @@ void xh_put(struct engine *e, xh *x)
 void xh_trim(struct engine *e)
 {
     uint32_t keep = e->xh_peak > XH_KEEP_MIN ? e->xh_peak : XH_KEEP_MIN;
-    uint32_t freed = 0;
 
-    while (e->nfree_xh > 0 && e->xh_out + e->nfree_xh > keep) {
+    /* A few at a time: freeing hundreds at once (or giving pages back with
+     * malloc_trim) stalls the loop for milliseconds, which would show in
+     * the latencies of the requests it delays. */
+    for (uint32_t n = 0; n < XH_TRIM_STEP && e->nfree_xh > 0 && e->xh_out + e->nfree_xh > keep;
+         n++) {
         xh *x = e->free_xh;
         e->free_xh = x->next;
         e->nfree_xh--;
         xh_free(x);
-        freed++;
     }
     e->xh_peak = e->xh_out;
-    /* A burst's handles were freed in the middle of the heap: give their
-     * pages back, or the burst would weigh on the process for good. */
-    if (freed >= XH_KEEP_MIN)
-        malloc_trim(0);
 }
 
 void xh_free(xh *x)

@@ -29,6 +29,7 @@ enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 #define VU_MSG_MAX 160
 #define VU_RECV_BUFFER 8192 /* libcurl's receive buffer per transfer handle */
 #define XH_KEEP_MIN 64      /* idle transfer handles always kept */
+#define XH_TRIM_STEP 32     /* idle transfer handles freed a second at most */
 
 /** A step sample being measured or awaiting its checks. */
 typedef struct sample {
@@ -78,9 +79,9 @@ xh *xh_get(struct engine *e);
 void xh_put(struct engine *e, xh *x);
 /** Frees a handle and what it owns. */
 void xh_free(xh *x);
-/** Frees the idle handles beyond what the last second needed (at least
- *  XH_KEEP_MIN): a burst of transfers does not hold its memory for good.
- *  Called once a second. */
+/** Frees up to XH_TRIM_STEP idle handles beyond what the last second
+ *  needed (at least XH_KEEP_MIN are kept), so that a burst of transfers
+ *  does not hold its handles for good. Called once a second. */
 void xh_trim(struct engine *e);
 
 typedef struct vu {
