@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/mem.h"
 #include "reports/db.h"
@@ -479,6 +478,7 @@ int compare_main(int argc, char **argv)
     int fail_on = 0, rc = 3;
     db_opts dbo = {0};
     db *d = NULL;
+    int open_rc;
     char *name_a = NULL, *name_b = NULL;
     report_run *a = NULL, *b = NULL;
     cmp_row *rows = NULL;
@@ -524,15 +524,9 @@ int compare_main(int argc, char **argv)
     path = db_opts_path(&dbo);
     if (path == NULL)
         return usage_err("%s", "--db none: no database to read");
-    if (access(path, F_OK) != 0) {
-        fprintf(stderr, "quern compare: no results database at %s (quern run writes one)\n", path);
-        return 2;
-    }
-    d = db_open(path, err, sizeof(err));
-    if (d == NULL) {
-        fprintf(stderr, "quern compare: %s\n", err);
-        return 3;
-    }
+    d = db_open_results("compare", path, &open_rc);
+    if (d == NULL)
+        return open_rc;
     if (nids == 0) {
         if (report_run_find(d, NULL, 0, &id[0], err, sizeof(err)) != 0)
             goto dberr;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/hist.h"
 #include "common/mem.h"
@@ -320,6 +321,24 @@ static int migrate(db *d, char *err, size_t errlen)
 fail:
     sqlite3_exec(d->sq, "ROLLBACK", NULL, NULL, NULL);
     return -1;
+}
+
+db *db_open_results(const char *cmd, const char *path, int *exit_rc)
+{
+    char err[512];
+    db *d;
+
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "quern %s: no results database at %s (quern run writes one)\n", cmd, path);
+        *exit_rc = 2;
+        return NULL;
+    }
+    d = db_open(path, err, sizeof(err));
+    if (d == NULL) {
+        fprintf(stderr, "quern %s: %s\n", cmd, err);
+        *exit_rc = 3;
+    }
+    return d;
 }
 
 db *db_open(const char *path, char *err, size_t errlen)

@@ -56,6 +56,12 @@ extern const char db_schema_header[];
  *  database, or has a schema newer than DB_SCHEMA_VERSION. */
 db *db_open(const char *path, char *err, size_t errlen);
 
+/** For the commands that read results (runs, report, compare): opens the
+ *  database at path, which must exist. On failure prints one line as
+ *  "quern CMD: ..." and sets *exit_rc: 2 when there is none, 3 when it
+ *  cannot be read. */
+db *db_open_results(const char *cmd, const char *path, int *exit_rc);
+
 /** Closes d (finalising its statements); NULL is fine. */
 void db_close(db *d);
 

@@ -1174,6 +1174,7 @@ int report_main(int argc, char **argv)
     const char *path = NULL, *outp = NULL, *runarg = NULL;
     db_opts dbo = {0};
     db *d = NULL;
+    int open_rc;
     report_run *r = NULL;
     int64_t id = 0;
     char err[1024], def[64];
@@ -1207,15 +1208,9 @@ int report_main(int argc, char **argv)
     path = db_opts_path(&dbo);
     if (path == NULL)
         return usage_err("%s", "--db none: no database to read");
-    if (access(path, F_OK) != 0) {
-        fprintf(stderr, "quern report: no results database at %s (quern run writes one)\n", path);
-        return 2;
-    }
-    d = db_open(path, err, sizeof(err));
-    if (d == NULL) {
-        fprintf(stderr, "quern report: %s\n", err);
-        return 3;
-    }
+    d = db_open_results("report", path, &open_rc);
+    if (d == NULL)
+        return open_rc;
     if (id == 0) {
         if (report_run_find(d, NULL, 0, &id, err, sizeof(err)) != 0) {
             fprintf(stderr, "quern report: %s: %s\n", path, err);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/hist.h"
 #include "common/mem.h"
@@ -96,13 +95,13 @@ int runs_main(int argc, char **argv)
     long limit = RUNS_LIMIT_DEFAULT;
     db_opts dbo = {0};
     db *d = NULL;
+    int open_rc;
     sqlite3 *sq;
     sqlite3_stmt *list = NULL, *totals = NULL, *partial = NULL, *elapsed = NULL;
     runs_row *rows = NULL;
     size_t nrows = 0;
     runs_sum sum = {0, 0, NULL};
     int w[9] = {2, 4, 5, 8, 3, 6, 3, 7, 7};
-    char err[1024];
     int rc = 3, step;
 
     for (int i = 1; i < argc; i++) {
@@ -131,15 +130,9 @@ int runs_main(int argc, char **argv)
     path = db_opts_path(&dbo);
     if (path == NULL)
         return usage_err("%s", "--db none: no database to read");
-    if (access(path, F_OK) != 0) {
-        fprintf(stderr, "quern runs: no results database at %s (quern run writes one)\n", path);
-        return 2;
-    }
-    d = db_open(path, err, sizeof(err));
-    if (d == NULL) {
-        fprintf(stderr, "quern runs: %s\n", err);
-        return 3;
-    }
+    d = db_open_results("runs", path, &open_rc);
+    if (d == NULL)
+        return open_rc;
     sq = db_sqlite(d);
     if (sqlite3_prepare_v2(sq,
                            "SELECT id, name, started_us, duration_us, vus, status FROM runs "
