@@ -141,6 +141,63 @@ static void on_curl_timer(struct ev_loop *loop, ev_timer *w, int revents)
     check_done(e);
 }
 
+/* New transfers start together, once per loop iteration, just before the
+ * loop waits: their requests leave in one burst, and the server, woken by
+ * the first, finds the others waiting. Started one by one between the
+ * responses (libcurl runs a new handle at its next call), each request woke
+ * the server's process again, and the wake-up, paid in this process's system
+ * time, cost a fifth of the worker's CPU at 50 VUs. A transfer's time is
+ * libcurl's, from the moment it starts, so the queue is not counted in it. */
+
+#define START_ROUNDS 4 /* transfers that fail at once may queue others */
+
+void engine_start_xfer(engine *e, vu *v)
+{
+    v->start_next = NULL;
+    v->queued = 1;
+    *e->startq_tail = v;
+    e->startq_tail = &v->start_next;
+}
+
+static void start_queued(engine *e)
+{
+    vu *v = e->startq;
+    int64_t now = clock_mono_us();
+    int running;
+
+    e->startq = NULL;
+    e->startq_tail = &e->startq;
+    for (; v != NULL; v = v->start_next) {
+        if (!v->queued)
+            continue; /* killed while queued */
+        v->queued = 0;
+        v->x.start_us = now;
+        if (curl_multi_add_handle(e->multi, v->xh->easy) != CURLM_OK) {
+            vu_xfer_done(v, CURLE_FAILED_INIT);
+            continue;
+        }
+    }
+    curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    check_done(e);
+}
+
+static void on_starter(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+
+    for (int i = 0; i < START_ROUNDS && e->startq != NULL; i++)
+        start_queued(e);
+    if (e->startq != NULL && !ev_is_active(&e->kick)) {
+        ev_timer_set(&e->kick, 0., 0.);
+        ev_timer_start(loop, &e->kick);
+    }
+}
+
+static void on_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    /* Nothing: the loop went round without waiting; on_starter does the work. */
+}
+
 static int sock_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
     engine *e = userp;
@@ -372,6 +429,9 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);
     ev_init(&e->curl_timer, on_curl_timer);
+    ev_prepare_init(&e->starter, on_starter);
+    ev_init(&e->kick, on_kick);
+    e->startq_tail = &e->startq;
     ev_init(&e->tick, on_tick);
     ev_init(&e->end_timer, on_end_timer);
 
@@ -437,8 +497,11 @@ enum engine_status engine_run(engine *e)
                                          : 0;
         vu_schedule_start(v, delay);
     }
+    ev_prepare_start(e->loop, &e->starter);
     if (e->cfg.vu_count > 0)
         ev_run(e->loop, 0);
+    ev_prepare_stop(e->loop, &e->starter);
+    ev_timer_stop(e->loop, &e->kick);
     /* The last, partial interval. */
     emit(e, clock_mono_us());
     ev_timer_stop(e->loop, &e->tick);

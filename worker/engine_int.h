@@ -30,6 +30,10 @@ struct engine {
     step_stats *cur;      /**< owned: current interval, one per step */
     scen_counts *scount;  /**< owned: current interval, one per scenario */
     ev_timer curl_timer;  /**< libcurl's timeout */
+    ev_prepare starter;   /**< starts the queued transfers before the loop waits */
+    ev_timer kick;        /**< keeps the loop from waiting while some are still queued */
+    struct vu *startq;    /**< borrowed: VUs whose transfer waits to start, in order */
+    struct vu **startq_tail; /**< where the next one is linked */
     ev_timer tick;        /**< one-second intervals */
     ev_timer end_timer;   /**< duration, then grace */
     ev_signal sig_int, sig_term;
@@ -60,6 +64,9 @@ struct engine {
     char display_dir[4096]; /**< the same folder as the tester named it, "" if the same */
 };
 
+/** Queues the VU's transfer (v->xh->easy, options set): it starts with the
+ *  others queued in this loop iteration, just before the loop waits. */
+void engine_start_xfer(struct engine *e, struct vu *v);
 /** Lets the engine see the sockets easy opens and closes (set once). */
 void engine_watch_sockets(struct engine *e, CURL *easy);
 /** Uniform random integer in [lo, hi]. */

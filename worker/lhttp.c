@@ -257,9 +257,8 @@ static int start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs);
 
     vu_xfer_begin(v);
-    if (curl_multi_add_handle(v->eng->multi, h) != CURLM_OK)
-        return luaL_error(L, "cannot start the request");
     v->wait = VU_XFER;
+    engine_start_xfer(v->eng, v);
     return -1;
 }
 

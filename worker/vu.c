@@ -302,7 +302,7 @@ void vu_sample_begin(vu *v, int sidx)
 static void collect(vu *v, CURLcode rc)
 {
     xfer_result *x = &v->x;
-    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0, t_start = 0, dl = 0, ul = 0;
+    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0, t_start = 0, t_total = 0, dl = 0, ul = 0;
     long status = 0, hsize = 0, rsize = 0, nconn = 0;
     sample *p = &v->pend;
 
@@ -311,6 +311,7 @@ static void collect(vu *v, CURLcode rc)
     curl_easy_getinfo(v->xh->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
     curl_easy_getinfo(v->xh->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
     curl_easy_getinfo(v->xh->easy, CURLINFO_STARTTRANSFER_TIME_T, &t_start);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_TOTAL_TIME_T, &t_total);
     curl_easy_getinfo(v->xh->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
     curl_easy_getinfo(v->xh->easy, CURLINFO_SIZE_UPLOAD_T, &ul);
     curl_easy_getinfo(v->xh->easy, CURLINFO_HEADER_SIZE, &hsize);
@@ -319,7 +320,9 @@ static void collect(vu *v, CURLcode rc)
 
     x->curl_rc = (int)rc;
     x->status = (int)status;
-    x->elapsed_us = clock_mono_us() - x->start_us;
+    /* libcurl's clock, from the moment this transfer started: the others
+     * started in the same burst before it are not its time. */
+    x->elapsed_us = t_total > 0 ? t_total : clock_mono_us() - x->start_us;
     x->dns_us = t_dns;
     x->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
     x->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
@@ -542,6 +545,7 @@ void vu_kill(vu *v)
     ev_timer_stop(v->eng->loop, &v->timer); /* clears a pending expiry too */
     if (v->wait == VU_XFER) {
         /* Not completed: not a sample. */
+        v->queued = 0; /* if not started yet, it never will be */
         curl_multi_remove_handle(v->eng->multi, v->xh->easy);
         curl_slist_free_all(v->req_headers);
         v->req_headers = NULL;

@@ -97,12 +97,14 @@ typedef struct vu {
     uint8_t started;      /**< left the ramp wait: counted as active */
     uint8_t jar_reset;    /**< empty the jar before the next use (cookies = "reset") */
     uint8_t xfer_timed;   /**< the transfer in flight belongs to the pending sample */
+    uint8_t queued;       /**< its transfer waits in the engine's start queue */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
     xh *xh;                         /**< borrowed from the pool while busy, else NULL */
     CURLSH *share;                  /**< owned: this VU's connections and cookie jar */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
+    struct vu *start_next;          /**< borrowed: next in the engine's start queue */
     ev_timer timer;                 /**< ramp start, sleep, think, pacing */
     uint32_t run;                   /**< current run, 1-based */
     uint32_t steps_in_run;          /**< step samples started in this run (think goes between) */
