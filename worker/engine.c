@@ -254,6 +254,21 @@ static int no_proxy_in_env(void)
     return 1;
 }
 
+/* libev counts a timer from the time it read when the loop iteration began:
+ * a VU that finishes its request late in a busy iteration would think for
+ * less than it asked, and every VU that finished in that iteration would
+ * wake at the same instant, then finish together again, and so on: VUs
+ * clump into waves (at 10,000 VUs thinking 1 s, a thousand requests went
+ * out at once). The time the iteration has taken so far is added back. */
+double engine_after(engine *e, int64_t us)
+{
+    double late = ev_time() - ev_now(e->loop);
+
+    if (late < 0.)
+        late = 0.; /* the wall clock stepped back */
+    return (us > 0 ? (double)us / 1e6 : 0.) + late;
+}
+
 /* --- intervals ------------------------------------------------------------ */
 
 static void emit(engine *e, int64_t now)
@@ -285,7 +300,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     emit(e, now);
     xh_trim(e);
     /* Schedule against the run's start so intervals do not drift. */
-    ev_timer_set(w, (double)(now + 1000000 - clock_mono_us()) / 1e6, 0.);
+    ev_timer_set(w, engine_after(e, now + 1000000 - clock_mono_us()), 0.);
     ev_timer_start(loop, w);
 }
 

@@ -228,7 +228,7 @@ void vu_free(vu *v)
 void vu_wait_timer(vu *v, int64_t us, enum vu_wait what)
 {
     vu_release(v); /* an idle VU holds no easy handle */
-    ev_timer_set(&v->timer, us > 0 ? (double)us / 1e6 : 0., 0.);
+    ev_timer_set(&v->timer, engine_after(v->eng, us), 0.);
     ev_timer_start(v->eng->loop, &v->timer);
     v->wait = (uint8_t)what;
 }
