@@ -104,7 +104,8 @@ def main():
       f"`GET /small` (100-byte body), {meta['secs']} s per run")
     w("")
     w(f"Medians of {meta['reps']} runs taken in alternation (wrk, wrk+Lua, Locust, quern, "
-      "then again). CPU is user+sys of the tool's whole process tree (GNU time), divided by "
+      "then again, the order turned by one row each round so that no row is always last "
+      "while the machine's speed drifts). CPU is user+sys of the tool's whole process tree (GNU time), divided by "
       "the requests the tool itself reports; peak RSS is GNU time's `%M`. quern is "
       "`quern run --workers 1 --db none`: the console, its local agent and one worker process "
       "(the three are in the CPU figure; peak RSS is that of the largest one); no results "
@@ -126,8 +127,10 @@ def main():
     lq = ratio_per_rep("locust", "quern")
     w("### Ratios of CPU per request")
     w("")
-    w("Each ratio is taken between runs of the same round (back to back, same machine "
-      "state), then the median of the rounds is reported.")
+    w("Each ratio is taken between runs of the same round (minutes apart at most), then "
+      "the median of the rounds is reported. This machine's speed drifts by up to half "
+      "between runs a minute apart (the same wrk command measured 12.2 to 18.1 µs per "
+      "request in six 5 s runs in a row), so a single round's ratio can be far off.")
     w("")
     w("| ratio | per round | median | target | met? |")
     w("|---|---|---:|---|---|")

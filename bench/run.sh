@@ -9,7 +9,8 @@
 #      the speed rows, one with an access log for the cross-check;
 #   3. speed rows, each tool pinned to CPU 1, the same workload (N connections
 #      or VUs, no think time, GET /small) for the same time, BENCH_REPS
-#      repetitions in alternation: wrk, wrk + Lua, Locust FastHttpUser, quern;
+#      rounds in alternation (wrk, wrk + Lua, Locust FastHttpUser, quern), the
+#      order turned by one row each round;
 #   4. cross-check: one short run of each tool against the logging port,
 #      requests counted by nginx against requests reported by the tool;
 #   5. memory per VU: quern at 1 (baseline) and BENCH_MEM_VUS VUs, Locust at 1
@@ -30,7 +31,7 @@
 #
 # Environment (defaults in brackets):
 #   BENCH_SECONDS [10]  duration of each speed row     BENCH_CONNS [50]  connections / VUs
-#   BENCH_REPS [3]      repetitions of the speed rows  BENCH_CHECK_SECONDS [3]  cross-check runs
+#   BENCH_REPS [5]      rounds of the speed rows   BENCH_CHECK_SECONDS [3]  cross-check runs
 #   BENCH_MEM_SECONDS [30]  memory rows                BENCH_MEM_RAMP [5]  their ramp-up (s)
 #   BENCH_MEM_VUS ["1000 10000"]  quern VU counts      BENCH_LOCUST_USERS [1000]  Locust users
 #   BENCH_ROWS ["wrk wrk-lua locust quern"]            BENCH_SKIP_MEM [0]  1 skips step 5
@@ -45,7 +46,7 @@ root=$(pwd)
 
 SECS=${BENCH_SECONDS:-10}
 CONNS=${BENCH_CONNS:-50}
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-5}
 CHECK_SECS=${BENCH_CHECK_SECONDS:-3}
 MEM_SECS=${BENCH_MEM_SECONDS:-30}
 MEM_RAMP=${BENCH_MEM_RAMP:-5}
@@ -207,8 +208,15 @@ print(sum(t["count"] for t in j["tests"]), sum(t["tps"] for t in j["tests"]))' "
 : >"$tmp/mem.tsv"
 
 # ---------------------------------------------------------------- 3. speed rows
+# The order turns by one row each round: the machine's speed drifts over
+# minutes, and a row always run last of its round would always pay for it.
+read -r -a rows_arr <<<"$ROWS"
 for rep in $(seq "$REPS"); do
-    for row in $ROWS; do
+    order=()
+    for i in "${!rows_arr[@]}"; do
+        order+=("${rows_arr[$(((i + rep - 1) % ${#rows_arr[@]}))]}")
+    done
+    for row in "${order[@]}"; do
         log "speed: $row, run $rep/$REPS (${SECS}s, $CONNS connections)"
         d="$tmp/speed/$row.$rep"
         if run_row "$row" "$base" "$SECS" "$d"; then

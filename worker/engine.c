@@ -428,6 +428,9 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->status = ENGINE_COMPLETED;
     e->no_env_proxy = no_proxy_in_env();
     e->urls = urlc_new(0);
+    e->ua = curl_slist_append(NULL, "User-Agent: " QUERN_USER_AGENT);
+    if (e->ua == NULL)
+        goto fail;
     e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
     scen_set_init(&e->scens);
     if (lquern_load(e, err, errlen) != 0)
@@ -559,6 +562,7 @@ void engine_free(engine *e)
         watcher_drop(e, fd);
     xfree(e->fdw);
     urlc_free(e->urls); /* after every handle that used them */
+    curl_slist_free_all(e->ua);
     while (e->free_socks != NULL) {
         sockw *w = e->free_socks;
         e->free_socks = w->next;

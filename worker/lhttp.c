@@ -150,6 +150,7 @@ static int start_xfer(lua_State *L, vu *v)
     int is_get = strcmp(method, "GET") == 0;
     int is_post = strcmp(method, "POST") == 0;
     const char *ctype = NULL;
+    int own_ua = 0; /* the step names its own User-Agent */
     CURL *h = vu_easy(v);
 
     lua_settop(L, 4);
@@ -219,6 +220,8 @@ static int start_xfer(lua_State *L, vu *v)
                     luaL_error(L, "headers: names and values must be strings");
                 if (ctype && strcasecmp(lua_tostring(L, -2), "content-type") == 0)
                     ctype = NULL;
+                if (strcasecmp(lua_tostring(L, -2), "user-agent") == 0)
+                    own_ua = 1;
                 add_header(v, lua_tostring(L, -2), lua_tostring(L, -1));
                 lua_pop(L, 1);
             }
@@ -233,6 +236,12 @@ static int start_xfer(lua_State *L, vu *v)
         add_header(v, "Content-Type", ctype);
     if (body != NULL && body_len > 1024)
         add_header(v, "Expect", ""); /* no 100-continue round trip */
+    /* quern's User-Agent goes with the other headers: as CURLOPT_USERAGENT,
+     * libcurl would format it twice per request (8 % of a small request's
+     * instructions). A request with no header of its own uses the engine's
+     * one-line list. */
+    if (v->req_headers != NULL && !own_ua)
+        add_header(v, "User-Agent", QUERN_USER_AGENT);
 
     /* Every option a previous request may have changed is set again. The
      * URL string still names the URL (effective URL, retries); its parsed
@@ -251,7 +260,7 @@ static int start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST,
                      (is_get && body == NULL) || is_head || (is_post && body != NULL) ? NULL
                                                                                       : method);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, v->req_headers);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, v->req_headers != NULL ? v->req_headers : v->eng->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs);

@@ -97,7 +97,6 @@ xh *xh_get(struct engine *e)
     curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(x->easy, CURLOPT_USERAGENT, "quern/" QUERN_VERSION);
     curl_easy_setopt(x->easy, CURLOPT_TCP_NODELAY, 1L);
     /* libcurl's receive buffer (16 KB by default) is most of a handle's
      * memory; 8 KB holds most responses' first read, as wrk's does. */
