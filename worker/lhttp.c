@@ -247,7 +247,10 @@ static int start_xfer(lua_State *L, vu *v)
      * URL string still names the URL (effective URL, retries); its parsed
      * form, made once per distinct URL, spares libcurl the parse. */
     curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_CURLU, urlc_get(v->eng->urls, url, strlen(url)));
+    v->url = urlc_get(v->eng->urls, url, strlen(url));
+    curl_easy_setopt(h, CURLOPT_CURLU, v->url != NULL ? v->url->u : NULL);
+    curl_easy_setopt(h, CURLOPT_BUFFERSIZE,
+                     (long)(v->url != NULL ? v->url->recv_buf : URLC_RECV_FIRST));
     curl_easy_setopt(h, CURLOPT_NOBODY, is_head ? 1L : 0L);
     if (!is_head)
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);

@@ -12,7 +12,7 @@ typedef struct urlent {
     char *url; /**< owned copy; NULL: empty slot */
     size_t len;
     uint64_t hash;
-    CURLU *u; /**< owned */
+    urlc_ent e; /**< e.u owned */
 } urlent;
 
 struct urlc {
@@ -48,7 +48,7 @@ void urlc_free(urlc *c)
         return;
     for (size_t i = 0; i < c->nslots; i++) {
         if (c->slots[i].url != NULL) {
-            curl_url_cleanup(c->slots[i].u);
+            curl_url_cleanup(c->slots[i].e.u);
             xfree(c->slots[i].url);
         }
     }
@@ -61,7 +61,7 @@ size_t urlc_count(const urlc *c)
     return c->count;
 }
 
-CURLU *urlc_get(urlc *c, const char *url, size_t len)
+urlc_ent *urlc_get(urlc *c, const char *url, size_t len)
 {
     uint64_t h;
     size_t i;
@@ -76,7 +76,7 @@ CURLU *urlc_get(urlc *c, const char *url, size_t len)
         if (s->url == NULL)
             break;
         if (s->hash == h && s->len == len && memcmp(s->url, url, len) == 0)
-            return s->u;
+            return &s->e;
     }
     if (c->count >= c->max)
         return NULL;
@@ -94,7 +94,20 @@ CURLU *urlc_get(urlc *c, const char *url, size_t len)
     s->url[len] = '\0';
     s->len = len;
     s->hash = h;
-    s->u = u;
+    s->e.u = u;
+    s->e.recv_buf = URLC_RECV_FIRST;
     c->count++;
-    return u;
+    return &s->e;
+}
+
+void urlc_seen(urlc_ent *e, uint64_t bytes)
+{
+    uint32_t n = URLC_RECV_MIN;
+
+    /* A quarter more, so that a response that grows a little still takes
+     * one read; then the next power of two. */
+    bytes += bytes / 4;
+    while (n < bytes && n < URLC_RECV_MAX)
+        n *= 2;
+    e->recv_buf = n;
 }

@@ -98,9 +98,6 @@ xh *xh_get(struct engine *e)
     curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(x->easy, CURLOPT_TCP_NODELAY, 1L);
-    /* libcurl's receive buffer (16 KB by default) is most of a handle's
-     * memory; 8 KB holds most responses' first read, as wrk's does. */
-    curl_easy_setopt(x->easy, CURLOPT_BUFFERSIZE, (long)VU_RECV_BUFFER);
     engine_watch_sockets(e, x->easy);
     if (e->no_env_proxy) {
         /* Spares libcurl five getenv() calls per request. */
@@ -329,6 +326,8 @@ static void collect(vu *v, CURLcode rc)
     x->bytes_in = (uint64_t)dl + (uint64_t)hsize;
     x->bytes_out = (uint64_t)ul + (uint64_t)rsize;
     x->new_conns = (uint64_t)nconn;
+    if (v->url != NULL && rc == CURLE_OK)
+        urlc_seen(v->url, (uint64_t)dl + (uint64_t)hsize);
     if (v->eng->cfg.reqlog != NULL)
         reqlog_xfer(v->eng->cfg.reqlog, v);
 

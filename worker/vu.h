@@ -27,7 +27,6 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
-#define VU_RECV_BUFFER 8192 /* libcurl's receive buffer per transfer handle */
 #define XH_KEEP_MIN 64      /* idle transfer handles always kept */
 #define XH_TRIM_STEP 32     /* idle transfer handles freed a second at most */
 
@@ -112,6 +111,7 @@ typedef struct vu {
     int64_t run_start_us;           /**< monotonic start of the current run */
     sample pend;                    /**< the pending sample */
     xfer_result x;                  /**< the last transfer */
+    struct urlc_ent *url;           /**< borrowed: the URL cache's entry of the transfer, or NULL */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */

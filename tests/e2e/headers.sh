@@ -1,4 +1,4 @@
-# Request headers quern adds itself, seen by the server.
+# Request headers quern adds itself, and responses of one URL that change size.
 . "$(dirname "$0")/lib.bash"
 start_target
 D=tests/e2e/scripts
@@ -9,3 +9,8 @@ eq "User-Agent: every request made" "$(sj "$TMP/ua.json" '[.tests[].count] | add
 eq "User-Agent: quern's once, or the step's own" \
   "$(sj "$TMP/ua.json" '[.tests[].errors.technical + .tests[].errors.functional] | add')" 0
 eq "User-Agent: no script error" "$(grep -c 'assert\|error' "$TMP/ua.out")" 0
+
+# Responses of one URL that grow from a few bytes to 200 KB arrive whole.
+"$QUERN" run $D/grow.lua --vus 2 --runs 2 -q -p base_url="$BASE" --summary-json "$TMP/grow.json" >"$TMP/grow.out" 2>&1
+eq "growing responses: every request made" "$(sj "$TMP/grow.json" '.tests[0].count')" 24
+eq "growing responses: read whole" "$(sj "$TMP/grow.json" '.tests[0].errors.technical + .tests[0].errors.functional')" 0

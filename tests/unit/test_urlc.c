@@ -12,7 +12,8 @@
 
 static CURLU *get(urlc *c, const char *url)
 {
-    return urlc_get(c, url, strlen(url));
+    urlc_ent *e = urlc_get(c, url, strlen(url));
+    return e != NULL ? e->u : NULL;
 }
 
 static void test_same_url_same_handle(void **state)
@@ -88,6 +89,34 @@ static void test_bounded(void **state)
     urlc_free(c);
 }
 
+/* The receive buffer follows the URL's last response: 8 KB before any,
+ * then the next power of two above it and a quarter, from 1 KB to 16 KB. */
+static void test_recv_buf(void **state)
+{
+    urlc *c = urlc_new(0);
+    urlc_ent *e = urlc_get(c, "http://h/small", strlen("http://h/small"));
+    urlc_ent *f = urlc_get(c, "http://h/big", strlen("http://h/big"));
+
+    assert_non_null(e);
+    assert_int_equal(e->recv_buf, URLC_RECV_FIRST);
+    urlc_seen(e, 250);
+    assert_int_equal(e->recv_buf, 1024);
+    urlc_seen(e, 900); /* 1,125 with the margin */
+    assert_int_equal(e->recv_buf, 2048);
+    urlc_seen(e, 3000);
+    assert_int_equal(e->recv_buf, 4096);
+    urlc_seen(e, 0);
+    assert_int_equal(e->recv_buf, 1024);
+    urlc_seen(f, 65536);
+    assert_int_equal(f->recv_buf, URLC_RECV_MAX);
+    urlc_seen(f, UINT64_MAX / 2);
+    assert_int_equal(f->recv_buf, URLC_RECV_MAX);
+    /* Each URL keeps its own. */
+    assert_int_equal(e->recv_buf, 1024);
+    assert_ptr_equal(urlc_get(c, "http://h/small", strlen("http://h/small")), e);
+    urlc_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -95,6 +124,7 @@ int main(void)
         cmocka_unit_test(test_parsed_parts),
         cmocka_unit_test(test_bad_url_not_kept),
         cmocka_unit_test(test_bounded),
+        cmocka_unit_test(test_recv_buf),
     };
     curl_global_init(CURL_GLOBAL_DEFAULT);
     return cmocka_run_group_tests(tests, NULL, NULL);
