@@ -851,7 +851,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     if (a->cs >= CS_HELLO && peer_alive(&a->con)) {
         if (now - a->last_rx_us > AGENT_SILENCE_US) {
             peer_fail(&a->con, "no message from the console for 5 s");
-        } else if (a->cs == CS_READY && now - last_ping >= 1000000) {
+        } else if (a->cs == CS_READY && now - last_ping >= 1000000 && peer_quiet(&a->con, now)) {
             Quern__Envelope env = QUERN__ENVELOPE__INIT;
             Quern__Ping pi = QUERN__PING__INIT;
             pi.seq = ++a->ping_seq;

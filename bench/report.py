@@ -269,7 +269,9 @@ def main():
           "CPU 0): N simulated agents, each authenticated and registered as a real agent "
           "(1 worker), answering StartRun with the 50 steps' StepsDef and Ready, then sending "
           "every second an Interval with all 50 steps (counts, sums, an encoded latency "
-          "histogram of 20 samples) and a Ping, answering Pings, and RunFinished at the end. "
+          "histogram of 20 samples), and, as a real agent does, a Ping or a Pong only when it "
+          "sent nothing else for a second (the intervals keep the link alive), and RunFinished "
+          "at the end. "
           f"Console CPU: utime+stime from /proc/PID/stat over {meta['fanin_window']} s, "
           "from 5 s after every agent had its Go, as % of one core.")
         w("")

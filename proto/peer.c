@@ -126,6 +126,7 @@ int peer_send(peer *l, const Quern__Envelope *env)
                                       : "message too large to send");
         return -1;
     }
+    l->last_tx_us = clock_mono_us();
     if (!ev_is_active(&l->wio))
         flush(l);
     return peer_alive(l) ? 0 : -1;
@@ -153,11 +154,18 @@ void peer_close(peer *l)
     l->w = NULL;
 }
 
+int peer_quiet(const peer *l, int64_t now_us)
+{
+    return now_us - l->last_tx_us >= PEER_HEARTBEAT_US;
+}
+
 void peer_pong(peer *l, const Quern__Ping *ping)
 {
     Quern__Envelope out = QUERN__ENVELOPE__INIT;
     Quern__Pong po = QUERN__PONG__INIT;
 
+    if (!peer_quiet(l, clock_mono_us()))
+        return;
     po.seq = ping->seq;
     po.sent_us = ping->sent_us;
     po.peer_us = clock_wall_us();

@@ -27,6 +27,10 @@
 
 #include "proto/frame.h"
 
+/* A link that carried nothing for this long sends a Ping. Each side takes a
+ * link silent for 5 s as lost. */
+#define PEER_HEARTBEAT_US 1000000
+
 typedef struct peer peer;
 
 /** Receives one envelope (borrowed: freed after the call returns). */
@@ -47,6 +51,7 @@ struct peer {
     peer_close_fn on_close;
     void *ud;      /**< borrowed: passed to the callbacks */
     int failing;   /**< 1: on_close is pending */
+    int64_t last_tx_us; /**< monotonic time the last message was queued */
     char why[256]; /**< why it failed */
 };
 
@@ -70,13 +75,19 @@ size_t peer_pending(const peer *l);
 /** Fails the peer: stops it now and calls on_close(why) from the loop soon. */
 void peer_fail(peer *l, const char *why);
 
-/** Closes the peer now without calling on_close; fine on a closed peer. */
 /** Reads and hands over everything the peer already sent (until EOF or
  *  nothing more is there): used before closing the link of a process that
  *  exited, so its last frames are not lost. */
 void peer_drain(peer *l);
-/** Answers a Ping with its Pong (sequence and send time echoed, our clock added). */
+/** Answers a Ping with its Pong (sequence and send time echoed, our clock
+ *  added), unless the link carried something else within PEER_HEARTBEAT_US:
+ *  a Ping asks whether we are alive, and any message already said so. */
 void peer_pong(peer *l, const Quern__Ping *ping);
+/** 1 if nothing was sent on the link for PEER_HEARTBEAT_US up to now
+ *  (monotonic): the time to send a Ping, so that an idle link still shows
+ *  it is alive; a link that carries intervals every second needs none. */
+int peer_quiet(const peer *l, int64_t now_us);
+/** Closes the peer now without calling on_close; fine on a closed peer. */
 void peer_close(peer *l);
 
 #endif

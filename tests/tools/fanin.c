@@ -44,6 +44,7 @@
 #include "common/stats.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
+#include "proto/peer.h"
 #include "proto/ivsum.h"
 
 #define FANIN_CONNECTING_MAX 64         /* handshakes in progress at once */
@@ -66,6 +67,7 @@ typedef struct ag {
     uint32_t vus;
     int started, go, finished;
     int64_t go_us, end_us, next_iv_us, next_ping_us;
+    int64_t last_tx_us; /* monotonic time of its last message */
     uint64_t second, ping_seq;
 } ag;
 
@@ -198,6 +200,7 @@ static int ag_send(sim *s, ag *a, const Quern__Envelope *env)
     }
     rc = ag_write(s, a, buf, (size_t)n);
     xfree(buf);
+    a->last_tx_us = clock_mono_us();
     return rc;
 }
 
@@ -337,6 +340,7 @@ static void send_interval(sim *s, ag *a)
         return;
     }
     if (ag_write(s, a, buf, len) == 0) {
+        a->last_tx_us = clock_mono_us();
         s->intervals++;
         s->step_counts += (uint64_t)s->steps * s->count;
         a->second++;
@@ -408,6 +412,8 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
         return;
     case QUERN__ENVELOPE__BODY_PING: {
         Quern__Pong po = QUERN__PONG__INIT;
+        if (clock_mono_us() - a->last_tx_us < PEER_HEARTBEAT_US)
+            return; /* as an agent does: it sent something within the second */
         po.seq = env->ping->seq;
         po.sent_us = env->ping->sent_us;
         po.peer_us = clock_wall_us();
@@ -570,7 +576,14 @@ static void on_tick(sim *s)
         ag *a = &s->a[i];
         if (a->st != A_READY || a->fd < 0)
             continue;
-        if (now >= a->next_ping_us) { /* as an agent does, once a second */
+        if (a->go && !a->finished) {
+            while (a->fd >= 0 && now >= a->next_iv_us && a->next_iv_us <= a->end_us) {
+                send_interval(s, a);
+                a->next_iv_us += 1000000;
+            }
+        }
+        /* as an agent does: once a second, when it sent nothing else */
+        if (a->fd >= 0 && now >= a->next_ping_us && now - a->last_tx_us >= PEER_HEARTBEAT_US) {
             pi.seq = ++a->ping_seq;
             pi.sent_us = clock_wall_us();
             a->next_ping_us = now + 1000000;
@@ -580,10 +593,6 @@ static void on_tick(sim *s)
         }
         if (!a->go || a->finished)
             continue;
-        while (a->fd >= 0 && now >= a->next_iv_us && a->next_iv_us <= a->end_us) {
-            send_interval(s, a);
-            a->next_iv_us += 1000000;
-        }
         if (a->fd >= 0 && now >= a->end_us)
             send_finished(s, a, "completed");
     }
