@@ -255,18 +255,15 @@ static int no_proxy_in_env(void)
 }
 
 /* libev counts a timer from the time it read when the loop iteration began:
- * a VU that finishes its request late in a busy iteration would think for
- * less than it asked, and every VU that finished in that iteration would
- * wake at the same instant, then finish together again, and so on: VUs
- * clump into waves (at 10,000 VUs thinking 1 s, a thousand requests went
- * out at once). The time the iteration has taken so far is added back. */
+ * a VU that asks for a sleep late in a busy iteration would sleep for less
+ * than it asked (300 ms of Lua work then a 500 ms sleep put 500 ms between
+ * its requests, not 800), and all the VUs that asked in one iteration would
+ * wake at the same instant. The loop's time is brought up to date first; it
+ * is libev's monotonic time, so a step of the wall clock changes nothing. */
 double engine_after(engine *e, int64_t us)
 {
-    double late = ev_time() - ev_now(e->loop);
-
-    if (late < 0.)
-        late = 0.; /* the wall clock stepped back */
-    return (us > 0 ? (double)us / 1e6 : 0.) + late;
+    ev_now_update(e->loop);
+    return us > 0 ? (double)us / 1e6 : 0.;
 }
 
 /* --- intervals ------------------------------------------------------------ */

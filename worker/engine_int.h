@@ -71,7 +71,8 @@ void engine_start_xfer(struct engine *e, struct vu *v);
 /** Lets the engine see the sockets easy opens and closes (set once). */
 void engine_watch_sockets(struct engine *e, CURL *easy);
 /** The delay to give an ev_timer started now so that it expires us
- *  microseconds from this moment, not from the loop's cached time. */
+ *  microseconds from this moment, not from the loop's cached time (which it
+ *  updates). */
 double engine_after(struct engine *e, int64_t us);
 /** Uniform random integer in [lo, hi]. */
 int64_t engine_rand_range(struct engine *e, int64_t lo, int64_t hi);
