@@ -161,13 +161,16 @@ void engine_start_xfer(engine *e, vu *v)
 
 static void start_queued(engine *e)
 {
-    vu *v = e->startq;
+    vu *v = e->startq, *next;
     int64_t now = clock_mono_us();
     int running;
 
     e->startq = NULL;
     e->startq_tail = &e->startq;
-    for (; v != NULL; v = v->start_next) {
+    /* next is read first: a VU whose transfer fails here runs on and may
+     * queue its next one, which relinks it into the new queue. */
+    for (; v != NULL; v = next) {
+        next = v->start_next;
         if (!v->queued)
             continue; /* killed while queued */
         v->queued = 0;
