@@ -181,7 +181,6 @@ void vu_xfer_begin(vu *v)
     buf_clear(&v->xh->body);
     buf_clear(&v->xh->hdr);
     v->xh->errbuf[0] = '\0';
-    v->x.start_us = clock_mono_us();
 }
 
 int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)

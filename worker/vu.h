@@ -130,7 +130,8 @@ void vu_xfer_done(vu *v, CURLcode rc);
 void vu_finalize(vu *v);
 /** Starts a new pending sample for step (finalizing the previous one). */
 void vu_sample_begin(vu *v, int sidx);
-/** Empties the response buffers and notes the start time of a transfer. */
+/** Empties the response buffers of a transfer about to be queued (its start
+ *  time is noted when the engine starts it). */
 void vu_xfer_begin(vu *v);
 /** The VU's easy handle, taken from the pool if it holds none, with its
  *  share attached (its connections and cookies). */
