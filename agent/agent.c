@@ -846,12 +846,11 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
 {
     agent *a = w->data;
     int64_t now = clock_mono_us();
-    static int64_t last_ping;
 
     if (a->cs >= CS_HELLO && peer_alive(&a->con)) {
         if (now - a->last_rx_us > AGENT_SILENCE_US) {
             peer_fail(&a->con, "no message from the console for 5 s");
-        } else if (a->cs == CS_READY && now - last_ping >= 1000000 && peer_quiet(&a->con, now)) {
+        } else if (a->cs == CS_READY && peer_quiet(&a->con, now)) {
             Quern__Envelope env = QUERN__ENVELOPE__INIT;
             Quern__Ping pi = QUERN__PING__INIT;
             pi.seq = ++a->ping_seq;
@@ -859,7 +858,6 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
             env.body_case = QUERN__ENVELOPE__BODY_PING;
             env.ping = &pi;
             peer_send(&a->con, &env);
-            last_ping = now;
         }
     }
     run_check(a);
