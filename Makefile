@@ -28,6 +28,9 @@ CFLAGS := $(CFLAGS_BASE) $(MODE_CFLAGS) $(EXTRA_CFLAGS)
 # Every .c of these folders goes into one archive; console/main.c holds main().
 PROTO_SRC := $(wildcard proto/*.proto)
 PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
+# Generated sources are kept: make would otherwise delete them as intermediates
+# and rebuild every object at the next call.
+.SECONDARY: $(PROTO_GEN) $(PROTO_GEN:.c=.h)
 LIB_SRC := $(wildcard common/*.c proto/*.c worker/*.c agent/*.c console/*.c reports/*.c)
 LIB_SRC := $(filter-out console/main.c,$(LIB_SRC))
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(patsubst build/gen/%.c,$(B)/gen/%.o,$(PROTO_GEN))

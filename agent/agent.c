@@ -54,6 +54,7 @@ typedef struct arun {
     struct agent *a; /**< borrowed */
     uint64_t run_id;
     char dir[PATH_MAX]; /**< the unpacked bundle, "" if none */
+    int dir_hold;       /**< owned: the lock marking dir in use (bundle_hold), -1: none */
     unsigned nworkers;
     wslot *w; /**< owned: nworkers entries */
     int have_steps, ready_sent, failed, go, stopping, orphan;
@@ -250,6 +251,8 @@ static void run_free(arun *r)
     xfree(r->scen_names);
     fileup_free(r->up);
     bundle_remove(r->dir);
+    if (r->dir_hold >= 0)
+        close(r->dir_hold);
     xfree(r->w);
     xfree(r);
 }
@@ -521,6 +524,7 @@ static void run_start(agent *a, const Quern__StartRun *sr)
     }
     r = xcalloc(1, sizeof(*r));
     r->a = a;
+    r->dir_hold = -1;
     r->run_id = sr->run_id;
     r->status = "completed";
     r->want_files = sr->jtl || sr->grinder_logs;
@@ -550,6 +554,7 @@ static void run_start(agent *a, const Quern__StartRun *sr)
         run_check(a);
         return;
     }
+    r->dir_hold = bundle_hold(r->dir);
     for (unsigned j = 0; j < r->nworkers; j++) {
         wslot *w = &r->w[j];
         int sv[2];
@@ -962,7 +967,7 @@ int agent_main(int argc, char **argv)
     const char *token_file = NULL;
     char err[512];
     struct sigaction sa;
-    int curl_ok = 0;
+    int curl_ok = 0, n;
 
     memset(&a, 0, sizeof(a));
     a.cfd = -1;
@@ -1011,6 +1016,9 @@ int agent_main(int argc, char **argv)
     a.rc = 0;
     log_msg(LOG_INFO, "quern agent %s (%s, %u worker(s)): connecting to %s:%s", QUERN_VERSION,
             a.name, a.workers, a.host, a.port);
+    n = bundle_sweep();
+    if (n > 0)
+        log_msg(LOG_INFO, "removed %d run folder(s) left by an agent that was killed", n);
     start_connect(&a);
     ev_run(a.loop, 0);
 

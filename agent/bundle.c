@@ -1,13 +1,27 @@
 #include "agent/bundle.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#define RUN_PREFIX "quern-run."
+
+/* Where run folders live: $TMPDIR when it is an absolute path, else /tmp. */
+static const char *run_parent(void)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+}
 
 int bundle_path_ok(const char *path)
 {
@@ -85,7 +99,7 @@ out:
 int bundle_unpack(Quern__BundleFile *const *files, size_t n, char *dir, size_t dirlen, char *err,
                   size_t errlen)
 {
-    const char *tmp = getenv("TMPDIR");
+    const char *tmp = run_parent();
     size_t total = 0;
 
     if (n > BUNDLE_MAX_FILES) {
@@ -103,9 +117,7 @@ int bundle_unpack(Quern__BundleFile *const *files, size_t n, char *dir, size_t d
             return -1;
         }
     }
-    if (tmp == NULL || tmp[0] != '/')
-        tmp = "/tmp";
-    snprintf(dir, dirlen, "%s/quern-run.XXXXXX", tmp);
+    snprintf(dir, dirlen, "%s/" RUN_PREFIX "XXXXXX", tmp);
     if (mkdtemp(dir) == NULL) {
         snprintf(err, errlen, "mkdtemp %s: %s", dir, strerror(errno));
         dir[0] = '\0';
@@ -128,6 +140,49 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
     else
         unlink(path);
     return 0;
+}
+
+int bundle_hold(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+int bundle_sweep(void)
+{
+    const char *tmp = run_parent();
+    DIR *d = opendir(tmp);
+    struct dirent *de;
+    int removed = 0;
+    time_t now = time(NULL);
+
+    if (d == NULL)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        char path[PATH_MAX];
+        struct stat st;
+        int fd;
+
+        if (strncmp(de->d_name, RUN_PREFIX, strlen(RUN_PREFIX)) != 0 ||
+            (size_t)snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name) >= sizeof(path))
+            continue;
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+            now - st.st_mtime < BUNDLE_SWEEP_AGE_S)
+            continue;
+        fd = bundle_hold(path);
+        if (fd < 0)
+            continue; /* in use by a live agent or its workers */
+        bundle_remove(path);
+        close(fd);
+        removed++;
+    }
+    closedir(d);
+    return removed;
 }
 
 void bundle_remove(const char *dir)

@@ -5,7 +5,13 @@
  * runs the workers from there, and removes it afterwards. Paths come from
  * the network: anything absolute, with "..", "." or empty components, or a
  * backslash is refused, files are created with O_EXCL|O_NOFOLLOW, and the
- * total size is bounded. */
+ * total size is bounded.
+ *
+ * The folders are $TMPDIR/quern-run.XXXXXX (/tmp without TMPDIR). An agent
+ * holds a lock on its run's folder (bundle_hold) for as long as it uses it;
+ * an agent killed with SIGKILL cannot remove its folder, so every agent
+ * removes, when it starts, the folders of its user that nobody holds
+ * (bundle_sweep): the script and its CSV data do not stay on disk. */
 #ifndef QUERN_BUNDLE_H
 #define QUERN_BUNDLE_H
 
@@ -28,6 +34,21 @@ int bundle_path_ok(const char *path);
  *  or -1 with err set (whatever was created is removed again). */
 int bundle_unpack(Quern__BundleFile *const *files, size_t n, char *dir, size_t dirlen, char *err,
                   size_t errlen);
+
+/** Takes the lock that marks dir as in use (flock on the folder itself) and
+ *  returns the descriptor holding it, or -1 (then the folder is merely not
+ *  protected from a sweep). The lock lasts until the descriptor is closed,
+ *  by the agent or by its death; the workers it forks share it. */
+int bundle_hold(const char *dir);
+
+/** Removes the run folders under $TMPDIR (or /tmp) that belong to this user,
+ *  are older than BUNDLE_SWEEP_AGE_S and that no process holds (bundle_hold):
+ *  the leftovers of a killed agent. Returns how many were removed. */
+int bundle_sweep(void);
+
+/** A folder younger than this is never swept (it may be between its
+ *  creation and its lock). */
+#define BUNDLE_SWEEP_AGE_S 2
 
 /** Removes dir and everything under it (no symlink is followed); fine if it
  *  does not exist. */

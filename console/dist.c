@@ -34,6 +34,7 @@
 #include "console/run.h"
 #include "worker/engine.h"
 #include "console/summary.h"
+#include "console/verdict.h"
 #include "proto/auth.h"
 #include "reports/db.h"
 #include "worker/lquern.h"
@@ -78,8 +79,9 @@ typedef struct dopts {
     int64_t duration_us, ramp_us, grace_us, wait_us;
     const char *props_file, *summary_json, *listen, *token_file, *port_file;
     int quiet, allow_loss;
-    int embedded; /**< no --agents nor --listen: a local agent of our own */
-    thresh **th;  /**< owned array of owned thresholds (--threshold) */
+    int allow_errors; /**< --allow-errors: no default "errors<=0%" threshold */
+    int embedded;     /**< no --agents nor --listen: a local agent of our own */
+    thresh **th;      /**< owned array of owned thresholds (--threshold) */
     size_t nth;
     int abort_on_fail; /**< stop the run once a threshold can no longer pass */
     const char *junit; /**< --junit FILE */
@@ -129,6 +131,8 @@ typedef struct dist {
     live *live;               /**< owned: the live display, once the steps are known */
     int threshold_stop;       /**< --abort-on-fail stopped the run */
     char **th_src;            /**< owned: per o.th, NULL (--threshold) or owned "file:line" */
+    size_t nth_user;          /**< o.th[nth_user..] are the defaults (console/verdict.h) */
+    char degraded_why[512];   /**< what degraded the run, when not only a lost agent */
     local_agent la;           /**< the embedded agent, when o.embedded */
     gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
 } dist;
@@ -155,6 +159,8 @@ void dist_usage(FILE *out)
           "                       errors.functional, tps, count; a bare number is ms)\n"
           "  --abort-on-fail      stop the run once a threshold can no longer pass (after\n"
           "                       10 s and 100 samples for rates and percentiles; exit 1)\n"
+          "  --allow-errors       errors do not fail the run by themselves (without it or a\n"
+          "                       threshold about errors, the default errors<=0% applies)\n"
           "  --junit FILE         JUnit XML: a test case per step and per threshold\n"
           "  --jtl FILE           JMeter CSV results: a line per step sample and per untimed\n"
           "                       request, from every agent (Jenkins Performance plugin)\n"
@@ -225,6 +231,57 @@ static int parse_addrs(const char *flag, const char *v, dopts *o)
     return 0;
 }
 
+/* The options that take a value (FLAG VALUE or --FLAG=VALUE). */
+static int takes_value(const char *flag)
+{
+    static const char *const flags[] = {"--vus",
+                                        "-u",
+                                        "--duration",
+                                        "-d",
+                                        "--runs",
+                                        "--ramp-up",
+                                        "--grace",
+                                        "--wait",
+                                        "-p",
+                                        "--property",
+                                        "--properties",
+                                        "--summary-json",
+                                        "--listen",
+                                        "--agents",
+                                        "--workers",
+                                        "--token-file",
+                                        "--threshold",
+                                        "--jtl",
+                                        "--grinder-logs",
+                                        "--junit",
+                                        "--source-addrs",
+                                        "--port-file"};
+
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        if (strcmp(flag, flags[i]) == 0)
+            return 1;
+    return db_opts_flag(flag);
+}
+
+/* How many VUs start before the end of the run when the ramp-up outlasts
+ * it: VU k (from 0) starts k * ramp / vus after the start, as the workers
+ * compute it (worker/engine.c). */
+static int64_t ramp_start_of(const dopts *o, unsigned k)
+{
+    return (int64_t)((double)k * (double)o->ramp_us / (double)o->vus);
+}
+
+static unsigned ramp_started(const dopts *o)
+{
+    unsigned n = (unsigned)((double)o->duration_us * (double)o->vus / (double)o->ramp_us);
+
+    while (n > 0 && ramp_start_of(o, n - 1) >= o->duration_us)
+        n--;
+    while (n < o->vus && ramp_start_of(o, n) < o->duration_us)
+        n++;
+    return n;
+}
+
 static int parse_args(int argc, char **argv, dopts *o, props *over)
 {
     char err[512];
@@ -259,6 +316,12 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
             o->abort_on_fail = 1;
             continue;
         }
+        if (strcmp(flag, "--allow-errors") == 0) {
+            o->allow_errors = 1;
+            continue;
+        }
+        if (!takes_value(flag))
+            return usage_err("unknown option %s", flag);
         if (v == NULL) {
             if (i + 1 >= argc)
                 return usage_err("%s needs a value", flag);
@@ -325,8 +388,6 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
                 fprintf(stderr, "quern run: %s: %s\n", flag, err);
                 return -1;
             }
-        } else {
-            return usage_err("unknown option %s", flag);
         }
     }
     if (o->script == NULL)
@@ -341,6 +402,14 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
         o->listen = DIST_LISTEN_DEFAULT;
     if (o->duration_us == 0 && o->runs == 0)
         o->runs = 1;
+    if (o->duration_us > 0 && o->ramp_us > o->duration_us) {
+        char rb[DUR_FORMAT_MAX], dbuf[DUR_FORMAT_MAX];
+        fprintf(stderr,
+                "quern run: warning: --ramp-up %s is longer than --duration %s: only %u of the "
+                "%u VUs will start\n",
+                dur_format(o->ramp_us, rb, sizeof(rb)),
+                dur_format(o->duration_us, dbuf, sizeof(dbuf)), ramp_started(o), o->vus);
+    }
     return 0;
 }
 
@@ -579,10 +648,28 @@ static void live_clear_cb(void *ud)
 
 /* ---- results database (reports/db.h) */
 
-/* A write failed: say so once and record nothing more. */
+/* A write failed: say so once, record nothing more, and end the run
+ * degraded: its row is closed now as "degraded" (when the database still
+ * takes that much), so that it never stays "running". */
 static void dist_db_failed(dist *d, const char *err)
 {
-    log_msg(LOG_ERROR, "results database: %s; the rest of this run is not recorded", err);
+    char err2[1024];
+
+    log_msg(LOG_ERROR,
+            "results database: %s; the rest of this run is not recorded and it ends "
+            "degraded",
+            err);
+    d->degraded = 1;
+    snprintf(d->degraded_why, sizeof(d->degraded_why), "results database: %s", err);
+    if (d->db_run > 0) {
+        db_run_end_info ei = {"degraded", clock_wall_us(), d->agg.elapsed_us, d->agg.total,
+                              d->nsteps};
+        if (db_run_end(d->db, d->db_run, &ei, err2, sizeof(err2)) != 0)
+            log_msg(LOG_ERROR,
+                    "results database: cannot end the run's row either (%s): quern "
+                    "runs will show it abandoned",
+                    err2);
+    }
     db_close(d->db);
     d->db = NULL;
 }
@@ -665,7 +752,7 @@ static void check_abort(dist *d)
 {
     double el = (double)d->agg.elapsed_us / 1e6;
 
-    for (size_t i = 0; i < d->o.nth; i++) {
+    for (size_t i = 0; i < d->nth_user; i++) { /* the defaults judge at the end only */
         thresh_result r;
         if (thresh_eval(d->o.th[i], &d->agg, (const char *const *)d->ids,
                         (const char *const *)d->names, el, &r) ||
@@ -1308,7 +1395,10 @@ static int script_thresholds(dist *d, const scen_set *ss, char *err, size_t errl
     char msg[1024];
     int rc = -1;
 
-    d->th_src = xcalloc(d->o.nth + ss->nthresholds + 1, sizeof(*d->th_src));
+    const char *dflt[2];
+    size_t ndflt;
+
+    d->th_src = xcalloc(d->o.nth + ss->nthresholds + 3, sizeof(*d->th_src));
     for (size_t i = 0; i < ss->nsteps; i++) {
         ids[i] = ss->steps[i]->id;
         names[i] = ss->steps[i]->name;
@@ -1327,6 +1417,14 @@ static int script_thresholds(dist *d, const scen_set *ss, char *err, size_t errl
             snprintf(err, errlen, "%s: threshold %s", st->where, msg);
             goto out;
         }
+    }
+    d->nth_user = d->o.nth;
+    ndflt = verdict_defaults((const thresh *const *)d->o.th, d->o.nth, d->o.allow_errors,
+                             ss->nsteps, dflt);
+    for (size_t i = 0; i < ndflt; i++) {
+        d->o.th = xrealloc(d->o.th, (d->o.nth + 1) * sizeof(*d->o.th));
+        d->th_src[d->o.nth] = xstrdup(VERDICT_DEFAULT);
+        d->o.th[d->o.nth++] = thresh_parse(dflt[i], msg, sizeof(msg));
     }
     rc = 0;
 out:
@@ -1512,6 +1610,8 @@ int dist_main(int argc, char **argv)
     summary_info si;
     const char *status;
     thresh_result *rs = NULL; /* owned: the thresholds' verdicts */
+    verdict_in vi;
+    verdict v;
 
     memset(&d, 0, sizeof(d));
     d.lfd = -1;
@@ -1522,59 +1622,49 @@ int dist_main(int argc, char **argv)
     if (parse_args(argc, argv, &d.o, over) != 0)
         goto out;
     if (access(d.o.script, R_OK) != 0) {
-        fprintf(stderr, "quern run: cannot read script %s: %s\n", d.o.script, strerror(errno));
-        goto out;
+        snprintf(err, sizeof(err), "cannot read script %s: %s", d.o.script, strerror(errno));
+        goto fail;
     }
     d.p = run_load_props(d.o.script, d.o.props_file, over, err, sizeof(err));
-    if (d.p == NULL) {
-        fprintf(stderr, "quern run: %s\n", err);
-        goto out;
-    }
+    if (d.p == NULL)
+        goto fail;
     if (preflight(&d, err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s\n", err); /* file:line: message, as the script's own */
+        snprintf(d.start_msg, sizeof(d.start_msg), "%s", err);
         goto out;
     }
     if (d.o.embedded) {
-        if (local_token(&d.la, err, sizeof(err)) != 0) {
-            fprintf(stderr, "quern run: %s\n", err);
-            d.rc = RUN_EXIT_START;
-            goto out;
-        }
+        d.rc = RUN_EXIT_START;
+        if (local_token(&d.la, err, sizeof(err)) != 0)
+            goto fail;
+        d.rc = RUN_EXIT_USAGE;
         d.o.token_file = d.la.token_path;
     }
     if (d.o.token_file != NULL &&
-        auth_read_token_file(d.o.token_file, &d.token, &d.token_len, err, sizeof(err)) != 0) {
-        fprintf(stderr, "quern run: %s\n", err);
-        goto out;
-    }
-    if (bundle_build(&d, err, sizeof(err)) != 0) {
-        fprintf(stderr, "quern run: %s\n", err);
-        goto out;
-    }
+        auth_read_token_file(d.o.token_file, &d.token, &d.token_len, err, sizeof(err)) != 0)
+        goto fail;
+    if (bundle_build(&d, err, sizeof(err)) != 0)
+        goto fail;
     d.rc = RUN_EXIT_START;
     if (db_opts_path(&d.o.db) != NULL) {
-        d.db = db_open(db_opts_path(&d.o.db), err, sizeof(err));
+        char dberr[sizeof(err) - 32];
+        d.db = db_open(db_opts_path(&d.o.db), dberr, sizeof(dberr));
         if (d.db == NULL) {
-            fprintf(stderr, "quern run: results database: %s\n", err);
-            goto out;
+            snprintf(err, sizeof(err), "results database: %s", dberr);
+            goto fail;
         }
     }
     if (d.o.jtl != NULL || d.o.grinder_dir != NULL) {
         d.gather = gather_new(d.o.jtl, d.o.grinder_dir, err, sizeof(err));
-        if (d.gather == NULL) {
-            fprintf(stderr, "quern run: %s\n", err);
-            goto out;
-        }
+        if (d.gather == NULL)
+            goto fail;
     }
     if (listen_on(&d, err, sizeof(err)) != 0) {
-        fprintf(stderr, "quern run: %s\n", err);
         d.rc = d.o.token_file == NULL ? RUN_EXIT_USAGE : RUN_EXIT_START;
-        goto out;
+        goto fail;
     }
-    if (d.o.embedded && local_agent_start(&d.la, d.port, d.o.workers, err, sizeof(err)) != 0) {
-        fprintf(stderr, "quern run: %s\n", err);
-        goto out;
-    }
+    if (d.o.embedded && local_agent_start(&d.la, d.port, d.o.workers, err, sizeof(err)) != 0)
+        goto fail;
     d.loop = ev_loop_new(EVFLAG_AUTO);
     ev_io_init(&d.accept_io, on_accept, d.lfd, EV_READ);
     ev_timer_init(&d.tick, on_tick, 0.1, 0.1);
@@ -1594,7 +1684,6 @@ int dist_main(int argc, char **argv)
     if (d.start_error != 0) {
         fprintf(stderr, "quern run: the run could not start: %s\n", d.start_msg);
         d.rc = d.start_error == 2 ? RUN_EXIT_USAGE : RUN_EXIT_START;
-        write_junit(&d, NULL, d.start_msg);
         goto out;
     }
     d.agg.elapsed_us = d.end_us - d.go_us;
@@ -1607,6 +1696,7 @@ int dist_main(int argc, char **argv)
             !d.interrupted)
             status = "aborted";
     memset(&si, 0, sizeof(si));
+    memset(&vi, 0, sizeof(vi));
     si.status = status;
     si.vus = d.o.vus;
     si.step_ids = (const char *const *)d.ids;
@@ -1622,20 +1712,34 @@ int dist_main(int argc, char **argv)
     summary_print(stdout, &d.agg, &si);
     if (!d.o.embedded)
         print_breakdown(&d);
-    d.rc = d.threshold_stop                 ? RUN_EXIT_FAILED
-           : d.degraded                     ? (d.o.allow_loss ? RUN_EXIT_OK : RUN_EXIT_FAILED)
-           : strcmp(status, "aborted") == 0 ? RUN_EXIT_START
-                                            : RUN_EXIT_OK;
+    rs = xcalloc(d.o.nth + 1, sizeof(*rs));
     if (d.o.nth > 0) {
-        rs = xcalloc(d.o.nth, sizeof(*rs));
-        if (print_thresholds(&d, rs) > 0 && d.rc == RUN_EXIT_OK)
-            d.rc = RUN_EXIT_FAILED;
+        print_thresholds(&d, rs);
         dist_db_thresholds(&d, rs);
         si.thresholds = (const thresh *const *)d.o.th;
         si.threshold_results = rs;
         si.threshold_sources = (const char *const *)d.th_src;
         si.nthresholds = d.o.nth;
     }
+    vi.aborted = strcmp(status, "aborted") == 0 && !d.threshold_stop;
+    vi.threshold_stop = d.threshold_stop;
+    vi.degraded = d.degraded;
+    vi.allow_loss = d.o.allow_loss;
+    vi.loss_only = d.degraded_why[0] == '\0';
+    vi.why_degraded = d.degraded_why;
+    vi.ts = (const thresh *const *)d.o.th;
+    vi.rs = rs;
+    vi.sources = (const char *const *)d.th_src;
+    vi.nt = d.o.nth;
+    for (size_t i = 0; i < d.nsteps; i++)
+        vi.samples += d.agg.total[i].count;
+    for (size_t i = 0; i < d.nscens; i++)
+        vi.runs += d.agg.runs[i];
+    verdict_decide(&vi, &v);
+    d.rc = v.rc;
+    si.verdict_passed = v.passed;
+    si.verdict = v.why;
+    fprintf(stdout, "\nVerdict: %s\n", v.why);
     write_junit(&d, rs, NULL);
     if (d.gather != NULL && gather_close(d.gather, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);
@@ -1646,7 +1750,14 @@ int dist_main(int argc, char **argv)
         fprintf(stderr, "quern run: --summary-json: %s\n", err);
         d.rc = RUN_EXIT_START;
     }
+    goto out;
+fail:
+    /* A run that cannot go on: one line, and a failed --junit case. */
+    fprintf(stderr, "quern run: %s\n", err);
+    snprintf(d.start_msg, sizeof(d.start_msg), "%s", err);
 out:
+    if (d.start_msg[0] != '\0')
+        write_junit(&d, NULL, d.start_msg);
     xfree(rs);
     local_agent_stop(&d.la);
     dist_free(&d);

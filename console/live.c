@@ -504,6 +504,8 @@ void live_clear(live *l)
 
 void live_finish(live *l)
 {
+    if (l == NULL)
+        return; /* the run ended before its steps were known */
     if (l->mode == LIVE_PLAIN && l->win_n > 0)
         plain_line(l);
     /* The table stays; the cursor is already on the line below it. */

@@ -30,8 +30,11 @@ void run_usage(FILE *out)
           "Durations: 250ms, 2s, 1m30s, 1h, or a number of seconds.\n"
           "\n"
           "exit status:\n"
-          "  0  the run completed (or was stopped with Ctrl-C) and every threshold passed\n"
-          "  1  a threshold failed (or --abort-on-fail stopped the run), or a degraded run\n"
+          "  0  the run completed (or was stopped with Ctrl-C) and every threshold passed,\n"
+          "     the default ones too: errors<=0% (unless --allow-errors or a threshold about\n"
+          "     errors) and count>=1\n"
+          "  1  a threshold failed (or --abort-on-fail stopped the run), nothing completed,\n"
+          "     or a degraded run\n"
           "  2  usage or script error (no request was sent)\n"
           "  3  the run could not start or was aborted\n\n",
           out);

@@ -143,6 +143,12 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
     }
     json_object_set_new(root, "scenarios", scens);
     json_object_set_new(root, "thresholds", thresholds_json(si));
+    if (si->verdict != NULL) {
+        json_t *v = json_object();
+        json_object_set_new(v, "passed", json_boolean(si->verdict_passed));
+        json_object_set_new(v, "reason", json_string(si->verdict));
+        json_object_set_new(root, "verdict", v);
+    }
     if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         rc = -1;

@@ -22,6 +22,8 @@ typedef struct summary_info {
     const struct thresh_result *threshold_results; /**< nthresholds verdicts */
     const char *const *threshold_sources;          /**< "cli" or "file:line"; may be NULL */
     size_t nthresholds;
+    int verdict_passed;  /**< the run's verdict (console/verdict.h) */
+    const char *verdict; /**< its line: "passed: ...", "failed: ..."; NULL: none */
 } summary_info;
 
 /** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */

@@ -636,19 +636,52 @@ static char *step_report(const step_stats *s, double elapsed_s)
         s->sample_func, s->sample_func[0] ? "\n" : "");
 }
 
-/* The failed scoped thresholds covering step i, one desc per line, or NULL. */
-static char *step_failures(size_t *nfailed, const char *id, const char *name,
+static int about_errors(const thresh *t)
+{
+    return t->metric == THRESH_ERRORS || t->metric == THRESH_ERR_TECH ||
+           t->metric == THRESH_ERR_FUNC;
+}
+
+/* The step's errors, their kinds and the first of each kind, on one line. */
+static char *step_errors(const step_stats *s)
+{
+    return xasprintf("%llu error(s) in %llu sample(s): %llu technical%s%s%s, %llu functional%s%s%s",
+                     (unsigned long long)(s->err_tech + s->err_func), (unsigned long long)s->count,
+                     (unsigned long long)s->err_tech, s->sample_tech[0] ? " (first: " : "",
+                     s->sample_tech, s->sample_tech[0] ? ")" : "", (unsigned long long)s->err_func,
+                     s->sample_func[0] ? " (first: " : "", s->sample_func,
+                     s->sample_func[0] ? ")" : "");
+}
+
+/* Why step s (id, name) fails, one reason per line, or NULL: each failed
+ * scoped threshold covering it, and its errors when a failed threshold about
+ * errors (scoped or not) covers it and it had errors of that kind. */
+static char *step_failures(size_t *nfailed, const step_stats *s, const char *id, const char *name,
                            const thresh *const *ts, const thresh_result *rs, size_t nt)
 {
-    char *text = NULL;
+    char *text = NULL, *more;
+    int errors_failed = 0;
 
     *nfailed = 0;
     for (size_t k = 0; k < nt; k++) {
-        char *more;
-        if (ts[k]->scope == NULL || rs[k].passed || !thresh_covers(ts[k], id, name))
+        if (rs[k].passed || !thresh_covers(ts[k], id, name))
+            continue;
+        if (about_errors(ts[k]))
+            errors_failed |= ts[k]->metric == THRESH_ERR_TECH   ? s->err_tech > 0
+                             : ts[k]->metric == THRESH_ERR_FUNC ? s->err_func > 0
+                                                                : s->err_tech + s->err_func > 0;
+        if (ts[k]->scope == NULL)
             continue;
         more = xasprintf("%s%sthreshold '%s' failed: %s", text ? text : "", text ? "\n" : "",
                          ts[k]->expr, rs[k].desc);
+        free(text);
+        text = more;
+        (*nfailed)++;
+    }
+    if (errors_failed) {
+        char *e = step_errors(s);
+        more = xasprintf("%s%s%s", e, text ? "\n" : "", text ? text : "");
+        free(e);
         free(text);
         text = more;
         (*nfailed)++;
@@ -675,7 +708,7 @@ void thresh_junit_cases(thresh_junit *out, const char *run_name, const agg *a,
         const char *name = step_names != NULL ? step_names[i] : NULL;
         junit_case *jc = &out->cases[c];
         size_t nfailed;
-        char *failures = step_failures(&nfailed, step_ids[i], name, ts, rs, nt);
+        char *failures = step_failures(&nfailed, s, step_ids[i], name, ts, rs, nt);
 
         jc->classname = classname;
         jc->name = keep(out, xstrdup(name != NULL ? name : step_ids[i]));
@@ -685,9 +718,12 @@ void thresh_junit_cases(thresh_junit *out, const char *run_name, const agg *a,
             jc->failed = 1;
             jc->failure_type = "threshold";
             jc->failure_text = keep(out, failures);
-            jc->failure_message = nfailed == 1
-                                      ? jc->failure_text
-                                      : keep(out, xasprintf("%zu thresholds failed", nfailed));
+            /* The first reason: the errors when they are one. */
+            jc->failure_message =
+                nfailed == 1
+                    ? jc->failure_text
+                    : keep(out, xasprintf("%.*s (and %zu more)", (int)strcspn(failures, "\n"),
+                                          failures, nfailed - 1));
         }
     }
     for (size_t k = 0; k < nt; k++, c++) {

@@ -164,10 +164,12 @@ typedef struct thresh_junit {
 /** Builds the JUnit test cases of a run into *out (release with
  *  thresh_junit_free): one per step, classname "quern.<run_name>", name the
  *  step's display name (its id when step_names is NULL), time its mean
- *  response time, its counts, rates and percentiles in system-out (a step
- *  with errors does not fail by itself); it fails when a failed threshold
- *  whose scope explicitly covers it does (a threshold without a scope fails
- *  only its own case). Then one case per threshold (ts[i] with verdict
+ *  response time, its counts, rates and percentiles in system-out. A step
+ *  case fails when a failed threshold whose scope explicitly covers it does,
+ *  and when a failed threshold about errors covers it (with or without a
+ *  scope) and the step had errors of that kind: its message then gives the
+ *  step's error counts and the first error of each kind. A threshold without
+ *  a scope otherwise fails only its own case. Then one case per threshold (ts[i] with verdict
  *  rs[i], i < nt), named "threshold <expr>", failing with rs[i].desc as its
  *  message. */
 void thresh_junit_cases(thresh_junit *out, const char *run_name, const agg *a,

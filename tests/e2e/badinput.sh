@@ -36,9 +36,10 @@ eq "unknown command: exit 2" "$("$QUERN" frobnicate 2>/dev/null; echo $?)" 2
 check "quern --help lists run" grep -q "run SCRIPT.lua" <("$QUERN" --help)
 check "quern help run lists the options and exit statuses" grep -q -- "--ramp-up" <("$QUERN" help run)
 
-# An unreachable target is not bad input: the run completes, failures counted.
+# An unreachable target is not bad input: the run completes, failures counted,
+# and the run fails (exit 1: any error fails a run without an errors threshold).
 "$QUERN" run scripts/consultation_profil.lua --vus 2 --runs 1 -q -p base_url=http://127.0.0.1:$(free_port) \
   --summary-json "$TMP/s.json" >/dev/null 2>&1
-eq "unreachable target: run completes (exit 0)" "$?" 0
+eq "unreachable target: run completes, failed (exit 1)" "$?" 1
 eq "unreachable target: status completed" "$(sj "$TMP/s.json" .run.status)" completed
 eq "unreachable target: login failures are technical" "$(sj "$TMP/s.json" '.tests[0].errors.technical > 0')" true

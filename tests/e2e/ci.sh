@@ -45,7 +45,8 @@ eq "bad --fail-on-regression: exit 2" "$?" 2
 eq "build 1: exit 0" "$(step 1)" 0
 check "build 1: the database is in \$QUERN_DB_DIR" test -s "$DB"
 check "build 1: JUnit XML well-formed" xmllint --noout "$TMP/b1/junit.xml"
-eq "build 1: JUnit has a case per step and per threshold" "$(grep -c '<testcase' "$TMP/b1/junit.xml")" 4
+# 1 step, 3 thresholds of the script, and the default count>=1
+eq "build 1: JUnit has a case per step and per threshold" "$(grep -c '<testcase' "$TMP/b1/junit.xml")" 5
 check "build 1: JUnit without failure" grep -q 'failures="0"' "$TMP/b1/junit.xml"
 check "build 1: HTML report" grep -qi '<svg' "$TMP/b1/report.html"
 check "build 1: says there is no previous run" grep -q 'no previous run named ci-e2e' "$TMP/b1.out"
@@ -53,7 +54,7 @@ check "build 1: no comparison page" test ! -e "$TMP/b1/compare.html"
 check "build 1: thresholds from the scenario printed" grep -q 'PASS  p95<500ms .*(scripts/jenkins/example.lua:13)' "$TMP/b1/run.log"
 eq "build 1: summary JSON carries the thresholds" \
   "$(jq -r '[.thresholds[] | "\(.expr)=\(.passed)"] | join(" ")' "$TMP/b1/summary.json")" \
-  "errors<1%=true p95<500ms=true SC-CI-CATALOG-STEP-*: count>=20=true"
+  "errors<1%=true p95<500ms=true SC-CI-CATALOG-STEP-*: count>=20=true count>=1=true"
 
 # Build 2: same load; compared with build 1, no regression.
 eq "build 2: exit 0" "$(step 2)" 0
@@ -62,7 +63,7 @@ check "build 2: compare page" grep -qi '<svg' "$TMP/b2/compare.html"
 check "build 2: HTML report" test -s "$TMP/b2/report.html"
 eq "the database carries both runs" "$(q "$DB" "SELECT count(*) FROM runs WHERE name = 'ci-e2e' AND status = 'completed'")" 2
 eq "both runs' threshold verdicts stored" \
-  "$(q "$DB" "SELECT count(*) || ' ' || sum(passed) FROM thresholds")" "6 6"
+  "$(q "$DB" "SELECT count(*) || ' ' || sum(passed) FROM thresholds")" "8 8"
 eq "verdicts: expr, source, measured, limit" \
   "$(q "$DB" "SELECT expr || '|' || source || '|' || (measured > 0) || '|' || \"limit\" || '|' || unit FROM thresholds WHERE run_id = 2 AND position = 1")" \
   "p95<500ms|scripts/jenkins/example.lua:13|1|500.0|ms"

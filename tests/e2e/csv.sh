@@ -30,7 +30,7 @@ feed --vus 5 --runs 2 -p mode=unique -p noarg=true
 eq "unique, 2 rows per VU, next() without vu: each user once" "$(hits)" "$each_once"
 # Exhausted: VUs 11..20 have no row.
 feed --vus 20 --runs 1 -p mode=unique
-eq "unique exhausted: run completes" "$?" 0
+eq "unique exhausted: run completes, failed by its errors (exit 1)" "$?" 1
 eq "unique exhausted: 10 users served" "$(hits)" "$each_once"
 eq "unique exhausted: 10 functional errors" "$(func)" 10
 check "unique exhausted: clear message" grep -Eq \

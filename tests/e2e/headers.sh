@@ -8,7 +8,7 @@ eq "User-Agent: run exits 0" "$?" 0
 eq "User-Agent: every request made" "$(sj "$TMP/ua.json" '[.tests[].count] | add')" 6
 eq "User-Agent: quern's once, or the step's own" \
   "$(sj "$TMP/ua.json" '[.tests[].errors.technical + .tests[].errors.functional] | add')" 0
-eq "User-Agent: no script error" "$(grep -c 'assert\|error' "$TMP/ua.out")" 0
+eq "User-Agent: no script error" "$(grep -c 'assert\|traceback' "$TMP/ua.out")" 0
 
 # Responses of one URL that grow from a few bytes to 200 KB arrive whole.
 "$QUERN" run $D/grow.lua --vus 2 --runs 2 -q -p base_url="$BASE" --summary-json "$TMP/grow.json" >"$TMP/grow.out" 2>&1

@@ -304,8 +304,9 @@ static void test_run_cases(void **state)
     doc = read_back();
     s = suite_of(doc);
     assert_attr(s, "tests", "7");
-    /* the two SC-A steps (covered by the failed scoped threshold), and the
-     * two failed thresholds; the unscoped errors<1% fails only its own case */
+    /* the two SC-A steps (covered by the failed scoped threshold; the
+     * failed errors<1% adds SC-A-STEP-2's errors), and the two failed
+     * thresholds; SC-B-STEP-1 had no error */
     assert_attr(s, "failures", "4");
     assert_int_equal(count_children(s, "testcase"), 7);
 
@@ -319,12 +320,15 @@ static void test_run_cases(void **state)
 
     c = child(s, "testcase", 1);
     assert_attr(c, "name", "SC-A-STEP-2)search");
-    assert_non_null(child(c, "failure", 0));
+    /* its errors first (a failed errors threshold covers it), then the rest */
+    assert_attr(child(c, "failure", 0), "message",
+                "4 error(s) in 100 sample(s): 3 technical (first: HTTP 503 <Service "
+                "Unavailable> & co), 1 functional (and 1 more)");
     text(child(c, "system-out", 0), buf, sizeof(buf));
     assert_non_null(strstr(buf, "count 100, errors 4 (technical 3, functional 1), error rate 4 %"));
     assert_non_null(strstr(buf, "technical error, e.g. HTTP 503 <Service Unavailable> & co"));
 
-    /* a step with no threshold over it does not fail, whatever its errors */
+    /* a step without error and without a failed scoped threshold passes */
     c = child(s, "testcase", 2);
     assert_attr(c, "name", "SC-B-STEP-1)login");
     assert_null(child(c, "failure", 0));
@@ -362,6 +366,51 @@ static void test_run_cases(void **state)
     agg_free(&a);
 }
 
+/* A failed errors threshold without a scope fails the case of each step
+ * that had errors (not the others); a passing one fails none. */
+static void test_run_cases_errors(void **state)
+{
+    thresh *t;
+    thresh_result r;
+    thresh_junit j;
+    char err[256] = "", buf[2048];
+    xmlDocPtr doc;
+    xmlNodePtr s, c;
+    agg a;
+
+    build(&a);
+    t = thresh_parse("errors<=0%", err, sizeof(err));
+    assert_non_null(t);
+    assert_false(thresh_eval(t, &a, ids, names, 10, &r));
+    thresh_junit_cases(&j, "demo", &a, ids, names, 10, (const thresh *const *)&t, &r, 1);
+    assert_int_equal(junit_write(path, "demo", j.cases, j.n, 10, err, sizeof(err)), 0);
+    thresh_junit_free(&j);
+    doc = read_back();
+    s = suite_of(doc);
+    assert_attr(s, "failures", "2"); /* SC-A-STEP-2 and the threshold's own case */
+    assert_null(child(child(s, "testcase", 0), "failure", 0));
+    c = child(s, "testcase", 1);
+    assert_attr(child(c, "failure", 0), "message",
+                "4 error(s) in 100 sample(s): 3 technical (first: HTTP 503 <Service "
+                "Unavailable> & co), 1 functional");
+    text(child(c, "failure", 0), buf, sizeof(buf));
+    assert_string_equal(buf, "4 error(s) in 100 sample(s): 3 technical (first: HTTP 503 <Service "
+                             "Unavailable> & co), 1 functional");
+    assert_null(child(child(s, "testcase", 2), "failure", 0));
+    xmlFreeDoc(doc);
+    thresh_free(t);
+
+    /* errors<5% passes (1.333 %): the errors are tolerated, no step fails */
+    t = thresh_parse("errors<5%", err, sizeof(err));
+    assert_true(thresh_eval(t, &a, ids, names, 10, &r));
+    thresh_junit_cases(&j, "demo", &a, ids, names, 10, (const thresh *const *)&t, &r, 1);
+    for (size_t i = 0; i < j.n; i++)
+        assert_false(j.cases[i].failed);
+    thresh_junit_free(&j);
+    thresh_free(t);
+    agg_free(&a);
+}
+
 static void test_run_cases_no_thresholds(void **state)
 {
     thresh_junit j;
@@ -394,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_write_empty_and_nulls),
         cmocka_unit_test(test_write_fails),
         cmocka_unit_test(test_run_cases),
+        cmocka_unit_test(test_run_cases_errors),
         cmocka_unit_test(test_run_cases_no_thresholds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

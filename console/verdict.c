@@ -1,0 +1,66 @@
+#include "console/verdict.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "console/run.h"
+
+size_t verdict_defaults(const thresh *const *ts, size_t nt, int allow_errors, size_t nsteps,
+                        const char *exprs[2])
+{
+    int about_errors = 0;
+    size_t n = 0;
+
+    for (size_t i = 0; i < nt; i++)
+        about_errors |= ts[i]->metric == THRESH_ERRORS || ts[i]->metric == THRESH_ERR_TECH ||
+                        ts[i]->metric == THRESH_ERR_FUNC;
+    if (!about_errors && !allow_errors)
+        exprs[n++] = "errors<=0%";
+    if (nsteps > 0)
+        exprs[n++] = "count>=1";
+    return n;
+}
+
+void verdict_decide(const verdict_in *in, verdict *out)
+{
+    size_t failed = 0, first = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < in->nt; i++)
+        if (!in->rs[i].passed && failed++ == 0)
+            first = i;
+    out->rc = RUN_EXIT_FAILED;
+    if (in->aborted) {
+        out->rc = RUN_EXIT_START;
+        snprintf(out->why, sizeof(out->why), "aborted");
+    } else if (in->threshold_stop) {
+        snprintf(out->why, sizeof(out->why), "stopped by --abort-on-fail: a threshold failed");
+    } else if (failed > 0) {
+        const char *src = in->sources != NULL ? in->sources[first] : NULL;
+        int dflt = src != NULL && strcmp(src, VERDICT_DEFAULT) == 0;
+        const char *rule = !dflt ? ""
+                           : in->ts[first]->metric == THRESH_COUNT
+                               ? " (default rule: a run with no sample is not a pass)"
+                               : " (default rule: with no threshold about errors, any error "
+                                 "fails the run; --allow-errors or an errors<N% threshold "
+                                 "tolerates them)";
+        snprintf(out->why, sizeof(out->why), "failed: threshold %s: %s%s%s", in->ts[first]->expr,
+                 in->rs[first].desc, rule,
+                 failed > 1 ? " (and more thresholds failed, listed above)" : "");
+    } else if (in->degraded && !(in->allow_loss && in->loss_only)) {
+        snprintf(out->why, sizeof(out->why), "failed: the run is degraded: %s%s",
+                 in->why_degraded != NULL && in->why_degraded[0] ? in->why_degraded
+                                                                 : "an agent or a worker was lost",
+                 in->loss_only ? " (--allow-agent-loss tolerates it)" : "");
+    } else if (in->samples == 0 && in->runs == 0) {
+        snprintf(out->why, sizeof(out->why),
+                 "failed: nothing completed (no step sample, no run): a run with no sample is "
+                 "not a pass");
+    } else {
+        out->passed = 1;
+        out->rc = RUN_EXIT_OK;
+        snprintf(out->why, sizeof(out->why), "passed: %s%s",
+                 in->nt > 0 ? "every threshold passed" : "no threshold to check",
+                 in->degraded ? " (degraded run tolerated by --allow-agent-loss)" : "");
+    }
+}

@@ -1,0 +1,41 @@
+# No secret left on disk: an agent's run folder (the script and its CSV data)
+# is private while the run lasts, and the folder a killed agent left behind is
+# removed when an agent starts again.
+. "$(dirname "$0")/dist_lib.bash"
+start_target
+mkdir -p "$TMP/tmpdir"
+export TMPDIR="$TMP/tmpdir"
+folders() { find "$TMP/tmpdir" -maxdepth 1 -name 'quern-run.*' -type d | sort; }
+
+# A folder nobody holds, of this user, as a killed agent leaves it; and one too
+# young to be judged (it may be between its creation and its lock).
+mkdir -m 700 "$TMP/tmpdir/quern-run.stale1" && echo 'user,password' >"$TMP/tmpdir/quern-run.stale1/users.csv"
+touch -d '1 minute ago' "$TMP/tmpdir/quern-run.stale1"
+start_console c1 tests/e2e/scripts/dist_hit.lua --agents 1 --duration 6s --vus 2 -q -p base_url="$BASE" --db none
+mkdir -m 700 "$TMP/tmpdir/quern-run.young"
+start_agent a1 1
+wait_for "$TMP/agent-a1.log" 'removed 1 run folder' 10
+check "agent start: the stale folder is removed" bash -c "[ ! -e '$TMP/tmpdir/quern-run.stale1' ]"
+check "agent start: a folder seconds old is left" bash -c "[ -d '$TMP/tmpdir/quern-run.young' ]"
+rmdir "$TMP/tmpdir/quern-run.young"
+wait_requests 5 10
+run=$(folders | head -n 1)
+check "during the run: the agent's folder exists" test -n "$run"
+eq "during the run: its mode is 700" "$(command stat -c %a "$run" 2>/dev/null)" 700
+# A second agent starting now must not touch the live run's folder.
+"$QUERN" agent --console 127.0.0.1:1 --token-file "$TMP/token" --name a2 >"$TMP/a2.log" 2>&1 &
+a2=$!
+sleep 3
+kill $a2 2>/dev/null; wait $a2 2>/dev/null
+check "a second agent leaves the live run's folder" test -d "$run"
+kill -9 $AGENT_PID
+wait $AGENT_PID 2>/dev/null
+sleep 0.5
+check "after kill -9: the folder is left behind" test -d "$run"
+wait_exit $CONSOLE_PID 30
+# The next agent (here, the one a local run starts) removes it.
+sleep 2
+"$QUERN" run tests/e2e/scripts/dist_hit.lua --runs 1 -q -p base_url="$BASE" --db none >"$TMP/local.out" 2>&1
+eq "next local run: exit 0" "$?" 0
+check "next agent: the killed agent's folder is gone" bash -c "[ ! -e '$run' ]"
+eq "next local run: nothing left in TMPDIR" "$(ls -A "$TMP/tmpdir" | wc -l)" 0
