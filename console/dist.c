@@ -923,6 +923,8 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
             return;
         }
         register_agent(d, c, env->register_);
+        if (d->o.embedded)
+            local_token_drop(&d->la); /* our agent has proved it knows it */
         return;
     case DC_AGENT:
         break;

@@ -89,6 +89,14 @@ int local_agent_start(local_agent *la, unsigned port, unsigned workers, char *er
     return 0;
 }
 
+void local_token_drop(local_agent *la)
+{
+    if (la->token_path[0] != '\0') {
+        unlink(la->token_path);
+        la->token_path[0] = '\0';
+    }
+}
+
 void local_agent_stop(local_agent *la)
 {
     if (la->pid > 0) {
@@ -105,8 +113,5 @@ void local_agent_stop(local_agent *la)
         }
         la->pid = 0;
     }
-    if (la->token_path[0] != '\0') {
-        unlink(la->token_path);
-        la->token_path[0] = '\0';
-    }
+    local_token_drop(la);
 }

@@ -23,6 +23,10 @@ int local_token(local_agent *la, char *err, size_t errlen);
 /** Starts the agent for the console on 127.0.0.1:port with workers worker
  *  processes (0: the agent's default, one per core). 0 ok; -1 with err. */
 int local_agent_start(local_agent *la, unsigned port, unsigned workers, char *err, size_t errlen);
+/** Removes the token file: once the agent has authenticated, it and the
+ *  console hold the token in memory and the file is not needed any more
+ *  (a console killed later leaves no secret on disk). Safe to repeat. */
+void local_token_drop(local_agent *la);
 /** Stops the agent (SIGTERM, then SIGKILL after a while), reaps it and
  *  removes the token file. Safe to call on an unstarted la. */
 void local_agent_stop(local_agent *la);

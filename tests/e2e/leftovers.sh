@@ -39,3 +39,15 @@ sleep 2
 eq "next local run: exit 0" "$?" 0
 check "next agent: the killed agent's folder is gone" bash -c "[ ! -e '$run' ]"
 eq "next local run: nothing left in TMPDIR" "$(ls -A "$TMP/tmpdir" | wc -l)" 0
+
+# The one-time token of a local run leaves the disk once its agent is in.
+"$QUERN" run tests/e2e/scripts/dist_hit.lua --duration 20s -q -p base_url="$BASE" --db none \
+  >"$TMP/local2.out" 2>&1 &
+console=$!
+reset_target
+wait_requests 3 10
+eq "local run under way: no token file on disk" "$(find "$TMP/tmpdir" -name 'quern-token.*' | wc -l)" 0
+kill -9 $console
+wait $console 2>/dev/null
+sleep 1
+eq "console killed: no token file left" "$(find "$TMP/tmpdir" -name 'quern-token.*' | wc -l)" 0
