@@ -36,10 +36,12 @@ between "think: step 2 -> 3 (ms)" "$(jq '.[1]' "$TMP/tgaps")" 295 400
 between "think: none before a run's first step (ms)" "$(jq '.[2]' "$TMP/tgaps")" 0 60
 
 # A sleep asked for after a long stretch of Lua work lasts its whole length.
+# (The work is 300 ms of CPU time: on a loaded machine it takes longer than
+# 300 ms of wall time, so only the lower bound is tight; the bug gave 504.)
 reset_target
 "$QUERN" run $D/busy_sleep.lua --vus 1 --runs 1 -q -p base_url="$BASE" >/dev/null 2>&1
 between "sleep after 300 ms of work: requests apart (ms)" \
-  "$(stat '.request_times_us | (.[1] - .[0]) / 1000')" 790 1000
+  "$(stat '.request_times_us | (.[1] - .[0]) / 1000')" 790 2500
 
 # Weights: 50/25/25 of 100 VUs, exactly.
 "$QUERN" run scripts/mix.lua --vus 100 --runs 1 -q -p base_url="$BASE" -p pacing=0 \
