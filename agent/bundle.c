@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RUN_PREFIX "quern-run."
@@ -142,7 +141,8 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
     return 0;
 }
 
-int bundle_hold(const char *dir)
+/* The lock alone, without the mark. */
+static int hold_lock(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -153,28 +153,43 @@ int bundle_hold(const char *dir)
     return fd;
 }
 
+int bundle_hold(const char *dir)
+{
+    int fd = hold_lock(dir), mark;
+
+    if (fd < 0)
+        return -1;
+    mark = openat(fd, BUNDLE_HELD, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (mark < 0) {
+        close(fd);
+        return -1;
+    }
+    close(mark);
+    return fd;
+}
+
 int bundle_sweep(void)
 {
     const char *tmp = run_parent();
     DIR *d = opendir(tmp);
     struct dirent *de;
     int removed = 0;
-    time_t now = time(NULL);
 
     if (d == NULL)
         return 0;
     while ((de = readdir(d)) != NULL) {
-        char path[PATH_MAX];
+        char path[PATH_MAX], mark[PATH_MAX];
         struct stat st;
         int fd;
 
         if (strncmp(de->d_name, RUN_PREFIX, strlen(RUN_PREFIX)) != 0 ||
-            (size_t)snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name) >= sizeof(path))
+            (size_t)snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name) >= sizeof(path) ||
+            (size_t)snprintf(mark, sizeof(mark), "%s/" BUNDLE_HELD, path) >= sizeof(mark))
             continue;
         if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-            now - st.st_mtime < BUNDLE_SWEEP_AGE_S)
+            lstat(mark, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
-        fd = bundle_hold(path);
+        fd = hold_lock(path);
         if (fd < 0)
             continue; /* in use by a live agent or its workers */
         bundle_remove(path);

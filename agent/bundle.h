@@ -8,10 +8,13 @@
  * total size is bounded.
  *
  * The folders are $TMPDIR/quern-run.XXXXXX (/tmp without TMPDIR). An agent
- * holds a lock on its run's folder (bundle_hold) for as long as it uses it;
- * an agent killed with SIGKILL cannot remove its folder, so every agent
- * removes, when it starts, the folders of its user that nobody holds
- * (bundle_sweep): the script and its CSV data do not stay on disk. */
+ * holds a lock on its run's folder (bundle_hold) for as long as it uses it,
+ * and marks the folder as held that way (a BUNDLE_HELD file, made once the
+ * lock is taken); an agent killed with SIGKILL cannot remove its folder, so
+ * every agent removes, when it starts, the marked folders of its user that
+ * nobody holds (bundle_sweep): the script and its CSV data do not stay on
+ * disk. A folder without the mark (being made, or an agent of an older
+ * version that takes no lock) is never touched. */
 #ifndef QUERN_BUNDLE_H
 #define QUERN_BUNDLE_H
 
@@ -35,20 +38,19 @@ int bundle_path_ok(const char *path);
 int bundle_unpack(Quern__BundleFile *const *files, size_t n, char *dir, size_t dirlen, char *err,
                   size_t errlen);
 
-/** Takes the lock that marks dir as in use (flock on the folder itself) and
- *  returns the descriptor holding it, or -1 (then the folder is merely not
- *  protected from a sweep). The lock lasts until the descriptor is closed,
- *  by the agent or by its death; the workers it forks share it. */
+/** The mark of a folder held by bundle_hold, inside it. */
+#define BUNDLE_HELD ".quern-held"
+
+/** Takes the lock that says dir is in use (flock on the folder itself),
+ *  then marks dir (BUNDLE_HELD), and returns the descriptor holding the
+ *  lock, or -1 (the folder is then never swept). The lock lasts until the
+ *  descriptor is closed, by the agent or by its death. */
 int bundle_hold(const char *dir);
 
-/** Removes the run folders under $TMPDIR (or /tmp) that belong to this user,
- *  are older than BUNDLE_SWEEP_AGE_S and that no process holds (bundle_hold):
- *  the leftovers of a killed agent. Returns how many were removed. */
+/** Removes the marked run folders under $TMPDIR (or /tmp) that belong to
+ *  this user and that no process holds: the leftovers of a killed agent.
+ *  Returns how many were removed. */
 int bundle_sweep(void);
-
-/** A folder younger than this is never swept (it may be between its
- *  creation and its lock). */
-#define BUNDLE_SWEEP_AGE_S 2
 
 /** Removes dir and everything under it (no symlink is followed); fine if it
  *  does not exist. */
