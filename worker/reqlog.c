@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/redact.h"
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
 #include "worker/scen.h"
@@ -356,7 +357,7 @@ static int64_t to_wall_ms(const engine *e, int64_t mono_us)
 /* Writes one JTL line; code and message come from status or the curl error. */
 static void jtl_write(reqlog *l, vu *v, reqlog_jtl *r, int status, int curl_rc, const char *cmsg)
 {
-    char code[96], msg[256], thread[192];
+    char code[96], msg[256], thread[192], fail[VU_MSG_MAX + 64];
     char *out = reqlog_file_reserve(&l->jtl);
 
     if (out == NULL)
@@ -365,9 +366,15 @@ static void jtl_write(reqlog *l, vu *v, reqlog_jtl *r, int status, int curl_rc, 
         snprintf(code, sizeof(code), "%d", status);
         snprintf(msg, sizeof(msg), "%s", reason(status));
     } else {
+        char tmp[sizeof(msg)];
         snprintf(code, sizeof(code), "Non HTTP response code: %s",
                  curl_easy_strerror((CURLcode)curl_rc));
-        snprintf(msg, sizeof(msg), "Non HTTP response message: %s", cmsg);
+        snprintf(tmp, sizeof(tmp), "Non HTTP response message: %s", cmsg);
+        redact_url(tmp, msg, sizeof(msg));
+    }
+    if (r->failure[0] != '\0') { /* an error's message may name a URL */
+        redact_url(r->failure, fail, sizeof(fail));
+        r->failure = fail;
     }
     snprintf(thread, sizeof(thread), "%s %u-%u", l->agent, l->cfg.worker + 1, v->gid);
     r->code = code;
@@ -382,11 +389,14 @@ void reqlog_xfer(reqlog *l, vu *v)
     const xfer_result *x = &v->x;
     const sample *p = &v->pend;
     const char *url = NULL;
+    char buf[REQLOG_URL_MAX];
+    long redirects = 0;
     vslot *s;
 
+    /* The URL as written: its password redacted once per URL by the cache. */
     curl_easy_getinfo(v->xh->easy, CURLINFO_EFFECTIVE_URL, &url);
-    if (url == NULL)
-        url = "";
+    curl_easy_getinfo(v->xh->easy, CURLINFO_REDIRECT_COUNT, &redirects);
+    url = urlc_shown(v->url, url != NULL ? url : "", redirects, buf, sizeof(buf));
     if (p->step >= 0 && v->xfer_timed) {
         s = slot_of(l, v);
         if (s == NULL)
