@@ -697,6 +697,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     }
     /* A late second adds to the totals without adding time. */
     agg_add(&d->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
+    gather_second(d->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     if (late)
         return;
     live_update(d->live, &d->agg, sum->steps, agents_alive(d),
