@@ -13,6 +13,7 @@
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
+#include "worker/trace.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
 
@@ -248,8 +249,8 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
  * environment will not change during the run, the handles say so once. */
 static int no_proxy_in_env(void)
 {
-    static const char *const names[] = {"http_proxy",  "https_proxy", "HTTPS_PROXY", "all_proxy",
-                                        "ALL_PROXY",   "no_proxy",    "NO_PROXY"};
+    static const char *const names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                        "ALL_PROXY",  "no_proxy",    "NO_PROXY"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (getenv(names[i]) != NULL)
@@ -428,6 +429,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->status = ENGINE_COMPLETED;
     e->no_env_proxy = no_proxy_in_env();
     e->urls = urlc_new(0);
+    e->trace = trace_new(cfg->trace, cfg->vu_count);
     e->ua = curl_slist_append(NULL, "User-Agent: " QUERN_USER_AGENT);
     if (e->ua == NULL)
         goto fail;
@@ -562,6 +564,7 @@ void engine_free(engine *e)
         watcher_drop(e, fd);
     xfree(e->fdw);
     urlc_free(e->urls); /* after every handle that used them */
+    trace_free(e->trace);
     curl_slist_free_all(e->ua);
     while (e->free_socks != NULL) {
         sockw *w = e->free_socks;
