@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/redact.h"
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
 #include "worker/trace.h"
@@ -484,6 +485,12 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
 fail:
     xfree(assign);
     engine_free(e);
+    if (err != NULL && errlen > 0 && strstr(err, "://") != NULL) {
+        /* A load error may quote a URL: its password is not shown. */
+        char *raw = xstrdup(err);
+        redact_url(raw, err, errlen);
+        xfree(raw);
+    }
     return NULL;
 }
 

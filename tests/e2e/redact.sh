@@ -31,3 +31,13 @@ for f in "$TMP/r.jtl" "$TMP/g" "$TMP/out" "$TMP/err" "$TMP/s.json" "$TMP/db.sql"
     ok "no password in $(basename "$f")"
   fi
 done
+
+# A script that fails to load with the URL in its message.
+cat >"$TMP/load.lua" <<'LUA'
+local quern = require "quern"
+error("cannot use " .. quern.property("base_url"))
+LUA
+"$QUERN" run "$TMP/load.lua" -p base_url="$CRED" --db none >"$TMP/load.out" 2>&1
+eq "load error: exit 2" "$?" 2
+check "load error: the URL shown masked" grep -q "cannot use http://u:\*\*\*@127.0.0.1:$PORT" "$TMP/load.out"
+check "load error: no password" test "$(grep -c secret "$TMP/load.out")" = 0
