@@ -250,8 +250,8 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
  * environment will not change during the run, the handles say so once. */
 static int no_proxy_in_env(void)
 {
-    static const char *const names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                                        "ALL_PROXY",  "no_proxy",    "NO_PROXY"};
+    static const char *const names[] = {"http_proxy",  "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                        "ALL_PROXY",   "no_proxy",    "NO_PROXY"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (getenv(names[i]) != NULL)
@@ -485,7 +485,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
 fail:
     xfree(assign);
     engine_free(e);
-    if (err != NULL && errlen > 0 && strstr(err, "://") != NULL) {
+    if (err != NULL && memchr(err, '\0', errlen) != NULL && strstr(err, "://") != NULL) {
         /* A load error may quote a URL: its password is not shown. */
         char *raw = xstrdup(err);
         redact_url(raw, err, errlen);
