@@ -21,7 +21,12 @@
  * run's count of a second is the larger of the merged active VUs at its
  * start and at its end (so that the samples of the run's last second, at
  * whose end the VUs have stopped, still count them), and never less than
- * the sample's own worker had active. grpThreads is the same number:
+ * the sample's own worker had active. It is exact while the count holds
+ * still within a second, and off by what changed within it otherwise (a
+ * ramp-up, or the stop: workers' seconds start within milliseconds of each
+ * other, so a worker's last, partial second may be counted with another's
+ * full one, and samples recorded as the run stops may see fewer VUs than
+ * were running). grpThreads is the same number:
  * seconds are not merged per scenario. A line whose second is not merged
  * yet (an agent that finished while others still run) waits, in a buffer of
  * at most GATHER_HOLD_MAX bytes; a line that finds it full, and every line
