@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/redact.h"
+
 static char log_role[64] = "quern";
 static enum log_level log_min = LOG_INFO;
 static void (*log_before)(void *ud);
@@ -44,7 +46,7 @@ void log_set_level(enum log_level level)
 void log_msg(enum log_level level, const char *fmt, ...)
 {
     static const char *names[] = {"debug", "info", "warning", "error"};
-    char line[2048];
+    char line[2048], raw[2048];
     va_list ap;
     int n;
 
@@ -52,8 +54,9 @@ void log_msg(enum log_level level, const char *fmt, ...)
         return;
     n = snprintf(line, sizeof(line), "%s: %s: ", log_role, names[level]);
     va_start(ap, fmt);
-    vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
+    redact_url(raw, line + n, sizeof(line) - (size_t)n); /* a URL's password never */
     if (log_sink != NULL && !log_in_sink) {
         int taken;
         log_in_sink = 1;

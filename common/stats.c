@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/redact.h"
+
 void stats_init(step_stats *s)
 {
     memset(s, 0, sizeof(*s));
@@ -45,6 +47,7 @@ void stats_merge(step_stats *dst, const step_stats *src)
 void stats_note_error(step_stats *s, int technical, const char *msg)
 {
     char *dst = technical ? s->sample_tech : s->sample_func;
+    /* Once per step and kind a second: the message may name a URL. */
     if (dst[0] == '\0')
-        snprintf(dst, STATS_SAMPLE_MAX, "%s", msg ? msg : "error");
+        redact_url(msg ? msg : "error", dst, STATS_SAMPLE_MAX);
 }

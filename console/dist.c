@@ -90,6 +90,7 @@ typedef struct dopts {
     const char *jtl;         /**< --jtl FILE */
     const char *grinder_dir; /**< --grinder-logs DIR */
     db_opts db;              /**< --db, --name, --tag */
+    unsigned trace;          /**< --trace: 0 off, 1 VU 1 only, 2 every VU */
 } dopts;
 
 typedef struct dist {
@@ -165,7 +166,13 @@ void dist_usage(FILE *out)
           "  --jtl FILE           JMeter CSV results: a line per step sample and per untimed\n"
           "                       request, from every agent (Jenkins Performance plugin)\n"
           "  --grinder-logs DIR   The Grinder 3 logs of every worker: data_AGENT-N.log and\n"
-          "                       out_AGENT-N.log (Jenkins Grinder plugin, Grinder Analyzer)\n",
+          "                       out_AGENT-N.log (Jenkins Grinder plugin, Grinder Analyzer)\n"
+          "\n"
+          "debugging:\n"
+          "  --trace, -v          print each request and response of VU 1 (method, URL,\n"
+          "                       status, headers, the body's first KB, timings) to stderr;\n"
+          "                       implies -q. With --vus > 1 only VU 1 is traced, with a\n"
+          "                       warning; --trace=all traces every VU\n",
           out);
 }
 
@@ -316,6 +323,13 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
             o->abort_on_fail = 1;
             continue;
         }
+        if (strcmp(flag, "--trace") == 0 || strcmp(flag, "-v") == 0) {
+            if (v != NULL && strcmp(v, "all") != 0)
+                return usage_err("--trace=%s: the only value is \"all\"", v);
+            o->trace = v != NULL ? 2 : 1;
+            o->quiet = 1; /* the live display would write over the trace */
+            continue;
+        }
         if (strcmp(flag, "--allow-errors") == 0) {
             o->allow_errors = 1;
             continue;
@@ -392,6 +406,9 @@ static int parse_args(int argc, char **argv, dopts *o, props *over)
     }
     if (o->script == NULL)
         return usage_err("%s", "no script given");
+    if (o->trace == 1 && o->vus > 1)
+        fprintf(stderr, "quern run: --trace traces VU 1 only of %u (--trace=all: every VU)\n",
+                o->vus);
     if (o->agents == 0 && o->listen == NULL) {
         o->embedded = 1;
         o->listen = "127.0.0.1:0";
@@ -784,6 +801,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     }
     /* A late second adds to the totals without adding time. */
     agg_add(&d->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
+    gather_second(d->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     if (late)
         return;
     live_update(d->live, &d->agg, sum->steps, agents_alive(d),
@@ -1117,6 +1135,7 @@ static void start_run(dist *d)
     sr.run_name = run_name;
     sr.jtl = d->o.jtl != NULL;
     sr.grinder_logs = d->o.grinder_dir != NULL;
+    sr.trace = d->o.trace;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &sr;
     /* Interleave: in each block of W consecutive global indices, agent a owns

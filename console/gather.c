@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "worker/reqlog.h"
 
 #define GATHER_NAME_MAX 200
+#define GATHER_OUT_BUF (64u << 10) /* JTL bytes gathered per write() */
 
 struct gather {
     int jtl_fd;         /**< owned: -1 when no --jtl */
@@ -19,6 +21,13 @@ struct gather {
     char *dir;          /**< owned: NULL when no --grinder-logs */
     int err;            /**< errno of the first failed JTL write */
     uint64_t jtl_lines; /**< newlines written */
+    uint32_t *active;   /**< owned: the run's active VUs at the end of each second merged */
+    size_t nactive;     /**< seconds below this are merged (or were skipped) */
+    size_t cap_active;  /**< entries allocated in active */
+    char *hold;         /**< owned: JTL lines (with their prefix) waiting for their second */
+    size_t hold_len, hold_cap;
+    char *out; /**< owned: JTL bytes not yet written, GATHER_OUT_BUF */
+    size_t out_len;
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n, off_t at)
@@ -37,6 +46,179 @@ static int write_all(int fd, const uint8_t *p, size_t n, off_t at)
     return 0;
 }
 
+/* ---------------------------------------------------------------- the JTL */
+
+static void jtl_flush(gather *g)
+{
+    if (g->out_len > 0 && g->err == 0 &&
+        write_all(g->jtl_fd, (const uint8_t *)g->out, g->out_len, -1) != 0)
+        g->err = errno != 0 ? errno : EIO;
+    g->out_len = 0;
+}
+
+static void jtl_put(gather *g, const char *p, size_t n)
+{
+    if (g->err != 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        g->jtl_lines += p[i] == '\n';
+    if (g->out_len + n > GATHER_OUT_BUF)
+        jtl_flush(g);
+    if (n > GATHER_OUT_BUF) {
+        if (g->err == 0 && write_all(g->jtl_fd, (const uint8_t *)p, n, -1) != 0)
+            g->err = errno != 0 ? errno : EIO;
+        return;
+    }
+    memcpy(g->out + g->out_len, p, n);
+    g->out_len += n;
+}
+
+/* A worker's line: "SECOND OWN AT\t" then the JTL line, whose grpThreads
+ * column starts at AT with "OWN,OWN," (REQLOG_JTL_PREFIX). 0 when line (n
+ * bytes) is not one; the body is what follows the tab. */
+static int jtl_parse(const char *line, size_t n, uint64_t *second, uint32_t *own, const char **body,
+                     size_t *body_len, size_t *at, size_t *threads_len)
+{
+    const char *tab = memchr(line, '\t', n < REQLOG_JTL_PREFIX_MAX ? n : REQLOG_JTL_PREFIX_MAX);
+    char pre[REQLOG_JTL_PREFIX_MAX], want[32];
+    unsigned long long s;
+    unsigned long o, a;
+    int used = 0, w;
+
+    if (tab == NULL)
+        return 0;
+    memcpy(pre, line, (size_t)(tab - line));
+    pre[tab - line] = '\0';
+    if (sscanf(pre, "%llu %lu %lu%n", &s, &o, &a, &used) != 3 || used != tab - line ||
+        o > UINT32_MAX)
+        return 0;
+    *body = tab + 1;
+    *body_len = n - (size_t)(tab + 1 - line);
+    w = snprintf(want, sizeof(want), "%lu,%lu,", o, o);
+    if (a > *body_len || *body_len - a < (size_t)w || memcmp(*body + a, want, (size_t)w) != 0)
+        return 0;
+    *second = s;
+    *own = (uint32_t)o;
+    *at = a;
+    *threads_len = (size_t)w - 1; /* the comma after allThreads stays */
+    return 1;
+}
+
+/* Whether the run's count of second k is known. */
+static int jtl_known(const gather *g, uint64_t k)
+{
+    return k < g->nactive || k >= GATHER_SECONDS_MAX;
+}
+
+/* The run's active VUs for a sample of second k whose worker had own. */
+static uint32_t jtl_threads(const gather *g, uint64_t k, uint32_t own)
+{
+    uint32_t n = k < g->nactive ? g->active[k] : 0; /* at its end */
+
+    if (k > 0 && k - 1 < g->nactive && g->active[k - 1] > n)
+        n = g->active[k - 1]; /* at its start */
+    return n > own ? n : own;
+}
+
+/* Writes one line (with its newline, if it has one) as the JTL wants it. */
+static void jtl_write_line(gather *g, const char *line, size_t n)
+{
+    uint64_t k;
+    uint32_t own;
+    const char *body;
+    size_t body_len, at, tl;
+    char cols[32];
+    int c;
+
+    if (!jtl_parse(line, n, &k, &own, &body, &body_len, &at, &tl)) {
+        jtl_put(g, line, n); /* not a worker's line: as it came */
+        return;
+    }
+    c = snprintf(cols, sizeof(cols), "%" PRIu32 ",%" PRIu32, jtl_threads(g, k, own),
+                 jtl_threads(g, k, own));
+    jtl_put(g, body, at);
+    jtl_put(g, cols, (size_t)c);
+    jtl_put(g, body + at + tl, body_len - at - tl);
+}
+
+/* Handles the lines of p (n bytes): written when their second is known,
+ * held otherwise (written at once when the hold is full). */
+static void jtl_lines_in(gather *g, const char *p, size_t n)
+{
+    while (n > 0) {
+        const char *eol = memchr(p, '\n', n);
+        size_t len = eol != NULL ? (size_t)(eol - p) + 1 : n;
+        uint64_t k;
+        uint32_t own;
+        const char *body;
+        size_t bl, at, tl;
+
+        if (jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) && !jtl_known(g, k) &&
+            g->hold_len + len <= GATHER_HOLD_MAX) {
+            if (g->hold_len + len > g->hold_cap) {
+                size_t cap = g->hold_cap ? g->hold_cap : 64u << 10;
+                while (cap < g->hold_len + len)
+                    cap *= 2;
+                g->hold = xrealloc(g->hold, cap < GATHER_HOLD_MAX ? cap : GATHER_HOLD_MAX);
+                g->hold_cap = cap < GATHER_HOLD_MAX ? cap : GATHER_HOLD_MAX;
+            }
+            memcpy(g->hold + g->hold_len, p, len);
+            g->hold_len += len;
+        } else {
+            jtl_write_line(g, p, len);
+        }
+        p += len;
+        n -= len;
+    }
+}
+
+/* Writes the held lines whose second is now known (all when every), keeping
+ * the others in order. */
+static void jtl_release(gather *g, int every)
+{
+    size_t keep = 0, off = 0;
+
+    while (off < g->hold_len) {
+        const char *p = g->hold + off, *eol = memchr(p, '\n', g->hold_len - off);
+        size_t len = eol != NULL ? (size_t)(eol - p) + 1 : g->hold_len - off;
+        uint64_t k;
+        uint32_t own;
+        const char *body;
+        size_t bl, at, tl;
+
+        if (every || !jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) || jtl_known(g, k)) {
+            jtl_write_line(g, p, len);
+        } else {
+            memmove(g->hold + keep, p, len);
+            keep += len;
+        }
+        off += len;
+    }
+    g->hold_len = keep;
+}
+
+void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
+{
+    if (g == NULL || g->jtl_fd < 0 || second >= GATHER_SECONDS_MAX)
+        return;
+    if (second >= g->cap_active) {
+        size_t cap = g->cap_active ? g->cap_active : 256;
+        while (cap <= second)
+            cap *= 2;
+        g->active = xrealloc(g->active, cap * sizeof(*g->active));
+        memset(g->active + g->cap_active, 0, (cap - g->cap_active) * sizeof(*g->active));
+        g->cap_active = cap;
+    }
+    /* A late sender's part adds to what was merged of the second. */
+    g->active[second] = late ? g->active[second] + active_vus : active_vus;
+    if (second >= g->nactive)
+        g->nactive = (size_t)second + 1;
+    if (g->hold_len > 0) {
+        jtl_release(g, 0);
+        jtl_flush(g);
+    }
+}
+
 gather *gather_new(const char *jtl_path, const char *grinder_dir, char *err, size_t errlen)
 {
     gather *g = xcalloc(1, sizeof(*g));
@@ -46,6 +228,7 @@ gather *gather_new(const char *jtl_path, const char *grinder_dir, char *err, siz
     if (jtl_path != NULL) {
         g->jtl_path = xstrdup(jtl_path);
         g->jtl_fd = open(jtl_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        g->out = xmalloc(GATHER_OUT_BUF);
         if (g->jtl_fd < 0 || write_all(g->jtl_fd, (const uint8_t *)hdr, sizeof(hdr) - 1, -1)) {
             snprintf(err, errlen, "--jtl %s: %s", jtl_path, strerror(errno));
             goto fail;
@@ -91,13 +274,12 @@ int gather_part(gather *g, const Quern__FilePart *fp, char *err, size_t errlen)
     if (strcmp(name, "jtl") == 0) {
         if (g->jtl_fd < 0 || g->err != 0)
             return 0; /* not asked for, or already failed and reported */
-        if (write_all(g->jtl_fd, fp->data.data, fp->data.len, -1) != 0) {
-            g->err = errno;
-            snprintf(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(errno));
+        jtl_lines_in(g, (const char *)fp->data.data, fp->data.len);
+        jtl_flush(g);
+        if (g->err != 0) {
+            snprintf(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(g->err));
             return -1;
         }
-        for (size_t i = 0; i < fp->data.len; i++)
-            g->jtl_lines += fp->data.data[i] == '\n';
         return 0;
     }
     if (g->dir == NULL)
@@ -139,8 +321,13 @@ uint64_t gather_jtl_lines(const gather *g)
 
 int gather_close(gather *g, char *err, size_t errlen)
 {
-    int rc = g->err != 0 ? -1 : 0;
+    int rc;
 
+    if (g->jtl_fd >= 0) {
+        jtl_release(g, 1);
+        jtl_flush(g);
+    }
+    rc = g->err != 0 ? -1 : 0;
     if (g->jtl_fd >= 0) {
         if (close(g->jtl_fd) != 0 && rc == 0) {
             snprintf(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(errno));
@@ -161,5 +348,8 @@ void gather_free(gather *g)
         close(g->jtl_fd);
     xfree(g->jtl_path);
     xfree(g->dir);
+    xfree(g->active);
+    xfree(g->hold);
+    xfree(g->out);
     xfree(g);
 }

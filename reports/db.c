@@ -12,6 +12,7 @@
 
 #include "common/hist.h"
 #include "common/mem.h"
+#include "common/redact.h"
 #include "worker/lquern.h" /* QUERN_VERSION */
 
 #define DB_BUSY_TIMEOUT_MS 5000
@@ -549,8 +550,15 @@ static char *props_json(const props *p)
     json_t *o = json_object();
     char *s;
 
-    for (size_t i = 0; p != NULL && i < props_count(p); i++)
-        json_object_set_new(o, props_key(p, i), json_string(props_value(p, i)));
+    for (size_t i = 0; p != NULL && i < props_count(p); i++) {
+        /* A URL's password is not kept (common/redact.h); a mask adds at
+         * most two bytes to a URL of at least three ("://"). */
+        size_t n = strlen(props_value(p, i)) * 2 + 1;
+        char *v = xmalloc(n);
+        redact_url(props_value(p, i), v, n);
+        json_object_set_new(o, props_key(p, i), json_string(v));
+        xfree(v);
+    }
     s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     json_decref(o);
     if (s == NULL)

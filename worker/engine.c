@@ -11,8 +11,10 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/redact.h"
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
+#include "worker/trace.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
 
@@ -428,6 +430,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->status = ENGINE_COMPLETED;
     e->no_env_proxy = no_proxy_in_env();
     e->urls = urlc_new(0);
+    e->trace = trace_new(cfg->trace, cfg->vu_count);
     e->ua = curl_slist_append(NULL, "User-Agent: " QUERN_USER_AGENT);
     if (e->ua == NULL)
         goto fail;
@@ -482,6 +485,12 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
 fail:
     xfree(assign);
     engine_free(e);
+    if (err != NULL && memchr(err, '\0', errlen) != NULL && strstr(err, "://") != NULL) {
+        /* A load error may quote a URL: its password is not shown. */
+        char *raw = xstrdup(err);
+        redact_url(raw, err, errlen);
+        xfree(raw);
+    }
     return NULL;
 }
 
@@ -562,6 +571,7 @@ void engine_free(engine *e)
         watcher_drop(e, fd);
     xfree(e->fdw);
     urlc_free(e->urls); /* after every handle that used them */
+    trace_free(e->trace);
     curl_slist_free_all(e->ua);
     while (e->free_socks != NULL) {
         sockw *w = e->free_socks;

@@ -67,6 +67,7 @@ typedef struct engine_cfg {
                                           ((i-1) mod n); none: the system's choice */
     size_t nsource_addrs;
     struct reqlog *reqlog; /**< borrowed: per-request logs (JTL, Grinder), NULL for none */
+    unsigned trace;        /**< --trace: 0 off, 1 VU 1, 2 every VU (worker/trace.h) */
 } engine_cfg;
 
 /** Why the engine stopped. */

@@ -42,6 +42,7 @@ struct engine {
     int nfdw;          /**< entries in fdw */
     int no_env_proxy;  /**< no proxy variable in the environment */
     urlc *urls;        /**< owned: parsed URLs, outlive every transfer */
+    struct trace *trace; /**< owned: --trace, NULL when off */
     struct curl_slist *ua; /**< owned: the User-Agent header alone, for requests with no other */
     xh *free_xh;       /**< owned: idle transfer handles */
     uint32_t nfree_xh; /**< handles in free_xh */

@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
+#include "worker/trace.h"
 
 #define RESP_MT "quern.Response"
 static const char resp_key; /* its address files the Response metatable */
@@ -267,6 +268,8 @@ static int start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs);
+    if (v->eng->trace != NULL)
+        trace_request(v->eng->trace, v, h, method);
 
     vu_xfer_begin(v);
     v->wait = VU_XFER;

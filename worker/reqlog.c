@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/redact.h"
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
 #include "worker/scen.h"
@@ -179,7 +180,7 @@ size_t reqlog_csv_field(char *out, size_t room, const char *s)
     return n;
 }
 
-size_t reqlog_jtl_line(char *out, size_t room, const reqlog_jtl *r)
+size_t reqlog_jtl_line(char *out, size_t room, const reqlog_jtl *r, size_t *threads_at)
 {
     lw w = {out, 0, room};
 
@@ -194,7 +195,10 @@ size_t reqlog_jtl_line(char *out, size_t room, const reqlog_jtl *r)
     lw_csv(&w, r->thread, 300);
     lw_fmt(&w, ",text,%s,", r->success ? "true" : "false");
     lw_csv(&w, r->failure, 400);
-    lw_fmt(&w, ",%" PRIu64 ",%" PRIu64 ",%u,%u,", r->bytes, r->sent, r->grp, r->all);
+    lw_fmt(&w, ",%" PRIu64 ",%" PRIu64 ",", r->bytes, r->sent);
+    if (threads_at != NULL)
+        *threads_at = w.len;
+    lw_fmt(&w, "%u,%u,", r->grp, r->all);
     lw_csv(&w, r->url, 1100);
     lw_fmt(&w, ",%" PRId64 ",0,%" PRId64 "\n", r->latency_ms, r->connect_ms);
     if (w.len == w.cap) /* cut: the line still ends */
@@ -356,8 +360,11 @@ static int64_t to_wall_ms(const engine *e, int64_t mono_us)
 /* Writes one JTL line; code and message come from status or the curl error. */
 static void jtl_write(reqlog *l, vu *v, reqlog_jtl *r, int status, int curl_rc, const char *cmsg)
 {
-    char code[96], msg[256], thread[192];
+    char code[96], msg[256], thread[192], fail[VU_MSG_MAX + 64];
+    char line[REQLOG_LINE_MAX - REQLOG_JTL_PREFIX_MAX];
     char *out = reqlog_file_reserve(&l->jtl);
+    size_t n, at = 0;
+    int k;
 
     if (out == NULL)
         return;
@@ -365,16 +372,29 @@ static void jtl_write(reqlog *l, vu *v, reqlog_jtl *r, int status, int curl_rc, 
         snprintf(code, sizeof(code), "%d", status);
         snprintf(msg, sizeof(msg), "%s", reason(status));
     } else {
+        char tmp[sizeof(msg)];
         snprintf(code, sizeof(code), "Non HTTP response code: %s",
                  curl_easy_strerror((CURLcode)curl_rc));
-        snprintf(msg, sizeof(msg), "Non HTTP response message: %s", cmsg);
+        snprintf(tmp, sizeof(tmp), "Non HTTP response message: %s", cmsg);
+        redact_url(tmp, msg, sizeof(msg));
+    }
+    if (r->failure[0] != '\0') { /* an error's message may name a URL */
+        redact_url(r->failure, fail, sizeof(fail));
+        r->failure = fail;
     }
     snprintf(thread, sizeof(thread), "%s %u-%u", l->agent, l->cfg.worker + 1, v->gid);
     r->code = code;
     r->message = msg;
     r->thread = thread;
+    /* The worker's count, and what the console needs to write the run's
+     * (see REQLOG_JTL_PREFIX): the second the sample counts in. */
     r->grp = r->all = v->eng->active;
-    reqlog_file_commit(&l->jtl, reqlog_jtl_line(out, REQLOG_LINE_MAX, r));
+    n = reqlog_jtl_line(line, sizeof(line), r, &at);
+    k = snprintf(out, REQLOG_JTL_PREFIX_MAX, REQLOG_JTL_PREFIX, v->eng->second, v->eng->active, at);
+    if (k <= 0 || (size_t)k >= REQLOG_JTL_PREFIX_MAX)
+        return;
+    memcpy(out + k, line, n);
+    reqlog_file_commit(&l->jtl, (size_t)k + n);
 }
 
 void reqlog_xfer(reqlog *l, vu *v)
@@ -382,11 +402,14 @@ void reqlog_xfer(reqlog *l, vu *v)
     const xfer_result *x = &v->x;
     const sample *p = &v->pend;
     const char *url = NULL;
+    char buf[REQLOG_URL_MAX];
+    long redirects = 0;
     vslot *s;
 
+    /* The URL as written: its password redacted once per URL by the cache. */
     curl_easy_getinfo(v->xh->easy, CURLINFO_EFFECTIVE_URL, &url);
-    if (url == NULL)
-        url = "";
+    curl_easy_getinfo(v->xh->easy, CURLINFO_REDIRECT_COUNT, &redirects);
+    url = urlc_shown(v->url, url != NULL ? url : "", redirects, buf, sizeof(buf));
     if (p->step >= 0 && v->xfer_timed) {
         s = slot_of(l, v);
         if (s == NULL)

@@ -21,8 +21,12 @@
  *     sample is recorded, so that `success` reflects the script's checks; and
  *     one line per untimed request (quern.http.*), labelled with the URL's
  *     path ("http" without one), written when it completes.
- *     threadName is "<agent> <worker+1>-<global VU index>"; grpThreads and
- *     allThreads are the worker's active VUs.
+ *     threadName is "<agent> <worker+1>-<global VU index>". grpThreads and
+ *     allThreads are the run's active VUs, which no worker knows: the
+ *     worker's file holds each line behind a prefix (REQLOG_JTL_PREFIX) that
+ *     says which second the sample was recorded in, and the console, which
+ *     merges every worker's seconds, writes the run's count there
+ *     (console/gather.h).
  *   - Grinder data_: one line per step sample; Test is the step's index in the
  *     run plus 1 (unique even when two scenarios both declare a step 1); the
  *     out_ table names each test with the step's display name. Untimed
@@ -37,6 +41,7 @@
 #ifndef QUERN_REQLOG_H
 #define QUERN_REQLOG_H
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +60,15 @@ struct scen_set;
 #define REQLOG_JTL_FILE ".quern-jtl.%u"
 #define REQLOG_DATA_FILE ".quern-data.%u"
 #define REQLOG_OUT_FILE ".quern-out.%u"
+
+/** The prefix of each line of a worker's JTL file, removed by the console:
+ *  the interval the sample was recorded in (the engine's second, as in its
+ *  Interval messages), the worker's active VUs then, and the byte offset in
+ *  the line of its grpThreads column, which holds "ACTIVE,ACTIVE" until the
+ *  console writes the run's counts there. */
+#define REQLOG_JTL_PREFIX "%" PRIu64 " %" PRIu32 " %zu\t"
+/** Room kept for the prefix in a line of REQLOG_LINE_MAX. */
+#define REQLOG_JTL_PREFIX_MAX 48u
 
 /** The JTL header line (without its newline). */
 #define REQLOG_JTL_HEADER                                                                          \
@@ -115,9 +129,10 @@ typedef struct reqlog_jtl {
     int64_t latency_ms, connect_ms;
 } reqlog_jtl;
 
-/** Formats one JTL line with its newline into out (room >= REQLOG_LINE_MAX);
- *  returns its length. */
-size_t reqlog_jtl_line(char *out, size_t room, const reqlog_jtl *r);
+/** Formats one JTL line with its newline into out (room >= REQLOG_LINE_MAX -
+ *  REQLOG_JTL_PREFIX_MAX); returns its length. threads_at (may be NULL)
+ *  receives the offset of the grpThreads column. */
+size_t reqlog_jtl_line(char *out, size_t room, const reqlog_jtl *r, size_t *threads_at);
 
 /** The files of one worker. */
 typedef struct reqlog_cfg {

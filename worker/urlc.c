@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/mem.h"
+#include "common/redact.h"
 
 #define URLC_DEFAULT_MAX 4096
 #define URLC_MAX_LEN 2048 /* longer URLs are rarely repeated: not kept */
@@ -12,7 +13,7 @@ typedef struct urlent {
     char *url; /**< owned copy; NULL: empty slot */
     size_t len;
     uint64_t hash;
-    urlc_ent e; /**< e.u owned */
+    urlc_ent e; /**< e.u and e.shown owned */
 } urlent;
 
 struct urlc {
@@ -28,6 +29,26 @@ static uint64_t fnv1a(const char *p, size_t n)
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
     return h;
+}
+
+/* The URL as libcurl reports it (its effective URL when there is no
+ * redirect), redacted, owned; NULL when there is no password to hide. */
+static char *shown_form(CURLU *u)
+{
+    char *pw = NULL, *url = NULL, *out = NULL;
+    size_t n;
+
+    if (curl_url_get(u, CURLUPART_PASSWORD, &pw, 0) != CURLUE_OK || pw == NULL || pw[0] == '\0')
+        goto done;
+    if (curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK)
+        goto done;
+    n = strlen(url) + 1; /* the mask is never longer than a password */
+    out = xmalloc(n + 3);
+    redact_url(url, out, n + 3);
+done:
+    curl_free(pw);
+    curl_free(url);
+    return out;
 }
 
 urlc *urlc_new(size_t max)
@@ -49,6 +70,7 @@ void urlc_free(urlc *c)
     for (size_t i = 0; i < c->nslots; i++) {
         if (c->slots[i].url != NULL) {
             curl_url_cleanup(c->slots[i].e.u);
+            xfree((char *)c->slots[i].e.shown);
             xfree(c->slots[i].url);
         }
     }
@@ -96,8 +118,17 @@ urlc_ent *urlc_get(urlc *c, const char *url, size_t len)
     s->hash = h;
     s->e.u = u;
     s->e.recv_buf = URLC_RECV_FIRST;
+    s->e.shown = shown_form(u);
     c->count++;
     return &s->e;
+}
+
+const char *urlc_shown(const urlc_ent *e, const char *eff, long redirects, char *buf, size_t n)
+{
+    if (e != NULL && redirects == 0)
+        return e->shown != NULL ? e->shown : eff;
+    redact_url(eff != NULL ? eff : "", buf, n);
+    return buf;
 }
 
 void urlc_seen(urlc_ent *e, uint64_t bytes)

@@ -9,6 +9,7 @@
 #include "worker/engine_int.h"
 #include "worker/lquern.h"
 #include "worker/reqlog.h"
+#include "worker/trace.h"
 
 /* Bodies and headers above these are counted but not kept. */
 #define VU_BODY_MAX (16u << 20)
@@ -357,6 +358,8 @@ static void collect(vu *v, CURLcode rc)
 void vu_xfer_done(vu *v, CURLcode rc)
 {
     collect(v, rc);
+    if (v->eng->trace != NULL)
+        trace_response(v->eng->trace, v, rc);
     curl_slist_free_all(v->req_headers);
     v->req_headers = NULL;
     v->wait = VU_IDLE;

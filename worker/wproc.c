@@ -333,6 +333,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
     cfg.sink = on_interval;
     cfg.sink_ud = &c;
     cfg.handle_signals = 1;
+    cfg.trace = sr->trace;
     rl = open_reqlog(sr, dir, number, &n, err, sizeof(err));
     if (n) {
         send_ready(fd, c.run_id, 0, err, 0);

@@ -67,6 +67,27 @@ check "timestamps are epoch ms near now, elapsed and latency are numbers" \
 check "URL column holds the request URL" \
   test "$(jtl_py "$TMP/r.jtl" "all(r['URL'].startswith('$BASE/') for r in rows)")" = True
 
+# allThreads: the run's active VUs of the sample's second (all at once here;
+# samples recorded as the run stops may see fewer).
+eq "allThreads reaches the run's 5 VUs, never more" "$(jtl_py "$TMP/r.jtl" "max(int(r['allThreads']) for r in rows)")" 5
+check "allThreads is the run's 5 VUs on 90 % of the lines" \
+  test "$(jtl_py "$TMP/r.jtl" "sum(r['allThreads'] == '5' for r in rows) >= 0.9 * len(rows)")" = True
+eq "grpThreads = allThreads" "$(jtl_py "$TMP/r.jtl" "all(r['grpThreads'] == r['allThreads'] for r in rows)")" True
+
+# allThreads is the run's count, not a worker's: 12 VUs over 2 workers.
+reset_target
+"$QUERN" run tests/e2e/scripts/dist_hit.lua --vus 12 --workers 2 --duration 2s -q -p base_url="$BASE" \
+  --jtl "$TMP/t.jtl" >"$TMP/t.out" 2>&1
+eq "12 VUs, 2 workers: run exits 0" "$?" 0
+eq "12 VUs, 2 workers: lines of both workers" \
+  "$(jtl_py "$TMP/t.jtl" "sorted(set(r['threadName'].split('-')[0] for r in rows))")" "['local 1', 'local 2']"
+eq "12 VUs, 2 workers: allThreads reaches 12, never more" \
+  "$(jtl_py "$TMP/t.jtl" "max(int(r['allThreads']) for r in rows)")" 12
+check "12 VUs, 2 workers: allThreads is 12 on 90 % of the lines (no ramp-up)" \
+  test "$(jtl_py "$TMP/t.jtl" "sum(r['allThreads'] == '12' for r in rows) >= 0.9 * len(rows)")" = True
+eq "12 VUs, 2 workers: grpThreads = allThreads" \
+  "$(jtl_py "$TMP/t.jtl" "all(r['grpThreads'] == r['allThreads'] for r in rows)")" True
+
 # Grinder logs of the same run.
 check "one data_ and one out_ log per worker" \
   test "$(ls "$TMP/g" | grep -c '^data_local-[0-9]*\.log$')" = "$(ls "$TMP/g" | grep -c '^out_local-[0-9]*\.log$')"
@@ -123,6 +144,11 @@ eq "distributed: one JTL line per server request" "$(($(wc -l <"$TMP/d.jtl") - 1
 eq "distributed: thread names of both agents" \
   "$(jtl_py "$TMP/d.jtl" "sorted(set(r['threadName'].split(' ')[0] for r in rows))")" "['alpha', 'beta']"
 eq "distributed: every row well-formed" "$(jtl_py "$TMP/d.jtl" "all(None not in r and len(r) == 17 for r in rows)")" True
+eq "distributed: allThreads reaches the run's 8 VUs on both agents" \
+  "$(jtl_py "$TMP/d.jtl" "sorted(set((r['threadName'].split(' ')[0], max(int(q['allThreads']) for q in rows if q['threadName'].split(' ')[0] == r['threadName'].split(' ')[0])) for r in rows))")" \
+  "[('alpha', 8), ('beta', 8)]"
+check "distributed: allThreads is the run's 8 VUs on 90 % of the lines" \
+  test "$(jtl_py "$TMP/d.jtl" "sum(r['allThreads'] == '8' and r['grpThreads'] == '8' for r in rows) >= 0.9 * len(rows)")" = True
 eq "distributed: Grinder logs of the three workers" "$(cd "$TMP/dg" && ls | tr '\n' ' ')" \
   "data_alpha-0.log data_alpha-1.log data_beta-0.log out_alpha-0.log out_alpha-1.log out_beta-0.log "
 eq "distributed: data_ lines = server requests" "$(cat "$TMP"/dg/data_*.log | grep -vc '^Thread,')" "$REQ"

@@ -117,6 +117,30 @@ static void test_recv_buf(void **state)
     urlc_free(c);
 }
 
+/* The form written of a URL: its password redacted once, when it is kept. */
+static void test_shown(void **state)
+{
+    urlc *c = urlc_new(0);
+    const char *plain = "http://127.0.0.1:8080/a";
+    const char *cred = "http://u:secret@127.0.0.1:8080/a?q=1";
+    urlc_ent *p = urlc_get(c, plain, strlen(plain));
+    urlc_ent *e = urlc_get(c, cred, strlen(cred));
+    char buf[64];
+
+    assert_non_null(p);
+    assert_null(p->shown); /* nothing to hide: written as libcurl reports it */
+    assert_ptr_equal(urlc_shown(p, plain, 0, buf, sizeof(buf)), plain);
+    assert_non_null(e);
+    assert_string_equal(e->shown, "http://u:***@127.0.0.1:8080/a?q=1");
+    assert_ptr_equal(urlc_shown(e, cred, 0, buf, sizeof(buf)), e->shown);
+    /* After a redirect, or without an entry, the effective URL is redacted. */
+    assert_string_equal(urlc_shown(e, "http://v:pw@h/b", 1, buf, sizeof(buf)), "http://v:***@h/b");
+    assert_string_equal(urlc_shown(NULL, cred, 0, buf, sizeof(buf)),
+                        "http://u:***@127.0.0.1:8080/a?q=1");
+    assert_string_equal(urlc_shown(NULL, NULL, 0, buf, sizeof(buf)), "");
+    urlc_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -125,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_bad_url_not_kept),
         cmocka_unit_test(test_bounded),
         cmocka_unit_test(test_recv_buf),
+        cmocka_unit_test(test_shown),
     };
     curl_global_init(CURL_GLOBAL_DEFAULT);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,220 @@
+#include "worker/trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "common/mem.h"
+#include "common/redact.h"
+#include "worker/engine_int.h"
+#include "worker/scen.h"
+#include "worker/urlc.h"
+#include "worker/vu.h"
+
+/* What one traced VU's transfer in flight left for its printout. */
+typedef struct tslot {
+    char method[16];
+    size_t req_len;
+    char req[TRACE_REQ_MAX]; /**< the request headers libcurl sent */
+} tslot;
+
+struct trace {
+    unsigned mode;
+    uint32_t nslots;
+    tslot **slots; /**< owned: one per VU of the engine, each owned, made when first traced */
+};
+
+trace *trace_new(unsigned mode, uint32_t vu_count)
+{
+    trace *t;
+
+    if (mode == 0)
+        return NULL;
+    t = xcalloc(1, sizeof(*t));
+    t->mode = mode;
+    t->nslots = vu_count;
+    t->slots = xcalloc(vu_count ? vu_count : 1, sizeof(*t->slots));
+    return t;
+}
+
+void trace_free(trace *t)
+{
+    if (t == NULL)
+        return;
+    for (uint32_t i = 0; i < t->nslots; i++)
+        xfree(t->slots[i]);
+    xfree(t->slots);
+    xfree(t);
+}
+
+/* The slot of v if v is traced (made on first use), else NULL. */
+static tslot *slot_of(trace *t, const vu *v, int make)
+{
+    size_t i = (size_t)(v - v->eng->vus);
+
+    if (i >= t->nslots || (t->mode == 1 && v->gid != 1))
+        return NULL;
+    if (t->slots[i] == NULL && make)
+        t->slots[i] = xcalloc(1, sizeof(**t->slots));
+    return t->slots[i];
+}
+
+/* libcurl's debug callback: the request headers, as sent. */
+static int on_debug(CURL *easy, curl_infotype type, char *data, size_t size, void *ud)
+{
+    tslot *s = ud;
+
+    if (type == CURLINFO_HEADER_OUT) {
+        size_t room = sizeof(s->req) - s->req_len;
+        if (size > room)
+            size = room;
+        memcpy(s->req + s->req_len, data, size);
+        s->req_len += size;
+    }
+    return 0;
+}
+
+void trace_request(trace *t, vu *v, CURL *easy, const char *method)
+{
+    tslot *s = slot_of(t, v, 1);
+
+    if (s == NULL) {
+        curl_easy_setopt(easy, CURLOPT_VERBOSE, 0L);
+        return;
+    }
+    snprintf(s->method, sizeof(s->method), "%s", method);
+    s->req_len = 0;
+    curl_easy_setopt(easy, CURLOPT_DEBUGFUNCTION, on_debug);
+    curl_easy_setopt(easy, CURLOPT_DEBUGDATA, s);
+    curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
+}
+
+/* ---------------------------------------------------------------- the printout */
+
+/* A bounded output: bytes past cap are dropped. */
+typedef struct tout {
+    char *p;
+    size_t len, cap;
+} tout;
+
+static void put(tout *o, const char *s, size_t n)
+{
+    if (n > o->cap - o->len)
+        n = o->cap - o->len;
+    memcpy(o->p + o->len, s, n);
+    o->len += n;
+}
+
+static void fmt(tout *o, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void fmt(tout *o, const char *f, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    int n;
+
+    va_start(ap, f);
+    n = vsnprintf(tmp, sizeof(tmp), f, ap);
+    va_end(ap);
+    if (n > 0)
+        put(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* Header lines of p (n bytes, CRLF or LF ended), each behind mark; the
+ * credentials of Authorization headers masked. */
+static void headers(tout *o, const char *mark, const char *p, size_t n)
+{
+    const char *end = p + n;
+
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *le = eol != NULL ? eol : end;
+        size_t len = (size_t)(le - p);
+
+        if (len > 0 && p[len - 1] == '\r')
+            len--;
+        put(o, mark, strlen(mark));
+        if ((len > 14 && strncasecmp(p, "Authorization:", 14) == 0) ||
+            (len > 20 && strncasecmp(p, "Proxy-Authorization:", 20) == 0)) {
+            /* "Authorization: Basic ***": the scheme, not the credentials */
+            const char *v = memchr(p, ':', len) + 1, *sp;
+            while (v < p + len && *v == ' ')
+                v++;
+            sp = memchr(v, ' ', (size_t)(p + len - v));
+            put(o, p, (size_t)((sp != NULL ? sp : v) - p));
+            put(o, sp != NULL ? " ***" : "***", sp != NULL ? 4 : 3);
+        } else {
+            /* A header may hold a URL (Location, Referer). */
+            char line[2048], shown[2048 + 64];
+            snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
+                     p);
+            redact_url(line, shown, sizeof(shown));
+            put(o, shown, strlen(shown));
+        }
+        put(o, "\n", 1);
+        p = le + 1;
+    }
+}
+
+static double ms(int64_t us)
+{
+    return (double)us / 1000.;
+}
+
+void trace_response(trace *t, vu *v, CURLcode rc)
+{
+    tslot *s = slot_of(t, v, 0);
+    static char buf[TRACE_OUT_MAX];
+    tout o = {buf, 0, sizeof(buf)};
+    const xfer_result *x = &v->x;
+    const char *eff = NULL, *url, *sname = "untimed";
+    char ubuf[2048];
+    long redirects = 0;
+    size_t body, off = 0;
+
+    if (s == NULL)
+        return;
+    curl_easy_getinfo(v->xh->easy, CURLINFO_EFFECTIVE_URL, &eff);
+    curl_easy_getinfo(v->xh->easy, CURLINFO_REDIRECT_COUNT, &redirects);
+    url = urlc_shown(v->url, eff != NULL ? eff : "", redirects, ubuf, sizeof(ubuf));
+    if (v->xfer_timed && v->pend.step >= 0 && (size_t)v->pend.step < v->eng->scens.nsteps)
+        sname = v->eng->scens.steps[v->pend.step]->name;
+    fmt(&o, "--- VU %u, run %u, %s: %s %s\n", v->gid, v->run, sname, s->method, url);
+    headers(&o, "> ", s->req, s->req_len);
+    if (x->status > 0) {
+        headers(&o, "< ", v->xh->hdr.data != NULL ? v->xh->hdr.data : "", v->xh->hdr.len);
+        body = v->xh->body.len + v->xh->body.dropped;
+        for (size_t i = 0; i < v->xh->body.len && i < TRACE_BODY_MAX; i++) {
+            /* Bytes a terminal would take as commands are shown as '.'. */
+            unsigned char c = (unsigned char)v->xh->body.data[i];
+            char ch = c >= 0x20 && c != 0x7f ? (char)c : c == '\n' || c == '\t' ? (char)c : '.';
+            put(&o, &ch, 1);
+            off = i + 1;
+        }
+        if (off > 0 && v->xh->body.data[off - 1] != '\n')
+            put(&o, "\n", 1);
+        if (body > off)
+            fmt(&o, "[... %zu more bytes of the body]\n", body - off);
+        fmt(&o, "--- %d", x->status);
+    } else {
+        char err[CURL_ERROR_SIZE + 64];
+        redact_url(v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc), err, sizeof(err));
+        fmt(&o, "--- no response: %s (curl error %d)", err, (int)rc);
+    }
+    fmt(&o,
+        " in %.2f ms (dns %.2f, connect %.2f, tls %.2f, ttfb %.2f, total %.2f ms), %" PRIu64
+        " bytes in, %" PRIu64 " out\n",
+        ms(x->elapsed_us), ms(x->dns_us), ms(x->connect_us), ms(x->tls_us), ms(x->ttfb_us),
+        ms(x->elapsed_us), x->bytes_in, x->bytes_out);
+    for (size_t done = 0; done < o.len;) {
+        ssize_t n = write(STDERR_FILENO, o.p + done, o.len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* stderr closed: nothing more to do */
+        done += (size_t)n;
+    }
+}
