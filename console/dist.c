@@ -88,6 +88,8 @@ typedef struct dopts {
     const char *jtl;         /**< --jtl FILE */
     const char *grinder_dir; /**< --grinder-logs DIR */
     db_opts db;              /**< --db, --name, --tag */
+    int argc;                /**< with argv (borrowed): the arguments, for the database */
+    char **argv;
 } dopts;
 
 typedef struct dist {
@@ -635,6 +637,11 @@ static void dist_db_begin(dist *d)
     ri.nsteps = d->nsteps;
     ri.scen_names = (const char *const *)d->scen_names;
     ri.nscens = d->nscens;
+    ri.req_duration_us = d->o.duration_us;
+    ri.req_ramp_up_us = d->o.ramp_us;
+    ri.req_runs = d->o.runs;
+    ri.argc = d->o.argc;
+    ri.argv = (const char *const *)d->o.argv;
     d->db_run = db_run_begin(d->db, &ri, err, sizeof(err));
     xfree(steps);
     if (d->db_run < 0)
@@ -1519,6 +1526,7 @@ int dist_main(int argc, char **argv)
     d.o.grace_us = 5000000;
     d.o.wait_us = 60000000;
     d.o.vus = 1;
+    d.o.argc = argc, d.o.argv = argv;
     if (parse_args(argc, argv, &d.o, over) != 0)
         goto out;
     if (access(d.o.script, R_OK) != 0) {
