@@ -942,7 +942,7 @@ static const char *thr_value(double v, const char *unit, char *buf, size_t len)
 {
     char n[64];
 
-    html_num(v, n, sizeof(n));
+    snprintf(n, sizeof(n), "%.4g", v);
     if (unit == NULL || unit[0] == '\0')
         snprintf(buf, len, "%s", n);
     else
