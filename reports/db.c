@@ -852,16 +852,19 @@ int db_agent(db *d, int64_t run_id, unsigned index, const db_agent_info *a, char
     return step_done(d, st, "cannot record an agent", err, errlen);
 }
 
-/* Adds n errors of one kind seen in second to the errors table. */
+/* Adds n errors of one kind seen in second to the errors table; URL
+ * passwords in the sample message are not stored. */
 static int add_errors(db *d, int64_t run_id, size_t step, const char *kind, uint64_t n,
                       const char *sample, uint64_t second, char *err, size_t errlen)
 {
     sqlite3_stmt *st = d->st[ST_ERROR];
+    char safe[STATS_SAMPLE_MAX + 64]; /* a mask may be longer than a short password */
 
+    redact_url(sample, safe, sizeof(safe));
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)step);
     sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, sample, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, safe, -1, SQLITE_TRANSIENT);
     bind_u64(st, 5, n);
     bind_u64(st, 6, second);
     bind_u64(st, 7, second);

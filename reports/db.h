@@ -134,7 +134,8 @@ typedef struct db_iv {
 
 /** Writes one interval in one transaction: its intervals row (kept as it is
  *  if the second was written already: late data), a step_intervals row per
- *  step with samples, the running error and scenario counters, and the
+ *  step with samples, the running error and scenario counters (URL
+ *  passwords in the sample messages replaced by "***"), and the
  *  run's last-update time (a run wrongly marked abandoned is running again).
  *  Returns 0, or -1 with err set (nothing of the interval is then written,
  *  the transaction is rolled back and d stays usable: db_run_end may still

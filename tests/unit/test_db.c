@@ -356,7 +356,7 @@ static void test_intervals_and_totals(void **state)
     s[0].count = 3;
     s[0].err_tech = 1;
     s[0].bytes_in = 300;
-    stats_note_error(&s[0], 1, "connection refused");
+    stats_note_error(&s[0], 1, "connection refused: http://u:pw@h/login");
     hist_record(s[0].hist, 1000);
     hist_record(s[0].hist, 2000);
     hist_record(s[0].hist, 50000);
@@ -412,7 +412,7 @@ static void test_intervals_and_totals(void **state)
     assert_int_equal(q_int(sq, "SELECT first_second FROM errors WHERE step_index = 0"), 0);
     assert_int_equal(q_int(sq, "SELECT last_second FROM errors WHERE step_index = 0"), 0);
     q_text(sq, "SELECT sample FROM errors WHERE step_index = 0", buf, sizeof(buf));
-    assert_string_equal(buf, "connection refused");
+    assert_string_equal(buf, "connection refused: http://u:***@h/login"); /* redacted */
     q_text(sq,
            "SELECT sample || '/' || count || '/' || first_second FROM errors WHERE "
            "step_index = 1 AND kind = 'functional'",
