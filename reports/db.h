@@ -13,9 +13,14 @@
  *     int64_t id = db_run_begin(d, &info, err, sizeof(err));
  *     db_agent(d, id, 0, &agent, err, sizeof(err));      // any time, upserts
  *     db_interval(d, id, &iv, err, sizeof(err));         // once per second
- *     db_run_end(d, id, &end, err, sizeof(err));
+ *     db_run_end(d, id, &end, err, sizeof(err));          // or db_run_end_reason
  *     db_thresholds(d, id, verdicts, n, err, sizeof(err)); // when it has any
+ *     db_run_verdict(d, id, passed, "why", err, sizeof(err));
  *     db_close(d);
+ *
+ * A failed write (err names the file and the cause; db_failure_kind says
+ * whether the disk is full) leaves d usable: keep it open and still end the
+ * run with db_run_end_reason, which records at least the status and why.
  *
  * Command-line options shared by the local and the distributed run (--db,
  * --name, --tag) are parsed into a db_opts with db_opts_set.
