@@ -275,7 +275,6 @@ enum db_stmt {
     ST_END,
     ST_AGENTS_END,
     ST_TOUCH,
-    ST_END_STATUS,
     ST_COUNT
 };
 
@@ -307,9 +306,6 @@ static const char *const stmt_sql[ST_COUNT] = {
                  "?)",
     [ST_END] = "UPDATE runs SET status = ?1, ended_at = ?2, ended_us = ?3, duration_us = ?4, "
                "status_reason = ?5, updated_us = ?6 WHERE id = ?7",
-    /* The status alone, when the totals could not be written. */
-    [ST_END_STATUS] = "UPDATE runs SET status = ?1, ended_at = ?2, ended_us = ?3, "
-                      "status_reason = ?5, updated_us = ?6 WHERE id = ?7",
     /* A live console writing: a row wrongly marked abandoned runs again. */
     [ST_TOUCH] = "UPDATE runs SET updated_us = ?1, "
                  "status_reason = CASE status WHEN 'abandoned' THEN NULL ELSE status_reason END, "
@@ -931,19 +927,19 @@ fail:
     return -1;
 }
 
-/* Binds and steps st (ST_END or ST_END_STATUS), then marks the agents still
- * running with the run's status. */
-static int end_status(db *d, sqlite3_stmt *st, int64_t run_id, const db_run_end_info *ei,
-                      const char *reason, char *err, size_t errlen)
+/* Writes the status, its reason and the end time (ST_END), then marks the
+ * agents still running with the run's status. */
+static int end_status(db *d, int64_t run_id, const db_run_end_info *ei, const char *reason,
+                      char *err, size_t errlen)
 {
+    sqlite3_stmt *st = d->st[ST_END];
     char at[40];
 
     iso_utc(ei->ended_us, at, sizeof(at));
     sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, at, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, ei->ended_us);
-    if (st == d->st[ST_END])
-        sqlite3_bind_int64(st, 4, ei->duration_us);
+    sqlite3_bind_int64(st, 4, ei->duration_us);
     if (reason != NULL)
         sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC);
     else
@@ -997,7 +993,7 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
             goto fail;
     }
-    if (end_status(d, d->st[ST_END], run_id, ei, reason, err, errlen) != 0)
+    if (end_status(d, run_id, ei, reason, err, errlen) != 0)
         goto fail;
     if (tx_commit(d, err, errlen) == 0)
         return 0;
@@ -1007,7 +1003,7 @@ fail:
 fallback:
     /* The status alone, in a transaction of its own. */
     if (tx_begin(d, err2, sizeof(err2)) != 0 ||
-        end_status(d, d->st[ST_END_STATUS], run_id, ei, reason, err2, sizeof(err2)) != 0) {
+        end_status(d, run_id, ei, reason, err2, sizeof(err2)) != 0) {
         tx_rollback(d);
         snprintf(err + strlen(err), errlen - strlen(err),
                  "; the status of the run could not be written either");

@@ -158,12 +158,15 @@ typedef struct db_run_end_info {
     size_t nsteps;
 } db_run_end_info;
 
-/** Writes the per-step totals, the status and the end time, in one transaction. When that fails (a
- * full disk, say), it rolls back and still tries to write the status and the end time alone, in a
- * second, smaller transaction (it fits where the totals did not, as the failed transaction gave its
- * pages back): a run never stays "running" when the console could say how it ended. Callable after
- * a failed db_interval. Returns 0 when all was written; 1 when only the status and end time were
- * (err says why the totals were not); -1 when nothing was (err set). */
+/** Writes the per-step totals, the status and the end time, in one
+ *  transaction. When that fails (a full disk, say), it rolls back and
+ *  still tries to write the status, the end time and the duration alone,
+ *  in a second, smaller transaction (it fits where the totals did not, as
+ *  the failed transaction gave its pages back): a run never stays
+ *  "running" when the console could say how it ended. Callable after a
+ *  failed db_interval. Returns 0 when all was written; 1 when only the
+ *  status, end time and duration were (err says why the totals were not);
+ *  -1 when nothing was (err set). */
 int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size_t errlen);
 
 /** db_run_end, also recording why the run ended so (column status_reason:

@@ -776,6 +776,56 @@ static void test_disk_full(void **state)
     db_close(d);
 }
 
+/* When the totals cannot be written, db_run_end still writes the status and
+ * says what was lost; when nothing can be written, it says so. */
+static void test_run_end_fallback(void **state)
+{
+    fx *f = *state;
+    char err[512], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    step_stats s[2];
+    db_run_end_info ei = {0};
+    sqlite3 *sq;
+    int64_t id;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    id = begin_run(f, d, NULL);
+    stats_init(&s[0]);
+    stats_init(&s[1]);
+    s[0].count = 1;
+    hist_record(s[0].hist, 1000);
+    assert_int_equal(sqlite3_exec(sq,
+                                  "CREATE TEMP TRIGGER no_totals BEFORE INSERT ON main.step_totals "
+                                  "BEGIN SELECT RAISE(FAIL, 'no room for the totals'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    ei.status = "completed";
+    ei.ended_us = 1700000005000000;
+    ei.duration_us = 5000000;
+    ei.totals = s;
+    ei.nsteps = 2;
+    assert_int_equal(db_run_end(d, id, &ei, err, sizeof(err)), 1);
+    assert_non_null(strstr(err, "no room for the totals"));
+    assert_non_null(strstr(err, "the status of the run was written, not its totals"));
+    q_text(sq, "SELECT status || ' ' || ended_us || ' ' || duration_us FROM runs", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "completed 1700000005000000 5000000");
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_totals"), 0);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM agents WHERE status = 'running'"), 0);
+    assert_int_equal(sqlite3_exec(sq,
+                                  "CREATE TEMP TRIGGER no_end BEFORE UPDATE ON main.runs "
+                                  "BEGIN SELECT RAISE(FAIL, 'read-only now'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(db_run_end(d, id, &ei, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "the status of the run could not be written either"));
+    assert_int_equal(sqlite3_get_autocommit(sq), 1);
+    stats_free(&s[0]);
+    stats_free(&s[1]);
+    db_close(d);
+}
+
 /* The console's verdict is stored, and decides what the views show. */
 static void test_run_verdict(void **state)
 {
@@ -855,6 +905,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_settings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abandoned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_end_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_verdict, setup, teardown),
         cmocka_unit_test(test_verdict_short),
         cmocka_unit_test_setup_teardown(test_thresholds, setup, teardown),
