@@ -95,17 +95,18 @@ typedef struct db_run_info {
     int64_t req_duration_us; /**< --duration in microseconds; 0: none */
     int64_t req_ramp_up_us;  /**< --ramp-up in microseconds; 0: none */
     unsigned req_runs;       /**< --runs; 0: none */
-    int argc;                /**< the command's arguments (0: not recorded) ... */
-    const char *const *argv; /**< ... argv[0] being the subcommand ("run"): stored as
-                                  "quern run ...", shell-quoted and redacted */
+    int argc;                /**< arguments of the command (0: none recorded) */
+    const char *const *argv; /**< argc entries, argv[0] the subcommand ("run"); stored
+                                  as "quern run ...", shell-quoted and redacted */
 } db_run_info;
 
 /** Inserts the run (status "running") with its steps and scenarios, and
- *  prepares the per-interval statements. Also records this process's host
- *  name and pid and the time (the console that writes the run: reports/abandon.h). Secrets are not
- * stored: the values of properties whose key names a secret (common/redact.h: redact_key_is_secret)
- * and URL passwords in the other values and in the command line are replaced by
- *  "***". Returns the run id (> 0), or -1 with err set. */
+ *  prepares the per-interval statements. Also records this process's
+ *  host name and pid and the time (the console writing the run:
+ *  reports/abandon.h). Secrets are not stored: the values of properties
+ *  whose key names a secret (common/redact.h: redact_key_is_secret), and
+ *  URL passwords in the other values and in the command line, are replaced
+ *  by "***". Returns the run id (> 0), or -1 with err set. */
 int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen);
 
 /** One load injector of a run. All borrowed. */
