@@ -194,6 +194,15 @@ static void note_add(char *buf, size_t len, const char *fmt, const char *x, cons
         snprintf(buf + n, len - n, fmt, x, y);
 }
 
+/* A requested duration: "2 min 00 s", or "none" for 0. */
+static const char *dur_or_none(int64_t us, char *buf, size_t len)
+{
+    if (us > 0)
+        return html_duration(us, buf, len);
+    snprintf(buf, len, "none");
+    return buf;
+}
+
 /* "A ran 50 VUs, B 100; ..." when the runs were asked for different loads
  * (VUs, duration, ramp-up, runs per VU; those an older quern did not
  * record are not compared), else "". */
@@ -208,29 +217,12 @@ static const char *load_note(const report_run *a, const report_run *b, char *buf
         note_add(buf, len, "A ran %s VUs, B %s", x, y);
     }
     if (a->req_duration_us >= 0 && b->req_duration_us >= 0 &&
-        a->req_duration_us != b->req_duration_us) {
-        if (a->req_duration_us > 0)
-            html_duration(a->req_duration_us, x, sizeof(x));
-        else
-            snprintf(x, sizeof(x), "none");
-        if (b->req_duration_us > 0)
-            html_duration(b->req_duration_us, y, sizeof(y));
-        else
-            snprintf(y, sizeof(y), "none");
-        note_add(buf, len, "A's duration %s, B's %s", x, y);
-    }
-    if (a->req_ramp_up_us >= 0 && b->req_ramp_up_us >= 0 &&
-        a->req_ramp_up_us != b->req_ramp_up_us) {
-        if (a->req_ramp_up_us > 0)
-            html_duration(a->req_ramp_up_us, x, sizeof(x));
-        else
-            snprintf(x, sizeof(x), "none");
-        if (b->req_ramp_up_us > 0)
-            html_duration(b->req_ramp_up_us, y, sizeof(y));
-        else
-            snprintf(y, sizeof(y), "none");
-        note_add(buf, len, "A's ramp-up %s, B's %s", x, y);
-    }
+        a->req_duration_us != b->req_duration_us)
+        note_add(buf, len, "A's duration %s, B's %s", dur_or_none(a->req_duration_us, x, sizeof(x)),
+                 dur_or_none(b->req_duration_us, y, sizeof(y)));
+    if (a->req_ramp_up_us >= 0 && b->req_ramp_up_us >= 0 && a->req_ramp_up_us != b->req_ramp_up_us)
+        note_add(buf, len, "A's ramp-up %s, B's %s", dur_or_none(a->req_ramp_up_us, x, sizeof(x)),
+                 dur_or_none(b->req_ramp_up_us, y, sizeof(y)));
     if (a->req_runs >= 0 && b->req_runs >= 0 && a->req_runs != b->req_runs) {
         snprintf(x, sizeof(x), "%lld", (long long)a->req_runs);
         snprintf(y, sizeof(y), "%lld", (long long)b->req_runs);
