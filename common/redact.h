@@ -1,27 +1,55 @@
-/* redact — URLs with their password hidden, as quern writes them.
+/* redact — hiding secrets before text is written somewhere others read.
  *
- * What it is for: a password given in a URL's user-info
- * (http://user:secret@host/) is sent to the server, but never written into
- * a result file, a log line or an error message: quern writes
- * http://user:***@host/ instead (the user is kept, it says which account
- * the run used).
+ * What it is for: quern writes URLs and command lines into files that
+ * outlive a run (the results database, JTL files, logs, error messages).
+ * A password in a URL's user-info ("http://u:secret@host/") or in a
+ * property given on the command line ("-p password=secret") must not reach
+ * them. These functions copy text with those secrets replaced by
+ * REDACT_MASK; they never allocate and never write past the buffer given.
  *
- * Use: redact_url(url, out, sizeof(out)) wherever a URL, or a message that
- * may hold one, leaves the process. Every "scheme://" in the input is
- * looked at, so a message such as "GET http://u:p@h/x failed" is redacted
- * too. A string with no "://" followed by an '@' before the end of the host
- * part is copied unchanged, and that check is the whole cost in the common
- * case: redact once per distinct URL (worker/urlc.h keeps the redacted form
- * of each) rather than once per request. */
+ * Usage:
+ *     char safe[512];
+ *     redact_url(url_or_message, safe, sizeof(safe));   // any text holding URLs
+ *     redact_argv(argc, argv, line, sizeof(line));       // a command line, shell-quoted
+ *     if (redact_key_is_secret("DB_PASSWORD")) ...       // 1
+ *
+ * Each function returns the length the whole result has (as snprintf does):
+ * a value >= outlen means out was truncated (always NUL-terminated when
+ * outlen > 0). */
 #ifndef QUERN_REDACT_H
 #define QUERN_REDACT_H
 
 #include <stddef.h>
 
-/** Writes in into out (outlen bytes, always NUL-terminated when outlen > 0,
- *  cut safely when too long) with the password of every URL's user-info
- *  replaced by "***". A URL without a password is copied unchanged.
- *  Returns 0. */
-int redact_url(const char *in, char *out, size_t outlen);
+/** What a secret is replaced with. */
+#define REDACT_MASK "***"
+
+/** Copies in to out with the password of every URL's user-info replaced
+ *  by REDACT_MASK: "http://u:pw@host/x" becomes "http://u:***@host/x". A
+ *  URL is anything after "scheme://"; its authority ends at '/', '?', '#',
+ *  a space, a quote or the end of in, and its user-info at the last '@'
+ *  of the authority. A user without a password ("http://u@host") is kept.
+ *  in may be any text (a message, a JTL line) holding any number of URLs.
+ *  Returns the length of the whole result (>= outlen: truncated). */
+size_t redact_url(const char *in, char *out, size_t outlen);
+
+/** 1 when a property key names a secret: it contains, whatever the case,
+ *  "password", "passwd", "secret", "token", "key", "auth" or
+ *  "credential" ("DB_PASSWORD", "apiKey", "auth_header"); else 0. */
+int redact_key_is_secret(const char *key);
+
+/** Copies a property argument "KEY=VALUE" to out, with VALUE replaced by
+ *  REDACT_MASK when KEY names a secret (redact_key_is_secret), and URL
+ *  passwords in VALUE redacted otherwise. Returns the length of the whole
+ *  result (>= outlen: truncated). */
+size_t redact_property(const char *kv, char *out, size_t outlen);
+
+/** Joins the argc arguments of argv into one shell command line, each
+ *  argument quoted for a POSIX shell when it needs it ('it'\''s'), with
+ *  secrets redacted: the value of a property option ("-p K=V",
+ *  "--property K=V", "--property=K=V") as redact_property does, and URL
+ *  passwords in every argument as redact_url does. Returns the length of
+ *  the whole result (>= outlen: truncated, possibly inside an argument). */
+size_t redact_argv(int argc, const char *const *argv, char *out, size_t outlen);
 
 #endif

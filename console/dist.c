@@ -91,6 +91,8 @@ typedef struct dopts {
     const char *grinder_dir; /**< --grinder-logs DIR */
     db_opts db;              /**< --db, --name, --tag */
     unsigned trace;          /**< --trace: 0 off, 1 VU 1 only, 2 every VU */
+    int argc;                /**< with argv (borrowed): the arguments, for the database */
+    char **argv;
 } dopts;
 
 typedef struct dist {
@@ -126,6 +128,7 @@ typedef struct dist {
     int64_t last_ping_us;
     db *db;                   /**< owned: results database, NULL when not recording */
     int64_t db_run;           /**< the run's id in it (0: not begun) */
+    int db_failed;            /**< a write failed: no more progress is recorded */
     int64_t db_start_us;      /**< wall clock at Go */
     unsigned port;            /**< the port listened on */
     int64_t accept_paused_us; /**< accepting paused (out of descriptors) since, 0: not */
@@ -666,29 +669,27 @@ static void live_clear_cb(void *ud)
 /* ---- results database (reports/db.h) */
 
 /* A write failed: say so once, record nothing more, and end the run
- * degraded: its row is closed now as "degraded" (when the database still
- * takes that much), so that it never stays "running". */
+ * degraded. The database stays open: at the end the run's row still gets
+ * its status and the reason (db_run_end_reason), so that it never stays
+ * "running" when the disk has that much room left. */
 static void dist_db_failed(dist *d, const char *err)
 {
-    char err2[1024];
-
+    if (d->db_failed)
+        return;
     log_msg(LOG_ERROR,
             "results database: %s; the rest of this run is not recorded and it ends "
             "degraded",
             err);
+    d->db_failed = 1;
     d->degraded = 1;
     snprintf(d->degraded_why, sizeof(d->degraded_why), "results database: %s", err);
-    if (d->db_run > 0) {
-        db_run_end_info ei = {"degraded", clock_wall_us(), d->agg.elapsed_us, d->agg.total,
-                              d->nsteps};
-        if (db_run_end(d->db, d->db_run, &ei, err2, sizeof(err2)) != 0)
-            log_msg(LOG_ERROR,
-                    "results database: cannot end the run's row either (%s): quern "
-                    "runs will show it abandoned",
-                    err2);
-    }
-    db_close(d->db);
-    d->db = NULL;
+}
+
+/* The database to write the run's progress to: NULL when not recording or
+ * after a failed write. */
+static db *dist_db(const dist *d)
+{
+    return d->db_failed ? NULL : d->db;
 }
 
 /* Writes (or updates) a row per agent of the run. */
@@ -696,7 +697,7 @@ static void dist_db_agents(dist *d)
 {
     char err[1024];
 
-    for (size_t i = 0; d->db != NULL && i < d->nconns; i++) {
+    for (size_t i = 0; dist_db(d) != NULL && i < d->nconns; i++) {
         const dconn *c = d->conns[i];
         db_agent_info ai = {c->name, c->host,   c->workers,  c->vus,
                             c->lost, c->status, c->requests, c->errors};
@@ -712,7 +713,7 @@ static void dist_db_begin(dist *d)
     db_run_info ri;
     char name[256], err[1024];
 
-    if (d->db == NULL)
+    if (dist_db(d) == NULL)
         return;
     steps = xcalloc(d->nsteps + 1, sizeof(*steps));
     for (size_t i = 0; i < d->nsteps; i++) {
@@ -739,6 +740,11 @@ static void dist_db_begin(dist *d)
     ri.nsteps = d->nsteps;
     ri.scen_names = (const char *const *)d->scen_names;
     ri.nscens = d->nscens;
+    ri.req_duration_us = d->o.duration_us;
+    ri.req_ramp_up_us = d->o.ramp_us;
+    ri.req_runs = d->o.runs;
+    ri.argc = d->o.argc;
+    ri.argv = (const char *const *)d->o.argv;
     d->db_run = db_run_begin(d->db, &ri, err, sizeof(err));
     xfree(steps);
     if (d->db_run < 0)
@@ -789,7 +795,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
 {
     dist *d = ud;
 
-    if (d->db != NULL) {
+    if (dist_db(d) != NULL) {
         db_iv div = {second,     d->db_start_us + (int64_t)second * 1000000,
                      1000000,    sum->active_vus,
                      sum->steps, d->nsteps,
@@ -1503,7 +1509,7 @@ static void dist_db_thresholds(dist *d, const thresh_result *rs)
     db_threshold *ts;
     char err[1024];
 
-    if (d->db == NULL || d->db_run <= 0 || d->o.nth == 0)
+    if (dist_db(d) == NULL || d->db_run <= 0 || d->o.nth == 0)
         return;
     ts = xcalloc(d->o.nth, sizeof(*ts));
     for (size_t i = 0; i < d->o.nth; i++) {
@@ -1640,6 +1646,7 @@ int dist_main(int argc, char **argv)
     d.o.grace_us = 5000000;
     d.o.wait_us = 60000000;
     d.o.vus = 1;
+    d.o.argc = argc, d.o.argv = argv;
     if (parse_args(argc, argv, &d.o, over) != 0)
         goto out;
     if (access(d.o.script, R_OK) != 0) {
@@ -1724,11 +1731,24 @@ int dist_main(int argc, char **argv)
     si.step_labels = (const char *const *)d.labels;
     si.step_names = (const char *const *)d.names;
     si.scen_names = (const char *const *)d.scen_names;
-    if (d.db != NULL) {
+    if (d.db != NULL && d.db_run > 0) {
         db_run_end_info ei = {status, clock_wall_us(), d.agg.elapsed_us, d.agg.total, d.nsteps};
+        int failed_before = d.db_failed;
         dist_db_agents(&d);
-        if (d.db != NULL && db_run_end(d.db, d.db_run, &ei, err, sizeof(err)) != 0)
-            dist_db_failed(&d, err);
+        /* 1: the status, end and reason were written, not the totals */
+        int rc = db_run_end_reason(d.db, d.db_run, &ei, d.db_failed ? d.degraded_why : NULL, err,
+                                   sizeof(err));
+        if (rc != 0) {
+            if (failed_before && rc < 0)
+                log_msg(LOG_ERROR,
+                        "results database: cannot end the run's row either (%s): "
+                        "quern runs will show it abandoned",
+                        err);
+            else if (!failed_before)
+                dist_db_failed(&d, err);
+        }
+        if (d.db_failed && strcmp(status, "aborted") != 0)
+            si.status = status = "degraded";
     }
     summary_print(stdout, &d.agg, &si);
     if (!d.o.embedded)
@@ -1758,6 +1778,9 @@ int dist_main(int argc, char **argv)
         vi.runs += d.agg.runs[i];
     verdict_decide(&vi, &v);
     d.rc = v.rc;
+    if (dist_db(&d) != NULL && d.db_run > 0 &&
+        db_run_verdict(d.db, d.db_run, v.passed, v.why, err, sizeof(err)) != 0)
+        log_msg(LOG_ERROR, "results database: %s", err);
     si.verdict_passed = v.passed;
     si.verdict = v.why;
     fprintf(stdout, "\nVerdict: %s\n", v.why);

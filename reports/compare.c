@@ -8,13 +8,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
+#include "reports/abandon.h"
 #include "reports/db.h"
 #include "reports/html.h"
 #include "reports/report.h"
 #include "worker/lquern.h" /* QUERN_VERSION */
 
 #define THRESHOLD_MAX 1000.0 /* percent */
+
+#define NOTE_MAX 512 /* bytes of the note on the runs' different loads */
 
 #define COLOR_NEW "#2563eb"
 #define COLOR_BASE "#475467"
@@ -27,7 +31,7 @@ void compare_usage(FILE *out)
             "Compares run A (the new one) with run B (the baseline), step by step: TPS,\n"
             "mean, p50, p95, p99 and error rate of both runs with their deltas, and a\n"
             "verdict per step: worse, better or no significant change. A defaults to the\n"
-            "latest run; B to the latest run before A with the same name as A.\n"
+            "latest run; B to the latest complete run before A with the same name as A.\n"
             "\n"
             "A change is significant when TPS or a latency moved by more than %g %% (or\n"
             "the --fail-on-regression value) of the baseline, a latency also by more than\n"
@@ -35,6 +39,11 @@ void compare_usage(FILE *out)
             "when one of its figures is significantly worse (lower TPS, higher latency or\n"
             "error rate), better when none is worse and one is better. Steps are matched\n"
             "by id; one with fewer than %d samples in either run is not compared.\n"
+            "\n"
+            "Both runs' verdicts are shown; when their requested VUs, duration, ramp-up or\n"
+            "runs per VU differ, a note says so beside each verdict (\"worse (note: A ran\n"
+            "50 VUs, B 100)\"). A run still running or abandoned is not judged, and is\n"
+            "never the default baseline.\n"
             "\n"
             "It also writes an HTML page with the table and both runs overlaid on the same\n"
             "charts (throughput and p95 over the elapsed time).\n"
@@ -61,9 +70,9 @@ enum cmp_verdict { V_NA, V_SAME, V_BETTER, V_WORSE };
 static const char *const metric_name[M_COUNT] = {"TPS",    "mean ms", "p50 ms",
                                                  "p95 ms", "p99 ms",  "errors %"};
 static const char *const metric_short[M_COUNT] = {"TPS", "mean", "p50", "p95", "p99", "errors"};
-static const char *const verdict_text[] = {"not comparable", "no significant change", "better",
-                                           "worse"};
-static const char *const verdict_class[] = {"same", "same", "better", "worse"};
+static const char *const runverdict_text[] = {"not comparable", "no significant change", "better",
+                                              "worse"};
+static const char *const runverdict_class[] = {"same", "same", "better", "worse"};
 
 /* One step of A matched with the same step of B (either may be NULL). */
 typedef struct cmp_row {
@@ -71,6 +80,7 @@ typedef struct cmp_row {
     double va[M_COUNT], vb[M_COUNT];
     enum cmp_verdict v[M_COUNT];
     enum cmp_verdict overall;
+    const char *na_why; /* static or borrowed: why no verdict, overriding na_reason */
 } cmp_row;
 
 static double metric_value(const report_step *s, enum cmp_metric m)
@@ -133,8 +143,10 @@ static void judge_row(cmp_row *row, double thr)
     row->overall = worse ? V_WORSE : better ? V_BETTER : V_SAME;
 }
 
-/* The rows: A's steps in order, then B's steps A does not have. */
-static cmp_row *match_steps(const report_run *a, const report_run *b, double thr, size_t *n)
+/* The rows: A's steps in order, then B's steps A does not have. A run that
+ * is not complete (running, abandoned) gives no verdict: why says so. */
+static cmp_row *match_steps(const report_run *a, const report_run *b, double thr, const char *why,
+                            size_t *n)
 {
     cmp_row *rows = xcalloc(a->nsteps + b->nsteps + 1, sizeof(*rows));
     size_t k = 0;
@@ -162,7 +174,73 @@ static cmp_row *match_steps(const report_run *a, const report_run *b, double thr
         judge_row(&rows[k++], thr);
     }
     *n = k;
+    for (size_t i = 0; why != NULL && i < k; i++) {
+        rows[i].overall = V_NA;
+        rows[i].na_why = why;
+    }
     return rows;
+}
+
+/* Appends "; " (unless first) and the formatted text to buf. */
+static void note_add(char *buf, size_t len, const char *fmt, const char *x, const char *y)
+{
+    size_t n = strlen(buf);
+
+    if (n > 0 && n + 2 < len) {
+        snprintf(buf + n, len - n, "; ");
+        n += 2;
+    }
+    if (n < len)
+        snprintf(buf + n, len - n, fmt, x, y);
+}
+
+/* A requested duration: "2 min 00 s", or "none" for 0. */
+static const char *dur_or_none(int64_t us, char *buf, size_t len)
+{
+    if (us > 0)
+        return html_duration(us, buf, len);
+    snprintf(buf, len, "none");
+    return buf;
+}
+
+/* "A ran 50 VUs, B 100; ..." when the runs were asked for different loads
+ * (VUs, duration, ramp-up, runs per VU; those an older quern did not
+ * record are not compared), else "". */
+static const char *load_note(const report_run *a, const report_run *b, char *buf, size_t len)
+{
+    char x[48], y[48];
+
+    buf[0] = '\0';
+    if (a->vus != b->vus) {
+        snprintf(x, sizeof(x), "%lld", (long long)a->vus);
+        snprintf(y, sizeof(y), "%lld", (long long)b->vus);
+        note_add(buf, len, "A ran %s VUs, B %s", x, y);
+    }
+    if (a->req_duration_us >= 0 && b->req_duration_us >= 0 &&
+        a->req_duration_us != b->req_duration_us)
+        note_add(buf, len, "A's duration %s, B's %s", dur_or_none(a->req_duration_us, x, sizeof(x)),
+                 dur_or_none(b->req_duration_us, y, sizeof(y)));
+    if (a->req_ramp_up_us >= 0 && b->req_ramp_up_us >= 0 && a->req_ramp_up_us != b->req_ramp_up_us)
+        note_add(buf, len, "A's ramp-up %s, B's %s", dur_or_none(a->req_ramp_up_us, x, sizeof(x)),
+                 dur_or_none(b->req_ramp_up_us, y, sizeof(y)));
+    if (a->req_runs >= 0 && b->req_runs >= 0 && a->req_runs != b->req_runs) {
+        snprintf(x, sizeof(x), "%lld", (long long)a->req_runs);
+        snprintf(y, sizeof(y), "%lld", (long long)b->req_runs);
+        note_add(buf, len, "A's runs per VU %s, B's %s", x, y);
+    }
+    return buf;
+}
+
+/* Why the runs cannot be compared step by step (NULL: they can). */
+static const char *incomplete_why(const report_run *a, const report_run *b, char *buf, size_t len)
+{
+    const report_run *r = report_run_incomplete(a) ? a : report_run_incomplete(b) ? b : NULL;
+
+    if (r == NULL)
+        return NULL;
+    snprintf(buf, len, "not compared: run %lld (%s) is %s, not a complete run", (long long)r->id,
+             r == a ? "A" : "B", r->abandoned ? "abandoned" : "still running");
+    return buf;
 }
 
 /* A metric's value for display: ms for latencies, else as it is. */
@@ -202,6 +280,8 @@ static const char *row_label(const cmp_row *row)
 /* Why a row has no verdict. */
 static const char *na_reason(const cmp_row *row)
 {
+    if (row->na_why != NULL)
+        return row->na_why;
     if (row->b == NULL)
         return "new step (not in the baseline)";
     if (row->a == NULL)
@@ -211,15 +291,34 @@ static const char *na_reason(const cmp_row *row)
 
 /* ------------------------------------------------------------------- text */
 
+/* One line per incomplete run: what it is and why. */
+static void print_incomplete(FILE *out, const report_run *r, const char *role)
+{
+    char b[32];
+
+    if (!report_run_incomplete(r))
+        return;
+    fprintf(out, "note: run %lld (%s) is %s", (long long)r->id, role,
+            r->abandoned ? "abandoned, incomplete" : "still running");
+    if (r->abandoned && r->status_reason != NULL)
+        fprintf(out, ": %s", r->status_reason);
+    fprintf(out, "; its figures cover only the %s it recorded\n",
+            html_duration(r->elapsed_us, b, sizeof(b)));
+}
+
 static void print_text(FILE *out, const report_run *a, const report_run *b, const cmp_row *rows,
-                       size_t n, double thr)
+                       size_t n, double thr, const char *note)
 {
     char va[32], vb[32], dl[32], hb[24], ha[24], t[32];
 
-    fprintf(out, "new:      run %lld \"%s\", started %s, %s\n", (long long)a->id, a->name,
-            html_time(a->started_us, t, sizeof(t)), a->status);
-    fprintf(out, "baseline: run %lld \"%s\", started %s, %s\n", (long long)b->id, b->name,
-            html_time(b->started_us, t, sizeof(t)), b->status);
+    fprintf(out, "new:      run %lld \"%s\", started %s, %s, verdict %s\n", (long long)a->id,
+            a->name, html_time(a->started_us, t, sizeof(t)), a->status, a->verdict.text);
+    fprintf(out, "baseline: run %lld \"%s\", started %s, %s, verdict %s\n", (long long)b->id,
+            b->name, html_time(b->started_us, t, sizeof(t)), b->status, b->verdict.text);
+    print_incomplete(out, a, "A");
+    print_incomplete(out, b, "B");
+    if (note[0] != '\0')
+        fprintf(out, "note: the runs had different loads: %s\n", note);
     fprintf(out,
             "significant: TPS or latency beyond %g%% (latency also beyond %g ms), error rate "
             "beyond %g points\n",
@@ -238,7 +337,10 @@ static void print_text(FILE *out, const report_run *a, const report_run *b, cons
             fprintf(out, "%s\n", na_reason(row));
             continue;
         }
-        fprintf(out, "%s\n", verdict_text[row->overall]);
+        if (note[0] != '\0' && (row->overall == V_WORSE || row->overall == V_BETTER))
+            fprintf(out, "%s (note: %s)\n", runverdict_text[row->overall], note);
+        else
+            fprintf(out, "%s\n", runverdict_text[row->overall]);
         fprintf(out, "  %-10s %14s %14s %12s\n", "", hb, ha, "delta");
         for (int m = 0; m < M_COUNT; m++) {
             fprintf(out, "  %-10s %14s %14s %12s", metric_name[m],
@@ -246,7 +348,7 @@ static void print_text(FILE *out, const report_run *a, const report_run *b, cons
                     fmt_metric(m, row->va[m], va, sizeof(va)),
                     fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
             if (row->v[m] == V_WORSE || row->v[m] == V_BETTER)
-                fprintf(out, "  %s", verdict_text[row->v[m]]);
+                fprintf(out, "  %s", runverdict_text[row->v[m]]);
             fputc('\n', out);
         }
     }
@@ -261,6 +363,7 @@ typedef struct cmp_page {
     double thr;
     size_t npts;
     unsigned width_s;
+    const char *note; /* borrowed: load_note, "" when none */
 } cmp_page;
 
 static void run_column(FILE *out, const report_run *r, const char *role, const char *color,
@@ -279,7 +382,15 @@ static void run_column(FILE *out, const report_run *r, const char *role, const c
     fprintf(out, "%s · ", html_duration(r->duration_us, b, sizeof(b)));
     fprintf(out, "%lld VUs · ", (long long)r->vus);
     html_esc(out, r->status);
-    fputs(" · <code>", out);
+    fprintf(out, " · verdict <span class=\"badge %s\" data-verdict=\"%s\">",
+            r->verdict.kind == RUNVERDICT_PASSED   ? "v-passed"
+            : r->verdict.kind == RUNVERDICT_FAILED ? "v-failed"
+                                                   : "v-pending",
+            r->verdict.kind == RUNVERDICT_PASSED   ? "passed"
+            : r->verdict.kind == RUNVERDICT_FAILED ? "failed"
+                                                   : "running");
+    html_esc(out, r->verdict.text);
+    fputs("</span> · <code>", out);
     html_esc(out, r->script);
     fputs("</code> · quern ", out);
     html_esc(out, r->quern_version);
@@ -300,12 +411,18 @@ static void html_table(FILE *out, const cmp_page *pg)
         const cmp_row *row = &pg->rows[i];
         fputs("<tr class=\"step\" data-step=\"", out);
         html_esc(out, row_id(row));
-        fprintf(out, "\" data-verdict=\"%s\"><td><code>", verdict_text[row->overall]);
+        fprintf(out, "\" data-verdict=\"%s\"><td><code>", runverdict_text[row->overall]);
         html_esc(out, row_id(row));
         fputs("</code><br><span class=\"lbl\">", out);
         html_esc(out, row_label(row));
-        fprintf(out, "</span></td><td class=\"%s\">%s</td>", verdict_class[row->overall],
-                row->overall == V_NA ? na_reason(row) : verdict_text[row->overall]);
+        fprintf(out, "</span></td><td class=\"%s\">%s", runverdict_class[row->overall],
+                row->overall == V_NA ? na_reason(row) : runverdict_text[row->overall]);
+        if (pg->note[0] != '\0' && (row->overall == V_WORSE || row->overall == V_BETTER)) {
+            fputs(" <span class=\"lbl load-note\">(note: ", out);
+            html_esc(out, pg->note);
+            fputs(")</span>", out);
+        }
+        fputs("</td>", out);
         for (int m = 0; m < M_COUNT; m++) {
             if (row->overall == V_NA) {
                 fputs("<td class=\"n\">-</td>", out);
@@ -313,7 +430,7 @@ static void html_table(FILE *out, const cmp_page *pg)
             }
             fprintf(out, "<td class=\"n\">%s → %s<br><span class=\"%s\">%s</span></td>",
                     fmt_metric(m, row->vb[m], vb, sizeof(vb)),
-                    fmt_metric(m, row->va[m], va, sizeof(va)), verdict_class[row->v[m]],
+                    fmt_metric(m, row->va[m], va, sizeof(va)), runverdict_class[row->v[m]],
                     fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
         }
         fputs("</tr>\n", out);
@@ -381,6 +498,26 @@ static void cmp_write(FILE *out, const void *arg)
     if (strcmp(a->script_hash, b->script_hash) != 0)
         fputs("<p class=\"note\">The script changed between the runs (its SHA-256 differs).</p>\n",
               out);
+    for (int k = 0; k < 2; k++) {
+        const report_run *r = k == 0 ? a : b;
+        if (!report_run_incomplete(r))
+            continue;
+        fprintf(out, "<p class=\"warn\" id=\"incomplete-%s\">Run %lld (%s) is %s",
+                k == 0 ? "a" : "b", (long long)r->id, k == 0 ? "A, new" : "B, baseline",
+                r->abandoned ? "abandoned: it is incomplete" : "still running");
+        if (r->abandoned && r->status_reason != NULL) {
+            fputs(" (", out);
+            html_esc(out, r->status_reason);
+            fputs(")", out);
+        }
+        fprintf(out, "; its figures cover only the %s it recorded, and no step is judged.</p>\n",
+                html_duration(r->elapsed_us, buf, sizeof(buf)));
+    }
+    if (pg->note[0] != '\0') {
+        fputs("<p class=\"warn\" id=\"load-note\">The runs had different loads: ", out);
+        html_esc(out, pg->note);
+        fputs(".</p>\n", out);
+    }
     html_table(out, pg);
 
     fputs("<section id=\"charts\">\n<h2>Over time, both runs</h2>\n", out);
@@ -398,8 +535,8 @@ static void cmp_write(FILE *out, const void *arg)
         fputs("</code> ", out);
         html_esc(out, row_label(row));
         fprintf(out, " <span class=\"%s\">%s</span></h3>\n<div class=\"grid2\">\n",
-                verdict_class[row->overall],
-                row->overall == V_NA ? na_reason(row) : verdict_text[row->overall]);
+                runverdict_class[row->overall],
+                row->overall == V_NA ? na_reason(row) : runverdict_text[row->overall]);
         overlay(out, pg, "Requests per second", "req/s", row->a ? row->a->ts.rps : NULL, a->npts,
                 row->b ? row->b->ts.rps : NULL, b->npts, 1);
         overlay(out, pg, "p95 response time", "ms", row->a ? row->a->ts.p95_ms : NULL, a->npts,
@@ -469,6 +606,29 @@ static int run_name(db *d, int64_t id, char **name, char *err, size_t errlen)
     return 0;
 }
 
+/* The default baseline: the newest complete run named name before id
+ * (one still running or abandoned is skipped), into *out (0: none). */
+static int find_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err,
+                         size_t errlen)
+{
+    int64_t before = id;
+
+    for (int guard = 0; guard < 1000; guard++) {
+        int complete;
+        if (report_run_find(d, name, before, out, err, errlen) != 0)
+            return -1;
+        if (*out == 0)
+            return 0;
+        if (report_run_complete(d, *out, &complete, err, errlen) != 0)
+            return -1;
+        if (complete)
+            return 0;
+        before = *out;
+    }
+    *out = 0;
+    return 0;
+}
+
 int compare_main(int argc, char **argv)
 {
     const char *path = NULL, *outp = NULL, *ids[2] = {NULL, NULL};
@@ -484,7 +644,7 @@ int compare_main(int argc, char **argv)
     cmp_row *rows = NULL;
     uint64_t sa, sb;
     unsigned width;
-    char err[1024], def[96];
+    char err[1024], def[96], note[NOTE_MAX], why[160];
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -527,6 +687,8 @@ int compare_main(int argc, char **argv)
     d = db_open_results("compare", path, &open_rc);
     if (d == NULL)
         return open_rc;
+    /* Best effort: report_run_load judges each run itself when this cannot write. */
+    abandon_sweep(d, clock_wall_us(), err, sizeof(err));
     if (nids == 0) {
         if (report_run_find(d, NULL, 0, &id[0], err, sizeof(err)) != 0)
             goto dberr;
@@ -544,7 +706,7 @@ int compare_main(int argc, char **argv)
         goto out;
     }
     if (nids < 2) {
-        if (report_run_find(d, name_a, id[0], &id[1], err, sizeof(err)) != 0)
+        if (find_baseline(d, name_a, id[0], &id[1], err, sizeof(err)) != 0)
             goto dberr;
         if (id[1] == 0) {
             fprintf(stderr,
@@ -578,10 +740,11 @@ int compare_main(int argc, char **argv)
     if (b == NULL)
         goto dberr;
 
-    rows = match_steps(a, b, thr, &nrows);
-    print_text(stdout, a, b, rows, nrows, thr);
+    rows = match_steps(a, b, thr, incomplete_why(a, b, why, sizeof(why)), &nrows);
+    load_note(a, b, note, sizeof(note));
+    print_text(stdout, a, b, rows, nrows, thr, note);
     {
-        cmp_page pg = {a, b, rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts, width};
+        cmp_page pg = {a, b, rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts, width, note};
         size_t worse = 0, better = 0, same = 0;
         if (outp == NULL) {
             snprintf(def, sizeof(def), "quern-compare-%lld-%lld.html", (long long)a->id,
@@ -597,8 +760,13 @@ int compare_main(int argc, char **argv)
             better += rows[i].overall == V_BETTER;
             same += rows[i].overall == V_SAME;
         }
-        printf("\nverdict: %zu step%s worse, %zu better, %zu without significant change\n", worse,
+        printf("\nverdict: %zu step%s worse, %zu better, %zu without significant change", worse,
                worse == 1 ? "" : "s", better, same);
+        if (note[0] != '\0' && worse + better > 0)
+            printf(" (note: %s)", note);
+        if (incomplete_why(a, b, why, sizeof(why)) != NULL)
+            printf(" (%s)", why);
+        printf("\n");
         printf("comparison written to %s\n", outp);
         rc = 0;
         if (fail_on && worse > 0) {

@@ -2,7 +2,8 @@
  *
  * What it is for: telling whether a new run (A) is better or worse than a
  * baseline run (B), step by step, and failing a CI build on a regression.
- * A defaults to the latest run, B to the latest run before A with A's name.
+ * A defaults to the latest run, B to the latest complete run before A with
+ * A's name.
  * Steps are matched by their test id (SC-<scenario>-STEP-<n>).
  *
  * For each step it prints both runs' TPS, mean, p50, p95, p99 and error
@@ -18,6 +19,12 @@
  * latency or error rate, lower TPS), better when none is worse and one is
  * better. A step with fewer than COMPARE_SAMPLES_MIN samples in either run,
  * or found in one run only, gets no verdict (its percentiles would be noise).
+ *
+ * Both runs' verdicts (reports/verdict.h) are shown, and when the runs were
+ * asked for different loads (VUs, duration, ramp-up, runs per VU) a note
+ * says so beside each step verdict: "worse (note: A ran 50 VUs, B 100)". A
+ * run still running or abandoned (reports/abandon.h) is not judged step by
+ * step, and the default baseline skips such runs.
  *
  * It also writes an HTML page with the same table and both runs overlaid on
  * the same charts (throughput and p95 over the elapsed time, A solid, B

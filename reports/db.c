@@ -10,13 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/redact.h"
 #include "worker/lquern.h" /* QUERN_VERSION */
 
 #define DB_BUSY_TIMEOUT_MS 5000
-#define DB_SCRIPT_MAX (64u << 20) /* hash at most this much of a script */
+#define DB_SCRIPT_MAX (64u << 20)  /* hash at most this much of a script */
+#define DB_CMDLINE_MAX (64u << 10) /* a longer command line is stored cut short */
 
 /* The schema, verbatim from reports/schema.sql (tests/unit/test_db.c checks
  * that the concatenation of db_schema_header and the migrations is that file:
@@ -197,9 +199,67 @@ static const char db_migration_2[] =
     "limit < 500 ms\"\n"
     "    PRIMARY KEY (run_id, position)\n"
     ");\n";
+static const char db_migration_3[] =
+    "-- @migration 3\n"
+    "-- What a run was asked to do and who runs it, kept with the run; and a\n"
+    "-- status for a run whose console went away. The runs table is rebuilt (its\n"
+    "-- status CHECK gains 'abandoned'): migrations run with foreign keys off, so\n"
+    "-- the rows that refer to a run are kept as they are.\n"
+    "--   req_duration_us, req_ramp_up_us, req_runs: --duration (0: none),\n"
+    "--     --ramp-up and --runs as given; vus is --vus. NULL: not recorded (a run\n"
+    "--     from an older quern).\n"
+    "--   command_line: the console's command line, shell-quoted, secrets (values\n"
+    "--     of secret-looking -p keys, URL passwords) replaced by ***.\n"
+    "--   console_host, console_pid: where the console writing the run runs.\n"
+    "--   updated_us: when the console last wrote the run (begin, each interval,\n"
+    "--     end). A 'running' row not updated for a while, or whose console's pid\n"
+    "--     is gone from this host, is abandoned (readers mark it so).\n"
+    "--   status_reason: why the run ended as it did, when something went wrong\n"
+    "--     (\"results database: disk full\"); NULL otherwise.\n"
+    "--   verdict, verdict_reason: the run's own verdict as the console decided it\n"
+    "--     ('passed' or 'failed', and the rule that decided: \"3 errors, and no\n"
+    "--     threshold about errors\"), besides the thresholds' verdicts; NULL when\n"
+    "--     the console recorded none (an older quern, or a run that did not end).\n"
+    "CREATE TABLE runs_v3 (\n"
+    "    id              INTEGER PRIMARY KEY,\n"
+    "    name            TEXT NOT NULL,\n"
+    "    tags            TEXT NOT NULL DEFAULT '{}',\n"
+    "    script          TEXT NOT NULL,\n"
+    "    script_hash     TEXT NOT NULL,\n"
+    "    properties      TEXT NOT NULL DEFAULT '{}', -- secret-looking values replaced by ***\n"
+    "    quern_version   TEXT NOT NULL,\n"
+    "    vus             INTEGER NOT NULL,\n"
+    "    started_at      TEXT NOT NULL,\n"
+    "    started_us      INTEGER NOT NULL,\n"
+    "    ended_at        TEXT,\n"
+    "    ended_us        INTEGER,\n"
+    "    duration_us     INTEGER,\n"
+    "    status          TEXT NOT NULL DEFAULT 'running'\n"
+    "                    CHECK (status IN ('running', 'completed', 'stopped', 'degraded', "
+    "'aborted',\n"
+    "                                      'abandoned')),\n"
+    "    req_duration_us INTEGER,\n"
+    "    req_ramp_up_us  INTEGER,\n"
+    "    req_runs        INTEGER,\n"
+    "    command_line    TEXT,\n"
+    "    console_host    TEXT,\n"
+    "    console_pid     INTEGER,\n"
+    "    updated_us      INTEGER,\n"
+    "    status_reason   TEXT,\n"
+    "    verdict         TEXT CHECK (verdict IN ('passed', 'failed')),\n"
+    "    verdict_reason  TEXT\n"
+    ");\n"
+    "INSERT INTO runs_v3 (id, name, tags, script, script_hash, properties, quern_version, vus,\n"
+    "                     started_at, started_us, ended_at, ended_us, duration_us, status)\n"
+    "    SELECT id, name, tags, script, script_hash, properties, quern_version, vus, started_at,\n"
+    "           started_us, ended_at, ended_us, duration_us, status FROM runs;\n"
+    "DROP TABLE runs;\n"
+    "ALTER TABLE runs_v3 RENAME TO runs;\n"
+    "CREATE INDEX runs_by_name ON runs (name, id);\n";
 /* END */
 
-const char *const db_migrations[DB_SCHEMA_VERSION] = {db_migration_1, db_migration_2};
+const char *const db_migrations[DB_SCHEMA_VERSION] = {db_migration_1, db_migration_2,
+                                                      db_migration_3};
 
 /* Statements prepared once at open and reused. */
 enum db_stmt {
@@ -214,6 +274,7 @@ enum db_stmt {
     ST_TOTAL,
     ST_END,
     ST_AGENTS_END,
+    ST_TOUCH,
     ST_COUNT
 };
 
@@ -243,8 +304,13 @@ static const char *const stmt_sql[ST_COUNT] = {
                  "new_conns, tps, mean_us, min_us, p50_us, p90_us, p95_us, p99_us, max_us, "
                  "histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                  "?)",
-    [ST_END] = "UPDATE runs SET status = ?, ended_at = ?, ended_us = ?, duration_us = ? "
-               "WHERE id = ?",
+    [ST_END] = "UPDATE runs SET status = ?1, ended_at = ?2, ended_us = ?3, duration_us = ?4, "
+               "status_reason = ?5, updated_us = ?6 WHERE id = ?7",
+    /* A live console writing: a row wrongly marked abandoned runs again. */
+    [ST_TOUCH] = "UPDATE runs SET updated_us = ?1, "
+                 "status_reason = CASE status WHEN 'abandoned' THEN NULL ELSE status_reason END, "
+                 "status = CASE status WHEN 'abandoned' THEN 'running' ELSE status END "
+                 "WHERE id = ?2",
     [ST_AGENTS_END] = "UPDATE agents SET status = ? WHERE run_id = ? AND status = 'running'",
 };
 
@@ -254,11 +320,42 @@ struct db {
     sqlite3_stmt *st[ST_COUNT]; /**< owned */
     uint8_t *buf;               /**< owned: hist_encoded_size_max() bytes */
     size_t bufcap;
+    int fail_rc; /**< extended SQLite code of the last failure set_err saw */
 };
 
+/* "FILE: what: cause", the cause in plain words first for the failures a
+ * user must act on (a full disk, an I/O error), with SQLite's own words. */
 static void set_err(db *d, char *err, size_t errlen, const char *what)
 {
-    snprintf(err, errlen, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->sq));
+    int rc = sqlite3_extended_errcode(d->sq);
+
+    d->fail_rc = rc;
+    if ((rc & 0xff) == SQLITE_FULL)
+        snprintf(err, errlen, "%s: %s: disk full (%s)", d->path, what, sqlite3_errmsg(d->sq));
+    else if ((rc & 0xff) == SQLITE_IOERR)
+        snprintf(err, errlen, "%s: %s: I/O error (%s, SQLite code %d)", d->path, what,
+                 sqlite3_errmsg(d->sq), rc);
+    else
+        snprintf(err, errlen, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->sq));
+}
+
+enum db_failure db_failure_kind(const db *d)
+{
+    switch (d->fail_rc & 0xff) {
+    case SQLITE_OK:
+    case SQLITE_ROW:
+    case SQLITE_DONE:
+        return DB_FAIL_NONE;
+    case SQLITE_FULL:
+        return DB_FAIL_FULL;
+    case SQLITE_IOERR:
+        return DB_FAIL_IO;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return DB_FAIL_BUSY;
+    default:
+        return DB_FAIL_OTHER;
+    }
 }
 
 static int exec_sql(db *d, const char *sql, const char *what, char *err, size_t errlen)
@@ -291,14 +388,39 @@ out:
     return rc;
 }
 
-/* Brings the schema to DB_SCHEMA_VERSION in one transaction. */
+/* 0 when no row breaks a foreign key (PRAGMA foreign_key_check is empty). */
+static int foreign_keys_ok(db *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(d->sq, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot check the foreign keys");
+        return -1;
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        snprintf(err, errlen, "%s: schema migration: a row of table %s refers to nothing", d->path,
+                 (const char *)sqlite3_column_text(st, 0));
+    else if (rc != SQLITE_DONE)
+        set_err(d, err, errlen, "cannot check the foreign keys");
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Brings the schema to DB_SCHEMA_VERSION in one transaction. Foreign keys
+ * are off meanwhile (a migration may rebuild a table others refer to, as
+ * SQLite's documented procedure does: dropping the old table must not
+ * cascade), and checked before the commit. */
 static int migrate(db *d, char *err, size_t errlen)
 {
     int64_t v;
     char sql[64];
 
-    if (exec_sql(d, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) != 0)
+    if (exec_sql(d, "PRAGMA foreign_keys = OFF", "cannot configure", err, errlen) != 0)
         return -1;
+    if (exec_sql(d, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) != 0)
+        goto fail;
     /* Read again under the lock: another process may have migrated. */
     if (query_int(d, "PRAGMA user_version", &v, err, errlen) != 0)
         goto fail;
@@ -314,13 +436,17 @@ static int migrate(db *d, char *err, size_t errlen)
         if (exec_sql(d, db_migrations[v], sql, err, errlen) != 0)
             goto fail;
     }
+    if (foreign_keys_ok(d, err, errlen) != 0)
+        goto fail;
     snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
     if (exec_sql(d, sql, "cannot set the schema version", err, errlen) != 0 ||
         exec_sql(d, "COMMIT", "cannot commit the schema", err, errlen) != 0)
         goto fail;
-    return 0;
+    return exec_sql(d, "PRAGMA foreign_keys = ON", "cannot configure", err, errlen);
 fail:
-    sqlite3_exec(d->sq, "ROLLBACK", NULL, NULL, NULL);
+    if (!sqlite3_get_autocommit(d->sq))
+        sqlite3_exec(d->sq, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(d->sq, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
     return -1;
 }
 
@@ -544,20 +670,26 @@ out:
     return rc;
 }
 
-/* The pairs of p as a compact JSON object (owned by the caller: free()). */
-static char *props_json(const props *p)
+/* The pairs of p as a compact JSON object (owned by the caller: free()).
+ * redacted: secret-looking values and URL passwords are replaced by ***. */
+static char *props_json(const props *p, int redacted)
 {
     json_t *o = json_object();
     char *s;
 
     for (size_t i = 0; p != NULL && i < props_count(p); i++) {
-        /* A URL's password is not kept (common/redact.h); a mask adds at
-         * most two bytes to a URL of at least three ("://"). */
-        size_t n = strlen(props_value(p, i)) * 2 + 1;
-        char *v = xmalloc(n);
-        redact_url(props_value(p, i), v, n);
-        json_object_set_new(o, props_key(p, i), json_string(v));
-        xfree(v);
+        const char *k = props_key(p, i), *v = props_value(p, i);
+        if (redacted && redact_key_is_secret(k) && v[0] != '\0') {
+            json_object_set_new(o, k, json_string(REDACT_MASK));
+        } else if (redacted) {
+            size_t n = redact_url(v, NULL, 0) + 1;
+            char *safe = xmalloc(n);
+            redact_url(v, safe, n);
+            json_object_set_new(o, k, json_string(safe));
+            xfree(safe);
+        } else {
+            json_object_set_new(o, k, json_string(v));
+        }
     }
     s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     json_decref(o);
@@ -566,26 +698,55 @@ static char *props_json(const props *p)
     return s;
 }
 
+/* "quern " and the arguments of ri, shell-quoted and redacted (owned by the
+ * caller), or NULL when there are none. Bounded by DB_CMDLINE_MAX. */
+static char *command_line(const db_run_info *ri)
+{
+    const char **av;
+    char *s;
+    size_t n;
+
+    if (ri->argc <= 0 || ri->argv == NULL)
+        return NULL;
+    av = xcalloc((size_t)ri->argc + 1, sizeof(*av));
+    av[0] = "quern";
+    for (int i = 0; i < ri->argc; i++)
+        av[i + 1] = ri->argv[i];
+    n = redact_argv(ri->argc + 1, av, NULL, 0) + 1;
+    if (n > DB_CMDLINE_MAX)
+        n = DB_CMDLINE_MAX;
+    s = xmalloc(n);
+    redact_argv(ri->argc + 1, av, s, n);
+    xfree(av);
+    return s;
+}
+
 /* ---------------------------------------------------------------- writing */
 
 int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
 {
-    char hex[65], at[40];
-    char *tags = NULL, *propj = NULL;
+    char hex[65], at[40], host[256];
+    char *tags = NULL, *propj = NULL, *cmdline = NULL;
     sqlite3_stmt *st = NULL;
     int64_t id = -1;
 
     if (hash_file(ri->script, hex, err, errlen) != 0)
         return -1;
-    tags = props_json(ri->tags);
-    propj = props_json(ri->props);
+    tags = props_json(ri->tags, 0);
+    propj = props_json(ri->props, 1);
+    cmdline = command_line(ri);
+    if (gethostname(host, sizeof(host)) != 0)
+        host[0] = '\0';
+    host[sizeof(host) - 1] = '\0';
     iso_utc(ri->started_us, at, sizeof(at));
     if (tx_begin(d, err, errlen) != 0)
         goto out;
     if (sqlite3_prepare_v2(d->sq,
                            "INSERT INTO runs (name, tags, script, script_hash, properties, "
-                           "quern_version, vus, started_at, started_us, status) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+                           "quern_version, vus, started_at, started_us, status, "
+                           "req_duration_us, req_ramp_up_us, req_runs, command_line, "
+                           "console_host, console_pid, updated_us) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK) {
         set_err(d, err, errlen, "cannot record the run");
         goto fail;
@@ -599,6 +760,19 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
     sqlite3_bind_int64(st, 7, ri->vus);
     sqlite3_bind_text(st, 8, at, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 9, ri->started_us);
+    sqlite3_bind_int64(st, 10, ri->req_duration_us > 0 ? ri->req_duration_us : 0);
+    sqlite3_bind_int64(st, 11, ri->req_ramp_up_us > 0 ? ri->req_ramp_up_us : 0);
+    sqlite3_bind_int64(st, 12, ri->req_runs);
+    if (cmdline != NULL)
+        sqlite3_bind_text(st, 13, cmdline, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 13);
+    if (host[0] != '\0')
+        sqlite3_bind_text(st, 14, host, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 14);
+    sqlite3_bind_int64(st, 15, (sqlite3_int64)getpid());
+    sqlite3_bind_int64(st, 16, clock_wall_us());
     if (step_done(d, st, "cannot record the run", err, errlen) != 0)
         goto fail;
     sqlite3_finalize(st);
@@ -652,6 +826,7 @@ fail:
 out:
     free(tags);
     free(propj);
+    xfree(cmdline);
     return id;
 }
 
@@ -673,16 +848,19 @@ int db_agent(db *d, int64_t run_id, unsigned index, const db_agent_info *a, char
     return step_done(d, st, "cannot record an agent", err, errlen);
 }
 
-/* Adds n errors of one kind seen in second to the errors table. */
+/* Adds n errors of one kind seen in second to the errors table; URL
+ * passwords in the sample message are not stored. */
 static int add_errors(db *d, int64_t run_id, size_t step, const char *kind, uint64_t n,
                       const char *sample, uint64_t second, char *err, size_t errlen)
 {
     sqlite3_stmt *st = d->st[ST_ERROR];
+    char safe[STATS_SAMPLE_MAX + 64]; /* a mask may be longer than a short password */
 
+    redact_url(sample, safe, sizeof(safe));
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)step);
     sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, sample, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, safe, -1, SQLITE_TRANSIENT);
     bind_u64(st, 5, n);
     bind_u64(st, 6, second);
     bind_u64(st, 7, second);
@@ -738,19 +916,58 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         if (step_done(d, st, "cannot record scenario counts", err, errlen) != 0)
             goto fail;
     }
+    st = d->st[ST_TOUCH];
+    sqlite3_bind_int64(st, 1, clock_wall_us());
+    sqlite3_bind_int64(st, 2, run_id);
+    if (step_done(d, st, "cannot record an interval", err, errlen) != 0)
+        goto fail;
     return tx_commit(d, err, errlen);
 fail:
     tx_rollback(d);
     return -1;
 }
 
-int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size_t errlen)
+/* Writes the status, its reason and the end time (ST_END), then marks the
+ * agents still running with the run's status. */
+static int end_status(db *d, int64_t run_id, const db_run_end_info *ei, const char *reason,
+                      char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = d->st[ST_END];
     char at[40];
 
-    if (tx_begin(d, err, errlen) != 0)
+    iso_utc(ei->ended_us, at, sizeof(at));
+    sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, at, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, ei->ended_us);
+    sqlite3_bind_int64(st, 4, ei->duration_us);
+    if (reason != NULL)
+        sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 5);
+    sqlite3_bind_int64(st, 6, clock_wall_us());
+    sqlite3_bind_int64(st, 7, run_id);
+    if (step_done(d, st, "cannot record the end of the run", err, errlen) != 0)
         return -1;
+    st = d->st[ST_AGENTS_END];
+    sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, run_id);
+    return step_done(d, st, "cannot record the end of the run", err, errlen);
+}
+
+int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size_t errlen)
+{
+    return db_run_end_reason(d, run_id, ei, NULL, err, errlen);
+}
+
+int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const char *reason,
+                      char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    char err2[512];
+
+    err[0] = '\0';
+    if (tx_begin(d, err, errlen) != 0)
+        goto fallback;
     for (size_t i = 0; i < ei->nsteps; i++) {
         const step_stats *s = &ei->totals[i];
         const hist *h = s->hist;
@@ -776,24 +993,54 @@ int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
             goto fail;
     }
-    iso_utc(ei->ended_us, at, sizeof(at));
-    st = d->st[ST_END];
-    sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, at, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, ei->ended_us);
-    sqlite3_bind_int64(st, 4, ei->duration_us);
-    sqlite3_bind_int64(st, 5, run_id);
-    if (step_done(d, st, "cannot record the end of the run", err, errlen) != 0)
+    if (end_status(d, run_id, ei, reason, err, errlen) != 0)
         goto fail;
-    st = d->st[ST_AGENTS_END];
-    sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, run_id);
-    if (step_done(d, st, "cannot record the end of the run", err, errlen) != 0)
-        goto fail;
-    return tx_commit(d, err, errlen);
+    if (tx_commit(d, err, errlen) == 0)
+        return 0;
+    goto fallback;
 fail:
     tx_rollback(d);
-    return -1;
+fallback:
+    /* The status alone, in a transaction of its own. */
+    if (tx_begin(d, err2, sizeof(err2)) != 0 ||
+        end_status(d, run_id, ei, reason, err2, sizeof(err2)) != 0) {
+        tx_rollback(d);
+        snprintf(err + strlen(err), errlen - strlen(err),
+                 "; the status of the run could not be written either");
+        return -1;
+    }
+    if (tx_commit(d, err2, sizeof(err2)) != 0) {
+        snprintf(err + strlen(err), errlen - strlen(err),
+                 "; the status of the run could not be written either");
+        return -1;
+    }
+    snprintf(err + strlen(err), errlen - strlen(err),
+             "; the status of the run was written, not its totals");
+    return 1;
+}
+
+int db_run_verdict(db *d, int64_t run_id, int passed, const char *reason, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(d->sq,
+                           "UPDATE runs SET verdict = ?, verdict_reason = ?, updated_us = ? "
+                           "WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record the verdict");
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, passed ? "passed" : "failed", -1, SQLITE_STATIC);
+    if (reason != NULL)
+        sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 2);
+    sqlite3_bind_int64(st, 3, clock_wall_us());
+    sqlite3_bind_int64(st, 4, run_id);
+    rc = step_done(d, st, "cannot record the verdict", err, errlen);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int db_thresholds(db *d, int64_t run_id, const db_threshold *ts, size_t n, char *err, size_t errlen)

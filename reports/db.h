@@ -13,9 +13,14 @@
  *     int64_t id = db_run_begin(d, &info, err, sizeof(err));
  *     db_agent(d, id, 0, &agent, err, sizeof(err));      // any time, upserts
  *     db_interval(d, id, &iv, err, sizeof(err));         // once per second
- *     db_run_end(d, id, &end, err, sizeof(err));
+ *     db_run_end(d, id, &end, err, sizeof(err));          // or db_run_end_reason
  *     db_thresholds(d, id, verdicts, n, err, sizeof(err)); // when it has any
+ *     db_run_verdict(d, id, passed, "why", err, sizeof(err));
  *     db_close(d);
+ *
+ * A failed write (err names the file and the cause; db_failure_kind says
+ * whether the disk is full) leaves d usable: keep it open and still end the
+ * run with db_run_end_reason, which records at least the status and why.
  *
  * Command-line options shared by the local and the distributed run (--db,
  * --name, --tag) are parsed into a db_opts with db_opts_set.
@@ -33,7 +38,7 @@
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 /** Default database path (relative to the current directory). */
 #define DB_PATH_DEFAULT "./quern-results.db"
@@ -77,21 +82,31 @@ typedef struct db_step {
 
 /** What is known about a run when its load starts. All borrowed. */
 typedef struct db_run_info {
-    const char *name;   /**< run name (db_default_name when none given) */
-    const props *tags;  /**< --tag pairs; may be NULL */
-    const char *script; /**< path of the main script (hashed here) */
-    const props *props; /**< properties; may be NULL */
-    unsigned vus;
+    const char *name;     /**< run name (db_default_name when none given) */
+    const props *tags;    /**< --tag pairs; may be NULL */
+    const char *script;   /**< path of the main script (hashed here) */
+    const props *props;   /**< properties; may be NULL (stored redacted: see db_run_begin) */
+    unsigned vus;         /**< --vus */
     int64_t started_us;   /**< wall clock, epoch microseconds */
     const db_step *steps; /**< nsteps entries, by step index */
     size_t nsteps;
     const char *const *scen_names; /**< nscens entries, by scenario index */
     size_t nscens;
+    int64_t req_duration_us; /**< --duration in microseconds; 0: none */
+    int64_t req_ramp_up_us;  /**< --ramp-up in microseconds; 0: none */
+    unsigned req_runs;       /**< --runs; 0: none */
+    int argc;                /**< arguments of the command (0: none recorded) */
+    const char *const *argv; /**< argc entries, argv[0] the subcommand ("run"); stored
+                                  as "quern run ...", shell-quoted and redacted */
 } db_run_info;
 
 /** Inserts the run (status "running") with its steps and scenarios, and
- *  prepares the per-interval statements. Returns the run id (> 0), or -1
- *  with err set. */
+ *  prepares the per-interval statements. Also records this process's
+ *  host name and pid and the time (the console writing the run:
+ *  reports/abandon.h). Secrets are not stored: the values of properties
+ *  whose key names a secret (common/redact.h: redact_key_is_secret), and
+ *  URL passwords in the other values and in the command line, are replaced
+ *  by "***". Returns the run id (> 0), or -1 with err set. */
 int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen);
 
 /** One load injector of a run. All borrowed. */
@@ -125,8 +140,14 @@ typedef struct db_iv {
 
 /** Writes one interval in one transaction: its intervals row (kept as it is
  *  if the second was written already: late data), a step_intervals row per
- *  step with samples, and the running error and scenario counters. Returns
- *  0, or -1 with err set (nothing of the interval is then written). */
+ *  step with samples, the running error and scenario counters (URL
+ *  passwords in the sample messages replaced by "***"), and the
+ *  run's last-update time (a run wrongly marked abandoned is running again).
+ *  Returns 0, or -1 with err set (nothing of the interval is then written,
+ *  the transaction is rolled back and d stays usable: db_run_end may still
+ *  record how the run ended). err names the file and the cause; a full disk
+ *  (SQLITE_FULL) or an I/O error (SQLITE_IOERR) says so plainly ("disk
+ *  full", "I/O error"), and db_failure_kind tells them apart. */
 int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen);
 
 /** How a run ended. All borrowed. */
@@ -139,8 +160,43 @@ typedef struct db_run_end_info {
 } db_run_end_info;
 
 /** Writes the per-step totals, the status and the end time, in one
- *  transaction. Returns 0, or -1 with err set. */
+ *  transaction. When that fails (a full disk, say), it rolls back and
+ *  still tries to write the status, the end time and the duration alone,
+ *  in a second, smaller transaction (it fits where the totals did not, as
+ *  the failed transaction gave its pages back): a run never stays
+ *  "running" when the console could say how it ended. Callable after a
+ *  failed db_interval. Returns 0 when all was written; 1 when only the
+ *  status, end time and duration were (err says why the totals were not);
+ *  -1 when nothing was (err set). */
 int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size_t errlen);
+
+/** db_run_end, also recording why the run ended so (column status_reason:
+ *  "results database: disk full, the rest of the run is not recorded");
+ *  reason NULL: none. Same returns. */
+int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const char *reason,
+                      char *err, size_t errlen);
+
+/** What made the last failed write of d fail. */
+enum db_failure {
+    DB_FAIL_NONE = 0, /**< no failure, or not one of the below */
+    DB_FAIL_FULL,     /**< SQLITE_FULL: disk (or quota, or max_page_count) full */
+    DB_FAIL_IO,       /**< SQLITE_IOERR*: the file could not be read or written */
+    DB_FAIL_BUSY,     /**< SQLITE_BUSY/LOCKED: another process held the lock too long */
+    DB_FAIL_OTHER     /**< another SQLite error */
+};
+/** The kind of the last failure reported by a write function of d (the
+ *  same call's err says more). */
+enum db_failure db_failure_kind(const db *d);
+
+/** Records the run's own verdict as the console decided it (columns
+ *  verdict and verdict_reason of its runs row): passed 1 or 0, and reason,
+ *  the rule that decided in a few words ("no errors", "3 errors and no
+ *  threshold about errors (--allow-errors tolerates them)"); NULL: none.
+ *  Call it once the run ended, besides db_thresholds when there are
+ *  thresholds. `quern runs`, `report` and `compare` show it; without it (an
+ *  older quern), they judge by the thresholds, the status and the errors.
+ *  Returns 0, or -1 with err set. */
+int db_run_verdict(db *d, int64_t run_id, int passed, const char *reason, char *err, size_t errlen);
 
 /** The verdict of one threshold of a run. All borrowed. */
 typedef struct db_threshold {

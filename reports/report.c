@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/hist.h"
 #include "common/mem.h"
+#include "reports/abandon.h"
 #include "reports/html.h"
 #include "worker/lquern.h" /* QUERN_VERSION */
 
@@ -25,7 +27,11 @@ void report_usage(FILE *out)
           "style or font) for run RUN of the results database, by default the latest run:\n"
           "summary, charts of throughput, response-time percentiles (p50/p95/p99), errors\n"
           "(technical and functional) and active VUs over time, the same per step, then\n"
-          "the step, agent, error and scenario tables and the run's settings.\n"
+          "the step, agent, error and scenario tables and the run's settings (requested\n"
+          "VUs, duration, ramp-up, runs per VU, the command line with secrets redacted).\n"
+          "Its verdict heads the page (passed, or failed and why), with each threshold's:\n"
+          "expression, where it was declared, measured value, limit, PASS or FAIL. A run\n"
+          "left running by a console that is gone is shown abandoned and incomplete.\n"
           "\n"
           "options:\n"
           "  --db FILE      results database (default ./quern-results.db, or $QUERN_DB)\n"
@@ -69,6 +75,18 @@ static char *col_str(sqlite3_stmt *st, int i)
     const char *s = (const char *)sqlite3_column_text(st, i);
 
     return xstrdup(s != NULL ? s : "");
+}
+
+/* Column i as an owned string, NULL for NULL. */
+static char *col_opt_str(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col_str(st, i);
+}
+
+/* Column i, -1 for NULL. */
+static int64_t col_opt_i64(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
 static uint64_t col_u64(sqlite3_stmt *st, int i)
@@ -164,7 +182,9 @@ static int load_run_row(sqlite3 *sq, report_run *r, int *missing, char *err, siz
 {
     sqlite3_stmt *st = prep(sq,
                             "SELECT name, tags, script, script_hash, properties, quern_version, "
-                            "vus, started_at, started_us, ended_at, ended_us, duration_us, status "
+                            "vus, started_at, started_us, ended_at, ended_us, duration_us, status, "
+                            "req_duration_us, req_ramp_up_us, req_runs, command_line, "
+                            "console_host, console_pid, status_reason, verdict, verdict_reason "
                             "FROM runs WHERE id = ?",
                             r->id, err, errlen);
     int rc;
@@ -193,6 +213,15 @@ static int load_run_row(sqlite3 *sq, report_run *r, int *missing, char *err, siz
     r->ended_us = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 10);
     r->duration_us = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
     r->status = col_str(st, 12);
+    r->req_duration_us = col_opt_i64(st, 13);
+    r->req_ramp_up_us = col_opt_i64(st, 14);
+    r->req_runs = col_opt_i64(st, 15);
+    r->command_line = col_opt_str(st, 16);
+    r->console_host = col_opt_str(st, 17);
+    r->console_pid = sqlite3_column_int64(st, 18);
+    r->status_reason = col_opt_str(st, 19);
+    r->run_verdict = col_opt_str(st, 20);
+    r->run_verdict_reason = col_opt_str(st, 21);
     sqlite3_finalize(st);
     return 0;
 }
@@ -575,7 +604,84 @@ static int load_tables(sqlite3 *sq, report_run *r, char *err, size_t errlen)
         s->runs = sqlite3_column_int64(st, 1);
         s->missed = sqlite3_column_int64(st, 2);
     }
+    if (prep_done(sq, st, rc, err, errlen) != 0)
+        return -1;
+
+    st = prep(sq,
+              "SELECT expr, source, passed, measured, \"limit\", unit, description FROM "
+              "thresholds WHERE run_id = ? ORDER BY position",
+              r->id, err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        report_threshold *t;
+        r->thresholds = xrealloc(r->thresholds, (r->nthresholds + 1) * sizeof(*r->thresholds));
+        t = &r->thresholds[r->nthresholds++];
+        t->expr = col_str(st, 0);
+        t->source = col_str(st, 1);
+        t->passed = sqlite3_column_int(st, 2) != 0;
+        t->measurable = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        t->measured = sqlite3_column_double(st, 3);
+        t->limit = sqlite3_column_double(st, 4);
+        t->unit = col_str(st, 5);
+        t->description = col_str(st, 6);
+    }
     return prep_done(sq, st, rc, err, errlen);
+}
+
+/* A running row whose console is gone is abandoned (reports/abandon.h). */
+static int judge_abandoned(db *d, report_run *r, char *err, size_t errlen)
+{
+    char why[256];
+    int rc;
+
+    if (strcmp(r->status, "abandoned") == 0) {
+        r->abandoned = 1;
+        return 0;
+    }
+    if (strcmp(r->status, "running") != 0)
+        return 0;
+    rc = abandon_run(d, r->id, clock_wall_us(), why, sizeof(why));
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    if (rc == 1) {
+        r->abandoned = 1;
+        xfree(r->status);
+        r->status = xstrdup("abandoned");
+        if (r->status_reason == NULL)
+            r->status_reason = xstrdup(why);
+    }
+    return 0;
+}
+
+/* The run's verdict from what was loaded. */
+static void decide(report_run *r)
+{
+    const char *failed[RUNVERDICT_FAILED_MAX];
+    runverdict_in in = {0};
+
+    in.status = r->status;
+    in.verdict = r->run_verdict;
+    in.verdict_reason = r->run_verdict_reason;
+    in.nthresholds = r->nthresholds;
+    in.failed = failed;
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        if (r->thresholds[i].passed)
+            continue;
+        if (in.nfailed < RUNVERDICT_FAILED_MAX)
+            failed[in.nfailed] = r->thresholds[i].expr;
+        in.nfailed++;
+    }
+    in.count = r->all.count;
+    in.errors = r->all.err_tech + r->all.err_func;
+    runverdict_decide(&in, 0, &r->verdict);
+}
+
+int report_run_incomplete(const report_run *r)
+{
+    return r->abandoned || strcmp(r->status, "running") == 0;
 }
 
 report_run *report_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
@@ -588,8 +694,8 @@ report_run *report_run_load(db *d, int64_t id, unsigned width_s, int *missing, c
     int miss = 0;
 
     r->id = id;
-    if (load_run_row(sq, r, &miss, err, errlen) != 0 || load_steps(sq, r, err, errlen) != 0 ||
-        report_run_seconds(d, id, &nsec, err, errlen) != 0)
+    if (load_run_row(sq, r, &miss, err, errlen) != 0 || judge_abandoned(d, r, err, errlen) != 0 ||
+        load_steps(sq, r, err, errlen) != 0 || report_run_seconds(d, id, &nsec, err, errlen) != 0)
         goto fail;
     if (width_s == 0)
         width_s = (unsigned)((nsec + HTML_CHART_POINTS_MAX - 1) / HTML_CHART_POINTS_MAX);
@@ -600,6 +706,7 @@ report_run *report_run_load(db *d, int64_t id, unsigned width_s, int *missing, c
         goto fail;
     if (r->duration_us < 0)
         r->duration_us = r->elapsed_us;
+    decide(r);
     xfree(len_us);
     if (missing != NULL)
         *missing = 0;
@@ -657,6 +764,18 @@ void report_run_free(report_run *r)
     for (size_t i = 0; i < r->nscens; i++)
         xfree(r->scens[i].name);
     xfree(r->scens);
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        xfree(r->thresholds[i].expr);
+        xfree(r->thresholds[i].source);
+        xfree(r->thresholds[i].unit);
+        xfree(r->thresholds[i].description);
+    }
+    xfree(r->thresholds);
+    xfree(r->command_line);
+    xfree(r->console_host);
+    xfree(r->status_reason);
+    xfree(r->run_verdict);
+    xfree(r->run_verdict_reason);
     xfree(r);
 }
 
@@ -681,6 +800,24 @@ int report_run_find(db *d, const char *name, int64_t before, int64_t *id, char *
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *id = sqlite3_column_int64(st, 0);
+        rc = SQLITE_DONE;
+    }
+    return prep_done(sq, st, rc, err, errlen);
+}
+
+int report_run_complete(db *d, int64_t id, int *complete, char *err, size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    sqlite3_stmt *st = prep(sq, "SELECT status FROM runs WHERE id = ?", id, err, errlen);
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    *complete = 0;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        *complete = s != NULL && strcmp(s, "running") != 0 && strcmp(s, "abandoned") != 0;
         rc = SQLITE_DONE;
     }
     return prep_done(sq, st, rc, err, errlen);
@@ -790,6 +927,114 @@ static void status_badge(FILE *out, const char *status)
     fputs("\">", out);
     html_esc(out, status);
     fputs("</span>", out);
+}
+
+static const char *const runverdict_class[] = {"v-passed", "v-failed", "v-pending"};
+static const char *const runverdict_word[] = {"passed", "failed", "running"};
+
+/* The verdict badge: "passed" (green), "failed" (red), "running". */
+static void runverdict_badge(FILE *out, const report_run *r)
+{
+    fprintf(out, "<span class=\"badge %s\" data-verdict=\"%s\" title=\"",
+            runverdict_class[r->verdict.kind], runverdict_word[r->verdict.kind]);
+    html_esc(out, r->verdict.text);
+    fprintf(out, "\">%s</span>", runverdict_word[r->verdict.kind]);
+}
+
+/* "612.3 ms", "0.52 %", "12 /s", "340": a threshold's figure. */
+static const char *thr_value(double v, const char *unit, char *buf, size_t len)
+{
+    char n[64];
+
+    snprintf(n, sizeof(n), "%.4g", v);
+    if (unit == NULL || unit[0] == '\0')
+        snprintf(buf, len, "%s", n);
+    else
+        snprintf(buf, len, "%s %s", n, unit);
+    return buf;
+}
+
+/* Why the figures are not a whole run, or how the run ended badly. */
+static void run_notice(FILE *out, const report_run *r)
+{
+    char b[64];
+
+    if (r->abandoned) {
+        fputs("<p class=\"warn\" id=\"incomplete\"><strong>Abandoned: this run is incomplete."
+              "</strong> It never ended: ",
+              out);
+        html_esc(out, r->status_reason != NULL ? r->status_reason : "its console is gone");
+        fprintf(out,
+                ". The figures below cover only the %s it recorded; they are not those of "
+                "a complete run.</p>\n",
+                html_duration(r->elapsed_us, b, sizeof(b)));
+    } else if (strcmp(r->status, "running") == 0) {
+        fprintf(out,
+                "<p class=\"warn\" id=\"incomplete\"><strong>Still running.</strong> The "
+                "figures below cover the %s recorded so far.</p>\n",
+                html_duration(r->elapsed_us, b, sizeof(b)));
+    } else if (r->status_reason != NULL) {
+        fputs("<p class=\"warn\" id=\"status-reason\">Ended ", out);
+        html_esc(out, r->status);
+        fputs(": ", out);
+        html_esc(out, r->status_reason);
+        fputs("</p>\n", out);
+    }
+}
+
+/* The verdict and each threshold's. */
+static void runverdict_section(FILE *out, const report_run *r)
+{
+    char m[96], l[96];
+
+    fputs("<section id=\"verdict\">\n<h2>Verdict: ", out);
+    runverdict_badge(out, r);
+    fputs("</h2>\n<p id=\"verdict-text\">", out);
+    html_esc(out, r->verdict.text);
+    fputs("</p>\n", out);
+    if (r->run_verdict != NULL) {
+        fputs("<p class=\"note\">The console's verdict: ", out);
+        html_esc(out, r->run_verdict);
+        if (r->run_verdict_reason != NULL) {
+            fputs(" (", out);
+            html_esc(out, r->run_verdict_reason);
+            fputs(")", out);
+        }
+        fputs(".</p>\n", out);
+    }
+    if (r->nthresholds == 0) {
+        fputs("<p class=\"same\">No threshold was declared for this run.</p>\n</section>\n", out);
+        return;
+    }
+    fputs("<h3>Thresholds</h3>\n<table class=\"thresholds\">\n<thead><tr><th>Threshold</th>"
+          "<th>Declared in</th><th class=\"n\">Measured</th><th class=\"n\">Limit</th>"
+          "<th>Result</th></tr></thead>\n<tbody>\n",
+          out);
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        const report_threshold *t = &r->thresholds[i];
+        fprintf(out, "<tr class=\"threshold\" data-passed=\"%d\"><td><code>", t->passed);
+        html_esc(out, t->expr);
+        fputs("</code><br><span class=\"lbl\">", out);
+        html_esc(out, t->description);
+        fputs("</span></td><td>", out);
+        if (strcmp(t->source, "cli") == 0)
+            fputs("command line", out);
+        else {
+            fputs("<code>", out);
+            html_esc(out, t->source);
+            fputs("</code>", out);
+        }
+        fputs("</td><td class=\"n\">", out);
+        if (t->measurable)
+            html_esc(out, thr_value(t->measured, t->unit, m, sizeof(m)));
+        else
+            fputs("not measurable", out);
+        fputs("</td><td class=\"n\">", out);
+        html_esc(out, thr_value(t->limit, t->unit, l, sizeof(l)));
+        fprintf(out, "</td><td class=\"%s\">%s</td></tr>\n", t->passed ? "better" : "worse",
+                t->passed ? "PASS" : "FAIL");
+    }
+    fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
 static void card(FILE *out, const char *key, const char *value, const char *small)
@@ -1095,6 +1340,12 @@ static void settings(FILE *out, const report_run *r)
     kv(out, "Name", r->name, 0);
     fputs("<dt>Status</dt><dd>", out);
     status_badge(out, r->status);
+    if (r->status_reason != NULL) {
+        fputs(" ", out);
+        html_esc(out, r->status_reason);
+    }
+    fputs("</dd>\n<dt>Verdict</dt><dd>", out);
+    html_esc(out, r->verdict.text);
     fputs("</dd>\n<dt>Tags</dt><dd>", out);
     json_kv(out, r->tags);
     fputs("</dd>\n", out);
@@ -1104,7 +1355,34 @@ static void settings(FILE *out, const report_run *r)
     json_kv(out, r->properties);
     fputs("</dd>\n", out);
     snprintf(b, sizeof(b), "%lld", (long long)r->vus);
-    kv(out, "VUs", b, 0);
+    kv(out, "VUs (--vus)", b, 0);
+    if (r->req_duration_us < 0)
+        kv(out, "Requested duration (--duration)", "not recorded", 0);
+    else if (r->req_duration_us == 0)
+        kv(out, "Requested duration (--duration)", "none", 0);
+    else
+        kv(out, "Requested duration (--duration)", html_duration(r->req_duration_us, b, sizeof(b)),
+           0);
+    if (r->req_ramp_up_us < 0)
+        kv(out, "Ramp-up (--ramp-up)", "not recorded", 0);
+    else if (r->req_ramp_up_us == 0)
+        kv(out, "Ramp-up (--ramp-up)", "none", 0);
+    else
+        kv(out, "Ramp-up (--ramp-up)", html_duration(r->req_ramp_up_us, b, sizeof(b)), 0);
+    if (r->req_runs < 0)
+        snprintf(b, sizeof(b), "not recorded");
+    else if (r->req_runs == 0)
+        snprintf(b, sizeof(b), "no limit");
+    else
+        snprintf(b, sizeof(b), "%lld", (long long)r->req_runs);
+    kv(out, "Runs per VU (--runs)", b, 0);
+    kv(out, "Command line", r->command_line != NULL ? r->command_line : "not recorded",
+       r->command_line != NULL);
+    if (r->console_host != NULL) {
+        char c[320];
+        snprintf(c, sizeof(c), "%s, pid %lld", r->console_host, (long long)r->console_pid);
+        kv(out, "Console", c, 0);
+    }
     snprintf(b, sizeof(b), "%s (local)", html_time(r->started_us, t, sizeof(t)));
     kv(out, "Start", b, 0);
     kv(out, "Start (UTC)", r->started_at, 1);
@@ -1136,17 +1414,25 @@ void report_html(FILE *out, const report_run *r)
     fputs("<header>\n<h1>", out);
     html_esc(out, r->name);
     fprintf(out, " <span class=\"same\">· run %lld</span> ", (long long)r->id);
-    status_badge(out, r->status);
+    runverdict_badge(out, r);
+    fputs(" ", out);
+    if (r->verdict.kind == RUNVERDICT_FAILED && strcmp(r->status, "completed") == 0)
+        fputs("<span class=\"badge\">completed</span>", out); /* not green: it failed */
+    else
+        status_badge(out, r->status);
     fprintf(out, "</h1>\n<div class=\"sub\">started %s", html_time(r->started_us, b, sizeof(b)));
     fprintf(out, " · %s", html_duration(r->duration_us, b, sizeof(b)));
     fprintf(out, " · %lld VUs · ", (long long)r->vus);
     html_esc(out, r->script);
-    fputs("</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#charts\">Charts</a>"
+    fputs("</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
+          "<a href=\"#charts\">Charts</a>"
           "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
           "<a href=\"#errors\">Errors</a><a href=\"#agents\">Injectors</a>"
           "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
           out);
+    run_notice(out, r);
     summary_cards(out, r);
+    runverdict_section(out, r);
     run_charts(out, r);
     steps_table(out, r);
     step_charts(out, r);
@@ -1211,6 +1497,8 @@ int report_main(int argc, char **argv)
     d = db_open_results("report", path, &open_rc);
     if (d == NULL)
         return open_rc;
+    /* Best effort: report_run_load judges the row itself when this cannot write. */
+    abandon_sweep(d, clock_wall_us(), err, sizeof(err));
     if (id == 0) {
         if (report_run_find(d, NULL, 0, &id, err, sizeof(err)) != 0) {
             fprintf(stderr, "quern report: %s: %s\n", path, err);

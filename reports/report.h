@@ -6,7 +6,10 @@
  * written as one self-contained HTML page: summary, charts (inline SVG) of
  * throughput, response-time percentiles, errors and active VUs for the run
  * and for each step, then the step, agent, error and scenario tables and the
- * run's settings.
+ * run's settings. Its verdict (reports/verdict.h) heads the page, with a
+ * section listing each threshold's verdict; a run left running by a console
+ * that is gone (reports/abandon.h) is loaded with status "abandoned" and
+ * said to be incomplete.
  *
  * Time series: the run's seconds are grouped into points of width_s seconds
  * (1 unless the run is longer than HTML_CHART_POINTS_MAX seconds). A point's
@@ -31,6 +34,7 @@
 #include <stdio.h>
 
 #include "reports/db.h"
+#include "reports/runverdict.h"
 
 /** Most steps a run may have to be reported. */
 #define REPORT_STEPS_MAX 1000
@@ -83,6 +87,14 @@ typedef struct report_scen {
     int64_t runs, missed;
 } report_scen;
 
+/** One thresholds row. */
+typedef struct report_threshold {
+    char *expr, *source, *unit, *description; /**< owned */
+    int passed;
+    int measurable; /**< 0: measured is NULL in the database */
+    double measured, limit;
+} report_threshold;
+
 /** A run as the reports see it. Everything owned; report_run_free. */
 typedef struct report_run {
     int64_t id;
@@ -107,7 +119,27 @@ typedef struct report_run {
     size_t nerrors;
     report_scen *scens;
     size_t nscens;
+
+    /* What the run was asked to do (-1 or NULL: not recorded, an older quern). */
+    int64_t req_duration_us;  /**< --duration (0: none) */
+    int64_t req_ramp_up_us;   /**< --ramp-up */
+    int64_t req_runs;         /**< --runs (0: none) */
+    char *command_line;       /**< owned; redacted when recorded */
+    char *console_host;       /**< owned */
+    int64_t console_pid;      /**< 0: not recorded */
+    char *status_reason;      /**< owned: why it ended so, or why it is abandoned; NULL: none */
+    char *run_verdict;        /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
+    char *run_verdict_reason; /**< owned: runs.verdict_reason, NULL: none */
+    int abandoned;            /**< 1: left running by a console that is gone (status is then
+                                   "abandoned", status_reason says why) */
+
+    report_threshold *thresholds; /**< nthresholds, by position */
+    size_t nthresholds;
+    runverdict verdict; /**< the run's verdict (reports/runverdict.h) */
 } report_run;
+
+/** 1 when r is not a complete run: still running, or abandoned. */
+int report_run_incomplete(const report_run *r);
 
 /** Number of seconds run id covers (its last second + 1, 0 when it has no
  *  interval), for choosing a common width_s for several runs. 0, or -1 with
@@ -132,6 +164,11 @@ void report_run_free(report_run *r);
  *  with an id below before (before 0: no bound), into *id; *id is 0 when
  *  there is none. 0, or -1 with err set. */
 int report_run_find(db *d, const char *name, int64_t before, int64_t *id, char *err, size_t errlen);
+
+/** Whether run id is complete into *complete: 0 when it is still running or
+ *  was abandoned (its row says "running" or "abandoned"), else 1. 0, or -1
+ *  with err set. */
+int report_run_complete(db *d, int64_t id, int *complete, char *err, size_t errlen);
 
 /** Parses a run id argument ("12"): > 0, or 0 when it is not one. */
 int64_t report_parse_id(const char *s);

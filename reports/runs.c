@@ -7,12 +7,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/hist.h"
 #include "common/mem.h"
+#include "reports/abandon.h"
 #include "reports/db.h"
+#include "reports/runverdict.h"
 
 #define RUNS_LIMIT_DEFAULT 20
 #define RUNS_NAME_WIDTH_MAX 40
+#define RUNS_VERDICT_WIDTH_MAX 48
 
 void runs_usage(FILE *out)
 {
@@ -20,7 +24,12 @@ void runs_usage(FILE *out)
           "\n"
           "Lists the runs recorded in the results database, newest first: id, name,\n"
           "start (local time), duration, VUs, status, TPS, p95 and error rate, all\n"
-          "over the whole run and every step.\n"
+          "over the whole run and every step, and the verdict: passed, or failed and\n"
+          "why (the thresholds that failed, or the rule that failed the run).\n"
+          "\n"
+          "A run left \"running\" by a console that is gone (its process ended on this\n"
+          "host, or it wrote nothing for 30 s) is shown, and marked in the database,\n"
+          "as abandoned.\n"
           "\n"
           "options:\n"
           "  --db FILE      results database (default ./quern-results.db, or $QUERN_DB)\n"
@@ -32,7 +41,7 @@ void runs_usage(FILE *out)
 /* One line of the table, formatted. */
 typedef struct runs_row {
     char id[24], name[RUNS_NAME_WIDTH_MAX + 1], start[32], dur[32], vus[16], status[16];
-    char tps[24], p95[24], errs[24];
+    char tps[24], p95[24], errs[24], verdict[RUNS_VERDICT_WIDTH_MAX + 1];
 } runs_row;
 
 /* What a run did over all its steps. */
@@ -101,8 +110,9 @@ int runs_main(int argc, char **argv)
     runs_row *rows = NULL;
     size_t nrows = 0;
     runs_sum sum = {0, 0, NULL};
-    int w[9] = {2, 4, 5, 8, 3, 6, 3, 7, 7};
+    int w[10] = {2, 4, 5, 8, 3, 6, 3, 7, 7, 7};
     int rc = 3, step;
+    char err[512];
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -134,6 +144,11 @@ int runs_main(int argc, char **argv)
     if (d == NULL)
         return open_rc;
     sq = db_sqlite(d);
+    /* Best effort: a database that cannot be written is judged row by row. */
+    if (abandon_sweep(d, clock_wall_us(), err, sizeof(err)) < 0) {
+        fprintf(stderr, "quern runs: %s: %s\n", path, err);
+        goto out;
+    }
     if (sqlite3_prepare_v2(sq,
                            "SELECT id, name, started_us, duration_us, vus, status FROM runs "
                            "WHERE ?1 IS NULL OR name = ?1 ORDER BY id DESC LIMIT ?2",
@@ -161,7 +176,9 @@ int runs_main(int argc, char **argv)
         int64_t id = sqlite3_column_int64(list, 0), dur;
         const char *status = (const char *)sqlite3_column_text(list, 5);
         runs_row *r;
-        size_t lens[9];
+        size_t lens[10];
+        runverdict v;
+        char why[256];
 
         sum.count = sum.errors = 0;
         hist_reset(sum.h);
@@ -186,6 +203,15 @@ int runs_main(int argc, char **argv)
         fmt_duration(dur, r->dur, sizeof(r->dur));
         snprintf(r->vus, sizeof(r->vus), "%lld", (long long)sqlite3_column_int64(list, 4));
         snprintf(r->status, sizeof(r->status), "%s", status != NULL ? status : "?");
+        if (strcmp(r->status, "running") == 0 &&
+            abandon_run(d, id, clock_wall_us(), why, sizeof(why)) == 1)
+            snprintf(r->status, sizeof(r->status), "abandoned");
+        if (runverdict_load(d, id, r->status, sum.count, sum.errors, RUNS_VERDICT_WIDTH_MAX, &v,
+                            err, sizeof(err)) != 0) {
+            fprintf(stderr, "quern runs: %s: %s\n", path, err);
+            goto out;
+        }
+        snprintf(r->verdict, sizeof(r->verdict), "%s", v.text);
         if (dur > 0)
             snprintf(r->tps, sizeof(r->tps), "%.1f", (double)sum.count * 1e6 / (double)dur);
         else
@@ -207,7 +233,8 @@ int runs_main(int argc, char **argv)
         lens[6] = strlen(r->tps);
         lens[7] = strlen(r->p95);
         lens[8] = strlen(r->errs);
-        for (int k = 0; k < 9; k++)
+        lens[9] = strlen(r->verdict);
+        for (int k = 0; k < 10; k++)
             if ((int)lens[k] > w[k])
                 w[k] = (int)lens[k];
     }
@@ -221,14 +248,14 @@ int runs_main(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s\n", w[0], "ID", w[1], "NAME", w[2],
+    printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s  %s\n", w[0], "ID", w[1], "NAME", w[2],
            "START", w[3], "DURATION", w[4], "VUS", w[5], "STATUS", w[6], "TPS", w[7], "P95(ms)",
-           w[8], "ERRORS");
+           w[8], "ERRORS", "VERDICT");
     for (size_t i = 0; i < nrows; i++) {
         const runs_row *r = &rows[i];
-        printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s\n", w[0], r->id, w[1], r->name, w[2],
-               r->start, w[3], r->dur, w[4], r->vus, w[5], r->status, w[6], r->tps, w[7], r->p95,
-               w[8], r->errs);
+        printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s  %s\n", w[0], r->id, w[1], r->name,
+               w[2], r->start, w[3], r->dur, w[4], r->vus, w[5], r->status, w[6], r->tps, w[7],
+               r->p95, w[8], r->errs, r->verdict);
     }
     rc = 0;
     goto out;

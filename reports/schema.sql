@@ -166,3 +166,58 @@ CREATE TABLE thresholds (
     description TEXT NOT NULL,               -- "p95 of SC-X-STEP-2 = 612.3 ms, limit < 500 ms"
     PRIMARY KEY (run_id, position)
 );
+-- @migration 3
+-- What a run was asked to do and who runs it, kept with the run; and a
+-- status for a run whose console went away. The runs table is rebuilt (its
+-- status CHECK gains 'abandoned'): migrations run with foreign keys off, so
+-- the rows that refer to a run are kept as they are.
+--   req_duration_us, req_ramp_up_us, req_runs: --duration (0: none),
+--     --ramp-up and --runs as given; vus is --vus. NULL: not recorded (a run
+--     from an older quern).
+--   command_line: the console's command line, shell-quoted, secrets (values
+--     of secret-looking -p keys, URL passwords) replaced by ***.
+--   console_host, console_pid: where the console writing the run runs.
+--   updated_us: when the console last wrote the run (begin, each interval,
+--     end). A 'running' row not updated for a while, or whose console's pid
+--     is gone from this host, is abandoned (readers mark it so).
+--   status_reason: why the run ended as it did, when something went wrong
+--     ("results database: disk full"); NULL otherwise.
+--   verdict, verdict_reason: the run's own verdict as the console decided it
+--     ('passed' or 'failed', and the rule that decided: "3 errors, and no
+--     threshold about errors"), besides the thresholds' verdicts; NULL when
+--     the console recorded none (an older quern, or a run that did not end).
+CREATE TABLE runs_v3 (
+    id              INTEGER PRIMARY KEY,
+    name            TEXT NOT NULL,
+    tags            TEXT NOT NULL DEFAULT '{}',
+    script          TEXT NOT NULL,
+    script_hash     TEXT NOT NULL,
+    properties      TEXT NOT NULL DEFAULT '{}', -- secret-looking values replaced by ***
+    quern_version   TEXT NOT NULL,
+    vus             INTEGER NOT NULL,
+    started_at      TEXT NOT NULL,
+    started_us      INTEGER NOT NULL,
+    ended_at        TEXT,
+    ended_us        INTEGER,
+    duration_us     INTEGER,
+    status          TEXT NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'completed', 'stopped', 'degraded', 'aborted',
+                                      'abandoned')),
+    req_duration_us INTEGER,
+    req_ramp_up_us  INTEGER,
+    req_runs        INTEGER,
+    command_line    TEXT,
+    console_host    TEXT,
+    console_pid     INTEGER,
+    updated_us      INTEGER,
+    status_reason   TEXT,
+    verdict         TEXT CHECK (verdict IN ('passed', 'failed')),
+    verdict_reason  TEXT
+);
+INSERT INTO runs_v3 (id, name, tags, script, script_hash, properties, quern_version, vus,
+                     started_at, started_us, ended_at, ended_us, duration_us, status)
+    SELECT id, name, tags, script, script_hash, properties, quern_version, vus, started_at,
+           started_us, ended_at, ended_us, duration_us, status FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+CREATE INDEX runs_by_name ON runs (name, id);

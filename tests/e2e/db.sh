@@ -1,7 +1,8 @@
 # The results database: a real run against the demo target is recorded as it
 # goes (run row, steps, per-second rows whose counts equal the server's),
 # `quern runs` lists it, Ctrl-C marks it stopped, a distributed run is
-# recorded too, --db none records nothing, a newer schema is refused.
+# recorded too, --db none records nothing, a newer schema is refused, a full
+# disk is reported by name and leaves no row "running".
 . "$(dirname "$0")/lib.bash"
 if ! command -v sqlite3 >/dev/null; then
   notok "the sqlite3 command-line tool is installed (apt-get install sqlite3)"
@@ -19,7 +20,7 @@ q() { sqlite3 -batch -noheader "$DB" "$1"; }
 eq "run exits 0" "$?" 0
 check "the database exists" test -s "$DB"
 eq "WAL mode" "$(q 'PRAGMA journal_mode')" wal
-eq "schema version 2" "$(q 'PRAGMA user_version')" 2
+eq "schema version 3" "$(q 'PRAGMA user_version')" 3
 eq "one run" "$(q 'SELECT count(*) FROM runs')" 1
 ID=$(q 'SELECT id FROM runs')
 eq "status completed" "$(q "SELECT status FROM runs WHERE id = $ID")" completed
@@ -138,4 +139,35 @@ if "$QUERN" agent --help >/dev/null 2>&1; then
   eq "distributed: steps know their scenario" \
     "$(q "SELECT count(*) FROM steps s JOIN runs r ON r.id = s.run_id WHERE r.name = 'dist' AND scenario = 'CONSULTATION-PROFIL'")" 3
 fi
+# A full disk: the console's message names the file and says "disk full", and
+# the run does not stay "running" (it ends degraded, or, when nothing could be
+# written, `quern runs` shows and marks it abandoned once its console is gone).
+mkdir -p "$TMP/full"
+if mount -t tmpfs -o size=400k tmpfs "$TMP/full" 2>/dev/null; then
+  trap 'umount "$TMP/full" 2>/dev/null; cleanup' EXIT
+  FDB=$TMP/full/r.db
+  reset_target
+  "$QUERN" run scripts/consultation_profil.lua --vus 4 --duration 4s -q --db "$FDB" \
+    -p base_url="$BASE" -p pacing=100ms >/dev/null 2>"$TMP/full.err" &
+  fpid=$!
+  for _ in $(seq 100); do
+    [ "$(sqlite3 "$FDB" 'SELECT count(*) FROM intervals' 2>/dev/null)" -ge 1 ] 2>/dev/null && break
+    sleep 0.05
+  done
+  dd if=/dev/zero of="$TMP/full/fill" bs=4k >/dev/null 2>&1
+  wait $fpid
+  check "full disk: the error names the database file and says disk full" \
+    grep -q "$FDB: .*disk full" "$TMP/full.err"
+  "$QUERN" runs --db "$FDB" >"$TMP/full-runs.out" 2>>"$TMP/full.err"
+  eq "full disk: quern runs still reads it" "$?" 0
+  check "full disk: the run is not shown running" bash -c "! grep -Eq '  running  ' '$TMP/full-runs.out'"
+  rm -f "$TMP/full/fill"
+  "$QUERN" runs --db "$FDB" >/dev/null 2>>"$TMP/full.err"
+  check "full disk: once there is room, no row is left running" \
+    test "$(sqlite3 "$FDB" "SELECT count(*) FROM runs WHERE status = 'running'")" = 0
+  umount "$TMP/full"
+else
+  ok "full disk # SKIP cannot mount a small tmpfs here (needs root)"
+fi
+
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$TMP'/*.err"

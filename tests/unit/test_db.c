@@ -14,7 +14,12 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
+#include <sys/wait.h>
+
+#include "common/clock.h"
+#include "reports/abandon.h"
 #include "reports/db.h"
+#include "reports/runverdict.h"
 
 /* A temporary folder with a database path and a script in it. */
 typedef struct fx {
@@ -190,6 +195,57 @@ static void test_migrate_from_v1(void **state)
     db_close(d);
 }
 
+/* A version-2 database (quern before the settings, the console and the
+ * verdict were kept) is upgraded in place: the runs table is rebuilt, and
+ * neither its rows nor the rows that refer to them are lost. */
+static void test_migrate_from_v2(void **state)
+{
+    fx *f = *state;
+    sqlite3 *sq;
+    char err[512], buf[128];
+    db *d;
+
+    assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, db_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, db_migrations[1], NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(
+            sq,
+            "PRAGMA user_version = 2; INSERT INTO runs (id, name, script, script_hash, "
+            "quern_version, vus, started_at, started_us, status) VALUES (4, 'old', "
+            "'a.lua', 'h', '0.1', 2, 'x', 1, 'running'); INSERT INTO steps VALUES (4, 0, "
+            "'SC-S-STEP-1', 'a', 'S'); INSERT INTO intervals VALUES (4, 0, 1, 1000000, 2); "
+            "INSERT INTO thresholds VALUES (4, 0, 'p95<1s', 'cli', 0, 2000, 1000, 'ms', "
+            "'d')",
+            NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(sq);
+    d = db_open(f->path, err, sizeof(err));
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    assert_int_equal(q_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    assert_int_equal(q_int(sq, "PRAGMA foreign_keys"), 1);
+    q_text(sq, "SELECT name || ' ' || vus || ' ' || status FROM runs WHERE id = 4", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "old 2 running");
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM steps WHERE run_id = 4"), 1);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM intervals WHERE run_id = 4"), 1);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM thresholds WHERE run_id = 4"), 1);
+    assert_int_equal(q_int(sq, "SELECT req_duration_us IS NULL AND command_line IS NULL AND "
+                               "console_pid IS NULL AND verdict IS NULL FROM runs WHERE id = 4"),
+                     1);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_by_name'"),
+                     1);
+    /* The new status is allowed, and deleting a run still cascades. */
+    assert_int_equal(
+        sqlite3_exec(sq, "UPDATE runs SET status = 'abandoned' WHERE id = 4", NULL, NULL, NULL),
+        SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, "DELETE FROM runs WHERE id = 4", NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM steps"), 0);
+    db_close(d);
+}
+
 static void test_refuse_newer(void **state)
 {
     fx *f = *state;
@@ -300,7 +356,7 @@ static void test_intervals_and_totals(void **state)
     s[0].count = 3;
     s[0].err_tech = 1;
     s[0].bytes_in = 300;
-    stats_note_error(&s[0], 1, "connection refused");
+    stats_note_error(&s[0], 1, "connection refused: http://u:pw@h/login");
     hist_record(s[0].hist, 1000);
     hist_record(s[0].hist, 2000);
     hist_record(s[0].hist, 50000);
@@ -356,7 +412,7 @@ static void test_intervals_and_totals(void **state)
     assert_int_equal(q_int(sq, "SELECT first_second FROM errors WHERE step_index = 0"), 0);
     assert_int_equal(q_int(sq, "SELECT last_second FROM errors WHERE step_index = 0"), 0);
     q_text(sq, "SELECT sample FROM errors WHERE step_index = 0", buf, sizeof(buf));
-    assert_string_equal(buf, "connection refused");
+    assert_string_equal(buf, "connection refused: http://u:***@h/login"); /* redacted */
     q_text(sq,
            "SELECT sample || '/' || count || '/' || first_second FROM errors WHERE "
            "step_index = 1 AND kind = 'functional'",
@@ -517,6 +573,327 @@ static void test_thresholds(void **state)
     db_close(d);
 }
 
+/* What the run was asked to do is kept, with the console's host and pid;
+ * secrets on the command line and in the properties are not. */
+static void test_run_settings(void **state)
+{
+    static const char *const argv[] = {
+        "run",    "plan.lua",         "--vus", "50",
+        "-p",     "password=hunter2", "-p",    "base_url=http://bob:s3cret@h:8080/",
+        "--name", "nightly build"};
+    fx *f = *state;
+    char err[512], buf[512], host[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    props *p = props_new();
+    db_run_info ri = {0};
+    sqlite3 *sq;
+    int64_t id;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    props_set(p, "password", "hunter2");
+    props_set(p, "base_url", "http://bob:s3cret@h:8080/");
+    props_set(p, "user", "alice");
+    ri.name = "plan";
+    ri.script = f->script;
+    ri.props = p;
+    ri.vus = 50;
+    ri.started_us = 1700000000123456;
+    ri.req_duration_us = 300000000;
+    ri.req_ramp_up_us = 60000000;
+    ri.req_runs = 0;
+    ri.argc = 10;
+    ri.argv = argv;
+    id = db_run_begin(d, &ri, err, sizeof(err));
+    assert_true(id > 0);
+    snprintf(buf, sizeof(buf),
+             "SELECT req_duration_us || ' ' || req_ramp_up_us || ' ' || req_runs FROM runs "
+             "WHERE id = %lld",
+             (long long)id);
+    q_text(sq, buf, buf, sizeof(buf));
+    assert_string_equal(buf, "300000000 60000000 0");
+    q_text(sq, "SELECT command_line FROM runs", buf, sizeof(buf));
+    assert_string_equal(buf, "quern run plan.lua --vus 50 -p 'password=***' -p "
+                             "'base_url=http://bob:***@h:8080/' --name 'nightly build'");
+    q_text(sq, "SELECT properties FROM runs", buf, sizeof(buf));
+    assert_string_equal(
+        buf, "{\"password\":\"***\",\"base_url\":\"http://bob:***@h:8080/\",\"user\":\"alice\"}");
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM runs WHERE command_line LIKE '%hunter2%' OR "
+                               "properties LIKE '%hunter2%' OR command_line LIKE '%s3cret%' OR "
+                               "properties LIKE '%s3cret%'"),
+                     0);
+    assert_int_equal(gethostname(host, sizeof(host)), 0);
+    q_text(sq, "SELECT console_host FROM runs", buf, sizeof(buf));
+    assert_string_equal(buf, host);
+    assert_int_equal(q_int(sq, "SELECT console_pid FROM runs"), getpid());
+    assert_true(q_int(sq, "SELECT updated_us FROM runs") > 0);
+    props_free(p);
+    db_close(d);
+}
+
+/* The pid of a process that has ended. */
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+
+    if (pid == 0)
+        _exit(0);
+    assert_true(pid > 0);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    return pid;
+}
+
+/* A row left "running" by a console that is gone is abandoned: its pid is
+ * dead on this host, or it was not written for longer than the bound. */
+static void test_abandoned(void **state)
+{
+    fx *f = *state;
+    char err[512], why[256], sql[256], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    step_stats s[2];
+    uint64_t zero = 0;
+    db_iv iv = {0};
+    sqlite3 *sq;
+    int64_t live, dead, stale, done, now = clock_wall_us();
+    pid_t gone = dead_pid();
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    live = begin_run(f, d, NULL); /* this process: alive, just written */
+    dead = begin_run(f, d, NULL);
+    stale = begin_run(f, d, NULL);
+    done = begin_run(f, d, NULL);
+    snprintf(sql, sizeof(sql), "UPDATE runs SET console_pid = %d WHERE id = %lld", (int)gone,
+             (long long)dead);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    snprintf(sql, sizeof(sql),
+             "UPDATE runs SET console_host = 'elsewhere', updated_us = %lld WHERE id = %lld",
+             (long long)(now - ABANDON_STALE_US - 1000000), (long long)stale);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    snprintf(sql, sizeof(sql), "UPDATE runs SET status = 'completed' WHERE id = %lld",
+             (long long)done);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+
+    assert_int_equal(abandon_run(d, live, now, why, sizeof(why)), 0);
+    assert_int_equal(abandon_run(d, done, now, why, sizeof(why)), 0);
+    assert_int_equal(abandon_run(d, dead, now, why, sizeof(why)), 1);
+    snprintf(buf, sizeof(buf), "pid %d", (int)gone);
+    assert_non_null(strstr(why, buf));
+    assert_int_equal(abandon_run(d, stale, now, why, sizeof(why)), 1);
+    assert_non_null(strstr(why, "stopped writing"));
+    /* Written back: two rows marked, with the reason. */
+    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 2);
+    snprintf(sql, sizeof(sql), "SELECT status || ' ' || status_reason FROM runs WHERE id = %lld",
+             (long long)dead);
+    q_text(sq, sql, buf, sizeof(buf));
+    assert_non_null(strstr(buf, "abandoned its console (pid "));
+    q_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "running abandoned abandoned completed");
+    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 0);
+    /* A console that was only slow writes again: its run is running again. */
+    stats_init(&s[0]);
+    stats_init(&s[1]);
+    iv.length_us = 1000000;
+    iv.steps = s;
+    iv.nsteps = 2;
+    iv.runs = &zero;
+    iv.missed = &zero;
+    iv.nscens = 1;
+    assert_int_equal(db_interval(d, stale, &iv, err, sizeof(err)), 0);
+    snprintf(sql, sizeof(sql),
+             "SELECT status || ' ' || (status_reason IS NULL) FROM runs WHERE id = %lld",
+             (long long)stale);
+    q_text(sq, sql, buf, sizeof(buf));
+    assert_string_equal(buf, "running 1");
+    stats_free(&s[0]);
+    stats_free(&s[1]);
+    db_close(d);
+}
+
+/* A full disk: the interval write says so with the file's name, and the
+ * end of the run is still recorded (the run does not stay "running"). */
+static void test_disk_full(void **state)
+{
+    fx *f = *state;
+    char err[512] = "", sql[128], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    step_stats s[2];
+    uint64_t zero = 0;
+    db_iv iv = {0};
+    db_run_end_info ei = {0};
+    sqlite3 *sq;
+    int64_t id;
+    int rc = 0, n;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    id = begin_run(f, d, NULL);
+    assert_int_equal(db_failure_kind(d), DB_FAIL_NONE);
+    snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld",
+             (long long)q_int(sq, "PRAGMA page_count") + 2);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    stats_init(&s[0]);
+    stats_init(&s[1]);
+    iv.length_us = 1000000;
+    iv.steps = s;
+    iv.nsteps = 2;
+    iv.runs = &zero;
+    iv.missed = &zero;
+    iv.nscens = 1;
+    for (n = 0; n < 100000 && rc == 0; n++) {
+        s[0].count = 1;
+        s[1].count = 1;
+        stats_note_error(&s[1], 0,
+                         "a long enough message to fill pages quickly, a long enough "
+                         "message to fill pages quickly");
+        s[1].err_func = 1;
+        hist_record(s[0].hist, 1000 + (uint64_t)n * 7919);
+        hist_record(s[1].hist, 3000 + (uint64_t)n * 104729);
+        iv.second = (uint64_t)n;
+        rc = db_interval(d, id, &iv, err, sizeof(err));
+    }
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err, f->path));
+    assert_non_null(strstr(err, "disk full"));
+    assert_int_equal(db_failure_kind(d), DB_FAIL_FULL);
+    /* Nothing of the failed second, and no transaction left open. */
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM intervals WHERE second = %d", n - 1);
+    assert_int_equal(q_int(sq, sql), 0);
+    assert_int_equal(sqlite3_get_autocommit(sq), 1);
+    ei.status = "degraded";
+    ei.ended_us = 1700000009000000;
+    ei.duration_us = 9000000;
+    ei.totals = s;
+    ei.nsteps = 2;
+    rc = db_run_end_reason(d, id, &ei, "results database: disk full", err, sizeof(err));
+    assert_true(rc == 0 || rc == 1);
+    q_text(sq, "SELECT status || ' | ' || status_reason || ' | ' || ended_us FROM runs", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "degraded | results database: disk full | 1700000009000000");
+    stats_free(&s[0]);
+    stats_free(&s[1]);
+    db_close(d);
+}
+
+/* When the totals cannot be written, db_run_end still writes the status and
+ * says what was lost; when nothing can be written, it says so. */
+static void test_run_end_fallback(void **state)
+{
+    fx *f = *state;
+    char err[512], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    step_stats s[2];
+    db_run_end_info ei = {0};
+    sqlite3 *sq;
+    int64_t id;
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    id = begin_run(f, d, NULL);
+    stats_init(&s[0]);
+    stats_init(&s[1]);
+    s[0].count = 1;
+    hist_record(s[0].hist, 1000);
+    assert_int_equal(sqlite3_exec(sq,
+                                  "CREATE TEMP TRIGGER no_totals BEFORE INSERT ON main.step_totals "
+                                  "BEGIN SELECT RAISE(FAIL, 'no room for the totals'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    ei.status = "completed";
+    ei.ended_us = 1700000005000000;
+    ei.duration_us = 5000000;
+    ei.totals = s;
+    ei.nsteps = 2;
+    assert_int_equal(db_run_end(d, id, &ei, err, sizeof(err)), 1);
+    assert_non_null(strstr(err, "no room for the totals"));
+    assert_non_null(strstr(err, "the status of the run was written, not its totals"));
+    q_text(sq, "SELECT status || ' ' || ended_us || ' ' || duration_us FROM runs", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "completed 1700000005000000 5000000");
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_totals"), 0);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM agents WHERE status = 'running'"), 0);
+    assert_int_equal(sqlite3_exec(sq,
+                                  "CREATE TEMP TRIGGER no_end BEFORE UPDATE ON main.runs "
+                                  "BEGIN SELECT RAISE(FAIL, 'read-only now'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(db_run_end(d, id, &ei, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "the status of the run could not be written either"));
+    assert_int_equal(sqlite3_get_autocommit(sq), 1);
+    stats_free(&s[0]);
+    stats_free(&s[1]);
+    db_close(d);
+}
+
+/* The console's verdict is stored, and decides what the views show. */
+static void test_run_verdict(void **state)
+{
+    fx *f = *state;
+    char err[512];
+    db *d = db_open(f->path, err, sizeof(err));
+    db_threshold t = {"p95<500ms", "cli", 0, 1, 612.5, 500, "ms", "p95 = 612.5 ms"};
+    runverdict v;
+    int64_t id;
+
+    assert_non_null(d);
+    id = begin_run(f, d, NULL);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 0, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "passed");
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: 3 errors");
+    assert_int_equal(
+        db_run_verdict(d, id, 1, "3 errors, allowed (--allow-errors)", err, sizeof(err)), 0);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_int_equal(v.kind, RUNVERDICT_PASSED);
+    assert_int_equal(
+        db_run_verdict(d, id, 0, "3 errors and no threshold about errors", err, sizeof(err)), 0);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: 3 errors and no threshold about errors");
+    assert_int_equal(db_thresholds(d, id, &t, 1, err, sizeof(err)), 0);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: p95<500ms");
+    assert_int_equal(runverdict_load(d, id, "abandoned", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: abandoned");
+    assert_int_equal(runverdict_load(d, id, "running", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_int_equal(v.kind, RUNVERDICT_PENDING);
+    db_close(d);
+}
+
+/* A verdict naming many thresholds is shortened: as many as fit. */
+static void test_verdict_short(void **state)
+{
+    static const char *const failed[3] = {"SC-CONSULTATION-PROFIL-STEP-2: p99<1s", "p95<500ms",
+                                          "errors<1%"};
+    runverdict_in in = {0};
+    runverdict v;
+
+    in.status = "completed";
+    in.nthresholds = 4;
+    in.failed = failed;
+    in.nfailed = 3;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s, p95<500ms, "
+                                "errors<1%");
+    runverdict_decide(&in, 60, &v);
+    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s +2 more");
+    runverdict_decide(&in, 30, &v);
+    assert_true(strlen(v.text) <= 30);
+    assert_non_null(strstr(v.text, "failed: SC-"));
+    in.status = "aborted";
+    in.nfailed = 0;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "failed: aborted");
+    in.status = "completed";
+    in.nthresholds = 0;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "failed: no sample");
+    in.count = 5;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "passed");
+    assert_int_equal(v.kind, RUNVERDICT_PASSED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +901,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v0, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_from_v2, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_settings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_abandoned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_end_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_verdict, setup, teardown),
+        cmocka_unit_test(test_verdict_short),
         cmocka_unit_test_setup_teardown(test_thresholds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
