@@ -594,6 +594,7 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
 {
     lua_State *L;
     char *dir = xstrdup(e->cfg.script);
+    int rc;
 
     snprintf(e->script_dir, sizeof(e->script_dir), "%s", dirname(dir));
     xfree(dir);
@@ -622,7 +623,17 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
         snprintf(err, errlen, "%s", lua_tostring(L, -1));
         return -1;
     }
-    if (load_file(L, e, e->cfg.script) != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    lwatch_attach(L, &e->watch);
+    lwatch_begin(&e->watch, L, LWATCH_LOAD);
+    rc = load_file(L, e, e->cfg.script);
+    if (rc == LUA_OK)
+        rc = lua_pcall(L, 0, 0, 0);
+    if (lwatch_end(&e->watch)) {
+        snprintf(err, errlen, "%s", e->watch.msg);
+        lua_pop(L, 1);
+        return -1;
+    }
+    if (rc != LUA_OK) {
         const char *m = lua_tostring(L, -1);
         snprintf(err, errlen, "%s", m ? m : "error object is not a string");
         lua_pop(L, 1);
@@ -699,23 +710,27 @@ int lquern_push_phase(vu *v, const char *fn)
 void lquern_resume(vu *v, int nargs)
 {
     lua_State *co = v->co;
-    int nres = 0, st;
+    int nres = 0, st, held;
     const char *msg;
 
     v->check_failed = 0;
+    lwatch_begin(&v->eng->watch, co, LWATCH_RESUME);
     st = lua_resume(co, v->eng->L, nargs, &nres);
-    if (st == LUA_YIELD) {
+    held = lwatch_end(&v->eng->watch);
+    if (st == LUA_YIELD && !held) {
         v->yielded = 1;
         lua_pop(co, nres);
         return;
     }
-    if (st == LUA_OK) {
+    if (st == LUA_OK && !held) {
         lua_settop(co, 0);
         vu_phase_end(v, 1);
         return;
     }
     lua_checkstack(co, 8);
-    msg = luaL_tolstring(co, -1, NULL);
+    /* A VU that held the loop: the watch's message, whatever the script
+     * made of the error on its way out. */
+    msg = held ? v->eng->watch.msg : luaL_tolstring(co, -1, NULL);
     if (!v->check_failed) {
         /* A script error: logged with its traceback, counted against the
          * current step; the VU goes on with its next run. */
@@ -731,6 +746,9 @@ void lquern_resume(vu *v, int nargs)
         }
     }
     v->pend.in_block = 0;
-    lua_closethread_compat(co);
+    if (held)
+        vu_new_thread(v); /* its to-be-closed variables are not closed */
+    else
+        lua_closethread_compat(co);
     vu_phase_end(v, 0);
 }

@@ -183,6 +183,18 @@ void vu_xfer_begin(vu *v)
     v->xh->errbuf[0] = '\0';
 }
 
+void vu_new_thread(vu *v)
+{
+    lua_State *L = v->eng->L;
+
+    if (v->co != NULL)
+        luaL_unref(L, LUA_REGISTRYINDEX, v->co_ref); /* the GC takes it */
+    v->co = lua_newthread(L);
+    v->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    *(vu **)lua_getextraspace(v->co) = v;
+    lwatch_thread(v->co);
+}
+
 int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
 {
     lua_State *L = e->L;
@@ -194,9 +206,7 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
     v->phase = VU_WAITING;
     v->cur_step = -1;
     v->pend.step = -1;
-    v->co = lua_newthread(L);
-    v->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    *(vu **)lua_getextraspace(v->co) = v;
+    vu_new_thread(v);
     v->tbl_ref = lquern_new_vu_table(L, v);
     ev_init(&v->timer, on_timer);
     v->timer.data = v;
