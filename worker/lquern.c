@@ -623,12 +623,11 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
         snprintf(err, errlen, "%s", lua_tostring(L, -1));
         return -1;
     }
-    lwatch_attach(L, &e->watch);
-    lwatch_begin(&e->watch, L, LWATCH_LOAD);
+    lwatch_load_begin(&e->watch, L);
     rc = load_file(L, e, e->cfg.script);
     if (rc == LUA_OK)
         rc = lua_pcall(L, 0, 0, 0);
-    if (lwatch_end(&e->watch)) {
+    if (lwatch_load_end(&e->watch, L)) {
         snprintf(err, errlen, "%s", e->watch.msg);
         lua_pop(L, 1);
         return -1;
@@ -714,7 +713,7 @@ void lquern_resume(vu *v, int nargs)
     const char *msg;
 
     v->check_failed = 0;
-    lwatch_begin(&v->eng->watch, co, LWATCH_RESUME);
+    lwatch_begin(&v->eng->watch, co);
     st = lua_resume(co, v->eng->L, nargs, &nres);
     held = lwatch_end(&v->eng->watch);
     if (st == LUA_YIELD && !held) {

@@ -6,59 +6,77 @@
  * whose top level never ends holds the load the same way, in the console's
  * preflight as in a worker.
  *
- * lwatch puts a Lua count hook on the engine's threads: every LWATCH_COUNT VM
- * instructions it reads the clock, and when the slice being watched (one
- * resume of a VU, or the loading of the script) has run longer than its
- * limit, it raises a Lua error naming the script line: the VU's phase fails
- * as after any Lua error, and the load fails with that message. Once the
- * limit is passed the error is raised again at every instruction of the
- * slice, so a pcall in the loop does not swallow it.
+ * When the limit is passed, lwatch raises a Lua error in the thread that
+ * holds the loop, naming the script line; it is raised again at every
+ * instruction after that, so a pcall in the loop does not swallow it. The
+ * VU's phase then fails as after any Lua error; the load fails with it.
  *
- * Only Lua instructions are counted: a C function that blocks (a huge
- * r:xpath, reading a big file) is not interrupted; its time counts towards
- * the limit if Lua code then runs on past it.
+ * What it costs. A Lua hook makes the VM call out at every instruction, so
+ * the VUs run without one: a resume costs two stores. While engine_run runs,
+ * a timer on the loop thread's CPU time (it ticks only while that thread
+ * works, every LWATCH_TICK_NS) signals it; the handler notes which resume is
+ * running, and when the same one has run for LWATCH_RESUME_US it hooks that
+ * thread (lua_sethook may be called from a signal handler), and the hook
+ * raises the error at the next instruction. Loading the script runs once,
+ * so it is watched with a count hook that reads the clock every
+ * LWATCH_COUNT instructions, removed when the load ends.
  *
- * Use: lwatch_attach() once on the main state, lwatch_thread() on each VU
- * thread (the hook is per thread; threads a script creates inherit their
- * creator's), lwatch_begin() before the load and before each resume,
- * lwatch_end() after. */
+ * Limits. Only Lua instructions are cut: a C function that blocks (a huge
+ * r:xpath, a pattern that backtracks without end) is not interrupted, and is
+ * cut when it returns if the limit has passed. A loop inside a coroutine the
+ * script created itself is cut only when it gives control back to the VU.
+ *
+ * Use: lwatch_load_begin()/lwatch_load_end() around the load;
+ * lwatch_timer_start() when the run starts, lwatch_timer_stop() at its end;
+ * lwatch_begin()/lwatch_end() around each resume. One engine per process
+ * runs at a time (the signal handler has one watch to look at). */
 #ifndef QUERN_LWATCH_H
 #define QUERN_LWATCH_H
 
 #include <lua.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
-/** VM instructions between two looks at the clock (a few milliseconds). */
-#define LWATCH_COUNT 1000000
 /** How long a VU may run Lua code without yielding. */
 #define LWATCH_RESUME_US 1000000
 /** How long loading the script (its top level and what it requires) may take. */
 #define LWATCH_LOAD_US 10000000
+/** The timer's period, in CPU time of the loop thread. */
+#define LWATCH_TICK_NS 100000000L
+/** VM instructions between two looks at the clock while loading. */
+#define LWATCH_COUNT 1000000
 #define LWATCH_MSG_MAX 300
 
-enum lwatch_kind { LWATCH_LOAD, LWATCH_RESUME };
-
-/** The slice being watched. Lives in the engine. */
+/** The watch of one engine. Fields marked "signal" are shared with the
+ *  timer's handler. */
 typedef struct lwatch {
-    lua_State *co;    /**< borrowed: the thread resumed (or the main state while loading);
-                           NULL when nothing is watched */
-    int64_t start_us; /**< start of the slice; 0: taken at the hook's first call */
-    int64_t limit_us;
-    uint8_t kind;    /**< enum lwatch_kind */
-    uint8_t tripped; /**< the limit was passed: msg is the error raised */
+    lua_State *volatile co;      /**< borrowed, signal: the thread resumed, NULL between */
+    volatile uint32_t seq;       /**< signal: resumes so far */
+    volatile sig_atomic_t armed; /**< signal: the handler hooked co */
+    uint32_t seen_seq;           /**< handler only: the resume it last saw */
+    int64_t seen_us;             /**< handler only: when it first saw it */
+    int loading;                 /**< the load is being watched */
+    int64_t load_start_us;
+    int tripped; /**< the limit was passed: msg is the error raised */
+    timer_t timer;
+    int timer_on;
     char msg[LWATCH_MSG_MAX];
 } lwatch;
 
-/** Files w for the hook in L's registry and hooks L (the main state). */
-void lwatch_attach(lua_State *L, lwatch *w);
-/** Hooks a thread the engine resumes. */
-void lwatch_thread(lua_State *co);
-/** Starts watching co. A resume's clock starts at the hook's first call,
- *  so that a resume costs no clock read (at most LWATCH_COUNT instructions
- *  late); the load's starts now. */
-void lwatch_begin(lwatch *w, lua_State *co, enum lwatch_kind kind);
-/** Stops watching; returns 1 when the limit was passed (the error that ended
- *  the slice is w->msg), 0 otherwise. */
+/** Watches the load of the script on L (the main state). */
+void lwatch_load_begin(lwatch *w, lua_State *L);
+/** The load ended; 1 when it was cut by the limit (the error is w->msg). */
+int lwatch_load_end(lwatch *w, lua_State *L);
+/** Starts the timer that watches the resumes; a failure is written to err
+ *  (the run goes on unwatched) and returns -1. */
+int lwatch_timer_start(lwatch *w, char *err, size_t errlen);
+/** Stops it; fine if it never started. */
+void lwatch_timer_stop(lwatch *w);
+/** A resume of co starts. */
+void lwatch_begin(lwatch *w, lua_State *co);
+/** It ended; 1 when it was cut by the limit (the error is w->msg). */
 int lwatch_end(lwatch *w);
 
 #endif

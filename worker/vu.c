@@ -192,7 +192,6 @@ void vu_new_thread(vu *v)
     v->co = lua_newthread(L);
     v->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     *(vu **)lua_getextraspace(v->co) = v;
-    lwatch_thread(v->co);
 }
 
 int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
