@@ -475,7 +475,12 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     }
     v->phase = (uint8_t)ph;
     v->cur_step = -1;
-    v->steps_in_run = 0; /* think time goes between the steps of one phase */
+    /* Think time goes between steps: those of a phase; without pacing, from
+     * a run's last step to the next run's first (pacing governs that gap
+     * when set); from the last run's steps to finish's first. Not from init
+     * to the first run. */
+    if (ph == VU_INIT || (ph == VU_RUN && (v->run == 0 || sc->pacing_max_us > 0)))
+        v->steps_in_run = 0;
     if (ph == VU_RUN) {
         v->run++;
         v->run_start_us = clock_mono_us();

@@ -106,7 +106,8 @@ typedef struct vu {
     struct vu *start_next;          /**< borrowed: next in the engine's start queue */
     ev_timer timer;                 /**< ramp start, sleep, think, pacing */
     uint32_t run;                   /**< current run, 1-based */
-    uint32_t steps_in_run;          /**< step samples started in this run (think goes between) */
+    uint32_t steps_in_run;          /**< step samples since think time last started over (see
+                                         vu_phase_start): a step after one waits a think time */
     int cur_step;                   /**< last step used in this phase, -1 none */
     int64_t run_start_us;           /**< monotonic start of the current run */
     sample pend;                    /**< the pending sample */
