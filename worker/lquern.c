@@ -315,6 +315,22 @@ static int step_index_at(lua_State *L, int idx)
     return ls->st->index;
 }
 
+/* The index of the Step at idx, which VU v is about to record into; raises,
+ * naming the script line level levels up, when it is another scenario's. */
+static int vu_step_at(lua_State *L, const vu *v, int idx, int level)
+{
+    lstep *ls = lquern_checkud(L, idx, &step_key, STEP_MT);
+
+    if (ls->st->scen->index != (int)v->scen) {
+        luaL_where(L, level);
+        lua_pushfstring(L, "step %s belongs to scenario %s; this VU runs scenario %s", ls->st->id,
+                        ls->st->scen->name, v->eng->scens.scens[v->scen]->name);
+        lua_concat(L, 2);
+        return lua_error(L);
+    }
+    return ls->st->index;
+}
+
 /* --- step:time(fn) primitives, used by the prelude ------------------------ */
 
 static int time_begin_go(lua_State *L, int status, lua_KContext ctx)
@@ -328,11 +344,12 @@ static int time_begin_go(lua_State *L, int status, lua_KContext ctx)
 static int l_time_begin(lua_State *L)
 {
     vu *v = vu_current(L);
-    int idx = step_index_at(L, 1);
+    int idx;
     scen *sc;
 
     if (v == NULL)
         return luaL_error(L, "step:time is used from a scenario's init, run or finish");
+    idx = vu_step_at(L, v, 1, 2); /* level 1 is step:time itself (Lua), 2 the script */
     if (v->pend.in_block)
         return luaL_error(L, "step:time blocks do not nest");
     vu_finalize(v);
@@ -476,6 +493,11 @@ static void make_metatables(lua_State *L)
 int lquern_step_index(lua_State *L, int idx)
 {
     return step_index_at(L, idx);
+}
+
+int lquern_vu_step(lua_State *L, const vu *v, int idx)
+{
+    return vu_step_at(L, v, idx, 1);
 }
 
 const char *lquern_script_dir(lua_State *L)
