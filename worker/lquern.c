@@ -752,7 +752,7 @@ void lquern_resume(vu *v, int nargs)
     /* A VU that held the loop: the watch's message, whatever the script
      * made of the error on its way out. */
     msg = held ? v->eng->watch.msg : luaL_tolstring(co, -1, NULL);
-    if (!v->check_failed) {
+    if (held || !v->check_failed) {
         /* A script error: logged with its traceback, counted against the
          * current step; the VU goes on with its next run. */
         engine_log_script_error(v->eng, v, msg);
