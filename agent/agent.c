@@ -29,7 +29,8 @@
 #define AGENT_BACKOFF_MAX 30.0
 #define AGENT_CONNECT_TIMEOUT 5.0
 #define AGENT_SILENCE_US 5000000     /* console silent this long: lost */
-#define AGENT_KILL_AFTER_US 5000000  /* SIGKILL workers this long after SIGTERM */
+#define AGENT_KILL_AFTER_US 5000000  /* SIGKILL workers this long after SIGTERM and the grace */
+#define AGENT_OVERRUN_US 5000000     /* SIGKILL a worker this long past the run's planned end */
 #define AGENT_MERGE_GRACE_US 1500000 /* send a second without a late worker after this */
 #define AGENT_WORKERS_MAX 1024
 #define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
@@ -46,6 +47,7 @@ typedef struct wslot {
     pid_t pid; /**< 0 once reaped */
     peer link; /**< the socketpair to it */
     int ready, finished, eof, signalled;
+    int overran; /**< SIGKILLed for not ending in time: lost, not stopped */
     uint32_t vus;
 } wslot;
 
@@ -58,7 +60,11 @@ typedef struct arun {
     unsigned nworkers;
     wslot *w; /**< owned: nworkers entries */
     int have_steps, ready_sent, failed, go, stopping, orphan;
+    int immediate;      /**< the stop was immediate: workers are SIGKILLed at once, by choice */
     int64_t kill_at_us; /**< SIGKILL what is left at this time (0: not armed) */
+    int64_t grace_us;   /**< the schedule's grace */
+    int64_t planned_us; /**< duration + grace from Go, 0 when the run has no duration */
+    int64_t end_by_us;  /**< a worker not finished by then holds its loop: killed (0: none) */
     size_t nsteps, nscens;
     char **scen_names;  /**< owned: nscens owned names */
     ivwin win;          /**< the seconds being merged from the workers */
@@ -211,6 +217,8 @@ static void run_stop(arun *r, int immediate, const char *why)
     if (!r->stopping)
         log_msg(LOG_INFO, "run %llu: stopping workers (%s)", (unsigned long long)r->run_id, why);
     r->stopping = 1;
+    if (immediate)
+        r->immediate = 1;
     for (unsigned i = 0; i < r->nworkers; i++) {
         wslot *w = &r->w[i];
         if (w->pid <= 0)
@@ -230,8 +238,9 @@ static void run_stop(arun *r, int immediate, const char *why)
         }
         w->signalled = 1;
     }
+    /* A worker stopped gently has its grace to end its VUs' finish. */
     if (r->kill_at_us == 0 || immediate)
-        r->kill_at_us = now + (immediate ? 0 : AGENT_KILL_AFTER_US);
+        r->kill_at_us = now + (immediate ? 0 : r->grace_us + AGENT_KILL_AFTER_US);
 }
 
 static void run_free(arun *r)
@@ -257,17 +266,25 @@ static void run_free(arun *r)
     xfree(r);
 }
 
+/* A worker lost before its end: it crashed, or it overran the stop and was
+ * killed. The console counts the run degraded. */
 static void report_crash(arun *r, wslot *w, int st)
 {
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__WorkerState ws = QUERN__WORKER_STATE__INIT;
-    char msg[200];
+    char msg[240];
 
     ws.run_id = r->run_id;
     ws.worker = w->index;
     ws.state = (char *)"crashed";
     ws.pid = (uint32_t)w->pid;
-    if (WIFSIGNALED(st)) {
+    if (w->overran && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+        ws.signal = SIGKILL;
+        snprintf(msg, sizeof(msg),
+                 "worker %u (pid %d) did not end in time (its event loop was held, by a C call "
+                 "or a blocking system call): killed, its last seconds are lost",
+                 w->index, (int)w->pid);
+    } else if (WIFSIGNALED(st)) {
         ws.signal = WTERMSIG(st);
         snprintf(msg, sizeof(msg), "worker %u (pid %d) killed by signal %d (%s)", w->index,
                  (int)w->pid, ws.signal, strsignal(ws.signal));
@@ -303,6 +320,17 @@ static void run_check(agent *a)
         if (r->kill_at_us != 0 && now >= r->kill_at_us) {
             kill(w->pid, SIGKILL);
             w->signalled = 1;
+            if (!r->immediate && !w->finished)
+                w->overran = 1;
+        } else if (r->end_by_us != 0 && now >= r->end_by_us && !w->finished && !w->overran) {
+            /* Its engine ends by duration + grace: one still there is stuck. */
+            log_msg(LOG_WARN,
+                    "worker %u (pid %d) still runs %d s past the run's planned end: "
+                    "killing it",
+                    w->index, (int)w->pid, (int)(AGENT_OVERRUN_US / 1000000));
+            kill(w->pid, SIGKILL);
+            w->signalled = 1;
+            w->overran = 1;
         }
         pid_t p = waitpid(w->pid, &st, WNOHANG);
         if (p == 0) {
@@ -314,7 +342,7 @@ static void run_check(agent *a)
         peer_drain(&w->link);
         if (p == w->pid) {
             int clean = WIFEXITED(st) && WEXITSTATUS(st) == 0 && (w->finished || !r->go);
-            if (!clean && !(w->signalled && WIFSIGNALED(st)) && !r->failed)
+            if (!clean && (!(w->signalled && WIFSIGNALED(st)) || w->overran) && !r->failed)
                 report_crash(r, w, st);
         }
         w->pid = 0;
@@ -528,6 +556,11 @@ static void run_start(agent *a, const Quern__StartRun *sr)
     r->run_id = sr->run_id;
     r->status = "completed";
     r->want_files = sr->jtl || sr->grinder_logs;
+    if (sr->schedule != NULL) {
+        r->grace_us = (int64_t)sr->schedule->grace_us;
+        if (sr->schedule->duration_us > 0)
+            r->planned_us = (int64_t)(sr->schedule->duration_us + sr->schedule->grace_us);
+    }
     r->nworkers = sr->workers > 0 && sr->workers <= a->workers ? sr->workers : a->workers;
     r->w = xcalloc(r->nworkers, sizeof(*r->w));
     for (unsigned i = 0; i < r->nworkers; i++) {
@@ -729,6 +762,10 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         if (a->run != NULL && a->run->run_id == env->go->run_id && !a->run->failed &&
             !a->run->stopping && !a->run->go) {
             a->run->go = 1;
+            if (a->run->planned_us > 0)
+                a->run->end_by_us = clock_mono_us() +
+                                    (env->go->start_offset_us > 0 ? env->go->start_offset_us : 0) +
+                                    a->run->planned_us + AGENT_OVERRUN_US;
             log_msg(LOG_INFO, "run %llu: go", (unsigned long long)a->run->run_id);
             for (unsigned i = 0; i < a->run->nworkers; i++)
                 peer_send(&a->run->w[i].link, (Quern__Envelope *)env);

@@ -250,8 +250,8 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
  * environment will not change during the run, the handles say so once. */
 static int no_proxy_in_env(void)
 {
-    static const char *const names[] = {"http_proxy",  "https_proxy", "HTTPS_PROXY", "all_proxy",
-                                        "ALL_PROXY",   "no_proxy",    "NO_PROXY"};
+    static const char *const names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                        "ALL_PROXY",  "no_proxy",    "NO_PROXY"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (getenv(names[i]) != NULL)
@@ -501,6 +501,10 @@ const scen_set *engine_scens(const engine *e)
 
 enum engine_status engine_run(engine *e)
 {
+    char err[160];
+
+    if (lwatch_timer_start(&e->watch, err, sizeof(err)) != 0)
+        log_msg(LOG_WARN, "VUs that hold the loop cannot be cut (%s)", err);
     if (e->cfg.handle_signals) {
         ev_signal_init(&e->sig_int, on_signal, SIGINT);
         ev_signal_init(&e->sig_term, on_signal, SIGTERM);
@@ -538,6 +542,7 @@ enum engine_status engine_run(engine *e)
         ev_signal_stop(e->loop, &e->sig_int);
         ev_signal_stop(e->loop, &e->sig_term);
     }
+    lwatch_timer_stop(&e->watch);
     return e->status;
 }
 

@@ -4,7 +4,8 @@
  * socket and timer callbacks) and every virtual user (VU) of the worker. Each
  * VU is a Lua coroutine; an HTTP call yields it, and the loop resumes it when
  * the transfer completes. Nothing blocks the loop: DNS is libcurl's threaded
- * resolver, sleeps and think times are libev timers.
+ * resolver, sleeps and think times are libev timers, and a VU whose Lua code
+ * runs 1 s without yielding is cut (lwatch.h).
  *
  * Use: engine_new() loads the script and creates the VUs (a broken script
  * fails here, before any request); engine_run() plays the schedule and calls

@@ -8,6 +8,7 @@
 #include <lua.h>
 
 #include "worker/engine.h"
+#include "worker/lwatch.h"
 #include "worker/urlc.h"
 #include "worker/vu.h"
 
@@ -21,35 +22,36 @@ typedef struct sockw {
 } sockw;
 
 struct engine {
-    engine_cfg cfg;       /**< copy; pointers borrowed from the caller */
-    struct ev_loop *loop; /**< owned */
-    CURLM *multi;         /**< owned */
-    lua_State *L;         /**< owned: main state; VUs are its threads */
-    scen_set scens;       /**< declared by the script */
-    vu *vus;              /**< owned array of cfg.vu_count */
-    step_stats *cur;      /**< owned: current interval, one per step */
-    scen_counts *scount;  /**< owned: current interval, one per scenario */
-    ev_timer curl_timer;  /**< libcurl's timeout */
-    ev_prepare starter;   /**< starts the queued transfers before the loop waits */
-    ev_timer kick;        /**< keeps the loop from waiting while some are still queued */
-    struct vu *startq;    /**< borrowed: VUs whose transfer waits to start, in order */
+    engine_cfg cfg;          /**< copy; pointers borrowed from the caller */
+    struct ev_loop *loop;    /**< owned */
+    CURLM *multi;            /**< owned */
+    lua_State *L;            /**< owned: main state; VUs are its threads */
+    lwatch watch;            /**< bounds the Lua work of the load and of each resume */
+    scen_set scens;          /**< declared by the script */
+    vu *vus;                 /**< owned array of cfg.vu_count */
+    step_stats *cur;         /**< owned: current interval, one per step */
+    scen_counts *scount;     /**< owned: current interval, one per scenario */
+    ev_timer curl_timer;     /**< libcurl's timeout */
+    ev_prepare starter;      /**< starts the queued transfers before the loop waits */
+    ev_timer kick;           /**< keeps the loop from waiting while some are still queued */
+    struct vu *startq;       /**< borrowed: VUs whose transfer waits to start, in order */
     struct vu **startq_tail; /**< where the next one is linked */
-    ev_timer tick;        /**< one-second intervals */
-    ev_timer end_timer;   /**< duration, then grace */
+    ev_timer tick;           /**< one-second intervals */
+    ev_timer end_timer;      /**< duration, then grace */
     ev_signal sig_int, sig_term;
-    sockw *free_socks; /**< owned free list */
-    sockw **fdw;       /**< owned: the watcher of each descriptor, by number */
-    int nfdw;          /**< entries in fdw */
-    int no_env_proxy;  /**< no proxy variable in the environment */
-    urlc *urls;        /**< owned: parsed URLs, outlive every transfer */
-    struct trace *trace; /**< owned: --trace, NULL when off */
+    sockw *free_socks;     /**< owned free list */
+    sockw **fdw;           /**< owned: the watcher of each descriptor, by number */
+    int nfdw;              /**< entries in fdw */
+    int no_env_proxy;      /**< no proxy variable in the environment */
+    urlc *urls;            /**< owned: parsed URLs, outlive every transfer */
+    struct trace *trace;   /**< owned: --trace, NULL when off */
     struct curl_slist *ua; /**< owned: the User-Agent header alone, for requests with no other */
-    xh *free_xh;       /**< owned: idle transfer handles */
-    uint32_t nfree_xh; /**< handles in free_xh */
-    uint32_t xh_out;   /**< handles lent to VUs now */
-    uint32_t xh_peak;  /**< most lent at once since the last xh_trim */
-    char **src;        /**< owned copy of cfg.source_addrs (cfg points at it) */
-    int64_t t0_us;     /**< monotonic start of the run */
+    xh *free_xh;           /**< owned: idle transfer handles */
+    uint32_t nfree_xh;     /**< handles in free_xh */
+    uint32_t xh_out;       /**< handles lent to VUs now */
+    uint32_t xh_peak;      /**< most lent at once since the last xh_trim */
+    char **src;            /**< owned copy of cfg.source_addrs (cfg points at it) */
+    int64_t t0_us;         /**< monotonic start of the run */
     int64_t t0_wall_us;
     int64_t iv_start_us;    /**< monotonic start of the current interval */
     uint64_t second;        /**< current interval number */

@@ -310,7 +310,7 @@ static int do_request(lua_State *L)
         luaL_checktype(L, 4, LUA_TTABLE);
     lua_settop(L, 4);
     if (is_step)
-        lquern_step_index(L, 1);
+        lquern_vu_step(L, v, 1);
     if (is_step && !v->pend.in_block) {
         /* A new step sample: the previous one is recorded, then the think
          * time between steps, then the request. */

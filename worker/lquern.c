@@ -315,6 +315,22 @@ static int step_index_at(lua_State *L, int idx)
     return ls->st->index;
 }
 
+/* The index of the Step at idx, which VU v is about to record into; raises,
+ * naming the script line level levels up, when it is another scenario's. */
+static int vu_step_at(lua_State *L, const vu *v, int idx, int level)
+{
+    lstep *ls = lquern_checkud(L, idx, &step_key, STEP_MT);
+
+    if (ls->st->scen->index != (int)v->scen) {
+        luaL_where(L, level);
+        lua_pushfstring(L, "step %s belongs to scenario %s; this VU runs scenario %s", ls->st->id,
+                        ls->st->scen->name, v->eng->scens.scens[v->scen]->name);
+        lua_concat(L, 2);
+        return lua_error(L);
+    }
+    return ls->st->index;
+}
+
 /* --- step:time(fn) primitives, used by the prelude ------------------------ */
 
 static int time_begin_go(lua_State *L, int status, lua_KContext ctx)
@@ -328,11 +344,12 @@ static int time_begin_go(lua_State *L, int status, lua_KContext ctx)
 static int l_time_begin(lua_State *L)
 {
     vu *v = vu_current(L);
-    int idx = step_index_at(L, 1);
+    int idx;
     scen *sc;
 
     if (v == NULL)
         return luaL_error(L, "step:time is used from a scenario's init, run or finish");
+    idx = vu_step_at(L, v, 1, 2); /* level 1 is step:time itself (Lua), 2 the script */
     if (v->pend.in_block)
         return luaL_error(L, "step:time blocks do not nest");
     vu_finalize(v);
@@ -478,6 +495,11 @@ int lquern_step_index(lua_State *L, int idx)
     return step_index_at(L, idx);
 }
 
+int lquern_vu_step(lua_State *L, const vu *v, int idx)
+{
+    return vu_step_at(L, v, idx, 1);
+}
+
 const char *lquern_script_dir(lua_State *L)
 {
     return get_engine(L)->script_dir;
@@ -594,6 +616,7 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
 {
     lua_State *L;
     char *dir = xstrdup(e->cfg.script);
+    int rc;
 
     snprintf(e->script_dir, sizeof(e->script_dir), "%s", dirname(dir));
     xfree(dir);
@@ -622,7 +645,16 @@ int lquern_load(struct engine *e, char *err, size_t errlen)
         snprintf(err, errlen, "%s", lua_tostring(L, -1));
         return -1;
     }
-    if (load_file(L, e, e->cfg.script) != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    lwatch_load_begin(&e->watch, L);
+    rc = load_file(L, e, e->cfg.script);
+    if (rc == LUA_OK)
+        rc = lua_pcall(L, 0, 0, 0);
+    if (lwatch_load_end(&e->watch, L)) {
+        snprintf(err, errlen, "%s", e->watch.msg);
+        lua_pop(L, 1);
+        return -1;
+    }
+    if (rc != LUA_OK) {
         const char *m = lua_tostring(L, -1);
         snprintf(err, errlen, "%s", m ? m : "error object is not a string");
         lua_pop(L, 1);
@@ -699,24 +731,28 @@ int lquern_push_phase(vu *v, const char *fn)
 void lquern_resume(vu *v, int nargs)
 {
     lua_State *co = v->co;
-    int nres = 0, st;
+    int nres = 0, st, held;
     const char *msg;
 
     v->check_failed = 0;
+    lwatch_begin(&v->eng->watch, co);
     st = lua_resume(co, v->eng->L, nargs, &nres);
-    if (st == LUA_YIELD) {
+    held = lwatch_end(&v->eng->watch);
+    if (st == LUA_YIELD && !held) {
         v->yielded = 1;
         lua_pop(co, nres);
         return;
     }
-    if (st == LUA_OK) {
+    if (st == LUA_OK && !held) {
         lua_settop(co, 0);
         vu_phase_end(v, 1);
         return;
     }
     lua_checkstack(co, 8);
-    msg = luaL_tolstring(co, -1, NULL);
-    if (!v->check_failed) {
+    /* A VU that held the loop: the watch's message, whatever the script
+     * made of the error on its way out. */
+    msg = held ? v->eng->watch.msg : luaL_tolstring(co, -1, NULL);
+    if (held || !v->check_failed) {
         /* A script error: logged with its traceback, counted against the
          * current step; the VU goes on with its next run. */
         engine_log_script_error(v->eng, v, msg);
@@ -731,6 +767,9 @@ void lquern_resume(vu *v, int nargs)
         }
     }
     v->pend.in_block = 0;
-    lua_closethread_compat(co);
+    if (held)
+        vu_new_thread(v); /* its to-be-closed variables are not closed */
+    else
+        lua_closethread_compat(co);
     vu_phase_end(v, 0);
 }

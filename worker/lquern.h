@@ -44,6 +44,10 @@ int64_t lquern_check_duration(lua_State *L, int idx, const char *what);
 const char *lquern_script_dir(lua_State *L);
 /** Step index of the Step userdata at idx (raises if it is not a step). */
 int lquern_step_index(lua_State *L, int idx);
+/** The same for a step VU v records into, called from the C function the
+ *  script called: raises "file:line: step SC-B-STEP-1 belongs to scenario B;
+ *  this VU runs scenario A" when the step is another scenario's. */
+int lquern_vu_step(lua_State *L, const struct vu *v, int idx);
 
 /** luaL_newmetatable that also files the metatable under key (an address),
  *  for lquern_checkud and lquern_setmt. Leaves it on the stack. */

@@ -184,6 +184,17 @@ void vu_xfer_begin(vu *v)
     v->xh->errbuf[0] = '\0';
 }
 
+void vu_new_thread(vu *v)
+{
+    lua_State *L = v->eng->L;
+
+    if (v->co != NULL)
+        luaL_unref(L, LUA_REGISTRYINDEX, v->co_ref); /* the GC takes it */
+    v->co = lua_newthread(L);
+    v->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    *(vu **)lua_getextraspace(v->co) = v;
+}
+
 int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
 {
     lua_State *L = e->L;
@@ -195,9 +206,7 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
     v->phase = VU_WAITING;
     v->cur_step = -1;
     v->pend.step = -1;
-    v->co = lua_newthread(L);
-    v->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    *(vu **)lua_getextraspace(v->co) = v;
+    vu_new_thread(v);
     v->tbl_ref = lquern_new_vu_table(L, v);
     ev_init(&v->timer, on_timer);
     v->timer.data = v;
@@ -469,7 +478,12 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     }
     v->phase = (uint8_t)ph;
     v->cur_step = -1;
-    v->steps_in_run = 0; /* think time goes between the steps of one phase */
+    /* Think time goes between steps: those of a phase; without pacing, from
+     * a run's last step to the next run's first (pacing governs that gap
+     * when set); from the last run's steps to finish's first. Not from init
+     * to the first run. */
+    if (ph == VU_INIT || (ph == VU_RUN && (v->run == 0 || sc->pacing_max_us > 0)))
+        v->steps_in_run = 0;
     if (ph == VU_RUN) {
         v->run++;
         v->run_start_us = clock_mono_us();

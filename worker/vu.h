@@ -27,8 +27,8 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
-#define XH_KEEP_MIN 64      /* idle transfer handles always kept */
-#define XH_TRIM_STEP 32     /* idle transfer handles freed a second at most */
+#define XH_KEEP_MIN 64  /* idle transfer handles always kept */
+#define XH_TRIM_STEP 32 /* idle transfer handles freed a second at most */
 
 /** A step sample being measured or awaiting its checks. */
 typedef struct sample {
@@ -97,16 +97,17 @@ typedef struct vu {
     uint8_t jar_reset;    /**< empty the jar before the next use (cookies = "reset") */
     uint8_t xfer_timed;   /**< the transfer in flight belongs to the pending sample */
     uint8_t queued;       /**< its transfer waits in the engine's start queue */
-    lua_State *co;                  /**< the VU's thread, anchored by co_ref */
-    int co_ref;                     /**< registry ref of co */
-    int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
-    xh *xh;                         /**< borrowed from the pool while busy, else NULL */
-    CURLSH *share;                  /**< owned: this VU's connections and cookie jar */
+    lua_State *co;        /**< the VU's thread, anchored by co_ref */
+    int co_ref;           /**< registry ref of co */
+    int tbl_ref;          /**< registry ref of the vu table given to init/run/finish */
+    xh *xh;               /**< borrowed from the pool while busy, else NULL */
+    CURLSH *share;        /**< owned: this VU's connections and cookie jar */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
     struct vu *start_next;          /**< borrowed: next in the engine's start queue */
     ev_timer timer;                 /**< ramp start, sleep, think, pacing */
     uint32_t run;                   /**< current run, 1-based */
-    uint32_t steps_in_run;          /**< step samples started in this run (think goes between) */
+    uint32_t steps_in_run;          /**< step samples since think time last started over (see
+                                         vu_phase_start): a step after one waits a think time */
     int cur_step;                   /**< last step used in this phase, -1 none */
     int64_t run_start_us;           /**< monotonic start of the current run */
     sample pend;                    /**< the pending sample */
@@ -116,6 +117,10 @@ typedef struct vu {
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
 int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx);
+/** Gives the VU a new thread (the old one, if any, is left to the GC): after
+ *  a thread was cut by the watch, which leaves its hooks off (an error raised
+ *  from a hook that no pcall catches). */
+void vu_new_thread(vu *v);
 /** Releases what the VU owns. */
 void vu_free(vu *v);
 /** Schedules the VU's start after delay_us. */

@@ -28,3 +28,16 @@ check "script error logged with a traceback" grep -q "stack traceback" "$TMP/err
 eq "server saw each 500" "$(stat '.by_path["/status/500"]')" 6
 eq "server saw each timed-out request" "$(stat '.by_path["/slow"]')" 6
 eq "samples = requests the server saw" "$(sj $S '[.tests[] | select(.id != "SC-ERR-STEP-1") | .count] | add')" "$(stat .requests)"
+
+# A VU of scenario A records into scenario B's step: a functional error at
+# the call, counted against A's step, and no request for it.
+reset_target
+"$QUERN" run tests/e2e/scripts/cross.lua --vus 2 --runs 2 -q -p base_url="$BASE" \
+  --summary-json "$TMP/x.json" >"$TMP/xout" 2>"$TMP/xerr"
+x() { sj "$TMP/x.json" ".tests[] | select(.id == \"$1\") | $2"; }
+eq "foreign step: a functional error per run of A, on A's step" "$(x SC-A-STEP-1 .errors.functional)" 2
+check "foreign step: the message names the line and both scenarios" \
+  grep -q "cross.lua:11: step SC-B-STEP-1 belongs to scenario B; this VU runs scenario A" <<<"$(x SC-A-STEP-1 .errors.samples.functional)"
+check "foreign step in step:time: the script's line" grep -q "cross.lua:13: step SC-B-STEP-1 belongs to scenario B" "$TMP/xerr"
+eq "foreign step: B's step counts only B's own samples" "$(x SC-B-STEP-1 .count)" 2
+eq "foreign step: no request made for it (the server saw B's 2)" "$(stat .requests)" 2

@@ -33,7 +33,24 @@ reset_target
 stat '.request_times_us | map(. / 1000) | . as $t | [range(1; length) | $t[.] - $t[.-1]]' >"$TMP/tgaps"
 between "think: step 1 -> 2 (ms)" "$(jq '.[0]' "$TMP/tgaps")" 295 400
 between "think: step 2 -> 3 (ms)" "$(jq '.[1]' "$TMP/tgaps")" 295 400
-between "think: none before a run's first step (ms)" "$(jq '.[2]' "$TMP/tgaps")" 0 60
+between "think: between runs too, without pacing (ms)" "$(jq '.[2]' "$TMP/tgaps")" 295 400
+
+# A one-step scenario thinks between its runs: 500 ms for 3 s is about 6
+# requests per VU, counted at the server.
+reset_target
+"$QUERN" run $D/think_one.lua --vus 2 --duration 3s -q -p base_url="$BASE" >/dev/null 2>&1
+between "think, one step, 2 VUs, 3 s: about 6 requests per VU" "$(stat .requests)" 10 14
+# ... and before finish's first step; with pacing, pacing sets the gap.
+reset_target
+"$QUERN" run $D/think_one.lua --vus 1 --runs 3 -q -p base_url="$BASE" -p finish=true >/dev/null 2>&1
+stat '.request_times_us | map(. / 1000) | . as $t | [range(1; length) | $t[.] - $t[.-1]]' >"$TMP/ogaps"
+between "think, one step: run 1 -> run 2 (ms)" "$(jq '.[0]' "$TMP/ogaps")" 495 600
+between "think, one step: run 2 -> run 3 (ms)" "$(jq '.[1]' "$TMP/ogaps")" 495 600
+between "think: last run -> finish's first step (ms)" "$(jq '.[2]' "$TMP/ogaps")" 495 600
+reset_target
+"$QUERN" run $D/think_one.lua --vus 1 --runs 3 -q -p base_url="$BASE" -p pacing=1s >/dev/null 2>&1
+between "think and pacing: the pacing sets the start-to-start gap (ms)" \
+  "$(stat '.request_times_us | (.[2] - .[0]) / 2000')" 990 1100
 
 # A sleep asked for after a long stretch of Lua work lasts its whole length.
 # (The work is 300 ms of CPU time: on a loaded machine it takes longer than
