@@ -305,6 +305,8 @@ static int do_request(lua_State *L)
                              "not while the script loads");
     if (v->wait != VU_IDLE)
         return luaL_error(L, "a VU makes one request at a time");
+    if (v->halting)
+        return lquern_halt(L, v);
     luaL_checkstring(L, 3);
     if (!lua_isnoneornil(L, 4))
         luaL_checktype(L, 4, LUA_TTABLE);

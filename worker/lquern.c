@@ -352,6 +352,8 @@ static int l_time_begin(lua_State *L)
     idx = vu_step_at(L, v, 1, 2); /* level 1 is step:time itself (Lua), 2 the script */
     if (v->pend.in_block)
         return luaL_error(L, "step:time blocks do not nest");
+    if (v->halting)
+        return lquern_halt(L, v);
     vu_finalize(v);
     sc = v->eng->scens.scens[v->scen];
     if (v->steps_in_run > 0 && sc->think_max_us > 0) {
@@ -411,6 +413,8 @@ static int l_sleep(lua_State *L)
 
     if (v == NULL)
         return luaL_error(L, "quern.sleep is used from a scenario's init, run or finish");
+    if (v->halting)
+        return lquern_halt(L, v);
     vu_finalize(v);
     vu_wait_timer(v, us, VU_SLEEP);
     return lua_yield(L, 0);
@@ -728,6 +732,12 @@ int lquern_push_phase(vu *v, const char *fn)
     return 1;
 }
 
+int lquern_halt(lua_State *L, vu *v)
+{
+    v->wait = VU_HALT;
+    return lua_yield(L, 0);
+}
+
 void lquern_resume(vu *v, int nargs)
 {
     lua_State *co = v->co;
@@ -741,6 +751,8 @@ void lquern_resume(vu *v, int nargs)
     if (st == LUA_YIELD && !held) {
         v->yielded = 1;
         lua_pop(co, nres);
+        if (v->wait == VU_HALT)
+            vu_halt(v);
         return;
     }
     if (st == LUA_OK && !held) {

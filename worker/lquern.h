@@ -35,6 +35,11 @@ int lquern_push_phase(struct vu *v, const char *fn);
 /** Resumes the VU's thread with nargs values on it, and handles the outcome:
  *  a yield waits, a return or an error ends the phase. */
 void lquern_resume(struct vu *v, int nargs);
+/** For the functions that make a VU wait (a request, a sleep, a think
+ *  time): when the VU is halting (vu.h), yields without starting the wait,
+ *  and lquern_resume then ends the phase (vu_halt). Returns what the C
+ *  function returns. */
+int lquern_halt(lua_State *L, struct vu *v);
 /** Parses a duration argument (string "2s", number of seconds) at idx into
  *  microseconds, raising a Lua error naming what on failure. */
 int64_t lquern_check_duration(lua_State *L, int idx, const char *what);

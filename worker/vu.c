@@ -373,17 +373,24 @@ void vu_xfer_done(vu *v, CURLcode rc)
     v->req_headers = NULL;
     v->wait = VU_IDLE;
     if (v->abandon) {
-        /* The run was stopped while this request flew: it is recorded, and
-         * the phase it belonged to is over. */
+        /* The run was stopped while this request flew: the script still
+         * checks its response (an expected 404 is no error, a failed check
+         * is one), then halts at its next wait (vu_halt). */
         v->abandon = 0;
-        vu_finalize(v);
-        vu_release(v);
-        lua_closethread_compat(v->co);
-        vu_phase_start(v, v->init_ok && v->phase != VU_FINISH && !v->eng->killing ? VU_FINISH
-                                                                                  : VU_DONE);
-        return;
+        v->halting = 1;
     }
     lquern_resume(v, 0);
+}
+
+void vu_halt(vu *v)
+{
+    v->halting = 0;
+    v->wait = VU_IDLE;
+    vu_finalize(v);
+    vu_release(v);
+    lua_closethread_compat(v->co);
+    vu_phase_start(v,
+                   v->init_ok && v->phase != VU_FINISH && !v->eng->killing ? VU_FINISH : VU_DONE);
 }
 
 /* --- phases ------------------------------------------------------------ */
@@ -477,6 +484,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
         v->eng->active++;
     }
     v->phase = (uint8_t)ph;
+    v->halting = 0;
     v->cur_step = -1;
     /* Think time goes between steps: those of a phase; without pacing, from
      * a run's last step to the next run's first (pacing governs that gap

@@ -23,7 +23,7 @@ struct engine;
 struct step;
 
 enum vu_phase { VU_WAITING, VU_INIT, VU_RUN, VU_PACE, VU_FINISH, VU_DONE };
-enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD };
+enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HALT };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -92,7 +92,8 @@ typedef struct vu {
     uint8_t init_ok;      /**< init succeeded: finish runs at the end */
     uint8_t yielded;      /**< the current phase yielded at least once */
     uint8_t check_failed; /**< the error being raised is a failed check */
-    uint8_t abandon;      /**< stop requested while in flight: end the phase on completion */
+    uint8_t abandon;      /**< stop requested while in flight: halt once it completed */
+    uint8_t halting;      /**< the run stopped: the script checks the last response, then vu_halt */
     uint8_t started;      /**< left the ramp wait: counted as active */
     uint8_t jar_reset;    /**< empty the jar before the next use (cookies = "reset") */
     uint8_t xfer_timed;   /**< the transfer in flight belongs to the pending sample */
@@ -127,6 +128,10 @@ void vu_free(vu *v);
 void vu_schedule_start(vu *v, int64_t delay_us);
 /** The engine is stopping: cancel waits, go to finish (or done). */
 void vu_stop(vu *v);
+/** Ends a halting VU's phase where its script asked for its next request,
+ *  sleep or think time (lquern_halt): what it recorded so far is kept, that
+ *  wait never starts, and the VU goes to finish (or done). */
+void vu_halt(vu *v);
 /** The grace is over: abandon whatever is in flight, go to done. */
 void vu_kill(vu *v);
 /** The VU's transfer completed (called by the engine from the loop). */

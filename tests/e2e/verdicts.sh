@@ -58,6 +58,24 @@ eq "no sample completed: exit 1" "$?" 1
 eq "no sample completed: count 0" "$(sj "$TMP/s7.json" '.tests[0].count')" 0
 check "no sample completed: the summary says so" grep -q '^Verdict: failed: threshold count>=1' "$TMP/o7"
 
+# The end of a --duration run stops VUs with requests in flight: the script
+# still checks those last responses (an expected 404 is no error, a failed
+# check is one), and every request the server saw is a sample.
+bad=0
+for i in 1 2 3; do
+  reset_target
+  "$QUERN" run tests/e2e/scripts/dist_hit.lua --vus 10 --duration 2s -q -p base_url="$BASE" -p pacing=5ms \
+    --db none --summary-json "$TMP/sh.json" >/dev/null 2>&1 || bad=$((bad + 1))
+  [ "$(sj "$TMP/sh.json" '.tests[0].errors.technical + .tests[0].errors.functional')" = 0 ] || bad=$((bad + 1))
+  [ "$(sj "$TMP/sh.json" '.tests[0].count')" = "$(stat .requests)" ] || bad=$((bad + 1))
+done
+eq "stopped in flight: expected statuses are no error, every request a sample (3 runs)" "$bad" 0
+reset_target
+"$QUERN" run $S/verdict_check.lua --vus 10 --duration 2s -q -p base_url="$BASE" --db none \
+  --summary-json "$TMP/sc.json" >/dev/null 2>&1
+eq "stopped in flight: a failing check still fails every sample" \
+  "$(sj "$TMP/sc.json" '.tests[0].errors.functional')" "$(stat .requests)"
+
 # A clean run still passes, and its verdict says why.
 "$QUERN" run $S/verdict_agent.lua --runs 2 -q -p base_url="$BASE" --db none >"$TMP/o8" 2>&1
 eq "a clean run: exit 0" "$?" 0
