@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,23 +15,28 @@
 
 #include "agent/bundle.h"
 #include "agent/fileup.h"
+#include "agent/runchk.h"
 #include "proto/ivsum.h"
 #include "proto/ivwin.h"
 #include "proto/peer.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/ratelog.h"
 #include "common/salloc.h"
 #include "proto/auth.h"
+#include "proto/seal.h"
 #include "worker/lquern.h"
 #include "worker/wproc.h"
 
 #define AGENT_BACKOFF_MIN 1.0
 #define AGENT_BACKOFF_MAX 30.0
 #define AGENT_CONNECT_TIMEOUT 5.0
-#define AGENT_SILENCE_US 5000000     /* console silent this long: lost */
-#define AGENT_KILL_AFTER_US 5000000  /* SIGKILL workers this long after SIGTERM */
-#define AGENT_MERGE_GRACE_US 1500000 /* send a second without a late worker after this */
+#define AGENT_SILENCE_US 5000000      /* console silent this long: lost */
+#define AGENT_HANDSHAKE_US 5000000    /* connected this long and not registered: drop it */
+#define AGENT_REFUSAL_LOG_US 10000000 /* one line per this much about refusals */
+#define AGENT_KILL_AFTER_US 5000000   /* SIGKILL workers this long after SIGTERM */
+#define AGENT_MERGE_GRACE_US 1500000  /* send a second without a late worker after this */
 #define AGENT_WORKERS_MAX 1024
 #define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
 
@@ -74,7 +80,8 @@ typedef struct agent {
     char port[16];
     char name[128];
     unsigned workers;
-    char *token; /**< owned (auth_token_free) */
+    uint32_t vus_max; /**< VUs this host can hold (runchk_agent_vus_max) */
+    char *token;      /**< owned (auth_token_free) */
     size_t token_len;
 
     enum conn_state cs;
@@ -85,6 +92,8 @@ typedef struct agent {
     peer con; /**< the console, once connected */
     uint8_t nonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
     int64_t last_rx_us;
+    int64_t conn_us;  /**< when the connection was made (handshake deadline) */
+    ratelog refusals; /**< lines about consoles that refused us or failed the handshake */
     uint64_t ping_seq;
     ev_timer tick; /**< 100 ms: pings, silence, reaping, merge grace */
 
@@ -516,10 +525,11 @@ static void run_start(agent *a, const Quern__StartRun *sr)
         send_ready_up(a, sr->run_id, 0, "agent busy: the previous run is still stopping", 0);
         return;
     }
-    for (size_t k = 0; k < sr->n_vu_ranges; k++)
-        nvus += sr->vu_ranges[k]->count;
-    if (nvus > sr->vus_total || sr->run_id == 0) {
-        send_ready_up(a, sr->run_id, 0, "malformed StartRun", 0);
+    if (runchk_start(sr, a->vus_max, &nvus, err, sizeof(err)) != 0) {
+        char msg[1100];
+        snprintf(msg, sizeof(msg), "agent %s refused the run: %s", a->name, err);
+        log_msg(LOG_ERROR, "run %llu refused: %s", (unsigned long long)sr->run_id, err);
+        send_ready_up(a, sr->run_id, 0, msg, 0);
         return;
     }
     r = xcalloc(1, sizeof(*r));
@@ -603,8 +613,13 @@ static void console_lost(agent *a, const char *why)
         run_stop(a->run, 0, "console lost");
     } else if (a->cs == CS_READY) {
         log_msg(LOG_INFO, "console disconnected (%s): waiting for the next one", why);
-    } else {
-        log_msg(LOG_DEBUG, "console connection ended (%s)", why);
+    } else if (strcmp(why, "handshake refused") != 0) {
+        unsigned more = 0;
+        if (ratelog_ok(&a->refusals, clock_mono_us(), AGENT_REFUSAL_LOG_US, 3, &more))
+            log_msg(LOG_WARN,
+                    "console connection ended during the handshake (%s); retrying in "
+                    "%.0f s%s",
+                    why, a->backoff, more ? " (more refusals not shown)" : "");
     }
     if (a->cs == CS_READY)
         a->backoff = AGENT_BACKOFF_MIN;
@@ -613,14 +628,44 @@ static void console_lost(agent *a, const char *why)
         schedule_retry(a, a->backoff);
 }
 
+/* The handshake failed: say why (rate-limited: whoever squats the console's
+ * address could make us say it at every attempt) and try again after the
+ * back-off. Nothing a console says before it has proved the token makes the
+ * agent quit. */
 static void refused(agent *a, const char *msg)
 {
-    log_msg(LOG_ERROR, "%s", msg);
-    peer_close(&a->con);
-    a->cs = CS_IDLE;
-    a->rc = 1;
-    a->quitting = 1;
-    ev_break(a->loop, EVBREAK_ALL);
+    unsigned more = 0;
+
+    if (ratelog_ok(&a->refusals, clock_mono_us(), AGENT_REFUSAL_LOG_US, 3, &more)) {
+        if (more > 0)
+            log_msg(LOG_ERROR, "%s; retrying in %.0f s (%u more refusal(s) not shown)", msg,
+                    a->backoff, more);
+        else
+            log_msg(LOG_ERROR, "%s; retrying in %.0f s", msg, a->backoff);
+    }
+    peer_fail(&a->con, "handshake refused");
+}
+
+/* Derives this connection's keys and seals both directions of the link. */
+static int seal_link(agent *a)
+{
+    uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN];
+    int rc = -1;
+
+    if (seal_derive_key(a->token, a->token_len, a->nonce, a->cnonce, SEAL_DIR_TO_CONSOLE, up) !=
+            0 ||
+        seal_derive_key(a->token, a->token_len, a->nonce, a->cnonce, SEAL_DIR_TO_AGENT, down) !=
+            0) {
+        peer_fail(&a->con, "cannot derive the link's keys");
+        goto out;
+    }
+    if (peer_seal_recv(&a->con, down, FRAME_MAX_DEFAULT) != 0 || peer_seal_send(&a->con, up) != 0)
+        goto out;
+    rc = 0;
+out:
+    OPENSSL_cleanse(up, sizeof(up));
+    OPENSSL_cleanse(down, sizeof(down));
+    return rc;
 }
 
 static void send_register(agent *a)
@@ -674,32 +719,40 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         if (!auth_verify(a->token, a->token_len, "console", a->nonce, a->cnonce,
                          env->auth_proof->mac.data, env->auth_proof->mac.len)) {
             refused(a, "the console at this address does not know our token (wrong token on one "
-                       "side, or not our console): giving up");
+                       "side, or not our console)");
             return;
         }
         a->cs = CS_RESULT;
         return;
-    case QUERN__ENVELOPE__BODY_AUTH_RESULT:
+    case QUERN__ENVELOPE__BODY_AUTH_RESULT: {
+        char msg[512];
         if (!env->auth_result->ok) {
-            char msg[512];
-            snprintf(msg, sizeof(msg), "the console refused us: %s",
+            /* Said before the console proved anything: its reason is shown,
+             * not trusted. */
+            snprintf(msg, sizeof(msg), "the console refused us: %.300s",
                      env->auth_result->reason[0] ? env->auth_result->reason : "(no reason)");
             refused(a, msg);
             return;
         }
         if (a->cs != CS_RESULT) {
-            peer_fail(l, "authentication result before the console proved the token");
+            refused(a, "authentication result before the console proved the token (not our "
+                       "console?)");
             return;
         }
+        /* Both sides have proved the token: from here on every frame is
+         * sealed, ours from Register on, the console's after this one. */
+        if (seal_link(a) != 0)
+            return;
         a->cs = CS_REGISTER;
         send_register(a);
         return;
+    }
     case QUERN__ENVELOPE__BODY_REGISTERED:
         if (a->cs != CS_REGISTER)
             break;
         if (!env->registered->ok) {
             char msg[512];
-            snprintf(msg, sizeof(msg), "the console refused our registration: %s",
+            snprintf(msg, sizeof(msg), "the console refused our registration: %.300s",
                      env->registered->reason);
             refused(a, msg);
             return;
@@ -710,9 +763,13 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
                 a->port, a->name, env->registered->agent_index, a->workers);
         return;
     case QUERN__ENVELOPE__BODY_PING:
+        if (a->cs < CS_REGISTER) /* not before the link is sealed */
+            break;
         peer_pong(l, env->ping);
         return;
     case QUERN__ENVELOPE__BODY_PONG:
+        if (a->cs < CS_REGISTER)
+            break;
         return;
     default:
         break;
@@ -725,7 +782,15 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
     case QUERN__ENVELOPE__BODY_START_RUN:
         run_start(a, env->start_run);
         break;
-    case QUERN__ENVELOPE__BODY_GO:
+    case QUERN__ENVELOPE__BODY_GO: {
+        char err[256];
+        if (a->run != NULL && a->run->run_id == env->go->run_id &&
+            runchk_go(env->go, err, sizeof(err)) != 0) {
+            log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)a->run->run_id, err);
+            a->run->status = "aborted";
+            run_stop(a->run, 1, "refused Go");
+            break;
+        }
         if (a->run != NULL && a->run->run_id == env->go->run_id && !a->run->failed &&
             !a->run->stopping && !a->run->go) {
             a->run->go = 1;
@@ -734,6 +799,7 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
                 peer_send(&a->run->w[i].link, (Quern__Envelope *)env);
         }
         break;
+    }
     case QUERN__ENVELOPE__BODY_STOP:
         if (a->run != NULL && a->run->run_id == env->stop->run_id)
             run_stop(a->run, env->stop->immediate, env->stop->reason);
@@ -766,11 +832,12 @@ static void on_connected(struct ev_loop *loop, ev_io *w, int revents)
         schedule_retry(a, a->backoff);
         return;
     }
-    peer_init(&a->con, loop, a->cfd, FRAME_MAX_DEFAULT, AGENT_QUEUE_MAX, on_console_msg,
+    /* Small frames until the console has proved the token (seal_link). */
+    peer_init(&a->con, loop, a->cfd, FRAME_MAX_PREAUTH, AGENT_QUEUE_MAX, on_console_msg,
               on_console_close, a);
     a->cfd = -1;
     a->cs = CS_HELLO;
-    a->last_rx_us = clock_mono_us();
+    a->last_rx_us = a->conn_us = clock_mono_us();
     if (auth_nonce(a->nonce) != 0) {
         peer_fail(&a->con, "no random numbers");
         return;
@@ -855,6 +922,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     if (a->cs >= CS_HELLO && peer_alive(&a->con)) {
         if (now - a->last_rx_us > AGENT_SILENCE_US) {
             peer_fail(&a->con, "no message from the console for 5 s");
+        } else if (a->cs < CS_READY && now - a->conn_us > AGENT_HANDSHAKE_US) {
+            refused(a, "no complete handshake with the console within 5 s");
         } else if (a->cs == CS_READY && peer_quiet(&a->con, now)) {
             Quern__Envelope env = QUERN__ENVELOPE__INIT;
             Quern__Ping pi = QUERN__PING__INIT;
@@ -1013,6 +1082,7 @@ int agent_main(int argc, char **argv)
     ev_io_start(a.loop, &a.sigio);
     ev_timer_start(a.loop, &a.tick);
     a.backoff = AGENT_BACKOFF_MIN;
+    a.vus_max = runchk_agent_vus_max();
     a.rc = 0;
     log_msg(LOG_INFO, "quern agent %s (%s, %u worker(s)): connecting to %s:%s", QUERN_VERSION,
             a.name, a.workers, a.host, a.port);
