@@ -152,8 +152,14 @@ static int reader_scan(frame_reader *r, char *err, size_t errlen)
     while (used - r->scan >= FRAME_HEADER_LEN) {
         uint32_t n = get_be32(base + r->scan);
 
+        if (n == 0) {
+            snprintf(r->failmsg, sizeof(r->failmsg), "empty frame (length 0)");
+            return reader_fail(r, err, errlen);
+        }
         if (n <= extra) {
-            snprintf(r->failmsg, sizeof(r->failmsg), "empty frame (length %u)", n);
+            snprintf(r->failmsg, sizeof(r->failmsg),
+                     "frame of %u bytes is too short to be sealed: it failed its integrity check",
+                     n);
             return reader_fail(r, err, errlen);
         }
         if (n - extra > r->max_frame) {
