@@ -49,6 +49,7 @@
 #define DIST_HANDSHAKE_US 5000000    /* a peer must have registered by then */
 #define DIST_REFUSAL_LOG_US 10000000 /* lines about refused peers: a few per 10 s */
 #define DIST_REFUSAL_BURST 5
+#define DIST_AGENT_WORKERS_MAX 1024    /* workers an agent may register with */
 #define DIST_SILENCE_US 5000000        /* an agent silent this long is lost */
 #define DIST_READY_US 60000000         /* the start barrier waits this long */
 #define DIST_MERGE_GRACE_US 2000000    /* merge a second without a late agent after this */
@@ -894,6 +895,17 @@ static void register_agent(dist *d, dconn *c, const Quern__Register *rg)
     char base[100];
     int n = 1;
 
+    if (rg->workers > DIST_AGENT_WORKERS_MAX || (rg->name[0] == '\0' && rg->host[0] == '\0')) {
+        log_msg(LOG_WARN, "refused agent %s: it registers with %u worker(s) (1 to %d) or no name",
+                c->addr, rg->workers, DIST_AGENT_WORKERS_MAX);
+        r.ok = 0;
+        r.reason = (char *)"workers out of 1..1024, or no name";
+        env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
+        env.registered = &r;
+        peer_send(&c->link, &env);
+        conn_close_soon(c);
+        return;
+    }
     snprintf(base, sizeof(base), "%s", rg->name[0] ? rg->name : rg->host);
     for (;;) {
         int dup = 0;

@@ -2,8 +2,9 @@
 # (tests/tools/linkprobe.c): a relay that injects a StartRun after a relayed
 # handshake, one that flips a byte of the bundle, one that records the
 # traffic; a fake console that sends a 16 MiB frame before Hello, an early
-# AuthResult, a wrong proof; a flood of pending connections while a real
-# agent joins.
+# AuthResult, a wrong proof; a console with the token that sends runs an
+# agent must refuse; a flood of pending connections while a real agent
+# joins.
 . "$(dirname "$0")/dist_lib.bash"
 PROBE=${LINKPROBE:-$(dirname "$QUERN")/linkprobe}
 if [ ! -x "$PROBE" ]; then
@@ -119,7 +120,22 @@ check "16 MiB frame refused at its header" grep -q 'exceeds maximum' "$TMP/agent
 check "early AuthResult named" grep -q 'refused us: go away\|before the console proved' "$TMP/agent-fc-early.log"
 check "wrong console proof named" grep -q 'does not know our token' "$TMP/agent-fc-badproof.log"
 
-# 5. 2,048 connections held open (and reopened when closed) against a
+# 5. A console that knows the token but sends what an agent must refuse:
+# vus_total 4e9, a script outside the bundle, 100000 workers. Each is refused
+# with Ready(ok=false) naming the field; the agent stays; no run folder left.
+mkdir -p "$TMP/agtmp"
+start_probe evil evilcon "$TMP/token"
+TMPDIR="$TMP/agtmp" agent_via "$PPORT" evil; A=$AGENT_PID
+wait_for "$TMP/evil.log" 'ready.*workers\|no ready\|failed' 30
+check "bad console: handshake done" grep -q '^registered' "$TMP/evil.log"
+check "vus_total 4e9 refused" grep -q 'ready ok=0 error=.*vus_total 4000000000' "$TMP/evil.log"
+check "script ../../x.lua refused" grep -q 'ready ok=0 error=.*script name "../../x.lua"' "$TMP/evil.log"
+check "100000 workers refused" grep -q 'ready ok=0 error=.*100000 workers' "$TMP/evil.log"
+check "bad console: agent still alive" kill -0 $A
+eq "bad console: no run folder left" "$(ls "$TMP/agtmp" | wc -l)" 0
+stop $A $PROBE_PID
+
+# 6. 2,048 connections held open (and reopened when closed) against a
 # console while a real agent joins: it is let in at once (the console waits
 # 8 s for it, the flood holds every connection longer than a handshake may
 # last), the run completes, and the console says little about the refused

@@ -17,6 +17,11 @@
  *       before anything else; early: AuthResult(ok=false) before Hello;
  *       badproof: the handshake with a wrong proof. Then reads until the
  *       agent closes (6 s at most).
+ *   linkprobe evilcon PORTFILE TOKENFILE
+ *       A console that knows the token (an authenticated console gone bad):
+ *       does the whole handshake and seals the link, then sends StartRuns an
+ *       agent must refuse (vus_total 4e9; script "../../x.lua"; 100000
+ *       workers), printing "ready ok=N error=..." for each answer.
  *   linkprobe flood CONSOLE_PORT N SECONDS
  *       Holds N silent connections to the console for SECONDS, opening a new
  *       one (at most 200 a second) whenever one is closed; prints how many
@@ -39,6 +44,7 @@
 #include "common/mem.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
+#include "proto/seal.h"
 
 static int64_t now_ms(void)
 {
@@ -438,6 +444,195 @@ static int fakecon_main(int argc, char **argv)
     }
 }
 
+/* ---------------------------------------------------------------- evil console */
+
+typedef struct econ {
+    int fd;
+    frame_reader *r;
+    frame_writer *w;
+    seal *tx, *rx;
+} econ;
+
+static int econ_send(econ *e, const Quern__Envelope *env)
+{
+    struct pollfd p = {.fd = e->fd, .events = POLLOUT};
+    int rc;
+
+    if (frame_writer_push(e->w, env, FRAME_MAX_DEFAULT) != 0)
+        return -1;
+    while ((rc = frame_writer_flush(e->w, e->fd)) == 0)
+        poll(&p, 1, 1000);
+    return rc == 1 ? 0 : -1;
+}
+
+/* The next envelope of the agent (ignoring Ping and Pong), or NULL. */
+static Quern__Envelope *econ_recv(econ *e, int timeout_ms)
+{
+    int64_t until = now_ms() + timeout_ms;
+    char err[256];
+
+    for (;;) {
+        Quern__Envelope *env;
+        struct pollfd p = {.fd = e->fd, .events = POLLIN};
+        int rc = frame_reader_next(e->r, &env, err, sizeof(err));
+        ssize_t n;
+        if (rc == 1 && (env->body_case == QUERN__ENVELOPE__BODY_PING ||
+                        env->body_case == QUERN__ENVELOPE__BODY_PONG ||
+                        env->body_case == QUERN__ENVELOPE__BODY_LOG_LINE)) {
+            quern__envelope__free_unpacked(env, NULL);
+            continue;
+        }
+        if (rc == 1)
+            return env;
+        if (rc < 0 || now_ms() >= until) {
+            fprintf(stderr, "linkprobe: evilcon: %s\n", rc < 0 ? err : "timeout");
+            return NULL;
+        }
+        poll(&p, 1, (int)(until - now_ms()));
+        n = frame_reader_read_fd(e->r, e->fd, err, sizeof(err));
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
+            fprintf(stderr, "linkprobe: evilcon: agent closed (%s)\n", n == 0 ? "eof" : err);
+            return NULL;
+        }
+    }
+}
+
+/* Handshake as the console, then seals both ways; 0 when registered. */
+static int econ_handshake(econ *e, const char *tok, size_t toklen)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT, *in;
+    Quern__Hello h = QUERN__HELLO__INIT;
+    Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
+    Quern__AuthResult ar = QUERN__AUTH_RESULT__INIT;
+    Quern__Registered rg = QUERN__REGISTERED__INIT;
+    uint8_t na[AUTH_NONCE_LEN], nc[AUTH_NONCE_LEN], mac[AUTH_MAC_LEN], k[SEAL_KEY_LEN];
+    char err[256];
+
+    in = econ_recv(e, 5000);
+    if (in == NULL || in->body_case != QUERN__ENVELOPE__BODY_HELLO || in->hello->nonce.len != 32)
+        return -1;
+    memcpy(na, in->hello->nonce.data, sizeof(na));
+    quern__envelope__free_unpacked(in, NULL);
+    auth_nonce(nc);
+    h.version = 1;
+    h.role = (char *)"console";
+    h.nonce.data = nc;
+    h.nonce.len = sizeof(nc);
+    h.quern_version = (char *)"0.1.0";
+    env.body_case = QUERN__ENVELOPE__BODY_HELLO;
+    env.hello = &h;
+    econ_send(e, &env);
+    in = econ_recv(e, 5000);
+    if (in == NULL || in->body_case != QUERN__ENVELOPE__BODY_AUTH_PROOF)
+        return -1;
+    quern__envelope__free_unpacked(in, NULL);
+    auth_proof(tok, toklen, "console", na, nc, mac);
+    pr.mac.data = mac;
+    pr.mac.len = sizeof(mac);
+    env.body_case = QUERN__ENVELOPE__BODY_AUTH_PROOF;
+    env.auth_proof = &pr;
+    econ_send(e, &env);
+    ar.ok = 1;
+    env.body_case = QUERN__ENVELOPE__BODY_AUTH_RESULT;
+    env.auth_result = &ar;
+    econ_send(e, &env);
+    seal_derive_key(tok, toklen, na, nc, SEAL_DIR_TO_AGENT, k);
+    e->tx = seal_new(k);
+    seal_derive_key(tok, toklen, na, nc, SEAL_DIR_TO_CONSOLE, k);
+    e->rx = seal_new(k);
+    frame_writer_seal(e->w, e->tx);
+    if (frame_reader_seal(e->r, e->rx, FRAME_MAX_SMALL, err, sizeof(err)) != 0)
+        return -1;
+    in = econ_recv(e, 5000);
+    if (in == NULL || in->body_case != QUERN__ENVELOPE__BODY_REGISTER)
+        return -1;
+    quern__envelope__free_unpacked(in, NULL);
+    rg.ok = 1;
+    env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
+    env.registered = &rg;
+    return econ_send(e, &env);
+}
+
+/* A StartRun that is valid but for one thing (what), and the agent's answer. */
+static void econ_try(econ *e, int what, uint64_t run_id)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT, *in;
+    Quern__StartRun sr = QUERN__START_RUN__INIT;
+    Quern__Schedule sch = QUERN__SCHEDULE__INIT;
+    Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp = &f;
+    Quern__VuRange vr = QUERN__VU_RANGE__INIT, *vp = &vr;
+    static const char script[] = "local quern = require \"quern\"\n"
+                                 "local sc = quern.scenario(\"X\", {})\n"
+                                 "function sc.run(vu) end\n";
+
+    f.path = (char *)"main.lua";
+    f.data.data = (uint8_t *)script;
+    f.data.len = sizeof(script) - 1;
+    vr.first = 1;
+    vr.count = 3;
+    sch.runs = 1;
+    sr.run_id = run_id;
+    sr.script_name = (char *)(what == 1 ? "../../x.lua" : "main.lua");
+    sr.files = &fp;
+    sr.n_files = 1;
+    sr.vus_total = what == 0 ? 4000000000u : 3;
+    sr.vu_ranges = &vp;
+    sr.n_vu_ranges = 1;
+    sr.schedule = &sch;
+    sr.workers = what == 2 ? 100000 : 1;
+    sr.run_name = (char *)"evil";
+    env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
+    env.start_run = &sr;
+    if (econ_send(e, &env) != 0) {
+        printf("send failed\n");
+        return;
+    }
+    in = econ_recv(e, 10000);
+    while (in != NULL && in->body_case != QUERN__ENVELOPE__BODY_READY) {
+        quern__envelope__free_unpacked(in, NULL);
+        in = econ_recv(e, 10000);
+    }
+    if (in == NULL) {
+        printf("no ready\n");
+    } else {
+        printf("ready ok=%d error=%s\n", in->ready->ok, in->ready->error);
+        quern__envelope__free_unpacked(in, NULL);
+    }
+    fflush(stdout);
+}
+
+static int evilcon_main(int argc, char **argv)
+{
+    char *tok, err[512];
+    size_t toklen;
+    int lfd;
+    econ e;
+
+    if (argc < 4)
+        return 2;
+    if (auth_read_token_file(argv[3], &tok, &toklen, err, sizeof(err)) != 0) {
+        fprintf(stderr, "linkprobe: %s\n", err);
+        return 2;
+    }
+    lfd = listen_port(argv[2]);
+    memset(&e, 0, sizeof(e));
+    e.fd = accept(lfd, NULL, NULL);
+    fcntl(e.fd, F_SETFL, fcntl(e.fd, F_GETFL) | O_NONBLOCK);
+    e.r = frame_reader_new(FRAME_MAX_PREAUTH);
+    e.w = frame_writer_new(FRAME_MAX_DEFAULT + 4096);
+    if (econ_handshake(&e, tok, toklen) != 0) {
+        printf("handshake failed\n");
+        return 1;
+    }
+    printf("registered\n");
+    fflush(stdout);
+    for (int what = 0; what < 3; what++)
+        econ_try(&e, what, 100 + (uint64_t)what);
+    /* Hold the link until killed, answering nothing. */
+    for (;;)
+        pause();
+}
+
 /* ---------------------------------------------------------------- flood */
 
 static int flood_main(int argc, char **argv)
@@ -501,6 +696,8 @@ int main(int argc, char **argv)
         return relay_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "fakecon") == 0)
         return fakecon_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "evilcon") == 0)
+        return evilcon_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "flood") == 0)
         return flood_main(argc, argv);
     fprintf(stderr, "usage: linkprobe relay|fakecon|flood ... (see tests/tools/linkprobe.c)\n");
