@@ -800,10 +800,14 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         }
         break;
     }
-    case QUERN__ENVELOPE__BODY_STOP:
+    case QUERN__ENVELOPE__BODY_STOP: {
+        char err[256];
         if (a->run != NULL && a->run->run_id == env->stop->run_id)
-            run_stop(a->run, env->stop->immediate, env->stop->reason);
+            run_stop(a->run, env->stop->immediate,
+                     runchk_stop(env->stop, err, sizeof(err)) == 0 ? env->stop->reason
+                                                                   : "stop (reason too long)");
         break;
+    }
     default:
         break;
     }

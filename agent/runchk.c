@@ -205,3 +205,12 @@ int runchk_go(const Quern__Go *go, char *err, size_t errlen)
     }
     return 0;
 }
+
+int runchk_stop(const Quern__Stop *st, char *err, size_t errlen)
+{
+    if (!str_ok(st->reason, RUNCHK_NAME_MAX)) {
+        err_set(err, errlen, "Stop with a reason longer than %u bytes", RUNCHK_NAME_MAX);
+        return -1;
+    }
+    return 0;
+}

@@ -58,4 +58,8 @@ int runchk_start(const Quern__StartRun *sr, uint32_t agent_vus_max, uint64_t *nv
 /** Checks a Go (start offset within bounds). Returns 0, or -1 with err. */
 int runchk_go(const Quern__Go *go, char *err, size_t errlen);
 
+/** Checks a Stop (a reason of at most RUNCHK_NAME_MAX bytes: it is logged
+ *  and passed to the workers). Returns 0, or -1 with err. */
+int runchk_stop(const Quern__Stop *st, char *err, size_t errlen);
+
 #endif

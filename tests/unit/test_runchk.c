@@ -153,6 +153,15 @@ static void test_schedule(void **state)
     assert_int_equal(runchk_go(&go, err, sizeof(err)), 0);
     go.start_offset_us = INT64_MAX;
     assert_int_equal(runchk_go(&go, err, sizeof(err)), -1);
+    {
+        Quern__Stop st = QUERN__STOP__INIT;
+        static char longer[RUNCHK_NAME_MAX + 2];
+        st.reason = (char *)"interrupted";
+        assert_int_equal(runchk_stop(&st, err, sizeof(err)), 0);
+        memset(longer, 'x', sizeof(longer) - 1);
+        st.reason = longer;
+        assert_int_equal(runchk_stop(&st, err, sizeof(err)), -1);
+    }
 }
 
 int main(void)
