@@ -30,6 +30,13 @@
  * encoded frames (up to a bound, so a slow peer cannot make us grow forever)
  * and writes them to a non-blocking fd as it accepts them.
  *
+ * Sealed frames (console <-> agent after the handshake, proto/seal.h): from
+ * frame_writer_seal on, a writer seals each frame it queues; from
+ * frame_reader_seal on, a reader opens each frame before decoding it and
+ * fails on one that does not open. The length prefix then counts the tag.
+ * A reader made for small frames (FRAME_MAX_PREAUTH) keeps a buffer of about
+ * one frame, so an unauthenticated peer costs a few KiB.
+ *
  * Neither object is thread-safe; one per connection. */
 #ifndef QUERN_FRAME_H
 #define QUERN_FRAME_H
