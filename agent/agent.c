@@ -701,9 +701,9 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         const Quern__Hello *h = env->hello;
         Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
         uint8_t mac[AUTH_MAC_LEN];
-        if (a->cs != CS_HELLO || h->version != 1 || strcmp(h->role, "console") != 0 ||
-            h->nonce.len != AUTH_NONCE_LEN) {
-            peer_fail(l, "bad hello from the console (not a quern console of protocol 1?)");
+        if (a->cs != CS_HELLO || h->version != AUTH_PROTO_VERSION ||
+            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
+            peer_fail(l, "bad hello from the console (not a quern console of protocol 2?)");
             return;
         }
         memcpy(a->cnonce, h->nonce.data, AUTH_NONCE_LEN);
@@ -849,7 +849,7 @@ static void on_connected(struct ev_loop *loop, ev_io *w, int revents)
         peer_fail(&a->con, "no random numbers");
         return;
     }
-    h.version = 1;
+    h.version = AUTH_PROTO_VERSION;
     h.role = (char *)"agent";
     h.nonce.data = a->nonce;
     h.nonce.len = AUTH_NONCE_LEN;

@@ -947,9 +947,10 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
     case DC_HELLO: {
         const Quern__Hello *h = env->hello;
         Quern__Hello mine = QUERN__HELLO__INIT;
-        if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != 1 ||
+        if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != AUTH_PROTO_VERSION ||
             strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
-            refusal(&d->refused_log, "refused peer %s: not a quern agent of protocol 1", c->addr);
+            refusal(&d->refused_log, "refused peer %s: not a quern agent of protocol %d", c->addr,
+                    AUTH_PROTO_VERSION);
             peer_fail(l, "bad hello");
             return;
         }
@@ -958,7 +959,7 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
             peer_fail(l, "no random numbers");
             return;
         }
-        mine.version = 1;
+        mine.version = AUTH_PROTO_VERSION;
         mine.role = (char *)"console";
         mine.nonce.data = c->nonce;
         mine.nonce.len = AUTH_NONCE_LEN;

@@ -49,8 +49,9 @@
 #include "proto/ivsum.h"
 #include "proto/seal.h"
 
-#define FANIN_CONNECTING_MAX 8 /* handshakes in progress at once (the console's per-address cap)   \
-                                */
+#define FANIN_CONNECTING_MAX                                                                       \
+    8 /* handshakes in progress at once (the console's per-address cap)                            \
+       */
 #define FANIN_OUT_MAX (8u * 1024u * 1024u) /* unsent bytes per agent before we call it stuck */
 #define FANIN_TICK_MS 20
 
@@ -258,7 +259,7 @@ static void send_hello(sim *s, ag *a)
         ag_close(s, a);
         return;
     }
-    h.version = 1;
+    h.version = AUTH_PROTO_VERSION;
     h.role = (char *)"agent";
     h.nonce.data = a->nonce;
     h.nonce.len = AUTH_NONCE_LEN;
@@ -398,8 +399,8 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
         const Quern__Hello *h = env->hello;
         Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
         uint8_t mac[AUTH_MAC_LEN];
-        if (a->st != A_HELLO || h->version != 1 || strcmp(h->role, "console") != 0 ||
-            h->nonce.len != AUTH_NONCE_LEN) {
+        if (a->st != A_HELLO || h->version != AUTH_PROTO_VERSION ||
+            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
             note_error(s, a, "bad hello from the console");
             ag_close(s, a);
             return;

@@ -378,13 +378,13 @@ static void fake_badproof(int fd)
     Quern__AuthResult ar = QUERN__AUTH_RESULT__INIT;
     uint8_t nonce[AUTH_NONCE_LEN], mac[AUTH_MAC_LEN];
 
-    in = recv_env(fd, 5000); /* the agent's Hello */
-    if (in == NULL)
+    in = recv_env(fd, 5000); /* the agent's Hello: we answer in its version */
+    if (in == NULL || in->body_case != QUERN__ENVELOPE__BODY_HELLO)
         return;
+    h.version = in->hello->version;
     quern__envelope__free_unpacked(in, NULL);
     auth_nonce(nonce);
     auth_nonce(mac);
-    h.version = 1;
     h.role = (char *)"console";
     h.nonce.data = nonce;
     h.nonce.len = sizeof(nonce);
@@ -514,7 +514,7 @@ static int econ_handshake(econ *e, const char *tok, size_t toklen)
     memcpy(na, in->hello->nonce.data, sizeof(na));
     quern__envelope__free_unpacked(in, NULL);
     auth_nonce(nc);
-    h.version = 1;
+    h.version = AUTH_PROTO_VERSION;
     h.role = (char *)"console";
     h.nonce.data = nc;
     h.nonce.len = sizeof(nc);
