@@ -84,7 +84,9 @@ static void buf_reserve(struct bytebuf *b, size_t n)
         fprintf(stderr, "quern: buffer size overflow (%zu + %zu bytes)\n", used, n);
         abort();
     }
-    cap = b->cap ? b->cap : buf_keep(b);
+    /* From the buffer's usual size up: a reader whose limit was raised
+     * (frame_reader_seal) grows as it would have from the start. */
+    cap = b->cap > buf_keep(b) ? b->cap : buf_keep(b);
     while (cap - used < n)
         cap *= 2;
     b->data = xrealloc(b->data, cap);
