@@ -91,6 +91,8 @@ typedef struct agent {
     double backoff;
     peer con; /**< the console, once connected */
     uint8_t nonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
+    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN]; /**< this connection's key pair (wiped once sealed) */
+    uint8_t ckx[KX_LEN];                     /**< the console's Hello.kx */
     int64_t last_rx_us;
     int64_t conn_us;  /**< when the connection was made (handshake deadline) */
     ratelog refusals; /**< lines about consoles that refused us or failed the handshake */
@@ -652,14 +654,13 @@ static void refused(agent *a, const char *msg)
 /* Derives this connection's keys and seals both directions of the link. */
 static int seal_link(agent *a)
 {
-    uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN];
+    uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN];
+    seal_hs hs = {a->nonce, a->cnonce, a->kx_pub, a->ckx, secret};
     int rc = -1;
 
-    if (seal_derive_key(a->token, a->token_len, a->nonce, a->cnonce, SEAL_DIR_TO_CONSOLE, up) !=
-            0 ||
-        seal_derive_key(a->token, a->token_len, a->nonce, a->cnonce, SEAL_DIR_TO_AGENT, down) !=
-            0) {
-        peer_fail(&a->con, "cannot derive the link's keys");
+    if (kx_shared(a->kx_priv, a->ckx, secret) != 0 ||
+        seal_derive_keys(a->token, a->token_len, &hs, up, down) != 0) {
+        peer_fail(&a->con, "cannot derive the link's keys (bad key exchange)");
         goto out;
     }
     if (peer_seal_recv(&a->con, down, FRAME_MAX_DEFAULT) != 0 || peer_seal_send(&a->con, up) != 0)
@@ -668,6 +669,8 @@ static int seal_link(agent *a)
 out:
     OPENSSL_cleanse(up, sizeof(up));
     OPENSSL_cleanse(down, sizeof(down));
+    OPENSSL_cleanse(secret, sizeof(secret));
+    OPENSSL_cleanse(a->kx_priv, sizeof(a->kx_priv));
     return rc;
 }
 
@@ -702,11 +705,13 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
         uint8_t mac[AUTH_MAC_LEN];
         if (a->cs != CS_HELLO || h->version != AUTH_PROTO_VERSION ||
-            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
+            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
+            h->kx.len != KX_LEN) {
             peer_fail(l, "bad hello from the console (not a quern console of protocol 2?)");
             return;
         }
         memcpy(a->cnonce, h->nonce.data, AUTH_NONCE_LEN);
+        memcpy(a->ckx, h->kx.data, KX_LEN);
         auth_proof(a->token, a->token_len, "agent", a->cnonce, a->nonce, mac);
         pr.mac.data = mac;
         pr.mac.len = sizeof(mac);
@@ -845,7 +850,7 @@ static void on_connected(struct ev_loop *loop, ev_io *w, int revents)
     a->cfd = -1;
     a->cs = CS_HELLO;
     a->last_rx_us = a->conn_us = clock_mono_us();
-    if (auth_nonce(a->nonce) != 0) {
+    if (auth_nonce(a->nonce) != 0 || kx_keypair(a->kx_priv, a->kx_pub) != 0) {
         peer_fail(&a->con, "no random numbers");
         return;
     }
@@ -853,6 +858,8 @@ static void on_connected(struct ev_loop *loop, ev_io *w, int revents)
     h.role = (char *)"agent";
     h.nonce.data = a->nonce;
     h.nonce.len = AUTH_NONCE_LEN;
+    h.kx.data = a->kx_pub;
+    h.kx.len = KX_LEN;
     h.quern_version = (char *)QUERN_VERSION;
     env.body_case = QUERN__ENVELOPE__BODY_HELLO;
     env.hello = &h;

@@ -71,6 +71,8 @@ typedef struct dconn {
     char ip[48];   /**< peer address without the port: handshakes per address */
     int authed;    /**< the peer proved the token (the link is sealed) */
     uint8_t nonce[AUTH_NONCE_LEN], anonce[AUTH_NONCE_LEN];
+    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN]; /**< our key pair for it (wiped once sealed) */
+    uint8_t akx[KX_LEN];                     /**< the agent's Hello.kx */
     int64_t since_us, last_rx_us, closing_at_us;
     /* Once registered: */
     char name[128];
@@ -590,14 +592,13 @@ static int conn_pending(const dconn *c)
  * what the agent sends after its proof must be. */
 static int conn_seal(dist *d, dconn *c)
 {
-    uint8_t down[SEAL_KEY_LEN], up[SEAL_KEY_LEN];
+    uint8_t down[SEAL_KEY_LEN], up[SEAL_KEY_LEN], secret[KX_LEN];
+    seal_hs hs = {c->anonce, c->nonce, c->akx, c->kx_pub, secret};
     int rc = -1;
 
-    if (seal_derive_key(d->token, d->token_len, c->anonce, c->nonce, SEAL_DIR_TO_AGENT, down) !=
-            0 ||
-        seal_derive_key(d->token, d->token_len, c->anonce, c->nonce, SEAL_DIR_TO_CONSOLE, up) !=
-            0) {
-        peer_fail(&c->link, "cannot derive the link's keys");
+    if (kx_shared(c->kx_priv, c->akx, secret) != 0 ||
+        seal_derive_keys(d->token, d->token_len, &hs, up, down) != 0) {
+        peer_fail(&c->link, "cannot derive the link's keys (bad key exchange)");
         goto out;
     }
     if (peer_seal_send(&c->link, down) != 0 || peer_seal_recv(&c->link, up, FRAME_MAX_SMALL) != 0)
@@ -606,6 +607,8 @@ static int conn_seal(dist *d, dconn *c)
 out:
     OPENSSL_cleanse(down, sizeof(down));
     OPENSSL_cleanse(up, sizeof(up));
+    OPENSSL_cleanse(secret, sizeof(secret));
+    OPENSSL_cleanse(c->kx_priv, sizeof(c->kx_priv));
     return rc;
 }
 
@@ -948,14 +951,16 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
         const Quern__Hello *h = env->hello;
         Quern__Hello mine = QUERN__HELLO__INIT;
         if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != AUTH_PROTO_VERSION ||
-            strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
+            strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
+            h->kx.len != KX_LEN) {
             refusal(&d->refused_log, "refused peer %s: not a quern agent of protocol %d", c->addr,
                     AUTH_PROTO_VERSION);
             peer_fail(l, "bad hello");
             return;
         }
         memcpy(c->anonce, h->nonce.data, AUTH_NONCE_LEN);
-        if (auth_nonce(c->nonce) != 0) {
+        memcpy(c->akx, h->kx.data, KX_LEN);
+        if (auth_nonce(c->nonce) != 0 || kx_keypair(c->kx_priv, c->kx_pub) != 0) {
             peer_fail(l, "no random numbers");
             return;
         }
@@ -963,6 +968,8 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
         mine.role = (char *)"console";
         mine.nonce.data = c->nonce;
         mine.nonce.len = AUTH_NONCE_LEN;
+        mine.kx.data = c->kx_pub;
+        mine.kx.len = KX_LEN;
         mine.quern_version = (char *)QUERN_VERSION;
         out.body_case = QUERN__ENVELOPE__BODY_HELLO;
         out.hello = &mine;

@@ -21,27 +21,38 @@ struct seal {
     int failed;          /**< an open failed: every later one fails too */
 };
 
-int seal_derive_key(const char *token, size_t token_len, const uint8_t *agent_nonce,
-                    const uint8_t *console_nonce, const char *dir, uint8_t key[SEAL_KEY_LEN])
+int seal_derive_key(const char *token, size_t token_len, const seal_hs *hs, const char *dir,
+                    uint8_t key[SEAL_KEY_LEN])
 {
-    uint8_t info[SEAL_DIR_MAX + 1 + 2 * AUTH_NONCE_LEN];
-    size_t dlen = dir != NULL ? strlen(dir) : 0;
+    uint8_t info[SEAL_DIR_MAX + 1 + 2 * AUTH_NONCE_LEN + 2 * KX_LEN];
+    uint8_t ikm[AUTH_TOKEN_MAX + KX_LEN];
+    size_t dlen = dir != NULL ? strlen(dir) : 0, ilen;
     size_t keylen = SEAL_KEY_LEN;
     EVP_PKEY_CTX *pc = NULL;
     int rc = -1;
 
-    if (token == NULL || token_len == 0 || token_len > INT_MAX || dlen == 0 || dlen > SEAL_DIR_MAX)
+    if (token == NULL || token_len == 0 || token_len > AUTH_TOKEN_MAX || dlen == 0 ||
+        dlen > SEAL_DIR_MAX)
         goto out;
+    memcpy(ikm, token, token_len);
+    memcpy(ikm + token_len, hs->secret, KX_LEN);
     memcpy(info, dir, dlen + 1); /* the NUL ends the label */
-    memcpy(info + dlen + 1, agent_nonce, AUTH_NONCE_LEN);
-    memcpy(info + dlen + 1 + AUTH_NONCE_LEN, console_nonce, AUTH_NONCE_LEN);
+    ilen = dlen + 1;
+    memcpy(info + ilen, hs->agent_nonce, AUTH_NONCE_LEN);
+    ilen += AUTH_NONCE_LEN;
+    memcpy(info + ilen, hs->console_nonce, AUTH_NONCE_LEN);
+    ilen += AUTH_NONCE_LEN;
+    memcpy(info + ilen, hs->agent_kx, KX_LEN);
+    ilen += KX_LEN;
+    memcpy(info + ilen, hs->console_kx, KX_LEN);
+    ilen += KX_LEN;
     pc = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
     if (pc == NULL || EVP_PKEY_derive_init(pc) <= 0 ||
         EVP_PKEY_CTX_set_hkdf_md(pc, EVP_sha256()) <= 0 ||
         EVP_PKEY_CTX_set1_hkdf_salt(pc, (const unsigned char *)SEAL_SALT,
                                     (int)sizeof(SEAL_SALT) - 1) <= 0 ||
-        EVP_PKEY_CTX_set1_hkdf_key(pc, (const unsigned char *)token, (int)token_len) <= 0 ||
-        EVP_PKEY_CTX_add1_hkdf_info(pc, info, (int)(dlen + 1 + 2 * AUTH_NONCE_LEN)) <= 0 ||
+        EVP_PKEY_CTX_set1_hkdf_key(pc, ikm, (int)(token_len + KX_LEN)) <= 0 ||
+        EVP_PKEY_CTX_add1_hkdf_info(pc, info, (int)ilen) <= 0 ||
         EVP_PKEY_derive(pc, key, &keylen) <= 0 || keylen != SEAL_KEY_LEN)
         goto out;
     rc = 0;
@@ -49,8 +60,20 @@ out:
     if (rc != 0)
         OPENSSL_cleanse(key, SEAL_KEY_LEN);
     OPENSSL_cleanse(info, sizeof(info));
+    OPENSSL_cleanse(ikm, sizeof(ikm));
     EVP_PKEY_CTX_free(pc);
     return rc;
+}
+
+int seal_derive_keys(const char *token, size_t token_len, const seal_hs *hs,
+                     uint8_t to_console[SEAL_KEY_LEN], uint8_t to_agent[SEAL_KEY_LEN])
+{
+    if (seal_derive_key(token, token_len, hs, SEAL_DIR_TO_CONSOLE, to_console) == 0 &&
+        seal_derive_key(token, token_len, hs, SEAL_DIR_TO_AGENT, to_agent) == 0)
+        return 0;
+    OPENSSL_cleanse(to_console, SEAL_KEY_LEN);
+    OPENSSL_cleanse(to_agent, SEAL_KEY_LEN);
+    return -1;
 }
 
 seal *seal_new(const uint8_t key[SEAL_KEY_LEN])

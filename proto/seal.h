@@ -8,11 +8,16 @@
  * nor alter, replay, reorder, drop or inject one without the next check
  * failing.
  *
- * Keys (seal_derive_key): HKDF-SHA256 with the token as input key material,
- * salt "quern-seal-v1", and info = direction label NUL || Na || Nc, where Na
- * is the agent's Hello nonce and Nc the console's; the label is
- * SEAL_DIR_TO_CONSOLE ("agent->console") or SEAL_DIR_TO_AGENT
- * ("console->agent"). Each direction has its own 32-byte key.
+ * Keys (seal_derive_key): HKDF-SHA256 with input key material token || S,
+ * where S is the X25519 secret the two Hello.kx public keys share
+ * (proto/kx.h), salt "quern-seal-v1", and info = direction label NUL || Na ||
+ * Nc || Ka || Kc, where Na, Ka are the agent's Hello nonce and public key and
+ * Nc, Kc the console's; the label is SEAL_DIR_TO_CONSOLE ("agent->console")
+ * or SEAL_DIR_TO_AGENT ("console->agent"). Each direction has its own 32-byte
+ * key. The token makes the keys known only to those who know it; S makes
+ * them unknown to whoever learns the token later (forward secrecy); Ka and
+ * Kc in info mean that public keys swapped by a relay give the two ends
+ * different keys, so the first sealed frame fails.
  *
  * A sealed frame on the wire: the 4-byte big-endian length N (proto/frame.h),
  * then N bytes: the ciphertext of the Envelope (N - SEAL_TAG_LEN bytes) and a
@@ -25,7 +30,8 @@
  * Usage, one seal per direction and connection:
  *
  *     uint8_t key[SEAL_KEY_LEN];
- *     seal_derive_key(token, len, na, nc, SEAL_DIR_TO_AGENT, key);
+ *     seal_hs hs = {na, nc, ka, kc, secret};
+ *     seal_derive_key(token, len, &hs, SEAL_DIR_TO_AGENT, key);
  *     seal *tx = seal_new(key);                  // the console's sending side
  *     seal_frame(tx, hdr, body, n, body + n);     // in place, tag after the body
  *     ...
@@ -40,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/kx.h"
+
 /** Bytes of a direction key. */
 #define SEAL_KEY_LEN 32
 /** Bytes of the authentication tag after each sealed body. */
@@ -52,12 +60,24 @@
 /** One direction of one connection: a key, a counter, a cipher context. */
 typedef struct seal seal;
 
-/** Derives the key of one direction (see above) into key. agent_nonce and
- *  console_nonce are the 32-byte Hello nonces (proto/auth.h AUTH_NONCE_LEN).
- *  Returns 0, or -1 (key then zeroed) on an empty token or a failure of
- *  OpenSSL. */
-int seal_derive_key(const char *token, size_t token_len, const uint8_t *agent_nonce,
-                    const uint8_t *console_nonce, const char *dir, uint8_t key[SEAL_KEY_LEN]);
+/** What the keys of one connection are made from, besides the token. */
+typedef struct seal_hs {
+    const uint8_t *agent_nonce;   /**< borrowed: AUTH_NONCE_LEN bytes (the agent's Hello) */
+    const uint8_t *console_nonce; /**< borrowed: AUTH_NONCE_LEN bytes (the console's Hello) */
+    const uint8_t *agent_kx;      /**< borrowed: KX_LEN bytes, the agent's Hello.kx */
+    const uint8_t *console_kx;    /**< borrowed: KX_LEN bytes, the console's Hello.kx */
+    const uint8_t *secret;        /**< borrowed: KX_LEN bytes, from kx_shared */
+} seal_hs;
+
+/** Derives the key of one direction (see above) into key. Returns 0, or -1
+ *  (key then zeroed) on an empty token or a failure of OpenSSL. */
+int seal_derive_key(const char *token, size_t token_len, const seal_hs *hs, const char *dir,
+                    uint8_t key[SEAL_KEY_LEN]);
+
+/** Both keys of a connection: to_console (SEAL_DIR_TO_CONSOLE) and to_agent
+ *  (SEAL_DIR_TO_AGENT). Returns 0, or -1 (both zeroed). */
+int seal_derive_keys(const char *token, size_t token_len, const seal_hs *hs,
+                     uint8_t to_console[SEAL_KEY_LEN], uint8_t to_agent[SEAL_KEY_LEN]);
 
 /** New seal with this key and its counter at 0 (the key is copied; wipe
  *  yours). Returns NULL if OpenSSL cannot set up the cipher. */

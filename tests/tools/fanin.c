@@ -62,6 +62,7 @@ typedef struct ag {
     int fd;
     enum ast st;
     uint8_t nonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
+    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN], ckx[KX_LEN];
     frame_reader *r;
     seal *tx, *rx; /**< owned: the link's seals once authenticated, else NULL */
     uint8_t *out;  /**< owned: bytes not yet written */
@@ -254,7 +255,7 @@ static void send_hello(sim *s, ag *a)
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__Hello h = QUERN__HELLO__INIT;
 
-    if (auth_nonce(a->nonce) != 0) {
+    if (auth_nonce(a->nonce) != 0 || kx_keypair(a->kx_priv, a->kx_pub) != 0) {
         note_error(s, a, "no random numbers");
         ag_close(s, a);
         return;
@@ -263,6 +264,8 @@ static void send_hello(sim *s, ag *a)
     h.role = (char *)"agent";
     h.nonce.data = a->nonce;
     h.nonce.len = AUTH_NONCE_LEN;
+    h.kx.data = a->kx_pub;
+    h.kx.len = KX_LEN;
     h.quern_version = (char *)"0.1.0-fanin";
     env.body_case = QUERN__ENVELOPE__BODY_HELLO;
     env.hello = &h;
@@ -400,12 +403,14 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
         Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
         uint8_t mac[AUTH_MAC_LEN];
         if (a->st != A_HELLO || h->version != AUTH_PROTO_VERSION ||
-            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
+            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
+            h->kx.len != KX_LEN) {
             note_error(s, a, "bad hello from the console");
             ag_close(s, a);
             return;
         }
         memcpy(a->cnonce, h->nonce.data, AUTH_NONCE_LEN);
+        memcpy(a->ckx, h->kx.data, KX_LEN);
         auth_proof(s->token, s->token_len, "agent", a->cnonce, a->nonce, mac);
         pr.mac.data = mac;
         pr.mac.len = sizeof(mac);
@@ -435,12 +440,11 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
             return;
         }
         {
-            uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN];
+            uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN];
+            seal_hs hs = {a->nonce, a->cnonce, a->kx_pub, a->ckx, secret};
             char err[256];
-            if (seal_derive_key(s->token, s->token_len, a->nonce, a->cnonce, SEAL_DIR_TO_CONSOLE,
-                                up) != 0 ||
-                seal_derive_key(s->token, s->token_len, a->nonce, a->cnonce, SEAL_DIR_TO_AGENT,
-                                down) != 0 ||
+            if (kx_shared(a->kx_priv, a->ckx, secret) != 0 ||
+                seal_derive_keys(s->token, s->token_len, &hs, up, down) != 0 ||
                 (a->tx = seal_new(up)) == NULL || (a->rx = seal_new(down)) == NULL ||
                 frame_reader_seal(a->r, a->rx, FRAME_MAX_DEFAULT, err, sizeof(err)) != 0) {
                 note_error(s, a, "cannot seal the link");

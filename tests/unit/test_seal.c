@@ -1,6 +1,7 @@
-/* Unit tests for proto/seal: key derivation and the sealing of one frame
- * (a round trip, a flipped byte, a replay, a reorder, a dropped frame, the
- * wrong key), and sealed frames through frame_reader/frame_writer. */
+/* Unit tests for proto/seal and proto/kx: the key exchange, key derivation
+ * and the sealing of one frame (a round trip, a flipped byte, a replay, a
+ * reorder, a dropped frame, the wrong key), and sealed frames through
+ * frame_reader/frame_writer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,14 +31,26 @@ static void nonces(uint8_t na[AUTH_NONCE_LEN], uint8_t nc[AUTH_NONCE_LEN])
     }
 }
 
+/* Fixed public keys and secret: the derivation, not the exchange, is tested
+ * here (test_kx below does the exchange). */
+static uint8_t KA[KX_LEN] = {1}, KC[KX_LEN] = {2}, SECRET[KX_LEN] = {3};
+
+static int derive(const char *tok, const uint8_t *na, const uint8_t *nc, const char *dir,
+                  uint8_t key[SEAL_KEY_LEN])
+{
+    seal_hs hs = {na, nc, KA, KC, SECRET};
+
+    return seal_derive_key(tok, strlen(tok), &hs, dir, key);
+}
+
 static pair make_pair_dir(const char *tok, const char *dir_tx, const char *dir_rx)
 {
     uint8_t na[AUTH_NONCE_LEN], nc[AUTH_NONCE_LEN], k1[SEAL_KEY_LEN], k2[SEAL_KEY_LEN];
     pair p;
 
     nonces(na, nc);
-    assert_int_equal(seal_derive_key(TOKEN, strlen(TOKEN), na, nc, dir_tx, k1), 0);
-    assert_int_equal(seal_derive_key(tok, strlen(tok), na, nc, dir_rx, k2), 0);
+    assert_int_equal(derive(TOKEN, na, nc, dir_tx, k1), 0);
+    assert_int_equal(derive(tok, na, nc, dir_rx, k2), 0);
     p.tx = seal_new(k1);
     p.rx = seal_new(k2);
     assert_non_null(p.tx);
@@ -179,16 +192,27 @@ static void test_wrong_key(void **state)
     free_pair(&p);
     /* Other nonces (another connection), other key. */
     nonces(na, nc);
-    assert_int_equal(seal_derive_key(TOKEN, strlen(TOKEN), na, nc, SEAL_DIR_TO_AGENT, k1), 0);
+    assert_int_equal(derive(TOKEN, na, nc, SEAL_DIR_TO_AGENT, k1), 0);
     nc[0] ^= 1;
-    assert_int_equal(seal_derive_key(TOKEN, strlen(TOKEN), na, nc, SEAL_DIR_TO_AGENT, k2), 0);
+    assert_int_equal(derive(TOKEN, na, nc, SEAL_DIR_TO_AGENT, k2), 0);
     assert_memory_not_equal(k1, k2, SEAL_KEY_LEN);
     /* Nonces swapped, other key. */
     nonces(na, nc);
-    assert_int_equal(seal_derive_key(TOKEN, strlen(TOKEN), nc, na, SEAL_DIR_TO_AGENT, k2), 0);
+    assert_int_equal(derive(TOKEN, nc, na, SEAL_DIR_TO_AGENT, k2), 0);
     assert_memory_not_equal(k1, k2, SEAL_KEY_LEN);
+    /* Another exchanged secret, or a public key swapped by a relay: other key. */
+    SECRET[5] ^= 1;
+    assert_int_equal(derive(TOKEN, na, nc, SEAL_DIR_TO_AGENT, k2), 0);
+    assert_memory_not_equal(k1, k2, SEAL_KEY_LEN);
+    SECRET[5] ^= 1;
+    KA[7] ^= 1;
+    assert_int_equal(derive(TOKEN, na, nc, SEAL_DIR_TO_AGENT, k2), 0);
+    assert_memory_not_equal(k1, k2, SEAL_KEY_LEN);
+    KA[7] ^= 1;
+    assert_int_equal(derive(TOKEN, na, nc, SEAL_DIR_TO_AGENT, k2), 0);
+    assert_memory_equal(k1, k2, SEAL_KEY_LEN);
     /* No token, no key. */
-    assert_int_equal(seal_derive_key(TOKEN, 0, na, nc, SEAL_DIR_TO_AGENT, k2), -1);
+    assert_int_equal(derive("", na, nc, SEAL_DIR_TO_AGENT, k2), -1);
 }
 
 /* Sealed frames through a writer and a reader, with the switch in the
@@ -261,12 +285,32 @@ static void test_frames_switch(void **state)
     free_pair(&p);
 }
 
+/* The exchange: both ends get the same secret, a third party another; a
+ * low-order public key (all zeros) is refused. */
+static void test_kx(void **state)
+{
+    uint8_t pa[KX_LEN], qa[KX_LEN], pc[KX_LEN], qc[KX_LEN], pe[KX_LEN], qe[KX_LEN];
+    uint8_t sa[KX_LEN], sc[KX_LEN], se[KX_LEN], zero[KX_LEN] = {0};
+
+    assert_int_equal(kx_keypair(pa, qa), 0);
+    assert_int_equal(kx_keypair(pc, qc), 0);
+    assert_int_equal(kx_keypair(pe, qe), 0);
+    assert_memory_not_equal(qa, qc, KX_LEN);
+    assert_int_equal(kx_shared(pa, qc, sa), 0);
+    assert_int_equal(kx_shared(pc, qa, sc), 0);
+    assert_memory_equal(sa, sc, KX_LEN);
+    assert_int_equal(kx_shared(pe, qc, se), 0);
+    assert_memory_not_equal(sa, se, KX_LEN);
+    assert_int_equal(kx_shared(pa, zero, se), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_flipped_byte),
         cmocka_unit_test(test_replay),    cmocka_unit_test(test_reorder_and_drop),
         cmocka_unit_test(test_wrong_key), cmocka_unit_test(test_frames_switch),
+        cmocka_unit_test(test_kx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
