@@ -78,7 +78,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libquern.a
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS) $(TEST_LIBS)
 
 test-build:
-	$(MAKE) MODE=asan quern $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC))
+	$(MAKE) MODE=asan quern build/asan/linkprobe $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC))
 
 test: deps
 	$(MAKE) test-build
@@ -107,4 +107,8 @@ format:
 
 # Test helper for bench/run.sh: N simulated agents reporting to one console.
 $(B)/fanin: tests/tools/fanin.c $(B)/libquern.a
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS)
+
+# Test helper for tests/e2e/dist_link.sh: an attacker on the console-agent link.
+$(B)/linkprobe: tests/tools/linkprobe.c $(B)/libquern.a
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS)

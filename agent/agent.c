@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,24 +15,29 @@
 
 #include "agent/bundle.h"
 #include "agent/fileup.h"
+#include "agent/runchk.h"
 #include "proto/ivsum.h"
 #include "proto/ivwin.h"
 #include "proto/peer.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/ratelog.h"
 #include "common/salloc.h"
 #include "proto/auth.h"
+#include "proto/seal.h"
 #include "worker/lquern.h"
 #include "worker/wproc.h"
 
 #define AGENT_BACKOFF_MIN 1.0
 #define AGENT_BACKOFF_MAX 30.0
 #define AGENT_CONNECT_TIMEOUT 5.0
-#define AGENT_SILENCE_US 5000000     /* console silent this long: lost */
-#define AGENT_KILL_AFTER_US 5000000  /* SIGKILL workers this long after SIGTERM and the grace */
-#define AGENT_OVERRUN_US 5000000     /* SIGKILL a worker this long past the run's planned end */
-#define AGENT_MERGE_GRACE_US 1500000 /* send a second without a late worker after this */
+#define AGENT_SILENCE_US 5000000      /* console silent this long: lost */
+#define AGENT_HANDSHAKE_US 5000000    /* connected this long and not registered: drop it */
+#define AGENT_REFUSAL_LOG_US 10000000 /* one line per this much about refusals */
+#define AGENT_KILL_AFTER_US 5000000   /* SIGKILL workers this long after SIGTERM and the grace */
+#define AGENT_OVERRUN_US 5000000      /* SIGKILL a worker this long past the run's planned end */
+#define AGENT_MERGE_GRACE_US 1500000  /* send a second without a late worker after this */
 #define AGENT_WORKERS_MAX 1024
 #define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
 
@@ -80,7 +86,8 @@ typedef struct agent {
     char port[16];
     char name[128];
     unsigned workers;
-    char *token; /**< owned (auth_token_free) */
+    uint32_t vus_max; /**< VUs this host can hold (runchk_agent_vus_max) */
+    char *token;      /**< owned (auth_token_free) */
     size_t token_len;
 
     enum conn_state cs;
@@ -90,7 +97,11 @@ typedef struct agent {
     double backoff;
     peer con; /**< the console, once connected */
     uint8_t nonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
+    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN]; /**< this connection's key pair (wiped once sealed) */
+    uint8_t ckx[KX_LEN];                     /**< the console's Hello.kx */
     int64_t last_rx_us;
+    int64_t conn_us;  /**< when the connection was made (handshake deadline) */
+    ratelog refusals; /**< lines about consoles that refused us or failed the handshake */
     uint64_t ping_seq;
     ev_timer tick; /**< 100 ms: pings, silence, reaping, merge grace */
 
@@ -118,6 +129,9 @@ void agent_usage(FILE *out)
     fputs("usage: quern agent --console HOST:PORT --token-file FILE [options]\n"
           "\n"
           "Connects to a console, then runs the tests it sends, one after another.\n"
+          "Both prove they know the token, then every frame is encrypted and\n"
+          "authenticated. A refused or failed handshake is never final: the agent\n"
+          "says why and tries again after a back-off (1 s doubling to 30 s).\n"
           "\n"
           "options:\n"
           "  --console HOST:PORT  the console to connect to (default 127.0.0.1:6372)\n"
@@ -544,10 +558,11 @@ static void run_start(agent *a, const Quern__StartRun *sr)
         send_ready_up(a, sr->run_id, 0, "agent busy: the previous run is still stopping", 0);
         return;
     }
-    for (size_t k = 0; k < sr->n_vu_ranges; k++)
-        nvus += sr->vu_ranges[k]->count;
-    if (nvus > sr->vus_total || sr->run_id == 0) {
-        send_ready_up(a, sr->run_id, 0, "malformed StartRun", 0);
+    if (runchk_start(sr, a->vus_max, &nvus, err, sizeof(err)) != 0) {
+        char msg[1100];
+        snprintf(msg, sizeof(msg), "agent %s refused the run: %s", a->name, err);
+        log_msg(LOG_ERROR, "run %llu refused: %s", (unsigned long long)sr->run_id, err);
+        send_ready_up(a, sr->run_id, 0, msg, 0);
         return;
     }
     r = xcalloc(1, sizeof(*r));
@@ -636,8 +651,13 @@ static void console_lost(agent *a, const char *why)
         run_stop(a->run, 0, "console lost");
     } else if (a->cs == CS_READY) {
         log_msg(LOG_INFO, "console disconnected (%s): waiting for the next one", why);
-    } else {
-        log_msg(LOG_DEBUG, "console connection ended (%s)", why);
+    } else if (strcmp(why, "handshake refused") != 0) {
+        unsigned more = 0;
+        if (ratelog_ok(&a->refusals, clock_mono_us(), AGENT_REFUSAL_LOG_US, 3, &more))
+            log_msg(LOG_WARN,
+                    "console connection ended during the handshake (%s); retrying in "
+                    "%.0f s%s",
+                    why, a->backoff, more ? " (more refusals not shown)" : "");
     }
     if (a->cs == CS_READY)
         a->backoff = AGENT_BACKOFF_MIN;
@@ -646,14 +666,45 @@ static void console_lost(agent *a, const char *why)
         schedule_retry(a, a->backoff);
 }
 
+/* The handshake failed: say why (rate-limited: whoever squats the console's
+ * address could make us say it at every attempt) and try again after the
+ * back-off. Nothing a console says before it has proved the token makes the
+ * agent quit. */
 static void refused(agent *a, const char *msg)
 {
-    log_msg(LOG_ERROR, "%s", msg);
-    peer_close(&a->con);
-    a->cs = CS_IDLE;
-    a->rc = 1;
-    a->quitting = 1;
-    ev_break(a->loop, EVBREAK_ALL);
+    unsigned more = 0;
+
+    if (ratelog_ok(&a->refusals, clock_mono_us(), AGENT_REFUSAL_LOG_US, 3, &more)) {
+        if (more > 0)
+            log_msg(LOG_ERROR, "%s; retrying in %.0f s (%u more refusal(s) not shown)", msg,
+                    a->backoff, more);
+        else
+            log_msg(LOG_ERROR, "%s; retrying in %.0f s", msg, a->backoff);
+    }
+    peer_fail(&a->con, "handshake refused");
+}
+
+/* Derives this connection's keys and seals both directions of the link. */
+static int seal_link(agent *a)
+{
+    uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN];
+    seal_hs hs = {a->nonce, a->cnonce, a->kx_pub, a->ckx, secret};
+    int rc = -1;
+
+    if (kx_shared(a->kx_priv, a->ckx, secret) != 0 ||
+        seal_derive_keys(a->token, a->token_len, &hs, up, down) != 0) {
+        peer_fail(&a->con, "cannot derive the link's keys (bad key exchange)");
+        goto out;
+    }
+    if (peer_seal_recv(&a->con, down, FRAME_MAX_DEFAULT) != 0 || peer_seal_send(&a->con, up) != 0)
+        goto out;
+    rc = 0;
+out:
+    OPENSSL_cleanse(up, sizeof(up));
+    OPENSSL_cleanse(down, sizeof(down));
+    OPENSSL_cleanse(secret, sizeof(secret));
+    OPENSSL_cleanse(a->kx_priv, sizeof(a->kx_priv));
+    return rc;
 }
 
 static void send_register(agent *a)
@@ -686,12 +737,14 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         const Quern__Hello *h = env->hello;
         Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
         uint8_t mac[AUTH_MAC_LEN];
-        if (a->cs != CS_HELLO || h->version != 1 || strcmp(h->role, "console") != 0 ||
-            h->nonce.len != AUTH_NONCE_LEN) {
-            peer_fail(l, "bad hello from the console (not a quern console of protocol 1?)");
+        if (a->cs != CS_HELLO || h->version != AUTH_PROTO_VERSION ||
+            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
+            h->kx.len != KX_LEN) {
+            peer_fail(l, "bad hello from the console (not a quern console of protocol 2?)");
             return;
         }
         memcpy(a->cnonce, h->nonce.data, AUTH_NONCE_LEN);
+        memcpy(a->ckx, h->kx.data, KX_LEN);
         auth_proof(a->token, a->token_len, "agent", a->cnonce, a->nonce, mac);
         pr.mac.data = mac;
         pr.mac.len = sizeof(mac);
@@ -707,32 +760,40 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         if (!auth_verify(a->token, a->token_len, "console", a->nonce, a->cnonce,
                          env->auth_proof->mac.data, env->auth_proof->mac.len)) {
             refused(a, "the console at this address does not know our token (wrong token on one "
-                       "side, or not our console): giving up");
+                       "side, or not our console)");
             return;
         }
         a->cs = CS_RESULT;
         return;
-    case QUERN__ENVELOPE__BODY_AUTH_RESULT:
+    case QUERN__ENVELOPE__BODY_AUTH_RESULT: {
+        char msg[512];
         if (!env->auth_result->ok) {
-            char msg[512];
-            snprintf(msg, sizeof(msg), "the console refused us: %s",
+            /* Said before the console proved anything: its reason is shown,
+             * not trusted. */
+            snprintf(msg, sizeof(msg), "the console refused us: %.300s",
                      env->auth_result->reason[0] ? env->auth_result->reason : "(no reason)");
             refused(a, msg);
             return;
         }
         if (a->cs != CS_RESULT) {
-            peer_fail(l, "authentication result before the console proved the token");
+            refused(a, "authentication result before the console proved the token (not our "
+                       "console?)");
             return;
         }
+        /* Both sides have proved the token: from here on every frame is
+         * sealed, ours from Register on, the console's after this one. */
+        if (seal_link(a) != 0)
+            return;
         a->cs = CS_REGISTER;
         send_register(a);
         return;
+    }
     case QUERN__ENVELOPE__BODY_REGISTERED:
         if (a->cs != CS_REGISTER)
             break;
         if (!env->registered->ok) {
             char msg[512];
-            snprintf(msg, sizeof(msg), "the console refused our registration: %s",
+            snprintf(msg, sizeof(msg), "the console refused our registration: %.300s",
                      env->registered->reason);
             refused(a, msg);
             return;
@@ -743,9 +804,13 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
                 a->port, a->name, env->registered->agent_index, a->workers);
         return;
     case QUERN__ENVELOPE__BODY_PING:
+        if (a->cs < CS_REGISTER) /* not before the link is sealed */
+            break;
         peer_pong(l, env->ping);
         return;
     case QUERN__ENVELOPE__BODY_PONG:
+        if (a->cs < CS_REGISTER)
+            break;
         return;
     default:
         break;
@@ -758,7 +823,15 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
     case QUERN__ENVELOPE__BODY_START_RUN:
         run_start(a, env->start_run);
         break;
-    case QUERN__ENVELOPE__BODY_GO:
+    case QUERN__ENVELOPE__BODY_GO: {
+        char err[256];
+        if (a->run != NULL && a->run->run_id == env->go->run_id &&
+            runchk_go(env->go, err, sizeof(err)) != 0) {
+            log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)a->run->run_id, err);
+            a->run->status = "aborted";
+            run_stop(a->run, 1, "refused Go");
+            break;
+        }
         if (a->run != NULL && a->run->run_id == env->go->run_id && !a->run->failed &&
             !a->run->stopping && !a->run->go) {
             a->run->go = 1;
@@ -771,10 +844,15 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
                 peer_send(&a->run->w[i].link, (Quern__Envelope *)env);
         }
         break;
-    case QUERN__ENVELOPE__BODY_STOP:
+    }
+    case QUERN__ENVELOPE__BODY_STOP: {
+        char err[256];
         if (a->run != NULL && a->run->run_id == env->stop->run_id)
-            run_stop(a->run, env->stop->immediate, env->stop->reason);
+            run_stop(a->run, env->stop->immediate,
+                     runchk_stop(env->stop, err, sizeof(err)) == 0 ? env->stop->reason
+                                                                   : "stop (reason too long)");
         break;
+    }
     default:
         break;
     }
@@ -803,19 +881,22 @@ static void on_connected(struct ev_loop *loop, ev_io *w, int revents)
         schedule_retry(a, a->backoff);
         return;
     }
-    peer_init(&a->con, loop, a->cfd, FRAME_MAX_DEFAULT, AGENT_QUEUE_MAX, on_console_msg,
+    /* Small frames until the console has proved the token (seal_link). */
+    peer_init(&a->con, loop, a->cfd, FRAME_MAX_PREAUTH, AGENT_QUEUE_MAX, on_console_msg,
               on_console_close, a);
     a->cfd = -1;
     a->cs = CS_HELLO;
-    a->last_rx_us = clock_mono_us();
-    if (auth_nonce(a->nonce) != 0) {
+    a->last_rx_us = a->conn_us = clock_mono_us();
+    if (auth_nonce(a->nonce) != 0 || kx_keypair(a->kx_priv, a->kx_pub) != 0) {
         peer_fail(&a->con, "no random numbers");
         return;
     }
-    h.version = 1;
+    h.version = AUTH_PROTO_VERSION;
     h.role = (char *)"agent";
     h.nonce.data = a->nonce;
     h.nonce.len = AUTH_NONCE_LEN;
+    h.kx.data = a->kx_pub;
+    h.kx.len = KX_LEN;
     h.quern_version = (char *)QUERN_VERSION;
     env.body_case = QUERN__ENVELOPE__BODY_HELLO;
     env.hello = &h;
@@ -892,6 +973,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     if (a->cs >= CS_HELLO && peer_alive(&a->con)) {
         if (now - a->last_rx_us > AGENT_SILENCE_US) {
             peer_fail(&a->con, "no message from the console for 5 s");
+        } else if (a->cs < CS_READY && now - a->conn_us > AGENT_HANDSHAKE_US) {
+            refused(a, "no complete handshake with the console within 5 s");
         } else if (a->cs == CS_READY && peer_quiet(&a->con, now)) {
             Quern__Envelope env = QUERN__ENVELOPE__INIT;
             Quern__Ping pi = QUERN__PING__INIT;
@@ -1050,6 +1133,7 @@ int agent_main(int argc, char **argv)
     ev_io_start(a.loop, &a.sigio);
     ev_timer_start(a.loop, &a.tick);
     a.backoff = AGENT_BACKOFF_MIN;
+    a.vus_max = runchk_agent_vus_max();
     a.rc = 0;
     log_msg(LOG_INFO, "quern agent %s (%s, %u worker(s)): connecting to %s:%s", QUERN_VERSION,
             a.name, a.workers, a.host, a.port);

@@ -9,7 +9,9 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -25,6 +27,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/props.h"
+#include "common/ratelog.h"
 #include "console/agg.h"
 #include "console/gather.h"
 #include "console/local.h"
@@ -36,11 +39,17 @@
 #include "console/summary.h"
 #include "console/verdict.h"
 #include "proto/auth.h"
+#include "proto/seal.h"
 #include "reports/db.h"
 #include "worker/lquern.h"
 
-#define DIST_CONN_MAX 2048             /* connections at once, agents included */
-#define DIST_HANDSHAKE_US 10000000     /* a peer must have registered by then */
+#define DIST_CONN_MAX 2048           /* authenticated connections (agents) at once */
+#define DIST_PENDING_MAX 64          /* handshakes in progress at once, apart from agents */
+#define DIST_PENDING_PER_ADDR 8      /* of them from one address */
+#define DIST_HANDSHAKE_US 5000000    /* a peer must have registered by then */
+#define DIST_REFUSAL_LOG_US 10000000 /* lines about refused peers: a few per 10 s */
+#define DIST_REFUSAL_BURST 5
+#define DIST_AGENT_WORKERS_MAX 1024    /* workers an agent may register with */
 #define DIST_SILENCE_US 5000000        /* an agent silent this long is lost */
 #define DIST_READY_US 60000000         /* the start barrier waits this long */
 #define DIST_MERGE_GRACE_US 2000000    /* merge a second without a late agent after this */
@@ -59,7 +68,11 @@ typedef struct dconn {
     peer link;
     enum dconn_state state;
     char addr[64]; /**< peer address, for logs */
+    char ip[48];   /**< peer address without the port: handshakes per address */
+    int authed;    /**< the peer proved the token (the link is sealed) */
     uint8_t nonce[AUTH_NONCE_LEN], anonce[AUTH_NONCE_LEN];
+    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN]; /**< our key pair for it (wiped once sealed) */
+    uint8_t akx[KX_LEN];                     /**< the agent's Hello.kx */
     int64_t since_us, last_rx_us, closing_at_us;
     /* Once registered: */
     char name[128];
@@ -138,6 +151,8 @@ typedef struct dist {
     size_t nth_user;          /**< o.th[nth_user..] are the defaults (console/verdict.h) */
     char degraded_why[512];   /**< what degraded the run, when not only a lost agent */
     local_agent la;           /**< the embedded agent, when o.embedded */
+    ratelog refused_log;      /**< lines about peers refused during the handshake */
+    ratelog token_log;        /**< lines about peers with a wrong token */
     gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
 } dist;
 
@@ -567,6 +582,56 @@ static void conn_send_result(dconn *c, int ok, const char *reason)
     peer_send(&c->link, &env);
 }
 
+/* A line about a peer refused before it authenticated: anyone can cause
+ * those at will, so a few per DIST_REFUSAL_LOG_US and a count of the rest. */
+static void refusal(ratelog *rl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refusal(ratelog *rl, const char *fmt, ...)
+{
+    char msg[512];
+    unsigned more = 0;
+    va_list ap;
+
+    if (!ratelog_ok(rl, clock_mono_us(), DIST_REFUSAL_LOG_US, DIST_REFUSAL_BURST, &more))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (more > 0)
+        log_msg(LOG_WARN, "%s (and %u more refused peer(s) not shown)", msg, more);
+    else
+        log_msg(LOG_WARN, "%s", msg);
+}
+
+/* 1 while c is a handshake in progress: not yet authenticated. */
+static int conn_pending(const dconn *c)
+{
+    return !c->authed && (c->state == DC_HELLO || c->state == DC_PROOF || c->state == DC_CLOSING);
+}
+
+/* Derives the connection's keys: from now on what we send is sealed, and
+ * what the agent sends after its proof must be. */
+static int conn_seal(dist *d, dconn *c)
+{
+    uint8_t down[SEAL_KEY_LEN], up[SEAL_KEY_LEN], secret[KX_LEN];
+    seal_hs hs = {c->anonce, c->nonce, c->akx, c->kx_pub, secret};
+    int rc = -1;
+
+    if (kx_shared(c->kx_priv, c->akx, secret) != 0 ||
+        seal_derive_keys(d->token, d->token_len, &hs, up, down) != 0) {
+        peer_fail(&c->link, "cannot derive the link's keys (bad key exchange)");
+        goto out;
+    }
+    if (peer_seal_send(&c->link, down) != 0 || peer_seal_recv(&c->link, up, FRAME_MAX_SMALL) != 0)
+        goto out;
+    rc = 0;
+out:
+    OPENSSL_cleanse(down, sizeof(down));
+    OPENSSL_cleanse(up, sizeof(up));
+    OPENSSL_cleanse(secret, sizeof(secret));
+    OPENSSL_cleanse(c->kx_priv, sizeof(c->kx_priv));
+    return rc;
+}
+
 /* Closes after what is queued has left (bounded by the tick). */
 static void conn_close_soon(dconn *c)
 {
@@ -603,8 +668,11 @@ static void on_conn_close(peer *l, const char *why, void *ud)
         agent_lost(d, c, why);
     else if (c->state == DC_AGENT)
         log_msg(LOG_INFO, "agent %s disconnected (%s)", c->name, why);
+    else if (c->authed)
+        log_msg(LOG_WARN, "connection from %s closed before it registered: %s", c->addr, why);
     else if (c->state != DC_CLOSING)
-        log_msg(LOG_WARN, "connection from %s closed during the handshake: %s", c->addr, why);
+        refusal(&d->refused_log, "connection from %s closed during the handshake: %s", c->addr,
+                why);
     c->state = DC_GONE;
 }
 
@@ -854,6 +922,17 @@ static void register_agent(dist *d, dconn *c, const Quern__Register *rg)
     char base[100];
     int n = 1;
 
+    if (rg->workers > DIST_AGENT_WORKERS_MAX || (rg->name[0] == '\0' && rg->host[0] == '\0')) {
+        log_msg(LOG_WARN, "refused agent %s: it registers with %u worker(s) (1 to %d) or no name",
+                c->addr, rg->workers, DIST_AGENT_WORKERS_MAX);
+        r.ok = 0;
+        r.reason = (char *)"workers out of 1..1024, or no name";
+        env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
+        env.registered = &r;
+        peer_send(&c->link, &env);
+        conn_close_soon(c);
+        return;
+    }
     snprintf(base, sizeof(base), "%s", rg->name[0] ? rg->name : rg->host);
     for (;;) {
         int dup = 0;
@@ -895,21 +974,26 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
     case DC_HELLO: {
         const Quern__Hello *h = env->hello;
         Quern__Hello mine = QUERN__HELLO__INIT;
-        if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != 1 ||
-            strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN) {
-            log_msg(LOG_WARN, "refused peer %s: not a quern agent of protocol 1", c->addr);
+        if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != AUTH_PROTO_VERSION ||
+            strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
+            h->kx.len != KX_LEN) {
+            refusal(&d->refused_log, "refused peer %s: not a quern agent of protocol %d", c->addr,
+                    AUTH_PROTO_VERSION);
             peer_fail(l, "bad hello");
             return;
         }
         memcpy(c->anonce, h->nonce.data, AUTH_NONCE_LEN);
-        if (auth_nonce(c->nonce) != 0) {
+        memcpy(c->akx, h->kx.data, KX_LEN);
+        if (auth_nonce(c->nonce) != 0 || kx_keypair(c->kx_priv, c->kx_pub) != 0) {
             peer_fail(l, "no random numbers");
             return;
         }
-        mine.version = 1;
+        mine.version = AUTH_PROTO_VERSION;
         mine.role = (char *)"console";
         mine.nonce.data = c->nonce;
         mine.nonce.len = AUTH_NONCE_LEN;
+        mine.kx.data = c->kx_pub;
+        mine.kx.len = KX_LEN;
         mine.quern_version = (char *)QUERN_VERSION;
         out.body_case = QUERN__ENVELOPE__BODY_HELLO;
         out.hello = &mine;
@@ -926,10 +1010,21 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
         }
         if (!auth_verify(d->token, d->token_len, "agent", c->nonce, c->anonce,
                          env->auth_proof->mac.data, env->auth_proof->mac.len)) {
-            log_msg(LOG_WARN, "refused peer %s: wrong token", c->addr);
+            refusal(&d->token_log, "refused peer %s: wrong token", c->addr);
             conn_send_result(c, 0, "wrong token: the agent's token is not the console's");
             conn_close_soon(c);
             return;
+        }
+        {
+            size_t authed = 0;
+            for (size_t i = 0; i < d->nconns; i++)
+                authed += d->conns[i]->authed && d->conns[i]->state != DC_GONE;
+            if (authed >= DIST_CONN_MAX) {
+                log_msg(LOG_WARN, "refused agent %s: already %d agents", c->addr, DIST_CONN_MAX);
+                conn_send_result(c, 0, "the console has too many agents");
+                conn_close_soon(c);
+                return;
+            }
         }
         auth_proof(d->token, d->token_len, "console", c->anonce, c->nonce, mac);
         pr.mac.data = mac;
@@ -938,6 +1033,11 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
         out.auth_proof = &pr;
         peer_send(l, &out);
         conn_send_result(c, 1, NULL);
+        /* The switch: AuthResult(ok) is our last plain frame, the agent's
+         * proof was its last one. */
+        if (conn_seal(d, c) != 0)
+            return;
+        c->authed = 1;
         c->state = DC_REGISTER;
         return;
     }
@@ -1018,6 +1118,44 @@ static void on_conn_msg(peer *l, const Quern__Envelope *env, void *ud)
     }
 }
 
+/* Handshakes in progress are bounded apart from the agents' slots: when a
+ * new one from host would pass DIST_PENDING_PER_ADDR from that address or
+ * DIST_PENDING_MAX in all, the oldest in that scope is dropped, one that has
+ * not even said Hello first. Peers that hold connections open without
+ * authenticating cannot keep an agent out: its handshake takes one round
+ * trip, theirs never ends. */
+static void make_room(dist *d, const char *host)
+{
+    size_t pending = 0, from_host = 0, victim = SIZE_MAX;
+    int by_host;
+
+    for (size_t i = 0; i < d->nconns; i++) {
+        if (!conn_pending(d->conns[i]))
+            continue;
+        pending++;
+        from_host += strcmp(d->conns[i]->ip, host) == 0;
+    }
+    if (from_host < DIST_PENDING_PER_ADDR && pending < DIST_PENDING_MAX)
+        return;
+    by_host = from_host >= DIST_PENDING_PER_ADDR;
+    for (size_t i = 0; i < d->nconns; i++) {
+        const dconn *c = d->conns[i], *v = victim != SIZE_MAX ? d->conns[victim] : NULL;
+        if (!conn_pending(c) || (by_host && strcmp(c->ip, host) != 0))
+            continue;
+        if (v == NULL || (c->state == DC_HELLO && v->state != DC_HELLO) ||
+            ((c->state == DC_HELLO) == (v->state == DC_HELLO) && c->since_us < v->since_us))
+            victim = i;
+    }
+    if (victim == SIZE_MAX)
+        return;
+    refusal(&d->refused_log, "dropped the pending handshake of %s: too many handshakes at once%s",
+            d->conns[victim]->addr, by_host ? " from that address" : "");
+    peer_close(&d->conns[victim]->link);
+    xfree(d->conns[victim]);
+    memmove(d->conns + victim, d->conns + victim + 1, (d->nconns - victim - 1) * sizeof(*d->conns));
+    d->nconns--;
+}
+
 static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
     dist *d = w->data;
@@ -1041,19 +1179,17 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
         inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
     else if (ss.ss_family == AF_INET6)
         inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
-    if (d->nconns >= DIST_CONN_MAX) {
-        log_msg(LOG_WARN, "refused peer %s: too many connections", host);
-        close(fd);
-        return;
-    }
+    make_room(d, host);
     c = xcalloc(1, sizeof(*c));
     c->d = d;
     c->state = DC_HELLO;
+    snprintf(c->ip, sizeof(c->ip), "%s", host);
     c->since_us = c->last_rx_us = clock_mono_us();
     snprintf(c->addr, sizeof(c->addr), "%s:%u", host,
              ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
                                      : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
-    peer_init(&c->link, loop, fd, FRAME_MAX_SMALL, DIST_QUEUE_MAX, on_conn_msg, on_conn_close, c);
+    /* Small frames until the peer has proved the token (conn_seal). */
+    peer_init(&c->link, loop, fd, FRAME_MAX_PREAUTH, DIST_QUEUE_MAX, on_conn_msg, on_conn_close, c);
     d->conns = xrealloc(d->conns, (d->nconns + 1) * sizeof(*d->conns));
     d->conns[d->nconns++] = c;
 }
@@ -1238,7 +1374,12 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
             c->state = DC_GONE;
         } else if ((c->state == DC_HELLO || c->state == DC_PROOF || c->state == DC_REGISTER) &&
                    now - c->since_us > DIST_HANDSHAKE_US) {
-            log_msg(LOG_WARN, "refused peer %s: no complete handshake within 10 s", c->addr);
+            if (c->authed)
+                log_msg(LOG_WARN, "agent %s: authenticated but not registered within 5 s", c->addr);
+            else
+                refusal(&d->refused_log, "refused peer %s: no complete handshake within 5 s",
+                        c->addr);
+            c->state = DC_CLOSING; /* said once: on_conn_close adds nothing */
             peer_fail(&c->link, "handshake timeout");
         } else if (c->state == DC_AGENT && now - c->last_rx_us > DIST_SILENCE_US) {
             peer_fail(&c->link, "silent for 5 s");

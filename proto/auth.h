@@ -33,6 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** Hello.version of this build: 2 since every frame after the handshake is
+ *  sealed (proto/seal.h); a peer of another version is refused at its Hello. */
+#define AUTH_PROTO_VERSION 2
 /** Bytes of a Hello nonce. */
 #define AUTH_NONCE_LEN 32
 /** Bytes of an AuthProof mac (HMAC-SHA256). */

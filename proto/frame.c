@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/mem.h"
+#include "proto/seal.h"
 
 /* Smallest allocation of a buffer, and the size it shrinks back to once a
  * large frame has gone through. */
@@ -24,6 +25,7 @@ struct bytebuf {
     size_t cap;
     size_t start;
     size_t end;
+    size_t keep; /* smallest allocation, and what it shrinks back to (0: BUF_KEEP) */
 };
 
 struct frame_reader {
@@ -32,19 +34,27 @@ struct frame_reader {
     /* Offset from in.start of the first frame header not yet checked: every
      * frame before it is complete and has a valid length. */
     size_t scan;
+    size_t budget; /* bytes frame_reader_read_fd reads at most per call */
+    seal *rx;      /* borrowed: opens every frame once set (frame_reader_seal) */
     int failed;
-    char failmsg[96]; /* repeated by every call once failed */
+    char failmsg[128]; /* repeated by every call once failed */
 };
 
 struct frame_writer {
     struct bytebuf out;
     size_t max_queued;
+    seal *tx;       /* borrowed: seals every frame pushed once set (frame_writer_seal) */
     int not_socket; /* send(2) said ENOTSOCK once: use write(2) */
 };
 
 static size_t buf_used(const struct bytebuf *b)
 {
     return b->end - b->start;
+}
+
+static size_t buf_keep(const struct bytebuf *b)
+{
+    return b->keep ? b->keep : BUF_KEEP;
 }
 
 static void buf_compact(struct bytebuf *b)
@@ -74,7 +84,9 @@ static void buf_reserve(struct bytebuf *b, size_t n)
         fprintf(stderr, "quern: buffer size overflow (%zu + %zu bytes)\n", used, n);
         abort();
     }
-    cap = b->cap ? b->cap : BUF_KEEP;
+    /* From the buffer's usual size up: a reader whose limit was raised
+     * (frame_reader_seal) grows as it would have from the start. */
+    cap = b->cap > buf_keep(b) ? b->cap : buf_keep(b);
     while (cap - used < n)
         cap *= 2;
     b->data = xrealloc(b->data, cap);
@@ -89,10 +101,10 @@ static void buf_consumed(struct bytebuf *b)
         b->start = 0;
         b->end = 0;
     }
-    if (b->cap > BUF_KEEP && buf_used(b) <= BUF_KEEP / 2) {
+    if (b->cap > buf_keep(b) && buf_used(b) <= buf_keep(b) / 2) {
         buf_compact(b);
-        b->data = xrealloc(b->data, BUF_KEEP);
-        b->cap = BUF_KEEP;
+        b->data = xrealloc(b->data, buf_keep(b));
+        b->cap = buf_keep(b);
     }
 }
 
@@ -137,6 +149,7 @@ static int reader_scan(frame_reader *r, char *err, size_t errlen)
 {
     const uint8_t *base = r->in.data + r->in.start;
     size_t used = buf_used(&r->in);
+    size_t extra = r->rx != NULL ? SEAL_TAG_LEN : 0;
 
     while (used - r->scan >= FRAME_HEADER_LEN) {
         uint32_t n = get_be32(base + r->scan);
@@ -145,9 +158,15 @@ static int reader_scan(frame_reader *r, char *err, size_t errlen)
             snprintf(r->failmsg, sizeof(r->failmsg), "empty frame (length 0)");
             return reader_fail(r, err, errlen);
         }
-        if (n > r->max_frame) {
-            snprintf(r->failmsg, sizeof(r->failmsg), "frame of %u bytes exceeds maximum %zu", n,
-                     r->max_frame);
+        if (n <= extra) {
+            snprintf(r->failmsg, sizeof(r->failmsg),
+                     "frame of %u bytes is too short to be sealed: it failed its integrity check",
+                     n);
+            return reader_fail(r, err, errlen);
+        }
+        if (n - extra > r->max_frame) {
+            snprintf(r->failmsg, sizeof(r->failmsg), "frame of %zu bytes exceeds maximum %zu",
+                     (size_t)n - extra, r->max_frame);
             return reader_fail(r, err, errlen);
         }
         if (used - r->scan - FRAME_HEADER_LEN < n)
@@ -157,16 +176,41 @@ static int reader_scan(frame_reader *r, char *err, size_t errlen)
     return 0;
 }
 
+/* Sets the limit and the memory a reader keeps: a reader of small frames
+ * (before authentication) keeps a buffer of about one frame and reads about
+ * that much per call, so a peer that sends fast cannot make it grow. */
+static void reader_limit(frame_reader *r, size_t max_frame)
+{
+    size_t keep;
+
+    if (max_frame == 0)
+        max_frame = 1;
+    if (max_frame > UINT32_MAX - SEAL_TAG_LEN)
+        max_frame = UINT32_MAX - SEAL_TAG_LEN;
+    r->max_frame = max_frame;
+    keep = max_frame + FRAME_HEADER_LEN + SEAL_TAG_LEN;
+    if (keep < 256)
+        keep = 256;
+    r->in.keep = keep < BUF_KEEP ? keep : BUF_KEEP;
+    r->budget = keep < READ_BUDGET ? keep : READ_BUDGET;
+}
+
 frame_reader *frame_reader_new(size_t max_frame)
 {
     frame_reader *r = xcalloc(1, sizeof(*r));
 
-    if (max_frame == 0)
-        max_frame = 1;
-    if (max_frame > UINT32_MAX)
-        max_frame = UINT32_MAX;
-    r->max_frame = max_frame;
+    reader_limit(r, max_frame);
     return r;
+}
+
+int frame_reader_seal(frame_reader *r, seal *rx, size_t max_frame, char *err, size_t errlen)
+{
+    if (r->failed)
+        return reader_fail(r, err, errlen);
+    r->rx = rx;
+    reader_limit(r, max_frame);
+    r->scan = 0; /* the headers already in are checked again, as sealed frames */
+    return reader_scan(r, err, errlen);
 }
 
 void frame_reader_free(frame_reader *r)
@@ -207,6 +251,17 @@ int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t 
     /* reader_scan has checked n, and has passed every complete frame. */
     if (used < total || r->scan < total)
         return 0;
+    if (r->rx != NULL) {
+        uint8_t *body = r->in.data + r->in.start + FRAME_HEADER_LEN;
+
+        n -= SEAL_TAG_LEN;
+        if (seal_open(r->rx, base, body, n, body + n) != 0) {
+            snprintf(r->failmsg, sizeof(r->failmsg),
+                     "frame failed its integrity check (altered, replayed, reordered, dropped "
+                     "or not from our peer)");
+            return reader_fail(r, err, errlen);
+        }
+    }
     *env = quern__envelope__unpack(NULL, n, base + FRAME_HEADER_LEN);
     r->in.start += total;
     r->scan -= total;
@@ -228,8 +283,8 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
         errno = EMSGSIZE;
         return -1;
     }
-    while (total < READ_BUDGET) {
-        size_t want = READ_CHUNK;
+    while (total < r->budget) {
+        size_t want = r->in.keep < READ_CHUNK ? r->in.keep : READ_CHUNK;
         size_t used = buf_used(&r->in);
         ssize_t n;
 
@@ -324,25 +379,36 @@ void frame_writer_free(frame_writer *w)
     xfree(w);
 }
 
+void frame_writer_seal(frame_writer *w, seal *tx)
+{
+    w->tx = tx;
+}
+
 int frame_writer_push(frame_writer *w, const Quern__Envelope *env, size_t max_frame)
 {
     size_t n = frame_body_size(env, max_frame);
     size_t pending = buf_used(&w->out);
+    size_t extra = w->tx != NULL ? SEAL_TAG_LEN : 0;
     uint8_t *p;
 
-    if (n == 0) {
+    if (n == 0 || n > UINT32_MAX - SEAL_TAG_LEN) {
         errno = EMSGSIZE;
         return -1;
     }
-    if (pending > w->max_queued || FRAME_HEADER_LEN + n > w->max_queued - pending) {
+    if (pending > w->max_queued || FRAME_HEADER_LEN + n + extra > w->max_queued - pending) {
         errno = ENOBUFS;
         return -1;
     }
-    buf_reserve(&w->out, FRAME_HEADER_LEN + n);
+    buf_reserve(&w->out, FRAME_HEADER_LEN + n + extra);
     p = w->out.data + w->out.end;
-    put_be32(p, (uint32_t)n);
+    put_be32(p, (uint32_t)(n + extra));
     quern__envelope__pack(env, p + FRAME_HEADER_LEN);
-    w->out.end += FRAME_HEADER_LEN + n;
+    if (w->tx != NULL &&
+        seal_frame(w->tx, p, p + FRAME_HEADER_LEN, n, p + FRAME_HEADER_LEN + n) != 0) {
+        errno = EIO;
+        return -1;
+    }
+    w->out.end += FRAME_HEADER_LEN + n + extra;
     return 0;
 }
 

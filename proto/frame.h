@@ -30,6 +30,13 @@
  * encoded frames (up to a bound, so a slow peer cannot make us grow forever)
  * and writes them to a non-blocking fd as it accepts them.
  *
+ * Sealed frames (console <-> agent after the handshake, proto/seal.h): from
+ * frame_writer_seal on, a writer seals each frame it queues; from
+ * frame_reader_seal on, a reader opens each frame before decoding it and
+ * fails on one that does not open. The length prefix then counts the tag.
+ * A reader made for small frames (FRAME_MAX_PREAUTH) keeps a buffer of about
+ * one frame, so an unauthenticated peer costs a few KiB.
+ *
  * Neither object is thread-safe; one per connection. */
 #ifndef QUERN_FRAME_H
 #define QUERN_FRAME_H
@@ -39,9 +46,14 @@
 #include <sys/types.h>
 
 #include "proto/quern.pb-c.h"
+#include "proto/seal.h"
 
 /** Bytes of the length prefix in front of every frame. */
 #define FRAME_HEADER_LEN 4
+/** Maximum frame (body) size before the peer is authenticated: a handshake
+ *  message is a few dozen bytes, so nobody unauthenticated makes us buffer
+ *  or decode more than this. */
+#define FRAME_MAX_PREAUTH (4u * 1024u)
 /** Default maximum frame (body) size console <-> agent: a StartRun carries the script bundle. */
 #define FRAME_MAX_DEFAULT (16u * 1024u * 1024u)
 /** Maximum frame size that suffices for statistics and control (agent <-> worker stats). */
@@ -88,6 +100,17 @@ size_t frame_reader_buffered(const frame_reader *r);
 /** Bytes currently allocated for the reader's buffer, for monitoring and tests. */
 size_t frame_reader_capacity(const frame_reader *r);
 
+/** From the next frame_reader_next on, every frame is sealed (proto/seal.h):
+ *  its length covers the body and a SEAL_TAG_LEN tag, rx (borrowed: it must
+ *  outlive the reader or the next call of this) opens it in place, and a
+ *  frame that does not open fails the reader ("frame failed its integrity
+ *  check"). max_frame becomes the limit of a body (the tag not counted).
+ *  Headers already buffered are checked again under these rules. Returns 0,
+ *  or -1 with err set if one of them is refused (or the reader had failed).
+ *  Call it between two frame_reader_next, e.g. from the handler of the frame
+ *  after which the peer seals. */
+int frame_reader_seal(frame_reader *r, seal *rx, size_t max_frame, char *err, size_t errlen);
+
 /** Encodes env as one frame in a newly allocated buffer (*out, the caller
  *  frees it with xfree) of FRAME_HEADER_LEN + body bytes, and returns that
  *  total. Returns -1 (and leaves *out NULL) if the body is larger than
@@ -110,6 +133,11 @@ void frame_writer_free(frame_writer *w);
  *  max_frame, ENOBUFS if it does not fit in max_queued next to what is
  *  pending (the peer is not reading; drop it or retry after a flush). */
 int frame_writer_push(frame_writer *w, const Quern__Envelope *env, size_t max_frame);
+
+/** Every frame pushed from now on is sealed by tx (borrowed: it must outlive
+ *  the writer); frames already queued stay as they were. A push then fails
+ *  with errno EIO if sealing fails. */
+void frame_writer_seal(frame_writer *w, seal *tx);
 
 /** Writes as much of the queue as fd accepts without blocking. Returns 1 when
  *  everything is written, 0 if data is still pending (wait until the fd is

@@ -150,8 +150,46 @@ void peer_close(peer *l)
     l->failing = 0;
     frame_reader_free(l->r);
     frame_writer_free(l->w);
+    seal_free(l->tx);
+    seal_free(l->rx);
     l->r = NULL;
     l->w = NULL;
+    l->tx = NULL;
+    l->rx = NULL;
+}
+
+int peer_seal_send(peer *l, const uint8_t key[SEAL_KEY_LEN])
+{
+    if (!peer_alive(l))
+        return -1;
+    if (l->tx != NULL || (l->tx = seal_new(key)) == NULL) {
+        peer_fail(l, "cannot seal the link");
+        return -1;
+    }
+    frame_writer_seal(l->w, l->tx);
+    return 0;
+}
+
+int peer_seal_recv(peer *l, const uint8_t key[SEAL_KEY_LEN], size_t max_in)
+{
+    char err[256];
+
+    if (!peer_alive(l))
+        return -1;
+    if (l->rx != NULL || (l->rx = seal_new(key)) == NULL) {
+        peer_fail(l, "cannot seal the link");
+        return -1;
+    }
+    if (frame_reader_seal(l->r, l->rx, max_in, err, sizeof(err)) != 0) {
+        peer_fail(l, err);
+        return -1;
+    }
+    return 0;
+}
+
+int peer_sealed(const peer *l)
+{
+    return l->tx != NULL && l->rx != NULL;
 }
 
 int peer_quiet(const peer *l, int64_t now_us)

@@ -13,6 +13,13 @@
  * embedded in a bigger struct); the peer never frees it, and the owner must
  * not free it from on_msg (peer_close it and free it later, or reuse it).
  *
+ * Sealing (console <-> agent): the handshake travels in plain frames; once a
+ * side knows the other knows the token, it calls peer_seal_send (every frame
+ * queued after the call is sealed, those queued before are not) and, from the
+ * handler of the last plain frame it expects, peer_seal_recv (every frame
+ * after that one must open, proto/seal.h). A frame that does not open fails
+ * the peer, before on_msg sees anything of it.
+ *
  * Usage:
  *     peer_init(&l, loop, fd, FRAME_MAX_SMALL, 1 << 20, on_msg, on_close, ud);
  *     peer_send(&l, &env);        // queued, written when the socket takes it
@@ -47,12 +54,14 @@ struct peer {
     ev_timer later;       /**< runs the deferred on_close */
     frame_reader *r;      /**< owned */
     frame_writer *w;      /**< owned */
+    seal *tx;             /**< owned: seals what we send, NULL before peer_seal_send */
+    seal *rx;             /**< owned: opens what we receive, NULL before peer_seal_recv */
     peer_msg_fn on_msg;
     peer_close_fn on_close;
-    void *ud;      /**< borrowed: passed to the callbacks */
-    int failing;   /**< 1: on_close is pending */
+    void *ud;           /**< borrowed: passed to the callbacks */
+    int failing;        /**< 1: on_close is pending */
     int64_t last_tx_us; /**< monotonic time the last message was queued */
-    char why[256]; /**< why it failed */
+    char why[256];      /**< why it failed */
 };
 
 /** Takes ownership of the non-blocking fd and starts reading. Frames larger
@@ -71,6 +80,20 @@ int peer_send(peer *l, const Quern__Envelope *env);
 
 /** Bytes not yet written. */
 size_t peer_pending(const peer *l);
+
+/** Seals every frame sent from now on with a seal of this key (copied).
+ *  Returns 0, or -1 (the peer fails) if the peer is not alive, is already
+ *  sealing, or the cipher cannot be set up. */
+int peer_seal_send(peer *l, const uint8_t key[SEAL_KEY_LEN]);
+
+/** Every frame received after the one being handled must be sealed with this
+ *  key (copied) and is at most max_in bytes (the tag not counted). Returns 0,
+ *  or -1 (the peer fails) as peer_seal_send, or if a frame already received
+ *  breaks the new limit. */
+int peer_seal_recv(peer *l, const uint8_t key[SEAL_KEY_LEN], size_t max_in);
+
+/** 1 once both directions are sealed. */
+int peer_sealed(const peer *l);
 
 /** Fails the peer: stops it now and calls on_close(why) from the loop soon. */
 void peer_fail(peer *l, const char *why);

@@ -13,7 +13,8 @@
  * every second as an agent does, answers Ping with Pong, and once the
  * schedule's duration has passed since its Go (or on Stop) sends RunFinished.
  * Every agent sends the same numbers; the Interval of one second is encoded
- * once and its bytes written to every socket.
+ * once, and sealed for each socket with that link's key as an agent does
+ * (proto/seal.h: every frame after AuthResult is sealed, both ways).
  *
  * One process, one epoll loop, non-blocking sockets, no threads.
  *
@@ -46,8 +47,11 @@
 #include "proto/frame.h"
 #include "proto/peer.h"
 #include "proto/ivsum.h"
+#include "proto/seal.h"
 
-#define FANIN_CONNECTING_MAX 64         /* handshakes in progress at once */
+#define FANIN_CONNECTING_MAX                                                                       \
+    8 /* handshakes in progress at once (the console's per-address cap)                            \
+       */
 #define FANIN_OUT_MAX (8u * 1024u * 1024u) /* unsent bytes per agent before we call it stuck */
 #define FANIN_TICK_MS 20
 
@@ -58,8 +62,10 @@ typedef struct ag {
     int fd;
     enum ast st;
     uint8_t nonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
+    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN], ckx[KX_LEN];
     frame_reader *r;
-    uint8_t *out; /**< owned: bytes not yet written */
+    seal *tx, *rx; /**< owned: the link's seals once authenticated, else NULL */
+    uint8_t *out;  /**< owned: bytes not yet written */
     size_t olen, ocap;
     int pollout;
     int64_t retry_at_us;
@@ -126,6 +132,9 @@ static void ag_close(sim *s, ag *a)
     a->st = A_CLOSED;
     frame_reader_free(a->r);
     a->r = NULL;
+    seal_free(a->tx);
+    seal_free(a->rx);
+    a->tx = a->rx = NULL;
     xfree(a->out);
     a->out = NULL;
     a->olen = a->ocap = 0;
@@ -188,6 +197,41 @@ static int ag_write(sim *s, ag *a, const uint8_t *buf, size_t len)
     return a->pollout ? 0 : ag_flush(s, a);
 }
 
+/* Queues one plain frame (header and body), sealed in place in the output
+ * buffer once the link is sealed. */
+static int ag_write_frame(sim *s, ag *a, const uint8_t *frame, size_t len)
+{
+    size_t n = len - FRAME_HEADER_LEN, total = len + SEAL_TAG_LEN;
+    uint8_t *p;
+
+    if (a->tx == NULL)
+        return ag_write(s, a, frame, len);
+    if (a->fd < 0)
+        return -1;
+    if (a->olen + total > FANIN_OUT_MAX) {
+        note_error(s, a, "the console does not read (8 MiB unsent)");
+        ag_close(s, a);
+        return -1;
+    }
+    if (a->olen + total > a->ocap) {
+        a->ocap = (a->olen + total) * 2;
+        a->out = xrealloc(a->out, a->ocap);
+    }
+    p = a->out + a->olen;
+    memcpy(p, frame, len);
+    p[0] = (uint8_t)((n + SEAL_TAG_LEN) >> 24);
+    p[1] = (uint8_t)((n + SEAL_TAG_LEN) >> 16);
+    p[2] = (uint8_t)((n + SEAL_TAG_LEN) >> 8);
+    p[3] = (uint8_t)(n + SEAL_TAG_LEN);
+    if (seal_frame(a->tx, p, p + FRAME_HEADER_LEN, n, p + len) != 0) {
+        note_error(s, a, "cannot seal a frame");
+        ag_close(s, a);
+        return -1;
+    }
+    a->olen += total;
+    return a->pollout ? 0 : ag_flush(s, a);
+}
+
 static int ag_send(sim *s, ag *a, const Quern__Envelope *env)
 {
     uint8_t *buf = NULL;
@@ -198,7 +242,7 @@ static int ag_send(sim *s, ag *a, const Quern__Envelope *env)
         note_error(s, a, "cannot encode a frame");
         return -1;
     }
-    rc = ag_write(s, a, buf, (size_t)n);
+    rc = ag_write_frame(s, a, buf, (size_t)n);
     xfree(buf);
     a->last_tx_us = clock_mono_us();
     return rc;
@@ -211,15 +255,17 @@ static void send_hello(sim *s, ag *a)
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__Hello h = QUERN__HELLO__INIT;
 
-    if (auth_nonce(a->nonce) != 0) {
+    if (auth_nonce(a->nonce) != 0 || kx_keypair(a->kx_priv, a->kx_pub) != 0) {
         note_error(s, a, "no random numbers");
         ag_close(s, a);
         return;
     }
-    h.version = 1;
+    h.version = AUTH_PROTO_VERSION;
     h.role = (char *)"agent";
     h.nonce.data = a->nonce;
     h.nonce.len = AUTH_NONCE_LEN;
+    h.kx.data = a->kx_pub;
+    h.kx.len = KX_LEN;
     h.quern_version = (char *)"0.1.0-fanin";
     env.body_case = QUERN__ENVELOPE__BODY_HELLO;
     env.hello = &h;
@@ -253,8 +299,8 @@ static void send_steps_ready(sim *s, ag *a)
     Quern__Ready rd = QUERN__READY__INIT;
     Quern__StepDef *defs = xcalloc(s->steps, sizeof(*defs));
     Quern__StepDef **ptrs = xcalloc(s->steps, sizeof(*ptrs));
-    char (*ids)[128] = xcalloc(s->steps, sizeof(*ids));
-    char (*labels)[64] = xcalloc(s->steps, sizeof(*labels));
+    char(*ids)[128] = xcalloc(s->steps, sizeof(*ids));
+    char(*labels)[64] = xcalloc(s->steps, sizeof(*labels));
 
     for (unsigned i = 0; i < s->steps; i++) {
         quern__step_def__init(&defs[i]);
@@ -339,7 +385,7 @@ static void send_interval(sim *s, ag *a)
         note_error(s, a, "cannot encode an Interval");
         return;
     }
-    if (ag_write(s, a, buf, len) == 0) {
+    if (ag_write_frame(s, a, buf, len) == 0) {
         a->last_tx_us = clock_mono_us();
         s->intervals++;
         s->step_counts += (uint64_t)s->steps * s->count;
@@ -356,13 +402,15 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
         const Quern__Hello *h = env->hello;
         Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
         uint8_t mac[AUTH_MAC_LEN];
-        if (a->st != A_HELLO || h->version != 1 || strcmp(h->role, "console") != 0 ||
-            h->nonce.len != AUTH_NONCE_LEN) {
+        if (a->st != A_HELLO || h->version != AUTH_PROTO_VERSION ||
+            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
+            h->kx.len != KX_LEN) {
             note_error(s, a, "bad hello from the console");
             ag_close(s, a);
             return;
         }
         memcpy(a->cnonce, h->nonce.data, AUTH_NONCE_LEN);
+        memcpy(a->ckx, h->kx.data, KX_LEN);
         auth_proof(s->token, s->token_len, "agent", a->cnonce, a->nonce, mac);
         pr.mac.data = mac;
         pr.mac.len = sizeof(mac);
@@ -390,6 +438,19 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
             note_error(s, a, msg);
             ag_close(s, a);
             return;
+        }
+        {
+            uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN];
+            seal_hs hs = {a->nonce, a->cnonce, a->kx_pub, a->ckx, secret};
+            char err[256];
+            if (kx_shared(a->kx_priv, a->ckx, secret) != 0 ||
+                seal_derive_keys(s->token, s->token_len, &hs, up, down) != 0 ||
+                (a->tx = seal_new(up)) == NULL || (a->rx = seal_new(down)) == NULL ||
+                frame_reader_seal(a->r, a->rx, FRAME_MAX_DEFAULT, err, sizeof(err)) != 0) {
+                note_error(s, a, "cannot seal the link");
+                ag_close(s, a);
+                return;
+            }
         }
         a->st = A_REGISTER;
         send_register(s, a);
@@ -481,7 +542,7 @@ static void on_readable(sim *s, ag *a)
     char err[256];
     ssize_t n = frame_reader_read_fd(a->r, a->fd, err, sizeof(err));
     Quern__Envelope *env;
-    int rc;
+    int rc = 0;
 
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
         /* Drain what came before the end, then close. */
