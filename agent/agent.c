@@ -1,7 +1,6 @@
 #include "agent/agent.h"
 
 #include <curl/curl.h>
-#include <openssl/crypto.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -687,24 +686,10 @@ static void refused(agent *a, const char *msg)
 /* Derives this connection's keys and seals both directions of the link. */
 static int seal_link(agent *a)
 {
-    uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN];
-    seal_hs hs = {a->nonce, a->cnonce, a->kx_pub, a->ckx, secret};
-    int rc = -1;
+    seal_hs hs = {a->nonce, a->cnonce, a->kx_pub, a->ckx, NULL};
 
-    if (kx_shared(a->kx_priv, a->ckx, secret) != 0 ||
-        seal_derive_keys(a->token, a->token_len, &hs, up, down) != 0) {
-        peer_fail(&a->con, "cannot derive the link's keys (bad key exchange)");
-        goto out;
-    }
-    if (peer_seal_recv(&a->con, down, FRAME_MAX_DEFAULT) != 0 || peer_seal_send(&a->con, up) != 0)
-        goto out;
-    rc = 0;
-out:
-    OPENSSL_cleanse(up, sizeof(up));
-    OPENSSL_cleanse(down, sizeof(down));
-    OPENSSL_cleanse(secret, sizeof(secret));
-    OPENSSL_cleanse(a->kx_priv, sizeof(a->kx_priv));
-    return rc;
+    return peer_seal_link(&a->con, a->token, a->token_len, &hs, a->kx_priv, a->ckx, 0,
+                          FRAME_MAX_DEFAULT);
 }
 
 static void send_register(agent *a)

@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <openssl/crypto.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -612,24 +611,10 @@ static int conn_pending(const dconn *c)
  * what the agent sends after its proof must be. */
 static int conn_seal(dist *d, dconn *c)
 {
-    uint8_t down[SEAL_KEY_LEN], up[SEAL_KEY_LEN], secret[KX_LEN];
-    seal_hs hs = {c->anonce, c->nonce, c->akx, c->kx_pub, secret};
-    int rc = -1;
+    seal_hs hs = {c->anonce, c->nonce, c->akx, c->kx_pub, NULL};
 
-    if (kx_shared(c->kx_priv, c->akx, secret) != 0 ||
-        seal_derive_keys(d->token, d->token_len, &hs, up, down) != 0) {
-        peer_fail(&c->link, "cannot derive the link's keys (bad key exchange)");
-        goto out;
-    }
-    if (peer_seal_send(&c->link, down) != 0 || peer_seal_recv(&c->link, up, FRAME_MAX_SMALL) != 0)
-        goto out;
-    rc = 0;
-out:
-    OPENSSL_cleanse(down, sizeof(down));
-    OPENSSL_cleanse(up, sizeof(up));
-    OPENSSL_cleanse(secret, sizeof(secret));
-    OPENSSL_cleanse(c->kx_priv, sizeof(c->kx_priv));
-    return rc;
+    return peer_seal_link(&c->link, d->token, d->token_len, &hs, c->kx_priv, c->akx, 1,
+                          FRAME_MAX_SMALL);
 }
 
 /* Closes after what is queued has left (bounded by the tick). */

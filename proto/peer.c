@@ -1,6 +1,7 @@
 #include "proto/peer.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -185,6 +186,35 @@ int peer_seal_recv(peer *l, const uint8_t key[SEAL_KEY_LEN], size_t max_in)
         return -1;
     }
     return 0;
+}
+
+int peer_seal_link(peer *l, const char *token, size_t token_len, seal_hs *hs,
+                   uint8_t my_priv[KX_LEN], const uint8_t *their_kx, int is_console, size_t max_in)
+{
+    uint8_t to_console[SEAL_KEY_LEN], to_agent[SEAL_KEY_LEN], secret[KX_LEN];
+    const uint8_t *tx = is_console ? to_agent : to_console,
+                  *rx = is_console ? to_console : to_agent;
+    int rc = -1;
+
+    hs->secret = secret;
+    if (kx_shared(my_priv, their_kx, secret) != 0 ||
+        seal_derive_keys(token, token_len, hs, to_console, to_agent) != 0) {
+        peer_fail(l, "cannot derive the link's keys (bad key exchange)");
+        goto out;
+    }
+    /* The console seals what it sends first (its AuthResult is queued, in
+     * plain); the agent, handling that AuthResult, what it receives first. */
+    if (is_console ? peer_seal_send(l, tx) != 0 || peer_seal_recv(l, rx, max_in) != 0
+                   : peer_seal_recv(l, rx, max_in) != 0 || peer_seal_send(l, tx) != 0)
+        goto out;
+    rc = 0;
+out:
+    OPENSSL_cleanse(to_console, sizeof(to_console));
+    OPENSSL_cleanse(to_agent, sizeof(to_agent));
+    OPENSSL_cleanse(secret, sizeof(secret));
+    OPENSSL_cleanse(my_priv, KX_LEN);
+    hs->secret = NULL;
+    return rc;
 }
 
 int peer_sealed(const peer *l)

@@ -92,6 +92,16 @@ int peer_seal_send(peer *l, const uint8_t key[SEAL_KEY_LEN]);
  *  breaks the new limit. */
 int peer_seal_recv(peer *l, const uint8_t key[SEAL_KEY_LEN], size_t max_in);
 
+/** Seals both directions once the handshake has proved the token on both
+ *  sides (the console after the agent's proof, the agent on AuthResult(ok)):
+ *  derives the connection's keys from the token, hs (its secret is filled
+ *  here from the X25519 exchange of my_priv with their_kx) and the
+ *  direction, then calls peer_seal_send and peer_seal_recv (max_in) in the
+ *  order of its side. Wipes my_priv and every derived secret. Returns 0, or
+ *  -1 (the peer has failed). */
+int peer_seal_link(peer *l, const char *token, size_t token_len, seal_hs *hs,
+                   uint8_t my_priv[KX_LEN], const uint8_t *their_kx, int is_console, size_t max_in);
+
 /** 1 once both directions are sealed. */
 int peer_sealed(const peer *l);
 

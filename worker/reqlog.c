@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/lbuf.h"
 #include "common/clock.h"
 #include "common/mem.h"
 #include "common/redact.h"
@@ -115,36 +116,8 @@ int reqlog_file_close(reqlog_file *f)
 
 /* ---------------------------------------------------------------- formatting */
 
-/* A bounded line being written: bytes past cap are dropped. */
-typedef struct lw {
-    char *p;
-    size_t len, cap;
-} lw;
-
-static void lw_put(lw *w, const char *s, size_t n)
-{
-    if (n > w->cap - w->len)
-        n = w->cap - w->len;
-    memcpy(w->p + w->len, s, n);
-    w->len += n;
-}
-
-static void lw_fmt(lw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void lw_fmt(lw *w, const char *fmt, ...)
-{
-    char tmp[64];
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        lw_put(w, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
 /* A CSV field cut to at most max bytes of output. */
-static void lw_csv(lw *w, const char *s, size_t max)
+static void csv_field(lbuf *w, const char *s, size_t max)
 {
     size_t room = w->cap - w->len;
     w->len += reqlog_csv_field(w->p + w->len, room < max ? room : max, s);
@@ -182,25 +155,25 @@ size_t reqlog_csv_field(char *out, size_t room, const char *s)
 
 size_t reqlog_jtl_line(char *out, size_t room, const reqlog_jtl *r, size_t *threads_at)
 {
-    lw w = {out, 0, room};
+    lbuf w = {out, 0, room};
 
     /* Budgets keep the line under REQLOG_LINE_MAX whatever the strings. */
-    lw_fmt(&w, "%" PRId64 ",%" PRId64 ",", r->start_ms, r->elapsed_ms);
-    lw_csv(&w, r->label, 600);
-    lw_put(&w, ",", 1);
-    lw_csv(&w, r->code, 200);
-    lw_put(&w, ",", 1);
-    lw_csv(&w, r->message, 400);
-    lw_put(&w, ",", 1);
-    lw_csv(&w, r->thread, 300);
-    lw_fmt(&w, ",text,%s,", r->success ? "true" : "false");
-    lw_csv(&w, r->failure, 400);
-    lw_fmt(&w, ",%" PRIu64 ",%" PRIu64 ",", r->bytes, r->sent);
+    lbuf_fmt(&w, "%" PRId64 ",%" PRId64 ",", r->start_ms, r->elapsed_ms);
+    csv_field(&w, r->label, 600);
+    lbuf_put(&w, ",", 1);
+    csv_field(&w, r->code, 200);
+    lbuf_put(&w, ",", 1);
+    csv_field(&w, r->message, 400);
+    lbuf_put(&w, ",", 1);
+    csv_field(&w, r->thread, 300);
+    lbuf_fmt(&w, ",text,%s,", r->success ? "true" : "false");
+    csv_field(&w, r->failure, 400);
+    lbuf_fmt(&w, ",%" PRIu64 ",%" PRIu64 ",", r->bytes, r->sent);
     if (threads_at != NULL)
         *threads_at = w.len;
-    lw_fmt(&w, "%u,%u,", r->grp, r->all);
-    lw_csv(&w, r->url, 1100);
-    lw_fmt(&w, ",%" PRId64 ",0,%" PRId64 "\n", r->latency_ms, r->connect_ms);
+    lbuf_fmt(&w, "%u,%u,", r->grp, r->all);
+    csv_field(&w, r->url, 1100);
+    lbuf_fmt(&w, ",%" PRId64 ",0,%" PRId64 "\n", r->latency_ms, r->connect_ms);
     if (w.len == w.cap) /* cut: the line still ends */
         w.p[w.len - 1] = '\n';
     return w.len;

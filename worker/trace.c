@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/lbuf.h"
 #include "common/mem.h"
 #include "common/redact.h"
 #include "worker/engine_int.h"
@@ -95,37 +96,7 @@ void trace_request(trace *t, vu *v, CURL *easy, const char *method)
 
 /* ---------------------------------------------------------------- the printout */
 
-/* A bounded output: bytes past cap are dropped. */
-typedef struct tout {
-    char *p;
-    size_t len, cap;
-} tout;
-
-static void put(tout *o, const char *s, size_t n)
-{
-    if (n > o->cap - o->len)
-        n = o->cap - o->len;
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-}
-
-static void fmt(tout *o, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static void fmt(tout *o, const char *f, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    int n;
-
-    va_start(ap, f);
-    n = vsnprintf(tmp, sizeof(tmp), f, ap);
-    va_end(ap);
-    if (n > 0)
-        put(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-/* Header lines of p (n bytes, CRLF or LF ended), each behind mark; the
- * credentials of Authorization headers masked. */
-static void headers(tout *o, const char *mark, const char *p, size_t n)
+static void headers(lbuf *o, const char *mark, const char *p, size_t n)
 {
     const char *end = p + n;
 
@@ -136,7 +107,7 @@ static void headers(tout *o, const char *mark, const char *p, size_t n)
 
         if (len > 0 && p[len - 1] == '\r')
             len--;
-        put(o, mark, strlen(mark));
+        lbuf_put(o, mark, strlen(mark));
         if ((len > 14 && strncasecmp(p, "Authorization:", 14) == 0) ||
             (len > 20 && strncasecmp(p, "Proxy-Authorization:", 20) == 0)) {
             /* "Authorization: Basic ***": the scheme, not the credentials */
@@ -144,17 +115,17 @@ static void headers(tout *o, const char *mark, const char *p, size_t n)
             while (v < p + len && *v == ' ')
                 v++;
             sp = memchr(v, ' ', (size_t)(p + len - v));
-            put(o, p, (size_t)((sp != NULL ? sp : v) - p));
-            put(o, sp != NULL ? " ***" : "***", sp != NULL ? 4 : 3);
+            lbuf_put(o, p, (size_t)((sp != NULL ? sp : v) - p));
+            lbuf_put(o, sp != NULL ? " ***" : "***", sp != NULL ? 4 : 3);
         } else {
             /* A header may hold a URL (Location, Referer). */
             char line[2048], shown[2048 + 64];
             snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
                      p);
             redact_url(line, shown, sizeof(shown));
-            put(o, shown, strlen(shown));
+            lbuf_put(o, shown, strlen(shown));
         }
-        put(o, "\n", 1);
+        lbuf_put(o, "\n", 1);
         p = le + 1;
     }
 }
@@ -168,7 +139,7 @@ void trace_response(trace *t, vu *v, CURLcode rc)
 {
     tslot *s = slot_of(t, v, 0);
     static char buf[TRACE_OUT_MAX];
-    tout o = {buf, 0, sizeof(buf)};
+    lbuf o = {buf, 0, sizeof(buf)};
     const xfer_result *x = &v->x;
     const char *eff = NULL, *url, *sname = "untimed";
     char ubuf[2048];
@@ -182,7 +153,7 @@ void trace_response(trace *t, vu *v, CURLcode rc)
     url = urlc_shown(v->url, eff != NULL ? eff : "", redirects, ubuf, sizeof(ubuf));
     if (v->xfer_timed && v->pend.step >= 0 && (size_t)v->pend.step < v->eng->scens.nsteps)
         sname = v->eng->scens.steps[v->pend.step]->name;
-    fmt(&o, "--- VU %u, run %u, %s: %s %s\n", v->gid, v->run, sname, s->method, url);
+    lbuf_fmt(&o, "--- VU %u, run %u, %s: %s %s\n", v->gid, v->run, sname, s->method, url);
     headers(&o, "> ", s->req, s->req_len);
     if (x->status > 0) {
         headers(&o, "< ", v->xh->hdr.data != NULL ? v->xh->hdr.data : "", v->xh->hdr.len);
@@ -191,24 +162,24 @@ void trace_response(trace *t, vu *v, CURLcode rc)
             /* Bytes a terminal would take as commands are shown as '.'. */
             unsigned char c = (unsigned char)v->xh->body.data[i];
             char ch = c >= 0x20 && c != 0x7f ? (char)c : c == '\n' || c == '\t' ? (char)c : '.';
-            put(&o, &ch, 1);
+            lbuf_put(&o, &ch, 1);
             off = i + 1;
         }
         if (off > 0 && v->xh->body.data[off - 1] != '\n')
-            put(&o, "\n", 1);
+            lbuf_put(&o, "\n", 1);
         if (body > off)
-            fmt(&o, "[... %zu more bytes of the body]\n", body - off);
-        fmt(&o, "--- %d", x->status);
+            lbuf_fmt(&o, "[... %zu more bytes of the body]\n", body - off);
+        lbuf_fmt(&o, "--- %d", x->status);
     } else {
         char err[CURL_ERROR_SIZE + 64];
         redact_url(v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc), err, sizeof(err));
-        fmt(&o, "--- no response: %s (curl error %d)", err, (int)rc);
+        lbuf_fmt(&o, "--- no response: %s (curl error %d)", err, (int)rc);
     }
-    fmt(&o,
-        " in %.2f ms (dns %.2f, connect %.2f, tls %.2f, ttfb %.2f, total %.2f ms), %" PRIu64
-        " bytes in, %" PRIu64 " out\n",
-        ms(x->elapsed_us), ms(x->dns_us), ms(x->connect_us), ms(x->tls_us), ms(x->ttfb_us),
-        ms(x->elapsed_us), x->bytes_in, x->bytes_out);
+    lbuf_fmt(&o,
+             " in %.2f ms (dns %.2f, connect %.2f, tls %.2f, ttfb %.2f, total %.2f ms), %" PRIu64
+             " bytes in, %" PRIu64 " out\n",
+             ms(x->elapsed_us), ms(x->dns_us), ms(x->connect_us), ms(x->tls_us), ms(x->ttfb_us),
+             ms(x->elapsed_us), x->bytes_in, x->bytes_out);
     for (size_t done = 0; done < o.len;) {
         ssize_t n = write(STDERR_FILENO, o.p + done, o.len - done);
         if (n < 0 && errno == EINTR)
