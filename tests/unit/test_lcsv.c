@@ -169,6 +169,47 @@ static void test_quern_csv_trailing_comma(void **state)
     xfree(path);
 }
 
+/* A Lua allocator whose new bytes are all quotes: what a block reused from
+ * an earlier string may hold. */
+static void *quote_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    char *p;
+
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    p = realloc(ptr, nsize);
+    if (p != NULL && (ptr == NULL || nsize > osize))
+        memset(p + (ptr == NULL ? 0 : osize), '"', nsize - (ptr == NULL ? 0 : osize));
+    return p;
+}
+
+/* The file buffer has a byte more than the file; when that byte is a quote,
+ * a field starting at the end of the file must still be empty (it once
+ * opened a quoted field past the buffer and wrote beyond it). */
+static void test_quern_csv_stale_quote(void **state)
+{
+    static const char text[] = "user,pass\nu1,";
+    char *path = temp_csv(text, sizeof(text) - 1);
+    lua_State *L = lua_newstate(quote_alloc, NULL);
+
+    luaL_openlibs(L);
+    *(void **)lua_getextraspace(L) = NULL;
+    lua_pushcfunction(L, lcsv_new);
+    lua_setglobal(L, "csv");
+    lua_pushstring(L, path);
+    lua_setglobal(L, "path");
+    assert_int_equal(luaL_dostring(L, "local f = csv(path)\n"
+                                      "return f:count(), f:row(1).pass"),
+                     LUA_OK);
+    assert_int_equal(lua_tointeger(L, -2), 1);
+    assert_string_equal(lua_tostring(L, -1), "");
+    lua_close(L);
+    unlink(path);
+    xfree(path);
+}
+
 /* A quote at the end of the file is an unclosed quoted field, not a read
  * past the data. */
 static void test_quern_csv_quote_at_eof(void **state)
@@ -197,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_crlf_at_eof),
         cmocka_unit_test(test_well_formed),
         cmocka_unit_test(test_quern_csv_trailing_comma),
+        cmocka_unit_test(test_quern_csv_stale_quote),
         cmocka_unit_test(test_quern_csv_quote_at_eof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
