@@ -4,6 +4,7 @@
 #   make demo       install missing packages, build, start the demo target, run an example
 #   make test       install missing packages, build under ASan+UBSan, run every test
 #   make test-valgrind   unit tests under valgrind, zero leaks
+#   make fuzz       build the libFuzzer targets with clang, run each FUZZ_SECONDS (tests/fuzz/)
 #   make bench      quern against wrk and Locust (not part of make test)
 #   make clean
 
@@ -36,8 +37,11 @@ LIB_SRC := $(filter-out console/main.c,$(LIB_SRC))
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(patsubst build/gen/%.c,$(B)/gen/%.o,$(PROTO_GEN))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+# Fuzz targets: under make test each runs once over its corpus (gcc, tests/fuzz/driver.c).
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_RUN := $(patsubst tests/fuzz/%.c,build/asan/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all quern deps demo test test-build test-valgrind bench clean format
+.PHONY: all quern deps demo test test-build test-valgrind bench clean format fuzz fuzz-build
 all: quern
 
 quern: $(B)/quern $(B)/quern-target
@@ -77,8 +81,12 @@ $(B)/tests/%: tests/unit/%.c $(B)/libquern.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS) $(TEST_LIBS)
 
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/fuzz_util.h $(B)/libquern.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< tests/fuzz/driver.c $(B)/libquern.a $(LIBS)
+
 test-build:
-	$(MAKE) MODE=asan quern build/asan/linkprobe $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC))
+	$(MAKE) MODE=asan quern build/asan/linkprobe $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC)) $(FUZZ_RUN)
 
 test: deps
 	$(MAKE) test-build
@@ -96,6 +104,45 @@ demo: deps
 bench: deps
 	$(MAKE) quern
 	@bench/run.sh
+
+# libFuzzer: the project's sources built again by clang (build/fuzz/obj, apart
+# from the gcc-built archives), one program per tests/fuzz/fuzz_<target>.c,
+# each run FUZZ_SECONDS over a working corpus seeded from the checked-in one.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
+FZ := build/fuzz
+FUZZ_CFLAGS := $(CFLAGS_BASE) -Wno-unknown-warning-option -O1 -fno-omit-frame-pointer \
+               -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ := $(patsubst %.c,$(FZ)/obj/%.o,$(LIB_SRC)) \
+            $(patsubst build/gen/%.c,$(FZ)/obj/gen/%.o,$(PROTO_GEN))
+
+$(FZ)/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-error -c $< -o $@
+
+$(FZ)/obj/%.o: %.c $(PROTO_GEN)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FZ)/libquern.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FZ)/libquern.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FZ)/libquern.a $(LIBS)
+
+fuzz-build:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz: $(FUZZ_CC) not found" \
+	  "(scripts/install-deps.sh --fuzz installs Debian's clang)" >&2; exit 1; }
+	$(MAKE) $(patsubst %,$(FZ)/fuzz_%,$(FUZZ_TARGETS))
+
+fuzz:
+	@scripts/install-deps.sh --fuzz
+	$(MAKE) fuzz-build
+	@tests/fuzz/run.sh $(FZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+-include $(FUZZ_OBJ:.o=.d)
 
 clean:
 	rm -rf build bin

@@ -1,11 +1,16 @@
 #!/bin/sh
 # Installs the Debian 12 packages quern needs to build and test, when they are missing.
-# Usage: scripts/install-deps.sh [extra-package ...]
+# Usage: scripts/install-deps.sh [--fuzz] [extra-package ...]
+#   --fuzz   also Debian's clang and its sanitizer runtimes, for make fuzz (make test needs neither)
 set -eu
+
+FUZZ_PKGS="clang libclang-rt-14-dev"
+fuzz=""
+if [ "${1:-}" = "--fuzz" ]; then fuzz="$FUZZ_PKGS"; shift; fi
 
 PKGS="build-essential pkg-config libcurl4-openssl-dev libev-dev liblua5.4-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libxml2-dev libjansson-dev \
-libmicrohttpd-dev libcmocka-dev libssl-dev valgrind jq curl sqlite3 libxml2-utils chromium iproute2 procps $*"
+libmicrohttpd-dev libcmocka-dev libssl-dev valgrind jq curl sqlite3 libxml2-utils chromium iproute2 procps $fuzz $*"
 
 missing=""
 for p in $PKGS; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs every test and ends with one line "N passed, N failed".
-#   tests/run.sh BUILD_DIR              unit tests (cmocka) then end-to-end tests
+#   tests/run.sh BUILD_DIR              unit tests (cmocka), fuzz corpora, end-to-end tests
 #   tests/run.sh --valgrind BUILD_DIR   unit tests under valgrind, zero leaks
 set -u
 cd "$(dirname "$0")/.."
@@ -40,6 +40,29 @@ for t in "$B"/tests/test_*; do
   printf '%-28s %3d passed, %d failed%s\n' "$name" "$ok" "$bad" \
     "$([ "$rc" != 0 ] && echo " (exit $rc, see $log)")"
 done
+
+# Each fuzz target once over its checked-in corpus (tests/fuzz/, built with
+# tests/fuzz/driver.c): every seed and every input that once crashed must pass.
+if [ $valgrind = 0 ]; then
+  for t in "$B"/fuzz/fuzz_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    corpus="tests/fuzz/corpus/${name#fuzz_}"
+    log="$LOGDIR/$name.log"
+    "$t" "$corpus" >"$log" 2>&1
+    rc=$?
+    n=$(find "$corpus" -maxdepth 1 -type f ! -name '.*' 2>/dev/null | wc -l)
+    if [ "$rc" = 0 ] && [ "$n" -gt 0 ]; then
+      passed=$((passed + 1))
+      printf '%-28s %3d passed, 0 failed (%d inputs)\n' "$name" 1 "$n"
+    else
+      failed=$((failed + 1))
+      failures+=("$name")
+      printf '%-28s %3d passed, 1 failed (exit %s, see %s)\n' "$name" 0 "$rc" "$log"
+      grep -E '^running |ERROR: |SUMMARY: |invariant failed' "$log" | tail -n 4 | sed 's/^/    /'
+    fi
+  done
+fi
 
 if [ $valgrind = 0 ]; then
   export QUERN="$PWD/$B/quern" TARGET="$PWD/$B/quern-target"

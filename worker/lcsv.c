@@ -71,12 +71,15 @@ typedef struct csv_in {
     const char *name; /**< borrowed: file name for messages */
 } csv_in;
 
+/* 1 when p (at most in->end) is at the end of a line or of the input. */
 static int at_line_end(const csv_in *in, const char *p)
 {
     return p == in->end || *p == '\n' || (*p == '\r' && (p + 1 == in->end || p[1] == '\n'));
 }
 
-/* Reads one record. 1 read, 0 end of input, -1 with "name:line: why" in err. */
+/* Reads one record. 1 read, 0 end of input, -1 with "name:line: why" in err.
+ * Never reads at or past in->end: a field may start there (after a ',' that
+ * ends the input), and is then empty. */
 static int csv_record(csv_in *in, char *err, size_t errlen)
 {
     char *p = in->p, *end = in->end;
@@ -88,7 +91,7 @@ static int csv_record(csv_in *in, char *err, size_t errlen)
         return 0;
     for (;;) {
         char *start = p, *w = p;
-        int quoted = *p == '"';
+        int quoted = p < end && *p == '"';
 
         if (in->nf == CSV_MAX_FIELDS) {
             snprintf(err, errlen, "%s:%ld: more than %d fields", in->name, in->line,
@@ -193,6 +196,7 @@ static int read_file(lua_State *L, const char *path, const char *name, char **bu
     }
     *buf = lua_newuserdatauv(L, (size_t)st.st_size + 1, 0);
     n = fread(*buf, 1, (size_t)st.st_size, f);
+    (*buf)[n] = '\0'; /* the parser stops at len; this byte is never stale */
     if (ferror(f)) {
         snprintf(err, errlen, "cannot read %s (%s): %s", name, path, strerror(errno));
         fclose(f);

@@ -1,0 +1,116 @@
+/* fuzz_ivsum — Interval messages as an agent receives them from its workers
+ * and the console from its agents (proto/ivsum, proto/ivwin): step indices,
+ * encoded histograms and scenario names all come from the sender.
+ *
+ * Input: byte 0 gives the receiver's step and scenario counts and whether
+ * the message goes through a merge window; the rest is one packed
+ * Quern__Interval. Checks: a message that is added sums to what
+ * ivsum_msg_new rebuilds, and that rebuilt message, packed and unpacked,
+ * adds to the same counts and histograms; adding it twice doubles them (or
+ * is refused); through ivwin every second is handed on once the window is
+ * flushed. */
+#include <string.h>
+
+#include "common/hist.h"
+#include "proto/ivwin.h"
+#include "tests/fuzz/fuzz_util.h"
+
+static const char *const scen_names[] = {"CONSULTATION-PROFIL", "API", "", "B"};
+
+/* Counts the seconds ivwin hands on. */
+static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
+{
+    (*(unsigned *)ud)++;
+    fuzz_check(sum->nsteps <= 8);
+}
+
+/* a and b hold the same counts (b rebuilt from a: a step without samples
+ * nor errors is not sent, whatever else it holds). */
+static void check_same(const ivsum *a, const ivsum *b)
+{
+    for (size_t i = 0; i < a->nsteps; i++) {
+        if (a->steps[i].count == 0 && hist_count(a->steps[i].hist) == 0 &&
+            a->steps[i].err_tech == 0 && a->steps[i].err_func == 0) {
+            fuzz_check(b->steps[i].count == 0 && hist_count(b->steps[i].hist) == 0);
+            continue;
+        }
+        fuzz_check(a->steps[i].count == b->steps[i].count);
+        fuzz_check(a->steps[i].err_tech == b->steps[i].err_tech);
+        fuzz_check(a->steps[i].err_func == b->steps[i].err_func);
+        fuzz_check(hist_count(a->steps[i].hist) == hist_count(b->steps[i].hist));
+        fuzz_check(hist_max(a->steps[i].hist) == hist_max(b->steps[i].hist));
+        fuzz_check(strcmp(a->steps[i].sample_tech, b->steps[i].sample_tech) == 0);
+    }
+    for (size_t j = 0; j < a->nscens; j++)
+        fuzz_check(a->runs[j] == b->runs[j] && a->missed[j] == b->missed[j]);
+    fuzz_check(a->active_vus == b->active_vus && a->finished_vus == b->finished_vus);
+}
+
+static void roundtrip(const ivsum *s)
+{
+    Quern__Interval *m = ivsum_msg_new(7, 3, s->steps, s->nsteps, s->runs, s->missed, scen_names,
+                                       s->nscens, s->active_vus, s->finished_vus, 0);
+    size_t len = quern__interval__get_packed_size(m);
+    uint8_t *buf = malloc(len ? len : 1);
+    Quern__Interval *back;
+    ivsum s2;
+    char err[256];
+
+    fuzz_check(buf != NULL);
+    fuzz_check(quern__interval__pack(m, buf) == len);
+    back = quern__interval__unpack(NULL, len, buf);
+    fuzz_check(back != NULL);
+    ivsum_init(&s2, s->nsteps, s->nscens);
+    fuzz_check(ivsum_add_msg(&s2, back, scen_names, err, sizeof(err)) == 0);
+    check_same(s, &s2);
+    ivsum_free(&s2);
+    quern__interval__free_unpacked(back, NULL);
+    free(buf);
+    ivsum_msg_free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    Quern__Interval *m;
+    size_t nsteps, nscens;
+    char err[256];
+    ivsum s;
+
+    if (size < 1)
+        return 0;
+    nsteps = data[0] & 7;
+    nscens = (data[0] >> 3) & 3;
+    m = quern__interval__unpack(NULL, size - 1, data + 1);
+    if (m == NULL)
+        return 0;
+    if (data[0] & 0x80) {
+        ivwin w;
+        unsigned emitted = 0;
+        int added = 0;
+        memset(&w, 0, sizeof(w));
+        ivwin_init(&w, nsteps, nscens, 1000000, on_second, &emitted);
+        for (int k = 0; k < 3; k++) {
+            if (ivwin_add(&w, m, scen_names, 2, err, sizeof(err)) != 0)
+                break;
+            added++;
+            m->second += 1 + (uint64_t)k * 5; /* later seconds, not in order */
+        }
+        ivwin_flush(&w, 2, 1);
+        fuzz_check(added == 0 || emitted >= 1);
+        ivwin_free(&w);
+    } else {
+        ivsum_init(&s, nsteps, nscens);
+        if (ivsum_add_msg(&s, m, scen_names, err, sizeof(err)) == 0) {
+            roundtrip(&s);
+            ivsum_add_msg(&s, m, scen_names, err, sizeof(err));
+            ivsum_reset(&s);
+            for (size_t i = 0; i < nsteps; i++)
+                fuzz_check(s.steps[i].count == 0 && hist_count(s.steps[i].hist) == 0);
+        } else {
+            fuzz_check(err[0] != '\0');
+        }
+        ivsum_free(&s);
+    }
+    quern__interval__free_unpacked(m, NULL);
+    return 0;
+}

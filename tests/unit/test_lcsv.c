@@ -1,0 +1,245 @@
+/* Unit tests for worker/lcsv: the CSV parser on inputs that end abruptly, and
+ * quern.csv over a real file.
+ *
+ * The parser's own functions are static: the test includes the .c (as h2o's
+ * unit tests do). Each input is copied into a buffer of exactly its length,
+ * so that under ASan a read at the end of the input is a heap overflow. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "worker/lcsv.c"
+
+#include <lualib.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Parses len bytes of text (an exact-size copy). Returns the status of the
+ * last csv_record call (0 end of input, -1 error) and writes every record
+ * into out as "f1|f2;f1|f2;" (quoted fields as they unescape), and the error
+ * into err. */
+static int parse(const char *text, size_t len, char *out, size_t outlen, char *err, size_t errlen)
+{
+    char *buf = xmalloc(len ? len : 1);
+    csv_in *in = xcalloc(1, sizeof(*in));
+    size_t used = 0;
+    int st;
+
+    memcpy(buf, text, len);
+    in->p = buf;
+    in->end = buf + len;
+    in->line = 1;
+    in->name = "t.csv";
+    out[0] = '\0';
+    err[0] = '\0';
+    while ((st = csv_record(in, err, errlen)) == 1) {
+        for (int i = 0; i < in->nf; i++)
+            used += (size_t)snprintf(out + used, outlen - used, "%s%.*s", i ? "|" : "",
+                                     (int)in->f[i].len, in->f[i].s);
+        used += (size_t)snprintf(out + used, outlen - used, ";");
+        assert_true(used < outlen);
+    }
+    xfree(in);
+    xfree(buf);
+    return st;
+}
+
+#define PARSE(lit, out, err) parse((lit), sizeof(lit) - 1, (out), sizeof(out), (err), sizeof(err))
+
+static void test_trailing_comma_at_eof(void **state)
+{
+    char out[256], err[256];
+
+    /* The input of the heap overflow: a field starts at the end of the input. */
+    assert_int_equal(PARSE("user,pass\nu1,", out, err), 0);
+    assert_string_equal(out, "user|pass;u1|;");
+    assert_int_equal(PARSE(",", out, err), 0);
+    assert_string_equal(out, "|;");
+    assert_int_equal(PARSE("a,b\n,,", out, err), 0);
+    assert_string_equal(out, "a|b;||;");
+    assert_int_equal(PARSE("a,\"b\",", out, err), 0);
+    assert_string_equal(out, "a|b|;");
+}
+
+static void test_quote_at_eof(void **state)
+{
+    char out[256], err[256];
+
+    /* A lone quote, and a quote that opens a field at the end. */
+    assert_int_equal(PARSE("\"", out, err), -1);
+    assert_non_null(strstr(err, "t.csv:1: quoted field not closed"));
+    assert_int_equal(PARSE("user,pass\nu1,\"", out, err), -1);
+    assert_non_null(strstr(err, "t.csv:2: quoted field not closed"));
+    assert_int_equal(PARSE("a,\"x\"\"", out, err), -1);
+    assert_non_null(strstr(err, "quoted field not closed"));
+    /* A quote closing a field as the last byte. */
+    assert_int_equal(PARSE("a,\"x\"", out, err), 0);
+    assert_string_equal(out, "a|x;");
+    assert_int_equal(PARSE("\"\"\"\"", out, err), 0);
+    assert_string_equal(out, "\";");
+    /* A quote in an unquoted field, last. */
+    assert_int_equal(PARSE("a,b\"", out, err), -1);
+    assert_non_null(strstr(err, "quote in an unquoted field"));
+}
+
+static void test_empty_quoted_at_eof(void **state)
+{
+    char out[256], err[256];
+
+    assert_int_equal(PARSE("user,pass\nu1,\"\"", out, err), 0);
+    assert_string_equal(out, "user|pass;u1|;");
+    assert_int_equal(PARSE("\"\"", out, err), 0);
+    assert_string_equal(out, ";");
+    assert_int_equal(PARSE("\"\",\"\"", out, err), 0);
+    assert_string_equal(out, "|;");
+}
+
+static void test_crlf_at_eof(void **state)
+{
+    char out[256], err[256];
+
+    assert_int_equal(PARSE("a,b\r\n1,2\r\n", out, err), 0);
+    assert_string_equal(out, "a|b;1|2;");
+    assert_int_equal(PARSE("a,b\r\n1,\r\n", out, err), 0);
+    assert_string_equal(out, "a|b;1|;");
+    assert_int_equal(PARSE("a,b\r\n1,\"2\"\r\n", out, err), 0);
+    assert_string_equal(out, "a|b;1|2;");
+    assert_int_equal(PARSE("a,b\r\n1,\"2\"\r", out, err), 0);
+    assert_string_equal(out, "a|b;1|2;");
+    assert_int_equal(PARSE("a,b\r\n1,2\r", out, err), 0);
+    assert_string_equal(out, "a|b;1|2;");
+    assert_int_equal(PARSE("a,\r", out, err), 0);
+    assert_string_equal(out, "a|;");
+    assert_int_equal(PARSE("\r", out, err), 0);
+    assert_string_equal(out, ";");
+    assert_int_equal(PARSE("\"a\"\rb", out, err), -1);
+    assert_non_null(strstr(err, "unexpected character after a closing quote"));
+}
+
+static void test_well_formed(void **state)
+{
+    char out[256], err[256];
+
+    assert_int_equal(PARSE("", out, err), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(PARSE("a,b\n1,\"x,\"\"y\"\"\nz\"\n", out, err), 0);
+    assert_string_equal(out, "a|b;1|x,\"y\"\nz;");
+    assert_int_equal(PARSE("a\n\nb", out, err), 0);
+    assert_string_equal(out, "a;;b;");
+}
+
+/* Writes text to a new temporary file; returns its path (owned by the caller,
+ * who unlinks it). */
+static char *temp_csv(const char *text, size_t len)
+{
+    char *path = xstrdup("/tmp/quern-test-lcsv-XXXXXX");
+    int fd = mkstemp(path);
+
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+/* quern.csv(path) then f:count() and f:row(n) through Lua, with the same
+ * file: a field that starts at the end of the file is an empty string. */
+static void test_quern_csv_trailing_comma(void **state)
+{
+    static const char text[] = "user,pass\nu1,";
+    char *path = temp_csv(text, sizeof(text) - 1);
+    lua_State *L = luaL_newstate();
+
+    luaL_openlibs(L);
+    *(void **)lua_getextraspace(L) = NULL; /* no VU: the script is loading */
+    lua_pushcfunction(L, lcsv_new);
+    lua_setglobal(L, "csv");
+    lua_pushstring(L, path);
+    lua_setglobal(L, "path");
+    assert_int_equal(luaL_dostring(L, "local f = csv(path)\n"
+                                      "local r = f:row(1)\n"
+                                      "return f:count(), r.user, r.pass"),
+                     LUA_OK);
+    assert_int_equal(lua_tointeger(L, -3), 1);
+    assert_string_equal(lua_tostring(L, -2), "u1");
+    assert_string_equal(lua_tostring(L, -1), "");
+    lua_close(L);
+    unlink(path);
+    xfree(path);
+}
+
+/* A Lua allocator whose new bytes are all quotes: what a block reused from
+ * an earlier string may hold. */
+static void *quote_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    char *p;
+
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    p = realloc(ptr, nsize);
+    if (p != NULL && (ptr == NULL || nsize > osize))
+        memset(p + (ptr == NULL ? 0 : osize), '"', nsize - (ptr == NULL ? 0 : osize));
+    return p;
+}
+
+/* The file buffer has a byte more than the file; when that byte is a quote,
+ * a field starting at the end of the file must still be empty (it once
+ * opened a quoted field past the buffer and wrote beyond it). */
+static void test_quern_csv_stale_quote(void **state)
+{
+    static const char text[] = "user,pass\nu1,";
+    char *path = temp_csv(text, sizeof(text) - 1);
+    lua_State *L = lua_newstate(quote_alloc, NULL);
+
+    luaL_openlibs(L);
+    *(void **)lua_getextraspace(L) = NULL;
+    lua_pushcfunction(L, lcsv_new);
+    lua_setglobal(L, "csv");
+    lua_pushstring(L, path);
+    lua_setglobal(L, "path");
+    assert_int_equal(luaL_dostring(L, "local f = csv(path)\n"
+                                      "return f:count(), f:row(1).pass"),
+                     LUA_OK);
+    assert_int_equal(lua_tointeger(L, -2), 1);
+    assert_string_equal(lua_tostring(L, -1), "");
+    lua_close(L);
+    unlink(path);
+    xfree(path);
+}
+
+/* A quote at the end of the file is an unclosed quoted field, not a read
+ * past the data. */
+static void test_quern_csv_quote_at_eof(void **state)
+{
+    static const char text[] = "user,pass\nu1,\"";
+    char *path = temp_csv(text, sizeof(text) - 1);
+    lua_State *L = luaL_newstate();
+
+    luaL_openlibs(L);
+    *(void **)lua_getextraspace(L) = NULL;
+    lua_pushcfunction(L, lcsv_new);
+    lua_pushstring(L, path);
+    assert_int_equal(lua_pcall(L, 1, 1, 0), LUA_ERRRUN);
+    assert_non_null(strstr(lua_tostring(L, -1), ":2: quoted field not closed"));
+    lua_close(L);
+    unlink(path);
+    xfree(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trailing_comma_at_eof),
+        cmocka_unit_test(test_quote_at_eof),
+        cmocka_unit_test(test_empty_quoted_at_eof),
+        cmocka_unit_test(test_crlf_at_eof),
+        cmocka_unit_test(test_well_formed),
+        cmocka_unit_test(test_quern_csv_trailing_comma),
+        cmocka_unit_test(test_quern_csv_stale_quote),
+        cmocka_unit_test(test_quern_csv_quote_at_eof),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
