@@ -147,7 +147,8 @@ static int reader_fail(frame_reader *r, char *err, size_t errlen)
  * its body is buffered. */
 static int reader_scan(frame_reader *r, char *err, size_t errlen)
 {
-    const uint8_t *base = r->in.data + r->in.start;
+    /* A reader that never received anything has no buffer yet. */
+    const uint8_t *base = r->in.data != NULL ? r->in.data + r->in.start : NULL;
     size_t used = buf_used(&r->in);
     size_t extra = r->rx != NULL ? SEAL_TAG_LEN : 0;
 
