@@ -25,7 +25,7 @@
 #include "common/salloc.h"
 #include "proto/auth.h"
 #include "proto/seal.h"
-#include "worker/lquern.h"
+#include "common/version.h"
 #include "worker/wproc.h"
 
 #define AGENT_BACKOFF_MIN 1.0

@@ -40,7 +40,7 @@
 #include "proto/auth.h"
 #include "proto/seal.h"
 #include "reports/db.h"
-#include "worker/lquern.h"
+#include "common/version.h"
 
 #define DIST_CONN_MAX 2048           /* authenticated connections (agents) at once */
 #define DIST_PENDING_MAX 64          /* handshakes in progress at once, apart from agents */

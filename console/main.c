@@ -13,7 +13,7 @@
 #include "reports/compare.h"
 #include "reports/report.h"
 #include "reports/runs.h"
-#include "worker/lquern.h"
+#include "common/version.h"
 
 static void usage(FILE *out)
 {

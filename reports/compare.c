@@ -14,7 +14,7 @@
 #include "reports/db.h"
 #include "reports/html.h"
 #include "reports/report.h"
-#include "worker/lquern.h" /* QUERN_VERSION */
+#include "common/version.h"
 
 #define THRESHOLD_MAX 1000.0 /* percent */
 

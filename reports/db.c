@@ -14,7 +14,7 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/redact.h"
-#include "worker/lquern.h" /* QUERN_VERSION */
+#include "common/version.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
 #define DB_SCRIPT_MAX (64u << 20)  /* hash at most this much of a script */

@@ -13,7 +13,7 @@
 #include "common/mem.h"
 #include "reports/abandon.h"
 #include "reports/html.h"
-#include "worker/lquern.h" /* QUERN_VERSION */
+#include "common/version.h"
 
 /* A final point shorter than this fraction of its width is folded into the
  * one before it. */

@@ -10,11 +10,11 @@
 #include <lua.h>
 #include <stddef.h>
 
+#include "common/version.h"
+
 struct engine;
 struct vu;
 
-#define QUERN_VERSION "0.1.0"
-#define QUERN_USER_AGENT "quern/" QUERN_VERSION
 
 /** Lua 5.4.4 (Debian 12) has lua_resetthread; lua_closethread came in 5.4.6. */
 #if LUA_VERSION_RELEASE_NUM >= 50406

@@ -16,7 +16,7 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "worker/engine_int.h"
-#include "worker/lquern.h"
+#include "common/version.h"
 #include "worker/scen.h"
 #include "worker/vu.h"
 
