@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/bundle.h"
+#include "proto/bundle.h"
 #include "common/err.h"
 
 uint32_t runchk_agent_vus_max(void)

@@ -17,6 +17,7 @@
 #include "common/mem.h"
 #include "common/props.h"
 #include "proto/frame.h"
+#include "proto/handshake.h"
 #include "worker/engine.h"
 #include "worker/reqlog.h"
 
@@ -186,16 +187,9 @@ int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *firs
 
 static void send_ready(int fd, uint64_t run_id, int ok, const char *error, uint32_t vus)
 {
-    Quern__Envelope env = QUERN__ENVELOPE__INIT;
-    Quern__Ready rd = QUERN__READY__INIT;
+    handshake_msg m;
 
-    rd.run_id = run_id;
-    rd.ok = ok ? 1 : 0;
-    rd.error = (char *)(error != NULL ? error : "");
-    rd.vus = vus;
-    env.body_case = QUERN__ENVELOPE__BODY_READY;
-    env.ready = &rd;
-    if (send_env(fd, &env) != 0)
+    if (send_env(fd, handshake_ready(run_id, ok, error, vus, &m)) != 0)
         log_msg(LOG_ERROR, "cannot send Ready to the agent: %s", strerror(errno));
 }
 

@@ -1,8 +1,8 @@
-/* fuzz_agent — the agent's message handlers (agent/agent.c), driven without
+/* fuzz_agent — the agent's message handlers (agent/uplink.c, agent/arun.c), driven without
  * a network and without forking: what the console sends (on_console_msg)
  * and what a worker sends (on_worker_msg).
  *
- * The agent's file is included to reach its static handlers. Each input is
+ * The agent's files are included to reach their static handlers. Each input is
  * one connection: byte 0 says where the messages come from (bit 0: a worker
  * of a run in progress, else the console), whether the handshake is already
  * done (bit 1: the agent starts ready for runs, as after a proof the fuzzer
@@ -14,6 +14,8 @@
  * Checks: no handler crashes or leaks; every run the agent started is
  * gone or still its own when the connection ends, and no bundle is left. */
 #include "agent/agent.c"
+#include "agent/arun.c"
+#include "agent/uplink.c"
 
 #include <ftw.h>
 
@@ -30,7 +32,7 @@ static int quiet(void *ud, enum log_level level, const char *line)
 
 static void cleanup(void)
 {
-    bundle_remove(tmpdir);
+    rundir_remove(tmpdir);
 }
 
 static int count(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -102,8 +104,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a.cs = (data[0] & 2) || from_worker ? CS_READY : CS_HELLO;
     a.cfd = -1;
     a.sigpipe[0] = a.sigpipe[1] = -1;
-    memset(a.nonce, 1, sizeof(a.nonce));
-    ev_init(&a.retry, on_retry);
+    handshake_init(&a.hs, "agent");
+    memset(a.hs.nonce, 1, sizeof(a.hs.nonce));
+    ev_init(&a.retry, uplink_on_retry);
     a.retry.data = &a;
     fuzz_check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) == 0);
     peer_init(&a.con, loop, sv[0], FRAME_MAX_DEFAULT, AGENT_QUEUE_MAX, on_console_msg,
@@ -134,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     frame_reader_free(fr);
     if (a.run != NULL) {
         fuzz_check(a.run->a == &a);
-        run_free(a.run);
+        arun_free(a.run);
         a.run = NULL;
     }
     entries = 0;

@@ -1,19 +1,20 @@
-/* fuzz_bundle — the scenario bundle an agent unpacks (agent/bundle): every
- * path and file of a StartRun comes from the network.
+/* fuzz_bundle — the scenario bundle an agent unpacks (proto/bundle, into an
+ * agent/rundir folder): every path and file of a StartRun comes from the network.
  *
  * Input: one packed Quern__StartRun (the message whose files the agent
  * writes), unpacked into a private $TMPDIR made at start. Checks: each path
  * bundle_path_ok accepts is relative, without '\', and without an empty,
  * "." or ".." component; a bundle that unpacks leaves, under its directory
  * and nowhere else, only directories and regular files (no symbolic link)
- * whose paths are the bundle's; bundle_remove leaves nothing; a refused
+ * whose paths are the bundle's; rundir_remove leaves nothing; a refused
  * bundle leaves no directory behind. */
 #include <errno.h>
 #include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "agent/bundle.h"
+#include "agent/rundir.h"
+#include "proto/bundle.h"
 #include "tests/fuzz/fuzz_util.h"
 
 static char tmpdir[64];
@@ -24,7 +25,7 @@ static int entries;
 /* Removes the private $TMPDIR at exit. */
 static void cleanup(void)
 {
-    bundle_remove(tmpdir);
+    rundir_remove(tmpdir);
 }
 
 static int path_ok_slow(const char *p)
@@ -86,14 +87,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     for (size_t i = 0; i < sr->n_files; i++)
         fuzz_check(bundle_path_ok(sr->files[i]->path) == path_ok_slow(sr->files[i]->path));
-    if (bundle_unpack(sr->files, sr->n_files, dir, sizeof(dir), err, sizeof(err)) == 0) {
+    if (rundir_new(sr->files, sr->n_files, dir, sizeof(dir), err, sizeof(err)) == 0) {
         struct stat st;
         fuzz_check(strncmp(dir, tmpdir, strlen(tmpdir)) == 0);
         cur = sr;
         rootlen = strlen(dir);
         entries = 0;
         fuzz_check(nftw(dir, check_entry, 16, FTW_PHYS) == 0);
-        bundle_remove(dir);
+        rundir_remove(dir);
         fuzz_check(stat(dir, &st) != 0 && errno == ENOENT);
     } else {
         fuzz_check(err[0] != '\0');

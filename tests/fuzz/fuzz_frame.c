@@ -13,10 +13,10 @@
  * of the others. Then: the reader never holds more than it was fed; once
  * it fails it stays failed; an envelope that decoded encodes into a frame
  * that decodes and encodes again to the same bytes. */
-#include <ftw.h>
 #include <string.h>
 
-#include "agent/bundle.h"
+#include "proto/bundle.h"
+#include "agent/rundir.h"
 #include "common/mem.h"
 #include "console/gather.h"
 #include "proto/auth.h"
@@ -33,19 +33,10 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
 {
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
 static void cleanup(void)
 {
     gather_free(g);
-    nftw(gdir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    rundir_remove(gdir); /* the same recursive removal, no link followed */
 }
 
 /* The private folder the console writes result files into. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "agent/bundle.h"
+#include "proto/bundle.h"
 #include "agent/runchk.h"
 #include "tests/fuzz/fuzz_util.h"
 

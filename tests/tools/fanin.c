@@ -45,6 +45,7 @@
 #include "common/stats.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
+#include "proto/handshake.h"
 #include "proto/peer.h"
 #include "proto/ivsum.h"
 #include "proto/seal.h"
@@ -61,8 +62,7 @@ typedef struct ag {
     unsigned idx;
     int fd;
     enum ast st;
-    uint8_t nonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
-    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN], ckx[KX_LEN];
+    handshake hs; /**< the nonces and keys of its handshake */
     frame_reader *r;
     seal *tx, *rx; /**< owned: the link's seals once authenticated, else NULL */
     uint8_t *out;  /**< owned: bytes not yet written */
@@ -252,44 +252,25 @@ static int ag_send(sim *s, ag *a, const Quern__Envelope *env)
 
 static void send_hello(sim *s, ag *a)
 {
-    Quern__Envelope env = QUERN__ENVELOPE__INIT;
-    Quern__Hello h = QUERN__HELLO__INIT;
+    handshake_msg m;
 
-    if (auth_nonce(a->nonce) != 0 || kx_keypair(a->kx_priv, a->kx_pub) != 0) {
+    handshake_init(&a->hs, "agent");
+    if (handshake_keys(&a->hs) != 0) {
         note_error(s, a, "no random numbers");
         ag_close(s, a);
         return;
     }
-    h.version = AUTH_PROTO_VERSION;
-    h.role = (char *)"agent";
-    h.nonce.data = a->nonce;
-    h.nonce.len = AUTH_NONCE_LEN;
-    h.kx.data = a->kx_pub;
-    h.kx.len = KX_LEN;
-    h.quern_version = (char *)"0.1.0-fanin";
-    env.body_case = QUERN__ENVELOPE__BODY_HELLO;
-    env.hello = &h;
     a->st = A_HELLO;
-    ag_send(s, a, &env);
+    ag_send(s, a, handshake_hello(&a->hs, &m));
 }
 
 static void send_register(sim *s, ag *a)
 {
-    Quern__Envelope env = QUERN__ENVELOPE__INIT;
-    Quern__Register rg = QUERN__REGISTER__INIT;
-    char name[64], host[256] = "";
+    handshake_msg m;
+    char name[64];
 
-    gethostname(host, sizeof(host) - 1);
     snprintf(name, sizeof(name), "fanin-%04u", a->idx);
-    rg.name = name;
-    rg.host = host;
-    rg.cores = 1;
-    rg.workers = 1;
-    rg.quern_version = (char *)"0.1.0-fanin";
-    rg.pid = (uint32_t)getpid();
-    env.body_case = QUERN__ENVELOPE__BODY_REGISTER;
-    env.register_ = &rg;
-    ag_send(s, a, &env);
+    ag_send(s, a, handshake_register(name, 1, &m));
 }
 
 static void send_steps_ready(sim *s, ag *a)
@@ -399,32 +380,20 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
 
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_HELLO: {
-        const Quern__Hello *h = env->hello;
-        Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
-        uint8_t mac[AUTH_MAC_LEN];
-        if (a->st != A_HELLO || h->version != AUTH_PROTO_VERSION ||
-            strcmp(h->role, "console") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
-            h->kx.len != KX_LEN) {
+        handshake_msg m;
+        if (handshake_hello_take(&a->hs, a->st == A_HELLO ? env : NULL, NULL, 0) != 0) {
             note_error(s, a, "bad hello from the console");
             ag_close(s, a);
             return;
         }
-        memcpy(a->cnonce, h->nonce.data, AUTH_NONCE_LEN);
-        memcpy(a->ckx, h->kx.data, KX_LEN);
-        auth_proof(s->token, s->token_len, "agent", a->cnonce, a->nonce, mac);
-        pr.mac.data = mac;
-        pr.mac.len = sizeof(mac);
-        out.body_case = QUERN__ENVELOPE__BODY_AUTH_PROOF;
-        out.auth_proof = &pr;
         a->st = A_PROOF;
-        ag_send(s, a, &out);
+        ag_send(s, a, handshake_proof(&a->hs, s->token, s->token_len, &m));
         return;
     }
     case QUERN__ENVELOPE__BODY_AUTH_PROOF:
         if (a->st != A_PROOF)
             break;
-        if (!auth_verify(s->token, s->token_len, "console", a->nonce, a->cnonce,
-                         env->auth_proof->mac.data, env->auth_proof->mac.len)) {
+        if (!handshake_proof_ok(&a->hs, s->token, s->token_len, env->auth_proof)) {
             note_error(s, a, "the console does not know our token");
             ag_close(s, a);
             return;
@@ -440,10 +409,10 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
             return;
         }
         {
-            uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN];
-            seal_hs hs = {a->nonce, a->cnonce, a->kx_pub, a->ckx, secret};
+            uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN] = {0};
+            seal_hs hs = handshake_seal_hs(&a->hs, secret);
             char err[256];
-            if (kx_shared(a->kx_priv, a->ckx, secret) != 0 ||
+            if (kx_shared(a->hs.kx_priv, a->hs.peer_kx, secret) != 0 ||
                 seal_derive_keys(s->token, s->token_len, &hs, up, down) != 0 ||
                 (a->tx = seal_new(up)) == NULL || (a->rx = seal_new(down)) == NULL ||
                 frame_reader_seal(a->r, a->rx, FRAME_MAX_DEFAULT, err, sizeof(err)) != 0) {

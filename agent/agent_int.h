@@ -1,0 +1,151 @@
+/* agent_int — what the agent's files share: the agent, its run and worker
+ * slots, and the functions one file calls in another. Internal to agent/.
+ *
+ * agent.c owns the process (main, signals, the tick), agentopt.c the
+ * options, uplink.c the link to the console (connect, retry, handshake,
+ * the console's messages), arun.c the run (bundle, workers, barrier,
+ * merging, crashes, result files). */
+#ifndef QUERN_AGENT_INT_H
+#define QUERN_AGENT_INT_H
+
+#include <ev.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "agent/fileup.h"
+#include "common/ratelog.h"
+#include "proto/handshake.h"
+#include "proto/ivwin.h"
+#include "proto/peer.h"
+
+#define AGENT_BACKOFF_MIN 1.0
+#define AGENT_BACKOFF_MAX 30.0
+#define AGENT_CONNECT_TIMEOUT 5.0
+#define AGENT_SILENCE_US 5000000      /* console silent this long: lost */
+#define AGENT_HANDSHAKE_US 5000000    /* connected this long and not registered: drop it */
+#define AGENT_REFUSAL_LOG_US 10000000 /* one line per this much about refusals */
+#define AGENT_KILL_AFTER_US 5000000   /* SIGKILL workers this long after SIGTERM and the grace */
+#define AGENT_OVERRUN_US 5000000      /* SIGKILL a worker this long past the run's planned end */
+#define AGENT_MERGE_GRACE_US 1500000  /* send a second without a late worker after this */
+#define AGENT_WORKERS_MAX 1024
+#define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
+
+/** Where the console link is: connecting, in the handshake, or ready. */
+enum conn_state { CS_IDLE, CS_CONNECTING, CS_HELLO, CS_PROOF, CS_RESULT, CS_REGISTER, CS_READY };
+
+struct agent;
+struct arun;
+
+/** One worker process of the current run. */
+typedef struct wslot {
+    struct arun *run; /**< borrowed: the run it belongs to */
+    unsigned index;
+    pid_t pid; /**< 0 once reaped */
+    peer link; /**< the socketpair to it */
+    int ready, finished, eof, signalled;
+    int overran; /**< SIGKILLed for not ending in time: lost, not stopped */
+    uint32_t vus;
+} wslot;
+
+/** The run in progress. */
+typedef struct arun {
+    struct agent *a; /**< borrowed */
+    uint64_t run_id;
+    char dir[PATH_MAX]; /**< the unpacked bundle, "" if none */
+    int dir_hold;       /**< owned: the lock marking dir in use (rundir_hold), -1: none */
+    unsigned nworkers;
+    wslot *w; /**< owned: nworkers entries */
+    int have_steps, ready_sent, failed, go, stopping, orphan;
+    int immediate;      /**< the stop was immediate: workers are SIGKILLed at once, by choice */
+    int64_t kill_at_us; /**< SIGKILL what is left at this time (0: not armed) */
+    int64_t grace_us;   /**< the schedule's grace */
+    int64_t planned_us; /**< duration + grace from Go, 0 when the run has no duration */
+    int64_t end_by_us;  /**< a worker not finished by then holds its loop: killed (0: none) */
+    size_t nsteps, nscens;
+    char **scen_names;  /**< owned: nscens owned names */
+    ivwin win;          /**< the seconds being merged from the workers */
+    uint64_t crashed;   /**< workers that crashed */
+    const char *status; /**< borrowed literal: "completed", "stopped", ... */
+    int want_files;     /**< StartRun asked for the JTL or the Grinder logs */
+    fileup *up;         /**< owned: those files going up, once the workers are gone */
+} arun;
+
+/** The agent process: its console link and its run. */
+typedef struct agent {
+    struct ev_loop *loop; /**< owned */
+    const char *host;     /**< borrowed from argv */
+    char port[16];
+    char name[128];
+    unsigned workers;
+    uint32_t vus_max; /**< VUs this host can hold (runchk_agent_vus_max) */
+    char *token;      /**< owned (auth_token_free) */
+    size_t token_len;
+
+    enum conn_state cs;
+    int cfd;        /**< owned: socket while connecting, else -1 */
+    ev_io cio;      /**< connect completion */
+    ev_timer retry; /**< back-off, and the connect timeout */
+    double backoff;
+    peer con;     /**< the console, once connected */
+    handshake hs; /**< this connection's nonces and keys */
+    int64_t last_rx_us;
+    int64_t conn_us;  /**< when the connection was made (handshake deadline) */
+    ratelog refusals; /**< lines about consoles that refused us or failed the handshake */
+    uint64_t ping_seq;
+    ev_timer tick; /**< 100 ms: pings, silence, reaping, merge grace */
+
+    arun *run;      /**< owned: NULL when idle */
+    int sigpipe[2]; /**< owned: self-pipe of SIGINT/SIGTERM */
+    ev_io sigio;
+    int quitting;
+    int rc; /**< exit status once the loop ends */
+} agent;
+
+/* agent.c */
+
+/** In a forked worker: the default SIGINT/SIGTERM and no self-pipe. */
+void agent_child_signals(void);
+
+/* agentopt.c */
+
+/** Parses `quern agent`'s arguments into a (workers, name, host, port, log
+ *  level) and *token_file (borrowed from argv). Returns 0, or -1 after a
+ *  message on stderr. */
+int agentopt_parse(agent *a, int argc, char **argv, const char **token_file);
+
+/** Prints the command's help. */
+void agentopt_usage(FILE *out);
+
+/* uplink.c */
+
+/** Starts connecting to the console (a failure retries after the back-off). */
+void uplink_connect(agent *a);
+
+/** Sends env to the console if the link is registered, else drops it. */
+void uplink_send(agent *a, Quern__Envelope *env);
+
+/** The 100 ms tick of the link: silence, handshake deadline, pings. */
+void uplink_tick(agent *a, int64_t now_us);
+
+/** The watcher callbacks, set up by agent_main. */
+void uplink_on_connected(struct ev_loop *loop, ev_io *w, int revents);
+void uplink_on_retry(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* arun.c */
+
+/** Starts the run sr asks for (or answers Ready(false) why not). */
+void arun_start(agent *a, const Quern__StartRun *sr);
+
+/** Stops the workers: immediate SIGKILLs them, else Stop or SIGTERM. */
+void arun_stop(arun *r, int immediate, const char *why);
+
+/** Reaps exited workers, enforces the deadlines, ends the run when every
+ *  worker is gone. */
+void arun_check(agent *a);
+
+/** Kills what is left of r and frees it; fine on NULL. */
+void arun_free(arun *r);
+
+#endif

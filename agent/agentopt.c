@@ -1,0 +1,117 @@
+/* agentopt — the options of `quern agent`, their table and their help side
+ * by side (see agent/agent_int.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/agent_int.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+enum { OPT_CONSOLE = 256, OPT_TOKEN_FILE, OPT_WORKERS, OPT_NAME };
+
+static const struct option agentopt_table[] = {
+    {"console", required_argument, NULL, OPT_CONSOLE},
+    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"workers", required_argument, NULL, OPT_WORKERS},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"verbose", no_argument, NULL, 'v'},
+    {"quiet", no_argument, NULL, 'q'},
+    {NULL, 0, NULL, 0},
+};
+
+void agentopt_usage(FILE *out)
+{
+    fputs("usage: quern agent --console HOST:PORT --token-file FILE [options]\n"
+          "\n"
+          "Connects to a console, then runs the tests it sends, one after another.\n"
+          "Both prove they know the token, then every frame is encrypted and\n"
+          "authenticated. A refused or failed handshake is never final: the agent\n"
+          "says why and tries again after a back-off (1 s doubling to 30 s).\n"
+          "\n"
+          "options:\n"
+          "  --console HOST:PORT  the console to connect to (default 127.0.0.1:6372)\n"
+          "  --token-file FILE    shared secret (mode 600), the same as the console's\n"
+          "  --workers P          worker processes per run (default: online cores)\n"
+          "  --name NAME          agent name shown by the console (default: host name)\n"
+          "  -v, --verbose        debug messages\n"
+          "  -q, --quiet          warnings and errors only\n",
+          out);
+}
+
+int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
+{
+    const char *console = "127.0.0.1:6372";
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *colon;
+    int c;
+
+    a->workers = cores > 0 ? (unsigned)cores : 1;
+    gethostname(a->name, sizeof(a->name) - 1);
+    opterr = 0;
+    optind = 0; /* a fresh scan, whatever parsed argv before */
+    /* '+': the first argument that is not an option ends the options (and is
+     * refused below); ':': a missing value is told apart from an unknown flag. */
+    while ((c = getopt_long(argc, argv, "+:vq", agentopt_table, NULL)) != -1) {
+        const char *v = optarg;
+        switch (c) {
+        case 'v':
+            log_set_level(LOG_DEBUG);
+            break;
+        case 'q':
+            log_set_level(LOG_WARN); /* warnings and errors only */
+            break;
+        case OPT_CONSOLE:
+            console = v;
+            break;
+        case OPT_TOKEN_FILE:
+            *token_file = v;
+            break;
+        case OPT_WORKERS: {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (*v == '\0' || *end != '\0' || n < 1 || n > AGENT_WORKERS_MAX) {
+                fprintf(stderr, "quern agent: --workers: \"%s\" is not a number from 1 to %d\n", v,
+                        AGENT_WORKERS_MAX);
+                return -1;
+            }
+            a->workers = (unsigned)n;
+            break;
+        }
+        case OPT_NAME:
+            if (v[0] == '\0' || strlen(v) >= sizeof(a->name)) {
+                fprintf(stderr, "quern agent: --name must have 1 to %zu characters\n",
+                        sizeof(a->name) - 1);
+                return -1;
+            }
+            snprintf(a->name, sizeof(a->name), "%s", v);
+            break;
+        case ':':
+            fprintf(stderr, "quern agent: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "quern agent: unknown option %s (see quern agent --help)\n",
+                    argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "quern agent: unknown option %s (see quern agent --help)\n", argv[optind]);
+        return -1;
+    }
+    colon = strrchr(console, ':');
+    if (colon == NULL || colon == console || colon[1] == '\0' ||
+        strlen(colon + 1) >= sizeof(a->port)) {
+        fprintf(stderr, "quern agent: --console wants HOST:PORT, got \"%s\"\n", console);
+        return -1;
+    }
+    snprintf(a->port, sizeof(a->port), "%s", colon + 1);
+    a->host = xstrndup(console, (size_t)(colon - console));
+    if (*token_file == NULL) {
+        fprintf(stderr, "quern agent: --token-file is required (the console's shared secret)\n");
+        return -1;
+    }
+    return 0;
+}

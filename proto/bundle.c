@@ -1,0 +1,261 @@
+#include "proto/bundle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+/* ---------------------------------------------------------------- packing */
+
+/* Names never shipped: hidden files, and the results a folder may hold. */
+static int bundle_skip(const char *name)
+{
+    static const char *const ext[] = {".db", ".db-wal", ".db-shm", ".log"};
+    size_t n = strlen(name);
+
+    if (name[0] == '.')
+        return 1;
+    for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && strcmp(name + n - e, ext[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int read_whole(const char *path, size_t size, uint8_t **out, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    uint8_t *buf;
+    size_t off = 0;
+
+    if (fd < 0) {
+        err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    buf = xmalloc(size ? size : 1);
+    while (off < size) {
+        ssize_t n = read(fd, buf + off, size - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err_set(err, errlen, "cannot read %s: %s", path, n < 0 ? strerror(errno) : "short");
+            xfree(buf);
+            close(fd);
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    close(fd);
+    *out = buf;
+    return 0;
+}
+
+/* Adds the files under root/rel (rel "" for root itself), depth-limited. */
+static int bundle_walk(bundle *b, const char *root, const char *rel, int depth, char *err,
+                       size_t errlen)
+{
+    char dirpath[PATH_MAX];
+    DIR *dir;
+    struct dirent *de;
+    int rc = 0;
+
+    snprintf(dirpath, sizeof(dirpath), "%s%s%s", root, rel[0] ? "/" : "", rel);
+    dir = opendir(dirpath);
+    if (dir == NULL) {
+        err_set(err, errlen, "cannot read folder %s: %s", dirpath, strerror(errno));
+        return -1;
+    }
+    while (rc == 0 && (de = readdir(dir)) != NULL) {
+        char relp[BUNDLE_PATH_MAX + 1], full[PATH_MAX];
+        struct stat st;
+
+        if (bundle_skip(de->d_name))
+            continue;
+        if ((size_t)snprintf(relp, sizeof(relp), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) >=
+            sizeof(relp))
+            continue;
+        snprintf(full, sizeof(full), "%s/%s", root, relp);
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth < BUNDLE_DEPTH_MAX)
+                rc = bundle_walk(b, root, relp, depth + 1, err, errlen);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode))
+            continue;
+        if (b->nfiles >= BUNDLE_MAX_FILES || b->bytes + (size_t)st.st_size > BUNDLE_MAX_BYTES) {
+            err_set(err, errlen,
+                    "the scenario's folder %s is too big to ship (at most %d files, %u MiB; "
+                    "move data elsewhere)",
+                    root, BUNDLE_MAX_FILES, BUNDLE_MAX_BYTES >> 20);
+            rc = -1;
+            break;
+        }
+        Quern__BundleFile *f = xmalloc(sizeof(*f));
+        quern__bundle_file__init(f);
+        if (read_whole(full, (size_t)st.st_size, &f->data.data, err, errlen) != 0) {
+            xfree(f);
+            rc = -1;
+            break;
+        }
+        f->data.len = (size_t)st.st_size;
+        f->path = xstrdup(relp);
+        f->mode = st.st_mode & 0755;
+        b->bytes += f->data.len;
+        b->files = xrealloc(b->files, (b->nfiles + 1) * sizeof(*b->files));
+        b->files[b->nfiles++] = f;
+    }
+    closedir(dir);
+    return rc;
+}
+
+int bundle_pack(const char *script, bundle *b, char *err, size_t errlen)
+{
+    char *a = xstrdup(script), *s = xstrdup(script);
+    const char *root = dirname(a);
+    int rc;
+
+    memset(b, 0, sizeof(*b));
+    rc = bundle_walk(b, root, "", 0, err, errlen);
+    snprintf(b->script_name, sizeof(b->script_name), "%s", basename(s));
+    if (rc == 0)
+        log_msg(LOG_DEBUG, "bundle: %zu file(s), %zu bytes from %s", b->nfiles, b->bytes, root);
+    else
+        bundle_free(b);
+    xfree(a);
+    xfree(s);
+    return rc;
+}
+
+void bundle_free(bundle *b)
+{
+    if (b == NULL)
+        return;
+    for (size_t i = 0; i < b->nfiles; i++) {
+        xfree(b->files[i]->path);
+        xfree(b->files[i]->data.data);
+        xfree(b->files[i]);
+    }
+    xfree(b->files);
+    memset(b, 0, sizeof(*b));
+}
+
+/* ---------------------------------------------------------------- unpacking */
+
+int bundle_path_ok(const char *path)
+{
+    const char *p = path, *slash;
+    size_t len;
+
+    if (path == NULL || path[0] == '\0' || path[0] == '/' || strlen(path) > BUNDLE_PATH_MAX ||
+        strchr(path, '\\') != NULL)
+        return 0;
+    for (;;) {
+        slash = strchr(p, '/');
+        len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+        if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+            return 0;
+        if (slash == NULL)
+            return 1;
+        p = slash + 1;
+    }
+}
+
+/* Creates the parent directories of rel under root. */
+static int make_parents(const char *root, const char *rel, char *err, size_t errlen)
+{
+    char path[4096];
+    size_t rootlen = strlen(root);
+
+    if (rootlen + strlen(rel) + 2 > sizeof(path)) {
+        err_set(err, errlen, "bundle path too long: %s", rel);
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    for (char *s = path + rootlen + 1; (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+            err_set(err, errlen, "mkdir %s: %s", path, strerror(errno));
+            return -1;
+        }
+        *s = '/';
+    }
+    return 0;
+}
+
+static int write_file(const char *root, const Quern__BundleFile *f, char *err, size_t errlen)
+{
+    char path[4096];
+    mode_t mode = f->mode != 0 ? (mode_t)(f->mode & 0755) : 0644;
+    int fd;
+    size_t off = 0;
+    int rc = -1;
+
+    if (make_parents(root, f->path, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s/%s", root, f->path);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0) {
+        err_set(err, errlen, "create %s: %s", f->path, strerror(errno));
+        return -1;
+    }
+    while (off < f->data.len) {
+        ssize_t n = write(fd, f->data.data + off, f->data.len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err_set(err, errlen, "write %s: %s", f->path, strerror(errno));
+            goto out;
+        }
+        off += (size_t)n;
+    }
+    rc = 0;
+out:
+    close(fd);
+    return rc;
+}
+
+int bundle_check(Quern__BundleFile *const *files, size_t n, char *err, size_t errlen)
+{
+    size_t total = 0;
+
+    if (n > BUNDLE_MAX_FILES) {
+        err_set(err, errlen, "bundle has %zu files, at most %d allowed", n, BUNDLE_MAX_FILES);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!bundle_path_ok(files[i]->path)) {
+            err_set(err, errlen, "refused bundle path \"%.200s\"", files[i]->path);
+            return -1;
+        }
+        total += files[i]->data.len;
+        if (total > BUNDLE_MAX_BYTES) {
+            err_set(err, errlen, "bundle larger than %u bytes", BUNDLE_MAX_BYTES);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int bundle_unpack(Quern__BundleFile *const *files, size_t n, const char *dir, char *err,
+                  size_t errlen)
+{
+    if (bundle_check(files, n, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (write_file(dir, files[i], err, errlen) != 0)
+            return -1;
+    return 0;
+}

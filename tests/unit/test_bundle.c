@@ -1,0 +1,324 @@
+/* Unit tests for proto/bundle: the path rules, the limits, what packing takes
+ * from a folder (links followed, hidden files and results left out) and a
+ * round trip pack -> unpack giving the same bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proto/bundle.h"
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void rm_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+    char path[4096];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void sub(const char *dir, const char *rel)
+{
+    char path[4096];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    assert_int_equal(mkdir(path, 0700), 0);
+}
+
+static void link_to(const char *dir, const char *rel, const char *target)
+{
+    char path[4096];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    assert_int_equal(symlink(target, path), 0);
+}
+
+/* A file of exactly size bytes (sparse: reads as zeros). */
+static void sized(const char *dir, const char *rel, off_t size)
+{
+    char path[4096];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, size), 0);
+    close(fd);
+}
+
+static const Quern__BundleFile *find(const bundle *b, const char *path)
+{
+    for (size_t i = 0; i < b->nfiles; i++)
+        if (strcmp(b->files[i]->path, path) == 0)
+            return b->files[i];
+    return NULL;
+}
+
+static int same_text(const Quern__BundleFile *f, const char *text)
+{
+    return f != NULL && f->data.len == strlen(text) && memcmp(f->data.data, text, f->data.len) == 0;
+}
+
+static void tmp_folder(char *dir, size_t len)
+{
+    snprintf(dir, len, "/tmp/quern-test-bundle.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static void test_path_rules(void **state)
+{
+    static char longest[BUNDLE_PATH_MAX + 2];
+
+    assert_true(bundle_path_ok("main.lua"));
+    assert_true(bundle_path_ok("data/users.csv"));
+    assert_true(bundle_path_ok("a/..b/c..")); /* dots inside a name are a name */
+    assert_true(bundle_path_ok("..."));
+    assert_true(bundle_path_ok(".hidden"));
+    assert_false(bundle_path_ok(NULL));
+    assert_false(bundle_path_ok(""));
+    assert_false(bundle_path_ok("/etc/passwd"));
+    assert_false(bundle_path_ok(".."));
+    assert_false(bundle_path_ok("../x"));
+    assert_false(bundle_path_ok("a/../../x"));
+    assert_false(bundle_path_ok("a/.."));
+    assert_false(bundle_path_ok("."));
+    assert_false(bundle_path_ok("./a"));
+    assert_false(bundle_path_ok("a/./b"));
+    assert_false(bundle_path_ok("a//b"));
+    assert_false(bundle_path_ok("a/"));
+    assert_false(bundle_path_ok("a\\b"));
+    assert_false(bundle_path_ok("..\\x"));
+    /* A name cut by a NUL is judged up to the NUL: "a" here. */
+    assert_true(bundle_path_ok("a\0/../x"));
+    memset(longest, 'x', BUNDLE_PATH_MAX);
+    assert_true(bundle_path_ok(longest));
+    longest[BUNDLE_PATH_MAX] = 'x';
+    assert_false(bundle_path_ok(longest));
+}
+
+static void test_check_limits(void **state)
+{
+    size_t n = BUNDLE_MAX_FILES + 1;
+    Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, big = QUERN__BUNDLE_FILE__INIT;
+    Quern__BundleFile **fp = calloc(n, sizeof(*fp));
+    Quern__BundleFile *two[2] = {&f, &big};
+    char err[256];
+
+    assert_non_null(fp);
+    f.path = (char *)"a.csv";
+    for (size_t i = 0; i < n; i++)
+        fp[i] = &f;
+    assert_int_equal(bundle_check(fp, BUNDLE_MAX_FILES, err, sizeof(err)), 0);
+    assert_int_equal(bundle_check(fp, n, err, sizeof(err)), -1);
+    assert_string_equal(err, "bundle has 10001 files, at most 10000 allowed");
+    free(fp);
+
+    /* Only lengths are summed: no data is needed to test the bound. */
+    big.path = (char *)"big.bin";
+    f.data.len = 1;
+    big.data.len = BUNDLE_MAX_BYTES - 1;
+    assert_int_equal(bundle_check(two, 2, err, sizeof(err)), 0);
+    big.data.len = BUNDLE_MAX_BYTES;
+    assert_int_equal(bundle_check(two, 2, err, sizeof(err)), -1);
+    assert_string_equal(err, "bundle larger than 15728640 bytes");
+
+    f.path = (char *)"../up.lua";
+    assert_int_equal(bundle_check(two, 1, err, sizeof(err)), -1);
+    assert_string_equal(err, "refused bundle path \"../up.lua\"");
+    f.path = (char *)"/abs.lua";
+    assert_int_equal(bundle_check(two, 1, err, sizeof(err)), -1);
+    assert_string_equal(err, "refused bundle path \"/abs.lua\"");
+}
+
+/* What packing takes: regular files, links followed, hidden files and
+ * results left out, a path over BUNDLE_PATH_MAX skipped. */
+static void test_pack_content(void **state)
+{
+    char dir[64], script[128], deep[4096] = "";
+    char name[201];
+    bundle b;
+    char err[256];
+    const Quern__BundleFile *f;
+
+    tmp_folder(dir, sizeof(dir));
+    put(dir, "main.lua", "print(1)\n");
+    sub(dir, "data");
+    put(dir, "data/users.csv", "id\n1\n");
+    put(dir, ".secret", "x");
+    put(dir, "results.db", "x");
+    put(dir, "results.db-wal", "x");
+    put(dir, "run.log", "x");
+    link_to(dir, "users-link.csv", "data/users.csv");
+    link_to(dir, "dangling.csv", "nowhere.csv");
+    link_to(dir, "data-link", "data");
+    /* 200-character folder names, 5 deep: a file there is past 1024. */
+    memset(name, 'd', 200);
+    name[200] = '\0';
+    for (int i = 0; i < 5; i++) {
+        strcat(deep, i ? "/" : "");
+        strcat(deep, name);
+        sub(dir, deep);
+    }
+    strcat(deep, "/far-away-from-the-root-000.csv"); /* 1036 characters */
+    put(dir, deep, "far");
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_string_equal(b.script_name, "main.lua");
+    assert_int_equal(b.nfiles, 4);
+    assert_true(same_text(find(&b, "main.lua"), "print(1)\n"));
+    assert_true(same_text(find(&b, "data/users.csv"), "id\n1\n"));
+    /* A link to a file ships the file's bytes under the link's name. */
+    f = find(&b, "users-link.csv");
+    assert_true(same_text(f, "id\n1\n"));
+    /* A link to a folder ships that folder's files. */
+    assert_true(same_text(find(&b, "data-link/users.csv"), "id\n1\n"));
+    assert_null(find(&b, "dangling.csv"));
+    assert_null(find(&b, ".secret"));
+    assert_null(find(&b, "results.db"));
+    assert_null(find(&b, "run.log"));
+    assert_int_equal(b.bytes, 9 + 5 + 5 + 5);
+    for (size_t i = 0; i < b.nfiles; i++)
+        assert_true(bundle_path_ok(b.files[i]->path));
+    bundle_free(&b);
+    assert_int_equal(b.nfiles, 0);
+    bundle_free(&b); /* an empty bundle is fine */
+    rm_tree(dir);
+}
+
+static void test_pack_limits(void **state)
+{
+    char dir[64], script[128], err[256];
+    bundle b;
+
+    tmp_folder(dir, sizeof(dir));
+    put(dir, "main.lua", "");
+    sized(dir, "data.bin", BUNDLE_MAX_BYTES);
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_int_equal(b.bytes, BUNDLE_MAX_BYTES);
+    bundle_free(&b);
+
+    sized(dir, "data.bin", BUNDLE_MAX_BYTES + 1);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "is too big to ship (at most 10000 files, 15 MiB; "
+                                "move data elsewhere)"));
+    assert_int_equal(b.nfiles, 0);
+    assert_null(b.files);
+
+    snprintf(script, sizeof(script), "%s/none/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "cannot read folder "));
+    rm_tree(dir);
+}
+
+/* Pack a folder, unpack it elsewhere: the same files, bytes and modes. */
+static void test_round_trip(void **state)
+{
+    char src[64], dst[64], script[128], err[256];
+    bundle b, back;
+    unsigned char bin[300];
+
+    for (size_t i = 0; i < sizeof(bin); i++)
+        bin[i] = (unsigned char)(i * 7);
+    tmp_folder(src, sizeof(src));
+    tmp_folder(dst, sizeof(dst));
+    put(src, "main.lua", "return 1\n");
+    sub(src, "a");
+    sub(src, "a/b");
+    put(src, "a/b/c.csv", "x,y\n");
+    {
+        char path[256];
+        FILE *f;
+        snprintf(path, sizeof(path), "%s/a/bin.dat", src);
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        fwrite(bin, 1, sizeof(bin), f);
+        fclose(f);
+        snprintf(path, sizeof(path), "%s/main.lua", src);
+        chmod(path, 0750);
+    }
+    snprintf(script, sizeof(script), "%s/main.lua", src);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_int_equal(b.nfiles, 3);
+    assert_int_equal(bundle_unpack(b.files, b.nfiles, dst, err, sizeof(err)), 0);
+
+    snprintf(script, sizeof(script), "%s/main.lua", dst);
+    assert_int_equal(bundle_pack(script, &back, err, sizeof(err)), 0);
+    assert_int_equal(back.nfiles, b.nfiles);
+    assert_int_equal(back.bytes, b.bytes);
+    for (size_t i = 0; i < b.nfiles; i++) {
+        const Quern__BundleFile *o = b.files[i], *n = find(&back, o->path);
+        assert_non_null(n);
+        assert_int_equal(n->data.len, o->data.len);
+        assert_memory_equal(n->data.data, o->data.data, o->data.len);
+        assert_int_equal(n->mode, o->mode);
+    }
+    assert_int_equal(find(&back, "main.lua")->mode, 0750);
+
+    /* Unpacking again over the same files: never overwritten. */
+    assert_int_equal(bundle_unpack(b.files, b.nfiles, dst, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "create "));
+    bundle_free(&b);
+    bundle_free(&back);
+    rm_tree(src);
+    rm_tree(dst);
+}
+
+/* A link already in the folder is not followed by a file written there. */
+static void test_unpack_no_follow(void **state)
+{
+    char dst[64], target[128], err[256];
+    Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
+    struct stat st;
+
+    tmp_folder(dst, sizeof(dst));
+    snprintf(target, sizeof(target), "%s/outside", dst);
+    link_to(dst, "evil", target);
+    f.path = (char *)"evil";
+    f.data.data = (uint8_t *)"x";
+    f.data.len = 1;
+    assert_int_equal(bundle_unpack(fp, 1, dst, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "create evil: "));
+    assert_int_not_equal(stat(target, &st), 0);
+
+    f.path = (char *)"../escape";
+    assert_int_equal(bundle_unpack(fp, 1, dst, err, sizeof(err)), -1);
+    assert_string_equal(err, "refused bundle path \"../escape\"");
+    rm_tree(dst);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_path_rules),   cmocka_unit_test(test_check_limits),
+        cmocka_unit_test(test_pack_content), cmocka_unit_test(test_pack_limits),
+        cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_unpack_no_follow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
