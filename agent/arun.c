@@ -13,6 +13,7 @@
 #include "agent/agent_int.h"
 #include "agent/rundir.h"
 #include "agent/runchk.h"
+#include "common/err.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -465,13 +466,13 @@ void arun_start(agent *a, const Quern__StartRun *sr)
         w->run = r;
         w->index = j;
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-            snprintf(err, sizeof(err), "socketpair: %s", strerror(errno));
+            err_set(err, sizeof(err), "socketpair: %s", strerror(errno));
             arun_fail(r, err);
             break;
         }
         pid = fork();
         if (pid < 0) {
-            snprintf(err, sizeof(err), "fork: %s", strerror(errno));
+            err_set(err, sizeof(err), "fork: %s", strerror(errno));
             close(sv[0]);
             close(sv[1]);
             arun_fail(r, err);

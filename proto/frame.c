@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "proto/seal.h"
 
@@ -128,17 +129,11 @@ static void put_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
-static void set_err(char *err, size_t errlen, const char *msg)
-{
-    if (err != NULL && errlen > 0)
-        snprintf(err, errlen, "%s", msg);
-}
-
 /* Marks the reader failed with a message that every later call repeats. */
 static int reader_fail(frame_reader *r, char *err, size_t errlen)
 {
     r->failed = 1;
-    set_err(err, errlen, r->failmsg);
+    err_set(err, errlen, "%s", r->failmsg);
     return -1;
 }
 
@@ -269,7 +264,7 @@ int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t 
     buf_consumed(&r->in);
     if (*env == NULL) {
         if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "frame of %u bytes is not a valid Envelope", n);
+            err_set(err, errlen, "frame of %u bytes is not a valid Envelope", n);
         return -1;
     }
     return 1;
@@ -321,7 +316,7 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
             int saved = errno;
 
             if (err != NULL && errlen > 0)
-                snprintf(err, errlen, "read: %s", strerror(saved));
+                err_set(err, errlen, "read: %s", strerror(saved));
             errno = saved;
         }
         return -1;

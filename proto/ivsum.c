@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 
 void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
@@ -48,13 +49,13 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
         step_stats *d;
 
         if (si->step >= s->nsteps) {
-            snprintf(err, errlen, "interval names step %u, only %zu declared", si->step, s->nsteps);
+            err_set(err, errlen, "interval names step %u, only %zu declared", si->step, s->nsteps);
             return -1;
         }
         d = &s->steps[si->step];
         if (si->histogram.len > 0 &&
             hist_merge_encoded(d->hist, si->histogram.data, si->histogram.len) != 0) {
-            snprintf(err, errlen, "malformed histogram for step %u", si->step);
+            err_set(err, errlen, "malformed histogram for step %u", si->step);
             return -1;
         }
         d->count += si->count;

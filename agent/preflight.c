@@ -1,0 +1,57 @@
+#include "agent/preflight.h"
+
+#include <string.h>
+
+#include "common/mem.h"
+#include "worker/engine.h"
+#include "worker/scen.h"
+
+int preflight_load(const char *script, const props *p, uint32_t vus_total, preflight *out,
+                   char *err, size_t errlen)
+{
+    engine_cfg cfg;
+    engine *e;
+    const scen_set *ss;
+
+    memset(out, 0, sizeof(*out));
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.script = script;
+    cfg.props = p;
+    cfg.vus_total = vus_total;
+    cfg.vu_first = 1;
+    e = engine_new(&cfg, err, errlen);
+    if (e == NULL)
+        return -1;
+    ss = engine_scens(e);
+    out->steps = xcalloc(ss->nsteps + 1, sizeof(*out->steps));
+    out->nsteps = ss->nsteps;
+    for (size_t i = 0; i < ss->nsteps; i++) {
+        out->steps[i].id = xstrdup(ss->steps[i]->id);
+        out->steps[i].name = xstrdup(ss->steps[i]->name);
+    }
+    out->thresholds = xcalloc(ss->nthresholds + 1, sizeof(*out->thresholds));
+    out->nthresholds = ss->nthresholds;
+    for (size_t i = 0; i < ss->nthresholds; i++) {
+        out->thresholds[i].expr = xstrdup(ss->thresholds[i].expr);
+        out->thresholds[i].where = xstrdup(ss->thresholds[i].where);
+    }
+    engine_free(e);
+    return 0;
+}
+
+void preflight_free(preflight *pf)
+{
+    if (pf == NULL)
+        return;
+    for (size_t i = 0; i < pf->nsteps; i++) {
+        xfree(pf->steps[i].id);
+        xfree(pf->steps[i].name);
+    }
+    for (size_t i = 0; i < pf->nthresholds; i++) {
+        xfree(pf->thresholds[i].expr);
+        xfree(pf->thresholds[i].where);
+    }
+    xfree(pf->steps);
+    xfree(pf->thresholds);
+    memset(pf, 0, sizeof(*pf));
+}

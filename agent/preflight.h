@@ -1,0 +1,57 @@
+/* preflight — the script loaded once before any load, for the console.
+ *
+ * What it is for: before sending anything to an agent, the console loads the
+ * script as every worker will, so that a broken script is reported with its
+ * own "file:line: ..." and nothing starts; and it needs the steps the script
+ * declares and the thresholds it states, to check and evaluate them. The
+ * console may not include worker/ (only the agent forks workers), so this
+ * loads through the worker's engine and hands back a plain copy the console
+ * owns.
+ *
+ * Usage:
+ *     preflight pf;
+ *     if (preflight_load(script, props, vus, &pf, err, sizeof(err)) != 0)
+ *         ... err is "file:line: ..." ...
+ *     for (size_t i = 0; i < pf.nsteps; i++) ... pf.steps[i].id, pf.steps[i].name
+ *     for (size_t i = 0; i < pf.nthresholds; i++) ... pf.thresholds[i].expr, .where
+ *     preflight_free(&pf); */
+#ifndef QUERN_PREFLIGHT_H
+#define QUERN_PREFLIGHT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/props.h"
+
+/** One step the script declares. */
+typedef struct preflight_step {
+    char *id;   /**< owned: "SC-<scenario>-STEP-<n>" */
+    char *name; /**< owned: id + ")" + label */
+} preflight_step;
+
+/** One threshold the script states (quern.threshold, a scenario's
+ *  thresholds option). */
+typedef struct preflight_threshold {
+    char *expr;  /**< owned: "p95<500ms", "SC-X-STEP-2: p99<1s" */
+    char *where; /**< owned: "file:line" of the declaration */
+} preflight_threshold;
+
+/** What the loaded script declares. */
+typedef struct preflight {
+    preflight_step *steps; /**< owned: nsteps, by step index */
+    size_t nsteps;
+    preflight_threshold *thresholds; /**< owned: nthresholds, in declaration order */
+    size_t nthresholds;
+} preflight;
+
+/** Loads script as a worker does (properties p, borrowed, may be NULL;
+ *  vus_total VUs in the run, this one playing from VU 1) and fills out.
+ *  Returns 0, or -1 with err set ("file:line: ..." for a script error) and
+ *  out empty. */
+int preflight_load(const char *script, const props *p, uint32_t vus_total, preflight *out,
+                   char *err, size_t errlen);
+
+/** Frees what preflight_load filled and empties pf; fine on an empty one. */
+void preflight_free(preflight *pf);
+
+#endif

@@ -1,0 +1,193 @@
+/* Unit tests for proto/ivsum: Interval messages built from step statistics
+ * and summed over senders (counts, bytes, errors, timings, histograms merged
+ * bucket by bucket, scenarios by name), and the refusals of a bad message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "common/hist.h"
+#include "proto/ivsum.h"
+
+static const char *const scens[] = {"LOGIN", "SHOP"};
+
+/* One sender's second: step 0 with n samples of lat us each, step 1 idle. */
+static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, const char *err_tech)
+{
+    step_stats st[2];
+    uint64_t runs[2] = {1, runs_shop}, missed[2] = {0, 2};
+    Quern__Interval *m;
+
+    stats_init(&st[0]);
+    stats_init(&st[1]);
+    st[0].count = n;
+    st[0].bytes_in = 100 * n;
+    st[0].bytes_out = 10 * n;
+    st[0].sum_dns = 1;
+    st[0].sum_connect = 2;
+    st[0].sum_tls = 3;
+    st[0].sum_ttfb = 4;
+    st[0].new_conns = 1;
+    hist_record_n(st[0].hist, lat, n);
+    if (err_tech != NULL) {
+        st[0].err_tech = 1;
+        stats_note_error(&st[0], 1, err_tech);
+    }
+    m = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 3, 1, 0);
+    stats_free(&st[0]);
+    stats_free(&st[1]);
+    return m;
+}
+
+static void test_message(void **state)
+{
+    Quern__Interval *m = sender(5, 1000, 4, NULL);
+
+    assert_int_equal(m->run_id, 7);
+    assert_int_equal(m->second, 42);
+    assert_int_equal(m->n_steps, 1); /* the idle step is left out */
+    assert_int_equal(m->steps[0]->step, 0);
+    assert_int_equal(m->steps[0]->count, 5);
+    assert_true(m->steps[0]->histogram.len > 0);
+    assert_int_equal(m->steps[0]->sum_latency_us, 5000);
+    assert_int_equal(m->n_scenarios, 2);
+    assert_string_equal(m->scenarios[1]->name, "SHOP");
+    assert_int_equal(m->scenarios[1]->runs, 4);
+    assert_int_equal(m->active_vus, 3);
+    ivsum_msg_free(m);
+    ivsum_msg_free(NULL);
+}
+
+static void test_sum(void **state)
+{
+    Quern__Interval *a = sender(5, 1000, 4, "HTTP 500"), *b = sender(3, 200000, 6, "timeout");
+    ivsum s;
+    char err[256];
+
+    ivsum_init(&s, 2, 2);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_int_equal(s.senders, 2);
+    assert_int_equal(s.steps[0].count, 8);
+    assert_int_equal(s.steps[0].bytes_in, 800);
+    assert_int_equal(s.steps[0].bytes_out, 80);
+    assert_int_equal(s.steps[0].err_tech, 2);
+    assert_int_equal(s.steps[0].err_func, 0);
+    assert_int_equal(s.steps[0].sum_dns, 2);
+    assert_int_equal(s.steps[0].sum_connect, 4);
+    assert_int_equal(s.steps[0].sum_tls, 6);
+    assert_int_equal(s.steps[0].sum_ttfb, 8);
+    assert_int_equal(s.steps[0].new_conns, 2);
+    assert_string_equal(s.steps[0].sample_tech, "HTTP 500"); /* the first one seen */
+    /* Histograms merged, not averaged: the slow sender's tail is kept. */
+    assert_int_equal(hist_count(s.steps[0].hist), 8);
+    assert_true(hist_max(s.steps[0].hist) >= 199000);
+    assert_true(hist_min(s.steps[0].hist) <= 1010);
+    assert_true(hist_percentile(s.steps[0].hist, 99) >= 199000);
+    assert_int_equal(s.steps[1].count, 0);
+    assert_int_equal(s.runs[0], 2);
+    assert_int_equal(s.runs[1], 10);
+    assert_int_equal(s.missed[1], 4);
+    assert_int_equal(s.active_vus, 6);
+    assert_int_equal(s.finished_vus, 2);
+
+    ivsum_reset(&s);
+    assert_int_equal(s.senders, 0);
+    assert_int_equal(s.steps[0].count, 0);
+    assert_int_equal(hist_count(s.steps[0].hist), 0);
+    assert_int_equal(s.runs[1], 0);
+    assert_int_equal(s.active_vus, 0);
+    /* The sum goes up again as one message, the same totals. */
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    {
+        Quern__Interval *up = ivsum_msg_new(7, 42, s.steps, s.nsteps, s.runs, s.missed, scens, 2,
+                                            s.active_vus, s.finished_vus, 1);
+        ivsum t;
+        ivsum_init(&t, 2, 2);
+        assert_int_equal(up->last, 1);
+        assert_int_equal(ivsum_add_msg(&t, up, scens, err, sizeof(err)), 0);
+        assert_int_equal(t.steps[0].count, 8);
+        assert_int_equal(hist_count(t.steps[0].hist), 8);
+        assert_int_equal(hist_max(t.steps[0].hist), hist_max(s.steps[0].hist));
+        assert_int_equal(t.runs[1], 10);
+        ivsum_free(&t);
+        ivsum_msg_free(up);
+    }
+    ivsum_free(&s);
+    ivsum_free(&s); /* fine twice: emptied */
+    ivsum_msg_free(a);
+    ivsum_msg_free(b);
+}
+
+/* Scenarios travel by name: an unknown one is ignored, a known one lands at
+ * the receiver's index, whatever the sender's order. */
+static void test_scenario_names(void **state)
+{
+    static const char *const mine[] = {"SHOP", "LOGIN"};
+    Quern__Interval *a = sender(1, 10, 4, NULL);
+    ivsum s;
+    char err[256];
+
+    a->scenarios[0]->name[0] = 'X'; /* "XOGIN": not ours */
+    ivsum_init(&s, 2, 2);
+    assert_int_equal(ivsum_add_msg(&s, a, mine, err, sizeof(err)), 0);
+    assert_int_equal(s.runs[0], 4);
+    assert_int_equal(s.runs[1], 0);
+    ivsum_free(&s);
+    ivsum_msg_free(a);
+}
+
+static void test_limits(void **state)
+{
+    Quern__Interval *a = sender(2, 10, 0, NULL);
+    ivsum s;
+    char err[256];
+    uint8_t junk[3] = {0xff, 0xff, 0xff};
+
+    /* A receiver that knows one step only: step 1 is out of range. */
+    a->steps[0]->step = 1;
+    ivsum_init(&s, 1, 2);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), -1);
+    assert_string_equal(err, "interval names step 1, only 1 declared");
+    ivsum_free(&s);
+
+    a->steps[0]->step = 0;
+    {
+        uint8_t *saved = a->steps[0]->histogram.data;
+        size_t len = a->steps[0]->histogram.len;
+        a->steps[0]->histogram.data = junk;
+        a->steps[0]->histogram.len = sizeof(junk);
+        ivsum_init(&s, 1, 2);
+        assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), -1);
+        assert_string_equal(err, "malformed histogram for step 0");
+        ivsum_free(&s);
+        a->steps[0]->histogram.data = saved;
+        a->steps[0]->histogram.len = len;
+    }
+    /* No steps and no scenarios at all. */
+    ivsum_init(&s, 0, 0);
+    {
+        Quern__Interval *none = ivsum_msg_new(1, 0, s.steps, 0, NULL, NULL, NULL, 0, 0, 0, 0);
+        assert_int_equal(none->n_steps, 0);
+        assert_int_equal(none->n_scenarios, 0);
+        assert_int_equal(ivsum_add_msg(&s, none, NULL, err, sizeof(err)), 0);
+        assert_int_equal(s.senders, 1);
+        ivsum_msg_free(none);
+    }
+    ivsum_free(&s);
+    ivsum_msg_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_message),
+        cmocka_unit_test(test_sum),
+        cmocka_unit_test(test_scenario_names),
+        cmocka_unit_test(test_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
