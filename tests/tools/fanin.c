@@ -1,7 +1,8 @@
 /* fanin — a test helper that plays N quern agents against one console, to
  * measure what the console costs when many agents report (bench/run.sh,
  * "console fan-in"). Not a user feature: it runs no load, it only speaks the
- * agent's side of the protocol (proto/quern.proto) the way agent/agent.c does.
+ * agent's side of the protocol (proto/quern.proto, proto/handshake.h) the way
+ * agent/ does.
  *
  * Each simulated agent: connects to the console, Hello (with its nonce) ->
  * AuthProof (proto/auth.h, role "agent") -> checks the console's AuthProof ->
@@ -277,7 +278,7 @@ static void send_steps_ready(sim *s, ag *a)
 {
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__StepsDef sd = QUERN__STEPS_DEF__INIT;
-    Quern__Ready rd = QUERN__READY__INIT;
+    handshake_msg m;
     Quern__StepDef *defs = xcalloc(s->steps, sizeof(*defs));
     Quern__StepDef **ptrs = xcalloc(s->steps, sizeof(*ptrs));
     char(*ids)[128] = xcalloc(s->steps, sizeof(*ids));
@@ -299,15 +300,8 @@ static void send_steps_ready(sim *s, ag *a)
     sd.steps = ptrs;
     env.body_case = QUERN__ENVELOPE__BODY_STEPS_DEF;
     env.steps_def = &sd;
-    if (ag_send(s, a, &env) == 0) {
-        rd.run_id = a->run_id;
-        rd.ok = 1;
-        rd.error = (char *)"";
-        rd.vus = a->vus;
-        env.body_case = QUERN__ENVELOPE__BODY_READY;
-        env.ready = &rd;
-        ag_send(s, a, &env);
-    }
+    if (ag_send(s, a, &env) == 0)
+        ag_send(s, a, handshake_ready(a->run_id, 1, NULL, a->vus, &m));
     xfree(defs);
     xfree(ptrs);
     xfree(ids);

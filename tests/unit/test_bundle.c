@@ -7,27 +7,19 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/rundir.h"
 #include "proto/bundle.h"
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
+/* The recursive removal of the agent's run folders (no link followed). */
 static void rm_tree(const char *dir)
 {
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    rundir_remove(dir);
 }
 
 static void put(const char *dir, const char *rel, const char *text)
