@@ -8,6 +8,7 @@
 #include "common/mem.h"
 #include "console/agents.h"
 #include "console/gather.h"
+#include "console/jcases.h"
 #include "console/record.h"
 #include "console/run.h"
 #include "console/summary.h"
@@ -37,7 +38,7 @@ static size_t print_thresholds(run *r, thresh_result *rs)
 static void write_junit(run *r, const thresh_result *rs, const char *start_msg)
 {
     char name[256], err[1024];
-    thresh_junit j;
+    jcases j;
     double el = (double)r->agg.elapsed_us / 1e6;
     int rc;
 
@@ -55,11 +56,10 @@ static void write_junit(run *r, const thresh_result *rs, const char *start_msg)
         c.failure_message = start_msg;
         rc = junit_write(r->o.junit, name, &c, 1, 0.0, err, sizeof(err));
     } else {
-        thresh_junit_cases(&j, name, &r->agg, (const char *const *)r->ids,
-                           (const char *const *)r->names, el, (const thresh *const *)r->o.th, rs,
-                           rs != NULL ? r->o.nth : 0);
+        jcases_build(&j, name, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
+                     el, (const thresh *const *)r->o.th, rs, rs != NULL ? r->o.nth : 0);
         rc = junit_write(r->o.junit, name, j.cases, j.n, el, err, sizeof(err));
-        thresh_junit_free(&j);
+        jcases_free(&j);
     }
     if (rc != 0) {
         fprintf(stderr, "quern run: --junit: %s\n", err);
