@@ -38,8 +38,8 @@ struct live {
 
     /* Table: a frame is built here, then written at once. */
     char *frame; /* owned */
-    size_t frame_cap, frame_len;
-    int drawn; /* lines of the last frame on the screen, 0 if none */
+    lbuf screen; /* the frame being built, in frame */
+    int drawn;   /* lines of the last frame on the screen, 0 if none */
 
     /* Plain: the updates since the last line. */
     hist *win; /* owned; plain mode only */
@@ -191,23 +191,15 @@ static double p95_ms(const hist *h)
 
 /* ---- table mode */
 
-static void frame_add(live *l, const char *s, size_t n)
-{
-    if (n > l->frame_cap - l->frame_len)
-        n = l->frame_cap - l->frame_len;
-    memcpy(l->frame + l->frame_len, s, n);
-    l->frame_len += n;
-}
-
 /* Appends lb to the frame as one screen line, cut to cols - 1 columns (a
  * character in the last column would make some terminals wrap). */
-static void frame_line(live *l, const lbuf *lb, int cols, int *lines)
+static void screen_line(live *l, const lbuf *lb, int cols, int *lines)
 {
     size_t c, n = prefix_fit(lb->p, lb->len, (size_t)cols - 1, &c);
 
-    frame_add(l, "\r\033[2K", 5);
-    frame_add(l, lb->p, n);
-    frame_add(l, "\n", 1);
+    lbuf_put(&l->screen, "\r\033[2K", 5);
+    lbuf_put(&l->screen, lb->p, n);
+    lbuf_put(&l->screen, "\n", 1);
     (*lines)++;
 }
 
@@ -298,19 +290,19 @@ static void table_draw(live *l, const agg *a, const step_stats *steps, uint32_t 
     if (width < NAME_MIN)
         width = NAME_MIN;
 
-    l->frame_len = 0;
+    l->screen.len = 0;
     if (l->drawn > 0) {
         snprintf(esc, sizeof(esc), "\033[%dA", l->drawn);
-        frame_add(l, esc, strlen(esc));
+        lbuf_put(&l->screen, esc, strlen(esc));
     }
     lb.len = 0;
     table_header(l, a, alive, agents, cols, &lb);
-    frame_line(l, &lb, cols, &lines);
+    screen_line(l, &lb, cols, &lines);
 
     lb.len = 0;
     lb_name(&lb, "step", 4, width);
     lbuf_fmt(&lb, " %10s %9s %9s %8s %10s", "TPS", "mean ms", "p95 ms", "err", "err total");
-    frame_line(l, &lb, cols, &lines);
+    screen_line(l, &lb, cols, &lines);
 
     for (size_t i = 0; i < nsteps; i++) {
         uint64_t e = a->total[i].err_tech + a->total[i].err_func;
@@ -319,19 +311,19 @@ static void table_draw(live *l, const agg *a, const step_stats *steps, uint32_t 
             continue;
         lb.len = 0;
         table_row(&lb, l->names[i], l->name_cols[i], width, &steps[i], a->last_length_us, e);
-        frame_line(l, &lb, cols, &lines);
+        screen_line(l, &lb, cols, &lines);
     }
     if (shown < nsteps) {
         lb.len = 0;
         lbuf_fmt(&lb, "... %zu more step%s", nsteps - shown, nsteps - shown > 1 ? "s" : "");
-        frame_line(l, &lb, cols, &lines);
+        screen_line(l, &lb, cols, &lines);
     }
     lb.len = 0;
     table_row(&lb, "total", 5, width, &a->last, a->last_length_us, err_all);
-    frame_line(l, &lb, cols, &lines);
-    frame_add(l, "\033[J", 3); /* the last frame may have been longer */
+    screen_line(l, &lb, cols, &lines);
+    lbuf_put(&l->screen, "\033[J", 3); /* the last frame may have been longer */
 
-    fwrite(l->frame, 1, l->frame_len, l->out);
+    fwrite(l->screen.p, 1, l->screen.len, l->out);
     fflush(l->out);
     l->drawn = lines;
 }
@@ -406,8 +398,9 @@ live *live_new(FILE *out, int mode, const char *const *step_names, size_t nsteps
     }
     if (mode == LIVE_TABLE) {
         lines = nsteps + 3 < ROWS_MAX - 1 ? nsteps + 3 : ROWS_MAX - 1;
-        l->frame_cap = lines * (LINE_BYTES + LINE_ESC) + 64;
-        l->frame = xmalloc(l->frame_cap);
+        size_t cap = lines * (LINE_BYTES + LINE_ESC) + 64;
+        l->frame = xmalloc(cap);
+        l->screen = (lbuf){l->frame, 0, cap};
     } else if (mode == LIVE_PLAIN) {
         l->win = hist_new();
     }
