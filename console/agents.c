@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -430,7 +431,7 @@ int agents_listen(run *r, char *err, size_t errlen)
 
     if (colon == NULL || colon == r->o.listen || (size_t)(colon - r->o.listen) >= sizeof(host) ||
         colon[1] == '\0' || strlen(colon + 1) >= sizeof(port)) {
-        snprintf(err, errlen, "--listen wants HOST:PORT, got \"%s\"", r->o.listen);
+        err_set(err, errlen, "--listen wants HOST:PORT, got \"%s\"", r->o.listen);
         return -1;
     }
     snprintf(host, sizeof(host), "%.*s", (int)(colon - r->o.listen), r->o.listen);
@@ -445,29 +446,29 @@ int agents_listen(run *r, char *err, size_t errlen)
     hints.ai_flags = AI_PASSIVE;
     gai = getaddrinfo(host, port, &hints, &res);
     if (gai != 0) {
-        snprintf(err, errlen, "--listen %s: %s", r->o.listen, gai_strerror(gai));
+        err_set(err, errlen, "--listen %s: %s", r->o.listen, gai_strerror(gai));
         return -1;
     }
     if (r->o.token_file == NULL) {
         if (!is_loopback(res->ai_addr))
-            snprintf(err, errlen,
-                     "refusing to listen on %s without --token-file: agents run the code the "
-                     "console sends, so every agent must prove it knows a shared secret",
-                     r->o.listen);
+            err_set(err, errlen,
+                    "refusing to listen on %s without --token-file: agents run the code the "
+                    "console sends, so every agent must prove it knows a shared secret",
+                    r->o.listen);
         else
-            snprintf(err, errlen,
-                     "--token-file is required to accept agents (a file of mode 600 holding a "
-                     "shared secret; give the agents the same one)");
+            err_set(err, errlen,
+                    "--token-file is required to accept agents (a file of mode 600 holding a "
+                    "shared secret; give the agents the same one)");
         goto out;
     }
     r->lfd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (r->lfd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
+        err_set(err, errlen, "socket: %s", strerror(errno));
         goto out;
     }
     setsockopt(r->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (bind(r->lfd, res->ai_addr, res->ai_addrlen) != 0 || listen(r->lfd, SOMAXCONN) != 0) {
-        snprintf(err, errlen, "cannot listen on %s: %s", r->o.listen, strerror(errno));
+        err_set(err, errlen, "cannot listen on %s: %s", r->o.listen, strerror(errno));
         goto out;
     }
     if (getsockname(r->lfd, (struct sockaddr *)&ss, &len) == 0) {
@@ -484,7 +485,7 @@ int agents_listen(run *r, char *err, size_t errlen)
             f = fopen(tmp, "w");
             if (f == NULL || fprintf(f, "%u\n", p) < 0 || fclose(f) != 0 ||
                 rename(tmp, r->o.port_file) != 0) {
-                snprintf(err, errlen, "--port-file %s: %s", r->o.port_file, strerror(errno));
+                err_set(err, errlen, "--port-file %s: %s", r->o.port_file, strerror(errno));
                 goto out;
             }
         }

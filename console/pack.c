@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent/bundle.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/run.h"
@@ -37,7 +38,7 @@ static int read_whole(const char *path, size_t size, uint8_t **out, char *err, s
     size_t off = 0;
 
     if (fd < 0) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
     buf = xmalloc(size ? size : 1);
@@ -46,7 +47,7 @@ static int read_whole(const char *path, size_t size, uint8_t **out, char *err, s
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            snprintf(err, errlen, "cannot read %s: %s", path, n < 0 ? strerror(errno) : "short");
+            err_set(err, errlen, "cannot read %s: %s", path, n < 0 ? strerror(errno) : "short");
             xfree(buf);
             close(fd);
             return -1;
@@ -70,7 +71,7 @@ static int pack_walk(run *r, const char *root, const char *rel, int depth, size_
     snprintf(dirpath, sizeof(dirpath), "%s%s%s", root, rel[0] ? "/" : "", rel);
     dir = opendir(dirpath);
     if (dir == NULL) {
-        snprintf(err, errlen, "cannot read folder %s: %s", dirpath, strerror(errno));
+        err_set(err, errlen, "cannot read folder %s: %s", dirpath, strerror(errno));
         return -1;
     }
     while (rc == 0 && (de = readdir(dir)) != NULL) {
@@ -93,10 +94,10 @@ static int pack_walk(run *r, const char *root, const char *rel, int depth, size_
         if (!S_ISREG(st.st_mode))
             continue;
         if (r->nfiles >= BUNDLE_MAX_FILES || *total + (size_t)st.st_size > BUNDLE_MAX_BYTES) {
-            snprintf(err, errlen,
-                     "the scenario's folder %s is too big to ship (at most %d files, %u MiB; "
-                     "move data elsewhere)",
-                     root, BUNDLE_MAX_FILES, BUNDLE_MAX_BYTES >> 20);
+            err_set(err, errlen,
+                    "the scenario's folder %s is too big to ship (at most %d files, %u MiB; "
+                    "move data elsewhere)",
+                    root, BUNDLE_MAX_FILES, BUNDLE_MAX_BYTES >> 20);
             rc = -1;
             break;
         }

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "common/err.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -135,7 +136,7 @@ int record_open(run *r, char *err, size_t errlen)
         return 0;
     r->db = db_open(db_opts_path(&r->o.db), dberr, sizeof(dberr));
     if (r->db == NULL) {
-        snprintf(err, errlen, "results database: %s", dberr);
+        err_set(err, errlen, "results database: %s", dberr);
         return -1;
     }
     return 0;

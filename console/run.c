@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/finish.h"
@@ -39,14 +40,14 @@ static int script_thresholds(run *r, const scen_set *ss, char *err, size_t errle
         const scen_threshold *st = &ss->thresholds[i];
         thresh *t = thresh_parse(st->expr, msg, sizeof(msg));
         if (t == NULL) {
-            snprintf(err, errlen, "%s: threshold %s", st->where, msg);
+            err_set(err, errlen, "%s: threshold %s", st->where, msg);
             goto out;
         }
         r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(st->where);
         r->o.th[r->o.nth++] = t;
         if (thresh_check_scope(t, ids, names, ss->nsteps, msg, sizeof(msg)) != 0) {
-            snprintf(err, errlen, "%s: threshold %s", st->where, msg);
+            err_set(err, errlen, "%s: threshold %s", st->where, msg);
             goto out;
         }
     }
