@@ -207,3 +207,16 @@ char *dur_format(int64_t us, char *buf, size_t len)
     snprintf(buf, len, "%s", tmp);
     return buf;
 }
+
+char *dur_clock(int64_t us, char *buf, size_t len)
+{
+    long long s = us > 0 ? (long long)((us + 500000) / 1000000) : 0;
+
+    if (s < 60)
+        snprintf(buf, len, "%llds", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+    else
+        snprintf(buf, len, "%lldh%02lldm%02llds", s / 3600, s / 60 % 60, s % 60);
+    return buf;
+}

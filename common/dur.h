@@ -12,6 +12,7 @@
  *         die("%s", err);
  *     char buf[DUR_FORMAT_MAX];
  *     printf("ran for %s\n", dur_format(us, buf, sizeof(buf)));
+ *     printf("elapsed %s\n", dur_clock(us, buf, sizeof(buf)));   // live display
  *
  * dur_format's output always parses back to the same value. */
 #ifndef QUERN_DUR_H
@@ -40,5 +41,11 @@ int dur_parse(const char *s, int64_t *us, char *err, size_t errlen);
  * minute on: hours (if any), minutes and seconds ("1m30s", "2m0s",
  * "1h0m5s"). Zero is "0s"; negative values get a leading '-'. */
 char *dur_format(int64_t us, char *buf, size_t len);
+
+/** Formats us as a running clock for a display that redraws in place:
+ *  rounded to the nearest second, minutes and seconds zero-padded so the
+ *  width changes only at a unit ("42s", "1m03s", "2h05m00s"). Negative
+ *  values are "0s". Returns buf. */
+char *dur_clock(int64_t us, char *buf, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/reqlog.h"
 
@@ -230,18 +231,18 @@ gather *gather_new(const char *jtl_path, const char *grinder_dir, char *err, siz
         g->jtl_fd = open(jtl_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         g->out = xmalloc(GATHER_OUT_BUF);
         if (g->jtl_fd < 0 || write_all(g->jtl_fd, (const uint8_t *)hdr, sizeof(hdr) - 1, -1)) {
-            snprintf(err, errlen, "--jtl %s: %s", jtl_path, strerror(errno));
+            err_set(err, errlen, "--jtl %s: %s", jtl_path, strerror(errno));
             goto fail;
         }
     }
     if (grinder_dir != NULL) {
         struct stat st;
         if (mkdir(grinder_dir, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "--grinder-logs %s: %s", grinder_dir, strerror(errno));
+            err_set(err, errlen, "--grinder-logs %s: %s", grinder_dir, strerror(errno));
             goto fail;
         }
         if (stat(grinder_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "--grinder-logs %s: not a directory", grinder_dir);
+            err_set(err, errlen, "--grinder-logs %s: not a directory", grinder_dir);
             goto fail;
         }
         g->dir = xstrdup(grinder_dir);
@@ -277,7 +278,7 @@ int gather_part(gather *g, const Quern__FilePart *fp, char *err, size_t errlen)
         jtl_lines_in(g, (const char *)fp->data.data, fp->data.len);
         jtl_flush(g);
         if (g->err != 0) {
-            snprintf(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(g->err));
+            err_set(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(g->err));
             return -1;
         }
         return 0;
@@ -285,11 +286,11 @@ int gather_part(gather *g, const Quern__FilePart *fp, char *err, size_t errlen)
     if (g->dir == NULL)
         return 0;
     if (!grinder_name_ok(name)) {
-        snprintf(err, errlen, "refused a result file named \"%.60s\"", name);
+        err_set(err, errlen, "refused a result file named \"%.60s\"", name);
         return -1;
     }
     if (fp->offset > (uint64_t)1 << 50) {
-        snprintf(err, errlen, "%s: offset out of range", name);
+        err_set(err, errlen, "%s: offset out of range", name);
         return -1;
     }
     {
@@ -300,14 +301,14 @@ int gather_part(gather *g, const Quern__FilePart *fp, char *err, size_t errlen)
                   O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (fp->offset == 0 ? O_TRUNC : 0),
                   0644);
         if (fd < 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            err_set(err, errlen, "%s: %s", path, strerror(errno));
             return -1;
         }
         rc = write_all(fd, fp->data.data, fp->data.len, (off_t)fp->offset);
         if (rc != 0)
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            err_set(err, errlen, "%s: %s", path, strerror(errno));
         if (close(fd) != 0 && rc == 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            err_set(err, errlen, "%s: %s", path, strerror(errno));
             rc = -1;
         }
         return rc;
@@ -330,13 +331,13 @@ int gather_close(gather *g, char *err, size_t errlen)
     rc = g->err != 0 ? -1 : 0;
     if (g->jtl_fd >= 0) {
         if (close(g->jtl_fd) != 0 && rc == 0) {
-            snprintf(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(errno));
+            err_set(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(errno));
             rc = -1;
         }
         g->jtl_fd = -1;
     }
     if (rc != 0 && g->err != 0)
-        snprintf(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(g->err));
+        err_set(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(g->err));
     return rc;
 }
 

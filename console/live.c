@@ -7,7 +7,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/dur.h"
+#include "common/lbuf.h"
 #include "common/mem.h"
+#include "common/utf8.h"
 
 #define DEFAULT_COLS 100 /* when the terminal does not say */
 #define DEFAULT_ROWS 40
@@ -35,8 +38,8 @@ struct live {
 
     /* Table: a frame is built here, then written at once. */
     char *frame; /* owned */
-    size_t frame_cap, frame_len;
-    int drawn; /* lines of the last frame on the screen, 0 if none */
+    lbuf screen; /* the frame being built, in frame */
+    int drawn;   /* lines of the last frame on the screen, 0 if none */
 
     /* Plain: the updates since the last line. */
     hist *win; /* owned; plain mode only */
@@ -49,72 +52,22 @@ struct live {
 
 /* ---- text: UTF-8 widths, one line at a time */
 
-/* A line of text being composed; never longer than LINE_BYTES - 1. */
-typedef struct lbuf {
-    char b[LINE_BYTES];
-    size_t n;
-} lbuf;
-
-static void lb_put(lbuf *lb, const char *s, size_t n)
-{
-    if (n > sizeof(lb->b) - 1 - lb->n)
-        n = sizeof(lb->b) - 1 - lb->n;
-    memcpy(lb->b + lb->n, s, n);
-    lb->n += n;
-}
-
-static void lb_printf(lbuf *lb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void lb_printf(lbuf *lb, const char *fmt, ...)
-{
-    va_list ap;
-    int r;
-
-    va_start(ap, fmt);
-    r = vsnprintf(lb->b + lb->n, sizeof(lb->b) - lb->n, fmt, ap);
-    va_end(ap);
-    if (r < 0)
-        return;
-    lb->n += (size_t)r < sizeof(lb->b) - lb->n ? (size_t)r : sizeof(lb->b) - 1 - lb->n;
-}
-
+/* Appends cols spaces, or what fits of them. */
 static void lb_pad(lbuf *lb, size_t cols)
 {
-    for (size_t i = 0; i < cols && lb->n < sizeof(lb->b) - 1; i++)
-        lb->b[lb->n++] = ' ';
+    for (size_t i = 0; i < cols && lb->len < lb->cap; i++)
+        lb->p[lb->len++] = ' ';
 }
 
-/* Length of the valid UTF-8 sequence (2 to 4 bytes) at s[0..n), or 0 if
- * there is none: overlong forms, surrogates and C1 controls count as
- * invalid, since a terminal may act on them. */
+/* Length of the well-formed UTF-8 character (2 to 4 bytes) at s[0..n), or
+ * 0 if there is none; C1 controls count as invalid too, since a terminal
+ * may act on them. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xbf;
+    uint32_t c;
+    size_t len = utf8_decode(s, n, &c);
 
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        len = 3;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        len = 4;
-    else
-        return 0;
-    if (s[0] == 0xc2)
-        lo = 0xa0; /* U+0080..U+009F are C1 controls */
-    else if (s[0] == 0xe0)
-        lo = 0xa0;
-    else if (s[0] == 0xed)
-        hi = 0x9f;
-    else if (s[0] == 0xf0)
-        lo = 0x90;
-    else if (s[0] == 0xf4)
-        hi = 0x8f;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    return len;
+    return len >= 2 && c >= 0xa0 ? len : 0;
 }
 
 /* The character at s[0..n) of sanitised text: returns its length in bytes
@@ -196,13 +149,13 @@ static void lb_name(lbuf *lb, const char *name, size_t cols, size_t width)
     size_t n = strlen(name), hc, tc, head, tail, c = 0, w;
 
     if (cols <= width) {
-        lb_put(lb, name, n);
+        lbuf_put(lb, name, n);
         lb_pad(lb, width - cols);
         return;
     }
     if (width < 4) {
         head = prefix_fit(name, n, width, &hc);
-        lb_put(lb, name, head);
+        lbuf_put(lb, name, head);
         lb_pad(lb, width - hc);
         return;
     }
@@ -215,23 +168,10 @@ static void lb_name(lbuf *lb, const char *name, size_t cols, size_t width)
         c += w;
         tc = cols - c;
     }
-    lb_put(lb, name, head);
-    lb_put(lb, "...", 3);
-    lb_put(lb, name + tail, n - tail);
+    lbuf_put(lb, name, head);
+    lbuf_put(lb, "...", 3);
+    lbuf_put(lb, name + tail, n - tail);
     lb_pad(lb, width - 3 - hc - tc);
-}
-
-/* "42s", "1m03s", "2h05m00s", rounded to the nearest second. */
-static void fmt_dur(char *buf, size_t len, int64_t us)
-{
-    long long s = us > 0 ? (long long)((us + 500000) / 1000000) : 0;
-
-    if (s < 60)
-        snprintf(buf, len, "%llds", s);
-    else if (s < 3600)
-        snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
-    else
-        snprintf(buf, len, "%lldh%02lldm%02llds", s / 3600, s / 60 % 60, s % 60);
 }
 
 static double per_s(uint64_t n, int64_t us)
@@ -251,23 +191,15 @@ static double p95_ms(const hist *h)
 
 /* ---- table mode */
 
-static void frame_add(live *l, const char *s, size_t n)
-{
-    if (n > l->frame_cap - l->frame_len)
-        n = l->frame_cap - l->frame_len;
-    memcpy(l->frame + l->frame_len, s, n);
-    l->frame_len += n;
-}
-
 /* Appends lb to the frame as one screen line, cut to cols - 1 columns (a
  * character in the last column would make some terminals wrap). */
-static void frame_line(live *l, const lbuf *lb, int cols, int *lines)
+static void screen_line(live *l, const lbuf *lb, int cols, int *lines)
 {
-    size_t c, n = prefix_fit(lb->b, lb->n, (size_t)cols - 1, &c);
+    size_t c, n = prefix_fit(lb->p, lb->len, (size_t)cols - 1, &c);
 
-    frame_add(l, "\r\033[2K", 5);
-    frame_add(l, lb->b, n);
-    frame_add(l, "\n", 1);
+    lbuf_put(&l->screen, "\r\033[2K", 5);
+    lbuf_put(&l->screen, lb->p, n);
+    lbuf_put(&l->screen, "\n", 1);
     (*lines)++;
 }
 
@@ -299,42 +231,42 @@ static void table_header(live *l, const agg *a, uint32_t alive, uint32_t agents,
     char el[32], pl[32], left[32];
     uint64_t errs = a->last.err_tech + a->last.err_func;
     int64_t done = a->elapsed_us < l->planned_us ? a->elapsed_us : l->planned_us;
-    lbuf rest;
+    char rbuf[LINE_BYTES];
+    lbuf rest = {rbuf, 0, sizeof(rbuf) - 1};
 
-    rest.n = 0;
-    fmt_dur(el, sizeof(el), a->elapsed_us);
+    dur_clock(a->elapsed_us, el, sizeof(el));
     if (l->planned_us > 0) {
-        fmt_dur(pl, sizeof(pl), l->planned_us);
-        fmt_dur(left, sizeof(left), l->planned_us - done);
-        lb_printf(&rest, "] %3d%%  %s / %s (%s left)", (int)(done * 100 / l->planned_us), el, pl,
-                  left);
+        dur_clock(l->planned_us, pl, sizeof(pl));
+        dur_clock(l->planned_us - done, left, sizeof(left));
+        lbuf_fmt(&rest, "] %3d%%  %s / %s (%s left)", (int)(done * 100 / l->planned_us), el, pl,
+                 left);
     } else {
-        lb_printf(&rest, "elapsed %s", el);
+        lbuf_fmt(&rest, "elapsed %s", el);
     }
-    lb_printf(&rest, "  VUs %u", a->active_vus);
+    lbuf_fmt(&rest, "  VUs %u", a->active_vus);
     if (agents > 0)
-        lb_printf(&rest, "  agents %u/%u", alive, agents);
-    lb_printf(&rest, "  TPS %.1f  errors %.2f%%", per_s(a->last.count, a->last_length_us),
-              a->last.count > 0 ? (double)errs * 100.0 / (double)a->last.count : 0.0);
+        lbuf_fmt(&rest, "  agents %u/%u", alive, agents);
+    lbuf_fmt(&rest, "  TPS %.1f  errors %.2f%%", per_s(a->last.count, a->last_length_us),
+             a->last.count > 0 ? (double)errs * 100.0 / (double)a->last.count : 0.0);
     if (l->planned_us > 0) {
-        int64_t bar = (int64_t)cols - 1 - 1 - (int64_t)rest.n;
+        int64_t bar = (int64_t)cols - 1 - 1 - (int64_t)rest.len;
         int64_t filled;
         bar = bar < BAR_MIN ? BAR_MIN : bar > BAR_MAX ? BAR_MAX : bar;
         filled = done * bar / l->planned_us;
-        lb_put(lb, "[", 1);
+        lbuf_put(lb, "[", 1);
         for (int64_t i = 0; i < bar; i++)
-            lb_put(lb, i < filled ? "#" : ".", 1);
+            lbuf_put(lb, i < filled ? "#" : ".", 1);
     }
-    lb_put(lb, rest.b, rest.n);
+    lbuf_put(lb, rest.p, rest.len);
 }
 
 static void table_row(lbuf *lb, const char *name, size_t name_cols, size_t width,
                       const step_stats *s, int64_t length_us, uint64_t err_total)
 {
     lb_name(lb, name, name_cols, width);
-    lb_printf(lb, " %10.1f %9.1f %9.1f %8llu %10llu", per_s(s->count, length_us), mean_ms(s->hist),
-              p95_ms(s->hist), (unsigned long long)(s->err_tech + s->err_func),
-              (unsigned long long)err_total);
+    lbuf_fmt(lb, " %10.1f %9.1f %9.1f %8llu %10llu", per_s(s->count, length_us), mean_ms(s->hist),
+             p95_ms(s->hist), (unsigned long long)(s->err_tech + s->err_func),
+             (unsigned long long)err_total);
 }
 
 static void table_draw(live *l, const agg *a, const step_stats *steps, uint32_t alive,
@@ -343,7 +275,8 @@ static void table_draw(live *l, const agg *a, const step_stats *steps, uint32_t 
     size_t nsteps = l->nsteps < a->nsteps ? l->nsteps : a->nsteps, shown, budget, width;
     uint64_t err_all = 0;
     int cols, rows, lines = 0;
-    lbuf lb;
+    char line[LINE_BYTES];
+    lbuf lb = {line, 0, sizeof(line) - 1}; /* a line of the table, at most COLS_MAX characters */
     char esc[32];
 
     term_size(l, &cols, &rows);
@@ -357,40 +290,40 @@ static void table_draw(live *l, const agg *a, const step_stats *steps, uint32_t 
     if (width < NAME_MIN)
         width = NAME_MIN;
 
-    l->frame_len = 0;
+    l->screen.len = 0;
     if (l->drawn > 0) {
         snprintf(esc, sizeof(esc), "\033[%dA", l->drawn);
-        frame_add(l, esc, strlen(esc));
+        lbuf_put(&l->screen, esc, strlen(esc));
     }
-    lb.n = 0;
+    lb.len = 0;
     table_header(l, a, alive, agents, cols, &lb);
-    frame_line(l, &lb, cols, &lines);
+    screen_line(l, &lb, cols, &lines);
 
-    lb.n = 0;
+    lb.len = 0;
     lb_name(&lb, "step", 4, width);
-    lb_printf(&lb, " %10s %9s %9s %8s %10s", "TPS", "mean ms", "p95 ms", "err", "err total");
-    frame_line(l, &lb, cols, &lines);
+    lbuf_fmt(&lb, " %10s %9s %9s %8s %10s", "TPS", "mean ms", "p95 ms", "err", "err total");
+    screen_line(l, &lb, cols, &lines);
 
     for (size_t i = 0; i < nsteps; i++) {
         uint64_t e = a->total[i].err_tech + a->total[i].err_func;
         err_all += e;
         if (i >= shown)
             continue;
-        lb.n = 0;
+        lb.len = 0;
         table_row(&lb, l->names[i], l->name_cols[i], width, &steps[i], a->last_length_us, e);
-        frame_line(l, &lb, cols, &lines);
+        screen_line(l, &lb, cols, &lines);
     }
     if (shown < nsteps) {
-        lb.n = 0;
-        lb_printf(&lb, "... %zu more step%s", nsteps - shown, nsteps - shown > 1 ? "s" : "");
-        frame_line(l, &lb, cols, &lines);
+        lb.len = 0;
+        lbuf_fmt(&lb, "... %zu more step%s", nsteps - shown, nsteps - shown > 1 ? "s" : "");
+        screen_line(l, &lb, cols, &lines);
     }
-    lb.n = 0;
+    lb.len = 0;
     table_row(&lb, "total", 5, width, &a->last, a->last_length_us, err_all);
-    frame_line(l, &lb, cols, &lines);
-    frame_add(l, "\033[J", 3); /* the last frame may have been longer */
+    screen_line(l, &lb, cols, &lines);
+    lbuf_put(&l->screen, "\033[J", 3); /* the last frame may have been longer */
 
-    fwrite(l->frame, 1, l->frame_len, l->out);
+    fwrite(l->screen.p, 1, l->screen.len, l->out);
     fflush(l->out);
     l->drawn = lines;
 }
@@ -465,8 +398,9 @@ live *live_new(FILE *out, int mode, const char *const *step_names, size_t nsteps
     }
     if (mode == LIVE_TABLE) {
         lines = nsteps + 3 < ROWS_MAX - 1 ? nsteps + 3 : ROWS_MAX - 1;
-        l->frame_cap = lines * (LINE_BYTES + LINE_ESC) + 64;
-        l->frame = xmalloc(l->frame_cap);
+        size_t cap = lines * (LINE_BYTES + LINE_ESC) + 64;
+        l->frame = xmalloc(cap);
+        l->screen = (lbuf){l->frame, 0, cap};
     } else if (mode == LIVE_PLAIN) {
         l->win = hist_new();
     }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "proto/auth.h"
 
 #define LOCAL_STOP_WAIT_MS 8000 /* the agent stops its workers within 5 s */
@@ -23,7 +24,7 @@ int local_token(local_agent *la, char *err, size_t errlen)
     int fd;
 
     if (auth_nonce(raw) != 0) {
-        snprintf(err, errlen, "cannot make a random token");
+        err_set(err, errlen, "cannot make a random token");
         return -1;
     }
     for (size_t i = 0; i < sizeof(raw); i++)
@@ -34,13 +35,13 @@ int local_token(local_agent *la, char *err, size_t errlen)
              tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
     fd = mkstemp(la->token_path); /* mode 600 */
     if (fd < 0) {
-        snprintf(err, errlen, "cannot create a token file in %s: %s", tmp != NULL ? tmp : "/tmp",
-                 strerror(errno));
+        err_set(err, errlen, "cannot create a token file in %s: %s", tmp != NULL ? tmp : "/tmp",
+                strerror(errno));
         la->token_path[0] = '\0';
         return -1;
     }
     if (write(fd, hex, strlen(hex)) != (ssize_t)strlen(hex)) {
-        snprintf(err, errlen, "cannot write %s: %s", la->token_path, strerror(errno));
+        err_set(err, errlen, "cannot write %s: %s", la->token_path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -57,7 +58,7 @@ int local_agent_start(local_agent *la, unsigned port, unsigned workers, char *er
     snprintf(nworkers, sizeof(nworkers), "%u", workers);
     pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "cannot start the local agent: %s", strerror(errno));
+        err_set(err, errlen, "cannot start the local agent: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {

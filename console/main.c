@@ -8,7 +8,7 @@
 #include "agent/agent.h"
 #include "common/log.h"
 #include "common/salloc.h"
-#include "console/dist.h"
+#include "console/opts.h"
 #include "console/run.h"
 #include "reports/compare.h"
 #include "reports/report.h"
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (strcmp(argv[2], "run") == 0) {
-            run_usage(stdout);
+            opts_usage(stdout);
             return 0;
         }
         if (strcmp(argv[2], "agent") == 0) {
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         return compare_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0) {
         if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-            run_usage(stdout);
+            opts_usage(stdout);
             return 0;
         }
         if (salloc_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

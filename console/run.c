@@ -1,72 +1,212 @@
+/* run — `quern run`: one test run from its options to its exit status; see
+ * run.h. */
 #include "console/run.h"
 
-#include <libgen.h>
+#include <errno.h>
 #include <stdio.h>
-#include <sys/stat.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "common/err.h"
+#include "common/log.h"
 #include "common/mem.h"
-#include "common/props.h"
-#include "console/dist.h"
-#include "reports/db.h"
+#include "console/finish.h"
+#include "console/pack.h"
+#include "console/record.h"
+#include "console/verdict.h"
+#include "proto/auth.h"
+#include "worker/engine.h"
 
-void run_usage(FILE *out)
+/* Adds the thresholds the script declared (quern.threshold, a scenario's
+ * thresholds option) after those of the command line, each checked against
+ * the script's steps: a bad one is a script error ("file:line: threshold
+ * ...") before anything is sent. Workers keep them but never use them. */
+static int script_thresholds(run *r, const scen_set *ss, char *err, size_t errlen)
 {
-    fputs("usage: quern run SCRIPT.lua [options]\n"
-          "\n"
-          "Plays the scenarios of SCRIPT.lua with virtual users and reports per-step\n"
-          "statistics: a line per second while it runs, a table at the end.\n"
-          "\n"
-          "options:\n"
-          "  --vus N              virtual users (default 1)\n"
-          "  --duration D         stop after D (e.g. 30s, 5m, 1m30s)\n"
-          "  --runs R             stop each VU after R runs (default 1 when no --duration)\n"
-          "  --ramp-up D          start VU i at (i-1) * D / N (default 0: all at once)\n"
-          "  --grace D            time VUs get to finish their request at the end (default 5s)\n"
-          "  -p, --property K=V   set a property (overrides the properties file)\n"
-          "  --properties FILE    properties file (default: quern.properties beside the\n"
-          "                       script, when present)\n"
-          "  --summary-json FILE  write the summary as JSON\n"
-          "  -q, --quiet          no line per second\n" DB_OPTS_USAGE "\n"
-          "Durations: 250ms, 2s, 1m30s, 1h, or a number of seconds.\n"
-          "\n"
-          "exit status:\n"
-          "  0  the run completed (or was stopped with Ctrl-C) and every threshold passed,\n"
-          "     the default ones too: errors<=0% (unless --allow-errors or a threshold about\n"
-          "     errors) and count>=1\n"
-          "  1  a threshold failed (or --abort-on-fail stopped the run), nothing completed,\n"
-          "     or a degraded run\n"
-          "  2  usage or script error (no request was sent)\n"
-          "  3  the run could not start or was aborted\n\n",
-          out);
-    dist_usage(out);
+    const char **ids = xcalloc(ss->nsteps + 1, sizeof(*ids));
+    const char **names = xcalloc(ss->nsteps + 1, sizeof(*names));
+    char msg[1024];
+    int rc = -1;
+
+    const char *dflt[2];
+    size_t ndflt;
+
+    r->th_src = xcalloc(r->o.nth + ss->nthresholds + 3, sizeof(*r->th_src));
+    for (size_t i = 0; i < ss->nsteps; i++) {
+        ids[i] = ss->steps[i]->id;
+        names[i] = ss->steps[i]->name;
+    }
+    for (size_t i = 0; i < ss->nthresholds; i++) {
+        const scen_threshold *st = &ss->thresholds[i];
+        thresh *t = thresh_parse(st->expr, msg, sizeof(msg));
+        if (t == NULL) {
+            err_set(err, errlen, "%s: threshold %s", st->where, msg);
+            goto out;
+        }
+        r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
+        r->th_src[r->o.nth] = xstrdup(st->where);
+        r->o.th[r->o.nth++] = t;
+        if (thresh_check_scope(t, ids, names, ss->nsteps, msg, sizeof(msg)) != 0) {
+            err_set(err, errlen, "%s: threshold %s", st->where, msg);
+            goto out;
+        }
+    }
+    r->nth_user = r->o.nth;
+    ndflt = verdict_defaults((const thresh *const *)r->o.th, r->o.nth, r->o.allow_errors,
+                             ss->nsteps, dflt);
+    for (size_t i = 0; i < ndflt; i++) {
+        r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
+        r->th_src[r->o.nth] = xstrdup(VERDICT_DEFAULT);
+        r->o.th[r->o.nth++] = thresh_parse(dflt[i], msg, sizeof(msg));
+    }
+    rc = 0;
+out:
+    xfree(ids);
+    xfree(names);
+    return rc;
 }
 
-props *run_load_props(const char *script, const char *file, const props *overrides, char *err,
-                      size_t errlen)
+/* Loads the script here first, as every worker will: a broken script is
+ * reported with its own file:line and nothing is sent to any agent. */
+static int preflight(run *r, char *err, size_t errlen)
 {
-    props *p = props_new();
-    char def[4096];
-    struct stat st;
+    engine_cfg cfg;
+    engine *e;
 
-    if (file == NULL) {
-        char *dup = xstrdup(script);
-        snprintf(def, sizeof(def), "%s/quern.properties", dirname(dup));
-        xfree(dup);
-        if (stat(def, &st) == 0)
-            file = def;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.script = r->o.script;
+    cfg.props = r->p;
+    cfg.vus_total = r->o.vus;
+    cfg.vu_first = 1;
+    e = engine_new(&cfg, err, errlen);
+    if (e == NULL)
+        return -1;
+    if (script_thresholds(r, engine_scens(e), err, errlen) != 0) {
+        engine_free(e);
+        return -1;
     }
-    if (file != NULL && props_load_file(p, file, err, errlen) != 0) {
-        props_free(p);
-        return NULL;
+    engine_free(e);
+    return 0;
+}
+
+void run_free(run *r)
+{
+    agents_free(r);
+    ivwin_free(&r->win);
+    live_free(r->live);
+    for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
+        xfree(r->th_src[i]);
+    xfree(r->th_src);
+    opts_free(&r->o);
+    for (size_t i = 0; i < r->nfiles; i++) {
+        xfree(r->files[i]->path);
+        xfree(r->files[i]->data.data);
+        xfree(r->files[i]);
     }
-    for (size_t i = 0; i < props_count(overrides); i++)
-        props_set(p, props_key(overrides, i), props_value(overrides, i));
-    return p;
+    xfree(r->files);
+    for (size_t i = 0; r->ids != NULL && i < r->nsteps; i++) {
+        xfree(r->ids[i]);
+        xfree(r->labels[i]);
+        xfree(r->names[i]);
+    }
+    for (size_t i = 0; r->scen_names != NULL && i < r->nscens; i++)
+        xfree(r->scen_names[i]);
+    xfree(r->ids);
+    xfree(r->labels);
+    xfree(r->names);
+    xfree(r->scen_names);
+    if (r->have_agg)
+        agg_free(&r->agg);
+    if (r->loop != NULL) {
+        control_end(r);
+        ev_io_stop(r->loop, &r->accept_io);
+        ev_loop_destroy(r->loop);
+    }
+    if (r->lfd >= 0)
+        close(r->lfd);
+    auth_token_free(r->token, r->token_len);
+    props_free(r->p);
+    db_close(r->db);
+    gather_free(r->gather);
+}
+
+void run_init(run *r, int argc, char **argv)
+{
+    memset(r, 0, sizeof(*r));
+    opts_init(&r->o, argc, argv);
+    r->lfd = -1;
+    r->rc = RUN_EXIT_USAGE;
 }
 
 int run_main(int argc, char **argv)
 {
-    /* One machine or many, a run is the same: a console and its agents.
-     * Without --agents, the console starts a local agent itself. */
-    return dist_main(argc, argv);
+    run r;
+    props *over = props_new();
+    char err[2048];
+
+    run_init(&r, argc, argv);
+    if (opts_parse(&r.o, argc, argv, over) != 0)
+        goto out;
+    if (access(r.o.script, R_OK) != 0) {
+        snprintf(err, sizeof(err), "cannot read script %s: %s", r.o.script, strerror(errno));
+        goto fail;
+    }
+    r.p = opts_load_props(r.o.script, r.o.props_file, over, err, sizeof(err));
+    if (r.p == NULL)
+        goto fail;
+    if (preflight(&r, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err); /* file:line: message, as the script's own */
+        snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
+        goto out;
+    }
+    if (r.o.embedded) {
+        r.rc = RUN_EXIT_START;
+        if (local_token(&r.la, err, sizeof(err)) != 0)
+            goto fail;
+        r.rc = RUN_EXIT_USAGE;
+        r.o.token_file = r.la.token_path;
+    }
+    if (r.o.token_file != NULL &&
+        auth_read_token_file(r.o.token_file, &r.token, &r.token_len, err, sizeof(err)) != 0)
+        goto fail;
+    if (pack_build(&r, err, sizeof(err)) != 0)
+        goto fail;
+    r.rc = RUN_EXIT_START;
+    if (record_open(&r, err, sizeof(err)) != 0)
+        goto fail;
+    if (r.o.jtl != NULL || r.o.grinder_dir != NULL) {
+        r.gather = gather_new(r.o.jtl, r.o.grinder_dir, err, sizeof(err));
+        if (r.gather == NULL)
+            goto fail;
+    }
+    if (agents_listen(&r, err, sizeof(err)) != 0) {
+        r.rc = r.o.token_file == NULL ? RUN_EXIT_USAGE : RUN_EXIT_START;
+        goto fail;
+    }
+    if (r.o.embedded && local_agent_start(&r.la, r.port, r.o.workers, err, sizeof(err)) != 0)
+        goto fail;
+    r.loop = ev_loop_new(EVFLAG_AUTO);
+    agents_watch(&r);
+    control_start(&r);
+    ev_run(r.loop, 0);
+    live_finish(r.live);
+    log_set_before(NULL, NULL);
+    if (r.start_error != 0) {
+        fprintf(stderr, "quern run: the run could not start: %s\n", r.start_msg);
+        r.rc = r.start_error == 2 ? RUN_EXIT_USAGE : RUN_EXIT_START;
+        goto out;
+    }
+    finish_run(&r);
+    goto out;
+fail:
+    /* A run that cannot go on: one line, and a failed --junit case. */
+    fprintf(stderr, "quern run: %s\n", err);
+    snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
+out:
+    if (r.start_msg[0] != '\0')
+        finish_start_failed(&r, r.start_msg);
+    local_agent_stop(&r.la);
+    run_free(&r);
+    props_free(over);
+    return r.rc;
 }

@@ -1,8 +1,39 @@
-/* run — `quern run SCRIPT.lua [options]`: plays a test and reports it. */
+/* run — `quern run SCRIPT.lua [options]`: one test run, from its options to
+ * its exit status. Every run is distributed: without --agents nor --listen
+ * the console listens on a loopback port and starts a local agent itself
+ * (console/local.h), one machine, one command.
+ *
+ * The course of a run, and the file that owns each part:
+ *   opts.c     the flags, their help, the properties;
+ *   run.c      run_main: the script loaded here first, as every worker will
+ *              (a broken script is reported with its own file:line, exit 2,
+ *              before anything is sent), the thresholds it declares, the
+ *              token, the bundle of the scenario's folder, the database, the
+ *              listening socket, the local agent, then the loop;
+ *   agents.c   connections: handshake, registration, what agents send;
+ *   control.c  the barrier, Go and Stop, merging, the tick, the signals;
+ *   record.c   the results database;
+ *   finish.c   the summary, the thresholds' verdicts, the exit status,
+ *              JUnit, the summary JSON.
+ * struct run is the state they share; only these files see its fields. */
 #ifndef QUERN_RUN_H
 #define QUERN_RUN_H
 
-#include <stdio.h>
+#include <ev.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/props.h"
+#include "common/ratelog.h"
+#include "console/agents.h"
+#include "console/agg.h"
+#include "console/control.h"
+#include "console/gather.h"
+#include "console/live.h"
+#include "console/local.h"
+#include "console/opts.h"
+#include "proto/ivwin.h"
+#include "reports/db.h"
 
 /** Exit statuses of quern run (documented in the README and `quern help run`). */
 enum run_exit {
@@ -12,13 +43,59 @@ enum run_exit {
     RUN_EXIT_START = 3,  /**< the run could not start or was aborted */
 };
 
+/** One run of the console. */
+typedef struct run {
+    run_opts o;
+    props *p;             /**< owned: merged properties */
+    struct ev_loop *loop; /**< owned */
+    int lfd;              /**< owned: listening socket */
+    ev_io accept_io;
+    ev_timer tick;
+    ev_signal sigint, sigterm;
+    char *token; /**< owned */
+    size_t token_len;
+    aconn **conns; /**< owned array of owned connections */
+    size_t nconns;
+    unsigned next_index;
+    enum run_phase phase;
+    int64_t phase_us; /**< when the phase began */
+    int64_t go_us, stop_us, end_us;
+    uint64_t run_id;
+    Quern__BundleFile **files; /**< owned: the bundle */
+    size_t nfiles;
+    char script_name[256];
+    /* Steps, from the first agent's StepsDef. */
+    size_t nsteps, nscens;
+    char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */
+    agg agg;
+    int have_agg;
+    ivwin win; /**< the seconds being merged from the agents */
+    int interrupted, aborted, degraded, start_error, rc;
+    char start_msg[2048];
+    uint64_t ping_seq;
+    int64_t last_ping_us;
+    db *db;                   /**< owned: results database, NULL when not recording */
+    int64_t db_run;           /**< the run's id in it (0: not begun) */
+    int db_failed;            /**< a write failed: no more progress is recorded */
+    int64_t db_start_us;      /**< wall clock at Go */
+    unsigned port;            /**< the port listened on */
+    int64_t accept_paused_us; /**< accepting paused (out of descriptors) since, 0: not */
+    live *live;               /**< owned: the live display, once the steps are known */
+    int threshold_stop;       /**< --abort-on-fail stopped the run */
+    char **th_src;            /**< owned: per o.th, NULL (--threshold) or owned "file:line" */
+    size_t nth_user;          /**< o.th[nth_user..] are the defaults (console/verdict.h) */
+    char degraded_why[512];   /**< what degraded the run, when not only a lost agent */
+    local_agent la;           /**< the embedded agent, when o.embedded */
+    ratelog refused_log;      /**< lines about peers refused during the handshake */
+    ratelog token_log;        /**< lines about peers with a wrong token */
+    gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
+} run;
+
 /** Runs the command; argv[0] is "run". Returns the exit status. */
 int run_main(int argc, char **argv);
-/** Properties of a run: the file (given, or quern.properties beside the
- *  script when present), then the -p overrides, which win. NULL with err. */
-struct props *run_load_props(const char *script, const char *file, const struct props *overrides,
-                             char *err, size_t errlen);
-/** Prints the command's help. */
-void run_usage(FILE *out);
+/** Sets r to an empty run with the options' defaults (for tests and fuzzing). */
+void run_init(run *r, int argc, char **argv);
+/** Frees what r owns (not r itself). */
+void run_free(run *r);
 
 #endif

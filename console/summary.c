@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "console/thresh.h"
 
 static double ms(uint64_t us)
@@ -150,7 +151,7 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
         json_object_set_new(root, "verdict", v);
     }
     if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
         rc = -1;
     }
     json_decref(root);

@@ -46,7 +46,6 @@
 #include <stdint.h>
 
 #include "console/agg.h"
-#include "reports/junit.h"
 
 /** Longest expression accepted, in bytes. */
 #define THRESH_EXPR_MAX 512
@@ -153,31 +152,10 @@ int thresh_measured(const thresh *t, const thresh_result *r);
  *    connection set-up), as k6 does with its abortOnFail delay. */
 int thresh_can_still_pass(const thresh *t, const thresh_result *r, double elapsed_s);
 
-/** The JUnit test cases of a run, built by thresh_junit_cases. */
-typedef struct thresh_junit {
-    junit_case *cases; /**< owned: nsteps step cases, then one per threshold */
-    size_t n;          /**< number of cases */
-    char **strs;       /**< owned: the strings the cases point to */
-    size_t nstrs;
-} thresh_junit;
-
-/** Builds the JUnit test cases of a run into *out (release with
- *  thresh_junit_free): one per step, classname "quern.<run_name>", name the
- *  step's display name (its id when step_names is NULL), time its mean
- *  response time, its counts, rates and percentiles in system-out. A step
- *  case fails when a failed threshold whose scope explicitly covers it does,
- *  and when a failed threshold about errors covers it (with or without a
- *  scope) and the step had errors of that kind: its message then gives the
- *  step's error counts and the first error of each kind. A threshold without
- *  a scope otherwise fails only its own case. Then one case per threshold (ts[i] with verdict
- *  rs[i], i < nt), named "threshold <expr>", failing with rs[i].desc as its
- *  message. */
-void thresh_junit_cases(thresh_junit *out, const char *run_name, const agg *a,
-                        const char *const *step_ids, const char *const *step_names,
-                        double elapsed_s, const thresh *const *ts, const thresh_result *rs,
-                        size_t nt);
-
-/** Releases what j owns; j may then be built again. */
-void thresh_junit_free(thresh_junit *j);
+/** Formats v as thresholds print numbers: at most 3 decimals, no trailing
+ *  zeros ("612.3", "0.5", "2"). Returns buf. */
+const char *thresh_num(double v, char *buf, size_t len);
+/** 1 when t is about errors (errors, errors.technical, errors.functional). */
+int thresh_about_errors(const thresh *t);
 
 #endif

@@ -59,7 +59,7 @@ static void check_str(const char *s)
     snprintf(buf, sizeof(buf), "%s", s);
 }
 
-/* What the handlers of agent/agent.c and console/dist.c read of env. */
+/* What the handlers of agent/agent.c and console/agents.c read of env. */
 static void handle(const Quern__Envelope *env, ivwin *w)
 {
     char err[512];

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/hist.h"
+#include "console/jcases.h"
 #include "console/thresh.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -22,7 +23,7 @@ static const char *const names[NSTEPS] = {"SC-A-STEP-1)Login", "SC-A-STEP-2)Prof
 static void check_eval(const thresh *t, const agg *a, double elapsed_s)
 {
     thresh_result r;
-    thresh_junit j;
+    jcases j;
     const thresh *ts[1] = {t};
 
     memset(&r, 0x55, sizeof(r));
@@ -32,9 +33,9 @@ static void check_eval(const thresh *t, const agg *a, double elapsed_s)
     thresh_measured(t, &r);
     thresh_can_still_pass(t, &r, elapsed_s);
     thresh_eval(t, a, ids, NULL, elapsed_s, &r);
-    thresh_junit_cases(&j, "fuzz", a, ids, names, elapsed_s, ts, &r, 1);
+    jcases_build(&j, "fuzz", a, ids, names, elapsed_s, ts, &r, 1);
     fuzz_check(j.n == NSTEPS + 1);
-    thresh_junit_free(&j);
+    jcases_free(&j);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

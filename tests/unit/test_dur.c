@@ -202,6 +202,23 @@ static void test_round_trip(void **state)
     }
 }
 
+/* The live display's clock: rounded to the second, padded fields. */
+static void test_clock(void **state)
+{
+    char buf[DUR_FORMAT_MAX];
+
+    (void)state;
+    assert_string_equal(dur_clock(0, buf, sizeof(buf)), "0s");
+    assert_string_equal(dur_clock(-5000000, buf, sizeof(buf)), "0s");
+    assert_string_equal(dur_clock(499999, buf, sizeof(buf)), "0s");
+    assert_string_equal(dur_clock(500000, buf, sizeof(buf)), "1s");
+    assert_string_equal(dur_clock(42000000, buf, sizeof(buf)), "42s");
+    assert_string_equal(dur_clock(59600000, buf, sizeof(buf)), "1m00s");
+    assert_string_equal(dur_clock(63000000, buf, sizeof(buf)), "1m03s");
+    assert_string_equal(dur_clock(3599000000LL, buf, sizeof(buf)), "59m59s");
+    assert_string_equal(dur_clock(7500000000LL, buf, sizeof(buf)), "2h05m00s");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,7 +227,7 @@ int main(void)
         cmocka_unit_test(test_parse_whitespace), cmocka_unit_test(test_parse_limits),
         cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_err_buffer),
         cmocka_unit_test(test_format),           cmocka_unit_test(test_format_small_buffer),
-        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,12 +147,83 @@ static void test_malformed(void **state)
     gather_second(NULL, 0, 1, 0); /* no --jtl: nothing to do */
 }
 
+/* A Grinder log part from an agent: name, offset, bytes. */
+static int gpart(gather *g, const char *name, uint64_t offset, const char *data, char *err,
+                 size_t errlen)
+{
+    Quern__FilePart fp = QUERN__FILE_PART__INIT;
+
+    fp.name = (char *)name;
+    fp.offset = offset;
+    fp.data.data = (uint8_t *)data;
+    fp.data.len = strlen(data);
+    return gather_part(g, &fp, err, errlen);
+}
+
+/* The names an agent sends are untrusted: only data_X.log and out_X.log,
+ * inside the folder, never through a link. */
+static void test_grinder_names(void **state)
+{
+    char dir[64], err[256], p[128], buf[64];
+    gather *g;
+    FILE *f;
+    size_t n;
+
+    snprintf(dir, sizeof(dir), "/tmp/quern-gather-d-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    g = gather_new(NULL, dir, err, sizeof(err));
+    assert_non_null(g);
+    assert_int_equal(gpart(g, "data_inj1-1.log", 0, "abc", err, sizeof(err)), 0);
+    assert_int_equal(gpart(g, "data_inj1-1.log", 3, "def\n", err, sizeof(err)), 0);
+    snprintf(p, sizeof(p), "%s/data_inj1-1.log", dir);
+    f = fopen(p, "r");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    assert_string_equal(buf, "abcdef\n");
+    assert_int_equal(gpart(g, "out_inj1-1.log", 0, "x", err, sizeof(err)), 0);
+
+    const char *bad[] = {"../data_x.log", "data_../../x.log", "data_a/b.log", "data_a\\b.log",
+                         "data_x.txt",    "x_data_a.log",     "out_\001.log", "",
+                         "data_x.log/"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        if (gpart(g, bad[i], 0, "x", err, sizeof(err)) != -1)
+            fail_msg("accepted \"%s\"", bad[i]);
+        assert_non_null(strstr(err, "refused a result file named"));
+    }
+    char longname[300];
+    memset(longname, 'a', sizeof(longname));
+    memcpy(longname, "data_", 5);
+    memcpy(longname + sizeof(longname) - 5, ".log", 5);
+    assert_int_equal(gpart(g, longname, 0, "x", err, sizeof(err)), -1);
+    /* an offset beyond any real log */
+    assert_int_equal(gpart(g, "data_inj1-2.log", (uint64_t)1 << 51, "x", err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "offset out of range"));
+    /* a link planted under an allowed name is not followed */
+    snprintf(p, sizeof(p), "%s/data_link-1.log", dir);
+    assert_int_equal(symlink("/etc/passwd", p), 0);
+    assert_int_equal(gpart(g, "data_link-1.log", 0, "x", err, sizeof(err)), -1);
+    unlink(p);
+    /* no --jtl: a jtl part is ignored */
+    assert_int_equal(gpart(g, "jtl", 0, "1,2\n", err, sizeof(err)), 0);
+    assert_int_equal(gather_close(g, err, sizeof(err)), 0);
+    gather_free(g);
+    snprintf(p, sizeof(p), "%s/data_inj1-1.log", dir);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/out_inj1-1.log", dir);
+    unlink(p);
+    assert_int_equal(rmdir(dir), 0); /* nothing else was written there */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rewritten_when_merged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_late_and_close, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+        cmocka_unit_test(test_grinder_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
-/* fuzz_dist — the console's message handler (console/dist.c, on_conn_msg),
+/* fuzz_agents — the console's message handler (console/agents.c, agents_on_msg),
  * driven without a network: what an agent sends, from its Hello to its
  * RunFinished.
  *
- * The console's file is included to reach its static handler. Each input is
+ * Each input is
  * one agent connection: byte 0 says where the connection stands (bits 0-1:
  * waiting for the Hello; registering, as after a proof the fuzzer could not
  * forge; an agent in a run that is starting; an agent in a running run) and
@@ -13,7 +13,16 @@
  * link is one end of a socketpair whose other end is drained, and its loop
  * never runs. Checks: no handler crashes or leaks; the connection's
  * counters and names stay within their buffers. */
-#include "console/dist.c"
+#include <ev.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/mem.h"
+#include "console/run.h"
+#include "proto/frame.h"
 
 #include <ftw.h>
 
@@ -63,8 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char token[] = "fuzz-token";
     static int ready;
-    dist d;
-    dconn *c;
+    run d;
+    aconn *c;
     int sv[2], where;
     size_t chunk;
     frame_reader *fr;
@@ -78,8 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     where = data[0] & 3;
     chunk = (size_t)(data[0] >> 2) + 1;
-    memset(&d, 0, sizeof(d));
-    d.lfd = -1;
+    run_init(&d, 0, NULL);
     d.loop = ev_loop_new(EVFLAG_AUTO);
     fuzz_check(d.loop != NULL);
     d.o.quiet = 1;
@@ -88,14 +96,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.token = xstrdup(token);
     d.token_len = sizeof(token) - 1;
     d.run_id = 1;
-    d.phase = where == 2 ? DP_START : where == 3 ? DP_RUN : DP_WAIT;
+    d.phase = where == 2 ? PHASE_START : where == 3 ? PHASE_RUN : PHASE_WAIT;
     d.gather = gather_new("/dev/null", gdir, err, sizeof(err));
     fuzz_check(d.gather != NULL);
     c = xcalloc(1, sizeof(*c));
-    c->d = &d;
+    c->r = &d;
     snprintf(c->addr, sizeof(c->addr), "127.0.0.1:40000");
-    c->state = where == 0 ? DC_HELLO : where == 1 ? DC_REGISTER : DC_AGENT;
-    if (c->state == DC_AGENT) {
+    c->state = where == 0 ? AC_HELLO : where == 1 ? AC_REGISTER : AC_AGENT;
+    if (c->state == AC_AGENT) {
         snprintf(c->name, sizeof(c->name), "inj1");
         c->workers = 2;
         c->in_run = 1;
@@ -103,8 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.conns = xcalloc(1, sizeof(*d.conns));
     d.conns[d.nconns++] = c;
     fuzz_check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) == 0);
-    peer_init(&c->link, d.loop, sv[0], FRAME_MAX_SMALL, DIST_QUEUE_MAX, on_conn_msg, on_conn_close,
-              c);
+    peer_init(&c->link, d.loop, sv[0], FRAME_MAX_SMALL, AGENTS_QUEUE_MAX, agents_on_msg,
+              agents_on_close, c);
     data++;
     size--;
     fr = frame_reader_new(FRAME_MAX_SMALL);
@@ -117,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         while ((rc = frame_reader_next(fr, &env, err, sizeof(err))) == 1) {
             if (peer_alive(&c->link))
-                on_conn_msg(&c->link, env, c);
+                agents_on_msg(&c->link, env, c);
             quern__envelope__free_unpacked(env, NULL);
             drain(sv[1]);
         }
@@ -129,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check(memchr(c->status, '\0', sizeof(c->status)) != NULL);
     fuzz_check(!d.have_agg || d.agg.nsteps == d.nsteps);
     log_set_before(NULL, NULL); /* the live display goes with d */
-    dist_free(&d);
+    run_free(&d);
     close(sv[1]);
     nftw(gdir, rm_below, 8, FTW_DEPTH | FTW_PHYS);
     return 0;

@@ -1,0 +1,606 @@
+/* agents — the console's side of its agents; see agents.h. */
+#include "console/agents.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ev.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "common/ratelog.h"
+#include "common/version.h"
+#include "console/control.h"
+#include "console/run.h"
+#include "proto/seal.h"
+
+static void conn_send_result(aconn *c, int ok, const char *reason)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__AuthResult ar = QUERN__AUTH_RESULT__INIT;
+
+    ar.ok = ok ? 1 : 0;
+    ar.reason = (char *)(reason != NULL ? reason : "");
+    env.body_case = QUERN__ENVELOPE__BODY_AUTH_RESULT;
+    env.auth_result = &ar;
+    peer_send(&c->link, &env);
+}
+
+/* A line about a peer refused before it authenticated: anyone can cause
+ * those at will, so a few per AGENTS_REFUSAL_LOG_US and a count of the rest. */
+static void refusal(ratelog *rl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refusal(ratelog *rl, const char *fmt, ...)
+{
+    char msg[512];
+    unsigned more = 0;
+    va_list ap;
+
+    if (!ratelog_ok(rl, clock_mono_us(), AGENTS_REFUSAL_LOG_US, AGENTS_REFUSAL_BURST, &more))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (more > 0)
+        log_msg(LOG_WARN, "%s (and %u more refused peer(s) not shown)", msg, more);
+    else
+        log_msg(LOG_WARN, "%s", msg);
+}
+
+/* 1 while c is a handshake in progress: not yet authenticated. */
+static int conn_pending(const aconn *c)
+{
+    return !c->authed && (c->state == AC_HELLO || c->state == AC_PROOF || c->state == AC_CLOSING);
+}
+
+/* Derives the connection's keys: from now on what we send is sealed, and
+ * what the agent sends after its proof must be. */
+static int conn_seal(run *r, aconn *c)
+{
+    seal_hs hs = {c->anonce, c->nonce, c->akx, c->kx_pub, NULL};
+
+    return peer_seal_link(&c->link, r->token, r->token_len, &hs, c->kx_priv, c->akx, 1,
+                          FRAME_MAX_SMALL);
+}
+
+/* Closes after what is queued has left (bounded by the tick). */
+static void conn_close_soon(aconn *c)
+{
+    c->state = AC_CLOSING;
+    c->closing_at_us = clock_mono_us() + 1000000;
+}
+
+void agents_lost(run *r, aconn *c, const char *why)
+{
+    unsigned left = 0;
+
+    c->lost = 1;
+    for (size_t i = 0; i < r->nconns; i++)
+        left += r->conns[i]->in_run && !r->conns[i]->lost && !r->conns[i]->finished;
+    if (r->phase == PHASE_RUN) {
+        r->degraded = 1;
+        log_msg(LOG_ERROR, "agent %s lost (%s): its statistics so far are kept; %u agent(s) go on",
+                c->name, why, left);
+    } else if (r->phase == PHASE_START) {
+        if (!r->start_error) {
+            r->start_error = 3;
+            snprintf(r->start_msg, sizeof(r->start_msg), "agent %s lost before the start (%s)",
+                     c->name, why);
+        }
+    }
+}
+
+void agents_on_close(peer *l, const char *why, void *ud)
+{
+    aconn *c = ud;
+    run *r = c->r;
+
+    if (c->state == AC_AGENT && c->in_run && !c->finished && !c->lost)
+        agents_lost(r, c, why);
+    else if (c->state == AC_AGENT)
+        log_msg(LOG_INFO, "agent %s disconnected (%s)", c->name, why);
+    else if (c->authed)
+        log_msg(LOG_WARN, "connection from %s closed before it registered: %s", c->addr, why);
+    else if (c->state != AC_CLOSING)
+        refusal(&r->refused_log, "connection from %s closed during the handshake: %s", c->addr,
+                why);
+    c->state = AC_GONE;
+}
+
+static void register_agent(run *r, aconn *c, const Quern__Register *rg)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Registered reg = QUERN__REGISTERED__INIT;
+    char base[100];
+    int n = 1;
+
+    if (rg->workers > AGENTS_WORKERS_MAX || (rg->name[0] == '\0' && rg->host[0] == '\0')) {
+        log_msg(LOG_WARN, "refused agent %s: it registers with %u worker(s) (1 to %d) or no name",
+                c->addr, rg->workers, AGENTS_WORKERS_MAX);
+        reg.ok = 0;
+        reg.reason = (char *)"workers out of 1..1024, or no name";
+        env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
+        env.registered = &reg;
+        peer_send(&c->link, &env);
+        conn_close_soon(c);
+        return;
+    }
+    snprintf(base, sizeof(base), "%s", rg->name[0] ? rg->name : rg->host);
+    for (;;) {
+        int dup = 0;
+        if (n == 1)
+            snprintf(c->name, sizeof(c->name), "%s", base);
+        else
+            snprintf(c->name, sizeof(c->name), "%s-%d", base, n);
+        for (size_t i = 0; i < r->nconns; i++)
+            dup |= r->conns[i] != c && r->conns[i]->state == AC_AGENT &&
+                   strcmp(r->conns[i]->name, c->name) == 0;
+        if (!dup)
+            break;
+        n++;
+    }
+    snprintf(c->host, sizeof(c->host), "%s", rg->host);
+    c->workers = rg->workers > 0 ? rg->workers : 1;
+    if (r->o.workers > 0 && c->workers > r->o.workers)
+        c->workers = r->o.workers;
+    c->index = r->next_index++;
+    c->state = AC_AGENT;
+    reg.ok = 1;
+    reg.agent_index = c->index;
+    env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
+    env.registered = &reg;
+    peer_send(&c->link, &env);
+    if (!r->o.embedded)
+        log_msg(LOG_INFO, "agent %s registered from %s (host %s, %u worker(s), pid %u)", c->name,
+                c->addr, c->host, c->workers, rg->pid);
+}
+
+void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
+{
+    aconn *c = ud;
+    run *r = c->r;
+    Quern__Envelope out = QUERN__ENVELOPE__INIT;
+
+    c->last_rx_us = clock_mono_us();
+    switch (c->state) {
+    case AC_HELLO: {
+        const Quern__Hello *h = env->hello;
+        Quern__Hello mine = QUERN__HELLO__INIT;
+        if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != AUTH_PROTO_VERSION ||
+            strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
+            h->kx.len != KX_LEN) {
+            refusal(&r->refused_log, "refused peer %s: not a quern agent of protocol %d", c->addr,
+                    AUTH_PROTO_VERSION);
+            peer_fail(l, "bad hello");
+            return;
+        }
+        memcpy(c->anonce, h->nonce.data, AUTH_NONCE_LEN);
+        memcpy(c->akx, h->kx.data, KX_LEN);
+        if (auth_nonce(c->nonce) != 0 || kx_keypair(c->kx_priv, c->kx_pub) != 0) {
+            peer_fail(l, "no random numbers");
+            return;
+        }
+        mine.version = AUTH_PROTO_VERSION;
+        mine.role = (char *)"console";
+        mine.nonce.data = c->nonce;
+        mine.nonce.len = AUTH_NONCE_LEN;
+        mine.kx.data = c->kx_pub;
+        mine.kx.len = KX_LEN;
+        mine.quern_version = (char *)QUERN_VERSION;
+        out.body_case = QUERN__ENVELOPE__BODY_HELLO;
+        out.hello = &mine;
+        peer_send(l, &out);
+        c->state = AC_PROOF;
+        return;
+    }
+    case AC_PROOF: {
+        Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
+        uint8_t mac[AUTH_MAC_LEN];
+        if (env->body_case != QUERN__ENVELOPE__BODY_AUTH_PROOF) {
+            peer_fail(l, "expected an authentication proof");
+            return;
+        }
+        if (!auth_verify(r->token, r->token_len, "agent", c->nonce, c->anonce,
+                         env->auth_proof->mac.data, env->auth_proof->mac.len)) {
+            refusal(&r->token_log, "refused peer %s: wrong token", c->addr);
+            conn_send_result(c, 0, "wrong token: the agent's token is not the console's");
+            conn_close_soon(c);
+            return;
+        }
+        {
+            size_t authed = 0;
+            for (size_t i = 0; i < r->nconns; i++)
+                authed += r->conns[i]->authed && r->conns[i]->state != AC_GONE;
+            if (authed >= AGENTS_CONN_MAX) {
+                log_msg(LOG_WARN, "refused agent %s: already %d agents", c->addr, AGENTS_CONN_MAX);
+                conn_send_result(c, 0, "the console has too many agents");
+                conn_close_soon(c);
+                return;
+            }
+        }
+        auth_proof(r->token, r->token_len, "console", c->anonce, c->nonce, mac);
+        pr.mac.data = mac;
+        pr.mac.len = sizeof(mac);
+        out.body_case = QUERN__ENVELOPE__BODY_AUTH_PROOF;
+        out.auth_proof = &pr;
+        peer_send(l, &out);
+        conn_send_result(c, 1, NULL);
+        /* The switch: AuthResult(ok) is our last plain frame, the agent's
+         * proof was its last one. */
+        if (conn_seal(r, c) != 0)
+            return;
+        c->authed = 1;
+        c->state = AC_REGISTER;
+        return;
+    }
+    case AC_REGISTER:
+        if (env->body_case != QUERN__ENVELOPE__BODY_REGISTER) {
+            peer_fail(l, "expected Register");
+            return;
+        }
+        register_agent(r, c, env->register_);
+        if (r->o.embedded)
+            local_token_drop(&r->la); /* our agent has proved it knows it */
+        return;
+    case AC_AGENT:
+        break;
+    default:
+        return;
+    }
+    switch (env->body_case) {
+    case QUERN__ENVELOPE__BODY_PING:
+        peer_pong(l, env->ping);
+        break;
+    case QUERN__ENVELOPE__BODY_STEPS_DEF:
+        if (c->in_run && env->steps_def->run_id == r->run_id)
+            control_steps_def(r, c, env->steps_def);
+        break;
+    case QUERN__ENVELOPE__BODY_READY:
+        if (!c->in_run || env->ready->run_id != r->run_id)
+            break;
+        if (!env->ready->ok) {
+            if (!r->start_error) {
+                r->start_error = 2;
+                snprintf(r->start_msg, sizeof(r->start_msg), "agent %s: %s", c->name,
+                         env->ready->error);
+            }
+        } else if (!c->steps_ok) {
+            peer_fail(l, "Ready before StepsDef");
+        } else {
+            c->ready = 1;
+            c->vus = env->ready->vus;
+        }
+        break;
+    case QUERN__ENVELOPE__BODY_INTERVAL:
+        if (c->in_run)
+            control_interval(r, c, env->interval);
+        break;
+    case QUERN__ENVELOPE__BODY_WORKER_STATE:
+        if (c->in_run && env->worker_state->run_id == r->run_id) {
+            log_msg(LOG_WARN, "agent %s: %s", c->name, env->worker_state->message);
+            /* Its VUs stopped and its last second is lost: not a full run. */
+            if (strcmp(env->worker_state->state, "crashed") == 0)
+                r->degraded = 1;
+        }
+        break;
+    case QUERN__ENVELOPE__BODY_LOG_LINE:
+        if (r->o.embedded)
+            log_raw(env->log_line->text);
+        else
+            log_msg(LOG_INFO, "agent %s: %s", c->name, env->log_line->text);
+        break;
+    case QUERN__ENVELOPE__BODY_FILE_PART:
+        if (c->in_run && !c->finished && env->file_part->run_id == r->run_id && r->gather != NULL) {
+            char err[512];
+            if (gather_part(r->gather, env->file_part, err, sizeof(err)) != 0)
+                log_msg(LOG_ERROR, "agent %s: %s", c->name, err);
+        }
+        break;
+    case QUERN__ENVELOPE__BODY_RUN_FINISHED:
+        if (c->in_run && env->run_finished->run_id == r->run_id && !c->finished) {
+            c->finished = 1;
+            snprintf(c->status, sizeof(c->status), "%s", env->run_finished->status);
+            if (env->run_finished->message[0])
+                log_msg(LOG_WARN, "agent %s finished: %s", c->name, env->run_finished->message);
+            control_flush(r, 0);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* Handshakes in progress are bounded apart from the agents' slots: when a
+ * new one from host would pass AGENTS_PENDING_PER_ADDR from that address or
+ * AGENTS_PENDING_MAX in all, the oldest in that scope is dropped, one that has
+ * not even said Hello first. Peers that hold connections open without
+ * authenticating cannot keep an agent out: its handshake takes one round
+ * trip, theirs never ends. */
+static void make_room(run *r, const char *host)
+{
+    size_t pending = 0, from_host = 0, victim = SIZE_MAX;
+    int by_host;
+
+    for (size_t i = 0; i < r->nconns; i++) {
+        if (!conn_pending(r->conns[i]))
+            continue;
+        pending++;
+        from_host += strcmp(r->conns[i]->ip, host) == 0;
+    }
+    if (from_host < AGENTS_PENDING_PER_ADDR && pending < AGENTS_PENDING_MAX)
+        return;
+    by_host = from_host >= AGENTS_PENDING_PER_ADDR;
+    for (size_t i = 0; i < r->nconns; i++) {
+        const aconn *c = r->conns[i], *v = victim != SIZE_MAX ? r->conns[victim] : NULL;
+        if (!conn_pending(c) || (by_host && strcmp(c->ip, host) != 0))
+            continue;
+        if (v == NULL || (c->state == AC_HELLO && v->state != AC_HELLO) ||
+            ((c->state == AC_HELLO) == (v->state == AC_HELLO) && c->since_us < v->since_us))
+            victim = i;
+    }
+    if (victim == SIZE_MAX)
+        return;
+    refusal(&r->refused_log, "dropped the pending handshake of %s: too many handshakes at once%s",
+            r->conns[victim]->addr, by_host ? " from that address" : "");
+    peer_close(&r->conns[victim]->link);
+    xfree(r->conns[victim]);
+    memmove(r->conns + victim, r->conns + victim + 1, (r->nconns - victim - 1) * sizeof(*r->conns));
+    r->nconns--;
+}
+
+static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+    run *r = w->data;
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    int fd = accept4(r->lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    aconn *c;
+    char host[48] = "?";
+
+    if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) {
+            /* Out of descriptors: the pending connection would wake us at
+             * once, forever. Pause accepting for a second (on_tick). */
+            log_msg(LOG_WARN, "cannot accept agents: %s; pausing for a second", strerror(errno));
+            ev_io_stop(loop, w);
+            r->accept_paused_us = clock_mono_us();
+        }
+        return;
+    }
+    if (ss.ss_family == AF_INET)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
+    else if (ss.ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
+    make_room(r, host);
+    c = xcalloc(1, sizeof(*c));
+    c->r = r;
+    c->state = AC_HELLO;
+    snprintf(c->ip, sizeof(c->ip), "%s", host);
+    c->since_us = c->last_rx_us = clock_mono_us();
+    snprintf(c->addr, sizeof(c->addr), "%s:%u", host,
+             ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
+                                     : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+    /* Small frames until the peer has proved the token (conn_seal). */
+    peer_init(&c->link, loop, fd, FRAME_MAX_PREAUTH, AGENTS_QUEUE_MAX, agents_on_msg,
+              agents_on_close, c);
+    r->conns = xrealloc(r->conns, (r->nconns + 1) * sizeof(*r->conns));
+    r->conns[r->nconns++] = c;
+}
+
+/* Forgets closed connections that are not part of the run. */
+static void reap_conns(run *r)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < r->nconns; i++) {
+        aconn *c = r->conns[i];
+        if (c->state == AC_GONE && !c->in_run) {
+            peer_close(&c->link);
+            xfree(c);
+            continue;
+        }
+        r->conns[j++] = c;
+    }
+    r->nconns = j;
+}
+
+static int is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6)
+        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+    return 0;
+}
+
+int agents_listen(run *r, char *err, size_t errlen)
+{
+    struct addrinfo hints, *res = NULL;
+    const char *colon = strrchr(r->o.listen, ':');
+    char host[256], port[16];
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    int one = 1, rc = -1, gai;
+
+    if (colon == NULL || colon == r->o.listen || (size_t)(colon - r->o.listen) >= sizeof(host) ||
+        colon[1] == '\0' || strlen(colon + 1) >= sizeof(port)) {
+        err_set(err, errlen, "--listen wants HOST:PORT, got \"%s\"", r->o.listen);
+        return -1;
+    }
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - r->o.listen), r->o.listen);
+    snprintf(port, sizeof(port), "%s", colon + 1);
+    if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+        memmove(host, host + 1, strlen(host));
+        host[strlen(host) - 1] = '\0';
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    gai = getaddrinfo(host, port, &hints, &res);
+    if (gai != 0) {
+        err_set(err, errlen, "--listen %s: %s", r->o.listen, gai_strerror(gai));
+        return -1;
+    }
+    if (r->o.token_file == NULL) {
+        if (!is_loopback(res->ai_addr))
+            err_set(err, errlen,
+                    "refusing to listen on %s without --token-file: agents run the code the "
+                    "console sends, so every agent must prove it knows a shared secret",
+                    r->o.listen);
+        else
+            err_set(err, errlen,
+                    "--token-file is required to accept agents (a file of mode 600 holding a "
+                    "shared secret; give the agents the same one)");
+        goto out;
+    }
+    r->lfd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (r->lfd < 0) {
+        err_set(err, errlen, "socket: %s", strerror(errno));
+        goto out;
+    }
+    setsockopt(r->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(r->lfd, res->ai_addr, res->ai_addrlen) != 0 || listen(r->lfd, SOMAXCONN) != 0) {
+        err_set(err, errlen, "cannot listen on %s: %s", r->o.listen, strerror(errno));
+        goto out;
+    }
+    if (getsockname(r->lfd, (struct sockaddr *)&ss, &len) == 0) {
+        unsigned p = ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
+                                             : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+        r->port = p;
+        if (!r->o.embedded)
+            log_msg(LOG_INFO, "console listening on %s:%u, waiting for %u agent(s)", host, p,
+                    r->o.agents);
+        if (r->o.port_file != NULL) {
+            char tmp[PATH_MAX];
+            FILE *f;
+            snprintf(tmp, sizeof(tmp), "%s.tmp", r->o.port_file);
+            f = fopen(tmp, "w");
+            if (f == NULL || fprintf(f, "%u\n", p) < 0 || fclose(f) != 0 ||
+                rename(tmp, r->o.port_file) != 0) {
+                err_set(err, errlen, "--port-file %s: %s", r->o.port_file, strerror(errno));
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    freeaddrinfo(res);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- main */
+
+unsigned agents_in_run(const run *r)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < r->nconns; i++)
+        n += r->conns[i]->in_run;
+    return n;
+}
+
+unsigned agents_alive(const run *r)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < r->nconns; i++)
+        n += r->conns[i]->in_run && !r->conns[i]->lost;
+    return n;
+}
+
+unsigned agents_running(const run *r)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < r->nconns; i++)
+        n += r->conns[i]->in_run && !r->conns[i]->lost && !r->conns[i]->finished;
+    return n;
+}
+
+void agents_send_all(run *r, Quern__Envelope *env)
+{
+    for (size_t i = 0; i < r->nconns; i++)
+        if (r->conns[i]->in_run && !r->conns[i]->lost)
+            peer_send(&r->conns[i]->link, env);
+}
+
+void agents_breakdown(const run *r, FILE *out)
+{
+    fprintf(out, "\nAgents:\n  %-24s %8s %12s %10s  %s\n", "agent", "VUs", "requests", "errors",
+            "status");
+    for (size_t i = 0; i < r->nconns; i++) {
+        const aconn *c = r->conns[i];
+        if (!c->in_run)
+            continue;
+        fprintf(out, "  %-24s %8u %12llu %10llu  %s\n", c->name, c->vus,
+                (unsigned long long)c->requests, (unsigned long long)c->errors,
+                c->lost ? "lost" : c->status);
+    }
+}
+
+void agents_watch(run *r)
+{
+    ev_io_init(&r->accept_io, on_accept, r->lfd, EV_READ);
+    r->accept_io.data = r;
+    ev_io_start(r->loop, &r->accept_io);
+}
+
+void agents_tick(run *r, int64_t now, agents_counts *n)
+{
+    int ping = now - r->last_ping_us >= 1000000;
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Ping pi = QUERN__PING__INIT;
+
+    if (r->accept_paused_us != 0 && now - r->accept_paused_us >= 1000000) {
+        r->accept_paused_us = 0;
+        ev_io_start(r->loop, &r->accept_io);
+    }
+    pi.seq = ++r->ping_seq;
+    pi.sent_us = clock_wall_us();
+    env.body_case = QUERN__ENVELOPE__BODY_PING;
+    env.ping = &pi;
+    if (ping)
+        r->last_ping_us = now;
+    memset(n, 0, sizeof(*n));
+    for (size_t i = 0; i < r->nconns; i++) {
+        aconn *c = r->conns[i];
+        if (c->state == AC_CLOSING && (peer_pending(&c->link) == 0 || now >= c->closing_at_us)) {
+            peer_close(&c->link);
+            c->state = AC_GONE;
+        } else if ((c->state == AC_HELLO || c->state == AC_PROOF || c->state == AC_REGISTER) &&
+                   now - c->since_us > AGENTS_HANDSHAKE_US) {
+            if (c->authed)
+                log_msg(LOG_WARN, "agent %s: authenticated but not registered within 5 s", c->addr);
+            else
+                refusal(&r->refused_log, "refused peer %s: no complete handshake within 5 s",
+                        c->addr);
+            c->state = AC_CLOSING; /* said once: agents_on_close adds nothing */
+            peer_fail(&c->link, "handshake timeout");
+        } else if (c->state == AC_AGENT && now - c->last_rx_us > AGENTS_SILENCE_US) {
+            peer_fail(&c->link, "silent for 5 s");
+        } else if (c->state == AC_AGENT && ping) {
+            peer_send(&c->link, &env);
+        }
+        n->registered += c->state == AC_AGENT;
+        n->in_run += c->in_run;
+        n->ready += c->in_run && c->ready && !c->lost;
+        n->done += c->in_run && (c->finished || c->lost);
+    }
+    reap_conns(r);
+}
+
+void agents_free(run *r)
+{
+    for (size_t i = 0; i < r->nconns; i++) {
+        peer_close(&r->conns[i]->link);
+        xfree(r->conns[i]);
+    }
+    xfree(r->conns);
+    r->conns = NULL;
+    r->nconns = 0;
+}

@@ -1,0 +1,359 @@
+/* control — the run's course: barrier, Go, Stop, merging, tick, signals;
+ * see control.h. */
+#include "console/control.h"
+
+#include <ev.h>
+#include <signal.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/dur.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "common/props.h"
+#include "console/record.h"
+#include "console/run.h"
+
+static void on_second(void *ud, uint64_t second, const ivsum *sum, int late);
+
+static void live_clear_cb(void *ud)
+{
+    live_clear(ud);
+}
+
+void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
+{
+    if (r->ids == NULL) {
+        r->nsteps = sd->n_steps;
+        r->ids = xcalloc(sd->n_steps + 1, sizeof(char *));
+        r->labels = xcalloc(sd->n_steps + 1, sizeof(char *));
+        r->names = xcalloc(sd->n_steps + 1, sizeof(char *));
+        r->scen_names = xcalloc(sd->n_steps + 1, sizeof(char *));
+        for (size_t i = 0; i < sd->n_steps; i++) {
+            const Quern__StepDef *s = sd->steps[i];
+            size_t j, len = strlen(s->id) + strlen(s->label) + 2;
+            r->ids[i] = xstrdup(s->id);
+            r->labels[i] = xstrdup(s->label);
+            r->names[i] = xmalloc(len);
+            snprintf(r->names[i], len, "%s)%s", s->id, s->label);
+            for (j = 0; j < r->nscens; j++)
+                if (strcmp(r->scen_names[j], s->scenario) == 0)
+                    break;
+            if (j == r->nscens)
+                r->scen_names[r->nscens++] = xstrdup(s->scenario);
+        }
+        agg_init(&r->agg, r->nsteps, r->nscens);
+        ivwin_init(&r->win, r->nsteps, r->nscens, CONTROL_MERGE_GRACE_US, on_second, r);
+        r->have_agg = 1;
+        for (size_t i = 0; i < r->o.nth && !r->start_error; i++) {
+            char err[512];
+            if (thresh_check_scope(r->o.th[i], (const char *const *)r->ids,
+                                   (const char *const *)r->names, r->nsteps, err,
+                                   sizeof(err)) != 0) {
+                r->start_error = 2; /* a usage error: nothing was sent yet */
+                snprintf(r->start_msg, sizeof(r->start_msg), "--threshold %s", err);
+            }
+        }
+        r->live = live_new(stderr, r->o.quiet ? LIVE_QUIET : LIVE_AUTO,
+                           (const char *const *)r->names, r->nsteps, r->o.duration_us);
+        log_set_before(live_clear_cb, r->live);
+    } else {
+        int same = sd->n_steps == r->nsteps;
+        for (size_t i = 0; same && i < sd->n_steps; i++)
+            same = strcmp(sd->steps[i]->id, r->ids[i]) == 0;
+        if (!same && !r->start_error) {
+            r->start_error = 3;
+            snprintf(r->start_msg, sizeof(r->start_msg),
+                     "agent %s loaded different steps than the others", c->name);
+        }
+    }
+    c->steps_ok = 1;
+}
+
+/* --abort-on-fail: the first threshold that can no longer pass stops the run
+ * gracefully (VUs finish their request in flight). */
+static void check_abort(run *r)
+{
+    double el = (double)r->agg.elapsed_us / 1e6;
+
+    for (size_t i = 0; i < r->nth_user; i++) { /* the defaults judge at the end only */
+        thresh_result res;
+        if (thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
+                        (const char *const *)r->names, el, &res) ||
+            thresh_can_still_pass(r->o.th[i], &res, el))
+            continue;
+        log_msg(LOG_WARN, "threshold '%s' failed: %s; stopping the run (--abort-on-fail)",
+                r->o.th[i]->expr, res.desc);
+        r->threshold_stop = 1;
+        r->interrupted = 1;
+        control_stop(r, "threshold failed", 0);
+        return;
+    }
+}
+
+/* A merged second goes to the database, the totals and the live line. */
+static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
+{
+    run *r = ud;
+
+    record_second(r, second, sum);
+    /* A late second adds to the totals without adding time. */
+    agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
+    gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
+    if (late)
+        return;
+    live_update(r->live, &r->agg, sum->steps, agents_alive(r),
+                r->o.embedded ? 0 : agents_in_run(r));
+    if (r->o.abort_on_fail && !r->interrupted && !r->threshold_stop)
+        check_abort(r);
+}
+
+void control_flush(run *r, int force)
+{
+    ivwin_flush(&r->win, agents_running(r), force);
+}
+
+void control_interval(run *r, aconn *c, const Quern__Interval *m)
+{
+    char err[256];
+
+    if (!r->have_agg || m->run_id != r->run_id)
+        return;
+    if (ivwin_add(&r->win, m, (const char *const *)r->scen_names, agents_running(r), err,
+                  sizeof(err)) != 0) {
+        log_msg(LOG_ERROR, "agent %s sent a bad interval (%s): dropping it", c->name, err);
+        peer_fail(&c->link, "bad interval");
+        return;
+    }
+    for (size_t i = 0; i < m->n_steps; i++) {
+        c->requests += m->steps[i]->count;
+        c->errors += m->steps[i]->errors_technical + m->steps[i]->errors_functional;
+    }
+}
+
+void control_stop(run *r, const char *reason, int immediate)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Stop st = QUERN__STOP__INIT;
+
+    st.run_id = r->run_id;
+    st.reason = (char *)reason;
+    st.immediate = immediate ? 1 : 0;
+    env.body_case = QUERN__ENVELOPE__BODY_STOP;
+    env.stop = &st;
+    agents_send_all(r, &env);
+    if (r->stop_us == 0)
+        r->stop_us = clock_mono_us();
+}
+
+static void start_run(run *r)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__StartRun sr = QUERN__START_RUN__INIT;
+    Quern__Schedule sch = QUERN__SCHEDULE__INIT;
+    Quern__Property *pv = xcalloc(props_count(r->p) + 1, sizeof(*pv));
+    Quern__Property **pp = xcalloc(props_count(r->p) + 1, sizeof(*pp));
+    aconn **part = xcalloc(r->o.agents, sizeof(*part));
+    unsigned np = 0, W = 0, off = 0;
+    char run_name[64];
+
+    for (size_t i = 0; i < r->nconns && np < r->o.agents; i++)
+        if (r->conns[i]->state == AC_AGENT)
+            part[np++] = r->conns[i];
+    for (unsigned i = 0; i < np; i++)
+        W += part[i]->workers;
+    for (size_t i = 0; i < props_count(r->p); i++) {
+        quern__property__init(&pv[i]);
+        pv[i].key = (char *)props_key(r->p, i);
+        pv[i].value = (char *)props_value(r->p, i);
+        pp[i] = &pv[i];
+    }
+    r->run_id = ((uint64_t)clock_wall_us() << 8) | 1;
+    snprintf(run_name, sizeof(run_name), "%s", r->script_name);
+    sch.duration_us = (uint64_t)r->o.duration_us;
+    sch.ramp_up_us = (uint64_t)r->o.ramp_us;
+    sch.runs = r->o.runs;
+    sch.grace_us = (uint64_t)r->o.grace_us;
+    sr.run_id = r->run_id;
+    sr.script_name = r->script_name;
+    sr.script_display = (char *)r->o.script;
+    sr.source_addrs = r->o.src;
+    sr.n_source_addrs = r->o.nsrc;
+    sr.files = r->files;
+    sr.n_files = r->nfiles;
+    sr.props = pp;
+    sr.n_props = props_count(r->p);
+    sr.vus_total = r->o.vus;
+    sr.schedule = &sch;
+    sr.run_name = run_name;
+    sr.jtl = r->o.jtl != NULL;
+    sr.grinder_logs = r->o.grinder_dir != NULL;
+    sr.trace = r->o.trace;
+    env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
+    env.start_run = &sr;
+    /* Interleave: in each block of W consecutive global indices, agent a owns
+     * the contiguous run [off_a + 1, off_a + workers_a]. */
+    for (unsigned a = 0; a < np; a++) {
+        aconn *c = part[a];
+        size_t nblocks = (r->o.vus + W - 1) / W, n = 0;
+        Quern__VuRange *rs = xcalloc(nblocks + 1, sizeof(*rs));
+        Quern__VuRange **rp = xcalloc(nblocks + 1, sizeof(*rp));
+        uint32_t vus = 0;
+
+        for (size_t b = 0; b < nblocks; b++) {
+            uint64_t first = (uint64_t)b * W + off + 1, last = first + c->workers - 1;
+            if (first > r->o.vus)
+                break;
+            if (last > r->o.vus)
+                last = r->o.vus;
+            quern__vu_range__init(&rs[n]);
+            rs[n].first = (uint32_t)first;
+            rs[n].count = (uint32_t)(last - first + 1);
+            vus += rs[n].count;
+            rp[n] = &rs[n];
+            n++;
+        }
+        off += c->workers;
+        sr.vu_ranges = rp;
+        sr.n_vu_ranges = n;
+        sr.workers = c->workers;
+        c->in_run = 1;
+        c->vus = vus;
+        snprintf(c->status, sizeof(c->status), "running");
+        if (peer_send(&c->link, &env) != 0)
+            agents_lost(r, c, "cannot send the run");
+        xfree(rs);
+        xfree(rp);
+    }
+    if (!r->o.quiet)
+        fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n", r->o.script,
+                np, W, r->o.vus);
+    r->phase = PHASE_START;
+    r->phase_us = clock_mono_us();
+    xfree(part);
+    xfree(pv);
+    xfree(pp);
+}
+
+static void send_go(run *r)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__Go go = QUERN__GO__INIT;
+
+    go.run_id = r->run_id;
+    env.body_case = QUERN__ENVELOPE__BODY_GO;
+    env.go = &go;
+    agents_send_all(r, &env);
+    r->phase = PHASE_RUN;
+    r->go_us = r->phase_us = clock_mono_us();
+    record_begin(r);
+    if (r->interrupted)
+        control_stop(r, "interrupted", 0);
+}
+
+static void end_phase(run *r)
+{
+    r->phase = PHASE_END;
+    r->end_us = clock_mono_us();
+    ev_break(r->loop, EVBREAK_ALL);
+}
+
+static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    run *r = w->data;
+    int64_t now = clock_mono_us();
+    agents_counts n;
+
+    agents_tick(r, now, &n);
+    switch (r->phase) {
+    case PHASE_WAIT:
+        if (r->interrupted) {
+            r->start_error = 3;
+            snprintf(r->start_msg, sizeof(r->start_msg), "interrupted while waiting for agents");
+            end_phase(r);
+        } else if (n.registered >= r->o.agents) {
+            start_run(r);
+        } else if (now - r->phase_us > r->o.wait_us) {
+            char buf[DUR_FORMAT_MAX];
+            r->start_error = 3;
+            snprintf(r->start_msg, sizeof(r->start_msg),
+                     "only %u of %u agent(s) connected within %s", n.registered, r->o.agents,
+                     dur_format(r->o.wait_us, buf, sizeof(buf)));
+            end_phase(r);
+        }
+        break;
+    case PHASE_START:
+        if (r->start_error == 0 && now - r->phase_us > CONTROL_READY_US) {
+            r->start_error = 3;
+            snprintf(r->start_msg, sizeof(r->start_msg), "the agents were not ready within 60 s");
+        }
+        if (r->start_error != 0) {
+            control_stop(r, "start aborted", 1);
+            end_phase(r);
+        } else if (n.ready == n.in_run) {
+            send_go(r);
+        }
+        break;
+    case PHASE_RUN: {
+        int64_t planned = r->o.duration_us > 0 ? r->o.duration_us + r->o.grace_us : 0;
+        control_flush(r, 0);
+        if (n.done == n.in_run) {
+            control_flush(r, 1);
+            end_phase(r);
+        } else if (r->stop_us != 0 && now - r->stop_us > CONTROL_STOP_WAIT_US) {
+            log_msg(LOG_ERROR, "agents did not finish within 15 s of the stop: giving up");
+            r->degraded = 1;
+            control_flush(r, 1);
+            end_phase(r);
+        } else if (planned > 0 && r->stop_us == 0 &&
+                   now - r->go_us > planned + CONTROL_FINISH_MARGIN_US) {
+            log_msg(LOG_ERROR, "the run overran its schedule: stopping it");
+            control_stop(r, "schedule overrun", 1);
+        }
+        break;
+    }
+    case PHASE_END:
+        break;
+    }
+}
+
+static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    run *r = w->data;
+
+    if (r->interrupted) {
+        log_msg(LOG_WARN, "second interrupt: aborting now");
+        r->aborted = 1;
+        control_stop(r, "aborted", 1);
+        r->stop_us = clock_mono_us() - CONTROL_STOP_WAIT_US + 2000000; /* wait 2 s at most */
+        return;
+    }
+    r->interrupted = 1;
+    if (r->phase == PHASE_RUN) {
+        log_msg(LOG_INFO, "interrupted: stopping the agents (VUs finish their request in "
+                          "flight; interrupt again to abort)");
+        control_stop(r, "interrupted", 0);
+    }
+}
+
+void control_start(run *r)
+{
+    ev_timer_init(&r->tick, on_tick, 0.1, 0.1);
+    ev_signal_init(&r->sigint, on_sig, SIGINT);
+    ev_signal_init(&r->sigterm, on_sig, SIGTERM);
+    r->tick.data = r->sigint.data = r->sigterm.data = r;
+    ev_timer_start(r->loop, &r->tick);
+    ev_signal_start(r->loop, &r->sigint);
+    ev_signal_start(r->loop, &r->sigterm);
+    r->phase = PHASE_WAIT;
+    r->phase_us = clock_mono_us();
+}
+
+void control_end(run *r)
+{
+    if (r->loop == NULL)
+        return;
+    ev_timer_stop(r->loop, &r->tick);
+    ev_signal_stop(r->loop, &r->sigint);
+    ev_signal_stop(r->loop, &r->sigterm);
+}

@@ -1,0 +1,146 @@
+/* finish — the end of a run: summary, thresholds, verdict, outputs; see
+ * finish.h. */
+#include "console/finish.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/mem.h"
+#include "console/agents.h"
+#include "console/gather.h"
+#include "console/jcases.h"
+#include "console/record.h"
+#include "console/run.h"
+#include "console/summary.h"
+#include "console/verdict.h"
+#include "reports/junit.h"
+
+static size_t print_thresholds(run *r, thresh_result *rs)
+{
+    double el = (double)r->agg.elapsed_us / 1e6;
+    size_t failed = 0;
+
+    fprintf(stdout, "\nThresholds:\n");
+    for (size_t i = 0; i < r->o.nth; i++) {
+        const char *src = r->th_src != NULL ? r->th_src[i] : NULL;
+        thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
+                    el, &rs[i]);
+        failed += !rs[i].passed;
+        fprintf(stdout, "  %s  %-40s %s%s%s%s\n", rs[i].passed ? "PASS" : "FAIL", r->o.th[i]->expr,
+                rs[i].desc, src != NULL ? " (" : "", src != NULL ? src : "",
+                src != NULL ? ")" : "");
+    }
+    return failed;
+}
+
+/* --junit: a test case per step and per threshold (rs, NULL when none), or
+ * one failed case when the run could not start (start_msg). */
+static void write_junit(run *r, const thresh_result *rs, const char *start_msg)
+{
+    char name[256], err[1024];
+    jcases j;
+    double el = (double)r->agg.elapsed_us / 1e6;
+    int rc;
+
+    if (r->o.junit == NULL)
+        return;
+    db_opts_name(&r->o.db, r->o.script, name, sizeof(name));
+    if (start_msg != NULL) {
+        junit_case c;
+        char cls[300];
+        memset(&c, 0, sizeof(c));
+        snprintf(cls, sizeof(cls), "quern.%s", name);
+        c.classname = cls;
+        c.name = "start";
+        c.failed = 1;
+        c.failure_message = start_msg;
+        rc = junit_write(r->o.junit, name, &c, 1, 0.0, err, sizeof(err));
+    } else {
+        jcases_build(&j, name, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
+                     el, (const thresh *const *)r->o.th, rs, rs != NULL ? r->o.nth : 0);
+        rc = junit_write(r->o.junit, name, j.cases, j.n, el, err, sizeof(err));
+        jcases_free(&j);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "quern run: --junit: %s\n", err);
+        r->rc = RUN_EXIT_START;
+    }
+}
+
+void finish_run(run *r)
+{
+    summary_info si;
+    const char *status;
+    thresh_result *rs; /* owned: the thresholds' verdicts */
+    verdict_in vi;
+    verdict v;
+    char err[2048];
+
+    r->agg.elapsed_us = r->end_us - r->go_us;
+    status = r->aborted || r->threshold_stop ? "aborted"
+             : r->degraded                   ? "degraded"
+             : r->interrupted                ? "stopped"
+                                             : "completed";
+    for (size_t i = 0; i < r->nconns; i++)
+        if (r->conns[i]->in_run && !r->conns[i]->lost &&
+            strcmp(r->conns[i]->status, "aborted") == 0 && !r->interrupted)
+            status = "aborted";
+    memset(&si, 0, sizeof(si));
+    memset(&vi, 0, sizeof(vi));
+    si.status = status;
+    si.vus = r->o.vus;
+    si.step_ids = (const char *const *)r->ids;
+    si.step_labels = (const char *const *)r->labels;
+    si.step_names = (const char *const *)r->names;
+    si.scen_names = (const char *const *)r->scen_names;
+    record_end(r, &status);
+    si.status = status;
+    summary_print(stdout, &r->agg, &si);
+    if (!r->o.embedded)
+        agents_breakdown(r, stdout);
+    rs = xcalloc(r->o.nth + 1, sizeof(*rs));
+    if (r->o.nth > 0) {
+        print_thresholds(r, rs);
+        record_thresholds(r, rs);
+        si.thresholds = (const thresh *const *)r->o.th;
+        si.threshold_results = rs;
+        si.threshold_sources = (const char *const *)r->th_src;
+        si.nthresholds = r->o.nth;
+    }
+    vi.aborted = strcmp(status, "aborted") == 0 && !r->threshold_stop;
+    vi.threshold_stop = r->threshold_stop;
+    vi.degraded = r->degraded;
+    vi.allow_loss = r->o.allow_loss;
+    vi.loss_only = r->degraded_why[0] == '\0';
+    vi.why_degraded = r->degraded_why;
+    vi.ts = (const thresh *const *)r->o.th;
+    vi.rs = rs;
+    vi.sources = (const char *const *)r->th_src;
+    vi.nt = r->o.nth;
+    for (size_t i = 0; i < r->nsteps; i++)
+        vi.samples += r->agg.total[i].count;
+    for (size_t i = 0; i < r->nscens; i++)
+        vi.runs += r->agg.runs[i];
+    verdict_decide(&vi, &v);
+    r->rc = v.rc;
+    record_verdict(r, v.passed, v.why);
+    si.verdict_passed = v.passed;
+    si.verdict = v.why;
+    fprintf(stdout, "\nVerdict: %s\n", v.why);
+    write_junit(r, rs, NULL);
+    if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s\n", err);
+        r->rc = RUN_EXIT_START;
+    }
+    if (r->o.summary_json != NULL &&
+        summary_write_json(r->o.summary_json, &r->agg, &si, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: --summary-json: %s\n", err);
+        r->rc = RUN_EXIT_START;
+    }
+    xfree(rs);
+}
+
+void finish_start_failed(run *r, const char *msg)
+{
+    write_junit(r, NULL, msg);
+}

@@ -1,0 +1,76 @@
+/* opts — the options of `quern run`: their table, their parsing and their
+ * help, in one place so that a flag and its help cannot drift apart.
+ *
+ * What it is for: run.c turns argv into a run_opts with opts_parse (on
+ * getopt_long: --flag VALUE, --flag=VALUE, short flags, the script anywhere
+ * among them), then reads the properties with opts_load_props. Every error
+ * is one line on stderr naming the flag ("quern run: --vus: ..."), and the
+ * run stops before it starts anything. `quern help run` prints opts_usage.
+ *
+ * Usage:
+ *     run_opts o;
+ *     props *over = props_new();
+ *     opts_init(&o, argc, argv);
+ *     if (opts_parse(&o, argc, argv, over) != 0)
+ *         return RUN_EXIT_USAGE;
+ *     props *p = opts_load_props(o.script, o.props_file, over, err, sizeof(err));
+ *     ...
+ *     opts_free(&o); */
+#ifndef QUERN_OPTS_H
+#define QUERN_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "console/thresh.h"
+#include "reports/db.h"
+
+struct props;
+
+/** Default listen address of the console. */
+#define OPTS_LISTEN_DEFAULT "127.0.0.1:6372"
+/** Most agents one run may wait for (half the console's connections). */
+#define OPTS_AGENTS_MAX 1024
+
+/** What `quern run` was asked to do. */
+typedef struct run_opts {
+    const char *script; /**< borrowed from argv */
+    unsigned vus, runs, workers, agents;
+    int64_t duration_us, ramp_us, grace_us, wait_us;
+    const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
+    int quiet, allow_loss;
+    int allow_errors; /**< --allow-errors: no default "errors<=0%" threshold */
+    int embedded;     /**< no --agents nor --listen: a local agent of our own */
+    thresh **th;      /**< owned array of owned thresholds (--threshold, then the script's) */
+    size_t nth;
+    int abort_on_fail; /**< stop the run once a threshold can no longer pass */
+    const char *junit; /**< borrowed: --junit FILE */
+    char **src;        /**< owned: --source-addrs, owned strings */
+    size_t nsrc;
+    const char *jtl;         /**< borrowed: --jtl FILE */
+    const char *grinder_dir; /**< borrowed: --grinder-logs DIR */
+    db_opts db;              /**< --db, --name, --tag */
+    unsigned trace;          /**< --trace: 0 off, 1 VU 1 only, 2 every VU */
+    int argc;                /**< with argv (borrowed): the arguments, for the database */
+    char **argv;
+} run_opts;
+
+/** Sets the defaults (1 VU, 5 s grace, 60 s wait) and keeps argc/argv. */
+void opts_init(run_opts *o, int argc, char **argv);
+/** Parses argv (argv[0] is "run") into o, and -p K=V into overrides.
+ *  Resolves what the flags imply (no --agents nor --listen: a local agent;
+ *  neither --duration nor --runs: one run) and warns about a ramp-up that
+ *  outlasts the run. 0 ok; -1 after one line on stderr. */
+int opts_parse(run_opts *o, int argc, char **argv, struct props *overrides);
+/** Frees what o owns (not the strings it borrows from argv). */
+void opts_free(run_opts *o);
+/** Prints the command's help (`quern help run`). */
+void opts_usage(FILE *out);
+
+/** Properties of a run: the file (given, or quern.properties beside the
+ *  script when present), then the overrides, which win. NULL with err. */
+struct props *opts_load_props(const char *script, const char *file, const struct props *overrides,
+                              char *err, size_t errlen);
+
+#endif

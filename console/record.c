@@ -1,0 +1,178 @@
+/* record — the run in the results database; see record.h. */
+#include "console/record.h"
+
+#include <string.h>
+
+#include "common/err.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "console/run.h"
+
+void record_failed(run *r, const char *err)
+{
+    if (r->db_failed)
+        return;
+    log_msg(LOG_ERROR,
+            "results database: %s; the rest of this run is not recorded and it ends "
+            "degraded",
+            err);
+    r->db_failed = 1;
+    r->degraded = 1;
+    snprintf(r->degraded_why, sizeof(r->degraded_why), "results database: %s", err);
+}
+
+/* The database to write the run's progress to: NULL when not recording or
+ * after a failed write. */
+db *record_db(const run *r)
+{
+    return r->db_failed ? NULL : r->db;
+}
+
+/* Writes (or updates) a row per agent of the run. */
+void record_agents(run *r)
+{
+    char err[1024];
+
+    for (size_t i = 0; record_db(r) != NULL && i < r->nconns; i++) {
+        const aconn *c = r->conns[i];
+        db_agent_info ai = {c->name, c->host,   c->workers,  c->vus,
+                            c->lost, c->status, c->requests, c->errors};
+        if (c->in_run && db_agent(r->db, r->db_run, c->index, &ai, err, sizeof(err)) != 0)
+            record_failed(r, err);
+    }
+}
+
+/* Records the run's start (at Go: the steps are known by then). */
+void record_begin(run *r)
+{
+    db_step *steps;
+    db_run_info ri;
+    char name[256], err[1024];
+
+    if (record_db(r) == NULL)
+        return;
+    steps = xcalloc(r->nsteps + 1, sizeof(*steps));
+    for (size_t i = 0; i < r->nsteps; i++) {
+        steps[i].id = r->ids[i];
+        steps[i].label = r->labels[i];
+        steps[i].scenario = "";
+        /* "SC-<scenario>-STEP-<n>" names its scenario. */
+        for (size_t j = 0; j < r->nscens; j++) {
+            size_t n = strlen(r->scen_names[j]);
+            if (strncmp(r->ids[i], "SC-", 3) == 0 &&
+                strncmp(r->ids[i] + 3, r->scen_names[j], n) == 0 &&
+                strncmp(r->ids[i] + 3 + n, "-STEP-", 6) == 0)
+                steps[i].scenario = r->scen_names[j];
+        }
+    }
+    memset(&ri, 0, sizeof(ri));
+    ri.name = db_opts_name(&r->o.db, r->o.script, name, sizeof(name));
+    ri.tags = r->o.db.tags;
+    ri.script = r->o.script;
+    ri.props = r->p;
+    ri.vus = r->o.vus;
+    ri.started_us = r->db_start_us = clock_wall_us();
+    ri.steps = steps;
+    ri.nsteps = r->nsteps;
+    ri.scen_names = (const char *const *)r->scen_names;
+    ri.nscens = r->nscens;
+    ri.req_duration_us = r->o.duration_us;
+    ri.req_ramp_up_us = r->o.ramp_us;
+    ri.req_runs = r->o.runs;
+    ri.argc = r->o.argc;
+    ri.argv = (const char *const *)r->o.argv;
+    r->db_run = db_run_begin(r->db, &ri, err, sizeof(err));
+    xfree(steps);
+    if (r->db_run < 0)
+        record_failed(r, err);
+    else
+        record_agents(r);
+}
+
+/* Records the verdicts rs of the thresholds with the run. */
+void record_thresholds(run *r, const thresh_result *rs)
+{
+    db_threshold *ts;
+    char err[1024];
+
+    if (record_db(r) == NULL || r->db_run <= 0 || r->o.nth == 0)
+        return;
+    ts = xcalloc(r->o.nth, sizeof(*ts));
+    for (size_t i = 0; i < r->o.nth; i++) {
+        const thresh *t = r->o.th[i];
+        ts[i].expr = t->expr;
+        ts[i].source = r->th_src != NULL && r->th_src[i] != NULL ? r->th_src[i] : "cli";
+        ts[i].passed = rs[i].passed;
+        ts[i].measurable = thresh_measured(t, &rs[i]);
+        ts[i].measured = rs[i].measured;
+        ts[i].limit = rs[i].limit;
+        ts[i].unit = thresh_unit(t);
+        ts[i].description = rs[i].desc;
+    }
+    if (db_thresholds(r->db, r->db_run, ts, r->o.nth, err, sizeof(err)) != 0)
+        record_failed(r, err);
+    xfree(ts);
+}
+
+void record_second(run *r, uint64_t second, const ivsum *sum)
+{
+    db_iv div = {second,     r->db_start_us + (int64_t)second * 1000000,
+                 1000000,    sum->active_vus,
+                 sum->steps, r->nsteps,
+                 sum->runs,  sum->missed,
+                 r->nscens};
+    char err[1024];
+
+    if (record_db(r) != NULL && db_interval(r->db, r->db_run, &div, err, sizeof(err)) != 0)
+        record_failed(r, err);
+}
+
+int record_open(run *r, char *err, size_t errlen)
+{
+    char dberr[1900];
+
+    if (db_opts_path(&r->o.db) == NULL)
+        return 0;
+    r->db = db_open(db_opts_path(&r->o.db), dberr, sizeof(dberr));
+    if (r->db == NULL) {
+        err_set(err, errlen, "results database: %s", dberr);
+        return -1;
+    }
+    return 0;
+}
+
+void record_end(run *r, const char **status)
+{
+    db_run_end_info ei;
+    char err[1024];
+    int failed_before = r->db_failed, rc;
+
+    if (r->db == NULL || r->db_run <= 0)
+        return;
+    ei = (db_run_end_info){*status, clock_wall_us(), r->agg.elapsed_us, r->agg.total, r->nsteps};
+    record_agents(r);
+    /* 1: the status, end and reason were written, not the totals */
+    rc = db_run_end_reason(r->db, r->db_run, &ei, r->db_failed ? r->degraded_why : NULL, err,
+                           sizeof(err));
+    if (rc != 0) {
+        if (failed_before && rc < 0)
+            log_msg(LOG_ERROR,
+                    "results database: cannot end the run's row either (%s): "
+                    "quern runs will show it abandoned",
+                    err);
+        else if (!failed_before)
+            record_failed(r, err);
+    }
+    if (r->db_failed && strcmp(*status, "aborted") != 0)
+        *status = "degraded";
+}
+
+void record_verdict(run *r, int passed, const char *why)
+{
+    char err[1024];
+
+    if (record_db(r) != NULL && r->db_run > 0 &&
+        db_run_verdict(r->db, r->db_run, passed, why, err, sizeof(err)) != 0)
+        log_msg(LOG_ERROR, "results database: %s", err);
+}

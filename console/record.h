@@ -1,0 +1,42 @@
+/* record — the run in the results database (reports/db.h): its row at Go,
+ * a row per merged second, the agents, the thresholds' verdicts, its end.
+ *
+ * What it is for: a failed write must neither stop the run nor pass
+ * silently. record_failed says so once, ends the run degraded and stops
+ * recording its progress (record_db then returns NULL), but keeps the
+ * database open so that record_end still closes the run's row with its
+ * status and the reason: a run never stays "running" in `quern runs`. */
+#ifndef QUERN_RECORD_H
+#define QUERN_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "console/thresh.h"
+#include "proto/ivsum.h"
+#include "reports/db.h"
+
+struct run;
+
+/** Opens the database of --db (none: not recording). 0 ok; -1 with err. */
+int record_open(struct run *r, char *err, size_t errlen);
+/** A write failed with err: said once, the run ends degraded. */
+void record_failed(struct run *r, const char *err);
+/** The database to write the run's progress to: NULL when not recording
+ *  or after a failed write. */
+db *record_db(const struct run *r);
+/** Records the run's start (at Go: the steps are known by then). */
+void record_begin(struct run *r);
+/** Writes (or updates) a row per agent of the run. */
+void record_agents(struct run *r);
+/** Records one merged second. */
+void record_second(struct run *r, uint64_t second, const ivsum *sum);
+/** Records the verdicts rs of the run's thresholds. */
+void record_thresholds(struct run *r, const thresh_result *rs);
+/** Closes the run's row: the agents, the status (*status may become
+ *  "degraded" when the database failed during the run), its end and totals. */
+void record_end(struct run *r, const char **status);
+/** Records the run's verdict (a failure is logged, not fatal). */
+void record_verdict(struct run *r, int passed, const char *why);
+
+#endif
