@@ -24,14 +24,9 @@
 
 static void conn_send_result(aconn *c, int ok, const char *reason)
 {
-    Quern__Envelope env = QUERN__ENVELOPE__INIT;
-    Quern__AuthResult ar = QUERN__AUTH_RESULT__INIT;
+    handshake_msg m;
 
-    ar.ok = ok ? 1 : 0;
-    ar.reason = (char *)(reason != NULL ? reason : "");
-    env.body_case = QUERN__ENVELOPE__BODY_AUTH_RESULT;
-    env.auth_result = &ar;
-    peer_send(&c->link, &env);
+    peer_send(&c->link, handshake_result(ok, reason, &m));
 }
 
 /* A line about a peer refused before it authenticated: anyone can cause
@@ -64,10 +59,7 @@ static int conn_pending(const aconn *c)
  * what the agent sends after its proof must be. */
 static int conn_seal(run *r, aconn *c)
 {
-    seal_hs hs = {c->anonce, c->nonce, c->akx, c->kx_pub, NULL};
-
-    return peer_seal_link(&c->link, r->token, r->token_len, &hs, c->kx_priv, c->akx, 1,
-                          FRAME_MAX_SMALL);
+    return handshake_seal(&c->link, &c->hs, r->token, r->token_len, FRAME_MAX_SMALL);
 }
 
 /* Closes after what is queued has left (bounded by the tick). */
@@ -116,19 +108,14 @@ void agents_on_close(peer *l, const char *why, void *ud)
 
 static void register_agent(run *r, aconn *c, const Quern__Register *rg)
 {
-    Quern__Envelope env = QUERN__ENVELOPE__INIT;
-    Quern__Registered reg = QUERN__REGISTERED__INIT;
+    handshake_msg m;
     char base[100];
     int n = 1;
 
     if (rg->workers > AGENTS_WORKERS_MAX || (rg->name[0] == '\0' && rg->host[0] == '\0')) {
         log_msg(LOG_WARN, "refused agent %s: it registers with %u worker(s) (1 to %d) or no name",
                 c->addr, rg->workers, AGENTS_WORKERS_MAX);
-        reg.ok = 0;
-        reg.reason = (char *)"workers out of 1..1024, or no name";
-        env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
-        env.registered = &reg;
-        peer_send(&c->link, &env);
+        peer_send(&c->link, handshake_registered(0, 0, "workers out of 1..1024, or no name", &m));
         conn_close_soon(c);
         return;
     }
@@ -152,11 +139,7 @@ static void register_agent(run *r, aconn *c, const Quern__Register *rg)
         c->workers = r->o.workers;
     c->index = r->next_index++;
     c->state = AC_AGENT;
-    reg.ok = 1;
-    reg.agent_index = c->index;
-    env.body_case = QUERN__ENVELOPE__BODY_REGISTERED;
-    env.registered = &reg;
-    peer_send(&c->link, &env);
+    peer_send(&c->link, handshake_registered(1, c->index, NULL, &m));
     if (!r->o.embedded)
         log_msg(LOG_INFO, "agent %s registered from %s (host %s, %u worker(s), pid %u)", c->name,
                 c->addr, c->host, c->workers, rg->pid);
@@ -166,49 +149,31 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
 {
     aconn *c = ud;
     run *r = c->r;
-    Quern__Envelope out = QUERN__ENVELOPE__INIT;
+    handshake_msg m;
 
     c->last_rx_us = clock_mono_us();
     switch (c->state) {
     case AC_HELLO: {
-        const Quern__Hello *h = env->hello;
-        Quern__Hello mine = QUERN__HELLO__INIT;
-        if (env->body_case != QUERN__ENVELOPE__BODY_HELLO || h->version != AUTH_PROTO_VERSION ||
-            strcmp(h->role, "agent") != 0 || h->nonce.len != AUTH_NONCE_LEN ||
-            h->kx.len != KX_LEN) {
-            refusal(&r->refused_log, "refused peer %s: not a quern agent of protocol %d", c->addr,
-                    AUTH_PROTO_VERSION);
+        char why[128];
+        if (handshake_hello_take(&c->hs, env, why, sizeof(why)) != 0) {
+            refusal(&r->refused_log, "refused peer %s: %s", c->addr, why);
             peer_fail(l, "bad hello");
             return;
         }
-        memcpy(c->anonce, h->nonce.data, AUTH_NONCE_LEN);
-        memcpy(c->akx, h->kx.data, KX_LEN);
-        if (auth_nonce(c->nonce) != 0 || kx_keypair(c->kx_priv, c->kx_pub) != 0) {
+        if (handshake_keys(&c->hs) != 0) {
             peer_fail(l, "no random numbers");
             return;
         }
-        mine.version = AUTH_PROTO_VERSION;
-        mine.role = (char *)"console";
-        mine.nonce.data = c->nonce;
-        mine.nonce.len = AUTH_NONCE_LEN;
-        mine.kx.data = c->kx_pub;
-        mine.kx.len = KX_LEN;
-        mine.quern_version = (char *)QUERN_VERSION;
-        out.body_case = QUERN__ENVELOPE__BODY_HELLO;
-        out.hello = &mine;
-        peer_send(l, &out);
+        peer_send(l, handshake_hello(&c->hs, &m));
         c->state = AC_PROOF;
         return;
     }
     case AC_PROOF: {
-        Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
-        uint8_t mac[AUTH_MAC_LEN];
         if (env->body_case != QUERN__ENVELOPE__BODY_AUTH_PROOF) {
             peer_fail(l, "expected an authentication proof");
             return;
         }
-        if (!auth_verify(r->token, r->token_len, "agent", c->nonce, c->anonce,
-                         env->auth_proof->mac.data, env->auth_proof->mac.len)) {
+        if (!handshake_proof_ok(&c->hs, r->token, r->token_len, env->auth_proof)) {
             refusal(&r->token_log, "refused peer %s: wrong token", c->addr);
             conn_send_result(c, 0, "wrong token: the agent's token is not the console's");
             conn_close_soon(c);
@@ -225,12 +190,7 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
                 return;
             }
         }
-        auth_proof(r->token, r->token_len, "console", c->anonce, c->nonce, mac);
-        pr.mac.data = mac;
-        pr.mac.len = sizeof(mac);
-        out.body_case = QUERN__ENVELOPE__BODY_AUTH_PROOF;
-        out.auth_proof = &pr;
-        peer_send(l, &out);
+        peer_send(l, handshake_proof(&c->hs, r->token, r->token_len, &m));
         conn_send_result(c, 1, NULL);
         /* The switch: AuthResult(ok) is our last plain frame, the agent's
          * proof was its last one. */
@@ -387,6 +347,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
     snprintf(c->addr, sizeof(c->addr), "%s:%u", host,
              ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
                                      : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+    handshake_init(&c->hs, "console");
     /* Small frames until the peer has proved the token (conn_seal). */
     peer_init(&c->link, loop, fd, FRAME_MAX_PREAUTH, AGENTS_QUEUE_MAX, agents_on_msg,
               agents_on_close, c);

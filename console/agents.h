@@ -19,8 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "proto/auth.h"
-#include "proto/kx.h"
+#include "proto/handshake.h"
 #include "proto/peer.h"
 
 struct run;
@@ -54,9 +53,7 @@ typedef struct aconn {
     char addr[64]; /**< peer address, for logs */
     char ip[48];   /**< peer address without the port: handshakes per address */
     int authed;    /**< the peer proved the token (the link is sealed) */
-    uint8_t nonce[AUTH_NONCE_LEN], anonce[AUTH_NONCE_LEN];
-    uint8_t kx_priv[KX_LEN], kx_pub[KX_LEN]; /**< our key pair for it (wiped once sealed) */
-    uint8_t akx[KX_LEN];                     /**< the agent's Hello.kx */
+    handshake hs;  /**< the connection's nonces and keys (proto/handshake.h) */
     int64_t since_us, last_rx_us, closing_at_us;
     /* Once registered: */
     char name[128];

@@ -169,18 +169,18 @@ static void start_run(run *r)
         pp[i] = &pv[i];
     }
     r->run_id = ((uint64_t)clock_wall_us() << 8) | 1;
-    snprintf(run_name, sizeof(run_name), "%s", r->script_name);
+    snprintf(run_name, sizeof(run_name), "%s", r->bundle.script_name);
     sch.duration_us = (uint64_t)r->o.duration_us;
     sch.ramp_up_us = (uint64_t)r->o.ramp_us;
     sch.runs = r->o.runs;
     sch.grace_us = (uint64_t)r->o.grace_us;
     sr.run_id = r->run_id;
-    sr.script_name = r->script_name;
+    sr.script_name = r->bundle.script_name;
     sr.script_display = (char *)r->o.script;
     sr.source_addrs = r->o.src;
     sr.n_source_addrs = r->o.nsrc;
-    sr.files = r->files;
-    sr.n_files = r->nfiles;
+    sr.files = r->bundle.files;
+    sr.n_files = r->bundle.nfiles;
     sr.props = pp;
     sr.n_props = props_count(r->p);
     sr.vus_total = r->o.vus;

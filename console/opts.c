@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,34 +53,44 @@ typedef struct opt_row {
     int val;          /* the short flag, or an OPT_ value */
     const char *left; /* "--vus N", "-p, --property K=V" */
     const char *text;
+    size_t str; /* a plain string option: offsetof its run_opts field + 1, else 0 */
+    size_t set; /* a switch: offsetof its int field in run_opts + 1, else 0 */
 } opt_row;
+
+#define STR(field) offsetof(run_opts, field) + 1, 0
+#define SET(field) 0, offsetof(run_opts, field) + 1
+#define APPLY 0, 0 /* handled by apply() */
 
 static const opt_row rows[] = {
     {NULL, 0, 0, NULL,
      "usage: quern run SCRIPT.lua [options]\n\n"
      "Plays the scenarios of SCRIPT.lua with virtual users and reports per-step\n"
      "statistics: a line per second while it runs, a table at the end.\n\n"
-     "options:"},
-    {"vus", required_argument, 'u', "--vus N", "virtual users (default 1)"},
-    {"duration", required_argument, 'd', "--duration D", "stop after D (e.g. 30s, 5m, 1m30s)"},
+     "options:",
+     APPLY},
+    {"vus", required_argument, 'u', "--vus N", "virtual users (default 1)", APPLY},
+    {"duration", required_argument, 'd', "--duration D", "stop after D (e.g. 30s, 5m, 1m30s)",
+     APPLY},
     {"runs", required_argument, OPT_RUNS, "--runs R",
-     "stop each VU after R runs (default 1 when no --duration)"},
+     "stop each VU after R runs (default 1 when no --duration)", APPLY},
     {"ramp-up", required_argument, OPT_RAMP_UP, "--ramp-up D",
-     "start VU i at (i-1) * D / N (default 0: all at once)"},
+     "start VU i at (i-1) * D / N (default 0: all at once)", APPLY},
     {"grace", required_argument, OPT_GRACE, "--grace D",
-     "time VUs get to finish their request at the end (default 5s)"},
+     "time VUs get to finish their request at the end (default 5s)", APPLY},
     {"property", required_argument, 'p', "-p, --property K=V",
-     "set a property (overrides the properties file)"},
+     "set a property (overrides the properties file)", APPLY},
     {"properties", required_argument, OPT_PROPERTIES, "--properties FILE",
-     "properties file (default: quern.properties beside the\nscript, when present)"},
+     "properties file (default: quern.properties beside the\nscript, when present)",
+     STR(props_file)},
     {"summary-json", required_argument, OPT_SUMMARY_JSON, "--summary-json FILE",
-     "write the summary as JSON"},
-    {"quiet", no_argument, 'q', "-q, --quiet", "no line per second"},
+     "write the summary as JSON", STR(summary_json)},
+    {"quiet", no_argument, 'q', "-q, --quiet", "no line per second", SET(quiet)},
     {"db", required_argument, OPT_DB, "--db FILE",
-     "results database (default ./quern-results.db, or $QUERN_DB);\n--db none records nothing"},
+     "results database (default ./quern-results.db, or $QUERN_DB);\n--db none records nothing",
+     APPLY},
     {"name", required_argument, OPT_NAME, "--name NAME",
-     "run name in the database (default: the script's base name)"},
-    {"tag", required_argument, OPT_TAG, "--tag KEY=VALUE", "tag the run (repeatable)"},
+     "run name in the database (default: the script's base name)", APPLY},
+    {"tag", required_argument, OPT_TAG, "--tag KEY=VALUE", "tag the run (repeatable)", APPLY},
     {NULL, 0, 0, NULL,
      "\nDurations: 250ms, 2s, 1m30s, 1h, or a number of seconds.\n\n"
      "exit status:\n"
@@ -90,51 +101,59 @@ static const opt_row rows[] = {
      "     or a degraded run\n"
      "  2  usage or script error (no request was sent)\n"
      "  3  the run could not start or was aborted\n\n"
-     "distributed run (console) options:"},
+     "distributed run (console) options:",
+     APPLY},
     {"listen", required_argument, OPT_LISTEN, "--listen HOST:PORT",
-     "accept agents here (default " OPTS_LISTEN_DEFAULT ")"},
+     "accept agents here (default " OPTS_LISTEN_DEFAULT ")", STR(listen)},
     {"agents", required_argument, OPT_AGENTS, "--agents N",
-     "wait for N agents, then run on all of them"},
+     "wait for N agents, then run on all of them", APPLY},
     {"token-file", required_argument, OPT_TOKEN_FILE, "--token-file FILE",
-     "shared secret the agents must prove they know (mode 600)"},
+     "shared secret the agents must prove they know (mode 600)", STR(token_file)},
     {"wait", required_argument, OPT_WAIT, "--wait D",
-     "how long to wait for the agents (default 60s; exit 3)"},
+     "how long to wait for the agents (default 60s; exit 3)", APPLY},
     {"workers", required_argument, OPT_WORKERS, "--workers P",
-     "at most P worker processes per agent"},
+     "at most P worker processes per agent", APPLY},
     {"allow-agent-loss", no_argument, OPT_ALLOW_AGENT_LOSS, "--allow-agent-loss",
-     "a run that lost an agent or a worker exits 0, not 1"},
+     "a run that lost an agent or a worker exits 0, not 1", SET(allow_loss)},
     {"port-file", required_argument, OPT_PORT_FILE, "--port-file FILE",
-     "write the port listened on (useful with port 0)"},
+     "write the port listened on (useful with port 0)", STR(port_file)},
     {"source-addrs", required_argument, OPT_SOURCE_ADDRS, "--source-addrs A,B",
      "local IP addresses the VUs' connections leave from, spread\n"
-     "over the VUs by index (the injector must own them)"},
-    {NULL, 0, 0, NULL, "\npass/fail:"},
+     "over the VUs by index (the injector must own them)",
+     APPLY},
+    {NULL, 0, 0, NULL, "\npass/fail:", APPLY},
     {"threshold", required_argument, OPT_THRESHOLD, "--threshold EXPR",
      "a condition the run must meet (repeatable), e.g.\n"
      "'p95<500ms', 'errors<1%', 'tps>100', 'count>=1000',\n"
      "'SC-CONSULTATION-PROFIL-STEP-2: p99<1s', 'SC-*-STEP-1: mean<200ms'\n"
      "(metrics: pN, mean, max, errors, errors.technical,\n"
-     "errors.functional, tps, count; a bare number is ms)"},
+     "errors.functional, tps, count; a bare number is ms)",
+     APPLY},
     {"abort-on-fail", no_argument, OPT_ABORT_ON_FAIL, "--abort-on-fail",
      "stop the run once a threshold can no longer pass (after\n"
-     "10 s and 100 samples for rates and percentiles; exit 1)"},
+     "10 s and 100 samples for rates and percentiles; exit 1)",
+     SET(abort_on_fail)},
     {"allow-errors", no_argument, OPT_ALLOW_ERRORS, "--allow-errors",
      "errors do not fail the run by themselves (without it or a\n"
-     "threshold about errors, the default errors<=0% applies)"},
+     "threshold about errors, the default errors<=0% applies)",
+     SET(allow_errors)},
     {"junit", required_argument, OPT_JUNIT, "--junit FILE",
-     "JUnit XML: a test case per step and per threshold"},
+     "JUnit XML: a test case per step and per threshold", STR(junit)},
     {"jtl", required_argument, OPT_JTL, "--jtl FILE",
      "JMeter CSV results: a line per step sample and per untimed\n"
-     "request, from every agent (Jenkins Performance plugin)"},
+     "request, from every agent (Jenkins Performance plugin)",
+     STR(jtl)},
     {"grinder-logs", required_argument, OPT_GRINDER_LOGS, "--grinder-logs DIR",
      "The Grinder 3 logs of every worker: data_AGENT-N.log and\n"
-     "out_AGENT-N.log (Jenkins Grinder plugin, Grinder Analyzer)"},
-    {NULL, 0, 0, NULL, "\ndebugging:"},
+     "out_AGENT-N.log (Jenkins Grinder plugin, Grinder Analyzer)",
+     STR(grinder_dir)},
+    {NULL, 0, 0, NULL, "\ndebugging:", APPLY},
     {"trace", optional_argument, 'v', "--trace, -v",
      "print each request and response of VU 1 (method, URL,\n"
      "status, headers, the body's first KB, timings) to stderr;\n"
      "implies -q. With --vus > 1 only VU 1 is traced, with a\n"
-     "warning; --trace=all traces every VU"},
+     "warning; --trace=all traces every VU",
+     APPLY},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 #define HELP_COL 21 /* width of the left column */
@@ -290,6 +309,18 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
 {
     char err[512];
 
+    for (size_t i = 0; i < NROWS; i++) {
+        if (rows[i].name == NULL || rows[i].val != val)
+            continue;
+        if (rows[i].str != 0) {
+            *(const char **)((char *)o + rows[i].str - 1) = v;
+            return 0;
+        }
+        if (rows[i].set != 0) {
+            *(int *)((char *)o + rows[i].set - 1) = 1;
+            return 0;
+        }
+    }
     switch (val) {
     case 'u':
         return parse_u(flag, v, 1, 10000000, &o->vus);
@@ -309,15 +340,6 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             return -1;
         }
         return 0;
-    case OPT_PROPERTIES:
-        o->props_file = v;
-        return 0;
-    case OPT_SUMMARY_JSON:
-        o->summary_json = v;
-        return 0;
-    case 'q':
-        o->quiet = 1;
-        return 0;
     case OPT_DB:
     case OPT_NAME:
     case OPT_TAG:
@@ -326,22 +348,10 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             return -1;
         }
         return 0;
-    case OPT_LISTEN:
-        o->listen = v;
-        return 0;
     case OPT_AGENTS:
         return parse_u(flag, v, 1, OPTS_AGENTS_MAX, &o->agents);
-    case OPT_TOKEN_FILE:
-        o->token_file = v;
-        return 0;
     case OPT_WORKERS:
         return parse_u(flag, v, 1, 1024, &o->workers);
-    case OPT_ALLOW_AGENT_LOSS:
-        o->allow_loss = 1;
-        return 0;
-    case OPT_PORT_FILE:
-        o->port_file = v;
-        return 0;
     case OPT_SOURCE_ADDRS:
         return parse_addrs(flag, v, o);
     case OPT_THRESHOLD: {
@@ -354,21 +364,6 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         o->th[o->nth++] = t;
         return 0;
     }
-    case OPT_ABORT_ON_FAIL:
-        o->abort_on_fail = 1;
-        return 0;
-    case OPT_ALLOW_ERRORS:
-        o->allow_errors = 1;
-        return 0;
-    case OPT_JUNIT:
-        o->junit = v;
-        return 0;
-    case OPT_JTL:
-        o->jtl = v;
-        return 0;
-    case OPT_GRINDER_LOGS:
-        o->grinder_dir = v;
-        return 0;
     case 'v':
         if (v != NULL && strcmp(v, "all") != 0)
             return usage_err("--trace=%s: the only value is \"all\"", v);

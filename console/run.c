@@ -11,33 +11,32 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/finish.h"
-#include "console/pack.h"
 #include "console/record.h"
 #include "console/verdict.h"
 #include "proto/auth.h"
-#include "worker/engine.h"
+#include "agent/preflight.h"
 
 /* Adds the thresholds the script declared (quern.threshold, a scenario's
  * thresholds option) after those of the command line, each checked against
  * the script's steps: a bad one is a script error ("file:line: threshold
  * ...") before anything is sent. Workers keep them but never use them. */
-static int script_thresholds(run *r, const scen_set *ss, char *err, size_t errlen)
+static int script_thresholds(run *r, const preflight *pf, char *err, size_t errlen)
 {
-    const char **ids = xcalloc(ss->nsteps + 1, sizeof(*ids));
-    const char **names = xcalloc(ss->nsteps + 1, sizeof(*names));
+    const char **ids = xcalloc(pf->nsteps + 1, sizeof(*ids));
+    const char **names = xcalloc(pf->nsteps + 1, sizeof(*names));
     char msg[1024];
     int rc = -1;
 
     const char *dflt[2];
     size_t ndflt;
 
-    r->th_src = xcalloc(r->o.nth + ss->nthresholds + 3, sizeof(*r->th_src));
-    for (size_t i = 0; i < ss->nsteps; i++) {
-        ids[i] = ss->steps[i]->id;
-        names[i] = ss->steps[i]->name;
+    r->th_src = xcalloc(r->o.nth + pf->nthresholds + 3, sizeof(*r->th_src));
+    for (size_t i = 0; i < pf->nsteps; i++) {
+        ids[i] = pf->steps[i].id;
+        names[i] = pf->steps[i].name;
     }
-    for (size_t i = 0; i < ss->nthresholds; i++) {
-        const scen_threshold *st = &ss->thresholds[i];
+    for (size_t i = 0; i < pf->nthresholds; i++) {
+        const preflight_threshold *st = &pf->thresholds[i];
         thresh *t = thresh_parse(st->expr, msg, sizeof(msg));
         if (t == NULL) {
             err_set(err, errlen, "%s: threshold %s", st->where, msg);
@@ -46,14 +45,14 @@ static int script_thresholds(run *r, const scen_set *ss, char *err, size_t errle
         r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(st->where);
         r->o.th[r->o.nth++] = t;
-        if (thresh_check_scope(t, ids, names, ss->nsteps, msg, sizeof(msg)) != 0) {
+        if (thresh_check_scope(t, ids, names, pf->nsteps, msg, sizeof(msg)) != 0) {
             err_set(err, errlen, "%s: threshold %s", st->where, msg);
             goto out;
         }
     }
     r->nth_user = r->o.nth;
     ndflt = verdict_defaults((const thresh *const *)r->o.th, r->o.nth, r->o.allow_errors,
-                             ss->nsteps, dflt);
+                             pf->nsteps, dflt);
     for (size_t i = 0; i < ndflt; i++) {
         r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(VERDICT_DEFAULT);
@@ -68,25 +67,16 @@ out:
 
 /* Loads the script here first, as every worker will: a broken script is
  * reported with its own file:line and nothing is sent to any agent. */
-static int preflight(run *r, char *err, size_t errlen)
+static int script_preflight(run *r, char *err, size_t errlen)
 {
-    engine_cfg cfg;
-    engine *e;
+    preflight pf;
+    int rc;
 
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.script = r->o.script;
-    cfg.props = r->p;
-    cfg.vus_total = r->o.vus;
-    cfg.vu_first = 1;
-    e = engine_new(&cfg, err, errlen);
-    if (e == NULL)
+    if (preflight_load(r->o.script, r->p, r->o.vus, &pf, err, errlen) != 0)
         return -1;
-    if (script_thresholds(r, engine_scens(e), err, errlen) != 0) {
-        engine_free(e);
-        return -1;
-    }
-    engine_free(e);
-    return 0;
+    rc = script_thresholds(r, &pf, err, errlen);
+    preflight_free(&pf);
+    return rc;
 }
 
 void run_free(run *r)
@@ -98,12 +88,7 @@ void run_free(run *r)
         xfree(r->th_src[i]);
     xfree(r->th_src);
     opts_free(&r->o);
-    for (size_t i = 0; i < r->nfiles; i++) {
-        xfree(r->files[i]->path);
-        xfree(r->files[i]->data.data);
-        xfree(r->files[i]);
-    }
-    xfree(r->files);
+    bundle_free(&r->bundle);
     for (size_t i = 0; r->ids != NULL && i < r->nsteps; i++) {
         xfree(r->ids[i]);
         xfree(r->labels[i]);
@@ -154,7 +139,7 @@ int run_main(int argc, char **argv)
     r.p = opts_load_props(r.o.script, r.o.props_file, over, err, sizeof(err));
     if (r.p == NULL)
         goto fail;
-    if (preflight(&r, err, sizeof(err)) != 0) {
+    if (script_preflight(&r, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s\n", err); /* file:line: message, as the script's own */
         snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
         goto out;
@@ -169,7 +154,7 @@ int run_main(int argc, char **argv)
     if (r.o.token_file != NULL &&
         auth_read_token_file(r.o.token_file, &r.token, &r.token_len, err, sizeof(err)) != 0)
         goto fail;
-    if (pack_build(&r, err, sizeof(err)) != 0)
+    if (bundle_pack(r.o.script, &r.bundle, err, sizeof(err)) != 0)
         goto fail;
     r.rc = RUN_EXIT_START;
     if (record_open(&r, err, sizeof(err)) != 0)

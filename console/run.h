@@ -8,7 +8,8 @@
  *   run.c      run_main: the script loaded here first, as every worker will
  *              (a broken script is reported with its own file:line, exit 2,
  *              before anything is sent), the thresholds it declares, the
- *              token, the bundle of the scenario's folder, the database, the
+ *              token, the bundle of the scenario's folder (proto/bundle.h),
+ *              the database, the
  *              listening socket, the local agent, then the loop;
  *   agents.c   connections: handshake, registration, what agents send;
  *   control.c  the barrier, Go and Stop, merging, the tick, the signals;
@@ -32,6 +33,7 @@
 #include "console/live.h"
 #include "console/local.h"
 #include "console/opts.h"
+#include "proto/bundle.h"
 #include "proto/ivwin.h"
 #include "reports/db.h"
 
@@ -61,9 +63,7 @@ typedef struct run {
     int64_t phase_us; /**< when the phase began */
     int64_t go_us, stop_us, end_us;
     uint64_t run_id;
-    Quern__BundleFile **files; /**< owned: the bundle */
-    size_t nfiles;
-    char script_name[256];
+    bundle bundle; /**< the scenario's folder, packed once for every agent */
     /* Steps, from the first agent's StepsDef. */
     size_t nsteps, nscens;
     char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */

@@ -100,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.gather = gather_new("/dev/null", gdir, err, sizeof(err));
     fuzz_check(d.gather != NULL);
     c = xcalloc(1, sizeof(*c));
+    handshake_init(&c->hs, "console");
     c->r = &d;
     snprintf(c->addr, sizeof(c->addr), "127.0.0.1:40000");
     c->state = where == 0 ? AC_HELLO : where == 1 ? AC_REGISTER : AC_AGENT;
