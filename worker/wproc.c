@@ -18,6 +18,7 @@
 #include "common/props.h"
 #include "proto/frame.h"
 #include "worker/engine.h"
+#include "proto/wfiles.h"
 #include "worker/reqlog.h"
 
 #define WPROC_START_TIMEOUT_MS 60000 /* StartRun must come this soon after fork */
@@ -227,7 +228,7 @@ static int send_steps(int fd, uint64_t run_id, const scen_set *ss)
     return rc;
 }
 
-/* The request logs StartRun asks for, in dir (see worker/reqlog.h); NULL
+/* The request logs StartRun asks for, in dir (names in proto/wfiles.h); NULL
  * with *failed = 0 when none is asked for, NULL with *failed = 1 and err set
  * when they cannot be created. */
 static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned number, int *failed,
@@ -246,14 +247,14 @@ static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned 
     rc.process = proc;
     rc.worker = number;
     if (sr->jtl) {
-        snprintf(f, sizeof(f), REQLOG_JTL_FILE, number);
+        snprintf(f, sizeof(f), WFILES_JTL, number);
         snprintf(jtl, sizeof(jtl), "%s/%s", dir, f);
         rc.jtl_path = jtl;
     }
     if (sr->grinder_logs) {
-        snprintf(f, sizeof(f), REQLOG_DATA_FILE, number);
+        snprintf(f, sizeof(f), WFILES_DATA, number);
         snprintf(data, sizeof(data), "%s/%s", dir, f);
-        snprintf(f, sizeof(f), REQLOG_OUT_FILE, number);
+        snprintf(f, sizeof(f), WFILES_OUT, number);
         snprintf(outp, sizeof(outp), "%s/%s", dir, f);
         rc.data_path = data;
         rc.out_path = outp;
