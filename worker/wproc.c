@@ -149,36 +149,41 @@ int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *firs
 
     *first = 0;
     *stride = 1;
+    /* A range at a time, not a VU at a time: a range may hold 2^32 VUs. */
     for (size_t i = 0; i < nranges; i++) {
         const Quern__VuRange *r = ranges[i];
+        uint64_t gid = r->first;
         if (r->count == 0)
             continue;
-        if (r->first == 0 || (uint64_t)r->first + r->count - 1 > UINT32_MAX) {
+        if (r->first == 0 || gid + r->count - 1 > UINT32_MAX) {
             snprintf(err, errlen, "VU range %u+%u is out of bounds", r->first, r->count);
             return -1;
         }
-        for (uint64_t k = 0; k < r->count; k++) {
-            uint64_t gid = (uint64_t)r->first + k;
-            if (n == 0) {
-                *first = (uint32_t)gid;
-            } else if (n == 1) {
-                if (gid <= prev) {
-                    snprintf(err, errlen, "VU indices are not increasing at %llu",
-                             (unsigned long long)gid);
-                    return -1;
-                }
-                *stride = (uint32_t)(gid - prev);
-            } else if (gid != prev + *stride) {
-                snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
+        if (n == 0) {
+            *first = r->first;
+        } else if (n == 1) {
+            if (gid <= prev) {
+                snprintf(err, errlen, "VU indices are not increasing at %llu",
                          (unsigned long long)gid);
                 return -1;
             }
-            prev = gid;
-            n++;
-            if (n > UINT32_MAX) {
-                snprintf(err, errlen, "too many VUs");
-                return -1;
-            }
+            *stride = (uint32_t)(gid - prev);
+        } else if (gid != prev + *stride) {
+            snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
+                     (unsigned long long)gid);
+            return -1;
+        }
+        /* Inside a range the VUs are consecutive: only stride 1 takes two. */
+        if (r->count > 1 && n > 0 && *stride != 1) {
+            snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
+                     (unsigned long long)gid + 1);
+            return -1;
+        }
+        prev = gid + r->count - 1;
+        n += r->count;
+        if (n > UINT32_MAX) {
+            snprintf(err, errlen, "too many VUs");
+            return -1;
         }
     }
     *count = (uint32_t)n;
