@@ -78,9 +78,7 @@ void lcoro_resume(vu *v, int nargs)
             v->pend.in_block = 0;
             snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
         } else if (v->pend.step < 0) {
-            scen *sc = v->eng->scens.scens[v->scen];
-            int stp = v->cur_step >= 0 ? v->cur_step : sc->first_step ? sc->first_step->index : -1;
-            vu_count_error(v, stp, 0, msg);
+            vu_count_error(v, vu_current_step(v), 0, msg);
         }
     }
     v->pend.in_block = 0;

@@ -311,29 +311,39 @@ static int do_request(lua_State *L)
     return lua_yieldk(L, 0, CTX_XFER, request_k);
 }
 
-/* step:get(url, opts) and friends; http.get(url, opts) and friends. */
-#define METHOD_FN(fname, m, is_step)                                                               \
-    static int fname(lua_State *L)                                                                 \
-    {                                                                                              \
-        if (!(is_step))                                                                            \
-            lua_pushnil(L), lua_insert(L, 1);                                                      \
-        lua_settop(L, 3);                                                                          \
-        lua_pushstring(L, m);                                                                      \
-        lua_insert(L, 2);                                                                          \
-        return do_request(L);                                                                      \
+/* The methods with a function of their own: step:get(url, opts) and
+ * http.get(url, opts), ... (Lua name, HTTP method). */
+static const char *const short_methods[][2] = {{"get", "GET"},       {"post", "POST"},
+                                               {"put", "PUT"},       {"patch", "PATCH"},
+                                               {"delete", "DELETE"}, {"head", "HEAD"}};
+
+/* step:get(url, opts) and friends: a closure over the HTTP method. */
+static int step_method(lua_State *L)
+{
+    lua_settop(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 2);
+    return do_request(L);
+}
+
+/* http.get(url, opts) and friends: the same without a step. */
+static int http_method(lua_State *L)
+{
+    lua_pushnil(L);
+    lua_insert(L, 1);
+    return step_method(L); /* the same closure: upvalue 1 is the method */
+}
+
+/* Sets a closure of fn over each short method's HTTP method into the table
+ * at the top of the stack. */
+static void set_short_methods(lua_State *L, lua_CFunction fn)
+{
+    for (size_t i = 0; i < sizeof(short_methods) / sizeof(short_methods[0]); i++) {
+        lua_pushstring(L, short_methods[i][1]);
+        lua_pushcclosure(L, fn, 1);
+        lua_setfield(L, -2, short_methods[i][0]);
     }
-METHOD_FN(step_get, "GET", 1)
-METHOD_FN(step_post, "POST", 1)
-METHOD_FN(step_put, "PUT", 1)
-METHOD_FN(step_patch, "PATCH", 1)
-METHOD_FN(step_delete, "DELETE", 1)
-METHOD_FN(step_head, "HEAD", 1)
-METHOD_FN(http_get, "GET", 0)
-METHOD_FN(http_post, "POST", 0)
-METHOD_FN(http_put, "PUT", 0)
-METHOD_FN(http_patch, "PATCH", 0)
-METHOD_FN(http_delete, "DELETE", 0)
-METHOD_FN(http_head, "HEAD", 0)
+}
 
 static int check_method(lua_State *L, int idx)
 {
@@ -364,23 +374,19 @@ static int http_request(lua_State *L)
 
 void lhttp_register(lua_State *L, int methods)
 {
-    static const luaL_Reg step_fns[] = {{"get", step_get},         {"post", step_post},
-                                        {"put", step_put},         {"patch", step_patch},
-                                        {"delete", step_delete},   {"head", step_head},
-                                        {"request", step_request}, {NULL, NULL}};
-
     lua_pushvalue(L, methods);
-    luaL_setfuncs(L, step_fns, 0);
+    set_short_methods(L, step_method);
+    lua_pushcfunction(L, step_request);
+    lua_setfield(L, -2, "request");
     lua_pop(L, 1);
     lresp_metatable(L);
 }
 
 int lhttp_open(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"get", http_get},         {"post", http_post},
-                                   {"put", http_put},         {"patch", http_patch},
-                                   {"delete", http_delete},   {"head", http_head},
-                                   {"request", http_request}, {NULL, NULL}};
-    luaL_newlib(L, fns);
+    lua_createtable(L, 0, 7);
+    set_short_methods(L, http_method);
+    lua_pushcfunction(L, http_request);
+    lua_setfield(L, -2, "request");
     return 1;
 }

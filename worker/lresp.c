@@ -3,6 +3,7 @@
 #include <lauxlib.h>
 #include <string.h>
 
+#include "common/lbuf.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 #include "worker/ljson.h"
@@ -53,6 +54,20 @@ int lresp_push(lua_State *L, vu *v, int url_idx)
     return 1;
 }
 
+/* Header names are looked up in lower case, cut to HEADER_NAME_MAX - 1. */
+#define HEADER_NAME_MAX 256
+
+/* Writes the n bytes of s in lower case into out (HEADER_NAME_MAX bytes),
+ * cut to fit, NUL-terminated. */
+static void lower_name(char *out, const char *s, size_t n)
+{
+    if (n > HEADER_NAME_MAX - 1)
+        n = HEADER_NAME_MAX - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
+    out[n] = '\0';
+}
+
 /* Parses the raw header block into a table with lower-case names; repeated
  * headers are joined with ", " (Set-Cookie with "\n"). */
 static void push_headers(lua_State *L, int ridx)
@@ -72,13 +87,9 @@ static void push_headers(lua_State *L, int ridx)
         const char *line_end = eol ? eol : end;
         const char *colon = memchr(p, ':', (size_t)(line_end - p));
         if (colon != NULL && colon > p && memcmp(p, "HTTP/", 5) != 0) {
-            char name[256];
-            size_t nl =
-                (size_t)(colon - p) < sizeof(name) - 1 ? (size_t)(colon - p) : sizeof(name) - 1;
+            char name[HEADER_NAME_MAX];
             const char *vs = colon + 1, *ve = line_end;
-            for (size_t i = 0; i < nl; i++)
-                name[i] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] + 32 : p[i]);
-            name[nl] = '\0';
+            lower_name(name, p, (size_t)(colon - p));
             while (vs < ve && (*vs == ' ' || *vs == '\t'))
                 vs++;
             while (ve > vs && (ve[-1] == '\r' || ve[-1] == ' '))
@@ -117,12 +128,7 @@ static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
             vu_count_error(v, r->step, technical, msg);
         } else {
             /* An untimed request's check counts against the current step. */
-            scen *sc = v->eng->scens.scens[v->scen];
-            vu_count_error(v,
-                           v->cur_step >= 0 ? v->cur_step
-                           : sc->first_step ? sc->first_step->index
-                                            : -1,
-                           technical, msg);
+            vu_count_error(v, vu_current_step(v), technical, msg);
         }
         v->check_failed = 1;
     }
@@ -170,13 +176,13 @@ static int r_expect(lua_State *L)
     if (lua_type(L, 2) == LUA_TNUMBER) {
         snprintf(want, sizeof(want), "%d", (int)lua_tointeger(L, 2));
     } else {
-        size_t off = 0;
-        for (lua_Integer i = 1, n = luaL_len(L, 2); i <= n && off < sizeof(want) - 8; i++) {
+        lbuf w = {want, 0, sizeof(want) - 1}; /* room for the NUL */
+        for (lua_Integer i = 1, n = luaL_len(L, 2); i <= n && w.len < sizeof(want) - 8; i++) {
             lua_geti(L, 2, i);
-            off += (size_t)snprintf(want + off, sizeof(want) - off, "%s%d", i > 1 ? "|" : "",
-                                    (int)lua_tointeger(L, -1));
+            lbuf_fmt(&w, "%s%d", i > 1 ? "|" : "", (int)lua_tointeger(L, -1));
             lua_pop(L, 1);
         }
+        want[w.len] = '\0';
     }
     if (r->status == 0) {
         lua_getiuservalue(L, 1, UV_ERROR);
@@ -283,17 +289,13 @@ static int r_xpath_all(lua_State *L)
 /* r:header(name): case-insensitive lookup. */
 static int r_header(lua_State *L)
 {
-    char name[256];
+    char name[HEADER_NAME_MAX];
     size_t n;
     const char *k;
 
     lapi_checkud(L, 1, &resp_key, RESP_MT);
     k = luaL_checklstring(L, 2, &n);
-    if (n >= sizeof(name))
-        n = sizeof(name) - 1;
-    for (size_t i = 0; i < n; i++)
-        name[i] = (char)((k[i] >= 'A' && k[i] <= 'Z') ? k[i] + 32 : k[i]);
-    name[n] = '\0';
+    lower_name(name, k, n);
     push_headers(L, 1);
     lua_getfield(L, -1, name);
     return 1;

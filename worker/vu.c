@@ -245,6 +245,15 @@ void vu_schedule_start(vu *v, int64_t delay_us)
     vu_wait_timer(v, delay_us, VU_SLEEP);
 }
 
+int vu_current_step(const vu *v)
+{
+    const scen *sc = v->eng->scens.scens[v->scen];
+
+    if (v->cur_step >= 0)
+        return v->cur_step;
+    return sc->first_step != NULL ? sc->first_step->index : -1;
+}
+
 void vu_count_error(vu *v, int sidx, int technical, const char *msg)
 {
     step_stats *s;

@@ -157,5 +157,8 @@ void vu_phase_end(vu *v, int ok);
 /** Counts a functional error against the VU's current step without a sample
  *  (a late check, or a script error outside any sample). */
 void vu_count_error(vu *v, int sidx, int technical, const char *msg);
+/** The step an error outside any sample counts against: the VU's current
+ *  step, else its scenario's first; -1 when the scenario has none. */
+int vu_current_step(const vu *v);
 
 #endif
