@@ -1,4 +1,5 @@
-/* Unit tests for worker/lcsv: the CSV parser on inputs that end abruptly, and
+/* Unit tests for worker/lcsv: the CSV parser on inputs that end abruptly, on
+ * long, multi-line and too many fields, and
  * quern.csv over a real file.
  *
  * The parser's own functions are static: the test includes the .c (as h2o's
@@ -199,6 +200,24 @@ static char *temp_csv(const char *text, size_t len)
     return path;
 }
 
+/* The message quern.csv raises on the file holding text (len bytes). */
+static void csv_error(const char *text, size_t len, const char *want)
+{
+    char *path = temp_csv(text, len);
+    lua_State *L = luaL_newstate();
+
+    luaL_openlibs(L);
+    *(void **)lua_getextraspace(L) = NULL;
+    lua_pushcfunction(L, lcsv_new);
+    lua_pushstring(L, path);
+    assert_int_equal(lua_pcall(L, 1, 1, 0), LUA_ERRRUN);
+    if (strstr(lua_tostring(L, -1), want) == NULL)
+        fail_msg("\"%s\" does not say \"%s\"", lua_tostring(L, -1), want);
+    lua_close(L);
+    unlink(path);
+    xfree(path);
+}
+
 /* quern.csv(path) then f:count() and f:row(n) through Lua, with the same
  * file: a field that starts at the end of the file is an empty string. */
 static void test_quern_csv_trailing_comma(void **state)
@@ -271,36 +290,8 @@ static void test_quern_csv_stale_quote(void **state)
 static void test_quern_csv_quote_at_eof(void **state)
 {
     static const char text[] = "user,pass\nu1,\"";
-    char *path = temp_csv(text, sizeof(text) - 1);
-    lua_State *L = luaL_newstate();
 
-    luaL_openlibs(L);
-    *(void **)lua_getextraspace(L) = NULL;
-    lua_pushcfunction(L, lcsv_new);
-    lua_pushstring(L, path);
-    assert_int_equal(lua_pcall(L, 1, 1, 0), LUA_ERRRUN);
-    assert_non_null(strstr(lua_tostring(L, -1), ":2: quoted field not closed"));
-    lua_close(L);
-    unlink(path);
-    xfree(path);
-}
-
-/* The message quern.csv raises on the file holding text (len bytes). */
-static void csv_error(const char *text, size_t len, const char *want)
-{
-    char *path = temp_csv(text, len);
-    lua_State *L = luaL_newstate();
-
-    luaL_openlibs(L);
-    *(void **)lua_getextraspace(L) = NULL;
-    lua_pushcfunction(L, lcsv_new);
-    lua_pushstring(L, path);
-    assert_int_equal(lua_pcall(L, 1, 1, 0), LUA_ERRRUN);
-    if (strstr(lua_tostring(L, -1), want) == NULL)
-        fail_msg("\"%s\" does not say \"%s\"", lua_tostring(L, -1), want);
-    lua_close(L);
-    unlink(path);
-    xfree(path);
+    csv_error(text, sizeof(text) - 1, ":2: quoted field not closed");
 }
 
 /* Files with nothing to feed, or rows of another width, are refused when
