@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "common/mem.h"
-#include "worker/reqlog.h"
+#include "proto/wfiles.h"
 
 /* What the three files of a worker are called here and at the console. */
 enum { UP_JTL, UP_DATA, UP_OUT, UP_KINDS };
@@ -54,9 +54,9 @@ static int next_file(fileup *u)
 
         u->item++;
         snprintf(f, sizeof(f),
-                 kind == UP_JTL    ? REQLOG_JTL_FILE
-                 : kind == UP_DATA ? REQLOG_DATA_FILE
-                                   : REQLOG_OUT_FILE,
+                 kind == UP_JTL    ? WFILES_JTL
+                 : kind == UP_DATA ? WFILES_DATA
+                                   : WFILES_OUT,
                  w);
         snprintf(path, sizeof(path), "%s/%s", u->dir, f);
         u->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

@@ -11,7 +11,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/reqlog.h"
+#include "proto/wfiles.h"
 
 #define GATHER_NAME_MAX 200
 #define GATHER_OUT_BUF (64u << 10) /* JTL bytes gathered per write() */
@@ -75,13 +75,13 @@ static void jtl_put(gather *g, const char *p, size_t n)
 }
 
 /* A worker's line: "SECOND OWN AT\t" then the JTL line, whose grpThreads
- * column starts at AT with "OWN,OWN," (REQLOG_JTL_PREFIX). 0 when line (n
+ * column starts at AT with "OWN,OWN," (WFILES_JTL_PREFIX). 0 when line (n
  * bytes) is not one; the body is what follows the tab. */
 static int jtl_parse(const char *line, size_t n, uint64_t *second, uint32_t *own, const char **body,
                      size_t *body_len, size_t *at, size_t *threads_len)
 {
-    const char *tab = memchr(line, '\t', n < REQLOG_JTL_PREFIX_MAX ? n : REQLOG_JTL_PREFIX_MAX);
-    char pre[REQLOG_JTL_PREFIX_MAX], want[32];
+    const char *tab = memchr(line, '\t', n < WFILES_JTL_PREFIX_MAX ? n : WFILES_JTL_PREFIX_MAX);
+    char pre[WFILES_JTL_PREFIX_MAX], want[32];
     unsigned long long s;
     unsigned long o, a;
     int used = 0, w;
@@ -223,7 +223,7 @@ void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
 gather *gather_new(const char *jtl_path, const char *grinder_dir, char *err, size_t errlen)
 {
     gather *g = xcalloc(1, sizeof(*g));
-    static const char hdr[] = REQLOG_JTL_HEADER "\n";
+    static const char hdr[] = WFILES_JTL_HEADER "\n";
 
     g->jtl_fd = -1;
     if (jtl_path != NULL) {

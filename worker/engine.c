@@ -13,7 +13,8 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "worker/engine_int.h"
-#include "worker/lquern.h"
+#include "common/version.h"
+#include "worker/lscript.h"
 #include "worker/trace.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
@@ -436,7 +437,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         goto fail;
     e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
     scen_set_init(&e->scens);
-    if (lquern_load(e, err, errlen) != 0)
+    if (lscript_load(e, err, errlen) != 0)
         goto fail;
     e->loop = ev_loop_new(EVFLAG_AUTO);
     e->multi = curl_multi_init();

@@ -11,7 +11,7 @@
  * fails here, before any request); engine_run() plays the schedule and calls
  * the sink once per second with that second's statistics; engine_free().
  *
- * The struct is visible to the other files of worker/ (vu, lhttp, lquern),
+ * The struct is visible to the other files of worker/ (vu, the Lua bindings),
  * not to the rest of quern. */
 #ifndef QUERN_ENGINE_H
 #define QUERN_ENGINE_H

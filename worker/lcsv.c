@@ -1,12 +1,5 @@
-/* lcsv — CSV data feeders: quern.csv(path, opts) and the feeder object.
- *
- * The file is read and parsed once, when the script loads (RFC 4180: quoted
- * fields, doubled quotes, CRLF or LF line ends). It is kept compact: the file
- * buffer, unescaped in place, and one 8-byte (offset, length) cell per field;
- * feeder:next builds a fresh table for the row it hands out, so a script may
- * modify what it gets. For the unique and circular
- * modes the feeder counts the rows each VU has taken in a table keyed by
- * vu.id, so a call costs O(1) whatever the number of VUs. */
+#include "worker/lcsv.h"
+
 #include <errno.h>
 #include <lauxlib.h>
 #include <libgen.h>
@@ -17,7 +10,7 @@
 
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/lquern.h"
+#include "worker/lscript.h"
 
 #define FEEDER_MT "quern.Feeder"
 #define CSV_MAX_BYTES (64u << 20) /* the largest file quern.csv reads */
@@ -214,7 +207,7 @@ static void resolve_path(lua_State *L, const char *path, char *out, size_t outle
     if (path[0] == '/')
         snprintf(out, outlen, "%s", path);
     else
-        snprintf(out, outlen, "%s/%s", lquern_script_dir(L), path);
+        snprintf(out, outlen, "%s/%s", lscript_dir(L), path);
 }
 
 /* Appends a record's fields to the feeder's cells. */

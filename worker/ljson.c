@@ -1,13 +1,8 @@
-/* ljson — JSON to Lua values and back, with jansson.
- *
- * Objects become tables with string keys, arrays become sequences (1-based),
- * null becomes nil. A Lua table whose keys are exactly 1..n (n > 0) is an
- * array; any other table is an object; an empty table is an empty object. */
+#include "worker/ljson.h"
+
 #include <jansson.h>
 #include <lauxlib.h>
 #include <stdio.h>
-
-#include "worker/lquern.h"
 
 #define JSON_DEPTH_MAX 64
 

@@ -1,39 +1,27 @@
 #include "worker/lquern.h"
 
-#include <errno.h>
 #include <lauxlib.h>
 #include <stdio.h>
-#include <lualib.h>
-#include <libgen.h>
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/dur.h"
 #include "common/log.h"
-#include "common/mem.h"
-#include "common/salloc.h"
+#include "common/version.h"
 #include "worker/engine_int.h"
+#include "worker/lapi.h"
+#include "worker/lcsv.h"
+#include "worker/lhttp.h"
 
 #define STEP_MT "quern.Step"
 static const char step_key; /* its address files the Step metatable */
 #define SCEN_MT "quern.Scenario"
 
-/* Registry key of the engine pointer, and table key of a scenario's index. */
-static const char engine_key = 'e';
+/* Table key of a scenario's index. */
 static const char scen_key = 's';
 
 typedef struct lstep {
     step *st; /**< borrowed from the engine's scen_set */
 } lstep;
-
-static struct engine *get_engine(lua_State *L)
-{
-    struct engine *e;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &engine_key);
-    e = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return e;
-}
 
 /* "file:line" of the script line calling the current C function. */
 static void where(lua_State *L, char *buf, size_t len)
@@ -50,25 +38,6 @@ static void where(lua_State *L, char *buf, size_t len)
     lua_pop(L, 1);
 }
 
-int64_t lquern_check_duration(lua_State *L, int idx, const char *what)
-{
-    char err[160];
-    int64_t us;
-
-    if (lua_type(L, idx) == LUA_TNUMBER) {
-        lua_Number s = lua_tonumber(L, idx);
-        if (s < 0 || s > 1e9)
-            return luaL_error(L, "%s: bad duration %f", what, (double)s);
-        return (int64_t)(s * 1e6);
-    }
-    if (lua_type(L, idx) != LUA_TSTRING)
-        return luaL_error(L, "%s: a duration is a string like \"2s\" or a number of seconds", what);
-    if (dur_parse(lua_tostring(L, idx), &us, err, sizeof(err)) != 0)
-        return luaL_error(L, "%s: %s", what, err);
-    return us;
-}
-
-/* A duration or a {min=, max=} range. */
 static void check_range(lua_State *L, int idx, const char *what, int64_t *lo, int64_t *hi)
 {
     if (lua_type(L, idx) == LUA_TTABLE) {
@@ -76,14 +45,14 @@ static void check_range(lua_State *L, int idx, const char *what, int64_t *lo, in
         lua_getfield(L, idx, "max");
         if (lua_isnil(L, -2) || lua_isnil(L, -1))
             luaL_error(L, "%s: a range needs both min and max", what);
-        *lo = lquern_check_duration(L, -2, what);
-        *hi = lquern_check_duration(L, -1, what);
+        *lo = lapi_check_duration(L, -2, what);
+        *hi = lapi_check_duration(L, -1, what);
         lua_pop(L, 2);
         if (*lo > *hi)
             luaL_error(L, "%s: min is larger than max", what);
         return;
     }
-    *lo = *hi = lquern_check_duration(L, idx, what);
+    *lo = *hi = lapi_check_duration(L, idx, what);
 }
 
 /* --- quern.threshold(expr) ---------------------------------------------- */
@@ -103,7 +72,7 @@ static void add_threshold(lua_State *L, struct engine *e, const char *expr, cons
  * the engine only keeps the expressions with where they were declared. */
 static int l_threshold(lua_State *L)
 {
-    struct engine *e = get_engine(L);
+    struct engine *e = lapi_engine(L);
     char at[512];
 
     if (e->loaded)
@@ -145,7 +114,7 @@ static void scen_thresholds(lua_State *L, struct engine *e, const scen *sc, int 
 
 static int l_scenario(lua_State *L)
 {
-    struct engine *e = get_engine(L);
+    struct engine *e = lapi_engine(L);
     const char *name = luaL_checkstring(L, 1);
     char at[512], err[1024];
     scen *sc;
@@ -206,7 +175,7 @@ static int l_scenario(lua_State *L)
 /* sc:step(n, label) */
 static int l_scen_step(lua_State *L)
 {
-    struct engine *e = get_engine(L);
+    struct engine *e = lapi_engine(L);
     lua_Integer num;
     const char *label;
     char at[512], err[1024];
@@ -232,51 +201,8 @@ static int l_scen_step(lua_State *L)
     }
     ls = lua_newuserdatauv(L, sizeof(*ls), 0);
     ls->st = st;
-    lquern_setmt(L, &step_key);
+    lapi_setmt(L, &step_key);
     return 1;
-}
-
-void lquern_newmt(lua_State *L, const void *key, const char *tname)
-{
-    luaL_newmetatable(L, tname);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
-}
-
-void *lquern_checkud(lua_State *L, int idx, const void *key, const char *tname)
-{
-    void *p = lua_touserdata(L, idx);
-
-    if (p != NULL && lua_getmetatable(L, idx)) {
-        int same;
-        lua_rawgetp(L, LUA_REGISTRYINDEX, key);
-        same = lua_rawequal(L, -1, -2);
-        lua_pop(L, 2);
-        if (same)
-            return p;
-    }
-    luaL_typeerror(L, idx, tname);
-    return NULL;
-}
-
-void *lquern_index(lua_State *L, const void *key, const char *tname, const char **k)
-{
-    void *p;
-
-    lua_settop(L, 2);
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
-        return NULL;
-    lua_pop(L, 1);
-    p = lquern_checkud(L, 1, key, tname);
-    *k = luaL_checkstring(L, 2);
-    return p;
-}
-
-void lquern_setmt(lua_State *L, const void *key)
-{
-    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
-    lua_setmetatable(L, -2);
 }
 
 /* __index of steps, a closure over the methods table: methods, the common
@@ -284,7 +210,7 @@ void lquern_setmt(lua_State *L, const void *key)
 static int l_step_index(lua_State *L)
 {
     const char *k;
-    lstep *ls = lquern_index(L, &step_key, STEP_MT, &k);
+    lstep *ls = lapi_index(L, &step_key, STEP_MT, &k);
 
     if (ls == NULL)
         return 1;
@@ -303,7 +229,7 @@ static int l_step_index(lua_State *L)
 
 static int l_step_tostring(lua_State *L)
 {
-    lstep *ls = lquern_checkud(L, 1, &step_key, STEP_MT);
+    lstep *ls = lapi_checkud(L, 1, &step_key, STEP_MT);
     lua_pushstring(L, ls->st->name);
     return 1;
 }
@@ -311,7 +237,7 @@ static int l_step_tostring(lua_State *L)
 /* step index of the Step userdata at idx (for lhttp.c). */
 static int step_index_at(lua_State *L, int idx)
 {
-    lstep *ls = lquern_checkud(L, idx, &step_key, STEP_MT);
+    lstep *ls = lapi_checkud(L, idx, &step_key, STEP_MT);
     return ls->st->index;
 }
 
@@ -319,7 +245,7 @@ static int step_index_at(lua_State *L, int idx)
  * naming the script line level levels up, when it is another scenario's. */
 static int vu_step_at(lua_State *L, const vu *v, int idx, int level)
 {
-    lstep *ls = lquern_checkud(L, idx, &step_key, STEP_MT);
+    lstep *ls = lapi_checkud(L, idx, &step_key, STEP_MT);
 
     if (ls->st->scen->index != (int)v->scen) {
         luaL_where(L, level);
@@ -353,7 +279,7 @@ static int l_time_begin(lua_State *L)
     if (v->pend.in_block)
         return luaL_error(L, "step:time blocks do not nest");
     if (v->halting)
-        return lquern_halt(L, v);
+        return lapi_halt(L, v);
     vu_finalize(v);
     sc = v->eng->scens.scens[v->scen];
     if (v->steps_in_run > 0 && sc->think_max_us > 0) {
@@ -384,7 +310,7 @@ static int l_time_end(lua_State *L)
 
 static int l_property(lua_State *L)
 {
-    struct engine *e = get_engine(L);
+    struct engine *e = lapi_engine(L);
     const char *key = luaL_checkstring(L, 1);
     const char *val = e->cfg.props ? props_get(e->cfg.props, key) : NULL;
 
@@ -409,12 +335,12 @@ static int l_property(lua_State *L)
 static int l_sleep(lua_State *L)
 {
     vu *v = vu_current(L);
-    int64_t us = lquern_check_duration(L, 1, "sleep");
+    int64_t us = lapi_check_duration(L, 1, "sleep");
 
     if (v == NULL)
         return luaL_error(L, "quern.sleep is used from a scenario's init, run or finish");
     if (v->halting)
-        return lquern_halt(L, v);
+        return lapi_halt(L, v);
     vu_finalize(v);
     vu_wait_timer(v, us, VU_SLEEP);
     return lua_yield(L, 0);
@@ -441,12 +367,12 @@ static int l_log(lua_State *L)
     return 0;
 }
 
-static int l_quern_open(lua_State *L)
+int lquern_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"scenario", l_scenario}, {"property", l_property},   {"sleep", l_sleep}, {"log", l_log},
         {"csv", lcsv_new},        {"threshold", l_threshold}, {NULL, NULL}};
-    struct engine *e = get_engine(L);
+    struct engine *e = lapi_engine(L);
 
     luaL_newlib(L, fns);
     lua_pushstring(L, QUERN_VERSION);
@@ -466,7 +392,7 @@ static const char prelude[] = "local methods, begin, finish = ...\n"
                               "  return table.unpack(res, 2, res.n)\n"
                               "end\n";
 
-static void make_metatables(lua_State *L)
+void lquern_metatables(lua_State *L)
 {
     /* Scenario tables: sc:step(). */
     luaL_newmetatable(L, SCEN_MT);
@@ -477,7 +403,7 @@ static void make_metatables(lua_State *L)
     lua_pop(L, 1);
 
     /* Steps: fields, request methods (lhttp.c) and time (prelude). */
-    lquern_newmt(L, &step_key, STEP_MT);
+    lapi_newmt(L, &step_key, STEP_MT);
     lua_pushcfunction(L, l_step_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_newtable(L);
@@ -502,286 +428,4 @@ int lquern_step_index(lua_State *L, int idx)
 int lquern_vu_step(lua_State *L, const vu *v, int idx)
 {
     return vu_step_at(L, v, idx, 1);
-}
-
-const char *lquern_script_dir(lua_State *L)
-{
-    return get_engine(L)->script_dir;
-}
-
-/* The name a file of the script's folder has in messages: the tester's path
- * (tests/x.lua:12), not the agent's unpacked copy (/tmp/quern-run.XXX/x.lua). */
-static void shown_name(const struct engine *e, const char *real, char *out, size_t len)
-{
-    size_t n = strlen(e->script_dir);
-
-    if (e->display_dir[0] != '\0' && strncmp(real, e->script_dir, n) == 0 && real[n] == '/')
-        snprintf(out, len, "@%s%s", e->display_dir, real + n);
-    else
-        snprintf(out, len, "@%s", real);
-}
-
-typedef struct file_reader {
-    FILE *f;
-    char buf[8192];
-} file_reader;
-
-static const char *read_chunk(lua_State *L, void *ud, size_t *size)
-{
-    file_reader *r = ud;
-    *size = fread(r->buf, 1, sizeof(r->buf), r->f);
-    return *size > 0 ? r->buf : NULL;
-}
-
-/* luaL_loadfile with the shown name as chunk name. */
-static int load_file(lua_State *L, const struct engine *e, const char *path)
-{
-    char name[4200];
-    file_reader *r;
-    int rc;
-
-    shown_name(e, path, name, sizeof(name));
-    r = lua_newuserdatauv(L, sizeof(*r), 0); /* freed by the GC, even on error */
-    r->f = fopen(path, "r");
-    if (r->f == NULL) {
-        lua_pop(L, 1);
-        lua_pushfstring(L, "cannot open %s: %s", name + 1, strerror(errno));
-        return LUA_ERRFILE;
-    }
-    rc = lua_load(L, read_chunk, r, name, NULL);
-    fclose(r->f);
-    lua_remove(L, -2);
-    return rc;
-}
-
-/* package.searchers[2] with shown names: package.searchpath, then load_file. */
-static int search_lua(lua_State *L)
-{
-    struct engine *e = get_engine(L);
-    const char *name = luaL_checkstring(L, 1);
-    const char *path;
-
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "searchpath");
-    lua_pushstring(L, name);
-    lua_getfield(L, -3, "path");
-    lua_call(L, 2, 2);
-    if (lua_isnil(L, -2))
-        return 1; /* the message of the places tried */
-    path = lua_tostring(L, -2);
-    if (load_file(L, e, path) != LUA_OK)
-        return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
-                          lua_tostring(L, -1));
-    lua_pushstring(L, path);
-    return 2;
-}
-
-static int setup(lua_State *L)
-{
-    struct engine *e = lua_touserdata(L, 1);
-
-    luaL_openlibs(L);
-    lua_pushlightuserdata(L, e);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &engine_key);
-
-    /* require finds the script's own modules first. */
-    lua_getglobal(L, "package");
-    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", e->script_dir, e->script_dir);
-    lua_getfield(L, -2, "path");
-    lua_concat(L, 2);
-    lua_setfield(L, -2, "path");
-    lua_getfield(L, -1, "searchers");
-    lua_pushcfunction(L, search_lua);
-    lua_rawseti(L, -2, 2);
-    lua_pop(L, 1);
-    lua_getfield(L, -1, "preload");
-    lua_pushcfunction(L, l_quern_open);
-    lua_setfield(L, -2, "quern");
-    lua_pushcfunction(L, lhttp_open);
-    lua_setfield(L, -2, "quern.http");
-    lua_pop(L, 2);
-
-    make_metatables(L);
-    lvu_push_metatable(L);
-    lua_pop(L, 1);
-    return 0;
-}
-
-/* An error outside any protected call: nothing can be unwound, as with
- * luaL_newstate's own handler. */
-static int panic(lua_State *L)
-{
-    const char *msg = lua_tostring(L, -1);
-    log_msg(LOG_ERROR, "Lua: unprotected error: %s", msg != NULL ? msg : "(not a string)");
-    return 0; /* Lua aborts */
-}
-
-int lquern_load(struct engine *e, char *err, size_t errlen)
-{
-    lua_State *L;
-    char *dir = xstrdup(e->cfg.script);
-    int rc;
-
-    snprintf(e->script_dir, sizeof(e->script_dir), "%s", dirname(dir));
-    xfree(dir);
-    if (e->cfg.script_display != NULL) {
-        dir = xstrdup(e->cfg.script_display);
-        snprintf(e->display_dir, sizeof(e->display_dir), "%s", dirname(dir));
-        xfree(dir);
-        if (strcmp(e->display_dir, e->script_dir) == 0)
-            e->display_dir[0] = '\0';
-    }
-    L = lua_newstate(salloc_lua, NULL);
-    if (L == NULL) {
-        snprintf(err, errlen, "cannot create a Lua state");
-        return -1;
-    }
-    e->L = L;
-    lua_atpanic(L, panic);
-    /* Each request leaves a response object and its strings behind: most die
-     * young, which the generational collector frees soonest, keeping RSS per
-     * VU down with thousands of VUs. */
-    lua_gc(L, LUA_GCGEN, 0, 0);
-    *(vu **)lua_getextraspace(L) = NULL;
-    lua_pushcfunction(L, setup);
-    lua_pushlightuserdata(L, e);
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-        snprintf(err, errlen, "%s", lua_tostring(L, -1));
-        return -1;
-    }
-    lwatch_load_begin(&e->watch, L);
-    rc = load_file(L, e, e->cfg.script);
-    if (rc == LUA_OK)
-        rc = lua_pcall(L, 0, 0, 0);
-    if (lwatch_load_end(&e->watch, L)) {
-        snprintf(err, errlen, "%s", e->watch.msg);
-        lua_pop(L, 1);
-        return -1;
-    }
-    if (rc != LUA_OK) {
-        const char *m = lua_tostring(L, -1);
-        snprintf(err, errlen, "%s", m ? m : "error object is not a string");
-        lua_pop(L, 1);
-        return -1;
-    }
-    if (e->scens.nscens == 0) {
-        snprintf(err, errlen, "%s: no scenario declared (call quern.scenario)", e->cfg.script);
-        return -1;
-    }
-    for (size_t i = 0; i < e->scens.nscens; i++) {
-        scen *sc = e->scens.scens[i];
-        lua_rawgeti(L, LUA_REGISTRYINDEX, sc->table_ref);
-        for (int f = 0; f < 3; f++) {
-            static const char *names[] = {"run", "init", "finish"};
-            int t = lua_getfield(L, -1, names[f]);
-            lua_pop(L, 1);
-            if (f == 0 && t != LUA_TFUNCTION) {
-                snprintf(err, errlen,
-                         "%s: scenario %s has no run function (define function "
-                         "sc.run(vu))",
-                         sc->where, sc->name);
-                lua_pop(L, 1);
-                return -1;
-            }
-            if (t != LUA_TNIL && t != LUA_TFUNCTION) {
-                snprintf(err, errlen, "%s: scenario %s: %s must be a function", sc->where, sc->name,
-                         names[f]);
-                lua_pop(L, 1);
-                return -1;
-            }
-        }
-        lua_pop(L, 1);
-    }
-    e->loaded = 1;
-    return 0;
-}
-
-int lquern_new_vu_table(lua_State *L, vu *v)
-{
-    scen *sc = v->eng->scens.scens[v->scen];
-
-    lua_createtable(L, 0, 4);
-    lua_pushinteger(L, v->gid);
-    lua_setfield(L, -2, "id");
-    lua_pushinteger(L, 0);
-    lua_setfield(L, -2, "run");
-    lua_newtable(L);
-    lua_setfield(L, -2, "data");
-    lua_pushstring(L, sc->name);
-    lua_setfield(L, -2, "scenario");
-    lvu_push_metatable(L);
-    lua_setmetatable(L, -2);
-    return luaL_ref(L, LUA_REGISTRYINDEX);
-}
-
-int lquern_push_phase(vu *v, const char *fn)
-{
-    lua_State *co = v->co;
-    scen *sc = v->eng->scens.scens[v->scen];
-
-    lua_settop(co, 0);
-    lua_rawgeti(co, LUA_REGISTRYINDEX, sc->table_ref);
-    if (lua_getfield(co, -1, fn) != LUA_TFUNCTION) {
-        lua_settop(co, 0);
-        return 0;
-    }
-    lua_remove(co, 1);
-    lua_rawgeti(co, LUA_REGISTRYINDEX, v->tbl_ref);
-    lua_pushinteger(co, v->run);
-    lua_setfield(co, -2, "run");
-    return 1;
-}
-
-int lquern_halt(lua_State *L, vu *v)
-{
-    v->wait = VU_HALT;
-    return lua_yield(L, 0);
-}
-
-void lquern_resume(vu *v, int nargs)
-{
-    lua_State *co = v->co;
-    int nres = 0, st, held;
-    const char *msg;
-
-    v->check_failed = 0;
-    lwatch_begin(&v->eng->watch, co);
-    st = lua_resume(co, v->eng->L, nargs, &nres);
-    held = lwatch_end(&v->eng->watch);
-    if (st == LUA_YIELD && !held) {
-        v->yielded = 1;
-        lua_pop(co, nres);
-        if (v->wait == VU_HALT)
-            vu_halt(v);
-        return;
-    }
-    if (st == LUA_OK && !held) {
-        lua_settop(co, 0);
-        vu_phase_end(v, 1);
-        return;
-    }
-    lua_checkstack(co, 8);
-    /* A VU that held the loop: the watch's message, whatever the script
-     * made of the error on its way out. */
-    msg = held ? v->eng->watch.msg : luaL_tolstring(co, -1, NULL);
-    if (held || !v->check_failed) {
-        /* A script error: logged with its traceback, counted against the
-         * current step; the VU goes on with its next run. */
-        engine_log_script_error(v->eng, v, msg);
-        if (v->pend.step >= 0 && v->pend.err == SAMPLE_OK) {
-            v->pend.err = SAMPLE_FUNC;
-            v->pend.in_block = 0;
-            snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
-        } else if (v->pend.step < 0) {
-            scen *sc = v->eng->scens.scens[v->scen];
-            int stp = v->cur_step >= 0 ? v->cur_step : sc->first_step ? sc->first_step->index : -1;
-            vu_count_error(v, stp, 0, msg);
-        }
-    }
-    v->pend.in_block = 0;
-    if (held)
-        vu_new_thread(v); /* its to-be-closed variables are not closed */
-    else
-        lua_closethread_compat(co);
-    vu_phase_end(v, 0);
 }

@@ -1,11 +1,10 @@
-/* lxml — XPath on response bodies, with libxml2 (XML and HTML parsers). */
+#include "worker/lxml.h"
+
 #include <lauxlib.h>
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 #include <stdio.h>
-
-#include "worker/lquern.h"
 
 static void push_node(lua_State *L, xmlNodePtr n)
 {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/lbuf.h"
+#include "common/utf8.h"
 #include "common/mem.h"
 #include "common/redact.h"
 #include "worker/engine_int.h"
@@ -144,7 +145,7 @@ void trace_response(trace *t, vu *v, CURLcode rc)
     const char *eff = NULL, *url, *sname = "untimed";
     char ubuf[2048];
     long redirects = 0;
-    size_t body, off = 0;
+    size_t body, nshow, off = 0;
 
     if (s == NULL)
         return;
@@ -158,7 +159,9 @@ void trace_response(trace *t, vu *v, CURLcode rc)
     if (x->status > 0) {
         headers(&o, "< ", v->xh->hdr.data != NULL ? v->xh->hdr.data : "", v->xh->hdr.len);
         body = v->xh->body.len + v->xh->body.dropped;
-        for (size_t i = 0; i < v->xh->body.len && i < TRACE_BODY_MAX; i++) {
+        /* At most TRACE_BODY_MAX bytes, cut between characters. */
+        nshow = utf8_cut(v->xh->body.data, v->xh->body.len, TRACE_BODY_MAX);
+        for (size_t i = 0; i < nshow; i++) {
             /* Bytes a terminal would take as commands are shown as '.'. */
             unsigned char c = (unsigned char)v->xh->body.data[i];
             char ch = c >= 0x20 && c != 0x7f ? (char)c : c == '\n' || c == '\t' ? (char)c : '.';

@@ -4,9 +4,10 @@
  * as k6's --http-debug does: for each transfer, the method and URL (its
  * password redacted, common/redact.h), the request headers as libcurl sent
  * them (credentials in Authorization masked), the status and response
- * headers, the body's first TRACE_BODY_MAX bytes and the timings (DNS,
- * connect, TLS, time to first byte, total). Mode 1 traces the VU of global
- * index 1 only, mode 2 every VU (--trace=all).
+ * headers, the body's first TRACE_BODY_MAX bytes (cut between UTF-8
+ * characters) and the timings (DNS, connect, TLS, time to first byte,
+ * total). Mode 1 traces the VU of global index 1 only, mode 2 every VU
+ * (--trace=all).
  *
  * Where it goes: the worker's stderr, which is the agent's: in a local run
  * the terminal of `quern run`, in a distributed run the agent's output on

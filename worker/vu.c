@@ -7,7 +7,8 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/lquern.h"
+#include "worker/lapi.h"
+#include "worker/lcoro.h"
 #include "worker/reqlog.h"
 #include "worker/trace.h"
 
@@ -207,7 +208,7 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
     v->cur_step = -1;
     v->pend.step = -1;
     vu_new_thread(v);
-    v->tbl_ref = lquern_new_vu_table(L, v);
+    v->tbl_ref = lcoro_new_vu_table(L, v);
     ev_init(&v->timer, on_timer);
     v->timer.data = v;
 
@@ -242,6 +243,15 @@ void vu_schedule_start(vu *v, int64_t delay_us)
 {
     v->phase = VU_WAITING;
     vu_wait_timer(v, delay_us, VU_SLEEP);
+}
+
+int vu_current_step(const vu *v)
+{
+    const scen *sc = v->eng->scens.scens[v->scen];
+
+    if (v->cur_step >= 0)
+        return v->cur_step;
+    return sc->first_step != NULL ? sc->first_step->index : -1;
 }
 
 void vu_count_error(vu *v, int sidx, int technical, const char *msg)
@@ -379,7 +389,7 @@ void vu_xfer_done(vu *v, CURLcode rc)
         v->abandon = 0;
         v->halting = 1;
     }
-    lquern_resume(v, 0);
+    lcoro_resume(v, 0);
 }
 
 void vu_halt(vu *v)
@@ -498,12 +508,12 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
         if (sc->cookies_reset)
             v->jar_reset = 1; /* done when the jar is next used */
     }
-    if (!lquern_push_phase(v, fn)) {
+    if (!lcoro_push_phase(v, fn)) {
         /* No such function (init and finish are optional). */
         vu_phase_end(v, 1);
         return;
     }
-    lquern_resume(v, 1);
+    lcoro_resume(v, 1);
 }
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
@@ -526,7 +536,7 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
             vu_next_run(v);
         break;
     default:
-        lquern_resume(v, 0); /* a sleep or a think time inside a phase */
+        lcoro_resume(v, 0); /* a sleep or a think time inside a phase */
         break;
     }
 }

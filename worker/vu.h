@@ -129,7 +129,7 @@ void vu_schedule_start(vu *v, int64_t delay_us);
 /** The engine is stopping: cancel waits, go to finish (or done). */
 void vu_stop(vu *v);
 /** Ends a halting VU's phase where its script asked for its next request,
- *  sleep or think time (lquern_halt): what it recorded so far is kept, that
+ *  sleep or think time (lapi_halt): what it recorded so far is kept, that
  *  wait never starts, and the VU goes to finish (or done). */
 void vu_halt(vu *v);
 /** The grace is over: abandon whatever is in flight, go to done. */
@@ -157,5 +157,8 @@ void vu_phase_end(vu *v, int ok);
 /** Counts a functional error against the VU's current step without a sample
  *  (a late check, or a script error outside any sample). */
 void vu_count_error(vu *v, int sidx, int technical, const char *msg);
+/** The step an error outside any sample counts against: the VU's current
+ *  step, else its scenario's first; -1 when the scenario has none. */
+int vu_current_step(const vu *v);
 
 #endif

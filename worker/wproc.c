@@ -19,6 +19,7 @@
 #include "proto/frame.h"
 #include "proto/handshake.h"
 #include "worker/engine.h"
+#include "proto/wfiles.h"
 #include "worker/reqlog.h"
 
 #define WPROC_START_TIMEOUT_MS 60000 /* StartRun must come this soon after fork */
@@ -149,36 +150,41 @@ int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *firs
 
     *first = 0;
     *stride = 1;
+    /* A range at a time, not a VU at a time: a range may hold 2^32 VUs. */
     for (size_t i = 0; i < nranges; i++) {
         const Quern__VuRange *r = ranges[i];
+        uint64_t gid = r->first;
         if (r->count == 0)
             continue;
-        if (r->first == 0 || (uint64_t)r->first + r->count - 1 > UINT32_MAX) {
+        if (r->first == 0 || gid + r->count - 1 > UINT32_MAX) {
             snprintf(err, errlen, "VU range %u+%u is out of bounds", r->first, r->count);
             return -1;
         }
-        for (uint64_t k = 0; k < r->count; k++) {
-            uint64_t gid = (uint64_t)r->first + k;
-            if (n == 0) {
-                *first = (uint32_t)gid;
-            } else if (n == 1) {
-                if (gid <= prev) {
-                    snprintf(err, errlen, "VU indices are not increasing at %llu",
-                             (unsigned long long)gid);
-                    return -1;
-                }
-                *stride = (uint32_t)(gid - prev);
-            } else if (gid != prev + *stride) {
-                snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
+        if (n == 0) {
+            *first = r->first;
+        } else if (n == 1) {
+            if (gid <= prev) {
+                snprintf(err, errlen, "VU indices are not increasing at %llu",
                          (unsigned long long)gid);
                 return -1;
             }
-            prev = gid;
-            n++;
-            if (n > UINT32_MAX) {
-                snprintf(err, errlen, "too many VUs");
-                return -1;
-            }
+            *stride = (uint32_t)(gid - prev);
+        } else if (gid != prev + *stride) {
+            snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
+                     (unsigned long long)gid);
+            return -1;
+        }
+        /* Inside a range the VUs are consecutive: only stride 1 takes two. */
+        if (r->count > 1 && n > 0 && *stride != 1) {
+            snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
+                     (unsigned long long)gid + 1);
+            return -1;
+        }
+        prev = gid + r->count - 1;
+        n += r->count;
+        if (n > UINT32_MAX) {
+            snprintf(err, errlen, "too many VUs");
+            return -1;
         }
     }
     *count = (uint32_t)n;
@@ -221,7 +227,7 @@ static int send_steps(int fd, uint64_t run_id, const scen_set *ss)
     return rc;
 }
 
-/* The request logs StartRun asks for, in dir (see worker/reqlog.h); NULL
+/* The request logs StartRun asks for, in dir (names in proto/wfiles.h); NULL
  * with *failed = 0 when none is asked for, NULL with *failed = 1 and err set
  * when they cannot be created. */
 static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned number, int *failed,
@@ -240,14 +246,14 @@ static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned 
     rc.process = proc;
     rc.worker = number;
     if (sr->jtl) {
-        snprintf(f, sizeof(f), REQLOG_JTL_FILE, number);
+        snprintf(f, sizeof(f), WFILES_JTL, number);
         snprintf(jtl, sizeof(jtl), "%s/%s", dir, f);
         rc.jtl_path = jtl;
     }
     if (sr->grinder_logs) {
-        snprintf(f, sizeof(f), REQLOG_DATA_FILE, number);
+        snprintf(f, sizeof(f), WFILES_DATA, number);
         snprintf(data, sizeof(data), "%s/%s", dir, f);
-        snprintf(f, sizeof(f), REQLOG_OUT_FILE, number);
+        snprintf(f, sizeof(f), WFILES_OUT, number);
         snprintf(outp, sizeof(outp), "%s/%s", dir, f);
         rc.data_path = data;
         rc.out_path = outp;

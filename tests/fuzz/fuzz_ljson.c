@@ -10,7 +10,7 @@
 #include <lualib.h>
 #include <string.h>
 
-#include "worker/lquern.h"
+#include "worker/ljson.h"
 #include "tests/fuzz/fuzz_util.h"
 
 static lua_State *L;

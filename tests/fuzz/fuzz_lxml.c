@@ -10,7 +10,7 @@
 #include <libxml/xmlerror.h>
 #include <string.h>
 
-#include "worker/lquern.h"
+#include "worker/lxml.h"
 #include "tests/fuzz/fuzz_util.h"
 
 /* libxml2's messages for a bad expression: not worth a line per input. */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "console/gather.h"
-#include "worker/reqlog.h"
+#include "proto/wfiles.h"
 
 static char path[64];
 
@@ -47,7 +47,7 @@ static const char *body(void)
     buf[n] = '\0';
     nl = strchr(buf, '\n');
     assert_non_null(nl);
-    assert_int_equal(strncmp(buf, REQLOG_JTL_HEADER "\n", strlen(REQLOG_JTL_HEADER) + 1), 0);
+    assert_int_equal(strncmp(buf, WFILES_JTL_HEADER "\n", strlen(WFILES_JTL_HEADER) + 1), 0);
     return nl + 1;
 }
 

@@ -1,4 +1,5 @@
-/* Unit tests for worker/lcsv: the CSV parser on inputs that end abruptly, and
+/* Unit tests for worker/lcsv: the CSV parser on inputs that end abruptly, on
+ * long, multi-line and too many fields, and
  * quern.csv over a real file.
  *
  * The parser's own functions are static: the test includes the .c (as h2o's
@@ -130,6 +131,62 @@ static void test_well_formed(void **state)
     assert_string_equal(out, "a;;b;");
 }
 
+/* Quoted fields keep their CR, LF and CRLF; a very long field, plain or
+ * quoted with doubled quotes, is read whole. */
+static void test_long_and_multiline_fields(void **state)
+{
+    size_t big = 200000, len;
+    char *text = xmalloc(2 * big + 16), *out = xmalloc(2 * big + 16), err[256], small[64];
+
+    assert_int_equal(PARSE("\"a\r\nb\",\"c\rd\"\r\ne", small, err), 0);
+    assert_string_equal(small, "a\r\nb|c\rd;e;");
+    /* Plain. */
+    memset(text, 'x', big);
+    memcpy(text + big, ",y", 2);
+    assert_int_equal(parse(text, big + 2, out, 2 * big + 16, err, sizeof(err)), 0);
+    assert_int_equal(strlen(out), big + 3);
+    assert_int_equal(strspn(out, "x"), big);
+    assert_string_equal(out + big, "|y;");
+    /* Quoted, every other byte a doubled quote. */
+    len = 0;
+    text[len++] = '"';
+    for (size_t i = 0; i < big / 2; i++) {
+        text[len++] = 'q';
+        text[len++] = '"';
+        text[len++] = '"';
+    }
+    text[len++] = '"';
+    assert_int_equal(parse(text, len, out, 2 * big + 16, err, sizeof(err)), 0);
+    assert_int_equal(strlen(out), big + 1);
+    assert_int_equal(memcmp(out, "q\"q\"", 4), 0);
+    assert_string_equal(out + big, ";");
+    /* Quoted and never closed: the end of the file inside the quotes. */
+    assert_int_equal(parse(text, len - 1, out, 2 * big + 16, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "t.csv:1: quoted field not closed"));
+    xfree(text);
+    xfree(out);
+}
+
+/* A record of more than CSV_MAX_FIELDS fields is refused with its line. */
+static void test_too_many_fields(void **state)
+{
+    size_t n = CSV_MAX_FIELDS + 1;
+    char *text = xmalloc(n + 8), out[16], err[256];
+
+    memcpy(text, "a\n", 2);
+    memset(text + 2, ',', n - 1);
+    assert_int_equal(parse(text, n + 1, out, sizeof(out), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "t.csv:2: more than 1024 fields"));
+    /* Exactly the maximum is fine. */
+    {
+        char *big = xmalloc(64 * CSV_MAX_FIELDS);
+        assert_int_equal(
+            parse(text + 2, CSV_MAX_FIELDS - 1, big, 64 * CSV_MAX_FIELDS, err, sizeof(err)), 0);
+        xfree(big);
+    }
+    xfree(text);
+}
+
 /* Writes text to a new temporary file; returns its path (owned by the caller,
  * who unlinks it). */
 static char *temp_csv(const char *text, size_t len)
@@ -141,6 +198,24 @@ static char *temp_csv(const char *text, size_t len)
     assert_int_equal(write(fd, text, len), (ssize_t)len);
     close(fd);
     return path;
+}
+
+/* The message quern.csv raises on the file holding text (len bytes). */
+static void csv_error(const char *text, size_t len, const char *want)
+{
+    char *path = temp_csv(text, len);
+    lua_State *L = luaL_newstate();
+
+    luaL_openlibs(L);
+    *(void **)lua_getextraspace(L) = NULL;
+    lua_pushcfunction(L, lcsv_new);
+    lua_pushstring(L, path);
+    assert_int_equal(lua_pcall(L, 1, 1, 0), LUA_ERRRUN);
+    if (strstr(lua_tostring(L, -1), want) == NULL)
+        fail_msg("\"%s\" does not say \"%s\"", lua_tostring(L, -1), want);
+    lua_close(L);
+    unlink(path);
+    xfree(path);
 }
 
 /* quern.csv(path) then f:count() and f:row(n) through Lua, with the same
@@ -215,18 +290,20 @@ static void test_quern_csv_stale_quote(void **state)
 static void test_quern_csv_quote_at_eof(void **state)
 {
     static const char text[] = "user,pass\nu1,\"";
-    char *path = temp_csv(text, sizeof(text) - 1);
-    lua_State *L = luaL_newstate();
 
-    luaL_openlibs(L);
-    *(void **)lua_getextraspace(L) = NULL;
-    lua_pushcfunction(L, lcsv_new);
-    lua_pushstring(L, path);
-    assert_int_equal(lua_pcall(L, 1, 1, 0), LUA_ERRRUN);
-    assert_non_null(strstr(lua_tostring(L, -1), ":2: quoted field not closed"));
-    lua_close(L);
-    unlink(path);
-    xfree(path);
+    csv_error(text, sizeof(text) - 1, ":2: quoted field not closed");
+}
+
+/* Files with nothing to feed, or rows of another width, are refused when
+ * the script loads. */
+static void test_quern_csv_refused(void **state)
+{
+    csv_error("", 0, "has no data rows");
+    csv_error("\n\r\n\n", 4, "has no data rows");
+    csv_error("user,pass\n", 10, "has no data rows");
+    csv_error("user,pass\nu1\n", 13, ":2: 1 field, expected 2 (as on line 1)");
+    csv_error("user,user\nu1,p1\n", 16, "column \"user\" appears twice");
+    csv_error(",pass\nu1,p1\n", 12, "column 1 of the header has no name");
 }
 
 int main(void)
@@ -240,6 +317,9 @@ int main(void)
         cmocka_unit_test(test_quern_csv_trailing_comma),
         cmocka_unit_test(test_quern_csv_stale_quote),
         cmocka_unit_test(test_quern_csv_quote_at_eof),
+        cmocka_unit_test(test_long_and_multiline_fields),
+        cmocka_unit_test(test_too_many_fields),
+        cmocka_unit_test(test_quern_csv_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

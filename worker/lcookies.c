@@ -1,9 +1,5 @@
-/* lvu — methods of the table a VU's init/run/finish receive: its cookie jar.
- *
- * The jar is the cookie engine of the VU's own libcurl handle. It persists
- * across runs unless the scenario says cookies = "reset", and can be saved to
- * and loaded from a file (Netscape cookie-file format, as curl and browsers
- * export) so a session survives from one test run to the next. */
+#include "worker/lcookies.h"
+
 #include <errno.h>
 #include <lauxlib.h>
 #include <stdio.h>
@@ -12,7 +8,6 @@
 #include <time.h>
 
 #include "worker/engine_int.h"
-#include "worker/lquern.h"
 
 #define VU_MT "quern.VU"
 
@@ -197,7 +192,7 @@ static int l_load_cookies(lua_State *L)
     return 1;
 }
 
-void lvu_push_metatable(lua_State *L)
+void lcookies_push_metatable(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"cookies", l_cookies},
                                    {"cookie", l_cookie},

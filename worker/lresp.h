@@ -1,0 +1,28 @@
+/* lresp — the response object a request returns to Lua: its fields
+ * (r.status, r.body, r.headers, r.time, r.ok, r.error, r.url, r.size,
+ * r.timings) and its checks (r:expect, r:contains, r:match, r:json,
+ * r:xpath, r:xpath_all, r:header).
+ *
+ * A failed check counts against the response's step sample while it is
+ * pending (or as an error of its step afterwards), then raises, ending the
+ * run as a functional error. The body and raw headers are kept as Lua
+ * strings in the userdata's user values; the header table is parsed on
+ * first use.
+ *
+ * Use: lresp_metatable() once (lhttp_register does it); lresp_push() when a
+ * VU's transfer completed (lhttp.c). Internal to worker/. */
+#ifndef QUERN_LRESP_H
+#define QUERN_LRESP_H
+
+#include <lua.h>
+
+struct vu;
+
+/** Creates the responses' metatable. */
+void lresp_metatable(lua_State *L);
+/** Pushes the response of v's completed transfer (v->x, its handle's body
+ *  and headers); url_idx is the stack index of the URL it was asked for.
+ *  Returns 1 (values pushed). */
+int lresp_push(lua_State *L, struct vu *v, int url_idx);
+
+#endif
