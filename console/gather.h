@@ -11,8 +11,8 @@
  *
  * The JTL's grpThreads and allThreads are the run's active VUs, which only
  * the console knows: it merges every agent's seconds (proto/ivwin.h). Each
- * line comes from its worker behind a prefix (REQLOG_JTL_PREFIX in
- * worker/reqlog.h) naming the second the sample was recorded in and the
+ * line comes from its worker behind a prefix (WFILES_JTL_PREFIX in
+ * proto/wfiles.h) naming the second the sample was recorded in and the
  * worker's own count then; gather writes the line without it, with the
  * run's count of that second in both columns, which is exact to the
  * second, costs a table lookup per line, and needs nothing sent down to the
