@@ -4,6 +4,8 @@
 #   make demo       install missing packages, build, start the demo target, run an example
 #   make test       install missing packages, build under ASan+UBSan, run every test
 #   make test-valgrind   unit tests under valgrind, zero leaks
+#   make lint       layering of includes, headers that compile alone, clang-format, tests/unit
+#                   mirroring the tree (tests/lint/; also part of make test)
 #   make fuzz       build the libFuzzer targets with clang, run each FUZZ_SECONDS (tests/fuzz/)
 #   make bench      quern against wrk and Locust (not part of make test)
 #   make clean
@@ -26,22 +28,31 @@ endif
 B := build/$(MODE)
 CFLAGS := $(CFLAGS_BASE) $(MODE_CFLAGS) $(EXTRA_CFLAGS)
 
-# Every .c of these folders goes into one archive; console/main.c holds main().
+# One archive per folder (build/MODE/libFOLDER.a), linked in layer order: a
+# folder may call only the folders after it in LAYERS (reports/ only common/),
+# and a call upwards (say common/ into proto/) fails to link: see layer_check.
+# Every .c of a folder is in its archive; console/main.c holds main();
+# build/gen/proto/*.pb-c.c go with proto/.
+LAYERS := console reports agent worker proto common
 PROTO_SRC := $(wildcard proto/*.proto)
 PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 # Generated sources are kept: make would otherwise delete them as intermediates
 # and rebuild every object at the next call.
 .SECONDARY: $(PROTO_GEN) $(PROTO_GEN:.c=.h)
-LIB_SRC := $(wildcard common/*.c proto/*.c worker/*.c agent/*.c console/*.c reports/*.c)
-LIB_SRC := $(filter-out console/main.c,$(LIB_SRC))
-LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(patsubst build/gen/%.c,$(B)/gen/%.o,$(PROTO_GEN))
+layer_src = $(filter-out console/main.c,$(wildcard $(1)/*.c))
+# $(call layer_obj,OBJDIR,FOLDER): the objects of FOLDER's archive
+layer_obj = $(patsubst %.c,$(1)/%.o,$(call layer_src,$(2))) \
+            $(if $(filter proto,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(PROTO_GEN)))
+LIB_SRC := $(foreach l,$(LAYERS),$(call layer_src,$(l)))
+LIB_OBJ := $(foreach l,$(LAYERS),$(call layer_obj,$(B),$(l)))
+ARCHIVES := $(foreach l,$(LAYERS),$(B)/lib$(l).a)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 # Fuzz targets: under make test each runs once over its corpus (gcc, tests/fuzz/driver.c).
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_RUN := $(patsubst tests/fuzz/%.c,build/asan/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all quern deps demo test test-build test-valgrind bench clean format fuzz fuzz-build
+.PHONY: all quern deps demo test test-build test-valgrind bench clean format fuzz fuzz-build lint cflags
 all: quern
 
 quern: $(B)/quern $(B)/quern-target
@@ -67,30 +78,69 @@ $(B)/%.o: %.c $(PROTO_GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/libquern.a: $(LIB_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
+# $(call archive_rule,ARCHIVEDIR,OBJDIR,FOLDER)
+define archive_rule
+$(1)/lib$(3).a: $(call layer_obj,$(2),$(3))
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call archive_rule,$(B),$(B),$(l))))
 
-$(B)/quern: $(B)/console/main.o $(B)/libquern.a
+# The link order alone misses a call upwards into an object that the program
+# pulls in anyway; so each archive is also linked whole (a stamp
+# build/MODE/layers/FOLDER.ok), with only the archives it may call: a call from
+# common/ to proto/ fails here, whatever else links.
+# $(call below,FOLDER,LAYERS): the folders after FOLDER
+below = $(if $(filter $(1),$(firstword $(2))),$(wordlist 2,99,$(2)),$(call below,$(1),$(wordlist 2,99,$(2))))
+# reports/ reads only the database: it may call common/ alone.
+calls_reports := common
+calls = $(or $(calls_$(1)),$(call below,$(1),$(LAYERS)))
+define layer_check
+$(B)/layers/$(1).ok: $(B)/lib$(1).a $(foreach l,$(call calls,$(1)),$(B)/lib$(l).a)
+	@mkdir -p $$(dir $$@)
+	@echo "layer $(1): lib$(1).a links alone on $(or $(call calls,$(1)),the system libraries)"
+	@echo 'int main(void) { return 0; }' | $$(CC) $$(CFLAGS) -o $$(basename $$@) -x c - -x none \
+	  -Wl,--whole-archive $$< -Wl,--no-whole-archive $$(filter-out $$<,$$^) $$(LIBS)
+	@rm -f $$(basename $$@)
+	@touch $$@
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_check,$(l))))
+LAYER_OK := $(foreach l,$(LAYERS),$(B)/layers/$(l).ok)
+
+$(B)/quern: $(B)/console/main.o $(ARCHIVES) | $(LAYER_OK)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/quern-target: $(B)/tests/target/target.o
 	$(CC) $(CFLAGS) -o $@ $^ $(TARGET_LIBS) -ljansson
 
-$(B)/tests/%: tests/unit/%.c $(B)/libquern.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS) $(TEST_LIBS)
+# Programs built from one source file against the archives write their own
+# dependency file next to them (BIN.d).
+DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
 
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/fuzz_util.h $(B)/libquern.a
+$(B)/tests/%: tests/unit/%.c $(ARCHIVES) $(PROTO_GEN) | $(LAYER_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< tests/fuzz/driver.c $(B)/libquern.a $(LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(ARCHIVES) $(LIBS) $(TEST_LIBS)
+
+# driver.o is kept (not an intermediate make would delete after each build).
+.SECONDARY: $(B)/tests/fuzz/driver.o
+$(B)/fuzz/%: tests/fuzz/%.c $(B)/tests/fuzz/driver.o $(ARCHIVES) $(PROTO_GEN) | $(LAYER_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(B)/tests/fuzz/driver.o $(ARCHIVES) $(LIBS)
 
 test-build:
 	$(MAKE) MODE=asan quern build/asan/linkprobe $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC)) $(FUZZ_RUN)
 
 test: deps
 	$(MAKE) test-build
-	@tests/run.sh build/asan
+	@QUERN_CFLAGS='$(CFLAGS_BASE)' tests/run.sh build/asan
+
+# The checks of tests/lint/, each one ok / not ok (tests/run.sh runs them too).
+lint: $(PROTO_GEN)
+	@QUERN_CFLAGS='$(CFLAGS_BASE)' tests/lint/run.sh
+
+# The flags tests/lint/headers.sh compiles each header with.
+cflags:
+	@echo '$(CFLAGS_BASE)'
 
 test-valgrind: deps
 	$(MAKE) MODE=rel $(patsubst tests/unit/%.c,build/rel/tests/%,$(UNIT_SRC))
@@ -114,8 +164,8 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 FZ := build/fuzz
 FUZZ_CFLAGS := $(CFLAGS_BASE) -Wno-unknown-warning-option -O1 -fno-omit-frame-pointer \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := $(patsubst %.c,$(FZ)/obj/%.o,$(LIB_SRC)) \
-            $(patsubst build/gen/%.c,$(FZ)/obj/gen/%.o,$(PROTO_GEN))
+FUZZ_OBJ := $(foreach l,$(LAYERS),$(call layer_obj,$(FZ)/obj,$(l)))
+FUZZ_ARCHIVES := $(foreach l,$(LAYERS),$(FZ)/lib$(l).a)
 
 $(FZ)/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -125,12 +175,11 @@ $(FZ)/obj/%.o: %.c $(PROTO_GEN)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FZ)/libquern.a: $(FUZZ_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
+# The same archives and link order as the gcc build.
+$(foreach l,$(LAYERS),$(eval $(call archive_rule,$(FZ),$(FZ)/obj,$(l))))
 
-$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FZ)/libquern.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FZ)/libquern.a $(LIBS)
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) $(PROTO_GEN)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_ARCHIVES) $(LIBS)
 
 fuzz-build:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz: $(FUZZ_CC) not found" \
@@ -142,20 +191,23 @@ fuzz:
 	$(MAKE) fuzz-build
 	@tests/fuzz/run.sh $(FZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
--include $(FUZZ_OBJ:.o=.d)
+-include $(FUZZ_OBJ:.o=.d) $(wildcard $(FZ)/fuzz_*.d)
 
 clean:
 	rm -rf build bin
 
+# The files tests/lint/format.sh checks.
+FORMAT_DIRS := common proto worker agent reports console tests/unit tests/fuzz tests/tools tests/target
 format:
-	clang-format -i $(wildcard */*.c */*.h tests/*/*.c)
+	clang-format -i $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS)))
 
--include $(LIB_OBJ:.o=.d) $(B)/console/main.d
+-include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d
+-include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d
 
 # Test helper for bench/run.sh: N simulated agents reporting to one console.
-$(B)/fanin: tests/tools/fanin.c $(B)/libquern.a
-	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS)
+$(B)/fanin: tests/tools/fanin.c $(ARCHIVES) $(PROTO_GEN) | $(LAYER_OK)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(ARCHIVES) $(LIBS)
 
 # Test helper for tests/e2e/dist_link.sh: an attacker on the console-agent link.
-$(B)/linkprobe: tests/tools/linkprobe.c $(B)/libquern.a
-	$(CC) $(CFLAGS) -o $@ $< $(B)/libquern.a $(LIBS)
+$(B)/linkprobe: tests/tools/linkprobe.c $(ARCHIVES) $(PROTO_GEN) | $(LAYER_OK)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(ARCHIVES) $(LIBS)

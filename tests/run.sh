@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs every test and ends with one line "N passed, N failed".
-#   tests/run.sh BUILD_DIR              unit tests (cmocka), fuzz corpora, end-to-end tests
+#   tests/run.sh BUILD_DIR              lint checks, unit tests (cmocka), fuzz corpora, end-to-end tests
 #   tests/run.sh --valgrind BUILD_DIR   unit tests under valgrind, zero leaks
 set -u
 cd "$(dirname "$0")/.."
@@ -16,6 +16,26 @@ LOGDIR=$(mktemp -d /tmp/quern-tests.XXXXXX)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export CMOCKA_MESSAGE_OUTPUT=stdout
+
+# The checks of tests/lint/ (layering, headers alone, clang-format, tests
+# mirroring the tree): one test each, a failure's output shown below it.
+if [ $valgrind = 0 ]; then
+  log="$LOGDIR/lint.log"
+  tests/lint/run.sh >"$log" 2>&1
+  rc=$?
+  ok=$(grep -c '^ok ' "$log")
+  bad=$(grep -c '^not ok ' "$log")
+  passed=$((passed + ok))
+  failed=$((failed + bad))
+  if [ "$rc" != 0 ] && [ "$bad" = 0 ]; then
+    failed=$((failed + 1))
+    failures+=("lint (exit $rc)")
+  fi
+  for c in $(sed -n 's/^not ok //p' "$log"); do failures+=("$c"); done
+  printf '%-28s %3d passed, %d failed%s\n' "lint" "$ok" "$bad" \
+    "$([ "$rc" != 0 ] && echo " (see $log)")"
+  [ "$rc" != 0 ] && grep -v '^ok ' "$log" | head -n 60 | sed 's/^/    /'
+fi
 
 for t in "$B"/tests/test_*; do
   [ -x "$t" ] || continue

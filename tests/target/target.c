@@ -1254,8 +1254,8 @@ static void count_request(struct req *rq, const char *url, const char *method)
             inet_ntop(AF_INET, &((const struct sockaddr_in *)ai->client_addr)->sin_addr, client,
                       sizeof(client));
         else if (ai->client_addr->sa_family == AF_INET6)
-            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ai->client_addr)->sin6_addr,
-                      client, sizeof(client));
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ai->client_addr)->sin6_addr, client,
+                      sizeof(client));
     }
 
     pthread_mutex_lock(&g_st.lock);

@@ -1,0 +1,23 @@
+#!/bin/bash
+# tests/unit mirrors the tree: each tests/unit/test_NAME.c tests the file
+# NAME.c of one of the source folders, so a module's tests are found from its
+# name (and a renamed module takes its test file along).
+#   tests/lint/mirror.sh     prints each test file with no NAME.c, exit 1 if any
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+bad=0
+for t in tests/unit/test_*.c; do
+  [ -e "$t" ] || continue
+  name=$(basename "$t" .c)
+  name=${name#test_}
+  found=0
+  for d in common proto worker agent reports console; do
+    [ -e "$d/$name.c" ] && found=1
+  done
+  if [ $found = 0 ]; then
+    echo "$t: no $name.c in common/ proto/ worker/ agent/ reports/ console/"
+    bad=1
+  fi
+done
+exit $bad
