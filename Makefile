@@ -32,9 +32,13 @@ PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 # Generated sources are kept: make would otherwise delete them as intermediates
 # and rebuild every object at the next call.
 .SECONDARY: $(PROTO_GEN) $(PROTO_GEN:.c=.h)
+# reports/schema.sql, compiled in as schema_sql[] (reports/schema.h): the one copy.
+SCHEMA_GEN := build/gen/reports/schema_sql.c
+GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN)
+.SECONDARY: $(SCHEMA_GEN)
 LIB_SRC := $(wildcard common/*.c proto/*.c worker/*.c agent/*.c console/*.c reports/*.c)
 LIB_SRC := $(filter-out console/main.c,$(LIB_SRC))
-LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(patsubst build/gen/%.c,$(B)/gen/%.o,$(PROTO_GEN))
+LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(patsubst build/gen/%.c,$(B)/gen/%.o,$(GEN_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 # Fuzz targets: under make test each runs once over its corpus (gcc, tests/fuzz/driver.c).
@@ -58,6 +62,17 @@ deps:
 build/gen/proto/%.pb-c.c build/gen/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p build/gen/proto
 	protoc-c --c_out=build/gen $<
+
+# od and sed only (coreutils), so no extra package: one 0xNN per byte, then a NUL.
+$(SCHEMA_GEN): reports/schema.sql
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from reports/schema.sql by the Makefile: do not edit. */'; \
+	  echo '#include "reports/schema.h"'; \
+	  echo 'const char schema_sql[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; \
+	  echo 'const size_t schema_sql_len = sizeof(schema_sql) - 1;'; } >$@.tmp
+	@mv -f $@.tmp $@
 
 $(B)/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -115,7 +130,7 @@ FZ := build/fuzz
 FUZZ_CFLAGS := $(CFLAGS_BASE) -Wno-unknown-warning-option -O1 -fno-omit-frame-pointer \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ := $(patsubst %.c,$(FZ)/obj/%.o,$(LIB_SRC)) \
-            $(patsubst build/gen/%.c,$(FZ)/obj/gen/%.o,$(PROTO_GEN))
+            $(patsubst build/gen/%.c,$(FZ)/obj/gen/%.o,$(GEN_SRC))
 
 $(FZ)/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)

@@ -13,7 +13,8 @@
 #include "reports/abandon.h"
 #include "reports/db.h"
 #include "reports/html.h"
-#include "reports/report.h"
+#include "reports/chart.h"
+#include "reports/query.h"
 #include "common/version.h"
 
 #define THRESHOLD_MAX 1000.0 /* percent */
@@ -76,14 +77,14 @@ static const char *const runverdict_class[] = {"same", "same", "better", "worse"
 
 /* One step of A matched with the same step of B (either may be NULL). */
 typedef struct cmp_row {
-    const report_step *a, *b; /* borrowed */
+    const query_step *a, *b; /* borrowed */
     double va[M_COUNT], vb[M_COUNT];
     enum cmp_verdict v[M_COUNT];
     enum cmp_verdict overall;
     const char *na_why; /* static or borrowed: why no verdict, overriding na_reason */
 } cmp_row;
 
-static double metric_value(const report_step *s, enum cmp_metric m)
+static double metric_value(const query_step *s, enum cmp_metric m)
 {
     switch (m) {
     case M_TPS:
@@ -145,18 +146,18 @@ static void judge_row(cmp_row *row, double thr)
 
 /* The rows: A's steps in order, then B's steps A does not have. A run that
  * is not complete (running, abandoned) gives no verdict: why says so. */
-static cmp_row *match_steps(const report_run *a, const report_run *b, double thr, const char *why,
+static cmp_row *match_steps(const query_run *a, const query_run *b, double thr, const char *why,
                             size_t *n)
 {
     cmp_row *rows = xcalloc(a->nsteps + b->nsteps + 1, sizeof(*rows));
     size_t k = 0;
 
     for (size_t i = 0; i < a->nsteps; i++) {
-        if (!report_step_shown(&a->steps[i]))
+        if (!query_step_shown(&a->steps[i]))
             continue;
         rows[k].a = &a->steps[i];
         for (size_t j = 0; j < b->nsteps; j++)
-            if (report_step_shown(&b->steps[j]) &&
+            if (query_step_shown(&b->steps[j]) &&
                 strcmp(a->steps[i].test_id, b->steps[j].test_id) == 0) {
                 rows[k].b = &b->steps[j];
                 break;
@@ -164,9 +165,9 @@ static cmp_row *match_steps(const report_run *a, const report_run *b, double thr
         judge_row(&rows[k++], thr);
     }
     for (size_t j = 0; j < b->nsteps; j++) {
-        int found = !report_step_shown(&b->steps[j]);
+        int found = !query_step_shown(&b->steps[j]);
         for (size_t i = 0; i < a->nsteps && !found; i++)
-            found = report_step_shown(&a->steps[i]) &&
+            found = query_step_shown(&a->steps[i]) &&
                     strcmp(a->steps[i].test_id, b->steps[j].test_id) == 0;
         if (found)
             continue;
@@ -206,7 +207,7 @@ static const char *dur_or_none(int64_t us, char *buf, size_t len)
 /* "A ran 50 VUs, B 100; ..." when the runs were asked for different loads
  * (VUs, duration, ramp-up, runs per VU; those an older quern did not
  * record are not compared), else "". */
-static const char *load_note(const report_run *a, const report_run *b, char *buf, size_t len)
+static const char *load_note(const query_run *a, const query_run *b, char *buf, size_t len)
 {
     char x[48], y[48];
 
@@ -232,9 +233,9 @@ static const char *load_note(const report_run *a, const report_run *b, char *buf
 }
 
 /* Why the runs cannot be compared step by step (NULL: they can). */
-static const char *incomplete_why(const report_run *a, const report_run *b, char *buf, size_t len)
+static const char *incomplete_why(const query_run *a, const query_run *b, char *buf, size_t len)
 {
-    const report_run *r = report_run_incomplete(a) ? a : report_run_incomplete(b) ? b : NULL;
+    const query_run *r = query_run_incomplete(a) ? a : query_run_incomplete(b) ? b : NULL;
 
     if (r == NULL)
         return NULL;
@@ -292,11 +293,11 @@ static const char *na_reason(const cmp_row *row)
 /* ------------------------------------------------------------------- text */
 
 /* One line per incomplete run: what it is and why. */
-static void print_incomplete(FILE *out, const report_run *r, const char *role)
+static void print_incomplete(FILE *out, const query_run *r, const char *role)
 {
     char b[32];
 
-    if (!report_run_incomplete(r))
+    if (!query_run_incomplete(r))
         return;
     fprintf(out, "note: run %lld (%s) is %s", (long long)r->id, role,
             r->abandoned ? "abandoned, incomplete" : "still running");
@@ -306,7 +307,7 @@ static void print_incomplete(FILE *out, const report_run *r, const char *role)
             html_duration(r->elapsed_us, b, sizeof(b)));
 }
 
-static void print_text(FILE *out, const report_run *a, const report_run *b, const cmp_row *rows,
+static void print_text(FILE *out, const query_run *a, const query_run *b, const cmp_row *rows,
                        size_t n, double thr, const char *note)
 {
     char va[32], vb[32], dl[32], hb[24], ha[24], t[32];
@@ -357,8 +358,8 @@ static void print_text(FILE *out, const report_run *a, const report_run *b, cons
 /* ------------------------------------------------------------------- HTML */
 
 typedef struct cmp_page {
-    const report_run *a, *b; /* borrowed */
-    const cmp_row *rows;     /* borrowed */
+    const query_run *a, *b; /* borrowed */
+    const cmp_row *rows;    /* borrowed */
     size_t nrows;
     double thr;
     size_t npts;
@@ -366,7 +367,7 @@ typedef struct cmp_page {
     const char *note; /* borrowed: load_note, "" when none */
 } cmp_page;
 
-static void run_column(FILE *out, const report_run *r, const char *role, const char *color,
+static void run_column(FILE *out, const query_run *r, const char *role, const char *color,
                        int dashed)
 {
     char b[64];
@@ -446,27 +447,27 @@ static void overlay(FILE *out, const cmp_page *pg, const char *title, const char
                     const double *ya, size_t na, const double *yb, size_t nb, int small)
 {
     char la[48], lb[48];
-    html_series s[2];
-    html_chart c = {.title = title,
-                    .unit = unit,
-                    .npts = pg->npts,
-                    .width_s = pg->width_s,
-                    .small = small,
-                    .kind = HTML_LINES,
-                    .series = s,
-                    .nseries = 2};
+    chart_series s[2];
+    chart c = {.title = title,
+               .unit = unit,
+               .npts = pg->npts,
+               .width_s = pg->width_s,
+               .small = small,
+               .kind = CHART_LINES,
+               .series = s,
+               .nseries = 2};
 
     snprintf(la, sizeof(la), "new: run %lld", (long long)pg->a->id);
     snprintf(lb, sizeof(lb), "baseline: run %lld", (long long)pg->b->id);
-    s[0] = (html_series){la, COLOR_NEW, ya, ya != NULL ? na : 0, 0};
-    s[1] = (html_series){lb, COLOR_BASE, yb, yb != NULL ? nb : 0, 1};
-    html_chart_svg(out, &c);
+    s[0] = (chart_series){la, COLOR_NEW, ya, ya != NULL ? na : 0, 0};
+    s[1] = (chart_series){lb, COLOR_BASE, yb, yb != NULL ? nb : 0, 1};
+    chart_svg(out, &c);
 }
 
 static void cmp_write(FILE *out, const void *arg)
 {
     const cmp_page *pg = arg;
-    const report_run *a = pg->a, *b = pg->b;
+    const query_run *a = pg->a, *b = pg->b;
     size_t nv[4] = {0, 0, 0, 0};
     char title[256], buf[32];
 
@@ -499,8 +500,8 @@ static void cmp_write(FILE *out, const void *arg)
         fputs("<p class=\"note\">The script changed between the runs (its SHA-256 differs).</p>\n",
               out);
     for (int k = 0; k < 2; k++) {
-        const report_run *r = k == 0 ? a : b;
-        if (!report_run_incomplete(r))
+        const query_run *r = k == 0 ? a : b;
+        if (!query_run_incomplete(r))
             continue;
         fprintf(out, "<p class=\"warn\" id=\"incomplete-%s\">Run %lld (%s) is %s",
                 k == 0 ? "a" : "b", (long long)r->id, k == 0 ? "A, new" : "B, baseline",
@@ -615,11 +616,11 @@ static int find_baseline(db *d, const char *name, int64_t id, int64_t *out, char
 
     for (int guard = 0; guard < 1000; guard++) {
         int complete;
-        if (report_run_find(d, name, before, out, err, errlen) != 0)
+        if (query_run_find(d, name, before, out, err, errlen) != 0)
             return -1;
         if (*out == 0)
             return 0;
-        if (report_run_complete(d, *out, &complete, err, errlen) != 0)
+        if (query_run_complete(d, *out, &complete, err, errlen) != 0)
             return -1;
         if (complete)
             return 0;
@@ -640,7 +641,7 @@ int compare_main(int argc, char **argv)
     db *d = NULL;
     int open_rc;
     char *name_a = NULL, *name_b = NULL;
-    report_run *a = NULL, *b = NULL;
+    query_run *a = NULL, *b = NULL;
     cmp_row *rows = NULL;
     uint64_t sa, sb;
     unsigned width;
@@ -674,7 +675,7 @@ int compare_main(int argc, char **argv)
             return usage_err("two runs at most, got a third: %s", arg);
         } else {
             ids[nids] = arg;
-            id[nids] = report_parse_id(arg);
+            id[nids] = query_parse_id(arg);
             if (id[nids] <= 0)
                 return usage_err("\"%s\" is not a run id (quern runs lists them)", arg);
             nids++;
@@ -684,13 +685,13 @@ int compare_main(int argc, char **argv)
     path = db_opts_path(&dbo);
     if (path == NULL)
         return usage_err("%s", "--db none: no database to read");
-    d = db_open_results("compare", path, &open_rc);
+    d = query_open("compare", path, &open_rc);
     if (d == NULL)
         return open_rc;
-    /* Best effort: report_run_load judges each run itself when this cannot write. */
+    /* Best effort: query_run_load judges each run itself when this cannot write. */
     abandon_sweep(d, clock_wall_us(), err, sizeof(err));
     if (nids == 0) {
-        if (report_run_find(d, NULL, 0, &id[0], err, sizeof(err)) != 0)
+        if (query_run_find(d, NULL, 0, &id[0], err, sizeof(err)) != 0)
             goto dberr;
         if (id[0] == 0) {
             fprintf(stderr, "quern compare: no run in %s\n", path);
@@ -727,16 +728,16 @@ int compare_main(int argc, char **argv)
         }
     }
     /* One width for both, so that their points line up on the charts. */
-    if (report_run_seconds(d, id[0], &sa, err, sizeof(err)) != 0 ||
-        report_run_seconds(d, id[1], &sb, err, sizeof(err)) != 0)
+    if (query_run_seconds(d, id[0], &sa, err, sizeof(err)) != 0 ||
+        query_run_seconds(d, id[1], &sb, err, sizeof(err)) != 0)
         goto dberr;
-    width = (unsigned)(((sa > sb ? sa : sb) + HTML_CHART_POINTS_MAX - 1) / HTML_CHART_POINTS_MAX);
+    width = (unsigned)(((sa > sb ? sa : sb) + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
     if (width == 0)
         width = 1;
-    a = report_run_load(d, id[0], width, NULL, err, sizeof(err));
+    a = query_run_load(d, id[0], width, NULL, err, sizeof(err));
     if (a == NULL)
         goto dberr;
-    b = report_run_load(d, id[1], width, NULL, err, sizeof(err));
+    b = query_run_load(d, id[1], width, NULL, err, sizeof(err));
     if (b == NULL)
         goto dberr;
 
@@ -751,7 +752,7 @@ int compare_main(int argc, char **argv)
                      (long long)b->id);
             outp = def;
         }
-        if (report_write_file(outp, cmp_write, &pg, err, sizeof(err)) != 0) {
+        if (html_write_file(outp, cmp_write, &pg, err, sizeof(err)) != 0) {
             fprintf(stderr, "quern compare: %s\n", err);
             goto out;
         }
@@ -793,8 +794,8 @@ dberr:
     rc = 3;
 out:
     xfree(rows);
-    report_run_free(a);
-    report_run_free(b);
+    query_run_free(a);
+    query_run_free(b);
     xfree(name_a);
     xfree(name_b);
     db_close(d);

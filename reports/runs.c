@@ -11,7 +11,7 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
-#include "reports/db.h"
+#include "reports/query.h"
 #include "reports/runverdict.h"
 
 #define RUNS_LIMIT_DEFAULT 20
@@ -140,7 +140,7 @@ int runs_main(int argc, char **argv)
     path = db_opts_path(&dbo);
     if (path == NULL)
         return usage_err("%s", "--db none: no database to read");
-    d = db_open_results("runs", path, &open_rc);
+    d = query_open("runs", path, &open_rc);
     if (d == NULL)
         return open_rc;
     sq = db_sqlite(d);

@@ -1,4 +1,7 @@
-/* Unit tests for reports/db: schema, migrations, interval rows, totals. */
+/* Unit tests for reports/db: creating and migrating the database, run,
+ * interval, totals, threshold and verdict rows, a full disk; with the
+ * abandoned-run judgement (reports/abandon) and the stored verdict
+ * (reports/runverdict) that read those rows. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +23,7 @@
 #include "reports/abandon.h"
 #include "reports/db.h"
 #include "reports/runverdict.h"
+#include "reports/schema.h"
 
 /* A temporary folder with a database path and a script in it. */
 typedef struct fx {
@@ -86,37 +90,14 @@ static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
     sqlite3_finalize(st);
 }
 
-/* The embedded schema is reports/schema.sql, byte for byte. */
-static void test_schema_file_matches(void **state)
+/* Runs migration n of the compiled schema on sq. */
+static void exec_migration(sqlite3 *sq, unsigned n)
 {
-    FILE *f = fopen("reports/schema.sql", "rb");
-    char *file, *embedded;
-    long n;
-    size_t len;
+    char *sql = schema_migration(n);
 
-    if (f == NULL) /* run from the repository root (tests/run.sh does) */
-        skip();
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    file = xcalloc((size_t)n + 1, 1);
-    assert_int_equal(fread(file, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    len = strlen(db_schema_header) + 1;
-    for (int i = 0; i < DB_SCHEMA_VERSION; i++)
-        len += strlen(db_migrations[i]);
-    embedded = xcalloc(len, 1);
-    strcat(embedded, db_schema_header);
-    for (int i = 0; i < DB_SCHEMA_VERSION; i++)
-        strcat(embedded, db_migrations[i]);
-    assert_string_equal(embedded, file);
-    for (int i = 0; i < DB_SCHEMA_VERSION; i++) {
-        char mark[32];
-        snprintf(mark, sizeof(mark), "-- @migration %d\n", i + 1);
-        assert_memory_equal(db_migrations[i], mark, strlen(mark));
-    }
-    xfree(file);
-    xfree(embedded);
+    assert_non_null(sql);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    xfree(sql);
 }
 
 static void test_create(void **state)
@@ -177,7 +158,7 @@ static void test_migrate_from_v1(void **state)
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(sq, db_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+    exec_migration(sq, 1);
     assert_int_equal(sqlite3_exec(sq,
                                   "PRAGMA user_version = 1; INSERT INTO runs (name, script, "
                                   "script_hash, quern_version, vus, started_at, started_us, "
@@ -206,8 +187,8 @@ static void test_migrate_from_v2(void **state)
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(sq, db_migrations[0], NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(sq, db_migrations[1], NULL, NULL, NULL), SQLITE_OK);
+    exec_migration(sq, 1);
+    exec_migration(sq, 2);
     assert_int_equal(
         sqlite3_exec(
             sq,
@@ -511,37 +492,6 @@ static void test_interval_committed(void **state)
     db_close(d);
 }
 
-static void test_opts(void **state)
-{
-    db_opts o = {0};
-    char err[256], buf[64];
-
-    assert_true(db_opts_flag("--db"));
-    assert_true(db_opts_flag("--tag"));
-    assert_false(db_opts_flag("--vus"));
-    assert_string_equal(db_opts_name(&o, "dir/plan.lua", buf, sizeof(buf)), "plan");
-    assert_string_equal(db_opts_name(&o, "plan", buf, sizeof(buf)), "plan");
-    assert_string_equal(db_opts_name(&o, "a/.lua", buf, sizeof(buf)), ".lua");
-    assert_int_equal(db_opts_set(&o, "--name", "nightly", err, sizeof(err)), 0);
-    assert_string_equal(db_opts_name(&o, "dir/plan.lua", buf, sizeof(buf)), "nightly");
-    assert_int_equal(db_opts_set(&o, "--tag", "env=ci", err, sizeof(err)), 0);
-    assert_int_equal(db_opts_set(&o, "--tag", "build=42", err, sizeof(err)), 0);
-    assert_int_equal(db_opts_set(&o, "--tag", "novalue", err, sizeof(err)), -1);
-    assert_int_equal(props_count(o.tags), 2);
-    unsetenv(DB_PATH_ENV);
-    assert_string_equal(db_opts_path(&o), DB_PATH_DEFAULT);
-    setenv(DB_PATH_ENV, "/tmp/x.db", 1);
-    assert_string_equal(db_opts_path(&o), "/tmp/x.db");
-    unsetenv(DB_PATH_ENV);
-    assert_int_equal(db_opts_set(&o, "--db", "none", err, sizeof(err)), 0);
-    assert_null(db_opts_path(&o));
-    assert_int_equal(db_opts_set(&o, "--db", "", err, sizeof(err)), -1);
-    db_opts_free(&o);
-    db_opts_free(&o);
-}
-
-/* Threshold verdicts: one row each, NULL when not measurable, replaced when
- * written again. */
 static void test_thresholds(void **state)
 {
     fx *f = *state;
@@ -897,7 +847,6 @@ static void test_verdict_short(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schema_file_matches),
         cmocka_unit_test_setup_teardown(test_create, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v0, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),
@@ -914,7 +863,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_intervals_and_totals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interval_committed, setup, teardown),
-        cmocka_unit_test(test_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

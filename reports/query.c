@@ -1,0 +1,832 @@
+#include "reports/query.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/hist.h"
+#include "common/mem.h"
+#include "reports/abandon.h"
+#include "reports/chart.h"
+
+/* A final point shorter than this fraction of its width is folded into the
+ * one before it. */
+#define FOLD_FRACTION 0.5
+
+db *query_open(const char *cmd, const char *path, int *exit_rc)
+{
+    char err[512];
+    db *d;
+
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "quern %s: no results database at %s (quern run writes one)\n", cmd, path);
+        *exit_rc = 2;
+        return NULL;
+    }
+    d = db_open(path, err, sizeof(err));
+    if (d == NULL) {
+        fprintf(stderr, "quern %s: %s\n", cmd, err);
+        *exit_rc = 3;
+    }
+    return d;
+}
+
+/* ------------------------------------------------------------------ loading */
+
+static sqlite3_stmt *prep(sqlite3 *sq, const char *sql, int64_t id, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+
+    if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    return st;
+}
+
+/* Ends a row loop: 0 when the statement ran to its end. Finalises st. */
+static int prep_done(sqlite3 *sq, sqlite3_stmt *st, int rc, char *err, size_t errlen)
+{
+    if (rc != SQLITE_DONE) {
+        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* Column i as an owned string ("" for NULL). */
+static char *col_str(sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+
+    return xstrdup(s != NULL ? s : "");
+}
+
+/* Column i as an owned string, NULL for NULL. */
+static char *col_opt_str(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col_str(st, i);
+}
+
+/* Column i, -1 for NULL. */
+static int64_t col_opt_i64(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+    int64_t v = sqlite3_column_int64(st, i);
+
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+/* Merges a histogram BLOB column into h; a malformed one is skipped (its
+ * counters still count). */
+static void col_hist(sqlite3_stmt *st, int i, hist *h)
+{
+    const void *blob = sqlite3_column_blob(st, i);
+    int n = sqlite3_column_bytes(st, i);
+
+    if (blob != NULL && n > 0)
+        hist_merge_encoded(h, blob, (size_t)n);
+}
+
+static double *nan_array(size_t n)
+{
+    double *a = xmalloc((n > 0 ? n : 1) * sizeof(*a));
+
+    for (size_t i = 0; i < n; i++)
+        a[i] = NAN;
+    return a;
+}
+
+static void series_init(query_series *s, size_t n)
+{
+    s->rps = nan_array(n);
+    s->ok_ps = nan_array(n);
+    s->tech_ps = nan_array(n);
+    s->func_ps = nan_array(n);
+    s->p50_ms = nan_array(n);
+    s->p95_ms = nan_array(n);
+    s->p99_ms = nan_array(n);
+}
+
+static void series_free(query_series *s)
+{
+    xfree(s->rps);
+    xfree(s->ok_ps);
+    xfree(s->tech_ps);
+    xfree(s->func_ps);
+    xfree(s->p50_ms);
+    xfree(s->p95_ms);
+    xfree(s->p99_ms);
+}
+
+/* Sets the percentile fields of s from h. */
+static void step_from_hist(query_step *s, const hist *h)
+{
+    s->mean_us = hist_mean(h);
+    s->min_us = hist_min(h);
+    s->p50_us = hist_percentile(h, 50);
+    s->p90_us = hist_percentile(h, 90);
+    s->p95_us = hist_percentile(h, 95);
+    s->p99_us = hist_percentile(h, 99);
+    s->max_us = hist_max(h);
+}
+
+int query_run_seconds(db *d, int64_t id, uint64_t *seconds, char *err, size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    sqlite3_stmt *st = prep(sq,
+                            "SELECT max(s) FROM (SELECT max(second) AS s FROM intervals "
+                            "WHERE run_id = ?1 UNION ALL SELECT max(second) FROM "
+                            "step_intervals WHERE run_id = ?1)",
+                            id, err, errlen);
+    int64_t last;
+
+    if (st == NULL)
+        return -1;
+    if (sqlite3_step(st) != SQLITE_ROW)
+        return prep_done(sq, st, SQLITE_ERROR, err, errlen);
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+        *seconds = 0;
+    } else {
+        last = sqlite3_column_int64(st, 0);
+        if (last < 0)
+            last = -1;
+        if (last >= (int64_t)QUERY_SECONDS_MAX)
+            last = QUERY_SECONDS_MAX - 1;
+        *seconds = (uint64_t)(last + 1);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = prep(sq,
+                            "SELECT name, tags, script, script_hash, properties, quern_version, "
+                            "vus, started_at, started_us, ended_at, ended_us, duration_us, status, "
+                            "req_duration_us, req_ramp_up_us, req_runs, command_line, "
+                            "console_host, console_pid, status_reason, verdict, verdict_reason "
+                            "FROM runs WHERE id = ?",
+                            r->id, err, errlen);
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        snprintf(err, errlen, "no run %lld in the database", (long long)r->id);
+        *missing = 1;
+        sqlite3_finalize(st);
+        return -1;
+    }
+    if (rc != SQLITE_ROW)
+        return prep_done(sq, st, rc, err, errlen);
+    r->name = col_str(st, 0);
+    r->tags = col_str(st, 1);
+    r->script = col_str(st, 2);
+    r->script_hash = col_str(st, 3);
+    r->properties = col_str(st, 4);
+    r->quern_version = col_str(st, 5);
+    r->vus = sqlite3_column_int64(st, 6);
+    r->started_at = col_str(st, 7);
+    r->started_us = sqlite3_column_int64(st, 8);
+    r->ended_at = sqlite3_column_type(st, 9) == SQLITE_NULL ? NULL : col_str(st, 9);
+    r->ended_us = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 10);
+    r->duration_us = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
+    r->status = col_str(st, 12);
+    r->req_duration_us = col_opt_i64(st, 13);
+    r->req_ramp_up_us = col_opt_i64(st, 14);
+    r->req_runs = col_opt_i64(st, 15);
+    r->command_line = col_opt_str(st, 16);
+    r->console_host = col_opt_str(st, 17);
+    r->console_pid = sqlite3_column_int64(st, 18);
+    r->status_reason = col_opt_str(st, 19);
+    r->run_verdict = col_opt_str(st, 20);
+    r->run_verdict_reason = col_opt_str(st, 21);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The steps: as many as the largest index any table uses (capped). */
+static int load_steps(sqlite3 *sq, query_run *r, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = prep(sq,
+                            "SELECT max(i) FROM (SELECT max(step_index) AS i FROM steps "
+                            "WHERE run_id = ?1 UNION ALL SELECT max(step_index) FROM step_totals "
+                            "WHERE run_id = ?1 UNION ALL SELECT max(step_index) FROM "
+                            "step_intervals WHERE run_id = ?1)",
+                            r->id, err, errlen);
+    int64_t last = -1;
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    if (sqlite3_step(st) != SQLITE_ROW)
+        return prep_done(sq, st, SQLITE_ERROR, err, errlen);
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+        last = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (last >= QUERY_STEPS_MAX)
+        last = QUERY_STEPS_MAX - 1;
+    r->nsteps = last >= 0 ? (size_t)last + 1 : 0;
+    r->steps = xcalloc(r->nsteps > 0 ? r->nsteps : 1, sizeof(*r->steps));
+
+    st = prep(sq,
+              "SELECT step_index, test_id, label, scenario FROM steps WHERE run_id = ? "
+              "ORDER BY step_index",
+              r->id, err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(st, 0);
+        query_step *s;
+        if (i < 0 || (uint64_t)i >= r->nsteps)
+            continue;
+        s = &r->steps[i];
+        xfree(s->test_id);
+        xfree(s->label);
+        xfree(s->scenario);
+        s->test_id = col_str(st, 1);
+        s->label = col_str(st, 2);
+        s->scenario = col_str(st, 3);
+        s->declared = 1;
+    }
+    if (prep_done(sq, st, rc, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        query_step *s = &r->steps[i];
+        char buf[32];
+        if (s->test_id != NULL)
+            continue;
+        snprintf(buf, sizeof(buf), "step %zu", i);
+        s->test_id = xstrdup(buf);
+        s->label = xstrdup("");
+        s->scenario = xstrdup("");
+    }
+    r->all.test_id = xstrdup("all");
+    r->all.label = xstrdup("All steps");
+    r->all.scenario = xstrdup("");
+    return 0;
+}
+
+/* Per-point lengths and active VUs from the intervals; chooses npts. */
+static int load_intervals(sqlite3 *sq, query_run *r, uint64_t nsec, int64_t **len_us, char *err,
+                          size_t errlen)
+{
+    sqlite3_stmt *st;
+    int64_t *len;
+    int rc;
+
+    r->npts = (size_t)((nsec + r->width_s - 1) / r->width_s);
+    len = xcalloc(r->npts > 0 ? r->npts : 1, sizeof(*len));
+    *len_us = len;
+    r->vus_ts = nan_array(r->npts);
+    st = prep(sq, "SELECT second, length_us, active_vus FROM intervals WHERE run_id = ?", r->id,
+              err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t sec = sqlite3_column_int64(st, 0);
+        int64_t l = sqlite3_column_int64(st, 1);
+        double vus = (double)sqlite3_column_int64(st, 2);
+        size_t p;
+        if (sec < 0 || (uint64_t)sec >= nsec || l < 0)
+            continue;
+        p = (size_t)((uint64_t)sec / r->width_s);
+        len[p] += l;
+        r->elapsed_us += l;
+        if (isnan(r->vus_ts[p]) || vus > r->vus_ts[p])
+            r->vus_ts[p] = vus;
+    }
+    if (prep_done(sq, st, rc, err, errlen) != 0)
+        return -1;
+    /* Fold a short final point into the one before. */
+    if (r->npts > 1 && (double)len[r->npts - 1] < FOLD_FRACTION * r->width_s * 1e6) {
+        size_t last = r->npts - 1;
+        len[last - 1] += len[last];
+        if (!isnan(r->vus_ts[last]) &&
+            (isnan(r->vus_ts[last - 1]) || r->vus_ts[last] > r->vus_ts[last - 1]))
+            r->vus_ts[last - 1] = r->vus_ts[last];
+        r->npts--;
+    }
+    return 0;
+}
+
+/* Per-point counters of one step (or of all), before they become rates. */
+typedef struct acc {
+    hist *h; /**< owned: the current point's merged histogram */
+    int touched;
+} acc;
+
+/* Sets the percentiles of point p from a->h and empties it. */
+static void acc_flush(acc *a, query_series *s, size_t p)
+{
+    if (!a->touched)
+        return;
+    if (hist_count(a->h) > 0) {
+        s->p50_ms[p] = (double)hist_percentile(a->h, 50) / 1000.0;
+        s->p95_ms[p] = (double)hist_percentile(a->h, 95) / 1000.0;
+        s->p99_ms[p] = (double)hist_percentile(a->h, 99) / 1000.0;
+    }
+    hist_reset(a->h);
+    a->touched = 0;
+}
+
+/* Turns the counts of s (held in its rate arrays) into rates per second. */
+static void to_rates(query_series *s, size_t npts, const int64_t *len_us, unsigned width_s)
+{
+    for (size_t p = 0; p < npts; p++) {
+        double secs = len_us[p] > 0 ? (double)len_us[p] / 1e6 : (double)width_s;
+        double *arr[4] = {s->rps, s->ok_ps, s->tech_ps, s->func_ps};
+        for (int k = 0; k < 4; k++)
+            arr[k][p] = isnan(arr[k][p]) ? 0.0 : arr[k][p] / secs;
+    }
+}
+
+static void add_count(double *a, size_t p, double v)
+{
+    a[p] = isnan(a[p]) ? v : a[p] + v;
+}
+
+/* The per-second rows: counts summed and histograms merged per point, for
+ * each step and for all steps. */
+static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *len_us, char *err,
+                       size_t errlen)
+{
+    acc *accs = xcalloc(r->nsteps + 1, sizeof(*accs));
+    sqlite3_stmt *st = NULL;
+    size_t cur = 0;
+    int rc = -1, step;
+
+    series_init(&r->all.ts, r->npts);
+    for (size_t i = 0; i < r->nsteps; i++)
+        series_init(&r->steps[i].ts, r->npts);
+    for (size_t i = 0; i <= r->nsteps; i++)
+        accs[i].h = hist_new();
+    st = prep(sq,
+              "SELECT second, step_index, count, err_tech, err_func, histogram "
+              "FROM step_intervals WHERE run_id = ? ORDER BY second, step_index",
+              r->id, err, errlen);
+    if (st == NULL)
+        goto out;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t sec = sqlite3_column_int64(st, 0), si = sqlite3_column_int64(st, 1);
+        double n = (double)col_u64(st, 2), et = (double)col_u64(st, 3), ef = (double)col_u64(st, 4);
+        double ok = n - et - ef > 0 ? n - et - ef : 0;
+        size_t p;
+        query_series *ss[2];
+        acc *as[2];
+        if (sec < 0 || (uint64_t)sec >= nsec || si < 0 || (uint64_t)si >= r->nsteps || r->npts == 0)
+            continue;
+        p = (size_t)((uint64_t)sec / r->width_s);
+        if (p >= r->npts)
+            p = r->npts - 1; /* the folded last point */
+        if (p != cur) {
+            for (size_t i = 0; i < r->nsteps; i++)
+                acc_flush(&accs[i], &r->steps[i].ts, cur);
+            acc_flush(&accs[r->nsteps], &r->all.ts, cur);
+            cur = p;
+        }
+        ss[0] = &r->steps[si].ts;
+        ss[1] = &r->all.ts;
+        as[0] = &accs[si];
+        as[1] = &accs[r->nsteps];
+        for (int k = 0; k < 2; k++) {
+            add_count(ss[k]->rps, p, n);
+            add_count(ss[k]->ok_ps, p, ok);
+            add_count(ss[k]->tech_ps, p, et);
+            add_count(ss[k]->func_ps, p, ef);
+            col_hist(st, 5, as[k]->h);
+            as[k]->touched = 1;
+        }
+    }
+    if (step != SQLITE_DONE) {
+        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        goto out;
+    }
+    if (r->npts > 0) {
+        for (size_t i = 0; i < r->nsteps; i++)
+            acc_flush(&accs[i], &r->steps[i].ts, cur);
+        acc_flush(&accs[r->nsteps], &r->all.ts, cur);
+    }
+    for (size_t i = 0; i < r->nsteps; i++)
+        to_rates(&r->steps[i].ts, r->npts, len_us, r->width_s);
+    to_rates(&r->all.ts, r->npts, len_us, r->width_s);
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    for (size_t i = 0; i <= r->nsteps; i++)
+        hist_free(accs[i].h);
+    xfree(accs);
+    return rc;
+}
+
+/* Whole-run figures per step: step_totals, or the intervals summed for the
+ * steps without totals (a run that did not end). Then all steps merged. */
+static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
+{
+    hist *hall = hist_new(), *h = hist_new();
+    sqlite3_stmt *st;
+    int rc = -1, step, missing = 0;
+    int64_t cur = -1;
+    int64_t dur = r->duration_us > 0 ? r->duration_us : r->elapsed_us;
+
+    st = prep(sq,
+              "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, tps, mean_us, "
+              "min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram FROM step_totals "
+              "WHERE run_id = ?",
+              r->id, err, errlen);
+    if (st == NULL)
+        goto out;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(st, 0);
+        query_step *s;
+        if (i < 0 || (uint64_t)i >= r->nsteps)
+            continue;
+        s = &r->steps[i];
+        s->has_totals = 1;
+        s->count = col_u64(st, 1);
+        s->err_tech = col_u64(st, 2);
+        s->err_func = col_u64(st, 3);
+        s->bytes_in = col_u64(st, 4);
+        s->bytes_out = col_u64(st, 5);
+        s->tps = sqlite3_column_double(st, 6);
+        s->mean_us = sqlite3_column_double(st, 7);
+        s->min_us = col_u64(st, 8);
+        s->p50_us = col_u64(st, 9);
+        s->p90_us = col_u64(st, 10);
+        s->p95_us = col_u64(st, 11);
+        s->p99_us = col_u64(st, 12);
+        s->max_us = col_u64(st, 13);
+        col_hist(st, 14, hall);
+    }
+    if (prep_done(sq, st, step, err, errlen) != 0) {
+        st = NULL;
+        goto out;
+    }
+    st = NULL;
+    for (size_t i = 0; i < r->nsteps; i++)
+        missing += !r->steps[i].has_totals;
+    if (missing > 0) {
+        st = prep(sq,
+                  "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, histogram "
+                  "FROM step_intervals WHERE run_id = ? ORDER BY step_index",
+                  r->id, err, errlen);
+        if (st == NULL)
+            goto out;
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t i = sqlite3_column_int64(st, 0);
+            query_step *s;
+            if (i < 0 || (uint64_t)i >= r->nsteps || r->steps[i].has_totals)
+                continue;
+            if (i != cur) {
+                if (cur >= 0)
+                    step_from_hist(&r->steps[cur], h);
+                hist_reset(h);
+                cur = i;
+            }
+            s = &r->steps[i];
+            s->count += col_u64(st, 1);
+            s->err_tech += col_u64(st, 2);
+            s->err_func += col_u64(st, 3);
+            s->bytes_in += col_u64(st, 4);
+            s->bytes_out += col_u64(st, 5);
+            col_hist(st, 6, h);
+            col_hist(st, 6, hall);
+        }
+        if (prep_done(sq, st, step, err, errlen) != 0) {
+            st = NULL;
+            goto out;
+        }
+        st = NULL;
+        if (cur >= 0)
+            step_from_hist(&r->steps[cur], h);
+        for (size_t i = 0; i < r->nsteps; i++)
+            if (!r->steps[i].has_totals)
+                r->steps[i].tps = dur > 0 ? (double)r->steps[i].count * 1e6 / (double)dur : 0.0;
+    }
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const query_step *s = &r->steps[i];
+        r->all.count += s->count;
+        r->all.err_tech += s->err_tech;
+        r->all.err_func += s->err_func;
+        r->all.bytes_in += s->bytes_in;
+        r->all.bytes_out += s->bytes_out;
+    }
+    r->all.has_totals = missing == 0;
+    r->all.tps = dur > 0 ? (double)r->all.count * 1e6 / (double)dur : 0.0;
+    step_from_hist(&r->all, hall);
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    hist_free(h);
+    hist_free(hall);
+    return rc;
+}
+
+static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    st = prep(sq,
+              "SELECT name, host, workers, vus, lost, status, requests, errors FROM agents "
+              "WHERE run_id = ? ORDER BY agent_index",
+              r->id, err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        query_agent *a;
+        r->agents = xrealloc(r->agents, (r->nagents + 1) * sizeof(*r->agents));
+        a = &r->agents[r->nagents++];
+        a->name = col_str(st, 0);
+        a->host = col_str(st, 1);
+        a->workers = sqlite3_column_int64(st, 2);
+        a->vus = sqlite3_column_int64(st, 3);
+        a->lost = sqlite3_column_int64(st, 4);
+        a->status = col_str(st, 5);
+        a->requests = sqlite3_column_int64(st, 6);
+        a->errors = sqlite3_column_int64(st, 7);
+    }
+    if (prep_done(sq, st, rc, err, errlen) != 0)
+        return -1;
+
+    st = prep(sq,
+              "SELECT step_index, kind, sample, count, first_second, last_second FROM errors "
+              "WHERE run_id = ? ORDER BY count DESC, step_index, kind",
+              r->id, err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        query_error *e;
+        r->errors = xrealloc(r->errors, (r->nerrors + 1) * sizeof(*r->errors));
+        e = &r->errors[r->nerrors++];
+        e->step = sqlite3_column_int64(st, 0);
+        e->kind = col_str(st, 1);
+        e->sample = col_str(st, 2);
+        e->count = sqlite3_column_int64(st, 3);
+        e->first_second = sqlite3_column_int64(st, 4);
+        e->last_second = sqlite3_column_int64(st, 5);
+    }
+    if (prep_done(sq, st, rc, err, errlen) != 0)
+        return -1;
+
+    st = prep(sq,
+              "SELECT name, runs, missed_pacing FROM scenario_totals WHERE run_id = ? "
+              "ORDER BY scen_index",
+              r->id, err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        query_scen *s;
+        r->scens = xrealloc(r->scens, (r->nscens + 1) * sizeof(*r->scens));
+        s = &r->scens[r->nscens++];
+        s->name = col_str(st, 0);
+        s->runs = sqlite3_column_int64(st, 1);
+        s->missed = sqlite3_column_int64(st, 2);
+    }
+    if (prep_done(sq, st, rc, err, errlen) != 0)
+        return -1;
+
+    st = prep(sq,
+              "SELECT expr, source, passed, measured, \"limit\", unit, description FROM "
+              "thresholds WHERE run_id = ? ORDER BY position",
+              r->id, err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        query_threshold *t;
+        r->thresholds = xrealloc(r->thresholds, (r->nthresholds + 1) * sizeof(*r->thresholds));
+        t = &r->thresholds[r->nthresholds++];
+        t->expr = col_str(st, 0);
+        t->source = col_str(st, 1);
+        t->passed = sqlite3_column_int(st, 2) != 0;
+        t->measurable = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        t->measured = sqlite3_column_double(st, 3);
+        t->limit = sqlite3_column_double(st, 4);
+        t->unit = col_str(st, 5);
+        t->description = col_str(st, 6);
+    }
+    return prep_done(sq, st, rc, err, errlen);
+}
+
+/* A running row whose console is gone is abandoned (reports/abandon.h). */
+static int judge_abandoned(db *d, query_run *r, char *err, size_t errlen)
+{
+    char why[256];
+    int rc;
+
+    if (strcmp(r->status, "abandoned") == 0) {
+        r->abandoned = 1;
+        return 0;
+    }
+    if (strcmp(r->status, "running") != 0)
+        return 0;
+    rc = abandon_run(d, r->id, clock_wall_us(), why, sizeof(why));
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    if (rc == 1) {
+        r->abandoned = 1;
+        xfree(r->status);
+        r->status = xstrdup("abandoned");
+        if (r->status_reason == NULL)
+            r->status_reason = xstrdup(why);
+    }
+    return 0;
+}
+
+/* The run's verdict from what was loaded. */
+static void decide(query_run *r)
+{
+    const char *failed[RUNVERDICT_FAILED_MAX];
+    runverdict_in in = {0};
+
+    in.status = r->status;
+    in.verdict = r->run_verdict;
+    in.verdict_reason = r->run_verdict_reason;
+    in.nthresholds = r->nthresholds;
+    in.failed = failed;
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        if (r->thresholds[i].passed)
+            continue;
+        if (in.nfailed < RUNVERDICT_FAILED_MAX)
+            failed[in.nfailed] = r->thresholds[i].expr;
+        in.nfailed++;
+    }
+    in.count = r->all.count;
+    in.errors = r->all.err_tech + r->all.err_func;
+    runverdict_decide(&in, 0, &r->verdict);
+}
+
+int query_run_incomplete(const query_run *r)
+{
+    return r->abandoned || strcmp(r->status, "running") == 0;
+}
+
+query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
+                          size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    query_run *r = xcalloc(1, sizeof(*r));
+    int64_t *len_us = NULL;
+    uint64_t nsec;
+    int miss = 0;
+
+    r->id = id;
+    if (load_run_row(sq, r, &miss, err, errlen) != 0 || judge_abandoned(d, r, err, errlen) != 0 ||
+        load_steps(sq, r, err, errlen) != 0 || query_run_seconds(d, id, &nsec, err, errlen) != 0)
+        goto fail;
+    if (width_s == 0)
+        width_s = (unsigned)((nsec + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
+    r->width_s = width_s > 0 ? width_s : 1;
+    if (load_intervals(sq, r, nsec, &len_us, err, errlen) != 0 ||
+        load_series(sq, r, nsec, len_us, err, errlen) != 0 ||
+        load_totals(sq, r, err, errlen) != 0 || load_tables(sq, r, err, errlen) != 0)
+        goto fail;
+    if (r->duration_us < 0)
+        r->duration_us = r->elapsed_us;
+    decide(r);
+    xfree(len_us);
+    if (missing != NULL)
+        *missing = 0;
+    return r;
+fail:
+    xfree(len_us);
+    query_run_free(r);
+    if (missing != NULL)
+        *missing = miss;
+    return NULL;
+}
+
+int query_step_shown(const query_step *s)
+{
+    return s->declared || s->count > 0;
+}
+
+static void step_free(query_step *s)
+{
+    xfree(s->test_id);
+    xfree(s->label);
+    xfree(s->scenario);
+    series_free(&s->ts);
+}
+
+void query_run_free(query_run *r)
+{
+    if (r == NULL)
+        return;
+    xfree(r->name);
+    xfree(r->tags);
+    xfree(r->script);
+    xfree(r->script_hash);
+    xfree(r->properties);
+    xfree(r->quern_version);
+    xfree(r->status);
+    xfree(r->started_at);
+    xfree(r->ended_at);
+    for (size_t i = 0; i < r->nsteps; i++)
+        step_free(&r->steps[i]);
+    xfree(r->steps);
+    step_free(&r->all);
+    xfree(r->vus_ts);
+    for (size_t i = 0; i < r->nagents; i++) {
+        xfree(r->agents[i].name);
+        xfree(r->agents[i].host);
+        xfree(r->agents[i].status);
+    }
+    xfree(r->agents);
+    for (size_t i = 0; i < r->nerrors; i++) {
+        xfree(r->errors[i].kind);
+        xfree(r->errors[i].sample);
+    }
+    xfree(r->errors);
+    for (size_t i = 0; i < r->nscens; i++)
+        xfree(r->scens[i].name);
+    xfree(r->scens);
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        xfree(r->thresholds[i].expr);
+        xfree(r->thresholds[i].source);
+        xfree(r->thresholds[i].unit);
+        xfree(r->thresholds[i].description);
+    }
+    xfree(r->thresholds);
+    xfree(r->command_line);
+    xfree(r->console_host);
+    xfree(r->status_reason);
+    xfree(r->run_verdict);
+    xfree(r->run_verdict_reason);
+    xfree(r);
+}
+
+int query_run_find(db *d, const char *name, int64_t before, int64_t *id, char *err, size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(sq,
+                           "SELECT id FROM runs WHERE (?1 IS NULL OR name = ?1) "
+                           "AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    if (name != NULL)
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, before);
+    *id = 0;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = SQLITE_DONE;
+    }
+    return prep_done(sq, st, rc, err, errlen);
+}
+
+int query_run_complete(db *d, int64_t id, int *complete, char *err, size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    sqlite3_stmt *st = prep(sq, "SELECT status FROM runs WHERE id = ?", id, err, errlen);
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    *complete = 0;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        *complete = s != NULL && strcmp(s, "running") != 0 && strcmp(s, "abandoned") != 0;
+        rc = SQLITE_DONE;
+    }
+    return prep_done(sq, st, rc, err, errlen);
+}
+
+int64_t query_parse_id(const char *s)
+{
+    char *end;
+    long long v;
+
+    if (s == NULL || *s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v <= 0)
+        return 0;
+    return (int64_t)v;
+}
