@@ -1,6 +1,7 @@
 #include "reports/compare.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "reports/db.h"
 #include "reports/html.h"
 #include "reports/chart.h"
+#include "reports/cli.h"
 #include "reports/query.h"
 #include "common/version.h"
 
@@ -23,6 +25,15 @@
 
 #define COLOR_NEW "#2563eb"
 #define COLOR_BASE "#475467"
+
+/* The options, beside their help text. */
+static const struct option compare_options[] = {
+    {"db", required_argument, NULL, 'd'},
+    {"output", required_argument, NULL, 'o'},
+    {"fail-on-regression", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
 
 void compare_usage(FILE *out)
 {
@@ -552,14 +563,6 @@ static void cmp_write(FILE *out, const void *arg)
 
 /* ---------------------------------------------------------------- command */
 
-static int usage_err(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "quern compare: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see quern help compare)\n");
-    return 2;
-}
-
 /* "10%", "10", "2.5%": a percentage in (0, THRESHOLD_MAX]. -1 if not. */
 static double parse_pct(const char *s)
 {
@@ -577,66 +580,13 @@ static double parse_pct(const char *s)
     return v;
 }
 
-/* The name of run id into *name (owned by the caller), or NULL when there
- * is no such run. 0, or -1 with err set. */
-static int run_name(db *d, int64_t id, char **name, char *err, size_t errlen)
-{
-    sqlite3 *sq = db_sqlite(d);
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    *name = NULL;
-    if (sqlite3_prepare_v2(sq, "SELECT name FROM runs WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *s = (const char *)sqlite3_column_text(st, 0);
-        *name = xstrdup(s != NULL ? s : "");
-        rc = SQLITE_DONE;
-    }
-    if (rc != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-/* The default baseline: the newest complete run named name before id
- * (one still running or abandoned is skipped), into *out (0: none). */
-static int find_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err,
-                         size_t errlen)
-{
-    int64_t before = id;
-
-    for (int guard = 0; guard < 1000; guard++) {
-        int complete;
-        if (query_run_find(d, name, before, out, err, errlen) != 0)
-            return -1;
-        if (*out == 0)
-            return 0;
-        if (query_run_complete(d, *out, &complete, err, errlen) != 0)
-            return -1;
-        if (complete)
-            return 0;
-        before = *out;
-    }
-    *out = 0;
-    return 0;
-}
-
 int compare_main(int argc, char **argv)
 {
     const char *path = NULL, *outp = NULL, *ids[2] = {NULL, NULL};
     int64_t id[2] = {0, 0};
     size_t nids = 0, nrows = 0;
     double thr = COMPARE_THRESHOLD_DEFAULT;
-    int fail_on = 0, rc = 3;
+    int fail_on = 0, rc = 3, c;
     db_opts dbo = {0};
     db *d = NULL;
     int open_rc;
@@ -647,44 +597,54 @@ int compare_main(int argc, char **argv)
     unsigned width;
     char err[1024], def[96], note[NOTE_MAX], why[160];
 
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "-:ho:", compare_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
             compare_usage(stdout);
             return 0;
-        }
-        if (strcmp(arg, "--db") == 0 || strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 ||
-            strcmp(arg, "--fail-on-regression") == 0) {
-            if (i + 1 >= argc || argv[i + 1][0] == '\0')
-                return usage_err("%s needs a value", arg);
-            if (strcmp(arg, "--db") == 0) {
-                path = argv[++i];
-            } else if (strcmp(arg, "--fail-on-regression") == 0) {
-                thr = parse_pct(argv[++i]);
+        case 'd':
+        case 'o':
+        case 'f':
+            if (optarg[0] == '\0')
+                return cli_usage_err("compare", "%s needs a value", cli_flag(argv, optind, optarg));
+            if (c == 'd') {
+                path = optarg;
+            } else if (c == 'f') {
+                thr = parse_pct(optarg);
                 if (thr < 0)
-                    return usage_err("--fail-on-regression: \"%s\" is not a percentage such "
-                                     "as 10%%",
-                                     argv[i]);
+                    return cli_usage_err("compare",
+                                         "--fail-on-regression: \"%s\" is not a percentage such "
+                                         "as 10%%",
+                                         optarg);
                 fail_on = 1;
             } else {
-                outp = argv[++i];
+                outp = optarg;
             }
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return usage_err("unknown option %s", arg);
-        } else if (nids == 2) {
-            return usage_err("two runs at most, got a third: %s", arg);
-        } else {
-            ids[nids] = arg;
-            id[nids] = query_parse_id(arg);
+            break;
+        case ':':
+            return cli_usage_err("compare", "%s needs a value", cli_flag(argv, optind, NULL));
+        case 1:
+            if (nids == 2)
+                return cli_usage_err("compare", "two runs at most, got a third: %s", optarg);
+            ids[nids] = optarg;
+            id[nids] = query_parse_id(optarg);
             if (id[nids] <= 0)
-                return usage_err("\"%s\" is not a run id (quern runs lists them)", arg);
+                return cli_usage_err("compare", "\"%s\" is not a run id (quern runs lists them)",
+                                     optarg);
             nids++;
+            break;
+        default:
+            return cli_usage_err("compare", "unknown option %s", cli_flag(argv, optind, NULL));
         }
     }
+    if (optind > 1 && strcmp(argv[optind - 1], "--") == 0)
+        return cli_usage_err("compare", "unknown option %s", "--");
     dbo.path = path;
     path = db_opts_path(&dbo);
     if (path == NULL)
-        return usage_err("%s", "--db none: no database to read");
+        return cli_usage_err("compare", "%s", "--db none: no database to read");
     d = query_open("compare", path, &open_rc);
     if (d == NULL)
         return open_rc;
@@ -699,7 +659,7 @@ int compare_main(int argc, char **argv)
             goto out;
         }
     }
-    if (run_name(d, id[0], &name_a, err, sizeof(err)) != 0)
+    if (query_run_name(d, id[0], &name_a, err, sizeof(err)) != 0)
         goto dberr;
     if (name_a == NULL) {
         fprintf(stderr, "quern compare: no run %s in %s (quern runs lists them)\n", ids[0], path);
@@ -707,7 +667,7 @@ int compare_main(int argc, char **argv)
         goto out;
     }
     if (nids < 2) {
-        if (find_baseline(d, name_a, id[0], &id[1], err, sizeof(err)) != 0)
+        if (query_run_baseline(d, name_a, id[0], &id[1], err, sizeof(err)) != 0)
             goto dberr;
         if (id[1] == 0) {
             fprintf(stderr,
@@ -718,7 +678,7 @@ int compare_main(int argc, char **argv)
             goto out;
         }
     } else {
-        if (run_name(d, id[1], &name_b, err, sizeof(err)) != 0)
+        if (query_run_name(d, id[1], &name_b, err, sizeof(err)) != 0)
             goto dberr;
         if (name_b == NULL) {
             fprintf(stderr, "quern compare: no run %s in %s (quern runs lists them)\n", ids[1],

@@ -181,4 +181,35 @@ int query_run_complete(db *d, int64_t id, int *complete, char *err, size_t errle
 /** Parses a run id argument ("12"): > 0, or 0 when it is not one. */
 int64_t query_parse_id(const char *s);
 
+/** The name of run id into *name (owned by the caller: xfree), or NULL
+ *  when there is no such run. 0, or -1 with err set. */
+int query_run_name(db *d, int64_t id, char **name, char *err, size_t errlen);
+
+/** The default baseline of a comparison: the newest complete run named
+ *  name before id (one still running or abandoned is skipped), into *out
+ *  (0: none). 0, or -1 with err set. */
+int query_run_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err, size_t errlen);
+
+/** One run as `quern runs` lists it: its row and its sums over every step. */
+typedef struct query_run_row {
+    int64_t id;
+    char *name;         /**< owned */
+    char *status;       /**< owned: as stored ("?" when NULL) */
+    int64_t started_us; /**< wall clock, epoch microseconds */
+    int64_t vus;
+    int64_t duration_us; /**< measured, or (not ended) the sum of its intervals' lengths */
+    uint64_t count;      /**< samples: from step_totals, or the intervals when it did not end */
+    uint64_t errors;     /**< technical and functional, counted the same way */
+    uint64_t p95_us;     /**< of the merged histograms (0 when count is 0) */
+} query_run_row;
+
+/** The newest runs, newest first: those named name (NULL: all), at most
+ *  limit (0: all), into *rows (owned: query_runs_free) and *n. 0, or -1 with
+ *  err set to SQLite's message (nothing is then returned). */
+int query_runs_list(db *d, const char *name, long limit, query_run_row **rows, size_t *n, char *err,
+                    size_t errlen);
+
+/** Releases the n rows of query_runs_list; NULL is fine. */
+void query_runs_free(query_run_row *rows, size_t n);
+
 #endif

@@ -6,9 +6,18 @@
 
 #include "common/clock.h"
 #include "reports/abandon.h"
+#include "reports/cli.h"
 #include "reports/html.h"
 #include "reports/query.h"
 #include "reports/rhtml.h"
+
+/* The options, beside their help text. */
+static const struct option report_options[] = {
+    {"db", required_argument, NULL, 'd'},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
 
 void report_usage(FILE *out)
 {
@@ -42,14 +51,6 @@ static void report_write(FILE *out, const void *arg)
     rhtml_write(out, r);
 }
 
-static int usage_err(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "quern report: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see quern help report)\n");
-    return 2;
-}
-
 int report_main(int argc, char **argv)
 {
     const char *path = NULL, *outp = NULL, *runarg = NULL;
@@ -59,36 +60,45 @@ int report_main(int argc, char **argv)
     query_run *r = NULL;
     int64_t id = 0;
     char err[1024], def[64];
-    int rc = 3, missing = 0;
+    int rc = 3, missing = 0, c;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "-:ho:", report_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
             report_usage(stdout);
             return 0;
-        }
-        if (strcmp(a, "--db") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc || argv[i + 1][0] == '\0')
-                return usage_err("%s needs a value", a);
-            if (strcmp(a, "--db") == 0)
-                path = argv[++i];
+        case 'd':
+        case 'o':
+            if (optarg[0] == '\0')
+                return cli_usage_err("report", "%s needs a value", cli_flag(argv, optind, optarg));
+            if (c == 'd')
+                path = optarg;
             else
-                outp = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_err("unknown option %s", a);
-        } else if (runarg != NULL) {
-            return usage_err("one run only, got a second: %s", a);
-        } else {
-            runarg = a;
-            id = query_parse_id(a);
+                outp = optarg;
+            break;
+        case ':':
+            return cli_usage_err("report", "%s needs a value", cli_flag(argv, optind, NULL));
+        case 1:
+            if (runarg != NULL)
+                return cli_usage_err("report", "one run only, got a second: %s", optarg);
+            runarg = optarg;
+            id = query_parse_id(optarg);
             if (id <= 0)
-                return usage_err("\"%s\" is not a run id (quern runs lists them)", a);
+                return cli_usage_err("report", "\"%s\" is not a run id (quern runs lists them)",
+                                     optarg);
+            break;
+        default:
+            return cli_usage_err("report", "unknown option %s", cli_flag(argv, optind, NULL));
         }
     }
+    if (optind > 1 && strcmp(argv[optind - 1], "--") == 0)
+        return cli_usage_err("report", "unknown option %s", "--");
     dbo.path = path;
     path = db_opts_path(&dbo);
     if (path == NULL)
-        return usage_err("%s", "--db none: no database to read");
+        return cli_usage_err("report", "%s", "--db none: no database to read");
     d = query_open("report", path, &open_rc);
     if (d == NULL)
         return open_rc;
