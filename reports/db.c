@@ -1,13 +1,11 @@
+/* Over 700 lines: every write shares struct db's prepared statements, transactions and error path.
+ */
 #include "reports/db.h"
 
-#include <errno.h>
-#include <jansson.h>
-#include <openssl/evp.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -15,11 +13,10 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "common/version.h"
+#include "reports/dbrow.h"
 #include "reports/schema.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
-#define DB_SCRIPT_MAX (64u << 20)  /* hash at most this much of a script */
-#define DB_CMDLINE_MAX (64u << 10) /* a longer command line is stored cut short */
 
 /* Statements prepared once at open and reused. */
 enum db_stmt {
@@ -370,106 +367,42 @@ static void bind_counters(sqlite3_stmt *st, int first, const step_stats *s)
     bind_u64(st, first + 9, s->new_conns);
 }
 
-/* "2024-05-01T12:00:00.123Z" */
-static void iso_utc(int64_t us, char *buf, size_t len)
+/* Inserts n rows with sql: ?1 the run id, ?2 the row's index, the rest
+ * bound by bind(st, ri, i). */
+static int insert_each(db *d, int64_t id, const char *sql, size_t n,
+                       void (*bind)(sqlite3_stmt *st, const db_run_info *ri, size_t i),
+                       const db_run_info *ri, const char *what, char *err, size_t errlen)
 {
-    time_t secs = (time_t)(us / 1000000);
-    struct tm tm;
-    char tmp[32];
-
-    gmtime_r(&secs, &tm);
-    strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, len, "%s.%03dZ", tmp, (int)((us % 1000000) / 1000));
-}
-
-/* Lowercase hex SHA-256 of the file at path into hex[65]. */
-static int hash_file(const char *path, char hex[65], char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    EVP_MD_CTX *ctx;
-    unsigned char md[EVP_MAX_MD_SIZE], chunk[16384];
-    unsigned int mdlen = 0;
-    size_t n, total = 0;
+    sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    ctx = EVP_MD_CTX_new();
-    if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-        snprintf(err, errlen, "SHA-256 is not available");
+    if (sqlite3_prepare_v2(d->sq, sql, -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, what);
         goto out;
     }
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-        total += n;
-        if (total > DB_SCRIPT_MAX || EVP_DigestUpdate(ctx, chunk, n) != 1) {
-            snprintf(err, errlen, "cannot hash %s: too big", path);
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        bind(st, ri, i);
+        if (step_done(d, st, what, err, errlen) != 0)
             goto out;
-        }
     }
-    if (ferror(f) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-        snprintf(err, errlen, "cannot hash %s", path);
-        goto out;
-    }
-    for (unsigned i = 0; i < mdlen; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
     rc = 0;
 out:
-    EVP_MD_CTX_free(ctx);
-    fclose(f);
+    sqlite3_finalize(st);
     return rc;
 }
 
-/* The pairs of p as a compact JSON object (owned by the caller: free()).
- * redacted: secret-looking values and URL passwords are replaced by ***. */
-static char *props_json(const props *p, int redacted)
+static void bind_step(sqlite3_stmt *st, const db_run_info *ri, size_t i)
 {
-    json_t *o = json_object();
-    char *s;
-
-    for (size_t i = 0; p != NULL && i < props_count(p); i++) {
-        const char *k = props_key(p, i), *v = props_value(p, i);
-        if (redacted && redact_key_is_secret(k) && v[0] != '\0') {
-            json_object_set_new(o, k, json_string(REDACT_MASK));
-        } else if (redacted) {
-            size_t n = redact_url(v, NULL, 0) + 1;
-            char *safe = xmalloc(n);
-            redact_url(v, safe, n);
-            json_object_set_new(o, k, json_string(safe));
-            xfree(safe);
-        } else {
-            json_object_set_new(o, k, json_string(v));
-        }
-    }
-    s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-    json_decref(o);
-    if (s == NULL)
-        abort(); /* only when out of memory */
-    return s;
+    sqlite3_bind_text(st, 3, ri->steps[i].id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, ri->steps[i].label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, ri->steps[i].scenario, -1, SQLITE_STATIC);
 }
 
-/* "quern " and the arguments of ri, shell-quoted and redacted (owned by the
- * caller), or NULL when there are none. Bounded by DB_CMDLINE_MAX. */
-static char *command_line(const db_run_info *ri)
+static void bind_scen(sqlite3_stmt *st, const db_run_info *ri, size_t i)
 {
-    const char **av;
-    char *s;
-    size_t n;
-
-    if (ri->argc <= 0 || ri->argv == NULL)
-        return NULL;
-    av = xcalloc((size_t)ri->argc + 1, sizeof(*av));
-    av[0] = "quern";
-    for (int i = 0; i < ri->argc; i++)
-        av[i + 1] = ri->argv[i];
-    n = redact_argv(ri->argc + 1, av, NULL, 0) + 1;
-    if (n > DB_CMDLINE_MAX)
-        n = DB_CMDLINE_MAX;
-    s = xmalloc(n);
-    redact_argv(ri->argc + 1, av, s, n);
-    xfree(av);
-    return s;
+    sqlite3_bind_text(st, 3, ri->scen_names[i], -1, SQLITE_STATIC);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -481,15 +414,15 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
     sqlite3_stmt *st = NULL;
     int64_t id = -1;
 
-    if (hash_file(ri->script, hex, err, errlen) != 0)
+    if (dbrow_hash_file(ri->script, hex, err, errlen) != 0)
         return -1;
-    tags = props_json(ri->tags, 0);
-    propj = props_json(ri->props, 1);
-    cmdline = command_line(ri);
+    tags = dbrow_props_json(ri->tags, 0);
+    propj = dbrow_props_json(ri->props, 1);
+    cmdline = dbrow_command_line(ri->argc, ri->argv);
     if (gethostname(host, sizeof(host)) != 0)
         host[0] = '\0';
     host[sizeof(host) - 1] = '\0';
-    iso_utc(ri->started_us, at, sizeof(at));
+    dbrow_iso_utc(ri->started_us, at, sizeof(at));
     if (tx_begin(d, err, errlen) != 0)
         goto out;
     if (sqlite3_prepare_v2(d->sq,
@@ -530,41 +463,14 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
     st = NULL;
     id = sqlite3_last_insert_rowid(d->sq);
 
-    if (sqlite3_prepare_v2(d->sq,
-                           "INSERT INTO steps (run_id, step_index, test_id, label, scenario) "
-                           "VALUES (?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        set_err(d, err, errlen, "cannot record the steps");
+    if (insert_each(d, id,
+                    "INSERT INTO steps (run_id, step_index, test_id, label, scenario) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    ri->nsteps, bind_step, ri, "cannot record the steps", err, errlen) != 0 ||
+        insert_each(d, id,
+                    "INSERT INTO scenario_totals (run_id, scen_index, name) VALUES (?, ?, ?)",
+                    ri->nscens, bind_scen, ri, "cannot record the scenarios", err, errlen) != 0)
         goto fail;
-    }
-    for (size_t i = 0; i < ri->nsteps; i++) {
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-        sqlite3_bind_text(st, 3, ri->steps[i].id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, ri->steps[i].label, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, ri->steps[i].scenario, -1, SQLITE_STATIC);
-        if (step_done(d, st, "cannot record the steps", err, errlen) != 0)
-            goto fail;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-
-    if (sqlite3_prepare_v2(d->sq,
-                           "INSERT INTO scenario_totals (run_id, scen_index, name) "
-                           "VALUES (?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        set_err(d, err, errlen, "cannot record the scenarios");
-        goto fail;
-    }
-    for (size_t i = 0; i < ri->nscens; i++) {
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-        sqlite3_bind_text(st, 3, ri->scen_names[i], -1, SQLITE_STATIC);
-        if (step_done(d, st, "cannot record the scenarios", err, errlen) != 0)
-            goto fail;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
     if (tx_commit(d, err, errlen) != 0) {
         id = -1;
         goto out;
@@ -686,7 +592,7 @@ static int end_status(db *d, int64_t run_id, const db_run_end_info *ei, const ch
     sqlite3_stmt *st = d->st[ST_END];
     char at[40];
 
-    iso_utc(ei->ended_us, at, sizeof(at));
+    dbrow_iso_utc(ei->ended_us, at, sizeof(at));
     sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, at, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, ei->ended_us);

@@ -13,10 +13,7 @@
 #include "common/mem.h"
 #include "reports/abandon.h"
 #include "reports/chart.h"
-
-/* A final point shorter than this fraction of its width is folded into the
- * one before it. */
-#define FOLD_FRACTION 0.5
+#include "reports/series.h"
 
 db *query_open(const char *cmd, const char *path, int *exit_rc)
 {
@@ -38,7 +35,7 @@ db *query_open(const char *cmd, const char *path, int *exit_rc)
 
 /* ------------------------------------------------------------------ loading */
 
-static sqlite3_stmt *prep(sqlite3 *sq, const char *sql, int64_t id, char *err, size_t errlen)
+sqlite3_stmt *query_stmt(sqlite3 *sq, const char *sql, int64_t id, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
 
@@ -51,8 +48,7 @@ static sqlite3_stmt *prep(sqlite3 *sq, const char *sql, int64_t id, char *err, s
     return st;
 }
 
-/* Ends a row loop: 0 when the statement ran to its end. Finalises st. */
-static int prep_done(sqlite3 *sq, sqlite3_stmt *st, int rc, char *err, size_t errlen)
+int query_stmt_done(sqlite3 *sq, sqlite3_stmt *st, int rc, char *err, size_t errlen)
 {
     if (rc != SQLITE_DONE) {
         snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
@@ -83,53 +79,20 @@ static int64_t col_opt_i64(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
-static uint64_t col_u64(sqlite3_stmt *st, int i)
+uint64_t query_col_u64(sqlite3_stmt *st, int i)
 {
     int64_t v = sqlite3_column_int64(st, i);
 
     return v > 0 ? (uint64_t)v : 0;
 }
 
-/* Merges a histogram BLOB column into h; a malformed one is skipped (its
- * counters still count). */
-static void col_hist(sqlite3_stmt *st, int i, hist *h)
+void query_col_hist(sqlite3_stmt *st, int i, hist *h)
 {
     const void *blob = sqlite3_column_blob(st, i);
     int n = sqlite3_column_bytes(st, i);
 
     if (blob != NULL && n > 0)
         hist_merge_encoded(h, blob, (size_t)n);
-}
-
-static double *nan_array(size_t n)
-{
-    double *a = xmalloc((n > 0 ? n : 1) * sizeof(*a));
-
-    for (size_t i = 0; i < n; i++)
-        a[i] = NAN;
-    return a;
-}
-
-static void series_init(query_series *s, size_t n)
-{
-    s->rps = nan_array(n);
-    s->ok_ps = nan_array(n);
-    s->tech_ps = nan_array(n);
-    s->func_ps = nan_array(n);
-    s->p50_ms = nan_array(n);
-    s->p95_ms = nan_array(n);
-    s->p99_ms = nan_array(n);
-}
-
-static void series_free(query_series *s)
-{
-    xfree(s->rps);
-    xfree(s->ok_ps);
-    xfree(s->tech_ps);
-    xfree(s->func_ps);
-    xfree(s->p50_ms);
-    xfree(s->p95_ms);
-    xfree(s->p99_ms);
 }
 
 /* Sets the percentile fields of s from h. */
@@ -147,17 +110,17 @@ static void step_from_hist(query_step *s, const hist *h)
 int query_run_seconds(db *d, int64_t id, uint64_t *seconds, char *err, size_t errlen)
 {
     sqlite3 *sq = db_sqlite(d);
-    sqlite3_stmt *st = prep(sq,
-                            "SELECT max(s) FROM (SELECT max(second) AS s FROM intervals "
-                            "WHERE run_id = ?1 UNION ALL SELECT max(second) FROM "
-                            "step_intervals WHERE run_id = ?1)",
-                            id, err, errlen);
+    sqlite3_stmt *st = query_stmt(sq,
+                                  "SELECT max(s) FROM (SELECT max(second) AS s FROM intervals "
+                                  "WHERE run_id = ?1 UNION ALL SELECT max(second) FROM "
+                                  "step_intervals WHERE run_id = ?1)",
+                                  id, err, errlen);
     int64_t last;
 
     if (st == NULL)
         return -1;
     if (sqlite3_step(st) != SQLITE_ROW)
-        return prep_done(sq, st, SQLITE_ERROR, err, errlen);
+        return query_stmt_done(sq, st, SQLITE_ERROR, err, errlen);
     if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
         *seconds = 0;
     } else {
@@ -174,13 +137,14 @@ int query_run_seconds(db *d, int64_t id, uint64_t *seconds, char *err, size_t er
 
 static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = prep(sq,
-                            "SELECT name, tags, script, script_hash, properties, quern_version, "
-                            "vus, started_at, started_us, ended_at, ended_us, duration_us, status, "
-                            "req_duration_us, req_ramp_up_us, req_runs, command_line, "
-                            "console_host, console_pid, status_reason, verdict, verdict_reason "
-                            "FROM runs WHERE id = ?",
-                            r->id, err, errlen);
+    sqlite3_stmt *st =
+        query_stmt(sq,
+                   "SELECT name, tags, script, script_hash, properties, quern_version, "
+                   "vus, started_at, started_us, ended_at, ended_us, duration_us, status, "
+                   "req_duration_us, req_ramp_up_us, req_runs, command_line, "
+                   "console_host, console_pid, status_reason, verdict, verdict_reason "
+                   "FROM runs WHERE id = ?",
+                   r->id, err, errlen);
     int rc;
 
     if (st == NULL)
@@ -193,7 +157,7 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
         return -1;
     }
     if (rc != SQLITE_ROW)
-        return prep_done(sq, st, rc, err, errlen);
+        return query_stmt_done(sq, st, rc, err, errlen);
     r->name = col_str(st, 0);
     r->tags = col_str(st, 1);
     r->script = col_str(st, 2);
@@ -223,19 +187,20 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
 /* The steps: as many as the largest index any table uses (capped). */
 static int load_steps(sqlite3 *sq, query_run *r, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = prep(sq,
-                            "SELECT max(i) FROM (SELECT max(step_index) AS i FROM steps "
-                            "WHERE run_id = ?1 UNION ALL SELECT max(step_index) FROM step_totals "
-                            "WHERE run_id = ?1 UNION ALL SELECT max(step_index) FROM "
-                            "step_intervals WHERE run_id = ?1)",
-                            r->id, err, errlen);
+    sqlite3_stmt *st =
+        query_stmt(sq,
+                   "SELECT max(i) FROM (SELECT max(step_index) AS i FROM steps "
+                   "WHERE run_id = ?1 UNION ALL SELECT max(step_index) FROM step_totals "
+                   "WHERE run_id = ?1 UNION ALL SELECT max(step_index) FROM "
+                   "step_intervals WHERE run_id = ?1)",
+                   r->id, err, errlen);
     int64_t last = -1;
     int rc;
 
     if (st == NULL)
         return -1;
     if (sqlite3_step(st) != SQLITE_ROW)
-        return prep_done(sq, st, SQLITE_ERROR, err, errlen);
+        return query_stmt_done(sq, st, SQLITE_ERROR, err, errlen);
     if (sqlite3_column_type(st, 0) != SQLITE_NULL)
         last = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -244,10 +209,10 @@ static int load_steps(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     r->nsteps = last >= 0 ? (size_t)last + 1 : 0;
     r->steps = xcalloc(r->nsteps > 0 ? r->nsteps : 1, sizeof(*r->steps));
 
-    st = prep(sq,
-              "SELECT step_index, test_id, label, scenario FROM steps WHERE run_id = ? "
-              "ORDER BY step_index",
-              r->id, err, errlen);
+    st = query_stmt(sq,
+                    "SELECT step_index, test_id, label, scenario FROM steps WHERE run_id = ? "
+                    "ORDER BY step_index",
+                    r->id, err, errlen);
     if (st == NULL)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -264,7 +229,7 @@ static int load_steps(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         s->scenario = col_str(st, 3);
         s->declared = 1;
     }
-    if (prep_done(sq, st, rc, err, errlen) != 0)
+    if (query_stmt_done(sq, st, rc, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < r->nsteps; i++) {
         query_step *s = &r->steps[i];
@@ -282,160 +247,6 @@ static int load_steps(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     return 0;
 }
 
-/* Per-point lengths and active VUs from the intervals; chooses npts. */
-static int load_intervals(sqlite3 *sq, query_run *r, uint64_t nsec, int64_t **len_us, char *err,
-                          size_t errlen)
-{
-    sqlite3_stmt *st;
-    int64_t *len;
-    int rc;
-
-    r->npts = (size_t)((nsec + r->width_s - 1) / r->width_s);
-    len = xcalloc(r->npts > 0 ? r->npts : 1, sizeof(*len));
-    *len_us = len;
-    r->vus_ts = nan_array(r->npts);
-    st = prep(sq, "SELECT second, length_us, active_vus FROM intervals WHERE run_id = ?", r->id,
-              err, errlen);
-    if (st == NULL)
-        return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t sec = sqlite3_column_int64(st, 0);
-        int64_t l = sqlite3_column_int64(st, 1);
-        double vus = (double)sqlite3_column_int64(st, 2);
-        size_t p;
-        if (sec < 0 || (uint64_t)sec >= nsec || l < 0)
-            continue;
-        p = (size_t)((uint64_t)sec / r->width_s);
-        len[p] += l;
-        r->elapsed_us += l;
-        if (isnan(r->vus_ts[p]) || vus > r->vus_ts[p])
-            r->vus_ts[p] = vus;
-    }
-    if (prep_done(sq, st, rc, err, errlen) != 0)
-        return -1;
-    /* Fold a short final point into the one before. */
-    if (r->npts > 1 && (double)len[r->npts - 1] < FOLD_FRACTION * r->width_s * 1e6) {
-        size_t last = r->npts - 1;
-        len[last - 1] += len[last];
-        if (!isnan(r->vus_ts[last]) &&
-            (isnan(r->vus_ts[last - 1]) || r->vus_ts[last] > r->vus_ts[last - 1]))
-            r->vus_ts[last - 1] = r->vus_ts[last];
-        r->npts--;
-    }
-    return 0;
-}
-
-/* Per-point counters of one step (or of all), before they become rates. */
-typedef struct acc {
-    hist *h; /**< owned: the current point's merged histogram */
-    int touched;
-} acc;
-
-/* Sets the percentiles of point p from a->h and empties it. */
-static void acc_flush(acc *a, query_series *s, size_t p)
-{
-    if (!a->touched)
-        return;
-    if (hist_count(a->h) > 0) {
-        s->p50_ms[p] = (double)hist_percentile(a->h, 50) / 1000.0;
-        s->p95_ms[p] = (double)hist_percentile(a->h, 95) / 1000.0;
-        s->p99_ms[p] = (double)hist_percentile(a->h, 99) / 1000.0;
-    }
-    hist_reset(a->h);
-    a->touched = 0;
-}
-
-/* Turns the counts of s (held in its rate arrays) into rates per second. */
-static void to_rates(query_series *s, size_t npts, const int64_t *len_us, unsigned width_s)
-{
-    for (size_t p = 0; p < npts; p++) {
-        double secs = len_us[p] > 0 ? (double)len_us[p] / 1e6 : (double)width_s;
-        double *arr[4] = {s->rps, s->ok_ps, s->tech_ps, s->func_ps};
-        for (int k = 0; k < 4; k++)
-            arr[k][p] = isnan(arr[k][p]) ? 0.0 : arr[k][p] / secs;
-    }
-}
-
-static void add_count(double *a, size_t p, double v)
-{
-    a[p] = isnan(a[p]) ? v : a[p] + v;
-}
-
-/* The per-second rows: counts summed and histograms merged per point, for
- * each step and for all steps. */
-static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *len_us, char *err,
-                       size_t errlen)
-{
-    acc *accs = xcalloc(r->nsteps + 1, sizeof(*accs));
-    sqlite3_stmt *st = NULL;
-    size_t cur = 0;
-    int rc = -1, step;
-
-    series_init(&r->all.ts, r->npts);
-    for (size_t i = 0; i < r->nsteps; i++)
-        series_init(&r->steps[i].ts, r->npts);
-    for (size_t i = 0; i <= r->nsteps; i++)
-        accs[i].h = hist_new();
-    st = prep(sq,
-              "SELECT second, step_index, count, err_tech, err_func, histogram "
-              "FROM step_intervals WHERE run_id = ? ORDER BY second, step_index",
-              r->id, err, errlen);
-    if (st == NULL)
-        goto out;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t sec = sqlite3_column_int64(st, 0), si = sqlite3_column_int64(st, 1);
-        double n = (double)col_u64(st, 2), et = (double)col_u64(st, 3), ef = (double)col_u64(st, 4);
-        double ok = n - et - ef > 0 ? n - et - ef : 0;
-        size_t p;
-        query_series *ss[2];
-        acc *as[2];
-        if (sec < 0 || (uint64_t)sec >= nsec || si < 0 || (uint64_t)si >= r->nsteps || r->npts == 0)
-            continue;
-        p = (size_t)((uint64_t)sec / r->width_s);
-        if (p >= r->npts)
-            p = r->npts - 1; /* the folded last point */
-        if (p != cur) {
-            for (size_t i = 0; i < r->nsteps; i++)
-                acc_flush(&accs[i], &r->steps[i].ts, cur);
-            acc_flush(&accs[r->nsteps], &r->all.ts, cur);
-            cur = p;
-        }
-        ss[0] = &r->steps[si].ts;
-        ss[1] = &r->all.ts;
-        as[0] = &accs[si];
-        as[1] = &accs[r->nsteps];
-        for (int k = 0; k < 2; k++) {
-            add_count(ss[k]->rps, p, n);
-            add_count(ss[k]->ok_ps, p, ok);
-            add_count(ss[k]->tech_ps, p, et);
-            add_count(ss[k]->func_ps, p, ef);
-            col_hist(st, 5, as[k]->h);
-            as[k]->touched = 1;
-        }
-    }
-    if (step != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
-        goto out;
-    }
-    if (r->npts > 0) {
-        for (size_t i = 0; i < r->nsteps; i++)
-            acc_flush(&accs[i], &r->steps[i].ts, cur);
-        acc_flush(&accs[r->nsteps], &r->all.ts, cur);
-    }
-    for (size_t i = 0; i < r->nsteps; i++)
-        to_rates(&r->steps[i].ts, r->npts, len_us, r->width_s);
-    to_rates(&r->all.ts, r->npts, len_us, r->width_s);
-    rc = 0;
-out:
-    sqlite3_finalize(st);
-    for (size_t i = 0; i <= r->nsteps; i++)
-        hist_free(accs[i].h);
-    xfree(accs);
-    return rc;
-}
-
-/* Whole-run figures per step: step_totals, or the intervals summed for the
- * steps without totals (a run that did not end). Then all steps merged. */
 static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
 {
     hist *hall = hist_new(), *h = hist_new();
@@ -444,11 +255,12 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     int64_t cur = -1;
     int64_t dur = r->duration_us > 0 ? r->duration_us : r->elapsed_us;
 
-    st = prep(sq,
-              "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, tps, mean_us, "
-              "min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram FROM step_totals "
-              "WHERE run_id = ?",
-              r->id, err, errlen);
+    st = query_stmt(
+        sq,
+        "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, tps, mean_us, "
+        "min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram FROM step_totals "
+        "WHERE run_id = ?",
+        r->id, err, errlen);
     if (st == NULL)
         goto out;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -458,22 +270,22 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
             continue;
         s = &r->steps[i];
         s->has_totals = 1;
-        s->count = col_u64(st, 1);
-        s->err_tech = col_u64(st, 2);
-        s->err_func = col_u64(st, 3);
-        s->bytes_in = col_u64(st, 4);
-        s->bytes_out = col_u64(st, 5);
+        s->count = query_col_u64(st, 1);
+        s->err_tech = query_col_u64(st, 2);
+        s->err_func = query_col_u64(st, 3);
+        s->bytes_in = query_col_u64(st, 4);
+        s->bytes_out = query_col_u64(st, 5);
         s->tps = sqlite3_column_double(st, 6);
         s->mean_us = sqlite3_column_double(st, 7);
-        s->min_us = col_u64(st, 8);
-        s->p50_us = col_u64(st, 9);
-        s->p90_us = col_u64(st, 10);
-        s->p95_us = col_u64(st, 11);
-        s->p99_us = col_u64(st, 12);
-        s->max_us = col_u64(st, 13);
-        col_hist(st, 14, hall);
+        s->min_us = query_col_u64(st, 8);
+        s->p50_us = query_col_u64(st, 9);
+        s->p90_us = query_col_u64(st, 10);
+        s->p95_us = query_col_u64(st, 11);
+        s->p99_us = query_col_u64(st, 12);
+        s->max_us = query_col_u64(st, 13);
+        query_col_hist(st, 14, hall);
     }
-    if (prep_done(sq, st, step, err, errlen) != 0) {
+    if (query_stmt_done(sq, st, step, err, errlen) != 0) {
         st = NULL;
         goto out;
     }
@@ -481,10 +293,11 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     for (size_t i = 0; i < r->nsteps; i++)
         missing += !r->steps[i].has_totals;
     if (missing > 0) {
-        st = prep(sq,
-                  "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, histogram "
-                  "FROM step_intervals WHERE run_id = ? ORDER BY step_index",
-                  r->id, err, errlen);
+        st = query_stmt(
+            sq,
+            "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, histogram "
+            "FROM step_intervals WHERE run_id = ? ORDER BY step_index",
+            r->id, err, errlen);
         if (st == NULL)
             goto out;
         while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -499,15 +312,15 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
                 cur = i;
             }
             s = &r->steps[i];
-            s->count += col_u64(st, 1);
-            s->err_tech += col_u64(st, 2);
-            s->err_func += col_u64(st, 3);
-            s->bytes_in += col_u64(st, 4);
-            s->bytes_out += col_u64(st, 5);
-            col_hist(st, 6, h);
-            col_hist(st, 6, hall);
+            s->count += query_col_u64(st, 1);
+            s->err_tech += query_col_u64(st, 2);
+            s->err_func += query_col_u64(st, 3);
+            s->bytes_in += query_col_u64(st, 4);
+            s->bytes_out += query_col_u64(st, 5);
+            query_col_hist(st, 6, h);
+            query_col_hist(st, 6, hall);
         }
-        if (prep_done(sq, st, step, err, errlen) != 0) {
+        if (query_stmt_done(sq, st, step, err, errlen) != 0) {
             st = NULL;
             goto out;
         }
@@ -542,10 +355,10 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     sqlite3_stmt *st;
     int rc;
 
-    st = prep(sq,
-              "SELECT name, host, workers, vus, lost, status, requests, errors FROM agents "
-              "WHERE run_id = ? ORDER BY agent_index",
-              r->id, err, errlen);
+    st = query_stmt(sq,
+                    "SELECT name, host, workers, vus, lost, status, requests, errors FROM agents "
+                    "WHERE run_id = ? ORDER BY agent_index",
+                    r->id, err, errlen);
     if (st == NULL)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -561,13 +374,13 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         a->requests = sqlite3_column_int64(st, 6);
         a->errors = sqlite3_column_int64(st, 7);
     }
-    if (prep_done(sq, st, rc, err, errlen) != 0)
+    if (query_stmt_done(sq, st, rc, err, errlen) != 0)
         return -1;
 
-    st = prep(sq,
-              "SELECT step_index, kind, sample, count, first_second, last_second FROM errors "
-              "WHERE run_id = ? ORDER BY count DESC, step_index, kind",
-              r->id, err, errlen);
+    st = query_stmt(sq,
+                    "SELECT step_index, kind, sample, count, first_second, last_second FROM errors "
+                    "WHERE run_id = ? ORDER BY count DESC, step_index, kind",
+                    r->id, err, errlen);
     if (st == NULL)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -581,13 +394,13 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         e->first_second = sqlite3_column_int64(st, 4);
         e->last_second = sqlite3_column_int64(st, 5);
     }
-    if (prep_done(sq, st, rc, err, errlen) != 0)
+    if (query_stmt_done(sq, st, rc, err, errlen) != 0)
         return -1;
 
-    st = prep(sq,
-              "SELECT name, runs, missed_pacing FROM scenario_totals WHERE run_id = ? "
-              "ORDER BY scen_index",
-              r->id, err, errlen);
+    st = query_stmt(sq,
+                    "SELECT name, runs, missed_pacing FROM scenario_totals WHERE run_id = ? "
+                    "ORDER BY scen_index",
+                    r->id, err, errlen);
     if (st == NULL)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -598,13 +411,13 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         s->runs = sqlite3_column_int64(st, 1);
         s->missed = sqlite3_column_int64(st, 2);
     }
-    if (prep_done(sq, st, rc, err, errlen) != 0)
+    if (query_stmt_done(sq, st, rc, err, errlen) != 0)
         return -1;
 
-    st = prep(sq,
-              "SELECT expr, source, passed, measured, \"limit\", unit, description FROM "
-              "thresholds WHERE run_id = ? ORDER BY position",
-              r->id, err, errlen);
+    st = query_stmt(sq,
+                    "SELECT expr, source, passed, measured, \"limit\", unit, description FROM "
+                    "thresholds WHERE run_id = ? ORDER BY position",
+                    r->id, err, errlen);
     if (st == NULL)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -620,7 +433,7 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         t->unit = col_str(st, 5);
         t->description = col_str(st, 6);
     }
-    return prep_done(sq, st, rc, err, errlen);
+    return query_stmt_done(sq, st, rc, err, errlen);
 }
 
 /* A running row whose console is gone is abandoned (reports/abandon.h). */
@@ -683,7 +496,6 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
 {
     sqlite3 *sq = db_sqlite(d);
     query_run *r = xcalloc(1, sizeof(*r));
-    int64_t *len_us = NULL;
     uint64_t nsec;
     int miss = 0;
 
@@ -694,19 +506,16 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
     if (width_s == 0)
         width_s = (unsigned)((nsec + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
     r->width_s = width_s > 0 ? width_s : 1;
-    if (load_intervals(sq, r, nsec, &len_us, err, errlen) != 0 ||
-        load_series(sq, r, nsec, len_us, err, errlen) != 0 ||
-        load_totals(sq, r, err, errlen) != 0 || load_tables(sq, r, err, errlen) != 0)
+    if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
+        load_tables(sq, r, err, errlen) != 0)
         goto fail;
     if (r->duration_us < 0)
         r->duration_us = r->elapsed_us;
     decide(r);
-    xfree(len_us);
     if (missing != NULL)
         *missing = 0;
     return r;
 fail:
-    xfree(len_us);
     query_run_free(r);
     if (missing != NULL)
         *missing = miss;
@@ -771,227 +580,4 @@ void query_run_free(query_run *r)
     xfree(r->run_verdict);
     xfree(r->run_verdict_reason);
     xfree(r);
-}
-
-int query_run_find(db *d, const char *name, int64_t before, int64_t *id, char *err, size_t errlen)
-{
-    sqlite3 *sq = db_sqlite(d);
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if (sqlite3_prepare_v2(sq,
-                           "SELECT id FROM runs WHERE (?1 IS NULL OR name = ?1) "
-                           "AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    if (name != NULL)
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, before);
-    *id = 0;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        rc = SQLITE_DONE;
-    }
-    return prep_done(sq, st, rc, err, errlen);
-}
-
-int query_run_complete(db *d, int64_t id, int *complete, char *err, size_t errlen)
-{
-    sqlite3 *sq = db_sqlite(d);
-    sqlite3_stmt *st = prep(sq, "SELECT status FROM runs WHERE id = ?", id, err, errlen);
-    int rc;
-
-    if (st == NULL)
-        return -1;
-    *complete = 0;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *s = (const char *)sqlite3_column_text(st, 0);
-        *complete = s != NULL && strcmp(s, "running") != 0 && strcmp(s, "abandoned") != 0;
-        rc = SQLITE_DONE;
-    }
-    return prep_done(sq, st, rc, err, errlen);
-}
-
-int64_t query_parse_id(const char *s)
-{
-    char *end;
-    long long v;
-
-    if (s == NULL || *s < '0' || *s > '9')
-        return 0;
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v <= 0)
-        return 0;
-    return (int64_t)v;
-}
-
-int query_run_name(db *d, int64_t id, char **name, char *err, size_t errlen)
-{
-    sqlite3 *sq = db_sqlite(d);
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    *name = NULL;
-    if (sqlite3_prepare_v2(sq, "SELECT name FROM runs WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *s = (const char *)sqlite3_column_text(st, 0);
-        *name = xstrdup(s != NULL ? s : "");
-        rc = SQLITE_DONE;
-    }
-    if (rc != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-int query_run_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err, size_t errlen)
-{
-    int64_t before = id;
-
-    for (int guard = 0; guard < 1000; guard++) {
-        int complete;
-        if (query_run_find(d, name, before, out, err, errlen) != 0)
-            return -1;
-        if (*out == 0)
-            return 0;
-        if (query_run_complete(d, *out, &complete, err, errlen) != 0)
-            return -1;
-        if (complete)
-            return 0;
-        before = *out;
-    }
-    *out = 0;
-    return 0;
-}
-
-/* ------------------------------------------------------------ listing runs */
-
-/* What a run did over all its steps. */
-typedef struct runs_sum {
-    uint64_t count, errors;
-    hist *h; /**< owned */
-} runs_sum;
-
-/* Adds the rows of st (count, errors, histogram BLOB) for run id into s. */
-static int sum_rows(sqlite3_stmt *st, int64_t id, runs_sum *s)
-{
-    int rc;
-
-    sqlite3_bind_int64(st, 1, id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const void *blob = sqlite3_column_blob(st, 2);
-        s->count += (uint64_t)sqlite3_column_int64(st, 0);
-        s->errors += (uint64_t)sqlite3_column_int64(st, 1);
-        if (blob != NULL)
-            hist_merge_encoded(s->h, blob, (size_t)sqlite3_column_bytes(st, 2));
-    }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : -1;
-}
-
-int query_runs_list(db *d, const char *name, long limit, query_run_row **rows, size_t *n, char *err,
-                    size_t errlen)
-{
-    sqlite3 *sq = db_sqlite(d);
-    sqlite3_stmt *list = NULL, *totals = NULL, *partial = NULL, *elapsed = NULL;
-    runs_sum sum = {0, 0, NULL};
-    query_run_row *out = NULL;
-    size_t nout = 0;
-    int rc = -1, step;
-
-    if (sqlite3_prepare_v2(sq,
-                           "SELECT id, name, started_us, duration_us, vus, status FROM runs "
-                           "WHERE ?1 IS NULL OR name = ?1 ORDER BY id DESC LIMIT ?2",
-                           -1, &list, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(sq,
-                           "SELECT count, err_tech + err_func, histogram FROM step_totals "
-                           "WHERE run_id = ?",
-                           -1, &totals, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(sq,
-                           "SELECT count, err_tech + err_func, histogram FROM step_intervals "
-                           "WHERE run_id = ?",
-                           -1, &partial, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(sq,
-                           "SELECT coalesce(sum(length_us), 0) FROM intervals "
-                           "WHERE run_id = ?",
-                           -1, &elapsed, NULL) != SQLITE_OK)
-        goto sqlerr;
-    if (name != NULL)
-        sqlite3_bind_text(list, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(list, 2, limit > 0 ? limit : -1);
-    sum.h = hist_new();
-    while ((step = sqlite3_step(list)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(list, 0), dur;
-        const char *status = (const char *)sqlite3_column_text(list, 5);
-        query_run_row *r;
-
-        sum.count = sum.errors = 0;
-        hist_reset(sum.h);
-        if (sum_rows(totals, id, &sum) != 0)
-            goto sqlerr;
-        if (sum.count == 0 && sum_rows(partial, id, &sum) != 0) /* not ended */
-            goto sqlerr;
-        if (sqlite3_column_type(list, 3) != SQLITE_NULL) {
-            dur = sqlite3_column_int64(list, 3);
-        } else {
-            sqlite3_bind_int64(elapsed, 1, id);
-            if (sqlite3_step(elapsed) != SQLITE_ROW)
-                goto sqlerr;
-            dur = sqlite3_column_int64(elapsed, 0);
-            sqlite3_reset(elapsed);
-        }
-        out = xrealloc(out, (nout + 1) * sizeof(*out));
-        r = &out[nout++];
-        r->id = id;
-        r->name = col_str(list, 1);
-        r->status = xstrdup(status != NULL ? status : "?");
-        r->started_us = sqlite3_column_int64(list, 2);
-        r->vus = sqlite3_column_int64(list, 4);
-        r->duration_us = dur;
-        r->count = sum.count;
-        r->errors = sum.errors;
-        r->p95_us = sum.count > 0 ? hist_percentile(sum.h, 95) : 0;
-    }
-    if (step != SQLITE_DONE)
-        goto sqlerr;
-    *rows = out;
-    *n = nout;
-    out = NULL;
-    nout = 0;
-    rc = 0;
-    goto out;
-sqlerr:
-    snprintf(err, errlen, "%s", sqlite3_errmsg(sq));
-out:
-    query_runs_free(out, nout);
-    hist_free(sum.h);
-    sqlite3_finalize(list);
-    sqlite3_finalize(totals);
-    sqlite3_finalize(partial);
-    sqlite3_finalize(elapsed);
-    return rc;
-}
-
-void query_runs_free(query_run_row *rows, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        xfree(rows[i].name);
-        xfree(rows[i].status);
-    }
-    xfree(rows);
 }

@@ -9,17 +9,9 @@
  * intervals when the run did not end: partial totals), agents, errors,
  * scenarios, thresholds and verdict (reports/runverdict.h); a run left
  * running by a console that is gone (reports/abandon.h) is loaded with status
- * "abandoned". query_run_find and query_runs_* list and pick runs.
+ * "abandoned". Which runs there are is reports/catalog.h.
  *
- * Time series: the run's seconds are grouped into points of width_s seconds
- * (1 unless the run is longer than CHART_POINTS_MAX seconds). A point's
- * counters are the sums of every step_intervals row of its seconds (late
- * rows from agents included), its percentiles come from the merged
- * histograms of those rows (never from averaged percentiles), and its rates
- * divide by the measured length of its intervals. A last point shorter than
- * half its width (the run's final, partial second) is folded into the one
- * before, so that a few samples over a few milliseconds do not show as a
- * spike.
+ * The time series of a run are built by reports/series.h.
  *
  * Usage:
  *     int rc;
@@ -37,6 +29,10 @@
 
 #include "reports/db.h"
 #include "reports/runverdict.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+struct hist;
 
 /** For the commands that read results (runs, report, compare): opens the
  *  database at path, which must exist. On failure prints one line as
@@ -168,48 +164,20 @@ int query_step_shown(const query_step *s);
 /** Releases r; NULL is fine. */
 void query_run_free(query_run *r);
 
-/** The id of the newest run (name NULL) or of the newest run named name
- *  with an id below before (before 0: no bound), into *id; *id is 0 when
- *  there is none. 0, or -1 with err set. */
-int query_run_find(db *d, const char *name, int64_t before, int64_t *id, char *err, size_t errlen);
+/** A statement of sq reading run id (bound as its first parameter), for
+ *  reports/catalog.c; NULL with err set ("cannot read the database: ..."). */
+struct sqlite3_stmt *query_stmt(struct sqlite3 *sq, const char *sql, int64_t id, char *err,
+                                size_t errlen);
 
-/** Whether run id is complete into *complete: 0 when it is still running or
- *  was abandoned (its row says "running" or "abandoned"), else 1. 0, or -1
- *  with err set. */
-int query_run_complete(db *d, int64_t id, int *complete, char *err, size_t errlen);
+/** Column i of st as a count (a negative or NULL value is 0). */
+uint64_t query_col_u64(struct sqlite3_stmt *st, int i);
 
-/** Parses a run id argument ("12"): > 0, or 0 when it is not one. */
-int64_t query_parse_id(const char *s);
+/** Merges the histogram BLOB in column i of st into h; a malformed one is
+ *  skipped (its counters still count). */
+void query_col_hist(struct sqlite3_stmt *st, int i, struct hist *h);
 
-/** The name of run id into *name (owned by the caller: xfree), or NULL
- *  when there is no such run. 0, or -1 with err set. */
-int query_run_name(db *d, int64_t id, char **name, char *err, size_t errlen);
-
-/** The default baseline of a comparison: the newest complete run named
- *  name before id (one still running or abandoned is skipped), into *out
- *  (0: none). 0, or -1 with err set. */
-int query_run_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err, size_t errlen);
-
-/** One run as `quern runs` lists it: its row and its sums over every step. */
-typedef struct query_run_row {
-    int64_t id;
-    char *name;         /**< owned */
-    char *status;       /**< owned: as stored ("?" when NULL) */
-    int64_t started_us; /**< wall clock, epoch microseconds */
-    int64_t vus;
-    int64_t duration_us; /**< measured, or (not ended) the sum of its intervals' lengths */
-    uint64_t count;      /**< samples: from step_totals, or the intervals when it did not end */
-    uint64_t errors;     /**< technical and functional, counted the same way */
-    uint64_t p95_us;     /**< of the merged histograms (0 when count is 0) */
-} query_run_row;
-
-/** The newest runs, newest first: those named name (NULL: all), at most
- *  limit (0: all), into *rows (owned: query_runs_free) and *n. 0, or -1 with
- *  err set to SQLite's message (nothing is then returned). */
-int query_runs_list(db *d, const char *name, long limit, query_run_row **rows, size_t *n, char *err,
-                    size_t errlen);
-
-/** Releases the n rows of query_runs_list; NULL is fine. */
-void query_runs_free(query_run_row *rows, size_t n);
+/** Ends a row loop over st: 0 when rc (the last sqlite3_step) is
+ *  SQLITE_DONE, else -1 with err set. Finalises st either way. */
+int query_stmt_done(struct sqlite3 *sq, struct sqlite3_stmt *st, int rc, char *err, size_t errlen);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "reports/abandon.h"
+#include "reports/catalog.h"
 #include "reports/cli.h"
 #include "reports/html.h"
 #include "reports/query.h"
@@ -84,7 +85,7 @@ int report_main(int argc, char **argv)
             if (runarg != NULL)
                 return cli_usage_err("report", "one run only, got a second: %s", optarg);
             runarg = optarg;
-            id = query_parse_id(optarg);
+            id = catalog_parse_id(optarg);
             if (id <= 0)
                 return cli_usage_err("report", "\"%s\" is not a run id (quern runs lists them)",
                                      optarg);
@@ -105,7 +106,7 @@ int report_main(int argc, char **argv)
     /* Best effort: query_run_load judges the row itself when this cannot write. */
     abandon_sweep(d, clock_wall_us(), err, sizeof(err));
     if (id == 0) {
-        if (query_run_find(d, NULL, 0, &id, err, sizeof(err)) != 0) {
+        if (catalog_find(d, NULL, 0, &id, err, sizeof(err)) != 0) {
             fprintf(stderr, "quern report: %s: %s\n", path, err);
             goto out;
         }

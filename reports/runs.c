@@ -13,6 +13,7 @@
 #include "common/mem.h"
 #include "common/utf8.h"
 #include "reports/abandon.h"
+#include "reports/catalog.h"
 #include "reports/cli.h"
 #include "reports/query.h"
 #include "reports/runverdict.h"
@@ -135,8 +136,7 @@ static void fmt_start(int64_t us, char *buf, size_t len)
 }
 
 /* Formats row r (its status already judged, its verdict v) into l. */
-static void runs_format(const query_run_row *r, const char *status, const runverdict *v,
-                        runs_line *l)
+static void runs_format(const catalog_row *r, const char *status, const runverdict *v, runs_line *l)
 {
     size_t n = utf8_cut(r->name, strlen(r->name), RUNS_NAME_WIDTH_MAX);
 
@@ -190,7 +190,7 @@ int runs_main(int argc, char **argv)
     db_opts dbo = {0};
     const char *path;
     db *d = NULL;
-    query_run_row *rows = NULL;
+    catalog_row *rows = NULL;
     runs_line *lines = NULL;
     size_t nrows = 0;
     int rc = 3;
@@ -209,7 +209,7 @@ int runs_main(int argc, char **argv)
     rc = 3;
     /* Best effort: a database that cannot be written is judged row by row. */
     if (abandon_sweep(d, clock_wall_us(), err, sizeof(err)) < 0 ||
-        query_runs_list(d, o.name, o.limit, &rows, &nrows, err, sizeof(err)) != 0) {
+        catalog_list(d, o.name, o.limit, &rows, &nrows, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern runs: %s: %s\n", path, err);
         goto out;
     }
@@ -223,7 +223,7 @@ int runs_main(int argc, char **argv)
     }
     lines = xcalloc(nrows, sizeof(*lines));
     for (size_t i = 0; i < nrows; i++) {
-        const query_run_row *r = &rows[i];
+        const catalog_row *r = &rows[i];
         const char *status = r->status;
         runverdict v;
         char why[256];
@@ -242,7 +242,7 @@ int runs_main(int argc, char **argv)
     rc = 0;
 out:
     xfree(lines);
-    query_runs_free(rows, nrows);
+    catalog_free(rows, nrows);
     db_close(d);
     return rc;
 }
