@@ -90,14 +90,7 @@ static uint64_t x_tick_step(uint64_t span)
  * UTF-8 character boundary. */
 static size_t legend_len(const char *name)
 {
-    size_t n = name != NULL ? strlen(name) : 0;
-
-    if (n <= LEGEND_NAME_MAX)
-        return n;
-    n = LEGEND_NAME_MAX;
-    while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
-        n--;
-    return n;
+    return name != NULL ? utf8_cut(name, strlen(name), LEGEND_NAME_MAX) : 0;
 }
 
 /* Writes name[0..n) escaped, with an ellipsis when it was cut. */

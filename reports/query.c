@@ -350,90 +350,94 @@ out:
     return rc;
 }
 
-static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
+/* Runs sql on run r->id, calling row(st, r) for each row. 0, or -1 with
+ * err set. */
+static int load_rows(sqlite3 *sq, query_run *r, const char *sql,
+                     void (*row)(sqlite3_stmt *st, query_run *r), char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = query_stmt(sq, sql, r->id, err, errlen);
     int rc;
 
-    st = query_stmt(sq,
-                    "SELECT name, host, workers, vus, lost, status, requests, errors FROM agents "
-                    "WHERE run_id = ? ORDER BY agent_index",
-                    r->id, err, errlen);
     if (st == NULL)
         return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        query_agent *a;
-        r->agents = xrealloc(r->agents, (r->nagents + 1) * sizeof(*r->agents));
-        a = &r->agents[r->nagents++];
-        a->name = col_str(st, 0);
-        a->host = col_str(st, 1);
-        a->workers = sqlite3_column_int64(st, 2);
-        a->vus = sqlite3_column_int64(st, 3);
-        a->lost = sqlite3_column_int64(st, 4);
-        a->status = col_str(st, 5);
-        a->requests = sqlite3_column_int64(st, 6);
-        a->errors = sqlite3_column_int64(st, 7);
-    }
-    if (query_stmt_done(sq, st, rc, err, errlen) != 0)
-        return -1;
-
-    st = query_stmt(sq,
-                    "SELECT step_index, kind, sample, count, first_second, last_second FROM errors "
-                    "WHERE run_id = ? ORDER BY count DESC, step_index, kind",
-                    r->id, err, errlen);
-    if (st == NULL)
-        return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        query_error *e;
-        r->errors = xrealloc(r->errors, (r->nerrors + 1) * sizeof(*r->errors));
-        e = &r->errors[r->nerrors++];
-        e->step = sqlite3_column_int64(st, 0);
-        e->kind = col_str(st, 1);
-        e->sample = col_str(st, 2);
-        e->count = sqlite3_column_int64(st, 3);
-        e->first_second = sqlite3_column_int64(st, 4);
-        e->last_second = sqlite3_column_int64(st, 5);
-    }
-    if (query_stmt_done(sq, st, rc, err, errlen) != 0)
-        return -1;
-
-    st = query_stmt(sq,
-                    "SELECT name, runs, missed_pacing FROM scenario_totals WHERE run_id = ? "
-                    "ORDER BY scen_index",
-                    r->id, err, errlen);
-    if (st == NULL)
-        return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        query_scen *s;
-        r->scens = xrealloc(r->scens, (r->nscens + 1) * sizeof(*r->scens));
-        s = &r->scens[r->nscens++];
-        s->name = col_str(st, 0);
-        s->runs = sqlite3_column_int64(st, 1);
-        s->missed = sqlite3_column_int64(st, 2);
-    }
-    if (query_stmt_done(sq, st, rc, err, errlen) != 0)
-        return -1;
-
-    st = query_stmt(sq,
-                    "SELECT expr, source, passed, measured, \"limit\", unit, description FROM "
-                    "thresholds WHERE run_id = ? ORDER BY position",
-                    r->id, err, errlen);
-    if (st == NULL)
-        return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        query_threshold *t;
-        r->thresholds = xrealloc(r->thresholds, (r->nthresholds + 1) * sizeof(*r->thresholds));
-        t = &r->thresholds[r->nthresholds++];
-        t->expr = col_str(st, 0);
-        t->source = col_str(st, 1);
-        t->passed = sqlite3_column_int(st, 2) != 0;
-        t->measurable = sqlite3_column_type(st, 3) != SQLITE_NULL;
-        t->measured = sqlite3_column_double(st, 3);
-        t->limit = sqlite3_column_double(st, 4);
-        t->unit = col_str(st, 5);
-        t->description = col_str(st, 6);
-    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        row(st, r);
     return query_stmt_done(sq, st, rc, err, errlen);
+}
+
+static void row_agent(sqlite3_stmt *st, query_run *r)
+{
+    query_agent *a;
+    r->agents = xrealloc(r->agents, (r->nagents + 1) * sizeof(*r->agents));
+    a = &r->agents[r->nagents++];
+    a->name = col_str(st, 0);
+    a->host = col_str(st, 1);
+    a->workers = sqlite3_column_int64(st, 2);
+    a->vus = sqlite3_column_int64(st, 3);
+    a->lost = sqlite3_column_int64(st, 4);
+    a->status = col_str(st, 5);
+    a->requests = sqlite3_column_int64(st, 6);
+    a->errors = sqlite3_column_int64(st, 7);
+}
+
+static void row_error(sqlite3_stmt *st, query_run *r)
+{
+    query_error *e;
+    r->errors = xrealloc(r->errors, (r->nerrors + 1) * sizeof(*r->errors));
+    e = &r->errors[r->nerrors++];
+    e->step = sqlite3_column_int64(st, 0);
+    e->kind = col_str(st, 1);
+    e->sample = col_str(st, 2);
+    e->count = sqlite3_column_int64(st, 3);
+    e->first_second = sqlite3_column_int64(st, 4);
+    e->last_second = sqlite3_column_int64(st, 5);
+}
+
+static void row_scen(sqlite3_stmt *st, query_run *r)
+{
+    query_scen *s;
+    r->scens = xrealloc(r->scens, (r->nscens + 1) * sizeof(*r->scens));
+    s = &r->scens[r->nscens++];
+    s->name = col_str(st, 0);
+    s->runs = sqlite3_column_int64(st, 1);
+    s->missed = sqlite3_column_int64(st, 2);
+}
+
+static void row_threshold(sqlite3_stmt *st, query_run *r)
+{
+    query_threshold *t;
+    r->thresholds = xrealloc(r->thresholds, (r->nthresholds + 1) * sizeof(*r->thresholds));
+    t = &r->thresholds[r->nthresholds++];
+    t->expr = col_str(st, 0);
+    t->source = col_str(st, 1);
+    t->passed = sqlite3_column_int(st, 2) != 0;
+    t->measurable = sqlite3_column_type(st, 3) != SQLITE_NULL;
+    t->measured = sqlite3_column_double(st, 3);
+    t->limit = sqlite3_column_double(st, 4);
+    t->unit = col_str(st, 5);
+    t->description = col_str(st, 6);
+}
+
+static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
+{
+    if (load_rows(sq, r,
+                  "SELECT name, host, workers, vus, lost, status, requests, errors FROM agents "
+                  "WHERE run_id = ? ORDER BY agent_index",
+                  row_agent, err, errlen) != 0 ||
+        load_rows(sq, r,
+                  "SELECT step_index, kind, sample, count, first_second, last_second FROM errors "
+                  "WHERE run_id = ? ORDER BY count DESC, step_index, kind",
+                  row_error, err, errlen) != 0 ||
+        load_rows(sq, r,
+                  "SELECT name, runs, missed_pacing FROM scenario_totals WHERE run_id = ? "
+                  "ORDER BY scen_index",
+                  row_scen, err, errlen) != 0 ||
+        load_rows(sq, r,
+                  "SELECT expr, source, passed, measured, \"limit\", unit, description FROM "
+                  "thresholds WHERE run_id = ? ORDER BY position",
+                  row_threshold, err, errlen) != 0)
+        return -1;
+    return 0;
 }
 
 /* A running row whose console is gone is abandoned (reports/abandon.h). */

@@ -213,6 +213,18 @@ static void summary_cards(FILE *out, const query_run *r)
     fputs("</div>\n", out);
 }
 
+/* Draws c with these title, unit, kind and series (the rest of c kept). */
+static void draw(FILE *out, chart *c, const char *title, const char *unit, enum chart_kind kind,
+                 const chart_series *series, size_t nseries)
+{
+    c->title = title;
+    c->unit = unit;
+    c->kind = kind;
+    c->series = series;
+    c->nseries = nseries;
+    chart_svg(out, c);
+}
+
 static void run_charts(FILE *out, const query_run *r)
 {
     size_t ns = r->nsteps + 1;
@@ -243,26 +255,13 @@ static void run_charts(FILE *out, const query_run *r)
         chart_series es[2] = {{"technical", "#b42318", r->all.ts.tech_ps, r->npts, 0},
                               {"functional", "#f59e0b", r->all.ts.func_ps, r->npts, 0}};
         chart_series vs[1] = {{"active VUs", "#2563eb", r->vus_ts, r->npts, 0}};
-        c.title = "Response time percentiles (all steps, per second, from merged histograms)";
-        c.unit = "ms";
-        c.kind = CHART_LINES;
-        c.nseries = 3;
-        c.series = pc;
-        chart_svg(out, &c);
+        draw(out, &c, "Response time percentiles (all steps, per second, from merged histograms)",
+             "ms", CHART_LINES, pc, 3);
         fputs("<div class=\"grid2\">\n", out);
         c.small = 1;
-        c.title = "Errors per second: technical and functional";
-        c.unit = "errors/s";
-        c.kind = CHART_STACKED;
-        c.series = es;
-        c.nseries = 2;
-        chart_svg(out, &c);
-        c.title = "Active virtual users";
-        c.unit = "VUs";
-        c.kind = CHART_AREA;
-        c.series = vs;
-        c.nseries = 1;
-        chart_svg(out, &c);
+        draw(out, &c, "Errors per second: technical and functional", "errors/s", CHART_STACKED, es,
+             2);
+        draw(out, &c, "Active virtual users", "VUs", CHART_AREA, vs, 1);
         fputs("</div>\n", out);
     }
     fputs("<p class=\"note\">Technical errors: transport, timeout, status not accepted. "
@@ -362,18 +361,8 @@ static void step_charts(FILE *out, const query_run *r)
         fprintf(out, "%s req/s · ", html_num(s->tps, b, sizeof(b)));
         fprintf(out, "p95 %s ms", html_ms((double)s->p95_us, b, sizeof(b)));
         fputs("</p>\n<div class=\"grid2\">\n", out);
-        c.title = "Responses per second";
-        c.unit = "req/s";
-        c.kind = CHART_STACKED;
-        c.series = rs;
-        c.nseries = 3;
-        chart_svg(out, &c);
-        c.title = "Response time percentiles";
-        c.unit = "ms";
-        c.kind = CHART_LINES;
-        c.series = ps;
-        c.nseries = 3;
-        chart_svg(out, &c);
+        draw(out, &c, "Responses per second", "req/s", CHART_STACKED, rs, 3);
+        draw(out, &c, "Response time percentiles", "ms", CHART_LINES, ps, 3);
         fputs("</div>\n</div>\n", out);
     }
     fputs("</section>\n", out);
