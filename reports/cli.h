@@ -8,7 +8,7 @@
  * "quern CMD: what (see quern help CMD)", exit status 2.
  *
  * Usage:
- *     opterr = 0; optind = 1;
+ *     opterr = 0; optind = 0;   // 0: glibc starts afresh, whatever parsed before
  *     while ((c = getopt_long(argc, argv, "-:ho:", opts, NULL)) != -1) ...
  *         case ':': return cli_usage_err("report", "%s needs a value", cli_flag(argv, optind,
  * NULL));

@@ -178,7 +178,7 @@ int compare_main(int argc, char **argv)
     char err[1024], def[96], note[NOTE_MAX], why[160];
 
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
     while ((c = getopt_long(argc, argv, "-:ho:", compare_options, NULL)) != -1) {
         switch (c) {
         case 'h':

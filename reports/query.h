@@ -2,14 +2,13 @@
  * readers share.
  *
  * What it is for: `quern runs`, `report` and `compare` read the results
- * database (reports/schema.sql) through here only, so that their renderers
- * hold no SQL. query_open opens the file for reading (it must exist);
- * query_run_load reads everything known about one run into a query_run: its
- * row, steps, intervals as time series, whole-run totals (summed from the
- * intervals when the run did not end: partial totals), agents, errors,
- * scenarios, thresholds and verdict (reports/runverdict.h); a run left
- * running by a console that is gone (reports/abandon.h) is loaded with status
- * "abandoned". Which runs there are is reports/catalog.h.
+ * database (reports/schema.sql) through here and reports/catalog.h only, so
+ * that their renderers (runs.c, rhtml.c, chtml.c) hold no SQL. query_open opens the file for
+ * reading (it must exist); query_run_load reads everything known about one run into a query_run:
+ * its row, steps, intervals as time series, whole-run totals (summed from the intervals when the
+ * run did not end: partial totals), agents, errors, scenarios, thresholds and verdict
+ * (reports/runverdict.h); a run left running by a console that is gone (reports/abandon.h) is
+ * loaded with status "abandoned". Which runs there are is reports/catalog.h.
  *
  * The time series of a run are built by reports/series.h.
  *
@@ -17,7 +16,7 @@
  *     int rc;
  *     db *d = query_open("report", path, &rc);       // NULL: message printed, exit rc
  *     query_run *r = query_run_load(d, id, 0, &missing, err, sizeof(err));
- *     ... r->steps[i].p95_us, r->all.rps[k] ...
+ *     ... r->steps[i].p95_us, r->all.ts.rps[k] ...
  *     query_run_free(r);
  *     db_close(d);
  */
@@ -164,8 +163,10 @@ int query_step_shown(const query_step *s);
 /** Releases r; NULL is fine. */
 void query_run_free(query_run *r);
 
-/** A statement of sq reading run id (bound as its first parameter), for
- *  reports/catalog.c; NULL with err set ("cannot read the database: ..."). */
+/* The row helpers of the read side (catalog.c, series.c). */
+
+/** A statement of sq reading run id (bound as its first parameter); NULL with err set ("cannot read
+ * the database: ..."). */
 struct sqlite3_stmt *query_stmt(struct sqlite3 *sq, const char *sql, int64_t id, char *err,
                                 size_t errlen);
 

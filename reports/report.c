@@ -64,7 +64,7 @@ int report_main(int argc, char **argv)
     int rc = 3, missing = 0, c;
 
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
     while ((c = getopt_long(argc, argv, "-:ho:", report_options, NULL)) != -1) {
         switch (c) {
         case 'h':

@@ -68,7 +68,7 @@ static int runs_parse(int argc, char **argv, runs_opts *o, int *exit_rc)
     o->path = o->name = NULL;
     o->limit = RUNS_LIMIT_DEFAULT;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
     *exit_rc = 0;
     while ((c = getopt_long(argc, argv, "-:h", runs_options, NULL)) != -1) {
         switch (c) {

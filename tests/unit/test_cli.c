@@ -22,7 +22,7 @@ static const struct option opts[] = {
 static const char *first_flag(int argc, char **argv, int *c)
 {
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
     *c = getopt_long(argc, argv, "-:o:", opts, NULL);
     return cli_flag(argv, optind, *c == ':' || *c == '?' ? NULL : optarg);
 }
