@@ -10,14 +10,6 @@
 #include "common/mem.h"
 #include "reports/query.h"
 
-/* Column i as an owned string ("" for NULL). */
-static char *col_str(sqlite3_stmt *st, int i)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-
-    return xstrdup(s != NULL ? s : "");
-}
-
 int catalog_find(db *d, const char *name, int64_t before, int64_t *id, char *err, size_t errlen)
 {
     sqlite3 *sq = db_sqlite(d);
@@ -201,7 +193,7 @@ int catalog_list(db *d, const char *name, long limit, catalog_row **rows, size_t
         out = xrealloc(out, (nout + 1) * sizeof(*out));
         r = &out[nout++];
         r->id = id;
-        r->name = col_str(list, 1);
+        r->name = query_col_str(list, 1);
         r->status = xstrdup(status != NULL ? status : "?");
         r->started_us = sqlite3_column_int64(list, 2);
         r->vus = sqlite3_column_int64(list, 4);

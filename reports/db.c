@@ -342,14 +342,18 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 }
 
 /* Encodes h into d->buf and binds it as a blob without a copy: the
- * statement must be stepped before d->buf is used again. */
-static int bind_hist(db *d, sqlite3_stmt *st, int i, const hist *h)
+ * statement must be stepped before d->buf is used again. On failure err
+ * says so and st is reset, its bindings cleared. */
+static int bind_hist(db *d, sqlite3_stmt *st, int i, const hist *h, char *err, size_t errlen)
 {
     size_t n = hist_encode(h, d->buf, d->bufcap);
 
-    if (n == 0)
-        return -1;
-    return sqlite3_bind_blob(st, i, d->buf, (int)n, SQLITE_STATIC) == SQLITE_OK ? 0 : -1;
+    if (n > 0 && sqlite3_bind_blob(st, i, d->buf, (int)n, SQLITE_STATIC) == SQLITE_OK)
+        return 0;
+    snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return -1;
 }
 
 /* Binds the counters of s at parameters first .. first + 9. */
@@ -547,12 +551,8 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         bind_u64(st, 2, iv->second);
         sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
         bind_counters(st, 4, s);
-        if (bind_hist(d, st, 14, s->hist) != 0) {
-            snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
-            sqlite3_reset(st);
-            sqlite3_clear_bindings(st);
+        if (bind_hist(d, st, 14, s->hist, err, errlen) != 0)
             goto fail;
-        }
         if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
             goto fail;
         if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech, s->sample_tech,
@@ -641,12 +641,8 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
         bind_u64(st, 18, hist_percentile(h, 95));
         bind_u64(st, 19, hist_percentile(h, 99));
         bind_u64(st, 20, hist_max(h));
-        if (bind_hist(d, st, 21, h) != 0) {
-            snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
-            sqlite3_reset(st);
-            sqlite3_clear_bindings(st);
+        if (bind_hist(d, st, 21, h, err, errlen) != 0)
             goto fail;
-        }
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
             goto fail;
     }

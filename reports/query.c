@@ -59,8 +59,7 @@ int query_stmt_done(sqlite3 *sq, sqlite3_stmt *st, int rc, char *err, size_t err
     return 0;
 }
 
-/* Column i as an owned string ("" for NULL). */
-static char *col_str(sqlite3_stmt *st, int i)
+char *query_col_str(sqlite3_stmt *st, int i)
 {
     const char *s = (const char *)sqlite3_column_text(st, i);
 
@@ -70,7 +69,7 @@ static char *col_str(sqlite3_stmt *st, int i)
 /* Column i as an owned string, NULL for NULL. */
 static char *col_opt_str(sqlite3_stmt *st, int i)
 {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col_str(st, i);
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : query_col_str(st, i);
 }
 
 /* Column i, -1 for NULL. */
@@ -158,19 +157,19 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
     }
     if (rc != SQLITE_ROW)
         return query_stmt_done(sq, st, rc, err, errlen);
-    r->name = col_str(st, 0);
-    r->tags = col_str(st, 1);
-    r->script = col_str(st, 2);
-    r->script_hash = col_str(st, 3);
-    r->properties = col_str(st, 4);
-    r->quern_version = col_str(st, 5);
+    r->name = query_col_str(st, 0);
+    r->tags = query_col_str(st, 1);
+    r->script = query_col_str(st, 2);
+    r->script_hash = query_col_str(st, 3);
+    r->properties = query_col_str(st, 4);
+    r->quern_version = query_col_str(st, 5);
     r->vus = sqlite3_column_int64(st, 6);
-    r->started_at = col_str(st, 7);
+    r->started_at = query_col_str(st, 7);
     r->started_us = sqlite3_column_int64(st, 8);
-    r->ended_at = sqlite3_column_type(st, 9) == SQLITE_NULL ? NULL : col_str(st, 9);
+    r->ended_at = sqlite3_column_type(st, 9) == SQLITE_NULL ? NULL : query_col_str(st, 9);
     r->ended_us = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 10);
     r->duration_us = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
-    r->status = col_str(st, 12);
+    r->status = query_col_str(st, 12);
     r->req_duration_us = col_opt_i64(st, 13);
     r->req_ramp_up_us = col_opt_i64(st, 14);
     r->req_runs = col_opt_i64(st, 15);
@@ -224,9 +223,9 @@ static int load_steps(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         xfree(s->test_id);
         xfree(s->label);
         xfree(s->scenario);
-        s->test_id = col_str(st, 1);
-        s->label = col_str(st, 2);
-        s->scenario = col_str(st, 3);
+        s->test_id = query_col_str(st, 1);
+        s->label = query_col_str(st, 2);
+        s->scenario = query_col_str(st, 3);
         s->declared = 1;
     }
     if (query_stmt_done(sq, st, rc, err, errlen) != 0)
@@ -370,12 +369,12 @@ static void row_agent(sqlite3_stmt *st, query_run *r)
     query_agent *a;
     r->agents = xrealloc(r->agents, (r->nagents + 1) * sizeof(*r->agents));
     a = &r->agents[r->nagents++];
-    a->name = col_str(st, 0);
-    a->host = col_str(st, 1);
+    a->name = query_col_str(st, 0);
+    a->host = query_col_str(st, 1);
     a->workers = sqlite3_column_int64(st, 2);
     a->vus = sqlite3_column_int64(st, 3);
     a->lost = sqlite3_column_int64(st, 4);
-    a->status = col_str(st, 5);
+    a->status = query_col_str(st, 5);
     a->requests = sqlite3_column_int64(st, 6);
     a->errors = sqlite3_column_int64(st, 7);
 }
@@ -386,8 +385,8 @@ static void row_error(sqlite3_stmt *st, query_run *r)
     r->errors = xrealloc(r->errors, (r->nerrors + 1) * sizeof(*r->errors));
     e = &r->errors[r->nerrors++];
     e->step = sqlite3_column_int64(st, 0);
-    e->kind = col_str(st, 1);
-    e->sample = col_str(st, 2);
+    e->kind = query_col_str(st, 1);
+    e->sample = query_col_str(st, 2);
     e->count = sqlite3_column_int64(st, 3);
     e->first_second = sqlite3_column_int64(st, 4);
     e->last_second = sqlite3_column_int64(st, 5);
@@ -398,7 +397,7 @@ static void row_scen(sqlite3_stmt *st, query_run *r)
     query_scen *s;
     r->scens = xrealloc(r->scens, (r->nscens + 1) * sizeof(*r->scens));
     s = &r->scens[r->nscens++];
-    s->name = col_str(st, 0);
+    s->name = query_col_str(st, 0);
     s->runs = sqlite3_column_int64(st, 1);
     s->missed = sqlite3_column_int64(st, 2);
 }
@@ -408,14 +407,14 @@ static void row_threshold(sqlite3_stmt *st, query_run *r)
     query_threshold *t;
     r->thresholds = xrealloc(r->thresholds, (r->nthresholds + 1) * sizeof(*r->thresholds));
     t = &r->thresholds[r->nthresholds++];
-    t->expr = col_str(st, 0);
-    t->source = col_str(st, 1);
+    t->expr = query_col_str(st, 0);
+    t->source = query_col_str(st, 1);
     t->passed = sqlite3_column_int(st, 2) != 0;
     t->measurable = sqlite3_column_type(st, 3) != SQLITE_NULL;
     t->measured = sqlite3_column_double(st, 3);
     t->limit = sqlite3_column_double(st, 4);
-    t->unit = col_str(st, 5);
-    t->description = col_str(st, 6);
+    t->unit = query_col_str(st, 5);
+    t->description = query_col_str(st, 6);
 }
 
 static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)

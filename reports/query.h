@@ -170,6 +170,9 @@ void query_run_free(query_run *r);
 struct sqlite3_stmt *query_stmt(struct sqlite3 *sq, const char *sql, int64_t id, char *err,
                                 size_t errlen);
 
+/** Column i of st as an owned string (xfree), "" for NULL. */
+char *query_col_str(struct sqlite3_stmt *st, int i);
+
 /** Column i of st as a count (a negative or NULL value is 0). */
 uint64_t query_col_u64(struct sqlite3_stmt *st, int i);
 
