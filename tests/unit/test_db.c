@@ -1,7 +1,5 @@
 /* Unit tests for reports/db: creating and migrating the database, run,
- * interval, totals, threshold and verdict rows, a full disk; with the
- * abandoned-run judgement (reports/abandon) and the stored verdict
- * (reports/runverdict) that read those rows. */
+ * interval, totals, threshold and verdict rows, a full disk. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,9 +18,7 @@
 #include <sys/wait.h>
 
 #include "common/clock.h"
-#include "reports/abandon.h"
 #include "reports/db.h"
-#include "reports/runverdict.h"
 #include "reports/schema.h"
 
 /* A temporary folder with a database path and a script in it. */
@@ -581,86 +577,6 @@ static void test_run_settings(void **state)
     db_close(d);
 }
 
-/* The pid of a process that has ended. */
-static pid_t dead_pid(void)
-{
-    pid_t pid = fork();
-
-    if (pid == 0)
-        _exit(0);
-    assert_true(pid > 0);
-    assert_int_equal(waitpid(pid, NULL, 0), pid);
-    return pid;
-}
-
-/* A row left "running" by a console that is gone is abandoned: its pid is
- * dead on this host, or it was not written for longer than the bound. */
-static void test_abandoned(void **state)
-{
-    fx *f = *state;
-    char err[512], why[256], sql[256], buf[256];
-    db *d = db_open(f->path, err, sizeof(err));
-    step_stats s[2];
-    uint64_t zero = 0;
-    db_iv iv = {0};
-    sqlite3 *sq;
-    int64_t live, dead, stale, done, now = clock_wall_us();
-    pid_t gone = dead_pid();
-
-    assert_non_null(d);
-    sq = db_sqlite(d);
-    live = begin_run(f, d, NULL); /* this process: alive, just written */
-    dead = begin_run(f, d, NULL);
-    stale = begin_run(f, d, NULL);
-    done = begin_run(f, d, NULL);
-    snprintf(sql, sizeof(sql), "UPDATE runs SET console_pid = %d WHERE id = %lld", (int)gone,
-             (long long)dead);
-    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
-    snprintf(sql, sizeof(sql),
-             "UPDATE runs SET console_host = 'elsewhere', updated_us = %lld WHERE id = %lld",
-             (long long)(now - ABANDON_STALE_US - 1000000), (long long)stale);
-    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
-    snprintf(sql, sizeof(sql), "UPDATE runs SET status = 'completed' WHERE id = %lld",
-             (long long)done);
-    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
-
-    assert_int_equal(abandon_run(d, live, now, why, sizeof(why)), 0);
-    assert_int_equal(abandon_run(d, done, now, why, sizeof(why)), 0);
-    assert_int_equal(abandon_run(d, dead, now, why, sizeof(why)), 1);
-    snprintf(buf, sizeof(buf), "pid %d", (int)gone);
-    assert_non_null(strstr(why, buf));
-    assert_int_equal(abandon_run(d, stale, now, why, sizeof(why)), 1);
-    assert_non_null(strstr(why, "stopped writing"));
-    /* Written back: two rows marked, with the reason. */
-    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 2);
-    snprintf(sql, sizeof(sql), "SELECT status || ' ' || status_reason FROM runs WHERE id = %lld",
-             (long long)dead);
-    q_text(sq, sql, buf, sizeof(buf));
-    assert_non_null(strstr(buf, "abandoned its console (pid "));
-    q_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)", buf,
-           sizeof(buf));
-    assert_string_equal(buf, "running abandoned abandoned completed");
-    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 0);
-    /* A console that was only slow writes again: its run is running again. */
-    stats_init(&s[0]);
-    stats_init(&s[1]);
-    iv.length_us = 1000000;
-    iv.steps = s;
-    iv.nsteps = 2;
-    iv.runs = &zero;
-    iv.missed = &zero;
-    iv.nscens = 1;
-    assert_int_equal(db_interval(d, stale, &iv, err, sizeof(err)), 0);
-    snprintf(sql, sizeof(sql),
-             "SELECT status || ' ' || (status_reason IS NULL) FROM runs WHERE id = %lld",
-             (long long)stale);
-    q_text(sq, sql, buf, sizeof(buf));
-    assert_string_equal(buf, "running 1");
-    stats_free(&s[0]);
-    stats_free(&s[1]);
-    db_close(d);
-}
-
 /* A full disk: the interval write says so with the file's name, and the
  * end of the run is still recorded (the run does not stay "running"). */
 static void test_disk_full(void **state)
@@ -776,74 +692,6 @@ static void test_run_end_fallback(void **state)
     db_close(d);
 }
 
-/* The console's verdict is stored, and decides what the views show. */
-static void test_run_verdict(void **state)
-{
-    fx *f = *state;
-    char err[512];
-    db *d = db_open(f->path, err, sizeof(err));
-    db_threshold t = {"p95<500ms", "cli", 0, 1, 612.5, 500, "ms", "p95 = 612.5 ms"};
-    runverdict v;
-    int64_t id;
-
-    assert_non_null(d);
-    id = begin_run(f, d, NULL);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 0, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "passed");
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: 3 errors");
-    assert_int_equal(
-        db_run_verdict(d, id, 1, "3 errors, allowed (--allow-errors)", err, sizeof(err)), 0);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_int_equal(v.kind, RUNVERDICT_PASSED);
-    assert_int_equal(
-        db_run_verdict(d, id, 0, "3 errors and no threshold about errors", err, sizeof(err)), 0);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: 3 errors and no threshold about errors");
-    assert_int_equal(db_thresholds(d, id, &t, 1, err, sizeof(err)), 0);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: p95<500ms");
-    assert_int_equal(runverdict_load(d, id, "abandoned", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: abandoned");
-    assert_int_equal(runverdict_load(d, id, "running", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_int_equal(v.kind, RUNVERDICT_PENDING);
-    db_close(d);
-}
-
-/* A verdict naming many thresholds is shortened: as many as fit. */
-static void test_verdict_short(void **state)
-{
-    static const char *const failed[3] = {"SC-CONSULTATION-PROFIL-STEP-2: p99<1s", "p95<500ms",
-                                          "errors<1%"};
-    runverdict_in in = {0};
-    runverdict v;
-
-    in.status = "completed";
-    in.nthresholds = 4;
-    in.failed = failed;
-    in.nfailed = 3;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s, p95<500ms, "
-                                "errors<1%");
-    runverdict_decide(&in, 60, &v);
-    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s +2 more");
-    runverdict_decide(&in, 30, &v);
-    assert_true(strlen(v.text) <= 30);
-    assert_non_null(strstr(v.text, "failed: SC-"));
-    in.status = "aborted";
-    in.nfailed = 0;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "failed: aborted");
-    in.status = "completed";
-    in.nthresholds = 0;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "failed: no sample");
-    in.count = 5;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "passed");
-    assert_int_equal(v.kind, RUNVERDICT_PASSED);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -852,11 +700,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_settings, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_abandoned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_end_fallback, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_run_verdict, setup, teardown),
-        cmocka_unit_test(test_verdict_short),
         cmocka_unit_test_setup_teardown(test_thresholds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
