@@ -39,10 +39,15 @@ PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 # Generated sources are kept: make would otherwise delete them as intermediates
 # and rebuild every object at the next call.
 .SECONDARY: $(PROTO_GEN) $(PROTO_GEN:.c=.h)
+# reports/schema.sql, compiled in as schema_sql[] (reports/schema.h): the one copy.
+SCHEMA_GEN := build/gen/reports/schema_sql.c
+GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN)
+.SECONDARY: $(SCHEMA_GEN)
 layer_src = $(filter-out console/main.c,$(wildcard $(1)/*.c))
 # $(call layer_obj,OBJDIR,FOLDER): the objects of FOLDER's archive
 layer_obj = $(patsubst %.c,$(1)/%.o,$(call layer_src,$(2))) \
-            $(if $(filter proto,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(PROTO_GEN)))
+            $(if $(filter proto,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(PROTO_GEN))) \
+            $(if $(filter reports,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(SCHEMA_GEN)))
 LIB_SRC := $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 LIB_OBJ := $(foreach l,$(LAYERS),$(call layer_obj,$(B),$(l)))
 ARCHIVES := $(foreach l,$(LAYERS),$(B)/lib$(l).a)
@@ -69,6 +74,17 @@ deps:
 build/gen/proto/%.pb-c.c build/gen/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p build/gen/proto
 	protoc-c --c_out=build/gen $<
+
+# od and sed only (coreutils), so no extra package: one 0xNN per byte, then a NUL.
+$(SCHEMA_GEN): reports/schema.sql
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from reports/schema.sql by the Makefile: do not edit. */'; \
+	  echo '#include "reports/schema.h"'; \
+	  echo 'const char schema_sql[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; \
+	  echo 'const size_t schema_sql_len = sizeof(schema_sql) - 1;'; } >$@.tmp
+	@mv -f $@.tmp $@
 
 $(B)/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)

@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 #include "console/thresh.h"
-#include "reports/db.h"
+#include "reports/dbopts.h"
 
 struct props;
 

@@ -20,7 +20,7 @@
  * better. A step with fewer than COMPARE_SAMPLES_MIN samples in either run,
  * or found in one run only, gets no verdict (its percentiles would be noise).
  *
- * Both runs' verdicts (reports/verdict.h) are shown, and when the runs were
+ * Both runs' verdicts (reports/runverdict.h) are shown, and when the runs were
  * asked for different loads (VUs, duration, ramp-up, runs per VU) a note
  * says so beside each step verdict: "worse (note: A ran 50 VUs, B 100)". A
  * run still running or abandoned (reports/abandon.h) is not judged step by
@@ -30,6 +30,9 @@
  * the same charts (throughput and p95 over the elapsed time, A solid, B
  * dashed). Both runs are bucketed with the same width so their points line
  * up.
+ *
+ * The comparison itself is reports/cmp.h, the page reports/chtml.h; this
+ * file is the command: its options beside their help, and the text output.
  *
  * Exit status: 0 no step worse (or no --fail-on-regression); 1 with
  * --fail-on-regression, a step is worse; 2 usage error (unknown run, no

@@ -1,13 +1,11 @@
+/* Over 700 lines: every write shares struct db's prepared statements, transactions and error path.
+ */
 #include "reports/db.h"
 
-#include <errno.h>
-#include <jansson.h>
-#include <openssl/evp.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -15,251 +13,10 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "common/version.h"
+#include "reports/dbrow.h"
+#include "reports/schema.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
-#define DB_SCRIPT_MAX (64u << 20)  /* hash at most this much of a script */
-#define DB_CMDLINE_MAX (64u << 10) /* a longer command line is stored cut short */
-
-/* The schema, verbatim from reports/schema.sql (tests/unit/test_db.c checks
- * that the concatenation of db_schema_header and the migrations is that file:
- * edit both together). */
-/* BEGIN generated-from reports/schema.sql */
-const char db_schema_header[] =
-    "-- quern results database (SQLite).\n"
-    "--\n"
-    "-- One file holds every run (default ./quern-results.db, WAL mode). The\n"
-    "-- console writes a run row when load starts (status 'running'), then each\n"
-    "-- completed interval in one transaction as it arrives, so a console crash\n"
-    "-- loses at most the current second; at the end it writes the per-step totals\n"
-    "-- and the final status. `quern runs`, `quern report` and `quern compare`\n"
-    "-- read only this database.\n"
-    "--\n"
-    "-- Versioning: PRAGMA user_version is the schema version. This file is the\n"
-    "-- list of migrations in order; the block after \"-- @migration N\" takes a\n"
-    "-- database from version N-1 to version N. Opening a database upgrades it in\n"
-    "-- one transaction; a database newer than the binary is refused. Never edit\n"
-    "-- a released migration: append a new one. reports/db.c embeds this file\n"
-    "-- verbatim (tests/unit/test_db.c checks that they are identical).\n"
-    "--\n"
-    "-- Conventions: times are microseconds (INTEGER) since the Unix epoch (UTC)\n"
-    "-- or since the run's start; *_at columns repeat them as ISO 8601 UTC text\n"
-    "-- (\"2024-05-01T12:00:00.123Z\"). Latencies are microseconds. A histogram\n"
-    "-- BLOB is common/hist.h's hist_encode format (decode with hist_decode).\n"
-    "-- JSON columns hold one JSON object of string values.\n"
-    "\n";
-
-static const char db_migration_1[] =
-    "-- @migration 1\n"
-    "-- One load test.\n"
-    "CREATE TABLE runs (\n"
-    "    id            INTEGER PRIMARY KEY,\n"
-    "    name          TEXT NOT NULL,            -- --name, default the script's base name\n"
-    "    tags          TEXT NOT NULL DEFAULT '{}', -- JSON: the --tag key=value pairs\n"
-    "    script        TEXT NOT NULL,            -- path of the main script as given\n"
-    "    script_hash   TEXT NOT NULL,            -- SHA-256 of the main script, lowercase hex\n"
-    "    properties    TEXT NOT NULL DEFAULT '{}', -- JSON: properties the scripts saw\n"
-    "    quern_version TEXT NOT NULL,\n"
-    "    vus           INTEGER NOT NULL,\n"
-    "    started_at    TEXT NOT NULL,\n"
-    "    started_us    INTEGER NOT NULL,\n"
-    "    ended_at      TEXT,                     -- NULL while running (or if the console died)\n"
-    "    ended_us      INTEGER,\n"
-    "    duration_us   INTEGER,                  -- measured length of the load, set at the end\n"
-    "    status        TEXT NOT NULL DEFAULT 'running'\n"
-    "                  CHECK (status IN ('running', 'completed', 'stopped', 'degraded', "
-    "'aborted'))\n"
-    ");\n"
-    "CREATE INDEX runs_by_name ON runs (name, id);\n"
-    "\n"
-    "-- The load injectors of a run: one row per agent (\"local\" for a run\n"
-    "-- without remote agents).\n"
-    "CREATE TABLE agents (\n"
-    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    agent_index INTEGER NOT NULL,\n"
-    "    name        TEXT NOT NULL,\n"
-    "    host        TEXT NOT NULL,\n"
-    "    workers     INTEGER NOT NULL,\n"
-    "    vus         INTEGER NOT NULL,\n"
-    "    lost        INTEGER NOT NULL DEFAULT 0,    -- 1: disconnected or died mid-run\n"
-    "    status      TEXT NOT NULL DEFAULT 'running', -- as the agent reported it\n"
-    "    requests    INTEGER NOT NULL DEFAULT 0,\n"
-    "    errors      INTEGER NOT NULL DEFAULT 0,\n"
-    "    PRIMARY KEY (run_id, agent_index)\n"
-    ");\n"
-    "\n"
-    "-- The steps the script declared, by index (the index used everywhere below).\n"
-    "CREATE TABLE steps (\n"
-    "    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    step_index INTEGER NOT NULL,\n"
-    "    test_id    TEXT NOT NULL,                -- \"SC-<scenario>-STEP-<n>\"\n"
-    "    label      TEXT NOT NULL,\n"
-    "    scenario   TEXT NOT NULL,\n"
-    "    PRIMARY KEY (run_id, step_index)\n"
-    ");\n"
-    "\n"
-    "-- One row per second of load (second 0 is the first).\n"
-    "CREATE TABLE intervals (\n"
-    "    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    second     INTEGER NOT NULL,\n"
-    "    start_us   INTEGER NOT NULL,             -- wall clock, epoch microseconds\n"
-    "    length_us  INTEGER NOT NULL,             -- the last interval may be short\n"
-    "    active_vus INTEGER NOT NULL,\n"
-    "    PRIMARY KEY (run_id, second)\n"
-    ");\n"
-    "\n"
-    "-- What each step did during one second; only steps with samples get a row.\n"
-    "-- Data from an agent that arrived after its second was written is added as\n"
-    "-- a further row for the same (run_id, second, step_index): readers sum the\n"
-    "-- counters and merge the histograms of all rows of a second.\n"
-    "CREATE TABLE step_intervals (\n"
-    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    second      INTEGER NOT NULL,\n"
-    "    step_index  INTEGER NOT NULL,\n"
-    "    count       INTEGER NOT NULL,            -- samples, successes and errors\n"
-    "    err_tech    INTEGER NOT NULL,            -- transport, timeout, status not accepted\n"
-    "    err_func    INTEGER NOT NULL,            -- failed checks, script errors\n"
-    "    bytes_in    INTEGER NOT NULL,\n"
-    "    bytes_out   INTEGER NOT NULL,\n"
-    "    sum_dns     INTEGER NOT NULL,            -- sums of the timing phases, microseconds\n"
-    "    sum_connect INTEGER NOT NULL,\n"
-    "    sum_tls     INTEGER NOT NULL,\n"
-    "    sum_ttfb    INTEGER NOT NULL,\n"
-    "    new_conns   INTEGER NOT NULL,\n"
-    "    histogram   BLOB NOT NULL                -- latencies of the samples\n"
-    ");\n"
-    "CREATE INDEX step_intervals_by_second ON step_intervals (run_id, second, step_index);\n"
-    "\n"
-    "-- Whole-run summary per step, written at the end of the run. Percentiles\n"
-    "-- come from the merged histogram (also stored), never from averages.\n"
-    "CREATE TABLE step_totals (\n"
-    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    step_index  INTEGER NOT NULL,\n"
-    "    count       INTEGER NOT NULL,\n"
-    "    err_tech    INTEGER NOT NULL,\n"
-    "    err_func    INTEGER NOT NULL,\n"
-    "    bytes_in    INTEGER NOT NULL,\n"
-    "    bytes_out   INTEGER NOT NULL,\n"
-    "    sum_dns     INTEGER NOT NULL,\n"
-    "    sum_connect INTEGER NOT NULL,\n"
-    "    sum_tls     INTEGER NOT NULL,\n"
-    "    sum_ttfb    INTEGER NOT NULL,\n"
-    "    new_conns   INTEGER NOT NULL,\n"
-    "    tps         REAL NOT NULL,               -- count per second of the run's duration\n"
-    "    mean_us     REAL NOT NULL,\n"
-    "    min_us      INTEGER NOT NULL,\n"
-    "    p50_us      INTEGER NOT NULL,\n"
-    "    p90_us      INTEGER NOT NULL,\n"
-    "    p95_us      INTEGER NOT NULL,\n"
-    "    p99_us      INTEGER NOT NULL,\n"
-    "    max_us      INTEGER NOT NULL,\n"
-    "    histogram   BLOB NOT NULL,\n"
-    "    PRIMARY KEY (run_id, step_index)\n"
-    ");\n"
-    "\n"
-    "-- Errors by step and kind, kept up to date with each interval.\n"
-    "CREATE TABLE errors (\n"
-    "    run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    step_index   INTEGER NOT NULL,\n"
-    "    kind         TEXT NOT NULL CHECK (kind IN ('technical', 'functional')),\n"
-    "    sample       TEXT NOT NULL,              -- the first message seen ('' if none)\n"
-    "    count        INTEGER NOT NULL,\n"
-    "    first_second INTEGER NOT NULL,\n"
-    "    last_second  INTEGER NOT NULL,\n"
-    "    PRIMARY KEY (run_id, step_index, kind)\n"
-    ");\n"
-    "\n"
-    "-- Runs (iterations) and missed pacings per scenario, kept up to date with\n"
-    "-- each interval.\n"
-    "CREATE TABLE scenario_totals (\n"
-    "    run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    scen_index    INTEGER NOT NULL,\n"
-    "    name          TEXT NOT NULL,\n"
-    "    runs          INTEGER NOT NULL DEFAULT 0,\n"
-    "    missed_pacing INTEGER NOT NULL DEFAULT 0,\n"
-    "    PRIMARY KEY (run_id, scen_index)\n"
-    ");\n";
-
-static const char db_migration_2[] =
-    "-- @migration 2\n"
-    "-- The verdict of each threshold of a run (--threshold, quern.threshold),\n"
-    "-- written once at the end of the run, in the order they were given. A\n"
-    "-- threshold that could not be measured (no sample, no step in its scope)\n"
-    "-- has a NULL measured value and failed. \"limit\" is a keyword of SQL: quote\n"
-    "-- it in queries (SELECT expr, \"limit\" FROM thresholds).\n"
-    "CREATE TABLE thresholds (\n"
-    "    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
-    "    position    INTEGER NOT NULL,            -- 0-based, command-line ones first\n"
-    "    expr        TEXT NOT NULL,               -- \"p95<500ms\", \"SC-X-STEP-2: p99<1s\"\n"
-    "    source      TEXT NOT NULL,               -- \"cli\", or the \"file:line\" declaring it\n"
-    "    passed      INTEGER NOT NULL CHECK (passed IN (0, 1)),\n"
-    "    measured    REAL,                        -- in unit; NULL when not measurable\n"
-    "    \"limit\"     REAL NOT NULL,               -- in unit\n"
-    "    unit        TEXT NOT NULL,               -- \"ms\", \"%\", \"/s\" or \"\" (a count)\n"
-    "    description TEXT NOT NULL,               -- \"p95 of SC-X-STEP-2 = 612.3 ms, "
-    "limit < 500 ms\"\n"
-    "    PRIMARY KEY (run_id, position)\n"
-    ");\n";
-static const char db_migration_3[] =
-    "-- @migration 3\n"
-    "-- What a run was asked to do and who runs it, kept with the run; and a\n"
-    "-- status for a run whose console went away. The runs table is rebuilt (its\n"
-    "-- status CHECK gains 'abandoned'): migrations run with foreign keys off, so\n"
-    "-- the rows that refer to a run are kept as they are.\n"
-    "--   req_duration_us, req_ramp_up_us, req_runs: --duration (0: none),\n"
-    "--     --ramp-up and --runs as given; vus is --vus. NULL: not recorded (a run\n"
-    "--     from an older quern).\n"
-    "--   command_line: the console's command line, shell-quoted, secrets (values\n"
-    "--     of secret-looking -p keys, URL passwords) replaced by ***.\n"
-    "--   console_host, console_pid: where the console writing the run runs.\n"
-    "--   updated_us: when the console last wrote the run (begin, each interval,\n"
-    "--     end). A 'running' row not updated for a while, or whose console's pid\n"
-    "--     is gone from this host, is abandoned (readers mark it so).\n"
-    "--   status_reason: why the run ended as it did, when something went wrong\n"
-    "--     (\"results database: disk full\"); NULL otherwise.\n"
-    "--   verdict, verdict_reason: the run's own verdict as the console decided it\n"
-    "--     ('passed' or 'failed', and the rule that decided: \"3 errors, and no\n"
-    "--     threshold about errors\"), besides the thresholds' verdicts; NULL when\n"
-    "--     the console recorded none (an older quern, or a run that did not end).\n"
-    "CREATE TABLE runs_v3 (\n"
-    "    id              INTEGER PRIMARY KEY,\n"
-    "    name            TEXT NOT NULL,\n"
-    "    tags            TEXT NOT NULL DEFAULT '{}',\n"
-    "    script          TEXT NOT NULL,\n"
-    "    script_hash     TEXT NOT NULL,\n"
-    "    properties      TEXT NOT NULL DEFAULT '{}', -- secret-looking values replaced by ***\n"
-    "    quern_version   TEXT NOT NULL,\n"
-    "    vus             INTEGER NOT NULL,\n"
-    "    started_at      TEXT NOT NULL,\n"
-    "    started_us      INTEGER NOT NULL,\n"
-    "    ended_at        TEXT,\n"
-    "    ended_us        INTEGER,\n"
-    "    duration_us     INTEGER,\n"
-    "    status          TEXT NOT NULL DEFAULT 'running'\n"
-    "                    CHECK (status IN ('running', 'completed', 'stopped', 'degraded', "
-    "'aborted',\n"
-    "                                      'abandoned')),\n"
-    "    req_duration_us INTEGER,\n"
-    "    req_ramp_up_us  INTEGER,\n"
-    "    req_runs        INTEGER,\n"
-    "    command_line    TEXT,\n"
-    "    console_host    TEXT,\n"
-    "    console_pid     INTEGER,\n"
-    "    updated_us      INTEGER,\n"
-    "    status_reason   TEXT,\n"
-    "    verdict         TEXT CHECK (verdict IN ('passed', 'failed')),\n"
-    "    verdict_reason  TEXT\n"
-    ");\n"
-    "INSERT INTO runs_v3 (id, name, tags, script, script_hash, properties, quern_version, vus,\n"
-    "                     started_at, started_us, ended_at, ended_us, duration_us, status)\n"
-    "    SELECT id, name, tags, script, script_hash, properties, quern_version, vus, started_at,\n"
-    "           started_us, ended_at, ended_us, duration_us, status FROM runs;\n"
-    "DROP TABLE runs;\n"
-    "ALTER TABLE runs_v3 RENAME TO runs;\n"
-    "CREATE INDEX runs_by_name ON runs (name, id);\n";
-/* END */
-
-const char *const db_migrations[DB_SCHEMA_VERSION] = {db_migration_1, db_migration_2,
-                                                      db_migration_3};
 
 /* Statements prepared once at open and reused. */
 enum db_stmt {
@@ -432,8 +189,17 @@ static int migrate(db *d, char *err, size_t errlen)
         goto fail;
     }
     for (; v < DB_SCHEMA_VERSION; v++) {
+        char *mig = schema_migration((unsigned)v + 1);
+        int rc;
+
         snprintf(sql, sizeof(sql), "schema migration %lld", (long long)v + 1);
-        if (exec_sql(d, db_migrations[v], sql, err, errlen) != 0)
+        if (mig == NULL) {
+            snprintf(err, errlen, "%s: %s: not in this quern's schema", d->path, sql);
+            goto fail;
+        }
+        rc = exec_sql(d, mig, sql, err, errlen);
+        xfree(mig);
+        if (rc != 0)
             goto fail;
     }
     if (foreign_keys_ok(d, err, errlen) != 0)
@@ -448,24 +214,6 @@ fail:
         sqlite3_exec(d->sq, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_exec(d->sq, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
     return -1;
-}
-
-db *db_open_results(const char *cmd, const char *path, int *exit_rc)
-{
-    char err[512];
-    db *d;
-
-    if (access(path, F_OK) != 0) {
-        fprintf(stderr, "quern %s: no results database at %s (quern run writes one)\n", cmd, path);
-        *exit_rc = 2;
-        return NULL;
-    }
-    d = db_open(path, err, sizeof(err));
-    if (d == NULL) {
-        fprintf(stderr, "quern %s: %s\n", cmd, err);
-        *exit_rc = 3;
-    }
-    return d;
 }
 
 db *db_open(const char *path, char *err, size_t errlen)
@@ -594,14 +342,18 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 }
 
 /* Encodes h into d->buf and binds it as a blob without a copy: the
- * statement must be stepped before d->buf is used again. */
-static int bind_hist(db *d, sqlite3_stmt *st, int i, const hist *h)
+ * statement must be stepped before d->buf is used again. On failure err
+ * says so and st is reset, its bindings cleared. */
+static int bind_hist(db *d, sqlite3_stmt *st, int i, const hist *h, char *err, size_t errlen)
 {
     size_t n = hist_encode(h, d->buf, d->bufcap);
 
-    if (n == 0)
-        return -1;
-    return sqlite3_bind_blob(st, i, d->buf, (int)n, SQLITE_STATIC) == SQLITE_OK ? 0 : -1;
+    if (n > 0 && sqlite3_bind_blob(st, i, d->buf, (int)n, SQLITE_STATIC) == SQLITE_OK)
+        return 0;
+    snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return -1;
 }
 
 /* Binds the counters of s at parameters first .. first + 9. */
@@ -619,106 +371,42 @@ static void bind_counters(sqlite3_stmt *st, int first, const step_stats *s)
     bind_u64(st, first + 9, s->new_conns);
 }
 
-/* "2024-05-01T12:00:00.123Z" */
-static void iso_utc(int64_t us, char *buf, size_t len)
+/* Inserts n rows with sql: ?1 the run id, ?2 the row's index, the rest
+ * bound by bind(st, ri, i). */
+static int insert_each(db *d, int64_t id, const char *sql, size_t n,
+                       void (*bind)(sqlite3_stmt *st, const db_run_info *ri, size_t i),
+                       const db_run_info *ri, const char *what, char *err, size_t errlen)
 {
-    time_t secs = (time_t)(us / 1000000);
-    struct tm tm;
-    char tmp[32];
-
-    gmtime_r(&secs, &tm);
-    strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, len, "%s.%03dZ", tmp, (int)((us % 1000000) / 1000));
-}
-
-/* Lowercase hex SHA-256 of the file at path into hex[65]. */
-static int hash_file(const char *path, char hex[65], char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    EVP_MD_CTX *ctx;
-    unsigned char md[EVP_MAX_MD_SIZE], chunk[16384];
-    unsigned int mdlen = 0;
-    size_t n, total = 0;
+    sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    ctx = EVP_MD_CTX_new();
-    if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-        snprintf(err, errlen, "SHA-256 is not available");
+    if (sqlite3_prepare_v2(d->sq, sql, -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, what);
         goto out;
     }
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-        total += n;
-        if (total > DB_SCRIPT_MAX || EVP_DigestUpdate(ctx, chunk, n) != 1) {
-            snprintf(err, errlen, "cannot hash %s: too big", path);
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        bind(st, ri, i);
+        if (step_done(d, st, what, err, errlen) != 0)
             goto out;
-        }
     }
-    if (ferror(f) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-        snprintf(err, errlen, "cannot hash %s", path);
-        goto out;
-    }
-    for (unsigned i = 0; i < mdlen; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
     rc = 0;
 out:
-    EVP_MD_CTX_free(ctx);
-    fclose(f);
+    sqlite3_finalize(st);
     return rc;
 }
 
-/* The pairs of p as a compact JSON object (owned by the caller: free()).
- * redacted: secret-looking values and URL passwords are replaced by ***. */
-static char *props_json(const props *p, int redacted)
+static void bind_step(sqlite3_stmt *st, const db_run_info *ri, size_t i)
 {
-    json_t *o = json_object();
-    char *s;
-
-    for (size_t i = 0; p != NULL && i < props_count(p); i++) {
-        const char *k = props_key(p, i), *v = props_value(p, i);
-        if (redacted && redact_key_is_secret(k) && v[0] != '\0') {
-            json_object_set_new(o, k, json_string(REDACT_MASK));
-        } else if (redacted) {
-            size_t n = redact_url(v, NULL, 0) + 1;
-            char *safe = xmalloc(n);
-            redact_url(v, safe, n);
-            json_object_set_new(o, k, json_string(safe));
-            xfree(safe);
-        } else {
-            json_object_set_new(o, k, json_string(v));
-        }
-    }
-    s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-    json_decref(o);
-    if (s == NULL)
-        abort(); /* only when out of memory */
-    return s;
+    sqlite3_bind_text(st, 3, ri->steps[i].id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, ri->steps[i].label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, ri->steps[i].scenario, -1, SQLITE_STATIC);
 }
 
-/* "quern " and the arguments of ri, shell-quoted and redacted (owned by the
- * caller), or NULL when there are none. Bounded by DB_CMDLINE_MAX. */
-static char *command_line(const db_run_info *ri)
+static void bind_scen(sqlite3_stmt *st, const db_run_info *ri, size_t i)
 {
-    const char **av;
-    char *s;
-    size_t n;
-
-    if (ri->argc <= 0 || ri->argv == NULL)
-        return NULL;
-    av = xcalloc((size_t)ri->argc + 1, sizeof(*av));
-    av[0] = "quern";
-    for (int i = 0; i < ri->argc; i++)
-        av[i + 1] = ri->argv[i];
-    n = redact_argv(ri->argc + 1, av, NULL, 0) + 1;
-    if (n > DB_CMDLINE_MAX)
-        n = DB_CMDLINE_MAX;
-    s = xmalloc(n);
-    redact_argv(ri->argc + 1, av, s, n);
-    xfree(av);
-    return s;
+    sqlite3_bind_text(st, 3, ri->scen_names[i], -1, SQLITE_STATIC);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -730,15 +418,15 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
     sqlite3_stmt *st = NULL;
     int64_t id = -1;
 
-    if (hash_file(ri->script, hex, err, errlen) != 0)
+    if (dbrow_hash_file(ri->script, hex, err, errlen) != 0)
         return -1;
-    tags = props_json(ri->tags, 0);
-    propj = props_json(ri->props, 1);
-    cmdline = command_line(ri);
+    tags = dbrow_props_json(ri->tags, 0);
+    propj = dbrow_props_json(ri->props, 1);
+    cmdline = dbrow_command_line(ri->argc, ri->argv);
     if (gethostname(host, sizeof(host)) != 0)
         host[0] = '\0';
     host[sizeof(host) - 1] = '\0';
-    iso_utc(ri->started_us, at, sizeof(at));
+    dbrow_iso_utc(ri->started_us, at, sizeof(at));
     if (tx_begin(d, err, errlen) != 0)
         goto out;
     if (sqlite3_prepare_v2(d->sq,
@@ -779,41 +467,14 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
     st = NULL;
     id = sqlite3_last_insert_rowid(d->sq);
 
-    if (sqlite3_prepare_v2(d->sq,
-                           "INSERT INTO steps (run_id, step_index, test_id, label, scenario) "
-                           "VALUES (?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        set_err(d, err, errlen, "cannot record the steps");
+    if (insert_each(d, id,
+                    "INSERT INTO steps (run_id, step_index, test_id, label, scenario) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    ri->nsteps, bind_step, ri, "cannot record the steps", err, errlen) != 0 ||
+        insert_each(d, id,
+                    "INSERT INTO scenario_totals (run_id, scen_index, name) VALUES (?, ?, ?)",
+                    ri->nscens, bind_scen, ri, "cannot record the scenarios", err, errlen) != 0)
         goto fail;
-    }
-    for (size_t i = 0; i < ri->nsteps; i++) {
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-        sqlite3_bind_text(st, 3, ri->steps[i].id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, ri->steps[i].label, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, ri->steps[i].scenario, -1, SQLITE_STATIC);
-        if (step_done(d, st, "cannot record the steps", err, errlen) != 0)
-            goto fail;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-
-    if (sqlite3_prepare_v2(d->sq,
-                           "INSERT INTO scenario_totals (run_id, scen_index, name) "
-                           "VALUES (?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        set_err(d, err, errlen, "cannot record the scenarios");
-        goto fail;
-    }
-    for (size_t i = 0; i < ri->nscens; i++) {
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-        sqlite3_bind_text(st, 3, ri->scen_names[i], -1, SQLITE_STATIC);
-        if (step_done(d, st, "cannot record the scenarios", err, errlen) != 0)
-            goto fail;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
     if (tx_commit(d, err, errlen) != 0) {
         id = -1;
         goto out;
@@ -890,12 +551,8 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         bind_u64(st, 2, iv->second);
         sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
         bind_counters(st, 4, s);
-        if (bind_hist(d, st, 14, s->hist) != 0) {
-            snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
-            sqlite3_reset(st);
-            sqlite3_clear_bindings(st);
+        if (bind_hist(d, st, 14, s->hist, err, errlen) != 0)
             goto fail;
-        }
         if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
             goto fail;
         if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech, s->sample_tech,
@@ -935,7 +592,7 @@ static int end_status(db *d, int64_t run_id, const db_run_end_info *ei, const ch
     sqlite3_stmt *st = d->st[ST_END];
     char at[40];
 
-    iso_utc(ei->ended_us, at, sizeof(at));
+    dbrow_iso_utc(ei->ended_us, at, sizeof(at));
     sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, at, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, ei->ended_us);
@@ -984,12 +641,8 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
         bind_u64(st, 18, hist_percentile(h, 95));
         bind_u64(st, 19, hist_percentile(h, 99));
         bind_u64(st, 20, hist_max(h));
-        if (bind_hist(d, st, 21, h) != 0) {
-            snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
-            sqlite3_reset(st);
-            sqlite3_clear_bindings(st);
+        if (bind_hist(d, st, 21, h, err, errlen) != 0)
             goto fail;
-        }
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
             goto fail;
     }
@@ -1090,73 +743,4 @@ fail:
     sqlite3_finalize(st);
     tx_rollback(d);
     return -1;
-}
-
-/* ---------------------------------------------------------------- options */
-
-int db_opts_flag(const char *flag)
-{
-    return strcmp(flag, "--db") == 0 || strcmp(flag, "--name") == 0 || strcmp(flag, "--tag") == 0;
-}
-
-int db_opts_set(db_opts *o, const char *flag, const char *val, char *err, size_t errlen)
-{
-    if (strcmp(flag, "--db") == 0) {
-        if (val[0] == '\0') {
-            snprintf(err, errlen, "an empty path (use --db none to record nothing)");
-            return -1;
-        }
-        o->path = val;
-    } else if (strcmp(flag, "--name") == 0) {
-        if (val[0] == '\0') {
-            snprintf(err, errlen, "the run name is empty");
-            return -1;
-        }
-        o->name = val;
-    } else if (strcmp(flag, "--tag") == 0) {
-        if (o->tags == NULL)
-            o->tags = props_new();
-        if (props_set_arg(o->tags, val, err, errlen) != 0)
-            return -1;
-    } else {
-        snprintf(err, errlen, "not a results option");
-        return -1;
-    }
-    return 0;
-}
-
-void db_opts_free(db_opts *o)
-{
-    props_free(o->tags);
-    o->tags = NULL;
-}
-
-const char *db_opts_path(const db_opts *o)
-{
-    const char *p = o->path;
-
-    if (p == NULL) {
-        p = getenv(DB_PATH_ENV);
-        if (p == NULL || p[0] == '\0')
-            p = DB_PATH_DEFAULT;
-    }
-    return strcmp(p, "none") == 0 ? NULL : p;
-}
-
-const char *db_opts_name(const db_opts *o, const char *script, char *buf, size_t len)
-{
-    const char *base;
-    size_t n;
-
-    if (o->name != NULL) {
-        snprintf(buf, len, "%s", o->name);
-        return buf;
-    }
-    base = strrchr(script, '/');
-    base = base != NULL ? base + 1 : script;
-    n = strlen(base);
-    if (n > 4 && strcmp(base + n - 4, ".lua") == 0)
-        n -= 4;
-    snprintf(buf, len, "%.*s", (int)n, base);
-    return buf;
 }

@@ -1,7 +1,13 @@
-/* db — the results database (SQLite), written by the console during a run.
+/* db — the results store's write side: the SQLite file the console records
+ * a run into.
  *
  * What it is for: every run is recorded in one SQLite file (schema and its
- * documentation: reports/schema.sql). The console opens the file, begins a
+ * documentation: reports/schema.sql, compiled in: reports/schema.h). db_open
+ * creates the file or upgrades its schema; the readers (`quern runs`,
+ * `report`, `compare`) open it the same way and read it through
+ * reports/query.h only. The prefix stays db_ (not store_): it is the name
+ * the console has always called, and "db" is what the user types (--db).
+ * The console opens the file, begins a
  * run when load starts, writes each completed interval as it arrives (one
  * transaction per interval, with statements prepared once), and ends the run
  * with its per-step totals and final status. A console crash loses at most
@@ -22,8 +28,7 @@
  * whether the disk is full) leaves d usable: keep it open and still end the
  * run with db_run_end_reason, which records at least the status and why.
  *
- * Command-line options shared by the local and the distributed run (--db,
- * --name, --tag) are parsed into a db_opts with db_opts_set.
+ * Where the results go (--db, --name, --tag) is reports/dbopts.h.
  *
  * A db is not thread-safe; the console uses it from its loop only. */
 #ifndef QUERN_DB_H
@@ -40,32 +45,14 @@ struct sqlite3;
 /** Schema version this binary writes (PRAGMA user_version). */
 #define DB_SCHEMA_VERSION 3
 
-/** Default database path (relative to the current directory). */
-#define DB_PATH_DEFAULT "./quern-results.db"
-
-/** Environment variable that, when set, replaces DB_PATH_DEFAULT. */
-#define DB_PATH_ENV "QUERN_DB"
-
 /** An open results database; created by db_open, released by db_close. */
 typedef struct db db;
-
-/** The migrations, in order: db_migrations[i] takes version i to i + 1.
- *  Their concatenation is reports/schema.sql, byte for byte. */
-extern const char *const db_migrations[DB_SCHEMA_VERSION];
-/** The text of reports/schema.sql before the first migration (its header). */
-extern const char db_schema_header[];
 
 /** Opens (creating if needed) the database at path: WAL journal, busy
  *  timeout, foreign keys on; upgrades an older schema in one transaction.
  *  Returns NULL with err set if the file cannot be opened, is not a
  *  database, or has a schema newer than DB_SCHEMA_VERSION. */
 db *db_open(const char *path, char *err, size_t errlen);
-
-/** For the commands that read results (runs, report, compare): opens the
- *  database at path, which must exist. On failure prints one line as
- *  "quern CMD: ..." and sets *exit_rc: 2 when there is none, 3 when it
- *  cannot be read. */
-db *db_open_results(const char *cmd, const char *path, int *exit_rc);
 
 /** Closes d (finalising its statements); NULL is fine. */
 void db_close(db *d);
@@ -215,33 +202,5 @@ typedef struct db_threshold {
  *  0, or -1 with err set (nothing is then written). */
 int db_thresholds(db *d, int64_t run_id, const db_threshold *ts, size_t n, char *err,
                   size_t errlen);
-
-/** The results options of `quern run`. Zero-initialise; db_opts_free. */
-typedef struct db_opts {
-    const char *path; /**< borrowed: --db (NULL: default; "none": no database) */
-    const char *name; /**< borrowed: --name */
-    props *tags;      /**< owned: --tag pairs, NULL when none */
-} db_opts;
-
-/** 1 if flag ("--db", "--name", "--tag") is one of the results options,
- *  each of which takes a value. */
-int db_opts_flag(const char *flag);
-/** Sets the option flag to val. 0, or -1 with err set (bad tag). */
-int db_opts_set(db_opts *o, const char *flag, const char *val, char *err, size_t errlen);
-/** Releases what o owns. */
-void db_opts_free(db_opts *o);
-/** The database path to use: --db, else $QUERN_DB, else DB_PATH_DEFAULT;
- *  NULL when the results are not to be recorded (--db none). */
-const char *db_opts_path(const db_opts *o);
-/** Writes the run name into buf: --name, else the script's base name
- *  without its .lua extension. */
-const char *db_opts_name(const db_opts *o, const char *script, char *buf, size_t len);
-
-/** Help lines for the results options (for `quern help run`). */
-#define DB_OPTS_USAGE                                                                              \
-    "  --db FILE            results database (default ./quern-results.db, or $QUERN_DB);\n"        \
-    "                       --db none records nothing\n"                                           \
-    "  --name NAME          run name in the database (default: the script's base name)\n"          \
-    "  --tag KEY=VALUE      tag the run (repeatable)\n"
 
 #endif

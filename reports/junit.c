@@ -12,40 +12,21 @@
 
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/utf8.h"
 
-/* Length of the UTF-8 sequence at s[0..n) if it encodes a character XML 1.0
- * allows (tab, newline, carriage return, U+0020 and up, without surrogates,
- * U+FFFE and U+FFFF), else 0. */
+/* Length of the UTF-8 character at s[0..n) (common/utf8.h) if XML 1.0
+ * allows it (tab, newline, carriage return, U+0020 and up, without U+FFFE
+ * and U+FFFF), else 0. */
 static size_t xml_char_len(const unsigned char *s, size_t n)
 {
     uint32_t c;
-    size_t len;
+    size_t len = utf8_decode(s, n, &c);
 
-    if (s[0] < 0x80)
-        return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' || s[0] == '\r' ? 1 : 0;
-    if ((s[0] & 0xe0) == 0xc0) {
-        len = 2;
-        c = s[0] & 0x1f;
-    } else if ((s[0] & 0xf0) == 0xe0) {
-        len = 3;
-        c = s[0] & 0x0f;
-    } else if ((s[0] & 0xf8) == 0xf0) {
-        len = 4;
-        c = s[0] & 0x07;
-    } else {
+    if (len == 0)
         return 0;
-    }
-    if (len > n)
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
         return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (s[i] & 0x3f);
-    }
-    /* overlong forms, surrogates, beyond Unicode, the two non-characters */
-    if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000))
-        return 0;
-    if ((c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff || c == 0xfffe || c == 0xffff)
+    if (c == 0xfffe || c == 0xffff)
         return 0;
     return len;
 }

@@ -1,22 +1,37 @@
 #include "reports/runs.h"
 
 #include <errno.h>
-#include <sqlite3.h>
+#include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/clock.h"
-#include "common/hist.h"
+#include "common/dur.h"
 #include "common/mem.h"
+#include "common/utf8.h"
 #include "reports/abandon.h"
-#include "reports/db.h"
+#include "reports/catalog.h"
+#include "reports/cli.h"
+#include "reports/dbopts.h"
+#include "reports/query.h"
 #include "reports/runverdict.h"
 
 #define RUNS_LIMIT_DEFAULT 20
 #define RUNS_NAME_WIDTH_MAX 40
 #define RUNS_VERDICT_WIDTH_MAX 48
+#define RUNS_COLS 10
+
+/* The options, beside their help text. */
+static const struct option runs_options[] = {
+    {"db", required_argument, NULL, 'd'},
+    {"name", required_argument, NULL, 'n'},
+    {"limit", required_argument, NULL, 'l'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
 
 void runs_usage(FILE *out)
 {
@@ -38,47 +53,78 @@ void runs_usage(FILE *out)
           out);
 }
 
-/* One line of the table, formatted. */
-typedef struct runs_row {
-    char id[24], name[RUNS_NAME_WIDTH_MAX + 1], start[32], dur[32], vus[16], status[16];
-    char tps[24], p95[24], errs[24], verdict[RUNS_VERDICT_WIDTH_MAX + 1];
-} runs_row;
+/* What the command was asked. */
+typedef struct runs_opts {
+    const char *path; /* borrowed: --db (NULL: the default) */
+    const char *name; /* borrowed: --name */
+    long limit;
+} runs_opts;
 
-/* What a run did over all its steps. */
-typedef struct runs_sum {
-    uint64_t count, errors;
-    hist *h; /**< owned */
-} runs_sum;
-
-/* Adds the rows of st (count, errors, histogram BLOB) for run id into s. */
-static int sum_rows(sqlite3_stmt *st, int64_t id, runs_sum *s)
+/* Parses argv into o: 0 to go on, else the exit status (help: 0, usage
+ * error: 2) in *exit_rc and -1. */
+static int runs_parse(int argc, char **argv, runs_opts *o, int *exit_rc)
 {
-    int rc;
+    int c;
 
-    sqlite3_bind_int64(st, 1, id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const void *blob = sqlite3_column_blob(st, 2);
-        s->count += (uint64_t)sqlite3_column_int64(st, 0);
-        s->errors += (uint64_t)sqlite3_column_int64(st, 1);
-        if (blob != NULL)
-            hist_merge_encoded(s->h, blob, (size_t)sqlite3_column_bytes(st, 2));
+    o->path = o->name = NULL;
+    o->limit = RUNS_LIMIT_DEFAULT;
+    opterr = 0;
+    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
+    *exit_rc = 0;
+    while ((c = getopt_long(argc, argv, "-:h", runs_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            runs_usage(stdout);
+            return -1;
+        case 'd':
+            o->path = optarg;
+            break;
+        case 'n':
+            o->name = optarg;
+            break;
+        case 'l': {
+            char *end;
+            errno = 0;
+            o->limit = strtol(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0' || o->limit < 0) {
+                *exit_rc = cli_usage_err("runs", "--limit: \"%s\" is not a whole number", optarg);
+                return -1;
+            }
+            break;
+        }
+        case ':':
+            *exit_rc = cli_usage_err("runs", "%s needs a value", cli_flag(argv, optind, NULL));
+            return -1;
+        case 1: /* a run argument: this command takes none */
+            *exit_rc = cli_usage_err("runs", "unknown argument %s", optarg);
+            return -1;
+        default:
+            *exit_rc = cli_usage_err("runs", "unknown argument %s", cli_flag(argv, optind, NULL));
+            return -1;
+        }
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+        *exit_rc = cli_usage_err("runs", "unknown argument %s", "--");
+        return -1;
+    }
+    return 0;
 }
 
+/* One line of the table, formatted. */
+typedef struct runs_line {
+    char id[24], name[RUNS_NAME_WIDTH_MAX + 1], start[32], dur[DUR_FORMAT_MAX], vus[16];
+    char status[16], tps[24], p95[24], errs[24], verdict[RUNS_VERDICT_WIDTH_MAX + 1];
+} runs_line;
+
+/* A duration to a tenth of a second, to the second from a minute on. */
 static void fmt_duration(int64_t us, char *buf, size_t len)
 {
-    int64_t s = us / 1000000;
+    int64_t q = us < 60000000 ? 100000 : 1000000;
 
     if (us < 0)
         snprintf(buf, len, "-");
-    else if (s < 60)
-        snprintf(buf, len, "%.1fs", (double)us / 1e6);
-    else if (s < 3600)
-        snprintf(buf, len, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
     else
-        snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
+        dur_format((us + q / 2) / q * q, buf, len);
 }
 
 static void fmt_start(int64_t us, char *buf, size_t len)
@@ -90,184 +136,114 @@ static void fmt_start(int64_t us, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-static int usage_err(const char *fmt, const char *arg)
+/* Formats row r (its status already judged, its verdict v) into l. */
+static void runs_format(const catalog_row *r, const char *status, const runverdict *v, runs_line *l)
 {
-    fprintf(stderr, "quern runs: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see quern help runs)\n");
-    return 2;
+    size_t n = utf8_cut(r->name, strlen(r->name), RUNS_NAME_WIDTH_MAX);
+
+    snprintf(l->id, sizeof(l->id), "%lld", (long long)r->id);
+    snprintf(l->name, sizeof(l->name), "%.*s", (int)n, r->name);
+    fmt_start(r->started_us, l->start, sizeof(l->start));
+    fmt_duration(r->duration_us, l->dur, sizeof(l->dur));
+    snprintf(l->vus, sizeof(l->vus), "%lld", (long long)r->vus);
+    snprintf(l->status, sizeof(l->status), "%s", status);
+    snprintf(l->verdict, sizeof(l->verdict), "%s", v->text);
+    if (r->duration_us > 0)
+        snprintf(l->tps, sizeof(l->tps), "%.1f", (double)r->count * 1e6 / (double)r->duration_us);
+    else
+        snprintf(l->tps, sizeof(l->tps), "-");
+    if (r->count > 0) {
+        snprintf(l->p95, sizeof(l->p95), "%.1f", (double)r->p95_us / 1000.0);
+        snprintf(l->errs, sizeof(l->errs), "%.2f%%", 100.0 * (double)r->errors / (double)r->count);
+    } else {
+        snprintf(l->p95, sizeof(l->p95), "-");
+        snprintf(l->errs, sizeof(l->errs), "-");
+    }
+}
+
+/* Prints the table, each column as wide as its widest cell. */
+static void runs_print(const runs_line *lines, size_t n)
+{
+    int w[RUNS_COLS] = {2, 4, 5, 8, 3, 6, 3, 7, 7, 7};
+
+    for (size_t i = 0; i < n; i++) {
+        const runs_line *l = &lines[i];
+        const char *cells[RUNS_COLS] = {l->id,     l->name, l->start, l->dur,  l->vus,
+                                        l->status, l->tps,  l->p95,   l->errs, l->verdict};
+        for (int k = 0; k < RUNS_COLS; k++)
+            if ((int)strlen(cells[k]) > w[k])
+                w[k] = (int)strlen(cells[k]);
+    }
+    printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s  %s\n", w[0], "ID", w[1], "NAME", w[2],
+           "START", w[3], "DURATION", w[4], "VUS", w[5], "STATUS", w[6], "TPS", w[7], "P95(ms)",
+           w[8], "ERRORS", "VERDICT");
+    for (size_t i = 0; i < n; i++) {
+        const runs_line *l = &lines[i];
+        printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s  %s\n", w[0], l->id, w[1], l->name,
+               w[2], l->start, w[3], l->dur, w[4], l->vus, w[5], l->status, w[6], l->tps, w[7],
+               l->p95, w[8], l->errs, l->verdict);
+    }
 }
 
 int runs_main(int argc, char **argv)
 {
-    const char *path = NULL, *name = NULL;
-    long limit = RUNS_LIMIT_DEFAULT;
+    runs_opts o;
     db_opts dbo = {0};
+    const char *path;
     db *d = NULL;
-    int open_rc;
-    sqlite3 *sq;
-    sqlite3_stmt *list = NULL, *totals = NULL, *partial = NULL, *elapsed = NULL;
-    runs_row *rows = NULL;
+    catalog_row *rows = NULL;
+    runs_line *lines = NULL;
     size_t nrows = 0;
-    runs_sum sum = {0, 0, NULL};
-    int w[10] = {2, 4, 5, 8, 3, 6, 3, 7, 7, 7};
-    int rc = 3, step;
+    int rc = 3;
     char err[512];
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            runs_usage(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--db") != 0 && strcmp(a, "--name") != 0 && strcmp(a, "--limit") != 0)
-            return usage_err("unknown argument %s", a);
-        if (i + 1 >= argc)
-            return usage_err("%s needs a value", a);
-        if (strcmp(a, "--db") == 0) {
-            path = argv[++i];
-        } else if (strcmp(a, "--name") == 0) {
-            name = argv[++i];
-        } else {
-            char *end;
-            errno = 0;
-            limit = strtol(argv[++i], &end, 10);
-            if (errno != 0 || end == argv[i] || *end != '\0' || limit < 0)
-                return usage_err("--limit: \"%s\" is not a whole number", argv[i]);
-        }
-    }
-    dbo.path = path;
+    if (runs_parse(argc, argv, &o, &rc) != 0)
+        return rc;
+    rc = 3;
+    dbo.path = o.path;
     path = db_opts_path(&dbo);
     if (path == NULL)
-        return usage_err("%s", "--db none: no database to read");
-    d = db_open_results("runs", path, &open_rc);
+        return cli_usage_err("runs", "%s", "--db none: no database to read");
+    d = query_open("runs", path, &rc);
     if (d == NULL)
-        return open_rc;
-    sq = db_sqlite(d);
+        return rc;
+    rc = 3;
     /* Best effort: a database that cannot be written is judged row by row. */
-    if (abandon_sweep(d, clock_wall_us(), err, sizeof(err)) < 0) {
+    if (abandon_sweep(d, clock_wall_us(), err, sizeof(err)) < 0 ||
+        catalog_list(d, o.name, o.limit, &rows, &nrows, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern runs: %s: %s\n", path, err);
         goto out;
     }
-    if (sqlite3_prepare_v2(sq,
-                           "SELECT id, name, started_us, duration_us, vus, status FROM runs "
-                           "WHERE ?1 IS NULL OR name = ?1 ORDER BY id DESC LIMIT ?2",
-                           -1, &list, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(sq,
-                           "SELECT count, err_tech + err_func, histogram FROM step_totals "
-                           "WHERE run_id = ?",
-                           -1, &totals, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(sq,
-                           "SELECT count, err_tech + err_func, histogram FROM step_intervals "
-                           "WHERE run_id = ?",
-                           -1, &partial, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(sq,
-                           "SELECT coalesce(sum(length_us), 0) FROM intervals "
-                           "WHERE run_id = ?",
-                           -1, &elapsed, NULL) != SQLITE_OK) {
-        fprintf(stderr, "quern runs: %s: %s\n", path, sqlite3_errmsg(sq));
-        goto out;
-    }
-    if (name != NULL)
-        sqlite3_bind_text(list, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(list, 2, limit > 0 ? limit : -1);
-    sum.h = hist_new();
-    while ((step = sqlite3_step(list)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(list, 0), dur;
-        const char *status = (const char *)sqlite3_column_text(list, 5);
-        runs_row *r;
-        size_t lens[10];
-        runverdict v;
-        char why[256];
-
-        sum.count = sum.errors = 0;
-        hist_reset(sum.h);
-        if (sum_rows(totals, id, &sum) != 0)
-            goto sqlerr;
-        if (sum.count == 0 && sum_rows(partial, id, &sum) != 0) /* not ended */
-            goto sqlerr;
-        if (sqlite3_column_type(list, 3) != SQLITE_NULL) {
-            dur = sqlite3_column_int64(list, 3);
-        } else {
-            sqlite3_bind_int64(elapsed, 1, id);
-            if (sqlite3_step(elapsed) != SQLITE_ROW)
-                goto sqlerr;
-            dur = sqlite3_column_int64(elapsed, 0);
-            sqlite3_reset(elapsed);
-        }
-        rows = xrealloc(rows, (nrows + 1) * sizeof(*rows));
-        r = &rows[nrows++];
-        snprintf(r->id, sizeof(r->id), "%lld", (long long)id);
-        snprintf(r->name, sizeof(r->name), "%s", (const char *)sqlite3_column_text(list, 1));
-        fmt_start(sqlite3_column_int64(list, 2), r->start, sizeof(r->start));
-        fmt_duration(dur, r->dur, sizeof(r->dur));
-        snprintf(r->vus, sizeof(r->vus), "%lld", (long long)sqlite3_column_int64(list, 4));
-        snprintf(r->status, sizeof(r->status), "%s", status != NULL ? status : "?");
-        if (strcmp(r->status, "running") == 0 &&
-            abandon_run(d, id, clock_wall_us(), why, sizeof(why)) == 1)
-            snprintf(r->status, sizeof(r->status), "abandoned");
-        if (runverdict_load(d, id, r->status, sum.count, sum.errors, RUNS_VERDICT_WIDTH_MAX, &v,
-                            err, sizeof(err)) != 0) {
-            fprintf(stderr, "quern runs: %s: %s\n", path, err);
-            goto out;
-        }
-        snprintf(r->verdict, sizeof(r->verdict), "%s", v.text);
-        if (dur > 0)
-            snprintf(r->tps, sizeof(r->tps), "%.1f", (double)sum.count * 1e6 / (double)dur);
-        else
-            snprintf(r->tps, sizeof(r->tps), "-");
-        if (sum.count > 0) {
-            snprintf(r->p95, sizeof(r->p95), "%.1f", (double)hist_percentile(sum.h, 95) / 1000.0);
-            snprintf(r->errs, sizeof(r->errs), "%.2f%%",
-                     100.0 * (double)sum.errors / (double)sum.count);
-        } else {
-            snprintf(r->p95, sizeof(r->p95), "-");
-            snprintf(r->errs, sizeof(r->errs), "-");
-        }
-        lens[0] = strlen(r->id);
-        lens[1] = strlen(r->name);
-        lens[2] = strlen(r->start);
-        lens[3] = strlen(r->dur);
-        lens[4] = strlen(r->vus);
-        lens[5] = strlen(r->status);
-        lens[6] = strlen(r->tps);
-        lens[7] = strlen(r->p95);
-        lens[8] = strlen(r->errs);
-        lens[9] = strlen(r->verdict);
-        for (int k = 0; k < 10; k++)
-            if ((int)lens[k] > w[k])
-                w[k] = (int)lens[k];
-    }
-    if (step != SQLITE_DONE)
-        goto sqlerr;
     if (nrows == 0) {
-        if (name != NULL)
-            printf("no run named %s in %s\n", name, path);
+        if (o.name != NULL)
+            printf("no run named %s in %s\n", o.name, path);
         else
             printf("no run in %s\n", path);
         rc = 0;
         goto out;
     }
-    printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s  %s\n", w[0], "ID", w[1], "NAME", w[2],
-           "START", w[3], "DURATION", w[4], "VUS", w[5], "STATUS", w[6], "TPS", w[7], "P95(ms)",
-           w[8], "ERRORS", "VERDICT");
+    lines = xcalloc(nrows, sizeof(*lines));
     for (size_t i = 0; i < nrows; i++) {
-        const runs_row *r = &rows[i];
-        printf("%*s  %-*s  %-*s  %*s  %*s  %-*s  %*s  %*s  %*s  %s\n", w[0], r->id, w[1], r->name,
-               w[2], r->start, w[3], r->dur, w[4], r->vus, w[5], r->status, w[6], r->tps, w[7],
-               r->p95, w[8], r->errs, r->verdict);
+        const catalog_row *r = &rows[i];
+        const char *status = r->status;
+        runverdict v;
+        char why[256];
+
+        if (strcmp(status, "running") == 0 &&
+            abandon_run(d, r->id, clock_wall_us(), why, sizeof(why)) == 1)
+            status = "abandoned";
+        if (runverdict_load(d, r->id, status, r->count, r->errors, RUNS_VERDICT_WIDTH_MAX, &v, err,
+                            sizeof(err)) != 0) {
+            fprintf(stderr, "quern runs: %s: %s\n", path, err);
+            goto out;
+        }
+        runs_format(r, status, &v, &lines[i]);
     }
+    runs_print(lines, nrows);
     rc = 0;
-    goto out;
-sqlerr:
-    fprintf(stderr, "quern runs: %s: %s\n", path, sqlite3_errmsg(sq));
 out:
-    hist_free(sum.h);
-    xfree(rows);
-    sqlite3_finalize(list);
-    sqlite3_finalize(totals);
-    sqlite3_finalize(partial);
-    sqlite3_finalize(elapsed);
+    xfree(lines);
+    catalog_free(rows, nrows);
     db_close(d);
     return rc;
 }

@@ -1,4 +1,5 @@
-/* Unit tests for reports/db: schema, migrations, interval rows, totals. */
+/* Unit tests for reports/db: creating and migrating the database, run,
+ * interval, totals, threshold and verdict rows, a full disk. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,9 +18,8 @@
 #include <sys/wait.h>
 
 #include "common/clock.h"
-#include "reports/abandon.h"
 #include "reports/db.h"
-#include "reports/runverdict.h"
+#include "reports/schema.h"
 
 /* A temporary folder with a database path and a script in it. */
 typedef struct fx {
@@ -86,37 +86,14 @@ static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
     sqlite3_finalize(st);
 }
 
-/* The embedded schema is reports/schema.sql, byte for byte. */
-static void test_schema_file_matches(void **state)
+/* Runs migration n of the compiled schema on sq. */
+static void exec_migration(sqlite3 *sq, unsigned n)
 {
-    FILE *f = fopen("reports/schema.sql", "rb");
-    char *file, *embedded;
-    long n;
-    size_t len;
+    char *sql = schema_migration(n);
 
-    if (f == NULL) /* run from the repository root (tests/run.sh does) */
-        skip();
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    file = xcalloc((size_t)n + 1, 1);
-    assert_int_equal(fread(file, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    len = strlen(db_schema_header) + 1;
-    for (int i = 0; i < DB_SCHEMA_VERSION; i++)
-        len += strlen(db_migrations[i]);
-    embedded = xcalloc(len, 1);
-    strcat(embedded, db_schema_header);
-    for (int i = 0; i < DB_SCHEMA_VERSION; i++)
-        strcat(embedded, db_migrations[i]);
-    assert_string_equal(embedded, file);
-    for (int i = 0; i < DB_SCHEMA_VERSION; i++) {
-        char mark[32];
-        snprintf(mark, sizeof(mark), "-- @migration %d\n", i + 1);
-        assert_memory_equal(db_migrations[i], mark, strlen(mark));
-    }
-    xfree(file);
-    xfree(embedded);
+    assert_non_null(sql);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    xfree(sql);
 }
 
 static void test_create(void **state)
@@ -177,7 +154,7 @@ static void test_migrate_from_v1(void **state)
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(sq, db_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+    exec_migration(sq, 1);
     assert_int_equal(sqlite3_exec(sq,
                                   "PRAGMA user_version = 1; INSERT INTO runs (name, script, "
                                   "script_hash, quern_version, vus, started_at, started_us, "
@@ -206,8 +183,8 @@ static void test_migrate_from_v2(void **state)
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(sq, db_migrations[0], NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(sq, db_migrations[1], NULL, NULL, NULL), SQLITE_OK);
+    exec_migration(sq, 1);
+    exec_migration(sq, 2);
     assert_int_equal(
         sqlite3_exec(
             sq,
@@ -511,37 +488,6 @@ static void test_interval_committed(void **state)
     db_close(d);
 }
 
-static void test_opts(void **state)
-{
-    db_opts o = {0};
-    char err[256], buf[64];
-
-    assert_true(db_opts_flag("--db"));
-    assert_true(db_opts_flag("--tag"));
-    assert_false(db_opts_flag("--vus"));
-    assert_string_equal(db_opts_name(&o, "dir/plan.lua", buf, sizeof(buf)), "plan");
-    assert_string_equal(db_opts_name(&o, "plan", buf, sizeof(buf)), "plan");
-    assert_string_equal(db_opts_name(&o, "a/.lua", buf, sizeof(buf)), ".lua");
-    assert_int_equal(db_opts_set(&o, "--name", "nightly", err, sizeof(err)), 0);
-    assert_string_equal(db_opts_name(&o, "dir/plan.lua", buf, sizeof(buf)), "nightly");
-    assert_int_equal(db_opts_set(&o, "--tag", "env=ci", err, sizeof(err)), 0);
-    assert_int_equal(db_opts_set(&o, "--tag", "build=42", err, sizeof(err)), 0);
-    assert_int_equal(db_opts_set(&o, "--tag", "novalue", err, sizeof(err)), -1);
-    assert_int_equal(props_count(o.tags), 2);
-    unsetenv(DB_PATH_ENV);
-    assert_string_equal(db_opts_path(&o), DB_PATH_DEFAULT);
-    setenv(DB_PATH_ENV, "/tmp/x.db", 1);
-    assert_string_equal(db_opts_path(&o), "/tmp/x.db");
-    unsetenv(DB_PATH_ENV);
-    assert_int_equal(db_opts_set(&o, "--db", "none", err, sizeof(err)), 0);
-    assert_null(db_opts_path(&o));
-    assert_int_equal(db_opts_set(&o, "--db", "", err, sizeof(err)), -1);
-    db_opts_free(&o);
-    db_opts_free(&o);
-}
-
-/* Threshold verdicts: one row each, NULL when not measurable, replaced when
- * written again. */
 static void test_thresholds(void **state)
 {
     fx *f = *state;
@@ -628,86 +574,6 @@ static void test_run_settings(void **state)
     assert_int_equal(q_int(sq, "SELECT console_pid FROM runs"), getpid());
     assert_true(q_int(sq, "SELECT updated_us FROM runs") > 0);
     props_free(p);
-    db_close(d);
-}
-
-/* The pid of a process that has ended. */
-static pid_t dead_pid(void)
-{
-    pid_t pid = fork();
-
-    if (pid == 0)
-        _exit(0);
-    assert_true(pid > 0);
-    assert_int_equal(waitpid(pid, NULL, 0), pid);
-    return pid;
-}
-
-/* A row left "running" by a console that is gone is abandoned: its pid is
- * dead on this host, or it was not written for longer than the bound. */
-static void test_abandoned(void **state)
-{
-    fx *f = *state;
-    char err[512], why[256], sql[256], buf[256];
-    db *d = db_open(f->path, err, sizeof(err));
-    step_stats s[2];
-    uint64_t zero = 0;
-    db_iv iv = {0};
-    sqlite3 *sq;
-    int64_t live, dead, stale, done, now = clock_wall_us();
-    pid_t gone = dead_pid();
-
-    assert_non_null(d);
-    sq = db_sqlite(d);
-    live = begin_run(f, d, NULL); /* this process: alive, just written */
-    dead = begin_run(f, d, NULL);
-    stale = begin_run(f, d, NULL);
-    done = begin_run(f, d, NULL);
-    snprintf(sql, sizeof(sql), "UPDATE runs SET console_pid = %d WHERE id = %lld", (int)gone,
-             (long long)dead);
-    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
-    snprintf(sql, sizeof(sql),
-             "UPDATE runs SET console_host = 'elsewhere', updated_us = %lld WHERE id = %lld",
-             (long long)(now - ABANDON_STALE_US - 1000000), (long long)stale);
-    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
-    snprintf(sql, sizeof(sql), "UPDATE runs SET status = 'completed' WHERE id = %lld",
-             (long long)done);
-    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
-
-    assert_int_equal(abandon_run(d, live, now, why, sizeof(why)), 0);
-    assert_int_equal(abandon_run(d, done, now, why, sizeof(why)), 0);
-    assert_int_equal(abandon_run(d, dead, now, why, sizeof(why)), 1);
-    snprintf(buf, sizeof(buf), "pid %d", (int)gone);
-    assert_non_null(strstr(why, buf));
-    assert_int_equal(abandon_run(d, stale, now, why, sizeof(why)), 1);
-    assert_non_null(strstr(why, "stopped writing"));
-    /* Written back: two rows marked, with the reason. */
-    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 2);
-    snprintf(sql, sizeof(sql), "SELECT status || ' ' || status_reason FROM runs WHERE id = %lld",
-             (long long)dead);
-    q_text(sq, sql, buf, sizeof(buf));
-    assert_non_null(strstr(buf, "abandoned its console (pid "));
-    q_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)", buf,
-           sizeof(buf));
-    assert_string_equal(buf, "running abandoned abandoned completed");
-    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 0);
-    /* A console that was only slow writes again: its run is running again. */
-    stats_init(&s[0]);
-    stats_init(&s[1]);
-    iv.length_us = 1000000;
-    iv.steps = s;
-    iv.nsteps = 2;
-    iv.runs = &zero;
-    iv.missed = &zero;
-    iv.nscens = 1;
-    assert_int_equal(db_interval(d, stale, &iv, err, sizeof(err)), 0);
-    snprintf(sql, sizeof(sql),
-             "SELECT status || ' ' || (status_reason IS NULL) FROM runs WHERE id = %lld",
-             (long long)stale);
-    q_text(sq, sql, buf, sizeof(buf));
-    assert_string_equal(buf, "running 1");
-    stats_free(&s[0]);
-    stats_free(&s[1]);
     db_close(d);
 }
 
@@ -826,95 +692,22 @@ static void test_run_end_fallback(void **state)
     db_close(d);
 }
 
-/* The console's verdict is stored, and decides what the views show. */
-static void test_run_verdict(void **state)
-{
-    fx *f = *state;
-    char err[512];
-    db *d = db_open(f->path, err, sizeof(err));
-    db_threshold t = {"p95<500ms", "cli", 0, 1, 612.5, 500, "ms", "p95 = 612.5 ms"};
-    runverdict v;
-    int64_t id;
-
-    assert_non_null(d);
-    id = begin_run(f, d, NULL);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 0, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "passed");
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: 3 errors");
-    assert_int_equal(
-        db_run_verdict(d, id, 1, "3 errors, allowed (--allow-errors)", err, sizeof(err)), 0);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_int_equal(v.kind, RUNVERDICT_PASSED);
-    assert_int_equal(
-        db_run_verdict(d, id, 0, "3 errors and no threshold about errors", err, sizeof(err)), 0);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: 3 errors and no threshold about errors");
-    assert_int_equal(db_thresholds(d, id, &t, 1, err, sizeof(err)), 0);
-    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: p95<500ms");
-    assert_int_equal(runverdict_load(d, id, "abandoned", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_string_equal(v.text, "failed: abandoned");
-    assert_int_equal(runverdict_load(d, id, "running", 10, 3, 0, &v, err, sizeof(err)), 0);
-    assert_int_equal(v.kind, RUNVERDICT_PENDING);
-    db_close(d);
-}
-
-/* A verdict naming many thresholds is shortened: as many as fit. */
-static void test_verdict_short(void **state)
-{
-    static const char *const failed[3] = {"SC-CONSULTATION-PROFIL-STEP-2: p99<1s", "p95<500ms",
-                                          "errors<1%"};
-    runverdict_in in = {0};
-    runverdict v;
-
-    in.status = "completed";
-    in.nthresholds = 4;
-    in.failed = failed;
-    in.nfailed = 3;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s, p95<500ms, "
-                                "errors<1%");
-    runverdict_decide(&in, 60, &v);
-    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s +2 more");
-    runverdict_decide(&in, 30, &v);
-    assert_true(strlen(v.text) <= 30);
-    assert_non_null(strstr(v.text, "failed: SC-"));
-    in.status = "aborted";
-    in.nfailed = 0;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "failed: aborted");
-    in.status = "completed";
-    in.nthresholds = 0;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "failed: no sample");
-    in.count = 5;
-    runverdict_decide(&in, 0, &v);
-    assert_string_equal(v.text, "passed");
-    assert_int_equal(v.kind, RUNVERDICT_PASSED);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schema_file_matches),
         cmocka_unit_test_setup_teardown(test_create, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v0, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_settings, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_abandoned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_end_fallback, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_run_verdict, setup, teardown),
-        cmocka_unit_test(test_verdict_short),
         cmocka_unit_test_setup_teardown(test_thresholds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_intervals_and_totals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interval_committed, setup, teardown),
-        cmocka_unit_test(test_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,212 @@
+#include "reports/cmp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/mem.h"
+#include "reports/compare.h"
+#include "reports/html.h"
+
+const char *const cmp_metric_name[CMP_COUNT] = {"TPS",    "mean ms", "p50 ms",
+                                                "p95 ms", "p99 ms",  "errors %"};
+const char *const cmp_metric_short[CMP_COUNT] = {"TPS", "mean", "p50", "p95", "p99", "errors"};
+const char *const cmp_verdict_text[] = {"not comparable", "no significant change", "better",
+                                        "worse"};
+const char *const cmp_verdict_class[] = {"same", "same", "better", "worse"};
+
+static double metric_value(const query_step *s, enum cmp_metric m)
+{
+    switch (m) {
+    case CMP_TPS:
+        return s->tps;
+    case CMP_MEAN:
+        return s->mean_us;
+    case CMP_P50:
+        return (double)s->p50_us;
+    case CMP_P95:
+        return (double)s->p95_us;
+    case CMP_P99:
+        return (double)s->p99_us;
+    case CMP_ERR:
+        return s->count > 0 ? 100.0 * (double)(s->err_tech + s->err_func) / (double)s->count : 0;
+    default:
+        return 0;
+    }
+}
+
+/* Whether a (new) against b (baseline) is a significant change of m. */
+static enum cmp_verdict judge(enum cmp_metric m, double a, double b, double thr)
+{
+    double rel;
+
+    if (m == CMP_ERR) {
+        if (fabs(a - b) <= COMPARE_ERROR_POINTS)
+            return CMP_SAME;
+        return a > b ? CMP_WORSE : CMP_BETTER;
+    }
+    if (!(b > 0))
+        return a > 0 && m == CMP_TPS ? CMP_BETTER : CMP_NA;
+    rel = (a - b) / b * 100.0;
+    if (fabs(rel) <= thr)
+        return CMP_SAME;
+    if (m == CMP_TPS)
+        return rel > 0 ? CMP_BETTER : CMP_WORSE;
+    if (fabs(a - b) <= COMPARE_LATENCY_FLOOR_US)
+        return CMP_SAME;
+    return rel > 0 ? CMP_WORSE : CMP_BETTER;
+}
+
+static void judge_row(cmp_row *row, double thr)
+{
+    int worse = 0, better = 0;
+
+    row->overall = CMP_NA;
+    if (row->a == NULL || row->b == NULL || row->a->count < COMPARE_SAMPLES_MIN ||
+        row->b->count < COMPARE_SAMPLES_MIN)
+        return;
+    for (int m = 0; m < CMP_COUNT; m++) {
+        row->va[m] = metric_value(row->a, m);
+        row->vb[m] = metric_value(row->b, m);
+        row->v[m] = judge(m, row->va[m], row->vb[m], thr);
+        worse |= row->v[m] == CMP_WORSE;
+        better |= row->v[m] == CMP_BETTER;
+    }
+    row->overall = worse ? CMP_WORSE : better ? CMP_BETTER : CMP_SAME;
+}
+
+cmp_row *cmp_match(const query_run *a, const query_run *b, double thr, const char *why, size_t *n)
+{
+    cmp_row *rows = xcalloc(a->nsteps + b->nsteps + 1, sizeof(*rows));
+    size_t k = 0;
+
+    for (size_t i = 0; i < a->nsteps; i++) {
+        if (!query_step_shown(&a->steps[i]))
+            continue;
+        rows[k].a = &a->steps[i];
+        for (size_t j = 0; j < b->nsteps; j++)
+            if (query_step_shown(&b->steps[j]) &&
+                strcmp(a->steps[i].test_id, b->steps[j].test_id) == 0) {
+                rows[k].b = &b->steps[j];
+                break;
+            }
+        judge_row(&rows[k++], thr);
+    }
+    for (size_t j = 0; j < b->nsteps; j++) {
+        int found = !query_step_shown(&b->steps[j]);
+        for (size_t i = 0; i < a->nsteps && !found; i++)
+            found = query_step_shown(&a->steps[i]) &&
+                    strcmp(a->steps[i].test_id, b->steps[j].test_id) == 0;
+        if (found)
+            continue;
+        rows[k].b = &b->steps[j];
+        judge_row(&rows[k++], thr);
+    }
+    *n = k;
+    for (size_t i = 0; why != NULL && i < k; i++) {
+        rows[i].overall = CMP_NA;
+        rows[i].na_why = why;
+    }
+    return rows;
+}
+
+/* Appends "; " (unless first) and the formatted text to buf. */
+static void note_add(char *buf, size_t len, const char *fmt, const char *x, const char *y)
+{
+    size_t n = strlen(buf);
+
+    if (n > 0 && n + 2 < len) {
+        snprintf(buf + n, len - n, "; ");
+        n += 2;
+    }
+    if (n < len)
+        snprintf(buf + n, len - n, fmt, x, y);
+}
+
+/* A requested duration: "2 min 00 s", or "none" for 0. */
+static const char *dur_or_none(int64_t us, char *buf, size_t len)
+{
+    if (us > 0)
+        return html_duration(us, buf, len);
+    snprintf(buf, len, "none");
+    return buf;
+}
+
+const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, size_t len)
+{
+    char x[48], y[48];
+
+    buf[0] = '\0';
+    if (a->vus != b->vus) {
+        snprintf(x, sizeof(x), "%lld", (long long)a->vus);
+        snprintf(y, sizeof(y), "%lld", (long long)b->vus);
+        note_add(buf, len, "A ran %s VUs, B %s", x, y);
+    }
+    if (a->req_duration_us >= 0 && b->req_duration_us >= 0 &&
+        a->req_duration_us != b->req_duration_us)
+        note_add(buf, len, "A's duration %s, B's %s", dur_or_none(a->req_duration_us, x, sizeof(x)),
+                 dur_or_none(b->req_duration_us, y, sizeof(y)));
+    if (a->req_ramp_up_us >= 0 && b->req_ramp_up_us >= 0 && a->req_ramp_up_us != b->req_ramp_up_us)
+        note_add(buf, len, "A's ramp-up %s, B's %s", dur_or_none(a->req_ramp_up_us, x, sizeof(x)),
+                 dur_or_none(b->req_ramp_up_us, y, sizeof(y)));
+    if (a->req_runs >= 0 && b->req_runs >= 0 && a->req_runs != b->req_runs) {
+        snprintf(x, sizeof(x), "%lld", (long long)a->req_runs);
+        snprintf(y, sizeof(y), "%lld", (long long)b->req_runs);
+        note_add(buf, len, "A's runs per VU %s, B's %s", x, y);
+    }
+    return buf;
+}
+
+const char *cmp_incomplete_why(const query_run *a, const query_run *b, char *buf, size_t len)
+{
+    const query_run *r = query_run_incomplete(a) ? a : query_run_incomplete(b) ? b : NULL;
+
+    if (r == NULL)
+        return NULL;
+    snprintf(buf, len, "not compared: run %lld (%s) is %s, not a complete run", (long long)r->id,
+             r == a ? "A" : "B", r->abandoned ? "abandoned" : "still running");
+    return buf;
+}
+
+const char *cmp_fmt_metric(enum cmp_metric m, double v, char *buf, size_t len)
+{
+    if (m >= CMP_MEAN && m <= CMP_P99)
+        return html_ms(v, buf, len);
+    if (m == CMP_ERR) {
+        snprintf(buf, len, "%.2f", v);
+        return buf;
+    }
+    return html_num(v, buf, len);
+}
+
+const char *cmp_fmt_delta(enum cmp_metric m, double a, double b, char *buf, size_t len)
+{
+    if (m == CMP_ERR)
+        snprintf(buf, len, "%+.2f pt", a - b);
+    else if (b > 0)
+        snprintf(buf, len, "%+.1f%%", (a - b) / b * 100.0);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
+
+const char *cmp_row_id(const cmp_row *row)
+{
+    return row->a != NULL ? row->a->test_id : row->b->test_id;
+}
+
+const char *cmp_row_label(const cmp_row *row)
+{
+    return row->a != NULL ? row->a->label : row->b->label;
+}
+
+const char *cmp_na_reason(const cmp_row *row)
+{
+    if (row->na_why != NULL)
+        return row->na_why;
+    if (row->b == NULL)
+        return "new step (not in the baseline)";
+    if (row->a == NULL)
+        return "not in the new run";
+    return "too few samples to compare";
+}

@@ -1,0 +1,75 @@
+/* cmp — the comparison of two runs, step by step: the model `quern compare`
+ * prints and draws.
+ *
+ * What it is for: matches the steps of a new run (A) with a baseline (B) by
+ * test id, and judges each figure (TPS, mean, p50, p95, p99, error rate) and
+ * each step: worse, better or no significant change, by the rules and
+ * constants of reports/compare.h. A run still running or abandoned gives no
+ * verdict. The text output (compare.c) and the HTML page (reports/chtml.h)
+ * show the same rows.
+ *
+ * Usage:
+ *     size_t n;
+ *     cmp_row *rows = cmp_match(a, b, threshold_pct, cmp_incomplete_why(a, b, buf, len), &n);
+ *     ... rows[i].overall == CMP_WORSE, cmp_verdict_text[rows[i].v[CMP_P95]] ...
+ *     xfree(rows);
+ */
+#ifndef QUERN_CMP_H
+#define QUERN_CMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reports/query.h"
+
+/** The figures compared, in the table's order. */
+enum cmp_metric { CMP_TPS, CMP_MEAN, CMP_P50, CMP_P95, CMP_P99, CMP_ERR, CMP_COUNT };
+/** A figure's (or a step's) verdict. */
+enum cmp_verdict { CMP_NA, CMP_SAME, CMP_BETTER, CMP_WORSE };
+
+/** One step of A matched with the same step of B (either may be NULL). */
+typedef struct cmp_row {
+    const query_step *a, *b; /* borrowed */
+    double va[CMP_COUNT], vb[CMP_COUNT];
+    enum cmp_verdict v[CMP_COUNT];
+    enum cmp_verdict overall;
+    const char *na_why; /* static or borrowed: why no verdict, overriding na_reason */
+} cmp_row;
+
+/** Column heading of each figure ("p95 ms"). */
+extern const char *const cmp_metric_name[CMP_COUNT];
+/** Short name of each figure ("p95"). */
+extern const char *const cmp_metric_short[CMP_COUNT];
+/** Words of each verdict ("no significant change"). */
+extern const char *const cmp_verdict_text[4];
+/** CSS class of each verdict ("worse"). */
+extern const char *const cmp_verdict_class[4];
+
+/** The rows: A's steps in order, then B's steps A does not have. A run that
+ * is not complete (running, abandoned) gives no verdict: why says so. */
+cmp_row *cmp_match(const query_run *a, const query_run *b, double thr, const char *why, size_t *n);
+
+/** "A ran 50 VUs, B 100; ..." when the runs were asked for different loads
+ * (VUs, duration, ramp-up, runs per VU; those an older quern did not
+ * record are not compared), else "". */
+const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, size_t len);
+
+/** Why the runs cannot be compared step by step (NULL: they can). */
+const char *cmp_incomplete_why(const query_run *a, const query_run *b, char *buf, size_t len);
+
+/** A metric's value for display: ms for latencies, else as it is. */
+const char *cmp_fmt_metric(enum cmp_metric m, double v, char *buf, size_t len);
+
+/** The delta of m: relative for TPS and latency, in points for errors. */
+const char *cmp_fmt_delta(enum cmp_metric m, double a, double b, char *buf, size_t len);
+
+/** The step id of a row (from A, else B). */
+const char *cmp_row_id(const cmp_row *row);
+
+/** The step label of a row (from A, else B). */
+const char *cmp_row_label(const cmp_row *row);
+
+/** Why a row has no verdict. */
+const char *cmp_na_reason(const cmp_row *row);
+
+#endif

@@ -1,0 +1,187 @@
+/* query — the results store's read side: the run model and every query the
+ * readers share.
+ *
+ * What it is for: `quern runs`, `report` and `compare` read the results
+ * database (reports/schema.sql) through here and reports/catalog.h only, so
+ * that their renderers (runs.c, rhtml.c, chtml.c) hold no SQL. query_open opens the file for
+ * reading (it must exist); query_run_load reads everything known about one run into a query_run:
+ * its row, steps, intervals as time series, whole-run totals (summed from the intervals when the
+ * run did not end: partial totals), agents, errors, scenarios, thresholds and verdict
+ * (reports/runverdict.h); a run left running by a console that is gone (reports/abandon.h) is
+ * loaded with status "abandoned". Which runs there are is reports/catalog.h.
+ *
+ * The time series of a run are built by reports/series.h.
+ *
+ * Usage:
+ *     int rc;
+ *     db *d = query_open("report", path, &rc);       // NULL: message printed, exit rc
+ *     query_run *r = query_run_load(d, id, 0, &missing, err, sizeof(err));
+ *     ... r->steps[i].p95_us, r->all.ts.rps[k] ...
+ *     query_run_free(r);
+ *     db_close(d);
+ */
+#ifndef QUERN_QUERY_H
+#define QUERN_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reports/db.h"
+#include "reports/runverdict.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+struct hist;
+
+/** For the commands that read results (runs, report, compare): opens the
+ *  database at path, which must exist. On failure prints one line as
+ *  "quern CMD: ..." and sets *exit_rc: 2 when there is none, 3 when it
+ *  cannot be read. */
+db *query_open(const char *cmd, const char *path, int *exit_rc);
+
+/** Most steps a run may have to be reported. */
+#define QUERY_STEPS_MAX 1000
+/** Longest run reported, in seconds (31 days); later seconds are ignored. */
+#define QUERY_SECONDS_MAX (31u * 86400u)
+
+/** Per-point series of one step or of the whole run. All owned, npts
+ *  entries each; NAN where there is nothing to show (no sample, or a final
+ *  point too short to give a rate). */
+typedef struct query_series {
+    double *rps;     /**< requests (samples) per second */
+    double *ok_ps;   /**< successful samples per second */
+    double *tech_ps; /**< technical errors per second */
+    double *func_ps; /**< functional errors per second */
+    double *p50_ms;  /**< percentiles of the point's merged histogram */
+    double *p95_ms;
+    double *p99_ms;
+} query_series;
+
+/** A step's whole-run figures: from step_totals, or summed from the
+ *  intervals when the run did not end (has_totals 0). */
+typedef struct query_step {
+    char *test_id;  /**< owned: "SC-<scenario>-STEP-<n>" ("step N" if undeclared) */
+    char *label;    /**< owned */
+    char *scenario; /**< owned */
+    int declared;   /**< 1: in the steps table (0: only rows refer to its index) */
+    int has_totals;
+    uint64_t count, err_tech, err_func, bytes_in, bytes_out;
+    double tps, mean_us;
+    uint64_t min_us, p50_us, p90_us, p95_us, p99_us, max_us;
+    query_series ts; /**< this step over time */
+} query_step;
+
+/** One agent row. */
+typedef struct query_agent {
+    char *name, *host, *status; /**< owned */
+    int64_t workers, vus, lost, requests, errors;
+} query_agent;
+
+/** One errors row. */
+typedef struct query_error {
+    int64_t step;        /**< step index */
+    char *kind, *sample; /**< owned */
+    int64_t count, first_second, last_second;
+} query_error;
+
+/** One scenario_totals row. */
+typedef struct query_scen {
+    char *name; /**< owned */
+    int64_t runs, missed;
+} query_scen;
+
+/** One thresholds row. */
+typedef struct query_threshold {
+    char *expr, *source, *unit, *description; /**< owned */
+    int passed;
+    int measurable; /**< 0: measured is NULL in the database */
+    double measured, limit;
+} query_threshold;
+
+/** A run as the reports see it. Everything owned; query_run_free. */
+typedef struct query_run {
+    int64_t id;
+    char *name, *tags, *script, *script_hash, *properties, *quern_version; /**< owned */
+    char *status, *started_at, *ended_at; /**< owned; ended_at NULL while running */
+    int64_t vus, started_us;
+    int64_t ended_us;    /**< -1 when not ended */
+    int64_t duration_us; /**< measured (or, not ended, the sum of the intervals) */
+    int64_t elapsed_us;  /**< sum of the intervals' lengths */
+
+    query_step *steps; /**< nsteps, by step index */
+    size_t nsteps;
+    query_step all; /**< every step together (test_id "all"; totals merged) */
+
+    size_t npts;      /**< points of every series */
+    unsigned width_s; /**< seconds per point */
+    double *vus_ts;   /**< owned: most active VUs in each point (NAN: no row) */
+
+    query_agent *agents;
+    size_t nagents;
+    query_error *errors;
+    size_t nerrors;
+    query_scen *scens;
+    size_t nscens;
+
+    /* What the run was asked to do (-1 or NULL: not recorded, an older quern). */
+    int64_t req_duration_us;  /**< --duration (0: none) */
+    int64_t req_ramp_up_us;   /**< --ramp-up */
+    int64_t req_runs;         /**< --runs (0: none) */
+    char *command_line;       /**< owned; redacted when recorded */
+    char *console_host;       /**< owned */
+    int64_t console_pid;      /**< 0: not recorded */
+    char *status_reason;      /**< owned: why it ended so, or why it is abandoned; NULL: none */
+    char *run_verdict;        /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
+    char *run_verdict_reason; /**< owned: runs.verdict_reason, NULL: none */
+    int abandoned;            /**< 1: left running by a console that is gone (status is then
+                                   "abandoned", status_reason says why) */
+
+    query_threshold *thresholds; /**< nthresholds, by position */
+    size_t nthresholds;
+    runverdict verdict; /**< the run's verdict (reports/runverdict.h) */
+} query_run;
+
+/** 1 when r is not a complete run: still running, or abandoned. */
+int query_run_incomplete(const query_run *r);
+
+/** Number of seconds run id covers (its last second + 1, 0 when it has no
+ *  interval), for choosing a common width_s for several runs. 0, or -1 with
+ *  err set. */
+int query_run_seconds(db *d, int64_t id, uint64_t *seconds, char *err, size_t errlen);
+
+/** Reads run id. width_s is the seconds per point (0: the smallest giving at
+ *  most CHART_POINTS_MAX points). Returns NULL with err set when the
+ *  run does not exist (*missing set to 1) or the database cannot be read
+ *  (*missing 0). missing may be NULL. */
+query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
+                          size_t errlen);
+
+/** 1 if s is worth showing: declared by the script, or with samples (an
+ *  index only rows refer to, without any, is left out). */
+int query_step_shown(const query_step *s);
+
+/** Releases r; NULL is fine. */
+void query_run_free(query_run *r);
+
+/* The row helpers of the read side (catalog.c, series.c). */
+
+/** A statement of sq reading run id (bound as its first parameter); NULL with err set ("cannot read
+ * the database: ..."). */
+struct sqlite3_stmt *query_stmt(struct sqlite3 *sq, const char *sql, int64_t id, char *err,
+                                size_t errlen);
+
+/** Column i of st as an owned string (xfree), "" for NULL. */
+char *query_col_str(struct sqlite3_stmt *st, int i);
+
+/** Column i of st as a count (a negative or NULL value is 0). */
+uint64_t query_col_u64(struct sqlite3_stmt *st, int i);
+
+/** Merges the histogram BLOB in column i of st into h; a malformed one is
+ *  skipped (its counters still count). */
+void query_col_hist(struct sqlite3_stmt *st, int i, struct hist *h);
+
+/** Ends a row loop over st: 0 when rc (the last sqlite3_step) is
+ *  SQLITE_DONE, else -1 with err set. Finalises st either way. */
+int query_stmt_done(struct sqlite3 *sq, struct sqlite3_stmt *st, int rc, char *err, size_t errlen);
+
+#endif

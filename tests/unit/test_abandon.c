@@ -1,0 +1,189 @@
+/* Unit tests for reports/abandon: a run left running by a console that is
+ * gone (its pid ended here, or it stopped writing) is judged and marked
+ * abandoned, and runs again when its console writes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/hist.h"
+#include "common/mem.h"
+#include "common/stats.h"
+#include <sys/wait.h>
+
+#include "common/clock.h"
+#include "reports/abandon.h"
+#include "reports/db.h"
+#include "reports/runverdict.h"
+#include "reports/schema.h"
+
+/* A temporary folder with a database path and a script in it. */
+typedef struct fx {
+    char dir[64];
+    char path[128];
+    char script[128];
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = xcalloc(1, sizeof(*f));
+    FILE *s;
+
+    snprintf(f->dir, sizeof(f->dir), "/tmp/quern-test-db-XXXXXX");
+    if (mkdtemp(f->dir) == NULL)
+        return -1;
+    snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
+    snprintf(f->script, sizeof(f->script), "%s/plan.lua", f->dir);
+    s = fopen(f->script, "w");
+    if (s == NULL)
+        return -1;
+    fputs("abc", s);
+    fclose(s);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    char p[160];
+    const char *const suffix[] = {"", "-wal", "-shm"};
+
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
+        unlink(p);
+    }
+    unlink(f->script);
+    rmdir(f->dir);
+    xfree(f);
+    return 0;
+}
+
+/* Copies the first column of the first row of sql into buf. */
+static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
+{
+    sqlite3_stmt *st;
+
+    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* Begins a run of two steps (scenario S) and one scenario. */
+static int64_t begin_run(fx *f, db *d, props *tags)
+{
+    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
+    static const char *const scens[1] = {"S"};
+    db_run_info ri = {0};
+    char err[512];
+    int64_t id;
+
+    ri.name = "plan";
+    ri.tags = tags;
+    ri.script = f->script;
+    ri.vus = 3;
+    ri.started_us = 1700000000123456;
+    ri.steps = steps;
+    ri.nsteps = 2;
+    ri.scen_names = scens;
+    ri.nscens = 1;
+    id = db_run_begin(d, &ri, err, sizeof(err));
+    assert_true(id > 0);
+    return id;
+}
+
+/* The pid of a process that has ended. */
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+
+    if (pid == 0)
+        _exit(0);
+    assert_true(pid > 0);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    return pid;
+}
+
+/* A row left "running" by a console that is gone is abandoned: its pid is
+ * dead on this host, or it was not written for longer than the bound. */
+static void test_abandoned(void **state)
+{
+    fx *f = *state;
+    char err[512], why[256], sql[256], buf[256];
+    db *d = db_open(f->path, err, sizeof(err));
+    step_stats s[2];
+    uint64_t zero = 0;
+    db_iv iv = {0};
+    sqlite3 *sq;
+    int64_t live, dead, stale, done, now = clock_wall_us();
+    pid_t gone = dead_pid();
+
+    assert_non_null(d);
+    sq = db_sqlite(d);
+    live = begin_run(f, d, NULL); /* this process: alive, just written */
+    dead = begin_run(f, d, NULL);
+    stale = begin_run(f, d, NULL);
+    done = begin_run(f, d, NULL);
+    snprintf(sql, sizeof(sql), "UPDATE runs SET console_pid = %d WHERE id = %lld", (int)gone,
+             (long long)dead);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    snprintf(sql, sizeof(sql),
+             "UPDATE runs SET console_host = 'elsewhere', updated_us = %lld WHERE id = %lld",
+             (long long)(now - ABANDON_STALE_US - 1000000), (long long)stale);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    snprintf(sql, sizeof(sql), "UPDATE runs SET status = 'completed' WHERE id = %lld",
+             (long long)done);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+
+    assert_int_equal(abandon_run(d, live, now, why, sizeof(why)), 0);
+    assert_int_equal(abandon_run(d, done, now, why, sizeof(why)), 0);
+    assert_int_equal(abandon_run(d, dead, now, why, sizeof(why)), 1);
+    snprintf(buf, sizeof(buf), "pid %d", (int)gone);
+    assert_non_null(strstr(why, buf));
+    assert_int_equal(abandon_run(d, stale, now, why, sizeof(why)), 1);
+    assert_non_null(strstr(why, "stopped writing"));
+    /* Written back: two rows marked, with the reason. */
+    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 2);
+    snprintf(sql, sizeof(sql), "SELECT status || ' ' || status_reason FROM runs WHERE id = %lld",
+             (long long)dead);
+    q_text(sq, sql, buf, sizeof(buf));
+    assert_non_null(strstr(buf, "abandoned its console (pid "));
+    q_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)", buf,
+           sizeof(buf));
+    assert_string_equal(buf, "running abandoned abandoned completed");
+    assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 0);
+    /* A console that was only slow writes again: its run is running again. */
+    stats_init(&s[0]);
+    stats_init(&s[1]);
+    iv.length_us = 1000000;
+    iv.steps = s;
+    iv.nsteps = 2;
+    iv.runs = &zero;
+    iv.missed = &zero;
+    iv.nscens = 1;
+    assert_int_equal(db_interval(d, stale, &iv, err, sizeof(err)), 0);
+    snprintf(sql, sizeof(sql),
+             "SELECT status || ' ' || (status_reason IS NULL) FROM runs WHERE id = %lld",
+             (long long)stale);
+    q_text(sq, sql, buf, sizeof(buf));
+    assert_string_equal(buf, "running 1");
+    stats_free(&s[0]);
+    stats_free(&s[1]);
+    db_close(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_abandoned, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

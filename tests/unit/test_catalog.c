@@ -1,0 +1,183 @@
+/* Unit tests for reports/catalog: listing runs with their sums, finding the
+ * newest, a run's name, a comparison's default baseline, run id arguments. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/hist.h"
+#include "common/mem.h"
+#include "common/stats.h"
+#include "reports/catalog.h"
+#include "reports/db.h"
+
+typedef struct fx {
+    char dir[64], path[128], script[128];
+    db *d;
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = xcalloc(1, sizeof(*f));
+    char err[512];
+    FILE *s;
+
+    snprintf(f->dir, sizeof(f->dir), "/tmp/quern-test-catalog-XXXXXX");
+    if (mkdtemp(f->dir) == NULL)
+        return -1;
+    snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
+    snprintf(f->script, sizeof(f->script), "%s/plan.lua", f->dir);
+    s = fopen(f->script, "w");
+    if (s == NULL)
+        return -1;
+    fclose(s);
+    f->d = db_open(f->path, err, sizeof(err));
+    *state = f;
+    return f->d != NULL ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    char p[160];
+    const char *const suffix[] = {"", "-wal", "-shm"};
+
+    db_close(f->d);
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
+        unlink(p);
+    }
+    unlink(f->script);
+    rmdir(f->dir);
+    xfree(f);
+    return 0;
+}
+
+/* A run named name with one step and one second of n samples (errs of them
+ * errors); ended with status (totals included) unless status is NULL. */
+static int64_t add_run(fx *f, const char *name, uint64_t n, uint64_t errs, const char *status)
+{
+    static const db_step steps[1] = {{"SC-S-STEP-1", "Home", "S"}};
+    db_run_info ri = {0};
+    step_stats s;
+    db_iv iv = {0};
+    char err[512];
+    int64_t id;
+
+    ri.name = name;
+    ri.script = f->script;
+    ri.vus = 1;
+    ri.started_us = 1700000000000000;
+    ri.steps = steps;
+    ri.nsteps = 1;
+    id = db_run_begin(f->d, &ri, err, sizeof(err));
+    assert_true(id > 0);
+    stats_init(&s);
+    s.count = n;
+    s.err_func = errs;
+    for (uint64_t i = 0; i < n; i++)
+        hist_record(s.hist, 2000);
+    iv.length_us = 2000000;
+    iv.steps = &s;
+    iv.nsteps = 1;
+    assert_int_equal(db_interval(f->d, id, &iv, err, sizeof(err)), 0);
+    if (status != NULL) {
+        db_run_end_info ei = {status, ri.started_us + 2000000, 2000000, &s, 1};
+        assert_int_equal(db_run_end(f->d, id, &ei, err, sizeof(err)), 0);
+    }
+    stats_free(&s);
+    return id;
+}
+
+static void test_list(void **state)
+{
+    fx *f = *state;
+    char err[512];
+    catalog_row *rows = NULL;
+    size_t n = 0;
+    int64_t a = add_run(f, "plan", 10, 1, "completed");
+    int64_t b = add_run(f, "other", 4, 0, NULL);
+
+    assert_int_equal(catalog_list(f->d, NULL, 0, &rows, &n, err, sizeof(err)), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(rows[0].id, b); /* newest first */
+    assert_string_equal(rows[0].status, "running");
+    assert_int_equal(rows[0].count, 4); /* not ended: from its intervals */
+    assert_int_equal(rows[0].duration_us, 2000000);
+    assert_int_equal(rows[1].id, a);
+    assert_string_equal(rows[1].name, "plan");
+    assert_int_equal(rows[1].count, 10);
+    assert_int_equal(rows[1].errors, 1);
+    assert_true(rows[1].p95_us >= 1900 && rows[1].p95_us <= 2100);
+    catalog_free(rows, n);
+
+    assert_int_equal(catalog_list(f->d, "plan", 0, &rows, &n, err, sizeof(err)), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].id, a);
+    catalog_free(rows, n);
+    assert_int_equal(catalog_list(f->d, NULL, 1, &rows, &n, err, sizeof(err)), 0);
+    assert_int_equal(n, 1);
+    catalog_free(rows, n);
+    catalog_free(NULL, 0);
+}
+
+static void test_find_and_baseline(void **state)
+{
+    fx *f = *state;
+    char err[512], *name = NULL;
+    int64_t id = -1, base = -1;
+    int complete = -1;
+    int64_t a = add_run(f, "plan", 5, 0, "completed");
+    int64_t b = add_run(f, "plan", 5, 0, NULL); /* still running */
+    int64_t c = add_run(f, "plan", 5, 0, "completed");
+    int64_t o = add_run(f, "other", 5, 0, "completed");
+
+    assert_int_equal(catalog_find(f->d, NULL, 0, &id, err, sizeof(err)), 0);
+    assert_int_equal(id, o);
+    assert_int_equal(catalog_find(f->d, "plan", 0, &id, err, sizeof(err)), 0);
+    assert_int_equal(id, c);
+    assert_int_equal(catalog_find(f->d, "plan", a, &id, err, sizeof(err)), 0);
+    assert_int_equal(id, 0);
+    assert_int_equal(catalog_complete(f->d, b, &complete, err, sizeof(err)), 0);
+    assert_int_equal(complete, 0);
+    assert_int_equal(catalog_complete(f->d, c, &complete, err, sizeof(err)), 0);
+    assert_int_equal(complete, 1);
+    /* The baseline of c skips b, which never ended. */
+    assert_int_equal(catalog_baseline(f->d, "plan", c, &base, err, sizeof(err)), 0);
+    assert_int_equal(base, a);
+    assert_int_equal(catalog_baseline(f->d, "plan", a, &base, err, sizeof(err)), 0);
+    assert_int_equal(base, 0);
+    assert_int_equal(catalog_name(f->d, o, &name, err, sizeof(err)), 0);
+    assert_string_equal(name, "other");
+    xfree(name);
+    assert_int_equal(catalog_name(f->d, 99, &name, err, sizeof(err)), 0);
+    assert_null(name);
+}
+
+static void test_parse_id(void **state)
+{
+    assert_int_equal(catalog_parse_id("12"), 12);
+    assert_int_equal(catalog_parse_id("0"), 0);
+    assert_int_equal(catalog_parse_id("-3"), 0);
+    assert_int_equal(catalog_parse_id("+3"), 0);
+    assert_int_equal(catalog_parse_id("3x"), 0);
+    assert_int_equal(catalog_parse_id(""), 0);
+    assert_int_equal(catalog_parse_id(NULL), 0);
+    assert_int_equal(catalog_parse_id("99999999999999999999"), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_find_and_baseline, setup, teardown),
+        cmocka_unit_test(test_parse_id),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

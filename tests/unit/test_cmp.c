@@ -1,0 +1,126 @@
+/* Unit tests for reports/cmp: steps matched by id and judged figure by
+ * figure against the thresholds of reports/compare.h. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "common/mem.h"
+#include "reports/cmp.h"
+#include "reports/compare.h"
+
+/* A step with n samples, tps requests per second and every percentile at
+ * lat_us. */
+static query_step step(const char *id, uint64_t n, double tps, uint64_t lat_us, uint64_t errs)
+{
+    query_step s;
+
+    memset(&s, 0, sizeof(s));
+    s.test_id = (char *)id;
+    s.label = (char *)"";
+    s.declared = 1;
+    s.count = n;
+    s.err_func = errs;
+    s.tps = tps;
+    s.mean_us = (double)lat_us;
+    s.p50_us = s.p95_us = s.p99_us = lat_us;
+    return s;
+}
+
+static void run_of(query_run *r, query_step *steps, size_t n)
+{
+    memset(r, 0, sizeof(*r));
+    r->steps = steps;
+    r->nsteps = n;
+}
+
+static void test_match_and_judge(void **state)
+{
+    query_step sa[3], sb[3];
+    query_run a, b;
+    cmp_row *rows;
+    size_t n = 0;
+
+    sa[0] = step("SC-S-STEP-1", 100, 50.0, 100000, 0); /* p95 100 ms: slower */
+    sb[0] = step("SC-S-STEP-1", 100, 50.0, 50000, 0);
+    sa[1] = step("SC-S-STEP-2", 100, 60.0, 10000, 0); /* TPS up 20 %: better */
+    sb[1] = step("SC-S-STEP-2", 100, 50.0, 10000, 0);
+    sa[2] = step("SC-S-STEP-3", 5, 1.0, 1000, 0);   /* too few samples */
+    sb[2] = step("SC-S-STEP-4", 100, 1.0, 1000, 0); /* in B only */
+    run_of(&a, sa, 3);
+    run_of(&b, sb, 3);
+    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    assert_int_equal(n, 4);
+    assert_string_equal(cmp_row_id(&rows[0]), "SC-S-STEP-1");
+    assert_int_equal(rows[0].overall, CMP_WORSE);
+    assert_int_equal(rows[0].v[CMP_P95], CMP_WORSE);
+    assert_int_equal(rows[0].v[CMP_TPS], CMP_SAME);
+    assert_int_equal(rows[1].overall, CMP_BETTER);
+    assert_int_equal(rows[2].overall, CMP_NA);
+    assert_string_equal(cmp_na_reason(&rows[2]), "new step (not in the baseline)");
+    assert_string_equal(cmp_row_id(&rows[3]), "SC-S-STEP-4");
+    assert_string_equal(cmp_na_reason(&rows[3]), "not in the new run");
+    xfree(rows);
+}
+
+/* Sub-millisecond noise and small error-rate moves are no change. */
+static void test_floors(void **state)
+{
+    query_step sa[1], sb[1];
+    query_run a, b;
+    cmp_row *rows;
+    size_t n = 0;
+
+    sa[0] = step("SC-S-STEP-1", 1000, 50.0, 400, 4); /* +100 % of 200 us; errors 0.4 % */
+    sb[0] = step("SC-S-STEP-1", 1000, 50.0, 200, 0);
+    run_of(&a, sa, 1);
+    run_of(&b, sb, 1);
+    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].v[CMP_P95], CMP_SAME);
+    assert_int_equal(rows[0].v[CMP_ERR], CMP_SAME);
+    assert_int_equal(rows[0].overall, CMP_SAME);
+    xfree(rows);
+}
+
+/* A run not complete: no verdict, and the reason given. */
+static void test_incomplete(void **state)
+{
+    query_step sa[1], sb[1];
+    query_run a, b;
+    cmp_row *rows;
+    size_t n = 0;
+
+    sa[0] = step("SC-S-STEP-1", 100, 50.0, 100000, 0);
+    sb[0] = step("SC-S-STEP-1", 100, 50.0, 50000, 0);
+    run_of(&a, sa, 1);
+    run_of(&b, sb, 1);
+    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, "A is still running", &n);
+    assert_int_equal(rows[0].overall, CMP_NA);
+    assert_string_equal(cmp_na_reason(&rows[0]), "A is still running");
+    xfree(rows);
+}
+
+static void test_formats(void **state)
+{
+    char buf[32];
+
+    assert_string_equal(cmp_fmt_delta(CMP_ERR, 1.5, 0.5, buf, sizeof(buf)), "+1.00 pt");
+    assert_string_equal(cmp_fmt_delta(CMP_TPS, 60, 50, buf, sizeof(buf)), "+20.0%");
+    assert_string_equal(cmp_fmt_delta(CMP_P95, 1, 0, buf, sizeof(buf)), "-");
+    assert_string_equal(cmp_fmt_metric(CMP_ERR, 2.5, buf, sizeof(buf)), "2.50");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_match_and_judge),
+        cmocka_unit_test(test_floors),
+        cmocka_unit_test(test_incomplete),
+        cmocka_unit_test(test_formats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

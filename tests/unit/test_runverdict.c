@@ -1,0 +1,166 @@
+/* Unit tests for reports/runverdict: the verdict of a run as the readers
+ * show it, stored or judged, and its text cut to a width. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/hist.h"
+#include "common/mem.h"
+#include "common/stats.h"
+#include <sys/wait.h>
+
+#include "common/clock.h"
+#include "reports/abandon.h"
+#include "reports/db.h"
+#include "reports/runverdict.h"
+#include "reports/schema.h"
+
+/* A temporary folder with a database path and a script in it. */
+typedef struct fx {
+    char dir[64];
+    char path[128];
+    char script[128];
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = xcalloc(1, sizeof(*f));
+    FILE *s;
+
+    snprintf(f->dir, sizeof(f->dir), "/tmp/quern-test-db-XXXXXX");
+    if (mkdtemp(f->dir) == NULL)
+        return -1;
+    snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
+    snprintf(f->script, sizeof(f->script), "%s/plan.lua", f->dir);
+    s = fopen(f->script, "w");
+    if (s == NULL)
+        return -1;
+    fputs("abc", s);
+    fclose(s);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    char p[160];
+    const char *const suffix[] = {"", "-wal", "-shm"};
+
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
+        unlink(p);
+    }
+    unlink(f->script);
+    rmdir(f->dir);
+    xfree(f);
+    return 0;
+}
+
+/* Begins a run of two steps (scenario S) and one scenario. */
+static int64_t begin_run(fx *f, db *d, props *tags)
+{
+    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
+    static const char *const scens[1] = {"S"};
+    db_run_info ri = {0};
+    char err[512];
+    int64_t id;
+
+    ri.name = "plan";
+    ri.tags = tags;
+    ri.script = f->script;
+    ri.vus = 3;
+    ri.started_us = 1700000000123456;
+    ri.steps = steps;
+    ri.nsteps = 2;
+    ri.scen_names = scens;
+    ri.nscens = 1;
+    id = db_run_begin(d, &ri, err, sizeof(err));
+    assert_true(id > 0);
+    return id;
+}
+
+/* The console's verdict is stored, and decides what the views show. */
+static void test_run_verdict(void **state)
+{
+    fx *f = *state;
+    char err[512];
+    db *d = db_open(f->path, err, sizeof(err));
+    db_threshold t = {"p95<500ms", "cli", 0, 1, 612.5, 500, "ms", "p95 = 612.5 ms"};
+    runverdict v;
+    int64_t id;
+
+    assert_non_null(d);
+    id = begin_run(f, d, NULL);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 0, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "passed");
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: 3 errors");
+    assert_int_equal(
+        db_run_verdict(d, id, 1, "3 errors, allowed (--allow-errors)", err, sizeof(err)), 0);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_int_equal(v.kind, RUNVERDICT_PASSED);
+    assert_int_equal(
+        db_run_verdict(d, id, 0, "3 errors and no threshold about errors", err, sizeof(err)), 0);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: 3 errors and no threshold about errors");
+    assert_int_equal(db_thresholds(d, id, &t, 1, err, sizeof(err)), 0);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: p95<500ms");
+    assert_int_equal(runverdict_load(d, id, "abandoned", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: abandoned");
+    assert_int_equal(runverdict_load(d, id, "running", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_int_equal(v.kind, RUNVERDICT_PENDING);
+    db_close(d);
+}
+
+/* A verdict naming many thresholds is shortened: as many as fit. */
+static void test_verdict_short(void **state)
+{
+    static const char *const failed[3] = {"SC-CONSULTATION-PROFIL-STEP-2: p99<1s", "p95<500ms",
+                                          "errors<1%"};
+    runverdict_in in = {0};
+    runverdict v;
+
+    in.status = "completed";
+    in.nthresholds = 4;
+    in.failed = failed;
+    in.nfailed = 3;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s, p95<500ms, "
+                                "errors<1%");
+    runverdict_decide(&in, 60, &v);
+    assert_string_equal(v.text, "failed: SC-CONSULTATION-PROFIL-STEP-2: p99<1s +2 more");
+    runverdict_decide(&in, 30, &v);
+    assert_true(strlen(v.text) <= 30);
+    assert_non_null(strstr(v.text, "failed: SC-"));
+    in.status = "aborted";
+    in.nfailed = 0;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "failed: aborted");
+    in.status = "completed";
+    in.nthresholds = 0;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "failed: no sample");
+    in.count = 5;
+    runverdict_decide(&in, 0, &v);
+    assert_string_equal(v.text, "passed");
+    assert_int_equal(v.kind, RUNVERDICT_PASSED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_run_verdict, setup, teardown),
+        cmocka_unit_test(test_verdict_short),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

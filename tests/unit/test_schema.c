@@ -1,0 +1,113 @@
+/* Unit tests for reports/schema: the compiled schema is reports/schema.sql,
+ * its migrations are found in order, and running them makes the tables the
+ * readers expect. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/mem.h"
+#include "reports/db.h"
+#include "reports/schema.h"
+
+/* The compiled schema is reports/schema.sql, byte for byte. */
+static void test_file_matches(void **state)
+{
+    FILE *f = fopen("reports/schema.sql", "rb");
+    char *file;
+    long n;
+
+    if (f == NULL) /* run from the repository root (tests/run.sh does) */
+        skip();
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    file = xcalloc((size_t)n + 1, 1);
+    assert_int_equal(fread(file, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    assert_int_equal(schema_sql_len, (size_t)n);
+    assert_int_equal(strlen(schema_sql), schema_sql_len);
+    assert_memory_equal(schema_sql, file, (size_t)n);
+    xfree(file);
+}
+
+/* One block per schema version, each opening with its mark; together with
+ * the header comment before the first they are the whole file. */
+static void test_migrations(void **state)
+{
+    size_t total = 0;
+    const char *first;
+
+    assert_int_equal(schema_migrations(), DB_SCHEMA_VERSION);
+    assert_null(schema_migration(0));
+    assert_null(schema_migration(DB_SCHEMA_VERSION + 1));
+    for (unsigned i = 1; i <= DB_SCHEMA_VERSION; i++) {
+        char mark[32];
+        char *sql = schema_migration(i);
+
+        assert_non_null(sql);
+        snprintf(mark, sizeof(mark), "-- @migration %u\n", i);
+        assert_memory_equal(sql, mark, strlen(mark));
+        /* No later mark inside the block. */
+        snprintf(mark, sizeof(mark), "-- @migration %u\n", i + 1);
+        assert_null(strstr(sql, mark));
+        total += strlen(sql);
+        xfree(sql);
+    }
+    first = strstr(schema_sql, "\n-- @migration 1\n");
+    assert_non_null(first);
+    assert_int_equal((size_t)(first + 1 - schema_sql) + total, schema_sql_len);
+}
+
+static int has_table(sqlite3 *sq, const char *name)
+{
+    sqlite3_stmt *st;
+    int n;
+
+    assert_int_equal(sqlite3_prepare_v2(sq,
+                                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                                        "AND name = ?",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* A fresh database made from the migrations has every table. */
+static void test_fresh_tables(void **state)
+{
+    static const char *const tables[] = {
+        "runs",        "agents", "steps",           "intervals",  "step_intervals",
+        "step_totals", "errors", "scenario_totals", "thresholds",
+    };
+    sqlite3 *sq;
+
+    assert_int_equal(sqlite3_open(":memory:", &sq), SQLITE_OK);
+    for (unsigned i = 1; i <= DB_SCHEMA_VERSION; i++) {
+        char *sql = schema_migration(i);
+        assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+        xfree(sql);
+    }
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+        assert_int_equal(has_table(sq, tables[i]), 1);
+    assert_int_equal(has_table(sq, "runs_v3"), 0);
+    sqlite3_close(sq);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_file_matches),
+        cmocka_unit_test(test_migrations),
+        cmocka_unit_test(test_fresh_tables),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
