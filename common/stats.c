@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/mem.h"
 #include "common/redact.h"
 
 void stats_init(step_stats *s)
@@ -50,4 +51,20 @@ void stats_note_error(step_stats *s, int technical, const char *msg)
     /* Once per step and kind a second: the message may name a URL. */
     if (dst[0] == '\0')
         redact_url(msg ? msg : "error", dst, STATS_SAMPLE_MAX);
+}
+
+step_stats *stats_array_new(size_t n)
+{
+    step_stats *a = xcalloc(n ? n : 1, sizeof(*a));
+
+    for (size_t i = 0; i < n; i++)
+        stats_init(&a[i]);
+    return a;
+}
+
+void stats_array_free(step_stats *a, size_t n)
+{
+    for (size_t i = 0; a != NULL && i < n; i++)
+        stats_free(&a[i]);
+    xfree(a);
 }

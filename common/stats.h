@@ -7,6 +7,7 @@
 #ifndef QUERN_STATS_H
 #define QUERN_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/hist.h"
@@ -40,5 +41,11 @@ void stats_reset(step_stats *s);
 void stats_merge(step_stats *dst, const step_stats *src);
 /** Keeps msg as the sample for its kind if none is kept yet. */
 void stats_note_error(step_stats *s, int technical, const char *msg);
+
+/** n initialised step_stats (at least one allocated, so n may be 0);
+ *  owned by the caller, released with stats_array_free. */
+step_stats *stats_array_new(size_t n);
+/** Releases the n step_stats of a and a itself; a may be NULL. */
+void stats_array_free(step_stats *a, size_t n);
 
 #endif

@@ -9,9 +9,7 @@ void agg_init(agg *a, size_t nsteps, size_t nscens)
     memset(a, 0, sizeof(*a));
     a->nsteps = nsteps;
     a->nscens = nscens;
-    a->total = xcalloc(nsteps ? nsteps : 1, sizeof(*a->total));
-    for (size_t i = 0; i < nsteps; i++)
-        stats_init(&a->total[i]);
+    a->total = stats_array_new(nsteps);
     stats_init(&a->last);
     a->runs = xcalloc(nscens ? nscens : 1, sizeof(*a->runs));
     a->missed_pacing = xcalloc(nscens ? nscens : 1, sizeof(*a->missed_pacing));
@@ -19,10 +17,8 @@ void agg_init(agg *a, size_t nsteps, size_t nscens)
 
 void agg_free(agg *a)
 {
-    for (size_t i = 0; i < a->nsteps; i++)
-        stats_free(&a->total[i]);
+    stats_array_free(a->total, a->nsteps);
     stats_free(&a->last);
-    xfree(a->total);
     xfree(a->runs);
     xfree(a->missed_pacing);
     memset(a, 0, sizeof(*a));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/cli.h"
 #include "common/dur.h"
 #include "common/mem.h"
 #include "common/props.h"
@@ -204,14 +205,6 @@ void opts_free(run_opts *o)
     db_opts_free(&o->db);
 }
 
-static int usage_err(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "quern run: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see quern help run)\n");
-    return -1;
-}
-
 static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, unsigned *out)
 {
     char *end;
@@ -365,8 +358,10 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return 0;
     }
     case 'v':
-        if (v != NULL && strcmp(v, "all") != 0)
-            return usage_err("--trace=%s: the only value is \"all\"", v);
+        if (v != NULL && strcmp(v, "all") != 0) {
+            cli_usage_err("run", "--trace=%s: the only value is \"all\"", v);
+            return -1;
+        }
         o->trace = v != NULL ? 2 : 1;
         o->quiet = 1; /* the live display would write over the trace */
         return 0;
@@ -434,16 +429,16 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
             const char *a = av[optind - 1];
             if (strncmp(a, "--", 2) != 0) {
                 snprintf(flag, sizeof(flag), "-%c", optopt);
-                usage_err("unknown option %s", flag);
+                cli_usage_err("run", "unknown option %s", flag);
             } else if (optopt != 0) {
-                usage_err("%s takes no value", typed_flag(a, flag, sizeof(flag)));
+                cli_usage_err("run", "%s takes no value", typed_flag(a, flag, sizeof(flag)));
             } else {
-                usage_err("unknown option %s", typed_flag(a, flag, sizeof(flag)));
+                cli_usage_err("run", "unknown option %s", typed_flag(a, flag, sizeof(flag)));
             }
             goto out;
         }
         if (c == ':') {
-            usage_err("%s needs a value", flag_name(optopt, flag, sizeof(flag)));
+            cli_usage_err("run", "%s needs a value", flag_name(optopt, flag, sizeof(flag)));
             goto out;
         }
         if (apply(o, c, flag_name(c, flag, sizeof(flag)), optarg, overrides) != 0)
@@ -451,13 +446,13 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
     }
     for (int i = optind; i < argc; i++) {
         if (o->script != NULL) {
-            usage_err("one script only, got also \"%s\"", av[i]);
+            cli_usage_err("run", "one script only, got also \"%s\"", av[i]);
             goto out;
         }
         o->script = av[i];
     }
     if (o->script == NULL) {
-        usage_err("%s", "no script given");
+        cli_usage_err("run", "%s", "no script given");
         goto out;
     }
     resolve(o);

@@ -357,35 +357,35 @@ static const char *op_str(enum thresh_op op)
     return "?";
 }
 
-/* Exact comparison of two integers (as unsigned 128-bit). */
-static int cmp_u128(enum thresh_op op, unsigned __int128 v, unsigned __int128 limit)
+/* Whether op holds between a value and a limit that compare as sign says
+ * (-1: below, 0: equal, 1: above). */
+static int op_holds(enum thresh_op op, int sign)
 {
     switch (op) {
     case THRESH_LT:
-        return v < limit;
+        return sign < 0;
     case THRESH_LE:
-        return v <= limit;
+        return sign <= 0;
     case THRESH_GT:
-        return v > limit;
+        return sign > 0;
     case THRESH_GE:
-        return v >= limit;
+        return sign >= 0;
     }
     return 0;
 }
 
+/* Exact comparison of two integers (as unsigned 128-bit). */
+static int cmp_u128(enum thresh_op op, unsigned __int128 v, unsigned __int128 limit)
+{
+    return op_holds(op, (v > limit) - (v < limit));
+}
+
+/* A NaN passes no comparison. */
 static int cmp_double(enum thresh_op op, double v, double limit)
 {
-    switch (op) {
-    case THRESH_LT:
-        return v < limit;
-    case THRESH_LE:
-        return v <= limit;
-    case THRESH_GT:
-        return v > limit;
-    case THRESH_GE:
-        return v >= limit;
-    }
-    return 0;
+    if (isnan(v) || isnan(limit))
+        return 0;
+    return op_holds(op, (v > limit) - (v < limit));
 }
 
 /* v with up to 3 decimals, trailing zeros dropped: "612.3", "500", "0.25". */

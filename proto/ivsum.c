@@ -11,20 +11,14 @@ void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
     memset(s, 0, sizeof(*s));
     s->nsteps = nsteps;
     s->nscens = nscens;
-    s->steps = xcalloc(nsteps ? nsteps : 1, sizeof(*s->steps));
-    for (size_t i = 0; i < nsteps; i++)
-        stats_init(&s->steps[i]);
+    s->steps = stats_array_new(nsteps);
     s->runs = xcalloc(nscens ? nscens : 1, sizeof(*s->runs));
     s->missed = xcalloc(nscens ? nscens : 1, sizeof(*s->missed));
 }
 
 void ivsum_free(ivsum *s)
 {
-    if (s->steps != NULL) {
-        for (size_t i = 0; i < s->nsteps; i++)
-            stats_free(&s->steps[i]);
-    }
-    xfree(s->steps);
+    stats_array_free(s->steps, s->nsteps);
     xfree(s->runs);
     xfree(s->missed);
     memset(s, 0, sizeof(*s));

@@ -87,13 +87,7 @@ int catalog_name(db *d, int64_t id, char **name, char *err, size_t errlen)
         *name = xstrdup(s != NULL ? s : "");
         rc = SQLITE_DONE;
     }
-    if (rc != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
-    return 0;
+    return query_stmt_done(sq, st, rc, err, errlen);
 }
 
 int catalog_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err, size_t errlen)

@@ -13,7 +13,7 @@
 #include "reports/catalog.h"
 #include "reports/chart.h"
 #include "reports/chtml.h"
-#include "reports/cli.h"
+#include "common/cli.h"
 #include "reports/cmp.h"
 #include "reports/dbopts.h"
 #include "reports/html.h"

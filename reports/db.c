@@ -145,6 +145,22 @@ out:
     return rc;
 }
 
+/* The file's schema version into *v; -1 with err when it cannot be read or
+ * is newer than this quern understands (path names the file). */
+static int schema_version(db *d, const char *path, int64_t *v, char *err, size_t errlen)
+{
+    if (query_int(d, "PRAGMA user_version", v, err, errlen) != 0)
+        return -1;
+    if (*v > DB_SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "%s: schema version %lld is newer than this quern (%s) understands (%d): use a "
+                 "newer quern",
+                 path, (long long)*v, QUERN_VERSION, DB_SCHEMA_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
 /* 0 when no row breaks a foreign key (PRAGMA foreign_key_check is empty). */
 static int foreign_keys_ok(db *d, char *err, size_t errlen)
 {
@@ -179,15 +195,8 @@ static int migrate(db *d, char *err, size_t errlen)
     if (exec_sql(d, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) != 0)
         goto fail;
     /* Read again under the lock: another process may have migrated. */
-    if (query_int(d, "PRAGMA user_version", &v, err, errlen) != 0)
+    if (schema_version(d, d->path, &v, err, errlen) != 0)
         goto fail;
-    if (v > DB_SCHEMA_VERSION) {
-        snprintf(err, errlen,
-                 "%s: schema version %lld is newer than this quern (%s) understands (%d): use a "
-                 "newer quern",
-                 d->path, (long long)v, QUERN_VERSION, DB_SCHEMA_VERSION);
-        goto fail;
-    }
     for (; v < DB_SCHEMA_VERSION; v++) {
         char *mig = schema_migration((unsigned)v + 1);
         int rc;
@@ -235,15 +244,8 @@ db *db_open(const char *path, char *err, size_t errlen)
     sqlite3_busy_timeout(d->sq, DB_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(d->sq, 1);
     /* Refuse a newer schema before changing anything in the file. */
-    if (query_int(d, "PRAGMA user_version", &v, err, errlen) != 0)
+    if (schema_version(d, path, &v, err, errlen) != 0)
         goto fail;
-    if (v > DB_SCHEMA_VERSION) {
-        snprintf(err, errlen,
-                 "%s: schema version %lld is newer than this quern (%s) understands (%d): use a "
-                 "newer quern",
-                 path, (long long)v, QUERN_VERSION, DB_SCHEMA_VERSION);
-        goto fail;
-    }
     if (sqlite3_prepare_v2(d->sq, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
         set_err(d, err, errlen, "cannot set WAL mode");

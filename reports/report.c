@@ -7,7 +7,7 @@
 #include "common/clock.h"
 #include "reports/abandon.h"
 #include "reports/catalog.h"
-#include "reports/cli.h"
+#include "common/cli.h"
 #include "reports/dbopts.h"
 #include "reports/html.h"
 #include "reports/query.h"

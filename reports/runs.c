@@ -14,7 +14,7 @@
 #include "common/utf8.h"
 #include "reports/abandon.h"
 #include "reports/catalog.h"
-#include "reports/cli.h"
+#include "common/cli.h"
 #include "reports/dbopts.h"
 #include "reports/query.h"
 #include "reports/runverdict.h"

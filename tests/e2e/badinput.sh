@@ -28,6 +28,14 @@ eq "unknown flag: exit 2" "$(run scripts/consultation_profil.lua --bogus)" 2
 check "unknown flag: names it" grep -q "unknown option --bogus" <(first)
 eq "bad duration: exit 2" "$("$QUERN" run scripts/consultation_profil.lua --duration 5x 2>"$TMP/err"; echo $?)" 2
 check "bad duration: names the flag and unit" grep -q -- "--duration: .*unknown unit" <(first)
+eq "bad --trace value: exit 2" "$("$QUERN" run scripts/consultation_profil.lua --trace=x 2>"$TMP/err"; echo $?)" 2
+check "bad --trace value: says the only value" grep -q -- '--trace=x: the only value is "all"' <(first)
+eq "a switch given a value: exit 2" "$("$QUERN" run scripts/consultation_profil.lua --quiet=1 2>"$TMP/err"; echo $?)" 2
+check "a switch given a value: says it takes none" grep -q -- "--quiet takes no value" <(first)
+eq "last flag without its value: exit 2" "$("$QUERN" run scripts/consultation_profil.lua --vus 2>"$TMP/err"; echo $?)" 2
+check "last flag without its value: says so" grep -q -- "--vus needs a value" <(first)
+eq "two scripts: exit 2" "$("$QUERN" run scripts/consultation_profil.lua scripts/mix.lua 2>"$TMP/err"; echo $?)" 2
+check "two scripts: names the second" grep -q 'one script only, got also "scripts/mix.lua"' <(first)
 eq "bad VU count: exit 2" "$("$QUERN" run scripts/consultation_profil.lua --vus many 2>"$TMP/err"; echo $?)" 2
 eq "bad property: exit 2" "$("$QUERN" run scripts/consultation_profil.lua -p novalue 2>"$TMP/err"; echo $?)" 2
 eq "no request reached the server" "$(stat .requests)" 0

@@ -9,7 +9,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "reports/cli.h"
+#include "common/cli.h"
 
 static const struct option opts[] = {
     {"db", required_argument, NULL, 'd'},

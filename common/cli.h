@@ -1,11 +1,12 @@
-/* cli — what the results commands (`quern runs`, `report`, `compare`) share
- * on their command line.
+/* cli — what the commands share on their command line (`quern run`, `runs`,
+ * `report`, `compare`).
  *
  * What it is for: each command keeps its own getopt_long table next to its
- * help text; they all parse in order with optstring "-:..." (a leading '-'
- * returns the run arguments as 1 in their place, ':' reports a missing value
- * as ':'), and report a usage error the same way: one line on stderr,
- * "quern CMD: what (see quern help CMD)", exit status 2.
+ * help text (console/opts.c, reports/runs.c, report.c, compare.c); they
+ * report a usage error the same way: one line on stderr, "quern CMD: what
+ * (see quern help CMD)", exit status 2. The result commands parse in order
+ * with optstring "-:..." (a leading '-' returns the run arguments as 1 in
+ * their place, ':' reports a missing value as ':').
  *
  * Usage:
  *     opterr = 0; optind = 0;   // 0: glibc starts afresh, whatever parsed before

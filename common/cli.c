@@ -1,4 +1,4 @@
-#include "reports/cli.h"
+#include "common/cli.h"
 
 #include <stdio.h>
 
