@@ -1,7 +1,7 @@
 /* agg — the console's running totals of a run.
  *
- * Intervals arrive once per second (from the local engine, later from
- * agents); agg keeps the whole-run totals per step and per scenario by
+ * The agents' seconds, merged (proto/ivwin.h), arrive once per second; agg
+ * keeps the whole-run totals per step and per scenario by
  * merging, and the latest interval for the live display. Its cost per second
  * is proportional to the number of steps, never to the number of requests. */
 #ifndef QUERN_AGG_H
@@ -12,6 +12,7 @@
 
 #include "common/stats.h"
 
+/** The running totals of a run. */
 typedef struct agg {
     size_t nsteps;
     step_stats *total; /**< owned: whole run, per step */

@@ -1,7 +1,7 @@
 /* live — what the console shows while a run goes on.
  *
- * What it is for: run.c (local runs) and dist.c (distributed runs) call
- * live_update once per completed second; live decides what to print.
+ * What it is for: the run control (console/control.c) calls live_update
+ * once per merged second; live decides what to print.
  *
  *   - On a terminal (LIVE_TABLE): a table redrawn in place every second with
  *     ANSI escapes (cursor up, clear line; no curses): a header with a

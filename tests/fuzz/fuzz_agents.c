@@ -56,7 +56,7 @@ static void setup(void)
 {
     if (getenv("FUZZ_LOG") == NULL) /* FUZZ_LOG=1: show the console's log */
         log_set_sink(quiet_log, NULL);
-    snprintf(gdir, sizeof(gdir), "/tmp/quern-fuzz-dist.XXXXXX");
+    snprintf(gdir, sizeof(gdir), "/tmp/quern-fuzz-agents.XXXXXX");
     fuzz_check(mkdtemp(gdir) != NULL);
     atexit(cleanup);
 }
