@@ -143,7 +143,7 @@ void arun_free(arun *r)
 
 /* A worker lost before its end: it crashed, or it overran the stop and was
  * killed. The console counts the run degraded. */
-static void report_crash(arun *r, wslot *w, int st)
+static void crash_report(arun *r, wslot *w, int st)
 {
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__WorkerState ws = QUERN__WORKER_STATE__INIT;
@@ -218,7 +218,7 @@ void arun_check(agent *a)
         if (p == w->pid) {
             int clean = WIFEXITED(st) && WEXITSTATUS(st) == 0 && (w->finished || !r->go);
             if (!clean && (!(w->signalled && WIFSIGNALED(st)) || w->overran) && !r->failed)
-                report_crash(r, w, st);
+                crash_report(r, w, st);
         }
         w->pid = 0;
         peer_close(&w->link);

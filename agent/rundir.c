@@ -18,7 +18,7 @@
 #define RUN_PREFIX "quern-run."
 
 /* Where run folders live: $TMPDIR when it is an absolute path, else /tmp. */
-static const char *run_parent(void)
+static const char *rundir_parent(void)
 {
     const char *tmp = getenv("TMPDIR");
 
@@ -28,7 +28,7 @@ static const char *run_parent(void)
 int rundir_new(Quern__BundleFile *const *files, size_t n, char *dir, size_t dirlen, char *err,
                size_t errlen)
 {
-    const char *tmp = run_parent();
+    const char *tmp = rundir_parent();
 
     dir[0] = '\0';
     if (bundle_check(files, n, err, errlen) != 0)
@@ -85,7 +85,7 @@ int rundir_hold(const char *dir)
 
 int rundir_sweep(void)
 {
-    const char *tmp = run_parent();
+    const char *tmp = rundir_parent();
     DIR *d = opendir(tmp);
     struct dirent *de;
     int removed = 0;

@@ -16,7 +16,7 @@
 
 static void on_second(void *ud, uint64_t second, const ivsum *sum, int late);
 
-static void live_clear_cb(void *ud)
+static void clear_live(void *ud)
 {
     live_clear(ud);
 }
@@ -56,7 +56,7 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
         }
         r->live = live_new(stderr, r->o.quiet ? LIVE_QUIET : LIVE_AUTO,
                            (const char *const *)r->names, r->nsteps, r->o.duration_us);
-        log_set_before(live_clear_cb, r->live);
+        log_set_before(clear_live, r->live);
     } else {
         int same = sd->n_steps == r->nsteps;
         for (size_t i = 0; same && i < sd->n_steps; i++)

@@ -49,7 +49,7 @@ static int write_all(int fd, const uint8_t *p, size_t n, off_t at)
 
 /* ---------------------------------------------------------------- the JTL */
 
-static void jtl_flush(gather *g)
+static void gather_jtl_flush(gather *g)
 {
     if (g->out_len > 0 && g->err == 0 &&
         write_all(g->jtl_fd, (const uint8_t *)g->out, g->out_len, -1) != 0)
@@ -57,14 +57,14 @@ static void jtl_flush(gather *g)
     g->out_len = 0;
 }
 
-static void jtl_put(gather *g, const char *p, size_t n)
+static void gather_jtl_put(gather *g, const char *p, size_t n)
 {
     if (g->err != 0)
         return;
     for (size_t i = 0; i < n; i++)
         g->jtl_lines += p[i] == '\n';
     if (g->out_len + n > GATHER_OUT_BUF)
-        jtl_flush(g);
+        gather_jtl_flush(g);
     if (n > GATHER_OUT_BUF) {
         if (g->err == 0 && write_all(g->jtl_fd, (const uint8_t *)p, n, -1) != 0)
             g->err = errno != 0 ? errno : EIO;
@@ -77,8 +77,8 @@ static void jtl_put(gather *g, const char *p, size_t n)
 /* A worker's line: "SECOND OWN AT\t" then the JTL line, whose grpThreads
  * column starts at AT with "OWN,OWN," (WFILES_JTL_PREFIX). 0 when line (n
  * bytes) is not one; the body is what follows the tab. */
-static int jtl_parse(const char *line, size_t n, uint64_t *second, uint32_t *own, const char **body,
-                     size_t *body_len, size_t *at, size_t *threads_len)
+static int gather_jtl_parse(const char *line, size_t n, uint64_t *second, uint32_t *own,
+                            const char **body, size_t *body_len, size_t *at, size_t *threads_len)
 {
     const char *tab = memchr(line, '\t', n < WFILES_JTL_PREFIX_MAX ? n : WFILES_JTL_PREFIX_MAX);
     char pre[WFILES_JTL_PREFIX_MAX], want[32];
@@ -106,13 +106,13 @@ static int jtl_parse(const char *line, size_t n, uint64_t *second, uint32_t *own
 }
 
 /* Whether the run's count of second k is known. */
-static int jtl_known(const gather *g, uint64_t k)
+static int gather_jtl_known(const gather *g, uint64_t k)
 {
     return k < g->nactive || k >= GATHER_SECONDS_MAX;
 }
 
 /* The run's active VUs for a sample of second k whose worker had own. */
-static uint32_t jtl_threads(const gather *g, uint64_t k, uint32_t own)
+static uint32_t gather_jtl_threads(const gather *g, uint64_t k, uint32_t own)
 {
     uint32_t n = k < g->nactive ? g->active[k] : 0; /* at its end */
 
@@ -122,7 +122,7 @@ static uint32_t jtl_threads(const gather *g, uint64_t k, uint32_t own)
 }
 
 /* Writes one line (with its newline, if it has one) as the JTL wants it. */
-static void jtl_write_line(gather *g, const char *line, size_t n)
+static void gather_jtl_write_line(gather *g, const char *line, size_t n)
 {
     uint64_t k;
     uint32_t own;
@@ -131,20 +131,20 @@ static void jtl_write_line(gather *g, const char *line, size_t n)
     char cols[32];
     int c;
 
-    if (!jtl_parse(line, n, &k, &own, &body, &body_len, &at, &tl)) {
-        jtl_put(g, line, n); /* not a worker's line: as it came */
+    if (!gather_jtl_parse(line, n, &k, &own, &body, &body_len, &at, &tl)) {
+        gather_jtl_put(g, line, n); /* not a worker's line: as it came */
         return;
     }
-    c = snprintf(cols, sizeof(cols), "%" PRIu32 ",%" PRIu32, jtl_threads(g, k, own),
-                 jtl_threads(g, k, own));
-    jtl_put(g, body, at);
-    jtl_put(g, cols, (size_t)c);
-    jtl_put(g, body + at + tl, body_len - at - tl);
+    c = snprintf(cols, sizeof(cols), "%" PRIu32 ",%" PRIu32, gather_jtl_threads(g, k, own),
+                 gather_jtl_threads(g, k, own));
+    gather_jtl_put(g, body, at);
+    gather_jtl_put(g, cols, (size_t)c);
+    gather_jtl_put(g, body + at + tl, body_len - at - tl);
 }
 
 /* Handles the lines of p (n bytes): written when their second is known,
  * held otherwise (written at once when the hold is full). */
-static void jtl_lines_in(gather *g, const char *p, size_t n)
+static void gather_jtl_lines_in(gather *g, const char *p, size_t n)
 {
     while (n > 0) {
         const char *eol = memchr(p, '\n', n);
@@ -154,7 +154,7 @@ static void jtl_lines_in(gather *g, const char *p, size_t n)
         const char *body;
         size_t bl, at, tl;
 
-        if (jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) && !jtl_known(g, k) &&
+        if (gather_jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) && !gather_jtl_known(g, k) &&
             g->hold_len + len <= GATHER_HOLD_MAX) {
             if (g->hold_len + len > g->hold_cap) {
                 size_t cap = g->hold_cap ? g->hold_cap : 64u << 10;
@@ -166,7 +166,7 @@ static void jtl_lines_in(gather *g, const char *p, size_t n)
             memcpy(g->hold + g->hold_len, p, len);
             g->hold_len += len;
         } else {
-            jtl_write_line(g, p, len);
+            gather_jtl_write_line(g, p, len);
         }
         p += len;
         n -= len;
@@ -175,7 +175,7 @@ static void jtl_lines_in(gather *g, const char *p, size_t n)
 
 /* Writes the held lines whose second is now known (all when every), keeping
  * the others in order. */
-static void jtl_release(gather *g, int every)
+static void gather_jtl_release(gather *g, int every)
 {
     size_t keep = 0, off = 0;
 
@@ -187,8 +187,9 @@ static void jtl_release(gather *g, int every)
         const char *body;
         size_t bl, at, tl;
 
-        if (every || !jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) || jtl_known(g, k)) {
-            jtl_write_line(g, p, len);
+        if (every || !gather_jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) ||
+            gather_jtl_known(g, k)) {
+            gather_jtl_write_line(g, p, len);
         } else {
             memmove(g->hold + keep, p, len);
             keep += len;
@@ -215,8 +216,8 @@ void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
     if (second >= g->nactive)
         g->nactive = (size_t)second + 1;
     if (g->hold_len > 0) {
-        jtl_release(g, 0);
-        jtl_flush(g);
+        gather_jtl_release(g, 0);
+        gather_jtl_flush(g);
     }
 }
 
@@ -275,8 +276,8 @@ int gather_part(gather *g, const Quern__FilePart *fp, char *err, size_t errlen)
     if (strcmp(name, "jtl") == 0) {
         if (g->jtl_fd < 0 || g->err != 0)
             return 0; /* not asked for, or already failed and reported */
-        jtl_lines_in(g, (const char *)fp->data.data, fp->data.len);
-        jtl_flush(g);
+        gather_jtl_lines_in(g, (const char *)fp->data.data, fp->data.len);
+        gather_jtl_flush(g);
         if (g->err != 0) {
             err_set(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(g->err));
             return -1;
@@ -325,8 +326,8 @@ int gather_close(gather *g, char *err, size_t errlen)
     int rc;
 
     if (g->jtl_fd >= 0) {
-        jtl_release(g, 1);
-        jtl_flush(g);
+        gather_jtl_release(g, 1);
+        gather_jtl_flush(g);
     }
     rc = g->err != 0 ? -1 : 0;
     if (g->jtl_fd >= 0) {

@@ -62,7 +62,7 @@ static void lb_pad(lbuf *lb, size_t cols)
 /* Length of the well-formed UTF-8 character (2 to 4 bytes) at s[0..n), or
  * 0 if there is none; C1 controls count as invalid too, since a terminal
  * may act on them. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+static size_t term_utf8_len(const unsigned char *s, size_t n)
 {
     uint32_t c;
     size_t len = utf8_decode(s, n, &c);
@@ -128,7 +128,7 @@ static char *sanitise(const char *name)
     while (i < n) {
         if (s[i] >= 0x20 && s[i] < 0x7f) {
             d[j++] = (char)s[i++];
-        } else if (s[i] >= 0x80 && (len = utf8_seq(s + i, n - i)) != 0) {
+        } else if (s[i] >= 0x80 && (len = term_utf8_len(s + i, n - i)) != 0) {
             memcpy(d + j, s + i, len);
             j += len;
             i += len;

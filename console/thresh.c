@@ -375,13 +375,13 @@ static int op_holds(enum thresh_op op, int sign)
 }
 
 /* Exact comparison of two integers (as unsigned 128-bit). */
-static int cmp_u128(enum thresh_op op, unsigned __int128 v, unsigned __int128 limit)
+static int holds_u128(enum thresh_op op, unsigned __int128 v, unsigned __int128 limit)
 {
     return op_holds(op, (v > limit) - (v < limit));
 }
 
 /* A NaN passes no comparison. */
-static int cmp_double(enum thresh_op op, double v, double limit)
+static int holds_double(enum thresh_op op, double v, double limit)
 {
     if (isnan(v) || isnan(limit))
         return 0;
@@ -497,11 +497,11 @@ int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
             break;
         if (t->metric == THRESH_MEAN) {
             double mean = hist_mean(sel.h);
-            out->passed = cmp_double(t->op, mean, (double)t->limit_us);
+            out->passed = holds_double(t->op, mean, (double)t->limit_us);
             out->measured = mean / 1000.0;
         } else {
             uint64_t v = t->metric == THRESH_MAX ? hist_max(sel.h) : hist_percentile(sel.h, t->pct);
-            out->passed = cmp_u128(t->op, v, (uint64_t)t->limit_us);
+            out->passed = holds_u128(t->op, v, (uint64_t)t->limit_us);
             out->measured = (double)v / 1000.0;
         }
         snprintf(out->desc, sizeof(out->desc), "%s of %s = %s ms, limit %s %s ms", metric, subject,
@@ -518,8 +518,8 @@ int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
                  : t->metric == THRESH_ERR_FUNC ? sel.err_func
                                                 : sel.err_tech + sel.err_func;
         /* errors / count * 100 OP limit, exactly: errors * 100 * 10^9 OP limit_e9 * count */
-        out->passed = cmp_u128(t->op, (unsigned __int128)errors * 100 * PCT_SCALE,
-                               (unsigned __int128)t->limit_pct_e9 * sel.count);
+        out->passed = holds_u128(t->op, (unsigned __int128)errors * 100 * PCT_SCALE,
+                                 (unsigned __int128)t->limit_pct_e9 * sel.count);
         out->measured = (double)errors * 100.0 / (double)sel.count;
         snprintf(out->desc, sizeof(out->desc), "%s of %s = %s %% (%llu of %llu), limit %s %s %%",
                  metric, subject, thresh_num(out->measured, mv, sizeof(mv)),
@@ -528,7 +528,7 @@ int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
     case THRESH_TPS:
         out->limit = t->limit_tps;
         out->measured = elapsed_s > 0 ? (double)sel.count / elapsed_s : 0.0;
-        out->passed = cmp_double(t->op, out->measured, out->limit);
+        out->passed = holds_double(t->op, out->measured, out->limit);
         snprintf(out->desc, sizeof(out->desc), "tps of %s = %s/s (%llu in %s s), limit %s %s/s",
                  subject, thresh_num(out->measured, mv, sizeof(mv)), (unsigned long long)sel.count,
                  thresh_num(elapsed_s > 0 ? elapsed_s : 0.0, ev, sizeof(ev)), op,
@@ -537,7 +537,7 @@ int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
     case THRESH_COUNT:
         out->limit = (double)t->limit_count;
         out->measured = (double)sel.count;
-        out->passed = cmp_u128(t->op, sel.count, t->limit_count);
+        out->passed = holds_u128(t->op, sel.count, t->limit_count);
         snprintf(out->desc, sizeof(out->desc), "count of %s = %llu, limit %s %llu", subject,
                  (unsigned long long)sel.count, op, (unsigned long long)t->limit_count);
         break;

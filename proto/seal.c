@@ -109,8 +109,8 @@ static void make_iv(uint64_t counter, uint8_t iv[SEAL_IV_LEN])
 
 /* One frame through the context, either way; returns 1 if all went well
  * (and, when opening, the tag matched). */
-static int run_frame(seal *s, int enc, const uint8_t hdr[4], uint8_t *body, size_t len,
-                     uint8_t *tag)
+static int seal_crypt(seal *s, int enc, const uint8_t hdr[4], uint8_t *body, size_t len,
+                      uint8_t *tag)
 {
     uint8_t iv[SEAL_IV_LEN];
     int n = 0;
@@ -135,7 +135,7 @@ static int run_frame(seal *s, int enc, const uint8_t hdr[4], uint8_t *body, size
 
 int seal_frame(seal *s, const uint8_t hdr[4], uint8_t *body, size_t len, uint8_t tag[SEAL_TAG_LEN])
 {
-    if (!run_frame(s, 1, hdr, body, len, tag))
+    if (!seal_crypt(s, 1, hdr, body, len, tag))
         return -1;
     s->counter++;
     return 0;
@@ -149,7 +149,7 @@ int seal_open(seal *s, const uint8_t hdr[4], uint8_t *body, size_t len,
     if (s->failed)
         return -1;
     memcpy(t, tag, SEAL_TAG_LEN);
-    if (!run_frame(s, 0, hdr, body, len, t)) {
+    if (!seal_crypt(s, 0, hdr, body, len, t)) {
         s->failed = 1;
         return -1;
     }

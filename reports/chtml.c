@@ -14,8 +14,8 @@
 #define COLOR_NEW "#2563eb"
 #define COLOR_BASE "#475467"
 
-static void run_column(FILE *out, const query_run *r, const char *role, const char *color,
-                       int dashed)
+static void chtml_run_column(FILE *out, const query_run *r, const char *role, const char *color,
+                             int dashed)
 {
     char b[64];
 
@@ -45,7 +45,7 @@ static void run_column(FILE *out, const query_run *r, const char *role, const ch
     fputs("</p></div>\n", out);
 }
 
-static void html_table(FILE *out, const chtml_page *pg)
+static void chtml_table(FILE *out, const chtml_page *pg)
 {
     char va[32], vb[32], dl[32];
 
@@ -139,8 +139,8 @@ void chtml_write(FILE *out, const chtml_page *pg)
           "<a href=\"#charts\">Charts</a><a href=\"#per-step\">Each step</a></nav>\n"
           "</header>\n<main>\n<div class=\"grid2\" id=\"runs\" style=\"margin-bottom:18px\">\n",
           out);
-    run_column(out, a, "new", COLOR_NEW, 0);
-    run_column(out, b, "baseline", COLOR_BASE, 1);
+    chtml_run_column(out, a, "new", COLOR_NEW, 0);
+    chtml_run_column(out, b, "baseline", COLOR_BASE, 1);
     fputs("</div>\n", out);
     if (strcmp(a->script_hash, b->script_hash) != 0)
         fputs("<p class=\"note\">The script changed between the runs (its SHA-256 differs).</p>\n",
@@ -165,7 +165,7 @@ void chtml_write(FILE *out, const chtml_page *pg)
         html_esc(out, pg->note);
         fputs(".</p>\n", out);
     }
-    html_table(out, pg);
+    chtml_table(out, pg);
 
     fputs("<section id=\"charts\">\n<h2>Over time, both runs</h2>\n", out);
     overlay(out, pg, "Throughput: requests per second, all steps", "req/s", a->all.ts.rps, a->npts,

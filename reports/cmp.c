@@ -124,7 +124,7 @@ static void note_add(char *buf, size_t len, const char *fmt, const char *x, cons
 }
 
 /* A requested duration: "2 min 00 s", or "none" for 0. */
-static const char *dur_or_none(int64_t us, char *buf, size_t len)
+static const char *cmp_dur_or_none(int64_t us, char *buf, size_t len)
 {
     if (us > 0)
         return html_duration(us, buf, len);
@@ -144,11 +144,13 @@ const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, siz
     }
     if (a->req_duration_us >= 0 && b->req_duration_us >= 0 &&
         a->req_duration_us != b->req_duration_us)
-        note_add(buf, len, "A's duration %s, B's %s", dur_or_none(a->req_duration_us, x, sizeof(x)),
-                 dur_or_none(b->req_duration_us, y, sizeof(y)));
+        note_add(buf, len, "A's duration %s, B's %s",
+                 cmp_dur_or_none(a->req_duration_us, x, sizeof(x)),
+                 cmp_dur_or_none(b->req_duration_us, y, sizeof(y)));
     if (a->req_ramp_up_us >= 0 && b->req_ramp_up_us >= 0 && a->req_ramp_up_us != b->req_ramp_up_us)
-        note_add(buf, len, "A's ramp-up %s, B's %s", dur_or_none(a->req_ramp_up_us, x, sizeof(x)),
-                 dur_or_none(b->req_ramp_up_us, y, sizeof(y)));
+        note_add(buf, len, "A's ramp-up %s, B's %s",
+                 cmp_dur_or_none(a->req_ramp_up_us, x, sizeof(x)),
+                 cmp_dur_or_none(b->req_ramp_up_us, y, sizeof(y)));
     if (a->req_runs >= 0 && b->req_runs >= 0 && a->req_runs != b->req_runs) {
         snprintf(x, sizeof(x), "%lld", (long long)a->req_runs);
         snprintf(y, sizeof(y), "%lld", (long long)b->req_runs);

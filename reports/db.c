@@ -128,7 +128,7 @@ static int exec_sql(db *d, const char *sql, const char *what, char *err, size_t 
 }
 
 /* Runs a statement that returns one integer. */
-static int query_int(db *d, const char *sql, int64_t *out, char *err, size_t errlen)
+static int db_pragma_int(db *d, const char *sql, int64_t *out, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -147,9 +147,9 @@ out:
 
 /* The file's schema version into *v; -1 with err when it cannot be read or
  * is newer than this quern understands (path names the file). */
-static int schema_version(db *d, const char *path, int64_t *v, char *err, size_t errlen)
+static int db_schema_version(db *d, const char *path, int64_t *v, char *err, size_t errlen)
 {
-    if (query_int(d, "PRAGMA user_version", v, err, errlen) != 0)
+    if (db_pragma_int(d, "PRAGMA user_version", v, err, errlen) != 0)
         return -1;
     if (*v > DB_SCHEMA_VERSION) {
         snprintf(err, errlen,
@@ -195,7 +195,7 @@ static int migrate(db *d, char *err, size_t errlen)
     if (exec_sql(d, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) != 0)
         goto fail;
     /* Read again under the lock: another process may have migrated. */
-    if (schema_version(d, d->path, &v, err, errlen) != 0)
+    if (db_schema_version(d, d->path, &v, err, errlen) != 0)
         goto fail;
     for (; v < DB_SCHEMA_VERSION; v++) {
         char *mig = schema_migration((unsigned)v + 1);
@@ -244,7 +244,7 @@ db *db_open(const char *path, char *err, size_t errlen)
     sqlite3_busy_timeout(d->sq, DB_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(d->sq, 1);
     /* Refuse a newer schema before changing anything in the file. */
-    if (schema_version(d, path, &v, err, errlen) != 0)
+    if (db_schema_version(d, path, &v, err, errlen) != 0)
         goto fail;
     if (sqlite3_prepare_v2(d->sq, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {

@@ -73,7 +73,7 @@ static const char *const runverdict_class[] = {"v-passed", "v-failed", "v-pendin
 static const char *const runverdict_word[] = {"passed", "failed", "running"};
 
 /* The verdict badge: "passed" (green), "failed" (red), "running". */
-static void runverdict_badge(FILE *out, const query_run *r)
+static void rhtml_verdict_badge(FILE *out, const query_run *r)
 {
     fprintf(out, "<span class=\"badge %s\" data-verdict=\"%s\" title=\"",
             runverdict_class[r->verdict.kind], runverdict_word[r->verdict.kind]);
@@ -95,7 +95,7 @@ static const char *thr_value(double v, const char *unit, char *buf, size_t len)
 }
 
 /* Why the figures are not a whole run, or how the run ended badly. */
-static void run_notice(FILE *out, const query_run *r)
+static void rhtml_notice(FILE *out, const query_run *r)
 {
     char b[64];
 
@@ -123,12 +123,12 @@ static void run_notice(FILE *out, const query_run *r)
 }
 
 /* The verdict and each threshold's. */
-static void runverdict_section(FILE *out, const query_run *r)
+static void rhtml_verdict_section(FILE *out, const query_run *r)
 {
     char m[96], l[96];
 
     fputs("<section id=\"verdict\">\n<h2>Verdict: ", out);
-    runverdict_badge(out, r);
+    rhtml_verdict_badge(out, r);
     fputs("</h2>\n<p id=\"verdict-text\">", out);
     html_esc(out, r->verdict.text);
     fputs("</p>\n", out);
@@ -191,7 +191,7 @@ static const char *step_name(const query_step *s)
     return s->label != NULL && s->label[0] != '\0' ? s->label : s->test_id;
 }
 
-static void summary_cards(FILE *out, const query_run *r)
+static void rhtml_cards(FILE *out, const query_run *r)
 {
     char a[64], b[64];
     double vmax = 0;
@@ -225,7 +225,7 @@ static void draw(FILE *out, chart *c, const char *title, const char *unit, enum 
     chart_svg(out, c);
 }
 
-static void run_charts(FILE *out, const query_run *r)
+static void rhtml_charts(FILE *out, const query_run *r)
 {
     size_t ns = r->nsteps + 1;
     chart_series *s = xcalloc(ns, sizeof(*s));
@@ -402,7 +402,7 @@ static void errors_table(FILE *out, const query_run *r)
           out);
 }
 
-static void agents_table(FILE *out, const query_run *r)
+static void rhtml_agents(FILE *out, const query_run *r)
 {
     char b[64];
 
@@ -536,7 +536,7 @@ void rhtml_write(FILE *out, const query_run *r)
     fputs("<header>\n<h1>", out);
     html_esc(out, r->name);
     fprintf(out, " <span class=\"same\">· run %lld</span> ", (long long)r->id);
-    runverdict_badge(out, r);
+    rhtml_verdict_badge(out, r);
     fputs(" ", out);
     if (r->verdict.kind == RUNVERDICT_FAILED && strcmp(r->status, "completed") == 0)
         fputs("<span class=\"badge\">completed</span>", out); /* not green: it failed */
@@ -552,14 +552,14 @@ void rhtml_write(FILE *out, const query_run *r)
           "<a href=\"#errors\">Errors</a><a href=\"#agents\">Injectors</a>"
           "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
           out);
-    run_notice(out, r);
-    summary_cards(out, r);
-    runverdict_section(out, r);
-    run_charts(out, r);
+    rhtml_notice(out, r);
+    rhtml_cards(out, r);
+    rhtml_verdict_section(out, r);
+    rhtml_charts(out, r);
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);
-    agents_table(out, r);
+    rhtml_agents(out, r);
     settings(out, r);
     fputs("</main>\n<footer>quern " QUERN_VERSION
           " · from the results database alone · this page needs no network</footer>\n",

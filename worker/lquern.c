@@ -86,7 +86,7 @@ static int l_threshold(lua_State *L)
 
 /* The thresholds option of scenario sc (a list of expressions at idx): an
  * expression without a scope is scoped to the scenario's steps. */
-static void scen_thresholds(lua_State *L, struct engine *e, const scen *sc, int idx)
+static void declare_thresholds(lua_State *L, struct engine *e, const scen *sc, int idx)
 {
     char at[512], buf[SCEN_THRESHOLD_MAX + 300];
     lua_Integer n;
@@ -151,7 +151,7 @@ static int l_scenario(lua_State *L)
                 else
                     luaL_error(L, "scenario %s: cookies must be \"keep\" or \"reset\"", name);
             } else if (strcmp(k, "thresholds") == 0) {
-                scen_thresholds(L, e, sc, lua_gettop(L));
+                declare_thresholds(L, e, sc, lua_gettop(L));
             } else {
                 luaL_error(L,
                            "scenario %s: unknown option \"%s\" (known: weight, pacing, think, "
@@ -243,7 +243,7 @@ static int step_index_at(lua_State *L, int idx)
 
 /* The index of the Step at idx, which VU v is about to record into; raises,
  * naming the script line level levels up, when it is another scenario's. */
-static int vu_step_at(lua_State *L, const vu *v, int idx, int level)
+static int step_at(lua_State *L, const vu *v, int idx, int level)
 {
     lstep *ls = lapi_checkud(L, idx, &step_key, STEP_MT);
 
@@ -275,7 +275,7 @@ static int l_time_begin(lua_State *L)
 
     if (v == NULL)
         return luaL_error(L, "step:time is used from a scenario's init, run or finish");
-    idx = vu_step_at(L, v, 1, 2); /* level 1 is step:time itself (Lua), 2 the script */
+    idx = step_at(L, v, 1, 2); /* level 1 is step:time itself (Lua), 2 the script */
     if (v->pend.in_block)
         return luaL_error(L, "step:time blocks do not nest");
     if (v->halting)
@@ -427,5 +427,5 @@ int lquern_step_index(lua_State *L, int idx)
 
 int lquern_vu_step(lua_State *L, const vu *v, int idx)
 {
-    return vu_step_at(L, v, idx, 1);
+    return step_at(L, v, idx, 1);
 }

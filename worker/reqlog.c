@@ -61,14 +61,14 @@ void reqlog_begin(reqlog *l, size_t nsteps, uint32_t vu_first, uint32_t vu_strid
     l->vu_count = vu_count;
 }
 
-static uint32_t vu_local(const reqlog *l, const vu *v)
+static uint32_t reqlog_slot(const reqlog *l, const vu *v)
 {
     return v->gid >= l->vu_first ? (v->gid - l->vu_first) / l->vu_stride : 0;
 }
 
 static vslot *slot_of(reqlog *l, const vu *v)
 {
-    uint32_t i = vu_local(l, v);
+    uint32_t i = reqlog_slot(l, v);
     return l->slots != NULL && i < l->vu_count ? &l->slots[i] : NULL;
 }
 
@@ -79,7 +79,7 @@ static int64_t to_wall_ms(const engine *e, int64_t mono_us)
 
 /* Writes one JTL line of v; code and message come from status or the curl
  * error. */
-static void jtl_out(reqlog *l, vu *v, jtl_rec *r, int status, int curl_rc, const char *cmsg)
+static void reqlog_jtl_out(reqlog *l, vu *v, jtl_rec *r, int status, int curl_rc, const char *cmsg)
 {
     char thread[192], fail[VU_MSG_MAX + 64];
 
@@ -146,7 +146,7 @@ void reqlog_xfer(reqlog *l, vu *v)
         r.url = url;
         r.latency_ms = x->ttfb_us / 1000;
         r.connect_ms = (x->dns_us + x->connect_us + x->tls_us) / 1000;
-        jtl_out(l, v, &r, x->status, x->curl_rc, fail);
+        reqlog_jtl_out(l, v, &r, x->status, x->curl_rc, fail);
     }
 }
 
@@ -182,10 +182,10 @@ void reqlog_sample(reqlog *l, vu *v)
         r.url = url;
         r.latency_ms = (int64_t)p->ttfb / 1000;
         r.connect_ms = (int64_t)(p->dns + p->connect + p->tls) / 1000;
-        jtl_out(l, v, &r, status, curl_rc, p->msg);
+        reqlog_jtl_out(l, v, &r, status, curl_rc, p->msg);
     }
     memset(&g, 0, sizeof(g));
-    g.thread = vu_local(l, v);
+    g.thread = reqlog_slot(l, v);
     g.run = v->run > 0 ? v->run - 1 : 0;
     g.step = (size_t)p->step;
     g.start_ms = start_ms;

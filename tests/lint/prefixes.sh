@@ -1,0 +1,33 @@
+#!/bin/bash
+# A function's prefix names its module: a file-local (static) function may
+# use its own file's prefix or none that names a module, never another
+# module's (a reader who sees jtl_flush looks in jtl.c).
+#   tests/lint/prefixes.sh   prints FILE:LINE: NAME looks like MODULE.c's, exit 1 if any
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+dirs=(common proto worker agent reports console)
+declare -A mod
+for d in "${dirs[@]}"; do
+  for f in "$d"/*.c; do
+    [ -e "$f" ] || continue
+    n=$(basename "$f" .c)
+    mod[$n]=$f
+  done
+done
+bad=0
+for d in "${dirs[@]}"; do
+  for f in "$d"/*.c; do
+    [ -e "$f" ] || continue
+    own=$(basename "$f" .c)
+    while IFS=: read -r line name; do
+      pre=${name%%_*}
+      if [ "$pre" != "$name" ] && [ "$pre" != "$own" ] && [ -n "${mod[$pre]:-}" ]; then
+        echo "$f:$line: static $name looks like ${mod[$pre]}'s"
+        bad=1
+      fi
+    done < <(grep -nE '^static [^(=;]*\b[a-z][a-z0-9]*_[a-z0-9_]+\(' "$f" |
+             sed -E 's/^([0-9]+):static [^(=;]*\b([a-z][a-z0-9]*_[a-z0-9_]+)\(.*/\1:\2/')
+  done
+done
+exit $bad
