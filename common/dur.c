@@ -220,3 +220,18 @@ char *dur_clock(int64_t us, char *buf, size_t len)
         snprintf(buf, len, "%lldh%02lldm%02llds", s / 3600, s / 60 % 60, s % 60);
     return buf;
 }
+
+const char *dur_prose(int64_t us, char *buf, size_t len)
+{
+    int64_t s = (us + 500000) / 1000000;
+
+    if (us < 0)
+        snprintf(buf, len, "-");
+    else if (us < 60000000)
+        snprintf(buf, len, "%.1f s", (double)us / 1e6);
+    else if (s < 3600)
+        snprintf(buf, len, "%lld min %02lld s", (long long)(s / 60), (long long)(s % 60));
+    else
+        snprintf(buf, len, "%lld h %02lld min", (long long)(s / 3600), (long long)(s % 3600 / 60));
+    return buf;
+}

@@ -2,8 +2,10 @@
  *
  * What it is for: every duration in the command line, the properties file
  * and the scripts (test length, ramp-up, think time, timeouts) goes through
- * dur_parse; every duration shown to people goes through dur_format. Both
- * work in microseconds, held in an int64_t.
+ * dur_parse; every duration shown to people goes through this file:
+ * dur_format (messages, tables, the JSON's text), dur_clock (the live
+ * display's running clock), dur_prose (the HTML pages). All work in
+ * microseconds, held in an int64_t.
  *
  * Usage:
  *     char err[128];
@@ -13,6 +15,7 @@
  *     char buf[DUR_FORMAT_MAX];
  *     printf("ran for %s\n", dur_format(us, buf, sizeof(buf)));
  *     printf("elapsed %s\n", dur_clock(us, buf, sizeof(buf)));   // live display
+ *     fprintf(page, "<dd>%s</dd>", dur_prose(us, buf, sizeof(buf)));
  *
  * dur_format's output always parses back to the same value. */
 #ifndef QUERN_DUR_H
@@ -47,5 +50,10 @@ char *dur_format(int64_t us, char *buf, size_t len);
  *  width changes only at a unit ("42s", "1m03s", "2h05m00s"). Negative
  *  values are "0s". Returns buf. */
 char *dur_clock(int64_t us, char *buf, size_t len);
+
+/** Formats us as prose for the HTML pages: "3.0 s" below a minute (one
+ *  decimal), "2 min 05 s" below an hour, "1 h 02 min" from there (rounded to
+ *  the second); a negative value (unknown) is "-". Returns buf. */
+const char *dur_prose(int64_t us, char *buf, size_t len);
 
 #endif

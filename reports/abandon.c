@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/dur.h"
 #include "reports/html.h"
 
 /* What the rows' judgement needs: id, host, pid, last write. */
@@ -40,7 +41,7 @@ int abandon_judge(const abandon_info *ai, int64_t now_us, char *why, size_t whyl
     }
     if (now_us - ai->last_us > ABANDON_STALE_US) {
         snprintf(why, whylen, "its console stopped writing it %s before it was checked",
-                 html_duration(now_us - ai->last_us, b, sizeof(b)));
+                 dur_prose(now_us - ai->last_us, b, sizeof(b)));
         return 1;
     }
     return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/dur.h"
 #include "common/mem.h"
 #include "common/version.h"
 #include "reports/chart.h"
@@ -27,7 +28,7 @@ static void chtml_run_column(FILE *out, const query_run *r, const char *role, co
     html_esc(out, r->name);
     fputs("</small></div><p class=\"meta\">", out);
     fprintf(out, "%s · ", html_time(r->started_us, b, sizeof(b)));
-    fprintf(out, "%s · ", html_duration(r->duration_us, b, sizeof(b)));
+    fprintf(out, "%s · ", dur_prose(r->duration_us, b, sizeof(b)));
     fprintf(out, "%lld VUs · ", (long long)r->vus);
     html_esc(out, r->status);
     fprintf(out, " · verdict <span class=\"badge %s\" data-verdict=\"%s\">",
@@ -158,7 +159,7 @@ void chtml_write(FILE *out, const chtml_page *pg)
             fputs(")", out);
         }
         fprintf(out, "; its figures cover only the %s it recorded, and no step is judged.</p>\n",
-                html_duration(r->elapsed_us, buf, sizeof(buf)));
+                dur_prose(r->elapsed_us, buf, sizeof(buf)));
     }
     if (pg->note[0] != '\0') {
         fputs("<p class=\"warn\" id=\"load-note\">The runs had different loads: ", out);

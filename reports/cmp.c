@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/dur.h"
 #include "common/mem.h"
 #include "reports/compare.h"
 #include "reports/html.h"
@@ -127,7 +128,7 @@ static void note_add(char *buf, size_t len, const char *fmt, const char *x, cons
 static const char *cmp_dur_or_none(int64_t us, char *buf, size_t len)
 {
     if (us > 0)
-        return html_duration(us, buf, len);
+        return dur_prose(us, buf, len);
     snprintf(buf, len, "none");
     return buf;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dur.h"
 #include "common/clock.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
@@ -85,7 +86,7 @@ static void print_incomplete(FILE *out, const query_run *r, const char *role)
     if (r->abandoned && r->status_reason != NULL)
         fprintf(out, ": %s", r->status_reason);
     fprintf(out, "; its figures cover only the %s it recorded\n",
-            html_duration(r->elapsed_us, b, sizeof(b)));
+            dur_prose(r->elapsed_us, b, sizeof(b)));
 }
 
 static void print_text(FILE *out, const query_run *a, const query_run *b, const cmp_row *rows,

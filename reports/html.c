@@ -176,21 +176,6 @@ const char *html_num(double v, char *buf, size_t len)
     return buf;
 }
 
-const char *html_duration(int64_t us, char *buf, size_t len)
-{
-    int64_t s = (us + 500000) / 1000000;
-
-    if (us < 0)
-        snprintf(buf, len, "-");
-    else if (us < 60000000)
-        snprintf(buf, len, "%.1f s", (double)us / 1e6);
-    else if (s < 3600)
-        snprintf(buf, len, "%lld min %02lld s", (long long)(s / 60), (long long)(s % 60));
-    else
-        snprintf(buf, len, "%lld h %02lld min", (long long)(s / 3600), (long long)(s % 3600 / 60));
-    return buf;
-}
-
 const char *html_time(int64_t us, char *buf, size_t len)
 {
     time_t t = (time_t)(us / 1000000);

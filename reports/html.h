@@ -39,9 +39,6 @@ const char *html_count(uint64_t n, char *buf, size_t len);
 /** Formats a rate or other real with about three significant digits.
  *  Returns buf. */
 const char *html_num(double v, char *buf, size_t len);
-/** Formats a duration in microseconds ("3.0 s", "2 min 05 s", "1 h 02 min").
- *  Negative: "-". Returns buf. */
-const char *html_duration(int64_t us, char *buf, size_t len);
 /** Formats an epoch time in microseconds as local "YYYY-MM-DD HH:MM:SS".
  *  Returns buf. */
 const char *html_time(int64_t us, char *buf, size_t len);

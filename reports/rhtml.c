@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/dur.h"
 #include "common/mem.h"
 #include "common/version.h"
 #include "reports/chart.h"
@@ -107,12 +108,12 @@ static void rhtml_notice(FILE *out, const query_run *r)
         fprintf(out,
                 ". The figures below cover only the %s it recorded; they are not those of "
                 "a complete run.</p>\n",
-                html_duration(r->elapsed_us, b, sizeof(b)));
+                dur_prose(r->elapsed_us, b, sizeof(b)));
     } else if (strcmp(r->status, "running") == 0) {
         fprintf(out,
                 "<p class=\"warn\" id=\"incomplete\"><strong>Still running.</strong> The "
                 "figures below cover the %s recorded so far.</p>\n",
-                html_duration(r->elapsed_us, b, sizeof(b)));
+                dur_prose(r->elapsed_us, b, sizeof(b)));
     } else if (r->status_reason != NULL) {
         fputs("<p class=\"warn\" id=\"status-reason\">Ended ", out);
         html_esc(out, r->status);
@@ -209,7 +210,7 @@ static void rhtml_cards(FILE *out, const query_run *r)
     card(out, "p99", html_ms((double)r->all.p99_us, a, sizeof(a)), "ms");
     snprintf(b, sizeof(b), "of %lld", (long long)r->vus);
     card(out, "Peak VUs", html_count((uint64_t)vmax, a, sizeof(a)), b);
-    card(out, "Duration", html_duration(r->duration_us, a, sizeof(a)), NULL);
+    card(out, "Duration", dur_prose(r->duration_us, a, sizeof(a)), NULL);
     fputs("</div>\n", out);
 }
 
@@ -490,14 +491,13 @@ static void settings(FILE *out, const query_run *r)
     else if (r->req_duration_us == 0)
         kv(out, "Requested duration (--duration)", "none", 0);
     else
-        kv(out, "Requested duration (--duration)", html_duration(r->req_duration_us, b, sizeof(b)),
-           0);
+        kv(out, "Requested duration (--duration)", dur_prose(r->req_duration_us, b, sizeof(b)), 0);
     if (r->req_ramp_up_us < 0)
         kv(out, "Ramp-up (--ramp-up)", "not recorded", 0);
     else if (r->req_ramp_up_us == 0)
         kv(out, "Ramp-up (--ramp-up)", "none", 0);
     else
-        kv(out, "Ramp-up (--ramp-up)", html_duration(r->req_ramp_up_us, b, sizeof(b)), 0);
+        kv(out, "Ramp-up (--ramp-up)", dur_prose(r->req_ramp_up_us, b, sizeof(b)), 0);
     if (r->req_runs < 0)
         snprintf(b, sizeof(b), "not recorded");
     else if (r->req_runs == 0)
@@ -522,7 +522,7 @@ static void settings(FILE *out, const query_run *r)
     } else {
         kv(out, "End", "not recorded (the run did not end)", 0);
     }
-    kv(out, "Duration of the load", html_duration(r->duration_us, b, sizeof(b)), 0);
+    kv(out, "Duration of the load", dur_prose(r->duration_us, b, sizeof(b)), 0);
     kv(out, "quern version", r->quern_version, 0);
     fputs("</dl>\n</section>\n", out);
 }
@@ -543,7 +543,7 @@ void rhtml_write(FILE *out, const query_run *r)
     else
         status_badge(out, r->status);
     fprintf(out, "</h1>\n<div class=\"sub\">started %s", html_time(r->started_us, b, sizeof(b)));
-    fprintf(out, " · %s", html_duration(r->duration_us, b, sizeof(b)));
+    fprintf(out, " · %s", dur_prose(r->duration_us, b, sizeof(b)));
     fprintf(out, " · %lld VUs · ", (long long)r->vus);
     html_esc(out, r->script);
     fputs("</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"

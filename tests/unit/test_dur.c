@@ -219,15 +219,36 @@ static void test_clock(void **state)
     assert_string_equal(dur_clock(7500000000LL, buf, sizeof(buf)), "2h05m00s");
 }
 
+/* The pages' prose: a decimal below a minute, padded fields above. */
+static void test_prose(void **state)
+{
+    char buf[DUR_FORMAT_MAX];
+
+    (void)state;
+    assert_string_equal(dur_prose(-1, buf, sizeof(buf)), "-");
+    assert_string_equal(dur_prose(0, buf, sizeof(buf)), "0.0 s");
+    assert_string_equal(dur_prose(3000000, buf, sizeof(buf)), "3.0 s");
+    assert_string_equal(dur_prose(59940000, buf, sizeof(buf)), "59.9 s");
+    assert_string_equal(dur_prose(125000000, buf, sizeof(buf)), "2 min 05 s");
+    assert_string_equal(dur_prose(3720000000LL, buf, sizeof(buf)), "1 h 02 min");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_units),      cmocka_unit_test(test_parse_compound),
-        cmocka_unit_test(test_parse_fractions),  cmocka_unit_test(test_parse_bare_seconds),
-        cmocka_unit_test(test_parse_whitespace), cmocka_unit_test(test_parse_limits),
-        cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_err_buffer),
-        cmocka_unit_test(test_format),           cmocka_unit_test(test_format_small_buffer),
-        cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_parse_units),
+        cmocka_unit_test(test_parse_compound),
+        cmocka_unit_test(test_parse_fractions),
+        cmocka_unit_test(test_parse_bare_seconds),
+        cmocka_unit_test(test_parse_whitespace),
+        cmocka_unit_test(test_parse_limits),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_err_buffer),
+        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_format_small_buffer),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_prose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
