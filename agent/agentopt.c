@@ -9,36 +9,36 @@
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/opttab.h"
 
 enum { OPT_CONSOLE = 256, OPT_TOKEN_FILE, OPT_WORKERS, OPT_NAME };
 
-static const struct option agentopt_table[] = {
-    {"console", required_argument, NULL, OPT_CONSOLE},
-    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-    {"workers", required_argument, NULL, OPT_WORKERS},
-    {"name", required_argument, NULL, OPT_NAME},
-    {"verbose", no_argument, NULL, 'v'},
-    {"quiet", no_argument, NULL, 'q'},
-    {NULL, 0, NULL, 0},
+static const opttab_row agentopt_rows[] = {
+    {NULL, 0, 0, NULL,
+     "usage: quern agent --console HOST:PORT --token-file FILE [options]\n\n"
+     "Connects to a console, then runs the tests it sends, one after another.\n"
+     "Both prove they know the token, then every frame is encrypted and\n"
+     "authenticated. A refused or failed handshake is never final: the agent\n"
+     "says why and tries again after a back-off (1 s doubling to 30 s).\n\n"
+     "options:",
+     OPTTAB_NONE},
+    {"console", required_argument, OPT_CONSOLE, "--console HOST:PORT",
+     "the console to connect to (default 127.0.0.1:6372)", OPTTAB_NONE},
+    {"token-file", required_argument, OPT_TOKEN_FILE, "--token-file FILE",
+     "shared secret (mode 600), the same as the console's", OPTTAB_NONE},
+    {"workers", required_argument, OPT_WORKERS, "--workers P",
+     "worker processes per run (default: online cores)", OPTTAB_NONE},
+    {"name", required_argument, OPT_NAME, "--name NAME",
+     "agent name shown by the console (default: host name)", OPTTAB_NONE},
+    {"verbose", no_argument, 'v', "-v, --verbose", "debug messages", OPTTAB_NONE},
+    {"quiet", no_argument, 'q', "-q, --quiet", "warnings and errors only", OPTTAB_NONE},
 };
+static const opttab agentopt_tab = {agentopt_rows, sizeof(agentopt_rows) / sizeof(agentopt_rows[0]),
+                                    21};
 
 void agentopt_usage(FILE *out)
 {
-    fputs("usage: quern agent --console HOST:PORT --token-file FILE [options]\n"
-          "\n"
-          "Connects to a console, then runs the tests it sends, one after another.\n"
-          "Both prove they know the token, then every frame is encrypted and\n"
-          "authenticated. A refused or failed handshake is never final: the agent\n"
-          "says why and tries again after a back-off (1 s doubling to 30 s).\n"
-          "\n"
-          "options:\n"
-          "  --console HOST:PORT  the console to connect to (default 127.0.0.1:6372)\n"
-          "  --token-file FILE    shared secret (mode 600), the same as the console's\n"
-          "  --workers P          worker processes per run (default: online cores)\n"
-          "  --name NAME          agent name shown by the console (default: host name)\n"
-          "  -v, --verbose        debug messages\n"
-          "  -q, --quiet          warnings and errors only\n",
-          out);
+    opttab_usage(&agentopt_tab, out);
 }
 
 int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
@@ -46,15 +46,17 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
     const char *console = "127.0.0.1:6372";
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *colon;
+    struct option lopts[sizeof(agentopt_rows) / sizeof(agentopt_rows[0]) + 1];
     int c;
 
     a->workers = cores > 0 ? (unsigned)cores : 1;
     gethostname(a->name, sizeof(a->name) - 1);
+    opttab_longopts(&agentopt_tab, lopts);
     opterr = 0;
     optind = 0; /* a fresh scan, whatever parsed argv before */
     /* '+': the first argument that is not an option ends the options (and is
      * refused below); ':': a missing value is told apart from an unknown flag. */
-    while ((c = getopt_long(argc, argv, "+:vq", agentopt_table, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:vq", lopts, NULL)) != -1) {
         const char *v = optarg;
         switch (c) {
         case 'v':

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/dur.h"
+#include "common/opttab.h"
 #include "common/clock.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
@@ -24,14 +25,26 @@
 
 #define NOTE_MAX 512 /* bytes of the note on the runs' different loads */
 
-/* The options, beside their help text. */
-static const struct option compare_options[] = {
-    {"db", required_argument, NULL, 'd'},
-    {"output", required_argument, NULL, 'o'},
-    {"fail-on-regression", required_argument, NULL, 'f'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+/* The options and their help: one table (the help's first paragraphs,
+ * which give the comparison's constants, are printed before it). */
+static const opttab_row compare_rows[] = {
+    {NULL, 0, 0, NULL, "options:", OPTTAB_NONE},
+    {"db", required_argument, 'd', "--db FILE",
+     "results database (default ./quern-results.db,\nor $QUERN_DB)", OPTTAB_NONE},
+    {"output", required_argument, 'o', "-o FILE", "the HTML page (default quern-compare-A-B.html)",
+     OPTTAB_NONE},
+    {"fail-on-regression", required_argument, 'f', "--fail-on-regression P%",
+     "significance threshold, and exit 1 when a step\nis worse (a CI build step fails)",
+     OPTTAB_NONE},
+    {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
+    {NULL, 0, 0, NULL,
+     "\nexit status: 0 no regression; 1 a step regressed (--fail-on-regression);\n"
+     "2 usage error, unknown run or no baseline; 3 the database cannot be read or\n"
+     "the page cannot be written.",
+     OPTTAB_NONE},
 };
+static const opttab compare_tab = {compare_rows, sizeof(compare_rows) / sizeof(compare_rows[0]),
+                                   26};
 
 void compare_usage(FILE *out)
 {
@@ -57,19 +70,10 @@ void compare_usage(FILE *out)
             "\n"
             "It also writes an HTML page with the table and both runs overlaid on the same\n"
             "charts (throughput and p95 over the elapsed time).\n"
-            "\n"
-            "options:\n"
-            "  --db FILE                 results database (default ./quern-results.db,\n"
-            "                            or $QUERN_DB)\n"
-            "  -o FILE                   the HTML page (default quern-compare-A-B.html)\n"
-            "  --fail-on-regression P%%   significance threshold, and exit 1 when a step\n"
-            "                            is worse (a CI build step fails)\n"
-            "\n"
-            "exit status: 0 no regression; 1 a step regressed (--fail-on-regression);\n"
-            "2 usage error, unknown run or no baseline; 3 the database cannot be read or\n"
-            "the page cannot be written.\n",
+            "\n",
             COMPARE_THRESHOLD_DEFAULT, COMPARE_LATENCY_FLOOR_US / 1000.0, COMPARE_ERROR_POINTS,
             COMPARE_SAMPLES_MIN);
+    opttab_usage(&compare_tab, out);
 }
 
 /* ------------------------------------------------------------------- text */
@@ -178,10 +182,12 @@ int compare_main(int argc, char **argv)
     uint64_t sa, sb;
     unsigned width;
     char err[1024], def[96], note[NOTE_MAX], why[160];
+    struct option lopts[sizeof(compare_rows) / sizeof(compare_rows[0]) + 1];
 
+    opttab_longopts(&compare_tab, lopts);
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
-    while ((c = getopt_long(argc, argv, "-:ho:", compare_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "-:ho:", lopts, NULL)) != -1) {
         switch (c) {
         case 'h':
             compare_usage(stdout);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/opttab.h"
 #include "reports/abandon.h"
 #include "reports/catalog.h"
 #include "common/cli.h"
@@ -13,35 +14,36 @@
 #include "reports/query.h"
 #include "reports/rhtml.h"
 
-/* The options, beside their help text. */
-static const struct option report_options[] = {
-    {"db", required_argument, NULL, 'd'},
-    {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+/* The options and their help: one table. */
+static const opttab_row report_rows[] = {
+    {NULL, 0, 0, NULL,
+     "usage: quern report [RUN] [--db FILE] [-o FILE]\n\n"
+     "Writes one self-contained HTML file (it opens offline: no script, no external\n"
+     "style or font) for run RUN of the results database, by default the latest run:\n"
+     "summary, charts of throughput, response-time percentiles (p50/p95/p99), errors\n"
+     "(technical and functional) and active VUs over time, the same per step, then\n"
+     "the step, agent, error and scenario tables and the run's settings (requested\n"
+     "VUs, duration, ramp-up, runs per VU, the command line with secrets redacted).\n"
+     "Its verdict heads the page (passed, or failed and why), with each threshold's:\n"
+     "expression, where it was declared, measured value, limit, PASS or FAIL. A run\n"
+     "left running by a console that is gone is shown abandoned and incomplete.\n\n"
+     "options:",
+     OPTTAB_NONE},
+    {"db", required_argument, 'd', "--db FILE",
+     "results database (default ./quern-results.db, or $QUERN_DB)", OPTTAB_NONE},
+    {"output", required_argument, 'o', "-o FILE", "output file (default quern-report-RUN.html)",
+     OPTTAB_NONE},
+    {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
+    {NULL, 0, 0, NULL,
+     "\nexit status: 0 written; 2 usage error or unknown run; 3 the database cannot\n"
+     "be read or the file cannot be written.",
+     OPTTAB_NONE},
 };
+static const opttab report_tab = {report_rows, sizeof(report_rows) / sizeof(report_rows[0]), 15};
 
 void report_usage(FILE *out)
 {
-    fputs("usage: quern report [RUN] [--db FILE] [-o FILE]\n"
-          "\n"
-          "Writes one self-contained HTML file (it opens offline: no script, no external\n"
-          "style or font) for run RUN of the results database, by default the latest run:\n"
-          "summary, charts of throughput, response-time percentiles (p50/p95/p99), errors\n"
-          "(technical and functional) and active VUs over time, the same per step, then\n"
-          "the step, agent, error and scenario tables and the run's settings (requested\n"
-          "VUs, duration, ramp-up, runs per VU, the command line with secrets redacted).\n"
-          "Its verdict heads the page (passed, or failed and why), with each threshold's:\n"
-          "expression, where it was declared, measured value, limit, PASS or FAIL. A run\n"
-          "left running by a console that is gone is shown abandoned and incomplete.\n"
-          "\n"
-          "options:\n"
-          "  --db FILE      results database (default ./quern-results.db, or $QUERN_DB)\n"
-          "  -o FILE        output file (default quern-report-RUN.html)\n"
-          "\n"
-          "exit status: 0 written; 2 usage error or unknown run; 3 the database cannot\n"
-          "be read or the file cannot be written.\n",
-          out);
+    opttab_usage(&report_tab, out);
 }
 
 /* ---------------------------------------------------------------- command */
@@ -63,10 +65,12 @@ int report_main(int argc, char **argv)
     int64_t id = 0;
     char err[1024], def[64];
     int rc = 3, missing = 0, c;
+    struct option lopts[sizeof(report_rows) / sizeof(report_rows[0]) + 1];
 
+    opttab_longopts(&report_tab, lopts);
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
-    while ((c = getopt_long(argc, argv, "-:ho:", report_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "-:ho:", lopts, NULL)) != -1) {
         switch (c) {
         case 'h':
             report_usage(stdout);

@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/dur.h"
+#include "common/opttab.h"
 #include "common/mem.h"
 #include "common/utf8.h"
 #include "reports/abandon.h"
@@ -24,35 +25,6 @@
 #define RUNS_VERDICT_WIDTH_MAX 48
 #define RUNS_COLS 10
 
-/* The options, beside their help text. */
-static const struct option runs_options[] = {
-    {"db", required_argument, NULL, 'd'},
-    {"name", required_argument, NULL, 'n'},
-    {"limit", required_argument, NULL, 'l'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
-void runs_usage(FILE *out)
-{
-    fputs("usage: quern runs [--db FILE] [--name NAME] [--limit K]\n"
-          "\n"
-          "Lists the runs recorded in the results database, newest first: id, name,\n"
-          "start (local time), duration, VUs, status, TPS, p95 and error rate, all\n"
-          "over the whole run and every step, and the verdict: passed, or failed and\n"
-          "why (the thresholds that failed, or the rule that failed the run).\n"
-          "\n"
-          "A run left \"running\" by a console that is gone (its process ended on this\n"
-          "host, or it wrote nothing for 30 s) is shown, and marked in the database,\n"
-          "as abandoned.\n"
-          "\n"
-          "options:\n"
-          "  --db FILE      results database (default ./quern-results.db, or $QUERN_DB)\n"
-          "  --name NAME    only the runs of that name\n"
-          "  --limit K      at most K runs (default 20; 0: all)\n",
-          out);
-}
-
 /* What the command was asked. */
 typedef struct runs_opts {
     const char *path; /* borrowed: --db (NULL: the default) */
@@ -60,28 +32,54 @@ typedef struct runs_opts {
     long limit;
 } runs_opts;
 
+/* The options and their help: one table. */
+static const opttab_row runs_rows[] = {
+    {NULL, 0, 0, NULL,
+     "usage: quern runs [--db FILE] [--name NAME] [--limit K]\n\n"
+     "Lists the runs recorded in the results database, newest first: id, name,\n"
+     "start (local time), duration, VUs, status, TPS, p95 and error rate, all\n"
+     "over the whole run and every step, and the verdict: passed, or failed and\n"
+     "why (the thresholds that failed, or the rule that failed the run).\n\n"
+     "A run left \"running\" by a console that is gone (its process ended on this\n"
+     "host, or it wrote nothing for 30 s) is shown, and marked in the database,\n"
+     "as abandoned.\n\n"
+     "options:",
+     OPTTAB_NONE},
+    {"db", required_argument, 'd', "--db FILE",
+     "results database (default ./quern-results.db, or $QUERN_DB)", OPTTAB_STR(runs_opts, path)},
+    {"name", required_argument, 'n', "--name NAME", "only the runs of that name",
+     OPTTAB_STR(runs_opts, name)},
+    {"limit", required_argument, 'l', "--limit K", "at most K runs (default 20; 0: all)",
+     OPTTAB_NONE},
+    {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
+};
+static const opttab runs_tab = {runs_rows, sizeof(runs_rows) / sizeof(runs_rows[0]), 15};
+
+void runs_usage(FILE *out)
+{
+    opttab_usage(&runs_tab, out);
+}
+
 /* Parses argv into o: 0 to go on, else the exit status (help: 0, usage
  * error: 2) in *exit_rc and -1. */
 static int runs_parse(int argc, char **argv, runs_opts *o, int *exit_rc)
 {
+    struct option lopts[sizeof(runs_rows) / sizeof(runs_rows[0]) + 1];
     int c;
 
     o->path = o->name = NULL;
     o->limit = RUNS_LIMIT_DEFAULT;
+    opttab_longopts(&runs_tab, lopts);
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
     *exit_rc = 0;
-    while ((c = getopt_long(argc, argv, "-:h", runs_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "-:h", lopts, NULL)) != -1) {
+        if (opttab_plain(&runs_tab, c, optarg, o))
+            continue;
         switch (c) {
         case 'h':
             runs_usage(stdout);
             return -1;
-        case 'd':
-            o->path = optarg;
-            break;
-        case 'n':
-            o->name = optarg;
-            break;
         case 'l': {
             char *end;
             errno = 0;
