@@ -8,6 +8,7 @@
 #   make test-valgrind   unit tests under valgrind, zero leaks
 #   make fuzz       build the libFuzzer targets with clang, run each FUZZ_SECONDS (tests/fuzz/)
 #   make bench      quern against wrk and Locust (not part of make test)
+#   make install    bin/quern and its man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make clean
 
 CC      ?= cc
@@ -57,7 +58,8 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_RUN := $(patsubst tests/fuzz/%.c,build/asan/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all quern deps demo test test-build test-valgrind bench clean format fuzz fuzz-build lint cflags
+.PHONY: all quern deps demo test test-build test-valgrind bench clean format fuzz fuzz-build lint cflags \
+        man install uninstall
 all: quern
 
 quern: $(B)/quern $(B)/quern-target
@@ -211,6 +213,31 @@ fuzz:
 
 clean:
 	rm -rf build bin
+
+# Man pages, one a command, written from the help each command prints
+# (scripts/manpage.sh), so they cannot disagree with it.
+MAN_CMDS := run agent runs report compare
+MAN_PAGES := $(B)/man/quern.1 $(patsubst %,$(B)/man/quern-%.1,$(MAN_CMDS))
+man: $(MAN_PAGES)
+
+$(B)/man/quern.1: $(B)/quern scripts/manpage.sh
+	@mkdir -p $(dir $@)
+	scripts/manpage.sh $(B)/quern >$@.tmp && mv $@.tmp $@
+
+$(B)/man/quern-%.1: $(B)/quern scripts/manpage.sh
+	@mkdir -p $(dir $@)
+	scripts/manpage.sh $(B)/quern $* >$@.tmp && mv $@.tmp $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary and its man pages.
+PREFIX ?= /usr/local
+install: $(B)/quern man
+	install -D -m 755 $(B)/quern $(DESTDIR)$(PREFIX)/bin/quern
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/quern
+	rm -f $(patsubst $(B)/man/%,$(DESTDIR)$(PREFIX)/share/man/man1/%,$(MAN_PAGES))
 
 # The files tests/lint/format.sh checks.
 FORMAT_DIRS := common proto worker agent reports console tests/unit tests/fuzz tests/tools tests/target

@@ -1,0 +1,35 @@
+# make install: the binary and a man page per command under DESTDIR/PREFIX,
+# the pages written from the help each command prints; make uninstall takes
+# them away again.
+. "$(dirname "$0")/lib.bash"
+B=$(dirname "$QUERN")
+MODE=$(basename "$B")
+ROOT="$TMP/root"
+
+make -s MODE="$MODE" install DESTDIR="$ROOT" PREFIX=/usr >"$TMP/install.log" 2>&1
+eq "make install: exit 0" "$?" 0
+eq "the installed binary is this build's" "$("$ROOT/usr/bin/quern" --version)" "$("$QUERN" --version)"
+for page in quern quern-run quern-agent quern-runs quern-report quern-compare; do
+  f="$ROOT/usr/share/man/man1/$page.1"
+  check "$page(1) installed" test -s "$f"
+  groff -man -ww -z "$f" 2>"$TMP/groff.$page"
+  check "$page(1): roff without a warning" test ! -s "$TMP/groff.$page"
+done
+man -l "$ROOT/usr/share/man/man1/quern-run.1" 2>/dev/null | sed 's/.\x08//g' >"$TMP/run.txt"
+check "quern-run(1) names the command" grep -q "quern-run - play a load test" "$TMP/run.txt"
+missing=0
+for flag in $("$QUERN" help run | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+  grep -q -- "$flag" "$TMP/run.txt" || { echo "# not in quern-run(1): $flag"; missing=$((missing + 1)); }
+done
+eq "quern-run(1) has every flag of quern help run" "$missing" 0
+missing=0
+for flag in $("$QUERN" help agent | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+  man -l "$ROOT/usr/share/man/man1/quern-agent.1" 2>/dev/null | sed 's/.\x08//g' | grep -q -- "$flag" ||
+    missing=$((missing + 1))
+done
+eq "quern-agent(1) has every flag of quern help agent" "$missing" 0
+check "quern(1) lists the commands" bash -c "man -l '$ROOT/usr/share/man/man1/quern.1' 2>/dev/null | sed 's/.\x08//g' | grep -q 'compare \[A \[B\]\]'"
+
+make -s MODE="$MODE" uninstall DESTDIR="$ROOT" PREFIX=/usr >>"$TMP/install.log" 2>&1
+eq "make uninstall: exit 0" "$?" 0
+eq "make uninstall leaves no file" "$(find "$ROOT" -type f | wc -l)" 0
