@@ -228,15 +228,24 @@ $(B)/man/quern-%.1: $(B)/quern scripts/manpage.sh
 	@mkdir -p $(dir $@)
 	scripts/manpage.sh $(B)/quern $* >$@.tmp && mv $@.tmp $@
 
-# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary and its man pages.
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, its man pages,
+# the agent's systemd unit and its settings file (kept if already there).
 PREFIX ?= /usr/local
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 install: $(B)/quern man
 	install -D -m 755 $(B)/quern $(DESTDIR)$(PREFIX)/bin/quern
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/systemd/quern-agent.service \
+	  >$(DESTDIR)$(UNITDIR)/quern-agent.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/quern-agent.service
+	test -e $(DESTDIR)$(SYSCONFDIR)/default/quern-agent || \
+	  install -D -m 644 scripts/systemd/quern-agent.default $(DESTDIR)$(SYSCONFDIR)/default/quern-agent
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/quern
+	rm -f $(DESTDIR)$(PREFIX)/bin/quern $(DESTDIR)$(UNITDIR)/quern-agent.service
 	rm -f $(patsubst $(B)/man/%,$(DESTDIR)$(PREFIX)/share/man/man1/%,$(MAN_PAGES))
 
 # The files tests/lint/format.sh checks.
