@@ -72,7 +72,7 @@ static int script_preflight(run *r, char *err, size_t errlen)
     preflight pf;
     int rc;
 
-    if (preflight_load(r->o.script, r->p, r->o.vus, &pf, err, errlen) != 0)
+    if (preflight_load(r->o.script, r->p, r->o.vu_ids, &pf, err, errlen) != 0)
         return -1;
     rc = script_thresholds(r, &pf, err, errlen);
     preflight_free(&pf);
