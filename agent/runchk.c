@@ -47,10 +47,15 @@ static int check_schedule(const Quern__Schedule *s, uint32_t vus_total, char *er
         err_set(err, errlen, "schedule: %zu stages, more than %u", s->n_stages, RUNCHK_STAGES_MAX);
         return -1;
     }
+    if (s->staged_vus > vus_total) {
+        err_set(err, errlen, "schedule: %u staged VUs, more than vus_total %u", s->staged_vus,
+                vus_total);
+        return -1;
+    }
     if (s->n_stages > 0) {
         /* The list a worker will play: each stage within bounds, a length
-         * within 31 days, and vus_total the ids it uses, so that every VU
-         * index of the ranges has its times. */
+         * within 31 days, and the indexes before the staged scenarios' the
+         * ids it uses, so that every VU index of the ranges has its times. */
         stage st[RUNCHK_STAGES_MAX];
         char why[256];
         for (size_t i = 0; i < s->n_stages; i++) {
@@ -63,9 +68,9 @@ static int check_schedule(const Quern__Schedule *s, uint32_t vus_total, char *er
             err_set(err, errlen, "schedule: %s", why);
             return -1;
         }
-        if (stages_ids(st, s->n_stages) != vus_total) {
+        if (stages_ids(st, s->n_stages) != vus_total - s->staged_vus) {
             err_set(err, errlen, "schedule: the stages use %llu VU ids, vus_total is %u",
-                    (unsigned long long)stages_ids(st, s->n_stages), vus_total);
+                    (unsigned long long)stages_ids(st, s->n_stages), vus_total - s->staged_vus);
             return -1;
         }
     }

@@ -186,6 +186,7 @@ static void start_run(run *r)
     }
     sch.stages = stp;
     sch.n_stages = r->o.nstages;
+    sch.staged_vus = r->o.staged_ids;
     sr.run_id = r->run_id;
     sr.script_name = r->bundle.script_name;
     sr.script_display = (char *)r->o.script;

@@ -362,6 +362,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
     case OPT_STAGES:
         return parse_stages(flag, v, o);
     case OPT_RUNS:
+        o->given |= OPTS_GIVEN_RUNS;
         return parse_u(flag, v, 0, 1000000000, &o->runs);
     case OPT_RAMP_UP:
         o->given |= OPTS_GIVEN_RAMP;
@@ -536,6 +537,45 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
 out:
     xfree(av);
     return rc;
+}
+
+int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t staged_max,
+                     int64_t stages_us, char *err, size_t errlen)
+{
+    unsigned shared = o->vu_ids;
+
+    if (staged_ids == 0)
+        return 0;
+    if (!has_shared) {
+        const char *flag = o->stages != NULL              ? "--stages"
+                           : (o->given & OPTS_GIVEN_VUS)  ? "--vus"
+                           : (o->given & OPTS_GIVEN_RAMP) ? "--ramp-up"
+                                                          : NULL;
+        if (flag != NULL) {
+            snprintf(err, errlen,
+                     "quern run: %s: every scenario of %s has stages of its own: no VU is left "
+                     "for it",
+                     flag, o->script);
+            return -1;
+        }
+        shared = 0;
+    }
+    if ((uint64_t)shared + staged_ids > STAGES_VUS_MAX) {
+        snprintf(err, errlen,
+                 "quern run: the run and its scenarios' stages use %llu VUs, more than %u",
+                 (unsigned long long)shared + staged_ids, STAGES_VUS_MAX);
+        return -1;
+    }
+    o->staged_ids = (unsigned)staged_ids;
+    o->vu_ids = shared + o->staged_ids;
+    o->vus = (has_shared ? o->vus : 0) + (unsigned)staged_max;
+    if (stages_us > o->duration_us) {
+        /* one run each was only the default of a run with no length */
+        if (o->duration_us == 0 && !(o->given & OPTS_GIVEN_RUNS))
+            o->runs = 0;
+        o->duration_us = stages_us;
+    }
+    return 0;
 }
 
 props *opts_load_props(const char *script, const char *file, const props *overrides, char *err,

@@ -334,20 +334,25 @@ static int leave_cmp(const void *a, const void *b)
 }
 
 /* Starts every VU at its time: its global index's place on the ramp, or
- * in the stages, where it may also have a time to leave. */
+ * in the stages (the run's, or its scenario's own), where it may also have
+ * a time to leave. */
 static void schedule_vus(engine *e)
 {
+    uint32_t shared = e->cfg.vus_total - e->cfg.staged_vus; /* ramp_us spreads these */
+
     e->nleave = e->leave_next = 0;
-    if (e->cfg.nstages > 0)
+    if (e->cfg.nstages > 0 || e->cfg.staged_vus > 0)
         e->leave = xcalloc(e->cfg.vu_count ? e->cfg.vu_count : 1, sizeof(*e->leave));
     for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
         vu *v = &e->vus[i];
+        const scen *sc = e->scens.scens[v->scen];
         int64_t start = 0, leave = -1;
-        if (e->cfg.nstages > 0)
+        if (sc->nstages > 0)
+            stages_id_times(sc->stages, sc->nstages, v->gid - sc->id_base, &start, &leave);
+        else if (e->cfg.nstages > 0)
             stages_id_times(e->cfg.stages, e->cfg.nstages, v->gid, &start, &leave);
-        else if (e->cfg.vus_total > 0)
-            start =
-                (int64_t)((double)(v->gid - 1) * (double)e->cfg.ramp_us / (double)e->cfg.vus_total);
+        else if (shared > 0)
+            start = (int64_t)((double)(v->gid - 1) * (double)e->cfg.ramp_us / (double)shared);
         if (leave >= 0 && leave <= start) {
             vu_leave(v); /* in and out at the same instant: never starts */
             continue;
@@ -476,6 +481,8 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
 {
     engine *e = xcalloc(1, sizeof(*e));
     uint16_t *assign = NULL;
+    uint32_t shared;
+    uint64_t staged;
 
     e->cfg = *cfg;
     /* The caller's addresses may not outlive engine_new: keep a copy. */
@@ -493,11 +500,6 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         e->cfg.stages = e->stages;
         if (stages_check(e->stages, cfg->nstages, err, errlen) != 0)
             goto fail;
-        if (stages_ids(e->stages, cfg->nstages) != cfg->vus_total) {
-            snprintf(err, errlen, "the stages use %llu VU indexes, the run has %u",
-                     (unsigned long long)stages_ids(e->stages, cfg->nstages), cfg->vus_total);
-            goto fail;
-        }
     } else {
         e->cfg.stages = NULL;
     }
@@ -536,11 +538,40 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         stats_init(&e->cur[i]);
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
 
-    /* Which scenario each global index plays: computed once for the run. */
-    assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
-    if (scen_assign(&e->scens, cfg->vus_total, assign) != 0) {
-        snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+    /* Which scenario each global index plays: computed once for the run.
+     * The shared indexes go by weight; after them, each scenario with
+     * stages of its own has a block of its ids. */
+    if (cfg->staged_vus > cfg->vus_total) {
+        snprintf(err, errlen, "%u staged VU ids of %u", cfg->staged_vus, cfg->vus_total);
         goto fail;
+    }
+    shared = cfg->vus_total - cfg->staged_vus;
+    staged = scen_layout(&e->scens, shared);
+    if ((cfg->vu_count > 0 || cfg->staged_vus > 0) && staged != cfg->staged_vus) {
+        snprintf(err, errlen,
+                 "the scenarios' stages use %llu VU ids here, %u for the console (not the same "
+                 "script?)",
+                 (unsigned long long)staged, cfg->staged_vus);
+        goto fail;
+    }
+    if (e->stages != NULL && stages_ids(e->stages, cfg->nstages) != shared) {
+        snprintf(err, errlen, "the stages use %llu VU indexes, the run has %u",
+                 (unsigned long long)stages_ids(e->stages, cfg->nstages), shared);
+        goto fail;
+    }
+    assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
+    if (shared > 0 && scen_has_shared(&e->scens)) {
+        if (scen_assign(&e->scens, shared, assign) != 0) {
+            snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+            goto fail;
+        }
+    } else if (shared > 0 && cfg->vu_count > 0) {
+        snprintf(err, errlen, "%s: every scenario has weight 0 or stages of its own", cfg->script);
+        goto fail;
+    }
+    for (uint32_t g = shared + 1; g <= cfg->vus_total && g > shared; g++) {
+        const scen *sc = scen_of_id(&e->scens, g);
+        assign[g - 1] = sc != NULL ? (uint16_t)sc->index : 0;
     }
     warn_fd_limit(cfg->vu_count);
     e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));

@@ -331,6 +331,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
         cfg.ramp_us = (int64_t)sr->schedule->ramp_up_us;
         cfg.runs = sr->schedule->runs;
         cfg.grace_us = (int64_t)sr->schedule->grace_us;
+        cfg.staged_vus = sr->schedule->staged_vus;
         if (sr->schedule->n_stages > 0) {
             /* the engine keeps its own copy */
             stages = xcalloc(sr->schedule->n_stages, sizeof(*stages));

@@ -144,6 +144,27 @@ wait_exit $CONSOLE_PID 40
 eq "2 agents: console exits 0" "$WAIT_RC" 0
 check_shape "2 agents" "$TMP/dist.json"
 
+# ---- the same stages as a scenario's own: quern.scenario{stages = {...}}
+new_log
+"$QUERN" run $D/stages_vu.lua -p own_stages=3s:20,4s:20,3s:0 --workers 2 -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/scen.json" >"$TMP/scen.out" 2>"$TMP/scen.err"
+eq "scenario stages: exit 0" "$?" 0
+check_shape "scenario stages" "$TMP/scen.json"
+
+# ---- beside a scenario without stages: that one plays --vus (ids 1..2),
+# the staged one its own ids after them (3..6), and the run lasts its stages
+new_log
+"$QUERN" run $D/stages_vu.lua -p own_stages=1s:4,1s:4 -p with_api=1 --vus 2 --workers 2 -p base_url="$NGBASE" \
+  --db none -q --summary-json "$TMP/mix.json" >"$TMP/mix.out" 2>"$TMP/mix.err"
+eq "mixed: exit 0" "$?" 0
+eq "mixed: the scenario without stages plays VUs 1..2" \
+  "$(awk '$4 == "/api" { print $3 }' "$LOG" | sort -un | tr '\n' ' ')" "1 2 "
+eq "mixed: the staged scenario plays VUs 3..6" \
+  "$(awk '$4 == "/hit" { print $3 }' "$LOG" | sort -un | tr '\n' ' ')" "3 4 5 6 "
+between "mixed: the run lasts the stages (s)" "$(sj "$TMP/mix.json" '.run.duration_s')" 1.8 3.5
+eq "mixed: the console's count is nginx's" "$(sj "$TMP/mix.json" '[.tests[].count] | add')" \
+  "$(grep -c -e ' /hit$' -e ' /api$' "$LOG")"
+
 # ---- bad input: one line, exit 2, nothing sent
 new_log
 bad() { "$QUERN" run "$@" -p base_url="$NGBASE" --db none -q >"$TMP/bad.out" 2>"$TMP/bad.err"; echo $?; }
@@ -161,5 +182,15 @@ eq "--stages with --ramp-up: exit 2" "$(bad $D/stages_vu.lua --ramp-up 1s --stag
 check "--stages with --ramp-up: names both" grep -q -- '--stages and --ramp-up cannot be used together' <(first)
 eq "--stages with --duration: exit 2" "$(bad $D/stages_vu.lua --stages 1s:2 --duration 5s)" 2
 check "--stages with --duration: names both" grep -q -- '--stages and --duration cannot be used together' <(first)
+eq "scenario stages = { \"3s\" }: exit 2" "$(bad $D/stages_vu.lua -p own_stages=3s)" 2
+check "scenario stages = { \"3s\" }: file:line and the stage" \
+  grep -q "^$D/stages_vu.lua:[0-9]*: scenario STAGES: stages\[1\]: \"3s\" is not D:N" <(first)
+eq "scenario stages = { \"3s\" }: one line" "$(wc -l <"$TMP/bad.err")" 1
+eq "scenario stages = { \"1s:2\", \"2x:0\" }: exit 2" "$(bad $D/stages_vu.lua -p own_stages=1s:2,2x:0)" 2
+check "scenario stages = { \"1s:2\", \"2x:0\" }: file:line and the stage" \
+  grep -q "^$D/stages_vu.lua:[0-9]*: scenario STAGES: stages\[2\]: \"2x:0\"" <(first)
+eq "--vus when every scenario has stages: exit 2" "$(bad $D/stages_vu.lua -p own_stages=1s:2 --vus 3)" 2
+check "--vus when every scenario has stages: says so" \
+  grep -q -- "--vus: every scenario of $D/stages_vu.lua has stages of its own" <(first)
 sleep 0.3
 eq "bad input: nothing sent" "$(wc -l <"$LOG")" 0

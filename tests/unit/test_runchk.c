@@ -206,6 +206,18 @@ static void test_stages(void **state)
     m.sch.stages = manyp;
     m.sch.n_stages = RUNCHK_STAGES_MAX + 1;
     refused(&m, "stages, more than");
+    /* staged scenarios' ids: at most vus_total, and after the run's stages' */
+    m.sch.staged_vus = 11;
+    refused(&m, "11 staged VUs, more than vus_total 10");
+    st[0].target_vus = 6;
+    m.sch.staged_vus = 4; /* 1s:6 uses 6 ids, then 4 staged */
+    m.sch.stages = sp;
+    m.sch.n_stages = 1;
+    assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
+    m.sch.staged_vus = 3;
+    m.sch.stages = sp;
+    m.sch.n_stages = 1;
+    refused(&m, "the stages use 6 VU ids, vus_total is 7");
 }
 
 int main(void)
