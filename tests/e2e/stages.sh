@@ -129,6 +129,7 @@ eq "2s:4,2s:0,2s:4: VUs 1..4 never after the descent" \
   "$(rel_log | awk '$4 == "/hit" && $1 >= 4.1 && $3 <= 4' | wc -l)" 0
 eq "2s:4,2s:0,2s:4: the first climb is VUs 1..4" \
   "$(rel_log | awk '$4 == "/hit" && $1 < 2 { print $3 }' | sort -un | tr '\n' ' ')" "1 2 3 4 "
+eq "2s:4,2s:0,2s:4: the summary's VUs: 4 at most, 8 ids" "$(sj "$TMP/again.json" '"\(.run.vus) \(.run.vu_ids)"')" "4 8"
 eq "2s:4,2s:0,2s:4: init runs 8 times" "$(grep -c ' /init$' "$LOG")" 8
 eq "2s:4,2s:0,2s:4: 8 distinct init VUs" "$(awk '$4 == "/init" { s[$3] = 1 } END { print length(s) }' "$LOG")" 8
 eq "2s:4,2s:0,2s:4: no request cut (no 499)" "$(awk '$2 != 200' "$LOG" | wc -l)" 0
