@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/mem.h"
+#include "common/stages.h"
 #include "worker/engine.h"
 #include "worker/scen.h"
 
@@ -34,6 +35,18 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, prefl
     for (size_t i = 0; i < ss->nthresholds; i++) {
         out->thresholds[i].expr = xstrdup(ss->thresholds[i].expr);
         out->thresholds[i].where = xstrdup(ss->thresholds[i].where);
+    }
+    out->has_shared = scen_has_shared(ss);
+    for (size_t i = 0; i < ss->nscens; i++) {
+        const scen *sc = ss->scens[i];
+        int64_t len;
+        if (sc->nstages == 0)
+            continue;
+        out->staged_ids += stages_ids(sc->stages, sc->nstages);
+        out->staged_max += stages_max(sc->stages, sc->nstages);
+        len = stages_total_us(sc->stages, sc->nstages);
+        if (len > out->stages_us)
+            out->stages_us = len;
     }
     engine_free(e);
     return 0;

@@ -42,6 +42,10 @@ typedef struct preflight {
     size_t nsteps;
     preflight_threshold *thresholds; /**< owned: nthresholds, in declaration order */
     size_t nthresholds;
+    int has_shared;      /**< a scenario without stages of its own can play the run's VUs */
+    uint64_t staged_ids; /**< VU ids the scenarios' own stages use in all (0: none has any) */
+    uint64_t staged_max; /**< the sum of their largest targets */
+    int64_t stages_us;   /**< the longest of their lists */
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;

@@ -8,6 +8,7 @@
 
 #include "proto/bundle.h"
 #include "common/err.h"
+#include "common/stages.h"
 
 uint32_t runchk_agent_vus_max(void)
 {
@@ -46,13 +47,30 @@ static int check_schedule(const Quern__Schedule *s, uint32_t vus_total, char *er
         err_set(err, errlen, "schedule: %zu stages, more than %u", s->n_stages, RUNCHK_STAGES_MAX);
         return -1;
     }
-    for (size_t i = 0; i < s->n_stages; i++) {
-        if (s->stages[i]->duration_us > RUNCHK_TIME_MAX_US ||
-            s->stages[i]->target_vus > vus_total) {
-            err_set(err, errlen,
-                    "schedule: stage %zu is longer than 31 days or targets more "
-                    "than vus_total VUs",
-                    i + 1);
+    if (s->staged_vus > vus_total) {
+        err_set(err, errlen, "schedule: %u staged VUs, more than vus_total %u", s->staged_vus,
+                vus_total);
+        return -1;
+    }
+    if (s->n_stages > 0) {
+        /* The list a worker will play: each stage within bounds, a length
+         * within 31 days, and the indexes before the staged scenarios' the
+         * ids it uses, so that every VU index of the ranges has its times. */
+        stage st[RUNCHK_STAGES_MAX];
+        char why[256];
+        for (size_t i = 0; i < s->n_stages; i++) {
+            st[i].dur_us = s->stages[i]->duration_us > RUNCHK_TIME_MAX_US
+                               ? -1
+                               : (int64_t)s->stages[i]->duration_us;
+            st[i].target = s->stages[i]->target_vus;
+        }
+        if (stages_check(st, s->n_stages, why, sizeof(why)) != 0) {
+            err_set(err, errlen, "schedule: %s", why);
+            return -1;
+        }
+        if (stages_ids(st, s->n_stages) != vus_total - s->staged_vus) {
+            err_set(err, errlen, "schedule: the stages use %llu VU ids, vus_total is %u",
+                    (unsigned long long)stages_ids(st, s->n_stages), vus_total - s->staged_vus);
             return -1;
         }
     }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/stages.h"
 #include "proto/quern.pb-c.h"
 
 /** VUs in a whole run, every agent together (the console's --vus limit). */
@@ -34,7 +35,7 @@
 /** Properties, source addresses, ramp stages at most. */
 #define RUNCHK_PROPS_MAX 10000u
 #define RUNCHK_SOURCES_MAX 4096u
-#define RUNCHK_STAGES_MAX 10000u
+#define RUNCHK_STAGES_MAX STAGES_MAX
 /** Longest duration of a run, a ramp, a grace or a stage: 31 days. */
 #define RUNCHK_TIME_MAX_US (31ull * 24 * 3600 * 1000000)
 /** Largest planned start offset, either way: one hour. */

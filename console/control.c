@@ -154,7 +154,9 @@ static void start_run(run *r)
     Quern__Property *pv = xcalloc(props_count(r->p) + 1, sizeof(*pv));
     Quern__Property **pp = xcalloc(props_count(r->p) + 1, sizeof(*pp));
     aconn **part = xcalloc(r->o.agents, sizeof(*part));
-    unsigned np = 0, W = 0, off = 0;
+    Quern__RampStage *stv = xcalloc(r->o.nstages + 1, sizeof(*stv));
+    Quern__RampStage **stp = xcalloc(r->o.nstages + 1, sizeof(*stp));
+    unsigned np = 0, W = 0, off = 0, ids = r->o.vu_ids;
     char run_name[64];
 
     for (size_t i = 0; i < r->nconns && np < r->o.agents; i++)
@@ -174,6 +176,17 @@ static void start_run(run *r)
     sch.ramp_up_us = (uint64_t)r->o.ramp_us;
     sch.runs = r->o.runs;
     sch.grace_us = (uint64_t)r->o.grace_us;
+    /* A staged load: every worker computes each of its VUs' start and
+     * leave times from the same list (common/stages.h). */
+    for (size_t i = 0; i < r->o.nstages; i++) {
+        quern__ramp_stage__init(&stv[i]);
+        stv[i].duration_us = (uint64_t)r->o.stages[i].dur_us;
+        stv[i].target_vus = r->o.stages[i].target;
+        stp[i] = &stv[i];
+    }
+    sch.stages = stp;
+    sch.n_stages = r->o.nstages;
+    sch.staged_vus = r->o.staged_ids;
     sr.run_id = r->run_id;
     sr.script_name = r->bundle.script_name;
     sr.script_display = (char *)r->o.script;
@@ -183,7 +196,7 @@ static void start_run(run *r)
     sr.n_files = r->bundle.nfiles;
     sr.props = pp;
     sr.n_props = props_count(r->p);
-    sr.vus_total = r->o.vus;
+    sr.vus_total = ids;
     sr.schedule = &sch;
     sr.run_name = run_name;
     sr.jtl = r->o.jtl != NULL;
@@ -192,20 +205,22 @@ static void start_run(run *r)
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &sr;
     /* Interleave: in each block of W consecutive global indices, agent a owns
-     * the contiguous run [off_a + 1, off_a + workers_a]. */
+     * the contiguous run [off_a + 1, off_a + workers_a]. With stages, the
+     * indices are every id the stages use, the new ones of a later climb
+     * too. */
     for (unsigned a = 0; a < np; a++) {
         aconn *c = part[a];
-        size_t nblocks = (r->o.vus + W - 1) / W, n = 0;
+        size_t nblocks = (ids + W - 1) / W, n = 0;
         Quern__VuRange *rs = xcalloc(nblocks + 1, sizeof(*rs));
         Quern__VuRange **rp = xcalloc(nblocks + 1, sizeof(*rp));
         uint32_t vus = 0;
 
         for (size_t b = 0; b < nblocks; b++) {
             uint64_t first = (uint64_t)b * W + off + 1, last = first + c->workers - 1;
-            if (first > r->o.vus)
+            if (first > ids)
                 break;
-            if (last > r->o.vus)
-                last = r->o.vus;
+            if (last > ids)
+                last = ids;
             quern__vu_range__init(&rs[n]);
             rs[n].first = (uint32_t)first;
             rs[n].count = (uint32_t)(last - first + 1);
@@ -225,7 +240,12 @@ static void start_run(run *r)
         xfree(rs);
         xfree(rp);
     }
-    if (!r->o.quiet)
+    if (!r->o.quiet && r->o.nstages > 0)
+        fprintf(stderr,
+                "quern: starting %s on %u agent(s), %u worker(s), %zu stages up to %u VUs (%u VU "
+                "ids)\n",
+                r->o.script, np, W, r->o.nstages, r->o.vus, ids);
+    else if (!r->o.quiet)
         fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n", r->o.script,
                 np, W, r->o.vus);
     r->phase = PHASE_START;
@@ -233,6 +253,8 @@ static void start_run(run *r)
     xfree(part);
     xfree(pv);
     xfree(pp);
+    xfree(stv);
+    xfree(stp);
 }
 
 static void send_go(run *r)

@@ -89,6 +89,7 @@ void finish_run(run *r)
     memset(&vi, 0, sizeof(vi));
     si.status = status;
     si.vus = r->o.vus;
+    si.vu_ids = r->o.vu_ids;
     si.step_ids = (const char *const *)r->ids;
     si.step_labels = (const char *const *)r->labels;
     si.step_names = (const char *const *)r->names;

@@ -43,6 +43,7 @@ enum {
     OPT_JUNIT,
     OPT_JTL,
     OPT_GRINDER_LOGS,
+    OPT_STAGES,
 };
 
 /* A row of the help: a flag (name != NULL) with its left column and its
@@ -76,6 +77,14 @@ static const opt_row rows[] = {
      "stop each VU after R runs (default 1 when no --duration)", APPLY},
     {"ramp-up", required_argument, OPT_RAMP_UP, "--ramp-up D",
      "start VU i at (i-1) * D / N (default 0: all at once)", APPLY},
+    {"stages", required_argument, OPT_STAGES, "--stages D:N,...",
+     "a staged load: each stage moves the active VUs linearly\n"
+     "from the previous target (0 at the start) to N over D,\n"
+     "e.g. 3s:20,4s:20,3s:0 (up to 20 in 3s, hold 4s, down to 0\n"
+     "in 3s); the run lasts the stages, then the grace. VUs leave\n"
+     "after their current run, the highest index first; one that\n"
+     "comes back is a new VU. Not with --vus, --ramp-up, --duration",
+     APPLY},
     {"grace", required_argument, OPT_GRACE, "--grace D",
      "time VUs get to finish their request at the end (default 5s)", APPLY},
     {"property", required_argument, 'p', "-p, --property K=V",
@@ -203,6 +212,9 @@ void opts_free(run_opts *o)
     o->src = NULL;
     o->nsrc = 0;
     db_opts_free(&o->db);
+    xfree(o->stages);
+    o->stages = NULL;
+    o->nstages = 0;
 }
 
 static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, unsigned *out)
@@ -254,6 +266,32 @@ static int parse_addrs(const char *flag, const char *v, run_opts *o)
         fprintf(stderr, "quern run: %s: give one address or more\n", flag);
         return -1;
     }
+    return 0;
+}
+
+/* --stages D:N,...: a staged load (common/stages.h). */
+static int parse_stages(const char *flag, const char *v, run_opts *o)
+{
+    char err[512];
+    stage *st = xcalloc(STAGES_MAX, sizeof(*st));
+    size_t n;
+
+    if (stages_parse(v, st, STAGES_MAX, &n, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s: %s\n", flag, err);
+        xfree(st);
+        return -1;
+    }
+    if (stages_ids(st, n) > STAGES_VUS_MAX) {
+        fprintf(stderr,
+                "quern run: %s: the stages use %llu VUs in all (each climb adds new ones), "
+                "more than %u\n",
+                flag, (unsigned long long)stages_ids(st, n), STAGES_VUS_MAX);
+        xfree(st);
+        return -1;
+    }
+    xfree(o->stages);
+    o->stages = st;
+    o->nstages = n;
     return 0;
 }
 
@@ -316,12 +354,18 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
     }
     switch (val) {
     case 'u':
+        o->given |= OPTS_GIVEN_VUS;
         return parse_u(flag, v, 1, 10000000, &o->vus);
     case 'd':
+        o->given |= OPTS_GIVEN_DURATION;
         return parse_d(flag, v, &o->duration_us);
+    case OPT_STAGES:
+        return parse_stages(flag, v, o);
     case OPT_RUNS:
+        o->given |= OPTS_GIVEN_RUNS;
         return parse_u(flag, v, 0, 1000000000, &o->runs);
     case OPT_RAMP_UP:
+        o->given |= OPTS_GIVEN_RAMP;
         return parse_d(flag, v, &o->ramp_us);
     case OPT_GRACE:
         return parse_d(flag, v, &o->grace_us);
@@ -369,9 +413,40 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
     return -1;
 }
 
+/* --stages replaces --vus, --ramp-up and --duration: one line naming both
+ * flags when they meet. */
+static int check_stages(const run_opts *o)
+{
+    static const struct {
+        unsigned bit;
+        const char *flag;
+    } other[] = {{OPTS_GIVEN_VUS, "--vus"},
+                 {OPTS_GIVEN_RAMP, "--ramp-up"},
+                 {OPTS_GIVEN_DURATION, "--duration"}};
+
+    if (o->stages == NULL)
+        return 0;
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+        if (o->given & other[i].bit) {
+            cli_usage_err("run",
+                          "--stages and %s cannot be used together (the stages set the VUs, "
+                          "their ramps and the run's length)",
+                          other[i].flag);
+            return -1;
+        }
+    return 0;
+}
+
 /* Settles what the flags imply once all are read. */
 static void resolve(run_opts *o)
 {
+    if (o->stages != NULL) {
+        o->vus = stages_max(o->stages, o->nstages);
+        o->duration_us = stages_total_us(o->stages, o->nstages);
+        o->vu_ids = (unsigned)stages_ids(o->stages, o->nstages);
+    } else {
+        o->vu_ids = o->vus;
+    }
     if (o->trace == 1 && o->vus > 1)
         fprintf(stderr, "quern run: --trace traces VU 1 only of %u (--trace=all: every VU)\n",
                 o->vus);
@@ -455,11 +530,52 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
         cli_usage_err("run", "%s", "no script given");
         goto out;
     }
+    if (check_stages(o) != 0)
+        goto out;
     resolve(o);
     rc = 0;
 out:
     xfree(av);
     return rc;
+}
+
+int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t staged_max,
+                     int64_t stages_us, char *err, size_t errlen)
+{
+    unsigned shared = o->vu_ids;
+
+    if (staged_ids == 0)
+        return 0;
+    if (!has_shared) {
+        const char *flag = o->stages != NULL              ? "--stages"
+                           : (o->given & OPTS_GIVEN_VUS)  ? "--vus"
+                           : (o->given & OPTS_GIVEN_RAMP) ? "--ramp-up"
+                                                          : NULL;
+        if (flag != NULL) {
+            snprintf(err, errlen,
+                     "quern run: %s: every scenario of %s has stages of its own: no VU is left "
+                     "for it",
+                     flag, o->script);
+            return -1;
+        }
+        shared = 0;
+    }
+    if ((uint64_t)shared + staged_ids > STAGES_VUS_MAX) {
+        snprintf(err, errlen,
+                 "quern run: the run and its scenarios' stages use %llu VUs, more than %u",
+                 (unsigned long long)shared + staged_ids, STAGES_VUS_MAX);
+        return -1;
+    }
+    o->staged_ids = (unsigned)staged_ids;
+    o->vu_ids = shared + o->staged_ids;
+    o->vus = (has_shared ? o->vus : 0) + (unsigned)staged_max;
+    if (stages_us > o->duration_us) {
+        /* one run each was only the default of a run with no length */
+        if (o->duration_us == 0 && !(o->given & OPTS_GIVEN_RUNS))
+            o->runs = 0;
+        o->duration_us = stages_us;
+    }
+    return 0;
 }
 
 props *opts_load_props(const char *script, const char *file, const props *overrides, char *err,

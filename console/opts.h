@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/stages.h"
 #include "console/thresh.h"
 #include "reports/dbopts.h"
 
@@ -33,11 +34,23 @@ struct props;
 /** Most agents one run may wait for (half the console's connections). */
 #define OPTS_AGENTS_MAX 1024
 
+/** Bits of run_opts.given. */
+#define OPTS_GIVEN_VUS 1u
+#define OPTS_GIVEN_RAMP 2u
+#define OPTS_GIVEN_DURATION 4u
+#define OPTS_GIVEN_RUNS 8u
+
 /** What `quern run` was asked to do. */
 typedef struct run_opts {
-    const char *script; /**< borrowed from argv */
-    unsigned vus, runs, workers, agents;
-    int64_t duration_us, ramp_us, grace_us, wait_us;
+    const char *script;                  /**< borrowed from argv */
+    unsigned vus, runs, workers, agents; /**< with --stages, vus is the largest target */
+    int64_t duration_us, ramp_us, grace_us, wait_us; /**< --stages: duration_us is their length */
+    stage *stages;                                   /**< owned: --stages, NULL without */
+    size_t nstages;                                  /**< entries in stages */
+    unsigned vu_ids;     /**< global VU indexes handed out: vus, or the ids the stages use,
+                              then staged_ids */
+    unsigned staged_ids; /**< the last ones: the ids of the scenarios' own stages */
+    unsigned given;      /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
     const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
     int quiet, allow_loss;
     int allow_errors; /**< --allow-errors: no default "errors<=0%" threshold */
@@ -60,9 +73,17 @@ typedef struct run_opts {
 void opts_init(run_opts *o, int argc, char **argv);
 /** Parses argv (argv[0] is "run") into o, and -p K=V into overrides.
  *  Resolves what the flags imply (no --agents nor --listen: a local agent;
- *  neither --duration nor --runs: one run) and warns about a ramp-up that
- *  outlasts the run. 0 ok; -1 after one line on stderr. */
+ *  neither --duration nor --runs: one run; --stages: their length and VU
+ *  ids) and warns about a ramp-up that outlasts the run. 0 ok; -1 after one
+ *  line on stderr. */
 int opts_parse(run_opts *o, int argc, char **argv, struct props *overrides);
+/** What the script's scenarios with stages of their own add, once it is
+ *  loaded (agent/preflight.h): their ids after the run's (none of the run's
+ *  when no scenario is left to play them; --vus, --ramp-up or --stages then
+ *  is an error naming script), and a run that lasts their longest list if
+ *  that is longer. 0, or -1 with one line in err. */
+int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t staged_max,
+                     int64_t stages_us, char *err, size_t errlen);
 /** Frees what o owns (not the strings it borrows from argv). */
 void opts_free(run_opts *o);
 /** Prints the command's help (`quern help run`). */

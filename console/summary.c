@@ -98,6 +98,7 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
 
     json_object_set_new(run, "status", json_string(si->status));
     json_object_set_new(run, "vus", json_integer(si->vus));
+    json_object_set_new(run, "vu_ids", json_integer(si->vu_ids));
     json_object_set_new(run, "duration_s", json_real((double)a->elapsed_us / 1e6));
     json_object_set_new(root, "run", run);
     for (size_t i = 0; i < a->nsteps; i++) {

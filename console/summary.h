@@ -12,7 +12,8 @@ struct thresh_result;
 /** What the summary needs to know about the steps and scenarios. */
 typedef struct summary_info {
     const char *status; /**< "completed", "stopped", "aborted" */
-    unsigned vus;
+    unsigned vus;       /**< the VUs asked for (with stages, the largest target) */
+    unsigned vu_ids; /**< the distinct VUs (ids) the run may use: vus, or every id of the stages */
     const char *const *step_ids; /**< nsteps "SC-X-STEP-n" */
     const char *const *step_labels;
     const char *const *step_names; /**< "SC-X-STEP-n)label" */

@@ -307,6 +307,69 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     ev_timer_start(loop, w);
 }
 
+/* --- a staged load's descents -------------------------------------------- */
+
+/* Each VU whose time has come leaves (vu_leave: after its current run); the
+ * timer is armed again for the next one. */
+static void on_leave(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+    int64_t now = clock_mono_us() - e->t0_us;
+
+    while (e->leave_next < e->nleave && e->leave[e->leave_next].at_us <= now)
+        vu_leave(&e->vus[e->leave[e->leave_next++].vu]);
+    if (e->leave_next < e->nleave && !e->stopping) {
+        ev_timer_set(w, engine_after(e, e->leave[e->leave_next].at_us - now), 0.);
+        ev_timer_start(loop, w);
+    }
+}
+
+static int leave_cmp(const void *a, const void *b)
+{
+    const engine_leave *x = a, *y = b;
+
+    if (x->at_us != y->at_us)
+        return x->at_us < y->at_us ? -1 : 1;
+    return x->vu < y->vu ? 1 : x->vu > y->vu ? -1 : 0; /* the higher index first */
+}
+
+/* Starts every VU at its time: its global index's place on the ramp, or
+ * in the stages (the run's, or its scenario's own), where it may also have
+ * a time to leave. */
+static void schedule_vus(engine *e)
+{
+    uint32_t shared = e->cfg.vus_total - e->cfg.staged_vus; /* ramp_us spreads these */
+
+    e->nleave = e->leave_next = 0;
+    if (e->cfg.nstages > 0 || e->cfg.staged_vus > 0)
+        e->leave = xcalloc(e->cfg.vu_count ? e->cfg.vu_count : 1, sizeof(*e->leave));
+    for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
+        vu *v = &e->vus[i];
+        const scen *sc = e->scens.scens[v->scen];
+        int64_t start = 0, leave = -1;
+        if (sc->nstages > 0)
+            stages_id_times(sc->stages, sc->nstages, v->gid - sc->id_base, &start, &leave);
+        else if (e->cfg.nstages > 0)
+            stages_id_times(e->cfg.stages, e->cfg.nstages, v->gid, &start, &leave);
+        else if (shared > 0)
+            start = (int64_t)((double)(v->gid - 1) * (double)e->cfg.ramp_us / (double)shared);
+        if (leave >= 0 && leave <= start) {
+            vu_leave(v); /* in and out at the same instant: never starts */
+            continue;
+        }
+        vu_schedule_start(v, start);
+        if (leave >= 0) {
+            e->leave[e->nleave].at_us = leave;
+            e->leave[e->nleave++].vu = i;
+        }
+    }
+    if (e->nleave == 0)
+        return;
+    qsort(e->leave, e->nleave, sizeof(*e->leave), leave_cmp);
+    ev_timer_set(&e->leave_timer, engine_after(e, e->leave[0].at_us), 0.);
+    ev_timer_start(e->loop, &e->leave_timer);
+}
+
 /* --- stopping ------------------------------------------------------------- */
 
 static void on_end_timer(struct ev_loop *loop, ev_timer *w, int revents)
@@ -336,6 +399,7 @@ void engine_stop(engine *e, enum engine_status why)
     }
     e->stopping = 1;
     e->status = why;
+    ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_set(&e->end_timer, (double)e->cfg.grace_us / 1e6, 0.);
     ev_timer_start(e->loop, &e->end_timer);
@@ -417,6 +481,8 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
 {
     engine *e = xcalloc(1, sizeof(*e));
     uint16_t *assign = NULL;
+    uint32_t shared;
+    uint64_t staged;
 
     e->cfg = *cfg;
     /* The caller's addresses may not outlive engine_new: keep a copy. */
@@ -428,6 +494,15 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     }
     if (e->cfg.vu_stride == 0)
         e->cfg.vu_stride = 1;
+    if (cfg->nstages > 0) {
+        e->stages = xcalloc(cfg->nstages, sizeof(*e->stages));
+        memcpy(e->stages, cfg->stages, cfg->nstages * sizeof(*e->stages));
+        e->cfg.stages = e->stages;
+        if (stages_check(e->stages, cfg->nstages, err, errlen) != 0)
+            goto fail;
+    } else {
+        e->cfg.stages = NULL;
+    }
     e->status = ENGINE_COMPLETED;
     e->no_env_proxy = no_proxy_in_env();
     e->urls = urlc_new(0);
@@ -456,17 +531,47 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->startq_tail = &e->startq;
     ev_init(&e->tick, on_tick);
     ev_init(&e->end_timer, on_end_timer);
+    ev_init(&e->leave_timer, on_leave);
 
     e->cur = xcalloc(e->scens.nsteps ? e->scens.nsteps : 1, sizeof(*e->cur));
     for (size_t i = 0; i < e->scens.nsteps; i++)
         stats_init(&e->cur[i]);
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
 
-    /* Which scenario each global index plays: computed once for the run. */
-    assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
-    if (scen_assign(&e->scens, cfg->vus_total, assign) != 0) {
-        snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+    /* Which scenario each global index plays: computed once for the run.
+     * The shared indexes go by weight; after them, each scenario with
+     * stages of its own has a block of its ids. */
+    if (cfg->staged_vus > cfg->vus_total) {
+        snprintf(err, errlen, "%u staged VU ids of %u", cfg->staged_vus, cfg->vus_total);
         goto fail;
+    }
+    shared = cfg->vus_total - cfg->staged_vus;
+    staged = scen_layout(&e->scens, shared);
+    if ((cfg->vu_count > 0 || cfg->staged_vus > 0) && staged != cfg->staged_vus) {
+        snprintf(err, errlen,
+                 "the scenarios' stages use %llu VU ids here, %u for the console (not the same "
+                 "script?)",
+                 (unsigned long long)staged, cfg->staged_vus);
+        goto fail;
+    }
+    if (e->stages != NULL && stages_ids(e->stages, cfg->nstages) != shared) {
+        snprintf(err, errlen, "the stages use %llu VU indexes, the run has %u",
+                 (unsigned long long)stages_ids(e->stages, cfg->nstages), shared);
+        goto fail;
+    }
+    assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
+    if (shared > 0 && scen_has_shared(&e->scens)) {
+        if (scen_assign(&e->scens, shared, assign) != 0) {
+            snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+            goto fail;
+        }
+    } else if (shared > 0 && cfg->vu_count > 0) {
+        snprintf(err, errlen, "%s: every scenario has weight 0 or stages of its own", cfg->script);
+        goto fail;
+    }
+    for (uint32_t g = shared + 1; g <= cfg->vus_total && g > shared; g++) {
+        const scen *sc = scen_of_id(&e->scens, g);
+        assign[g - 1] = sc != NULL ? (uint16_t)sc->index : 0;
     }
     warn_fd_limit(cfg->vu_count);
     e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
@@ -522,13 +627,7 @@ enum engine_status engine_run(engine *e)
         ev_timer_set(&e->end_timer, (double)e->cfg.duration_us / 1e6, 0.);
         ev_timer_start(e->loop, &e->end_timer);
     }
-    for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
-        vu *v = &e->vus[i];
-        int64_t delay = e->cfg.vus_total ? (int64_t)((double)(v->gid - 1) * (double)e->cfg.ramp_us /
-                                                     (double)e->cfg.vus_total)
-                                         : 0;
-        vu_schedule_start(v, delay);
-    }
+    schedule_vus(e);
     ev_prepare_start(e->loop, &e->starter);
     if (e->cfg.vu_count > 0)
         ev_run(e->loop, 0);
@@ -538,6 +637,7 @@ enum engine_status engine_run(engine *e)
     emit(e, clock_mono_us());
     ev_timer_stop(e->loop, &e->tick);
     ev_timer_stop(e->loop, &e->end_timer);
+    ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->curl_timer);
     if (e->cfg.handle_signals) {
         ev_signal_stop(e->loop, &e->sig_int);
@@ -593,6 +693,8 @@ void engine_free(engine *e)
     for (size_t i = 0; e->src != NULL && i < e->cfg.nsource_addrs; i++)
         xfree(e->src[i]);
     xfree(e->src);
+    xfree(e->stages);
+    xfree(e->leave);
     if (e->L != NULL)
         lua_close(e->L);
     scen_set_free(&e->scens);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "common/props.h"
+#include "common/stages.h"
 #include "common/stats.h"
 #include "worker/scen.h"
 
@@ -59,11 +60,19 @@ typedef struct engine_cfg {
     uint32_t vu_count;          /**< how many VUs this engine plays */
     int64_t duration_us;        /**< stop after this long (0 = no limit: runs must be set) */
     int64_t ramp_us;            /**< VU i starts at (i-1) * ramp / vus_total */
-    uint32_t runs;              /**< runs per VU (0 = until the duration ends) */
-    int64_t grace_us;           /**< how long in-flight work may finish after the stop */
-    engine_sink_fn sink;        /**< called each second and once at the end */
-    void *sink_ud;              /**< borrowed: passed to sink */
-    int handle_signals;         /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+    const stage *stages;        /**< copied: a staged load (common/stages.h), replacing ramp_us:
+                                     VU i starts and leaves (after its current run) when the
+                                     list says; vus_total is then stages_ids; NULL: none */
+    size_t nstages;
+    uint32_t staged_vus; /**< the last staged_vus of vus_total indexes are the ids of the
+                              scenarios with stages of their own (scen_layout); the
+                              script must use as many, unless the engine plays no VU
+                              (the console's check of the script) */
+    uint32_t runs;       /**< runs per VU (0 = until the duration ends) */
+    int64_t grace_us;    /**< how long in-flight work may finish after the stop */
+    engine_sink_fn sink; /**< called each second and once at the end */
+    void *sink_ud;       /**< borrowed: passed to sink */
+    int handle_signals;  /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
     const char *const *source_addrs; /**< copied: local addresses VU i binds to, by
                                           ((i-1) mod n); none: the system's choice */
     size_t nsource_addrs;

@@ -12,6 +12,12 @@
 #include "worker/urlc.h"
 #include "worker/vu.h"
 
+/** When a VU of a staged load leaves: engine.leave is sorted by at_us. */
+typedef struct engine_leave {
+    int64_t at_us; /**< from the run's start */
+    uint32_t vu;   /**< index in engine.vus */
+} engine_leave;
+
 /** A libev watcher for one socket libcurl asked us to watch. */
 typedef struct sockw {
     ev_io io;
@@ -51,6 +57,11 @@ struct engine {
     uint32_t xh_out;       /**< handles lent to VUs now */
     uint32_t xh_peak;      /**< most lent at once since the last xh_trim */
     char **src;            /**< owned copy of cfg.source_addrs (cfg points at it) */
+    stage *stages;         /**< owned copy of cfg.stages (cfg points at it) */
+    engine_leave *leave;   /**< owned: the VUs that leave before the end, by time */
+    size_t nleave;         /**< entries in leave */
+    size_t leave_next;     /**< the next one to leave */
+    ev_timer leave_timer;  /**< fires at leave[leave_next].at_us */
     int64_t t0_us;         /**< monotonic start of the run */
     int64_t t0_wall_us;
     int64_t iv_start_us;    /**< monotonic start of the current interval */

@@ -6,6 +6,8 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/mem.h"
+#include "common/stages.h"
 #include "common/version.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
@@ -110,6 +112,39 @@ static void declare_thresholds(lua_State *L, struct engine *e, const scen *sc, i
     }
 }
 
+/* The stages option of scenario sc (a list of "D:N" at idx): checked as a
+ * whole, so that a bad one fails the load before any request. */
+static void declare_stages(lua_State *L, scen *sc, int idx)
+{
+    char err[512];
+    lua_Integer n;
+
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_error(L, "scenario %s: stages is a list like {\"30s:20\", \"1m:20\", \"30s:0\"}",
+                   sc->name);
+    n = luaL_len(L, idx);
+    if (n < 1 || n > STAGES_MAX)
+        luaL_error(L, "scenario %s: stages: give 1 to %u stages", sc->name, STAGES_MAX);
+    xfree(sc->stages);
+    sc->stages = xcalloc((size_t)n, sizeof(*sc->stages));
+    sc->nstages = 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_geti(L, idx, i) != LUA_TSTRING)
+            luaL_error(L, "scenario %s: stages[%d] is not a string like \"30s:20\"", sc->name,
+                       (int)i);
+        if (stages_parse_one(lua_tostring(L, -1), &sc->stages[i - 1], err, sizeof(err)) != 0)
+            luaL_error(L, "scenario %s: stages[%d]: %s", sc->name, (int)i, err);
+        lua_pop(L, 1);
+    }
+    if (stages_check(sc->stages, (size_t)n, err, sizeof(err)) != 0)
+        luaL_error(L, "scenario %s: stages: %s", sc->name, err);
+    if (stages_ids(sc->stages, (size_t)n) > STAGES_VUS_MAX)
+        luaL_error(L,
+                   "scenario %s: stages: %llu VUs in all (each climb adds new ones), more than %u",
+                   sc->name, (unsigned long long)stages_ids(sc->stages, (size_t)n), STAGES_VUS_MAX);
+    sc->nstages = (size_t)n;
+}
+
 /* --- quern.scenario(name, opts) ---------------------------------------- */
 
 static int l_scenario(lua_State *L)
@@ -152,10 +187,12 @@ static int l_scenario(lua_State *L)
                     luaL_error(L, "scenario %s: cookies must be \"keep\" or \"reset\"", name);
             } else if (strcmp(k, "thresholds") == 0) {
                 declare_thresholds(L, e, sc, lua_gettop(L));
+            } else if (strcmp(k, "stages") == 0) {
+                declare_stages(L, sc, lua_gettop(L));
             } else {
                 luaL_error(L,
                            "scenario %s: unknown option \"%s\" (known: weight, pacing, think, "
-                           "cookies, thresholds)",
+                           "cookies, thresholds, stages)",
                            name, k);
             }
             lua_pop(L, 1);

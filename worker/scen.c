@@ -24,6 +24,7 @@ void scen_set_free(scen_set *set)
     for (size_t i = 0; i < set->nscens; i++) {
         xfree(set->scens[i]->name);
         xfree(set->scens[i]->where);
+        xfree(set->scens[i]->stages);
         xfree(set->scens[i]);
     }
     for (size_t i = 0; i < set->nthresholds; i++) {
@@ -131,6 +132,45 @@ step *scen_add_step(scen_set *set, scen *sc, int num, const char *label, const c
     return st;
 }
 
+int scen_has_shared(const scen_set *set)
+{
+    for (size_t i = 0; i < set->nscens; i++)
+        if (set->scens[i]->nstages == 0 && set->scens[i]->weight > 0)
+            return 1;
+    return 0;
+}
+
+uint64_t scen_layout(scen_set *set, uint32_t shared)
+{
+    uint64_t next = shared;
+
+    for (size_t i = 0; i < set->nscens; i++) {
+        scen *sc = set->scens[i];
+        if (sc->nstages == 0)
+            continue;
+        sc->id_base = next > UINT32_MAX ? UINT32_MAX : (uint32_t)next;
+        next += stages_ids(sc->stages, sc->nstages);
+    }
+    return next - shared;
+}
+
+const scen *scen_of_id(const scen_set *set, uint32_t gid)
+{
+    for (size_t i = 0; i < set->nscens; i++) {
+        const scen *sc = set->scens[i];
+        if (sc->nstages > 0 && gid > sc->id_base &&
+            gid - sc->id_base <= stages_ids(sc->stages, sc->nstages))
+            return sc;
+    }
+    return NULL;
+}
+
+/* A scenario's share of the run's VUs: none with stages of its own. */
+static double share_weight(const scen *sc)
+{
+    return sc->nstages > 0 ? 0 : sc->weight;
+}
+
 int scen_split(const scen_set *set, uint32_t vus_total, uint32_t *counts)
 {
     double total = 0;
@@ -138,12 +178,12 @@ int scen_split(const scen_set *set, uint32_t vus_total, uint32_t *counts)
     double *rem;
 
     for (size_t i = 0; i < set->nscens; i++)
-        total += set->scens[i]->weight;
+        total += share_weight(set->scens[i]);
     if (total <= 0)
         return -1;
     rem = xcalloc(set->nscens, sizeof(*rem));
     for (size_t i = 0; i < set->nscens; i++) {
-        double exact = (double)vus_total * set->scens[i]->weight / total;
+        double exact = (double)vus_total * share_weight(set->scens[i]) / total;
         counts[i] = (uint32_t)exact;
         rem[i] = exact - counts[i];
         given += counts[i];

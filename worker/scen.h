@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/stages.h"
+
 struct scen;
 
 /** One declared step. */
@@ -43,6 +45,11 @@ typedef struct scen {
     int cookies_reset; /**< 1: a fresh cookie jar each run (The Grinder's way) */
     int table_ref;     /**< Lua registry ref of the scenario's table */
     step *first_step;  /**< borrowed: lowest-declared step, for errors outside steps */
+    stage *stages;     /**< owned: the stages option, NULL without; such a scenario gets no
+                            share of the run's VUs: its VUs are its stages' ids */
+    size_t nstages;
+    uint32_t id_base; /**< with stages: its ids are global indexes id_base+1..id_base+ids
+                           (set by scen_layout) */
 } scen;
 
 /** A pass/fail threshold the script declares (quern.threshold, or a
@@ -90,13 +97,26 @@ int scen_add_threshold(scen_set *set, const char *expr, const char *where, char 
 /** Most thresholds a script may declare. */
 #define SCEN_THRESHOLDS_MAX 1000
 
+/** 1 when a scenario without stages of its own has a weight above 0: one
+ *  that the run's --vus or --stages can play. */
+int scen_has_shared(const scen_set *set);
+
+/** Lays the staged scenarios' ids after the shared indexes 1..shared, in
+ *  declaration order (each one's id_base), and returns how many ids they use
+ *  in all (the sum of their stages_ids). */
+uint64_t scen_layout(scen_set *set, uint32_t shared);
+
+/** The staged scenario whose ids hold global index gid, or NULL. */
+const scen *scen_of_id(const scen_set *set, uint32_t gid);
+
 /** Computes how many of vus_total VUs each scenario gets (largest remainder
  *  over the weights), writing nscens counts into counts. Returns 0, or -1 if
  *  all weights are zero. */
 int scen_split(const scen_set *set, uint32_t vus_total, uint32_t *counts);
 
 /** Fills assign[i] (for global VU index i+1, i < vus_total) with the scenario
- *  index that VU plays. Deterministic; exact counts as scen_split. */
+ *  index that VU plays. Deterministic; exact counts as scen_split. A
+ *  scenario with stages of its own counts as weight 0 in both. */
 int scen_assign(const scen_set *set, uint32_t vus_total, uint16_t *assign);
 
 #endif

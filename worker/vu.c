@@ -411,7 +411,7 @@ static void vu_next_run(vu *v)
     int64_t now = clock_mono_us();
     int64_t pacing, next;
 
-    if (v->eng->stopping || (v->eng->cfg.runs && v->run >= v->eng->cfg.runs)) {
+    if (v->eng->stopping || v->leaving || (v->eng->cfg.runs && v->run >= v->eng->cfg.runs)) {
         vu_phase_start(v, VU_FINISH);
         return;
     }
@@ -443,7 +443,8 @@ void vu_phase_end(vu *v, int ok)
         if (ok) {
             v->init_ok = 1;
             vu_next_run(v);
-        } else if (v->eng->stopping || (v->eng->cfg.runs && ++v->run >= v->eng->cfg.runs)) {
+        } else if (v->eng->stopping || v->leaving ||
+                   (v->eng->cfg.runs && ++v->run >= v->eng->cfg.runs)) {
             /* A failed init uses up one of the VU's runs, so --runs ends. */
             vu_phase_start(v, VU_DONE);
         } else {
@@ -524,7 +525,7 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
     v->wait = VU_IDLE;
     switch (v->phase) {
     case VU_WAITING:
-        if (v->eng->stopping)
+        if (v->eng->stopping || v->leaving)
             vu_phase_start(v, VU_DONE);
         else
             vu_phase_start(v, VU_INIT);
@@ -567,6 +568,22 @@ void vu_stop(vu *v)
         break;
     default:
         break; /* finish goes on within the grace; done is done */
+    }
+}
+
+void vu_leave(vu *v)
+{
+    v->leaving = 1;
+    switch (v->phase) {
+    case VU_WAITING:
+    case VU_PACE:
+        /* Not in a run: a pending expiry is cleared too (see vu_stop). */
+        ev_timer_stop(v->eng->loop, &v->timer);
+        v->wait = VU_IDLE;
+        vu_phase_start(v, v->init_ok ? VU_FINISH : VU_DONE);
+        break;
+    default:
+        break; /* init or a run goes on to its end (vu_next_run); finish too */
     }
 }
 

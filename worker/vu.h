@@ -98,6 +98,7 @@ typedef struct vu {
     uint8_t jar_reset;    /**< empty the jar before the next use (cookies = "reset") */
     uint8_t xfer_timed;   /**< the transfer in flight belongs to the pending sample */
     uint8_t queued;       /**< its transfer waits in the engine's start queue */
+    uint8_t leaving;      /**< a staged load's descent: finish after the current run */
     lua_State *co;        /**< the VU's thread, anchored by co_ref */
     int co_ref;           /**< registry ref of co */
     int tbl_ref;          /**< registry ref of the vu table given to init/run/finish */
@@ -132,6 +133,10 @@ void vu_stop(vu *v);
  *  sleep or think time (lapi_halt): what it recorded so far is kept, that
  *  wait never starts, and the VU goes to finish (or done). */
 void vu_halt(vu *v);
+/** A staged load no longer wants this VU: one in a run (or its init)
+ *  finishes it, then runs finish and is done; one waiting for its pacing
+ *  goes to finish now; one not started yet is done. Nothing is cut. */
+void vu_leave(vu *v);
 /** The grace is over: abandon whatever is in flight, go to done. */
 void vu_kill(vu *v);
 /** The VU's transfer completed (called by the engine from the loop). */

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -276,6 +277,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
     int rc = 3, n;
     enum engine_status st;
     reqlog *rl = NULL;
+    stage *stages = NULL;
     int64_t run_t0;
     Quern__Envelope fenv = QUERN__ENVELOPE__INIT;
     Quern__RunFinished fin = QUERN__RUN_FINISHED__INIT;
@@ -329,6 +331,19 @@ int wproc_main(int fd, const char *dir, unsigned number)
         cfg.ramp_us = (int64_t)sr->schedule->ramp_up_us;
         cfg.runs = sr->schedule->runs;
         cfg.grace_us = (int64_t)sr->schedule->grace_us;
+        cfg.staged_vus = sr->schedule->staged_vus;
+        if (sr->schedule->n_stages > 0) {
+            /* the engine keeps its own copy */
+            stages = xcalloc(sr->schedule->n_stages, sizeof(*stages));
+            for (size_t i = 0; i < sr->schedule->n_stages; i++) {
+                stages[i].dur_us = sr->schedule->stages[i]->duration_us > INT64_MAX
+                                       ? -1 /* refused by stages_check */
+                                       : (int64_t)sr->schedule->stages[i]->duration_us;
+                stages[i].target = sr->schedule->stages[i]->target_vus;
+            }
+            cfg.stages = stages;
+            cfg.nstages = sr->schedule->n_stages;
+        }
     }
     cfg.sink = on_interval;
     cfg.sink_ud = &c;
@@ -391,6 +406,7 @@ out:
         quern__envelope__free_unpacked(env, NULL);
     engine_free(e);
     reqlog_free(rl);
+    xfree(stages);
     xfree(c.scen_names);
     xfree(c.runs);
     xfree(c.missed);

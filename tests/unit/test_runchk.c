@@ -164,13 +164,68 @@ static void test_schedule(void **state)
     }
 }
 
+/* A staged load: bounded, and vus_total is every id the stages use. */
+static void test_stages(void **state)
+{
+    msg m;
+    Quern__RampStage st[3], *sp[3];
+    char err[256];
+    uint64_t n;
+    static Quern__RampStage many[RUNCHK_STAGES_MAX + 1];
+    static Quern__RampStage *manyp[RUNCHK_STAGES_MAX + 1];
+
+    for (int i = 0; i < 3; i++) {
+        quern__ramp_stage__init(&st[i]);
+        sp[i] = &st[i];
+    }
+    /* 1s:6, 1s:2, 1s:6: 6 + 4 = 10 ids, the vus_total of make() */
+    st[0].duration_us = st[1].duration_us = st[2].duration_us = 1000000;
+    st[0].target_vus = 6;
+    st[1].target_vus = 2;
+    st[2].target_vus = 6;
+    make(&m);
+    m.sch.stages = sp;
+    m.sch.n_stages = 3;
+    assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
+    m.sch.stages = sp;
+    m.sch.n_stages = 2; /* 6 ids, not 10 */
+    refused(&m, "the stages use 6 VU ids, vus_total is 10");
+    st[1].duration_us = UINT64_MAX;
+    m.sch.stages = sp;
+    m.sch.n_stages = 3;
+    refused(&m, "stage 2");
+    st[1].duration_us = 1000000;
+    st[0].target_vus = st[1].target_vus = st[2].target_vus = 0;
+    m.sch.stages = sp;
+    m.sch.n_stages = 3;
+    refused(&m, "every stage targets 0 VUs");
+    for (size_t i = 0; i <= RUNCHK_STAGES_MAX; i++) {
+        quern__ramp_stage__init(&many[i]);
+        manyp[i] = &many[i];
+    }
+    m.sch.stages = manyp;
+    m.sch.n_stages = RUNCHK_STAGES_MAX + 1;
+    refused(&m, "stages, more than");
+    /* staged scenarios' ids: at most vus_total, and after the run's stages' */
+    m.sch.staged_vus = 11;
+    refused(&m, "11 staged VUs, more than vus_total 10");
+    st[0].target_vus = 6;
+    m.sch.staged_vus = 4; /* 1s:6 uses 6 ids, then 4 staged */
+    m.sch.stages = sp;
+    m.sch.n_stages = 1;
+    assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
+    m.sch.staged_vus = 3;
+    m.sch.stages = sp;
+    m.sch.n_stages = 1;
+    refused(&m, "the stages use 6 VU ids, vus_total is 7");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid),
-        cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_valid),  cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_names),  cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_stages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,47 @@ static void test_thresholds_kept(void **state)
     assert_int_equal(set.nthresholds, 0);
 }
 
+/* A scenario with stages of its own gets no share of the run's VUs; its
+ * ids come after the shared ones, a block per staged scenario in order. */
+static void test_staged_layout(void **state)
+{
+    scen_set set;
+    uint32_t counts[3];
+    uint16_t assign[4];
+
+    make3(&set, 1, 1, 1);
+    assert_int_equal(scen_has_shared(&set), 1);
+    set.scens[0]->stages = xcalloc(2, sizeof(stage));
+    set.scens[0]->stages[0] = (stage){1000000, 5};
+    set.scens[0]->stages[1] = (stage){1000000, 0};
+    set.scens[0]->nstages = 2;
+    set.scens[2]->stages = xcalloc(3, sizeof(stage));
+    set.scens[2]->stages[0] = (stage){1000000, 2};
+    set.scens[2]->stages[1] = (stage){1000000, 0};
+    set.scens[2]->stages[2] = (stage){1000000, 3};
+    set.scens[2]->nstages = 3;
+    assert_int_equal(scen_split(&set, 4, counts), 0);
+    assert_int_equal(counts[0], 0);
+    assert_int_equal(counts[1], 4);
+    assert_int_equal(counts[2], 0);
+    assert_int_equal(scen_assign(&set, 4, assign), 0);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(assign[i], 1);
+    assert_int_equal(scen_layout(&set, 4), 5 + 5);
+    assert_int_equal(set.scens[0]->id_base, 4);
+    assert_int_equal(set.scens[2]->id_base, 9);
+    assert_null(scen_of_id(&set, 4));
+    assert_ptr_equal(scen_of_id(&set, 5), set.scens[0]);
+    assert_ptr_equal(scen_of_id(&set, 9), set.scens[0]);
+    assert_ptr_equal(scen_of_id(&set, 10), set.scens[2]);
+    assert_ptr_equal(scen_of_id(&set, 14), set.scens[2]);
+    assert_null(scen_of_id(&set, 15));
+    set.scens[1]->weight = 0;
+    assert_int_equal(scen_has_shared(&set), 0);
+    assert_int_equal(scen_split(&set, 4, counts), -1);
+    scen_set_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_split_exact_50_25_25),
         cmocka_unit_test(test_split_remainders_and_zero),
         cmocka_unit_test(test_thresholds_kept),
+        cmocka_unit_test(test_staged_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
