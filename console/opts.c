@@ -1,7 +1,7 @@
 /* opts — the options of `quern run`; see opts.h.
  *
- * One table holds each flag's getopt_long entry and its help, so `quern help
- * run` is printed from the same rows the parser reads. */
+ * One table (common/opttab.h) holds each flag's getopt_long entry and its
+ * help, so `quern help run` is printed from the same rows the parser reads. */
 #include "console/opts.h"
 
 #include <arpa/inet.h>
@@ -17,6 +17,7 @@
 #include "common/cli.h"
 #include "common/dur.h"
 #include "common/mem.h"
+#include "common/opttab.h"
 #include "common/props.h"
 
 /* getopt_long values of the flags without a short form. */
@@ -46,37 +47,20 @@ enum {
     OPT_STAGES,
 };
 
-/* A row of the help: a flag (name != NULL) with its left column and its
- * text, or a paragraph of its own (name == NULL). A '\n' in text starts a
- * continuation line under the text's column. */
-typedef struct opt_row {
-    const char *name; /* long name, without "--" */
-    int has_arg;      /* getopt_long's no_argument, required_argument, optional_argument */
-    int val;          /* the short flag, or an OPT_ value */
-    const char *left; /* "--vus N", "-p, --property K=V" */
-    const char *text;
-    size_t str; /* a plain string option: offsetof its run_opts field + 1, else 0 */
-    size_t set; /* a switch: offsetof its int field in run_opts + 1, else 0 */
-} opt_row;
-
-#define STR(field) offsetof(run_opts, field) + 1, 0
-#define SET(field) 0, offsetof(run_opts, field) + 1
-#define APPLY 0, 0 /* handled by apply() */
-
-static const opt_row rows[] = {
+static const opttab_row rows[] = {
     {NULL, 0, 0, NULL,
      "usage: quern run SCRIPT.lua [options]\n\n"
      "Plays the scenarios of SCRIPT.lua with virtual users and reports per-step\n"
      "statistics: a line per second while it runs, a table at the end.\n\n"
      "options:",
-     APPLY},
-    {"vus", required_argument, 'u', "--vus N", "virtual users (default 1)", APPLY},
+     OPTTAB_NONE},
+    {"vus", required_argument, 'u', "--vus N", "virtual users (default 1)", OPTTAB_NONE},
     {"duration", required_argument, 'd', "--duration D", "stop after D (e.g. 30s, 5m, 1m30s)",
-     APPLY},
+     OPTTAB_NONE},
     {"runs", required_argument, OPT_RUNS, "--runs R",
-     "stop each VU after R runs (default 1 when no --duration)", APPLY},
+     "stop each VU after R runs (default 1 when no --duration)", OPTTAB_NONE},
     {"ramp-up", required_argument, OPT_RAMP_UP, "--ramp-up D",
-     "start VU i at (i-1) * D / N (default 0: all at once)", APPLY},
+     "start VU i at (i-1) * D / N (default 0: all at once)", OPTTAB_NONE},
     {"stages", required_argument, OPT_STAGES, "--stages D:N,...",
      "a staged load: each stage moves the active VUs linearly\n"
      "from the previous target (0 at the start) to N over D,\n"
@@ -84,23 +68,23 @@ static const opt_row rows[] = {
      "in 3s); the run lasts the stages, then the grace. VUs leave\n"
      "after their current run, the highest index first; one that\n"
      "comes back is a new VU. Not with --vus, --ramp-up, --duration",
-     APPLY},
+     OPTTAB_NONE},
     {"grace", required_argument, OPT_GRACE, "--grace D",
-     "time VUs get to finish their request at the end (default 5s)", APPLY},
+     "time VUs get to finish their request at the end (default 5s)", OPTTAB_NONE},
     {"property", required_argument, 'p', "-p, --property K=V",
-     "set a property (overrides the properties file)", APPLY},
+     "set a property (overrides the properties file)", OPTTAB_NONE},
     {"properties", required_argument, OPT_PROPERTIES, "--properties FILE",
      "properties file (default: quern.properties beside the\nscript, when present)",
-     STR(props_file)},
+     OPTTAB_STR(run_opts, props_file)},
     {"summary-json", required_argument, OPT_SUMMARY_JSON, "--summary-json FILE",
-     "write the summary as JSON", STR(summary_json)},
-    {"quiet", no_argument, 'q', "-q, --quiet", "no line per second", SET(quiet)},
+     "write the summary as JSON", OPTTAB_STR(run_opts, summary_json)},
+    {"quiet", no_argument, 'q', "-q, --quiet", "no line per second", OPTTAB_SET(run_opts, quiet)},
     {"db", required_argument, OPT_DB, "--db FILE",
      "results database (default ./quern-results.db, or $QUERN_DB);\n--db none records nothing",
-     APPLY},
+     OPTTAB_NONE},
     {"name", required_argument, OPT_NAME, "--name NAME",
-     "run name in the database (default: the script's base name)", APPLY},
-    {"tag", required_argument, OPT_TAG, "--tag KEY=VALUE", "tag the run (repeatable)", APPLY},
+     "run name in the database (default: the script's base name)", OPTTAB_NONE},
+    {"tag", required_argument, OPT_TAG, "--tag KEY=VALUE", "tag the run (repeatable)", OPTTAB_NONE},
     {NULL, 0, 0, NULL,
      "\nDurations: 250ms, 2s, 1m30s, 1h, or a number of seconds.\n\n"
      "exit status:\n"
@@ -112,81 +96,65 @@ static const opt_row rows[] = {
      "  2  usage or script error (no request was sent)\n"
      "  3  the run could not start or was aborted\n\n"
      "distributed run (console) options:",
-     APPLY},
+     OPTTAB_NONE},
     {"listen", required_argument, OPT_LISTEN, "--listen HOST:PORT",
-     "accept agents here (default " OPTS_LISTEN_DEFAULT ")", STR(listen)},
+     "accept agents here (default " OPTS_LISTEN_DEFAULT ")", OPTTAB_STR(run_opts, listen)},
     {"agents", required_argument, OPT_AGENTS, "--agents N",
-     "wait for N agents, then run on all of them", APPLY},
+     "wait for N agents, then run on all of them", OPTTAB_NONE},
     {"token-file", required_argument, OPT_TOKEN_FILE, "--token-file FILE",
-     "shared secret the agents must prove they know (mode 600)", STR(token_file)},
+     "shared secret the agents must prove they know (mode 600)", OPTTAB_STR(run_opts, token_file)},
     {"wait", required_argument, OPT_WAIT, "--wait D",
-     "how long to wait for the agents (default 60s; exit 3)", APPLY},
+     "how long to wait for the agents (default 60s; exit 3)", OPTTAB_NONE},
     {"workers", required_argument, OPT_WORKERS, "--workers P",
-     "at most P worker processes per agent", APPLY},
+     "at most P worker processes per agent", OPTTAB_NONE},
     {"allow-agent-loss", no_argument, OPT_ALLOW_AGENT_LOSS, "--allow-agent-loss",
-     "a run that lost an agent or a worker exits 0, not 1", SET(allow_loss)},
+     "a run that lost an agent or a worker exits 0, not 1", OPTTAB_SET(run_opts, allow_loss)},
     {"port-file", required_argument, OPT_PORT_FILE, "--port-file FILE",
-     "write the port listened on (useful with port 0)", STR(port_file)},
+     "write the port listened on (useful with port 0)", OPTTAB_STR(run_opts, port_file)},
     {"source-addrs", required_argument, OPT_SOURCE_ADDRS, "--source-addrs A,B",
      "local IP addresses the VUs' connections leave from, spread\n"
      "over the VUs by index (the injector must own them)",
-     APPLY},
-    {NULL, 0, 0, NULL, "\npass/fail:", APPLY},
+     OPTTAB_NONE},
+    {NULL, 0, 0, NULL, "\npass/fail:", OPTTAB_NONE},
     {"threshold", required_argument, OPT_THRESHOLD, "--threshold EXPR",
      "a condition the run must meet (repeatable), e.g.\n"
      "'p95<500ms', 'errors<1%', 'tps>100', 'count>=1000',\n"
      "'SC-CONSULTATION-PROFIL-STEP-2: p99<1s', 'SC-*-STEP-1: mean<200ms'\n"
      "(metrics: pN, mean, max, errors, errors.technical,\n"
      "errors.functional, tps, count; a bare number is ms)",
-     APPLY},
+     OPTTAB_NONE},
     {"abort-on-fail", no_argument, OPT_ABORT_ON_FAIL, "--abort-on-fail",
      "stop the run once a threshold can no longer pass (after\n"
      "10 s and 100 samples for rates and percentiles; exit 1)",
-     SET(abort_on_fail)},
+     OPTTAB_SET(run_opts, abort_on_fail)},
     {"allow-errors", no_argument, OPT_ALLOW_ERRORS, "--allow-errors",
      "errors do not fail the run by themselves (without it or a\n"
      "threshold about errors, the default errors<=0% applies)",
-     SET(allow_errors)},
+     OPTTAB_SET(run_opts, allow_errors)},
     {"junit", required_argument, OPT_JUNIT, "--junit FILE",
-     "JUnit XML: a test case per step and per threshold", STR(junit)},
+     "JUnit XML: a test case per step and per threshold", OPTTAB_STR(run_opts, junit)},
     {"jtl", required_argument, OPT_JTL, "--jtl FILE",
      "JMeter CSV results: a line per step sample and per untimed\n"
      "request, from every agent (Jenkins Performance plugin)",
-     STR(jtl)},
+     OPTTAB_STR(run_opts, jtl)},
     {"grinder-logs", required_argument, OPT_GRINDER_LOGS, "--grinder-logs DIR",
      "The Grinder 3 logs of every worker: data_AGENT-N.log and\n"
      "out_AGENT-N.log (Jenkins Grinder plugin, Grinder Analyzer)",
-     STR(grinder_dir)},
-    {NULL, 0, 0, NULL, "\ndebugging:", APPLY},
+     OPTTAB_STR(run_opts, grinder_dir)},
+    {NULL, 0, 0, NULL, "\ndebugging:", OPTTAB_NONE},
     {"trace", optional_argument, 'v', "--trace, -v",
      "print each request and response of VU 1 (method, URL,\n"
      "status, headers, the body's first KB, timings) to stderr;\n"
      "implies -q. With --vus > 1 only VU 1 is traced, with a\n"
      "warning; --trace=all traces every VU",
-     APPLY},
+     OPTTAB_NONE},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
-#define HELP_COL 21 /* width of the left column */
+static const opttab tab = {rows, NROWS, 21};
 
 void opts_usage(FILE *out)
 {
-    for (size_t i = 0; i < NROWS; i++) {
-        const char *t = rows[i].text;
-        if (rows[i].name == NULL) {
-            fprintf(out, "%s\n", t);
-            continue;
-        }
-        fprintf(out, "  %-*s", HELP_COL - 1, rows[i].left);
-        for (;;) {
-            const char *nl = strchr(t, '\n');
-            int n = nl != NULL ? (int)(nl - t) : (int)strlen(t);
-            fprintf(out, " %.*s\n", n, t);
-            if (nl == NULL)
-                break;
-            t = nl + 1;
-            fprintf(out, "  %-*s", HELP_COL - 1, "");
-        }
-    }
+    opttab_usage(&tab, out);
 }
 
 void opts_init(run_opts *o, int argc, char **argv)
@@ -314,18 +282,6 @@ static unsigned ramp_started(const run_opts *o)
     return n;
 }
 
-/* The flag of row val as the messages name it: its long form. */
-static const char *flag_name(int val, char *buf, size_t len)
-{
-    for (size_t i = 0; i < NROWS; i++)
-        if (rows[i].name != NULL && rows[i].val == val) {
-            snprintf(buf, len, "--%s", rows[i].name);
-            return buf;
-        }
-    snprintf(buf, len, "-%c", val > 0 && val < 128 ? val : '?');
-    return buf;
-}
-
 /* The flag the user typed at av[i], without its "=value". */
 static const char *typed_flag(const char *a, char *buf, size_t len)
 {
@@ -340,18 +296,8 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
 {
     char err[512];
 
-    for (size_t i = 0; i < NROWS; i++) {
-        if (rows[i].name == NULL || rows[i].val != val)
-            continue;
-        if (rows[i].str != 0) {
-            *(const char **)((char *)o + rows[i].str - 1) = v;
-            return 0;
-        }
-        if (rows[i].set != 0) {
-            *(int *)((char *)o + rows[i].set - 1) = 1;
-            return 0;
-        }
-    }
+    if (opttab_plain(&tab, val, v, o))
+        return 0;
     switch (val) {
     case 'u':
         o->given |= OPTS_GIVEN_VUS;
@@ -474,27 +420,21 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
 {
     struct option lopts[NROWS + 1];
     char shorts[64], flag[64];
-    size_t nl = 0, ns = 0;
+    size_t ns = 0;
     /* getopt_long reorders what it parses; the database records argv as given */
     char **av = xcalloc((size_t)argc + 1, sizeof(*av));
     int c, rc = -1;
 
     memcpy(av, argv, (size_t)argc * sizeof(*av));
     shorts[ns++] = ':'; /* a missing value returns ':', not '?' */
+    opttab_longopts(&tab, lopts);
     for (size_t i = 0; i < NROWS; i++) {
-        if (rows[i].name == NULL)
-            continue;
-        lopts[nl].name = rows[i].name;
-        lopts[nl].has_arg = rows[i].has_arg;
-        lopts[nl].flag = NULL;
-        lopts[nl++].val = rows[i].val;
-        if (rows[i].val < 128) {
+        if (rows[i].name != NULL && rows[i].val < 128) {
             shorts[ns++] = (char)rows[i].val;
             if (rows[i].has_arg == required_argument)
                 shorts[ns++] = ':';
         }
     }
-    memset(&lopts[nl], 0, sizeof(lopts[nl]));
     shorts[ns] = '\0';
     opterr = 0;
     optind = 0; /* glibc: start afresh */
@@ -513,10 +453,10 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
             goto out;
         }
         if (c == ':') {
-            cli_usage_err("run", "%s needs a value", flag_name(optopt, flag, sizeof(flag)));
+            cli_usage_err("run", "%s needs a value", opttab_name(&tab, optopt, flag, sizeof(flag)));
             goto out;
         }
-        if (apply(o, c, flag_name(c, flag, sizeof(flag)), optarg, overrides) != 0)
+        if (apply(o, c, opttab_name(&tab, c, flag, sizeof(flag)), optarg, overrides) != 0)
             goto out;
     }
     for (int i = optind; i < argc; i++) {
