@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/dur.h"
@@ -226,4 +227,22 @@ int stages_id_times(const stage *st, size_t n, uint64_t id, int64_t *start_us, i
         a = b;
     }
     return -1;
+}
+
+char *stages_format(const stage *st, size_t n, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < len; i++) {
+        char d[DUR_FORMAT_MAX];
+        int w = snprintf(buf + at, len - at, "%s%s:%u", i > 0 ? "," : "",
+                         dur_format(st[i].dur_us, d, sizeof(d)), (unsigned)st[i].target);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+    return buf;
 }

@@ -47,6 +47,11 @@ typedef struct stage {
     uint32_t target; /**< active VUs at the stage's end */
 } stage;
 
+/** Writes the list as stages_parse reads it back ("3s:20,4s:20,3s:0",
+ *  durations through dur_format) into buf (len bytes, always terminated;
+ *  cut when too long). Returns buf. */
+char *stages_format(const stage *st, size_t n, char *buf, size_t len);
+
 /** Parses one "D:N" (a duration as dur_parse reads it, a colon, a whole
  *  number of VUs from 0 to STAGES_VUS_MAX) into *out. 0, or -1 with a
  *  message quoting the text in err. */

@@ -48,7 +48,7 @@ void record_begin(run *r)
 {
     db_step *steps;
     db_run_info ri;
-    char name[256], err[1024];
+    char name[256], err[1024], stages[4096];
 
     if (record_db(r) == NULL)
         return;
@@ -80,6 +80,8 @@ void record_begin(run *r)
     ri.req_duration_us = r->o.duration_us;
     ri.req_ramp_up_us = r->o.ramp_us;
     ri.req_runs = r->o.runs;
+    ri.req_stages =
+        r->o.nstages > 0 ? stages_format(r->o.stages, r->o.nstages, stages, sizeof(stages)) : NULL;
     ri.argc = r->o.argc;
     ri.argv = (const char *const *)r->o.argv;
     r->db_run = db_run_begin(r->db, &ri, err, sizeof(err));

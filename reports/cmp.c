@@ -157,6 +157,14 @@ const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, siz
         snprintf(y, sizeof(y), "%lld", (long long)b->req_runs);
         note_add(buf, len, "A's runs per VU %s, B's %s", x, y);
     }
+    /* a NULL stages column is no stages for a run of this schema: compare
+     * only when either run has them */
+    if ((a->req_stages != NULL || b->req_stages != NULL) &&
+        (a->req_stages == NULL || b->req_stages == NULL ||
+         strcmp(a->req_stages, b->req_stages) != 0))
+        note_add(buf, len, "A's stages %.60s, B's %.60s",
+                 a->req_stages != NULL ? a->req_stages : "none",
+                 b->req_stages != NULL ? b->req_stages : "none");
     return buf;
 }
 

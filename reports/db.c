@@ -435,8 +435,8 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
                            "INSERT INTO runs (name, tags, script, script_hash, properties, "
                            "quern_version, vus, started_at, started_us, status, "
                            "req_duration_us, req_ramp_up_us, req_runs, command_line, "
-                           "console_host, console_pid, updated_us) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                           "console_host, console_pid, updated_us, req_stages) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK) {
         set_err(d, err, errlen, "cannot record the run");
         goto fail;
@@ -463,6 +463,10 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
         sqlite3_bind_null(st, 14);
     sqlite3_bind_int64(st, 15, (sqlite3_int64)getpid());
     sqlite3_bind_int64(st, 16, clock_wall_us());
+    if (ri->req_stages != NULL)
+        sqlite3_bind_text(st, 17, ri->req_stages, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 17);
     if (step_done(d, st, "cannot record the run", err, errlen) != 0)
         goto fail;
     sqlite3_finalize(st);

@@ -43,7 +43,7 @@
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 /** An open results database; created by db_open, released by db_close. */
 typedef struct db db;
@@ -82,6 +82,7 @@ typedef struct db_run_info {
     int64_t req_duration_us; /**< --duration in microseconds; 0: none */
     int64_t req_ramp_up_us;  /**< --ramp-up in microseconds; 0: none */
     unsigned req_runs;       /**< --runs; 0: none */
+    const char *req_stages;  /**< borrowed: --stages as read back ("3s:20,..."), NULL: none */
     int argc;                /**< arguments of the command (0: none recorded) */
     const char *const *argv; /**< argc entries, argv[0] the subcommand ("run"); stored
                                   as "quern run ...", shell-quoted and redacted */

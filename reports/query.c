@@ -141,8 +141,8 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
                    "SELECT name, tags, script, script_hash, properties, quern_version, "
                    "vus, started_at, started_us, ended_at, ended_us, duration_us, status, "
                    "req_duration_us, req_ramp_up_us, req_runs, command_line, "
-                   "console_host, console_pid, status_reason, verdict, verdict_reason "
-                   "FROM runs WHERE id = ?",
+                   "console_host, console_pid, status_reason, verdict, verdict_reason, "
+                   "req_stages FROM runs WHERE id = ?",
                    r->id, err, errlen);
     int rc;
 
@@ -179,6 +179,7 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
     r->status_reason = col_opt_str(st, 19);
     r->run_verdict = col_opt_str(st, 20);
     r->run_verdict_reason = col_opt_str(st, 21);
+    r->req_stages = col_opt_str(st, 22);
     sqlite3_finalize(st);
     return 0;
 }
@@ -578,6 +579,7 @@ void query_run_free(query_run *r)
     }
     xfree(r->thresholds);
     xfree(r->command_line);
+    xfree(r->req_stages);
     xfree(r->console_host);
     xfree(r->status_reason);
     xfree(r->run_verdict);

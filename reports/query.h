@@ -127,6 +127,7 @@ typedef struct query_run {
     int64_t req_duration_us;  /**< --duration (0: none) */
     int64_t req_ramp_up_us;   /**< --ramp-up */
     int64_t req_runs;         /**< --runs (0: none) */
+    char *req_stages;         /**< owned: --stages ("3s:20,4s:20,3s:0"), NULL: none */
     char *command_line;       /**< owned; redacted when recorded */
     char *console_host;       /**< owned */
     int64_t console_pid;      /**< 0: not recorded */

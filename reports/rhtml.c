@@ -505,6 +505,8 @@ static void settings(FILE *out, const query_run *r)
     else
         snprintf(b, sizeof(b), "%lld", (long long)r->req_runs);
     kv(out, "Runs per VU (--runs)", b, 0);
+    if (r->req_stages != NULL)
+        kv(out, "Stages (--stages)", r->req_stages, 1);
     kv(out, "Command line", r->command_line != NULL ? r->command_line : "not recorded",
        r->command_line != NULL);
     if (r->console_host != NULL) {

@@ -221,3 +221,8 @@ INSERT INTO runs_v3 (id, name, tags, script, script_hash, properties, quern_vers
 DROP TABLE runs;
 ALTER TABLE runs_v3 RENAME TO runs;
 CREATE INDEX runs_by_name ON runs (name, id);
+-- @migration 4
+-- The shape of a run's load, kept with the run.
+--   req_stages: --stages as the console read it back ("3s:20,4s:20,3s:0");
+--     NULL: none (--vus and --ramp-up), or a run from an older quern.
+ALTER TABLE runs ADD COLUMN req_stages TEXT;

@@ -102,6 +102,11 @@ eq "3s:20,4s:20,3s:0: exit 0" "$?" 0
 check_shape "3s:20,4s:20,3s:0" "$TMP/one.json"
 between "3s:20,4s:20,3s:0: the run lasts the stages (s)" "$(sj "$TMP/one.json" '.run.duration_s')" 9.5 11.5
 eq "3s:20,4s:20,3s:0: the summary's VUs are the largest target" "$(sj "$TMP/one.json" '.run.vus')" 20
+eq "3s:20,4s:20,3s:0: the database keeps the stages" \
+  "$(sqlite3 "$TMP/one.db" 'SELECT req_stages FROM runs')" "3s:20,4s:20,3s:0"
+"$QUERN" report --db "$TMP/one.db" -o "$TMP/one.html" >/dev/null 2>&1
+check "3s:20,4s:20,3s:0: the report shows the stages" \
+  grep -q '<dt>Stages (--stages)</dt><dd><code>3s:20,4s:20,3s:0</code>' "$TMP/one.html"
 # The active VUs of each second (at its end) that the database, the live view
 # and the JTL show: ceil(N(t)) at t = 1, 2, ... s, give or take a VU.
 vus=$(sqlite3 "$TMP/one.db" 'SELECT group_concat(active_vus, " ") FROM (SELECT active_vus FROM intervals ORDER BY second)')

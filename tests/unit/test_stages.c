@@ -222,6 +222,28 @@ static void test_check(void **state)
     assert_non_null(strstr(err, "no stage"));
 }
 
+/* A list written back reads as the same list; a short buffer is cut. */
+static void test_format(void **state)
+{
+    stage st[STAGES_MAX], back[STAGES_MAX];
+    size_t n = 0, m = 0;
+    char err[256], buf[256], tiny[8];
+
+    (void)state;
+    assert_int_equal(
+        stages_parse("3s:20,4000ms:20,1m30s:0,0:5", st, STAGES_MAX, &n, err, sizeof(err)), 0);
+    assert_string_equal(stages_format(st, n, buf, sizeof(buf)), "3s:20,4s:20,1m30s:0,0s:5");
+    assert_int_equal(stages_parse(buf, back, STAGES_MAX, &m, err, sizeof(err)), 0);
+    assert_int_equal(m, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(back[i].dur_us, st[i].dur_us);
+        assert_int_equal(back[i].target, st[i].target);
+    }
+    stages_format(st, n, tiny, sizeof(tiny));
+    assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
+    assert_string_equal(stages_format(st, 0, buf, sizeof(buf)), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_target),      cmocka_unit_test(test_ramp_compat),
         cmocka_unit_test(test_lifo),        cmocka_unit_test(test_climb_again),
         cmocka_unit_test(test_zero_length), cmocka_unit_test(test_check),
+        cmocka_unit_test(test_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
