@@ -32,6 +32,8 @@ struct props;
 #define OPTS_LISTEN_DEFAULT "127.0.0.1:6372"
 /** Most agents one run may wait for (half the console's connections). */
 #define OPTS_AGENTS_MAX 1024
+/** Default --metrics-linger: the endpoint outlives the run by 5 s. */
+#define OPTS_METRICS_LINGER_US 5000000
 
 /** What `quern run` was asked to do. */
 typedef struct run_opts {
@@ -39,6 +41,8 @@ typedef struct run_opts {
     unsigned vus, runs, workers, agents;
     int64_t duration_us, ramp_us, grace_us, wait_us;
     const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
+    const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
+    int64_t metrics_linger_us;               /**< --metrics-linger */
     int quiet, allow_loss;
     int allow_errors; /**< --allow-errors: no default "errors<=0%" threshold */
     int embedded;     /**< no --agents nor --listen: a local agent of our own */
@@ -56,7 +60,7 @@ typedef struct run_opts {
     char **argv;
 } run_opts;
 
-/** Sets the defaults (1 VU, 5 s grace, 60 s wait) and keeps argc/argv. */
+/** Sets the defaults (1 VU, 5 s grace, 60 s wait, 5 s metrics linger) and keeps argc/argv. */
 void opts_init(run_opts *o, int argc, char **argv);
 /** Parses argv (argv[0] is "run") into o, and -p K=V into overrides.
  *  Resolves what the flags imply (no --agents nor --listen: a local agent;
