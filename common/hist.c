@@ -213,6 +213,27 @@ uint64_t hist_percentile(const hist *h, double p)
     return h->max; /* not reached: the buckets add up to count */
 }
 
+void hist_cumulative(const hist *h, const uint64_t *bounds, size_t n, uint64_t *out)
+{
+    uint64_t seen = 0;
+    size_t i = 0;
+
+    for (size_t j = 0; j < n; j++) {
+        if (h->count == 0 || bounds[j] < h->min) {
+            out[j] = 0;
+            continue;
+        }
+        if (bounds[j] >= h->max) {
+            out[j] = h->count;
+            continue;
+        }
+        /* bucket_mid grows with i: the buckets reported <= bounds[j] come first */
+        while (i < NBUCKETS && bucket_mid(i) <= bounds[j])
+            seen += h->buckets[i++];
+        out[j] = seen;
+    }
+}
+
 /* ---- encoding ---- */
 
 size_t hist_encoded_size_max(void)

@@ -84,6 +84,14 @@ double hist_mean(const hist *h);
  * reported as its bucket's midpoint clamped into [min, max]. */
 uint64_t hist_percentile(const hist *h, double p);
 
+/** For each of the n bounds (microseconds, ascending), the samples whose
+ * reported value is <= the bound: out[j] counts the samples of the buckets
+ * whose midpoint is <= bounds[j], every sample when bounds[j] >= max, none
+ * when bounds[j] < min. So out[] never decreases, and a percentile that
+ * hist_percentile reports as v lies at or below the first bound >= v. One
+ * pass over the buckets, for a Prometheus histogram's cumulative buckets. */
+void hist_cumulative(const hist *h, const uint64_t *bounds, size_t n, uint64_t *out);
+
 /** Returns a buffer size that is enough for hist_encode of any histogram. */
 size_t hist_encoded_size_max(void);
 

@@ -100,6 +100,8 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     /* A late second adds to the totals without adding time. */
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
+    metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
+                   r->o.th, r->o.nth);
     if (late)
         return;
     live_update(r->live, &r->agg, sum->steps, agents_alive(r),

@@ -37,6 +37,9 @@ enum {
     OPT_WORKERS,
     OPT_ALLOW_AGENT_LOSS,
     OPT_PORT_FILE,
+    OPT_METRICS,
+    OPT_METRICS_PORT_FILE,
+    OPT_METRICS_LINGER,
     OPT_SOURCE_ADDRS,
     OPT_THRESHOLD,
     OPT_ABORT_ON_FAIL,
@@ -115,6 +118,16 @@ static const opttab_row rows[] = {
      "local IP addresses the VUs' connections leave from, spread\n"
      "over the VUs by index (the injector must own them)",
      OPTTAB_NONE},
+    {NULL, 0, 0, NULL, "\nPrometheus:", OPTTAB_NONE},
+    {"metrics", required_argument, OPT_METRICS, "--metrics HOST:PORT",
+     "serve GET /metrics (Prometheus text) while the run lasts;\n"
+     "a non-loopback address needs --token-file, whose token\n"
+     "scrapes send as \"Authorization: Bearer TOKEN\"",
+     OPTTAB_STR(run_opts, metrics)},
+    {"metrics-port-file", required_argument, OPT_METRICS_PORT_FILE, "--metrics-port-file FILE",
+     "write the metrics port there (useful with port 0)", OPTTAB_STR(run_opts, metrics_port_file)},
+    {"metrics-linger", required_argument, OPT_METRICS_LINGER, "--metrics-linger D",
+     "keep serving D after the run, for a last scrape (default 5s)", OPTTAB_NONE},
     {NULL, 0, 0, NULL, "\npass/fail:", OPTTAB_NONE},
     {"threshold", required_argument, OPT_THRESHOLD, "--threshold EXPR",
      "a condition the run must meet (repeatable), e.g.\n"
@@ -162,6 +175,7 @@ void opts_init(run_opts *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     o->grace_us = 5000000;
     o->wait_us = 60000000;
+    o->metrics_linger_us = OPTS_METRICS_LINGER_US;
     o->vus = 1;
     o->argc = argc;
     o->argv = argv;
@@ -317,6 +331,8 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return parse_d(flag, v, &o->grace_us);
     case OPT_WAIT:
         return parse_d(flag, v, &o->wait_us);
+    case OPT_METRICS_LINGER:
+        return parse_d(flag, v, &o->metrics_linger_us);
     case 'p':
         if (props_set_arg(over, v, err, sizeof(err)) != 0) {
             fprintf(stderr, "quern run: %s: %s\n", flag, err);

@@ -33,6 +33,8 @@ struct props;
 #define OPTS_LISTEN_DEFAULT "127.0.0.1:6372"
 /** Most agents one run may wait for (half the console's connections). */
 #define OPTS_AGENTS_MAX 1024
+/** Default --metrics-linger: the endpoint outlives the run by 5 s. */
+#define OPTS_METRICS_LINGER_US 5000000
 
 /** Bits of run_opts.given. */
 #define OPTS_GIVEN_VUS 1u
@@ -52,6 +54,8 @@ typedef struct run_opts {
     unsigned staged_ids; /**< the last ones: the ids of the scenarios' own stages */
     unsigned given;      /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
     const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
+    const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
+    int64_t metrics_linger_us;               /**< --metrics-linger */
     int quiet, allow_loss;
     int allow_errors; /**< --allow-errors: no default "errors<=0%" threshold */
     int embedded;     /**< no --agents nor --listen: a local agent of our own */
@@ -69,7 +73,7 @@ typedef struct run_opts {
     char **argv;
 } run_opts;
 
-/** Sets the defaults (1 VU, 5 s grace, 60 s wait) and keeps argc/argv. */
+/** Sets the defaults (1 VU, 5 s grace, 60 s wait, 5 s metrics linger) and keeps argc/argv. */
 void opts_init(run_opts *o, int argc, char **argv);
 /** Parses argv (argv[0] is "run") into o, and -p K=V into overrides.
  *  Resolves what the flags imply (no --agents nor --listen: a local agent;

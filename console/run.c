@@ -116,6 +116,7 @@ void run_free(run *r)
     props_free(r->p);
     db_close(r->db);
     gather_free(r->gather);
+    metrics_stop(r->metrics, 0);
 }
 
 void run_init(run *r, int argc, char **argv)
@@ -133,7 +134,7 @@ int run_main(int argc, char **argv)
     char err[2048];
 
     run_init(&r, argc, argv);
-    if (opts_parse(&r.o, argc, argv, over) != 0)
+    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0)
         goto out;
     if (access(r.o.script, R_OK) != 0) {
         snprintf(err, sizeof(err), "cannot read script %s: %s", r.o.script, strerror(errno));
@@ -146,6 +147,13 @@ int run_main(int argc, char **argv)
         fprintf(stderr, "%s\n", err); /* file:line: message, as the script's own */
         snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
         goto out;
+    }
+    if (r.o.metrics != NULL) {
+        r.rc = RUN_EXIT_START;
+        r.metrics = metrics_start(&r.o, err, sizeof(err));
+        if (r.metrics == NULL)
+            goto fail;
+        r.rc = RUN_EXIT_USAGE;
     }
     if (r.o.embedded) {
         r.rc = RUN_EXIT_START;
@@ -185,6 +193,11 @@ int run_main(int argc, char **argv)
         goto out;
     }
     finish_run(&r);
+    if (r.have_agg)
+        metrics_update(r.metrics, &r.agg, (const char *const *)r.ids, (const char *const *)r.names,
+                       r.o.th, r.o.nth);
+    metrics_stop(r.metrics, r.o.metrics_linger_us); /* a last scrape sees the final counts */
+    r.metrics = NULL;
     goto out;
 fail:
     /* A run that cannot go on: one line, and a failed --junit case. */

@@ -32,6 +32,7 @@
 #include "console/gather.h"
 #include "console/live.h"
 #include "console/local.h"
+#include "console/metrics.h"
 #include "console/opts.h"
 #include "proto/bundle.h"
 #include "proto/ivwin.h"
@@ -89,6 +90,7 @@ typedef struct run {
     ratelog refused_log;      /**< lines about peers refused during the handshake */
     ratelog token_log;        /**< lines about peers with a wrong token */
     gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
+    metrics *metrics;         /**< owned: the --metrics endpoint, NULL without */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */

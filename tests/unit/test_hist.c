@@ -579,6 +579,33 @@ static void test_merge_encoded(void **state)
     hist_free(two);
 }
 
+/* hist_cumulative: the samples reported at or below each bound, in one pass;
+ * consistent with hist_percentile. */
+static void test_cumulative(void **state)
+{
+    hist *h = hist_new();
+    const uint64_t bounds[] = {0, 99, 100, 101, 1000, 5000, 99999, 100000, 200000};
+    uint64_t out[9];
+
+    hist_cumulative(h, bounds, 9, out);
+    for (size_t i = 0; i < 9; i++)
+        assert_int_equal(out[i], 0);
+    hist_record_n(h, 100, 3);    /* exact below 256 */
+    hist_record_n(h, 5000, 2);   /* reported near 5000 */
+    hist_record_n(h, 100000, 1); /* the max */
+    hist_cumulative(h, bounds, 9, out);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 0);
+    assert_int_equal(out[2], 3);
+    assert_int_equal(out[3], 3);
+    assert_int_equal(out[4], 3);
+    assert_int_equal(out[5], hist_percentile(h, 60) <= 5000 ? 5 : 3);
+    assert_int_equal(out[6], 5);
+    assert_int_equal(out[7], 6); /* >= max: every sample */
+    assert_int_equal(out[8], 6);
+    hist_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_decode_rejects),
         cmocka_unit_test(test_decode_garbage),
         cmocka_unit_test(test_merge_encoded),
+        cmocka_unit_test(test_cumulative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,201 @@
+/* prom — a run's totals as Prometheus text; see prom.h. */
+#include "console/prom.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/mem.h"
+
+#define DECADE(m)                                                                                  \
+    1 * (m), 125 * (m) / 100, 16 * (m) / 10, 2 * (m), 25 * (m) / 10, 32 * (m) / 10, 4 * (m),       \
+        5 * (m), 63 * (m) / 10, 8 * (m)
+
+const uint64_t prom_bounds_us[PROM_NBOUNDS] = {
+    DECADE(100ULL),    DECADE(1000ULL),    DECADE(10000ULL),
+    DECADE(100000ULL), DECADE(1000000ULL), DECADE(10000000ULL),
+};
+
+/* The text being written: grows up to PROM_TEXT_MAX, then only records that
+ * it overflowed (the text is then dropped whole). */
+typedef struct text {
+    char *p; /* owned */
+    size_t len, cap;
+    int over;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->over)
+        return;
+    if (t->len + n + 1 > PROM_TEXT_MAX) {
+        t->over = 1;
+        return;
+    }
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap == 0 ? 4096 : t->cap;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        if (cap > PROM_TEXT_MAX)
+            cap = PROM_TEXT_MAX;
+        t->p = xrealloc(t->p, cap);
+        t->cap = cap;
+    }
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+}
+
+static void puts_(text *t, const char *s)
+{
+    put(t, s, strlen(s));
+}
+
+static void fmt(text *t, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void fmt(text *t, const char *f, ...)
+{
+    char buf[128];
+    va_list ap;
+    int n;
+
+    va_start(ap, f);
+    n = vsnprintf(buf, sizeof(buf), f, ap);
+    va_end(ap);
+    if (n > 0)
+        put(t, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* A label value, escaped: backslash, double quote and newline. */
+static void label_value(text *t, const char *v)
+{
+    for (const char *s = v; *s != '\0'; s++) {
+        if (*s == '\\')
+            put(t, "\\\\", 2);
+        else if (*s == '"')
+            put(t, "\\\"", 2);
+        else if (*s == '\n')
+            put(t, "\\n", 2);
+        else
+            put(t, s, 1);
+    }
+}
+
+static void family(text *t, const char *name, const char *type, const char *help)
+{
+    fmt(t, "# HELP %s ", name);
+    puts_(t, help);
+    fmt(t, "\n# TYPE %s %s\n", name, type);
+}
+
+/* name{run="...",step="..." then extra (already formatted, may be "")} */
+static void sample_head(text *t, const prom_input *in, const char *name, size_t step,
+                        const char *extra)
+{
+    puts_(t, name);
+    puts_(t, "{run=\"");
+    label_value(t, in->run);
+    if (step != SIZE_MAX) {
+        puts_(t, "\",step=\"");
+        label_value(t, in->steps[step]);
+    }
+    puts_(t, "\"");
+    puts_(t, extra);
+    puts_(t, "} ");
+}
+
+const char *prom_seconds(uint64_t us, char *buf, size_t buflen)
+{
+    uint64_t whole = us / 1000000, frac = us % 1000000;
+    int digits = 6;
+
+    if (frac == 0) {
+        snprintf(buf, buflen, "%" PRIu64, whole);
+        return buf;
+    }
+    while (frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    snprintf(buf, buflen, "%" PRIu64 ".%0*" PRIu64, whole, digits, frac);
+    return buf;
+}
+
+/* A counter family, one sample per step: field(step_stats) */
+static void counter(text *t, const prom_input *in, const char *name, const char *help, size_t off)
+{
+    family(t, name, "counter", help);
+    for (size_t i = 0; in->a != NULL && i < in->a->nsteps; i++) {
+        sample_head(t, in, name, i, "");
+        fmt(t, "%" PRIu64 "\n", *(const uint64_t *)((const char *)&in->a->total[i] + off));
+    }
+}
+
+static void latency(text *t, const prom_input *in)
+{
+    uint64_t cum[PROM_NBOUNDS];
+    char le[64], sec[32];
+
+    family(t, "quern_latency_seconds", "histogram",
+           "Response time of the samples, per step (from the merged HDR histograms).");
+    for (size_t i = 0; in->a != NULL && i < in->a->nsteps; i++) {
+        const hist *h = in->a->total[i].hist;
+        hist_cumulative(h, prom_bounds_us, PROM_NBOUNDS, cum);
+        for (size_t j = 0; j < PROM_NBOUNDS; j++) {
+            snprintf(le, sizeof(le), ",le=\"%s\"",
+                     prom_seconds(prom_bounds_us[j], sec, sizeof(sec)));
+            sample_head(t, in, "quern_latency_seconds_bucket", i, le);
+            fmt(t, "%" PRIu64 "\n", cum[j]);
+        }
+        sample_head(t, in, "quern_latency_seconds_bucket", i, ",le=\"+Inf\"");
+        fmt(t, "%" PRIu64 "\n", hist_count(h));
+        sample_head(t, in, "quern_latency_seconds_sum", i, "");
+        fmt(t, "%s\n", prom_seconds(hist_sum(h), sec, sizeof(sec)));
+        sample_head(t, in, "quern_latency_seconds_count", i, "");
+        fmt(t, "%" PRIu64 "\n", hist_count(h));
+    }
+}
+
+char *prom_render(const prom_input *in, size_t *len)
+{
+    text t = {0};
+
+    counter(&t, in, "quern_requests_total", "Samples completed (successes and errors), per step.",
+            offsetof(step_stats, count));
+    family(&t, "quern_errors_total", "counter",
+           "Samples that failed, per step and kind (technical: transport or status; "
+           "functional: a check or the script).");
+    for (size_t i = 0; in->a != NULL && i < in->a->nsteps; i++) {
+        sample_head(&t, in, "quern_errors_total", i, ",kind=\"technical\"");
+        fmt(&t, "%" PRIu64 "\n", in->a->total[i].err_tech);
+        sample_head(&t, in, "quern_errors_total", i, ",kind=\"functional\"");
+        fmt(&t, "%" PRIu64 "\n", in->a->total[i].err_func);
+    }
+    counter(&t, in, "quern_bytes_received_total", "Bytes received (headers and bodies), per step.",
+            offsetof(step_stats, bytes_in));
+    counter(&t, in, "quern_bytes_sent_total",
+            "Bytes sent (request lines, headers, bodies), per step.",
+            offsetof(step_stats, bytes_out));
+    latency(&t, in);
+    family(&t, "quern_vus", "gauge", "Active virtual users, every agent and worker together.");
+    sample_head(&t, in, "quern_vus", SIZE_MAX, "");
+    fmt(&t, "%" PRIu32 "\n", in->a != NULL ? in->a->active_vus : 0);
+    family(&t, "quern_vus_max", "gauge", "Virtual users asked for (--vus).");
+    sample_head(&t, in, "quern_vus_max", SIZE_MAX, "");
+    fmt(&t, "%" PRIu32 "\n", in->vus_max);
+    family(&t, "quern_threshold_passed", "gauge",
+           "1 when the threshold passes on the totals so far, else 0.");
+    for (size_t i = 0; i < in->nth; i++) {
+        puts_(&t, "quern_threshold_passed{run=\"");
+        label_value(&t, in->run);
+        puts_(&t, "\",expr=\"");
+        label_value(&t, in->th[i].expr);
+        fmt(&t, "\"} %d\n", in->th[i].passed ? 1 : 0);
+    }
+    if (t.over) {
+        xfree(t.p);
+        return NULL;
+    }
+    *len = t.len;
+    return t.p;
+}

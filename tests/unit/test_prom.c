@@ -1,0 +1,280 @@
+/* Prometheus text: the exact output of a small run, label escaping,
+ * cumulative buckets that never decrease and end at +Inf == _count, and
+ * histogram_quantile over the buckets within 30 % of the exact HDR
+ * percentile for several distributions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mem.h"
+#include "console/prom.h"
+
+/* The le values, as the text must spell them. */
+static const char *const les[PROM_NBOUNDS] = {
+    "0.0001", "0.000125", "0.00016", "0.0002", "0.00025", "0.00032", "0.0004", "0.0005", "0.00063",
+    "0.0008", "0.001",    "0.00125", "0.0016", "0.002",   "0.0025",  "0.0032", "0.004",  "0.005",
+    "0.0063", "0.008",    "0.01",    "0.0125", "0.016",   "0.02",    "0.025",  "0.032",  "0.04",
+    "0.05",   "0.063",    "0.08",    "0.1",    "0.125",   "0.16",    "0.2",    "0.25",   "0.32",
+    "0.4",    "0.5",      "0.63",    "0.8",    "1",       "1.25",    "1.6",    "2",      "2.5",
+    "3.2",    "4",        "5",       "6.3",    "8",       "10",      "12.5",   "16",     "20",
+    "25",     "32",       "40",      "50",     "63",      "80",
+};
+
+/* A one-second agg of nsteps steps, filled by the caller through st. */
+typedef struct fx {
+    agg a;
+    step_stats *st;
+    size_t nsteps;
+} fx;
+
+static void fx_init(fx *x, size_t nsteps)
+{
+    x->nsteps = nsteps;
+    agg_init(&x->a, nsteps, 1);
+    x->st = stats_array_new(nsteps);
+}
+
+static void fx_add(fx *x, uint32_t vus)
+{
+    uint64_t runs = 1, missed = 0;
+    agg_add(&x->a, x->st, &runs, &missed, 1000000, vus);
+}
+
+static void fx_free(fx *x)
+{
+    stats_array_free(x->st, x->nsteps);
+    agg_free(&x->a);
+}
+
+static void test_seconds_spelling(void **state)
+{
+    char buf[32];
+    for (size_t i = 0; i < PROM_NBOUNDS; i++)
+        assert_string_equal(prom_seconds(prom_bounds_us[i], buf, sizeof(buf)), les[i]);
+    assert_string_equal(prom_seconds(0, buf, sizeof(buf)), "0");
+    assert_string_equal(prom_seconds(2001050, buf, sizeof(buf)), "2.00105");
+    assert_string_equal(prom_seconds(1, buf, sizeof(buf)), "0.000001");
+}
+
+static void test_exact_output(void **state)
+{
+    fx x;
+    const char *names[] = {"SC-A-STEP-1)Login"};
+    prom_threshold th[] = {{"p95<500ms", 1}, {"errors<=0%", 0}};
+    prom_input in = {"nightly", names, NULL, 10, th, 2};
+    char line[256], *want, *got;
+    size_t len, wlen = 0;
+    FILE *f;
+
+    fx_init(&x, 1);
+    x.st[0].count = 3;
+    x.st[0].err_tech = 1;
+    x.st[0].err_func = 2;
+    x.st[0].bytes_in = 300;
+    x.st[0].bytes_out = 120;
+    hist_record(x.st[0].hist, 150);     /* its own bucket */
+    hist_record(x.st[0].hist, 900);     /* bucket [900, 904), reported 902 */
+    hist_record(x.st[0].hist, 2000000); /* the max */
+    fx_add(&x, 7);
+    in.a = &x.a;
+
+    f = open_memstream(&want, &wlen);
+    fputs("# HELP quern_requests_total Samples completed (successes and errors), per step.\n"
+          "# TYPE quern_requests_total counter\n"
+          "quern_requests_total{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 3\n"
+          "# HELP quern_errors_total Samples that failed, per step and kind (technical: "
+          "transport or status; functional: a check or the script).\n"
+          "# TYPE quern_errors_total counter\n"
+          "quern_errors_total{run=\"nightly\",step=\"SC-A-STEP-1)Login\",kind=\"technical\"} 1\n"
+          "quern_errors_total{run=\"nightly\",step=\"SC-A-STEP-1)Login\",kind=\"functional\"} 2\n"
+          "# HELP quern_bytes_received_total Bytes received (headers and bodies), per step.\n"
+          "# TYPE quern_bytes_received_total counter\n"
+          "quern_bytes_received_total{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 300\n"
+          "# HELP quern_bytes_sent_total Bytes sent (request lines, headers, bodies), per step.\n"
+          "# TYPE quern_bytes_sent_total counter\n"
+          "quern_bytes_sent_total{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 120\n"
+          "# HELP quern_latency_seconds Response time of the samples, per step (from the "
+          "merged HDR histograms).\n"
+          "# TYPE quern_latency_seconds histogram\n",
+          f);
+    for (size_t i = 0; i < PROM_NBOUNDS; i++) {
+        uint64_t b = prom_bounds_us[i];
+        int n = b < 150 ? 0 : b < 902 ? 1 : b < 2000000 ? 2 : 3;
+        snprintf(line, sizeof(line),
+                 "quern_latency_seconds_bucket{run=\"nightly\",step=\"SC-A-STEP-1)Login\","
+                 "le=\"%s\"} %d\n",
+                 les[i], n);
+        fputs(line, f);
+    }
+    fputs("quern_latency_seconds_bucket{run=\"nightly\",step=\"SC-A-STEP-1)Login\",le=\"+Inf\"} 3\n"
+          "quern_latency_seconds_sum{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 2.00105\n"
+          "quern_latency_seconds_count{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 3\n"
+          "# HELP quern_vus Active virtual users, every agent and worker together.\n"
+          "# TYPE quern_vus gauge\n"
+          "quern_vus{run=\"nightly\"} 7\n"
+          "# HELP quern_vus_max Virtual users asked for (--vus).\n"
+          "# TYPE quern_vus_max gauge\n"
+          "quern_vus_max{run=\"nightly\"} 10\n"
+          "# HELP quern_threshold_passed 1 when the threshold passes on the totals so far, "
+          "else 0.\n"
+          "# TYPE quern_threshold_passed gauge\n"
+          "quern_threshold_passed{run=\"nightly\",expr=\"p95<500ms\"} 1\n"
+          "quern_threshold_passed{run=\"nightly\",expr=\"errors<=0%\"} 0\n",
+          f);
+    fclose(f);
+    got = prom_render(&in, &len);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    assert_int_equal(len, strlen(want));
+    xfree(got);
+    free(want);
+    fx_free(&x);
+}
+
+static void test_no_steps_yet(void **state)
+{
+    prom_input in = {"r", NULL, NULL, 3, NULL, 0};
+    size_t len;
+    char *got = prom_render(&in, &len);
+
+    assert_non_null(strstr(got, "# TYPE quern_requests_total counter\n# HELP quern_errors_total"));
+    assert_non_null(strstr(got, "quern_vus{run=\"r\"} 0\n"));
+    assert_non_null(strstr(got, "quern_vus_max{run=\"r\"} 3\n"));
+    xfree(got);
+}
+
+static void test_label_escaping(void **state)
+{
+    fx x;
+    const char *names[] = {"SC-Q-STEP-1)say \"hi\"\\n\nnext"};
+    prom_threshold th[] = {{"SC-Q-*: p95<\"1s\"", 1}};
+    prom_input in = {"a\\b\"c\nd", names, NULL, 1, th, 1};
+    size_t len;
+    char *got;
+
+    fx_init(&x, 1);
+    fx_add(&x, 1);
+    in.a = &x.a;
+    got = prom_render(&in, &len);
+    assert_non_null(strstr(got, "quern_requests_total{run=\"a\\\\b\\\"c\\nd\","
+                                "step=\"SC-Q-STEP-1)say \\\"hi\\\"\\\\n\\nnext\"} 0\n"));
+    assert_non_null(strstr(got, "expr=\"SC-Q-*: p95<\\\"1s\\\"\"} 1\n"));
+    /* every sample is one line: no raw newline inside a label */
+    for (char *l = got; *l != '\0'; l = strchr(l, '\n') + 1)
+        assert_true(l[0] == '#' || strncmp(l, "quern_", 6) == 0);
+    xfree(got);
+    fx_free(&x);
+}
+
+/* The buckets of step 0 read back from the text: cum[PROM_NBOUNDS] is +Inf;
+ * *count is _count. */
+static void read_buckets(const char *text, uint64_t *cum, uint64_t *count)
+{
+    const char *p = text;
+    size_t n = 0;
+    while ((p = strstr(p, "quern_latency_seconds_bucket{")) != NULL) {
+        const char *v = strchr(p, '}') + 2;
+        cum[n++] = strtoull(v, NULL, 10);
+        p = v;
+    }
+    assert_int_equal(n, PROM_NBOUNDS + 1);
+    p = strstr(text, "quern_latency_seconds_count{");
+    assert_non_null(p);
+    *count = strtoull(strchr(p, '}') + 2, NULL, 10);
+}
+
+/* histogram_quantile as Prometheus computes it (linear within a bucket, 0
+ * as the first bucket's lower bound, the last finite bound above it). */
+static double quantile(double q, const uint64_t *cum)
+{
+    double rank = q * (double)cum[PROM_NBOUNDS];
+    size_t b = 0;
+    while (b < PROM_NBOUNDS && (double)cum[b] < rank)
+        b++;
+    if (b == PROM_NBOUNDS)
+        return (double)prom_bounds_us[PROM_NBOUNDS - 1] / 1e6;
+    double lo = b == 0 ? 0 : (double)prom_bounds_us[b - 1] / 1e6;
+    double hi = (double)prom_bounds_us[b] / 1e6;
+    double below = b == 0 ? 0 : (double)cum[b - 1];
+    if (cum[b] == below)
+        return hi;
+    return lo + (hi - lo) * (rank - below) / ((double)cum[b] - below);
+}
+
+enum shape { UNIFORM, LOGNORMAL, EXPONENTIAL, BIMODAL, CONSTANT, WIDE };
+
+static uint64_t draw(enum shape s)
+{
+    double u = drand48();
+    switch (s) {
+    case UNIFORM:
+        return 1000 + (uint64_t)(u * 9000); /* 1 to 10 ms */
+    case LOGNORMAL: {
+        double g = sqrt(-2 * log(1 - u)) * cos(2 * M_PI * drand48());
+        return (uint64_t)(50000 * exp(0.6 * g)); /* around 50 ms */
+    }
+    case EXPONENTIAL:
+        return 100 + (uint64_t)(-200000 * log(1 - u)); /* mean 200 ms */
+    case BIMODAL:
+        return u < 0.9 ? 2000 + (uint64_t)(drand48() * 500)
+                       : 400000 + (uint64_t)(drand48() * 200000);
+    case CONSTANT:
+        return 3300;
+    case WIDE:
+        return (uint64_t)(100 * pow(10, u * 5.7)); /* 100 us to 50 s, log-uniform */
+    }
+    return 0;
+}
+
+static void test_buckets_and_quantiles(void **state)
+{
+    const double qs[] = {0.5, 0.9, 0.95, 0.99};
+    const char *names[] = {"SC-D-STEP-1)d"};
+
+    srand48(15);
+    for (int s = UNIFORM; s <= WIDE; s++) {
+        fx x;
+        prom_input in = {"q", names, NULL, 1, NULL, 0};
+        uint64_t cum[PROM_NBOUNDS + 1], count;
+        size_t len;
+        char *got;
+
+        fx_init(&x, 1);
+        for (int i = 0; i < 20000; i++)
+            hist_record(x.st[0].hist, draw((enum shape)s));
+        x.st[0].count = 20000;
+        fx_add(&x, 1);
+        in.a = &x.a;
+        got = prom_render(&in, &len);
+        read_buckets(got, cum, &count);
+        for (size_t i = 1; i <= PROM_NBOUNDS; i++)
+            assert_true(cum[i] >= cum[i - 1]);
+        assert_int_equal(cum[PROM_NBOUNDS], count);
+        assert_int_equal(count, 20000);
+        for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+            double exact = (double)hist_percentile(x.a.total[0].hist, qs[i] * 100) / 1e6;
+            double est = quantile(qs[i], cum);
+            if (fabs(est - exact) > 0.3 * exact)
+                fail_msg("shape %d q %.2f: histogram_quantile %.6f s, exact %.6f s", s, qs[i], est,
+                         exact);
+        }
+        xfree(got);
+        fx_free(&x);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seconds_spelling),      cmocka_unit_test(test_exact_output),
+        cmocka_unit_test(test_no_steps_yet),          cmocka_unit_test(test_label_escaping),
+        cmocka_unit_test(test_buckets_and_quantiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
