@@ -14,6 +14,14 @@
 #define PART_MAX 64    /* longest duration part read */
 #define COUNT_EPS 1e-9 /* L(end) = 4000.0000000001 still has 4000 arrivals */
 
+void rate_counts_add(rate_counts *a, const rate_counts *b)
+{
+    a->scheduled += b->scheduled;
+    a->started += b->started;
+    a->late += b->late;
+    a->dropped += b->dropped;
+}
+
 int rate_parse(const char *s, int zero_ok, double *per_s, char *err, size_t errlen)
 {
     const char *slash = strchr(s, '/');

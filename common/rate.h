@@ -46,6 +46,18 @@ typedef struct rate_stage {
     double per_s;   /**< arrivals a second at the stage's end */
 } rate_stage;
 
+/** The open model's arrivals of one scenario over some time: counted by a
+ *  worker each second, summed by agents and the console. */
+typedef struct rate_counts {
+    uint64_t scheduled; /**< due */
+    uint64_t started;   /**< a run began (late ones included) */
+    uint64_t late;      /**< started after waiting for a VU of a full pool */
+    uint64_t dropped;   /**< never started: the wait passed --max-lag, or the run ended */
+} rate_counts;
+
+/** Adds b into a. */
+void rate_counts_add(rate_counts *a, const rate_counts *b);
+
 /** Parses a rate, "200/s", "30/m", "0.5/s", "1000/h" (a number, '/', a unit
  *  s, m or h), into arrivals a second. zero_ok: 0 is allowed (a stage's
  *  target); otherwise it must be above 0. 0, or -1 with a message in err. */
