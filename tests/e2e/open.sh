@@ -1,0 +1,160 @@
+# The open model (--rate, --max-vus, --max-lag), judged by a real nginx's
+# access log: each arrival is one request to /hit naming its VU (X-VU), each
+# VU created one request to /init. 10 s at 200/s (2,000 arrivals) rather
+# than 20 s, to keep the test within its time budget.
+. "$(dirname "$0")/dist_lib.bash"
+
+NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+if [ ! -x "$NGINX" ]; then
+  echo "not ok - nginx is installed (scripts/install-deps.sh installs Debian's)"
+  exit 0
+fi
+D=tests/e2e/scripts
+NG=$TMP/nginx
+NGPORT=$(free_port_py)
+mkdir -p "$NG"
+user_line=
+[ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
+cat >"$NG/nginx.conf" <<NGEOF
+# written by tests/e2e/open.sh
+$user_line
+daemon off;
+master_process on;
+worker_processes 1;
+pid $NG/nginx.pid;
+error_log $NG/error.log warn;
+events { worker_connections 4096; }
+http {
+    log_format vu '\$msec \$status \$http_x_vu \$uri';
+    access_log $NG/access.log vu;
+    client_body_temp_path $NG/body;
+    proxy_temp_path $NG/proxy;
+    fastcgi_temp_path $NG/fastcgi;
+    uwsgi_temp_path $NG/uwsgi;
+    scgi_temp_path $NG/scgi;
+    server {
+        listen 127.0.0.1:$NGPORT;
+        location / { return 200 "ok"; }
+    }
+}
+NGEOF
+"$NGINX" -e "$NG/error.log" -c "$NG/nginx.conf" -p "$NG" &
+NGINX_PID=$!
+PIDS+=("$NGINX_PID")
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$NGPORT/" && break; sleep 0.1; done
+NGBASE="http://127.0.0.1:$NGPORT"
+LOG=$NG/access.log
+
+# Starts a new access log (nginx reopens it on USR1).
+new_log() {
+  rm -f "$LOG"
+  kill -USR1 "$NGINX_PID"
+  for _ in $(seq 50); do [ -e "$LOG" ] && break; sleep 0.1; done
+  curl -s -o /dev/null "$NGBASE/mark"
+  for _ in $(seq 50); do grep -q ' /mark$' "$LOG" 2>/dev/null && break; sleep 0.1; done
+  : >"$LOG"
+}
+hits() { grep -c ' /hit$' "$LOG"; }
+# freeze AFTER FOR: stops nginx (master and worker) AFTER seconds from now,
+# for FOR seconds, in the background.
+freeze() {
+  local pids="$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"
+  (sleep "$1"; kill -STOP $pids; sleep "$2"; kill -CONT $pids) &
+  FREEZE_PID=$!
+}
+# The hits of each second of the log, from the first.
+per_second() { awk '$4 == "/hit" { if (t0 == "") t0 = $1; k = int($1 - t0); n[k]++; if (k > m) m = k }
+                    END { for (k = 0; k <= m; k++) printf "%d ", n[k]; print "" }' "$LOG"; }
+arr() { sj "$1" ".scenarios[0].arrivals.$2"; }
+
+# ---- 200/s for 10 s on one machine, two workers: 2,000 runs, evenly
+new_log
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --workers 2 -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/one.json" >"$TMP/one.out" 2>"$TMP/one.err"
+eq "200/s: exit 0" "$?" 0
+echo "# 200/s: hits per second at nginx: $(per_second)"
+between "200/s: nginx served 2,000 runs (± 1 %)" "$(hits)" 1980 2020
+eq "200/s: the summary's started is nginx's count" "$(arr "$TMP/one.json" started)" "$(hits)"
+eq "200/s: the console's count is nginx's" "$(sj "$TMP/one.json" '.tests[0].count')" "$(hits)"
+eq "200/s: 2,000 scheduled" "$(arr "$TMP/one.json" scheduled)" 2000
+eq "200/s: none late" "$(arr "$TMP/one.json" late)" 0
+eq "200/s: none dropped" "$(arr "$TMP/one.json" dropped)" 0
+lo=$(per_second | awk '{ m = 1e9; for (i = 2; i < NF; i++) if ($i < m) m = $i; print m }')
+hi=$(per_second | awk '{ m = 0; for (i = 2; i < NF; i++) if ($i > m) m = $i; print m }')
+between "200/s: each full second of the log has about 200 (fewest)" "$lo" 190 210
+between "200/s: each full second of the log has about 200 (most)" "$hi" 190 210
+between "200/s: few VUs for a fast server (--vus 1 a worker, then as needed)" \
+  "$(grep -c ' /init$' "$LOG")" 2 20
+eq "200/s: no error" "$(awk '$2 != 200' "$LOG" | wc -l)" 0
+
+# ---- nginx frozen for 2 s in the middle, a pool of 20: the arrivals wait
+# (late), none is dropped within --max-lag 10s, all 2,000 are served
+new_log
+freeze 4 2
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --max-vus 20 --max-lag 10s --workers 2 \
+  -p base_url="$NGBASE" --db none -q --summary-json "$TMP/late.json" >"$TMP/late.out" 2>"$TMP/late.err"
+eq "freeze: exit 0" "$?" 0
+wait "$FREEZE_PID"
+echo "# freeze: hits per second at nginx: $(per_second)"
+between "freeze: nginx served 2,000 runs (± 1 %)" "$(hits)" 1980 2020
+eq "freeze: the summary's started is nginx's count" "$(arr "$TMP/late.json" started)" "$(hits)"
+between "freeze: at least 300 arrivals late" "$(arr "$TMP/late.json" late)" 300 2000
+eq "freeze: none dropped" "$(arr "$TMP/late.json" dropped)" 0
+eq "freeze: the pool stays within --max-vus 20" "$(grep -c ' /init$' "$LOG")" 20
+check "freeze: the summary says how many were late" \
+  grep -q "arrivals 2000 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
+
+# ---- the same freeze with --max-lag 500ms: some dropped, counted, and a
+# threshold on them fails the run
+new_log
+freeze 4 2
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --max-vus 20 --max-lag 500ms --workers 2 \
+  --threshold 'arrivals.dropped<=0' -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/drop.json" >"$TMP/drop.out" 2>"$TMP/drop.err"
+eq "--max-lag 500ms: exit 1 (arrivals.dropped<=0 failed)" "$?" 1
+wait "$FREEZE_PID"
+d=$(arr "$TMP/drop.json" dropped)
+between "--max-lag 500ms: some dropped" "$d" 100 2000
+eq "--max-lag 500ms: started + dropped = scheduled" \
+  "$(( $(arr "$TMP/drop.json" started) + d ))" "$(arr "$TMP/drop.json" scheduled)"
+eq "--max-lag 500ms: the summary's started is nginx's count" "$(arr "$TMP/drop.json" started)" "$(hits)"
+check "--max-lag 500ms: the threshold names the count" \
+  grep -q "FAIL  arrivals.dropped<=0 .*arrivals.dropped of every scenario = $d, limit <= 0" "$TMP/drop.out"
+
+# ---- the same open run on two agents (a worker each): one 200/s stream
+new_log
+start_console d $D/open_vu.lua --rate 200/s --duration 10s --agents 2 --wait 20s -p base_url="$NGBASE" \
+  --db none -q --summary-json "$TMP/dist.json"
+start_agent o1 1
+start_agent o2 1
+wait_exit $CONSOLE_PID 40
+eq "2 agents: console exits 0" "$WAIT_RC" 0
+echo "# 2 agents: hits per second at nginx: $(per_second)"
+between "2 agents: nginx served 2,000 runs (± 1 %)" "$(hits)" 1980 2020
+eq "2 agents: the summary's started is nginx's count" "$(arr "$TMP/dist.json" started)" "$(hits)"
+eq "2 agents: 2,000 scheduled" "$(arr "$TMP/dist.json" scheduled)" 2000
+# Interleaved, not two bursts: the gap between two hits is about 5 ms, never
+# the 0 ms of two streams that start together.
+gaps=$(awk '$4 == "/hit" { if (p != "") { g = ($1 - p) * 1000; if (g < 2) s++ } p = $1 }
+            END { print s + 0 }' "$LOG")
+between "2 agents: the two streams interleave (gaps under 2 ms)" "$gaps" 0 100
+no_sanitizer_report "$TMP"/agent-o*.log "$TMP/d.err" && ok "2 agents: no sanitizer report" ||
+  notok "2 agents: no sanitizer report"
+
+# ---- bad input: one line, exit 2, nothing sent
+new_log
+bad() { "$QUERN" run $D/open_vu.lua "$@" -p base_url="$NGBASE" --db none -q >"$TMP/bad.out" 2>"$TMP/bad.err"; echo $?; }
+first() { head -n 1 "$TMP/bad.err"; }
+eq "--rate 0/s: exit 2" "$(bad --rate 0/s --duration 5s)" 2
+check "--rate 0/s: says the rate must be above 0" grep -q -- '--rate: "0/s": a rate is above 0/s' <(first)
+eq "--rate 0/s: one line" "$(wc -l <"$TMP/bad.err")" 1
+eq "--rate 5/x: exit 2" "$(bad --rate 5/x --duration 5s)" 2
+check "--rate 5/x: names the unit" grep -q -- "--rate: \"5/x\": the unit after '/' is s, m or h" <(first)
+eq "--rate without --duration: exit 2" "$(bad --rate 5/s)" 2
+check "--rate without --duration: says so" grep -q -- '--rate needs --duration' <(first)
+eq "--rate with --stages: exit 2" "$(bad --rate 5/s --stages 1s:2)" 2
+check "--rate with --stages: names both" grep -q -- '--rate and --stages cannot be used together' <(first)
+eq "--rate-stages with --duration: exit 2" "$(bad --rate-stages 1s:5/s --duration 2s)" 2
+eq "--vus above --max-vus: exit 2" "$(bad --rate 5/s --duration 1s --vus 30 --max-vus 20)" 2
+sleep 0.3
+eq "bad input: nothing sent" "$(wc -l <"$LOG")" 0
