@@ -109,7 +109,7 @@ check "freeze: the summary says how many were late" \
 new_log
 freeze 4 2
 "$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --max-vus 20 --max-lag 500ms --workers 2 \
-  --threshold 'arrivals.dropped<=0' -p base_url="$NGBASE" --db none -q \
+  --threshold 'arrivals.dropped<=0' -p base_url="$NGBASE" --db "$TMP/drop.db" -q \
   --summary-json "$TMP/drop.json" >"$TMP/drop.out" 2>"$TMP/drop.err"
 eq "--max-lag 500ms: exit 1 (arrivals.dropped<=0 failed)" "$?" 1
 wait "$FREEZE_PID"
@@ -120,6 +120,13 @@ eq "--max-lag 500ms: started + dropped = scheduled" \
 eq "--max-lag 500ms: the summary's started is nginx's count" "$(arr "$TMP/drop.json" started)" "$(hits)"
 check "--max-lag 500ms: the threshold names the count" \
   grep -q "FAIL  arrivals.dropped<=0 .*arrivals.dropped of every scenario = $d, limit <= 0" "$TMP/drop.out"
+eq "--max-lag 500ms: the database keeps the arrivals" \
+  "$(sqlite3 "$TMP/drop.db" 'SELECT arr_scheduled, arr_started, arr_late, arr_dropped FROM scenario_totals')" \
+  "$(jq -r '.scenarios[0].arrivals | "\(.scheduled)|\(.started)|\(.late)|\(.dropped)"' "$TMP/drop.json")"
+"$QUERN" report --db "$TMP/drop.db" -o "$TMP/drop.html" >/dev/null 2>&1
+check "--max-lag 500ms: the report shows the dropped arrivals" \
+  grep -q "<th class=\"n\">Dropped</th>.*<td class=\"n\">$d</td></tr>" \
+  <(tr -d '\n' <"$TMP/drop.html")
 
 # ---- the same open run on two agents (a worker each): one 200/s stream
 new_log
