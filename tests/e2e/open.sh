@@ -87,6 +87,20 @@ between "200/s: few VUs for a fast server (--vus 1 a worker, then as needed)" \
   "$(grep -c ' /init$' "$LOG")" 2 20
 eq "200/s: no error" "$(awk '$2 != 200' "$LOG" | wc -l)" 0
 
+# ---- --rate-stages 3s:100/s,3s:100/s: from 0/s up to 100/s in 3 s (150
+# arrivals, L(t) = 100 t^2 / 6: 37.5 in the first 1.5 s), then 300 in 3 s
+new_log
+"$QUERN" run $D/open_vu.lua --rate-stages 3s:100/s,3s:100/s -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/ramp.json" >"$TMP/ramp.out" 2>"$TMP/ramp.err"
+eq "rate stages: exit 0" "$?" 0
+eq "rate stages: nginx served 450 runs" "$(hits)" 450
+eq "rate stages: 450 scheduled" "$(arr "$TMP/ramp.json" scheduled)" 450
+read -r r1 r2 r3 < <(awk '$4 == "/hit" { if (t0 == "") t0 = $1; t = $1 - t0; if (t < 1.5) a++; else if (t < 3) b++; else c++ }
+                          END { print a + 0, b + 0, c + 0 }' "$LOG")
+between "rate stages: half-way up (0-1.5 s): 38 arrivals" "$r1" 35 41
+between "rate stages: the rest of the climb (1.5-3 s): 112" "$r2" 108 116
+between "rate stages: the hold (3-6 s): 300" "$r3" 296 304
+
 # ---- nginx frozen for 2 s in the middle, a pool of 20: the arrivals wait
 # (late), none is dropped within --max-lag 10s, all 2,000 are served
 new_log
