@@ -81,7 +81,7 @@ static int grow(arrive *a, struct engine *e)
     return 0;
 }
 
-/* Starts a run on v for an arrival due at due_us. */
+/* Starts a run on v for an arrival; late: it waited for a VU of a full pool. */
 static void play(struct engine *e, vu *v, int late)
 {
     rate_counts *c = &e->acount[v->scen];
@@ -190,6 +190,16 @@ void arrive_vu_free(arrive *a, struct engine *e, vu *v)
 
 void arrive_stop(arrive *a, struct engine *e)
 {
+    int64_t now = clock_mono_us() - e->t0_us;
+
+    /* Arrivals due already whose timer has not run yet (the stop came first
+     * in this loop iteration): due, never started. */
+    while (!a->stopped && a->next_us >= 0 && a->next_us <= now) {
+        e->acount[a->scen].scheduled++;
+        e->acount[a->scen].dropped++;
+        if (rate_cursor_next(&a->cur, &a->next_us) != 0)
+            a->next_us = -1;
+    }
     a->stopped = 1;
     ev_timer_stop(e->loop, &a->timer);
     e->acount[a->scen].dropped += a->qlen;
