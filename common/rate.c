@@ -68,7 +68,7 @@ char *rate_format(double per_s, char *buf, size_t len)
     return buf;
 }
 
-static int stage_parse_one(const char *s, rate_stage *out, char *err, size_t errlen)
+int rate_stage_parse_one(const char *s, rate_stage *out, char *err, size_t errlen)
 {
     const char *colon = strchr(s, ':');
     char dur[PART_MAX], rerr[200];
@@ -154,7 +154,7 @@ int rate_stages_parse(const char *s, rate_stage *out, size_t max, size_t *n, cha
             err_set(err, errlen, "more than %zu stages", max);
             rc = -1;
         } else {
-            rc = stage_parse_one(p, &out[count++], err, errlen);
+            rc = rate_stage_parse_one(p, &out[count++], err, errlen);
         }
     }
     free(copy);

@@ -67,6 +67,10 @@ int rate_parse(const char *s, int zero_ok, double *per_s, char *err, size_t errl
  *  Returns buf. */
 char *rate_format(double per_s, char *buf, size_t len);
 
+/** Parses one "D:R" (a duration as dur_parse reads it, ':', a rate from
+ *  0/s) into *out. 0, or -1 with a message quoting the text in err. */
+int rate_stage_parse_one(const char *s, rate_stage *out, char *err, size_t errlen);
+
 /** Parses "D:R[,D:R...]" into out (max entries), *n the count. The list
  *  must have a stage, some target above 0, and last from more than 0 to at
  *  most RATE_TIME_MAX_US. 0, or -1 with err. */

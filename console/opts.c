@@ -685,3 +685,51 @@ props *opts_load_props(const char *script, const char *file, const props *overri
         props_set(p, props_key(overrides, i), props_value(overrides, i));
     return p;
 }
+
+int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
+                   const char *script_err, char *err, size_t errlen)
+{
+    const char *flag = o->rate_stages != NULL                          ? "--rate or --rate-stages"
+                       : o->stages != NULL                             ? "--stages"
+                       : (o->given & OPTS_GIVEN_RAMP)                  ? "--ramp-up"
+                       : (o->given & OPTS_GIVEN_RUNS)                  ? "--runs"
+                       : constant || !(o->given & OPTS_GIVEN_DURATION) ? NULL
+                                                                       : "--duration";
+
+    if (n == 0)
+        return 0;
+    if (script_err != NULL && script_err[0] != '\0') {
+        snprintf(err, errlen, "%s", script_err);
+        return -1;
+    }
+    if (flag != NULL) {
+        snprintf(err, errlen,
+                 "quern run: %s: a scenario of %s has a rate of its own (the open model), which "
+                 "sets the arrivals%s",
+                 flag, o->script, constant ? "" : " and the run's length");
+        return -1;
+    }
+    if (constant && !(o->given & OPTS_GIVEN_DURATION)) {
+        snprintf(err, errlen,
+                 "quern run: a scenario of %s has a rate: give --duration (how long the arrivals "
+                 "go on)",
+                 o->script);
+        return -1;
+    }
+    if (o->vus > o->max_vus) {
+        snprintf(err, errlen, "quern run: --vus %u is more than --max-vus %u (the pool's size)",
+                 o->vus, o->max_vus);
+        return -1;
+    }
+    o->rate_stages = xcalloc(n, sizeof(*o->rate_stages));
+    memcpy(o->rate_stages, st, n * sizeof(*st));
+    o->nrate_stages = n;
+    if (constant)
+        o->rate_stages[1].dur_us = o->duration_us;
+    if (rate_stages_check(o->rate_stages, n, err, errlen) != 0)
+        return -1;
+    o->duration_us = rate_total_us(o->rate_stages, n);
+    o->vu_ids = o->max_vus;
+    o->runs = 0;
+    return 0;
+}

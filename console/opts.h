@@ -101,6 +101,14 @@ int opts_parse(run_opts *o, int argc, char **argv, struct props *overrides);
  *  that is longer. 0, or -1 with one line in err. */
 int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t staged_max,
                      int64_t stages_us, char *err, size_t errlen);
+/** A scenario's own rate (its rate or rate_stages option, found by loading
+ *  the script: agent/preflight.h; st borrowed, n 0 when none; constant: a
+ *  rate = "R", whose length is --duration): the run plays it as --rate or
+ *  --rate-stages would. script_err is why the script cannot ("" when it
+ *  can). 0, or -1 with one line in err (a flag that conflicts, or
+ *  script_err). */
+int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
+                   const char *script_err, char *err, size_t errlen);
 /** Frees what o owns (not the strings it borrows from argv). */
 void opts_free(run_opts *o);
 /** Prints the command's help (`quern help run`). */

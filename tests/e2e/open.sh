@@ -101,6 +101,21 @@ between "rate stages: half-way up (0-1.5 s): 38 arrivals" "$r1" 35 41
 between "rate stages: the rest of the climb (1.5-3 s): 112" "$r2" 108 116
 between "rate stages: the hold (3-6 s): 300" "$r3" 296 304
 
+# ---- a scenario's own rate: quern.scenario("OPEN", { rate = "100/s" }) with
+# --duration, and { rate_stages = { "2s:100/s", "2s:100/s" } } (100 + 200)
+new_log
+"$QUERN" run $D/open_vu.lua -p own_rate=100/s --duration 3s -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/srate.json" >"$TMP/srate.out" 2>"$TMP/srate.err"
+eq "scenario rate: exit 0" "$?" 0
+eq "scenario rate: nginx served 300 runs" "$(hits)" 300
+eq "scenario rate: 300 scheduled" "$(arr "$TMP/srate.json" scheduled)" 300
+new_log
+"$QUERN" run $D/open_vu.lua -p own_rate_stages=2s:100/s,2s:100/s -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/sstages.json" >"$TMP/sstages.out" 2>"$TMP/sstages.err"
+eq "scenario rate_stages: exit 0" "$?" 0
+eq "scenario rate_stages: nginx served 300 runs" "$(hits)" 300
+eq "scenario rate_stages: 300 started" "$(arr "$TMP/sstages.json" started)" 300
+
 # ---- nginx frozen for 2 s in the middle, a pool of 20: the arrivals wait
 # (late), none is dropped within --max-lag 10s, all 2,000 are served
 new_log
@@ -178,5 +193,14 @@ eq "--rate with --stages: exit 2" "$(bad --rate 5/s --stages 1s:2)" 2
 check "--rate with --stages: names both" grep -q -- '--rate and --stages cannot be used together' <(first)
 eq "--rate-stages with --duration: exit 2" "$(bad --rate-stages 1s:5/s --duration 2s)" 2
 eq "--vus above --max-vus: exit 2" "$(bad --rate 5/s --duration 1s --vus 30 --max-vus 20)" 2
+eq "scenario rate without --duration: exit 2" "$(bad -p own_rate=100/s)" 2
+check "scenario rate without --duration: says so" grep -q -- 'has a rate: give --duration' <(first)
+eq "scenario rate with --rate: exit 2" "$(bad -p own_rate=100/s --duration 2s --rate 5/s)" 2
+eq "scenario rate beside a weighted scenario: exit 2" "$(bad -p own_rate=100/s --duration 2s -p with_other=1)" 2
+check "scenario rate beside a weighted scenario: names both" \
+  grep -q -- 'scenario OPEN has a rate: the open model plays one scenario, give OTHER weight 0' <(first)
+eq "scenario rate = \"5/x\": exit 2" "$(bad -p own_rate=5/x --duration 1s)" 2
+check "scenario rate = \"5/x\": file:line and the unit" \
+  grep -q "^$D/open_vu.lua:[0-9]*: scenario OPEN: rate: \"5/x\": the unit" <(first)
 sleep 0.3
 eq "bad input: nothing sent" "$(wc -l <"$LOG")" 0
