@@ -61,6 +61,7 @@ static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
     m = ivsum_msg_new(r->run_id, second, sum->steps, sum->nsteps, sum->runs, sum->missed,
                       (const char *const *)r->scen_names, r->nscens, sum->active_vus,
                       sum->finished_vus, 0);
+    ivsum_msg_set_arrivals(m, sum->arrivals);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     uplink_send(r->a, &env);

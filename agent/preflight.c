@@ -1,5 +1,6 @@
 #include "agent/preflight.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/mem.h"
@@ -48,6 +49,32 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, prefl
         if (len > out->stages_us)
             out->stages_us = len;
     }
+    /* A scenario's own rate: the open model plays one scenario, the only
+     * one with a weight. */
+    for (size_t i = 0; i < ss->nscens; i++) {
+        const scen *sc = ss->scens[i];
+        if (sc->nrate_stages == 0)
+            continue;
+        if (out->rate_stages != NULL) {
+            snprintf(out->rate_err, sizeof(out->rate_err),
+                     "%s: scenarios %s and another have a rate: the open model plays one scenario",
+                     script, sc->name);
+            break;
+        }
+        out->rate_stages = xcalloc(sc->nrate_stages, sizeof(*out->rate_stages));
+        memcpy(out->rate_stages, sc->rate_stages, sc->nrate_stages * sizeof(*sc->rate_stages));
+        out->nrate_stages = sc->nrate_stages;
+        out->rate_const = sc->rate_const;
+        for (size_t j = 0; j < ss->nscens && out->rate_err[0] == '\0'; j++)
+            if (j != i && ss->scens[j]->weight > 0)
+                snprintf(out->rate_err, sizeof(out->rate_err),
+                         "%s: scenario %s has a rate: the open model plays one scenario, give %s "
+                         "weight 0",
+                         script, sc->name, ss->scens[j]->name);
+        if (sc->nstages > 0 || sc->weight <= 0)
+            snprintf(out->rate_err, sizeof(out->rate_err), "%s: scenario %s has a rate and %s",
+                     script, sc->name, sc->nstages > 0 ? "stages of its own" : "weight 0");
+    }
     engine_free(e);
     return 0;
 }
@@ -56,6 +83,7 @@ void preflight_free(preflight *pf)
 {
     if (pf == NULL)
         return;
+    xfree(pf->rate_stages);
     for (size_t i = 0; i < pf->nsteps; i++) {
         xfree(pf->steps[i].id);
         xfree(pf->steps[i].name);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/props.h"
+#include "common/rate.h"
 
 /** One step the script declares. */
 typedef struct preflight_step {
@@ -42,10 +43,14 @@ typedef struct preflight {
     size_t nsteps;
     preflight_threshold *thresholds; /**< owned: nthresholds, in declaration order */
     size_t nthresholds;
-    int has_shared;      /**< a scenario without stages of its own can play the run's VUs */
-    uint64_t staged_ids; /**< VU ids the scenarios' own stages use in all (0: none has any) */
-    uint64_t staged_max; /**< the sum of their largest targets */
-    int64_t stages_us;   /**< the longest of their lists */
+    int has_shared;          /**< a scenario without stages of its own can play the run's VUs */
+    uint64_t staged_ids;     /**< VU ids the scenarios' own stages use in all (0: none has any) */
+    uint64_t staged_max;     /**< the sum of their largest targets */
+    int64_t stages_us;       /**< the longest of their lists */
+    rate_stage *rate_stages; /**< owned: a scenario's rate or rate_stages option, NULL: none */
+    size_t nrate_stages;
+    int rate_const;     /**< it is rate = "R": its length is the run's --duration */
+    char rate_err[512]; /**< why the script cannot play that rate ("" when it can) */
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;

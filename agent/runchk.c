@@ -8,6 +8,7 @@
 
 #include "proto/bundle.h"
 #include "common/err.h"
+#include "common/rate.h"
 #include "common/stages.h"
 
 uint32_t runchk_agent_vus_max(void)
@@ -71,6 +72,30 @@ static int check_schedule(const Quern__Schedule *s, uint32_t vus_total, char *er
         if (stages_ids(st, s->n_stages) != vus_total - s->staged_vus) {
             err_set(err, errlen, "schedule: the stages use %llu VU ids, vus_total is %u",
                     (unsigned long long)stages_ids(st, s->n_stages), vus_total - s->staged_vus);
+            return -1;
+        }
+    }
+    if (s->n_rate_stages > 0) {
+        rate_stage st[RATE_STAGES_MAX];
+        char why[256];
+        if (s->n_rate_stages > RATE_STAGES_MAX) {
+            err_set(err, errlen, "schedule: %zu rate stages, more than %u", s->n_rate_stages,
+                    RATE_STAGES_MAX);
+            return -1;
+        }
+        for (size_t i = 0; i < s->n_rate_stages; i++) {
+            st[i].dur_us = s->rate_stages[i]->duration_us > RUNCHK_TIME_MAX_US
+                               ? -1
+                               : (int64_t)s->rate_stages[i]->duration_us;
+            st[i].per_s = s->rate_stages[i]->per_second;
+        }
+        if (rate_stages_check(st, s->n_rate_stages, why, sizeof(why)) != 0) {
+            err_set(err, errlen, "schedule: %s", why);
+            return -1;
+        }
+        if (s->arrival_stripes == 0 || s->arrival_stripes > vus_total || s->open_vus > vus_total) {
+            err_set(err, errlen, "schedule: %u arrival stripes, %u VUs first, for a pool of %u",
+                    s->arrival_stripes, s->open_vus, vus_total);
             return -1;
         }
     }

@@ -13,6 +13,7 @@ void agg_init(agg *a, size_t nsteps, size_t nscens)
     stats_init(&a->last);
     a->runs = xcalloc(nscens ? nscens : 1, sizeof(*a->runs));
     a->missed_pacing = xcalloc(nscens ? nscens : 1, sizeof(*a->missed_pacing));
+    a->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*a->arrivals));
 }
 
 void agg_free(agg *a)
@@ -21,6 +22,7 @@ void agg_free(agg *a)
     stats_free(&a->last);
     xfree(a->runs);
     xfree(a->missed_pacing);
+    xfree(a->arrivals);
     memset(a, 0, sizeof(*a));
 }
 
@@ -40,4 +42,18 @@ void agg_add(agg *a, const step_stats *steps, const uint64_t *runs, const uint64
     a->elapsed_us += length_us;
     a->last_length_us = length_us;
     a->active_vus = active_vus;
+}
+
+void agg_add_arrivals(agg *a, const rate_counts *arr)
+{
+    for (size_t i = 0; arr != NULL && i < a->nscens; i++)
+        rate_counts_add(&a->arrivals[i], &arr[i]);
+}
+
+int agg_arrivals_all(const agg *a, rate_counts *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < a->nscens; i++)
+        rate_counts_add(out, &a->arrivals[i]);
+    return out->scheduled > 0 || out->dropped > 0;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/rate.h"
 #include "common/stats.h"
 
 /** The running totals of a run. */
@@ -20,6 +21,7 @@ typedef struct agg {
     size_t nscens;
     uint64_t *runs;          /**< owned: per scenario */
     uint64_t *missed_pacing; /**< owned: per scenario */
+    rate_counts *arrivals;   /**< owned: per scenario, the open model's arrivals */
     uint64_t intervals;      /**< intervals merged */
     int64_t elapsed_us;      /**< sum of interval lengths */
     int64_t last_length_us;
@@ -33,5 +35,10 @@ void agg_free(agg *a);
 /** Merges one interval: steps[nsteps], runs/missed per scenario. */
 void agg_add(agg *a, const step_stats *steps, const uint64_t *runs, const uint64_t *missed,
              int64_t length_us, uint32_t active_vus);
+/** Adds one interval's arrivals (nscens entries, borrowed). */
+void agg_add_arrivals(agg *a, const rate_counts *arr);
+/** The arrivals of every scenario together into *out; 1 when the run had
+ *  any (an open model), else 0. */
+int agg_arrivals_all(const agg *a, rate_counts *out);
 
 #endif

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/props.h"
+#include "common/rate.h"
 #include "console/record.h"
 #include "console/run.h"
 
@@ -99,6 +100,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     record_second(r, second, sum);
     /* A late second adds to the totals without adding time. */
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
+    agg_add_arrivals(&r->agg, sum->arrivals);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
@@ -158,6 +160,8 @@ static void start_run(run *r)
     aconn **part = xcalloc(r->o.agents, sizeof(*part));
     Quern__RampStage *stv = xcalloc(r->o.nstages + 1, sizeof(*stv));
     Quern__RampStage **stp = xcalloc(r->o.nstages + 1, sizeof(*stp));
+    Quern__RateStage *rtv = xcalloc(r->o.nrate_stages + 1, sizeof(*rtv));
+    Quern__RateStage **rtp = xcalloc(r->o.nrate_stages + 1, sizeof(*rtp));
     unsigned np = 0, W = 0, off = 0, ids = r->o.vu_ids;
     char run_name[64];
 
@@ -189,6 +193,25 @@ static void start_run(run *r)
     sch.stages = stp;
     sch.n_stages = r->o.nstages;
     sch.staged_vus = r->o.staged_ids;
+    /* The open model: every worker computes its own arrivals (the k of its
+     * stripe) from the same global list; the pool has a VU a worker at
+     * least, so that every worker has a stripe. */
+    for (size_t i = 0; i < r->o.nrate_stages; i++) {
+        quern__rate_stage__init(&rtv[i]);
+        rtv[i].duration_us = (uint64_t)r->o.rate_stages[i].dur_us;
+        rtv[i].per_second = r->o.rate_stages[i].per_s;
+        rtp[i] = &rtv[i];
+    }
+    sch.rate_stages = rtp;
+    sch.n_rate_stages = r->o.nrate_stages;
+    if (r->o.nrate_stages > 0) {
+        if (ids < W)
+            ids = W;
+        sch.arrival_stripes = W;
+        sch.open_vus = r->o.vus;
+        sch.max_lag_us = (uint64_t)r->o.max_lag_us;
+        sch.runs = 0;
+    }
     sr.run_id = r->run_id;
     sr.script_name = r->bundle.script_name;
     sr.script_display = (char *)r->o.script;
@@ -242,7 +265,15 @@ static void start_run(run *r)
         xfree(rs);
         xfree(rp);
     }
-    if (!r->o.quiet && r->o.nstages > 0)
+    if (!r->o.quiet && r->o.nrate_stages > 0) {
+        char rb[256];
+        fprintf(stderr,
+                "quern: starting %s on %u agent(s), %u worker(s), arrivals %s (%llu in all), a "
+                "pool of %u VUs (%u created first)\n",
+                r->o.script, np, W,
+                rate_stages_format(r->o.rate_stages, r->o.nrate_stages, rb, sizeof(rb)),
+                (unsigned long long)rate_total(r->o.rate_stages, r->o.nrate_stages), ids, r->o.vus);
+    } else if (!r->o.quiet && r->o.nstages > 0)
         fprintf(stderr,
                 "quern: starting %s on %u agent(s), %u worker(s), %zu stages up to %u VUs (%u VU "
                 "ids)\n",
@@ -257,6 +288,8 @@ static void start_run(run *r)
     xfree(pp);
     xfree(stv);
     xfree(stp);
+    xfree(rtv);
+    xfree(rtp);
 }
 
 static void send_go(run *r)

@@ -48,6 +48,8 @@ struct live {
     unsigned win_n;
     int64_t elapsed_us; /* as of the latest update */
     uint32_t vus, alive, agents;
+    rate_counts arr; /**< plain: the open model's arrivals so far */
+    int open;        /**< plain: the run has arrivals */
 };
 
 /* ---- text: UTF-8 widths, one line at a time */
@@ -244,6 +246,13 @@ static void table_header(live *l, const agg *a, uint32_t alive, uint32_t agents,
         lbuf_fmt(&rest, "elapsed %s", el);
     }
     lbuf_fmt(&rest, "  VUs %u", a->active_vus);
+    {
+        rate_counts arr;
+        if (agg_arrivals_all(a, &arr))
+            lbuf_fmt(&rest, "  arrivals %llu (late %llu, dropped %llu)",
+                     (unsigned long long)arr.scheduled, (unsigned long long)arr.late,
+                     (unsigned long long)arr.dropped);
+    }
     if (agents > 0)
         lbuf_fmt(&rest, "  agents %u/%u", alive, agents);
     lbuf_fmt(&rest, "  TPS %.1f  errors %.2f%%", per_s(a->last.count, a->last_length_us),
@@ -341,6 +350,11 @@ static void plain_line(live *l)
                  (double)l->elapsed_us / 1e6, l->vus, per_s(l->win_count, l->win_us),
                  mean_ms(l->win), p95_ms(l->win), (unsigned long long)(l->win_tech + l->win_func),
                  (unsigned long long)l->win_tech, (unsigned long long)l->win_func);
+    if (l->open && n >= 0 && (size_t)n < sizeof(line))
+        n += snprintf(line + n, sizeof(line) - (size_t)n,
+                      "  arrivals %llu (late %llu, dropped %llu)",
+                      (unsigned long long)l->arr.scheduled, (unsigned long long)l->arr.late,
+                      (unsigned long long)l->arr.dropped);
     if (l->agents > 0 && n >= 0 && (size_t)n < sizeof(line))
         snprintf(line + n, sizeof(line) - (size_t)n, "  agents %u/%u", l->alive, l->agents);
     fprintf(l->out, "%s\n", line);
@@ -361,6 +375,7 @@ static void plain_add(live *l, const agg *a, uint32_t alive, uint32_t agents)
         hist_merge(l->win, a->last.hist);
     l->elapsed_us = a->elapsed_us;
     l->vus = a->active_vus;
+    l->open = agg_arrivals_all(a, &l->arr);
     l->alive = alive;
     l->agents = agents;
     if (++l->win_n >= LIVE_PLAIN_EVERY)

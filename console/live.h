@@ -5,7 +5,8 @@
  *
  *   - On a terminal (LIVE_TABLE): a table redrawn in place every second with
  *     ANSI escapes (cursor up, clear line; no curses): a header with a
- *     progress bar, elapsed and remaining time, VUs, agents, TPS and error
+ *     progress bar, elapsed and remaining time, VUs, the open model's
+ *     arrivals so far (scheduled, late, dropped), agents, TPS and error
  *     rate, then one row per step (TPS, mean and p95 of this second, errors
  *     this second and in total) and a totals row. Names are cut to the
  *     terminal's width and rows to its height ("... K more steps").

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -48,6 +49,10 @@ enum {
     OPT_JTL,
     OPT_GRINDER_LOGS,
     OPT_STAGES,
+    OPT_RATE,
+    OPT_RATE_STAGES,
+    OPT_MAX_VUS,
+    OPT_MAX_LAG,
 };
 
 static const opttab_row rows[] = {
@@ -71,6 +76,26 @@ static const opttab_row rows[] = {
      "in 3s); the run lasts the stages, then the grace. VUs leave\n"
      "after their current run, the highest index first; one that\n"
      "comes back is a new VU. Not with --vus, --ramp-up, --duration",
+     OPTTAB_NONE},
+    {"rate", required_argument, OPT_RATE, "--rate R",
+     "the open model: R arrivals a second (200/s, 30/m, 0.5/s)\n"
+     "for --duration, each starting one run at its time whatever\n"
+     "the previous runs are doing; a run takes an idle VU, or a\n"
+     "new one up to --max-vus (--vus are created before the start)",
+     OPTTAB_NONE},
+    {"rate-stages", required_argument, OPT_RATE_STAGES, "--rate-stages D:R,...",
+     "the open model in stages: each moves the rate linearly\n"
+     "from the previous target (0/s at the start) to R over D,\n"
+     "e.g. 10s:100/s,30s:100/s,10s:0/s; the run lasts the stages.\n"
+     "Not with --rate, --duration, --stages, --ramp-up, --runs",
+     OPTTAB_NONE},
+    {"max-vus", required_argument, OPT_MAX_VUS, "--max-vus N",
+     "the open model's pool of VUs, every agent together\n"
+     "(default 1000, at most 1000000; at least one a worker)",
+     OPTTAB_NONE},
+    {"max-lag", required_argument, OPT_MAX_LAG, "--max-lag D",
+     "an arrival that waits for a VU of a full pool is counted\n"
+     "late; one whose wait would pass D is dropped (default 10s)",
      OPTTAB_NONE},
     {"grace", required_argument, OPT_GRACE, "--grace D",
      "time VUs get to finish their request at the end (default 5s)", OPTTAB_NONE},
@@ -177,6 +202,8 @@ void opts_init(run_opts *o, int argc, char **argv)
     o->wait_us = 60000000;
     o->metrics_linger_us = OPTS_METRICS_LINGER_US;
     o->vus = 1;
+    o->max_vus = OPTS_MAX_VUS_DEFAULT;
+    o->max_lag_us = OPTS_MAX_LAG_US;
     o->argc = argc;
     o->argv = argv;
 }
@@ -197,6 +224,9 @@ void opts_free(run_opts *o)
     xfree(o->stages);
     o->stages = NULL;
     o->nstages = 0;
+    xfree(o->rate_stages);
+    o->rate_stages = NULL;
+    o->nrate_stages = 0;
 }
 
 static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, unsigned *out)
@@ -305,6 +335,48 @@ static const char *typed_flag(const char *a, char *buf, size_t len)
     return buf;
 }
 
+/* One usage error line of the open model's flags: "quern run: ..." and the
+ * pointer to the help, as cli_usage_err writes them. */
+static void usage_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void usage_line(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("quern run: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see quern help run)\n", stderr);
+}
+
+/* --rate R (one stage at R, its length set by --duration in resolve) and
+ * --rate-stages D:R,... (common/rate.h). */
+static int parse_rate(const char *flag, const char *v, int staged, run_opts *o)
+{
+    char err[256];
+    rate_stage *st = xcalloc(staged ? RATE_STAGES_MAX : 2, sizeof(*st));
+    size_t n = 2;
+
+    if (o->rate_stages != NULL) {
+        usage_line("--rate and --rate-stages: give one of them, once");
+        xfree(st);
+        return -1;
+    }
+    if (staged ? rate_stages_parse(v, st, RATE_STAGES_MAX, &n, err, sizeof(err))
+               : rate_parse(v, 0, &st[1].per_s, err, sizeof(err))) {
+        usage_line("%s: %s", flag, err);
+        xfree(st);
+        return -1;
+    }
+    if (!staged)
+        st[0].per_s = st[1].per_s; /* a jump to R at the start, then R */
+    else
+        o->given |= OPTS_GIVEN_RATE_STAGES;
+    o->rate_stages = st;
+    o->nrate_stages = n;
+    return 0;
+}
+
 /* Applies one option with its value v (NULL when it has none). */
 static int apply(run_opts *o, int val, const char *flag, const char *v, props *over)
 {
@@ -321,6 +393,20 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return parse_d(flag, v, &o->duration_us);
     case OPT_STAGES:
         return parse_stages(flag, v, o);
+    case OPT_RATE:
+        return parse_rate(flag, v, 0, o);
+    case OPT_RATE_STAGES:
+        return parse_rate(flag, v, 1, o);
+    case OPT_MAX_VUS:
+        return parse_u(flag, v, 1, OPTS_MAX_VUS_MAX, &o->max_vus);
+    case OPT_MAX_LAG:
+        if (parse_d(flag, v, &o->max_lag_us) != 0)
+            return -1;
+        if (o->max_lag_us <= 0) {
+            usage_line("%s: the lag must be above 0", flag);
+            return -1;
+        }
+        return 0;
     case OPT_RUNS:
         o->given |= OPTS_GIVEN_RUNS;
         return parse_u(flag, v, 0, 1000000000, &o->runs);
@@ -365,7 +451,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
     }
     case 'v':
         if (v != NULL && strcmp(v, "all") != 0) {
-            cli_usage_err("run", "--trace=%s: the only value is \"all\"", v);
+            usage_line("--trace=%s: the only value is \"all\"", v);
             return -1;
         }
         o->trace = v != NULL ? 2 : 1;
@@ -390,12 +476,53 @@ static int check_stages(const run_opts *o)
         return 0;
     for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
         if (o->given & other[i].bit) {
-            cli_usage_err("run",
-                          "--stages and %s cannot be used together (the stages set the VUs, "
-                          "their ramps and the run's length)",
-                          other[i].flag);
+            usage_line("--stages and %s cannot be used together (the stages set the VUs, "
+                       "their ramps and the run's length)",
+                       other[i].flag);
             return -1;
         }
+    return 0;
+}
+
+/* The open model: --rate needs --duration (its length), --rate-stages set
+ * it; neither goes with the closed model's shapes. One line naming the
+ * flags. */
+static int check_rate(run_opts *o)
+{
+    const char *rate = (o->given & OPTS_GIVEN_RATE_STAGES) ? "--rate-stages" : "--rate";
+
+    if (o->rate_stages == NULL)
+        return 0;
+    if (o->stages != NULL || (o->given & (OPTS_GIVEN_RAMP | OPTS_GIVEN_RUNS))) {
+        usage_line("%s and %s cannot be used together (arrivals start the runs: no ramp of "
+                   "VUs, no runs per VU)",
+                   rate,
+                   o->stages != NULL              ? "--stages"
+                   : (o->given & OPTS_GIVEN_RAMP) ? "--ramp-up"
+                                                  : "--runs");
+        return -1;
+    }
+    if (!(o->given & OPTS_GIVEN_RATE_STAGES) && !(o->given & OPTS_GIVEN_DURATION)) {
+        usage_line("--rate needs --duration (how long the arrivals go on)");
+        return -1;
+    }
+    if ((o->given & OPTS_GIVEN_RATE_STAGES) && (o->given & OPTS_GIVEN_DURATION)) {
+        usage_line("--rate-stages and --duration cannot be used together (the stages "
+                   "set the run's length)");
+        return -1;
+    }
+    if (o->vus > o->max_vus) {
+        usage_line("--vus %u is more than --max-vus %u (the pool's size)", o->vus, o->max_vus);
+        return -1;
+    }
+    if (!(o->given & OPTS_GIVEN_RATE_STAGES)) {
+        o->rate_stages[1].dur_us = o->duration_us;
+        if (rate_stages_check(o->rate_stages, 2, NULL, 0) != 0) {
+            usage_line("--rate over --duration: no arrival at all");
+            return -1;
+        }
+    }
+    o->duration_us = rate_total_us(o->rate_stages, o->nrate_stages);
     return 0;
 }
 
@@ -406,6 +533,8 @@ static void resolve(run_opts *o)
         o->vus = stages_max(o->stages, o->nstages);
         o->duration_us = stages_total_us(o->stages, o->nstages);
         o->vu_ids = (unsigned)stages_ids(o->stages, o->nstages);
+    } else if (o->rate_stages != NULL) {
+        o->vu_ids = o->max_vus; /* the pool; each worker's share is created as needed */
     } else {
         o->vu_ids = o->vus;
     }
@@ -486,7 +615,7 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
         cli_usage_err("run", "%s", "no script given");
         goto out;
     }
-    if (check_stages(o) != 0)
+    if (check_stages(o) != 0 || check_rate(o) != 0)
         goto out;
     resolve(o);
     rc = 0;
@@ -555,4 +684,52 @@ props *opts_load_props(const char *script, const char *file, const props *overri
     for (size_t i = 0; i < props_count(overrides); i++)
         props_set(p, props_key(overrides, i), props_value(overrides, i));
     return p;
+}
+
+int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
+                   const char *script_err, char *err, size_t errlen)
+{
+    const char *flag = o->rate_stages != NULL                          ? "--rate or --rate-stages"
+                       : o->stages != NULL                             ? "--stages"
+                       : (o->given & OPTS_GIVEN_RAMP)                  ? "--ramp-up"
+                       : (o->given & OPTS_GIVEN_RUNS)                  ? "--runs"
+                       : constant || !(o->given & OPTS_GIVEN_DURATION) ? NULL
+                                                                       : "--duration";
+
+    if (n == 0)
+        return 0;
+    if (script_err != NULL && script_err[0] != '\0') {
+        snprintf(err, errlen, "%s", script_err);
+        return -1;
+    }
+    if (flag != NULL) {
+        snprintf(err, errlen,
+                 "quern run: %s: a scenario of %s has a rate of its own (the open model), which "
+                 "sets the arrivals%s",
+                 flag, o->script, constant ? "" : " and the run's length");
+        return -1;
+    }
+    if (constant && !(o->given & OPTS_GIVEN_DURATION)) {
+        snprintf(err, errlen,
+                 "quern run: a scenario of %s has a rate: give --duration (how long the arrivals "
+                 "go on)",
+                 o->script);
+        return -1;
+    }
+    if (o->vus > o->max_vus) {
+        snprintf(err, errlen, "quern run: --vus %u is more than --max-vus %u (the pool's size)",
+                 o->vus, o->max_vus);
+        return -1;
+    }
+    o->rate_stages = xcalloc(n, sizeof(*o->rate_stages));
+    memcpy(o->rate_stages, st, n * sizeof(*st));
+    o->nrate_stages = n;
+    if (constant)
+        o->rate_stages[1].dur_us = o->duration_us;
+    if (rate_stages_check(o->rate_stages, n, err, errlen) != 0)
+        return -1;
+    o->duration_us = rate_total_us(o->rate_stages, n);
+    o->vu_ids = o->max_vus;
+    o->runs = 0;
+    return 0;
 }

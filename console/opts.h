@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/rate.h"
 #include "common/stages.h"
 #include "console/thresh.h"
 #include "reports/dbopts.h"
@@ -41,6 +42,14 @@ struct props;
 #define OPTS_GIVEN_RAMP 2u
 #define OPTS_GIVEN_DURATION 4u
 #define OPTS_GIVEN_RUNS 8u
+#define OPTS_GIVEN_RATE_STAGES 16u
+
+/** Default --max-vus: the open model's pool, every agent together. */
+#define OPTS_MAX_VUS_DEFAULT 1000u
+/** Largest --max-vus. */
+#define OPTS_MAX_VUS_MAX 1000000u
+/** Default --max-lag: an arrival that waited 10 s for a VU is dropped. */
+#define OPTS_MAX_LAG_US 10000000
 
 /** What `quern run` was asked to do. */
 typedef struct run_opts {
@@ -49,10 +58,14 @@ typedef struct run_opts {
     int64_t duration_us, ramp_us, grace_us, wait_us; /**< --stages: duration_us is their length */
     stage *stages;                                   /**< owned: --stages, NULL without */
     size_t nstages;                                  /**< entries in stages */
-    unsigned vu_ids;     /**< global VU indexes handed out: vus, or the ids the stages use,
-                              then staged_ids */
-    unsigned staged_ids; /**< the last ones: the ids of the scenarios' own stages */
-    unsigned given;      /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
+    unsigned vu_ids;         /**< global VU indexes handed out: vus, or the ids the stages use,
+                                  then staged_ids */
+    unsigned staged_ids;     /**< the last ones: the ids of the scenarios' own stages */
+    rate_stage *rate_stages; /**< owned: the open model (--rate, --rate-stages), NULL without */
+    size_t nrate_stages;     /**< entries in rate_stages */
+    unsigned max_vus;        /**< --max-vus: the open model's pool (vus: those created first) */
+    int64_t max_lag_us;      /**< --max-lag: an arrival waiting longer is dropped */
+    unsigned given;          /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
     const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
     const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
     int64_t metrics_linger_us;               /**< --metrics-linger */
@@ -88,6 +101,14 @@ int opts_parse(run_opts *o, int argc, char **argv, struct props *overrides);
  *  that is longer. 0, or -1 with one line in err. */
 int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t staged_max,
                      int64_t stages_us, char *err, size_t errlen);
+/** A scenario's own rate (its rate or rate_stages option, found by loading
+ *  the script: agent/preflight.h; st borrowed, n 0 when none; constant: a
+ *  rate = "R", whose length is --duration): the run plays it as --rate or
+ *  --rate-stages would. script_err is why the script cannot ("" when it
+ *  can). 0, or -1 with one line in err (a flag that conflicts, or
+ *  script_err). */
+int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
+                   const char *script_err, char *err, size_t errlen);
 /** Frees what o owns (not the strings it borrows from argv). */
 void opts_free(run_opts *o);
 /** Prints the command's help (`quern help run`). */

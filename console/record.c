@@ -123,7 +123,7 @@ void record_second(run *r, uint64_t second, const ivsum *sum)
                  1000000,    sum->active_vus,
                  sum->steps, r->nsteps,
                  sum->runs,  sum->missed,
-                 r->nscens};
+                 r->nscens,  sum->arrivals};
     char err[1024];
 
     if (record_db(r) != NULL && db_interval(r->db, r->db_run, &div, err, sizeof(err)) != 0)

@@ -52,6 +52,16 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
     for (size_t i = 0; i < a->nscens; i++)
         fprintf(out, "Scenario %s: %llu runs, %llu missed pacing\n", si->scen_names[i],
                 (unsigned long long)a->runs[i], (unsigned long long)a->missed_pacing[i]);
+    for (size_t i = 0; i < a->nscens; i++) {
+        const rate_counts *c = &a->arrivals[i];
+        if (c->scheduled == 0 && c->dropped == 0)
+            continue; /* the closed model */
+        fprintf(out,
+                "Scenario %s: arrivals %llu scheduled, %llu started, %llu late (waited for a "
+                "VU), %llu dropped\n",
+                si->scen_names[i], (unsigned long long)c->scheduled, (unsigned long long)c->started,
+                (unsigned long long)c->late, (unsigned long long)c->dropped);
+    }
     for (size_t i = 0; i < a->nsteps; i++) {
         if (a->total[i].sample_tech[0])
             fprintf(out, "%s: technical error, e.g. %s\n", si->step_ids[i],
@@ -141,6 +151,15 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
         json_object_set_new(sc, "name", json_string(si->scen_names[i]));
         json_object_set_new(sc, "runs", json_integer((json_int_t)a->runs[i]));
         json_object_set_new(sc, "missed_pacing", json_integer((json_int_t)a->missed_pacing[i]));
+        if (a->arrivals[i].scheduled > 0 || a->arrivals[i].dropped > 0) {
+            json_t *ar = json_object();
+            json_object_set_new(ar, "scheduled",
+                                json_integer((json_int_t)a->arrivals[i].scheduled));
+            json_object_set_new(ar, "started", json_integer((json_int_t)a->arrivals[i].started));
+            json_object_set_new(ar, "late", json_integer((json_int_t)a->arrivals[i].late));
+            json_object_set_new(ar, "dropped", json_integer((json_int_t)a->arrivals[i].dropped));
+            json_object_set_new(sc, "arrivals", ar);
+        }
         json_array_append_new(scens, sc);
     }
     json_object_set_new(root, "scenarios", scens);

@@ -15,7 +15,8 @@
 #include "common/mem.h"
 
 #define METRICS_HINT                                                                               \
-    "(use p95, p99.9, mean, max, errors, errors.technical, errors.functional, tps, count)"
+    "(use p95, p99.9, mean, max, errors, errors.technical, errors.functional, tps, count, "        \
+    "arrivals.scheduled, arrivals.started, arrivals.late, arrivals.dropped)"
 #define OPS_HINT "(use <, <=, > or >=)"
 #define PCT_SCALE 1000000000ULL /* limit_pct_e9: percent times 10^9 */
 #define PCT_FRAC_DIGITS 9
@@ -71,6 +72,10 @@ static int parse_metric(thresh *t, const char *s, size_t n, char *err, size_t er
         {"errors.functional", THRESH_ERR_FUNC},
         {"tps", THRESH_TPS},
         {"count", THRESH_COUNT},
+        {"arrivals.scheduled", THRESH_ARR_SCHEDULED},
+        {"arrivals.started", THRESH_ARR_STARTED},
+        {"arrivals.late", THRESH_ARR_LATE},
+        {"arrivals.dropped", THRESH_ARR_DROPPED},
     };
     char num[32];
     char *end;
@@ -299,6 +304,18 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
     case THRESH_COUNT:
         rc = parse_count(t, value, err, errlen);
         break;
+    case THRESH_ARR_SCHEDULED:
+    case THRESH_ARR_STARTED:
+    case THRESH_ARR_LATE:
+    case THRESH_ARR_DROPPED:
+        if (t->scope != NULL) {
+            err_set(err, errlen, "'%s': arrivals are counted for the whole run, without a scope",
+                    t->expr);
+            rc = -1;
+            break;
+        }
+        rc = parse_count(t, value, err, errlen);
+        break;
     }
 out:
     xfree(value);
@@ -428,6 +445,14 @@ static const char *metric_name(const thresh *t, char *buf, size_t len)
         return "tps";
     case THRESH_COUNT:
         return "count";
+    case THRESH_ARR_SCHEDULED:
+        return "arrivals.scheduled";
+    case THRESH_ARR_STARTED:
+        return "arrivals.started";
+    case THRESH_ARR_LATE:
+        return "arrivals.late";
+    case THRESH_ARR_DROPPED:
+        return "arrivals.dropped";
     }
     return "?";
 }
@@ -541,6 +566,24 @@ int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
         snprintf(out->desc, sizeof(out->desc), "count of %s = %llu, limit %s %llu", subject,
                  (unsigned long long)sel.count, op, (unsigned long long)t->limit_count);
         break;
+    case THRESH_ARR_SCHEDULED:
+    case THRESH_ARR_STARTED:
+    case THRESH_ARR_LATE:
+    case THRESH_ARR_DROPPED: {
+        rate_counts all;
+        uint64_t v;
+        agg_arrivals_all(a, &all);
+        v = t->metric == THRESH_ARR_SCHEDULED ? all.scheduled
+            : t->metric == THRESH_ARR_STARTED ? all.started
+            : t->metric == THRESH_ARR_LATE    ? all.late
+                                              : all.dropped;
+        out->limit = (double)t->limit_count;
+        out->measured = (double)v;
+        out->passed = holds_u128(t->op, v, t->limit_count);
+        snprintf(out->desc, sizeof(out->desc), "%s of every scenario = %llu, limit %s %llu", metric,
+                 (unsigned long long)v, op, (unsigned long long)t->limit_count);
+        break;
+    }
     }
     if (t->scope != NULL && sel.nsteps == 0) {
         out->passed = 0;
@@ -571,6 +614,10 @@ int thresh_can_still_pass(const thresh *t, const thresh_result *r, double elapse
     switch (t->metric) {
     case THRESH_COUNT:
     case THRESH_MAX:
+    case THRESH_ARR_SCHEDULED:
+    case THRESH_ARR_STARTED:
+    case THRESH_ARR_LATE:
+    case THRESH_ARR_DROPPED:
         /* both only grow: a failed "<" is final, a failed ">" may still pass */
         return up;
     case THRESH_TPS:
@@ -597,6 +644,10 @@ const char *thresh_unit(const thresh *t)
     case THRESH_TPS:
         return "/s";
     case THRESH_COUNT:
+    case THRESH_ARR_SCHEDULED:
+    case THRESH_ARR_STARTED:
+    case THRESH_ARR_LATE:
+    case THRESH_ARR_DROPPED:
         break;
     }
     return "";
@@ -606,7 +657,8 @@ int thresh_measured(const thresh *t, const thresh_result *r)
 {
     if (t->scope != NULL && r->nsteps == 0)
         return 0;
-    return t->metric == THRESH_TPS || t->metric == THRESH_COUNT || r->samples > 0;
+    return t->metric == THRESH_TPS || t->metric == THRESH_COUNT ||
+           t->metric >= THRESH_ARR_SCHEDULED || r->samples > 0;
 }
 
 int thresh_about_errors(const thresh *t)

@@ -20,7 +20,10 @@
  *             all samples, VALUE a percentage with '%' ("1%", "0.5%");
  *             tps: samples per second over the elapsed time, VALUE a number
  *             (an optional "/s" is accepted);
- *             count: samples, VALUE a whole number.
+ *             count: samples, VALUE a whole number;
+ *             arrivals.scheduled, arrivals.started, arrivals.late,
+ *             arrivals.dropped: the open model's arrivals of every
+ *             scenario (worker/arrive.h), VALUE a whole number; no scope.
  *     OP      < <= > >=
  *
  * Verdicts: a scope that matches no step fails; a response-time or error
@@ -58,14 +61,18 @@
 
 /** What a threshold measures. */
 enum thresh_metric {
-    THRESH_PERCENTILE, /**< pN response time */
-    THRESH_MEAN,       /**< mean response time */
-    THRESH_MAX,        /**< largest response time */
-    THRESH_ERRORS,     /**< (technical + functional) errors / count */
-    THRESH_ERR_TECH,   /**< technical errors / count */
-    THRESH_ERR_FUNC,   /**< functional errors / count */
-    THRESH_TPS,        /**< count / elapsed seconds */
-    THRESH_COUNT,      /**< count */
+    THRESH_PERCENTILE,    /**< pN response time */
+    THRESH_MEAN,          /**< mean response time */
+    THRESH_MAX,           /**< largest response time */
+    THRESH_ERRORS,        /**< (technical + functional) errors / count */
+    THRESH_ERR_TECH,      /**< technical errors / count */
+    THRESH_ERR_FUNC,      /**< functional errors / count */
+    THRESH_TPS,           /**< count / elapsed seconds */
+    THRESH_COUNT,         /**< count */
+    THRESH_ARR_SCHEDULED, /**< arrivals due (the open model) */
+    THRESH_ARR_STARTED,   /**< arrivals started */
+    THRESH_ARR_LATE,      /**< arrivals that waited for a VU of a full pool */
+    THRESH_ARR_DROPPED,   /**< arrivals never started */
 };
 
 /** Comparison: the measured value must be OP the limit to pass. */
@@ -86,7 +93,7 @@ typedef struct thresh {
     int64_t limit_us;          /**< response-time metrics: the limit, microseconds */
     uint64_t limit_pct_e9;     /**< error metrics: the limit in percent times 10^9 (exact) */
     double limit_tps;          /**< THRESH_TPS: the limit, samples per second */
-    uint64_t limit_count;      /**< THRESH_COUNT: the limit */
+    uint64_t limit_count;      /**< THRESH_COUNT and the arrivals: the limit */
 } thresh;
 
 /** Length of thresh_result.desc. */

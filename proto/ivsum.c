@@ -14,6 +14,7 @@ void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
     s->steps = stats_array_new(nsteps);
     s->runs = xcalloc(nscens ? nscens : 1, sizeof(*s->runs));
     s->missed = xcalloc(nscens ? nscens : 1, sizeof(*s->missed));
+    s->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*s->arrivals));
 }
 
 void ivsum_free(ivsum *s)
@@ -21,6 +22,7 @@ void ivsum_free(ivsum *s)
     stats_array_free(s->steps, s->nsteps);
     xfree(s->runs);
     xfree(s->missed);
+    xfree(s->arrivals);
     memset(s, 0, sizeof(*s));
 }
 
@@ -30,6 +32,7 @@ void ivsum_reset(ivsum *s)
         stats_reset(&s->steps[i]);
     memset(s->runs, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->runs));
     memset(s->missed, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->missed));
+    memset(s->arrivals, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->arrivals));
     s->active_vus = 0;
     s->finished_vus = 0;
     s->senders = 0;
@@ -73,6 +76,10 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
             if (strcmp(scen_names[j], sc->name) == 0) {
                 s->runs[j] += sc->runs;
                 s->missed[j] += sc->missed_pacing;
+                s->arrivals[j].scheduled += sc->arrivals_scheduled;
+                s->arrivals[j].started += sc->arrivals_started;
+                s->arrivals[j].late += sc->arrivals_late;
+                s->arrivals[j].dropped += sc->arrivals_dropped;
                 break;
             }
         }
@@ -146,6 +153,16 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
     m->n_scenarios = nscens;
     xfree(buf);
     return m;
+}
+
+void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr)
+{
+    for (size_t i = 0; arr != NULL && i < m->n_scenarios; i++) {
+        m->scenarios[i]->arrivals_scheduled = arr[i].scheduled;
+        m->scenarios[i]->arrivals_started = arr[i].started;
+        m->scenarios[i]->arrivals_late = arr[i].late;
+        m->scenarios[i]->arrivals_dropped = arr[i].dropped;
+    }
 }
 
 void ivsum_msg_free(Quern__Interval *m)

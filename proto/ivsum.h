@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/rate.h"
 #include "common/stats.h"
 #include "proto/quern.pb-c.h"
 
@@ -36,6 +37,7 @@ typedef struct ivsum {
     size_t nscens;
     uint64_t *runs;        /**< owned: nscens entries, runs completed */
     uint64_t *missed;      /**< owned: nscens entries, missed pacings */
+    rate_counts *arrivals; /**< owned: nscens entries, the open model's arrivals */
     uint32_t active_vus;   /**< sum of the senders' active VUs */
     uint32_t finished_vus; /**< sum of the senders' finished VUs */
     unsigned senders;      /**< messages added since init/reset */
@@ -63,6 +65,10 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
                                size_t nsteps, const uint64_t *runs, const uint64_t *missed,
                                const char *const *scen_names, size_t nscens, uint32_t active_vus,
                                uint32_t finished_vus, int last);
+
+/** Sets the arrivals of m's scenarios (built by ivsum_msg_new from nscens
+ *  names) from arr (nscens entries, borrowed); NULL leaves them 0. */
+void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr);
 
 /** Frees a message from ivsum_msg_new; NULL is fine. */
 void ivsum_msg_free(Quern__Interval *m);

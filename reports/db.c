@@ -52,7 +52,9 @@ static const char *const stmt_sql[ST_COUNT] = {
                  "first_second = min(first_second, excluded.first_second), "
                  "last_second = max(last_second, excluded.last_second), "
                  "sample = CASE WHEN sample = '' THEN excluded.sample ELSE sample END",
-    [ST_SCEN] = "UPDATE scenario_totals SET runs = runs + ?, missed_pacing = missed_pacing + ? "
+    [ST_SCEN] = "UPDATE scenario_totals SET runs = runs + ?, missed_pacing = missed_pacing + ?, "
+                "arr_scheduled = arr_scheduled + ?, arr_started = arr_started + ?, "
+                "arr_late = arr_late + ?, arr_dropped = arr_dropped + ? "
                 "WHERE run_id = ? AND scen_index = ?",
     [ST_AGENT] = "INSERT OR REPLACE INTO agents (run_id, agent_index, name, host, workers, vus, "
                  "lost, status, requests, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -569,13 +571,20 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
             goto fail;
     }
     for (size_t i = 0; i < iv->nscens; i++) {
-        if (iv->runs[i] == 0 && iv->missed[i] == 0)
+        static const rate_counts none;
+        const rate_counts *a = iv->arrivals != NULL ? &iv->arrivals[i] : &none;
+        if (iv->runs[i] == 0 && iv->missed[i] == 0 && a->scheduled == 0 && a->started == 0 &&
+            a->dropped == 0)
             continue;
         st = d->st[ST_SCEN];
         bind_u64(st, 1, iv->runs[i]);
         bind_u64(st, 2, iv->missed[i]);
-        sqlite3_bind_int64(st, 3, run_id);
-        sqlite3_bind_int64(st, 4, (sqlite3_int64)i);
+        bind_u64(st, 3, a->scheduled);
+        bind_u64(st, 4, a->started);
+        bind_u64(st, 5, a->late);
+        bind_u64(st, 6, a->dropped);
+        sqlite3_bind_int64(st, 7, run_id);
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)i);
         if (step_done(d, st, "cannot record scenario counts", err, errlen) != 0)
             goto fail;
     }

@@ -38,12 +38,13 @@
 #include <stdint.h>
 
 #include "common/props.h"
+#include "common/rate.h"
 #include "common/stats.h"
 
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 /** An open results database; created by db_open, released by db_close. */
 typedef struct db db;
@@ -124,6 +125,7 @@ typedef struct db_iv {
     const uint64_t *runs;   /**< nscens entries; may be NULL when nscens is 0 */
     const uint64_t *missed; /**< nscens entries; may be NULL when nscens is 0 */
     size_t nscens;
+    const rate_counts *arrivals; /**< nscens entries, the open model's; NULL: none */
 } db_iv;
 
 /** Writes one interval in one transaction: its intervals row (kept as it is

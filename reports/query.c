@@ -401,6 +401,10 @@ static void row_scen(sqlite3_stmt *st, query_run *r)
     s->name = query_col_str(st, 0);
     s->runs = sqlite3_column_int64(st, 1);
     s->missed = sqlite3_column_int64(st, 2);
+    s->arr_scheduled = sqlite3_column_int64(st, 3);
+    s->arr_started = sqlite3_column_int64(st, 4);
+    s->arr_late = sqlite3_column_int64(st, 5);
+    s->arr_dropped = sqlite3_column_int64(st, 6);
 }
 
 static void row_threshold(sqlite3_stmt *st, query_run *r)
@@ -429,7 +433,8 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
                   "WHERE run_id = ? ORDER BY count DESC, step_index, kind",
                   row_error, err, errlen) != 0 ||
         load_rows(sq, r,
-                  "SELECT name, runs, missed_pacing FROM scenario_totals WHERE run_id = ? "
+                  "SELECT name, runs, missed_pacing, arr_scheduled, arr_started, arr_late, "
+                  "arr_dropped FROM scenario_totals WHERE run_id = ? "
                   "ORDER BY scen_index",
                   row_scen, err, errlen) != 0 ||
         load_rows(sq, r,

@@ -88,6 +88,7 @@ typedef struct query_error {
 typedef struct query_scen {
     char *name; /**< owned */
     int64_t runs, missed;
+    int64_t arr_scheduled, arr_started, arr_late, arr_dropped; /**< the open model's, else 0 */
 } query_scen;
 
 /** One thresholds row. */

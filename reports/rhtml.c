@@ -434,19 +434,33 @@ static void rhtml_agents(FILE *out, const query_run *r)
         fputs("</tbody>\n</table>\n", out);
     }
     if (r->nscens > 0) {
-        fputs("<h3>Scenarios</h3>\n<table class=\"scenarios\">\n<thead><tr><th>Scenario</th>"
-              "<th class=\"n\">Runs</th><th class=\"n\">Missed pacing</th></tr></thead>\n"
-              "<tbody>\n",
-              out);
+        int open = 0;
+        for (size_t i = 0; i < r->nscens; i++)
+            open |= r->scens[i].arr_scheduled > 0 || r->scens[i].arr_dropped > 0;
+        fprintf(out,
+                "<h3>Scenarios</h3>\n<table class=\"scenarios\">\n<thead><tr><th>Scenario</th>"
+                "<th class=\"n\">Runs</th><th class=\"n\">Missed pacing</th>%s</tr></thead>\n"
+                "<tbody>\n",
+                open ? "<th class=\"n\">Arrivals scheduled</th><th class=\"n\">Started</th>"
+                       "<th class=\"n\">Late</th><th class=\"n\">Dropped</th>"
+                     : "");
         for (size_t i = 0; i < r->nscens; i++) {
             fputs("<tr><td>", out);
             html_esc(out, r->scens[i].name);
             fprintf(
                 out, "</td><td class=\"n\">%s</td>",
                 html_count(r->scens[i].runs > 0 ? (uint64_t)r->scens[i].runs : 0, b, sizeof(b)));
-            fprintf(out, "<td class=\"n\">%s</td></tr>\n",
+            fprintf(out, "<td class=\"n\">%s</td>",
                     html_count(r->scens[i].missed > 0 ? (uint64_t)r->scens[i].missed : 0, b,
                                sizeof(b)));
+            if (open) {
+                const int64_t v[4] = {r->scens[i].arr_scheduled, r->scens[i].arr_started,
+                                      r->scens[i].arr_late, r->scens[i].arr_dropped};
+                for (size_t k = 0; k < 4; k++)
+                    fprintf(out, "<td class=\"n\">%s</td>",
+                            html_count(v[k] > 0 ? (uint64_t)v[k] : 0, b, sizeof(b)));
+            }
+            fputs("</tr>\n", out);
         }
         fputs("</tbody>\n</table>\n", out);
     }

@@ -226,3 +226,16 @@ CREATE INDEX runs_by_name ON runs (name, id);
 --   req_stages: --stages as the console read it back ("3s:20,4s:20,3s:0");
 --     NULL: none (--vus and --ramp-up), or a run from an older quern.
 ALTER TABLE runs ADD COLUMN req_stages TEXT;
+
+-- @migration 5
+-- The open model's arrivals per scenario (--rate, --rate-stages), kept up to
+-- date with each interval as runs are; 0 in the closed model and for a run
+-- from an older quern.
+--   arr_scheduled: arrivals due; arr_started: a run began (late ones
+--   included); arr_late: started after waiting for a VU of a full pool
+--   (--max-vus); arr_dropped: never started (the wait passed --max-lag, or
+--   the run ended first).
+ALTER TABLE scenario_totals ADD COLUMN arr_scheduled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE scenario_totals ADD COLUMN arr_started INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE scenario_totals ADD COLUMN arr_late INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE scenario_totals ADD COLUMN arr_dropped INTEGER NOT NULL DEFAULT 0;

@@ -285,12 +285,14 @@ static void emit(engine *e, int64_t now)
     iv.steps = e->cur;
     iv.nsteps = e->scens.nsteps;
     iv.scens = e->scount;
+    iv.arrivals = e->acount;
     iv.nscens = e->scens.nscens;
     if (e->cfg.sink != NULL)
         e->cfg.sink(e->cfg.sink_ud, &iv);
     for (size_t i = 0; i < e->scens.nsteps; i++)
         stats_reset(&e->cur[i]);
     memset(e->scount, 0, e->scens.nscens * sizeof(*e->scount));
+    memset(e->acount, 0, e->scens.nscens * sizeof(*e->acount));
     e->second++;
     e->iv_start_us = now;
 }
@@ -381,10 +383,10 @@ static void on_end_timer(struct ev_loop *loop, ev_timer *w, int revents)
         return;
     }
     /* The grace is over. */
-    if (e->done < e->cfg.vu_count)
-        log_msg(LOG_WARN, "grace period over: %u VU(s) cut short", e->cfg.vu_count - e->done);
+    if (e->done < e->nvus)
+        log_msg(LOG_WARN, "grace period over: %u VU(s) cut short", e->nvus - e->done);
     e->killing = 1;
-    for (uint32_t i = 0; i < e->cfg.vu_count; i++)
+    for (uint32_t i = 0; i < e->nvus; i++)
         vu_kill(&e->vus[i]);
 }
 
@@ -403,8 +405,12 @@ void engine_stop(engine *e, enum engine_status why)
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_set(&e->end_timer, (double)e->cfg.grace_us / 1e6, 0.);
     ev_timer_start(e->loop, &e->end_timer);
-    for (uint32_t i = 0; i < e->cfg.vu_count && !e->killing; i++)
+    if (e->arr != NULL)
+        arrive_stop(e->arr, e);
+    for (uint32_t i = 0; i < e->nvus && !e->killing; i++)
         vu_stop(&e->vus[i]);
+    if (e->arr != NULL && e->done == e->nvus)
+        ev_break(e->loop, EVBREAK_ONE); /* the open model with no VU left */
 }
 
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
@@ -428,7 +434,7 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 void engine_vu_done(engine *e)
 {
     e->done++;
-    if (e->done == e->cfg.vu_count) {
+    if (e->done == e->nvus && (e->arr == NULL || e->stopping)) {
         if (!e->stopping)
             e->stopping = 1; /* every VU did its runs */
         ev_break(e->loop, EVBREAK_ONE);
@@ -537,6 +543,15 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     for (size_t i = 0; i < e->scens.nsteps; i++)
         stats_init(&e->cur[i]);
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
+    e->acount = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*e->acount));
+    if (cfg->nrate_stages > 0) {
+        e->arr = xcalloc(1, sizeof(*e->arr));
+        if (arrive_init(e->arr, e, err, errlen) != 0)
+            goto fail;
+        warn_fd_limit(cfg->vu_count);
+        e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
+        return e; /* the pool's VUs are created as arrivals need them */
+    }
 
     /* Which scenario each global index plays: computed once for the run.
      * The shared indexes go by weight; after them, each scenario with
@@ -585,6 +600,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
             snprintf(err, errlen, "cannot create VU %u (libcurl)", gid);
             goto fail;
         }
+        e->nvus = i + 1;
     }
     xfree(assign);
     return e;
@@ -627,7 +643,10 @@ enum engine_status engine_run(engine *e)
         ev_timer_set(&e->end_timer, (double)e->cfg.duration_us / 1e6, 0.);
         ev_timer_start(e->loop, &e->end_timer);
     }
-    schedule_vus(e);
+    if (e->arr != NULL)
+        arrive_start(e->arr, e);
+    else
+        schedule_vus(e);
     ev_prepare_start(e->loop, &e->starter);
     if (e->cfg.vu_count > 0)
         ev_run(e->loop, 0);
@@ -639,6 +658,8 @@ enum engine_status engine_run(engine *e)
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->curl_timer);
+    if (e->arr != NULL)
+        ev_timer_stop(e->loop, &e->arr->timer);
     if (e->cfg.handle_signals) {
         ev_signal_stop(e->loop, &e->sig_int);
         ev_signal_stop(e->loop, &e->sig_term);
@@ -652,7 +673,7 @@ void engine_free(engine *e)
     if (e == NULL)
         return;
     /* Easy handles first: each is attached to a VU's share. */
-    for (uint32_t i = 0; e->vus != NULL && i < e->cfg.vu_count; i++) {
+    for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         if (e->vus[i].xh != NULL) {
             if (e->multi != NULL)
                 curl_multi_remove_handle(e->multi, e->vus[i].xh->easy);
@@ -667,7 +688,7 @@ void engine_free(engine *e)
         xh_free(x);
     }
     if (e->vus != NULL) {
-        for (uint32_t i = 0; i < e->cfg.vu_count; i++)
+        for (uint32_t i = 0; i < e->nvus; i++)
             vu_free(&e->vus[i]);
         xfree(e->vus);
     }
@@ -690,6 +711,10 @@ void engine_free(engine *e)
         xfree(e->cur);
     }
     xfree(e->scount);
+    xfree(e->acount);
+    if (e->arr != NULL)
+        arrive_free(e->arr);
+    xfree(e->arr);
     for (size_t i = 0; e->src != NULL && i < e->cfg.nsource_addrs; i++)
         xfree(e->src[i]);
     xfree(e->src);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "common/props.h"
+#include "common/rate.h"
 #include "common/stages.h"
 #include "common/stats.h"
 #include "worker/scen.h"
@@ -41,7 +42,8 @@ typedef struct engine_interval {
     uint32_t active_vus;     /**< VUs started and not finished at its end */
     const step_stats *steps; /**< nsteps entries, by step index */
     size_t nsteps;
-    const scen_counts *scens; /**< nscens entries, by scenario index */
+    const scen_counts *scens;    /**< nscens entries, by scenario index */
+    const rate_counts *arrivals; /**< nscens entries: the open model's arrivals */
     size_t nscens;
 } engine_interval;
 
@@ -64,15 +66,24 @@ typedef struct engine_cfg {
                                      VU i starts and leaves (after its current run) when the
                                      list says; vus_total is then stages_ids; NULL: none */
     size_t nstages;
-    uint32_t staged_vus; /**< the last staged_vus of vus_total indexes are the ids of the
-                              scenarios with stages of their own (scen_layout); the
-                              script must use as many, unless the engine plays no VU
-                              (the console's check of the script) */
-    uint32_t runs;       /**< runs per VU (0 = until the duration ends) */
-    int64_t grace_us;    /**< how long in-flight work may finish after the stop */
-    engine_sink_fn sink; /**< called each second and once at the end */
-    void *sink_ud;       /**< borrowed: passed to sink */
-    int handle_signals;  /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+    uint32_t staged_vus;           /**< the last staged_vus of vus_total indexes are the ids of the
+                                        scenarios with stages of their own (scen_layout); the
+                                        script must use as many, unless the engine plays no VU
+                                        (the console's check of the script) */
+    uint32_t runs;                 /**< runs per VU (0 = until the duration ends) */
+    const rate_stage *rate_stages; /**< copied: the open model (common/rate.h): arrivals
+                                        start runs, VUs are created as they need them up to
+                                        vu_count; NULL: the closed model */
+    size_t nrate_stages;
+    uint32_t arrival_stripes;        /**< workers of the whole run: this one plays the arrivals
+                                          k with k mod stripes == (vu_first - 1) mod stripes */
+    uint32_t open_vus;               /**< open model: VUs with a global index up to this are
+                                          created before the first arrival */
+    int64_t max_lag_us;              /**< open model: an arrival waiting this long is dropped */
+    int64_t grace_us;                /**< how long in-flight work may finish after the stop */
+    engine_sink_fn sink;             /**< called each second and once at the end */
+    void *sink_ud;                   /**< borrowed: passed to sink */
+    int handle_signals;              /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
     const char *const *source_addrs; /**< copied: local addresses VU i binds to, by
                                           ((i-1) mod n); none: the system's choice */
     size_t nsource_addrs;

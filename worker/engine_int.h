@@ -7,6 +7,7 @@
 #include <ev.h>
 #include <lua.h>
 
+#include "worker/arrive.h"
 #include "worker/engine.h"
 #include "worker/lwatch.h"
 #include "worker/urlc.h"
@@ -34,7 +35,11 @@ struct engine {
     lua_State *L;            /**< owned: main state; VUs are its threads */
     lwatch watch;            /**< bounds the Lua work of the load and of each resume */
     scen_set scens;          /**< declared by the script */
-    vu *vus;                 /**< owned array of cfg.vu_count */
+    vu *vus;                 /**< owned array of cfg.vu_count slots */
+    uint32_t nvus;           /**< VUs created in vus (all in the closed model; the open
+                                  model creates them as arrivals need them) */
+    arrive *arr;             /**< owned: the open model, NULL in the closed one */
+    rate_counts *acount;     /**< owned: current interval's arrivals, one per scenario */
     step_stats *cur;         /**< owned: current interval, one per step */
     scen_counts *scount;     /**< owned: current interval, one per scenario */
     ev_timer curl_timer;     /**< libcurl's timeout */

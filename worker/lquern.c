@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/rate.h"
 #include "common/stages.h"
 #include "common/version.h"
 #include "worker/engine_int.h"
@@ -145,6 +146,47 @@ static void declare_stages(lua_State *L, scen *sc, int idx)
     sc->nstages = (size_t)n;
 }
 
+/* The rate option ("200/s") or rate_stages option (a list of "D:R") of
+ * scenario sc at idx: the open model's arrivals (common/rate.h). */
+static void declare_rate(lua_State *L, scen *sc, int idx, int staged)
+{
+    char err[512];
+    lua_Integer n = 1;
+
+    if (sc->rate_stages != NULL)
+        luaL_error(L, "scenario %s: rate and rate_stages: give one of them", sc->name);
+    if (!staged) {
+        sc->rate_stages = xcalloc(2, sizeof(*sc->rate_stages));
+        if (lua_type(L, idx) != LUA_TSTRING ||
+            rate_parse(lua_tostring(L, idx), 0, &sc->rate_stages[1].per_s, err, sizeof(err)) != 0)
+            luaL_error(L, "scenario %s: rate: %s", sc->name,
+                       lua_type(L, idx) != LUA_TSTRING ? "a string like \"200/s\"" : err);
+        sc->rate_stages[0].per_s = sc->rate_stages[1].per_s;
+        sc->nrate_stages = 2;
+        sc->rate_const = 1;
+        return;
+    }
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_error(L, "scenario %s: rate_stages is a list like {\"1m:100/s\", \"5m:100/s\"}",
+                   sc->name);
+    n = luaL_len(L, idx);
+    if (n < 1 || n > RATE_STAGES_MAX)
+        luaL_error(L, "scenario %s: rate_stages: give 1 to %u stages", sc->name, RATE_STAGES_MAX);
+    sc->rate_stages = xcalloc((size_t)n, sizeof(*sc->rate_stages));
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_geti(L, idx, i) != LUA_TSTRING)
+            luaL_error(L, "scenario %s: rate_stages[%d] is not a string like \"1m:100/s\"",
+                       sc->name, (int)i);
+        if (rate_stage_parse_one(lua_tostring(L, -1), &sc->rate_stages[i - 1], err, sizeof(err)) !=
+            0)
+            luaL_error(L, "scenario %s: rate_stages[%d]: %s", sc->name, (int)i, err);
+        lua_pop(L, 1);
+    }
+    if (rate_stages_check(sc->rate_stages, (size_t)n, err, sizeof(err)) != 0)
+        luaL_error(L, "scenario %s: rate_stages: %s", sc->name, err);
+    sc->nrate_stages = (size_t)n;
+}
+
 /* --- quern.scenario(name, opts) ---------------------------------------- */
 
 static int l_scenario(lua_State *L)
@@ -189,10 +231,12 @@ static int l_scenario(lua_State *L)
                 declare_thresholds(L, e, sc, lua_gettop(L));
             } else if (strcmp(k, "stages") == 0) {
                 declare_stages(L, sc, lua_gettop(L));
+            } else if (strcmp(k, "rate") == 0 || strcmp(k, "rate_stages") == 0) {
+                declare_rate(L, sc, lua_gettop(L), k[4] == '_');
             } else {
                 luaL_error(L,
                            "scenario %s: unknown option \"%s\" (known: weight, pacing, think, "
-                           "cookies, thresholds, stages)",
+                           "cookies, thresholds, stages, rate, rate_stages)",
                            name, k);
             }
             lua_pop(L, 1);

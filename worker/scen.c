@@ -25,6 +25,7 @@ void scen_set_free(scen_set *set)
         xfree(set->scens[i]->name);
         xfree(set->scens[i]->where);
         xfree(set->scens[i]->stages);
+        xfree(set->scens[i]->rate_stages);
         xfree(set->scens[i]);
     }
     for (size_t i = 0; i < set->nthresholds; i++) {

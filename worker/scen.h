@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/rate.h"
 #include "common/stages.h"
 
 struct scen;
@@ -48,6 +49,10 @@ typedef struct scen {
     stage *stages;     /**< owned: the stages option, NULL without; such a scenario gets no
                             share of the run's VUs: its VUs are its stages' ids */
     size_t nstages;
+    rate_stage *rate_stages; /**< owned: the rate or rate_stages option (the open model: the
+                                  run's arrivals, when no --rate is given), NULL without */
+    size_t nrate_stages;
+    int rate_const;   /**< rate = "R": one stage at R, its length the run's --duration */
     uint32_t id_base; /**< with stages: its ids are global indexes id_base+1..id_base+ids
                            (set by scen_layout) */
 } scen;

@@ -415,6 +415,13 @@ static void vu_next_run(vu *v)
         vu_phase_start(v, VU_FINISH);
         return;
     }
+    if (v->eng->arr != NULL) {
+        /* The open model: the next run is an arrival's. */
+        v->phase = VU_PACE;
+        v->wait = VU_IDLE;
+        arrive_vu_free(v->eng->arr, v->eng, v);
+        return;
+    }
     if (v->run == 0 || sc->pacing_max_us == 0) {
         vu_phase_start(v, VU_RUN);
         return;
@@ -569,6 +576,11 @@ void vu_stop(vu *v)
     default:
         break; /* finish goes on within the grace; done is done */
     }
+}
+
+void vu_start_run(vu *v)
+{
+    vu_phase_start(v, VU_RUN);
 }
 
 void vu_leave(vu *v)

@@ -99,11 +99,12 @@ typedef struct vu {
     uint8_t xfer_timed;   /**< the transfer in flight belongs to the pending sample */
     uint8_t queued;       /**< its transfer waits in the engine's start queue */
     uint8_t leaving;      /**< a staged load's descent: finish after the current run */
-    lua_State *co;        /**< the VU's thread, anchored by co_ref */
-    int co_ref;           /**< registry ref of co */
-    int tbl_ref;          /**< registry ref of the vu table given to init/run/finish */
-    xh *xh;               /**< borrowed from the pool while busy, else NULL */
-    CURLSH *share;        /**< owned: this VU's connections and cookie jar */
+    uint8_t counted_ready;          /**< open model: came to the pool once (its init ended) */
+    lua_State *co;                  /**< the VU's thread, anchored by co_ref */
+    int co_ref;                     /**< registry ref of co */
+    int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
+    xh *xh;                         /**< borrowed from the pool while busy, else NULL */
+    CURLSH *share;                  /**< owned: this VU's connections and cookie jar */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
     struct vu *start_next;          /**< borrowed: next in the engine's start queue */
     ev_timer timer;                 /**< ramp start, sleep, think, pacing */
@@ -137,6 +138,8 @@ void vu_halt(vu *v);
  *  finishes it, then runs finish and is done; one waiting for its pacing
  *  goes to finish now; one not started yet is done. Nothing is cut. */
 void vu_leave(vu *v);
+/** Open model: an arrival gives the idle VU a run, at once. */
+void vu_start_run(vu *v);
 /** The grace is over: abandon whatever is in flight, go to done. */
 void vu_kill(vu *v);
 /** The VU's transfer completed (called by the engine from the loop). */

@@ -133,6 +133,7 @@ static void on_interval(void *ud, const engine_interval *iv)
     }
     m = ivsum_msg_new(c->run_id, iv->second, iv->steps, iv->nsteps, c->runs, c->missed,
                       c->scen_names, iv->nscens, iv->active_vus, 0, 0);
+    ivsum_msg_set_arrivals(m, iv->arrivals);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     if (send_env(c->fd, &env) != 0) {
@@ -278,6 +279,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
     enum engine_status st;
     reqlog *rl = NULL;
     stage *stages = NULL;
+    rate_stage *rstages = NULL;
     int64_t run_t0;
     Quern__Envelope fenv = QUERN__ENVELOPE__INIT;
     Quern__RunFinished fin = QUERN__RUN_FINISHED__INIT;
@@ -344,6 +346,24 @@ int wproc_main(int fd, const char *dir, unsigned number)
             cfg.stages = stages;
             cfg.nstages = sr->schedule->n_stages;
         }
+        if (sr->schedule->n_rate_stages > 0) {
+            /* the engine keeps its own copy */
+            rstages = xcalloc(sr->schedule->n_rate_stages, sizeof(*rstages));
+            for (size_t i = 0; i < sr->schedule->n_rate_stages; i++) {
+                const Quern__RateStage *rs = sr->schedule->rate_stages[i];
+                rstages[i].dur_us = rs->duration_us > INT64_MAX
+                                        ? -1 /* refused by rate_stages_check */
+                                        : (int64_t)rs->duration_us;
+                rstages[i].per_s = rs->per_second;
+            }
+            cfg.rate_stages = rstages;
+            cfg.nrate_stages = sr->schedule->n_rate_stages;
+            cfg.arrival_stripes = sr->schedule->arrival_stripes;
+            cfg.open_vus = sr->schedule->open_vus;
+            cfg.max_lag_us = sr->schedule->max_lag_us > INT64_MAX
+                                 ? INT64_MAX
+                                 : (int64_t)sr->schedule->max_lag_us;
+        }
     }
     cfg.sink = on_interval;
     cfg.sink_ud = &c;
@@ -407,6 +427,7 @@ out:
     engine_free(e);
     reqlog_free(rl);
     xfree(stages);
+    xfree(rstages);
     xfree(c.scen_names);
     xfree(c.runs);
     xfree(c.missed);

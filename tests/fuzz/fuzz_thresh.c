@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     fuzz_check(strlen(t->expr) <= THRESH_EXPR_MAX);
-    fuzz_check(t->metric >= THRESH_PERCENTILE && t->metric <= THRESH_COUNT);
+    fuzz_check(t->metric >= THRESH_PERCENTILE && t->metric <= THRESH_ARR_DROPPED);
     fuzz_check(t->op >= THRESH_LT && t->op <= THRESH_GE);
     fuzz_check(t->metric != THRESH_PERCENTILE || (t->pct >= 0 && t->pct <= 100));
     thresh_unit(t);

@@ -36,6 +36,12 @@ static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, con
         stats_note_error(&st[0], 1, err_tech);
     }
     m = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 3, 1, 0);
+    {
+        /* the open model's arrivals of the second scenario: n due, n - 1
+         * started (one of them late), one dropped */
+        rate_counts arr[2] = {{0, 0, 0, 0}, {n, n - 1, 1, 1}};
+        ivsum_msg_set_arrivals(m, arr);
+    }
     stats_free(&st[0]);
     stats_free(&st[1]);
     return m;
@@ -90,6 +96,11 @@ static void test_sum(void **state)
     assert_int_equal(s.runs[0], 2);
     assert_int_equal(s.runs[1], 10);
     assert_int_equal(s.missed[1], 4);
+    assert_int_equal(s.arrivals[0].scheduled, 0);
+    assert_int_equal(s.arrivals[1].scheduled, 8); /* summed like runs */
+    assert_int_equal(s.arrivals[1].started, 6);
+    assert_int_equal(s.arrivals[1].late, 2);
+    assert_int_equal(s.arrivals[1].dropped, 2);
     assert_int_equal(s.active_vus, 6);
     assert_int_equal(s.finished_vus, 2);
 
@@ -98,6 +109,7 @@ static void test_sum(void **state)
     assert_int_equal(s.steps[0].count, 0);
     assert_int_equal(hist_count(s.steps[0].hist), 0);
     assert_int_equal(s.runs[1], 0);
+    assert_int_equal(s.arrivals[1].scheduled, 0);
     assert_int_equal(s.active_vus, 0);
     /* The sum goes up again as one message, the same totals. */
     assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
@@ -106,6 +118,7 @@ static void test_sum(void **state)
         Quern__Interval *up = ivsum_msg_new(7, 42, s.steps, s.nsteps, s.runs, s.missed, scens, 2,
                                             s.active_vus, s.finished_vus, 1);
         ivsum t;
+        ivsum_msg_set_arrivals(up, s.arrivals);
         ivsum_init(&t, 2, 2);
         assert_int_equal(up->last, 1);
         assert_int_equal(ivsum_add_msg(&t, up, scens, err, sizeof(err)), 0);
@@ -113,6 +126,7 @@ static void test_sum(void **state)
         assert_int_equal(hist_count(t.steps[0].hist), 8);
         assert_int_equal(hist_max(t.steps[0].hist), hist_max(s.steps[0].hist));
         assert_int_equal(t.runs[1], 10);
+        assert_int_equal(t.arrivals[1].dropped, 2); /* an agent's sum goes up whole */
         ivsum_free(&t);
         ivsum_msg_free(up);
     }

@@ -75,6 +75,7 @@ static int64_t write_run(fx *f, int end)
     db_run_info ri = {0};
     step_stats s[2], tot[2];
     uint64_t runs = 1, missed = 0;
+    rate_counts arr = {4, 3, 1, 1}; /* the open model's arrivals each second */
     db_iv iv = {0};
     char err[512];
     int64_t id;
@@ -100,6 +101,7 @@ static int64_t write_run(fx *f, int end)
     iv.runs = &runs;
     iv.missed = &missed;
     iv.nscens = 1;
+    iv.arrivals = &arr;
     for (uint64_t sec = 0; sec < 3; sec++) {
         for (int i = 0; i < 2; i++)
             stats_reset(&s[i]);
@@ -146,6 +148,10 @@ static void check_figures(const query_run *r)
     assert_int_equal(r->errors[0].first_second, 1);
     assert_int_equal(r->nscens, 1);
     assert_int_equal(r->scens[0].runs, 3);
+    assert_int_equal(r->scens[0].arr_scheduled, 12); /* migration 5, summed like runs */
+    assert_int_equal(r->scens[0].arr_started, 9);
+    assert_int_equal(r->scens[0].arr_late, 3);
+    assert_int_equal(r->scens[0].arr_dropped, 3);
 }
 
 /* An ended run: its totals, status, and one point a second. */

@@ -526,6 +526,38 @@ static void test_eval_accumulates(void **state)
     agg_free(&a);
 }
 
+/* The open model's arrivals, counts of every scenario together. */
+static void test_arrivals(void **state)
+{
+    step_stats s;
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    rate_counts arr[2] = {{100, 90, 20, 10}, {50, 50, 5, 0}};
+    thresh_result r;
+    thresh *t;
+    agg a;
+
+    agg_init(&a, 1, 2);
+    stats_init(&s);
+    s.count = 140;
+    hist_record_n(s.hist, 10 * MS, 140);
+    agg_add(&a, &s, runs, missed, 1000000, 1);
+    agg_add_arrivals(&a, arr);
+    stats_free(&s);
+    t = parse_ok("arrivals.dropped<=0");
+    assert_int_equal(t->metric, THRESH_ARR_DROPPED);
+    assert_int_equal(t->limit_count, 0);
+    thresh_free(t);
+    assert_false(eval("arrivals.dropped<=0", &a, 1, &r));
+    assert_string_equal(r.desc, "arrivals.dropped of every scenario = 10, limit <= 0");
+    assert_true(eval("arrivals.late<30", &a, 1, &r));
+    assert_false(eval("arrivals.late<25", &a, 1, &r));
+    assert_true(eval("arrivals.scheduled>=150", &a, 1, &r));
+    assert_true(eval("arrivals.started>=140", &a, 1, &r));
+    parse_fails("SC-X-STEP-1: arrivals.late<1", "without a scope");
+    parse_fails("arrivals.late<1%", "");
+    agg_free(&a);
+}
+
 /* ---- --abort-on-fail */
 
 /* thresh_can_still_pass for expr on result r after elapsed_s. */
@@ -658,6 +690,7 @@ int main(void)
         cmocka_unit_test(test_can_still_pass),
         cmocka_unit_test(test_abort_on_partial_data),
         cmocka_unit_test(test_unit_and_measured),
+        cmocka_unit_test(test_arrivals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,206 @@
+# The open model (--rate, --max-vus, --max-lag), judged by a real nginx's
+# access log: each arrival is one request to /hit naming its VU (X-VU), each
+# VU created one request to /init. 10 s at 200/s (2,000 arrivals) rather
+# than 20 s, to keep the test within its time budget.
+. "$(dirname "$0")/dist_lib.bash"
+
+NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+if [ ! -x "$NGINX" ]; then
+  echo "not ok - nginx is installed (scripts/install-deps.sh installs Debian's)"
+  exit 0
+fi
+D=tests/e2e/scripts
+NG=$TMP/nginx
+NGPORT=$(free_port_py)
+mkdir -p "$NG"
+user_line=
+[ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
+cat >"$NG/nginx.conf" <<NGEOF
+# written by tests/e2e/open.sh
+$user_line
+daemon off;
+master_process on;
+worker_processes 1;
+pid $NG/nginx.pid;
+error_log $NG/error.log warn;
+events { worker_connections 4096; }
+http {
+    log_format vu '\$msec \$status \$http_x_vu \$uri';
+    access_log $NG/access.log vu;
+    client_body_temp_path $NG/body;
+    proxy_temp_path $NG/proxy;
+    fastcgi_temp_path $NG/fastcgi;
+    uwsgi_temp_path $NG/uwsgi;
+    scgi_temp_path $NG/scgi;
+    server {
+        listen 127.0.0.1:$NGPORT;
+        location / { return 200 "ok"; }
+    }
+}
+NGEOF
+"$NGINX" -e "$NG/error.log" -c "$NG/nginx.conf" -p "$NG" &
+NGINX_PID=$!
+PIDS+=("$NGINX_PID")
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$NGPORT/" && break; sleep 0.1; done
+NGBASE="http://127.0.0.1:$NGPORT"
+LOG=$NG/access.log
+
+# Starts a new access log (nginx reopens it on USR1).
+new_log() {
+  rm -f "$LOG"
+  kill -USR1 "$NGINX_PID"
+  for _ in $(seq 50); do [ -e "$LOG" ] && break; sleep 0.1; done
+  curl -s -o /dev/null "$NGBASE/mark"
+  for _ in $(seq 50); do grep -q ' /mark$' "$LOG" 2>/dev/null && break; sleep 0.1; done
+  : >"$LOG"
+}
+hits() { grep -c ' /hit$' "$LOG"; }
+# freeze AFTER FOR: stops nginx (master and worker) AFTER seconds from now,
+# for FOR seconds, in the background.
+freeze() {
+  local pids="$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"
+  (sleep "$1"; kill -STOP $pids; sleep "$2"; kill -CONT $pids) &
+  FREEZE_PID=$!
+}
+# The hits of each second of the log, from the first.
+per_second() { awk '$4 == "/hit" { if (t0 == "") t0 = $1; k = int($1 - t0); n[k]++; if (k > m) m = k }
+                    END { for (k = 0; k <= m; k++) printf "%d ", n[k]; print "" }' "$LOG"; }
+arr() { sj "$1" ".scenarios[0].arrivals.$2"; }
+
+# ---- 200/s for 10 s on one machine, two workers: 2,000 runs, evenly
+new_log
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --workers 2 -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/one.json" >"$TMP/one.out" 2>"$TMP/one.err"
+eq "200/s: exit 0" "$?" 0
+echo "# 200/s: hits per second at nginx: $(per_second)"
+between "200/s: nginx served 2,000 runs (± 1 %)" "$(hits)" 1980 2020
+eq "200/s: the summary's started is nginx's count" "$(arr "$TMP/one.json" started)" "$(hits)"
+eq "200/s: the console's count is nginx's" "$(sj "$TMP/one.json" '.tests[0].count')" "$(hits)"
+eq "200/s: 2,000 scheduled" "$(arr "$TMP/one.json" scheduled)" 2000
+eq "200/s: none late" "$(arr "$TMP/one.json" late)" 0
+eq "200/s: none dropped" "$(arr "$TMP/one.json" dropped)" 0
+lo=$(per_second | awk '{ m = 1e9; for (i = 2; i < NF; i++) if ($i < m) m = $i; print m }')
+hi=$(per_second | awk '{ m = 0; for (i = 2; i < NF; i++) if ($i > m) m = $i; print m }')
+between "200/s: each full second of the log has about 200 (fewest)" "$lo" 190 210
+between "200/s: each full second of the log has about 200 (most)" "$hi" 190 210
+between "200/s: few VUs for a fast server (--vus 1 a worker, then as needed)" \
+  "$(grep -c ' /init$' "$LOG")" 2 20
+eq "200/s: no error" "$(awk '$2 != 200' "$LOG" | wc -l)" 0
+
+# ---- --rate-stages 3s:100/s,3s:100/s: from 0/s up to 100/s in 3 s (150
+# arrivals, L(t) = 100 t^2 / 6: 37.5 in the first 1.5 s), then 300 in 3 s
+new_log
+"$QUERN" run $D/open_vu.lua --rate-stages 3s:100/s,3s:100/s -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/ramp.json" >"$TMP/ramp.out" 2>"$TMP/ramp.err"
+eq "rate stages: exit 0" "$?" 0
+eq "rate stages: nginx served 450 runs" "$(hits)" 450
+eq "rate stages: 450 scheduled" "$(arr "$TMP/ramp.json" scheduled)" 450
+read -r r1 r2 r3 < <(awk '$4 == "/hit" { if (t0 == "") t0 = $1; t = $1 - t0; if (t < 1.5) a++; else if (t < 3) b++; else c++ }
+                          END { print a + 0, b + 0, c + 0 }' "$LOG")
+between "rate stages: half-way up (0-1.5 s): 38 arrivals" "$r1" 35 41
+between "rate stages: the rest of the climb (1.5-3 s): 112" "$r2" 108 116
+between "rate stages: the hold (3-6 s): 300" "$r3" 296 304
+
+# ---- a scenario's own rate: quern.scenario("OPEN", { rate = "100/s" }) with
+# --duration, and { rate_stages = { "2s:100/s", "2s:100/s" } } (100 + 200)
+new_log
+"$QUERN" run $D/open_vu.lua -p own_rate=100/s --duration 3s -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/srate.json" >"$TMP/srate.out" 2>"$TMP/srate.err"
+eq "scenario rate: exit 0" "$?" 0
+eq "scenario rate: nginx served 300 runs" "$(hits)" 300
+eq "scenario rate: 300 scheduled" "$(arr "$TMP/srate.json" scheduled)" 300
+new_log
+"$QUERN" run $D/open_vu.lua -p own_rate_stages=2s:100/s,2s:100/s -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/sstages.json" >"$TMP/sstages.out" 2>"$TMP/sstages.err"
+eq "scenario rate_stages: exit 0" "$?" 0
+eq "scenario rate_stages: nginx served 300 runs" "$(hits)" 300
+eq "scenario rate_stages: 300 started" "$(arr "$TMP/sstages.json" started)" 300
+
+# ---- nginx frozen for 2 s in the middle, a pool of 20: the arrivals wait
+# (late), none is dropped within --max-lag 10s, all 2,000 are served
+new_log
+freeze 4 2
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --max-vus 20 --max-lag 10s --workers 2 \
+  -p base_url="$NGBASE" --db none -q --summary-json "$TMP/late.json" >"$TMP/late.out" 2>"$TMP/late.err"
+eq "freeze: exit 0" "$?" 0
+wait "$FREEZE_PID"
+echo "# freeze: hits per second at nginx: $(per_second)"
+between "freeze: nginx served 2,000 runs (± 1 %)" "$(hits)" 1980 2020
+eq "freeze: the summary's started is nginx's count" "$(arr "$TMP/late.json" started)" "$(hits)"
+between "freeze: at least 300 arrivals late" "$(arr "$TMP/late.json" late)" 300 2000
+eq "freeze: none dropped" "$(arr "$TMP/late.json" dropped)" 0
+eq "freeze: the pool stays within --max-vus 20" "$(grep -c ' /init$' "$LOG")" 20
+check "freeze: the summary says how many were late" \
+  grep -q "arrivals 2000 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
+
+# ---- the same freeze with --max-lag 500ms: some dropped, counted, and a
+# threshold on them fails the run
+new_log
+freeze 4 2
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --max-vus 20 --max-lag 500ms --workers 2 \
+  --threshold 'arrivals.dropped<=0' -p base_url="$NGBASE" --db "$TMP/drop.db" -q \
+  --summary-json "$TMP/drop.json" >"$TMP/drop.out" 2>"$TMP/drop.err"
+eq "--max-lag 500ms: exit 1 (arrivals.dropped<=0 failed)" "$?" 1
+wait "$FREEZE_PID"
+d=$(arr "$TMP/drop.json" dropped)
+between "--max-lag 500ms: some dropped" "$d" 100 2000
+eq "--max-lag 500ms: started + dropped = scheduled" \
+  "$(( $(arr "$TMP/drop.json" started) + d ))" "$(arr "$TMP/drop.json" scheduled)"
+eq "--max-lag 500ms: the summary's started is nginx's count" "$(arr "$TMP/drop.json" started)" "$(hits)"
+check "--max-lag 500ms: the threshold names the count" \
+  grep -q "FAIL  arrivals.dropped<=0 .*arrivals.dropped of every scenario = $d, limit <= 0" "$TMP/drop.out"
+eq "--max-lag 500ms: the database keeps the arrivals" \
+  "$(sqlite3 "$TMP/drop.db" 'SELECT arr_scheduled, arr_started, arr_late, arr_dropped FROM scenario_totals')" \
+  "$(jq -r '.scenarios[0].arrivals | "\(.scheduled)|\(.started)|\(.late)|\(.dropped)"' "$TMP/drop.json")"
+"$QUERN" report --db "$TMP/drop.db" -o "$TMP/drop.html" >/dev/null 2>&1
+check "--max-lag 500ms: the report shows the dropped arrivals" \
+  grep -q "<th class=\"n\">Dropped</th>.*<td class=\"n\">$d</td></tr>" \
+  <(tr -d '\n' <"$TMP/drop.html")
+
+# ---- the same open run on two agents (a worker each): one 200/s stream
+new_log
+start_console d $D/open_vu.lua --rate 200/s --duration 10s --agents 2 --wait 20s -p base_url="$NGBASE" \
+  --db none -q --summary-json "$TMP/dist.json"
+start_agent o1 1
+start_agent o2 1
+wait_exit $CONSOLE_PID 40
+eq "2 agents: console exits 0" "$WAIT_RC" 0
+echo "# 2 agents: hits per second at nginx: $(per_second)"
+between "2 agents: nginx served 2,000 runs (± 1 %)" "$(hits)" 1980 2020
+eq "2 agents: the summary's started is nginx's count" "$(arr "$TMP/dist.json" started)" "$(hits)"
+eq "2 agents: 2,000 scheduled" "$(arr "$TMP/dist.json" scheduled)" 2000
+# Interleaved, not two bursts: the gap between two hits is about 5 ms (less
+# by how far apart the two agents started), not the 0 ms of two streams of
+# the same times, which would make every other gap (1,000) nearly 0.
+gaps=$(awk '$4 == "/hit" { if (p != "") { g = ($1 - p) * 1000; if (g < 1) s++ } p = $1 }
+            END { print s + 0 }' "$LOG")
+between "2 agents: the two streams interleave (gaps under 1 ms)" "$gaps" 0 400
+no_sanitizer_report "$TMP"/agent-o*.log "$TMP/d.err" && ok "2 agents: no sanitizer report" ||
+  notok "2 agents: no sanitizer report"
+
+# ---- bad input: one line, exit 2, nothing sent
+new_log
+bad() { "$QUERN" run $D/open_vu.lua "$@" -p base_url="$NGBASE" --db none -q >"$TMP/bad.out" 2>"$TMP/bad.err"; echo $?; }
+first() { head -n 1 "$TMP/bad.err"; }
+eq "--rate 0/s: exit 2" "$(bad --rate 0/s --duration 5s)" 2
+check "--rate 0/s: says the rate must be above 0" grep -q -- '--rate: "0/s": a rate is above 0/s' <(first)
+eq "--rate 0/s: one line" "$(wc -l <"$TMP/bad.err")" 1
+eq "--rate 5/x: exit 2" "$(bad --rate 5/x --duration 5s)" 2
+check "--rate 5/x: names the unit" grep -q -- "--rate: \"5/x\": the unit after '/' is s, m or h" <(first)
+eq "--rate without --duration: exit 2" "$(bad --rate 5/s)" 2
+check "--rate without --duration: says so" grep -q -- '--rate needs --duration' <(first)
+eq "--rate with --stages: exit 2" "$(bad --rate 5/s --stages 1s:2)" 2
+check "--rate with --stages: names both" grep -q -- '--rate and --stages cannot be used together' <(first)
+eq "--rate-stages with --duration: exit 2" "$(bad --rate-stages 1s:5/s --duration 2s)" 2
+eq "--vus above --max-vus: exit 2" "$(bad --rate 5/s --duration 1s --vus 30 --max-vus 20)" 2
+eq "scenario rate without --duration: exit 2" "$(bad -p own_rate=100/s)" 2
+check "scenario rate without --duration: says so" grep -q -- 'has a rate: give --duration' <(first)
+eq "scenario rate with --rate: exit 2" "$(bad -p own_rate=100/s --duration 2s --rate 5/s)" 2
+eq "scenario rate beside a weighted scenario: exit 2" "$(bad -p own_rate=100/s --duration 2s -p with_other=1)" 2
+check "scenario rate beside a weighted scenario: names both" \
+  grep -q -- 'scenario OPEN has a rate: the open model plays one scenario, give OTHER weight 0' <(first)
+eq "scenario rate = \"5/x\": exit 2" "$(bad -p own_rate=5/x --duration 1s)" 2
+check "scenario rate = \"5/x\": file:line and the unit" \
+  grep -q "^$D/open_vu.lua:[0-9]*: scenario OPEN: rate: \"5/x\": the unit" <(first)
+sleep 0.3
+eq "bad input: nothing sent" "$(wc -l <"$LOG")" 0

@@ -1,0 +1,37 @@
+-- The open model (tests/e2e/open.sh): each arrival plays one run, a request
+-- to /hit naming its VU (X-VU); init makes a request of its own, so the VUs
+-- created can be counted in the server's log.
+local quern = require "quern"
+local http = require "quern.http"
+
+local base = quern.property("base_url", "http://127.0.0.1:8080")
+-- -p own_rate=100/s gives the scenario a rate of its own, -p
+-- own_rate_stages=2s:100/s,2s:100/s rate stages; -p with_other=1 adds a
+-- second scenario with a weight
+local opts = {}
+if quern.property("own_rate", "") ~= "" then opts.rate = quern.property("own_rate", "") end
+local own = quern.property("own_rate_stages", "")
+if own ~= "" then
+  opts.rate_stages = {}
+  for s in own:gmatch("[^,]+") do opts.rate_stages[#opts.rate_stages + 1] = s end
+end
+local sc = quern.scenario("OPEN", opts)
+local hit = sc:step(1, "Hit")
+
+local function vu_header(vu)
+  return { headers = { ["X-VU"] = tostring(vu.id) } }
+end
+
+function sc.init(vu)
+  http.get(base .. "/init", vu_header(vu)):expect(200)
+end
+
+function sc.run(vu)
+  hit:get(base .. "/hit", vu_header(vu)):expect(200)
+end
+
+if quern.property("with_other", "") ~= "" then
+  local other = quern.scenario("OTHER")
+  other:step(1, "Other")
+  function other.run(vu) end
+end
