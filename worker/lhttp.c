@@ -11,6 +11,8 @@
 #include "worker/ljson.h"
 #include "worker/lquern.h"
 #include "worker/lresp.h"
+#include "worker/lscript.h"
+#include "worker/reqopt.h"
 #include "worker/trace.h"
 
 enum { CTX_THINK = 1, CTX_XFER = 2 };
@@ -135,8 +137,14 @@ static int start_xfer(lua_State *L, vu *v)
     int is_post = strcmp(method, "POST") == 0;
     const char *ctype = NULL;
     int own_ua = 0; /* the step names its own User-Agent */
+    int own_ro = 0; /* the request gives connection options of its own */
+    const reqopt *sro = v->eng->scens.scens[v->scen]->req, *rro = NULL;
     CURL *h = vu_easy(v);
 
+    if (sro != NULL && (sro->set & REQOPT_TIMEOUT))
+        timeout_ms = sro->timeout_ms;
+    if (sro != NULL && (sro->set & REQOPT_REDIRECTS))
+        max_redirs = sro->max_redirs;
     lua_settop(L, 4);
     curl_slist_free_all(v->req_headers);
     v->req_headers = NULL;
@@ -159,10 +167,13 @@ static int start_xfer(lua_State *L, vu *v)
                     max_redirs = lua_toboolean(L, -1) ? 10 : 0;
                 else
                     max_redirs = (long)luaL_checkinteger(L, -1);
+            } else if (reqopt_is_key(k)) {
+                own_ro = 1;
             } else {
                 luaL_error(L,
                            "unknown request option \"%s\" (known: headers, query, form, json, "
-                           "body, timeout, redirects)",
+                           "body, timeout, redirects, tls, http1, http2, resolve, auth, "
+                           "compressed, connect_timeout)",
                            k);
             }
             lua_pop(L, 1);
@@ -211,6 +222,13 @@ static int start_xfer(lua_State *L, vu *v)
             }
         }
         lua_pop(L, 1);
+        if (own_ro) {
+            /* On the stack, as the body: the resolve list lives until the
+             * transfer starts. */
+            reqopt *ro = reqopt_push(L);
+            reqopt_read(L, 4, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
+            rro = ro;
+        }
     }
     if (body == NULL && is_post) {
         body = "";
@@ -233,8 +251,12 @@ static int start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_URL, url);
     v->url = urlc_get(v->eng->urls, url, strlen(url));
     curl_easy_setopt(h, CURLOPT_CURLU, v->url != NULL ? v->url->u : NULL);
+    /* HTTP/2 frames are read whole into this buffer: libcurl 7.88 stalls
+     * on a body when it is smaller than its default. */
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE,
-                     (long)(v->url != NULL ? v->url->recv_buf : URLC_RECV_FIRST));
+                     reqopt_http2(rro, sro, v->eng->run_ro) ? (long)URLC_RECV_MAX
+                     : v->url != NULL                       ? (long)v->url->recv_buf
+                                                            : (long)URLC_RECV_FIRST);
     curl_easy_setopt(h, CURLOPT_NOBODY, is_head ? 1L : 0L);
     if (!is_head)
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
@@ -251,6 +273,8 @@ static int start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs);
+    reqopt_apply(h, &v->xh->ro, rro, sro, v->eng->run_ro, strncasecmp(url, "https:", 6) == 0,
+                 v->eng->env_ca);
     if (v->eng->trace != NULL)
         trace_request(v->eng->trace, v, h, method);
 

@@ -13,6 +13,8 @@
 #include "worker/lapi.h"
 #include "worker/lcsv.h"
 #include "worker/lhttp.h"
+#include "worker/lscript.h"
+#include "worker/reqopt.h"
 
 #define STEP_MT "quern.Step"
 static const char step_key; /* its address files the Step metatable */
@@ -189,10 +191,16 @@ static int l_scenario(lua_State *L)
                 declare_thresholds(L, e, sc, lua_gettop(L));
             } else if (strcmp(k, "stages") == 0) {
                 declare_stages(L, sc, lua_gettop(L));
+            } else if (strcmp(k, "request") == 0) {
+                int t = lua_gettop(L);
+                luaL_checktype(L, t, LUA_TTABLE);
+                sc->req = reqopt_push(L); /* read once, here: files are checked now */
+                reqopt_read(L, t, lscript_dir(L), 1, sc->req, e->run_ro, 1);
+                sc->req_ref = luaL_ref(L, LUA_REGISTRYINDEX);
             } else {
                 luaL_error(L,
                            "scenario %s: unknown option \"%s\" (known: weight, pacing, think, "
-                           "cookies, thresholds, stages)",
+                           "cookies, thresholds, stages, request)",
                            name, k);
             }
             lua_pop(L, 1);

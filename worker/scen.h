@@ -48,8 +48,11 @@ typedef struct scen {
     stage *stages;     /**< owned: the stages option, NULL without; such a scenario gets no
                             share of the run's VUs: its VUs are its stages' ids */
     size_t nstages;
-    uint32_t id_base; /**< with stages: its ids are global indexes id_base+1..id_base+ids
-                           (set by scen_layout) */
+    uint32_t id_base;   /**< with stages: its ids are global indexes id_base+1..id_base+ids
+                             (set by scen_layout) */
+    struct reqopt *req; /**< borrowed: the `request` defaults (worker/reqopt.h), a userdata
+                             anchored by req_ref; NULL: none */
+    int req_ref;        /**< Lua registry ref of req */
 } scen;
 
 /** A pass/fail threshold the script declares (quern.threshold, or a
