@@ -12,6 +12,7 @@
 #include "worker/lquern.h"
 #include "worker/lresp.h"
 #include "worker/lscript.h"
+#include "worker/mpart.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
 
@@ -136,8 +137,9 @@ static int start_xfer(lua_State *L, vu *v)
     int is_get = strcmp(method, "GET") == 0;
     int is_post = strcmp(method, "POST") == 0;
     const char *ctype = NULL;
-    int own_ua = 0; /* the step names its own User-Agent */
-    int own_ro = 0; /* the request gives connection options of its own */
+    int own_ua = 0;         /* the step names its own User-Agent */
+    int own_ro = 0;         /* the request gives connection options of its own */
+    curl_mime *mime = NULL; /* a multipart body, owned by a userdata on the stack */
     const reqopt *sro = v->eng->scens.scens[v->scen]->req, *rro = NULL;
     CURL *h = vu_easy(v);
 
@@ -160,6 +162,8 @@ static int start_xfer(lua_State *L, vu *v)
                 luaL_checktype(L, -1, LUA_TTABLE);
             } else if (strcmp(k, "json") == 0 || strcmp(k, "body") == 0) {
                 /* checked below */
+            } else if (strcmp(k, "multipart") == 0) {
+                luaL_checktype(L, -1, LUA_TTABLE);
             } else if (strcmp(k, "timeout") == 0) {
                 timeout_ms = (long)(lapi_check_duration(L, -1, "timeout") / 1000);
             } else if (strcmp(k, "redirects") == 0) {
@@ -172,7 +176,7 @@ static int start_xfer(lua_State *L, vu *v)
             } else {
                 luaL_error(L,
                            "unknown request option \"%s\" (known: headers, query, form, json, "
-                           "body, timeout, redirects, tls, http1, http2, resolve, auth, "
+                           "body, multipart, timeout, redirects, tls, http1, http2, resolve, auth, "
                            "compressed, connect_timeout)",
                            k);
             }
@@ -192,8 +196,17 @@ static int start_xfer(lua_State *L, vu *v)
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
-        /* body: one of form, json, body */
-        if (lua_getfield(L, 4, "form") == LUA_TTABLE) {
+        /* body: multipart, or one of form, json, body */
+        if (lua_getfield(L, 4, "multipart") == LUA_TTABLE) {
+            lua_getfield(L, 4, "form");
+            lua_getfield(L, 4, "json");
+            lua_getfield(L, 4, "body");
+            if (!lua_isnil(L, -1) || !lua_isnil(L, -2) || !lua_isnil(L, -3))
+                luaL_error(L, "multipart is a body of its own: not with form, json or body");
+            lua_pop(L, 3);
+            mime = mpart_push(L, -1, h, lscript_dir(L));
+            lua_replace(L, -2); /* the userdata owns it for the transfer's life */
+        } else if (lua_pop(L, 1), lua_getfield(L, 4, "form") == LUA_TTABLE) {
             push_encoded_pairs(L, -1, 1, "form");
             lua_replace(L, -2);
             ctype = "application/x-www-form-urlencoded";
@@ -204,7 +217,7 @@ static int start_xfer(lua_State *L, vu *v)
         } else if (lua_pop(L, 1), lua_getfield(L, 4, "body") != LUA_TNIL) {
             luaL_checktype(L, -1, LUA_TSTRING);
         }
-        if (!lua_isnil(L, -1))
+        if (mime == NULL && !lua_isnil(L, -1))
             body = lua_tolstring(L, -1, &body_len);
         /* stays at index 5 for the transfer's life */
         if (lua_getfield(L, 4, "headers") == LUA_TTABLE) {
@@ -230,13 +243,13 @@ static int start_xfer(lua_State *L, vu *v)
             rro = ro;
         }
     }
-    if (body == NULL && is_post) {
+    if (body == NULL && mime == NULL && is_post) {
         body = "";
         body_len = 0;
     }
     if (ctype != NULL)
         add_header(v, "Content-Type", ctype);
-    if (body != NULL && body_len > 1024)
+    if ((body != NULL && body_len > 1024) || mime != NULL)
         add_header(v, "Expect", ""); /* no 100-continue round trip */
     /* quern's User-Agent goes with the other headers: as CURLOPT_USERAGENT,
      * libcurl would format it twice per request (8 % of a small request's
@@ -264,11 +277,15 @@ static int start_xfer(lua_State *L, vu *v)
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
     }
+    if (mime != NULL)
+        curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
     /* A body goes out through POSTFIELDS, which makes a POST unless the
      * method is named (a GET with a body stays a GET). */
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST,
-                     (is_get && body == NULL) || is_head || (is_post && body != NULL) ? NULL
-                                                                                      : method);
+                     (is_get && body == NULL && mime == NULL) || is_head ||
+                             (is_post && (body != NULL || mime != NULL))
+                         ? NULL
+                         : method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, v->req_headers != NULL ? v->req_headers : v->eng->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
@@ -295,6 +312,10 @@ static int request_k(lua_State *L, int status, lua_KContext ctx)
         start_xfer(L, v);
         return lua_yieldk(L, 0, CTX_XFER, request_k);
     }
+    if (lua_istable(L, 4) && lua_getfield(L, 4, "multipart") == LUA_TTABLE)
+        curl_easy_setopt(v->xh->easy, CURLOPT_MIMEPOST, NULL); /* its body goes with the GC */
+    if (lua_istable(L, 4))
+        lua_pop(L, 1);
     return lresp_push(L, v, 3); /* the URL is argument 3 */
 }
 

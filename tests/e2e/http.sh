@@ -18,6 +18,7 @@ NG=$TMP/nginx
 mkdir -p "$S" "$NG/www/auth" "$NG/www/gz"
 PW='S3cret-pw-4711'
 KPW='key-pass-0815'
+TOKEN='tok-4242-bearer'
 
 # ---- a test CA, a server certificate for quern.test, a client certificate
 (
@@ -71,7 +72,9 @@ http {
     ssl_certificate_key $S/srv.key;
     server { listen 127.0.0.1:$P1 ssl http2; server_name quern.test;
              location / { try_files \$uri \$uri/index.html /index.html; }
-             location /auth/ { auth_basic "quern"; auth_basic_user_file $NG/htpasswd; } }
+             location /auth/ { auth_basic "quern"; auth_basic_user_file $NG/htpasswd; }
+             location /bearer { if (\$http_authorization != "Bearer $TOKEN") { return 401; }
+                                return 200 "bearer"; } }
     server { listen 127.0.0.1:$P2 ssl; server_name quern.test;
              location / { try_files \$uri /index.html; } }
     server { listen 127.0.0.1:$P3 ssl; server_name quern.test;
@@ -103,6 +106,7 @@ local h2, h2c, h1 = sc:step(1, "h2"), sc:step(2, "h2c"), sc:step(3, "http1")
 local untrusted, insecure, trusted = sc:step(4, "untrusted"), sc:step(5, "insecure"), sc:step(6, "ca")
 local mtls, gz, plain, auth, noauth = sc:step(7, "mtls"), sc:step(8, "gzip"), sc:step(9, "identity"),
   sc:step(10, "auth"), sc:step(11, "noauth")
+local bearer = sc:step(12, "bearer")
 local base1, base2 = "https://quern.test:" .. p1, "https://quern.test:" .. p2
 local r2 = { "quern.test:" .. p2 .. ":127.0.0.1" }
 local T = { ca = "ca.crt" } -- relative to this script's folder
@@ -130,19 +134,21 @@ function sc.run(vu)
   auth:get(base1 .. "/auth/", { headers = hv, tls = T, auth = { user = "alice", password = quern.property("password") } })
     :expect(200):contains("authed")
   noauth:get(base1 .. "/auth/", { headers = hv, tls = T }):expect(401)
+  bearer:get(base1 .. "/bearer", { headers = hv, tls = T, auth = { type = "bearer", token = quern.property("token") } })
+    :expect(200):contains("bearer")
 end
 EOF
 
 VUS=4
 RUNS=3
 "$QUERN" run "$S/http.lua" --vus $VUS --runs $RUNS -q --allow-errors -p p1=$P1 -p p2=$P2 -p p3=$P3 \
-  -p p4=$P4 -p password="$PW" -p key_password="$KPW" --jtl "$TMP/r.jtl" --grinder-logs "$TMP/g" \
+  -p p4=$P4 -p password="$PW" -p key_password="$KPW" -p token="$TOKEN" --jtl "$TMP/r.jtl" --grinder-logs "$TMP/g" \
   --summary-json "$TMP/s.json" --db "$TMP/r.db" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 eq "the run passes (errors allowed: the untrusted step's)" "$rc" 0
 [ "$rc" = 0 ] || sed -n 1,30p "$TMP/err"
 n() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/s.json"; }
-for s in h2 h2c http1 insecure ca mtls gzip identity auth noauth; do
+for s in h2 h2c http1 insecure ca mtls gzip identity auth noauth bearer; do
   eq "step $s: $((VUS * RUNS)) samples, no error" \
     "$(n "$s" '"\(.count) \(.errors.technical) \(.errors.functional)"')" "$((VUS * RUNS)) 0 0"
 done
@@ -174,12 +180,12 @@ eq "without auth: 401" "$(lines "$P1" /auth/ | awk '$5 == 401' | wc -l)" "$((VUS
 
 # ---- --trace, and the secrets in no output file
 "$QUERN" run "$S/http.lua" --vus 1 --runs 1 -q --allow-errors --trace -p p1=$P1 -p p2=$P2 -p p3=$P3 \
-  -p p4=$P4 -p password="$PW" -p key_password="$KPW" >"$TMP/tout" 2>"$TMP/terr"
+  -p p4=$P4 -p password="$PW" -p key_password="$KPW" -p token="$TOKEN" >"$TMP/tout" 2>"$TMP/terr"
 check "trace shows the Authorization scheme, not the credentials" grep -qi "Authorization: Basic \*\*\*" "$TMP/terr"
 sqlite3 "$TMP/r.db" .dump >"$TMP/db.sql"
 for f in "$TMP/r.jtl" "$TMP/g" "$TMP/out" "$TMP/err" "$TMP/s.json" "$TMP/db.sql" "$TMP"/r.db* \
   "$TMP/tout" "$TMP/terr"; do
-  if grep -rqaF -e "$PW" -e "$KPW" -e "$(printf 'alice:%s' "$PW" | base64)" "$f"; then
+  if grep -rqaF -e "$PW" -e "$KPW" -e "$TOKEN" -e "$(printf 'alice:%s' "$PW" | base64)" "$f"; then
     notok "no credential in $(basename "$f")"
   else
     ok "no credential in $(basename "$f")"
@@ -217,6 +223,35 @@ env -u CURL_CA_BUNDLE -u SSL_CERT_FILE "$QUERN" run "$S/env.lua" --runs 1 -q -p 
   2>"$TMP/eerr"
 eq "neither: the system's CAs, which refuse it" "$?" 1
 eq "nginx saw the two trusted runs" "$(lines "$P2" /env | wc -l)" 2
+
+# ---- multipart: a file read once per worker, received whole by the demo target
+start_target
+head -c 6000 /dev/urandom | base64 -w 76 >"$S/up.txt"
+cat >"$S/mp.lua" <<'EOF'
+local quern = require "quern"
+local sc = quern.scenario("MP")
+local up = sc:step(1, "upload")
+local f = io.open(quern.property("dir") .. "/up.txt", "rb")
+local want = f:read("a")
+f:close()
+function sc.run(vu)
+  local r = up:post(quern.property("base") .. "/echo", { multipart = {
+    who = "vu" .. vu.id, n = vu.run,
+    file = { path = "up.txt", type = "text/plain", name = "report.txt" } } }):expect(200)
+  local e = r:json()
+  if not e.headers["content-type"]:find("^multipart/form%-data; boundary=") then error("content-type") end
+  if not e.body:find(want, 1, true) then error("the file is not whole") end
+  if not e.body:find('name="file"; filename="report.txt"\r\nContent-Type: text/plain\r\n\r\n', 1, true) then
+    error("file part header")
+  end
+  if not e.body:find('name="who"\r\n\r\nvu' .. vu.id .. "\r\n", 1, true) then error("field who") end
+end
+EOF
+"$QUERN" run "$S/mp.lua" --vus 2 --runs 3 --workers 1 -q -p base="$BASE" -p dir="$S" \
+  --summary-json "$TMP/mp.json" >/dev/null 2>"$TMP/mperr"
+eq "multipart: the run passes" "$?" 0
+eq "multipart: 6 uploads, each checked" "$(sj "$TMP/mp.json" '"\(.tests[0].count) \(.tests[0].errors.functional) \(.tests[0].errors.technical)"')" "6 0 0"
+eq "multipart: the target got them" "$(stat '.by_method_path["POST /echo"]')" 6
 
 # ---- a missing file of a scenario's defaults: a load-time error, file:line
 cat >"$S/missing.lua" <<'EOF'
