@@ -9,6 +9,7 @@
 #include "proto/bundle.h"
 #include "common/err.h"
 #include "common/rate.h"
+#include "common/hostres.h"
 #include "common/stages.h"
 
 uint32_t runchk_agent_vus_max(void)
@@ -220,6 +221,19 @@ int runchk_start(const Quern__StartRun *sr, uint32_t agent_vus_max, uint64_t *nv
         if (!addr_ok(sr->source_addrs[i])) {
             err_set(err, errlen, "source address \"%.100s\" is not a numeric IP address",
                     sr->source_addrs[i]);
+            return -1;
+        }
+    }
+    if (sr->n_resolve > HOSTRES_ENTRIES_MAX) {
+        err_set(err, errlen, "%zu resolve entries, more than %d", sr->n_resolve,
+                HOSTRES_ENTRIES_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < sr->n_resolve; i++) {
+        char why[200];
+        if (!str_ok(sr->resolve[i], HOSTRES_ENTRY_MAX) ||
+            hostres_check(sr->resolve[i], why, sizeof(why)) != 0) {
+            err_set(err, errlen, "resolve entry %zu is malformed", i + 1);
             return -1;
         }
     }

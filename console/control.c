@@ -217,6 +217,8 @@ static void start_run(run *r)
     sr.script_display = (char *)r->o.script;
     sr.source_addrs = r->o.src;
     sr.n_source_addrs = r->o.nsrc;
+    sr.resolve = r->o.resolve;
+    sr.n_resolve = r->o.nresolve;
     sr.files = r->bundle.files;
     sr.n_files = r->bundle.nfiles;
     sr.props = pp;

@@ -20,6 +20,7 @@
 #include "common/mem.h"
 #include "common/opttab.h"
 #include "common/props.h"
+#include "common/hostres.h"
 
 /* getopt_long values of the flags without a short form. */
 enum {
@@ -42,6 +43,7 @@ enum {
     OPT_METRICS_PORT_FILE,
     OPT_METRICS_LINGER,
     OPT_SOURCE_ADDRS,
+    OPT_RESOLVE,
     OPT_THRESHOLD,
     OPT_ABORT_ON_FAIL,
     OPT_ALLOW_ERRORS,
@@ -143,6 +145,10 @@ static const opttab_row rows[] = {
      "local IP addresses the VUs' connections leave from, spread\n"
      "over the VUs by index (the injector must own them)",
      OPTTAB_NONE},
+    {"resolve", required_argument, OPT_RESOLVE, "--resolve HOST:PORT:ADDR",
+     "every request to HOST:PORT goes to ADDR, without DNS (as\n"
+     "curl's --resolve; repeatable)",
+     OPTTAB_NONE},
     {NULL, 0, 0, NULL, "\nPrometheus:", OPTTAB_NONE},
     {"metrics", required_argument, OPT_METRICS, "--metrics HOST:PORT",
      "serve GET /metrics (Prometheus text) while the run lasts;\n"
@@ -220,6 +226,11 @@ void opts_free(run_opts *o)
     xfree(o->src);
     o->src = NULL;
     o->nsrc = 0;
+    for (size_t i = 0; i < o->nresolve; i++)
+        xfree(o->resolve[i]);
+    xfree(o->resolve);
+    o->resolve = NULL;
+    o->nresolve = 0;
     db_opts_free(&o->db);
     xfree(o->stages);
     o->stages = NULL;
@@ -439,6 +450,18 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return parse_u(flag, v, 1, 1024, &o->workers);
     case OPT_SOURCE_ADDRS:
         return parse_addrs(flag, v, o);
+    case OPT_RESOLVE:
+        if (o->nresolve >= HOSTRES_ENTRIES_MAX) {
+            fprintf(stderr, "quern run: %s: at most %d entries\n", flag, HOSTRES_ENTRIES_MAX);
+            return -1;
+        }
+        if (hostres_check(v, err, sizeof(err)) != 0) {
+            fprintf(stderr, "quern run: %s: %s\n", flag, err);
+            return -1;
+        }
+        o->resolve = xrealloc(o->resolve, (o->nresolve + 1) * sizeof(*o->resolve));
+        o->resolve[o->nresolve++] = xstrdup(v);
+        return 0;
     case OPT_THRESHOLD: {
         thresh *t = thresh_parse(v, err, sizeof(err));
         if (t == NULL) {

@@ -78,6 +78,8 @@ typedef struct run_opts {
     const char *junit; /**< borrowed: --junit FILE */
     char **src;        /**< owned: --source-addrs, owned strings */
     size_t nsrc;
+    char **resolve; /**< owned: --resolve entries, owned strings */
+    size_t nresolve;
     const char *jtl;         /**< borrowed: --jtl FILE */
     const char *grinder_dir; /**< borrowed: --grinder-logs DIR */
     db_opts db;              /**< --db, --name, --tag */

@@ -15,9 +15,11 @@
 #include "worker/engine_int.h"
 #include "common/version.h"
 #include "worker/lscript.h"
+#include "worker/reqopt.h"
 #include "worker/trace.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
+#define ENGINE_VU_CONNS 32 /* idle connections a VU keeps */
 
 /* --- libcurl multi_socket on libev ---------------------------------------- */
 
@@ -516,6 +518,15 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->ua = curl_slist_append(NULL, "User-Agent: " QUERN_USER_AGENT);
     if (e->ua == NULL)
         goto fail;
+    e->env_ca = reqopt_env_ca();
+    if (cfg->nresolve > 0) {
+        e->run_ro = xcalloc(1, sizeof(*e->run_ro));
+        for (size_t i = 0; i < cfg->nresolve; i++)
+            if (reqopt_add_resolve(e->run_ro, cfg->resolve[i], err, errlen) != 0)
+                goto fail;
+    }
+    e->cfg.resolve = NULL; /* the entries live in run_ro */
+    e->cfg.nresolve = 0;
     e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
     scen_set_init(&e->scens);
     if (lscript_load(e, err, errlen) != 0)
@@ -531,6 +542,10 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     curl_multi_setopt(e->multi, CURLMOPT_SOCKETDATA, e);
     curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);
+    /* The limit of each VU's connection cache (its share): libcurl's own,
+     * four per handle in the multi, would close a VU's connection to one
+     * server when it talks to five while few transfers run. */
+    curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, (long)ENGINE_VU_CONNS);
     ev_init(&e->curl_timer, on_curl_timer);
     ev_prepare_init(&e->starter, on_starter);
     ev_init(&e->kick, on_kick);
@@ -700,6 +715,9 @@ void engine_free(engine *e)
     urlc_free(e->urls); /* after every handle that used them */
     trace_free(e->trace);
     curl_slist_free_all(e->ua);
+    reqopt_clear(e->run_ro);
+    xfree(e->run_ro);
+    xfree(e->env_ca);
     while (e->free_socks != NULL) {
         sockw *w = e->free_socks;
         e->free_socks = w->next;

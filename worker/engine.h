@@ -87,8 +87,11 @@ typedef struct engine_cfg {
     const char *const *source_addrs; /**< copied: local addresses VU i binds to, by
                                           ((i-1) mod n); none: the system's choice */
     size_t nsource_addrs;
-    struct reqlog *reqlog; /**< borrowed: per-request logs (JTL, Grinder), NULL for none */
-    unsigned trace;        /**< --trace: 0 off, 1 VU 1, 2 every VU (worker/trace.h) */
+    struct reqlog *reqlog;      /**< borrowed: per-request logs (JTL, Grinder), NULL for none */
+    unsigned trace;             /**< --trace: 0 off, 1 VU 1, 2 every VU (worker/trace.h) */
+    const char *const *resolve; /**< copied: --resolve "host:port:address" entries for
+                                     every request (worker/reqopt.h) */
+    size_t nresolve;
 } engine_cfg;
 
 /** Why the engine stopped. */

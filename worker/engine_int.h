@@ -57,6 +57,8 @@ struct engine {
     urlc *urls;            /**< owned: parsed URLs, outlive every transfer */
     struct trace *trace;   /**< owned: --trace, NULL when off */
     struct curl_slist *ua; /**< owned: the User-Agent header alone, for requests with no other */
+    struct reqopt *run_ro; /**< owned: the run's request options (--resolve), NULL: none */
+    char *env_ca;          /**< owned: the CA bundle when no `ca` is given (reqopt_env_ca) */
     xh *free_xh;           /**< owned: idle transfer handles */
     uint32_t nfree_xh;     /**< handles in free_xh */
     uint32_t xh_out;       /**< handles lent to VUs now */

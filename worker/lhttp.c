@@ -11,6 +11,9 @@
 #include "worker/ljson.h"
 #include "worker/lquern.h"
 #include "worker/lresp.h"
+#include "worker/lscript.h"
+#include "worker/mpart.h"
+#include "worker/reqopt.h"
 #include "worker/trace.h"
 
 enum { CTX_THINK = 1, CTX_XFER = 2 };
@@ -134,9 +137,16 @@ static int start_xfer(lua_State *L, vu *v)
     int is_get = strcmp(method, "GET") == 0;
     int is_post = strcmp(method, "POST") == 0;
     const char *ctype = NULL;
-    int own_ua = 0; /* the step names its own User-Agent */
+    int own_ua = 0;         /* the step names its own User-Agent */
+    int own_ro = 0;         /* the request gives connection options of its own */
+    curl_mime *mime = NULL; /* a multipart body, owned by a userdata on the stack */
+    const reqopt *sro = v->eng->scens.scens[v->scen]->req, *rro = NULL;
     CURL *h = vu_easy(v);
 
+    if (sro != NULL && (sro->set & REQOPT_TIMEOUT))
+        timeout_ms = sro->timeout_ms;
+    if (sro != NULL && (sro->set & REQOPT_REDIRECTS))
+        max_redirs = sro->max_redirs;
     lua_settop(L, 4);
     curl_slist_free_all(v->req_headers);
     v->req_headers = NULL;
@@ -152,6 +162,8 @@ static int start_xfer(lua_State *L, vu *v)
                 luaL_checktype(L, -1, LUA_TTABLE);
             } else if (strcmp(k, "json") == 0 || strcmp(k, "body") == 0) {
                 /* checked below */
+            } else if (strcmp(k, "multipart") == 0) {
+                luaL_checktype(L, -1, LUA_TTABLE);
             } else if (strcmp(k, "timeout") == 0) {
                 timeout_ms = (long)(lapi_check_duration(L, -1, "timeout") / 1000);
             } else if (strcmp(k, "redirects") == 0) {
@@ -159,10 +171,13 @@ static int start_xfer(lua_State *L, vu *v)
                     max_redirs = lua_toboolean(L, -1) ? 10 : 0;
                 else
                     max_redirs = (long)luaL_checkinteger(L, -1);
+            } else if (reqopt_is_key(k)) {
+                own_ro = 1;
             } else {
                 luaL_error(L,
                            "unknown request option \"%s\" (known: headers, query, form, json, "
-                           "body, timeout, redirects)",
+                           "body, multipart, timeout, redirects, tls, http1, http2, resolve, auth, "
+                           "compressed, connect_timeout)",
                            k);
             }
             lua_pop(L, 1);
@@ -181,8 +196,17 @@ static int start_xfer(lua_State *L, vu *v)
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
-        /* body: one of form, json, body */
-        if (lua_getfield(L, 4, "form") == LUA_TTABLE) {
+        /* body: multipart, or one of form, json, body */
+        if (lua_getfield(L, 4, "multipart") == LUA_TTABLE) {
+            lua_getfield(L, 4, "form");
+            lua_getfield(L, 4, "json");
+            lua_getfield(L, 4, "body");
+            if (!lua_isnil(L, -1) || !lua_isnil(L, -2) || !lua_isnil(L, -3))
+                luaL_error(L, "multipart is a body of its own: not with form, json or body");
+            lua_pop(L, 3);
+            mime = mpart_push(L, -1, h, lscript_dir(L));
+            lua_replace(L, -2); /* the userdata owns it for the transfer's life */
+        } else if (lua_pop(L, 1), lua_getfield(L, 4, "form") == LUA_TTABLE) {
             push_encoded_pairs(L, -1, 1, "form");
             lua_replace(L, -2);
             ctype = "application/x-www-form-urlencoded";
@@ -193,7 +217,7 @@ static int start_xfer(lua_State *L, vu *v)
         } else if (lua_pop(L, 1), lua_getfield(L, 4, "body") != LUA_TNIL) {
             luaL_checktype(L, -1, LUA_TSTRING);
         }
-        if (!lua_isnil(L, -1))
+        if (mime == NULL && !lua_isnil(L, -1))
             body = lua_tolstring(L, -1, &body_len);
         /* stays at index 5 for the transfer's life */
         if (lua_getfield(L, 4, "headers") == LUA_TTABLE) {
@@ -211,14 +235,21 @@ static int start_xfer(lua_State *L, vu *v)
             }
         }
         lua_pop(L, 1);
+        if (own_ro) {
+            /* On the stack, as the body: the resolve list lives until the
+             * transfer starts. */
+            reqopt *ro = reqopt_push(L);
+            reqopt_read(L, 4, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
+            rro = ro;
+        }
     }
-    if (body == NULL && is_post) {
+    if (body == NULL && mime == NULL && is_post) {
         body = "";
         body_len = 0;
     }
     if (ctype != NULL)
         add_header(v, "Content-Type", ctype);
-    if (body != NULL && body_len > 1024)
+    if ((body != NULL && body_len > 1024) || mime != NULL)
         add_header(v, "Expect", ""); /* no 100-continue round trip */
     /* quern's User-Agent goes with the other headers: as CURLOPT_USERAGENT,
      * libcurl would format it twice per request (8 % of a small request's
@@ -233,8 +264,12 @@ static int start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_URL, url);
     v->url = urlc_get(v->eng->urls, url, strlen(url));
     curl_easy_setopt(h, CURLOPT_CURLU, v->url != NULL ? v->url->u : NULL);
+    /* HTTP/2 frames are read whole into this buffer: libcurl 7.88 stalls
+     * on a body when it is smaller than its default. */
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE,
-                     (long)(v->url != NULL ? v->url->recv_buf : URLC_RECV_FIRST));
+                     reqopt_http2(rro, sro, v->eng->run_ro) ? (long)URLC_RECV_MAX
+                     : v->url != NULL                       ? (long)v->url->recv_buf
+                                                            : (long)URLC_RECV_FIRST);
     curl_easy_setopt(h, CURLOPT_NOBODY, is_head ? 1L : 0L);
     if (!is_head)
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
@@ -242,15 +277,21 @@ static int start_xfer(lua_State *L, vu *v)
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
     }
+    if (mime != NULL)
+        curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
     /* A body goes out through POSTFIELDS, which makes a POST unless the
      * method is named (a GET with a body stays a GET). */
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST,
-                     (is_get && body == NULL) || is_head || (is_post && body != NULL) ? NULL
-                                                                                      : method);
+                     (is_get && body == NULL && mime == NULL) || is_head ||
+                             (is_post && (body != NULL || mime != NULL))
+                         ? NULL
+                         : method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, v->req_headers != NULL ? v->req_headers : v->eng->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs);
+    reqopt_apply(h, &v->xh->ro, rro, sro, v->eng->run_ro, strncasecmp(url, "https:", 6) == 0,
+                 v->eng->env_ca);
     if (v->eng->trace != NULL)
         trace_request(v->eng->trace, v, h, method);
 
@@ -271,6 +312,10 @@ static int request_k(lua_State *L, int status, lua_KContext ctx)
         start_xfer(L, v);
         return lua_yieldk(L, 0, CTX_XFER, request_k);
     }
+    if (lua_istable(L, 4) && lua_getfield(L, 4, "multipart") == LUA_TTABLE)
+        curl_easy_setopt(v->xh->easy, CURLOPT_MIMEPOST, NULL); /* its body goes with the GC */
+    if (lua_istable(L, 4))
+        lua_pop(L, 1);
     return lresp_push(L, v, 3); /* the URL is argument 3 */
 }
 

@@ -14,6 +14,8 @@
 #include "worker/lapi.h"
 #include "worker/lcsv.h"
 #include "worker/lhttp.h"
+#include "worker/lscript.h"
+#include "worker/reqopt.h"
 
 #define STEP_MT "quern.Step"
 static const char step_key; /* its address files the Step metatable */
@@ -233,10 +235,16 @@ static int l_scenario(lua_State *L)
                 declare_stages(L, sc, lua_gettop(L));
             } else if (strcmp(k, "rate") == 0 || strcmp(k, "rate_stages") == 0) {
                 declare_rate(L, sc, lua_gettop(L), k[4] == '_');
+            } else if (strcmp(k, "request") == 0) {
+                int t = lua_gettop(L);
+                luaL_checktype(L, t, LUA_TTABLE);
+                sc->req = reqopt_push(L); /* read once, here: files are checked now */
+                reqopt_read(L, t, lscript_dir(L), 1, sc->req, e->run_ro, 1);
+                sc->req_ref = luaL_ref(L, LUA_REGISTRYINDEX);
             } else {
                 luaL_error(L,
                            "scenario %s: unknown option \"%s\" (known: weight, pacing, think, "
-                           "cookies, thresholds, stages, rate, rate_stages)",
+                           "cookies, thresholds, stages, rate, rate_stages, request)",
                            name, k);
             }
             lua_pop(L, 1);

@@ -23,6 +23,7 @@ typedef struct resp {
     double time_ms;
     int64_t dns_us, connect_us, tls_us, ttfb_us;
     uint64_t bytes_in;
+    long http_version; /**< CURL_HTTP_VERSION_x of the last response, 0 when none came */
 } resp;
 
 int lresp_push(lua_State *L, vu *v, int url_idx)
@@ -40,6 +41,8 @@ int lresp_push(lua_State *L, vu *v, int url_idx)
     r->tls_us = x->tls_us;
     r->ttfb_us = x->ttfb_us;
     r->bytes_in = x->bytes_in;
+    r->http_version = 0;
+    curl_easy_getinfo(v->xh->easy, CURLINFO_HTTP_VERSION, &r->http_version);
     lapi_setmt(L, &resp_key);
     lua_pushlstring(L, v->xh->body.data ? v->xh->body.data : "", v->xh->body.len);
     lua_setiuservalue(L, -2, UV_BODY);
@@ -323,6 +326,23 @@ static int r_index(lua_State *L)
         lua_getiuservalue(L, 1, UV_ERROR);
     } else if (strcmp(k, "url") == 0) {
         lua_getiuservalue(L, 1, UV_URL);
+    } else if (strcmp(k, "protocol") == 0) {
+        switch (r->http_version) {
+        case CURL_HTTP_VERSION_1_0:
+            lua_pushliteral(L, "HTTP/1.0");
+            break;
+        case CURL_HTTP_VERSION_1_1:
+            lua_pushliteral(L, "HTTP/1.1");
+            break;
+        case CURL_HTTP_VERSION_2_0:
+            lua_pushliteral(L, "HTTP/2");
+            break;
+        case CURL_HTTP_VERSION_3:
+            lua_pushliteral(L, "HTTP/3");
+            break;
+        default:
+            lua_pushnil(L);
+        }
     } else if (strcmp(k, "size") == 0) {
         lua_pushinteger(L, (lua_Integer)r->bytes_in);
     } else if (strcmp(k, "timings") == 0) {

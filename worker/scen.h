@@ -52,9 +52,12 @@ typedef struct scen {
     rate_stage *rate_stages; /**< owned: the rate or rate_stages option (the open model: the
                                   run's arrivals, when no --rate is given), NULL without */
     size_t nrate_stages;
-    int rate_const;   /**< rate = "R": one stage at R, its length the run's --duration */
-    uint32_t id_base; /**< with stages: its ids are global indexes id_base+1..id_base+ids
-                           (set by scen_layout) */
+    int rate_const;     /**< rate = "R": one stage at R, its length the run's --duration */
+    uint32_t id_base;   /**< with stages: its ids are global indexes id_base+1..id_base+ids
+                             (set by scen_layout) */
+    struct reqopt *req; /**< borrowed: the `request` defaults (worker/reqopt.h), a userdata
+                             anchored by req_ref; NULL: none */
+    int req_ref;        /**< Lua registry ref of req */
 } scen;
 
 /** A pass/fail threshold the script declares (quern.threshold, or a

@@ -19,6 +19,8 @@
 #include <lua.h>
 #include <stdint.h>
 
+#include "worker/reqopt.h"
+
 struct engine;
 struct step;
 
@@ -69,6 +71,7 @@ typedef struct xh {
     CURLSH *share;                /**< borrowed: the VU share last attached */
     vu_buf body, hdr;             /**< the response */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for a failure */
+    reqopt_mark ro;               /**< the request options easy has (reqopt.h) */
     struct xh *next;              /**< the engine's pool */
 } xh;
 

@@ -326,6 +326,8 @@ int wproc_main(int fd, const char *dir, unsigned number)
     cfg.script_display = sr->script_display[0] ? sr->script_display : NULL;
     cfg.source_addrs = (const char *const *)sr->source_addrs;
     cfg.nsource_addrs = sr->n_source_addrs;
+    cfg.resolve = (const char *const *)sr->resolve;
+    cfg.nresolve = sr->n_resolve;
     cfg.props = p;
     cfg.vus_total = sr->vus_total;
     if (sr->schedule != NULL) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/runchk.h"
+#include "common/hostres.h"
 
 typedef struct msg {
     Quern__StartRun sr;
@@ -164,6 +165,30 @@ static void test_schedule(void **state)
     }
 }
 
+/* --resolve entries: each checked, and bounded in number. */
+static void test_resolve(void **state)
+{
+    static char *good[] = {(char *)"quern.test:443:127.0.0.1", (char *)"b:80:[::1]"};
+    char *bad[1] = {(char *)"quern.test:443"};
+    char *many[HOSTRES_ENTRIES_MAX + 1];
+    char err[256];
+    uint64_t n;
+    msg m;
+
+    make(&m);
+    m.sr.resolve = good;
+    m.sr.n_resolve = 2;
+    assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
+    m.sr.resolve = bad;
+    m.sr.n_resolve = 1;
+    refused(&m, "resolve entry 1 is malformed");
+    for (size_t i = 0; i < HOSTRES_ENTRIES_MAX + 1; i++)
+        many[i] = good[0];
+    m.sr.resolve = many;
+    m.sr.n_resolve = HOSTRES_ENTRIES_MAX + 1;
+    refused(&m, "resolve entries, more than");
+}
+
 /* A staged load: bounded, and vus_total is every id the stages use. */
 static void test_stages(void **state)
 {
@@ -225,7 +250,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),  cmocka_unit_test(test_counts),
         cmocka_unit_test(test_names),  cmocka_unit_test(test_schedule),
-        cmocka_unit_test(test_stages),
+        cmocka_unit_test(test_stages), cmocka_unit_test(test_resolve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
