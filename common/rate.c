@@ -9,6 +9,7 @@
 
 #include "common/dur.h"
 #include "common/err.h"
+#include "common/stages.h"
 
 #define QUOTE_MAX 64   /* characters of the text an error quotes */
 #define PART_MAX 64    /* longest duration part read */
@@ -70,29 +71,14 @@ char *rate_format(double per_s, char *buf, size_t len)
 
 int rate_stage_parse_one(const char *s, rate_stage *out, char *err, size_t errlen)
 {
-    const char *colon = strchr(s, ':');
-    char dur[PART_MAX], rerr[200];
-    size_t dlen;
+    const char *rest;
+    char rerr[200];
     rate_stage st;
 
-    if (colon == NULL) {
-        err_set(err, errlen, "\"%.*s\" is not D:R (a duration, ':', a rate; e.g. 30s:100/s)",
-                QUOTE_MAX, s);
+    if (stages_split(s, "D:R (a duration, ':', a rate; e.g. 30s:100/s)", &st.dur_us, &rest, err,
+                     errlen) != 0)
         return -1;
-    }
-    dlen = (size_t)(colon - s);
-    if (dlen == 0 || dlen >= sizeof(dur)) {
-        err_set(err, errlen, "\"%.*s\": %s before ':'", QUOTE_MAX, s,
-                dlen == 0 ? "no duration" : "the duration is too long");
-        return -1;
-    }
-    memcpy(dur, s, dlen);
-    dur[dlen] = '\0';
-    if (dur_parse(dur, &st.dur_us, rerr, sizeof(rerr)) != 0) {
-        err_set(err, errlen, "\"%.*s\": %s", QUOTE_MAX, s, rerr);
-        return -1;
-    }
-    if (rate_parse(colon + 1, 1, &st.per_s, rerr, sizeof(rerr)) != 0) {
+    if (rate_parse(rest, 1, &st.per_s, rerr, sizeof(rerr)) != 0) {
         err_set(err, errlen, "%s", rerr);
         return -1;
     }

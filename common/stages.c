@@ -28,16 +28,15 @@ static int parse_count(const char *s, uint32_t *out)
     return 0;
 }
 
-int stages_parse_one(const char *s, stage *out, char *err, size_t errlen)
+int stages_split(const char *s, const char *shape, int64_t *dur_us, const char **rest, char *err,
+                 size_t errlen)
 {
     const char *colon = strchr(s, ':');
     char dur[PART_MAX], derr[160];
     size_t dlen;
-    stage st;
 
     if (colon == NULL) {
-        err_set(err, errlen, "\"%.*s\" is not D:N (a duration, ':', a number of VUs; e.g. 30s:20)",
-                QUOTE_MAX, s);
+        err_set(err, errlen, "\"%.*s\" is not %s", QUOTE_MAX, s, shape);
         return -1;
     }
     dlen = (size_t)(colon - s);
@@ -48,17 +47,29 @@ int stages_parse_one(const char *s, stage *out, char *err, size_t errlen)
     }
     memcpy(dur, s, dlen);
     dur[dlen] = '\0';
-    if (dur_parse(dur, &st.dur_us, derr, sizeof(derr)) != 0) {
+    if (dur_parse(dur, dur_us, derr, sizeof(derr)) != 0) {
         err_set(err, errlen, "\"%.*s\": %s", QUOTE_MAX, s, derr);
         return -1;
     }
+    *rest = colon + 1;
+    return 0;
+}
+
+int stages_parse_one(const char *s, stage *out, char *err, size_t errlen)
+{
+    const char *rest;
+    stage st;
+
+    if (stages_split(s, "D:N (a duration, ':', a number of VUs; e.g. 30s:20)", &st.dur_us, &rest,
+                     err, errlen) != 0)
+        return -1;
     if (st.dur_us > STAGES_TIME_MAX_US) {
         err_set(err, errlen, "\"%.*s\": a stage lasts 31 days at most", QUOTE_MAX, s);
         return -1;
     }
-    if (parse_count(colon + 1, &st.target) != 0) {
+    if (parse_count(rest, &st.target) != 0) {
         err_set(err, errlen, "\"%.*s\": \"%.*s\" is not a whole number of VUs from 0 to %u",
-                QUOTE_MAX, s, QUOTE_MAX, colon + 1, STAGES_VUS_MAX);
+                QUOTE_MAX, s, QUOTE_MAX, rest, STAGES_VUS_MAX);
         return -1;
     }
     *out = st;

@@ -52,6 +52,13 @@ typedef struct stage {
  *  cut when too long). Returns buf. */
 char *stages_format(const stage *st, size_t n, char *buf, size_t len);
 
+/** Reads the "D:" that starts a stage ("3s:20", "1m:100/s"): the duration
+ *  into *dur_us and where the rest begins (after the ':') into *rest. 0, or
+ *  -1 with a message quoting s in err; shape says what s should look like
+ *  ("D:N (a duration, ':', a number of VUs; e.g. 30s:20)"). */
+int stages_split(const char *s, const char *shape, int64_t *dur_us, const char **rest, char *err,
+                 size_t errlen);
+
 /** Parses one "D:N" (a duration as dur_parse reads it, a colon, a whole
  *  number of VUs from 0 to STAGES_VUS_MAX) into *out. 0, or -1 with a
  *  message quoting the text in err. */
