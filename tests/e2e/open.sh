@@ -3,57 +3,9 @@
 # VU created one request to /init. 10 s at 200/s (2,000 arrivals) rather
 # than 20 s, to keep the test within its time budget.
 . "$(dirname "$0")/dist_lib.bash"
-
-NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
-if [ ! -x "$NGINX" ]; then
-  echo "not ok - nginx is installed (scripts/install-deps.sh installs Debian's)"
-  exit 0
-fi
+. "$(dirname "$0")/nginx_lib.bash"
 D=tests/e2e/scripts
-NG=$TMP/nginx
-NGPORT=$(free_port_py)
-mkdir -p "$NG"
-user_line=
-[ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
-cat >"$NG/nginx.conf" <<NGEOF
-# written by tests/e2e/open.sh
-$user_line
-daemon off;
-master_process on;
-worker_processes 1;
-pid $NG/nginx.pid;
-error_log $NG/error.log warn;
-events { worker_connections 4096; }
-http {
-    log_format vu '\$msec \$status \$http_x_vu \$uri';
-    access_log $NG/access.log vu;
-    client_body_temp_path $NG/body;
-    proxy_temp_path $NG/proxy;
-    fastcgi_temp_path $NG/fastcgi;
-    uwsgi_temp_path $NG/uwsgi;
-    scgi_temp_path $NG/scgi;
-    server {
-        listen 127.0.0.1:$NGPORT;
-        location / { return 200 "ok"; }
-    }
-}
-NGEOF
-"$NGINX" -e "$NG/error.log" -c "$NG/nginx.conf" -p "$NG" &
-NGINX_PID=$!
-PIDS+=("$NGINX_PID")
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$NGPORT/" && break; sleep 0.1; done
-NGBASE="http://127.0.0.1:$NGPORT"
-LOG=$NG/access.log
-
-# Starts a new access log (nginx reopens it on USR1).
-new_log() {
-  rm -f "$LOG"
-  kill -USR1 "$NGINX_PID"
-  for _ in $(seq 50); do [ -e "$LOG" ] && break; sleep 0.1; done
-  curl -s -o /dev/null "$NGBASE/mark"
-  for _ in $(seq 50); do grep -q ' /mark$' "$LOG" 2>/dev/null && break; sleep 0.1; done
-  : >"$LOG"
-}
+start_nginx 4096
 hits() { grep -c ' /hit$' "$LOG"; }
 # freeze AFTER FOR: stops nginx (master and worker) AFTER seconds from now,
 # for FOR seconds, in the background.

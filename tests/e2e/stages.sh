@@ -3,57 +3,9 @@
 # were active in each window, which ids came back, and whether a request was
 # cut (status 499) when VUs left.
 . "$(dirname "$0")/dist_lib.bash"
-
-NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
-if [ ! -x "$NGINX" ]; then
-  echo "not ok - nginx is installed (scripts/install-deps.sh installs Debian's)"
-  exit 0
-fi
+. "$(dirname "$0")/nginx_lib.bash"
 D=tests/e2e/scripts
-NG=$TMP/nginx
-NGPORT=$(free_port_py)
-mkdir -p "$NG"
-user_line=
-[ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
-cat >"$NG/nginx.conf" <<EOF
-# written by tests/e2e/stages.sh
-$user_line
-daemon off;
-master_process on;
-worker_processes 1;
-pid $NG/nginx.pid;
-error_log $NG/error.log warn;
-events { worker_connections 1024; }
-http {
-    log_format vu '\$msec \$status \$http_x_vu \$uri';
-    access_log $NG/access.log vu;
-    client_body_temp_path $NG/body;
-    proxy_temp_path $NG/proxy;
-    fastcgi_temp_path $NG/fastcgi;
-    uwsgi_temp_path $NG/uwsgi;
-    scgi_temp_path $NG/scgi;
-    server {
-        listen 127.0.0.1:$NGPORT;
-        location / { return 200 "ok"; }
-    }
-}
-EOF
-"$NGINX" -e "$NG/error.log" -c "$NG/nginx.conf" -p "$NG" &
-NGINX_PID=$!
-PIDS+=("$NGINX_PID")
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$NGPORT/" && break; sleep 0.1; done
-NGBASE="http://127.0.0.1:$NGPORT"
-LOG=$NG/access.log
-
-# Starts a new access log (nginx reopens it on USR1).
-new_log() {
-  rm -f "$LOG"
-  kill -USR1 "$NGINX_PID"
-  for _ in $(seq 50); do [ -e "$LOG" ] && break; sleep 0.1; done
-  curl -s -o /dev/null "$NGBASE/mark" # the log is open again once this is in it
-  for _ in $(seq 50); do grep -q ' /mark$' "$LOG" 2>/dev/null && break; sleep 0.1; done
-  : >"$LOG"
-}
+start_nginx 1024
 # The access log's lines as "SECONDS STATUS VU URI", SECONDS from the first
 # init (VU 1 starts at the run's start).
 rel_log() {
