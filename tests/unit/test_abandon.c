@@ -24,47 +24,7 @@
 #include "reports/runverdict.h"
 #include "reports/schema.h"
 
-/* A temporary folder with a database path and a script in it. */
-typedef struct fx {
-    char dir[64];
-    char path[128];
-    char script[128];
-} fx;
-
-static int setup(void **state)
-{
-    fx *f = xcalloc(1, sizeof(*f));
-    FILE *s;
-
-    snprintf(f->dir, sizeof(f->dir), "/tmp/quern-test-db-XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
-        return -1;
-    snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
-    snprintf(f->script, sizeof(f->script), "%s/plan.lua", f->dir);
-    s = fopen(f->script, "w");
-    if (s == NULL)
-        return -1;
-    fputs("abc", s);
-    fclose(s);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    char p[160];
-    const char *const suffix[] = {"", "-wal", "-shm"};
-
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
-    unlink(f->script);
-    rmdir(f->dir);
-    xfree(f);
-    return 0;
-}
+#include "tests/unit/dbfix.h"
 
 /* Copies the first column of the first row of sql into buf. */
 static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)

@@ -17,47 +17,7 @@
 #include "reports/catalog.h"
 #include "reports/db.h"
 
-typedef struct fx {
-    char dir[64], path[128], script[128];
-    db *d;
-} fx;
-
-static int setup(void **state)
-{
-    fx *f = xcalloc(1, sizeof(*f));
-    char err[512];
-    FILE *s;
-
-    snprintf(f->dir, sizeof(f->dir), "/tmp/quern-test-catalog-XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
-        return -1;
-    snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
-    snprintf(f->script, sizeof(f->script), "%s/plan.lua", f->dir);
-    s = fopen(f->script, "w");
-    if (s == NULL)
-        return -1;
-    fclose(s);
-    f->d = db_open(f->path, err, sizeof(err));
-    *state = f;
-    return f->d != NULL ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    char p[160];
-    const char *const suffix[] = {"", "-wal", "-shm"};
-
-    db_close(f->d);
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
-    unlink(f->script);
-    rmdir(f->dir);
-    xfree(f);
-    return 0;
-}
+#include "tests/unit/dbfix.h"
 
 /* A run named name with one step and one second of n samples (errs of them
  * errors); ended with status (totals included) unless status is NULL. */
@@ -175,8 +135,8 @@ static void test_parse_id(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_list, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_find_and_baseline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list, setup_open, teardown),
+        cmocka_unit_test_setup_teardown(test_find_and_baseline, setup_open, teardown),
         cmocka_unit_test(test_parse_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

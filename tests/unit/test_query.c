@@ -19,51 +19,7 @@
 #include "reports/db.h"
 #include "reports/query.h"
 
-/* A temporary database with one script, and the run being written. */
-typedef struct fx {
-    char dir[64], path[128], script[128];
-    db *d;
-} fx;
-
-static int setup(void **state)
-{
-    fx *f = xcalloc(1, sizeof(*f));
-    char err[512];
-    FILE *s;
-
-    snprintf(f->dir, sizeof(f->dir), "/tmp/quern-test-query-XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
-        return -1;
-    snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
-    snprintf(f->script, sizeof(f->script), "%s/plan.lua", f->dir);
-    s = fopen(f->script, "w");
-    if (s == NULL)
-        return -1;
-    fputs("-- plan", s);
-    fclose(s);
-    f->d = db_open(f->path, err, sizeof(err));
-    if (f->d == NULL)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    char p[160];
-    const char *const suffix[] = {"", "-wal", "-shm"};
-
-    db_close(f->d);
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
-    unlink(f->script);
-    rmdir(f->dir);
-    xfree(f);
-    return 0;
-}
+#include "tests/unit/dbfix.h"
 
 /* Writes a run of two steps over three seconds: step 0 has 2 samples a
  * second (1 ms and 3 ms), step 1 one technical error in second 1. Ends it
@@ -247,11 +203,11 @@ static void test_open_missing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_load_ended, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_partial, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_width, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_missing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_load_ended, setup_open, teardown),
+        cmocka_unit_test_setup_teardown(test_load_partial, setup_open, teardown),
+        cmocka_unit_test_setup_teardown(test_load_width, setup_open, teardown),
+        cmocka_unit_test_setup_teardown(test_load_missing, setup_open, teardown),
+        cmocka_unit_test_setup_teardown(test_open_missing, setup_open, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
