@@ -118,36 +118,24 @@ int rate_stages_check(const rate_stage *st, size_t n, char *err, size_t errlen)
     return 0;
 }
 
+static int rate_one(const char *item, size_t k, void *ud, char *err, size_t errlen)
+{
+    return rate_stage_parse_one(item, (rate_stage *)ud + k, err, errlen);
+}
+
 int rate_stages_parse(const char *s, rate_stage *out, size_t max, size_t *n, char *err,
                       size_t errlen)
 {
-    size_t len = strlen(s), count = 0;
-    char *copy = malloc(len + 1), *save = NULL;
-    int rc = 0;
+    size_t k;
 
-    if (copy == NULL) {
-        err_set(err, errlen, "out of memory");
+    if (stages_each(s, max, "D:R[,D:R...] (e.g. 1m:100/s,5m:100/s)", rate_one, out, &k, err,
+                    errlen) != 0 ||
+        rate_stages_check(out, k, err, errlen) != 0) {
+        *n = 0;
         return -1;
     }
-    memcpy(copy, s, len + 1);
-    if (len == 0 || s[len - 1] == ',' || s[0] == ',' || strstr(s, ",,") != NULL) {
-        err_set(err, errlen, "\"%.*s\": an empty stage", QUOTE_MAX, s);
-        rc = -1;
-    }
-    for (char *p = rc ? NULL : strtok_r(copy, ",", &save); p != NULL && rc == 0;
-         p = strtok_r(NULL, ",", &save)) {
-        if (count == max) {
-            err_set(err, errlen, "more than %zu stages", max);
-            rc = -1;
-        } else {
-            rc = rate_stage_parse_one(p, &out[count++], err, errlen);
-        }
-    }
-    free(copy);
-    if (rc == 0)
-        rc = rate_stages_check(out, count, err, errlen);
-    *n = rc == 0 ? count : 0;
-    return rc;
+    *n = k;
+    return 0;
 }
 
 char *rate_stages_format(const rate_stage *st, size_t n, char *buf, size_t len)

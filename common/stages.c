@@ -109,15 +109,16 @@ int stages_check(const stage *st, size_t n, char *err, size_t errlen)
     return 0;
 }
 
-int stages_parse(const char *s, stage *out, size_t max, size_t *n, char *err, size_t errlen)
+int stages_each(const char *s, size_t max, const char *shape,
+                int (*one)(const char *item, size_t k, void *ud, char *err, size_t errlen),
+                void *ud, size_t *n, char *err, size_t errlen)
 {
     size_t k = 0;
     const char *p = s;
 
     *n = 0;
     if (s[0] == '\0') {
-        err_set(err, errlen,
-                "empty: give one stage or more as D:N[,D:N...] (e.g. 3s:20,4s:20,3s:0)");
+        err_set(err, errlen, "empty: give one stage or more as %s", shape);
         return -1;
     }
     for (;;) {
@@ -129,8 +130,8 @@ int stages_parse(const char *s, stage *out, size_t max, size_t *n, char *err, si
                     k + 1);
             return -1;
         }
-        if (k == max || k == STAGES_MAX) {
-            err_set(err, errlen, "more than %zu stages", max < STAGES_MAX ? max : STAGES_MAX);
+        if (k == max) {
+            err_set(err, errlen, "more than %zu stages", max);
             return -1;
         }
         if (len >= sizeof(item)) {
@@ -139,15 +140,32 @@ int stages_parse(const char *s, stage *out, size_t max, size_t *n, char *err, si
         }
         memcpy(item, p, len);
         item[len] = '\0';
-        if (stages_parse_one(item, &out[k], err, errlen) != 0)
+        if (one(item, k, ud, err, errlen) != 0)
             return -1;
         k++;
         if (comma == NULL)
             break;
         p = comma + 1;
     }
-    if (stages_check(out, k, err, errlen) != 0)
+    *n = k;
+    return 0;
+}
+
+static int stage_one(const char *item, size_t k, void *ud, char *err, size_t errlen)
+{
+    return stages_parse_one(item, (stage *)ud + k, err, errlen);
+}
+
+int stages_parse(const char *s, stage *out, size_t max, size_t *n, char *err, size_t errlen)
+{
+    size_t k;
+
+    if (stages_each(s, max < STAGES_MAX ? max : STAGES_MAX, "D:N[,D:N...] (e.g. 3s:20,4s:20,3s:0)",
+                    stage_one, out, &k, err, errlen) != 0 ||
+        stages_check(out, k, err, errlen) != 0) {
+        *n = 0;
         return -1;
+    }
     *n = k;
     return 0;
 }

@@ -69,6 +69,15 @@ int stages_parse_one(const char *s, stage *out, char *err, size_t errlen);
  *  0 to at most STAGES_TIME_MAX_US in all. 0, or -1 with err. */
 int stages_parse(const char *s, stage *out, size_t max, size_t *n, char *err, size_t errlen);
 
+/** Walks a comma-separated list of at most max stages (no empty one, none
+ *  over 127 bytes), handing each to one with its position k and ud; stops at
+ *  the first error one reports. shape names the list's form for the message
+ *  about an empty one ("D:N[,D:N...] (e.g. 3s:20)"). 0 with *n set, or -1
+ *  with err. The parser of the VU stages, and of the rate stages. */
+int stages_each(const char *s, size_t max, const char *shape,
+                int (*one)(const char *item, size_t k, void *ud, char *err, size_t errlen),
+                void *ud, size_t *n, char *err, size_t errlen);
+
 /** Checks a list given some other way (a scenario's table, a StartRun):
  *  the same rules as stages_parse. 0, or -1 with err. */
 int stages_check(const stage *st, size_t n, char *err, size_t errlen);
