@@ -138,7 +138,7 @@ int agent_main(int argc, char **argv)
     a.rc = 0;
     log_msg(LOG_INFO, "quern agent %s (%s, %u worker(s)): connecting to %s:%s", QUERN_VERSION,
             a.name, a.workers, a.host, a.port);
-    n = rundir_sweep();
+    n = rundir_sweep(a.work_dir);
     if (n > 0)
         log_msg(LOG_INFO, "removed %d run folder(s) left by an agent that was killed", n);
     uplink_connect(&a);

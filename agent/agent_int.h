@@ -79,8 +79,9 @@ typedef struct agent {
     char port[16];
     char name[128];
     unsigned workers;
-    uint32_t vus_max; /**< VUs this host can hold (runchk_agent_vus_max) */
-    char *token;      /**< owned (auth_token_free) */
+    const char *work_dir; /**< borrowed from argv: where run folders go, NULL: $TMPDIR or /tmp */
+    uint32_t vus_max;     /**< VUs this host can hold (runchk_agent_vus_max) */
+    char *token;          /**< owned (auth_token_free) */
     size_t token_len;
 
     enum conn_state cs;

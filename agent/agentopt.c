@@ -1,17 +1,19 @@
 /* agentopt — the options of `quern agent`, their table and their help side
  * by side (see agent/agent_int.h). */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent/agent_int.h"
+#include "agent/rundir.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/opttab.h"
 
-enum { OPT_CONSOLE = 256, OPT_TOKEN_FILE, OPT_WORKERS, OPT_NAME };
+enum { OPT_CONSOLE = 256, OPT_TOKEN_FILE, OPT_WORKERS, OPT_NAME, OPT_WORK_DIR };
 
 static const opttab_row agentopt_rows[] = {
     {NULL, 0, 0, NULL,
@@ -30,6 +32,10 @@ static const opttab_row agentopt_rows[] = {
      "worker processes per run (default: online cores)", OPTTAB_NONE},
     {"name", required_argument, OPT_NAME, "--name NAME",
      "agent name shown by the console (default: host name)", OPTTAB_NONE},
+    {"work-dir", required_argument, OPT_WORK_DIR, "--work-dir DIR",
+     "where each run's private folder (script, CSV data) is made, mode 700,\n"
+     "and removed after the run (default: $TMPDIR, else /tmp); made if missing",
+     OPTTAB_NONE},
     {"verbose", no_argument, 'v', "-v, --verbose", "debug messages", OPTTAB_NONE},
     {"quiet", no_argument, 'q', "-q, --quiet", "warnings and errors only", OPTTAB_NONE},
 };
@@ -90,6 +96,15 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
             }
             snprintf(a->name, sizeof(a->name), "%s", v);
             break;
+        case OPT_WORK_DIR: {
+            char err[PATH_MAX + 128];
+            if (rundir_workdir(v, err, sizeof(err)) != 0) {
+                fprintf(stderr, "quern agent: %s\n", err);
+                return -1;
+            }
+            a->work_dir = v;
+            break;
+        }
         case ':':
             fprintf(stderr, "quern agent: %s needs a value\n", argv[optind - 1]);
             return -1;

@@ -453,7 +453,8 @@ void arun_start(agent *a, const Quern__StartRun *sr)
                 (unsigned long long)sr->run_id, sr->run_name, sr->script_name,
                 (unsigned long long)nvus, sr->vus_total, ids, r->nworkers, sr->n_files);
     }
-    if (rundir_new(sr->files, sr->n_files, r->dir, sizeof(r->dir), err, sizeof(err)) != 0) {
+    if (rundir_new(a->work_dir, sr->files, sr->n_files, r->dir, sizeof(r->dir), err, sizeof(err)) !=
+        0) {
         arun_fail(r, err);
         arun_check(a);
         return;

@@ -17,18 +17,50 @@
 
 #define RUN_PREFIX "quern-run."
 
-/* Where run folders live: $TMPDIR when it is an absolute path, else /tmp. */
-static const char *rundir_parent(void)
+/* Where run folders live: the agent's --work-dir, else $TMPDIR when it is an
+ * absolute path, else /tmp. */
+static const char *rundir_parent(const char *parent)
 {
     const char *tmp = getenv("TMPDIR");
 
+    if (parent != NULL)
+        return parent;
     return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
 }
 
-int rundir_new(Quern__BundleFile *const *files, size_t n, char *dir, size_t dirlen, char *err,
-               size_t errlen)
+int rundir_workdir(const char *path, char *err, size_t errlen)
 {
-    const char *tmp = rundir_parent();
+    struct stat st;
+
+    if (path[0] != '/') {
+        err_set(err, errlen, "--work-dir wants an absolute path, got \"%s\"", path);
+        return -1;
+    }
+    if (strlen(path) > PATH_MAX - 64) {
+        err_set(err, errlen, "--work-dir: the path is too long");
+        return -1;
+    }
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        err_set(err, errlen, "--work-dir %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        err_set(err, errlen, "--work-dir %s: not a folder", path);
+        return -1;
+    }
+    /* Others may not swap a run's folder under the agent: a folder anyone
+     * can write into must be sticky, as /tmp is. */
+    if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0) {
+        err_set(err, errlen, "--work-dir %s: anyone may write into it (make it mode 700)", path);
+        return -1;
+    }
+    return 0;
+}
+
+int rundir_new(const char *parent, Quern__BundleFile *const *files, size_t n, char *dir,
+               size_t dirlen, char *err, size_t errlen)
+{
+    const char *tmp = rundir_parent(parent);
 
     dir[0] = '\0';
     if (bundle_check(files, n, err, errlen) != 0)
@@ -83,9 +115,9 @@ int rundir_hold(const char *dir)
     return fd;
 }
 
-int rundir_sweep(void)
+int rundir_sweep(const char *parent)
 {
-    const char *tmp = rundir_parent();
+    const char *tmp = rundir_parent(parent);
     DIR *d = opendir(tmp);
     struct dirent *de;
     int removed = 0;

@@ -84,31 +84,61 @@ if [ $valgrind = 0 ]; then
   done
 fi
 
+# End-to-end tests, E2E_JOBS at a time (2 by default): most of their time is
+# spent waiting on runs bounded in time, not on the CPU. A test whose first
+# lines hold "# e2e: alone" (it judges timing, or loads the machine) runs by
+# itself after the others. Each test has its own log and default database.
+e2e_one() {  # e2e_one NAME: runs it, writes NAME.result "ok bad rc seconds"
+  local name=$1 start rc
+  start=$(date +%s)
+  QUERN_DB="$LOGDIR/$name.db" timeout 300 bash "tests/e2e/$name.sh" >"$LOGDIR/$name.log" 2>&1
+  rc=$?
+  echo "$(grep -c '^ok ' "$LOGDIR/$name.log") $(grep -c '^not ok ' "$LOGDIR/$name.log") $rc $(($(date +%s) - start))" \
+    >"$LOGDIR/$name.result"
+}
+e2e_report() {  # e2e_report NAME: counts and prints one finished test
+  local name=$1 ok bad rc secs log="$LOGDIR/$1.log"
+  read -r ok bad rc secs <"$LOGDIR/$name.result"
+  passed=$((passed + ok))
+  failed=$((failed + bad))
+  if [ "$rc" != 0 ] && [ "$bad" = 0 ]; then
+    failed=$((failed + 1))
+    failures+=("$name (exit $rc)")
+  fi
+  [ "$bad" != 0 ] && failures+=("$name")
+  printf '%-28s %3d passed, %d failed (%ds)\n' "$name" "$ok" "$bad" "$secs"
+  if [ "$bad" != 0 ] || [ "$rc" != 0 ]; then
+    grep '^not ok ' "$log" | sed 's/^/    /'
+    echo "    --- last lines of $log:"; tail -n 25 "$log" | sed 's/^/    /'
+  fi
+}
 if [ $valgrind = 0 ]; then
   export QUERN="$PWD/$B/quern" TARGET="$PWD/$B/quern-target"
   export QUERN_TEST_ARTIFACTS="$PWD/tests/artifacts"
-  export QUERN_DB="$LOGDIR/quern-results.db"  # runs without --db write here, not in the tree
   mkdir -p "$QUERN_TEST_ARTIFACTS"
+  jobs_max=${E2E_JOBS:-2}
+  together=() alone=()
   for t in tests/e2e/*.sh; do
-    name=$(basename "$t" .sh)
-    log="$LOGDIR/$name.log"
-    start=$(date +%s)
-    timeout 300 bash "$t" >"$log" 2>&1
-    rc=$?
-    ok=$(grep -c '^ok ' "$log")
-    bad=$(grep -c '^not ok ' "$log")
-    passed=$((passed + ok))
-    failed=$((failed + bad))
-    if [ "$rc" != 0 ] && [ "$bad" = 0 ]; then
-      failed=$((failed + 1))
-      failures+=("$name (exit $rc)")
-    fi
-    [ "$bad" != 0 ] && failures+=("$name")
-    printf '%-28s %3d passed, %d failed (%ds)\n' "$name" "$ok" "$bad" $(( $(date +%s) - start ))
-    if [ "$bad" != 0 ] || [ "$rc" != 0 ]; then
-      grep '^not ok ' "$log" | sed 's/^/    /'
-      echo "    --- last lines of $log:"; tail -n 25 "$log" | sed 's/^/    /'
-    fi
+    if head -n 15 "$t" | grep -q '^# e2e: alone'; then alone+=("$(basename "$t" .sh)"); else together+=("$(basename "$t" .sh)"); fi
+  done
+  declare -A pid_name=()
+  for name in "${together[@]}"; do
+    while [ "${#pid_name[@]}" -ge "$jobs_max" ]; do
+      wait -n -p done_pid "${!pid_name[@]}"
+      e2e_report "${pid_name[$done_pid]}"
+      unset "pid_name[$done_pid]"
+    done
+    e2e_one "$name" &
+    pid_name[$!]=$name
+  done
+  while [ "${#pid_name[@]}" -gt 0 ]; do
+    wait -n -p done_pid "${!pid_name[@]}"
+    e2e_report "${pid_name[$done_pid]}"
+    unset "pid_name[$done_pid]"
+  done
+  for name in "${alone[@]}"; do
+    e2e_one "$name"
+    e2e_report "$name"
   done
 fi
 

@@ -50,3 +50,34 @@ kill -9 $console
 wait $console 2>/dev/null
 sleep 1
 eq "console killed: no token file left" "$(find "$TMP/tmpdir" -name 'quern-token.*' | wc -l)" 0
+
+# An agent's --work-dir: made mode 700 when missing; its run folders go there
+# (not to TMPDIR), and the next agent on it removes what a killed one left.
+W="$TMP/work/runs"
+mkdir -p "$TMP/work"
+start_console c3 tests/e2e/scripts/dist_hit.lua --agents 1 --duration 6s --vus 2 -q -p base_url="$BASE" --db none
+"$QUERN" agent --console "127.0.0.1:$CPORT" --token-file "$TMP/token" --workers 1 --name w1 \
+  --work-dir "$W" >"$TMP/agent-w1.log" 2>&1 &
+w1=$!
+PIDS+=("$w1")
+reset_target
+wait_requests 5 10
+eq "--work-dir: made mode 700" "$(command stat -c %a "$W" 2>/dev/null)" 700
+eq "--work-dir: the run's folder is there" "$(find "$W" -maxdepth 1 -name 'quern-run.*' -type d | wc -l)" 1
+eq "--work-dir: nothing in TMPDIR" "$(ls -A "$TMP/tmpdir" | wc -l)" 0
+kill -9 $w1
+wait $w1 2>/dev/null
+wait_exit $CONSOLE_PID 30
+eq "--work-dir, after kill -9: the folder is left behind" "$(find "$W" -maxdepth 1 -name 'quern-run.*' | wc -l)" 1
+"$QUERN" agent --console 127.0.0.1:1 --token-file "$TMP/token" --name w2 --work-dir "$W" >"$TMP/w2.log" 2>&1 &
+w2=$!
+wait_for "$TMP/w2.log" 'removed 1 run folder' 10
+kill $w2 2>/dev/null; wait $w2 2>/dev/null
+eq "--work-dir: the next agent removes it" "$(ls -A "$W" | wc -l)" 0
+"$QUERN" agent --token-file "$TMP/token" --work-dir relative/runs >"$TMP/w3.out" 2>&1
+eq "--work-dir relative: exit 2" "$?" 2
+check "--work-dir relative: one clear line" grep -qx 'quern agent: --work-dir wants an absolute path, got "relative/runs"' "$TMP/w3.out"
+chmod 777 "$W"
+"$QUERN" agent --token-file "$TMP/token" --work-dir "$W" >"$TMP/w4.out" 2>&1
+eq "--work-dir writable by anyone: exit 2" "$?" 2
+check "--work-dir writable by anyone: says so" grep -q 'anyone may write into it' "$TMP/w4.out"

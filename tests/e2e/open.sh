@@ -2,6 +2,7 @@
 # access log: each arrival is one request to /hit naming its VU (X-VU), each
 # VU created one request to /init. 10 s at 200/s (2,000 arrivals) rather
 # than 20 s, to keep the test within its time budget.
+# e2e: alone (it judges time to the millisecond; tests/run.sh runs it by itself)
 . "$(dirname "$0")/dist_lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 D=tests/e2e/scripts

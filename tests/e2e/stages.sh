@@ -2,6 +2,7 @@
 # access log: each request names its VU (X-VU), so the log tells how many VUs
 # were active in each window, which ids came back, and whether a request was
 # cut (status 499) when VUs left.
+# e2e: alone (it judges time to the millisecond; tests/run.sh runs it by itself)
 . "$(dirname "$0")/dist_lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 D=tests/e2e/scripts

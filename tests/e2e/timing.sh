@@ -1,4 +1,5 @@
 # Pacing, missed pacing, ramp-up and think time, measured at the server.
+# e2e: alone (it judges time to the millisecond; tests/run.sh runs it by itself)
 . "$(dirname "$0")/lib.bash"
 start_target
 D=tests/e2e/scripts
@@ -49,8 +50,10 @@ between "think, one step: run 2 -> run 3 (ms)" "$(jq '.[1]' "$TMP/ogaps")" 495 6
 between "think: last run -> finish's first step (ms)" "$(jq '.[2]' "$TMP/ogaps")" 495 600
 reset_target
 "$QUERN" run $D/think_one.lua --vus 1 --runs 3 -q -p base_url="$BASE" -p pacing=1s >/dev/null 2>&1
+# Slots are 1 s apart from the first start; the first request also pays its
+# connection, so the gap seen at the server may fall a little short of 1 s.
 between "think and pacing: the pacing sets the start-to-start gap (ms)" \
-  "$(stat '.request_times_us | (.[2] - .[0]) / 2000')" 990 1100
+  "$(stat '.request_times_us | (.[2] - .[0]) / 2000')" 960 1100
 
 # A sleep asked for after a long stretch of Lua work lasts its whole length.
 # (The work is 300 ms of CPU time: on a loaded machine it takes longer than

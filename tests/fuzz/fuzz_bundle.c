@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     for (size_t i = 0; i < sr->n_files; i++)
         fuzz_check(bundle_path_ok(sr->files[i]->path) == path_ok_slow(sr->files[i]->path));
-    if (rundir_new(sr->files, sr->n_files, dir, sizeof(dir), err, sizeof(err)) == 0) {
+    if (rundir_new(NULL, sr->files, sr->n_files, dir, sizeof(dir), err, sizeof(err)) == 0) {
         struct stat st;
         fuzz_check(strncmp(dir, tmpdir, strlen(tmpdir)) == 0);
         cur = sr;
