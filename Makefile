@@ -58,7 +58,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_RUN := $(patsubst tests/fuzz/%.c,build/asan/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all quern deps demo test test-build test-valgrind bench clean format fuzz fuzz-build lint cflags \
+.PHONY: all quern deps demo test test-build test-valgrind bench clean format fuzz fuzz-build lint cflags deb test-package \
         man install uninstall
 all: quern
 
@@ -126,7 +126,7 @@ $(foreach l,$(LAYERS),$(eval $(call layer_check,$(l))))
 LAYER_OK := $(foreach l,$(LAYERS),$(B)/layers/$(l).ok)
 
 $(B)/quern: $(B)/console/main.o $(ARCHIVES) | $(LAYER_OK)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/quern-target: $(B)/tests/target/target.o
 	$(CC) $(CFLAGS) -o $@ $^ $(TARGET_LIBS) -ljansson
@@ -244,6 +244,24 @@ install: $(B)/quern man
 	chmod 644 $(DESTDIR)$(UNITDIR)/quern-agent.service
 	test -e $(DESTDIR)$(SYSCONFDIR)/default/quern-agent || \
 	  install -D -m 644 scripts/systemd/quern-agent.default $(DESTDIR)$(SYSCONFDIR)/default/quern-agent
+
+# make deb: the Debian package (build/deb/quern_VERSION_ARCH.deb), built by
+# dpkg-buildpackage from a copy of the source tree whose debian/ folder is
+# scripts/debian/, then read by lintian (any warning fails).
+DEB_VERSION := $(shell sed -n 's/^\#define QUERN_VERSION "\(.*\)"/\1/p' common/version.h)
+deb:
+	scripts/install-deps.sh debhelper dpkg-dev lintian fakeroot
+	rm -rf build/deb && mkdir -p build/deb/quern-$(DEB_VERSION)
+	tar -c --exclude=./build --exclude=./bin --exclude=./.git --exclude=./tests/artifacts . | \
+	  tar -x -C build/deb/quern-$(DEB_VERSION)
+	cp -r scripts/debian build/deb/quern-$(DEB_VERSION)/debian
+	cd build/deb/quern-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b -j$(shell nproc)
+	lintian --fail-on error,warning build/deb/quern_$(DEB_VERSION)_*.deb
+
+# The package installed into a clean Debian 12 root (debootstrap): minutes,
+# and a Debian mirror, so not part of make test.
+test-package:
+	@tests/package/deb.sh
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/quern $(DESTDIR)$(UNITDIR)/quern-agent.service

@@ -33,3 +33,12 @@ check "quern(1) lists the commands" bash -c "man -l '$ROOT/usr/share/man/man1/qu
 make -s MODE="$MODE" uninstall DESTDIR="$ROOT" PREFIX=/usr >>"$TMP/install.log" 2>&1
 eq "make uninstall: exit 0" "$?" 0
 eq "make uninstall leaves only the agent's settings (edited, maybe)" "$(cd "$ROOT" && find . -type f)" "./etc/default/quern-agent"
+
+# The Debian package and the container image build from the same list of
+# libraries as the tree (make deb and make test-package build and install it).
+eq "scripts/debian/changelog is of this version" \
+  "$(sed -n '1s/^quern (\([^)]*\)).*/\1/p' scripts/debian/changelog)" "$("$QUERN" --version | awk '{print $2}')"
+for dev in $(grep -oE 'lib[a-z0-9.+-]+-dev' scripts/install-deps.sh | sort -u | grep -v '^libcmocka-dev$\|^libclang'); do
+  check "scripts/debian/control builds with $dev" grep -qE "^ *(Build-Depends: *)?$dev(,|$)" scripts/debian/control
+  check "the Containerfile builds with $dev" grep -qw -- "$dev" scripts/container/Containerfile
+done
