@@ -161,6 +161,19 @@ static int distinctive(const char *v)
     return (n >= 4 && digits > 0) || n >= 12;
 }
 
+/* A name that may stand in an XPath, a Lua string and a comment as it is. */
+static int name_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n >= NAME_MAX_LEN)
+        return 0;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.:-[]", *p))
+            return 0;
+    return 1;
+}
+
 /* The value of attribute attr in the tag text [s, end), entity-decoded, in out. */
 static int tag_attr(const char *s, const char *end, const char *attr, char *out, size_t len)
 {
@@ -221,8 +234,7 @@ static int markup_find(const char *html, const char *v, char *name, size_t nlen,
             if (end == NULL)
                 break;
             if (tag_attr(p, end, tags[t].val, val, sizeof(val)) && strcmp(val, v) == 0 &&
-                tag_attr(p, end, tags[t].key, name, nlen) && name[0] != '\0' &&
-                strchr(name, '\'') == NULL) {
+                tag_attr(p, end, tags[t].key, name, nlen) && name_ok(name)) {
                 snprintf(xp, xlen, "//%s[@%s='%s']/@%s", tags[t].tag + 1, tags[t].key, name,
                          tags[t].val);
                 return 1;
@@ -244,7 +256,7 @@ static int json_find(json_t *j, const char *v, char *path, size_t plen, char *na
     if (json_is_object(j)) {
         json_object_foreach(j, k, x)
         {
-            if (strchr(k, '"') != NULL || strchr(k, '\\') != NULL)
+            if (!name_ok(k))
                 continue;
             snprintf(path + at, plen - at, "[\"%s\"]", k);
             if (json_find(x, v, path, plen, name, nlen)) {
@@ -285,22 +297,23 @@ static int location_find(const char *loc, const char *v, char *pat, size_t plen,
     for (const char *p = strstr(start, v); p != NULL; p = strstr(p + 1, v)) {
         char before = p > start ? p[-1] : '/';
         char after = p[vl];
-        const char *n0;
         if (!strchr("/?&=", before) || !(after == '\0' || strchr("/?&#", after)))
             continue;
         for (const char *s = start; s < p && o + 3 < plen; s++) {
+            if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+                return 0; /* the pattern goes in a Lua string as it is */
             if (strchr("^$()%.[]*+-?", *s))
                 pat[o++] = '%';
             pat[o++] = *s;
         }
         snprintf(pat + o, plen - o, "([^/?&#]+)");
-        /* the name: the key before '=', else the segment before this one */
-        n0 = p - 1;
-        if (n0 > start)
-            n0--;
-        while (n0 > start && !strchr("/?&", *n0))
-            n0--;
-        snprintf(name, nlen, "%.*s", (int)(p - 1 - n0 - (n0 < p - 1)), n0 + (n0 < p - 1));
+        /* the name: the key before '=', else the segment before this one + "_id" */
+        {
+            const char *stop = p - 1, *from = stop;
+            while (from > start && !strchr(before == '=' ? "?&" : "/", from[-1]))
+                from--;
+            snprintf(name, nlen, "%.*s%s", (int)(stop - from), from, before == '=' ? "" : "_id");
+        }
         return 1;
     }
     return 0;
@@ -391,8 +404,6 @@ static int source_try(correl *c, const har_entry *e, json_t *doc, size_t i, cons
         snprintf(expr, sizeof(expr), "r:header(\"location\"):match(\"%s\")", how);
         snprintf(why, sizeof(why), "the Location header of %s %.*s (%d)", e->method,
                  (int)(pl > 200 ? 200 : pl), url_path(e->url), e->status);
-        if (name[0] != '\0')
-            strncat(name, "_id", sizeof(name) - strlen(name) - 1);
     } else
         return 0;
     rule_add(c, i, name[0] ? name : "value", v, expr, why);

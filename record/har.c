@@ -7,6 +7,16 @@
 #include <strings.h>
 #include <time.h>
 
+/* Control characters as '?': these strings end up in the script's
+ * comments, where a newline would start a line of code. */
+static char *scrub(char *s)
+{
+    for (char *p = s; p != NULL && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return s;
+}
+
 /* A string member of o, copied; NULL when absent or not a string. */
 static char *str_dup(json_t *o, const char *key)
 {
@@ -127,8 +137,8 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
     json_t *post = json_object_get(req, "postData"), *content = json_object_get(resp, "content");
     const char *enc;
 
-    e->method = str_dup(req, "method");
-    e->url = str_dup(req, "url");
+    e->method = scrub(str_dup(req, "method"));
+    e->url = scrub(str_dup(req, "url"));
     if (e->method == NULL || e->url == NULL) {
         snprintf(err, errlen, "1:1: not a HAR file: entry %zu has no request method or url",
                  idx + 1);
@@ -153,7 +163,7 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
         loc = har_header(rh, nrh, "location");
         if (loc == NULL)
             loc = json_string_value(json_object_get(resp, "redirectURL"));
-        e->location = loc != NULL && *loc != '\0' ? strdup(loc) : NULL;
+        e->location = loc != NULL && *loc != '\0' ? scrub(strdup(loc)) : NULL;
         kv_free(rh, nrh);
     }
     e->resp_mime = str_dup(content, "mimeType");
@@ -163,7 +173,7 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
         e->resp_text = str_dup(content, "text");
     {
         const char *t = page_title(pages, json_string_value(json_object_get(je, "pageref")));
-        e->title = t != NULL && *t != '\0' ? strdup(t) : NULL;
+        e->title = t != NULL && *t != '\0' ? scrub(strdup(t)) : NULL;
     }
     e->kind = kind_of(json_string_value(json_object_get(je, "_resourceType")), e->resp_mime);
     e->start_ms = iso_ms(json_string_value(json_object_get(je, "startedDateTime")));
@@ -248,13 +258,13 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
             snprintf(buf, sizeof(buf), "%s %s",
                      json_string_value(json_object_get(cr, "name")) ?: "?",
                      json_string_value(json_object_get(cr, "version")) ?: "");
-            h->creator = strdup(buf);
+            h->creator = scrub(strdup(buf));
         }
         if (json_is_object(br)) {
             snprintf(buf, sizeof(buf), "%s %s",
                      json_string_value(json_object_get(br, "name")) ?: "?",
                      json_string_value(json_object_get(br, "version")) ?: "");
-            h->browser = strdup(buf);
+            h->browser = scrub(strdup(buf));
         }
     }
     h->e = calloc(json_array_size(entries) + 1, sizeof(*h->e));
@@ -280,7 +290,7 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
                 when = s;
             }
         }
-        h->started = when != NULL ? strdup(when) : NULL;
+        h->started = when != NULL ? scrub(strdup(when)) : NULL;
     }
     json_decref(root);
     return 0;

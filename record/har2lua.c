@@ -23,8 +23,9 @@
 /* The options and their help: one table. */
 static const opttab_row h2l_rows[] = {
     {NULL, 0, 0, NULL,
-     "usage: quern har2lua FILE.har [-o SCRIPT.lua] [--name SCENARIO] [--base-url-property NAME]\n"
-     "                     [--resources auto|list|none] [--include GLOB] [--exclude GLOB]\n\n"
+     "usage: quern har2lua FILE.har [-o SCRIPT.lua] [--name SCENARIO]\n"
+     "         [--base-url-property NAME] [--resources auto|list|none]\n"
+     "         [--include GLOB] [--exclude GLOB]\n\n"
      "Turns a browser's recording (HAR 1.2, as Chromium's, Firefox's devtools and\n"
      "Playwright save it) into a scenario: one step per page (a navigation with its\n"
      "redirects, or an XHR/fetch call), labelled with the page's title or path, each\n"
@@ -39,20 +40,27 @@ static const opttab_row h2l_rows[] = {
     {"output", required_argument, 'o', "-o FILE", "the script (default: standard output)",
      OPTTAB_NONE},
     {"name", required_argument, 'n', "--name NAME",
-     "the scenario's name (default: the file's, in capitals): steps SC-NAME-STEP-n", OPTTAB_NONE},
+     "the scenario's name (default: the file's, in\n"
+     "capitals): its steps are SC-NAME-STEP-n",
+     OPTTAB_NONE},
     {"base-url-property", required_argument, 'b', "--base-url-property P",
      "the property holding the origin (default base_url)", OPTTAB_NONE},
     {"resources", required_argument, 'r', "--resources MODE",
-     "a page's static files: auto (default) resources = true on the page's\n"
-     "request, which needs quern's embedded resources; list: each recorded file\n"
-     "requested, the page and its files timed as one sample; none",
+     "a page's static files: auto (default):\n"
+     "resources = true on the page's request, which\n"
+     "needs quern's embedded resources; list: each\n"
+     "recorded file requested, the page and its files\n"
+     "timed as one sample; none: left out",
      OPTTAB_NONE},
     {"include", required_argument, 'i', "--include GLOB",
-     "keep the requests whose URL matches, though of another origin (repeatable;\n"
-     "other origins are left out and listed in the script's header)",
+     "keep the requests whose URL matches, though of\n"
+     "another origin (repeatable; other origins are\n"
+     "left out and listed in the script's header)",
      OPTTAB_NONE},
     {"exclude", required_argument, 'x', "--exclude GLOB",
-     "leave out the requests whose URL matches (repeatable; wins over --include)", OPTTAB_NONE},
+     "leave out the requests whose URL matches\n"
+     "(repeatable; wins over --include)",
+     OPTTAB_NONE},
     {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
     {NULL, 0, 0, NULL,
      "\nexit status: 0 written; 2 usage error, or a file that is not JSON or not a HAR\n"

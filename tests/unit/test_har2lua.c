@@ -155,6 +155,37 @@ static void test_bad_input(void **state)
     assert_string_equal(err, "1:1: not a HAR file: entry 1 has no request method or url");
 }
 
+/* What a page, a URL or a title holds cannot add a line of code to the
+ * script: names that would are not correlated, control characters in
+ * comments are replaced. */
+static void test_hostile(void **state)
+{
+    har2lua_opts o = {.name = "H", .prop = "base_url", .source = "h.har"};
+    static const char text[] =
+        "{\"log\": {\"creator\": {\"name\": \"x\\nos.exit(1)\", \"version\": \"1\"},"
+        " \"pages\": [{\"id\": \"p\", \"title\": \"t\\nos.exit(2)\"}], \"entries\": ["
+        "{\"pageref\": \"p\", \"_resourceType\": \"document\", \"request\": {\"method\": \"GET\","
+        " \"url\": \"http://h/a\\nos.exit(3)\"}, \"response\": {\"status\": 200, \"content\": "
+        "{\"mimeType\": \"text/html\", \"text\": \"<input name='q\\nos.exit(4)' value='tok3n9999'>"
+        "<input name=\\\"k'\\\" value='tok3n8888'>\"}}},"
+        "{\"_resourceType\": \"fetch\", \"request\": {\"method\": \"POST\", \"url\": "
+        "\"http://h/b\","
+        " \"postData\": {\"mimeType\": \"application/json\", \"text\": "
+        "\"{\\\"a\\\": \\\"tok3n9999\\\", \\\"b\\\": \\\"tok3n8888\\\"}\"}},"
+        " \"response\": {\"status\": 200}}]}}";
+    char err[256], *got, *line;
+
+    (void)state;
+    got = convert(text, strlen(text), &o, err, sizeof(err));
+    assert_non_null(got);
+    assert_non_null(strstr(got, "0 correlated values"));
+    for (line = got; line != NULL && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        assert_false(strncmp(line, "os.exit", 7) == 0);
+    assert_non_null(strstr(got, "\"tok3n9999\""));
+    free(got);
+}
+
 /* An empty recording is still a script that loads. */
 static void test_empty(void **state)
 {
@@ -176,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_shop_auto),        cmocka_unit_test(test_shop_list),
         cmocka_unit_test(test_orders_redirects), cmocka_unit_test(test_resources_none),
         cmocka_unit_test(test_bad_input),        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_hostile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
