@@ -7,6 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/mem.h"
+
+#include "common/mem.h"
+
 #define VALUE_MAX 4096 /* longer values are not correlated */
 #define NAME_MAX_LEN 48
 
@@ -23,9 +27,9 @@ static void vlist_add(void *arg, const char *name, const char *value)
     (void)name;
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
-        l->v = realloc(l->v, l->cap * sizeof(*l->v));
+        l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
     }
-    l->v[l->n++] = strdup(value);
+    l->v[l->n++] = xstrdup(value);
 }
 
 static int vlist_has(const vlist *l, const char *v)
@@ -371,20 +375,20 @@ static void rule_add(correl *c, size_t src, const char *from, const char *value,
     var_name(c, from, var, sizeof(var));
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 8;
-        c->r = realloc(c->r, c->cap * sizeof(*c->r));
+        c->r = xrealloc(c->r, c->cap * sizeof(*c->r));
     }
     r = &c->r[c->n++];
     r->src = src;
-    r->var = strdup(var);
-    r->value = strdup(value);
-    r->expr = strdup(expr);
-    r->why = strdup(why);
+    r->var = xstrdup(var);
+    r->value = xstrdup(value);
+    r->expr = xstrdup(expr);
+    r->why = xstrdup(why);
 }
 
 /* Looks for v in the response of entry i; adds its rule. */
 static int source_try(correl *c, const har_entry *e, json_t *doc, size_t i, const char *v)
 {
-    char name[NAME_MAX_LEN + 1] = "", how[VALUE_MAX + 64], expr[VALUE_MAX + 128],
+    char name[NAME_MAX_LEN + 1] = "", how[VALUE_MAX + 64] = "", expr[VALUE_MAX + 128],
                              why[NAME_MAX_LEN + 512];
     size_t pl = strlen(url_path(e->url));
 
@@ -394,8 +398,7 @@ static int source_try(correl *c, const har_entry *e, json_t *doc, size_t i, cons
         snprintf(why, sizeof(why), "the %s \"%s\" of the page %s %.*s",
                  strncmp(how, "//input", 7) == 0 ? "hidden input" : "meta", name, e->method,
                  (int)(pl > 200 ? 200 : pl), url_path(e->url));
-    } else if (doc != NULL &&
-               (how[0] = '\0', json_find(doc, v, how, sizeof(how), name, sizeof(name)))) {
+    } else if (doc != NULL && json_find(doc, v, how, sizeof(how), name, sizeof(name))) {
         snprintf(expr, sizeof(expr), "r:json()%s", how);
         snprintf(why, sizeof(why), "\"%s\" in the JSON answer to %s %.*s", name, e->method,
                  (int)(pl > 200 ? 200 : pl), url_path(e->url));
@@ -412,8 +415,8 @@ static int source_try(correl *c, const har_entry *e, json_t *doc, size_t i, cons
 
 void correl_find(const har *h, const unsigned char *keep, correl *c)
 {
-    vlist *sent = calloc(h->n + 1, sizeof(*sent));
-    json_t **docs = calloc(h->n + 1, sizeof(*docs));
+    vlist *sent = xcalloc(h->n + 1, sizeof(*sent));
+    json_t **docs = xcalloc(h->n + 1, sizeof(*docs));
 
     memset(c, 0, sizeof(*c));
     /* once each: what every entry sends, every JSON answer parsed */

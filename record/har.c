@@ -7,6 +7,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/mem.h"
+
 /* Control characters as '?': these strings end up in the script's
  * comments, where a newline would start a line of code. */
 static char *scrub(char *s)
@@ -21,7 +23,7 @@ static char *scrub(char *s)
 static char *str_dup(json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
-    return s != NULL ? strdup(s) : NULL;
+    return s != NULL ? xstrdup(s) : NULL;
 }
 
 /* ISO 8601 "2026-12-01T16:40:00.123Z" (or "+01:00") to ms since the epoch;
@@ -33,7 +35,10 @@ static double iso_ms(const char *s)
     double frac = 0;
     long off = 0;
 
-    if (s == NULL || (p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
+    if (s == NULL)
+        return 0;
+    p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (p == NULL)
         return 0;
     if (*p == '.') {
         char *end;
@@ -54,15 +59,15 @@ static void kv_list(json_t *arr, har_kv **out, size_t *n)
     size_t i, k = 0;
     json_t *v;
 
-    *out = calloc(json_array_size(arr) + 1, sizeof(**out));
+    *out = xcalloc(json_array_size(arr) + 1, sizeof(**out));
     json_array_foreach(arr, i, v)
     {
         const char *name = json_string_value(json_object_get(v, "name"));
         const char *val = json_string_value(json_object_get(v, "value"));
         if (name == NULL)
             continue;
-        (*out)[k].name = strdup(name);
-        (*out)[k].value = strdup(val != NULL ? val : "");
+        (*out)[k].name = xstrdup(name);
+        (*out)[k].value = xstrdup(val != NULL ? val : "");
         k++;
     }
     *n = k;
@@ -149,9 +154,9 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
         e->req_mime = str_dup(post, "mimeType");
         e->req_text = str_dup(post, "text");
         if (e->req_text == NULL)
-            e->req_text = strdup("");
+            e->req_text = xstrdup("");
         if (e->req_mime == NULL)
-            e->req_mime = strdup("");
+            e->req_mime = xstrdup("");
         kv_list(json_object_get(post, "params"), &e->params, &e->nparams);
     }
     e->status = (int)json_integer_value(json_object_get(resp, "status"));
@@ -163,7 +168,7 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
         loc = har_header(rh, nrh, "location");
         if (loc == NULL)
             loc = json_string_value(json_object_get(resp, "redirectURL"));
-        e->location = loc != NULL && *loc != '\0' ? scrub(strdup(loc)) : NULL;
+        e->location = loc != NULL && *loc != '\0' ? scrub(xstrdup(loc)) : NULL;
         kv_free(rh, nrh);
     }
     e->resp_mime = str_dup(content, "mimeType");
@@ -173,7 +178,7 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
         e->resp_text = str_dup(content, "text");
     {
         const char *t = page_title(pages, json_string_value(json_object_get(je, "pageref")));
-        e->title = t != NULL && *t != '\0' ? scrub(strdup(t)) : NULL;
+        e->title = t != NULL && *t != '\0' ? scrub(xstrdup(t)) : NULL;
     }
     e->kind = kind_of(json_string_value(json_object_get(je, "_resourceType")), e->resp_mime);
     e->start_ms = iso_ms(json_string_value(json_object_get(je, "startedDateTime")));
@@ -258,16 +263,16 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
             snprintf(buf, sizeof(buf), "%s %s",
                      json_string_value(json_object_get(cr, "name")) ?: "?",
                      json_string_value(json_object_get(cr, "version")) ?: "");
-            h->creator = scrub(strdup(buf));
+            h->creator = scrub(xstrdup(buf));
         }
         if (json_is_object(br)) {
             snprintf(buf, sizeof(buf), "%s %s",
                      json_string_value(json_object_get(br, "name")) ?: "?",
                      json_string_value(json_object_get(br, "version")) ?: "");
-            h->browser = scrub(strdup(buf));
+            h->browser = scrub(xstrdup(buf));
         }
     }
-    h->e = calloc(json_array_size(entries) + 1, sizeof(*h->e));
+    h->e = xcalloc(json_array_size(entries) + 1, sizeof(*h->e));
     json_array_foreach(entries, i, v)
     {
         if (entry_read(v, json_object_get(log, "pages"), &h->e[h->n++], i, err, errlen) != 0) {
@@ -290,7 +295,7 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
                 when = s;
             }
         }
-        h->started = when != NULL ? scrub(strdup(when)) : NULL;
+        h->started = when != NULL ? scrub(xstrdup(when)) : NULL;
     }
     json_decref(root);
     return 0;

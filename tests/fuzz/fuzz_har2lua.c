@@ -30,7 +30,7 @@ static int line_ok(const char *s, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    har2lua_opts o = {.source = "f.har", .name = "F", .prop = "base_url"};
+    replay_opts o = {.source = "f.har", .name = "F", .prop = "base_url"};
     char err[512], *buf = NULL;
     size_t blen = 0;
     FILE *out;
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 1)
         return 0;
-    o.resources = data[0] & 1 ? HAR2LUA_RES_LIST : HAR2LUA_RES_AUTO;
+    o.resources = data[0] & 1 ? REPLAY_RES_LIST : REPLAY_RES_AUTO;
     out = open_memstream(&buf, &blen);
     fuzz_check(out != NULL);
     err[0] = '\0';

@@ -36,7 +36,7 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* Converts DATA/har with o; returns the script (malloc'd) or NULL with err. */
-static char *convert(const char *text, size_t len, const har2lua_opts *o, char *err, size_t elen)
+static char *convert(const char *text, size_t len, const replay_opts *o, char *err, size_t elen)
 {
     char *buf = NULL;
     size_t blen = 0;
@@ -53,15 +53,15 @@ static char *convert(const char *text, size_t len, const har2lua_opts *o, char *
     return buf;
 }
 
-static void expect_script(const char *har, const char *want, har2lua_opts *o)
+static void expect_script(const char *file, const char *want, replay_opts *o)
 {
     char path[256], err[256];
     size_t len;
     char *text, *got, *exp;
 
-    snprintf(path, sizeof(path), DATA "%s", har);
+    snprintf(path, sizeof(path), DATA "%s", file);
     text = slurp(path, &len);
-    o->source = har;
+    o->source = file;
     if (o->prop == NULL)
         o->prop = "base_url";
     got = convert(text, len, o, err, sizeof(err));
@@ -85,7 +85,7 @@ static void expect_script(const char *har, const char *want, har2lua_opts *o)
  * a later URL, the password and Authorization header not copied. */
 static void test_shop_auto(void **state)
 {
-    har2lua_opts o = {.name = "SHOP"};
+    replay_opts o = {.name = "SHOP"};
 
     (void)state;
     expect_script("shop.har", "shop.lua", &o);
@@ -95,13 +95,13 @@ static void test_shop_auto(void **state)
  * --exclude, another property name. */
 static void test_shop_list(void **state)
 {
-    har2lua_opts o = {.name = "SHOP-LIST",
-                      .prop = "shop_url",
-                      .resources = HAR2LUA_RES_LIST,
-                      .include = {"https://cdn.example.net/*"},
-                      .ninclude = 1,
-                      .exclude = {"*.woff2"},
-                      .nexclude = 1};
+    replay_opts o = {.name = "SHOP-LIST",
+                     .prop = "shop_url",
+                     .resources = REPLAY_RES_LIST,
+                     .include = {"https://cdn.example.net/*"},
+                     .ninclude = 1,
+                     .exclude = {"*.woff2"},
+                     .nexclude = 1};
 
     (void)state;
     expect_script("shop.har", "shop_list.lua", &o);
@@ -112,7 +112,7 @@ static void test_shop_list(void **state)
  * JSON array body, a raw body with its Content-Type, a 304 resource. */
 static void test_orders_redirects(void **state)
 {
-    har2lua_opts o = {.name = "ORDERS", .resources = HAR2LUA_RES_LIST};
+    replay_opts o = {.name = "ORDERS", .resources = REPLAY_RES_LIST};
 
     (void)state;
     expect_script("orders.har", "orders.lua", &o);
@@ -121,8 +121,8 @@ static void test_orders_redirects(void **state)
 /* resources none: no resource request, no resources = true. */
 static void test_resources_none(void **state)
 {
-    har2lua_opts o = {
-        .name = "N", .prop = "base_url", .source = "orders.har", .resources = HAR2LUA_RES_NONE};
+    replay_opts o = {
+        .name = "N", .prop = "base_url", .source = "orders.har", .resources = REPLAY_RES_NONE};
     char err[256];
     size_t len;
     char *text = slurp(DATA "orders.har", &len), *got;
@@ -140,7 +140,7 @@ static void test_resources_none(void **state)
 /* Not JSON, and JSON that is no HAR: one message with the place. */
 static void test_bad_input(void **state)
 {
-    har2lua_opts o = {.name = "X", .prop = "base_url", .source = "x.har"};
+    replay_opts o = {.name = "X", .prop = "base_url", .source = "x.har"};
     char err[256];
     static const char notjson[] = "{\"log\": {\n  \"entries\": [,]\n}}";
     static const char nothar[] = "[1, 2]";
@@ -160,7 +160,7 @@ static void test_bad_input(void **state)
  * comments are replaced. */
 static void test_hostile(void **state)
 {
-    har2lua_opts o = {.name = "H", .prop = "base_url", .source = "h.har"};
+    replay_opts o = {.name = "H", .prop = "base_url", .source = "h.har"};
     static const char text[] =
         "{\"log\": {\"creator\": {\"name\": \"x\\nos.exit(1)\", \"version\": \"1\"},"
         " \"pages\": [{\"id\": \"p\", \"title\": \"t\\nos.exit(2)\"}], \"entries\": ["
@@ -189,7 +189,7 @@ static void test_hostile(void **state)
 /* An empty recording is still a script that loads. */
 static void test_empty(void **state)
 {
-    har2lua_opts o = {.name = "EMPTY", .prop = "base_url", .source = "e.har"};
+    replay_opts o = {.name = "EMPTY", .prop = "base_url", .source = "e.har"};
     static const char empty[] = "{\"log\": {\"version\": \"1.2\", \"entries\": []}}";
     char err[256], *got;
 
