@@ -294,33 +294,44 @@ static void form_lua(replay_ctx *x, const har_entry *e, size_t at)
 }
 
 /* The request's options table, or nothing when it has none. */
-static void options_lua(replay_ctx *x, size_t at, int resources)
+static void options_lua(replay_ctx *x, size_t at, int resources, const char *indent)
 {
     const har_entry *e = &x->h->e[at];
-    int nopt = 0, nh = 0, raw = 0;
+    int nh = 0, raw = 0;
     json_t *j = NULL;
 
     if (e->req_text != NULL && strstr(e->req_mime, "json") != NULL)
         j = json_loads(e->req_text, JSON_DECODE_ANY, NULL);
     raw = e->req_text != NULL && j == NULL && strstr(e->req_mime, "x-www-form-urlencoded") == NULL;
-    for (size_t i = 0; i < e->nheaders; i++) {
-        if (har_header_own(e->headers[i].name))
-            continue;
-        fputs(nh++ ? ", " : ", { headers = { ", x->out);
-        lua_key(x->out, e->headers[i].name);
-        sent_value(x, e->headers[i].name, e->headers[i].value, at);
+    for (size_t i = 0; i < e->nheaders; i++)
+        nh += !har_header_own(e->headers[i].name);
+    nh += raw && e->req_mime[0] != '\0';
+    if (nh == 0 && e->req_text == NULL) {
+        if (resources)
+            fputs(", { resources = true }", x->out);
+        return;
     }
-    if (raw && e->req_mime[0] != '\0') {
-        fputs(nh++ ? ", " : ", { headers = { ", x->out);
-        fputs("[\"Content-Type\"] = ", x->out);
-        lua_str(x->out, e->req_mime);
-    }
-    if (nh) {
-        fputs(" }", x->out);
-        nopt++;
+    /* one option a line: a tester edits them */
+    fputs(", {\n", x->out);
+    if (nh > 0) {
+        int w = 0;
+        fprintf(x->out, "%s  headers = { ", indent);
+        for (size_t i = 0; i < e->nheaders; i++) {
+            if (har_header_own(e->headers[i].name))
+                continue;
+            fputs(w++ ? ", " : "", x->out);
+            lua_key(x->out, e->headers[i].name);
+            sent_value(x, e->headers[i].name, e->headers[i].value, at);
+        }
+        if (raw && e->req_mime[0] != '\0') {
+            fputs(w++ ? ", " : "", x->out);
+            fputs("[\"Content-Type\"] = ", x->out);
+            lua_str(x->out, e->req_mime);
+        }
+        fputs(" },\n", x->out);
     }
     if (e->req_text != NULL) {
-        fputs(nopt++ ? ", " : ", { ", x->out);
+        fprintf(x->out, "%s  ", indent);
         if (j != NULL) {
             fputs("json = ", x->out);
             json_lua(x, NULL, j, at);
@@ -330,13 +341,11 @@ static void options_lua(replay_ctx *x, size_t at, int resources)
             fputs("body = ", x->out);
             lua_str(x->out, e->req_text);
         }
+        fputs(",\n", x->out);
     }
-    if (resources) {
-        fputs(nopt++ ? ", " : ", { ", x->out);
-        fputs("resources = true", x->out);
-    }
-    if (nopt)
-        fputs(" }", x->out);
+    if (resources)
+        fprintf(x->out, "%s  resources = true,\n", indent);
+    fprintf(x->out, "%s}", indent);
     json_decref(j);
 }
 
@@ -381,7 +390,7 @@ static void request_lua(replay_ctx *x, const char *indent, const char *who, int 
     fprintf(x->out, "%s%s", indent, assign ? "r = " : "");
     call_lua(x->out, who, dot, e->method);
     url_expr(x, at);
-    options_lua(x, at, resources);
+    options_lua(x, at, resources, indent);
     fputc(')', x->out);
     expect_lua(x->out, e->status);
     fputc('\n', x->out);
@@ -389,7 +398,8 @@ static void request_lua(replay_ctx *x, const char *indent, const char *who, int 
         const correl_rule *r = &x->c->r[i];
         if (r->src != at)
             continue;
-        fprintf(x->out, "%s%s = %s -- %s\n", indent, r->var, r->expr, r->why);
+        fprintf(x->out, "%s-- %s: %s\n%s%s = %s\n", indent, r->var, r->why, indent, r->var,
+                r->expr);
     }
 }
 

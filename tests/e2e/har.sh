@@ -23,8 +23,9 @@ mkdir -p "$TMP/plan"
 eq "har2lua exits 0" "$?" 0
 S=$TMP/plan/journey.lua
 eq "one step per page and call" "$(grep -c '= sc:step(' "$S")" 5
-check "the token is extracted from the login form" \
-  grep -qF "csrf = r:xpath(\"//input[@name='csrf']/@value\") -- the hidden input \"csrf\" of the page GET /login" "$S"
+eq "the token is extracted from the login form, and said so" \
+  "$(grep -A1 -F -- '-- csrf: the hidden input "csrf" of the page GET /login' "$S" | sed -n 2p)" \
+  "  csrf = r:xpath(\"//input[@name='csrf']/@value\")"
 check "the login posts the extracted token" grep -qF 'form = { csrf = csrf,' "$S"
 check "the recorded token is not replayed" bash -c "! grep -qF '$TOKEN' '$S'"
 check "no cookie, user agent or sec- header copied" bash -c "! grep -Eiq 'cookie|user-agent|sec-' '$S'"

@@ -18,19 +18,29 @@ function sc.run(vu)
   local cart_id, orders_id -- values the server handed out, set where they appear
 
   r = s1:get(base .. "/cart"):expect(200)
-  cart_id = r:xpath("//input[@name='cart_id']/@value") -- the hidden input "cart_id" of the page GET /cart
+  -- cart_id: the hidden input "cart_id" of the page GET /cart
+  cart_id = r:xpath("//input[@name='cart_id']/@value")
 
   quern.sleep("1488ms") -- think time as recorded
   s2:time(function() -- the page, its redirects and its resources as one sample
-    r = http.post(base .. "/orders", { form = { cart_id = cart_id, extra = { "gift wrap", "card" } } }):expect(303)
-    orders_id = r:header("location"):match("/orders/([^/?&#]+)") -- the Location header of POST /orders (303)
+    r = http.post(base .. "/orders", {
+      form = { cart_id = cart_id, extra = { "gift wrap", "card" } },
+    }):expect(303)
+    -- orders_id: the Location header of POST /orders (303)
+    orders_id = r:header("location"):match("/orders/([^/?&#]+)")
     r = http.get(base .. "/orders/" .. orders_id .. "?step=confirm"):expect(302)
     r = http.get(base .. "/orders/" .. orders_id):expect(200)
     http.get(base .. "/static/order.css"):expect({ 200, 304 })
   end)
 
   quern.sleep("437ms") -- think time as recorded
-  r = s3:patch(base .. "/api/orders/" .. orders_id, { headers = { ["X-Requested-With"] = "XMLHttpRequest" }, json = { { op = "replace", path = "/qty", value = 3 } } }):expect(200)
+  r = s3:patch(base .. "/api/orders/" .. orders_id, {
+    headers = { ["X-Requested-With"] = "XMLHttpRequest" },
+    json = { { op = "replace", path = "/qty", value = 3 } },
+  }):expect(200)
 
-  r = s4:request("OPTIONS", base .. "/api/ping", { headers = { ["Content-Type"] = "text/plain" }, body = "line \"1\"\n" }):expect(204)
+  r = s4:request("OPTIONS", base .. "/api/ping", {
+    headers = { ["Content-Type"] = "text/plain" },
+    body = "line \"1\"\n",
+  }):expect(204)
 end

@@ -22,23 +22,32 @@ function sc.run(vu)
 
   s1:time(function() -- the page and its resources as one sample
     r = http.get(base .. "/signin"):expect(200)
-    csrfmiddlewaretoken = r:xpath("//input[@name='csrfmiddlewaretoken']/@value") -- the hidden input "csrfmiddlewaretoken" of the page GET /signin
-    csrf_token = r:xpath("//meta[@name='csrf-token']/@content") -- the meta "csrf-token" of the page GET /signin
+    -- csrfmiddlewaretoken: the hidden input "csrfmiddlewaretoken" of the page GET /signin
+    csrfmiddlewaretoken = r:xpath("//input[@name='csrfmiddlewaretoken']/@value")
+    -- csrf_token: the meta "csrf-token" of the page GET /signin
+    csrf_token = r:xpath("//meta[@name='csrf-token']/@content")
     http.get(base .. "/static/site.css"):expect(200)
     http.get("https://cdn.example.net/lib.js"):expect(200)
   end)
 
   quern.sleep("2430ms") -- think time as recorded
   s2:time(function() -- the page and its redirects as one sample
-    r = http.post(base .. "/signin", { form = { csrfmiddlewaretoken = csrfmiddlewaretoken, user = "alice", password = quern.property("password") } }):expect(302)
+    r = http.post(base .. "/signin", {
+      form = { csrfmiddlewaretoken = csrfmiddlewaretoken, user = "alice", password = quern.property("password") },
+    }):expect(302)
     r = http.get(base .. "/account"):expect(200)
   end)
 
   quern.sleep("440ms") -- think time as recorded
   -- recorded with an Authorization header, not copied: add auth = { ... }
-  r = s3:post(base .. "/api/orders", { headers = { ["X-CSRF-Token"] = csrf_token }, json = { items = { { sku = "A-100", qty = 2 } }, gift = false, note = nil --[[ null ]], total = 12.5 } }):expect(201)
-  id = r:json()["order"]["id"] -- "id" in the JSON answer to POST /api/orders
-  cart = r:json()["order"]["cart"] -- "cart" in the JSON answer to POST /api/orders
+  r = s3:post(base .. "/api/orders", {
+    headers = { ["X-CSRF-Token"] = csrf_token },
+    json = { items = { { sku = "A-100", qty = 2 } }, gift = false, note = nil --[[ null ]], total = 12.5 },
+  }):expect(201)
+  -- id: "id" in the JSON answer to POST /api/orders
+  id = r:json()["order"]["id"]
+  -- cart: "cart" in the JSON answer to POST /api/orders
+  cart = r:json()["order"]["cart"]
 
   quern.sleep("975ms") -- think time as recorded
   r = s4:get(base .. "/orders/" .. id .. "?cart=" .. cart):expect(200)
