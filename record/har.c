@@ -90,10 +90,23 @@ const char *har_header(const har_kv *kv, size_t n, const char *name)
     return NULL;
 }
 
-/* The kind, from Chromium's _resourceType when there, else from the MIME
- * type of the response (Firefox writes none). */
-static har_kind kind_of(const char *rtype, const char *mime)
+/* The kind, from Chromium's _resourceType when there, else from the
+ * Sec-Fetch-Dest header browsers send (Firefox writes no _resourceType),
+ * else from the MIME type of the response. */
+static har_kind kind_of(const char *rtype, const char *dest, const char *mime)
 {
+    static const char *const dests[] = {"style", "script", "image", "font",
+                                        "audio", "video",  "track"};
+
+    if (rtype == NULL && dest != NULL) {
+        if (strcmp(dest, "document") == 0 || strcmp(dest, "iframe") == 0)
+            return HAR_DOCUMENT;
+        if (strcmp(dest, "empty") == 0)
+            return HAR_XHR;
+        for (size_t i = 0; i < sizeof(dests) / sizeof(dests[0]); i++)
+            if (strcmp(dest, dests[i]) == 0)
+                return HAR_STATIC;
+    }
     static const char *const statics[] = {"stylesheet", "script", "image",
                                           "font",       "media",  "texttrack"};
 
@@ -180,7 +193,8 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
         const char *t = page_title(pages, json_string_value(json_object_get(je, "pageref")));
         e->title = t != NULL && *t != '\0' ? scrub(xstrdup(t)) : NULL;
     }
-    e->kind = kind_of(json_string_value(json_object_get(je, "_resourceType")), e->resp_mime);
+    e->kind = kind_of(json_string_value(json_object_get(je, "_resourceType")),
+                      har_header(e->headers, e->nheaders, "sec-fetch-dest"), e->resp_mime);
     e->start_ms = iso_ms(json_string_value(json_object_get(je, "startedDateTime")));
     e->time_ms = json_number_value(json_object_get(je, "time"));
     if (e->time_ms < 0)

@@ -75,4 +75,13 @@ eq "not a HAR: exit 2, one line" "$?/$(wc -l <"$TMP/nothar.out")" 2/1
 check "not a HAR: says so" grep -q 'nothar.har:1:1: not a HAR file' "$TMP/nothar.out"
 "$QUERN" har2lua "$TMP/journey.har" --resources some >"$TMP/badopt.out" 2>&1
 eq "a bad --resources: exit 2, names the flag" "$?/$(grep -c -- '--resources some' "$TMP/badopt.out")" 2/1
+# The scripts the unit tests expect load in quern (exit 1 on requests that
+# find no server, never 2, a script error).
+for f in tests/unit/data/har/*.lua; do
+  mkdir -p "$TMP/golden" && cp "$f" "$TMP/golden/g.lua"
+  "$QUERN" run "$TMP/golden/g.lua" --vus 1 --runs 1 -q --db none -p base_url=http://127.0.0.1:$(free_port) \
+    -p shop_url=http://127.0.0.1:$(free_port) >"$TMP/golden.out" 2>&1
+  rc=$?
+  eq "$(basename "$f") loads in quern run" "$rc" 1
+done
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$TMP'/*.out"

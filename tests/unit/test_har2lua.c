@@ -107,7 +107,8 @@ static void test_shop_list(void **state)
     expect_script("shop.har", "shop_list.lua", &o);
 }
 
-/* Firefox's HAR (no _resourceType, form params listed): a redirect chain
+/* Firefox's HAR (no _resourceType: Sec-Fetch-Dest, else the MIME type; form
+ * params listed): a redirect chain
  * whose Location gives the id later URLs use, a repeated form field, a
  * JSON array body, a raw body with its Content-Type, a 304 resource. */
 static void test_orders_redirects(void **state)

@@ -1,5 +1,5 @@
 -- ORDERS: recorded by Firefox 128.0 (Firefox 128.0) on 2026-05-11T08:30:00.000+02:00,
--- converted by quern har2lua from orders.har: 4 steps, 7 requests, 2 correlated values.
+-- converted by quern har2lua from orders.har: 5 steps, 8 requests, 2 correlated values.
 -- Run it elsewhere with -p base_url=http://host:port.
 local quern = require "quern"
 local http = require "quern.http"
@@ -12,6 +12,7 @@ local s1 = sc:step(1, "/cart") -- GET /cart
 local s2 = sc:step(2, "Order 77") -- POST /orders
 local s3 = sc:step(3, "PATCH /api/orders/77") -- PATCH /api/orders/77
 local s4 = sc:step(4, "OPTIONS /api/ping") -- OPTIONS /api/ping
+local s5 = sc:step(5, "/logout") -- GET /logout
 
 function sc.run(vu)
   local r
@@ -43,4 +44,7 @@ function sc.run(vu)
     headers = { ["Content-Type"] = "text/plain" },
     body = "line \"1\"\n",
   }):expect(204)
+
+  quern.sleep("2896ms") -- think time as recorded
+  r = s5:get(base .. "/logout"):expect(200)
 end
