@@ -14,6 +14,8 @@
 
 #define ORIGINS_MAX 64   /* third-party origins listed in the header */
 #define THINK_MIN_MS 100 /* shorter gaps are the browser's, not the tester's */
+#define LOCALS_MAX                                                                                 \
+    100 /* Lua allows 200 locals a function: past this many steps or values, a table */
 
 /* What the writer needs at hand. */
 typedef struct replay_ctx {
@@ -24,6 +26,8 @@ typedef struct replay_ctx {
     char origin[512];    /* the recorded origin: "http://127.0.0.1:8080" */
     char secrets[8][64]; /* names of the recorded secrets given as properties */
     size_t nsecrets;
+    int step_table; /* steps as s[n] rather than locals sN */
+    int var_table;  /* correlated values as v.NAME rather than locals */
 } replay_ctx;
 
 /* A step: entries first..last of h, those marked in its member list. */
@@ -97,7 +101,7 @@ static void sent_value(replay_ctx *x, const char *key, const char *v, size_t at)
     size_t i;
 
     if (r != NULL) {
-        fputs(r->var, x->out);
+        fprintf(x->out, "%s%s", x->var_table ? "v." : "", r->var);
         return;
     }
     if (key == NULL || !redact_key_is_secret(key) || strlen(key) >= sizeof(x->secrets[0])) {
@@ -149,7 +153,7 @@ static void url_expr(replay_ctx *x, size_t at)
         if (r != NULL) {
             if (open)
                 fputc('"', x->out);
-            fprintf(x->out, "%s%s", any ? " .. " : "", r->var);
+            fprintf(x->out, "%s%s%s", any ? " .. " : "", x->var_table ? "v." : "", r->var);
             open = 0;
         } else {
             if (!open) {
@@ -398,8 +402,8 @@ static void request_lua(replay_ctx *x, const char *indent, const char *who, int 
         const correl_rule *r = &x->c->r[i];
         if (r->src != at)
             continue;
-        fprintf(x->out, "%s-- %s: %s\n%s%s = %s\n", indent, r->var, r->why, indent, r->var,
-                r->expr);
+        fprintf(x->out, "%s-- %s: %s\n%s%s%s = %s\n", indent, r->var, r->why, indent,
+                x->var_table ? "v." : "", r->var, r->expr);
     }
 }
 
@@ -525,7 +529,7 @@ static void body_lua(replay_ctx *x, replay_step *st, size_t ns)
         fputc('\n', out);
         if (gap >= THINK_MIN_MS)
             fprintf(out, "  quern.sleep(\"%.0fms\") -- think time as recorded\n", gap);
-        snprintf(who, sizeof(who), "s%zu", s + 1);
+        snprintf(who, sizeof(who), x->step_table ? "s[%zu]" : "s%zu", s + 1);
         if (p->n == 1) {
             request_lua(x, "  ", who, 0, p->e[0], 1, res);
         } else {
@@ -621,17 +625,22 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
     fputs(")\n\nlocal sc = quern.scenario(", out);
     lua_str(out, x->o->name);
     fputs(")\n\n", out);
+    if (x->step_table)
+        fputs("local s = {} -- s[n] is step n\n", out);
     for (size_t s = 0; s < ns; s++) {
         char label[1024], path[1024];
         const har_entry *e = &x->h->e[st[s].e[0]];
         label_of(&x->h->e[st[s].page], label, sizeof(label));
         path_of(e->url, path, sizeof(path));
-        fprintf(out, "local s%zu = sc:step(%zu, ", s + 1, s + 1);
+        fprintf(out, x->step_table ? "s[%zu] = sc:step(%zu, " : "local s%zu = sc:step(%zu, ", s + 1,
+                s + 1);
         lua_str(out, label);
         fprintf(out, ") -- %s %s\n", e->method, path);
     }
     fputs("\nfunction sc.run(vu)\n  local r\n", out);
-    if (x->c->n > 0) {
+    if (x->var_table) {
+        fputs("  local v = {} -- values the server handed out, set where they appear\n", out);
+    } else if (x->c->n > 0) {
         fputs("  local ", out);
         for (size_t i = 0; i < x->c->n; i++)
             fprintf(out, "%s%s", i ? ", " : "", x->c->r[i].var);
@@ -714,6 +723,8 @@ void replay_write(const har *h, const replay_opts *o, FILE *out)
         keep[i] = keep[i] == 1;
     correl_find(h, keep, &c);
     x.c = &c;
+    x.step_table = ns > LOCALS_MAX;
+    x.var_table = c.n > LOCALS_MAX;
     script_lua(&x, st, ns, &third, excluded, others);
     for (size_t i = 0; i < third.n; i++)
         free(third.name[i]);

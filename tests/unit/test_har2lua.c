@@ -187,6 +187,41 @@ static void test_hostile(void **state)
     free(got);
 }
 
+/* Past 100 steps or 100 values (Lua allows 200 locals a function), steps
+ * and values go in tables: 120 form pages, each posting its own token. */
+static void test_many(void **state)
+{
+    replay_opts o = {.name = "MANY", .prop = "base_url", .source = "m.har"};
+    size_t cap = 1 << 20, n = 0;
+    char *text = malloc(cap), err[256], *got;
+
+    (void)state;
+    n += (size_t)snprintf(text + n, cap - n, "{\"log\": {\"entries\": [");
+    for (int i = 1; i <= 120; i++)
+        n += (size_t)snprintf(
+            text + n, cap - n,
+            "%s{\"_resourceType\": \"document\", \"startedDateTime\": "
+            "\"2026-01-01T00:%02d:%02d.000Z\", \"request\": {\"method\": \"GET\", \"url\": "
+            "\"http://h/f\"}, \"response\": {\"status\": 200, \"content\": {\"mimeType\": "
+            "\"text/html\", \"text\": \"<input name=t value=tk%04d>\"}}},"
+            "{\"_resourceType\": \"document\", \"startedDateTime\": "
+            "\"2026-01-01T00:%02d:%02d.010Z\", \"request\": {\"method\": \"POST\", \"url\": "
+            "\"http://h/f\", \"postData\": {\"mimeType\": \"application/x-www-form-urlencoded\", "
+            "\"text\": \"t=tk%04d\"}}, \"response\": {\"status\": 200}}",
+            i > 1 ? "," : "", i / 60, i % 60, i, i / 60, i % 60, i);
+    n += (size_t)snprintf(text + n, cap - n, "]}}");
+    got = convert(text, n, &o, err, sizeof(err));
+    assert_non_null(got);
+    assert_non_null(strstr(got, "240 steps, 240 requests, 120 correlated values"));
+    assert_non_null(strstr(got, "\nlocal s = {} -- s[n] is step n\ns[1] = sc:step(1, \"/f\")"));
+    assert_non_null(strstr(got, "\n  local v = {} -- values the server handed out"));
+    assert_non_null(strstr(got, "\n  v.t_120 = r:xpath(\"//input[@name='t']/@value\")\n"));
+    assert_non_null(strstr(got, "r = s[240]:post(base .. \"/f\", {\n    form = { t = v.t_120 },"));
+    assert_null(strstr(got, "local s1 "));
+    free(got);
+    free(text);
+}
+
 /* An empty recording is still a script that loads. */
 static void test_empty(void **state)
 {
@@ -208,7 +243,7 @@ int main(void)
         cmocka_unit_test(test_shop_auto),        cmocka_unit_test(test_shop_list),
         cmocka_unit_test(test_orders_redirects), cmocka_unit_test(test_resources_none),
         cmocka_unit_test(test_bad_input),        cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_hostile),          cmocka_unit_test(test_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
