@@ -34,7 +34,7 @@ CFLAGS := $(CFLAGS_BASE) $(MODE_CFLAGS) $(EXTRA_CFLAGS)
 # and a call upwards (say common/ into proto/) fails to link: see layer_check.
 # Every .c of a folder is in its archive; console/main.c holds main();
 # build/gen/proto/*.pb-c.c go with proto/.
-LAYERS := console reports agent worker proto common
+LAYERS := console reports record agent worker proto common
 PROTO_SRC := $(wildcard proto/*.proto)
 PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 # Generated sources are kept: make would otherwise delete them as intermediates
@@ -110,8 +110,10 @@ $(foreach l,$(LAYERS),$(eval $(call archive_rule,$(B),$(B),$(l))))
 # common/ to proto/ fails here, whatever else links.
 # $(call below,FOLDER,LAYERS): the folders after FOLDER
 below = $(if $(filter $(1),$(firstword $(2))),$(wordlist 2,99,$(2)),$(call below,$(1),$(wordlist 2,99,$(2))))
-# reports/ reads only the database: it may call common/ alone.
+# reports/ reads only the database: it may call common/ alone; record/
+# (recordings turned into scripts) reads only files.
 calls_reports := common
+calls_record := common
 calls = $(or $(calls_$(1)),$(call below,$(1),$(LAYERS)))
 define layer_check
 $(B)/layers/$(1).ok: $(B)/lib$(1).a $(foreach l,$(call calls,$(1)),$(B)/lib$(l).a)
@@ -217,7 +219,7 @@ clean:
 
 # Man pages, one a command, written from the help each command prints
 # (scripts/manpage.sh), so they cannot disagree with it.
-MAN_CMDS := run agent runs report compare
+MAN_CMDS := run agent runs report compare har2lua
 MAN_PAGES := $(B)/man/quern.1 $(patsubst %,$(B)/man/quern-%.1,$(MAN_CMDS))
 man: $(MAN_PAGES)
 
@@ -268,7 +270,7 @@ uninstall:
 	rm -f $(patsubst $(B)/man/%,$(DESTDIR)$(PREFIX)/share/man/man1/%,$(MAN_PAGES))
 
 # The files tests/lint/format.sh checks.
-FORMAT_DIRS := common proto worker agent reports console tests/unit tests/fuzz tests/tools tests/target
+FORMAT_DIRS := common proto worker agent reports record console tests/unit tests/fuzz tests/tools tests/target
 format:
 	clang-format -i $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS)))
 

@@ -13,6 +13,7 @@
 #include "reports/compare.h"
 #include "reports/report.h"
 #include "reports/runs.h"
+#include "record/har2lua.h"
 #include "common/version.h"
 
 static void usage(FILE *out)
@@ -25,6 +26,7 @@ static void usage(FILE *out)
           "  runs              list the runs in the results database (quern help runs)\n"
           "  report [RUN]      write a run's HTML report (quern help report)\n"
           "  compare [A [B]]   compare two runs step by step (quern help compare)\n"
+          "  har2lua FILE.har  turn a browser's recording into a scenario (quern help har2lua)\n"
           "  help [COMMAND]    show help for a command\n"
           "  version           print the version\n"
           "\n"
@@ -86,6 +88,10 @@ int main(int argc, char **argv)
             compare_usage(stdout);
             return 0;
         }
+        if (strcmp(argv[2], "har2lua") == 0) {
+            har2lua_usage(stdout);
+            return 0;
+        }
         fprintf(stderr, "quern help: unknown command \"%s\"\n", argv[2]);
         return 2;
     }
@@ -101,6 +107,8 @@ int main(int argc, char **argv)
         return report_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "compare") == 0)
         return compare_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "har2lua") == 0)
+        return har2lua_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0) {
         if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
             opts_usage(stdout);

@@ -21,7 +21,9 @@ local page    = sc:step(5, "Profile page and assets")   -- one sample for two re
 
 function sc.init(vu)
   vu.data.user = string.format("api%04d", vu.id)
-  login:post(base .. "/login", { form = { user = vu.data.user, password = "secret" } })
+  -- the login form's hidden one-time token, which the POST must send back
+  local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
+  login:post(base .. "/login", { form = { user = vu.data.user, password = "secret", csrf = token } })
        :expect(200)
 end
 

@@ -1,6 +1,7 @@
 -- The Grinder article's scenario: log in, consult the profile, log out.
 -- Run it against the demo target:  quern run scripts/consultation_profil.lua -p base_url=http://127.0.0.1:PORT
 local quern = require "quern"
+local http = require "quern.http"
 
 local base = quern.property("base_url", "http://127.0.0.1:8080")
 
@@ -16,8 +17,12 @@ local logout  = sc:step(3, "Logout")
 
 function sc.init(vu)
   vu.data.user = string.format("user%04d", vu.id)
-  login:post(base .. "/login", { form = { user = vu.data.user, password = "secret" } })
-       :expect(200):contains("Bienvenue")
+  -- one sample: the login form, whose hidden one-time token the POST must send back, and the POST
+  login:time(function()
+    local token = http.get(base .. "/login"):expect(200):xpath("//input[@name='csrf']/@value")
+    http.post(base .. "/login", { form = { user = vu.data.user, password = "secret", csrf = token } })
+        :expect(200):contains("Bienvenue")
+  end)
 end
 
 function sc.run(vu)

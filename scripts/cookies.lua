@@ -4,6 +4,7 @@
 --
 --   quern run scripts/cookies.lua --vus 10 --duration 30s -p base_url=http://127.0.0.1:PORT
 local quern = require "quern"
+local http = require "quern.http"
 
 local base = quern.property("base_url", "http://127.0.0.1:8080")
 local host = base:match("^%a+://([^/:]+)")       -- the cookies' domain
@@ -29,7 +30,9 @@ local function echoed(step)
 end
 
 function sc.init(vu)
-  login:post(base .. "/login", { form = { user = "cookie" .. vu.id, password = "secret" } })
+  -- the login form's hidden one-time token, which the POST must send back
+  local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
+  login:post(base .. "/login", { form = { user = "cookie" .. vu.id, password = "secret", csrf = token } })
        :expect(200)
   check(vu:cookie("SESSION"), "no SESSION cookie after login")
   vu.data.session = vu:cookie("SESSION")

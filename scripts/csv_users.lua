@@ -4,6 +4,7 @@
 -- Run it against the demo target:  quern run scripts/csv_users.lua -p base_url=http://127.0.0.1:PORT
 -- With more VUs than users.csv has rows (50), init fails with "no row left".
 local quern = require "quern"
+local http = require "quern.http"
 
 local base = quern.property("base_url", "http://127.0.0.1:8080")
 
@@ -23,7 +24,9 @@ local search  = sc:step(3, "Search a city")
 function sc.init(vu)
   local row = users:next(vu)        -- VU k gets row k: user0001 for VU 1, ...
   vu.data.user = row.user           -- each call gives a fresh table
-  login:post(base .. "/login", { form = { user = row.user, password = row.password } })
+  -- the login form's hidden one-time token, which the POST must send back
+  local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
+  login:post(base .. "/login", { form = { user = row.user, password = row.password, csrf = token } })
        :expect(200):contains("Bienvenue")
 end
 

@@ -6,6 +6,7 @@
 -- With 8 VUs: 4 browse, 2 read the API, 2 read the catalogue. VU i always
 -- plays the same scenario, whatever the number of machines.
 local quern = require "quern"
+local http = require "quern.http"
 
 local base   = quern.property("base_url", "http://127.0.0.1:8080")
 local pacing = quern.property("pacing", "500ms")   -- small default: tests stay fast
@@ -38,7 +39,9 @@ local logout  = api:step(3, "Logout")
 
 function api.init(vu)                       -- once per VU: the session cookie is kept
   vu.data.user = string.format("mix%04d", vu.id)
-  login:post(base .. "/login", { form = { user = vu.data.user, password = "secret" } })
+  -- the login form's hidden one-time token, which the POST must send back
+  local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
+  login:post(base .. "/login", { form = { user = vu.data.user, password = "secret", csrf = token } })
        :expect(200):contains("Bienvenue")
 end
 

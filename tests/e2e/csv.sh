@@ -23,7 +23,7 @@ func() { sj "$TMP/s.json" '[.tests[].errors.functional]|add'; }
 feed --vus 10 --runs 1 -p mode=unique -p login=true
 eq "unique: exit 0" "$?" 0
 eq "unique: each user seen once" "$(hits)" "$each_once"
-eq "unique: 10 logins, 10 sessions" "$(stat '.by_path["/login"]')/$(stat .sessions_created)" 10/10
+eq "unique: 10 logins, 10 sessions" "$(stat '.by_method_path["POST /login"]')/$(stat .sessions_created)" 10/10
 eq "unique: no error" "$(func)" 0
 # VU k's n-th call takes row k + (n-1)*5: 5 VUs x 2 runs share out the 10 rows.
 feed --vus 5 --runs 2 -p mode=unique -p noarg=true

@@ -36,7 +36,7 @@ eq "three steps" "$(q "SELECT group_concat(test_id, ' ') FROM steps WHERE run_id
   "SC-CONSULTATION-PROFIL-STEP-1 SC-CONSULTATION-PROFIL-STEP-2 SC-CONSULTATION-PROFIL-STEP-3"
 between "one interval row per second" "$(q "SELECT count(*) FROM intervals WHERE run_id = $ID")" 4 6
 eq "interval counts = server requests" "$(q "SELECT sum(count) FROM step_intervals WHERE run_id = $ID")" \
-  "$(stat .requests)"
+  "$(stat '.requests - .login_forms')"
 eq "profile interval counts = server GET /profile" \
   "$(q "SELECT sum(count) FROM step_intervals WHERE run_id = $ID AND step_index = 1")" \
   "$(stat '.by_method_path["GET /profile"]')"
@@ -89,7 +89,7 @@ eq "interrupted run exits 0" "$?" 0
 eq "status stopped" "$(q "SELECT status FROM runs WHERE name = 'sigint'")" stopped
 eq "stopped run: interval counts = server requests" \
   "$(q "SELECT sum(count) FROM step_intervals i JOIN runs r ON r.id = i.run_id WHERE r.name = 'sigint'")" \
-  "$(stat .requests)"
+  "$(stat '.requests - .login_forms')"
 
 # --db none records nothing; the default is ./quern-results.db.
 mkdir -p "$TMP/none" "$TMP/def"
@@ -132,7 +132,7 @@ if "$QUERN" agent --help >/dev/null 2>&1; then
   eq "distributed: status completed" "$(q "SELECT status FROM runs WHERE name = 'dist'")" completed
   eq "distributed: interval counts = server requests" \
     "$(q "SELECT sum(count) FROM step_intervals i JOIN runs r ON r.id = i.run_id WHERE r.name = 'dist'")" \
-    "$(stat .requests)"
+    "$(stat '.requests - .login_forms')"
   eq "distributed: agent row" \
     "$(q "SELECT a.name || ' ' || a.workers || ' ' || a.vus || ' ' || a.lost FROM agents a JOIN runs r ON r.id = a.run_id WHERE r.name = 'dist'")" \
     "dbagent 2 6 0"

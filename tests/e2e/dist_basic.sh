@@ -42,7 +42,7 @@ S=$TMP/s.json
 eq "status completed" "$(sj $S .run.status)" completed
 eq "login count = server POST /login" "$(sj $S '.tests[0].count')" "$(stat '.by_method_path["POST /login"]')"
 eq "profile count = server GET /profile" "$(sj $S '.tests[2].count')" "$(stat '.by_method_path["GET /profile"]')"
-eq "total count = server requests" "$(sj $S '[.tests[].count]|add')" "$(stat .requests)"
+eq "total count = server requests" "$(sj $S '[.tests[].count]|add')" "$(stat '.requests - .login_forms')"
 eq "no errors" "$(sj $S '[.tests[].errors.technical,.tests[].errors.functional]|add')" 0
 eq "one login per VU" "$(sj $S '.tests[0].count')" $VUS
 eq "vu.id unique across agents (distinct /vu/ID seen)" \
@@ -53,7 +53,7 @@ check "oversized frame refused" grep -q 'exceeds maximum' "$TMP/c.err"
 check "per-agent breakdown" grep -qE '^  a1 +6 ' "$TMP/c.out"
 check "per-agent breakdown (a2)" grep -qE '^  a2 +6 ' "$TMP/c.out"
 r1=$(awk '$1=="a1"{print $3}' "$TMP/c.out"); r2=$(awk '$1=="a2"{print $3}' "$TMP/c.out")
-eq "agents' requests add up to the server's" "$((r1 + r2))" "$(stat .requests)"
+eq "agents' requests add up to the server's" "$((r1 + r2))" "$(stat '.requests - .login_forms')"
 
 # A second console: runs mode, and an uneven split by workers.
 reset_target
@@ -66,6 +66,6 @@ start_agent b2 3
 wait_exit $CONSOLE_PID 60
 eq "second console exits 0" "$WAIT_RC" 0
 eq "runs mode: 2 profiles per VU" "$(sj "$TMP/s2.json" '.tests[2].count')" 8
-eq "runs mode: total = server" "$(sj "$TMP/s2.json" '[.tests[].count]|add')" "$(stat .requests)"
+eq "runs mode: total = server" "$(sj "$TMP/s2.json" '[.tests[].count]|add')" "$(stat '.requests - .login_forms')"
 eq "1:3 workers split 4 VUs 1:3" "$(awk '$1=="b1"{print $2}' "$TMP/c2.out"),$(awk '$1=="b2"{print $2}' "$TMP/c2.out")" "1,3"
 check "no sanitizer report" no_sanitizer_report "$TMP"/c.err "$TMP"/c2.err "$TMP"/agent-*.log

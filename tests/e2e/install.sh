@@ -9,7 +9,7 @@ ROOT="$TMP/root"
 make -s MODE="$MODE" install DESTDIR="$ROOT" PREFIX=/usr >"$TMP/install.log" 2>&1
 eq "make install: exit 0" "$?" 0
 eq "the installed binary is this build's" "$("$ROOT/usr/bin/quern" --version)" "$("$QUERN" --version)"
-for page in quern quern-run quern-agent quern-runs quern-report quern-compare; do
+for page in quern quern-run quern-agent quern-runs quern-report quern-compare quern-har2lua; do
   f="$ROOT/usr/share/man/man1/$page.1"
   check "$page(1) installed" test -s "$f"
   groff -man -ww -z "$f" 2>"$TMP/groff.$page"
@@ -29,6 +29,7 @@ for flag in $("$QUERN" help agent | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 done
 eq "quern-agent(1) has every flag of quern help agent" "$missing" 0
 check "quern(1) lists the commands" bash -c "man -l '$ROOT/usr/share/man/man1/quern.1' 2>/dev/null | sed 's/.\x08//g' | grep -q 'compare \[A \[B\]\]'"
+check "quern(1) lists har2lua" bash -c "man -l '$ROOT/usr/share/man/man1/quern.1' 2>/dev/null | sed 's/.\x08//g' | grep -q 'har2lua FILE.har'"
 
 make -s MODE="$MODE" uninstall DESTDIR="$ROOT" PREFIX=/usr >>"$TMP/install.log" 2>&1
 eq "make uninstall: exit 0" "$?" 0

@@ -14,11 +14,12 @@ declare -A allowed=(
   [worker]="common proto worker"
   [agent]="common proto worker agent"
   [reports]="common reports"
-  [console]="common proto agent reports console"
+  [record]="common record"
+  [console]="common proto agent reports record console"
 )
 
 bad=0
-for dir in common proto worker agent reports console; do
+for dir in common proto worker agent reports record console; do
   for f in "$dir"/*.c "$dir"/*.h; do
     [ -e "$f" ] || continue
     # lines of the form: 123:#include "folder/..."

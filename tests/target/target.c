@@ -45,9 +45,11 @@
 #define MAX_SLOW_MS 60000           /* /slow?ms= */
 #define MAX_BYTES 10000000ULL       /* /bytes/N */
 #define MAX_TIMES 200000            /* request_times_us entries kept */
+#define MAX_LOG 10000               /* request_log entries kept */
 #define MAX_SEEN 1000000            /* distinct presented session ids tracked */
 #define MAX_SESSION_REQ_OUT 100000  /* session_requests entries in /__stats */
 #define MAX_SESSIONS 4000000        /* live sessions; /login gets 503 beyond */
+#define MAX_LOGIN_TOKENS 4000000    /* unused login-form tokens; GET /login gets 503 beyond */
 #define MAX_KEYS 10000              /* distinct by_path / by_method_path keys */
 #define MAX_KEY_LEN 256             /* by_path key length */
 #define MAX_SID_LEN 128             /* presented session id length */
@@ -371,6 +373,8 @@ struct stats {
     uint64_t first_us, last_us;
     uint64_t *times; /* owned, MAX_TIMES slots, allocated on first use */
     size_t ntimes;
+    char **log; /* owned, "METHOD /path" of the first MAX_LOG requests, each owned */
+    size_t nlog;
     struct map by_path;        /* counters */
     struct map by_method_path; /* counters */
     struct map by_client;      /* client IP address -> requests */
@@ -379,9 +383,12 @@ struct stats {
     bool seen_capped;    /* MAX_SEEN reached: sessions_seen stops growing */
     struct map sessions; /* session id -> struct session (owned) */
     uint64_t sessions_created;
-    uint64_t connections; /* distinct connections that carried a counted request */
-    uint64_t accepted;    /* connections accepted since the last reset */
-    uint64_t open;        /* connections open now (not reset) */
+    struct map login_tokens;  /* token of each login form shown, not yet used (no value) */
+    uint64_t login_forms;     /* login forms shown (tokens issued) */
+    uint64_t logins_rejected; /* POST /login refused for a missing or unknown token */
+    uint64_t connections;     /* distinct connections that carried a counted request */
+    uint64_t accepted;        /* connections accepted since the last reset */
+    uint64_t open;            /* connections open now (not reset) */
     uint64_t sid_counter;
     uint64_t rng; /* splitmix64 state for session ids */
 };
@@ -404,6 +411,9 @@ static void stats_reset_locked(void)
     g_st.first_us = 0;
     g_st.last_us = 0;
     g_st.ntimes = 0;
+    for (size_t i = 0; i < g_st.nlog; i++)
+        free(g_st.log[i]);
+    g_st.nlog = 0;
     map_clear(&g_st.by_path, NULL);
     map_clear(&g_st.by_client, NULL);
     map_clear(&g_st.by_method_path, NULL);
@@ -412,6 +422,9 @@ static void stats_reset_locked(void)
     g_st.seen_capped = false;
     map_clear(&g_st.sessions, session_free);
     g_st.sessions_created = 0;
+    map_clear(&g_st.login_tokens, NULL);
+    g_st.login_forms = 0;
+    g_st.logins_rejected = 0;
     g_st.connections = 0;
     g_st.accepted = 0;
 }
@@ -422,6 +435,8 @@ static void stats_free(void)
     stats_reset_locked();
     free(g_st.times);
     g_st.times = NULL;
+    free(g_st.log);
+    g_st.log = NULL;
     pthread_mutex_unlock(&g_st.lock);
 }
 
@@ -738,22 +753,78 @@ static const char *form_field(char *body, const char *name)
     return found;
 }
 
+/* GET /login: the login form, with a hidden token the POST must send back
+ * (as a site's CSRF token), so that a replayed recording without
+ * correlation fails. Each form gets its own token, valid once. */
+static enum MHD_Result ep_login_form(struct req *rq)
+{
+    char token[40];
+    pthread_mutex_lock(&g_st.lock);
+    if (g_st.login_tokens.count >= MAX_LOGIN_TOKENS) {
+        pthread_mutex_unlock(&g_st.lock);
+        return reply_text(rq, MHD_HTTP_SERVICE_UNAVAILABLE, "too many login forms\n");
+    }
+    uint64_t r1 = splitmix64(&g_st.rng), r2 = splitmix64(&g_st.rng);
+    snprintf(token, sizeof(token), "%016" PRIx64 "%016" PRIx64, r1, r2);
+    map_find(&g_st.login_tokens, token, strlen(token), true);
+    g_st.login_forms++;
+    pthread_mutex_unlock(&g_st.lock);
+    char *page = xasprintf("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                           "<title>Connexion</title></head>\n<body><h1>Connexion</h1>\n"
+                           "<form method=\"post\" action=\"/login\">\n"
+                           "<input type=\"hidden\" name=\"csrf\" value=\"%s\">\n"
+                           "<p><label>Utilisateur <input name=\"user\" id=\"user\"></label></p>\n"
+                           "<p><label>Mot de passe <input type=\"password\" name=\"password\" "
+                           "id=\"password\"></label></p>\n"
+                           "<p><button type=\"submit\" id=\"submit\">Entrer</button></p>\n"
+                           "</form></body></html>\n",
+                           token);
+    return respond(rq, MHD_HTTP_OK, owned_text("text/html", page));
+}
+
+/* Uses up the login token the form posted; false when it is missing or was
+ * never issued (or already used). */
+static bool login_token_take(const char *token)
+{
+    if (token == NULL || *token == '\0')
+        return false;
+    pthread_mutex_lock(&g_st.lock);
+    bool ok = map_find(&g_st.login_tokens, token, strlen(token), false) != NULL;
+    if (ok)
+        map_remove(&g_st.login_tokens, token, strlen(token));
+    pthread_mutex_unlock(&g_st.lock);
+    return ok;
+}
+
 static enum MHD_Result ep_login(struct req *rq, const char *method)
 {
+    if (strcmp(method, MHD_HTTP_METHOD_GET) == 0)
+        return ep_login_form(rq);
     if (strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
         struct MHD_Response *resp =
-            body_response("text/plain", "use POST\n", 9, MHD_RESPMEM_PERSISTENT);
+            body_response("text/plain", "use GET or POST\n", 16, MHD_RESPMEM_PERSISTENT);
         if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "POST");
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, POST");
         return respond(rq, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
     }
     if (rq->body_too_big)
         return reply_text(rq, MHD_HTTP_CONTENT_TOO_LARGE, "body too large\n");
+    /* form_field cuts the body it reads: each field from its own copy */
+    char *copy = rq->body ? xstrndup(rq->body, rq->body_len) : NULL;
     const char *user = rq->body ? form_field(rq->body, "user") : NULL;
+    bool token_ok = copy != NULL && login_token_take(form_field(copy, "csrf"));
+    free(copy);
     if (user == NULL || *user == '\0')
         return reply_text(rq, MHD_HTTP_BAD_REQUEST, "missing user\n");
     if (strlen(user) > MAX_USER_LEN)
         return reply_text(rq, MHD_HTTP_BAD_REQUEST, "user too long\n");
+    if (!token_ok) {
+        pthread_mutex_lock(&g_st.lock);
+        g_st.logins_rejected++;
+        pthread_mutex_unlock(&g_st.lock);
+        return reply_text(rq, MHD_HTTP_FORBIDDEN,
+                          "missing or stale login token (GET /login gives one)\n");
+    }
 
     char sid[40];
     pthread_mutex_lock(&g_st.lock);
@@ -1144,6 +1215,8 @@ static enum MHD_Result ep_stats(struct req *rq)
     json_object_set_new(j, "by_status", by_status);
     json_object_set_new(j, "sessions_created", json_integer((json_int_t)g_st.sessions_created));
     json_object_set_new(j, "sessions_live", json_integer((json_int_t)g_st.sessions.count));
+    json_object_set_new(j, "login_forms", json_integer((json_int_t)g_st.login_forms));
+    json_object_set_new(j, "logins_rejected", json_integer((json_int_t)g_st.logins_rejected));
     json_object_set_new(j, "sessions_seen", json_integer((json_int_t)g_st.seen.count));
     json_object_set_new(j, "sessions_seen_capped", json_boolean(g_st.seen_capped));
     json_object_set_new(j, "connections", json_integer((json_int_t)g_st.connections));
@@ -1170,6 +1243,12 @@ static enum MHD_Result ep_stats(struct req *rq)
         json_array_append_new(arr, json_integer((json_int_t)times[i]));
     free(times);
     json_object_set_new(j, "request_times_us", arr);
+    json_t *lg = json_array();
+    pthread_mutex_lock(&g_st.lock);
+    for (size_t i = 0; i < g_st.nlog; i++)
+        json_array_append_new(lg, json_string(g_st.log[i]));
+    pthread_mutex_unlock(&g_st.lock);
+    json_object_set_new(j, "request_log", lg);
     return reply_json(rq, MHD_HTTP_OK, j);
 }
 
@@ -1271,6 +1350,11 @@ static void count_request(struct req *rq, const char *url, const char *method)
     }
     map_count_capped(&g_st.by_path, path);
     map_count_capped(&g_st.by_method_path, mp);
+    if (g_st.nlog < MAX_LOG) {
+        if (g_st.log == NULL)
+            g_st.log = xmalloc(MAX_LOG * sizeof(*g_st.log));
+        g_st.log[g_st.nlog++] = xstrndup(mp, strlen(mp));
+    }
     map_count_capped(&g_st.by_client, client);
     if (cs != NULL && cs->counted_gen != g_st.gen) {
         cs->counted_gen = g_st.gen;

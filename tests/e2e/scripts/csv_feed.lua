@@ -1,6 +1,7 @@
 -- CSV feeder tests: each call of feed:next takes one row and visits
 -- /u/<user>, which the demo target counts under its own path (a 404).
 local quern = require "quern"
+local http = require "quern.http"
 
 local base = quern.property("base_url")
 local file = quern.property("file", "csv_users.csv")
@@ -24,7 +25,9 @@ function sc.run(vu)
   if row == nil then return end -- on_exhausted = "stop"
   local user = header and row.user or row[1]
   if quern.property("login", false) then
-    login:post(base .. "/login", { form = { user = user, password = row.password or "x" } })
+    -- the login form's hidden one-time token, which the POST must send back
+    local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
+    login:post(base .. "/login", { form = { user = user, password = row.password or "x", csrf = token } })
          :expect(200)
   end
   mark:get(base .. "/u/" .. user):expect(404)

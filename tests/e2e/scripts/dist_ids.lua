@@ -3,6 +3,7 @@
 -- number of distinct /vu/ paths the server saw is the number of distinct
 -- vu.id across all agents.
 local quern = require "quern"
+local http = require "quern.http"
 
 local base = quern.property("base_url", "http://127.0.0.1:8080")
 
@@ -16,7 +17,9 @@ local profile = sc:step(3, "Profile")
 
 function sc.init(vu)
   vu.data.user = "user" .. vu.id
-  login:post(base .. "/login", { form = { user = vu.data.user, password = "secret" } }):expect(200)
+  -- the login form's hidden one-time token, which the POST must send back
+  local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
+  login:post(base .. "/login", { form = { user = vu.data.user, password = "secret", csrf = token } }):expect(200)
   mark:get(base .. "/vu/" .. vu.id):expect(404)
 end
 

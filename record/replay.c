@@ -1,0 +1,735 @@
+#include "record/replay.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/mem.h"
+#include "common/redact.h"
+#include "record/correl.h"
+
+#define ORIGINS_MAX 64   /* third-party origins listed in the header */
+#define THINK_MIN_MS 100 /* shorter gaps are the browser's, not the tester's */
+#define LOCALS_MAX                                                                                 \
+    100 /* Lua allows 200 locals a function: past this many steps or values, a table */
+
+/* What the writer needs at hand. */
+typedef struct replay_ctx {
+    const har *h;
+    const replay_opts *o;
+    const correl *c;
+    FILE *out;
+    char origin[512];    /* the recorded origin: "http://127.0.0.1:8080" */
+    char secrets[8][64]; /* names of the recorded secrets given as properties */
+    size_t nsecrets;
+    int step_table; /* steps as s[n] rather than locals sN */
+    int var_table;  /* correlated values as v.NAME rather than locals */
+} replay_ctx;
+
+/* A step: entries first..last of h, those marked in its member list. */
+typedef struct replay_step {
+    size_t *e; /* owned, n entry indexes: the page first, then redirects, resources */
+    size_t n;
+    size_t page; /* the entry whose title labels it (the last document) */
+    int nstatic; /* resources the page loaded (replayed or not) */
+} replay_step;
+
+/* Writes s as a Lua string literal. */
+static void lua_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\r':
+            fputs("\\r", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                fprintf(out, "\\%03u", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+/* A Lua table key: a bare name when it can be one. */
+static void lua_key(FILE *out, const char *k)
+{
+    static const char *const kw[] = {"and",   "break", "do",       "else", "elseif", "end",
+                                     "false", "for",   "function", "goto", "if",     "in",
+                                     "local", "nil",   "not",      "or",   "repeat", "return",
+                                     "then",  "true",  "until",    "while"};
+    int ok = (isalpha((unsigned char)k[0]) || k[0] == '_');
+
+    for (const char *p = k; *p && ok; p++)
+        ok = isalnum((unsigned char)*p) || *p == '_';
+    for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]) && ok; i++)
+        ok = strcmp(k, kw[i]) != 0;
+    if (ok)
+        fputs(k, out);
+    else {
+        fputc('[', out);
+        lua_str(out, k);
+        fputc(']', out);
+    }
+    fputs(" = ", out);
+}
+
+/* A value sent by entry at under key (a field's or header's name, or
+ * NULL): its correlated local; a property when the key names a secret (a
+ * recorded password is not copied into the script); else the literal. */
+static void sent_value(replay_ctx *x, const char *key, const char *v, size_t at)
+{
+    const correl_rule *r = correl_lookup(x->c, v, at);
+    size_t i;
+
+    if (r != NULL) {
+        fprintf(x->out, "%s%s", x->var_table ? "v." : "", r->var);
+        return;
+    }
+    if (key == NULL || !redact_key_is_secret(key) || strlen(key) >= sizeof(x->secrets[0])) {
+        lua_str(x->out, v);
+        return;
+    }
+    fputs("quern.property(", x->out);
+    lua_str(x->out, key);
+    fputc(')', x->out);
+    for (i = 0; i < x->nsecrets && strcmp(x->secrets[i], key) != 0; i++)
+        ;
+    if (i == x->nsecrets && i < sizeof(x->secrets) / sizeof(x->secrets[0]))
+        snprintf(x->secrets[x->nsecrets++], sizeof(x->secrets[0]), "%s", key);
+}
+
+/* The origin of url ("scheme://host:port") in out. */
+static void origin_of(const char *url, char *out, size_t len)
+{
+    const char *p = strstr(url, "://");
+    const char *end = p != NULL ? strpbrk(p + 3, "/?#") : NULL;
+    size_t n = end != NULL ? (size_t)(end - url) : strlen(url);
+
+    snprintf(out, len, "%.*s", (int)n, url);
+}
+
+/* The URL of entry at as a Lua expression: base .. "/path", correlated
+ * segments and query values as their locals. */
+static void url_expr(replay_ctx *x, size_t at)
+{
+    const char *url = x->h->e[at].url, *s;
+    size_t olen = strlen(x->origin);
+    char tok[4096];
+    int open = 0, any = 0;
+
+    if (strncmp(url, x->origin, olen) == 0 && (url[olen] == '\0' || strchr("/?#", url[olen]))) {
+        fputs("base", x->out);
+        any = 1;
+        s = url + olen;
+    } else
+        s = url;
+    while (*s) {
+        size_t n = strcspn(s, "/?&=#");
+        const correl_rule *r = NULL;
+        if (n > 0 && n < sizeof(tok)) {
+            memcpy(tok, s, n);
+            tok[n] = '\0';
+            r = correl_lookup(x->c, tok, at);
+        }
+        if (r != NULL) {
+            if (open)
+                fputc('"', x->out);
+            fprintf(x->out, "%s%s%s", any ? " .. " : "", x->var_table ? "v." : "", r->var);
+            open = 0;
+        } else {
+            if (!open) {
+                fputs(any ? " .. \"" : "\"", x->out);
+                open = 1;
+            }
+            for (size_t i = 0; i < n; i++) {
+                if (s[i] == '"' || s[i] == '\\')
+                    fputc('\\', x->out);
+                fputc(s[i], x->out);
+            }
+        }
+        any = 1;
+        s += n;
+        if (*s) {
+            if (!open) {
+                fputs(" .. \"", x->out);
+                open = 1;
+            }
+            fputc(*s++, x->out);
+        }
+    }
+    if (open)
+        fputc('"', x->out);
+    if (!any)
+        fputs("\"\"", x->out);
+}
+
+/* A JSON value as a Lua one, correlated leaves as their locals. */
+static void json_lua(replay_ctx *x, const char *key, json_t *j, size_t at)
+{
+    const char *k;
+    json_t *v;
+    size_t i, n = 0;
+    char num[64];
+
+    switch (json_typeof(j)) {
+    case JSON_OBJECT:
+        fputs("{ ", x->out);
+        json_object_foreach(j, k, v)
+        {
+            fputs(n++ ? ", " : "", x->out);
+            lua_key(x->out, k);
+            json_lua(x, k, v, at);
+        }
+        fputs(n ? " }" : "}", x->out);
+        break;
+    case JSON_ARRAY:
+        fputs("{ ", x->out);
+        json_array_foreach(j, i, v)
+        {
+            fputs(i ? ", " : "", x->out);
+            json_lua(x, key, v, at);
+        }
+        fputs(json_array_size(j) ? " }" : "}", x->out);
+        break;
+    case JSON_STRING:
+        sent_value(x, key, json_string_value(j), at);
+        break;
+    case JSON_INTEGER:
+        snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(j));
+        if (correl_lookup(x->c, num, at) != NULL)
+            sent_value(x, key, num, at);
+        else
+            fputs(num, x->out);
+        break;
+    case JSON_REAL:
+        fprintf(x->out, "%.17g", json_real_value(j));
+        break;
+    case JSON_TRUE:
+        fputs("true", x->out);
+        break;
+    case JSON_FALSE:
+        fputs("false", x->out);
+        break;
+    default:
+        fputs("nil --[[ null ]]", x->out);
+    }
+}
+
+/* Appends a name=value to a growing list (form fields parsed from a body). */
+static void kv_push(void *arg, const char *name, const char *value)
+{
+    struct {
+        har_kv *kv;
+        size_t n;
+    } *l = arg;
+    l->kv = xrealloc(l->kv, (l->n + 1) * sizeof(*l->kv));
+    l->kv[l->n].name = xstrdup(name);
+    l->kv[l->n].value = xstrdup(value);
+    l->n++;
+}
+
+/* form = { a = "1", b = { "x", "y" } }: repeated names as a list, recorded order. */
+static void form_lua(replay_ctx *x, const har_entry *e, size_t at)
+{
+    struct {
+        har_kv *kv;
+        size_t n;
+    } parsed = {NULL, 0};
+    const har_kv *kv = e->params;
+    size_t n = e->nparams;
+
+    if (n == 0) {
+        /* Chromium's HAR has the text only: read it the way correl_sent does */
+        har_entry tmp = {0};
+        tmp.url = "";
+        tmp.req_mime = e->req_mime;
+        tmp.req_text = e->req_text;
+        correl_sent(&tmp, kv_push, &parsed);
+        kv = parsed.kv;
+        n = parsed.n;
+    }
+    fputs("form = { ", x->out);
+    for (size_t i = 0, w = 0; i < n; i++) {
+        size_t same = 0, seen = 0;
+        for (size_t k = 0; k < n; k++)
+            same += strcmp(kv[k].name, kv[i].name) == 0;
+        for (size_t k = 0; k < i; k++)
+            seen += strcmp(kv[k].name, kv[i].name) == 0;
+        if (seen)
+            continue;
+        fputs(w++ ? ", " : "", x->out);
+        lua_key(x->out, kv[i].name);
+        if (same > 1) {
+            fputs("{ ", x->out);
+            for (size_t k = i, m = 0; k < n; k++)
+                if (strcmp(kv[k].name, kv[i].name) == 0) {
+                    fputs(m++ ? ", " : "", x->out);
+                    sent_value(x, kv[k].name, kv[k].value, at);
+                }
+            fputs(" }", x->out);
+        } else
+            sent_value(x, kv[i].name, kv[i].value, at);
+    }
+    fputs(" }", x->out);
+    for (size_t i = 0; i < parsed.n; i++) {
+        free(parsed.kv[i].name);
+        free(parsed.kv[i].value);
+    }
+    free(parsed.kv);
+}
+
+/* The request's options table, or nothing when it has none. */
+static void options_lua(replay_ctx *x, size_t at, int resources, const char *indent)
+{
+    const har_entry *e = &x->h->e[at];
+    int nh = 0, raw = 0;
+    json_t *j = NULL;
+
+    if (e->req_text != NULL && strstr(e->req_mime, "json") != NULL)
+        j = json_loads(e->req_text, JSON_DECODE_ANY, NULL);
+    raw = e->req_text != NULL && j == NULL && strstr(e->req_mime, "x-www-form-urlencoded") == NULL;
+    for (size_t i = 0; i < e->nheaders; i++)
+        nh += !har_header_own(e->headers[i].name);
+    nh += raw && e->req_mime[0] != '\0';
+    if (nh == 0 && e->req_text == NULL) {
+        if (resources)
+            fputs(", { resources = true }", x->out);
+        return;
+    }
+    /* one option a line: a tester edits them */
+    fputs(", {\n", x->out);
+    if (nh > 0) {
+        int w = 0;
+        fprintf(x->out, "%s  headers = { ", indent);
+        for (size_t i = 0; i < e->nheaders; i++) {
+            if (har_header_own(e->headers[i].name))
+                continue;
+            fputs(w++ ? ", " : "", x->out);
+            lua_key(x->out, e->headers[i].name);
+            sent_value(x, e->headers[i].name, e->headers[i].value, at);
+        }
+        if (raw && e->req_mime[0] != '\0') {
+            fputs(w++ ? ", " : "", x->out);
+            fputs("[\"Content-Type\"] = ", x->out);
+            lua_str(x->out, e->req_mime);
+        }
+        fputs(" },\n", x->out);
+    }
+    if (e->req_text != NULL) {
+        fprintf(x->out, "%s  ", indent);
+        if (j != NULL) {
+            fputs("json = ", x->out);
+            json_lua(x, NULL, j, at);
+        } else if (!raw)
+            form_lua(x, e, at);
+        else {
+            fputs("body = ", x->out);
+            lua_str(x->out, e->req_text);
+        }
+        fputs(",\n", x->out);
+    }
+    if (resources)
+        fprintf(x->out, "%s  resources = true,\n", indent);
+    fprintf(x->out, "%s}", indent);
+    json_decref(j);
+}
+
+/* The method call: ":get(" or ".request(\"OPTIONS\", ". */
+static void call_lua(FILE *out, const char *who, int dot, const char *method)
+{
+    static const char *const plain[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"};
+
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+        if (strcmp(method, plain[i]) == 0) {
+            fprintf(out, "%s%c", who, dot ? '.' : ':');
+            for (const char *p = method; *p; p++)
+                fputc(tolower((unsigned char)*p), out);
+            fputc('(', out);
+            return;
+        }
+    fprintf(out, "%s%crequest(", who, dot ? '.' : ':');
+    lua_str(out, method);
+    fputs(", ", out);
+}
+
+/* The check of a recorded status. */
+static void expect_lua(FILE *out, int status)
+{
+    if (status == 304) /* a browser's cache revalidation: a VU has no cache */
+        fputs(":expect({ 200, 304 })", out);
+    else if (status > 0)
+        fprintf(out, ":expect(%d)", status);
+}
+
+/* One request of a step: `r = WHO:get(URL, OPTS):expect(S)` and the
+ * correlation rules whose source it is. */
+static void request_lua(replay_ctx *x, const char *indent, const char *who, int dot, size_t at,
+                        int assign, int resources)
+{
+    const har_entry *e = &x->h->e[at];
+
+    if (har_header(e->headers, e->nheaders, "authorization") != NULL)
+        fprintf(x->out,
+                "%s-- recorded with an Authorization header, not copied: add auth = { ... }\n",
+                indent);
+    fprintf(x->out, "%s%s", indent, assign ? "r = " : "");
+    call_lua(x->out, who, dot, e->method);
+    url_expr(x, at);
+    options_lua(x, at, resources, indent);
+    fputc(')', x->out);
+    expect_lua(x->out, e->status);
+    fputc('\n', x->out);
+    for (size_t i = 0; i < x->c->n; i++) {
+        const correl_rule *r = &x->c->r[i];
+        if (r->src != at)
+            continue;
+        fprintf(x->out, "%s-- %s: %s\n%s%s%s = %s\n", indent, r->var, r->why, indent,
+                x->var_table ? "v." : "", r->var, r->expr);
+    }
+}
+
+/* The path of a URL without its query ("/login"). */
+static void path_of(const char *url, char *out, size_t len)
+{
+    const char *p = strstr(url, "://");
+    p = p != NULL ? strchr(p + 3, '/') : url;
+    if (p == NULL)
+        p = "/";
+    snprintf(out, len, "%.*s", (int)strcspn(p, "?#"), p);
+}
+
+/* The text of the page's <title>, spaces squeezed, in out; 0 when none. */
+static int title_of(const char *html, char *out, size_t len)
+{
+    const char *p = html != NULL ? strcasestr(html, "<title") : NULL, *end = NULL;
+    size_t o = 0;
+
+    if (p != NULL)
+        p = strchr(p, '>');
+    if (p != NULL)
+        end = strcasestr(p, "</title");
+    if (end == NULL)
+        return 0;
+    for (p++; p < end && o + 1 < len; p++) {
+        char ch = isspace((unsigned char)*p) ? ' ' : *p;
+        if (ch == ' ' && (o == 0 || out[o - 1] == ' '))
+            continue;
+        out[o++] = ch;
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+    return o > 0;
+}
+
+/* A step's label: the page's title (its HTML's, else the recording's), else
+ * its path; "METHOD /path" for a call. */
+static void label_of(const har_entry *e, char *out, size_t len)
+{
+    char path[1024];
+
+    path_of(e->url, path, sizeof(path));
+    if (e->kind == HAR_DOCUMENT && e->resp_mime != NULL && strstr(e->resp_mime, "html") != NULL &&
+        title_of(e->resp_text, out, len < 128 ? len : 128))
+        return;
+    if (e->kind == HAR_DOCUMENT && e->title != NULL && strncmp(e->title, "http", 4) != 0)
+        snprintf(out, len, "%s", e->title);
+    else if (e->kind == HAR_DOCUMENT)
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%s %s", e->method, path);
+}
+
+/* 1 when url matches one of n globs. */
+static int globs_match(const char *const *g, size_t n, const char *url)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fnmatch(g[i], url, 0) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when entry b is where the redirect of entry a led. */
+static int redirect_to(replay_ctx *x, const har_entry *a, const har_entry *b)
+{
+    char full[4096];
+
+    if (a->status < 300 || a->status > 399 || a->location == NULL)
+        return 0;
+    if (strcmp(a->location, b->url) == 0)
+        return 1;
+    if (a->location[0] == '/' && a->location[1] != '/') {
+        char org[512];
+        origin_of(a->url, org, sizeof(org));
+        snprintf(full, sizeof(full), "%s%s", org, a->location);
+        return strcmp(full, b->url) == 0;
+    }
+    (void)x;
+    return 0;
+}
+
+/* Left-out origins and their counts. */
+typedef struct replay_origins {
+    char *name[ORIGINS_MAX];
+    int count[ORIGINS_MAX];
+    size_t n;
+    int more; /* requests of origins past ORIGINS_MAX */
+} replay_origins;
+
+static void origins_add(replay_origins *o, const char *url)
+{
+    char org[512];
+
+    origin_of(url, org, sizeof(org));
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->name[i], org) == 0) {
+            o->count[i]++;
+            return;
+        }
+    if (o->n == ORIGINS_MAX) {
+        o->more++;
+        return;
+    }
+    o->name[o->n] = xstrdup(org);
+    o->count[o->n++] = 1;
+}
+
+/* Writes run()'s steps to x->out. */
+static void body_lua(replay_ctx *x, replay_step *st, size_t ns)
+{
+    FILE *out = x->out;
+    double prev_end = 0;
+
+    for (size_t s = 0; s < ns; s++) {
+        const replay_step *p = &st[s];
+        const har_entry *first = &x->h->e[p->e[0]];
+        char who[32];
+        double gap = prev_end > 0 ? first->start_ms - prev_end : 0;
+        int res = x->o->resources == REPLAY_RES_AUTO && p->nstatic > 0;
+
+        fputc('\n', out);
+        if (gap >= THINK_MIN_MS)
+            fprintf(out, "  quern.sleep(\"%.0fms\") -- think time as recorded\n", gap);
+        snprintf(who, sizeof(who), x->step_table ? "s[%zu]" : "s%zu", s + 1);
+        if (p->n == 1) {
+            request_lua(x, "  ", who, 0, p->e[0], 1, res);
+        } else {
+            size_t nstatic = 0;
+            for (size_t k = 0; k < p->n; k++)
+                nstatic += x->h->e[p->e[k]].kind == HAR_STATIC;
+            int redirs = p->n > nstatic + 1;
+            fprintf(out, "  %s:time(function() -- the page%s%s%s as one sample\n", who,
+                    redirs && nstatic ? ", its redirects"
+                    : redirs          ? " and its redirects"
+                                      : "",
+                    nstatic ? " and its resources" : "", "");
+            for (size_t k = 0; k < p->n; k++) {
+                const har_entry *e = &x->h->e[p->e[k]];
+                request_lua(x, "    ", "http", 1, p->e[k], e->kind != HAR_STATIC,
+                            res && p->e[k] == p->page);
+            }
+            fputs("  end)\n", out);
+        }
+        for (size_t k = 0; k < p->n; k++) {
+            const har_entry *e = &x->h->e[p->e[k]];
+            if (e->start_ms + e->time_ms > prev_end)
+                prev_end = e->start_ms + e->time_ms;
+        }
+    }
+}
+
+/* Writes the whole script: run()'s body first, into memory, since the
+ * header says which secrets it left to properties. */
+static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_origins *third,
+                       int excluded, int others)
+{
+    FILE *out = x->out;
+    size_t nreq = 0, rlen = 0;
+    int uses_http = 0;
+    char *run = NULL;
+
+    x->out = open_memstream(&run, &rlen);
+    if (x->out == NULL) {
+        x->out = out;
+        return;
+    }
+    body_lua(x, st, ns);
+    fclose(x->out);
+    x->out = out;
+    for (size_t s = 0; s < ns; s++) {
+        nreq += st[s].n;
+        uses_http |= st[s].n > 1;
+    }
+    fprintf(out, "-- %s: recorded", x->o->name);
+    if (x->h->creator != NULL)
+        fprintf(out, " by %s", x->h->creator);
+    if (x->h->browser != NULL)
+        fprintf(out, " (%s)", x->h->browser);
+    if (x->h->started != NULL)
+        fprintf(out, " on %s", x->h->started);
+    fprintf(out,
+            ",\n-- converted by quern har2lua from %s: %zu step%s, %zu request%s, %zu "
+            "correlated value%s.\n",
+            x->o->source, ns, ns == 1 ? "" : "s", nreq, nreq == 1 ? "" : "s", x->c->n,
+            x->c->n == 1 ? "" : "s");
+    fprintf(out, "-- Run it elsewhere with -p %s=http://host:port.\n", x->o->prop);
+    if (third->n > 0) {
+        fputs("-- Left out, of other origins (--include GLOB keeps them):", out);
+        for (size_t i = 0; i < third->n; i++)
+            fprintf(out, "\n--   %s (%d request%s)", third->name[i], third->count[i],
+                    third->count[i] == 1 ? "" : "s");
+        if (third->more)
+            fprintf(out, "\n--   and %d more", third->more);
+        fputc('\n', out);
+    }
+    if (excluded)
+        fprintf(out, "-- Left out by --exclude: %d request%s.\n", excluded,
+                excluded == 1 ? "" : "s");
+    if (others)
+        fprintf(out,
+                "-- Not replayed: %d request%s neither a page, a call nor a resource "
+                "(websockets, pings, failed ones).\n",
+                others, others == 1 ? "" : "s");
+    if (x->nsecrets > 0) {
+        fputs("-- Recorded secrets are not copied: give them as properties:", out);
+        for (size_t i = 0; i < x->nsecrets; i++)
+            fprintf(out, " -p %s=...", x->secrets[i]);
+        fputc('\n', out);
+    }
+    fputs("local quern = require \"quern\"\n", out);
+    if (uses_http)
+        fputs("local http = require \"quern.http\"\n", out);
+    fprintf(out, "\nlocal base = quern.property(");
+    lua_str(out, x->o->prop);
+    fputs(", ", out);
+    lua_str(out, x->origin);
+    fputs(")\n\nlocal sc = quern.scenario(", out);
+    lua_str(out, x->o->name);
+    fputs(")\n\n", out);
+    if (x->step_table)
+        fputs("local s = {} -- s[n] is step n\n", out);
+    for (size_t s = 0; s < ns; s++) {
+        char label[1024], path[1024];
+        const har_entry *e = &x->h->e[st[s].e[0]];
+        label_of(&x->h->e[st[s].page], label, sizeof(label));
+        path_of(e->url, path, sizeof(path));
+        fprintf(out, x->step_table ? "s[%zu] = sc:step(%zu, " : "local s%zu = sc:step(%zu, ", s + 1,
+                s + 1);
+        lua_str(out, label);
+        fprintf(out, ") -- %s %s\n", e->method, path);
+    }
+    fputs("\nfunction sc.run(vu)\n  local r\n", out);
+    if (x->var_table) {
+        fputs("  local v = {} -- values the server handed out, set where they appear\n", out);
+    } else if (x->c->n > 0) {
+        fputs("  local ", out);
+        for (size_t i = 0; i < x->c->n; i++)
+            fprintf(out, "%s%s", i ? ", " : "", x->c->r[i].var);
+        fputs(" -- values the server handed out, set where they appear\n", out);
+    }
+    fwrite(run, 1, rlen, out);
+    fputs("end\n", out);
+    free(run);
+}
+
+void replay_write(const har *h, const replay_opts *o, FILE *out)
+{
+    correl c;
+    replay_ctx x = {0};
+    unsigned char *keep;
+    replay_step *st;
+    size_t *idx;
+    size_t ns = 0, first = SIZE_MAX;
+    replay_origins third = {0};
+    int excluded = 0, others = 0;
+
+    x.h = h;
+    x.o = o;
+    x.out = out;
+    for (size_t i = 0; i < h->n && first == SIZE_MAX; i++)
+        if (h->e[i].kind == HAR_DOCUMENT)
+            first = i;
+    if (h->n > 0)
+        origin_of(h->e[first == SIZE_MAX ? 0 : first].url, x.origin, sizeof(x.origin));
+    else
+        snprintf(x.origin, sizeof(x.origin), "http://127.0.0.1:8080");
+    /* what is replayed */
+    keep = xcalloc(h->n + 1, 1);
+    for (size_t i = 0; i < h->n; i++) {
+        const har_entry *e = &h->e[i];
+        char org[512];
+        origin_of(e->url, org, sizeof(org));
+        if (globs_match(o->exclude, o->nexclude, e->url)) {
+            excluded++;
+            continue;
+        }
+        if (e->kind == HAR_OTHER || e->status == 0 || strncmp(e->url, "http", 4) != 0) {
+            others++;
+            continue;
+        }
+        if (strcmp(org, x.origin) != 0 && !globs_match(o->include, o->ninclude, e->url)) {
+            origins_add(&third, e->url);
+            continue;
+        }
+        keep[i] = e->kind != HAR_STATIC || o->resources == REPLAY_RES_LIST ? 1 : 2;
+    }
+    /* the steps: a page and what follows it */
+    st = xcalloc(h->n + 1, sizeof(*st));
+    /* each entry is in one step at most, and steps follow the entries:
+     * one array of indexes, each step a slice of it */
+    idx = xcalloc(h->n + 1, sizeof(*idx));
+    for (size_t i = 0; i < h->n; i++) {
+        const har_entry *e = &h->e[i];
+        replay_step *cur = ns > 0 ? &st[ns - 1] : NULL;
+        if (!keep[i])
+            continue;
+        if (e->kind == HAR_STATIC) {
+            if (cur == NULL)
+                continue;
+            cur->nstatic++;
+            if (keep[i] == 1)
+                cur->e[cur->n++] = i;
+            continue;
+        }
+        if (cur == NULL || !redirect_to(&x, &h->e[cur->e[cur->n - 1]], e)) {
+            size_t used = cur != NULL ? (size_t)(cur->e - idx) + cur->n : 0;
+            cur = &st[ns++];
+            cur->e = idx + used;
+        }
+        cur->e[cur->n++] = i;
+        cur->page = i;
+    }
+    /* correlation sees what is replayed; static files send nothing of interest */
+    for (size_t i = 0; i < h->n; i++)
+        keep[i] = keep[i] == 1;
+    correl_find(h, keep, &c);
+    x.c = &c;
+    x.step_table = ns > LOCALS_MAX;
+    x.var_table = c.n > LOCALS_MAX;
+    script_lua(&x, st, ns, &third, excluded, others);
+    for (size_t i = 0; i < third.n; i++)
+        free(third.name[i]);
+    free(st);
+    free(idx);
+    correl_free(&c);
+    free(keep);
+}

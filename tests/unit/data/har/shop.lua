@@ -1,0 +1,52 @@
+-- SHOP: recorded by WebInspector 537.36 (Chrome 120.0) on 2026-03-02T10:00:00.000Z,
+-- converted by quern har2lua from shop.har: 4 steps, 5 requests, 4 correlated values.
+-- Run it elsewhere with -p base_url=http://host:port.
+-- Left out, of other origins (--include GLOB keeps them):
+--   https://cdn.example.net (1 request)
+--   https://fonts.example.org (1 request)
+-- Not replayed: 1 request neither a page, a call nor a resource (websockets, pings, failed ones).
+-- Recorded secrets are not copied: give them as properties: -p password=...
+local quern = require "quern"
+local http = require "quern.http"
+
+local base = quern.property("base_url", "https://shop.test")
+
+local sc = quern.scenario("SHOP")
+
+local s1 = sc:step(1, "Shop: sign in") -- GET /signin
+local s2 = sc:step(2, "Account") -- POST /signin
+local s3 = sc:step(3, "POST /api/orders") -- POST /api/orders
+local s4 = sc:step(4, "Order 1017") -- GET /orders/1017
+
+function sc.run(vu)
+  local r
+  local csrfmiddlewaretoken, csrf_token, id, cart -- values the server handed out, set where they appear
+
+  r = s1:get(base .. "/signin", { resources = true }):expect(200)
+  -- csrfmiddlewaretoken: the hidden input "csrfmiddlewaretoken" of the page GET /signin
+  csrfmiddlewaretoken = r:xpath("//input[@name='csrfmiddlewaretoken']/@value")
+  -- csrf_token: the meta "csrf-token" of the page GET /signin
+  csrf_token = r:xpath("//meta[@name='csrf-token']/@content")
+
+  quern.sleep("2480ms") -- think time as recorded
+  s2:time(function() -- the page and its redirects as one sample
+    r = http.post(base .. "/signin", {
+      form = { csrfmiddlewaretoken = csrfmiddlewaretoken, user = "alice", password = quern.property("password") },
+    }):expect(302)
+    r = http.get(base .. "/account"):expect(200)
+  end)
+
+  quern.sleep("440ms") -- think time as recorded
+  -- recorded with an Authorization header, not copied: add auth = { ... }
+  r = s3:post(base .. "/api/orders", {
+    headers = { ["X-CSRF-Token"] = csrf_token },
+    json = { items = { { sku = "A-100", qty = 2 } }, gift = false, note = nil --[[ null ]], total = 12.5 },
+  }):expect(201)
+  -- id: "id" in the JSON answer to POST /api/orders
+  id = r:json()["order"]["id"]
+  -- cart: "cart" in the JSON answer to POST /api/orders
+  cart = r:json()["order"]["cart"]
+
+  quern.sleep("975ms") -- think time as recorded
+  r = s4:get(base .. "/orders/" .. id .. "?cart=" .. cart):expect(200)
+end
