@@ -4,9 +4,9 @@
  *
  * What it is for: rhtml.c calls rmon_section after its load charts. The
  * windows are the stages of the run's load as recorded (runs.req_stages),
- * or the whole run when it had none. A window's figures leave out its
- * first second when it lasts 3 s or more (that second mixes two loads).
- * A run without --monitor gets no section. No SQL: r is read whole.
+ * or the whole run when it had none (or more than the windows asked for). A window's figures leave
+ * out its first second when it lasts 3 s or more (that second mixes two loads). A run without
+ * --monitor gets no section. No SQL: r is read whole.
  *
  * Usage:
  *     rmon_section(out, r);      // inside the page opened by html_head
@@ -20,7 +20,7 @@
 #include "reports/bneck.h"
 #include "reports/query.h"
 
-/** Most windows judged (a longer stage list is judged over its first ones). */
+/** Most windows judged (a longer stage list is judged as the whole run). */
 #define RMON_WINDOWS_MAX 256
 
 /** One window of a run, measured. */
