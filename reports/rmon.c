@@ -89,13 +89,20 @@ size_t rmon_windows(const query_run *r, rmon_window *out, size_t max)
             out[0].w.load = (double)r->vus;
         }
     } else {
+        size_t k = 0;
+        /* A stage of 0 s is a jump (a staircase: "0s:10,30s:10,0s:20,..."):
+         * no window of its own, the next stage holds its level. */
         for (size_t i = 0; i < n; i++) {
-            memset(&out[i], 0, sizeof(out[i]));
-            out[i].start_s = t;
+            if (st[i].dur_us == 0)
+                continue;
+            memset(&out[k], 0, sizeof(out[k]));
+            out[k].start_s = t;
             t += (double)st[i].dur_us / 1e6;
-            out[i].end_s = t;
-            out[i].w.load = st[i].target;
+            out[k].end_s = t;
+            out[k].w.load = st[i].target;
+            k++;
         }
+        n = k;
     }
     for (size_t i = 0; i < n; i++) {
         measure(r, &out[i]);

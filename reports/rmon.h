@@ -4,7 +4,8 @@
  *
  * What it is for: rhtml.c calls rmon_section after its load charts. The
  * windows are the stages of the run's load as recorded (runs.req_stages),
- * or the whole run when it had none (or more than the windows asked for). A window's figures leave
+ * or the whole run when it had none (or more than the windows asked for);
+ * a stage of 0 s (a jump, as in a staircase) has no window of its own. A window's figures leave
  * out its first second when it lasts 3 s or more (that second mixes two loads). A run without
  * --monitor gets no section. No SQL: r is read whole.
  *

@@ -44,8 +44,9 @@ eq "--monitor-metric with a bad selector: exit 2" "$?" 2
 check "  naming the flag and why" grep -q -- "--monitor-metric: 'm{mode=user}': a quoted label value expected" "$TMP/err"
 eq "  no request sent" "$(stat .requests)" 0
 
-# --- a staged run scraped each second; a CPU burner in its middle stage
-"$QUERN" run $S -q --stages 3s:4,4s:4,3s:4 -p base_url="$BASE" --db "$DB" --name mon \
+# --- a staircase (2, 4, then 8 VUs) scraped each second; a CPU burner in
+# its middle stage
+"$QUERN" run $S -q --stages 0s:2,3s:2,0s:4,4s:4,0s:8,3s:8 -p base_url="$BASE" --db "$DB" --name mon \
   --monitor "$NEURL" --monitor-metric 'node_cpu_seconds_total{mode="user"}' \
   --monitor-metric node_memory_MemTotal_bytes >"$TMP/run.out" 2>"$TMP/run.err" &
 QPID=$!
@@ -168,8 +169,11 @@ eq "report: the CPU busy chart has a value a second, as in the database" \
 PAGE_MAX=$(jq -r "[.report.busy[$BS:$((BE + 1))][] | select(. != null)] | max" "$J")
 between "report: the burner's seconds show the busy CPU the database has (%)" "$PAGE_MAX" \
   "$(awk -v d="$DURING" 'BEGIN{print d * 100 - 0.5}')" "$(awk -v d="$DURING" 'BEGIN{print d * 100 + 0.5}')"
-eq "report: a bottleneck signature per stage" "$(jq -r '.report.windows | length' "$J")" 3
-eq "report: the first window is not judged" "$(jq -r '.report.windows[0]' "$J")" "not judged"
+eq "report: a bottleneck signature per step of the staircase" "$(jq -r '.report.windows | length' "$J")" 3
+eq "report: the first step is not judged" "$(jq -r '.report.windows[0]' "$J")" "not judged"
+eq "report: the next two, whose load doubled, are" \
+  "$(jq -r '[.report.windows[1:][] | select(. != "not judged")] | length' "$J")" 2
+echo "# signatures: $(jq -c '.report.windows' "$J")"
 check "report: the navigation links the section" test "$(jq -r '.report.nav' "$J")" = true
 eq "compare: the host's CPU of both runs overlaid" "$(jq -r '.compare | length' "$J")" 1
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$TMP'/*.err"

@@ -94,7 +94,7 @@ static void test_no_stages(void **state)
     query_run r;
     mseries_metric m[2];
     mseries_host h;
-    rmon_window w[4];
+    rmon_window w[8];
 
     make_run(&r, m, &h);
     r.req_stages = NULL;
@@ -105,6 +105,14 @@ static void test_no_stages(void **state)
     assert_int_equal(w[0].w.monitored, 0);
     assert_true(isnan(w[0].w.cpu_pct));
     assert_int_equal(w[0].kind, BNECK_NOT_JUDGED);
+    /* a staircase: the jumps (0 s) have no window */
+    r.req_stages = "0s:10,3s:10,0s:20,3s:20,0s:40,3s:40";
+    r.mon.nhosts = 1;
+    set(rps, 100, 150, 300);
+    assert_int_equal(rmon_windows(&r, w, 8), 3);
+    assert_true(w[1].start_s == 3 && w[1].end_s == 6 && w[1].w.load == 20);
+    assert_int_equal(w[1].kind, BNECK_SCALES);
+    assert_int_equal(w[2].kind, BNECK_SCALES);
     /* more stages than windows asked for: the whole run */
     r.req_stages = "1s:1,1s:2,1s:3,1s:4,1s:5,1s:6";
     assert_int_equal(rmon_windows(&r, w, 4), 1);
