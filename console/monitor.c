@@ -286,6 +286,7 @@ monitor *monitor_start(const char *const *urls, size_t n, const expo_sel *sels, 
         goto fail;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_setname_np(m->th, "quern-monitor"); /* as top -H and /proc show it */
     m->started = 1;
     return m;
 fail:
