@@ -22,7 +22,7 @@ typedef struct monitor_host {
     int toobig; /* the answer passed MONITOR_BODY_MAX */
     int done, reported, has_prev;
     CURLcode result;
-    int64_t start_wall, start_mono, prev_mono;
+    int64_t start_wall, start_mono, prev_wall, prev_mono;
     mhost_scrape prev, cur;
     char errbuf[CURL_ERROR_SIZE];
 } monitor_host;
@@ -113,7 +113,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 }
 
 /* Queues an item (the thread's side); a full queue drops it and counts. */
-static void push(monitor *m, const monitor_host *h, const double *v, const char *problem)
+static void push(monitor *m, const monitor_host *h, int64_t wall_us, const double *v,
+                 const char *problem)
 {
     monitor_slot *s;
 
@@ -125,7 +126,7 @@ static void push(monitor *m, const monitor_host *h, const double *v, const char 
     }
     s = &m->q[(m->qhead + m->qlen++) % MONITOR_QUEUE];
     s->host = (size_t)(h - m->hosts);
-    s->wall_us = h->start_wall;
+    s->wall_us = wall_us;
     s->is_problem = problem != NULL;
     if (problem != NULL)
         snprintf(s->problem, sizeof(s->problem), "%s", problem);
@@ -141,7 +142,7 @@ static void problem(monitor *m, monitor_host *h, const char *why)
     if (h->reported)
         return;
     h->reported = 1;
-    push(m, h, NULL, why);
+    push(m, h, h->start_wall, NULL, why);
 }
 
 /* One endpoint's answer: parsed, compared with its previous scrape. */
@@ -175,9 +176,11 @@ static void finish(monitor *m, monitor_host *h)
     if (h->has_prev) {
         double v[MHOST_FIXED + MHOST_SELS_MAX];
         mhost_derive(&h->prev, &h->cur, (double)(h->start_mono - h->prev_mono) / 1e6, v);
-        push(m, h, v, NULL);
+        /* The figures cover the time between the scrapes: dated by its middle. */
+        push(m, h, h->prev_wall + (h->start_wall - h->prev_wall) / 2, v, NULL);
     }
     h->prev = h->cur;
+    h->prev_wall = h->start_wall;
     h->prev_mono = h->start_mono;
     h->has_prev = 1;
 }

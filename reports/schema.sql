@@ -248,7 +248,8 @@ ALTER TABLE scenario_totals ADD COLUMN arr_dropped INTEGER NOT NULL DEFAULT 0;
 --     problem: NULL, or the first failure of the endpoint ("cannot scrape
 --     it: Connection refused", "not Prometheus text: line 3: ...").
 --   monitor_samples: one row per host, figure and second of the run
---     (second as in intervals: the scrape began in it). metric is one of
+--     (second as in intervals; the figures cover the time between two
+--     scrapes a second apart, and their second is the one its middle is in). metric is one of
 --     cpu_user, cpu_system, cpu_iowait, cpu_steal, cpu_busy (fractions of
 --     all the host's CPUs, 0..1; busy: every mode but idle and iowait),
 --     load1, mem_used_bytes, net_rx_bytes_per_s, net_tx_bytes_per_s (every

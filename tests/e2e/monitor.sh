@@ -80,13 +80,14 @@ check "  memory used is below MemTotal (a --monitor-metric gauge)" test "$(q "SE
 # fraction times the CPUs.
 eq "  a --monitor-metric counter is a rate: user CPU-s/s = cpu_user x CPUs" \
   "$(q "SELECT count(*) FROM monitor_samples a JOIN monitor_samples b USING (run_id, host_index, second) WHERE a.run_id = $RUN AND a.metric = 'cpu_user' AND b.metric = 'node_cpu_seconds_total{mode=\"user\"}' AND abs(a.value * $(nproc) - b.value) > 0.05 * $(nproc)")" 0
-# A figure of second s covers the second before its scrape: the burner's
-# seconds are those whose scrape followed a second of burning.
+# A figure covers the time between two scrapes a second apart, and is
+# dated by its middle: the burner's seconds are those whose middle is half a
+# second inside the burn, so that all of their time was burning.
 START=$(q "SELECT started_us FROM runs WHERE id = $RUN")
-BS=$(( (B0 - START) / 1000000 + 1 ))
-BE=$(( (B1 - START) / 1000000 ))
+BS=$(( (B0 - START + 500000) / 1000000 ))
+BE=$(( (B1 - START - 500000) / 1000000 ))
 busy() { q "SELECT ifnull(round($1(value), 3), -1) FROM monitor_samples WHERE run_id = $RUN AND metric = 'cpu_busy' AND $2"; }
-BEFORE=$(busy avg "second < $((BS - 1)) AND second >= 1")
+BEFORE=$(busy avg "second < $((BS - 1))")
 DURING=$(busy max "second BETWEEN $BS AND $BE")
 echo "# cpu_busy: before the burner $BEFORE, during it $DURING (seconds $BS..$BE)"
 # A machine already saturated cannot get busier: then the burner's seconds
