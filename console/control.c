@@ -294,6 +294,33 @@ static void start_run(run *r)
     xfree(rtp);
 }
 
+/* --monitor: scrapes from Go to the end, their figures taken at each tick. */
+static void on_monitor_item(void *ud, const monitor_item *it)
+{
+    record_monitor_item(ud, it);
+}
+
+static void take_monitor(run *r)
+{
+    size_t dropped = monitor_drain(r->monitor, on_monitor_item, r);
+
+    if (dropped > 0)
+        log_msg(LOG_WARN, "--monitor: %zu scrape(s) dropped (the loop fell behind)", dropped);
+}
+
+static void start_monitor(run *r)
+{
+    char err[256];
+
+    if (r->o.nmonitor == 0)
+        return;
+    record_monitor_hosts(r);
+    r->monitor =
+        monitor_start(r->o.monitor, r->o.nmonitor, r->o.msel, r->o.nmsel, err, sizeof(err));
+    if (r->monitor == NULL)
+        log_msg(LOG_ERROR, "%s: the run goes on without it", err);
+}
+
 static void send_go(run *r)
 {
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
@@ -306,12 +333,16 @@ static void send_go(run *r)
     r->phase = PHASE_RUN;
     r->go_us = r->phase_us = clock_mono_us();
     record_begin(r);
+    start_monitor(r);
     if (r->interrupted)
         control_stop(r, "interrupted", 0);
 }
 
 static void end_phase(run *r)
 {
+    take_monitor(r);
+    monitor_stop(r->monitor);
+    r->monitor = NULL;
     r->phase = PHASE_END;
     r->end_us = clock_mono_us();
     ev_break(r->loop, EVBREAK_ALL);
@@ -356,6 +387,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     case PHASE_RUN: {
         int64_t planned = r->o.duration_us > 0 ? r->o.duration_us + r->o.grace_us : 0;
         control_flush(r, 0);
+        take_monitor(r);
         if (n.done == n.in_run) {
             control_flush(r, 1);
             end_phase(r);

@@ -21,6 +21,8 @@
 #include "common/opttab.h"
 #include "common/props.h"
 #include "common/hostres.h"
+#include "console/mhost.h"
+#include "console/monitor.h"
 
 /* getopt_long values of the flags without a short form. */
 enum {
@@ -55,6 +57,8 @@ enum {
     OPT_RATE_STAGES,
     OPT_MAX_VUS,
     OPT_MAX_LAG,
+    OPT_MONITOR,
+    OPT_MONITOR_METRIC,
 };
 
 static const opttab_row rows[] = {
@@ -159,6 +163,19 @@ static const opttab_row rows[] = {
      "write the metrics port there (useful with port 0)", OPTTAB_STR(run_opts, metrics_port_file)},
     {"metrics-linger", required_argument, OPT_METRICS_LINGER, "--metrics-linger D",
      "keep serving D after the run, for a last scrape (default 5s)", OPTTAB_NONE},
+    {"monitor", required_argument, OPT_MONITOR, "--monitor URL",
+     "scrape this Prometheus endpoint of the system under test\n"
+     "once a second during the run (prometheus-node-exporter:\n"
+     "http://HOST:9100/metrics; repeatable): CPU by mode, run\n"
+     "queue, memory, network, disk busy per host, stored with\n"
+     "the run and drawn in the report; an endpoint that fails\n"
+     "is reported once and the run goes on",
+     OPTTAB_NONE},
+    {"monitor-metric", required_argument, OPT_MONITOR_METRIC, "--monitor-metric NAME[{L=\"V\"}]",
+     "also keep this series of every --monitor endpoint: the sum\n"
+     "of the samples matching NAME and the labels given, a rate\n"
+     "per second when NAME ends in _total (repeatable)",
+     OPTTAB_NONE},
     {NULL, 0, 0, NULL, "\npass/fail:", OPTTAB_NONE},
     {"threshold", required_argument, OPT_THRESHOLD, "--threshold EXPR",
      "a condition the run must meet (repeatable), e.g.\n"
@@ -238,6 +255,14 @@ void opts_free(run_opts *o)
     xfree(o->rate_stages);
     o->rate_stages = NULL;
     o->nrate_stages = 0;
+    xfree(o->monitor);
+    o->monitor = NULL;
+    o->nmonitor = 0;
+    xfree(o->msel);
+    xfree(o->msel_text);
+    o->msel = NULL;
+    o->msel_text = NULL;
+    o->nmsel = 0;
 }
 
 static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, unsigned *out)
@@ -462,6 +487,31 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         o->resolve = xrealloc(o->resolve, (o->nresolve + 1) * sizeof(*o->resolve));
         o->resolve[o->nresolve++] = xstrdup(v);
         return 0;
+    case OPT_MONITOR:
+        if (o->nmonitor >= MONITOR_URLS_MAX) {
+            usage_line("%s: at most %d endpoints", flag, MONITOR_URLS_MAX);
+            return -1;
+        }
+        if (monitor_check_url(v, err, sizeof(err)) != 0) {
+            usage_line("%s: %s", flag, err);
+            return -1;
+        }
+        o->monitor = xrealloc(o->monitor, (o->nmonitor + 1) * sizeof(*o->monitor));
+        o->monitor[o->nmonitor++] = v;
+        return 0;
+    case OPT_MONITOR_METRIC:
+        if (o->nmsel >= MHOST_SELS_MAX) {
+            usage_line("%s: at most %d series", flag, MHOST_SELS_MAX);
+            return -1;
+        }
+        o->msel = xrealloc(o->msel, (o->nmsel + 1) * sizeof(*o->msel));
+        o->msel_text = xrealloc(o->msel_text, (o->nmsel + 1) * sizeof(*o->msel_text));
+        if (expo_sel_parse(v, &o->msel[o->nmsel], err, sizeof(err)) != 0) {
+            usage_line("%s: %s", flag, err);
+            return -1;
+        }
+        o->msel_text[o->nmsel++] = v;
+        return 0;
     case OPT_THRESHOLD: {
         thresh *t = thresh_parse(v, err, sizeof(err));
         if (t == NULL) {
@@ -640,6 +690,10 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
     }
     if (check_stages(o) != 0 || check_rate(o) != 0)
         goto out;
+    if (o->nmsel > 0 && o->nmonitor == 0) {
+        usage_line("--monitor-metric needs --monitor (the endpoints to read it from)");
+        goto out;
+    }
     resolve(o);
     rc = 0;
 out:

@@ -25,6 +25,7 @@
 
 #include "common/rate.h"
 #include "common/stages.h"
+#include "console/expo.h"
 #include "console/thresh.h"
 #include "reports/dbopts.h"
 
@@ -84,7 +85,12 @@ typedef struct run_opts {
     const char *grinder_dir; /**< borrowed: --grinder-logs DIR */
     db_opts db;              /**< --db, --name, --tag */
     unsigned trace;          /**< --trace: 0 off, 1 VU 1 only, 2 every VU */
-    int argc;                /**< with argv (borrowed): the arguments, for the database */
+    const char **monitor;    /**< owned array of strings borrowed from argv: --monitor URLs */
+    size_t nmonitor;
+    expo_sel *msel;         /**< owned: the --monitor-metric selectors, read */
+    const char **msel_text; /**< owned array of strings borrowed from argv: them as given */
+    size_t nmsel;
+    int argc; /**< with argv (borrowed): the arguments, for the database */
     char **argv;
 } run_opts;
 

@@ -6,7 +6,9 @@
 #include "common/err.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "common/mem.h"
+#include "console/mhost.h"
 #include "console/run.h"
 
 void record_failed(run *r, const char *err)
@@ -177,4 +179,54 @@ void record_verdict(run *r, int passed, const char *why)
     if (record_db(r) != NULL && r->db_run > 0 &&
         db_run_verdict(r->db, r->db_run, passed, why, err, sizeof(err)) != 0)
         log_msg(LOG_ERROR, "results database: %s", err);
+}
+
+void record_monitor_hosts(run *r)
+{
+    char err[1024], host[256], url[MONITOR_URL_MAX + 16];
+
+    if (record_db(r) == NULL || r->db_run <= 0 || r->o.nmonitor == 0)
+        return;
+    r->dbmon = dbmon_new(r->db, err, sizeof(err));
+    if (r->dbmon == NULL) {
+        record_failed(r, err);
+        return;
+    }
+    for (size_t i = 0; i < r->o.nmonitor; i++) {
+        redact_url(r->o.monitor[i], url, sizeof(url));
+        if (dbmon_host(r->dbmon, r->db_run, (unsigned)i,
+                       monitor_host_of(r->o.monitor[i], host, sizeof(host)), url, err,
+                       sizeof(err)) != 0) {
+            record_failed(r, err);
+            return;
+        }
+    }
+}
+
+void record_monitor_item(run *r, const monitor_item *it)
+{
+    const char *names[MHOST_FIXED + MHOST_SELS_MAX];
+    char err[1024], url[MONITOR_URL_MAX + 16];
+    int64_t second;
+
+    if (it->problem != NULL) {
+        redact_url(r->o.monitor[it->host], url, sizeof(url));
+        log_msg(LOG_WARN,
+                "--monitor %s: %s; its figures are missing while it fails, the run goes on", url,
+                it->problem);
+        if (record_db(r) != NULL && r->dbmon != NULL &&
+            dbmon_problem(r->dbmon, r->db_run, (unsigned)it->host, it->problem, err, sizeof(err)) !=
+                0)
+            record_failed(r, err);
+        return;
+    }
+    if (record_db(r) == NULL || r->dbmon == NULL || it->wall_us < r->db_start_us)
+        return;
+    second = (it->wall_us - r->db_start_us) / 1000000;
+    for (size_t i = 0; i < it->nv; i++)
+        names[i] =
+            i < MHOST_FIXED ? mhost_name((enum mhost_metric)i) : r->o.msel_text[i - MHOST_FIXED];
+    if (dbmon_samples(r->dbmon, r->db_run, (unsigned)it->host, second, names, it->v, it->nv, err,
+                      sizeof(err)) != 0)
+        record_failed(r, err);
 }

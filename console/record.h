@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "console/monitor.h"
 #include "console/thresh.h"
 #include "proto/ivsum.h"
 #include "reports/db.h"
@@ -31,6 +32,11 @@ void record_begin(struct run *r);
 void record_agents(struct run *r);
 /** Records one merged second. */
 void record_second(struct run *r, uint64_t second, const ivsum *sum);
+/** Records the --monitor endpoints of the run (at Go, after record_begin). */
+void record_monitor_hosts(struct run *r);
+/** Records what the monitor handed the loop: a scrape's figures, or an
+ *  endpoint's first problem (which is also logged, once). */
+void record_monitor_item(struct run *r, const monitor_item *it);
 /** Records the verdicts rs of the run's thresholds. */
 void record_thresholds(struct run *r, const thresh_result *rs);
 /** Closes the run's row: the agents, the status (*status may become

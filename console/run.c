@@ -117,9 +117,11 @@ void run_free(run *r)
         close(r->lfd);
     auth_token_free(r->token, r->token_len);
     props_free(r->p);
+    dbmon_free(r->dbmon); /* its statements first: the database closes only without them */
     db_close(r->db);
     gather_free(r->gather);
     metrics_stop(r->metrics, 0);
+    monitor_stop(r->monitor);
 }
 
 void run_init(run *r, int argc, char **argv)

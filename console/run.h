@@ -33,10 +33,12 @@
 #include "console/live.h"
 #include "console/local.h"
 #include "console/metrics.h"
+#include "console/monitor.h"
 #include "console/opts.h"
 #include "proto/bundle.h"
 #include "proto/ivwin.h"
 #include "reports/db.h"
+#include "reports/dbmon.h"
 
 /** Exit statuses of quern run (documented in the README and `quern help run`). */
 enum run_exit {
@@ -91,6 +93,8 @@ typedef struct run {
     ratelog token_log;        /**< lines about peers with a wrong token */
     gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
     metrics *metrics;         /**< owned: the --metrics endpoint, NULL without */
+    monitor *monitor;         /**< owned: the --monitor scrapes, from Go to the end; NULL without */
+    dbmon *dbmon;             /**< owned: their statements, NULL when not recorded */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */

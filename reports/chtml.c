@@ -112,6 +112,29 @@ static void overlay(FILE *out, const chtml_page *pg, const char *title, const ch
     chart_svg(out, &c);
 }
 
+/* --monitor: each host of the new run with CPU figures, against the same
+ * host (by host:port) of the baseline, or its only host when each run has
+ * one (a baseline without it: the new run's line alone). */
+static void overlay_cpu(FILE *out, const chtml_page *pg)
+{
+    const mseries *ma = &pg->a->mon, *mb = &pg->b->mon;
+    char title[320];
+
+    for (size_t h = 0; h < ma->nhosts; h++) {
+        const double *ya = mseries_get(ma, h, "cpu_busy"), *yb = NULL;
+        if (ya == NULL) /* an endpoint that gave nothing: no line of the new run */
+            continue;
+        for (size_t k = 0; k < mb->nhosts && yb == NULL; k++)
+            if (strcmp(mb->hosts[k].host, ma->hosts[h].host) == 0)
+                yb = mseries_get(mb, k, "cpu_busy");
+        if (yb == NULL && ma->nhosts == 1 && mb->nhosts == 1)
+            yb = mseries_get(mb, 0, "cpu_busy");
+        snprintf(title, sizeof(title), "CPU busy of %s, %% of all its CPUs (--monitor)",
+                 ma->hosts[h].host);
+        overlay(out, pg, title, "%", ya, pg->a->npts, yb, pg->b->npts, 0);
+    }
+}
+
 void chtml_write(FILE *out, const chtml_page *pg)
 {
     const query_run *a = pg->a, *b = pg->b;
@@ -173,6 +196,7 @@ void chtml_write(FILE *out, const chtml_page *pg)
             b->all.ts.rps, b->npts, 0);
     overlay(out, pg, "p95 response time, all steps", "ms", a->all.ts.p95_ms, a->npts,
             b->all.ts.p95_ms, b->npts, 0);
+    overlay_cpu(out, pg);
     if (pg->width_s > 1)
         fprintf(out, "<p class=\"note\">Each point covers %u seconds.</p>\n", pg->width_s);
     fputs("</section>\n<section id=\"per-step\">\n<h2>Each step</h2>\n", out);

@@ -516,7 +516,8 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
         width_s = (unsigned)((nsec + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
     r->width_s = width_s > 0 ? width_s : 1;
     if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
-        load_tables(sq, r, err, errlen) != 0)
+        load_tables(sq, r, err, errlen) != 0 ||
+        mseries_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0)
         goto fail;
     if (r->duration_us < 0)
         r->duration_us = r->elapsed_us;
@@ -589,5 +590,6 @@ void query_run_free(query_run *r)
     xfree(r->status_reason);
     xfree(r->run_verdict);
     xfree(r->run_verdict_reason);
+    mseries_free(&r->mon);
     xfree(r);
 }

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "reports/db.h"
+#include "reports/mseries.h"
 #include "reports/runverdict.h"
 
 struct sqlite3;
@@ -135,6 +136,7 @@ typedef struct query_run {
     char *status_reason;      /**< owned: why it ended so, or why it is abandoned; NULL: none */
     char *run_verdict;        /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
     char *run_verdict_reason; /**< owned: runs.verdict_reason, NULL: none */
+    mseries mon;              /**< the --monitor hosts' figures, in the same points */
     int abandoned;            /**< 1: left running by a console that is gone (status is then
                                    "abandoned", status_reason says why) */
 

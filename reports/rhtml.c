@@ -9,6 +9,7 @@
 #include "common/version.h"
 #include "reports/chart.h"
 #include "reports/html.h"
+#include "reports/rmon.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -562,16 +563,18 @@ void rhtml_write(FILE *out, const query_run *r)
     fprintf(out, " · %s", dur_prose(r->duration_us, b, sizeof(b)));
     fprintf(out, " · %lld VUs · ", (long long)r->vus);
     html_esc(out, r->script);
-    fputs("</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
-          "<a href=\"#charts\">Charts</a>"
-          "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
-          "<a href=\"#errors\">Errors</a><a href=\"#agents\">Injectors</a>"
-          "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
-          out);
+    fprintf(out,
+            "</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
+            "<a href=\"#charts\">Charts</a>%s"
+            "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
+            "<a href=\"#errors\">Errors</a><a href=\"#agents\">Injectors</a>"
+            "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
+            r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "");
     rhtml_notice(out, r);
     rhtml_cards(out, r);
     rhtml_verdict_section(out, r);
     rhtml_charts(out, r);
+    rmon_section(out, r);
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);

@@ -239,3 +239,36 @@ ALTER TABLE scenario_totals ADD COLUMN arr_scheduled INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_started INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_late INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_dropped INTEGER NOT NULL DEFAULT 0;
+
+-- @migration 6
+-- The system under test's resources (quern run --monitor URL): each
+-- endpoint scraped once a second during the run, and its figures.
+--   monitor_hosts: one row per --monitor URL, in the order given. host is
+--     the URL's host:port; url is the URL, its password replaced by ***;
+--     problem: NULL, or the first failure of the endpoint ("cannot scrape
+--     it: Connection refused", "not Prometheus text: line 3: ...").
+--   monitor_samples: one row per host, figure and second of the run
+--     (second as in intervals; the figures cover the time between two
+--     scrapes a second apart, and their second is the one its middle is in). metric is one of
+--     cpu_user, cpu_system, cpu_iowait, cpu_steal, cpu_busy (fractions of
+--     all the host's CPUs, 0..1; busy: every mode but idle and iowait),
+--     load1, mem_used_bytes, net_rx_bytes_per_s, net_tx_bytes_per_s (every
+--     device but lo), disk_busy (the busiest device, 0..1), or a
+--     --monitor-metric selector as given (its sum; a rate per second when
+--     its name ends in _total). A figure that could not be computed has no row.
+CREATE TABLE monitor_hosts (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    host_index INTEGER NOT NULL,
+    host       TEXT NOT NULL,
+    url        TEXT NOT NULL,
+    problem    TEXT,
+    PRIMARY KEY (run_id, host_index)
+);
+CREATE TABLE monitor_samples (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    host_index INTEGER NOT NULL,
+    metric     TEXT NOT NULL,
+    second     INTEGER NOT NULL,
+    value      REAL NOT NULL,
+    PRIMARY KEY (run_id, host_index, metric, second)
+);

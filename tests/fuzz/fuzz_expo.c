@@ -1,0 +1,60 @@
+/* fuzz_expo — the exposition text of a --monitor endpoint (console/expo),
+ * which quern scrapes from hosts it does not control, and the host figures
+ * derived from it (console/mhost).
+ *
+ * Input: the answer's body. Checks: every sample has a name and at most
+ * EXPO_LABELS_MAX labels, never more than EXPO_SERIES_MAX samples; an error
+ * names its line; the input read as a selector either fails with a message
+ * or matches a sample of its own name; two scrapes of the input give
+ * figures that are finite or NAN, fractions within 0..1 or NAN. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "console/expo.h"
+#include "console/mhost.h"
+#include "tests/fuzz/fuzz_util.h"
+
+static size_t count;
+
+static void on_sample(void *ud, const expo_sample *s)
+{
+    fuzz_check(s->name != NULL && s->name[0] != '\0');
+    fuzz_check(s->nlabels <= EXPO_LABELS_MAX);
+    for (size_t i = 0; i < s->nlabels; i++)
+        fuzz_check(s->labels[i].name[0] != '\0' && s->labels[i].value != NULL);
+    count++;
+    mhost_add(ud, s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static mhost_scrape a, b;
+    char err[256], *s;
+    double v[MHOST_FIXED];
+    expo_sel sel;
+
+    count = 0;
+    mhost_scrape_init(&a, NULL, 0);
+    if (expo_parse((const char *)data, size, on_sample, &a, err, sizeof(err)) != 0)
+        fuzz_check(strncmp(err, "line ", 5) == 0);
+    fuzz_check(count <= EXPO_SERIES_MAX);
+    b = a;
+    mhost_derive(&a, &b, 1.0, v);
+    for (int i = 0; i < MHOST_FIXED; i++)
+        fuzz_check(isnan(v[i]) || isfinite(v[i]) || i == MHOST_LOAD1 || i == MHOST_MEM_USED);
+    for (int i = MHOST_CPU_USER; i <= MHOST_CPU_BUSY; i++)
+        fuzz_check(isnan(v[i]) || (v[i] >= 0 && v[i] <= 1.0));
+    s = fuzz_str(data, size > 512 ? 512 : size);
+    if (expo_sel_parse(s, &sel, err, sizeof(err)) == 0) {
+        expo_label l[EXPO_SEL_LABELS];
+        expo_sample x = {sel.name, l, sel.nlabels, 1.0};
+        for (size_t i = 0; i < sel.nlabels; i++)
+            l[i] = (expo_label){sel.lname[i], sel.lvalue[i]};
+        fuzz_check(expo_sel_match(&sel, &x));
+    } else {
+        fuzz_check(err[0] != '\0');
+    }
+    free(s);
+    return 0;
+}

@@ -1,0 +1,130 @@
+/* Unit tests for console/mhost: a host's figures from two scrapes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "console/mhost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
+
+static void scrape(mhost_scrape *s, const char *text, const expo_sel *sels, size_t nsel)
+{
+    char err[256];
+
+    mhost_scrape_init(s, sels, nsel);
+    if (expo_parse(text, strlen(text), mhost_add, s, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+}
+
+/* Two CPUs; between the scrapes (2 s): 4 CPU-seconds in all, of which user
+ * 1.0, system 0.6, iowait 0.2, steal 0.2, idle 1.6, nice 0.4. */
+static const char *const A = "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 10\n"
+                             "node_cpu_seconds_total{cpu=\"1\",mode=\"user\"} 10\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"system\"} 5\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"iowait\"} 1\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"steal\"} 1\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 100\n"
+                             "node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 100\n"
+                             "node_cpu_seconds_total{cpu=\"1\",mode=\"nice\"} 3\n"
+                             "node_load1 1.5\n"
+                             "node_memory_MemTotal_bytes 1000\n"
+                             "node_memory_MemAvailable_bytes 400\n"
+                             "node_network_receive_bytes_total{device=\"lo\"} 1e9\n"
+                             "node_network_receive_bytes_total{device=\"eth0\"} 1000\n"
+                             "node_network_transmit_bytes_total{device=\"eth0\"} 500\n"
+                             "node_disk_io_time_seconds_total{device=\"vda\"} 10\n"
+                             "node_disk_io_time_seconds_total{device=\"vdb\"} 20\n"
+                             "app_pool_active{pool=\"db\"} 7\n"
+                             "app_pool_active{pool=\"web\"} 9\n"
+                             "app_gc_seconds_total 4\n";
+static const char *const B = "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 10.5\n"
+                             "node_cpu_seconds_total{cpu=\"1\",mode=\"user\"} 10.5\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"system\"} 5.6\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"iowait\"} 1.2\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"steal\"} 1.2\n"
+                             "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 100.8\n"
+                             "node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 100.8\n"
+                             "node_cpu_seconds_total{cpu=\"1\",mode=\"nice\"} 3.4\n"
+                             "node_load1 2.5\n"
+                             "node_memory_MemTotal_bytes 1000\n"
+                             "node_memory_MemAvailable_bytes 300\n"
+                             "node_network_receive_bytes_total{device=\"lo\"} 9e9\n"
+                             "node_network_receive_bytes_total{device=\"eth0\"} 3000\n"
+                             "node_network_transmit_bytes_total{device=\"eth0\"} 1500\n"
+                             "node_disk_io_time_seconds_total{device=\"vda\"} 10.5\n"
+                             "node_disk_io_time_seconds_total{device=\"vdb\"} 21.8\n"
+                             "app_pool_active{pool=\"db\"} 8\n"
+                             "app_pool_active{pool=\"web\"} 9\n"
+                             "app_gc_seconds_total 4.5\n";
+
+static void test_node(void **state)
+{
+    static mhost_scrape a, b;
+    expo_sel sels[3];
+    double v[MHOST_FIXED + 3];
+    char err[128];
+
+    assert_int_equal(expo_sel_parse("app_pool_active{pool=\"db\"}", &sels[0], err, sizeof(err)), 0);
+    assert_int_equal(expo_sel_parse("app_gc_seconds_total", &sels[1], err, sizeof(err)), 0);
+    assert_int_equal(expo_sel_parse("app_absent", &sels[2], err, sizeof(err)), 0);
+    scrape(&a, A, sels, 3);
+    scrape(&b, B, sels, 3);
+    mhost_derive(&a, &b, 2.0, v);
+    NEAR(v[MHOST_CPU_USER], 1.0 / 4);
+    NEAR(v[MHOST_CPU_SYSTEM], 0.6 / 4);
+    NEAR(v[MHOST_CPU_IOWAIT], 0.2 / 4);
+    NEAR(v[MHOST_CPU_STEAL], 0.2 / 4);
+    NEAR(v[MHOST_CPU_BUSY], 1.0 - (1.6 + 0.2) / 4); /* nice counts as busy, iowait does not */
+    NEAR(v[MHOST_LOAD1], 2.5);
+    NEAR(v[MHOST_MEM_USED], 700);
+    NEAR(v[MHOST_NET_RX], 1000); /* lo left out */
+    NEAR(v[MHOST_NET_TX], 500);
+    NEAR(v[MHOST_DISK_BUSY], 0.9);  /* the busiest device */
+    NEAR(v[MHOST_FIXED + 0], 8);    /* a gauge: the last value, its label matched */
+    NEAR(v[MHOST_FIXED + 1], 0.25); /* a counter: a rate */
+    assert_true(isnan(v[MHOST_FIXED + 2]));
+    assert_string_equal(mhost_name(MHOST_CPU_BUSY), "cpu_busy");
+    assert_string_equal(mhost_name(MHOST_DISK_BUSY), "disk_busy");
+}
+
+static void test_missing(void **state)
+{
+    static mhost_scrape a, b;
+    double v[MHOST_FIXED];
+
+    /* loopback only: no network figures; no CPU series: no CPU figures */
+    scrape(&a, "node_network_receive_bytes_total{device=\"lo\"} 1\nnode_load1 1\n", NULL, 0);
+    scrape(&b, "node_network_receive_bytes_total{device=\"lo\"} 9\nnode_load1 2\n", NULL, 0);
+    mhost_derive(&a, &b, 1.0, v);
+    assert_true(isnan(v[MHOST_NET_RX]));
+    assert_true(isnan(v[MHOST_CPU_BUSY]));
+    assert_true(isnan(v[MHOST_MEM_USED]));
+    assert_true(isnan(v[MHOST_DISK_BUSY]));
+    NEAR(v[MHOST_LOAD1], 2);
+    /* a counter that went back (the exporter restarted): no rate */
+    scrape(&a, A, NULL, 0);
+    scrape(&b,
+           "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 1\n"
+           "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 500\n"
+           "node_network_receive_bytes_total{device=\"eth0\"} 10\n"
+           "node_network_transmit_bytes_total{device=\"eth0\"} 10\n",
+           NULL, 0);
+    mhost_derive(&a, &b, 1.0, v);
+    assert_true(isnan(v[MHOST_CPU_BUSY]));
+    assert_true(isnan(v[MHOST_NET_RX]));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_node),
+        cmocka_unit_test(test_missing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
