@@ -34,6 +34,7 @@
 #include "console/local.h"
 #include "console/metrics.h"
 #include "console/opts.h"
+#include "console/web.h"
 #include "proto/bundle.h"
 #include "proto/ivwin.h"
 #include "reports/db.h"
@@ -91,6 +92,7 @@ typedef struct run {
     ratelog token_log;        /**< lines about peers with a wrong token */
     gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
     metrics *metrics;         /**< owned: the --metrics endpoint, NULL without */
+    web *web;                 /**< owned: the --web page, NULL without */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */
