@@ -60,10 +60,10 @@ static struct addrinfo *resolve_addr(const char *a, char *err, size_t errlen)
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
     gai = getaddrinfo(host, port, &hints, &res);
     if (gai != 0) {
-        err_set(err, errlen, "%s: %s", a, gai_strerror(gai));
+        err_set(err, errlen, "%s: %s (a numeric address and port)", a, gai_strerror(gai));
         return NULL;
     }
     return res;
