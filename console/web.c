@@ -32,11 +32,12 @@ struct web {
     size_t len;
     char *page; /* owned: the whole page, built once */
     size_t page_len;
-    char *cookie;     /* owned: WEB_COOKIE's value (the token in hex), NULL on loopback */
-    char *set_cookie; /* owned: the Set-Cookie header that "/?token=" sends */
-    wstate *hist;     /* owned: the charts' history */
-    char run[256];    /* the run's name */
-    int final;        /* web_final rendered the summary: no more updates */
+    char *cookie;         /* owned: WEB_COOKIE's value (the token in hex), NULL on loopback */
+    char *set_cookie;     /* owned: the Set-Cookie header that "/?token=" sends */
+    char cookie_name[32]; /* WEB_COOKIE and the port */
+    wstate *hist;         /* owned: the charts' history */
+    char run[256];        /* the run's name */
+    int final;            /* web_final rendered the summary: no more updates */
     int too_big_logged;
 };
 
@@ -82,7 +83,7 @@ static int allowed(const web *w, struct MHD_Connection *c)
         hsrv_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
     if (bearer != NULL && hsrv_token_ok(&w->srv, bearer))
         return 1;
-    ck = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, WEB_COOKIE);
+    ck = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, w->cookie_name);
     return ck != NULL && strlen(ck) == strlen(w->cookie) &&
            CRYPTO_memcmp(ck, w->cookie, strlen(w->cookie)) == 0;
 }
@@ -251,7 +252,8 @@ web *web_start(const run_opts *o, char *err, size_t errlen)
         for (size_t i = 0; i < n; i++)
             snprintf(w->cookie + 2 * i, 3, "%02x", (unsigned char)w->srv.token[i]);
         w->set_cookie = xmalloc(cap);
-        snprintf(w->set_cookie, cap, "%s=%s; Path=/; HttpOnly; SameSite=Strict", WEB_COOKIE,
+        snprintf(w->cookie_name, sizeof(w->cookie_name), "%s%u", WEB_COOKIE, w->srv.port);
+        snprintf(w->set_cookie, cap, "%s=%s; Path=/; HttpOnly; SameSite=Strict", w->cookie_name,
                  w->cookie);
     }
     return w;

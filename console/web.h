@@ -36,8 +36,10 @@
 struct run;
 struct summary_info;
 
-/** The cookie "/?token=" sets. */
-#define WEB_COOKIE "quern_token"
+/** The cookie "/?token=" sets is named this and the port ("quern_token_8089"):
+ *  browsers keep cookies per host, not per port, and two consoles on one
+ *  host must not overwrite each other's. */
+#define WEB_COOKIE "quern_token_"
 
 /** A running page server; opaque. */
 typedef struct web web;
