@@ -24,9 +24,12 @@ struct wstate {
     int64_t us;    /* their length (the last second of a run may be short) */
     uint64_t count, tech, func;
     uint32_t vus;
-    int any; /* a second (on time or late) went into it */
-    hist *h; /* owned: its latencies, every step */
+    int any;        /* a second (on time or late) went into it */
+    hist *h;        /* owned: its latencies, every step */
+    json_t *charts; /* owned: the closed points drawn, redrawn when one closes */
 };
+
+static json_t *charts_json(const wstate *w, int partial);
 
 wstate *wstate_new(void)
 {
@@ -42,6 +45,7 @@ void wstate_free(wstate *w)
     if (w == NULL)
         return;
     hist_free(w->h);
+    json_decref(w->charts);
     xfree(w);
 }
 
@@ -123,6 +127,9 @@ void wstate_add(wstate *w, const agg *a, int late)
     w->vus = 0;
     w->any = 0;
     hist_reset(w->h);
+    /* drawn once a point, not once a render: the SVG is most of the cost */
+    json_decref(w->charts);
+    w->charts = charts_json(w, 0);
 }
 
 /* s as a JSON string; text from a script that is not well-formed UTF-8
@@ -182,7 +189,9 @@ static void set_chart(json_t *o, const char *key, const chart *c)
     free(svg); /* open_memstream's: malloc'd by libc */
 }
 
-static json_t *charts_json(const wstate *w)
+/* The four charts of the closed points, and of the one being filled when
+ * partial (the run's end). */
+static json_t *charts_json(const wstate *w, int partial)
 {
     double y[S_N][WSTATE_POINTS + 1];
     json_t *o = json_object();
@@ -191,7 +200,7 @@ static json_t *charts_json(const wstate *w)
 
     for (int s = 0; s < S_N; s++)
         memcpy(y[s], w->y[s], n * sizeof(double));
-    if (w->any) {
+    if (partial && w->any) {
         double v[S_N];
         current_point(w, v);
         for (int s = 0; s < S_N; s++)
@@ -336,7 +345,10 @@ char *wstate_render(const wstate *w, const wstate_input *in, size_t *len)
         json_array_append_new(th, o);
     }
     json_object_set_new(root, "thresholds", th);
-    json_object_set_new(root, "charts", charts_json(w));
+    if (in->summary != NULL || w->charts == NULL)
+        json_object_set_new(root, "charts", charts_json(w, in->summary != NULL));
+    else
+        json_object_set(root, "charts", w->charts);
     json_object_set(root, "summary", in->summary != NULL ? (json_t *)in->summary : json_null());
     dump = json_dumps(root, JSON_COMPACT);
     json_decref(root);

@@ -19,7 +19,9 @@
  * The history behind the charts keeps at most WSTATE_POINTS points: when
  * full, neighbours are paired and each point then covers twice the time
  * (rates are averaged; a paired point's percentile is the larger of the
- * two, an upper bound, as percentiles cannot be averaged).
+ * two, an upper bound, as percentiles cannot be averaged). The charts are
+ * drawn when a point closes (each second, then every 2, 4... s), not at
+ * each rendering, and at the end with the last partial point.
  *
  * Usage:
  *     wstate *w = wstate_new();
@@ -38,7 +40,7 @@
 struct json_t;
 
 /** Most points of a chart. */
-#define WSTATE_POINTS 600
+#define WSTATE_POINTS 300
 /** Longest text wstate_render writes, in bytes. */
 #define WSTATE_TEXT_MAX (32u << 20)
 

@@ -187,12 +187,17 @@ static void test_history_pairs(void **state)
     assert_true(fabs(x.w->y[S_RPS][10] - 21.5) < 1e-9); /* (21 + 22) / 2 */
     assert_true(fabs(x.w->y[S_P95][0] - 30.0) < 0.3);   /* the larger of 10 and 30 ms */
     assert_true(fabs(x.w->y[S_VUS][0] - 1.0) < 1e-9);
-    /* the next point covers two seconds, its percentile from both */
+    /* the next point covers two seconds, its percentile from both; the
+     * charts are drawn again when it closes, not before */
     {
         uint64_t n[1] = {10}, us1[1] = {5000}, us2[1] = {50000};
+        const json_t *drawn = x.w->charts;
+        assert_non_null(drawn);
         fx_second(&x, n, us1, 1, 0);
         assert_int_equal(wstate_points(x.w, &width), WSTATE_POINTS / 2);
+        assert_ptr_equal(x.w->charts, drawn);
         fx_second(&x, n, us2, 1, 0);
+        assert_ptr_not_equal(x.w->charts, drawn);
         assert_int_equal(wstate_points(x.w, &width), WSTATE_POINTS / 2 + 1);
         assert_true(fabs(x.w->y[S_RPS][WSTATE_POINTS / 2] - 10.0) < 1e-9);
         assert_true(fabs(x.w->y[S_P50][WSTATE_POINTS / 2] - 5.0) < 0.05);
