@@ -50,6 +50,9 @@ eq "read-only: POST is 405" "$(curl -s -o /dev/null -w '%{http_code}' -X POST \
   -H "Authorization: Bearer $TOK" "$U/state.json")" 405
 eq "404 elsewhere" "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" \
   "$U/stop")" 404
+BIG=$(head -c 40000 /dev/zero | tr '\0' a)
+check "a 40 KB header: refused ($(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $BIG" "$U/"))" \
+  sh -c "curl -s -o /dev/null -w '%{http_code}' -H 'X-Big: $BIG' '$U/' | grep -Eq '^(413|414|431)\$'"
 curl -s -D "$TMP/h" -o "$TMP/page.html" -H "Authorization: Bearer $TOK" "$U/"
 check "the page: no script, style or link from elsewhere" \
   sh -c "! grep -Eiq '(src|href)=\"(https?:)?//' '$TMP/page.html'"
