@@ -42,13 +42,16 @@ PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 .SECONDARY: $(PROTO_GEN) $(PROTO_GEN:.c=.h)
 # reports/schema.sql, compiled in as schema_sql[] (reports/schema.h): the one copy.
 SCHEMA_GEN := build/gen/reports/schema_sql.c
-GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN)
-.SECONDARY: $(SCHEMA_GEN)
+# console/webpage.html, compiled in as webpage_html[] (console/webpage.h): the --web page.
+WEB_GEN := build/gen/console/webpage_html.c
+GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN) $(WEB_GEN)
+.SECONDARY: $(SCHEMA_GEN) $(WEB_GEN)
 layer_src = $(filter-out console/main.c,$(wildcard $(1)/*.c))
 # $(call layer_obj,OBJDIR,FOLDER): the objects of FOLDER's archive
 layer_obj = $(patsubst %.c,$(1)/%.o,$(call layer_src,$(2))) \
             $(if $(filter proto,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(PROTO_GEN))) \
-            $(if $(filter reports,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(SCHEMA_GEN)))
+            $(if $(filter reports,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(SCHEMA_GEN))) \
+            $(if $(filter console,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(WEB_GEN)))
 LIB_SRC := $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 LIB_OBJ := $(foreach l,$(LAYERS),$(call layer_obj,$(B),$(l)))
 ARCHIVES := $(foreach l,$(LAYERS),$(B)/lib$(l).a)
@@ -86,6 +89,16 @@ $(SCHEMA_GEN): reports/schema.sql
 	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '0x00};'; \
 	  echo 'const size_t schema_sql_len = sizeof(schema_sql) - 1;'; } >$@.tmp
+	@mv -f $@.tmp $@
+
+$(WEB_GEN): console/webpage.html
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from console/webpage.html by the Makefile: do not edit. */'; \
+	  echo '#include "console/webpage.h"'; \
+	  echo 'const char webpage_html[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; \
+	  echo 'const size_t webpage_html_len = sizeof(webpage_html) - 1;'; } >$@.tmp
 	@mv -f $@.tmp $@
 
 $(B)/gen/%.o: build/gen/%.c

@@ -104,6 +104,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
+    web_update(r->web, r, sum->steps, late);
     if (late)
         return;
     live_update(r->live, &r->agg, sum->steps, agents_alive(r),

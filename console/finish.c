@@ -138,6 +138,7 @@ void finish_run(run *r)
         fprintf(stderr, "quern run: --summary-json: %s\n", err);
         r->rc = RUN_EXIT_START;
     }
+    web_final(r->web, r, &si);
     xfree(rs);
 }
 

@@ -13,9 +13,9 @@
  * every scrape must send "Authorization: Bearer TOKEN", compared in constant
  * time (401 otherwise). The token is never logged.
  *
- * Bounds: at most METRICS_CONN_MAX connections, METRICS_PER_IP_MAX from one
- * address, each closed after METRICS_TIMEOUT_S idle seconds; a request is
- * answered from a copy of a buffer, never waits for the loop. Other paths
+ * Bounds: those of console/hsrv.h (connections at once and per address,
+ * idle timeout, memory per connection); a request is answered from a copy
+ * of a buffer, never waits for the loop. Other paths
  * get 404, other methods than GET and HEAD 405.
  *
  * After the run, metrics_stop keeps serving the final text for the linger
@@ -36,13 +36,6 @@
 #include "console/agg.h"
 #include "console/opts.h"
 #include "console/thresh.h"
-
-/** Most connections served at once. */
-#define METRICS_CONN_MAX 64
-/** Most connections from one client address. */
-#define METRICS_PER_IP_MAX 16
-/** Seconds an idle connection is kept. */
-#define METRICS_TIMEOUT_S 5
 
 /** A running endpoint; opaque. */
 typedef struct metrics metrics;

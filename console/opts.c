@@ -44,6 +44,8 @@ enum {
     OPT_METRICS,
     OPT_METRICS_PORT_FILE,
     OPT_METRICS_LINGER,
+    OPT_WEB,
+    OPT_WEB_PORT_FILE,
     OPT_SOURCE_ADDRS,
     OPT_RESOLVE,
     OPT_THRESHOLD,
@@ -162,7 +164,9 @@ static const opttab_row rows[] = {
     {"metrics-port-file", required_argument, OPT_METRICS_PORT_FILE, "--metrics-port-file FILE",
      "write the metrics port there (useful with port 0)", OPTTAB_STR(run_opts, metrics_port_file)},
     {"metrics-linger", required_argument, OPT_METRICS_LINGER, "--metrics-linger D",
-     "keep serving D after the run, for a last scrape (default 5s)", OPTTAB_NONE},
+     "keep serving D after the run, for a last scrape (default 5s;\n"
+     "--web too)",
+     OPTTAB_NONE},
     {"monitor", required_argument, OPT_MONITOR, "--monitor URL",
      "scrape this Prometheus endpoint of the system under test\n"
      "once a second during the run (prometheus-node-exporter:\n"
@@ -176,6 +180,15 @@ static const opttab_row rows[] = {
      "of the samples matching NAME and the labels given, a rate\n"
      "per second when NAME ends in _total (repeatable)",
      OPTTAB_NONE},
+    {NULL, 0, 0, NULL, "\nlive web page:", OPTTAB_NONE},
+    {"web", required_argument, OPT_WEB, "--web HOST:PORT",
+     "serve a live page of the run (table, charts, agents,\n"
+     "thresholds, progress; then the summary), read-only; a\n"
+     "non-loopback address needs --token-file: open /?token=TOKEN\n"
+     "once (a cookie then), or send it as a bearer token",
+     OPTTAB_STR(run_opts, web)},
+    {"web-port-file", required_argument, OPT_WEB_PORT_FILE, "--web-port-file FILE",
+     "write the page's port there (useful with port 0)", OPTTAB_STR(run_opts, web_port_file)},
     {NULL, 0, 0, NULL, "\npass/fail:", OPTTAB_NONE},
     {"threshold", required_argument, OPT_THRESHOLD, "--threshold EXPR",
      "a condition the run must meet (repeatable), e.g.\n"

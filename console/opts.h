@@ -69,7 +69,8 @@ typedef struct run_opts {
     unsigned given;          /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
     const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
     const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
-    int64_t metrics_linger_us;               /**< --metrics-linger */
+    int64_t metrics_linger_us;               /**< --metrics-linger (--web's too) */
+    const char *web, *web_port_file;         /**< borrowed: --web, --web-port-file */
     int quiet, allow_loss;
     int allow_errors; /**< --allow-errors: no default "errors<=0%" threshold */
     int embedded;     /**< no --agents nor --listen: a local agent of our own */

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/finish.h"
+#include "console/hsrv.h"
 #include "console/record.h"
 #include "console/verdict.h"
 #include "proto/auth.h"
@@ -122,6 +123,7 @@ void run_free(run *r)
     gather_free(r->gather);
     metrics_stop(r->metrics, 0);
     monitor_stop(r->monitor);
+    web_stop(r->web);
 }
 
 void run_init(run *r, int argc, char **argv)
@@ -139,7 +141,7 @@ int run_main(int argc, char **argv)
     char err[2048];
 
     run_init(&r, argc, argv);
-    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0)
+    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 || web_check(&r.o) != 0)
         goto out;
     if (access(r.o.script, R_OK) != 0) {
         snprintf(err, sizeof(err), "cannot read script %s: %s", r.o.script, strerror(errno));
@@ -157,6 +159,13 @@ int run_main(int argc, char **argv)
         r.rc = RUN_EXIT_START;
         r.metrics = metrics_start(&r.o, err, sizeof(err));
         if (r.metrics == NULL)
+            goto fail;
+        r.rc = RUN_EXIT_USAGE;
+    }
+    if (r.o.web != NULL) {
+        r.rc = RUN_EXIT_START;
+        r.web = web_start(&r.o, err, sizeof(err));
+        if (r.web == NULL)
             goto fail;
         r.rc = RUN_EXIT_USAGE;
     }
@@ -201,7 +210,9 @@ int run_main(int argc, char **argv)
     if (r.have_agg)
         metrics_update(r.metrics, &r.agg, (const char *const *)r.ids, (const char *const *)r.names,
                        r.o.th, r.o.nth);
-    metrics_stop(r.metrics, r.o.metrics_linger_us); /* a last scrape sees the final counts */
+    /* a last scrape sees the final counts, a page the summary */
+    hsrv_linger(r.metrics != NULL || r.web != NULL ? r.o.metrics_linger_us : 0);
+    metrics_stop(r.metrics, 0);
     r.metrics = NULL;
     goto out;
 fail:

@@ -35,6 +35,7 @@
 #include "console/metrics.h"
 #include "console/monitor.h"
 #include "console/opts.h"
+#include "console/web.h"
 #include "proto/bundle.h"
 #include "proto/ivwin.h"
 #include "reports/db.h"
@@ -95,6 +96,7 @@ typedef struct run {
     metrics *metrics;         /**< owned: the --metrics endpoint, NULL without */
     monitor *monitor;         /**< owned: the --monitor scrapes, from Go to the end; NULL without */
     dbmon *dbmon;             /**< owned: their statements, NULL when not recorded */
+    web *web;                 /**< owned: the --web page, NULL without */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */

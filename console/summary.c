@@ -99,12 +99,10 @@ static json_t *thresholds_json(const summary_info *si)
     return arr;
 }
 
-int summary_write_json(const char *path, const agg *a, const summary_info *si, char *err,
-                       size_t errlen)
+json_t *summary_json(const agg *a, const summary_info *si)
 {
     json_t *root = json_object(), *run = json_object(), *tests = json_array(),
            *scens = json_array();
-    int rc = 0;
 
     json_object_set_new(run, "status", json_string(si->status));
     json_object_set_new(run, "vus", json_integer(si->vus));
@@ -170,6 +168,15 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
         json_object_set_new(v, "reason", json_string(si->verdict));
         json_object_set_new(root, "verdict", v);
     }
+    return root;
+}
+
+int summary_write_json(const char *path, const agg *a, const summary_info *si, char *err,
+                       size_t errlen)
+{
+    json_t *root = summary_json(a, si);
+    int rc = 0;
+
     if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
         err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
         rc = -1;

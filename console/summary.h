@@ -6,6 +6,7 @@
 
 #include "console/agg.h"
 
+struct json_t;
 struct thresh;
 struct thresh_result;
 
@@ -29,6 +30,9 @@ typedef struct summary_info {
 
 /** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */
 void summary_print(FILE *out, const agg *a, const summary_info *si);
+/** The JSON summary (what --summary-json writes), owned by the caller
+ *  (json_decref). */
+struct json_t *summary_json(const agg *a, const summary_info *si);
 /** Writes the JSON summary to path; 0 ok, -1 with err. */
 int summary_write_json(const char *path, const agg *a, const summary_info *si, char *err,
                        size_t errlen);

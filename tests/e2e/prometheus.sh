@@ -131,7 +131,7 @@ eq "wrong token: 401" "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorizatio
 eq "the token: 200" "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" \
   "http://127.0.0.1:$MP/metrics")" 200
 # A garbage request, then 200 connections from 127.0.0.1 that send nothing,
-# held 4 s: MHD keeps METRICS_PER_IP_MAX of them (the others are closed at
+# held 4 s: MHD keeps HSRV_PER_IP_MAX of them (the others are closed at
 # once) for 5 s at most. A scraper from another address (127.0.0.2) is still
 # served meanwhile, and sees the counts move: the loop renders each second.
 garbage=$(

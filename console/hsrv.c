@@ -1,0 +1,250 @@
+/* hsrv — the console's small HTTP servers; see hsrv.h. */
+#include "console/hsrv.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <openssl/crypto.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "proto/auth.h"
+
+/* HOST:PORT into host and port ([v6] unbracketed). 0, or -1. */
+static int split_addr(const char *a, char *host, size_t hlen, char *port, size_t plen)
+{
+    const char *colon = strrchr(a, ':');
+
+    if (colon == NULL || colon == a || (size_t)(colon - a) >= hlen || colon[1] == '\0' ||
+        strlen(colon + 1) >= plen)
+        return -1;
+    snprintf(host, hlen, "%.*s", (int)(colon - a), a);
+    snprintf(port, plen, "%s", colon + 1);
+    if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+        memmove(host, host + 1, strlen(host));
+        host[strlen(host) - 1] = '\0';
+    }
+    return 0;
+}
+
+static int is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6)
+        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+    return 0;
+}
+
+/* Resolves a (numeric only: no DNS on the way to a run). */
+static struct addrinfo *resolve_addr(const char *a, char *err, size_t errlen)
+{
+    char host[256], port[16];
+    struct addrinfo hints, *res = NULL;
+    int gai;
+
+    if (split_addr(a, host, sizeof(host), port, sizeof(port)) != 0) {
+        err_set(err, errlen, "wants HOST:PORT, got \"%s\"", a);
+        return NULL;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
+    gai = getaddrinfo(host, port, &hints, &res);
+    if (gai != 0) {
+        err_set(err, errlen, "%s: %s (a numeric address and port)", a, gai_strerror(gai));
+        return NULL;
+    }
+    return res;
+}
+
+int hsrv_check(const char *flag, const char *addr, const char *token_file)
+{
+    char err[512], line[800];
+    struct addrinfo *res;
+    int loop;
+
+    if (addr == NULL)
+        return 0;
+    res = resolve_addr(addr, err, sizeof(err));
+    if (res == NULL) {
+        snprintf(line, sizeof(line), "%s %s", flag, err);
+        cli_usage_err("run", "%s", line);
+        return -1;
+    }
+    loop = is_loopback(res->ai_addr);
+    freeaddrinfo(res);
+    if (!loop && token_file == NULL) {
+        snprintf(line, sizeof(line),
+                 "%s %s is not a loopback address: give --token-file, whose token "
+                 "every request must then carry",
+                 flag, addr);
+        cli_usage_err("run", "%s", line);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_port_file(const char *flag, const char *path, unsigned port, char *err,
+                           size_t errlen)
+{
+    char tmp[PATH_MAX];
+    FILE *f;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    f = fopen(tmp, "w");
+    if (f == NULL || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+        err_set(err, errlen, "%s-port-file %s: %s", flag, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* A listening socket on res; its port into *port. -1 with err. */
+static int listen_on(const struct addrinfo *res, const char *flag, const char *a, unsigned *port,
+                     char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    int one = 1;
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        err_set(err, errlen, "%s: socket: %s", flag, strerror(errno));
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 64) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+        err_set(err, errlen, "%s: cannot listen on %s: %s", flag, a, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    *port = ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
+                                    : ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    return fd;
+}
+
+int hsrv_start(hsrv *s, const char *flag, const char *addr, const char *token_file,
+               const char *port_file, MHD_AccessHandlerCallback cb, void *cls, const char *path,
+               char *err, size_t errlen)
+{
+    struct addrinfo *res = resolve_addr(addr, err, errlen);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+    sigset_t all, old;
+    char host[256], portbuf[16];
+    int fd = -1, v6;
+
+    memset(s, 0, sizeof(*s));
+    if (res == NULL)
+        goto fail;
+    if (!is_loopback(res->ai_addr) &&
+        auth_read_token_file(token_file, &s->token, &s->token_len, err, errlen) != 0)
+        goto fail;
+    fd = listen_on(res, flag, addr, &s->port, err, errlen);
+    if (fd < 0)
+        goto fail;
+    if (res->ai_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    if (port_file != NULL && write_port_file(flag, port_file, s->port, err, errlen) != 0)
+        goto fail;
+    /* MHD's thread takes the signals' mask from here: the loop handles them */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    s->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, cb, cls, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)HSRV_CONN_MAX, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HSRV_PER_IP_MAX,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HSRV_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)HSRV_CONN_MEMORY, MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (s->d == NULL) {
+        err_set(err, errlen, "%s: cannot serve on %s", flag, addr);
+        goto fail;
+    }
+    fd = -1; /* MHD's now: MHD_stop_daemon closes it */
+    split_addr(addr, host, sizeof(host), portbuf, sizeof(portbuf));
+    v6 = strchr(host, ':') != NULL;
+    log_msg(LOG_INFO, "%s at http://%s%s%s:%u%s%s", flag + 2, v6 ? "[" : "", host, v6 ? "]" : "",
+            s->port, path, s->token != NULL ? " (token required)" : "");
+    freeaddrinfo(res);
+    return 0;
+fail:
+    if (fd >= 0)
+        close(fd);
+    if (res != NULL)
+        freeaddrinfo(res);
+    hsrv_stop(s);
+    return -1;
+}
+
+int hsrv_token_ok(const hsrv *s, const char *tok)
+{
+    if (s->token == NULL)
+        return 1;
+    if (tok == NULL || strlen(tok) != s->token_len)
+        return 0;
+    return CRYPTO_memcmp(tok, s->token, s->token_len) == 0;
+}
+
+const char *hsrv_bearer(const char *h)
+{
+    if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
+        return NULL;
+    h += 7;
+    while (*h == ' ')
+        h++;
+    return h;
+}
+
+enum MHD_Result hsrv_reply(struct MHD_Connection *c, unsigned status, const char *ctype,
+                           const char *body, size_t len, const char *const *hdrs)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    enum MHD_Result ret;
+
+    if (resp == NULL)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    for (size_t i = 0; hdrs != NULL && hdrs[i] != NULL && hdrs[i + 1] != NULL; i += 2)
+        MHD_add_response_header(resp, hdrs[i], hdrs[i + 1]);
+    ret = MHD_queue_response(c, status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+void hsrv_linger(int64_t linger_us)
+{
+    struct timespec ts = {(time_t)(linger_us / 1000000), (long)(linger_us % 1000000) * 1000};
+    sigset_t stop, old;
+
+    if (linger_us <= 0)
+        return;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    sigtimedwait(&stop, NULL, &ts);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void hsrv_stop(hsrv *s)
+{
+    if (s->d != NULL)
+        MHD_stop_daemon(s->d);
+    s->d = NULL;
+    auth_token_free(s->token, s->token_len);
+    s->token = NULL;
+    s->token_len = 0;
+}

@@ -1,0 +1,69 @@
+/* web — `quern run --web HOST:PORT`: a live page of the run for a browser.
+ *
+ * What it is for: one self-contained page (console/webpage.h: no file from
+ * elsewhere, works offline) at "/", which polls "/state.json" every second
+ * (console/wstate.h) and draws the live table, the charts, the agents, the
+ * thresholds and the progress; after the run, the verdict and the summary.
+ * Read-only: nothing served starts, stops or changes anything.
+ *
+ * Cost: the loop renders the state once per merged second (web_update,
+ * after agg_add) and swaps it in under a mutex; a request only copies
+ * bytes, on libmicrohttpd's thread, bounded as console/hsrv.h says.
+ *
+ * Access: as --metrics. A loopback address serves anyone on this host; any
+ * other needs --token-file, and then each request must carry the token:
+ * "Authorization: Bearer TOKEN", or the cookie WEB_COOKIE that "/?token=TOKEN"
+ * sets (HttpOnly, SameSite=Strict) once, with a redirect to "/" so that the
+ * token leaves the address bar (a browser cannot send a bearer header by
+ * itself). Compared in constant time; 401 otherwise; never logged. Only GET
+ * and HEAD of "/" and "/state.json" are answered (404 elsewhere, 405 for
+ * other methods).
+ *
+ * Usage:
+ *     if (web_check(&o) != 0) return 2;                 // after opts_parse
+ *     web *w = web_start(&o, err, sizeof(err));         // NULL: err
+ *     each merged second:  web_update(w, r, sum->steps, late);
+ *     at the end:          web_final(w, r, &si);        // the summary
+ *     hsrv_linger(...); web_stop(w); */
+#ifndef QUERN_WEB_H
+#define QUERN_WEB_H
+
+#include <stddef.h>
+
+#include "common/stats.h"
+#include "console/opts.h"
+
+struct run;
+struct summary_info;
+
+/** The cookie "/?token=" sets is named this and the port ("quern_token_8089"):
+ *  browsers keep cookies per host, not per port, and two consoles on one
+ *  host must not overwrite each other's. */
+#define WEB_COOKIE "quern_token_"
+
+/** A running page server; opaque. */
+typedef struct web web;
+
+/** Checks o->web as metrics_check does o->metrics. 0, or -1 after one
+ *  usage line on stderr naming --web. */
+int web_check(const run_opts *o);
+
+/** Builds the page, reads the token (a non-loopback address), binds
+ *  o->web, writes --web-port-file and logs the address. Returns the
+ *  server, or NULL with a message in err. */
+web *web_start(const run_opts *o, char *err, size_t errlen);
+
+/** Adds the merged second (second: r->nsteps steps of it; late: merged
+ *  after its time) to the charts and renders the state of r. Loop thread
+ *  only. w may be NULL (no --web): does nothing. */
+void web_update(web *w, const struct run *r, const step_stats *second, int late);
+
+/** Renders the final state of r: the summary si (its verdict, its table)
+ *  and the thresholds' final verdicts. NULL w is fine. */
+void web_final(web *w, const struct run *r, const struct summary_info *si);
+
+/** Stops serving and frees w (no linger: the caller waits first). NULL is
+ *  fine. */
+void web_stop(web *w);
+
+#endif
