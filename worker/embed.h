@@ -2,7 +2,7 @@
  * it a request's `resources` option keeps.
  *
  * What it is for: `resources = true` on a page request fetches the page's
- * static resources (page.h). This file finds them, with no I/O: the HTML is
+ * static resources (pageres.h). This file finds them, with no I/O: the HTML is
  * parsed by libxml2's HTML parser (tolerant, like a browser's), and the
  * stylesheets' text is scanned for `url()` and `@import`. Every reference is
  * resolved against its base (the page's <base href>, else its URL; a

@@ -13,6 +13,7 @@
 #include "worker/lresp.h"
 #include "worker/lscript.h"
 #include "worker/mpart.h"
+#include "worker/pageres.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
 
@@ -177,7 +178,7 @@ static int start_xfer(lua_State *L, vu *v)
                 luaL_error(L,
                            "unknown request option \"%s\" (known: headers, query, form, json, "
                            "body, multipart, timeout, redirects, tls, http1, http2, resolve, auth, "
-                           "compressed, connect_timeout)",
+                           "compressed, connect_timeout, resources, cache)",
                            k);
             }
             lua_pop(L, 1);
@@ -294,6 +295,7 @@ static int start_xfer(lua_State *L, vu *v)
                  v->eng->env_ca);
     if (v->eng->trace != NULL)
         trace_request(v->eng->trace, v, h, method);
+    pageres_want(v, is_head ? NULL : rro, is_head ? NULL : sro, timeout_ms);
 
     vu_xfer_begin(v);
     v->wait = VU_XFER;

@@ -15,6 +15,7 @@ typedef struct rcache_ent {
     int64_t used_us;  /* last planned or updated: the least recent is replaced */
     char *etag;       /* owned, NULL: none */
     char *last_mod;   /* owned, NULL: none */
+    char *deps;       /* owned: what the body names, NULL: nothing */
 } rcache_ent;
 
 struct rcache {
@@ -32,6 +33,7 @@ static void ent_clear(rcache_ent *e)
     xfree(e->url);
     xfree(e->etag);
     xfree(e->last_mod);
+    xfree(e->deps);
     memset(e, 0, sizeof(*e));
 }
 
@@ -246,6 +248,30 @@ void rcache_update(rcache *c, const char *url, int status, const char *hdr, size
     }
     set_str(&e->etag, h.etag);
     set_str(&e->last_mod, h.last_modified);
+    xfree(e->deps); /* the new body's are set by the caller */
+    e->deps = NULL;
     e->fresh_us = fresh_s > 0 ? now_us + fresh_s * 1000000 : 0;
     e->used_us = now_us;
+}
+
+void rcache_set_deps(rcache *c, const char *url, const char *deps, size_t len)
+{
+    rcache_ent *e = rcache_find(c, url, rcache_hash(url));
+
+    if (e == NULL)
+        return;
+    if (len > RCACHE_DEPS_MAX) {
+        len = RCACHE_DEPS_MAX;
+        while (len > 0 && deps[len - 1] != '\n')
+            len--;
+    }
+    xfree(e->deps);
+    e->deps = len > 0 ? xstrndup(deps, len) : NULL;
+}
+
+const char *rcache_deps(rcache *c, const char *url)
+{
+    rcache_ent *e = c != NULL ? rcache_find(c, url, rcache_hash(url)) : NULL;
+
+    return e != NULL ? e->deps : NULL;
 }

@@ -38,6 +38,8 @@
 #define RCACHE_MAX 512u
 /** Longest URL kept. */
 #define RCACHE_URL_MAX 2048u
+/** Most bytes of what an entry's body names (rcache_set_deps). */
+#define RCACHE_DEPS_MAX 8192u
 /** Longest ETag or Last-Modified kept. */
 #define RCACHE_VAL_MAX 256u
 
@@ -75,6 +77,13 @@ void rcache_parse(const char *hdr, size_t len, int64_t now_s, rcache_hdrs *h);
  *  next call on c) are the validators to send. */
 enum rcache_plan rcache_plan(rcache *c, const char *url, int64_t now_us, const char **etag,
                              const char **last_modified);
+/** Keeps with url's entry (if any) what its body names, e.g. a
+ *  stylesheet's url()s, newline-separated (cut to RCACHE_DEPS_MAX bytes at
+ *  a newline): a fresh or revalidated stylesheet still loads them. */
+void rcache_set_deps(rcache *c, const char *url, const char *deps, size_t len);
+/** What rcache_set_deps kept for url (borrowed until the next update of c),
+ *  NULL when nothing. */
+const char *rcache_deps(rcache *c, const char *url);
 /** Records the answer to a request of url: status (0: no answer) and its
  *  raw headers, received at now_us. */
 void rcache_update(rcache *c, const char *url, int status, const char *hdr, size_t len,

@@ -5,7 +5,9 @@
 # an untrusted certificate refused without ca, accepted with insecure or
 # ca; a client certificate with a pass phrase verified by nginx; gzip
 # bodies checked after decoding; basic auth accepted by nginx and its
-# password in no output file; quern run --resolve.
+# password in no output file; quern run --resolve; a page's embedded
+# resources fetched once per VU, then revalidated (304) or not requested,
+# as nginx's cache headers say.
 . "$(dirname "$0")/lib.bash"
 
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
@@ -38,6 +40,21 @@ echo "authed" >"$NG/www/auth/index.html"
 for _ in $(seq 400); do echo "quern gzip line: the body is long enough to be compressed"; done \
   >"$NG/www/gz/big.txt"
 echo "hello" >"$NG/www/index.html"
+# a page and what it embeds: fresh/ for an hour, nostore/ never kept, the
+# rest revalidated each time (nginx's ETag and Last-Modified)
+mkdir -p "$NG/www/page/fresh" "$NG/www/page/nostore" "$NG/www/page/img"
+cat >"$NG/www/page/index.html" <<'EOF'
+<!doctype html><html><head><title>page</title>
+<link rel="stylesheet" href="site.css"><script src="nostore/app.js"></script></head>
+<body><img src="fresh/a.png"><img src="b.png" srcset="b1.png 1x, b2.png 2x">
+<img src="https://thirdparty.test/x.png"><img src="missing.png"><a href="other.html">x</a></body></html>
+EOF
+printf 'body { background: url(img/bg.png) }\n' >"$NG/www/page/site.css"
+printf '<html><body><img src="missing.png"><img src="fresh/a.png"></body></html>\n' >"$NG/www/page/broken.html"
+printf '<html><body><img src="fresh/c.png"></body></html>\n' >"$NG/www/page/nocache.html"
+for f in fresh/a.png fresh/c.png b1.png b2.png img/bg.png nostore/app.js; do
+  head -c 3000 /dev/urandom >"$NG/www/page/$f"
+done
 
 P1=$(free_port_py) # TLS + HTTP/2
 P2=$(free_port_py) # TLS, HTTP/1.1 (trust checks)
@@ -73,6 +90,10 @@ http {
     server { listen 127.0.0.1:$P1 ssl http2; server_name quern.test;
              location / { try_files \$uri \$uri/index.html /index.html; }
              location /auth/ { auth_basic "quern"; auth_basic_user_file $NG/htpasswd; }
+             location /page/ { add_header Cache-Control no-cache; }
+             location /page/fresh/ { expires 1h; }
+             location /page/nostore/ { add_header Cache-Control no-store; etag off;
+                                       if_modified_since off; }
              location /bearer { if (\$http_authorization != "Bearer $TOKEN") { return 401; }
                                 return 200 "bearer"; } }
     server { listen 127.0.0.1:$P2 ssl; server_name quern.test;
@@ -262,3 +283,56 @@ EOF
 "$QUERN" run "$S/missing.lua" -q >/dev/null 2>"$TMP/merr"
 eq "missing ca: exit 2" "$?" 2
 check "missing ca: file:line and the file named" grep -q "missing.lua:2: .*tls.ca: cannot read .*nope.pem" "$TMP/merr"
+
+# ---- a page step: its resources fetched, then revalidated or cached (nginx's log the judge)
+cat >"$S/page.lua" <<'EOF'
+local quern = require "quern"
+local p1 = quern.property("p1")
+local sc = quern.scenario("PAGE", { request = { resolve = { "quern.test:" .. p1 .. ":127.0.0.1" },
+  http2 = true, tls = { ca = "ca.crt" }, resources = { exclude = { "*/missing.png" } } } })
+local home, broken, nocache = sc:step(1, "page"), sc:step(2, "broken"), sc:step(3, "nocache")
+local base = "https://quern.test:" .. p1 .. "/page/"
+function sc.run(vu)
+  local r = home:get(base .. "index.html"):expect(200):contains("<title>page</title>")
+  local n = r.resources
+  if vu.run == 1 and (n.fetched ~= 5 or n.cached ~= 0) then error("first run: " .. n.fetched .. " fetched") end
+  if vu.run > 1 and (n.fetched ~= 1 or n.revalidated ~= 3 or n.cached ~= 1) then
+    error(("run %d: %d fetched, %d revalidated, %d cached"):format(vu.run, n.fetched, n.revalidated, n.cached))
+  end
+  broken:get(base .. "broken.html", { resources = true })
+  nocache:get(base .. "nocache.html", { cache = false })
+end
+EOF
+VUS=3
+RUNS=3
+"$QUERN" run "$S/page.lua" --vus $VUS --runs $RUNS -q --allow-errors -p p1=$P1 --jtl "$TMP/page.jtl" \
+  --summary-json "$TMP/page.json" >/dev/null 2>"$TMP/perr"
+eq "page: the run ends (errors allowed: the broken page's)" "$?" 0
+pn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/page.json"; }
+eq "page: 9 samples, no error" "$(pn page '"\(.count) \(.errors.technical) \(.errors.functional)"')" "9 0 0"
+[ "$(pn page '.errors.functional')" = 0 ] || grep -m3 'error' "$TMP/perr"
+eq "broken: a 404 on a resource not excluded is a technical error" \
+  "$(pn broken '"\(.count) \(.errors.technical)"')" "9 9"
+check "its message names the resource" grep -q 'resource https://quern.test:[0-9]*/page/missing.png: HTTP status 404' \
+  <(jq -r '.tests[] | .. | strings' "$TMP/page.json")
+# by URI and status; each VU is one HTTP/2 connection ($3)
+pl() { awk -v p="$P1" -v u="$1" -v s="$2" '$1 == p && $7 == u && $5 == s' "$LOG" | wc -l; }
+eq "the page itself: 9 times" "$(pl /page/index.html 200)" 9
+eq "fresh/ (max-age): once per VU, then from the cache" "$(pl /page/fresh/a.png 200) $(pl /page/fresh/a.png 304)" "$VUS 0"
+eq "fresh/: by $VUS connections, one each" \
+  "$(awk -v p="$P1" '$1 == p && $7 == "/page/fresh/a.png" {print $3}' "$LOG" | sort | uniq -c | awk '{print $1}' | sort -u) $(awk -v p="$P1" '$1 == p && $7 == "/page/fresh/a.png" {print $3}' "$LOG" | sort -u | wc -l)" "1 $VUS"
+eq "no-cache + ETag: fetched once per VU, then 304" "$(pl /page/site.css 200) $(pl /page/site.css 304)" "$VUS $((VUS * (RUNS - 1)))"
+eq "url() of the stylesheet: the same, through the 304s" "$(pl /page/img/bg.png 200) $(pl /page/img/bg.png 304)" "$VUS $((VUS * (RUNS - 1)))"
+eq "no-store: every time in full" "$(pl /page/nostore/app.js 200) $(pl /page/nostore/app.js 304)" "$((VUS * RUNS)) 0"
+eq "srcset: the 1x image only" "$(pl /page/b1.png 304) $(pl /page/b1.png 200) $(awk '$7 == "/page/b2.png" || $7 == "/page/b.png"' "$LOG" | wc -l)" "$((VUS * (RUNS - 1))) $VUS 0"
+eq "excluded and links: never requested" "$(awk '$7 == "/page/other.html" || ($7 == "/page/missing.png" && $5 != 404)' "$LOG" | wc -l) $(pl /page/missing.png 404)" "0 9"
+eq "cache = false: every time in full" "$(pl /page/fresh/c.png 200)" 9
+eq "page resources on the VU's connection (HTTP/2): $VUS connections" \
+  "$(awk -v p="$P1" '$1 == p && $7 ~ /^\/page\// {print $3}' "$LOG" | sort -u | wc -l)" "$VUS"
+# the JTL: a parent line per sample, its requested resources as sub-results before it
+sub=$(awk -F, '$3 ~ /\)page-[0-9]+$/' "$TMP/page.jtl" | wc -l)
+eq "JTL: page sub-results (5 the first run, 4 then, per VU)" "$sub" "$((VUS * (5 + 4 * (RUNS - 1))))"
+eq "JTL: 9 parent lines" "$(awk -F, '$3 ~ /\)page$/' "$TMP/page.jtl" | wc -l)" 9
+eq "JTL: a page's sample ends after each of its sub-results (the step's latency is the page's)" \
+  "$(awk -F, '$3 ~ /\)page-/ {if ($1 + $2 > m[$6]) m[$6] = $1 + $2}
+              $3 ~ /\)page$/ {if ($1 + $2 + 2 < m[$6]) bad++; m[$6] = 0} END {print bad + 0}' "$TMP/page.jtl")" 0

@@ -56,6 +56,13 @@ static void test_fresh_then_revalidate(void **state)
     assert_int_equal(rcache_plan(c, "http://h/a.css", 50 * S, &etag, &lm), RCACHE_FRESH);
     assert_int_equal(rcache_plan(c, "http://h/a.css", 113 * S, &etag, &lm), RCACHE_COND);
     assert_string_equal(etag, "\"v1\"");
+    /* what a stylesheet names stays with it through 304s, not a new 200 */
+    rcache_set_deps(c, "http://h/a.css", "http://h/x.png\nhttp://h/y.png\n", 30);
+    update(c, "http://h/a.css", 304, "", 114 * S);
+    assert_string_equal(rcache_deps(c, "http://h/a.css"), "http://h/x.png\nhttp://h/y.png\n");
+    update(c, "http://h/a.css", 200, "ETag: \"v2\"\r\n", 115 * S);
+    assert_null(rcache_deps(c, "http://h/a.css"));
+    assert_null(rcache_deps(c, "http://h/none"));
     rcache_free(c);
 }
 
