@@ -12,10 +12,17 @@ for s in scripts/*.lua; do
   eq "$s: no errors" "$(sj "$TMP/s.json" '[.tests[].errors.technical, .tests[].errors.functional] | add')" 0
   eq "$s: every step ran" "$(sj "$TMP/s.json" '[.tests[] | select(.count == 0)] | length')" 0
   samples=$(sj "$TMP/s.json" '[.tests[].count] | add')
-  if grep -q 'http\.[a-z]*(\|:time(' "$s"; then
-    # untimed requests and time blocks: more requests than samples
+  if grep -q 'http\.[a-z]*(\|:time(\|resources' "$s"; then
+    # untimed requests, time blocks and pages' resources: more requests than samples
     between "$s: samples <= server requests" "$samples" 1 "$(stat .requests)"
   else
     eq "$s: samples = server requests" "$samples" "$(stat .requests)"
+  fi
+  if [ "$s" = scripts/page.lua ]; then
+    # 4 VUs, 2 runs: the page each time, its resources once per VU, the stylesheet revalidated
+    eq "$s: the target saw page, css, js, 1x image, url() image; no 2x, no icon" \
+      "$(stat '[.by_path["/page"], .by_path["/page/site.css"], .by_path["/page/app.js"], .by_path["/page/hero-1x.png"], .by_path["/page/bg.png"], .by_path["/page/hero-2x.png"], .by_path["/page/favicon.ico"]] | map(. // 0) | join(" ")')" \
+      "8 8 4 4 4 0 0"
+    eq "$s: 4 revalidations answered 304" "$(stat '.by_status["304"] // 0')" 4
   fi
 done

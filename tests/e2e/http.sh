@@ -7,7 +7,9 @@
 # bodies checked after decoding; basic auth accepted by nginx and its
 # password in no output file; quern run --resolve; a page's embedded
 # resources fetched once per VU, then revalidated (304) or not requested,
-# as nginx's cache headers say.
+# as nginx's cache headers say; tls.min = "1.3" against a TLSv1.2-only
+# server and connect_timeout against a peer that never completes the
+# handshake, both technical errors; digest auth against the demo target.
 . "$(dirname "$0")/lib.bash"
 
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
@@ -60,6 +62,7 @@ P1=$(free_port_py) # TLS + HTTP/2
 P2=$(free_port_py) # TLS, HTTP/1.1 (trust checks)
 P3=$(free_port_py) # TLS, client certificate required
 P4=$(free_port_py) # h2c
+P5=$(free_port_py) # TLSv1.2 only
 user_line=
 [ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
 cat >"$NG/nginx.conf" <<EOF
@@ -101,6 +104,8 @@ http {
     server { listen 127.0.0.1:$P3 ssl; server_name quern.test;
              ssl_verify_client on; ssl_client_certificate $S/ca.crt;
              location / { try_files \$uri /index.html; } }
+    server { listen 127.0.0.1:$P5 ssl; server_name quern.test; ssl_protocols TLSv1.2;
+             location / { return 200 "tls12"; } }
     server { listen 127.0.0.1:$P4 http2; server_name quern.test;
              location / { try_files \$uri /index.html; } }
 }
@@ -336,3 +341,88 @@ eq "JTL: 9 parent lines" "$(awk -F, '$3 ~ /\)page$/' "$TMP/page.jtl" | wc -l)" 9
 eq "JTL: a page's sample ends after each of its sub-results (the step's latency is the page's)" \
   "$(awk -F, '$3 ~ /\)page-/ {if ($1 + $2 > m[$6]) m[$6] = $1 + $2}
               $3 ~ /\)page$/ {if ($1 + $2 + 2 < m[$6]) bad++; m[$6] = 0} END {print bad + 0}' "$TMP/page.jtl")" 0
+
+# ---- wire checks: tls.min against a TLSv1.2-only nginx; connect_timeout against
+# a listener whose backlog is full (the kernel drops the SYNs: connect never completes)
+python3 - "$TMP/hang.port" <<'EOF' &
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)  # never accepted: one connection fills the queue
+port = s.getsockname()[1]
+held = []
+for _ in range(4):
+    c = socket.socket()
+    c.setblocking(False)
+    try:
+        c.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    held.append(c)
+time.sleep(0.5)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(port))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(120)
+EOF
+HANG_PID=$!
+trap 'kill "$NGINX_PID" "$HANG_PID" 2>/dev/null; wait "$NGINX_PID" 2>/dev/null; cleanup' EXIT
+for _ in $(seq 50); do [ -s "$TMP/hang.port" ] && break; sleep 0.1; done
+HANG=$(cat "$TMP/hang.port" 2>/dev/null)
+curl -s -o /dev/null --connect-timeout 1 "http://127.0.0.1:$HANG/"
+eq "the full listener really blocks a connect (curl: timeout, 28)" "$?" 28
+cat >"$S/wire.lua" <<'EOF'
+local quern = require "quern"
+local p5, hang = quern.property("p5"), quern.property("hang")
+local sc = quern.scenario("WIRE", { request = { resolve = { "quern.test:" .. p5 .. ":127.0.0.1" } } })
+local t13, t12, cto = sc:step(1, "tls13"), sc:step(2, "tls12"), sc:step(3, "connect_timeout")
+function sc.run(vu)
+  t13:get("https://quern.test:" .. p5 .. "/min13", { tls = { ca = "ca.crt", min = "1.3" } })
+  t12:get("https://quern.test:" .. p5 .. "/min12", { tls = { ca = "ca.crt", min = "1.2" } }):expect(200)
+  cto:get("http://127.0.0.1:" .. hang .. "/", { connect_timeout = "300ms" })
+end
+EOF
+"$QUERN" run "$S/wire.lua" --vus 2 --runs 2 -q --allow-errors -p p5=$P5 -p hang="$HANG" \
+  --summary-json "$TMP/wire.json" >/dev/null 2>"$TMP/werr"
+eq "wire: the run ends" "$?" 0
+wn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/wire.json"; }
+eq "tls.min 1.3 against TLSv1.2 only: a technical error each time" "$(wn tls13 '"\(.count) \(.errors.technical)"')" "4 4"
+check "its message is the TLS refusal" grep -qi 'protocol version\|unsupported protocol\|SSL' \
+  <(wn tls13 '.. | strings')
+eq "tls.min 1.2: served (TLSv1.2), the refused ones never logged" \
+  "$(lines "$P5" /min12 | awk '{print $4}' | sort | uniq -c | awk '{print $1, $2}') $(lines "$P5" /min13 | wc -l)" "4 TLSv1.2 0"
+eq "connect_timeout: a technical error each time" "$(wn connect_timeout '"\(.count) \(.errors.technical)"')" "4 4"
+check "its message says the connect timed out" grep -q 'Failed to connect .* after [0-9]* ms: Timeout was reached' \
+  <(wn connect_timeout '.. | strings')
+between "connect_timeout 300ms: the fastest sample waited for it (ms)" "$(wn connect_timeout .min_ms)" 290 2500
+between "connect_timeout 300ms: the slowest within its bound (ms)" "$(wn connect_timeout .max_ms)" 290 2500
+kill "$HANG_PID" 2>/dev/null
+
+# ---- digest auth against the demo target (libmicrohttpd's digest API, MD5)
+cat >"$S/digest.lua" <<'EOF'
+local quern = require "quern"
+local sc = quern.scenario("DIGEST")
+local good, wrong = sc:step(1, "digest"), sc:step(2, "wrong")
+local url = quern.property("base") .. "/digest"
+function sc.run(vu)
+  good:get(url, { auth = { type = "digest", user = "alice", password = quern.property("dpw") } })
+    :expect(200):contains("digest ok")
+  wrong:get(url, { auth = { type = "digest", user = "alice", password = "not-it" } })
+end
+EOF
+reset_target
+"$QUERN" run "$S/digest.lua" --vus 2 --runs 3 -q --allow-errors -p base="$BASE" -p dpw=wonderland \
+  --jtl "$TMP/d.jtl" --summary-json "$TMP/d.json" >"$TMP/dout" 2>"$TMP/derr"
+eq "digest: the run ends" "$?" 0
+dn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/d.json"; }
+eq "digest: 6 samples accepted" "$(dn digest '"\(.count) \(.errors.technical) \(.errors.functional)"')" "6 0 0"
+eq "digest, wrong password: 6 technical errors" "$(dn wrong '"\(.count) \(.errors.technical)"')" "6 6"
+# a challenge then an answer, or the nonce the handle kept from the last one
+eq "the target accepted 6, refused the rest" \
+  "$(stat '"\(.by_status["200"]) \(.by_path["/digest"] - .by_status["200"] - .by_status["401"])"')" "6 0"
+between "the target: 12 to 24 digest requests" "$(stat '.by_path["/digest"]')" 12 24
+if grep -rqaF wonderland "$TMP/d.jtl" "$TMP/dout" "$TMP/derr" "$TMP/d.json"; then
+  notok "digest: the password in no output"
+else
+  ok "digest: the password in no output"
+fi
