@@ -1642,13 +1642,15 @@ int main(int argc, char **argv)
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL},
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL},
+        /* /digest: room for the nonces of many VUs at once (MHD keeps 4). */
+        {MHD_OPTION_NONCE_NC_SIZE, 4096, NULL},
         /* MHD warns about a pool of 1, so the pool option comes last and is
          * cut off (by MHD_OPTION_END) for a single thread. */
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)opt.threads, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     if (opt.threads == 1)
-        mopts[6].option = MHD_OPTION_END;
+        mopts[7].option = MHD_OPTION_END;
     struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)opt.port, NULL, NULL, on_request, NULL,
                                             MHD_OPTION_ARRAY, mopts, MHD_OPTION_END);
     if (d == NULL) {
