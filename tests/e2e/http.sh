@@ -288,6 +288,11 @@ EOF
 "$QUERN" run "$S/missing.lua" -q >/dev/null 2>"$TMP/merr"
 eq "missing ca: exit 2" "$?" 2
 check "missing ca: file:line and the file named" grep -q "missing.lua:2: .*tls.ca: cannot read .*nope.pem" "$TMP/merr"
+printf 'local quern = require "quern"\nlocal sc = quern.scenario("R", { request = {\n  resources = { inlude = { "*" } } } })\nfunction sc.run(vu) end\n' \
+  >"$S/badres.lua"
+"$QUERN" run "$S/badres.lua" -q >/dev/null 2>"$TMP/rerr"
+eq "a misspelt resources key: exit 2" "$?" 2
+check "... with file:line and the keys known" grep -q 'badres.lua:2: resources: unknown key "inlude" (known: include, exclude)' "$TMP/rerr"
 
 # ---- a page step: its resources fetched, then revalidated or cached (nginx's log the judge)
 cat >"$S/page.lua" <<'EOF'
