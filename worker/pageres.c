@@ -165,6 +165,8 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, PAGERES_REDIRS);
     /* With HTTP/2 the resources wait for the VU's connection and share it. */
     curl_easy_setopt(h, CURLOPT_PIPEWAIT, http2 ? 1L : 0L);
+    if (e->trace != NULL)
+        curl_easy_setopt(h, CURLOPT_VERBOSE, 0L); /* a pooled handle may be traced: not this */
     reqopt_apply(h, &x->ro, p->req_ro, p->scen_ro, e->run_ro, strncasecmp(r->url, "https:", 6) == 0,
                  e->env_ca);
     r->x = x;

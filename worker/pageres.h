@@ -21,7 +21,8 @@
  * redirects are followed (at most 5).
  *
  * Each requested resource is a sub-result of the step's JTL line (reqlog.h),
- * kept here until the VU's next page.
+ * kept here until the VU's next page;
+ * `--trace` shows the page request, not its resources.
  *
  * Use (from lhttp.c and vu.c, on the loop):
  *     pageres_want(v, req_ro, scen_ro, timeout_ms);  // before the main request
