@@ -394,8 +394,8 @@ int embed_origin(const char *url, char *out, size_t outlen)
         for (char *c = host; *c; c++)
             if (*c >= 'A' && *c <= 'Z')
                 *c = (char)(*c - 'A' + 'a');
-        snprintf(out, outlen, "%s://%s:%s", scheme, host, port);
-        rc = 0;
+        int n = snprintf(out, outlen, "%s://%s:%s", scheme, host, port);
+        rc = n >= 0 && (size_t)n < outlen ? 0 : -1;
     }
     curl_free(scheme);
     curl_free(host);

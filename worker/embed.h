@@ -83,7 +83,8 @@ size_t embed_html(embed_list *l, const char *html, size_t len, const char *url);
 size_t embed_css(embed_list *l, const char *css, size_t len, const char *base, int import_css);
 
 /** Writes "scheme://host:port" of url (host in lower case, the scheme's
- *  port when none is given) into out; 0, or -1 when url is no URL. */
+ *  port when none is given) into out; 0, or -1 when url is no URL or it
+ *  does not fit. */
 int embed_origin(const char *url, char *out, size_t outlen);
 /** 1 when url passes filter (NULL: the default), origin being the page's
  *  (embed_origin, computed once a page). */

@@ -95,9 +95,9 @@ typedef struct pageres {
     size_t n, cap;
     unsigned inflight;
     pageres_counts counts;
-    rcache *cache;                   /**< owned: the VU's cache, NULL until used */
-    char origin[EMBED_URL_MAX + 16]; /**< the page's origin (embed_origin) */
-    char base[EMBED_URL_MAX + 1];    /**< the page's URL (after redirects) */
+    rcache *cache;                /**< owned: the VU's cache, NULL until used */
+    char origin[512];             /**< the page's origin (embed_origin; a host is at most 253) */
+    char base[EMBED_URL_MAX + 1]; /**< the page's URL (after redirects) */
 } pageres;
 
 /** Notes whether the VU's next request loads resources, from its levels

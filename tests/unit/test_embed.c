@@ -139,11 +139,13 @@ static void test_bounds(void **state)
 static void test_filter(void **state)
 {
     embed_filter f;
-    char origin[256];
+    char origin[256], small[10];
 
     memset(&f, 0, sizeof(f));
     assert_int_equal(embed_origin("http://H.test/page", origin, sizeof(origin)), 0);
     assert_string_equal(origin, "http://h.test:80");
+    assert_int_equal(embed_origin("https://h.test/page", small, sizeof(small)), -1);
+    assert_int_equal(embed_origin("not a url", small, sizeof(small)), -1);
     assert_true(embed_keep(NULL, origin, "http://h.test:80/a.css"));
     assert_false(embed_keep(NULL, origin, "https://h.test/a.css"));
     assert_false(embed_keep(NULL, origin, "http://cdn.test/a.css"));
