@@ -143,7 +143,7 @@ LAYER_OK := $(foreach l,$(LAYERS),$(B)/layers/$(l).ok)
 $(B)/quern: $(B)/console/main.o $(ARCHIVES) | $(LAYER_OK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/quern-target: $(B)/tests/target/target.o
+$(B)/quern-target: $(B)/tests/target/target.o $(B)/tests/target/tpage.o
 	$(CC) $(CFLAGS) -o $@ $^ $(TARGET_LIBS) -ljansson
 
 # Programs built from one source file against the archives write their own
@@ -287,7 +287,8 @@ FORMAT_DIRS := common proto worker agent reports record console tests/unit tests
 format:
 	clang-format -i $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS)))
 
--include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d
+-include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d \
+  $(B)/tests/target/tpage.d
 -include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d
 
 # Test helper for bench/run.sh: N simulated agents reporting to one console.

@@ -15,6 +15,7 @@
 #include "worker/engine_int.h"
 #include "common/version.h"
 #include "worker/lscript.h"
+#include "worker/pageres.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
 
@@ -39,6 +40,8 @@ static void check_done(engine *e)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&v);
         /* m is invalid after the removal: everything was copied out. The VU
          * is resumed here, on the loop, outside any libcurl callback. */
+        if (pageres_xfer_done(v->page, easy, rc))
+            continue; /* one of the resources of v's page (pageres.h) */
         curl_multi_remove_handle(e->multi, easy);
         vu_xfer_done(v, rc);
     }

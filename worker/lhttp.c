@@ -13,6 +13,7 @@
 #include "worker/lresp.h"
 #include "worker/lscript.h"
 #include "worker/mpart.h"
+#include "worker/pageres.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
 
@@ -177,7 +178,7 @@ static int start_xfer(lua_State *L, vu *v)
                 luaL_error(L,
                            "unknown request option \"%s\" (known: headers, query, form, json, "
                            "body, multipart, timeout, redirects, tls, http1, http2, resolve, auth, "
-                           "compressed, connect_timeout)",
+                           "compressed, connect_timeout, resources, cache)",
                            k);
             }
             lua_pop(L, 1);
@@ -289,11 +290,14 @@ static int start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, v->req_headers != NULL ? v->req_headers : v->eng->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs);
+    /* libcurl counts digest's second round trip against MAXREDIRS: with
+     * redirects off, FOLLOWLOCATION alone keeps Location unfollowed. */
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs > 0 ? max_redirs : -1L);
     reqopt_apply(h, &v->xh->ro, rro, sro, v->eng->run_ro, strncasecmp(url, "https:", 6) == 0,
                  v->eng->env_ca);
     if (v->eng->trace != NULL)
         trace_request(v->eng->trace, v, h, method);
+    pageres_want(v, is_head ? NULL : rro, is_head ? NULL : sro, timeout_ms);
 
     vu_xfer_begin(v);
     v->wait = VU_XFER;

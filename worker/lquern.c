@@ -12,6 +12,7 @@
 #include "common/version.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
+#include "worker/lcodec.h"
 #include "worker/lcsv.h"
 #include "worker/lhttp.h"
 #include "worker/lscript.h"
@@ -464,6 +465,7 @@ int lquern_open(lua_State *L)
     struct engine *e = lapi_engine(L);
 
     luaL_newlib(L, fns);
+    lcodec_register(L, -1);
     lua_pushstring(L, QUERN_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushinteger(L, e->cfg.vus_total);

@@ -8,6 +8,7 @@
 #include "worker/lapi.h"
 #include "worker/ljson.h"
 #include "worker/lxml.h"
+#include "worker/pageres.h"
 
 #define RESP_MT "quern.Response"
 static const char resp_key; /* its address files the Response metatable */
@@ -23,7 +24,10 @@ typedef struct resp {
     double time_ms;
     int64_t dns_us, connect_us, tls_us, ttfb_us;
     uint64_t bytes_in;
-    long http_version; /**< CURL_HTTP_VERSION_x of the last response, 0 when none came */
+    long http_version;  /**< CURL_HTTP_VERSION_x of the last response, 0 when none came */
+    int page;           /**< the request asked for resources: res and page_ms are set */
+    pageres_counts res; /**< how its resources were served (pageres.h) */
+    double page_ms;     /**< the page's time, resources included */
 } resp;
 
 int lresp_push(lua_State *L, vu *v, int url_idx)
@@ -43,6 +47,11 @@ int lresp_push(lua_State *L, vu *v, int url_idx)
     r->bytes_in = x->bytes_in;
     r->http_version = 0;
     curl_easy_getinfo(v->xh->easy, CURLINFO_HTTP_VERSION, &r->http_version);
+    r->page = v->page != NULL && v->page->asked;
+    if (r->page) {
+        r->res = v->page->counts;
+        r->page_ms = (double)v->page->elapsed_us / 1000.0;
+    }
     lapi_setmt(L, &resp_key);
     lua_pushlstring(L, v->xh->body.data ? v->xh->body.data : "", v->xh->body.len);
     lua_setiuservalue(L, -2, UV_BODY);
@@ -343,6 +352,18 @@ static int r_index(lua_State *L)
         default:
             lua_pushnil(L);
         }
+    } else if (strcmp(k, "resources") == 0 && r->page) {
+        lua_createtable(L, 0, 5);
+        lua_pushinteger(L, r->res.fetched);
+        lua_setfield(L, -2, "fetched");
+        lua_pushinteger(L, r->res.revalidated);
+        lua_setfield(L, -2, "revalidated");
+        lua_pushinteger(L, r->res.cached);
+        lua_setfield(L, -2, "cached");
+        lua_pushinteger(L, r->res.failed);
+        lua_setfield(L, -2, "failed");
+        lua_pushnumber(L, r->page_ms);
+        lua_setfield(L, -2, "time");
     } else if (strcmp(k, "size") == 0) {
         lua_pushinteger(L, (lua_Integer)r->bytes_in);
     } else if (strcmp(k, "timings") == 0) {

@@ -9,6 +9,7 @@
 #include "worker/engine_int.h"
 #include "worker/glog.h"
 #include "worker/jtl.h"
+#include "worker/pageres.h"
 #include "worker/scen.h"
 #include "worker/vu.h"
 #include "worker/wfile.h"
@@ -150,6 +151,43 @@ void reqlog_xfer(reqlog *l, vu *v)
     }
 }
 
+/* A page's requested resources (pageres.h), as JMeter writes an HTTP
+ * sampler's embedded ones: a line each, labelled "<step>-<n>", before the
+ * parent's line. */
+static void reqlog_subs(reqlog *l, vu *v, const char *step_name)
+{
+    const pageres *pg = v->page;
+    unsigned k = 0;
+
+    if (pg == NULL || pg->seq == 0 || pg->seq != v->pend.seq)
+        return;
+    for (size_t i = 0; i < pg->n; i++) {
+        const pageres_item *r = &pg->r[i];
+        char label[160], url[REQLOG_URL_MAX], fail[VU_MSG_MAX] = "";
+        jtl_rec rec;
+        if (r->start_us == 0 || r->how == PAGERES_CACHED || r->how == PAGERES_QUEUED)
+            continue;
+        snprintf(label, sizeof(label), "%s-%u", step_name, k++);
+        redact_url(r->url, url, sizeof(url));
+        if (r->curl_rc != CURLE_OK)
+            snprintf(fail, sizeof(fail), "%s", curl_easy_strerror((CURLcode)r->curl_rc));
+        else if (r->status >= 400)
+            snprintf(fail, sizeof(fail), "HTTP status %d", r->status);
+        memset(&rec, 0, sizeof(rec));
+        rec.start_ms = to_wall_ms(v->eng, r->start_us);
+        rec.elapsed_ms = r->elapsed_us / 1000;
+        rec.label = label;
+        rec.success = r->how != PAGERES_FAILED;
+        rec.failure = fail;
+        rec.bytes = r->bytes_in;
+        rec.sent = r->bytes_out;
+        rec.url = url;
+        rec.latency_ms = r->ttfb_us / 1000;
+        rec.connect_ms = r->connect_us / 1000;
+        reqlog_jtl_out(l, v, &rec, r->status, r->curl_rc, fail);
+    }
+}
+
 void reqlog_sample(reqlog *l, vu *v)
 {
     const sample *p = &v->pend;
@@ -171,6 +209,7 @@ void reqlog_sample(reqlog *l, vu *v)
     }
     if (l->jtl.fd >= 0) {
         jtl_rec r;
+        reqlog_subs(l, v, st->name);
         memset(&r, 0, sizeof(r));
         r.start_ms = start_ms;
         r.elapsed_ms = el_ms;

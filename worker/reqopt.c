@@ -77,8 +77,9 @@ size_t reqopt_path(const char *dir, const char *path, char *out, size_t outlen)
 
 int reqopt_is_key(const char *k)
 {
-    static const char *const keys[] = {"tls",  "http1",      "http2",          "resolve",
-                                       "auth", "compressed", "connect_timeout"};
+    static const char *const keys[] = {"tls",  "http1",      "http2",           "resolve",
+                                       "auth", "compressed", "connect_timeout", "resources",
+                                       "cache"};
 
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (strcmp(k, keys[i]) == 0)
@@ -100,6 +101,7 @@ void reqopt_clear(reqopt *ro)
     xfree(ro->password);
     xfree(ro->token);
     curl_slist_free_all(ro->resolve);
+    embed_filter_clear(&ro->res_filt);
     memset(ro, 0, sizeof(*ro));
 }
 
@@ -289,6 +291,46 @@ static int check_bool(lua_State *L, int idx, const char *what)
     return lua_toboolean(L, idx);
 }
 
+/* resources = true | false | { include = { patterns }, exclude = { patterns } } */
+static void read_resources(lua_State *L, int idx, reqopt *ro)
+{
+    static const char *const lists[] = {"include", "exclude"};
+
+    ro->set |= REQOPT_RESOURCES;
+    if (lua_isboolean(L, idx)) {
+        ro->resources = lua_toboolean(L, idx);
+        return;
+    }
+    if (!lua_istable(L, idx))
+        luaL_error(L, "resources must be true, false or { include = {...}, exclude = {...} }");
+    ro->resources = 1;
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        if (lua_type(L, -2) != LUA_TSTRING || (strcmp(lua_tostring(L, -2), "include") != 0 &&
+                                               strcmp(lua_tostring(L, -2), "exclude") != 0))
+            luaL_error(L, "resources: unknown key \"%s\" (known: include, exclude)",
+                       lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?");
+        lua_pop(L, 1);
+    }
+    for (int x = 0; x < 2; x++) {
+        int t = lua_getfield(L, idx, lists[x]);
+        if (t == LUA_TSTRING) {
+            embed_filter_add(&ro->res_filt, x, lua_tostring(L, -1));
+        } else if (t == LUA_TTABLE) {
+            lua_Integer n = luaL_len(L, -1);
+            for (lua_Integer i = 1; i <= n; i++) {
+                if (lua_geti(L, -1, i) != LUA_TSTRING)
+                    luaL_error(L, "resources.%s: patterns must be strings", lists[x]);
+                embed_filter_add(&ro->res_filt, x, lua_tostring(L, -1));
+                lua_pop(L, 1);
+            }
+        } else if (t != LUA_TNIL) {
+            luaL_error(L, "resources.%s must be a list of patterns", lists[x]);
+        }
+        lua_pop(L, 1);
+    }
+}
+
 void reqopt_read(lua_State *L, int idx, const char *dir, int check_files, reqopt *ro,
                  const reqopt *run, int defaults)
 {
@@ -320,6 +362,11 @@ void reqopt_read(lua_State *L, int idx, const char *dir, int check_files, reqopt
             if (ro->connect_timeout_ms < 1)
                 ro->connect_timeout_ms = 1; /* 0 would mean libcurl's default */
             ro->set |= REQOPT_CONNECT_TIMEOUT;
+        } else if (strcmp(k, "resources") == 0) {
+            read_resources(L, top, ro);
+        } else if (strcmp(k, "cache") == 0) {
+            ro->cache = check_bool(L, top, "cache");
+            ro->set |= REQOPT_CACHE;
         } else if (defaults && strcmp(k, "timeout") == 0) {
             ro->timeout_ms = (long)(lapi_check_duration(L, top, "timeout") / 1000);
             ro->set |= REQOPT_TIMEOUT;
@@ -332,7 +379,7 @@ void reqopt_read(lua_State *L, int idx, const char *dir, int check_files, reqopt
         } else if (defaults) {
             luaL_error(L,
                        "unknown request default \"%s\" (known: tls, http1, http2, resolve, auth, "
-                       "compressed, connect_timeout, timeout, redirects)",
+                       "compressed, connect_timeout, resources, cache, timeout, redirects)",
                        k);
         }
         lua_settop(L, top - 1);
@@ -341,8 +388,7 @@ void reqopt_read(lua_State *L, int idx, const char *dir, int check_files, reqopt
 
 /* --- setting a handle up ------------------------------------------------ */
 
-/* The first level of the three that gives bit. */
-static const reqopt *pick(unsigned bit, const reqopt *a, const reqopt *b, const reqopt *c)
+const reqopt *reqopt_pick(unsigned bit, const reqopt *a, const reqopt *b, const reqopt *c)
 {
     if (a != NULL && (a->set & bit))
         return a;
@@ -355,7 +401,7 @@ static const reqopt *pick(unsigned bit, const reqopt *a, const reqopt *b, const 
 
 int reqopt_http2(const reqopt *req, const reqopt *scen, const reqopt *run)
 {
-    const reqopt *o = pick(REQOPT_HTTPV, req, scen, run);
+    const reqopt *o = reqopt_pick(REQOPT_HTTPV, req, scen, run);
 
     return o != NULL && o->http == REQOPT_HTTP2;
 }
@@ -374,19 +420,19 @@ void reqopt_apply(CURL *h, reqopt_mark *mark, const reqopt *req, const reqopt *s
     mark->scen = ss;
     mark->https = https;
 
-    o = pick(REQOPT_CA, req, scen, run);
+    o = reqopt_pick(REQOPT_CA, req, scen, run);
     curl_easy_setopt(h, CURLOPT_CAINFO, o != NULL ? o->ca : env_ca);
-    o = pick(REQOPT_CERT, req, scen, run);
+    o = reqopt_pick(REQOPT_CERT, req, scen, run);
     curl_easy_setopt(h, CURLOPT_SSLCERT, o != NULL ? o->cert : NULL);
-    o = pick(REQOPT_KEY, req, scen, run);
+    o = reqopt_pick(REQOPT_KEY, req, scen, run);
     curl_easy_setopt(h, CURLOPT_SSLKEY, o != NULL ? o->key : NULL);
-    o = pick(REQOPT_KEY_PASSWORD, req, scen, run);
+    o = reqopt_pick(REQOPT_KEY_PASSWORD, req, scen, run);
     curl_easy_setopt(h, CURLOPT_KEYPASSWD, o != NULL ? o->key_password : NULL);
-    o = pick(REQOPT_INSECURE, req, scen, run);
+    o = reqopt_pick(REQOPT_INSECURE, req, scen, run);
     insecure = o != NULL && o->insecure;
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, insecure ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, insecure ? 0L : 2L);
-    o = pick(REQOPT_TLS_MIN, req, scen, run);
+    o = reqopt_pick(REQOPT_TLS_MIN, req, scen, run);
     curl_easy_setopt(h, CURLOPT_SSLVERSION, o != NULL ? o->tls_min : (long)CURL_SSLVERSION_DEFAULT);
 
     http2 = reqopt_http2(req, scen, run);
@@ -403,10 +449,10 @@ void reqopt_apply(CURL *h, reqopt_mark *mark, const reqopt *req, const reqopt *s
 
     /* Entries load into the multi handle's DNS cache when the transfer
      * starts and stay there. */
-    o = pick(REQOPT_RESOLVE, req, scen, run);
+    o = reqopt_pick(REQOPT_RESOLVE, req, scen, run);
     curl_easy_setopt(h, CURLOPT_RESOLVE, o != NULL ? o->resolve : NULL);
 
-    o = pick(REQOPT_AUTH, req, scen, run);
+    o = reqopt_pick(REQOPT_AUTH, req, scen, run);
     if (o != NULL && o->auth == REQOPT_AUTH_BEARER) {
         curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
         curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, o->token);
@@ -421,8 +467,8 @@ void reqopt_apply(CURL *h, reqopt_mark *mark, const reqopt *req, const reqopt *s
         curl_easy_setopt(h, CURLOPT_PASSWORD, o != NULL ? o->password : NULL);
     }
 
-    o = pick(REQOPT_COMPRESSED, req, scen, run);
+    o = reqopt_pick(REQOPT_COMPRESSED, req, scen, run);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o == NULL || o->compressed ? "" : NULL);
-    o = pick(REQOPT_CONNECT_TIMEOUT, req, scen, run);
+    o = reqopt_pick(REQOPT_CONNECT_TIMEOUT, req, scen, run);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o != NULL ? o->connect_timeout_ms : 0L);
 }

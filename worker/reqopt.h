@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "worker/embed.h"
+
 /** Which HTTP versions a request may use. */
 enum reqopt_http {
     REQOPT_HTTP1 = 1, /**< HTTP/1.1 only (the default) */
@@ -48,8 +50,10 @@ enum {
     REQOPT_AUTH = 1u << 8,
     REQOPT_COMPRESSED = 1u << 9,
     REQOPT_CONNECT_TIMEOUT = 1u << 10,
-    REQOPT_TIMEOUT = 1u << 11,  /**< only in a scenario's defaults */
-    REQOPT_REDIRECTS = 1u << 12 /**< only in a scenario's defaults */
+    REQOPT_TIMEOUT = 1u << 11,   /**< only in a scenario's defaults */
+    REQOPT_REDIRECTS = 1u << 12, /**< only in a scenario's defaults */
+    REQOPT_RESOURCES = 1u << 13,
+    REQOPT_CACHE = 1u << 14
 };
 
 /** The options one level gives. */
@@ -70,6 +74,9 @@ typedef struct reqopt {
     long connect_timeout_ms;
     long timeout_ms;
     long max_redirs;
+    int resources;         /**< 1: load what an HTML answer embeds (pageres.h) */
+    embed_filter res_filt; /**< owned: the resources' include/exclude patterns */
+    int cache;             /**< 0: the VU's resource cache is not used (default 1) */
 } reqopt;
 
 /** What an easy handle was last set up with (zero: nothing yet). */
@@ -93,7 +100,7 @@ int reqopt_auth_type(const char *s);
  *  length of the whole result (>= outlen: truncated). */
 size_t reqopt_path(const char *dir, const char *path, char *out, size_t outlen);
 /** 1 when a request option's name is one of reqopt's (tls, http1, http2,
- *  resolve, auth, compressed, connect_timeout). */
+ *  resolve, auth, compressed, connect_timeout, resources, cache). */
 int reqopt_is_key(const char *k);
 
 /** Pushes a new, empty reqopt userdata (what it owns is freed with it by
@@ -115,6 +122,8 @@ int reqopt_add_resolve(reqopt *ro, const char *entry, char *err, size_t errlen);
 /** Frees what ro owns (not ro itself) and zeroes it. */
 void reqopt_clear(reqopt *ro);
 
+/** The level (nearest first, each may be NULL) that gives bit, or NULL. */
+const reqopt *reqopt_pick(unsigned bit, const reqopt *req, const reqopt *scen, const reqopt *run);
 /** 1 when the levels (each may be NULL, nearest first) ask for HTTP/2. */
 int reqopt_http2(const reqopt *req, const reqopt *scen, const reqopt *run);
 

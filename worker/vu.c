@@ -9,6 +9,7 @@
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 #include "worker/lcoro.h"
+#include "worker/pageres.h"
 #include "worker/reqlog.h"
 #include "worker/trace.h"
 
@@ -146,12 +147,8 @@ void xh_free(xh *x)
     xfree(x);
 }
 
-CURL *vu_easy(vu *v)
+void vu_attach(vu *v, xh *x)
 {
-    xh *x = v->xh;
-
-    if (x == NULL)
-        x = v->xh = xh_get(v->eng);
     if (x->share != v->share) {
         curl_easy_setopt(x->easy, CURLOPT_SHARE, v->share);
         x->share = v->share;
@@ -163,6 +160,15 @@ CURL *vu_easy(vu *v)
             curl_easy_setopt(x->easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
         }
     }
+}
+
+CURL *vu_easy(vu *v)
+{
+    xh *x = v->xh;
+
+    if (x == NULL)
+        x = v->xh = xh_get(v->eng);
+    vu_attach(v, x);
     if (v->jar_reset) {
         curl_easy_setopt(x->easy, CURLOPT_COOKIELIST, "ALL");
         v->jar_reset = 0;
@@ -178,11 +184,16 @@ void vu_release(vu *v)
     }
 }
 
+void xh_begin(xh *x)
+{
+    buf_clear(&x->body);
+    buf_clear(&x->hdr);
+    x->errbuf[0] = '\0';
+}
+
 void vu_xfer_begin(vu *v)
 {
-    buf_clear(&v->xh->body);
-    buf_clear(&v->xh->hdr);
-    v->xh->errbuf[0] = '\0';
+    xh_begin(v->xh);
 }
 
 void vu_new_thread(vu *v)
@@ -225,6 +236,7 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
 void vu_free(vu *v)
 {
     /* The easy handles attached to the share go first (engine_free). */
+    pageres_free(v->page);
     if (v->share != NULL)
         curl_share_cleanup(v->share);
     curl_slist_free_all(v->req_headers);
@@ -379,6 +391,13 @@ void vu_xfer_done(vu *v, CURLcode rc)
     collect(v, rc);
     if (v->eng->trace != NULL)
         trace_response(v->eng->trace, v, rc);
+    if (pageres_start(v))
+        return; /* vu_xfer_resume once the page's resources are in */
+    vu_xfer_resume(v);
+}
+
+void vu_xfer_resume(vu *v)
+{
     curl_slist_free_all(v->req_headers);
     v->req_headers = NULL;
     v->wait = VU_IDLE;
@@ -608,6 +627,7 @@ void vu_kill(vu *v)
         /* Not completed: not a sample. */
         v->queued = 0; /* if not started yet, it never will be */
         curl_multi_remove_handle(v->eng->multi, v->xh->easy);
+        pageres_abort(v->page);
         curl_slist_free_all(v->req_headers);
         v->req_headers = NULL;
         v->pend.step = -1;

@@ -79,6 +79,8 @@ typedef struct xh {
 xh *xh_get(struct engine *e);
 /** Gives it back (its big buffers are released). */
 void xh_put(struct engine *e, xh *x);
+/** Empties a handle's response buffers and error message before a transfer. */
+void xh_begin(xh *x);
 /** Frees a handle and what it owns. */
 void xh_free(xh *x);
 /** Frees up to XH_TRIM_STEP idle handles beyond what the last second
@@ -119,6 +121,8 @@ typedef struct vu {
     sample pend;                    /**< the pending sample */
     xfer_result x;                  /**< the last transfer */
     struct urlc_ent *url;           /**< borrowed: the URL cache's entry of the transfer, or NULL */
+    struct pageres *page;           /**< owned: embedded resources and their cache (pageres.h), NULL
+                                      until a request asks for resources */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
@@ -147,6 +151,12 @@ void vu_start_run(vu *v);
 void vu_kill(vu *v);
 /** The VU's transfer completed (called by the engine from the loop). */
 void vu_xfer_done(vu *v, CURLcode rc);
+/** The rest of vu_xfer_done once what the response embeds is in (pageres.h):
+ *  the VU's script goes on. */
+void vu_xfer_resume(vu *v);
+/** Attaches x to v: its share (connections, cookies), its source address,
+ *  CURLINFO_PRIVATE. */
+void vu_attach(vu *v, xh *x);
 /** Records the pending sample, if any, into the engine's current interval. */
 void vu_finalize(vu *v);
 /** Starts a new pending sample for step (finalizing the previous one). */

@@ -15,10 +15,17 @@ for s in scripts/*.lua; do
   # the login form is fetched for its token, untimed or in the login's
   # time block: the server's login_forms are no samples
   served=$(stat '.requests - .login_forms')
-  if grep -v 'http\.[a-z]*(base \.\. "/login"\|login:time(' "$s" | grep -q 'http\.[a-z]*(\|:time('; then
-    # untimed requests and time blocks: more requests than samples
+  if grep -v 'http\.[a-z]*(base \.\. "/login"\|login:time(' "$s" | grep -q 'http\.[a-z]*(\|:time(\|resources'; then
+    # untimed requests, time blocks and pages' resources: more requests than samples
     between "$s: samples <= server requests" "$samples" 1 "$served"
   else
     eq "$s: samples = server requests" "$samples" "$served"
+  fi
+  if [ "$s" = scripts/page.lua ]; then
+    # 4 VUs, 2 runs: the page each time, its resources once per VU, the stylesheet revalidated
+    eq "$s: the target saw page, css, js, 1x image, url() image; no 2x, no icon" \
+      "$(stat '[.by_path["/page"], .by_path["/page/site.css"], .by_path["/page/app.js"], .by_path["/page/hero-1x.png"], .by_path["/page/bg.png"], .by_path["/page/hero-2x.png"], .by_path["/page/favicon.ico"]] | map(. // 0) | join(" ")')" \
+      "8 8 4 4 4 0 0"
+    eq "$s: 4 revalidations answered 304" "$(stat '.by_status["304"] // 0')" 4
   fi
 done

@@ -5,7 +5,11 @@
 # an untrusted certificate refused without ca, accepted with insecure or
 # ca; a client certificate with a pass phrase verified by nginx; gzip
 # bodies checked after decoding; basic auth accepted by nginx and its
-# password in no output file; quern run --resolve.
+# password in no output file; quern run --resolve; a page's embedded
+# resources fetched once per VU, then revalidated (304) or not requested,
+# as nginx's cache headers say; tls.min = "1.3" against a TLSv1.2-only
+# server and connect_timeout against a peer that never completes the
+# handshake, both technical errors; digest auth against the demo target.
 . "$(dirname "$0")/lib.bash"
 
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
@@ -38,11 +42,27 @@ echo "authed" >"$NG/www/auth/index.html"
 for _ in $(seq 400); do echo "quern gzip line: the body is long enough to be compressed"; done \
   >"$NG/www/gz/big.txt"
 echo "hello" >"$NG/www/index.html"
+# a page and what it embeds: fresh/ for an hour, nostore/ never kept, the
+# rest revalidated each time (nginx's ETag and Last-Modified)
+mkdir -p "$NG/www/page/fresh" "$NG/www/page/nostore" "$NG/www/page/img"
+cat >"$NG/www/page/index.html" <<'EOF'
+<!doctype html><html><head><title>page</title>
+<link rel="stylesheet" href="site.css"><script src="nostore/app.js"></script></head>
+<body><img src="fresh/a.png"><img src="b.png" srcset="b1.png 1x, b2.png 2x">
+<img src="https://thirdparty.test/x.png"><img src="missing.png"><a href="other.html">x</a></body></html>
+EOF
+printf 'body { background: url(img/bg.png) }\n' >"$NG/www/page/site.css"
+printf '<html><body><img src="missing.png"><img src="fresh/a.png"></body></html>\n' >"$NG/www/page/broken.html"
+printf '<html><body><img src="fresh/c.png"></body></html>\n' >"$NG/www/page/nocache.html"
+for f in fresh/a.png fresh/c.png b1.png b2.png img/bg.png nostore/app.js; do
+  head -c 3000 /dev/urandom >"$NG/www/page/$f"
+done
 
 P1=$(free_port_py) # TLS + HTTP/2
 P2=$(free_port_py) # TLS, HTTP/1.1 (trust checks)
 P3=$(free_port_py) # TLS, client certificate required
 P4=$(free_port_py) # h2c
+P5=$(free_port_py) # TLSv1.2 only
 user_line=
 [ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
 cat >"$NG/nginx.conf" <<EOF
@@ -73,6 +93,10 @@ http {
     server { listen 127.0.0.1:$P1 ssl http2; server_name quern.test;
              location / { try_files \$uri \$uri/index.html /index.html; }
              location /auth/ { auth_basic "quern"; auth_basic_user_file $NG/htpasswd; }
+             location /page/ { add_header Cache-Control no-cache; }
+             location /page/fresh/ { expires 1h; }
+             location /page/nostore/ { add_header Cache-Control no-store; etag off;
+                                       if_modified_since off; }
              location /bearer { if (\$http_authorization != "Bearer $TOKEN") { return 401; }
                                 return 200 "bearer"; } }
     server { listen 127.0.0.1:$P2 ssl; server_name quern.test;
@@ -80,6 +104,8 @@ http {
     server { listen 127.0.0.1:$P3 ssl; server_name quern.test;
              ssl_verify_client on; ssl_client_certificate $S/ca.crt;
              location / { try_files \$uri /index.html; } }
+    server { listen 127.0.0.1:$P5 ssl; server_name quern.test; ssl_protocols TLSv1.2;
+             location / { return 200 "tls12"; } }
     server { listen 127.0.0.1:$P4 http2; server_name quern.test;
              location / { try_files \$uri /index.html; } }
 }
@@ -262,3 +288,174 @@ EOF
 "$QUERN" run "$S/missing.lua" -q >/dev/null 2>"$TMP/merr"
 eq "missing ca: exit 2" "$?" 2
 check "missing ca: file:line and the file named" grep -q "missing.lua:2: .*tls.ca: cannot read .*nope.pem" "$TMP/merr"
+printf 'local quern = require "quern"\nlocal sc = quern.scenario("R", { request = {\n  resources = { inlude = { "*" } } } })\nfunction sc.run(vu) end\n' \
+  >"$S/badres.lua"
+"$QUERN" run "$S/badres.lua" -q >/dev/null 2>"$TMP/rerr"
+eq "a misspelt resources key: exit 2" "$?" 2
+check "... with file:line and the keys known" grep -q 'badres.lua:2: resources: unknown key "inlude" (known: include, exclude)' "$TMP/rerr"
+
+# ---- a page step: its resources fetched, then revalidated or cached (nginx's log the judge)
+cat >"$S/page.lua" <<'EOF'
+local quern = require "quern"
+local p1 = quern.property("p1")
+local sc = quern.scenario("PAGE", { request = { resolve = { "quern.test:" .. p1 .. ":127.0.0.1" },
+  http2 = true, tls = { ca = "ca.crt" }, resources = { exclude = { "*/missing.png" } } } })
+local home, broken, nocache = sc:step(1, "page"), sc:step(2, "broken"), sc:step(3, "nocache")
+local base = "https://quern.test:" .. p1 .. "/page/"
+function sc.run(vu)
+  local r = home:get(base .. "index.html"):expect(200):contains("<title>page</title>")
+  local n = r.resources
+  if vu.run == 1 and (n.fetched ~= 5 or n.cached ~= 0) then error("first run: " .. n.fetched .. " fetched") end
+  if vu.run > 1 and (n.fetched ~= 1 or n.revalidated ~= 3 or n.cached ~= 1) then
+    error(("run %d: %d fetched, %d revalidated, %d cached"):format(vu.run, n.fetched, n.revalidated, n.cached))
+  end
+  broken:get(base .. "broken.html", { resources = true })
+  nocache:get(base .. "nocache.html", { cache = false })
+end
+EOF
+VUS=3
+RUNS=3
+"$QUERN" run "$S/page.lua" --vus $VUS --runs $RUNS -q --allow-errors -p p1=$P1 --jtl "$TMP/page.jtl" \
+  --summary-json "$TMP/page.json" >/dev/null 2>"$TMP/perr"
+eq "page: the run ends (errors allowed: the broken page's)" "$?" 0
+pn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/page.json"; }
+eq "page: 9 samples, no error" "$(pn page '"\(.count) \(.errors.technical) \(.errors.functional)"')" "9 0 0"
+[ "$(pn page '.errors.functional')" = 0 ] || grep -m3 'error' "$TMP/perr"
+eq "broken: a 404 on a resource not excluded is a technical error" \
+  "$(pn broken '"\(.count) \(.errors.technical)"')" "9 9"
+check "its message names the resource" grep -q 'resource https://quern.test:[0-9]*/page/missing.png: HTTP status 404' \
+  <(jq -r '.tests[] | .. | strings' "$TMP/page.json")
+# by URI and status; each VU is one HTTP/2 connection ($3)
+pl() { awk -v p="$P1" -v u="$1" -v s="$2" '$1 == p && $7 == u && $5 == s' "$LOG" | wc -l; }
+eq "the page itself: 9 times" "$(pl /page/index.html 200)" 9
+eq "fresh/ (max-age): once per VU, then from the cache" "$(pl /page/fresh/a.png 200) $(pl /page/fresh/a.png 304)" "$VUS 0"
+eq "fresh/: by $VUS connections, one each" \
+  "$(awk -v p="$P1" '$1 == p && $7 == "/page/fresh/a.png" {print $3}' "$LOG" | sort | uniq -c | awk '{print $1}' | sort -u) $(awk -v p="$P1" '$1 == p && $7 == "/page/fresh/a.png" {print $3}' "$LOG" | sort -u | wc -l)" "1 $VUS"
+eq "no-cache + ETag: fetched once per VU, then 304" "$(pl /page/site.css 200) $(pl /page/site.css 304)" "$VUS $((VUS * (RUNS - 1)))"
+eq "url() of the stylesheet: the same, through the 304s" "$(pl /page/img/bg.png 200) $(pl /page/img/bg.png 304)" "$VUS $((VUS * (RUNS - 1)))"
+eq "no-store: every time in full" "$(pl /page/nostore/app.js 200) $(pl /page/nostore/app.js 304)" "$((VUS * RUNS)) 0"
+eq "srcset: the 1x image only" "$(pl /page/b1.png 304) $(pl /page/b1.png 200) $(awk '$7 == "/page/b2.png" || $7 == "/page/b.png"' "$LOG" | wc -l)" "$((VUS * (RUNS - 1))) $VUS 0"
+eq "excluded and links: never requested" "$(awk '$7 == "/page/other.html" || ($7 == "/page/missing.png" && $5 != 404)' "$LOG" | wc -l) $(pl /page/missing.png 404)" "0 9"
+eq "cache = false: every time in full" "$(pl /page/fresh/c.png 200)" 9
+eq "page resources on the VU's connection (HTTP/2): $VUS connections" \
+  "$(awk -v p="$P1" '$1 == p && $7 ~ /^\/page\// {print $3}' "$LOG" | sort -u | wc -l)" "$VUS"
+# the JTL: a parent line per sample, its requested resources as sub-results before it
+sub=$(awk -F, '$3 ~ /\)page-[0-9]+$/' "$TMP/page.jtl" | wc -l)
+eq "JTL: page sub-results (5 the first run, 4 then, per VU)" "$sub" "$((VUS * (5 + 4 * (RUNS - 1))))"
+eq "JTL: 9 parent lines" "$(awk -F, '$3 ~ /\)page$/' "$TMP/page.jtl" | wc -l)" 9
+eq "JTL: a page's sample ends after each of its sub-results (the step's latency is the page's)" \
+  "$(awk -F, '$3 ~ /\)page-/ {if ($1 + $2 > m[$6]) m[$6] = $1 + $2}
+              $3 ~ /\)page$/ {if ($1 + $2 + 2 < m[$6]) bad++; m[$6] = 0} END {print bad + 0}' "$TMP/page.jtl")" 0
+
+# ---- wire checks: tls.min against a TLSv1.2-only nginx; connect_timeout against
+# a listener whose backlog is full (the kernel drops the SYNs: connect never completes)
+python3 - "$TMP/hang.port" <<'EOF' &
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)  # never accepted: one connection fills the queue
+port = s.getsockname()[1]
+held = []
+for _ in range(4):
+    c = socket.socket()
+    c.setblocking(False)
+    try:
+        c.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    held.append(c)
+time.sleep(0.5)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(port))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(120)
+EOF
+HANG_PID=$!
+trap 'kill "$NGINX_PID" "$HANG_PID" 2>/dev/null; wait "$NGINX_PID" 2>/dev/null; cleanup' EXIT
+for _ in $(seq 50); do [ -s "$TMP/hang.port" ] && break; sleep 0.1; done
+HANG=$(cat "$TMP/hang.port" 2>/dev/null)
+curl -s -o /dev/null --connect-timeout 1 "http://127.0.0.1:$HANG/"
+eq "the full listener really blocks a connect (curl: timeout, 28)" "$?" 28
+cat >"$S/wire.lua" <<'EOF'
+local quern = require "quern"
+local p5, hang = quern.property("p5"), quern.property("hang")
+local sc = quern.scenario("WIRE", { request = { resolve = { "quern.test:" .. p5 .. ":127.0.0.1" } } })
+local t13, t12, cto = sc:step(1, "tls13"), sc:step(2, "tls12"), sc:step(3, "connect_timeout")
+function sc.run(vu)
+  t13:get("https://quern.test:" .. p5 .. "/min13", { tls = { ca = "ca.crt", min = "1.3" } })
+  t12:get("https://quern.test:" .. p5 .. "/min12", { tls = { ca = "ca.crt", min = "1.2" } }):expect(200)
+  cto:get("http://127.0.0.1:" .. hang .. "/", { connect_timeout = "300ms" })
+end
+EOF
+"$QUERN" run "$S/wire.lua" --vus 2 --runs 2 -q --allow-errors -p p5=$P5 -p hang="$HANG" \
+  --summary-json "$TMP/wire.json" >/dev/null 2>"$TMP/werr"
+eq "wire: the run ends" "$?" 0
+wn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/wire.json"; }
+eq "tls.min 1.3 against TLSv1.2 only: a technical error each time" "$(wn tls13 '"\(.count) \(.errors.technical)"')" "4 4"
+check "its message is the TLS refusal" grep -qi 'protocol version\|unsupported protocol\|SSL' \
+  <(wn tls13 '.. | strings')
+eq "tls.min 1.2: served (TLSv1.2), the refused ones never logged" \
+  "$(lines "$P5" /min12 | awk '{print $4}' | sort | uniq -c | awk '{print $1, $2}') $(lines "$P5" /min13 | wc -l)" "4 TLSv1.2 0"
+eq "connect_timeout: a technical error each time" "$(wn connect_timeout '"\(.count) \(.errors.technical)"')" "4 4"
+check "its message says the connect timed out" grep -q 'Failed to connect .* after [0-9]* ms: Timeout was reached' \
+  <(wn connect_timeout '.. | strings')
+between "connect_timeout 300ms: the fastest sample waited for it (ms)" "$(wn connect_timeout .min_ms)" 290 2500
+between "connect_timeout 300ms: the slowest within its bound (ms)" "$(wn connect_timeout .max_ms)" 290 2500
+kill "$HANG_PID" 2>/dev/null
+
+# ---- digest auth against the demo target (libmicrohttpd's digest API, MD5)
+cat >"$S/digest.lua" <<'EOF'
+local quern = require "quern"
+local sc = quern.scenario("DIGEST")
+local good, wrong = sc:step(1, "digest"), sc:step(2, "wrong")
+local url = quern.property("base") .. "/digest"
+function sc.run(vu)
+  good:get(url, { auth = { type = "digest", user = "alice", password = quern.property("dpw") } })
+    :expect(200):contains("digest ok")
+  wrong:get(url, { auth = { type = "digest", user = "alice", password = "not-it" } })
+end
+EOF
+reset_target
+# One VU: libcurl keeps a digest nonce in the easy handle, and the demo target
+# gives every client the same nonce within a second, so handles passed
+# between VUs would replay each other's nonce counts.
+"$QUERN" run "$S/digest.lua" --vus 1 --runs 6 -q --allow-errors -p base="$BASE" -p dpw=wonderland \
+  --jtl "$TMP/d.jtl" --summary-json "$TMP/d.json" >"$TMP/dout" 2>"$TMP/derr"
+eq "digest: the run ends" "$?" 0
+dn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/d.json"; }
+eq "digest: 6 samples accepted" "$(dn digest '"\(.count) \(.errors.technical) \(.errors.functional)"')" "6 0 0"
+eq "digest, wrong password: 6 technical errors" "$(dn wrong '"\(.count) \(.errors.technical)"')" "6 6"
+# a challenge then an answer, or the nonce the handle kept from the last one
+eq "the target accepted 6, refused the rest" \
+  "$(stat '"\(.by_status["200"]) \(.by_path["/digest"] - .by_status["200"] - .by_status["401"])"')" "6 0"
+between "the target: 12 to 24 digest requests" "$(stat '.by_path["/digest"]')" 12 24
+if grep -rqaF wonderland "$TMP/d.jtl" "$TMP/dout" "$TMP/derr" "$TMP/d.json"; then
+  notok "digest: the password in no output"
+else
+  ok "digest: the password in no output"
+fi
+
+# ---- 6 resources at once per host: 12 images that take 300 ms each, on the demo
+# target (another origin, included by pattern), load in two waves on 6 connections
+{
+  printf '<html><body>'
+  for i in $(seq 12); do printf '<img src="%s/slow?ms=300&amp;i=%d">' "$BASE" "$i"; done
+  printf '</body></html>\n'
+} >"$NG/www/page/wave.html"
+cat >"$S/wave.lua" <<'EOF'
+local quern = require "quern"
+local p1 = quern.property("p1")
+local sc = quern.scenario("WAVE", { request = { resolve = { "quern.test:" .. p1 .. ":127.0.0.1" },
+  tls = { ca = "ca.crt" }, resources = { include = { quern.property("base") .. "/*" } } } })
+local s = sc:step(1, "wave")
+function sc.run(vu)
+  local r = s:get("https://quern.test:" .. p1 .. "/page/wave.html"):expect(200)
+  if r.resources.fetched ~= 12 then error(r.resources.fetched .. " fetched") end
+end
+EOF
+reset_target
+"$QUERN" run "$S/wave.lua" --vus 1 --runs 1 -q -p p1=$P1 -p base="$BASE" --summary-json "$TMP/wave.json" \
+  >/dev/null 2>"$TMP/waverr"
+eq "6 per host: the page loads" "$?" 0
+eq "6 per host: the target got 12 images on 6 connections" "$(stat '"\(.by_path["/slow"]) \(.connections)"')" "12 6"
+between "6 per host: two waves of 300 ms (ms; three would be 900)" "$(sj "$TMP/wave.json" '.tests[0].min_ms')" 595 895

@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/target/tpage.h"
+
 /* Limits: everything coming from the network is bounded. */
 #define MAX_FORM_BODY (64 * 1024)   /* /login body */
 #define MAX_ECHO_BODY (1024 * 1024) /* /echo body; larger gets 413 */
@@ -458,6 +460,8 @@ enum endpoint {
     EP_REDIRECT,
     EP_STATS,
     EP_RESET,
+    EP_PAGE,   /* /page and its resources (tpage.h) */
+    EP_DIGEST, /* digest authentication */
 };
 
 #define HEAP_NONE SIZE_MAX
@@ -1262,6 +1266,48 @@ static enum MHD_Result ep_reset(struct req *rq)
 
 /* ------------------------------------------------------------- dispatch */
 
+static enum MHD_Result ep_page(struct req *rq, const char *url)
+{
+    struct tpage_answer a;
+    struct MHD_Response *resp;
+
+    tpage_answer(url, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "If-None-Match"), &a);
+    resp = body_response(a.ctype, a.body, a.len, MHD_RESPMEM_PERSISTENT);
+    if (resp != NULL && a.etag != NULL) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, a.etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, a.cache_control);
+    }
+    return respond(rq, a.status, resp);
+}
+
+/* GET /digest: 200 "digest ok" for DIGEST_USER with DIGEST_PASSWORD by
+ * digest authentication (MD5, realm DIGEST_REALM), else 401 and a
+ * challenge (stale when the nonce expired). */
+#define DIGEST_REALM "quern-target"
+#define DIGEST_USER "alice"
+#define DIGEST_PASSWORD "wonderland"
+static enum MHD_Result ep_digest(struct req *rq)
+{
+    int r = MHD_digest_auth_check2(rq->conn, DIGEST_REALM, DIGEST_USER, DIGEST_PASSWORD, 300,
+                                   MHD_DIGEST_ALG_MD5);
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+
+    if (r == MHD_YES)
+        return reply_text(rq, MHD_HTTP_OK, "digest ok\n");
+    resp = body_response("text/plain", "unauthorized\n", 13, MHD_RESPMEM_PERSISTENT);
+    if (resp == NULL)
+        return MHD_NO;
+    pthread_mutex_lock(&g_st.lock);
+    g_st.by_status[MHD_HTTP_UNAUTHORIZED]++;
+    pthread_mutex_unlock(&g_st.lock);
+    ret = MHD_queue_auth_fail_response2(rq->conn, DIGEST_REALM, "quern-opaque", resp,
+                                        r == MHD_INVALID_NONCE ? MHD_YES : MHD_NO,
+                                        MHD_DIGEST_ALG_MD5);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
 static bool has_prefix(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -1284,6 +1330,7 @@ static enum endpoint classify(const char *url)
         {"/redirect", EP_REDIRECT},
         {"/__stats", EP_STATS},
         {"/__reset", EP_RESET},
+        {"/digest", EP_DIGEST},
     };
     for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
         if (strcmp(url, exact[i].path) == 0)
@@ -1295,6 +1342,8 @@ static enum endpoint classify(const char *url)
         return EP_STATUS;
     if (has_prefix(url, "/bytes/"))
         return EP_BYTES;
+    if (tpage_is(url))
+        return EP_PAGE;
     return EP_NOT_FOUND;
 }
 
@@ -1451,6 +1500,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return ep_stats(rq);
     case EP_RESET:
         return ep_reset(rq);
+    case EP_PAGE:
+        return ep_page(rq, url);
+    case EP_DIGEST:
+        return ep_digest(rq);
     case EP_NOT_FOUND:
         break;
     }
@@ -1673,13 +1726,15 @@ int main(int argc, char **argv)
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL},
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL},
+        /* /digest: room for the nonces of many VUs at once (MHD keeps 4). */
+        {MHD_OPTION_NONCE_NC_SIZE, 4096, NULL},
         /* MHD warns about a pool of 1, so the pool option comes last and is
          * cut off (by MHD_OPTION_END) for a single thread. */
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)opt.threads, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     if (opt.threads == 1)
-        mopts[6].option = MHD_OPTION_END;
+        mopts[7].option = MHD_OPTION_END;
     struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)opt.port, NULL, NULL, on_request, NULL,
                                             MHD_OPTION_ARRAY, mopts, MHD_OPTION_END);
     if (d == NULL) {
