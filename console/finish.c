@@ -2,6 +2,7 @@
  * finish.h. */
 #include "console/finish.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,7 +76,10 @@ void finish_run(run *r)
     verdict_in vi;
     verdict v;
     char err[2048];
+    json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
+    capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
+                  (const char *const *)r->names);
     r->agg.elapsed_us = r->end_us - r->go_us;
     status = r->aborted || r->threshold_stop ? "aborted"
              : r->degraded                   ? "degraded"
@@ -117,12 +121,19 @@ void finish_run(run *r)
     vi.ts = (const thresh *const *)r->o.th;
     vi.rs = rs;
     vi.sources = (const char *const *)r->th_src;
-    vi.nt = r->o.nth;
+    vi.nt = r->cap != NULL ? 0 : r->o.nth; /* a capacity search: each step was judged */
     for (size_t i = 0; i < r->nsteps; i++)
         vi.samples += r->agg.total[i].count;
     for (size_t i = 0; i < r->nscens; i++)
         vi.runs += r->agg.runs[i];
     verdict_decide(&vi, &v);
+    if (r->cap != NULL) {
+        capsearch_print(r->cap, stdout);
+        capsearch_verdict(r->cap, &v);
+        cap_json = capsearch_json(r->cap);
+        si.capacity = cap_json;
+        record_capacity(r);
+    }
     r->rc = v.rc;
     record_verdict(r, v.passed, v.why);
     si.verdict_passed = v.passed;
@@ -139,6 +150,7 @@ void finish_run(run *r)
         r->rc = RUN_EXIT_START;
     }
     xfree(rs);
+    json_decref(cap_json);
 }
 
 void finish_start_failed(run *r, const char *msg)

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/run.h"
+#include "reports/capdb.h"
 
 void record_failed(run *r, const char *err)
 {
@@ -177,4 +178,35 @@ void record_verdict(run *r, int passed, const char *why)
     if (record_db(r) != NULL && r->db_run > 0 &&
         db_run_verdict(r->db, r->db_run, passed, why, err, sizeof(err)) != 0)
         log_msg(LOG_ERROR, "results database: %s", err);
+}
+
+void record_capacity(run *r)
+{
+    capdb_run c;
+    capdb_step *st;
+    size_t k, n;
+    char err[1024];
+
+    if (record_db(r) == NULL || r->db_run <= 0 || r->cap == NULL)
+        return;
+    n = capsearch_judged(r->cap);
+    st = xcalloc(n + 1, sizeof(*st));
+    memset(&c, 0, sizeof(c));
+    c.found = capsearch_found(r->cap, &k);
+    c.value = c.found ? r->cap->steps[k].load : 0;
+    snprintf(c.unit, sizeof(c.unit), "%s", capacity_unit(&r->cap->plan));
+    c.settle_us = r->cap->settle_us;
+    for (size_t i = 0; i < n; i++) {
+        const capsearch_step *s = &r->cap->steps[i];
+        st[i] = (capdb_step){s->load,    s->t0_us,  s->t1_us,      s->from_us,
+                             s->seconds, s->count,  s->tps,        s->p50_ms,
+                             s->p95_ms,  s->p99_ms, s->errors_pct, s->judged && s->passed,
+                             ""};
+        snprintf(st[i].failed, sizeof(st[i].failed), "%s", s->failed);
+    }
+    c.steps = st;
+    c.nsteps = n;
+    if (capdb_write(r->db, r->db_run, &c, err, sizeof(err)) != 0)
+        record_failed(r, err);
+    xfree(st);
 }

@@ -51,6 +51,13 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
         }
     }
     r->nth_user = r->o.nth;
+    if (r->o.cap != NULL && r->nth_user == 0) {
+        err_set(err, errlen,
+                "quern run: --capacity needs a threshold to judge each step: --threshold EXPR "
+                "(e.g. 'p95<500ms', 'errors<1%%') or quern.threshold in %s",
+                r->o.script);
+        goto out;
+    }
     ndflt = verdict_defaults((const thresh *const *)r->o.th, r->o.nth, r->o.allow_errors,
                              pf->nsteps, dflt);
     for (size_t i = 0; i < ndflt; i++) {
@@ -90,6 +97,7 @@ void run_free(run *r)
     agents_free(r);
     ivwin_free(&r->win);
     live_free(r->live);
+    capsearch_free(r->cap);
     for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
         xfree(r->th_src[i]);
     xfree(r->th_src);

@@ -28,6 +28,7 @@
 #include "common/ratelog.h"
 #include "console/agents.h"
 #include "console/agg.h"
+#include "console/capsearch.h"
 #include "console/control.h"
 #include "console/gather.h"
 #include "console/live.h"
@@ -91,6 +92,7 @@ typedef struct run {
     ratelog token_log;        /**< lines about peers with a wrong token */
     gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
     metrics *metrics;         /**< owned: the --metrics endpoint, NULL without */
+    capsearch *cap;           /**< owned: the --capacity search once the steps are known, or NULL */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */

@@ -170,6 +170,8 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
         json_object_set_new(v, "reason", json_string(si->verdict));
         json_object_set_new(root, "verdict", v);
     }
+    if (si->capacity != NULL)
+        json_object_set(root, "capacity", si->capacity);
     if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
         err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
         rc = -1;

@@ -239,3 +239,45 @@ ALTER TABLE scenario_totals ADD COLUMN arr_scheduled INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_started INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_late INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_dropped INTEGER NOT NULL DEFAULT 0;
+
+-- @migration 6
+-- A capacity search (quern run --capacity START:STEP:HOLD[:MAX]): its result
+-- and each step of its staircase. A run without one has no row in either.
+--   capacity: found is 1 when a step passed before the first failing one;
+--     value is that step's load (NULL when not found), in unit: '/s'
+--     (arrivals a second, the open model) or 'vus' (the closed model);
+--     settle_us: the start of each step that is not judged
+--     (--capacity-settle).
+--   capacity_steps: one row per step judged, step from 0 in load order. Its
+--     window is [t0_us, t1_us) from the run's start (runs.started_us, where
+--     the intervals' second s is [s, s + 1) s), judged on the whole seconds
+--     from from_us to t1_us (seconds of them); count, tps, p50_ms, p95_ms,
+--     p99_ms and errors_pct are over those seconds, every script step
+--     merged; passed is 0 or 1, failed the first threshold that failed with
+--     its measure ("p95<200ms: p95 of all steps = 312 ms, limit < 200 ms"),
+--     NULL when it passed. The search stops at the first failing step.
+CREATE TABLE capacity (
+    run_id    INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    found     INTEGER NOT NULL,
+    value     REAL,
+    unit      TEXT NOT NULL CHECK (unit IN ('/s', 'vus')),
+    settle_us INTEGER NOT NULL
+);
+CREATE TABLE capacity_steps (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step       INTEGER NOT NULL,
+    load       REAL NOT NULL,
+    t0_us      INTEGER NOT NULL,
+    t1_us      INTEGER NOT NULL,
+    from_us    INTEGER NOT NULL,
+    seconds    INTEGER NOT NULL,
+    count      INTEGER NOT NULL,
+    tps        REAL NOT NULL,
+    p50_ms     REAL NOT NULL,
+    p95_ms     REAL NOT NULL,
+    p99_ms     REAL NOT NULL,
+    errors_pct REAL NOT NULL,
+    passed     INTEGER NOT NULL,
+    failed     TEXT,
+    PRIMARY KEY (run_id, step)
+);

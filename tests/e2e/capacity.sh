@@ -1,0 +1,68 @@
+# The capacity search (--capacity), judged against a real nginx that limits
+# /hit to 125 requests a second and /slow to 75 (limit_req, 503 past it; a
+# burst of 10 absorbs the timers' jitter): the staircase 50/s, 100/s,
+# 150/s... names 100/s for /hit and 50/s for /slow, stops right after the
+# failing step, and puts every step's figures in the summary. Steps of 2 s,
+# the first second of each settling.
+. "$(dirname "$0")/dist_lib.bash"
+. "$(dirname "$0")/nginx_lib.bash"
+D=tests/e2e/scripts
+start_nginx 1024 'limit_req_zone $binary_remote_addr zone=hit:1m rate=125r/s; limit_req_zone $binary_remote_addr zone=slow:1m rate=75r/s; limit_req_status 503;' \
+  'location /hit { limit_req zone=hit burst=10 nodelay; empty_gif; } location /slow { limit_req zone=slow burst=10 nodelay; empty_gif; }'
+DB=$TMP/cap.db
+cap() { sj "$1" ".capacity.$2"; }
+step() { sj "$1" ".capacity.steps[$2].$3"; }
+
+# ---- the open model: 50/s, 100/s, 150/s (fails), up to 250/s
+new_log
+"$QUERN" run $D/capacity.lua --capacity 50/s:50/s:2s:250/s --threshold 'errors<1%' --workers 2 \
+  -p base_url="$NGBASE" --db "$DB" --name cap -q --summary-json "$TMP/a.json" >"$TMP/a.out" 2>"$TMP/a.err"
+eq "open: a capacity was found: exit 0" "$?" 0
+sed -n '/^Capacity search/,/^Capacity:/p' "$TMP/a.out" | sed 's/^/# /'
+eq "open: the capacity is 100/s, the step just under the limit" "$(cap "$TMP/a.json" found) $(cap "$TMP/a.json" value) $(cap "$TMP/a.json" unit)" "true 100 /s"
+eq "open: stopped right after the failing step: 3 steps judged" "$(sj "$TMP/a.json" '.capacity.steps | length')" 3
+eq "open: steps 1 and 2 passed, 3 failed" "$(sj "$TMP/a.json" '[.capacity.steps[].passed] | map(tostring) | join(",")')" "true,true,false"
+check "open: the failing step names its threshold" grep -q '^errors<1%: ' <<<"$(step "$TMP/a.json" 2 failed)"
+between "open: step 3's errors are nginx's 503s past 125/s (about 17 %)" "$(step "$TMP/a.json" 2 errors_pct)" 8 30
+between "open: step 2 ran at 100/s" "$(step "$TMP/a.json" 1 tps)" 95 105
+check "open: every step has its percentiles" jq -e '[.capacity.steps[] | .p50_ms > 0 and .p95_ms >= .p50_ms and .p99_ms >= .p95_ms] | all' "$TMP/a.json"
+# the run ended within a few seconds of the failing step's end (6 s), not at MAX's (10 s)
+between "open: the run stopped after step 3, not at MAX" "$(sj "$TMP/a.json" .run.duration_s)" 6 9.5
+eq "open: 503s only past the limit (none in the first 4 s)" \
+  "$(awk 'NR == 1 { t0 = $1 } $2 == 503 && $1 - t0 < 3.9' "$LOG" | wc -l)" 0
+check "open: the capacity line is printed" grep -q '^Capacity: capacity 100/s (the step at 150/s failed' "$TMP/a.out"
+eq "open: the database has the capacity" "$(sqlite3 "$DB" 'SELECT found, value, unit FROM capacity')" "1|100.0|/s"
+eq "open: the database has each step's window" \
+  "$(sqlite3 "$DB" 'SELECT group_concat(t0_us || "-" || t1_us || ":" || passed, " ") FROM capacity_steps')" \
+  "0-2000000:1 2000000-4000000:1 4000000-6000000:0"
+
+# ---- /slow is limited at 75/s: the capacity fell to 50/s, and compare says so
+new_log
+"$QUERN" run $D/capacity.lua --capacity 50/s:50/s:2s:250/s --threshold 'errors<1%' --workers 2 \
+  -p base_url="$NGBASE" -p path=/slow --db "$DB" --name cap -q --summary-json "$TMP/b.json" >"$TMP/b.out" 2>"$TMP/b.err"
+eq "slower: exit 0" "$?" 0
+eq "slower: the capacity is 50/s, 2 steps" "$(cap "$TMP/b.json" value) $(sj "$TMP/b.json" '.capacity.steps | length')" "50 2"
+"$QUERN" compare --db "$DB" --fail-on-regression 10% -o "$TMP/cmp.html" >"$TMP/cmp.out" 2>&1
+eq "compare: a fallen capacity is a regression (exit 1)" "$?" 1
+check "compare: says the capacity fell" grep -q 'capacity fell from 100/s to 50/s' "$TMP/cmp.out"
+
+# ---- even START fails: exit 1, no capacity
+"$QUERN" run $D/capacity.lua --capacity 200/s:50/s:2s --threshold 'errors<1%' --workers 2 \
+  -p base_url="$NGBASE" --db none -q --summary-json "$TMP/c.json" >"$TMP/c.out" 2>"$TMP/c.err"
+eq "START fails: exit 1" "$?" 1
+eq "START fails: no capacity, one step" "$(cap "$TMP/c.json" found) $(cap "$TMP/c.json" value) $(sj "$TMP/c.json" '.capacity.steps | length')" "false null 1"
+check "START fails: the verdict says so" grep -q '^Verdict: failed: no capacity: the first step, 200/s, failed' "$TMP/c.out"
+
+# ---- usage errors: exit 2 before any request
+new_log
+"$QUERN" run $D/capacity.lua --capacity 50/s:50/s:2s -p base_url="$NGBASE" --db none -q >"$TMP/d.out" 2>"$TMP/d.err"
+eq "no threshold: exit 2" "$?" 2
+check "no threshold: one clear line" grep -q -- '--capacity needs a threshold' "$TMP/d.err"
+"$QUERN" run $D/capacity.lua --capacity 50/s:5:2s --threshold 'errors<1%' --db none -q 2>"$TMP/e.err"
+eq "rates and VUs mixed: exit 2" "$?" 2
+check "rates and VUs mixed: names the flag" grep -q -- '^quern run: --capacity: ' "$TMP/e.err"
+"$QUERN" run $D/capacity.lua --capacity 5:5:2s --vus 3 --threshold 'errors<1%' --db none -q 2>"$TMP/f.err"
+eq "--capacity with --vus: exit 2" "$?" 2
+"$QUERN" run $D/capacity.lua --capacity 5:5:2s --capacity-settle 2s --threshold 'errors<1%' --db none -q 2>"$TMP/g.err"
+eq "a settle that leaves nothing to judge: exit 2" "$?" 2
+eq "usage errors: no request reached nginx" "$(wc -l <"$LOG")" 0
