@@ -153,23 +153,13 @@ static void page_emit(FILE *out, const void *arg)
 /* "10%", "10", "2.5%": a percentage in (0, THRESHOLD_MAX]. -1 if not. */
 /* The runs' capacity searches (reports/capcmp.h): one line, and 1 when the
  * capacity fell and --fail-on-regression was given. */
-static int compare_capacity(db *d, int64_t a, int64_t b, double thr, int fail_on)
+static int compare_capacity(const query_run *a, const query_run *b, double thr, int fail_on)
 {
-    capdb_run ca, cb;
-    char err[512], line[256];
-    int ha = capdb_read(db_sqlite(d), a, &ca, err, sizeof(err));
-    int hb = capdb_read(db_sqlite(d), b, &cb, err, sizeof(err));
-    enum capcmp_verdict v =
-        capcmp_judge(ha == 1 ? &ca : NULL, hb == 1 ? &cb : NULL, thr, line, sizeof(line));
+    char line[256];
+    enum capcmp_verdict v = capcmp_judge(a->capacity, b->capacity, thr, line, sizeof(line));
 
-    if (ha < 0 || hb < 0)
-        fprintf(stderr, "quern compare: %s\n", err);
     if (line[0] != '\0')
         printf("%s\n", line);
-    if (ha == 1)
-        capdb_free(&ca);
-    if (hb == 1)
-        capdb_free(&cb);
     if (fail_on && v == CAPCMP_WORSE) {
         printf("regression: the capacity fell\n");
         return 1;
@@ -346,7 +336,7 @@ int compare_main(int argc, char **argv)
         printf("\n");
         printf("comparison written to %s\n", outp);
         rc = 0;
-        if (compare_capacity(d, a->id, b->id, thr, fail_on) != 0)
+        if (compare_capacity(a, b, thr, fail_on) != 0)
             rc = 1;
         if (fail_on && worse > 0) {
             printf("regression beyond %g%%:", thr);

@@ -12,6 +12,7 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
+#include "reports/capdb.h"
 #include "reports/chart.h"
 #include "reports/series.h"
 
@@ -500,6 +501,19 @@ int query_run_incomplete(const query_run *r)
     return r->abandoned || strcmp(r->status, "running") == 0;
 }
 
+/* The run's capacity search, when it had one (reports/capdb.h). */
+static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
+{
+    capdb_run c;
+    int h = capdb_read(sq, r->id, &c, err, errlen);
+
+    if (h == 1) {
+        r->capacity = xmalloc(sizeof(*r->capacity));
+        *r->capacity = c;
+    }
+    return h < 0 ? -1 : 0;
+}
+
 query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
                           size_t errlen)
 {
@@ -516,7 +530,7 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
         width_s = (unsigned)((nsec + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
     r->width_s = width_s > 0 ? width_s : 1;
     if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
-        load_tables(sq, r, err, errlen) != 0)
+        load_tables(sq, r, err, errlen) != 0 || load_capacity(sq, r, err, errlen) != 0)
         goto fail;
     if (r->duration_us < 0)
         r->duration_us = r->elapsed_us;
@@ -548,6 +562,9 @@ void query_run_free(query_run *r)
 {
     if (r == NULL)
         return;
+    if (r->capacity != NULL)
+        capdb_free(r->capacity);
+    xfree(r->capacity);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);

@@ -9,6 +9,7 @@
 #include "common/version.h"
 #include "reports/chart.h"
 #include "reports/html.h"
+#include "reports/knee.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -572,6 +573,8 @@ void rhtml_write(FILE *out, const query_run *r)
     rhtml_cards(out, r);
     rhtml_verdict_section(out, r);
     rhtml_charts(out, r);
+    if (r->capacity != NULL)
+        knee_section(out, r->capacity);
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);

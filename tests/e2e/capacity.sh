@@ -36,6 +36,15 @@ eq "open: the database has each step's window" \
   "$(sqlite3 "$DB" 'SELECT group_concat(t0_us || "-" || t1_us || ":" || passed, " ") FROM capacity_steps')" \
   "0-2000000:1 2000000-4000000:1 4000000-6000000:0"
 
+# the report draws the knee: throughput and p95 by step load, the capacity marked
+"$QUERN" report --db "$DB" -o "$TMP/a.html" >/dev/null 2>&1
+eq "report: written" "$?" 0
+check "report: a capacity section with the knee chart" grep -q 'Throughput and p95 against the load of each step' "$TMP/a.html"
+check "report: names the capacity and the failing step" grep -q 'Capacity: <b>100/s</b>, the last step that passed; the step at 150/s failed' "$TMP/a.html"
+eq "report: the capacity marked once, the failing step's two points in red" \
+  "$(grep -c 'class="capacity"' "$TMP/a.html") $(grep -o 'fill="#b42318"><title>' "$TMP/a.html" | wc -l)" "1 2"
+[ -n "${QUERN_TEST_ARTIFACTS:-}" ] && mkdir -p "$QUERN_TEST_ARTIFACTS" && cp "$TMP/a.html" "$QUERN_TEST_ARTIFACTS/capacity.html"
+
 # ---- /slow is limited at 75/s: the capacity fell to 50/s, and compare says so
 new_log
 "$QUERN" run $D/capacity.lua --capacity 50/s:50/s:2s:250/s --threshold 'errors<1%' --workers 2 \
