@@ -138,7 +138,7 @@ static const opttab_row rows[] = {
      "     the default ones too: errors<=0% (unless --allow-errors or a threshold about\n"
      "     errors) and count>=1\n"
      "  1  a threshold failed (or --abort-on-fail stopped the run), nothing completed,\n"
-     "     or a degraded run\n"
+     "     a degraded run, or --capacity found no capacity (even START failed)\n"
      "  2  usage or script error (no request was sent)\n"
      "  3  the run could not start or was aborted\n\n"
      "distributed run (console) options:",

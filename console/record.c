@@ -83,6 +83,9 @@ void record_begin(run *r)
     ri.req_runs = r->o.runs;
     ri.req_stages =
         r->o.nstages > 0 ? stages_format(r->o.stages, r->o.nstages, stages, sizeof(stages)) : NULL;
+    if (r->o.cap != NULL && r->o.cap->open) /* a capacity search keeps its staircase of rates too */
+        ri.req_stages =
+            rate_stages_format(r->o.rate_stages, r->o.nrate_stages, stages, sizeof(stages));
     ri.argc = r->o.argc;
     ri.argv = (const char *const *)r->o.argv;
     r->db_run = db_run_begin(r->db, &ri, err, sizeof(err));

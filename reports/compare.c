@@ -69,6 +69,10 @@ void compare_usage(FILE *out)
             "50 VUs, B 100)\"). A run still running or abandoned is not judged, and is\n"
             "never the default baseline.\n"
             "\n"
+            "Two capacity searches (quern run --capacity) are compared by their capacity:\n"
+            "\"capacity fell from 300/s to 200/s\" (by more than the threshold, or none\n"
+            "found where B had one) is a regression for --fail-on-regression.\n"
+            "\n"
             "It also writes an HTML page with the table and both runs overlaid on the same\n"
             "charts (throughput and p95 over the elapsed time).\n"
             "\n",

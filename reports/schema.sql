@@ -256,6 +256,8 @@ ALTER TABLE scenario_totals ADD COLUMN arr_dropped INTEGER NOT NULL DEFAULT 0;
 --     merged; passed is 0 or 1, failed the first threshold that failed with
 --     its measure ("p95<200ms: p95 of all steps = 312 ms, limit < 200 ms"),
 --     NULL when it passed. The search stops at the first failing step.
+--   runs.req_stages holds the staircase as stages: "0s:5,2s:5,0s:10,..." in
+--     VUs, "0s:50/s,2s:50/s,0s:100/s,..." in rates.
 CREATE TABLE capacity (
     run_id    INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
     found     INTEGER NOT NULL,

@@ -36,6 +36,9 @@ eq "open: the database has each step's window" \
   "$(sqlite3 "$DB" 'SELECT group_concat(t0_us || "-" || t1_us || ":" || passed, " ") FROM capacity_steps')" \
   "0-2000000:1 2000000-4000000:1 4000000-6000000:0"
 
+eq "open: the database keeps the staircase as the run's rate stages" \
+  "$(sqlite3 "$DB" "SELECT req_stages FROM runs WHERE name = 'cap'")" \
+  "0s:50/s,2s:50/s,0s:100/s,2s:100/s,0s:150/s,2s:150/s,0s:200/s,2s:200/s,0s:250/s,2s:250/s"
 # the report draws the knee: throughput and p95 by step load, the capacity marked
 "$QUERN" report --db "$DB" -o "$TMP/a.html" >/dev/null 2>&1
 eq "report: written" "$?" 0
@@ -54,6 +57,19 @@ eq "slower: the capacity is 50/s, 2 steps" "$(cap "$TMP/b.json" value) $(sj "$TM
 "$QUERN" compare --db "$DB" --fail-on-regression 10% -o "$TMP/cmp.html" >"$TMP/cmp.out" 2>&1
 eq "compare: a fallen capacity is a regression (exit 1)" "$?" 1
 check "compare: says the capacity fell" grep -q 'capacity fell from 100/s to 50/s' "$TMP/cmp.out"
+
+# ---- the closed model: VUs with a pacing of 100 ms (10 runs a second each):
+# 5, 10, 15 VUs are 50/s, 100/s, 150/s at /hit
+new_log
+"$QUERN" run $D/capacity.lua --capacity 5:5:2s:30 --threshold 'errors<1%' --workers 2 -p pacing=100ms \
+  -p base_url="$NGBASE" --db "$DB" --name closed -q --summary-json "$TMP/v.json" >"$TMP/v.out" 2>"$TMP/v.err"
+eq "closed: exit 0" "$?" 0
+eq "closed: the capacity is 10 VUs, the third step failed" \
+  "$(cap "$TMP/v.json" value) $(cap "$TMP/v.json" unit) $(sj "$TMP/v.json" '[.capacity.steps[].passed] | map(tostring) | join(",")')" \
+  "10 vus true,true,false"
+between "closed: 10 VUs paced at 100 ms ran 100/s" "$(step "$TMP/v.json" 1 tps)" 90 105
+eq "closed: the database keeps the staircase as the run's stages" \
+  "$(sqlite3 "$DB" "SELECT req_stages FROM runs WHERE name = 'closed'")" "0s:5,2s:5,0s:10,2s:10,0s:15,2s:15,0s:20,2s:20,0s:25,2s:25,0s:30,2s:30"
 
 # ---- even START fails: exit 1, no capacity
 "$QUERN" run $D/capacity.lua --capacity 200/s:50/s:2s --threshold 'errors<1%' --workers 2 \
