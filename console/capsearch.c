@@ -32,6 +32,8 @@ void capsearch_free(capsearch *cs)
     if (cs == NULL)
         return;
     agg_free(&cs->a);
+    for (size_t i = 0; i < cs->plan.nsteps; i++)
+        xfree(cs->steps[i].rs);
     xfree(cs->steps);
     xfree(cs);
 }
@@ -62,11 +64,12 @@ static int judge(capsearch *cs, const thresh *const *ths, size_t nth, const char
     stats_free(&all);
     s->judged = 1;
     s->passed = 1;
-    for (size_t i = 0; i < nth && s->passed; i++) {
-        thresh_result r;
-        if (!thresh_eval(ths[i], &cs->a, ids, names, (double)s->seconds, &r)) {
+    s->rs = xcalloc(nth + 1, sizeof(*s->rs));
+    s->nrs = nth;
+    for (size_t i = 0; i < nth; i++) {
+        if (!thresh_eval(ths[i], &cs->a, ids, names, (double)s->seconds, &s->rs[i]) && s->passed) {
             s->passed = 0;
-            snprintf(s->failed, sizeof(s->failed), "%s: %s", ths[i]->expr, r.desc);
+            snprintf(s->failed, sizeof(s->failed), "%s: %s", ths[i]->expr, s->rs[i].desc);
         }
     }
     agg_free(&cs->a);
@@ -131,6 +134,27 @@ int capsearch_found(const capsearch *cs, size_t *step)
     if (n == 0)
         return 0;
     *step = n - 1;
+    return 1;
+}
+
+int capsearch_result(const capsearch *cs, size_t i, thresh_result *out)
+{
+    size_t k;
+    const capsearch_step *s;
+    char lb[CAPACITY_LOAD_MAX], desc[THRESH_DESC_MAX];
+
+    if (!capsearch_found(cs, &k)) {
+        if (!cs->steps[0].judged)
+            return 0;
+        k = 0;
+    }
+    s = &cs->steps[k];
+    if (i >= s->nrs)
+        return 0;
+    *out = s->rs[i];
+    snprintf(desc, sizeof(desc), "step at %s: %s",
+             capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->rs[i].desc);
+    memcpy(out->desc, desc, sizeof(out->desc));
     return 1;
 }
 

@@ -53,6 +53,8 @@ typedef struct capsearch_step {
     uint64_t count;   /**< samples of every script step in them */
     double tps, p50_ms, p95_ms, p99_ms, errors_pct; /**< the step's figures */
     char failed[CAPSEARCH_FAILED_MAX]; /**< "p95<200ms: p95 of all steps = ..."; "" when passed */
+    thresh_result *rs; /**< owned once judged: each threshold's verdict on the step */
+    size_t nrs;        /**< entries in rs */
 } capsearch_step;
 
 /** The search's state; created by capsearch_new. */
@@ -95,6 +97,12 @@ void capsearch_end(capsearch *cs, const thresh *const *ths, size_t nth, const ch
 /** The capacity: 1 with the index of the last step that passed before any
  *  failure in *step; 0 when none passed. */
 int capsearch_found(const capsearch *cs, size_t *step);
+
+/** The verdict of threshold i on the step that decided the search (the
+ *  capacity's step, or the first step when it failed), its description
+ *  prefixed with the step's load, into *out: 1, or 0 when no step decided
+ *  (nothing judged). */
+int capsearch_result(const capsearch *cs, size_t i, thresh_result *out);
 
 /** Steps judged (those in the summary: up to and including the failing one). */
 size_t capsearch_judged(const capsearch *cs);

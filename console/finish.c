@@ -21,11 +21,13 @@ static size_t print_thresholds(run *r, thresh_result *rs)
     double el = (double)r->agg.elapsed_us / 1e6;
     size_t failed = 0;
 
-    fprintf(stdout, "\nThresholds:\n");
+    fprintf(stdout, "\nThresholds%s:\n",
+            r->cap != NULL ? " (a capacity search: on the step that decided it)" : "");
     for (size_t i = 0; i < r->o.nth; i++) {
         const char *src = r->th_src != NULL ? r->th_src[i] : NULL;
-        thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
-                    el, &rs[i]);
+        if (r->cap == NULL || !capsearch_result(r->cap, i, &rs[i]))
+            thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
+                        (const char *const *)r->names, el, &rs[i]);
         failed += !rs[i].passed;
         fprintf(stdout, "  %s  %-40s %s%s%s%s\n", rs[i].passed ? "PASS" : "FAIL", r->o.th[i]->expr,
                 rs[i].desc, src != NULL ? " (" : "", src != NULL ? src : "",

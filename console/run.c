@@ -58,8 +58,10 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
                 r->o.script);
         goto out;
     }
-    ndflt = verdict_defaults((const thresh *const *)r->o.th, r->o.nth, r->o.allow_errors,
-                             pf->nsteps, dflt);
+    /* a capacity search is judged by its steps on the thresholds given, no default one */
+    ndflt = r->o.cap != NULL ? 0
+                             : verdict_defaults((const thresh *const *)r->o.th, r->o.nth,
+                                                r->o.allow_errors, pf->nsteps, dflt);
     for (size_t i = 0; i < ndflt; i++) {
         r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(VERDICT_DEFAULT);

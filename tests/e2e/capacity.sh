@@ -30,6 +30,9 @@ check "open: every step has its percentiles" jq -e '[.capacity.steps[] | .p50_ms
 between "open: the run stopped after step 3, not at MAX" "$(sj "$TMP/a.json" .run.duration_s)" 6 9.5
 eq "open: 503s only past the limit (none in the first 4 s)" \
   "$(awk 'NR == 1 { t0 = $1 } $2 == 503 && $1 - t0 < 3.9' "$LOG" | wc -l)" 0
+eq "open: the run passed, its thresholds judged on the capacity's step" \
+  "$(sj "$TMP/a.json" '[.verdict.passed, .thresholds[0].passed, (.thresholds | length)] | map(tostring) | join(",")')" "true,true,1"
+eq "open: the database's threshold verdict is the capacity step's" "$(sqlite3 "$DB" "SELECT passed FROM thresholds")" 1
 check "open: the capacity line is printed" grep -q '^Capacity: capacity 100/s (the step at 150/s failed' "$TMP/a.out"
 eq "open: the database has the capacity" "$(sqlite3 "$DB" 'SELECT found, value, unit FROM capacity')" "1|100.0|/s"
 eq "open: the database has each step's window" \
@@ -75,6 +78,7 @@ eq "closed: the database keeps the staircase as the run's stages" \
 "$QUERN" run $D/capacity.lua --capacity 200/s:50/s:2s --threshold 'errors<1%' --workers 2 \
   -p base_url="$NGBASE" --db none -q --summary-json "$TMP/c.json" >"$TMP/c.out" 2>"$TMP/c.err"
 eq "START fails: exit 1" "$?" 1
+eq "START fails: its threshold failed on START" "$(sj "$TMP/c.json" '.thresholds[0].passed')" false
 eq "START fails: no capacity, one step" "$(cap "$TMP/c.json" found) $(cap "$TMP/c.json" value) $(sj "$TMP/c.json" '.capacity.steps | length')" "false null 1"
 check "START fails: the verdict says so" grep -q '^Verdict: failed: no capacity: the first step, 200/s, failed' "$TMP/c.out"
 

@@ -88,6 +88,14 @@ static void test_stops_at_first_failing_step(void **state)
     capsearch_verdict(cs, &v);
     assert_int_equal(v.passed, 1);
     assert_int_equal(v.rc, 0);
+    /* the thresholds' verdicts are those of the capacity's step */
+    {
+        thresh_result r;
+        assert_int_equal(capsearch_result(cs, 1, &r), 1);
+        assert_int_equal(r.passed, 1);
+        assert_non_null(strstr(r.desc, "step at 20/s: p95 of all steps = "));
+        assert_int_equal(capsearch_result(cs, 2, &r), 0);
+    }
     j = capsearch_json(cs);
     assert_true(json_is_true(json_object_get(j, "found")));
     assert_true(json_real_value(json_object_get(j, "value")) == 20.0);
@@ -116,6 +124,11 @@ static void test_start_fails(void **state)
     capsearch_verdict(cs, &v);
     assert_int_equal(v.passed, 0);
     assert_int_equal(v.rc, 1);
+    {
+        thresh_result r;
+        assert_int_equal(capsearch_result(cs, 0, &r), 1); /* START's verdict */
+        assert_int_equal(r.passed, 0);
+    }
     assert_non_null(strstr(v.why, "no capacity: the first step, 5, failed: errors<1%"));
     capsearch_free(cs);
     thresh_free(th);
