@@ -750,7 +750,8 @@ int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t 
     if (staged_ids == 0)
         return 0;
     if (!has_shared) {
-        const char *flag = o->stages != NULL              ? "--stages"
+        const char *flag = o->cap != NULL                 ? "--capacity"
+                           : o->stages != NULL            ? "--stages"
                            : (o->given & OPTS_GIVEN_VUS)  ? "--vus"
                            : (o->given & OPTS_GIVEN_RAMP) ? "--ramp-up"
                                                           : NULL;
@@ -807,7 +808,8 @@ props *opts_load_props(const char *script, const char *file, const props *overri
 int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
                    const char *script_err, char *err, size_t errlen)
 {
-    const char *flag = o->rate_stages != NULL                          ? "--rate or --rate-stages"
+    const char *flag = o->cap != NULL                                  ? "--capacity"
+                       : o->rate_stages != NULL                        ? "--rate or --rate-stages"
                        : o->stages != NULL                             ? "--stages"
                        : (o->given & OPTS_GIVEN_RAMP)                  ? "--ramp-up"
                        : (o->given & OPTS_GIVEN_RUNS)                  ? "--runs"

@@ -24,10 +24,10 @@ eq "open: stopped right after the failing step: 3 steps judged" "$(sj "$TMP/a.js
 eq "open: steps 1 and 2 passed, 3 failed" "$(sj "$TMP/a.json" '[.capacity.steps[].passed] | map(tostring) | join(",")')" "true,true,false"
 check "open: the failing step names its threshold" grep -q '^errors<1%: ' <<<"$(step "$TMP/a.json" 2 failed)"
 between "open: step 3's errors are nginx's 503s past 125/s (about 17 %)" "$(step "$TMP/a.json" 2 errors_pct)" 8 30
-between "open: step 2 ran at 100/s" "$(step "$TMP/a.json" 1 tps)" 95 105
+between "open: step 2 ran at 100/s" "$(step "$TMP/a.json" 1 tps)" 85 115
 check "open: every step has its percentiles" jq -e '[.capacity.steps[] | .p50_ms > 0 and .p95_ms >= .p50_ms and .p99_ms >= .p95_ms] | all' "$TMP/a.json"
 # the run ended within a few seconds of the failing step's end (6 s), not at MAX's (10 s)
-between "open: the run stopped after step 3, not at MAX" "$(sj "$TMP/a.json" .run.duration_s)" 6 9.5
+between "open: the run stopped after step 3, not at MAX" "$(sj "$TMP/a.json" .run.duration_s)" 6 9.9
 eq "open: 503s only past the limit (none in the first 4 s)" \
   "$(awk 'NR == 1 { t0 = $1 } $2 == 503 && $1 - t0 < 3.9' "$LOG" | wc -l)" 0
 eq "open: the run passed, its thresholds judged on the capacity's step" \
@@ -70,7 +70,7 @@ eq "closed: exit 0" "$?" 0
 eq "closed: the capacity is 10 VUs, the third step failed" \
   "$(cap "$TMP/v.json" value) $(cap "$TMP/v.json" unit) $(sj "$TMP/v.json" '[.capacity.steps[].passed] | map(tostring) | join(",")')" \
   "10 vus true,true,false"
-between "closed: 10 VUs paced at 100 ms ran 100/s" "$(step "$TMP/v.json" 1 tps)" 90 105
+between "closed: 10 VUs paced at 100 ms ran 100/s" "$(step "$TMP/v.json" 1 tps)" 80 110
 eq "closed: the database keeps the staircase as the run's stages" \
   "$(sqlite3 "$DB" "SELECT req_stages FROM runs WHERE name = 'closed'")" "0s:5,2s:5,0s:10,2s:10,0s:15,2s:15,0s:20,2s:20,0s:25,2s:25,0s:30,2s:30"
 
