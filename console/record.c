@@ -9,6 +9,7 @@
 #include "common/mem.h"
 #include "console/run.h"
 #include "reports/capdb.h"
+#include "reports/little.h"
 
 void record_failed(run *r, const char *err)
 {
@@ -181,6 +182,20 @@ void record_verdict(run *r, int passed, const char *why)
     if (record_db(r) != NULL && r->db_run > 0 &&
         db_run_verdict(r->db, r->db_run, passed, why, err, sizeof(err)) != 0)
         log_msg(LOG_ERROR, "results database: %s", err);
+}
+
+/* Little's law of one merged second (reports/little.h). */
+void record_little(run *r, uint64_t second, const ivsum *sum)
+{
+    little_row row = {second, 1000000, sum->vu_us, 0, sum->run_us, sum->wait_us};
+    char err[1024];
+
+    if (record_db(r) == NULL || r->db_run <= 0)
+        return;
+    for (size_t i = 0; i < sum->nscens; i++)
+        row.runs += sum->runs[i];
+    if (little_write(r->db, r->db_run, &row, err, sizeof(err)) != 0)
+        record_failed(r, err);
 }
 
 void record_capacity(run *r)

@@ -13,6 +13,7 @@
 #include "common/mem.h"
 #include "reports/abandon.h"
 #include "reports/capdb.h"
+#include "reports/little.h"
 #include "reports/chart.h"
 #include "reports/series.h"
 
@@ -501,7 +502,8 @@ int query_run_incomplete(const query_run *r)
     return r->abandoned || strcmp(r->status, "running") == 0;
 }
 
-/* The run's capacity search, when it had one (reports/capdb.h). */
+/* The run's capacity search, when it had one (reports/capdb.h), and its
+ * Little's law seconds (reports/little.h). */
 static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
 {
     capdb_run c;
@@ -511,7 +513,9 @@ static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         r->capacity = xmalloc(sizeof(*r->capacity));
         *r->capacity = c;
     }
-    return h < 0 ? -1 : 0;
+    if (h < 0)
+        return -1;
+    return little_load(sq, r->id, &r->little, &r->nlittle, err, errlen);
 }
 
 query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
@@ -565,6 +569,7 @@ void query_run_free(query_run *r)
     if (r->capacity != NULL)
         capdb_free(r->capacity);
     xfree(r->capacity);
+    xfree(r->little);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);

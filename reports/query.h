@@ -136,6 +136,8 @@ typedef struct query_run {
     char *run_verdict;          /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
     char *run_verdict_reason;   /**< owned: runs.verdict_reason, NULL: none */
     struct capdb_run *capacity; /**< owned: its --capacity search (reports/capdb.h), NULL: none */
+    struct little_row *little;  /**< owned: Little's law per second (reports/little.h) */
+    size_t nlittle;             /**< entries in little (0: none, a run from an older quern) */
     int abandoned;              /**< 1: left running by a console that is gone (status is then
                                      "abandoned", status_reason says why) */
 

@@ -10,6 +10,7 @@
 #include "reports/chart.h"
 #include "reports/html.h"
 #include "reports/knee.h"
+#include "reports/lchart.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -575,6 +576,8 @@ void rhtml_write(FILE *out, const query_run *r)
     rhtml_charts(out, r);
     if (r->capacity != NULL)
         knee_section(out, r->capacity);
+    if (r->nlittle > 0)
+        lchart_section(out, r->little, r->nlittle);
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);

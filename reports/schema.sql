@@ -283,3 +283,20 @@ CREATE TABLE capacity_steps (
     failed     TEXT,
     PRIMARY KEY (run_id, step)
 );
+-- little: Little's law per second of every run (N = X * (R + Z)), every
+--   scenario together, summed over workers and agents: vu_us, the VUs in the
+--   system (started, not done) integrated over the second's length_us (N =
+--   vu_us / length_us); runs ended in it (X = runs / length); run_us, their
+--   durations summed (R = run_us / runs); wait_us, the pauses between a VU's
+--   runs that ended in it (pacing, think, idle in the open model's pool)
+--   summed (Z = wait_us / runs). A late sender's part is added to its row.
+CREATE TABLE little (
+    run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    second    INTEGER NOT NULL,
+    length_us INTEGER NOT NULL,
+    vu_us     INTEGER NOT NULL,
+    runs      INTEGER NOT NULL,
+    run_us    INTEGER NOT NULL,
+    wait_us   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, second)
+);

@@ -74,6 +74,16 @@ between "closed: 10 VUs paced at 100 ms ran 100/s" "$(step "$TMP/v.json" 1 tps)"
 eq "closed: the database keeps the staircase as the run's stages" \
   "$(sqlite3 "$DB" "SELECT req_stages FROM runs WHERE name = 'closed'")" "0s:5,2s:5,0s:10,2s:10,0s:15,2s:15,0s:20,2s:20,0s:25,2s:25,0s:30,2s:30"
 
+# Little's law in a steady second of the 10-VU step (second 3): N = 10 VUs in
+# the system, and X * (R + Z) (runs a second times run time plus pacing) the same
+lit() { sqlite3 "$DB" "SELECT $1 FROM little WHERE run_id = (SELECT id FROM runs WHERE name = 'closed') AND second = 3"; }
+between "little: N is the 10 VUs of the step" "$(lit 'vu_us / 1e6')" 9.5 10.5
+between "little: X * (R + Z) is N (within 10 %)" "$(lit '(run_us + wait_us) * 1.0 / vu_us')" 0.9 1.1
+between "little: about 100 runs that second" "$(lit runs)" 80 110
+"$QUERN" report --db "$DB" -o "$TMP/v.html" >/dev/null 2>&1
+check "little: the report draws N against X × (R + Z)" grep -q 'Little.*s law: N against X' "$TMP/v.html"
+check "little: the report says how often it held" grep -Eq 'The law held in [0-9]+ of [0-9]+ seconds' "$TMP/v.html"
+
 # ---- even START fails: exit 1, no capacity
 "$QUERN" run $D/capacity.lua --capacity 200/s:50/s:2s --threshold 'errors<1%' --workers 2 \
   -p base_url="$NGBASE" --db none -q --summary-json "$TMP/c.json" >"$TMP/c.out" 2>"$TMP/c.err"
