@@ -46,6 +46,8 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
         agg_init(&r->agg, r->nsteps, r->nscens);
         ivwin_init(&r->win, r->nsteps, r->nscens, CONTROL_MERGE_GRACE_US, on_second, r);
         r->have_agg = 1;
+        if (r->o.cap != NULL)
+            r->cap = capsearch_new(r->o.cap, r->o.cap_settle_us, r->nsteps, r->nscens);
         for (size_t i = 0; i < r->o.nth && !r->start_error; i++) {
             char err[512];
             if (thresh_check_scope(r->o.th[i], (const char *const *)r->ids,
@@ -98,6 +100,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     run *r = ud;
 
     record_second(r, second, sum);
+    record_little(r, second, sum);
     /* A late second adds to the totals without adding time. */
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
     agg_add_arrivals(&r->agg, sum->arrivals);
@@ -105,6 +108,14 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
     web_update(r->web, r, sum->steps, late);
+    /* a capacity step judged on its own seconds; the first that fails ends the search */
+    if (r->cap != NULL &&
+        capsearch_second(r->cap, second, sum, late, (const thresh *const *)r->o.th, r->nth_user,
+                         (const char *const *)r->ids, (const char *const *)r->names) &&
+        r->stop_us == 0) {
+        log_msg(LOG_INFO, "capacity step %zu failed: stopping the run", r->cap->failed_step + 1);
+        control_stop(r, "capacity step failed", 0);
+    }
     if (late)
         return;
     live_update(r->live, &r->agg, sum->steps, agents_alive(r),

@@ -2,6 +2,7 @@
  * finish.h. */
 #include "console/finish.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,11 +21,13 @@ static size_t print_thresholds(run *r, thresh_result *rs)
     double el = (double)r->agg.elapsed_us / 1e6;
     size_t failed = 0;
 
-    fprintf(stdout, "\nThresholds:\n");
+    fprintf(stdout, "\nThresholds%s:\n",
+            r->cap != NULL ? " (a capacity search: on the step that decided it)" : "");
     for (size_t i = 0; i < r->o.nth; i++) {
         const char *src = r->th_src != NULL ? r->th_src[i] : NULL;
-        thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
-                    el, &rs[i]);
+        if (r->cap == NULL || !capsearch_result(r->cap, i, &rs[i]))
+            thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
+                        (const char *const *)r->names, el, &rs[i]);
         failed += !rs[i].passed;
         fprintf(stdout, "  %s  %-40s %s%s%s%s\n", rs[i].passed ? "PASS" : "FAIL", r->o.th[i]->expr,
                 rs[i].desc, src != NULL ? " (" : "", src != NULL ? src : "",
@@ -75,7 +78,10 @@ void finish_run(run *r)
     verdict_in vi;
     verdict v;
     char err[2048];
+    json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
+    capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
+                  (const char *const *)r->names);
     r->agg.elapsed_us = r->end_us - r->go_us;
     status = r->aborted || r->threshold_stop ? "aborted"
              : r->degraded                   ? "degraded"
@@ -117,12 +123,19 @@ void finish_run(run *r)
     vi.ts = (const thresh *const *)r->o.th;
     vi.rs = rs;
     vi.sources = (const char *const *)r->th_src;
-    vi.nt = r->o.nth;
+    vi.nt = r->cap != NULL ? 0 : r->o.nth; /* a capacity search: each step was judged */
     for (size_t i = 0; i < r->nsteps; i++)
         vi.samples += r->agg.total[i].count;
     for (size_t i = 0; i < r->nscens; i++)
         vi.runs += r->agg.runs[i];
     verdict_decide(&vi, &v);
+    if (r->cap != NULL) {
+        capsearch_print(r->cap, stdout);
+        capsearch_verdict(r->cap, &v);
+        cap_json = capsearch_json(r->cap);
+        si.capacity = cap_json;
+        record_capacity(r);
+    }
     r->rc = v.rc;
     record_verdict(r, v.passed, v.why);
     si.verdict_passed = v.passed;
@@ -140,6 +153,7 @@ void finish_run(run *r)
     }
     web_final(r->web, r, &si);
     xfree(rs);
+    json_decref(cap_json);
 }
 
 void finish_start_failed(run *r, const char *msg)

@@ -61,6 +61,8 @@ enum {
     OPT_MAX_LAG,
     OPT_MONITOR,
     OPT_MONITOR_METRIC,
+    OPT_CAPACITY,
+    OPT_CAPACITY_SETTLE,
 };
 
 static const opttab_row rows[] = {
@@ -105,6 +107,20 @@ static const opttab_row rows[] = {
      "an arrival that waits for a VU of a full pool is counted\n"
      "late; one whose wait would pass D is dropped (default 10s)",
      OPTTAB_NONE},
+    {"capacity", required_argument, OPT_CAPACITY, "--capacity START:STEP:HOLD[:MAX]",
+     "a capacity search: hold START for HOLD, then START+STEP,\n"
+     "... up to MAX (at most 100 steps); rates (100/s:100/s:30s:\n"
+     "2000/s, the open model) or VUs (10:10:1m). Each step is\n"
+     "judged on its own samples by --threshold and the script's\n"
+     "thresholds (one at least); the first failing step stops\n"
+     "the run. The capacity is the last step that passed (exit 0;\n"
+     "1 when START failed). Not with --vus, --duration, --stages,\n"
+     "--rate, --rate-stages, --ramp-up, --runs, --abort-on-fail",
+     OPTTAB_NONE},
+    {"capacity-settle", required_argument, OPT_CAPACITY_SETTLE, "--capacity-settle D",
+     "the first D of each step is not judged: new VUs start,\n"
+     "connect and queues fill (default 1s)",
+     OPTTAB_NONE},
     {"grace", required_argument, OPT_GRACE, "--grace D",
      "time VUs get to finish their request at the end (default 5s)", OPTTAB_NONE},
     {"property", required_argument, 'p', "-p, --property K=V",
@@ -128,7 +144,7 @@ static const opttab_row rows[] = {
      "     the default ones too: errors<=0% (unless --allow-errors or a threshold about\n"
      "     errors) and count>=1\n"
      "  1  a threshold failed (or --abort-on-fail stopped the run), nothing completed,\n"
-     "     or a degraded run\n"
+     "     a degraded run, or --capacity found no capacity (even START failed)\n"
      "  2  usage or script error (no request was sent)\n"
      "  3  the run could not start or was aborted\n\n"
      "distributed run (console) options:",
@@ -240,6 +256,7 @@ void opts_init(run_opts *o, int argc, char **argv)
     o->vus = 1;
     o->max_vus = OPTS_MAX_VUS_DEFAULT;
     o->max_lag_us = OPTS_MAX_LAG_US;
+    o->cap_settle_us = CAPACITY_SETTLE_US;
     o->argc = argc;
     o->argv = argv;
 }
@@ -276,6 +293,8 @@ void opts_free(run_opts *o)
     o->msel = NULL;
     o->msel_text = NULL;
     o->nmsel = 0;
+    xfree(o->cap);
+    o->cap = NULL;
 }
 
 static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, unsigned *out)
@@ -426,6 +445,77 @@ static int parse_rate(const char *flag, const char *v, int staged, run_opts *o)
     return 0;
 }
 
+/* --capacity START:STEP:HOLD[:MAX] (common/capacity.h). */
+static int parse_capacity(const char *flag, const char *v, run_opts *o)
+{
+    char err[256];
+    capacity_plan p;
+
+    if (o->cap != NULL) {
+        usage_line("%s: give it once", flag);
+        return -1;
+    }
+    if (capacity_parse(v, &p, err, sizeof(err)) != 0) {
+        usage_line("%s: %s", flag, err);
+        return -1;
+    }
+    o->cap = xmalloc(sizeof(*o->cap));
+    *o->cap = p;
+    return 0;
+}
+
+/* --capacity sets the load and the run's length: it is played as --stages
+ * or --rate-stages would be, the flags that shape a load otherwise refused
+ * by name. */
+static int check_capacity(run_opts *o)
+{
+    static const struct {
+        unsigned bit;
+        const char *flag;
+    } other[] = {{OPTS_GIVEN_VUS, "--vus"},
+                 {OPTS_GIVEN_RAMP, "--ramp-up"},
+                 {OPTS_GIVEN_DURATION, "--duration"},
+                 {OPTS_GIVEN_RUNS, "--runs"},
+                 {OPTS_GIVEN_RATE_STAGES, "--rate-stages"}};
+    char err[256];
+
+    if (o->cap == NULL) {
+        if (o->given & OPTS_GIVEN_SETTLE) {
+            usage_line("--capacity-settle needs --capacity");
+            return -1;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+        if (o->given & other[i].bit) {
+            usage_line("--capacity and %s cannot be used together (the staircase sets the load "
+                       "and the run's length)",
+                       other[i].flag);
+            return -1;
+        }
+    if (o->stages != NULL || o->rate_stages != NULL || o->abort_on_fail) {
+        usage_line("--capacity and %s cannot be used together (the staircase sets the load; "
+                   "its steps stop the run)",
+                   o->stages != NULL        ? "--stages"
+                   : o->rate_stages != NULL ? "--rate"
+                                            : "--abort-on-fail");
+        return -1;
+    }
+    if (capacity_check_settle(o->cap, o->cap_settle_us, err, sizeof(err)) != 0) {
+        usage_line("--capacity-settle: %s", err);
+        return -1;
+    }
+    if (o->cap->open) {
+        o->rate_stages = xcalloc(2 * o->cap->nsteps, sizeof(*o->rate_stages));
+        o->nrate_stages = capacity_rate_stages(o->cap, o->rate_stages);
+        o->given |= OPTS_GIVEN_RATE_STAGES;
+    } else {
+        o->stages = xcalloc(2 * o->cap->nsteps, sizeof(*o->stages));
+        o->nstages = capacity_stages(o->cap, o->stages);
+    }
+    return 0;
+}
+
 /* Applies one option with its value v (NULL when it has none). */
 static int apply(run_opts *o, int val, const char *flag, const char *v, props *over)
 {
@@ -446,6 +536,11 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return parse_rate(flag, v, 0, o);
     case OPT_RATE_STAGES:
         return parse_rate(flag, v, 1, o);
+    case OPT_CAPACITY:
+        return parse_capacity(flag, v, o);
+    case OPT_CAPACITY_SETTLE:
+        o->given |= OPTS_GIVEN_SETTLE;
+        return parse_d(flag, v, &o->cap_settle_us);
     case OPT_MAX_VUS:
         return parse_u(flag, v, 1, OPTS_MAX_VUS_MAX, &o->max_vus);
     case OPT_MAX_LAG:
@@ -701,7 +796,7 @@ int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
         cli_usage_err("run", "%s", "no script given");
         goto out;
     }
-    if (check_stages(o) != 0 || check_rate(o) != 0)
+    if (check_capacity(o) != 0 || check_stages(o) != 0 || check_rate(o) != 0)
         goto out;
     if (o->nmsel > 0 && o->nmonitor == 0) {
         usage_line("--monitor-metric needs --monitor (the endpoints to read it from)");
@@ -722,7 +817,8 @@ int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t 
     if (staged_ids == 0)
         return 0;
     if (!has_shared) {
-        const char *flag = o->stages != NULL              ? "--stages"
+        const char *flag = o->cap != NULL                 ? "--capacity"
+                           : o->stages != NULL            ? "--stages"
                            : (o->given & OPTS_GIVEN_VUS)  ? "--vus"
                            : (o->given & OPTS_GIVEN_RAMP) ? "--ramp-up"
                                                           : NULL;
@@ -779,7 +875,8 @@ props *opts_load_props(const char *script, const char *file, const props *overri
 int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
                    const char *script_err, char *err, size_t errlen)
 {
-    const char *flag = o->rate_stages != NULL                          ? "--rate or --rate-stages"
+    const char *flag = o->cap != NULL                                  ? "--capacity"
+                       : o->rate_stages != NULL                        ? "--rate or --rate-stages"
                        : o->stages != NULL                             ? "--stages"
                        : (o->given & OPTS_GIVEN_RAMP)                  ? "--ramp-up"
                        : (o->given & OPTS_GIVEN_RUNS)                  ? "--runs"

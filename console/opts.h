@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/capacity.h"
 #include "common/rate.h"
 #include "common/stages.h"
 #include "console/expo.h"
@@ -44,6 +45,7 @@ struct props;
 #define OPTS_GIVEN_DURATION 4u
 #define OPTS_GIVEN_RUNS 8u
 #define OPTS_GIVEN_RATE_STAGES 16u
+#define OPTS_GIVEN_SETTLE 32u
 
 /** Default --max-vus: the open model's pool, every agent together. */
 #define OPTS_MAX_VUS_DEFAULT 1000u
@@ -66,6 +68,8 @@ typedef struct run_opts {
     size_t nrate_stages;     /**< entries in rate_stages */
     unsigned max_vus;        /**< --max-vus: the open model's pool (vus: those created first) */
     int64_t max_lag_us;      /**< --max-lag: an arrival waiting longer is dropped */
+    capacity_plan *cap;      /**< owned: --capacity (played as stages or rate_stages), or NULL */
+    int64_t cap_settle_us;   /**< --capacity-settle: each step's first time not judged */
     unsigned given;          /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
     const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
     const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */

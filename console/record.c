@@ -10,6 +10,8 @@
 #include "common/mem.h"
 #include "console/mhost.h"
 #include "console/run.h"
+#include "reports/capdb.h"
+#include "reports/little.h"
 
 void record_failed(run *r, const char *err)
 {
@@ -84,6 +86,9 @@ void record_begin(run *r)
     ri.req_runs = r->o.runs;
     ri.req_stages =
         r->o.nstages > 0 ? stages_format(r->o.stages, r->o.nstages, stages, sizeof(stages)) : NULL;
+    if (r->o.cap != NULL && r->o.cap->open) /* a capacity search keeps its staircase of rates too */
+        ri.req_stages =
+            rate_stages_format(r->o.rate_stages, r->o.nrate_stages, stages, sizeof(stages));
     ri.argc = r->o.argc;
     ri.argv = (const char *const *)r->o.argv;
     r->db_run = db_run_begin(r->db, &ri, err, sizeof(err));
@@ -229,4 +234,49 @@ void record_monitor_item(run *r, const monitor_item *it)
     if (dbmon_samples(r->dbmon, r->db_run, (unsigned)it->host, second, names, it->v, it->nv, err,
                       sizeof(err)) != 0)
         record_failed(r, err);
+}
+
+/* Little's law of one merged second (reports/little.h). */
+void record_little(run *r, uint64_t second, const ivsum *sum)
+{
+    little_row row = {second, 1000000, sum->vu_us, 0, sum->run_us, sum->wait_us};
+    char err[1024];
+
+    if (record_db(r) == NULL || r->db_run <= 0)
+        return;
+    for (size_t i = 0; i < sum->nscens; i++)
+        row.runs += sum->runs[i];
+    if (little_write(r->db, r->db_run, &row, err, sizeof(err)) != 0)
+        record_failed(r, err);
+}
+
+void record_capacity(run *r)
+{
+    capdb_run c;
+    capdb_step *st;
+    size_t k, n;
+    char err[1024];
+
+    if (record_db(r) == NULL || r->db_run <= 0 || r->cap == NULL)
+        return;
+    n = capsearch_judged(r->cap);
+    st = xcalloc(n + 1, sizeof(*st));
+    memset(&c, 0, sizeof(c));
+    c.found = capsearch_found(r->cap, &k);
+    c.value = c.found ? r->cap->steps[k].load : 0;
+    snprintf(c.unit, sizeof(c.unit), "%s", capacity_unit(&r->cap->plan));
+    c.settle_us = r->cap->settle_us;
+    for (size_t i = 0; i < n; i++) {
+        const capsearch_step *s = &r->cap->steps[i];
+        st[i] = (capdb_step){s->load,    s->t0_us,  s->t1_us,      s->from_us,
+                             s->seconds, s->count,  s->tps,        s->p50_ms,
+                             s->p95_ms,  s->p99_ms, s->errors_pct, s->judged && s->passed,
+                             ""};
+        snprintf(st[i].failed, sizeof(st[i].failed), "%s", s->failed);
+    }
+    c.steps = st;
+    c.nsteps = n;
+    if (capdb_write(r->db, r->db_run, &c, err, sizeof(err)) != 0)
+        record_failed(r, err);
+    xfree(st);
 }

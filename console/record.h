@@ -44,5 +44,9 @@ void record_thresholds(struct run *r, const thresh_result *rs);
 void record_end(struct run *r, const char **status);
 /** Records the run's verdict (a failure is logged, not fatal). */
 void record_verdict(struct run *r, int passed, const char *why);
+/** Records Little's law's sums of one merged second (a late part adds to it). */
+void record_little(struct run *r, uint64_t second, const ivsum *sum);
+/** Records the --capacity search (r->cap): its result and judged steps. */
+void record_capacity(struct run *r);
 
 #endif

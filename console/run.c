@@ -52,8 +52,17 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
         }
     }
     r->nth_user = r->o.nth;
-    ndflt = verdict_defaults((const thresh *const *)r->o.th, r->o.nth, r->o.allow_errors,
-                             pf->nsteps, dflt);
+    if (r->o.cap != NULL && r->nth_user == 0) {
+        err_set(err, errlen,
+                "quern run: --capacity needs a threshold to judge each step: --threshold EXPR "
+                "(e.g. 'p95<500ms', 'errors<1%%') or quern.threshold in %s",
+                r->o.script);
+        goto out;
+    }
+    /* a capacity search is judged by its steps on the thresholds given, no default one */
+    ndflt = r->o.cap != NULL ? 0
+                             : verdict_defaults((const thresh *const *)r->o.th, r->o.nth,
+                                                r->o.allow_errors, pf->nsteps, dflt);
     for (size_t i = 0; i < ndflt; i++) {
         r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(VERDICT_DEFAULT);
@@ -91,6 +100,7 @@ void run_free(run *r)
     agents_free(r);
     ivwin_free(&r->win);
     live_free(r->live);
+    capsearch_free(r->cap);
     for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
         xfree(r->th_src[i]);
     xfree(r->th_src);

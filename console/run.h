@@ -28,6 +28,7 @@
 #include "common/ratelog.h"
 #include "console/agents.h"
 #include "console/agg.h"
+#include "console/capsearch.h"
 #include "console/control.h"
 #include "console/gather.h"
 #include "console/live.h"
@@ -97,6 +98,7 @@ typedef struct run {
     monitor *monitor;         /**< owned: the --monitor scrapes, from Go to the end; NULL without */
     dbmon *dbmon;             /**< owned: their statements, NULL when not recorded */
     web *web;                 /**< owned: the --web page, NULL without */
+    capsearch *cap;           /**< owned: the --capacity search once the steps are known, or NULL */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */

@@ -168,6 +168,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_object_set_new(v, "reason", json_string(si->verdict));
         json_object_set_new(root, "verdict", v);
     }
+    if (si->capacity != NULL)
+        json_object_set(root, "capacity", si->capacity);
     return root;
 }
 

@@ -24,8 +24,9 @@ typedef struct summary_info {
     const struct thresh_result *threshold_results; /**< nthresholds verdicts */
     const char *const *threshold_sources;          /**< "cli" or "file:line"; may be NULL */
     size_t nthresholds;
-    int verdict_passed;  /**< the run's verdict (console/verdict.h) */
-    const char *verdict; /**< its line: "passed: ...", "failed: ..."; NULL: none */
+    int verdict_passed;      /**< the run's verdict (console/verdict.h) */
+    const char *verdict;     /**< its line: "passed: ...", "failed: ..."; NULL: none */
+    struct json_t *capacity; /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
 } summary_info;
 
 /** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */

@@ -35,6 +35,7 @@ void ivsum_reset(ivsum *s)
     memset(s->arrivals, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->arrivals));
     s->active_vus = 0;
     s->finished_vus = 0;
+    s->vu_us = s->run_us = s->wait_us = 0;
     s->senders = 0;
 }
 
@@ -85,6 +86,9 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
         }
     }
     s->active_vus += m->active_vus;
+    s->vu_us += m->vu_us;
+    s->run_us += m->run_us;
+    s->wait_us += m->wait_us;
     s->finished_vus += m->finished_vus;
     s->senders++;
     return 0;
@@ -182,4 +186,11 @@ void ivsum_msg_free(Quern__Interval *m)
     }
     xfree(m->scenarios);
     xfree(m);
+}
+
+void ivsum_msg_set_little(Quern__Interval *m, uint64_t vu_us, uint64_t run_us, uint64_t wait_us)
+{
+    m->vu_us = vu_us;
+    m->run_us = run_us;
+    m->wait_us = wait_us;
 }

@@ -40,6 +40,9 @@ typedef struct ivsum {
     rate_counts *arrivals; /**< owned: nscens entries, the open model's arrivals */
     uint32_t active_vus;   /**< sum of the senders' active VUs */
     uint32_t finished_vus; /**< sum of the senders' finished VUs */
+    uint64_t vu_us;        /**< VUs in the system integrated over the interval (Little's N) */
+    uint64_t run_us;       /**< durations of the runs that ended in it (Little's R, summed) */
+    uint64_t wait_us;      /**< pauses between runs that ended in it (Little's Z, summed) */
     unsigned senders;      /**< messages added since init/reset */
 } ivsum;
 
@@ -69,6 +72,9 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
 /** Sets the arrivals of m's scenarios (built by ivsum_msg_new from nscens
  *  names) from arr (nscens entries, borrowed); NULL leaves them 0. */
 void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr);
+
+/** Sets m's Little's law sums (Interval.vu_us, run_us, wait_us). */
+void ivsum_msg_set_little(Quern__Interval *m, uint64_t vu_us, uint64_t run_us, uint64_t wait_us);
 
 /** Frees a message from ivsum_msg_new; NULL is fine. */
 void ivsum_msg_free(Quern__Interval *m);

@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
+#include "reports/capcmp.h"
 #include "reports/catalog.h"
 #include "reports/chart.h"
 #include "reports/chtml.h"
@@ -67,6 +68,10 @@ void compare_usage(FILE *out)
             "runs per VU differ, a note says so beside each verdict (\"worse (note: A ran\n"
             "50 VUs, B 100)\"). A run still running or abandoned is not judged, and is\n"
             "never the default baseline.\n"
+            "\n"
+            "Two capacity searches (quern run --capacity) are compared by their capacity:\n"
+            "\"capacity fell from 300/s to 200/s\" (by more than the threshold, or none\n"
+            "found where B had one) is a regression for --fail-on-regression.\n"
             "\n"
             "It also writes an HTML page with the table and both runs overlaid on the same\n"
             "charts (throughput and p95 over the elapsed time).\n"
@@ -150,6 +155,22 @@ static void page_emit(FILE *out, const void *arg)
 }
 
 /* "10%", "10", "2.5%": a percentage in (0, THRESHOLD_MAX]. -1 if not. */
+/* The runs' capacity searches (reports/capcmp.h): one line, and 1 when the
+ * capacity fell and --fail-on-regression was given. */
+static int compare_capacity(const query_run *a, const query_run *b, double thr, int fail_on)
+{
+    char line[256];
+    enum capcmp_verdict v = capcmp_judge(a->capacity, b->capacity, thr, line, sizeof(line));
+
+    if (line[0] != '\0')
+        printf("%s\n", line);
+    if (fail_on && v == CAPCMP_WORSE) {
+        printf("regression: the capacity fell\n");
+        return 1;
+    }
+    return 0;
+}
+
 static double parse_pct(const char *s)
 {
     char *end;
@@ -319,6 +340,8 @@ int compare_main(int argc, char **argv)
         printf("\n");
         printf("comparison written to %s\n", outp);
         rc = 0;
+        if (compare_capacity(a, b, thr, fail_on) != 0)
+            rc = 1;
         if (fail_on && worse > 0) {
             printf("regression beyond %g%%:", thr);
             for (size_t i = 0; i < nrows; i++)

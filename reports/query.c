@@ -12,6 +12,8 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
+#include "reports/capdb.h"
+#include "reports/little.h"
 #include "reports/chart.h"
 #include "reports/series.h"
 
@@ -500,6 +502,22 @@ int query_run_incomplete(const query_run *r)
     return r->abandoned || strcmp(r->status, "running") == 0;
 }
 
+/* The run's capacity search, when it had one (reports/capdb.h), and its
+ * Little's law seconds (reports/little.h). */
+static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
+{
+    capdb_run c;
+    int h = capdb_read(sq, r->id, &c, err, errlen);
+
+    if (h == 1) {
+        r->capacity = xmalloc(sizeof(*r->capacity));
+        *r->capacity = c;
+    }
+    if (h < 0)
+        return -1;
+    return little_load(sq, r->id, &r->little, &r->nlittle, err, errlen);
+}
+
 query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
                           size_t errlen)
 {
@@ -517,7 +535,8 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
     r->width_s = width_s > 0 ? width_s : 1;
     if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
         load_tables(sq, r, err, errlen) != 0 ||
-        mseries_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0)
+        mseries_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0 ||
+        load_capacity(sq, r, err, errlen) != 0)
         goto fail;
     if (r->duration_us < 0)
         r->duration_us = r->elapsed_us;
@@ -549,6 +568,10 @@ void query_run_free(query_run *r)
 {
     if (r == NULL)
         return;
+    if (r->capacity != NULL)
+        capdb_free(r->capacity);
+    xfree(r->capacity);
+    xfree(r->little);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);

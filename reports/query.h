@@ -126,19 +126,22 @@ typedef struct query_run {
     size_t nscens;
 
     /* What the run was asked to do (-1 or NULL: not recorded, an older quern). */
-    int64_t req_duration_us;  /**< --duration (0: none) */
-    int64_t req_ramp_up_us;   /**< --ramp-up */
-    int64_t req_runs;         /**< --runs (0: none) */
-    char *req_stages;         /**< owned: --stages ("3s:20,4s:20,3s:0"), NULL: none */
-    char *command_line;       /**< owned; redacted when recorded */
-    char *console_host;       /**< owned */
-    int64_t console_pid;      /**< 0: not recorded */
-    char *status_reason;      /**< owned: why it ended so, or why it is abandoned; NULL: none */
-    char *run_verdict;        /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
-    char *run_verdict_reason; /**< owned: runs.verdict_reason, NULL: none */
-    mseries mon;              /**< the --monitor hosts' figures, in the same points */
-    int abandoned;            /**< 1: left running by a console that is gone (status is then
-                                   "abandoned", status_reason says why) */
+    int64_t req_duration_us;    /**< --duration (0: none) */
+    int64_t req_ramp_up_us;     /**< --ramp-up */
+    int64_t req_runs;           /**< --runs (0: none) */
+    char *req_stages;           /**< owned: --stages ("3s:20,4s:20,3s:0"), NULL: none */
+    char *command_line;         /**< owned; redacted when recorded */
+    char *console_host;         /**< owned */
+    int64_t console_pid;        /**< 0: not recorded */
+    char *status_reason;        /**< owned: why it ended so, or why it is abandoned; NULL: none */
+    char *run_verdict;          /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
+    char *run_verdict_reason;   /**< owned: runs.verdict_reason, NULL: none */
+    mseries mon;                /**< the --monitor hosts' figures, in the same points */
+    struct capdb_run *capacity; /**< owned: its --capacity search (reports/capdb.h), NULL: none */
+    struct little_row *little;  /**< owned: Little's law per second (reports/little.h) */
+    size_t nlittle;             /**< entries in little (0: none, a run from an older quern) */
+    int abandoned;              /**< 1: left running by a console that is gone (status is then
+                                     "abandoned", status_reason says why) */
 
     query_threshold *thresholds; /**< nthresholds, by position */
     size_t nthresholds;

@@ -10,6 +10,8 @@
 #include "reports/chart.h"
 #include "reports/html.h"
 #include "reports/rmon.h"
+#include "reports/knee.h"
+#include "reports/lchart.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -575,6 +577,10 @@ void rhtml_write(FILE *out, const query_run *r)
     rhtml_verdict_section(out, r);
     rhtml_charts(out, r);
     rmon_section(out, r);
+    if (r->capacity != NULL)
+        knee_section(out, r->capacity);
+    if (r->nlittle > 0)
+        lchart_section(out, r->little, r->nlittle);
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);

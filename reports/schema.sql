@@ -272,3 +272,64 @@ CREATE TABLE monitor_samples (
     value      REAL NOT NULL,
     PRIMARY KEY (run_id, host_index, metric, second)
 );
+
+-- @migration 7
+-- A capacity search (quern run --capacity START:STEP:HOLD[:MAX]): its result
+-- and each step of its staircase. A run without one has no row in either.
+--   capacity: found is 1 when a step passed before the first failing one;
+--     value is that step's load (NULL when not found), in unit: '/s'
+--     (arrivals a second, the open model) or 'vus' (the closed model);
+--     settle_us: the start of each step that is not judged
+--     (--capacity-settle).
+--   capacity_steps: one row per step judged, step from 0 in load order. Its
+--     window is [t0_us, t1_us) from the run's start (runs.started_us, where
+--     the intervals' second s is [s, s + 1) s), judged on the whole seconds
+--     from from_us to t1_us (seconds of them); count, tps, p50_ms, p95_ms,
+--     p99_ms and errors_pct are over those seconds, every script step
+--     merged; passed is 0 or 1, failed the first threshold that failed with
+--     its measure ("p95<200ms: p95 of all steps = 312 ms, limit < 200 ms"),
+--     NULL when it passed. The search stops at the first failing step.
+--   runs.req_stages holds the staircase as stages: "0s:5,2s:5,0s:10,..." in
+--     VUs, "0s:50/s,2s:50/s,0s:100/s,..." in rates.
+CREATE TABLE capacity (
+    run_id    INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    found     INTEGER NOT NULL,
+    value     REAL,
+    unit      TEXT NOT NULL CHECK (unit IN ('/s', 'vus')),
+    settle_us INTEGER NOT NULL
+);
+CREATE TABLE capacity_steps (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step       INTEGER NOT NULL,
+    load       REAL NOT NULL,
+    t0_us      INTEGER NOT NULL,
+    t1_us      INTEGER NOT NULL,
+    from_us    INTEGER NOT NULL,
+    seconds    INTEGER NOT NULL,
+    count      INTEGER NOT NULL,
+    tps        REAL NOT NULL,
+    p50_ms     REAL NOT NULL,
+    p95_ms     REAL NOT NULL,
+    p99_ms     REAL NOT NULL,
+    errors_pct REAL NOT NULL,
+    passed     INTEGER NOT NULL,
+    failed     TEXT,
+    PRIMARY KEY (run_id, step)
+);
+-- little: Little's law per second of every run (N = X * (R + Z)), every
+--   scenario together, summed over workers and agents: vu_us, the VUs in the
+--   system (started, not done) integrated over the second's length_us (N =
+--   vu_us / length_us); runs ended in it (X = runs / length); run_us, their
+--   durations summed (R = run_us / runs); wait_us, the pauses between a VU's
+--   runs that ended in it (pacing, think, idle in the open model's pool)
+--   summed (Z = wait_us / runs). A late sender's part is added to its row.
+CREATE TABLE little (
+    run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    second    INTEGER NOT NULL,
+    length_us INTEGER NOT NULL,
+    vu_us     INTEGER NOT NULL,
+    runs      INTEGER NOT NULL,
+    run_us    INTEGER NOT NULL,
+    wait_us   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, second)
+);

@@ -279,6 +279,15 @@ double engine_after(engine *e, int64_t us)
 
 /* --- intervals ------------------------------------------------------------ */
 
+void engine_active(engine *e, int delta, int64_t now)
+{
+    if (now > e->active_mark_us) {
+        e->vu_us += (uint64_t)e->active * (uint64_t)(now - e->active_mark_us);
+        e->active_mark_us = now;
+    }
+    e->active = (uint32_t)((int64_t)e->active + delta);
+}
+
 static void emit(engine *e, int64_t now)
 {
     engine_interval iv;
@@ -286,7 +295,11 @@ static void emit(engine *e, int64_t now)
     iv.second = e->second;
     iv.start_wall_us = e->t0_wall_us + (e->iv_start_us - e->t0_us);
     iv.length_us = now - e->iv_start_us;
+    engine_active(e, 0, now);
     iv.active_vus = e->active;
+    iv.vu_us = e->vu_us;
+    iv.run_us = e->run_us;
+    iv.wait_us = e->wait_us;
     iv.steps = e->cur;
     iv.nsteps = e->scens.nsteps;
     iv.scens = e->scount;
@@ -298,6 +311,7 @@ static void emit(engine *e, int64_t now)
         stats_reset(&e->cur[i]);
     memset(e->scount, 0, e->scens.nscens * sizeof(*e->scount));
     memset(e->acount, 0, e->scens.nscens * sizeof(*e->acount));
+    e->vu_us = e->run_us = e->wait_us = 0;
     e->second++;
     e->iv_start_us = now;
 }
@@ -654,6 +668,7 @@ enum engine_status engine_run(engine *e)
     e->t0_us = clock_mono_us();
     e->t0_wall_us = clock_wall_us();
     e->iv_start_us = e->t0_us;
+    e->active_mark_us = e->t0_us;
     ev_now_update(e->loop);
     ev_timer_set(&e->tick, 1.0, 0.);
     ev_timer_start(e->loop, &e->tick);

@@ -40,6 +40,9 @@ typedef struct engine_interval {
     int64_t start_wall_us;   /**< wall-clock start of the interval */
     int64_t length_us;       /**< its length (the last one may be short) */
     uint32_t active_vus;     /**< VUs started and not finished at its end */
+    uint64_t vu_us;          /**< VUs started and not finished, integrated over it (VU-us) */
+    uint64_t run_us;         /**< durations of the runs that ended in it, summed */
+    uint64_t wait_us;        /**< pauses between a VU's runs that ended in it, summed */
     const step_stats *steps; /**< nsteps entries, by step index */
     size_t nsteps;
     const scen_counts *scens;    /**< nscens entries, by scenario index */

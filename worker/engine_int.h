@@ -73,7 +73,11 @@ struct engine {
     int64_t t0_wall_us;
     int64_t iv_start_us;    /**< monotonic start of the current interval */
     uint64_t second;        /**< current interval number */
-    uint32_t active;        /**< VUs started and not done */
+    uint32_t active;        /**< VUs started and not done: change it through engine_active */
+    int64_t active_mark_us; /**< when vu_us was last brought up to date */
+    uint64_t vu_us;         /**< this interval's integral of active, VU-us */
+    uint64_t run_us;        /**< this interval's ended runs' durations, summed */
+    uint64_t wait_us;       /**< this interval's ended pauses between runs, summed */
     uint32_t done;          /**< VUs done */
     uint32_t seq;           /**< sample sequence numbers */
     uint32_t errors_logged; /**< script errors logged, to bound the log */
@@ -97,6 +101,9 @@ void engine_watch_sockets(struct engine *e, CURL *easy);
 double engine_after(struct engine *e, int64_t us);
 /** Uniform random integer in [lo, hi]. */
 int64_t engine_rand_range(struct engine *e, int64_t lo, int64_t hi);
+/** Brings vu_us (Little's N, integrated) up to now, then adds delta (+1 a VU
+ *  starts, -1 one is done; 0 only integrates) to active. */
+void engine_active(struct engine *e, int delta, int64_t now);
 /** Called when a VU reaches VU_DONE. */
 void engine_vu_done(struct engine *e);
 /** Logs a script error with its traceback, a bounded number of times. */

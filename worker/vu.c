@@ -483,6 +483,8 @@ void vu_phase_end(vu *v, int ok)
         break;
     case VU_RUN:
         v->eng->scount[v->scen].runs++;
+        v->run_end_us = clock_mono_us();
+        v->eng->run_us += (uint64_t)(v->run_end_us - v->run_start_us);
         if (yielded || v->eng->stopping) {
             vu_next_run(v);
         } else {
@@ -511,14 +513,14 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
             ev_timer_stop(v->eng->loop, &v->timer);
             vu_release(v);
             if (v->started)
-                v->eng->active--;
+                engine_active(v->eng, -1, clock_mono_us());
             engine_vu_done(v->eng);
         }
         return;
     }
     if (!v->started) {
         v->started = 1;
-        v->eng->active++;
+        engine_active(v->eng, 1, clock_mono_us());
     }
     v->phase = (uint8_t)ph;
     v->halting = 0;
@@ -532,6 +534,8 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     if (ph == VU_RUN) {
         v->run++;
         v->run_start_us = clock_mono_us();
+        if (v->run_end_us > 0) /* the pause since its previous run: Little's Z */
+            v->eng->wait_us += (uint64_t)(v->run_start_us - v->run_end_us);
         if (sc->cookies_reset)
             v->jar_reset = 1; /* done when the jar is next used */
     }

@@ -118,6 +118,7 @@ typedef struct vu {
                                          vu_phase_start): a step after one waits a think time */
     int cur_step;                   /**< last step used in this phase, -1 none */
     int64_t run_start_us;           /**< monotonic start of the current run */
+    int64_t run_end_us;             /**< monotonic end of its previous run, 0 before the first */
     sample pend;                    /**< the pending sample */
     xfer_result x;                  /**< the last transfer */
     struct urlc_ent *url;           /**< borrowed: the URL cache's entry of the transfer, or NULL */

@@ -1,8 +1,11 @@
 # A real nginx for the tests judged by its access log (sourced by stages.sh
 # and open.sh after dist_lib.bash; run alone it does nothing).
-#   start_nginx CONNECTIONS   nginx on a free loopback port answering 200 "ok",
+#   start_nginx CONNECTIONS [HTTP [SERVER]]
+#                             nginx on a free loopback port answering 200 "ok",
 #                             logging "$msec $status $http_x_vu $uri"; sets
-#                             NGINX_PID, NGBASE, LOG (killed with PIDS)
+#                             NGINX_PID, NGBASE, LOG (killed with PIDS); HTTP
+#                             and SERVER are extra lines for the http and
+#                             server blocks (a limit_req zone and locations)
 #   new_log                   starts a new access log
 [ "${BASH_SOURCE[0]}" = "$0" ] && exit 0
 
@@ -34,8 +37,10 @@ http {
     fastcgi_temp_path $NG/fastcgi;
     uwsgi_temp_path $NG/uwsgi;
     scgi_temp_path $NG/scgi;
+    ${2:-}
     server {
         listen 127.0.0.1:$NGPORT;
+        ${3:-}
         location / { return 200 "ok"; }
     }
 }

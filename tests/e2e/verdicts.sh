@@ -132,18 +132,18 @@ mkdir -p "$TMP/small"
 full="$QUERN run tests/e2e/scripts/dist_hit.lua --vus 4 --duration 4s -q -p base_url=$BASE -p pacing=10ms \
   --db $TMP/small/r.db --summary-json $TMP/s15.json >$TMP/o15 2>$TMP/e15"
 if unshare -m true 2>/dev/null; then
-  # a 160 KB file system: full within the first seconds of intervals
-  unshare -m bash -c "mount -t tmpfs -o size=160k tmpfs '$TMP/small' && $full; rc=\$?
+  # a 256 KB file system (the schema of version 7 takes some): full within the first seconds of intervals
+  unshare -m bash -c "mount -t tmpfs -o size=256k tmpfs '$TMP/small' && $full; rc=\$?
     $QUERN runs --db '$TMP/small/r.db' >'$TMP/row15' 2>&1; exit \$rc"
 else
   # no mount namespace here: a file-size limit fails the writes the same way
-  bash -c "trap '' XFSZ; ulimit -f 160; $full"
+  bash -c "trap '' XFSZ; ulimit -f 256; $full"
   rc=$?
   "$QUERN" runs --db "$TMP/small/r.db" >"$TMP/row15" 2>&1
   (exit $rc)
 fi
 eq "full disk: exit 1" "$?" 1
-check "full disk: said once, with the reason" grep -q 'results database: .*cannot commit: .*; the rest of this run is not recorded' "$TMP/e15"
+check "full disk: said once, with the reason" grep -Eq 'results database: .*(cannot commit: .*|disk is full); the rest of this run is not recorded' "$TMP/e15"
 eq "full disk: the run ends degraded" "$(sj "$TMP/s15.json" .run.status)" degraded
 check "full disk: the verdict names the database" grep -q '^Verdict: failed: the run is degraded: results database:' "$TMP/o15"
 # the disk has no room even for the row's end: quern runs shows it abandoned

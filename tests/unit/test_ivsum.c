@@ -42,6 +42,8 @@ static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, con
         rate_counts arr[2] = {{0, 0, 0, 0}, {n, n - 1, 1, 1}};
         ivsum_msg_set_arrivals(m, arr);
     }
+    /* Little's law's sums: n VUs the whole second, runs of lat, pauses of 1 ms */
+    ivsum_msg_set_little(m, n * 1000000, n * lat, n * 1000);
     stats_free(&st[0]);
     stats_free(&st[1]);
     return m;
@@ -103,6 +105,9 @@ static void test_sum(void **state)
     assert_int_equal(s.arrivals[1].dropped, 2);
     assert_int_equal(s.active_vus, 6);
     assert_int_equal(s.finished_vus, 2);
+    assert_int_equal(s.vu_us, 8000000); /* Little's sums added up the way */
+    assert_int_equal(s.run_us, 5 * 1000 + 3 * 200000);
+    assert_int_equal(s.wait_us, 8000);
 
     ivsum_reset(&s);
     assert_int_equal(s.senders, 0);
@@ -111,6 +116,7 @@ static void test_sum(void **state)
     assert_int_equal(s.runs[1], 0);
     assert_int_equal(s.arrivals[1].scheduled, 0);
     assert_int_equal(s.active_vus, 0);
+    assert_int_equal(s.vu_us + s.run_us + s.wait_us, 0);
     /* The sum goes up again as one message, the same totals. */
     assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
     assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
@@ -119,6 +125,7 @@ static void test_sum(void **state)
                                             s.active_vus, s.finished_vus, 1);
         ivsum t;
         ivsum_msg_set_arrivals(up, s.arrivals);
+        ivsum_msg_set_little(up, s.vu_us, s.run_us, s.wait_us);
         ivsum_init(&t, 2, 2);
         assert_int_equal(up->last, 1);
         assert_int_equal(ivsum_add_msg(&t, up, scens, err, sizeof(err)), 0);
@@ -127,6 +134,8 @@ static void test_sum(void **state)
         assert_int_equal(hist_max(t.steps[0].hist), hist_max(s.steps[0].hist));
         assert_int_equal(t.runs[1], 10);
         assert_int_equal(t.arrivals[1].dropped, 2); /* an agent's sum goes up whole */
+        assert_int_equal(t.vu_us, 8000000);
+        assert_int_equal(t.wait_us, 8000);
         ivsum_free(&t);
         ivsum_msg_free(up);
     }

@@ -1,0 +1,262 @@
+/* capsearch — a capacity search while it runs; see capsearch.h. */
+#include "console/capsearch.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "common/dur.h"
+#include "common/hist.h"
+#include "common/mem.h"
+
+capsearch *capsearch_new(const capacity_plan *plan, int64_t settle_us, size_t nsteps, size_t nscens)
+{
+    capsearch *cs = xcalloc(1, sizeof(*cs));
+
+    cs->plan = *plan;
+    cs->settle_us = settle_us;
+    cs->nsteps = nsteps;
+    cs->nscens = nscens;
+    cs->steps = xcalloc(plan->nsteps, sizeof(*cs->steps));
+    for (size_t i = 0; i < plan->nsteps; i++) {
+        capsearch_step *s = &cs->steps[i];
+        s->load = capacity_load(plan, i);
+        capacity_window(plan, i, &s->t0_us, &s->t1_us);
+        s->from_us = (s->t0_us + settle_us + 999999) / 1000000 * 1000000;
+    }
+    agg_init(&cs->a, nsteps, nscens);
+    return cs;
+}
+
+void capsearch_free(capsearch *cs)
+{
+    if (cs == NULL)
+        return;
+    agg_free(&cs->a);
+    for (size_t i = 0; i < cs->plan.nsteps; i++)
+        xfree(cs->steps[i].rs);
+    xfree(cs->steps);
+    xfree(cs);
+}
+
+static double pct_ms(const hist *h, double p)
+{
+    return (double)hist_percentile(h, p) / 1000.0;
+}
+
+/* Judges the step being summed on its seconds; 1 when it failed. */
+static int judge(capsearch *cs, const thresh *const *ths, size_t nth, const char *const *ids,
+                 const char *const *names)
+{
+    capsearch_step *s = &cs->steps[cs->cur];
+    step_stats all;
+    uint64_t errs = 0;
+
+    stats_init(&all);
+    for (size_t i = 0; i < cs->a.nsteps; i++)
+        stats_merge(&all, &cs->a.total[i]);
+    errs = all.err_tech + all.err_func;
+    s->count = all.count;
+    s->tps = s->seconds > 0 ? (double)all.count / (double)s->seconds : 0;
+    s->p50_ms = pct_ms(all.hist, 50);
+    s->p95_ms = pct_ms(all.hist, 95);
+    s->p99_ms = pct_ms(all.hist, 99);
+    s->errors_pct = all.count > 0 ? 100.0 * (double)errs / (double)all.count : 0;
+    stats_free(&all);
+    s->judged = 1;
+    s->passed = 1;
+    s->rs = xcalloc(nth + 1, sizeof(*s->rs));
+    s->nrs = nth;
+    for (size_t i = 0; i < nth; i++) {
+        if (!thresh_eval(ths[i], &cs->a, ids, names, (double)s->seconds, &s->rs[i]) && s->passed) {
+            s->passed = 0;
+            snprintf(s->failed, sizeof(s->failed), "%s: %s", ths[i]->expr, s->rs[i].desc);
+        }
+    }
+    agg_free(&cs->a);
+    agg_init(&cs->a, cs->nsteps, cs->nscens);
+    cs->summing = 0;
+    if (!s->passed) {
+        cs->failed = 1;
+        cs->failed_step = cs->cur;
+    }
+    return !s->passed;
+}
+
+int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
+                     const thresh *const *ths, size_t nth, const char *const *ids,
+                     const char *const *names)
+{
+    size_t i;
+    int last;
+
+    if (cs->failed)
+        return 0;
+    if (late) {
+        if (cs->summing && capacity_second(&cs->plan, cs->settle_us, second, &i, &last) == 0 &&
+            i == cs->cur) {
+            agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 0, sum->active_vus);
+            agg_add_arrivals(&cs->a, sum->arrivals);
+        }
+        return 0;
+    }
+    if (capacity_second(&cs->plan, cs->settle_us, second, &i, &last) != 0) {
+        /* a step's last second never came (no report that second): judge it now */
+        if (cs->summing && (int64_t)second * 1000000 >= cs->steps[cs->cur].t1_us &&
+            cs->cur + 1 < cs->plan.nsteps)
+            return judge(cs, ths, nth, ids, names);
+        return 0;
+    }
+    if (cs->summing && i != cs->cur && judge(cs, ths, nth, ids, names))
+        return 1;
+    if (!cs->summing) {
+        cs->cur = i;
+        cs->summing = 1;
+    }
+    agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 1000000, sum->active_vus);
+    agg_add_arrivals(&cs->a, sum->arrivals);
+    cs->steps[i].seconds++;
+    return last && i + 1 < cs->plan.nsteps ? judge(cs, ths, nth, ids, names) : 0;
+}
+
+void capsearch_end(capsearch *cs, const thresh *const *ths, size_t nth, const char *const *ids,
+                   const char *const *names)
+{
+    if (cs != NULL && cs->summing && !cs->failed)
+        judge(cs, ths, nth, ids, names);
+}
+
+int capsearch_found(const capsearch *cs, size_t *step)
+{
+    size_t n = 0;
+
+    while (n < cs->plan.nsteps && cs->steps[n].judged && cs->steps[n].passed)
+        n++;
+    if (n == 0)
+        return 0;
+    *step = n - 1;
+    return 1;
+}
+
+int capsearch_result(const capsearch *cs, size_t i, thresh_result *out)
+{
+    size_t k;
+    const capsearch_step *s;
+    char lb[CAPACITY_LOAD_MAX], desc[THRESH_DESC_MAX];
+
+    if (!capsearch_found(cs, &k)) {
+        if (!cs->steps[0].judged)
+            return 0;
+        k = 0;
+    }
+    s = &cs->steps[k];
+    if (i >= s->nrs)
+        return 0;
+    *out = s->rs[i];
+    snprintf(desc, sizeof(desc), "step at %s: %s",
+             capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->rs[i].desc);
+    memcpy(out->desc, desc, sizeof(out->desc));
+    return 1;
+}
+
+size_t capsearch_judged(const capsearch *cs)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < cs->plan.nsteps; i++)
+        if (cs->steps[i].judged)
+            n = i + 1;
+    return n;
+}
+
+char *capsearch_why(const capsearch *cs, char *buf, size_t len)
+{
+    char a[CAPACITY_LOAD_MAX], b[CAPACITY_LOAD_MAX];
+    size_t k;
+    const capsearch_step *f = cs->failed ? &cs->steps[cs->failed_step] : NULL;
+
+    if (!capsearch_found(cs, &k)) {
+        if (f != NULL)
+            snprintf(buf, len, "no capacity: the first step, %s, failed: %s",
+                     capacity_format(&cs->plan, f->load, a, sizeof(a)), f->failed);
+        else
+            snprintf(buf, len, "no capacity: no step was judged");
+        return buf;
+    }
+    capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a));
+    if (f != NULL)
+        snprintf(buf, len, "capacity %s%s (the step at %s failed: %s)", a,
+                 cs->plan.open ? "" : " VUs", capacity_format(&cs->plan, f->load, b, sizeof(b)),
+                 f->failed);
+    else if (k + 1 == cs->plan.nsteps)
+        snprintf(buf, len, "capacity %s%s at least (every step passed, up to MAX)", a,
+                 cs->plan.open ? "" : " VUs");
+    else
+        snprintf(buf, len, "capacity %s%s at least (the run ended before a step failed)", a,
+                 cs->plan.open ? "" : " VUs");
+    return buf;
+}
+
+void capsearch_verdict(const capsearch *cs, verdict *v)
+{
+    char why[VERDICT_WHY_MAX - 16];
+    size_t k;
+
+    if (!v->passed)
+        return;
+    v->passed = capsearch_found(cs, &k);
+    v->rc = v->passed ? 0 : 1; /* console/run.h's RUN_EXIT_OK, RUN_EXIT_FAILED */
+    snprintf(v->why, sizeof(v->why), "%s: %s", v->passed ? "passed" : "failed",
+             capsearch_why(cs, why, sizeof(why)));
+}
+
+void capsearch_print(const capsearch *cs, FILE *out)
+{
+    char sb[DUR_FORMAT_MAX], why[CAPSEARCH_FAILED_MAX + 128];
+
+    fprintf(out, "\nCapacity search (each step judged after its first %s):\n",
+            dur_format(cs->settle_us, sb, sizeof(sb)));
+    fprintf(out, "  %4s  %10s  %10s  %9s  %9s  %9s  %8s  %s\n", "step", "load", "tps", "p50 ms",
+            "p95 ms", "p99 ms", "errors", "verdict");
+    for (size_t i = 0; i < capsearch_judged(cs); i++) {
+        const capsearch_step *s = &cs->steps[i];
+        char lb[CAPACITY_LOAD_MAX];
+        if (!s->judged)
+            continue;
+        fprintf(out, "  %4zu  %10s  %10.1f  %9.1f  %9.1f  %9.1f  %6.2f %%  %s%s\n", i + 1,
+                capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->tps, s->p50_ms, s->p95_ms,
+                s->p99_ms, s->errors_pct, s->passed ? "PASS" : "FAIL ", s->failed);
+    }
+    fprintf(out, "Capacity: %s\n", capsearch_why(cs, why, sizeof(why)));
+}
+
+json_t *capsearch_json(const capsearch *cs)
+{
+    json_t *o = json_object(), *steps = json_array();
+    size_t k;
+    int found = capsearch_found(cs, &k);
+
+    json_object_set_new(o, "found", json_boolean(found));
+    json_object_set_new(o, "value", found ? json_real(cs->steps[k].load) : json_null());
+    json_object_set_new(o, "unit", json_string(capacity_unit(&cs->plan)));
+    json_object_set_new(o, "settle_s", json_real((double)cs->settle_us / 1e6));
+    for (size_t i = 0; i < capsearch_judged(cs); i++) {
+        const capsearch_step *s = &cs->steps[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "load", json_real(s->load));
+        json_object_set_new(j, "start_s", json_real((double)s->t0_us / 1e6));
+        json_object_set_new(j, "end_s", json_real((double)s->t1_us / 1e6));
+        json_object_set_new(j, "seconds", json_integer(s->seconds));
+        json_object_set_new(j, "count", json_integer((json_int_t)s->count));
+        json_object_set_new(j, "tps", json_real(s->tps));
+        json_object_set_new(j, "p50_ms", json_real(s->p50_ms));
+        json_object_set_new(j, "p95_ms", json_real(s->p95_ms));
+        json_object_set_new(j, "p99_ms", json_real(s->p99_ms));
+        json_object_set_new(j, "errors_pct", json_real(s->errors_pct));
+        json_object_set_new(j, "passed", json_boolean(s->judged && s->passed));
+        json_object_set_new(j, "failed",
+                            s->failed[0] != '\0' ? json_string(s->failed) : json_null());
+        json_array_append_new(steps, j);
+    }
+    json_object_set_new(o, "steps", steps);
+    return o;
+}

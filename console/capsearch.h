@@ -1,0 +1,127 @@
+/* capsearch — a capacity search while it runs: each step judged on its own
+ * seconds, the stop at the first failing step, and the capacity found.
+ *
+ * What it is for: `quern run --capacity START:STEP:HOLD[:MAX]` plays a
+ * staircase of loads (common/capacity.h). The console hands capsearch each
+ * merged second; capsearch adds the seconds a step is judged on
+ * (capacity_second: whole seconds of the step's window, once its settle time
+ * has passed) into that step's totals, and at the step's last such second
+ * judges the run's own thresholds (--threshold and the script's, not the
+ * defaults) on them alone: tps over the judged seconds, percentiles of the
+ * step's merged histogram, the step's error rate. A failing step asks the
+ * caller to stop the run (every sample is kept). The capacity is the load of
+ * the last step that passed before the first failure; none when START
+ * failed.
+ *
+ * Only one step is summed at a time (the current one's agg); each judged
+ * step keeps its figures. Cost per second: proportional to the steps of the
+ * script, as agg's.
+ *
+ * Usage:
+ *     capsearch *cs = capsearch_new(o.cap, o.cap_settle_us, nsteps, nscens);
+ *     each merged second:
+ *         if (capsearch_second(cs, second, sum, ths, nth, ids, names)) control_stop(...);
+ *     at the end: capsearch_end(cs, ths, nth, ids, names); capsearch_print(cs, stdout);
+ *     json_t *j = capsearch_json(cs); ...; capsearch_free(cs); */
+#ifndef QUERN_CAPSEARCH_H
+#define QUERN_CAPSEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/capacity.h"
+#include "console/agg.h"
+#include "console/thresh.h"
+#include "console/verdict.h"
+#include "proto/ivsum.h"
+
+struct json_t;
+
+/** Longest text of capsearch_step.failed. */
+#define CAPSEARCH_FAILED_MAX (THRESH_EXPR_MAX + THRESH_DESC_MAX + 8)
+
+/** One step of the staircase, as judged. */
+typedef struct capsearch_step {
+    double load;      /**< arrivals a second, or VUs */
+    int64_t t0_us;    /**< the step's window [t0_us, t1_us) from the run's start */
+    int64_t t1_us;    /**< its end */
+    int64_t from_us;  /**< the first judged second's start (t0_us + the settle, rounded up) */
+    int judged;       /**< 1 once judged (0: the run ended before any of its judged seconds) */
+    int passed;       /**< 1 when every threshold passed on its seconds */
+    unsigned seconds; /**< seconds judged */
+    uint64_t count;   /**< samples of every script step in them */
+    double tps, p50_ms, p95_ms, p99_ms, errors_pct; /**< the step's figures */
+    char failed[CAPSEARCH_FAILED_MAX]; /**< "p95<200ms: p95 of all steps = ..."; "" when passed */
+    thresh_result *rs; /**< owned once judged: each threshold's verdict on the step */
+    size_t nrs;        /**< entries in rs */
+} capsearch_step;
+
+/** The search's state; created by capsearch_new. */
+typedef struct capsearch {
+    capacity_plan plan;    /**< a copy of --capacity */
+    int64_t settle_us;     /**< --capacity-settle */
+    size_t nsteps;         /**< the script's steps */
+    size_t nscens;         /**< the script's scenarios */
+    capsearch_step *steps; /**< owned: plan.nsteps entries */
+    size_t cur;            /**< the step being summed */
+    int summing;           /**< 1 while cur has seconds in a */
+    agg a;                 /**< owned: the totals of cur's judged seconds */
+    int failed;            /**< 1 once a step failed: nothing more is judged */
+    size_t failed_step;    /**< that step */
+} capsearch;
+
+/** A search over plan (copied), for a script of nsteps steps and nscens scenarios. */
+capsearch *capsearch_new(const capacity_plan *plan, int64_t settle_us, size_t nsteps,
+                         size_t nscens);
+
+/** Releases cs; NULL is fine. */
+void capsearch_free(capsearch *cs);
+
+/** Takes one merged second; late: the rest of a second already taken (a
+ *  sender that reported after the merge), added to its step if that step
+ *  is not judged yet. Judges the step with the nth thresholds ths at its
+ *  last judged second, the staircase's last step only at capsearch_end (the
+ *  run's last second often comes in parts); ids and names are the script's
+ *  step ids and display names. Returns 1 when the step failed just now: the
+ *  caller stops the run. */
+int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
+                     const thresh *const *ths, size_t nth, const char *const *ids,
+                     const char *const *names);
+
+/** At the run's end: judges the step being summed if the run stopped
+ *  before its last second (Ctrl-C, the last step's end cut short). */
+void capsearch_end(capsearch *cs, const thresh *const *ths, size_t nth, const char *const *ids,
+                   const char *const *names);
+
+/** The capacity: 1 with the index of the last step that passed before any
+ *  failure in *step; 0 when none passed. */
+int capsearch_found(const capsearch *cs, size_t *step);
+
+/** The verdict of threshold i on the step that decided the search (the
+ *  capacity's step, or the first step when it failed), its description
+ *  prefixed with the step's load, into *out: 1, or 0 when no step decided
+ *  (nothing judged). */
+int capsearch_result(const capsearch *cs, size_t i, thresh_result *out);
+
+/** Steps judged (those in the summary: up to and including the failing one). */
+size_t capsearch_judged(const capsearch *cs);
+
+/** A capacity search's verdict, given v decided without thresholds (an
+ *  aborted, degraded or empty run keeps its own): passed with exit 0 when a
+ *  capacity was found, failed with exit 1 when even START failed. */
+void capsearch_verdict(const capsearch *cs, verdict *v);
+
+/** Prints the steps and the capacity ("Capacity: 300/s (400/s failed: ...)"). */
+void capsearch_print(const capsearch *cs, FILE *out);
+
+/** One line for the verdict: "capacity 300/s: ..." or "no capacity: the
+ *  first step ... failed: ...", into buf. Returns buf. */
+char *capsearch_why(const capsearch *cs, char *buf, size_t len);
+
+/** The summary JSON's "capacity": found, value (null when not found), unit,
+ *  settle_s, steps [{load, tps, p50_ms, p95_ms, p99_ms, errors_pct, passed,
+ *  failed}]. A new reference: the caller releases it. */
+struct json_t *capsearch_json(const capsearch *cs);
+
+#endif

@@ -1,0 +1,41 @@
+/* capcmp — two runs' capacities compared, for `quern compare`.
+ *
+ * What it is for: a capacity search (quern run --capacity, reports/capdb.h)
+ * names the highest load a run sustained; a later run whose capacity fell
+ * is a regression as much as a slower step. The rule: A (the new run) is
+ * worse when B (the baseline) found a capacity and A found none, or a lower
+ * one by more than thr percent of B's; better when it rose by more than
+ * that (or only A found one); otherwise the same. Runs with capacities in
+ * different units (rates and VUs), or where neither searched, are not
+ * compared.
+ *
+ * Usage:
+ *     char line[256];
+ *     enum capcmp_verdict v = capcmp_judge(&a, &b, 10.0, line, sizeof(line));
+ *     if (v != CAPCMP_NA) puts(line);                 // "capacity fell from 300/s to 200/s"
+ */
+#ifndef QUERN_CAPCMP_H
+#define QUERN_CAPCMP_H
+
+#include <stddef.h>
+
+#include "reports/capdb.h"
+
+/** The verdict on A's capacity against B's. */
+enum capcmp_verdict {
+    CAPCMP_NA,     /**< not comparable: a run without a search, or different units */
+    CAPCMP_SAME,   /**< within thr percent */
+    CAPCMP_BETTER, /**< rose */
+    CAPCMP_WORSE,  /**< fell: a regression */
+};
+
+/** Compares a (NULL: no search) with b (NULL: none), thr in percent, and
+ *  writes one line for people into buf ("capacity fell from 300/s to
+ *  200/s (-33.3 %)"; "" when CAPCMP_NA and neither searched). */
+enum capcmp_verdict capcmp_judge(const capdb_run *a, const capdb_run *b, double thr, char *buf,
+                                 size_t len);
+
+/** Writes a capacity as shown: "300/s", "40 VUs", or "none". Returns buf. */
+char *capcmp_format(const capdb_run *c, char *buf, size_t len);
+
+#endif

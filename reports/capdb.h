@@ -1,0 +1,82 @@
+/* capdb — a run's capacity search in the results database: written by the
+ * console at the run's end, read by the report, the comparison and any rule
+ * that works per step window.
+ *
+ * What it is for: `quern run --capacity` records the capacity found and
+ * each judged step of its staircase (tables capacity and capacity_steps,
+ * reports/schema.sql, migration 6). A step is a window [t0_us, t1_us) of
+ * the run's time (microseconds from runs.started_us, the clock the
+ * intervals' seconds use), judged from from_us on. capdb_windows lists just
+ * the windows, for readers that look at other per-second data by step (the
+ * system under test's resources, a bottleneck per step).
+ *
+ * Usage:
+ *     capdb_run c = {...};
+ *     capdb_write(d, run_id, &c, err, sizeof(err));        // the console
+ *     capdb_run got;
+ *     if (capdb_read(sq, run_id, &got, err, sizeof(err)) == 1) { ...; capdb_free(&got); }
+ *     capdb_window w[CAPDB_STEPS_MAX]; size_t n;
+ *     capdb_windows(sq, run_id, w, CAPDB_STEPS_MAX, &n, err, sizeof(err));
+ */
+#ifndef QUERN_CAPDB_H
+#define QUERN_CAPDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reports/db.h"
+
+struct sqlite3;
+
+/** Most steps recorded for one run (common/capacity.h's CAPACITY_STEPS_MAX). */
+#define CAPDB_STEPS_MAX 100
+/** Longest text kept of a step's failed threshold. */
+#define CAPDB_FAILED_MAX 800
+
+/** One judged step. */
+typedef struct capdb_step {
+    double load;                                    /**< in the run's unit */
+    int64_t t0_us, t1_us;                           /**< the window, from the run's start */
+    int64_t from_us;                                /**< the first judged second's start */
+    unsigned seconds;                               /**< seconds judged */
+    uint64_t count;                                 /**< samples in them, every script step */
+    double tps, p50_ms, p95_ms, p99_ms, errors_pct; /**< over them */
+    int passed;                                     /**< 1 passed, 0 failed */
+    char failed[CAPDB_FAILED_MAX]; /**< the threshold that failed, "" when passed */
+} capdb_step;
+
+/** A run's capacity search. */
+typedef struct capdb_run {
+    int found;         /**< 1 when a step passed before the first failing one */
+    double value;      /**< that step's load (0 when not found) */
+    char unit[8];      /**< "/s" or "vus" */
+    int64_t settle_us; /**< the start of each step not judged */
+    size_t nsteps;     /**< entries in steps */
+    capdb_step *steps; /**< owned (capdb_read) or borrowed (capdb_write) */
+} capdb_run;
+
+/** A step window only. */
+typedef struct capdb_window {
+    unsigned step;        /**< from 0 */
+    double load;          /**< in the run's unit */
+    int64_t t0_us, t1_us; /**< [t0_us, t1_us) from the run's start */
+    int64_t from_us;      /**< judged from here */
+    int passed;           /**< 1 passed, 0 failed */
+} capdb_window;
+
+/** Records c for run run_id in one transaction. 0, or -1 with err. */
+int capdb_write(db *d, int64_t run_id, const capdb_run *c, char *err, size_t errlen);
+
+/** Reads run run_id's search into *out: 1 (release with capdb_free), 0
+ *  when the run had none, -1 with err. */
+int capdb_read(struct sqlite3 *sq, int64_t run_id, capdb_run *out, char *err, size_t errlen);
+
+/** Releases what capdb_read put in c; a zeroed c is fine. */
+void capdb_free(capdb_run *c);
+
+/** The step windows of run run_id, in order, at most max into out, *n the
+ *  count (0 for a run without a search). 0, or -1 with err. */
+int capdb_windows(struct sqlite3 *sq, int64_t run_id, capdb_window *out, size_t max, size_t *n,
+                  char *err, size_t errlen);
+
+#endif

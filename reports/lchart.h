@@ -1,0 +1,27 @@
+/* lchart — the report's section on Little's law: N against X * (R + Z) over
+ * the run, and where the law breaks.
+ *
+ * What it is for: the report of every run (reports/rhtml.h) shows, per
+ * second (or per bucket of seconds on a long run, the sums added), the VUs
+ * in the system N and what the law predicts from the runs, X * (R + Z)
+ * (reports/little.h), on one time chart; below it a line says how often the
+ * law held within its tolerance and lists the first stretches of seconds
+ * where it broke, with what that usually means. It reads no database.
+ *
+ * Usage:
+ *     lchart_section(out, rows, n);    // rows from little_load */
+#ifndef QUERN_LCHART_H
+#define QUERN_LCHART_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "reports/little.h"
+
+/** Most stretches of broken seconds named in the text. */
+#define LCHART_BREAKS_MAX 5
+
+/** Writes the section (id "little") for the n seconds rows (sorted). */
+void lchart_section(FILE *out, const little_row *rows, size_t n);
+
+#endif

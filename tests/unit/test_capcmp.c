@@ -1,0 +1,53 @@
+/* Unit tests for reports/capcmp: two runs' capacities compared. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "reports/capcmp.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static capdb_run cap(int found, double value, const char *unit)
+{
+    capdb_run c;
+
+    memset(&c, 0, sizeof(c));
+    c.found = found;
+    c.value = value;
+    snprintf(c.unit, sizeof(c.unit), "%s", unit);
+    return c;
+}
+
+static void test_judge(void **state)
+{
+    char line[256];
+    capdb_run a300 = cap(1, 300, "/s"), a200 = cap(1, 200, "/s"), a290 = cap(1, 290, "/s");
+    capdb_run none = cap(0, 0, "/s"), vus = cap(1, 40, "vus");
+
+    (void)state;
+    assert_int_equal(capcmp_judge(&a200, &a300, 10, line, sizeof(line)), CAPCMP_WORSE);
+    assert_non_null(strstr(line, "capacity fell from 300/s to 200/s"));
+    assert_int_equal(capcmp_judge(&a300, &a200, 10, line, sizeof(line)), CAPCMP_BETTER);
+    assert_non_null(strstr(line, "capacity rose from 200/s to 300/s"));
+    assert_int_equal(capcmp_judge(&a290, &a300, 10, line, sizeof(line)), CAPCMP_SAME);
+    assert_int_equal(capcmp_judge(&none, &a300, 10, line, sizeof(line)), CAPCMP_WORSE);
+    assert_string_equal(line, "capacity fell from 300/s to none");
+    assert_int_equal(capcmp_judge(&a300, &none, 10, line, sizeof(line)), CAPCMP_BETTER);
+    assert_int_equal(capcmp_judge(&none, &none, 10, line, sizeof(line)), CAPCMP_SAME);
+    assert_int_equal(capcmp_judge(&vus, &a300, 10, line, sizeof(line)), CAPCMP_NA);
+    assert_non_null(strstr(line, "40 VUs"));
+    assert_int_equal(capcmp_judge(&a300, NULL, 10, line, sizeof(line)), CAPCMP_NA);
+    assert_int_equal(capcmp_judge(NULL, NULL, 10, line, sizeof(line)), CAPCMP_NA);
+    assert_string_equal(line, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_judge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,174 @@
+/* Unit tests for console/capsearch: each step judged on its own seconds. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "console/capsearch.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "common/hist.h"
+
+static const char *const ids[] = {"SC-CAP-STEP-1"};
+static const char *const names[] = {"SC-CAP-STEP-1)Hit"};
+
+/* One second of n samples of lat_us, errs of them technical errors. */
+static int feed(capsearch *cs, uint64_t second, uint64_t n, uint64_t errs, uint64_t lat_us,
+                int late, thresh **ths, size_t nth)
+{
+    ivsum s;
+    int rc;
+
+    ivsum_init(&s, 1, 1);
+    s.steps[0].count = n;
+    s.steps[0].err_tech = errs;
+    for (uint64_t i = 0; i < n; i++)
+        hist_record(s.steps[0].hist, lat_us);
+    s.runs[0] = n;
+    rc = capsearch_second(cs, second, &s, late, (const thresh *const *)ths, nth, ids, names);
+    ivsum_free(&s);
+    return rc;
+}
+
+static capsearch *search(const char *spec)
+{
+    capacity_plan p;
+    char err[256];
+
+    assert_int_equal(capacity_parse(spec, &p, err, sizeof(err)), 0);
+    return capsearch_new(&p, CAPACITY_SETTLE_US, 1, 1);
+}
+
+static void test_stops_at_first_failing_step(void **state)
+{
+    char err[256], why[512];
+    thresh *th[2];
+    capsearch *cs = search("10/s:10/s:3s:50/s");
+    size_t k;
+    verdict v = {1, 0, "passed"};
+    json_t *j;
+
+    (void)state;
+    th[0] = thresh_parse("errors<1%", err, sizeof(err));
+    th[1] = thresh_parse("p95<100ms", err, sizeof(err));
+    /* step 0 (10/s): seconds 0-2; its settling second is slow and failing */
+    assert_int_equal(feed(cs, 0, 10, 10, 500000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 1, 10, 0, 1000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 2, 10, 0, 1000, 0, th, 2), 0); /* judged: passed */
+    assert_int_equal(cs->steps[0].judged, 1);
+    assert_int_equal(cs->steps[0].passed, 1);
+    assert_int_equal(cs->steps[0].seconds, 2);
+    assert_int_equal(cs->steps[0].count, 20);
+    assert_true(cs->steps[0].tps == 10.0);
+    /* step 1 (20/s): fine once settled */
+    assert_int_equal(feed(cs, 3, 20, 20, 900000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 4, 20, 0, 2000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 5, 20, 0, 2000, 0, th, 2), 0);
+    assert_int_equal(cs->steps[1].passed, 1);
+    assert_in_range((long)(cs->steps[1].p95_ms * 10), 19, 21);
+    /* step 2 (30/s): p95 over the limit in its judged seconds, no error */
+    assert_int_equal(feed(cs, 6, 30, 0, 1000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 7, 30, 0, 150000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 8, 30, 0, 150000, 0, th, 2), 1); /* failed: stop */
+    assert_int_equal(cs->steps[2].passed, 0);
+    assert_non_null(strstr(cs->steps[2].failed, "p95<100ms: "));
+    /* nothing after the failure is judged */
+    assert_int_equal(feed(cs, 9, 40, 40, 1000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 10, 40, 40, 1000, 0, th, 2), 0);
+    assert_int_equal(feed(cs, 11, 40, 40, 1000, 0, th, 2), 0);
+    capsearch_end(cs, (const thresh *const *)th, 2, ids, names);
+    assert_int_equal(cs->steps[3].judged, 0);
+    assert_int_equal(capsearch_judged(cs), 3);
+    assert_int_equal(capsearch_found(cs, &k), 1);
+    assert_int_equal(k, 1);
+    assert_non_null(strstr(capsearch_why(cs, why, sizeof(why)), "capacity 20/s (the step at 30/s"));
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.passed, 1);
+    assert_int_equal(v.rc, 0);
+    /* the thresholds' verdicts are those of the capacity's step */
+    {
+        thresh_result r;
+        assert_int_equal(capsearch_result(cs, 1, &r), 1);
+        assert_int_equal(r.passed, 1);
+        assert_non_null(strstr(r.desc, "step at 20/s: p95 of all steps = "));
+        assert_int_equal(capsearch_result(cs, 2, &r), 0);
+    }
+    j = capsearch_json(cs);
+    assert_true(json_is_true(json_object_get(j, "found")));
+    assert_true(json_real_value(json_object_get(j, "value")) == 20.0);
+    assert_string_equal(json_string_value(json_object_get(j, "unit")), "/s");
+    assert_int_equal(json_array_size(json_object_get(j, "steps")), 3);
+    assert_true(
+        json_is_false(json_object_get(json_array_get(json_object_get(j, "steps"), 2), "passed")));
+    json_decref(j);
+    capsearch_free(cs);
+    thresh_free(th[0]);
+    thresh_free(th[1]);
+}
+
+static void test_start_fails(void **state)
+{
+    char err[256];
+    thresh *th = thresh_parse("errors<1%", err, sizeof(err));
+    capsearch *cs = search("5:5:2s");
+    size_t k;
+    verdict v = {1, 0, "passed"};
+
+    (void)state;
+    assert_int_equal(feed(cs, 0, 10, 0, 1000, 0, &th, 1), 0);
+    assert_int_equal(feed(cs, 1, 10, 1, 1000, 0, &th, 1), 1);
+    assert_int_equal(capsearch_found(cs, &k), 0);
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.passed, 0);
+    assert_int_equal(v.rc, 1);
+    {
+        thresh_result r;
+        assert_int_equal(capsearch_result(cs, 0, &r), 1); /* START's verdict */
+        assert_int_equal(r.passed, 0);
+    }
+    assert_non_null(strstr(v.why, "no capacity: the first step, 5, failed: errors<1%"));
+    capsearch_free(cs);
+    thresh_free(th);
+}
+
+static void test_last_step_at_end_with_late_parts(void **state)
+{
+    char err[256];
+    thresh *th = thresh_parse("count>=15", err, sizeof(err));
+    capsearch *cs = search("1/s:1/s:2s:2/s");
+    size_t k;
+    verdict v = {0, 3, "failed: aborted"};
+
+    (void)state;
+    assert_int_equal(feed(cs, 1, 20, 0, 1000, 0, &th, 1), 0); /* step 0 judged at once */
+    assert_int_equal(cs->steps[0].passed, 1);
+    /* the last step's second comes in two parts, and a second past the end */
+    assert_int_equal(feed(cs, 3, 10, 0, 1000, 0, &th, 1), 0);
+    assert_int_equal(feed(cs, 4, 1, 0, 1000, 0, &th, 1), 0);
+    assert_int_equal(cs->steps[1].judged, 0);
+    assert_int_equal(feed(cs, 3, 10, 0, 1000, 1, &th, 1), 0);
+    capsearch_end(cs, (const thresh *const *)&th, 1, ids, names);
+    assert_int_equal(cs->steps[1].count, 20);
+    assert_int_equal(cs->steps[1].seconds, 1);
+    assert_int_equal(cs->steps[1].passed, 1);
+    assert_int_equal(capsearch_found(cs, &k), 1);
+    assert_int_equal(k, 1);
+    /* an aborted run keeps its own verdict */
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.rc, 3);
+    capsearch_free(cs);
+    thresh_free(th);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stops_at_first_failing_step),
+        cmocka_unit_test(test_start_fails),
+        cmocka_unit_test(test_last_step_at_end_with_late_parts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
