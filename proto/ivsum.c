@@ -38,6 +38,30 @@ void ivsum_reset(ivsum *s)
     s->senders = 0;
 }
 
+/* Adds a sender's service times into d->svc: its own histogram when it sent
+ * one, else its response times, which are then the same. */
+static int merge_service(step_stats *d, const Quern__StepInterval *si)
+{
+    const ProtobufCBinaryData *b =
+        si->service_histogram.len > 0 ? &si->service_histogram : &si->histogram;
+
+    return b->len > 0 ? hist_merge_encoded(d->svc, b->data, b->len) : 0;
+}
+
+/* Encodes h into a new buffer of *len bytes (buf is scratch of cap bytes);
+ * NULL when it does not encode. */
+static uint8_t *encode_copy(const hist *h, uint8_t *buf, size_t cap, size_t *len)
+{
+    uint8_t *out;
+
+    *len = hist_encode(h, buf, cap);
+    if (*len == 0)
+        return NULL;
+    out = xmalloc(*len);
+    memcpy(out, buf, *len);
+    return out;
+}
+
 int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names, char *err,
                   size_t errlen)
 {
@@ -50,9 +74,15 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
             return -1;
         }
         d = &s->steps[si->step];
+        if (si->service_histogram.len > 0)
+            stats_service_on(d); /* copies the sum so far, before this sender's */
         if (si->histogram.len > 0 &&
             hist_merge_encoded(d->hist, si->histogram.data, si->histogram.len) != 0) {
             err_set(err, errlen, "malformed histogram for step %u", si->step);
+            return -1;
+        }
+        if (d->svc_on && merge_service(d, si) != 0) {
+            err_set(err, errlen, "malformed service histogram for step %u", si->step);
             return -1;
         }
         d->count += si->count;
@@ -130,11 +160,13 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         si->new_connections = st->new_conns;
         si->sum_latency_us = hist_sum(st->hist);
         si->max_latency_us = hist_max(st->hist);
-        len = hist_encode(st->hist, buf, cap);
-        if (len > 0) {
-            si->histogram.data = xmalloc(len);
-            memcpy(si->histogram.data, buf, len);
-            si->histogram.len = len;
+        si->histogram.data = encode_copy(st->hist, buf, cap, &len);
+        si->histogram.len = si->histogram.data != NULL ? len : 0;
+        if (st->svc_on) {
+            /* Kept apart only once a sample was late, whose response time
+             * is then above its service time: they differ. */
+            si->service_histogram.data = encode_copy(st->svc, buf, cap, &len);
+            si->service_histogram.len = si->service_histogram.data != NULL ? len : 0;
         }
         si->sample_technical = xstrdup(st->sample_tech);
         si->sample_functional = xstrdup(st->sample_func);
@@ -171,6 +203,7 @@ void ivsum_msg_free(Quern__Interval *m)
         return;
     for (size_t i = 0; i < m->n_steps; i++) {
         xfree(m->steps[i]->histogram.data);
+        xfree(m->steps[i]->service_histogram.data);
         xfree(m->steps[i]->sample_technical);
         xfree(m->steps[i]->sample_functional);
         xfree(m->steps[i]);

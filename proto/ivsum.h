@@ -6,7 +6,11 @@
  * one second into an ivsum and sends the sum up (ivsum_add_msg, then
  * ivsum_msg_new); the console adds its agents' messages the same way and
  * hands the sum to agg_add. Histograms travel encoded (hist_encode) and are
- * merged bucket by bucket, never averaged.
+ * merged bucket by bucket, never averaged. A step's service times travel
+ * only when they differ from its response times (service_histogram); a
+ * sum keeps them apart from the first sender whose differ, adding the
+ * others' response times in their place, so the sum is exact and a run
+ * with nothing late merges one histogram a step (common/stats.h).
  *
  * Scenarios travel by name (ScenarioCount.name); the receiver maps them to
  * its indices with the scenario name table it built from StepsDef.

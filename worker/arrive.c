@@ -81,14 +81,16 @@ static int grow(arrive *a, struct engine *e)
     return 0;
 }
 
-/* Starts a run on v for an arrival; late: it waited for a VU of a full pool. */
-static void play(struct engine *e, vu *v, int late)
+/* Starts a run on v for the arrival due at due (from the run's start); late:
+ * it waited for a VU of a full pool. */
+static void play(struct engine *e, vu *v, int64_t due, int late)
 {
     rate_counts *c = &e->acount[v->scen];
 
     c->started++;
     if (late)
         c->late++;
+    v->run_due_us = e->t0_us + due; /* its response times count from there */
     vu_start_run(v);
 }
 
@@ -125,7 +127,7 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
 {
     e->acount[a->scen].scheduled++;
     if (a->qlen == 0 && a->nidle > 0) {
-        play(e, &e->vus[a->idle[--a->nidle]], 0);
+        play(e, &e->vus[a->idle[--a->nidle]], due, 0);
         return;
     }
     /* VUs already being created are for the arrivals already waiting. */
@@ -180,9 +182,10 @@ void arrive_vu_free(arrive *a, struct engine *e, vu *v)
     drop_stale(a, e, now);
     if (a->qlen > 0 && !a->stopped) {
         int late = a->q[a->qhead].late;
+        int64_t due = a->q[a->qhead].due_us;
         a->qhead = (a->qhead + 1) % a->qcap;
         a->qlen--;
-        play(e, v, late);
+        play(e, v, due, late);
         return;
     }
     a->idle[a->nidle++] = (uint32_t)(v - e->vus);
