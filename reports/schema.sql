@@ -239,3 +239,13 @@ ALTER TABLE scenario_totals ADD COLUMN arr_scheduled INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_started INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_late INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scenario_totals ADD COLUMN arr_dropped INTEGER NOT NULL DEFAULT 0;
+
+-- @migration 6
+-- Service times beside response times (common/stats.h): a step's histogram
+-- is its response times, from each sample's intended start; its service
+-- times, from the actual start, are kept only where they differ (a run
+-- that started late behind its arrival or its pacing slot).
+--   service_histogram: the encoded service times; NULL: the same as
+--   histogram (nothing was late), and for a run from an older quern.
+ALTER TABLE step_intervals ADD COLUMN service_histogram BLOB;
+ALTER TABLE step_totals ADD COLUMN service_histogram BLOB;
