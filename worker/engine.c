@@ -407,8 +407,8 @@ void engine_stop(engine *e, enum engine_status why)
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_set(&e->end_timer, (double)e->cfg.grace_us / 1e6, 0.);
     ev_timer_start(e->loop, &e->end_timer);
-    if (e->arr != NULL)
-        arrive_stop(e->arr, e);
+    for (size_t i = 0; i < e->narr; i++)
+        arrive_stop(&e->arr[i], e);
     for (uint32_t i = 0; i < e->nvus && !e->killing; i++)
         vu_stop(&e->vus[i]);
     if (e->arr != NULL && e->done == e->nvus)
@@ -560,8 +560,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
     e->acount = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*e->acount));
     if (cfg->nrate_stages > 0) {
-        e->arr = xcalloc(1, sizeof(*e->arr));
-        if (arrive_init(e->arr, e, err, errlen) != 0)
+        if (arrive_set_init(e, err, errlen) != 0)
             goto fail;
         warn_fd_limit(cfg->vu_count);
         e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
@@ -659,7 +658,8 @@ enum engine_status engine_run(engine *e)
         ev_timer_start(e->loop, &e->end_timer);
     }
     if (e->arr != NULL)
-        arrive_start(e->arr, e);
+        for (size_t i = 0; i < e->narr; i++)
+            arrive_start(&e->arr[i], e);
     else
         schedule_vus(e);
     ev_prepare_start(e->loop, &e->starter);
@@ -673,8 +673,8 @@ enum engine_status engine_run(engine *e)
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->curl_timer);
-    if (e->arr != NULL)
-        ev_timer_stop(e->loop, &e->arr->timer);
+    for (size_t i = 0; i < e->narr; i++)
+        ev_timer_stop(e->loop, &e->arr[i].timer);
     if (e->cfg.handle_signals) {
         ev_signal_stop(e->loop, &e->sig_int);
         ev_signal_stop(e->loop, &e->sig_term);
@@ -730,8 +730,8 @@ void engine_free(engine *e)
     }
     xfree(e->scount);
     xfree(e->acount);
-    if (e->arr != NULL)
-        arrive_free(e->arr);
+    for (size_t i = 0; i < e->narr; i++)
+        arrive_free(&e->arr[i]);
     xfree(e->arr);
     for (size_t i = 0; e->src != NULL && i < e->cfg.nsource_addrs; i++)
         xfree(e->src[i]);

@@ -422,7 +422,7 @@ static void vu_next_run(vu *v)
         /* The open model: the next run is an arrival's. */
         v->phase = VU_PACE;
         v->wait = VU_IDLE;
-        arrive_vu_free(v->eng->arr, v->eng, v);
+        arrive_vu_free(v->eng, v);
         return;
     }
     if (v->run == 0 || sc->pacing_max_us == 0) {

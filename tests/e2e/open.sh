@@ -79,6 +79,21 @@ between "rate stages: half-way up (0-1.5 s): 38 arrivals" "$r1" 35 41
 between "rate stages: the rest of the climb (1.5-3 s): 112" "$r2" 108 116
 between "rate stages: the hold (3-6 s): 300" "$r3" 296 304
 
+# ---- two scenarios share --rate by weight (3:1): 150/s and 50/s for 2 s,
+# each its own stream and its own share of the pool (--max-vus 40: 30 and 10)
+new_log
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 2s --max-vus 40 --workers 2 -p open_weight=3 \
+  -p second_weight=1 -p base_url="$NGBASE" --db none -q --summary-json "$TMP/wt.json" \
+  >"$TMP/wt.out" 2>"$TMP/wt.err"
+eq "weights 3:1: exit 0" "$?" 0
+eq "weights 3:1: nginx served 300 runs of OPEN" "$(hits)" 300
+eq "weights 3:1: nginx served 100 runs of SECOND" "$(grep -c ' /second$' "$LOG")" 100
+eq "weights 3:1: OPEN's arrivals" "$(sj "$TMP/wt.json" '.scenarios[0].arrivals.scheduled')" 300
+eq "weights 3:1: SECOND's arrivals" "$(sj "$TMP/wt.json" '.scenarios[1].arrivals.scheduled')" 100
+check "weights 3:1: interleaved (SECOND's first hit within OPEN's first 100 ms)" \
+  awk '$4 == "/hit" && o == "" { o = $1 } $4 == "/second" && s == "" { s = $1 } END { exit !(s - o < 0.1) }' "$LOG"
+check "weights 3:1: the pool stays within --max-vus 40" test "$(grep -c ' /init$' "$LOG")" -le 40
+
 # ---- a scenario's own rate: quern.scenario("OPEN", { rate = "100/s" }) with
 # --duration, and { rate_stages = { "2s:100/s", "2s:100/s" } } (100 + 200)
 new_log
