@@ -62,6 +62,7 @@ static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
                       (const char *const *)r->scen_names, r->nscens, sum->active_vus,
                       sum->finished_vus, 0);
     ivsum_msg_set_arrivals(m, sum->arrivals);
+    ivsum_msg_set_lag(m, sum->lag);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     uplink_send(r->a, &env);

@@ -167,6 +167,8 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
             json_object_set_new(ar, "started", json_integer((json_int_t)a->arrivals[i].started));
             json_object_set_new(ar, "late", json_integer((json_int_t)a->arrivals[i].late));
             json_object_set_new(ar, "dropped", json_integer((json_int_t)a->arrivals[i].dropped));
+            if (a->start_lag[i] != NULL)
+                json_object_set_new(ar, "start_lag", latency_json(json_object(), a->start_lag[i]));
             json_object_set_new(sc, "arrivals", ar);
         }
         json_array_append_new(scens, sc);

@@ -15,6 +15,7 @@ void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
     s->runs = xcalloc(nscens ? nscens : 1, sizeof(*s->runs));
     s->missed = xcalloc(nscens ? nscens : 1, sizeof(*s->missed));
     s->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*s->arrivals));
+    s->lag = xcalloc(nscens ? nscens : 1, sizeof(*s->lag));
 }
 
 void ivsum_free(ivsum *s)
@@ -23,6 +24,9 @@ void ivsum_free(ivsum *s)
     xfree(s->runs);
     xfree(s->missed);
     xfree(s->arrivals);
+    for (size_t i = 0; s->lag != NULL && i < s->nscens; i++)
+        hist_free(s->lag[i]);
+    xfree(s->lag);
     memset(s, 0, sizeof(*s));
 }
 
@@ -33,6 +37,9 @@ void ivsum_reset(ivsum *s)
     memset(s->runs, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->runs));
     memset(s->missed, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->missed));
     memset(s->arrivals, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->arrivals));
+    for (size_t i = 0; i < s->nscens; i++)
+        if (s->lag[i] != NULL)
+            hist_reset(s->lag[i]);
     s->active_vus = 0;
     s->finished_vus = 0;
     s->senders = 0;
@@ -110,6 +117,15 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
                 s->arrivals[j].started += sc->arrivals_started;
                 s->arrivals[j].late += sc->arrivals_late;
                 s->arrivals[j].dropped += sc->arrivals_dropped;
+                if (sc->start_lag_histogram.len == 0)
+                    break;
+                if (s->lag[j] == NULL)
+                    s->lag[j] = hist_new();
+                if (hist_merge_encoded(s->lag[j], sc->start_lag_histogram.data,
+                                       sc->start_lag_histogram.len) != 0) {
+                    err_set(err, errlen, "malformed start lags for scenario %s", sc->name);
+                    return -1;
+                }
                 break;
             }
         }
@@ -197,6 +213,23 @@ void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr)
     }
 }
 
+void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag)
+{
+    size_t cap = hist_encoded_size_max(), len;
+    uint8_t *buf = NULL;
+
+    for (size_t i = 0; lag != NULL && i < m->n_scenarios; i++) {
+        if (lag[i] == NULL || hist_count(lag[i]) == 0)
+            continue;
+        if (buf == NULL)
+            buf = xmalloc(cap);
+        m->scenarios[i]->start_lag_histogram.data = encode_copy(lag[i], buf, cap, &len);
+        m->scenarios[i]->start_lag_histogram.len =
+            m->scenarios[i]->start_lag_histogram.data != NULL ? len : 0;
+    }
+    xfree(buf);
+}
+
 void ivsum_msg_free(Quern__Interval *m)
 {
     if (m == NULL)
@@ -211,6 +244,7 @@ void ivsum_msg_free(Quern__Interval *m)
     xfree(m->steps);
     for (size_t i = 0; i < m->n_scenarios; i++) {
         xfree(m->scenarios[i]->name);
+        xfree(m->scenarios[i]->start_lag_histogram.data);
         xfree(m->scenarios[i]);
     }
     xfree(m->scenarios);

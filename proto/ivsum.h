@@ -42,6 +42,8 @@ typedef struct ivsum {
     uint64_t *runs;        /**< owned: nscens entries, runs completed */
     uint64_t *missed;      /**< owned: nscens entries, missed pacings */
     rate_counts *arrivals; /**< owned: nscens entries, the open model's arrivals */
+    hist **lag;            /**< owned: nscens entries, each NULL until a start lag came: the
+                                open model's start lags (ScenarioCount.start_lag_histogram) */
     uint32_t active_vus;   /**< sum of the senders' active VUs */
     uint32_t finished_vus; /**< sum of the senders' finished VUs */
     unsigned senders;      /**< messages added since init/reset */
@@ -73,6 +75,10 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
 /** Sets the arrivals of m's scenarios (built by ivsum_msg_new from nscens
  *  names) from arr (nscens entries, borrowed); NULL leaves them 0. */
 void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr);
+
+/** Sets the start lags of m's scenarios from lag (nscens entries, borrowed,
+ *  NULL entries and lag NULL leave them empty). */
+void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag);
 
 /** Frees a message from ivsum_msg_new; NULL is fine. */
 void ivsum_msg_free(Quern__Interval *m);

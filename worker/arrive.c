@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
+#include "worker/intend.h"
 
 /* The arrival timer's callback, below. */
 static void on_arrival(struct ev_loop *loop, ev_timer *w, int revents);
@@ -117,6 +118,9 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
     arrive_split(w, n, npre, pre);
     e->arr = xcalloc(n, sizeof(*e->arr));
     e->narr = n;
+    e->alag = xcalloc(e->scens.nscens, sizeof(*e->alag));
+    for (size_t i = 0; i < n; i++)
+        e->alag[idx[i]] = hist_new();
     for (size_t i = 0; i < n; i++)
         arrive_one(&e->arr[i], e, idx[i], w[i] / sum, cap[i], pre[i] < cap[i] ? pre[i] : cap[i]);
     rc = 0;
@@ -167,6 +171,7 @@ static void play(struct engine *e, vu *v, int64_t due, int late)
     if (late)
         c->late++;
     v->run_due_us = e->t0_us + due; /* its response times count from there */
+    hist_record(e->alag[v->scen], (uint64_t)intend_lag(v->run_due_us, clock_mono_us()));
     vu_start_run(v);
 }
 

@@ -288,6 +288,7 @@ static void emit(engine *e, int64_t now)
     iv.nsteps = e->scens.nsteps;
     iv.scens = e->scount;
     iv.arrivals = e->acount;
+    iv.start_lag = e->alag;
     iv.nscens = e->scens.nscens;
     if (e->cfg.sink != NULL)
         e->cfg.sink(e->cfg.sink_ud, &iv);
@@ -295,6 +296,9 @@ static void emit(engine *e, int64_t now)
         stats_reset(&e->cur[i]);
     memset(e->scount, 0, e->scens.nscens * sizeof(*e->scount));
     memset(e->acount, 0, e->scens.nscens * sizeof(*e->acount));
+    for (size_t i = 0; e->alag != NULL && i < e->scens.nscens; i++)
+        if (e->alag[i] != NULL)
+            hist_reset(e->alag[i]);
     e->second++;
     e->iv_start_us = now;
 }
@@ -730,6 +734,9 @@ void engine_free(engine *e)
     }
     xfree(e->scount);
     xfree(e->acount);
+    for (size_t i = 0; e->alag != NULL && i < e->scens.nscens; i++)
+        hist_free(e->alag[i]);
+    xfree(e->alag);
     for (size_t i = 0; i < e->narr; i++)
         arrive_free(&e->arr[i]);
     xfree(e->arr);

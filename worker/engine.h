@@ -44,6 +44,8 @@ typedef struct engine_interval {
     size_t nsteps;
     const scen_counts *scens;    /**< nscens entries, by scenario index */
     const rate_counts *arrivals; /**< nscens entries: the open model's arrivals */
+    hist *const *start_lag;      /**< nscens entries (NULL ones for scenarios without
+                                      arrivals), or NULL: the start lags of the runs begun */
     size_t nscens;
 } engine_interval;
 

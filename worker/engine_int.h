@@ -42,6 +42,8 @@ struct engine {
                                NULL in the closed one */
     size_t narr;
     rate_counts *acount;     /**< owned: current interval's arrivals, one per scenario */
+    hist **alag;             /**< owned: current interval's start lags, one per scenario (NULL
+                                  for those without arrivals); NULL in the closed model */
     step_stats *cur;         /**< owned: current interval, one per step */
     scen_counts *scount;     /**< owned: current interval, one per scenario */
     ev_timer curl_timer;     /**< libcurl's timeout */

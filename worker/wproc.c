@@ -134,6 +134,7 @@ static void on_interval(void *ud, const engine_interval *iv)
     m = ivsum_msg_new(c->run_id, iv->second, iv->steps, iv->nsteps, c->runs, c->missed,
                       c->scen_names, iv->nscens, iv->active_vus, 0, 0);
     ivsum_msg_set_arrivals(m, iv->arrivals);
+    ivsum_msg_set_lag(m, iv->start_lag);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     if (send_env(c->fd, &env) != 0) {

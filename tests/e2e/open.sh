@@ -48,6 +48,9 @@ echo "# 200/s: p99 $(lat "$TMP/one.json" p99_ms) ms response, $(svc "$TMP/one.js
 # Even an arrival that finds a VU idle starts a little after its time (the
 # loop's own lag): the response time counts it.
 check "200/s: response p99 >= service p99" ge "$(lat "$TMP/one.json" p99_ms)" "$(svc "$TMP/one.json" p99_ms)"
+echo "# 200/s: start lag p50 $(arr "$TMP/one.json" start_lag.p50_ms) ms, p99 $(arr "$TMP/one.json" start_lag.p99_ms) ms"
+check "200/s: the start lags of the 2,000 runs are in the summary (p99 under 1 s)" \
+  lt "$(arr "$TMP/one.json" start_lag.p99_ms)" 1000
 
 # ---- nginx frozen 1.5 s with VUs to spare (--vus 200 made at the start, 150
 # arrivals in the freeze): each request leaves on time and waits in nginx,
@@ -126,6 +129,8 @@ eq "freeze: the pool stays within --max-vus 20" "$(grep -c ' /init$' "$LOG")" 20
 check "freeze: the summary says how many were late" \
   grep -q "arrivals 2000 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
 echo "# freeze: p95 $(lat "$TMP/late.json" p95_ms) / $(svc "$TMP/late.json" p95_ms) ms, p99 $(lat "$TMP/late.json" p99_ms) / $(svc "$TMP/late.json" p99_ms) ms (response / service)"
+check "freeze: the late arrivals' start lags reach the freeze (max >= 1 s)" \
+  ge "$(arr "$TMP/late.json" start_lag.max_ms)" 1000
 check "freeze: response p99 >= 1 s (from each arrival's scheduled time)" \
   ge "$(lat "$TMP/late.json" p99_ms)" 1000
 check "freeze: response p95 >= 1 s (a fifth of the arrivals waited)" \

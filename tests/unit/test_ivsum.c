@@ -210,6 +210,47 @@ static void test_service(void **state)
     ivsum_msg_free(nearly);
 }
 
+/* The open model's start lags travel per scenario and merge bucket by
+ * bucket; a scenario without any sends none. */
+static void test_start_lag(void **state)
+{
+    step_stats st[2];
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    hist *lag[2] = {NULL, hist_new()};
+    Quern__Interval *a, *b;
+    ivsum s;
+    char err[256];
+
+    stats_init(&st[0]);
+    stats_init(&st[1]);
+    hist_record_n(lag[1], 300, 98);    /* on schedule within 0.3 ms ... */
+    hist_record_n(lag[1], 2000000, 2); /* ... but two waited 2 s */
+    a = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    ivsum_msg_set_lag(a, lag);
+    assert_int_equal(a->scenarios[0]->start_lag_histogram.len, 0);
+    assert_true(a->scenarios[1]->start_lag_histogram.len > 0);
+    hist_reset(lag[1]);
+    hist_record_n(lag[1], 500, 100);
+    b = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    ivsum_msg_set_lag(b, lag);
+    ivsum_init(&s, 2, 2);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_null(s.lag[0]);
+    assert_int_equal(hist_count(s.lag[1]), 200);
+    assert_int_equal(hist_max(s.lag[1]), 2000000);
+    assert_in_range(hist_percentile(s.lag[1], 99), 498, 502); /* 2 of 200 is 1 % */
+    assert_true(hist_percentile(s.lag[1], 99.5) >= 1990000);
+    ivsum_reset(&s);
+    assert_int_equal(hist_count(s.lag[1]), 0);
+    ivsum_free(&s);
+    ivsum_msg_free(a);
+    ivsum_msg_free(b);
+    hist_free(lag[1]);
+    stats_free(&st[0]);
+    stats_free(&st[1]);
+}
+
 /* Scenarios travel by name: an unknown one is ignored, a known one lands at
  * the receiver's index, whatever the sender's order. */
 static void test_scenario_names(void **state)
@@ -274,7 +315,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_message), cmocka_unit_test(test_sum),
         cmocka_unit_test(test_service), cmocka_unit_test(test_scenario_names),
-        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_limits),  cmocka_unit_test(test_start_lag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
