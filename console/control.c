@@ -209,7 +209,8 @@ static void start_run(run *r)
         if (ids < W)
             ids = W;
         sch.arrival_stripes = W;
-        sch.open_vus = r->o.vus;
+        sch.open_vus = r->o.closed_vus > 0 ? 0 : r->o.vus;
+        sch.closed_vus = r->o.closed_vus;
         sch.max_lag_us = (uint64_t)r->o.max_lag_us;
         sch.runs = 0;
     }

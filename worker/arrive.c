@@ -91,9 +91,13 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
         snprintf(err, errlen, "an arrival rate cannot be combined with stages or --runs");
         goto out;
     }
-    /* The scenarios with a weight share the arrivals by it. */
+    /* The scenarios with a weight share the arrivals by it; in a mixed run
+     * only the one with a rate of its own plays them, beside the closed
+     * VUs already made (e->nvus of the slots). */
     for (size_t i = 0; i < e->scens.nscens; i++) {
         const scen *sc = e->scens.scens[i];
+        if (cfg->closed_vus > 0 && sc->nrate_stages == 0)
+            continue;
         if (sc->nstages > 0) {
             snprintf(err, errlen, "%s: scenario %s has stages of its own: not with an arrival rate",
                      cfg->script, sc->name);
@@ -111,7 +115,7 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
     }
     cap = xcalloc(n, sizeof(*cap));
     pre = xcalloc(n, sizeof(*pre));
-    arrive_split(w, n, cfg->vu_count, cap);
+    arrive_split(w, n, cfg->vu_count - e->nvus, cap);
     /* --vus: this worker's slots whose global index is within it. */
     while (npre < cfg->vu_count && cfg->vu_first + npre * cfg->vu_stride <= cfg->open_vus)
         npre++;

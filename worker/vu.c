@@ -418,7 +418,7 @@ static void vu_next_run(vu *v)
         vu_phase_start(v, VU_FINISH);
         return;
     }
-    if (v->eng->arr != NULL) {
+    if (arrive_of(v->eng, v->scen) != NULL) {
         /* The open model: the next run is an arrival's. */
         v->phase = VU_PACE;
         v->wait = VU_IDLE;

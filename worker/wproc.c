@@ -363,6 +363,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
             cfg.nrate_stages = sr->schedule->n_rate_stages;
             cfg.arrival_stripes = sr->schedule->arrival_stripes;
             cfg.open_vus = sr->schedule->open_vus;
+            cfg.closed_vus = sr->schedule->closed_vus;
             cfg.max_lag_us = sr->schedule->max_lag_us > INT64_MAX
                                  ? INT64_MAX
                                  : (int64_t)sr->schedule->max_lag_us;

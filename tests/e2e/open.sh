@@ -82,6 +82,19 @@ between "rate stages: half-way up (0-1.5 s): 38 arrivals" "$r1" 35 41
 between "rate stages: the rest of the climb (1.5-3 s): 112" "$r2" 108 116
 between "rate stages: the hold (3-6 s): 300" "$r3" 296 304
 
+# ---- a mixed run: OPEN's own rate (100/s for 3 s) beside CLOSED, 2 VUs paced
+# at 100 ms (--vus): ids 1-2 are CLOSED's, the pool's come after them
+new_log
+"$QUERN" run $D/open_vu.lua -p own_rate=100/s -p closed=1 --vus 2 --duration 3s --workers 2 \
+  -p base_url="$NGBASE" --db none -q --summary-json "$TMP/mixed.json" >"$TMP/mixed.out" 2>"$TMP/mixed.err"
+eq "mixed: exit 0" "$?" 0
+eq "mixed: nginx served OPEN's 300 arrivals" "$(hits)" 300
+between "mixed: CLOSED's 2 VUs paced at 100 ms for 3 s (about 60)" "$(grep -c ' /closed$' "$LOG")" 50 62
+eq "mixed: CLOSED is played by VUs 1 and 2" "$(awk '$4 == "/closed" { print $3 }' "$LOG" | sort -u | tr '\n' ' ')" "1 2 "
+eq "mixed: OPEN's pool has ids after them" "$(awk '$4 == "/hit" && $3 <= 2' "$LOG" | wc -l)" 0
+eq "mixed: the summary counts OPEN's arrivals" "$(sj "$TMP/mixed.json" '.scenarios[0].arrivals.scheduled')" 300
+eq "mixed: CLOSED has no arrivals" "$(sj "$TMP/mixed.json" '.scenarios[1].arrivals')" null
+
 # ---- two scenarios share --rate by weight (3:1): 150/s and 50/s for 2 s,
 # each its own stream and its own share of the pool (--max-vus 40: 30 and 10)
 new_log
@@ -224,9 +237,6 @@ eq "--vus above --max-vus: exit 2" "$(bad --rate 5/s --duration 1s --vus 30 --ma
 eq "scenario rate without --duration: exit 2" "$(bad -p own_rate=100/s)" 2
 check "scenario rate without --duration: says so" grep -q -- 'has a rate: give --duration' <(first)
 eq "scenario rate with --rate: exit 2" "$(bad -p own_rate=100/s --duration 2s --rate 5/s)" 2
-eq "scenario rate beside a weighted scenario: exit 2" "$(bad -p own_rate=100/s --duration 2s -p with_other=1)" 2
-check "scenario rate beside a weighted scenario: names both" \
-  grep -q -- 'scenario OPEN has a rate: the open model plays one scenario, give OTHER weight 0' <(first)
 eq "scenario rate = \"5/x\": exit 2" "$(bad -p own_rate=5/x --duration 1s)" 2
 check "scenario rate = \"5/x\": file:line and the unit" \
   grep -q "^$D/open_vu.lua:[0-9]*: scenario OPEN: rate: \"5/x\": the unit" <(first)
