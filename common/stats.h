@@ -32,10 +32,10 @@ typedef struct step_stats {
     uint64_t sum_connect;
     uint64_t sum_tls;
     uint64_t sum_ttfb;
-    uint64_t new_conns; /**< connections opened for these samples */
-    hist *hist;         /**< owned: response time of each sample, microseconds */
-    hist *svc;          /**< owned, NULL until first needed: service times, valid when svc_on */
-    uint8_t svc_on;     /**< svc is kept apart; when 0 the service times are hist's */
+    uint64_t new_conns;                 /**< connections opened for these samples */
+    hist *hist;                         /**< owned: response time of each sample, microseconds */
+    hist *svc;                          /**< owned, NULL until needed: service times (svc_on) */
+    uint8_t svc_on;                     /**< svc kept apart; when 0 service times are hist's */
     char sample_tech[STATS_SAMPLE_MAX]; /**< first technical error message seen, "" if none */
     char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
 } step_stats;

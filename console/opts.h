@@ -110,8 +110,8 @@ int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t 
  *  rate = "R", whose length is --duration): the run plays it as --rate or
  *  --rate-stages would; closed: other scenarios play --vus beside it (a
  *  mixed run: its ids are 1..--vus, the pool's after them). script_err is
- *  why the script cannot ("" when it can). 0, or -1 with one line in err (a flag that conflicts, or
- *  script_err). */
+ *  why the script cannot ("" when it can). 0, or -1 with one line in err
+ *  (a flag that conflicts, or script_err). */
 int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant, int closed,
                    const char *script_err, char *err, size_t errlen);
 /** Frees what o owns (not the strings it borrows from argv). */

@@ -77,17 +77,17 @@ typedef struct engine_cfg {
                                         start runs, VUs are created as they need them up to
                                         vu_count; NULL: the closed model */
     size_t nrate_stages;
-    uint32_t arrival_stripes; /**< workers of the whole run: this one plays the arrivals
-                                   k with k mod stripes == (vu_first - 1) mod stripes */
-    uint32_t closed_vus;      /**< a mixed run: VUs with a global index up to this play the closed
-                                   scenarios (those without a rate of their own), 0: none */
-    uint32_t open_vus;        /**< open model: VUs with a global index up to this are
-                                   created before the first arrival */
-    int64_t max_lag_us;       /**< open model: an arrival waiting this long is dropped */
-    int64_t grace_us;         /**< how long in-flight work may finish after the stop */
-    engine_sink_fn sink;      /**< called each second and once at the end */
-    void *sink_ud;            /**< borrowed: passed to sink */
-    int handle_signals;       /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
+    uint32_t arrival_stripes;        /**< workers of the whole run: this one plays the arrivals
+                                          k with k mod stripes == (vu_first - 1) mod stripes */
+    uint32_t closed_vus;             /**< a mixed run: VUs with a global index up to this
+                                          play the scenarios without a rate; 0: none */
+    uint32_t open_vus;               /**< open model: VUs with a global index up to this are
+                                          created before the first arrival */
+    int64_t max_lag_us;              /**< open model: an arrival waiting this long is dropped */
+    int64_t grace_us;                /**< how long in-flight work may finish after the stop */
+    engine_sink_fn sink;             /**< called each second and once at the end */
+    void *sink_ud;                   /**< borrowed: passed to sink */
+    int handle_signals;              /**< 1: SIGINT/SIGTERM stop the run (the second aborts) */
     const char *const *source_addrs; /**< copied: local addresses VU i binds to, by
                                           ((i-1) mod n); none: the system's choice */
     size_t nsource_addrs;

@@ -29,18 +29,18 @@ typedef struct sockw {
 } sockw;
 
 struct engine {
-    engine_cfg cfg;       /**< copy; pointers borrowed from the caller */
-    struct ev_loop *loop; /**< owned */
-    CURLM *multi;         /**< owned */
-    lua_State *L;         /**< owned: main state; VUs are its threads */
-    lwatch watch;         /**< bounds the Lua work of the load and of each resume */
-    scen_set scens;       /**< declared by the script */
-    vu *vus;              /**< owned array of cfg.vu_count slots */
-    uint32_t nvus;        /**< VUs created in vus (all in the closed model; the open
-                               model creates them as arrivals need them) */
-    arrive *arr;          /**< owned: the open model, narr (one per weighted scenario);
-                               NULL in the closed one */
-    size_t narr;
+    engine_cfg cfg;          /**< copy; pointers borrowed from the caller */
+    struct ev_loop *loop;    /**< owned */
+    CURLM *multi;            /**< owned */
+    lua_State *L;            /**< owned: main state; VUs are its threads */
+    lwatch watch;            /**< bounds the Lua work of the load and of each resume */
+    scen_set scens;          /**< declared by the script */
+    vu *vus;                 /**< owned array of cfg.vu_count slots */
+    uint32_t nvus;           /**< VUs created in vus (all in the closed model; the open
+                                  model creates them as arrivals need them) */
+    arrive *arr;             /**< owned: the open model, one per weighted scenario (narr);
+                                  NULL in the closed one */
+    size_t narr;             /**< entries of arr */
     rate_counts *acount;     /**< owned: current interval's arrivals, one per scenario */
     hist **alag;             /**< owned: current interval's start lags, one per scenario (NULL
                                   for those without arrivals); NULL in the closed model */

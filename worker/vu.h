@@ -121,7 +121,7 @@ typedef struct vu {
     int64_t run_due_us;             /**< monotonic intended start of the next run (its arrival's
                                          time, its pacing slot), 0 when it has none */
     int64_t run_lag_us;             /**< how late the current run started, until its first sample
-                                         takes it (vu_lag) */
+                                         takes it (intend_take) */
     sample pend;                    /**< the pending sample */
     xfer_result x;                  /**< the last transfer */
     struct urlc_ent *url;           /**< borrowed: the URL cache's entry of the transfer, or NULL */
