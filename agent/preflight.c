@@ -49,8 +49,8 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, prefl
         if (len > out->stages_us)
             out->stages_us = len;
     }
-    /* A scenario's own rate: the open model plays one scenario, the only
-     * one with a weight. */
+    /* A scenario's own rate: the open model plays that one scenario; the
+     * others with a weight play --vus (closed) beside it. */
     for (size_t i = 0; i < ss->nscens; i++) {
         const scen *sc = ss->scens[i];
         if (sc->nrate_stages == 0)
@@ -65,12 +65,10 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, prefl
         memcpy(out->rate_stages, sc->rate_stages, sc->nrate_stages * sizeof(*sc->rate_stages));
         out->nrate_stages = sc->nrate_stages;
         out->rate_const = sc->rate_const;
-        for (size_t j = 0; j < ss->nscens && out->rate_err[0] == '\0'; j++)
-            if (j != i && ss->scens[j]->weight > 0)
-                snprintf(out->rate_err, sizeof(out->rate_err),
-                         "%s: scenario %s has a rate: the open model plays one scenario, give %s "
-                         "weight 0",
-                         script, sc->name, ss->scens[j]->name);
+        /* The others with a weight are closed: they play --vus beside it. */
+        for (size_t j = 0; j < ss->nscens; j++)
+            if (j != i && ss->scens[j]->weight > 0 && ss->scens[j]->nstages == 0)
+                out->rate_closed = 1;
         if (sc->nstages > 0 || sc->weight <= 0)
             snprintf(out->rate_err, sizeof(out->rate_err), "%s: scenario %s has a rate and %s",
                      script, sc->name, sc->nstages > 0 ? "stages of its own" : "weight 0");

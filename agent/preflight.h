@@ -51,6 +51,7 @@ typedef struct preflight {
     size_t nrate_stages;
     int rate_const;     /**< it is rate = "R": its length is the run's --duration */
     char rate_err[512]; /**< why the script cannot play that rate ("" when it can) */
+    int rate_closed;    /**< other scenarios with a weight play --vus beside it (a mixed run) */
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;

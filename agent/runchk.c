@@ -94,7 +94,8 @@ static int check_schedule(const Quern__Schedule *s, uint32_t vus_total, char *er
             err_set(err, errlen, "schedule: %s", why);
             return -1;
         }
-        if (s->arrival_stripes == 0 || s->arrival_stripes > vus_total || s->open_vus > vus_total) {
+        if (s->arrival_stripes == 0 || s->arrival_stripes > vus_total || s->open_vus > vus_total ||
+            s->closed_vus > vus_total) {
             err_set(err, errlen, "schedule: %u arrival stripes, %u VUs first, for a pool of %u",
                     s->arrival_stripes, s->open_vus, vus_total);
             return -1;

@@ -9,7 +9,9 @@ max_tree_rss_kb max_worker_rss_kb max_established runs requests errors_tech
 errors_func new_connections exit_status"), fanin.tsv ("requested agents
 cpu_pct window_s user_ticks sys_ticks rss_kb console_count sim_step_counts
 sim_rc console_rc", or "requested agents FAILED") and fanin.refused ("agents
-exit_status message"). Whatever
+exit_status message"), lag.tsv ("rate scheduled started late dropped
+lag_p50_ms lag_p99_ms lag_max_ms requests exit_status"), lag.best ("good bad")
+and lag_wrk.tsv (wrk's "requests rps user sys maxrss_kb"). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -299,6 +301,43 @@ def main():
             w(f"| {want:,} | {n:,} | **{pct:.1f} %** | {r[4]} / {r[5]} | {fmt(int(r[6]) / 1024)} "
               f"| {r[7]} | {r[8]} | {tgt} |")
         w("")
+
+    lag = read_rows(os.path.join(d, "lag.tsv"))
+    best = read_rows(os.path.join(d, "lag.best"))
+    lwrk = read_rows(os.path.join(d, "lag_wrk.tsv"))
+    if lag:
+        w("### Start lag: the largest rate one worker keeps on schedule")
+        w("")
+        w(f"`taskset -c 1 bin/quern run bench/small.lua --rate R/s --duration "
+          f"{meta.get('lag_secs', '5')}s --vus 50 --workers 1 --db none -q` against `/small`: "
+          "the open model, each arrival one GET. A rate is kept when its runs start within "
+          "1 ms of their scheduled time at p99 (`scenarios[0].arrivals.start_lag.p99_ms` of "
+          "`--summary-json`, from the merged HDR histogram of every run's start lag) and none "
+          "is dropped. Rates rise by doubling, then the gap between the last kept and the "
+          "first missed is halved. Debian has no wrk2 (`apt-cache search wrk2`: nothing), so "
+          "beside it is plain wrk's unpaced request rate (`wrk -t1 -c50`), measured in the "
+          "same run: what the machine serves at most.")
+        w("")
+        w("| rate (/s) | scheduled | started | late | dropped | start lag p50 (ms) "
+          "| p99 (ms) | max (ms) | requests | kept |")
+        w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        for r in sorted(lag, key=lambda x: int(x[0])):
+            kept = (r[9] == "0" and r[4] == "0" and r[6] != "?" and float(r[6]) < 1.0)
+            w(f"| {int(r[0]):,} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} "
+              f"| {r[8]} | {'yes' if kept else '**no**'} |")
+        w("")
+        if best:
+            g = int(best[0][0])
+            line = (f"Largest rate kept on schedule: **{g:,}/s**" if g > 0 else
+                    "**No rate tried was kept on schedule** (start lag p99 under 1 ms)")
+            if lwrk and g > 0:
+                rps = float(lwrk[0][1])
+                line += (f"; plain wrk in the same run: **{rps:,.0f} requests/s** unpaced "
+                         f"({g / rps * 100:.0f} % of it)" if rps > 0 else "")
+            elif lwrk:
+                line += f"; plain wrk in the same run: **{float(lwrk[0][1]):,.0f} requests/s** unpaced"
+            w(line + ".")
+            w("")
 
     w("## Method")
     w("")

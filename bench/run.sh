@@ -18,6 +18,11 @@
 #   6. scale: quern with one worker and BENCH_SCALE_VUS VUs, each holding one
 #      keep-alive connection (GET /small, pacing 5 s): connections established,
 #      runs against VUs, errors, RSS;
+#   6b. start lag: quern's open model (bench/small.lua, --rate R, one worker) at
+#      rising rates, then bisected: the largest rate whose runs start within
+#      1 ms of their scheduled time at p99 (scenarios[0].arrivals.start_lag in
+#      --summary-json), none dropped; beside plain wrk's request rate measured
+#      in the same run (Debian has no wrk2, which would pace wrk itself);
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -39,6 +44,8 @@
 #   BENCH_SKIP_SCALE [0]  1 skips step 6               BENCH_SKIP_FANIN [0]  1 skips step 7
 #   BENCH_FANIN_AGENTS [1000]  BENCH_FANIN_SECONDS [30]  BENCH_FANIN_WINDOW [20] (measured
 #   from 5 s after Go)  BENCH_FANIN_QUERN [bin/quern]  the console binary of that row
+#   BENCH_SKIP_LAG [0]  1 skips step 6b   BENCH_LAG_SECONDS [5]  BENCH_LAG_RATES ["125 250 500 1000 2000 4000
+#   8000 16000 32000 64000"]  BENCH_LAG_BISECT [3]  halvings between the last good and first bad
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -73,7 +80,9 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 need=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
-[ -x /usr/bin/locust ] || need+=(python3-locust)
+# Locust only for its rows (speed, memory)
+case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP_MEM:-0}; locust_needed=$((1 - locust_needed)) ;; esac
+[ "$locust_needed" = 0 ] || [ -x /usr/bin/locust ] || need+=(python3-locust)
 [ -x /usr/bin/time ] || need+=(time)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 [ -x "$PY" ] || need+=(python3)
@@ -380,6 +389,60 @@ if [ "${BENCH_SKIP_SCALE:-0}" != 1 ]; then
     tail -n 5 "$tmp/nginx/error.log" >"$tmp/nginx.errors" 2>/dev/null || true
 fi
 
+# --------------------------------------------------------- 6b. start lag
+# lag_row R: quern at R arrivals a second, one worker; appends "rate scheduled
+# started late dropped lag_p50_ms lag_p99_ms lag_max_ms requests exit_status"
+# to lag.tsv and returns 0 when the rate was kept (p99 under 1 ms, none
+# dropped, exit 0), else 1.
+LAG_SECS=${BENCH_LAG_SECONDS:-5}
+lag_row() {
+    local r=$1 d="$tmp/lag.$1" st=0 res
+    mkdir -p "$d"
+    taskset -c $CPU_TOOL bin/quern run bench/small.lua --rate "$r/s" --duration "${LAG_SECS}s" \
+        --vus 50 --workers 1 --db none -q --summary-json "$d/quern.json" -p base_url="$base" \
+        >"$d/out" 2>"$d/err" || st=$?
+    res=$("$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+a = j["scenarios"][0]["arrivals"]
+l = a.get("start_lag", {})
+print(a["scheduled"], a["started"], a["late"], a["dropped"], l.get("p50_ms", "?"),
+      l.get("p99_ms", "?"), l.get("max_ms", "?"), sum(t["count"] for t in j["tests"]))' "$d/quern.json" 2>/dev/null ||
+        echo "? ? ? ? ? ? ? ?")
+    echo "$r $res $st" >>"$tmp/lag.tsv"
+    log "  start lag at $r/s: scheduled started late dropped p50 p99 max (ms) requests: $res; exit $st"
+    set -- $res
+    [ "$st" = 0 ] && [ "$4" = 0 ] && "$PY" -c "import sys; sys.exit(0 if float('$6') < 1.0 else 1)" 2>/dev/null
+}
+: >"$tmp/lag.tsv"
+: >"$tmp/lag_wrk.tsv"
+if [ "${BENCH_SKIP_LAG:-0}" != 1 ]; then
+    log "start lag: quern --rate R/s, one worker (${LAG_SECS}s each), and plain wrk beside it"
+    if run_row wrk "$base" "$LAG_SECS" "$tmp/lag.wrk"; then
+        echo "$(cat "$tmp/lag.wrk/res")" >>"$tmp/lag_wrk.tsv"
+        log "  wrk: $(cat "$tmp/lag.wrk/res") (requests rps user sys maxrss_kb)"
+    fi
+    good=0 bad=0
+    # On past the first rate missed, for the curve, until runs are dropped or
+    # quern fails.
+    for r in ${BENCH_LAG_RATES:-125 250 500 1000 2000 4000 8000 16000 32000 64000}; do
+        if lag_row "$r"; then
+            [ "$bad" = 0 ] && good=$r
+        else
+            [ "$bad" = 0 ] && bad=$r
+        fi
+        awk 'END { exit !($5 != "0" || $10 != "0") }' "$tmp/lag.tsv" && break
+    done
+    for _ in $(seq "${BENCH_LAG_BISECT:-3}"); do
+        [ "$bad" -gt 0 ] || break
+        mid=$(((good + bad) / 2))
+        [ "$mid" -gt "$good" ] && [ "$mid" -lt "$bad" ] || break
+        if lag_row "$mid"; then good=$mid; else bad=$mid; fi
+    done
+    echo "$good $bad" >"$tmp/lag.best"
+    log "start lag: largest rate kept $good/s (first missed: $bad/s)"
+fi
+
 # ------------------------------------------------------- 7. console fan-in
 # fanin_row N: a console waiting for N agents, fed by tests/tools/fanin.c.
 # Appends "requested agents cpu_pct window_s user_ticks sys_ticks rss_kb
@@ -478,6 +541,7 @@ ver_quern=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
     echo "fanin_secs=$FANIN_SECS"
     echo "fanin_window=$FANIN_WINDOW"
     echo "fanin_quern=$FANIN_QUERN"
+    echo "lag_secs=$LAG_SECS"
     for row in wrk wrk-lua locust quern; do
         echo "cmd_$row=$(cmd_"$row" '$BASE' "$SECS")"
     done

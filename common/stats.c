@@ -15,15 +15,44 @@ void stats_init(step_stats *s)
 void stats_free(step_stats *s)
 {
     hist_free(s->hist);
+    hist_free(s->svc);
     s->hist = NULL;
+    s->svc = NULL;
+    s->svc_on = 0;
 }
 
 void stats_reset(step_stats *s)
 {
-    hist *h = s->hist;
+    hist *h = s->hist, *svc = s->svc;
     memset(s, 0, sizeof(*s));
     s->hist = h;
+    s->svc = svc; /* emptied when next turned on */
     hist_reset(h);
+}
+
+void stats_service_on(step_stats *s)
+{
+    if (s->svc_on)
+        return;
+    if (s->svc == NULL)
+        s->svc = hist_new();
+    hist_reset(s->svc);
+    hist_merge(s->svc, s->hist);
+    s->svc_on = 1;
+}
+
+const hist *stats_service(const step_stats *s)
+{
+    return s->svc_on ? s->svc : s->hist;
+}
+
+void stats_record(step_stats *s, uint64_t response_us, uint64_t service_us)
+{
+    if (response_us != service_us)
+        stats_service_on(s);
+    hist_record(s->hist, response_us);
+    if (s->svc_on)
+        hist_record(s->svc, service_us);
 }
 
 void stats_merge(step_stats *dst, const step_stats *src)
@@ -38,7 +67,11 @@ void stats_merge(step_stats *dst, const step_stats *src)
     dst->sum_tls += src->sum_tls;
     dst->sum_ttfb += src->sum_ttfb;
     dst->new_conns += src->new_conns;
+    if (src->svc_on)
+        stats_service_on(dst); /* before dst->hist takes src's */
     hist_merge(dst->hist, src->hist);
+    if (dst->svc_on)
+        hist_merge(dst->svc, stats_service(src));
     if (dst->sample_tech[0] == '\0')
         memcpy(dst->sample_tech, src->sample_tech, sizeof(dst->sample_tech));
     if (dst->sample_func[0] == '\0')

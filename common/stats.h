@@ -3,7 +3,14 @@
  * The worker fills one step_stats per step per second; agents and the console
  * merge them by adding (histograms add bucket by bucket), so no percentile is
  * ever averaged. Recording a sample is a few increments and one histogram
- * bucket increment. */
+ * bucket increment.
+ *
+ * Two latencies: hist is the response time, from the sample's intended start
+ * (a run that started late, behind its arrival or its pacing slot, counts the
+ * wait); svc is the service time, from its actual start. While no sample
+ * was late the two are the same histogram, so svc is not kept (svc_on 0,
+ * stats_service returns hist): recording, merging and sending cost one
+ * histogram until a late sample comes. */
 #ifndef QUERN_STATS_H
 #define QUERN_STATS_H
 
@@ -26,7 +33,9 @@ typedef struct step_stats {
     uint64_t sum_tls;
     uint64_t sum_ttfb;
     uint64_t new_conns;                 /**< connections opened for these samples */
-    hist *hist;                         /**< owned: latency of each sample, microseconds */
+    hist *hist;                         /**< owned: response time of each sample, microseconds */
+    hist *svc;                          /**< owned, NULL until needed: service times (svc_on) */
+    uint8_t svc_on;                     /**< svc kept apart; when 0 service times are hist's */
     char sample_tech[STATS_SAMPLE_MAX]; /**< first technical error message seen, "" if none */
     char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
 } step_stats;
@@ -39,6 +48,14 @@ void stats_free(step_stats *s);
 void stats_reset(step_stats *s);
 /** dst += src; the first non-empty sample messages are kept. */
 void stats_merge(step_stats *dst, const step_stats *src);
+/** Records one sample's latencies (microseconds): the response time, from
+ *  its intended start, and the service time, from its actual start. */
+void stats_record(step_stats *s, uint64_t response_us, uint64_t service_us);
+/** Starts keeping the service times apart: svc becomes a copy of hist (the
+ *  samples so far, all on time). Nothing when already on. */
+void stats_service_on(step_stats *s);
+/** The service-time histogram: svc when kept apart, else hist. */
+const hist *stats_service(const step_stats *s);
 /** Keeps msg as the sample for its kind if none is kept yet. */
 void stats_note_error(step_stats *s, int technical, const char *msg);
 

@@ -14,6 +14,7 @@ void agg_init(agg *a, size_t nsteps, size_t nscens)
     a->runs = xcalloc(nscens ? nscens : 1, sizeof(*a->runs));
     a->missed_pacing = xcalloc(nscens ? nscens : 1, sizeof(*a->missed_pacing));
     a->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*a->arrivals));
+    a->start_lag = xcalloc(nscens ? nscens : 1, sizeof(*a->start_lag));
 }
 
 void agg_free(agg *a)
@@ -23,6 +24,9 @@ void agg_free(agg *a)
     xfree(a->runs);
     xfree(a->missed_pacing);
     xfree(a->arrivals);
+    for (size_t i = 0; a->start_lag != NULL && i < a->nscens; i++)
+        hist_free(a->start_lag[i]);
+    xfree(a->start_lag);
     memset(a, 0, sizeof(*a));
 }
 
@@ -48,6 +52,17 @@ void agg_add_arrivals(agg *a, const rate_counts *arr)
 {
     for (size_t i = 0; arr != NULL && i < a->nscens; i++)
         rate_counts_add(&a->arrivals[i], &arr[i]);
+}
+
+void agg_add_lag(agg *a, hist *const *lag)
+{
+    for (size_t i = 0; lag != NULL && i < a->nscens; i++) {
+        if (lag[i] == NULL || hist_count(lag[i]) == 0)
+            continue;
+        if (a->start_lag[i] == NULL)
+            a->start_lag[i] = hist_new();
+        hist_merge(a->start_lag[i], lag[i]);
+    }
 }
 
 int agg_arrivals_all(const agg *a, rate_counts *out)

@@ -22,6 +22,7 @@ typedef struct agg {
     uint64_t *runs;          /**< owned: per scenario */
     uint64_t *missed_pacing; /**< owned: per scenario */
     rate_counts *arrivals;   /**< owned: per scenario, the open model's arrivals */
+    hist **start_lag;        /**< owned: per scenario, NULL until one came: the start lags */
     uint64_t intervals;      /**< intervals merged */
     int64_t elapsed_us;      /**< sum of interval lengths */
     int64_t last_length_us;
@@ -37,6 +38,9 @@ void agg_add(agg *a, const step_stats *steps, const uint64_t *runs, const uint64
              int64_t length_us, uint32_t active_vus);
 /** Adds one interval's arrivals (nscens entries, borrowed). */
 void agg_add_arrivals(agg *a, const rate_counts *arr);
+/** Merges one interval's start lags (nscens entries, borrowed; NULL ones
+ *  and lag NULL add nothing). */
+void agg_add_lag(agg *a, hist *const *lag);
 /** The arrivals of every scenario together into *out; 1 when the run had
  *  any (an open model), else 0. */
 int agg_arrivals_all(const agg *a, rate_counts *out);

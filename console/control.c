@@ -104,6 +104,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     /* A late second adds to the totals without adding time. */
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
     agg_add_arrivals(&r->agg, sum->arrivals);
+    agg_add_lag(&r->agg, sum->lag);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
@@ -220,7 +221,8 @@ static void start_run(run *r)
         if (ids < W)
             ids = W;
         sch.arrival_stripes = W;
-        sch.open_vus = r->o.vus;
+        sch.open_vus = r->o.closed_vus > 0 ? 0 : r->o.vus;
+        sch.closed_vus = r->o.closed_vus;
         sch.max_lag_us = (uint64_t)r->o.max_lag_us;
         sch.runs = 0;
     }

@@ -872,7 +872,7 @@ props *opts_load_props(const char *script, const char *file, const props *overri
     return p;
 }
 
-int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
+int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant, int closed,
                    const char *script_err, char *err, size_t errlen)
 {
     const char *flag = o->cap != NULL                                  ? "--capacity"
@@ -903,7 +903,7 @@ int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
                  o->script);
         return -1;
     }
-    if (o->vus > o->max_vus) {
+    if (!closed && o->vus > o->max_vus) {
         snprintf(err, errlen, "quern run: --vus %u is more than --max-vus %u (the pool's size)",
                  o->vus, o->max_vus);
         return -1;
@@ -917,6 +917,11 @@ int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
         return -1;
     o->duration_us = rate_total_us(o->rate_stages, n);
     o->vu_ids = o->max_vus;
+    o->closed_vus = 0;
+    if (closed) {
+        o->closed_vus = o->vus; /* ids 1..vus; the pool's after them */
+        o->vu_ids = o->vus + o->max_vus;
+    }
     o->runs = 0;
     return 0;
 }

@@ -67,6 +67,8 @@ typedef struct run_opts {
     rate_stage *rate_stages; /**< owned: the open model (--rate, --rate-stages), NULL without */
     size_t nrate_stages;     /**< entries in rate_stages */
     unsigned max_vus;        /**< --max-vus: the open model's pool (vus: those created first) */
+    unsigned closed_vus;     /**< a mixed run: the closed scenarios' VUs (ids 1..closed_vus,
+                                  the pool's after them), else 0 */
     int64_t max_lag_us;      /**< --max-lag: an arrival waiting longer is dropped */
     capacity_plan *cap;      /**< owned: --capacity (played as stages or rate_stages), or NULL */
     int64_t cap_settle_us;   /**< --capacity-settle: each step's first time not judged */
@@ -117,10 +119,11 @@ int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t 
 /** A scenario's own rate (its rate or rate_stages option, found by loading
  *  the script: agent/preflight.h; st borrowed, n 0 when none; constant: a
  *  rate = "R", whose length is --duration): the run plays it as --rate or
- *  --rate-stages would. script_err is why the script cannot ("" when it
- *  can). 0, or -1 with one line in err (a flag that conflicts, or
- *  script_err). */
-int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant,
+ *  --rate-stages would; closed: other scenarios play --vus beside it (a
+ *  mixed run: its ids are 1..--vus, the pool's after them). script_err is
+ *  why the script cannot ("" when it can). 0, or -1 with one line in err
+ *  (a flag that conflicts, or script_err). */
+int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant, int closed,
                    const char *script_err, char *err, size_t errlen);
 /** Frees what o owns (not the strings it borrows from argv). */
 void opts_free(run_opts *o);

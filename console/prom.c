@@ -131,28 +131,57 @@ static void counter(text *t, const prom_input *in, const char *name, const char 
     }
 }
 
-static void latency(text *t, const prom_input *in)
+/* A classic histogram family per step from each step's response times, or
+ * its service times (service). */
+static void latency(text *t, const prom_input *in, const char *name, int service, const char *help)
 {
     uint64_t cum[PROM_NBOUNDS];
-    char le[64], sec[32];
+    char le[64], sec[32], sname[64];
 
-    family(t, "quern_latency_seconds", "histogram",
-           "Response time of the samples, per step (from the merged HDR histograms).");
+    family(t, name, "histogram", help);
     for (size_t i = 0; in->a != NULL && i < in->a->nsteps; i++) {
-        const hist *h = in->a->total[i].hist;
+        const hist *h = service ? stats_service(&in->a->total[i]) : in->a->total[i].hist;
         hist_cumulative(h, prom_bounds_us, PROM_NBOUNDS, cum);
+        snprintf(sname, sizeof(sname), "%s_bucket", name);
         for (size_t j = 0; j < PROM_NBOUNDS; j++) {
             snprintf(le, sizeof(le), ",le=\"%s\"",
                      prom_seconds(prom_bounds_us[j], sec, sizeof(sec)));
-            sample_head(t, in, "quern_latency_seconds_bucket", i, le);
+            sample_head(t, in, sname, i, le);
             fmt(t, "%" PRIu64 "\n", cum[j]);
         }
-        sample_head(t, in, "quern_latency_seconds_bucket", i, ",le=\"+Inf\"");
+        sample_head(t, in, sname, i, ",le=\"+Inf\"");
         fmt(t, "%" PRIu64 "\n", hist_count(h));
-        sample_head(t, in, "quern_latency_seconds_sum", i, "");
+        snprintf(sname, sizeof(sname), "%s_sum", name);
+        sample_head(t, in, sname, i, "");
         fmt(t, "%s\n", prom_seconds(hist_sum(h), sec, sizeof(sec)));
-        sample_head(t, in, "quern_latency_seconds_count", i, "");
+        snprintf(sname, sizeof(sname), "%s_count", name);
+        sample_head(t, in, sname, i, "");
         fmt(t, "%" PRIu64 "\n", hist_count(h));
+    }
+}
+
+/* The open model's arrivals of every scenario together, by state; nothing
+ * for a closed run. */
+static void arrivals(text *t, const prom_input *in)
+{
+    rate_counts c;
+    const struct {
+        const char *state;
+        const uint64_t *v;
+    } rows[] = {{"scheduled", &c.scheduled},
+                {"started", &c.started},
+                {"late", &c.late},
+                {"dropped", &c.dropped}};
+
+    if (in->a == NULL || !agg_arrivals_all(in->a, &c))
+        return;
+    family(t, "quern_arrivals_total", "counter",
+           "Arrivals of the open model, every scenario together, by state (late: waited for a "
+           "VU; dropped: never started).");
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        fmt(t, "quern_arrivals_total{run=\"");
+        label_value(t, in->run);
+        fmt(t, "\",state=\"%s\"} %" PRIu64 "\n", rows[i].state, *rows[i].v);
     }
 }
 
@@ -176,7 +205,12 @@ char *prom_render(const prom_input *in, size_t *len)
     counter(&t, in, "quern_bytes_sent_total",
             "Bytes sent (request lines, headers, bodies), per step.",
             offsetof(step_stats, bytes_out));
-    latency(&t, in);
+    latency(&t, in, "quern_latency_seconds", 0,
+            "Response time of the samples, per step (from the merged HDR histograms).");
+    latency(&t, in, "quern_service_seconds", 1,
+            "Service time of the samples, from their actual start, per step (from the merged HDR "
+            "histograms).");
+    arrivals(&t, in);
     family(&t, "quern_vus", "gauge", "Active virtual users, every agent and worker together.");
     sample_head(&t, in, "quern_vus", SIZE_MAX, "");
     fmt(&t, "%" PRIu32 "\n", in->a != NULL ? in->a->active_vus : 0);

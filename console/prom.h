@@ -11,6 +11,10 @@
  *       _bucket{le=...} at the PROM_NBOUNDS bounds of prom_bounds_us (ten a
  *       decade, 100 us to 80 s) then le="+Inf", _sum, _count, counted from
  *       the merged HDR histograms (hist_cumulative), never from percentiles;
+ *       response times, from each sample's intended start;
+ *   quern_service_seconds   the same over the service times (actual start);
+ *   quern_arrivals_total{state="scheduled|started|late|dropped"}   the open
+ *       model's arrivals, every scenario together (absent in a closed run);
  *   quern_vus, quern_vus_max   gauges: active VUs, the VUs asked for;
  *   quern_threshold_passed{expr=...}   1 or 0, per threshold.
  * Label values are escaped as the format says (\\, \", \n).

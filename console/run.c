@@ -87,8 +87,8 @@ static int script_preflight(run *r, char *err, size_t errlen)
     rc = opts_scen_stages(&r->o, pf.has_shared, pf.staged_ids, pf.staged_max, pf.stages_us, err,
                           errlen);
     if (rc == 0)
-        rc = opts_scen_rate(&r->o, pf.rate_stages, pf.nrate_stages, pf.rate_const, pf.rate_err, err,
-                            errlen);
+        rc = opts_scen_rate(&r->o, pf.rate_stages, pf.nrate_stages, pf.rate_const, pf.rate_closed,
+                            pf.rate_err, err, errlen);
     if (rc == 0)
         rc = script_thresholds(r, &pf, err, errlen);
     preflight_free(&pf);

@@ -73,6 +73,20 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
     fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
 }
 
+/* The latency fields of a test into o (returned): the response times, or
+ * the service times for tests[i].service. */
+static json_t *latency_json(json_t *o, const hist *h)
+{
+    json_object_set_new(o, "mean_ms", json_real(hist_mean(h) / 1000.0));
+    json_object_set_new(o, "p50_ms", json_real(ms(hist_percentile(h, 50))));
+    json_object_set_new(o, "p90_ms", json_real(ms(hist_percentile(h, 90))));
+    json_object_set_new(o, "p95_ms", json_real(ms(hist_percentile(h, 95))));
+    json_object_set_new(o, "p99_ms", json_real(ms(hist_percentile(h, 99))));
+    json_object_set_new(o, "max_ms", json_real(ms(hist_max(h))));
+    json_object_set_new(o, "min_ms", json_real(ms(hist_min(h))));
+    return o;
+}
+
 /* [{expr, source, passed, measured (null: nothing measured), limit, unit,
  * description}] in the order the thresholds were given. */
 static json_t *thresholds_json(const summary_info *si)
@@ -125,13 +139,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_object_set_new(e, "samples", samples);
         json_object_set_new(t, "errors", e);
         json_object_set_new(t, "tps", json_real(tps(a, s->count)));
-        json_object_set_new(t, "mean_ms", json_real(hist_mean(s->hist) / 1000.0));
-        json_object_set_new(t, "p50_ms", json_real(ms(hist_percentile(s->hist, 50))));
-        json_object_set_new(t, "p90_ms", json_real(ms(hist_percentile(s->hist, 90))));
-        json_object_set_new(t, "p95_ms", json_real(ms(hist_percentile(s->hist, 95))));
-        json_object_set_new(t, "p99_ms", json_real(ms(hist_percentile(s->hist, 99))));
-        json_object_set_new(t, "max_ms", json_real(ms(hist_max(s->hist))));
-        json_object_set_new(t, "min_ms", json_real(ms(hist_min(s->hist))));
+        latency_json(t, s->hist);
+        json_object_set_new(t, "service", latency_json(json_object(), stats_service(s)));
         json_object_set_new(t, "bytes_in", json_integer((json_int_t)s->bytes_in));
         json_object_set_new(t, "bytes_out", json_integer((json_int_t)s->bytes_out));
         json_object_set_new(t, "new_connections", json_integer((json_int_t)s->new_conns));
@@ -156,6 +165,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
             json_object_set_new(ar, "started", json_integer((json_int_t)a->arrivals[i].started));
             json_object_set_new(ar, "late", json_integer((json_int_t)a->arrivals[i].late));
             json_object_set_new(ar, "dropped", json_integer((json_int_t)a->arrivals[i].dropped));
+            if (a->start_lag[i] != NULL)
+                json_object_set_new(ar, "start_lag", latency_json(json_object(), a->start_lag[i]));
             json_object_set_new(sc, "arrivals", ar);
         }
         json_array_append_new(scens, sc);

@@ -16,7 +16,8 @@
 
 #define METRICS_HINT                                                                               \
     "(use p95, p99.9, mean, max, errors, errors.technical, errors.functional, tps, count, "        \
-    "arrivals.scheduled, arrivals.started, arrivals.late, arrivals.dropped)"
+    "arrivals.scheduled, arrivals.started, arrivals.late, arrivals.dropped, service.p95, "         \
+    "service.mean, service.max)"
 #define OPS_HINT "(use <, <=, > or >=)"
 #define PCT_SCALE 1000000000ULL /* limit_pct_e9: percent times 10^9 */
 #define PCT_FRAC_DIGITS 9
@@ -82,6 +83,17 @@ static int parse_metric(thresh *t, const char *s, size_t n, char *err, size_t er
 
     if (n == 0) {
         err_set(err, errlen, "'%s': no metric before the operator %s", t->expr, METRICS_HINT);
+        return -1;
+    }
+    if (n > 8 && memcmp(s, "service.", 8) == 0 && !t->service) {
+        /* The same latency metrics, over the service times. */
+        t->service = 1;
+        if (parse_metric(t, s + 8, n - 8, err, errlen) != 0)
+            return -1;
+        if (t->metric == THRESH_PERCENTILE || t->metric == THRESH_MEAN || t->metric == THRESH_MAX)
+            return 0;
+        err_set(err, errlen, "'%s': \"%.*s\": service. goes with pN, mean or max", t->expr, (int)n,
+                s);
         return -1;
     }
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -425,7 +437,19 @@ const char *thresh_num(double v, char *buf, size_t len)
     return buf;
 }
 
+static const char *metric_base(const thresh *t, char *buf, size_t len);
+
 static const char *metric_name(const thresh *t, char *buf, size_t len)
+{
+    char base[32];
+
+    if (!t->service)
+        return metric_base(t, buf, len);
+    snprintf(buf, len, "service.%s", metric_base(t, base, sizeof(base)));
+    return buf;
+}
+
+static const char *metric_base(const thresh *t, char *buf, size_t len)
 {
     switch (t->metric) {
     case THRESH_PERCENTILE:
@@ -473,18 +497,19 @@ static void select_steps(selection *sel, const thresh *t, const agg *a, const ch
     memset(sel, 0, sizeof(*sel));
     for (size_t i = 0; i < a->nsteps; i++) {
         const step_stats *s = &a->total[i];
+        const hist *h = t->service ? stats_service(s) : s->hist;
         if (!thresh_covers(t, step_ids[i], step_names != NULL ? step_names[i] : NULL))
             continue;
         if (sel->nsteps == 0) {
             sel->first = i;
-            sel->h = s->hist;
+            sel->h = h;
         } else {
             if (sel->owned == NULL) {
                 sel->owned = hist_new();
                 hist_merge(sel->owned, sel->h);
                 sel->h = sel->owned;
             }
-            hist_merge(sel->owned, s->hist);
+            hist_merge(sel->owned, h);
         }
         sel->nsteps++;
         sel->count += s->count;

@@ -15,7 +15,9 @@
  *             counts summed). The scope ends at the last ':'.
  *     METRIC  pN (percentile, N in [0, 100], e.g. p95, p99.9), mean (or avg),
  *             max: response time, VALUE a duration ("500ms", "1s", "1m") or
- *             a bare number of milliseconds ("100", "0.5");
+ *             a bare number of milliseconds ("100", "0.5"); service.pN,
+ *             service.mean, service.max: the same over the service times
+ *             (common/stats.h);
  *             errors, errors.technical, errors.functional: error rate over
  *             all samples, VALUE a percentage with '%' ("1%", "0.5%");
  *             tps: samples per second over the elapsed time, VALUE a number
@@ -90,6 +92,8 @@ typedef struct thresh {
     enum thresh_metric metric; /**< what is measured */
     enum thresh_op op;         /**< how it is compared */
     double pct;                /**< THRESH_PERCENTILE: N of pN */
+    int service;               /**< service.pN, service.mean, service.max: the service times
+                                    (from each step's actual start), not the response times */
     int64_t limit_us;          /**< response-time metrics: the limit, microseconds */
     uint64_t limit_pct_e9;     /**< error metrics: the limit in percent times 10^9 (exact) */
     double limit_tps;          /**< THRESH_TPS: the limit, samples per second */

@@ -15,6 +15,7 @@ void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
     s->runs = xcalloc(nscens ? nscens : 1, sizeof(*s->runs));
     s->missed = xcalloc(nscens ? nscens : 1, sizeof(*s->missed));
     s->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*s->arrivals));
+    s->lag = xcalloc(nscens ? nscens : 1, sizeof(*s->lag));
 }
 
 void ivsum_free(ivsum *s)
@@ -23,6 +24,9 @@ void ivsum_free(ivsum *s)
     xfree(s->runs);
     xfree(s->missed);
     xfree(s->arrivals);
+    for (size_t i = 0; s->lag != NULL && i < s->nscens; i++)
+        hist_free(s->lag[i]);
+    xfree(s->lag);
     memset(s, 0, sizeof(*s));
 }
 
@@ -33,10 +37,37 @@ void ivsum_reset(ivsum *s)
     memset(s->runs, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->runs));
     memset(s->missed, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->missed));
     memset(s->arrivals, 0, (s->nscens ? s->nscens : 1) * sizeof(*s->arrivals));
+    for (size_t i = 0; i < s->nscens; i++)
+        if (s->lag[i] != NULL)
+            hist_reset(s->lag[i]);
     s->active_vus = 0;
     s->finished_vus = 0;
     s->vu_us = s->run_us = s->wait_us = 0;
     s->senders = 0;
+}
+
+/* Adds a sender's service times into d->svc: its own histogram when it sent
+ * one, else its response times, which are then the same. */
+static int merge_service(step_stats *d, const Quern__StepInterval *si)
+{
+    const ProtobufCBinaryData *b =
+        si->service_histogram.len > 0 ? &si->service_histogram : &si->histogram;
+
+    return b->len > 0 ? hist_merge_encoded(d->svc, b->data, b->len) : 0;
+}
+
+/* Encodes h into a new buffer of *len bytes (buf is scratch of cap bytes);
+ * NULL when it does not encode. */
+static uint8_t *encode_copy(const hist *h, uint8_t *buf, size_t cap, size_t *len)
+{
+    uint8_t *out;
+
+    *len = hist_encode(h, buf, cap);
+    if (*len == 0)
+        return NULL;
+    out = xmalloc(*len);
+    memcpy(out, buf, *len);
+    return out;
 }
 
 int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names, char *err,
@@ -51,9 +82,15 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
             return -1;
         }
         d = &s->steps[si->step];
+        if (si->service_histogram.len > 0)
+            stats_service_on(d); /* copies the sum so far, before this sender's */
         if (si->histogram.len > 0 &&
             hist_merge_encoded(d->hist, si->histogram.data, si->histogram.len) != 0) {
             err_set(err, errlen, "malformed histogram for step %u", si->step);
+            return -1;
+        }
+        if (d->svc_on && merge_service(d, si) != 0) {
+            err_set(err, errlen, "malformed service histogram for step %u", si->step);
             return -1;
         }
         d->count += si->count;
@@ -81,6 +118,15 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
                 s->arrivals[j].started += sc->arrivals_started;
                 s->arrivals[j].late += sc->arrivals_late;
                 s->arrivals[j].dropped += sc->arrivals_dropped;
+                if (sc->start_lag_histogram.len == 0)
+                    break;
+                if (s->lag[j] == NULL)
+                    s->lag[j] = hist_new();
+                if (hist_merge_encoded(s->lag[j], sc->start_lag_histogram.data,
+                                       sc->start_lag_histogram.len) != 0) {
+                    err_set(err, errlen, "malformed start lags for scenario %s", sc->name);
+                    return -1;
+                }
                 break;
             }
         }
@@ -134,11 +180,13 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         si->new_connections = st->new_conns;
         si->sum_latency_us = hist_sum(st->hist);
         si->max_latency_us = hist_max(st->hist);
-        len = hist_encode(st->hist, buf, cap);
-        if (len > 0) {
-            si->histogram.data = xmalloc(len);
-            memcpy(si->histogram.data, buf, len);
-            si->histogram.len = len;
+        si->histogram.data = encode_copy(st->hist, buf, cap, &len);
+        si->histogram.len = si->histogram.data != NULL ? len : 0;
+        if (st->svc_on) {
+            /* Kept apart only once a sample was late, whose response time
+             * is then above its service time: they differ. */
+            si->service_histogram.data = encode_copy(st->svc, buf, cap, &len);
+            si->service_histogram.len = si->service_histogram.data != NULL ? len : 0;
         }
         si->sample_technical = xstrdup(st->sample_tech);
         si->sample_functional = xstrdup(st->sample_func);
@@ -169,12 +217,30 @@ void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr)
     }
 }
 
+void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag)
+{
+    size_t cap = hist_encoded_size_max(), len;
+    uint8_t *buf = NULL;
+
+    for (size_t i = 0; lag != NULL && i < m->n_scenarios; i++) {
+        if (lag[i] == NULL || hist_count(lag[i]) == 0)
+            continue;
+        if (buf == NULL)
+            buf = xmalloc(cap);
+        m->scenarios[i]->start_lag_histogram.data = encode_copy(lag[i], buf, cap, &len);
+        m->scenarios[i]->start_lag_histogram.len =
+            m->scenarios[i]->start_lag_histogram.data != NULL ? len : 0;
+    }
+    xfree(buf);
+}
+
 void ivsum_msg_free(Quern__Interval *m)
 {
     if (m == NULL)
         return;
     for (size_t i = 0; i < m->n_steps; i++) {
         xfree(m->steps[i]->histogram.data);
+        xfree(m->steps[i]->service_histogram.data);
         xfree(m->steps[i]->sample_technical);
         xfree(m->steps[i]->sample_functional);
         xfree(m->steps[i]);
@@ -182,6 +248,7 @@ void ivsum_msg_free(Quern__Interval *m)
     xfree(m->steps);
     for (size_t i = 0; i < m->n_scenarios; i++) {
         xfree(m->scenarios[i]->name);
+        xfree(m->scenarios[i]->start_lag_histogram.data);
         xfree(m->scenarios[i]);
     }
     xfree(m->scenarios);

@@ -6,7 +6,11 @@
  * one second into an ivsum and sends the sum up (ivsum_add_msg, then
  * ivsum_msg_new); the console adds its agents' messages the same way and
  * hands the sum to agg_add. Histograms travel encoded (hist_encode) and are
- * merged bucket by bucket, never averaged.
+ * merged bucket by bucket, never averaged. A step's service times travel
+ * only when they differ from its response times (service_histogram); a
+ * sum keeps them apart from the first sender whose differ, adding the
+ * others' response times in their place, so the sum is exact and a run
+ * with nothing late merges one histogram a step (common/stats.h).
  *
  * Scenarios travel by name (ScenarioCount.name); the receiver maps them to
  * its indices with the scenario name table it built from StepsDef.
@@ -38,6 +42,8 @@ typedef struct ivsum {
     uint64_t *runs;        /**< owned: nscens entries, runs completed */
     uint64_t *missed;      /**< owned: nscens entries, missed pacings */
     rate_counts *arrivals; /**< owned: nscens entries, the open model's arrivals */
+    hist **lag;            /**< owned: nscens entries, each NULL until a start lag came: the
+                                open model's start lags (ScenarioCount.start_lag_histogram) */
     uint32_t active_vus;   /**< sum of the senders' active VUs */
     uint32_t finished_vus; /**< sum of the senders' finished VUs */
     uint64_t vu_us;        /**< VUs in the system integrated over the interval (Little's N) */
@@ -75,6 +81,9 @@ void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr);
 
 /** Sets m's Little's law sums (Interval.vu_us, run_us, wait_us). */
 void ivsum_msg_set_little(Quern__Interval *m, uint64_t vu_us, uint64_t run_us, uint64_t wait_us);
+/** Sets the start lags of m's scenarios from lag (nscens entries, borrowed,
+ *  NULL entries and lag NULL leave them empty). */
+void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag);
 
 /** Frees a message from ivsum_msg_new; NULL is fine. */
 void ivsum_msg_free(Quern__Interval *m);

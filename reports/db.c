@@ -43,8 +43,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, second) DO NOTHING",
     [ST_STEP_INTERVAL] = "INSERT INTO step_intervals (run_id, second, step_index, count, "
                          "err_tech, err_func, bytes_in, bytes_out, sum_dns, sum_connect, "
-                         "sum_tls, sum_ttfb, new_conns, histogram) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         "sum_tls, sum_ttfb, new_conns, histogram, service_histogram) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_ERROR] = "INSERT INTO errors (run_id, step_index, kind, sample, count, first_second, "
                  "last_second) VALUES (?, ?, ?, ?, ?, ?, ?) "
                  "ON CONFLICT (run_id, step_index, kind) DO UPDATE SET "
@@ -61,8 +61,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_TOTAL] = "INSERT OR REPLACE INTO step_totals (run_id, step_index, count, err_tech, "
                  "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
                  "new_conns, tps, mean_us, min_us, p50_us, p90_us, p95_us, p99_us, max_us, "
-                 "histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                 "?)",
+                 "histogram, service_histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                 "?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_END] = "UPDATE runs SET status = ?1, ended_at = ?2, ended_us = ?3, duration_us = ?4, "
                "status_reason = ?5, updated_us = ?6 WHERE id = ?7",
     /* A live console writing: a row wrongly marked abandoned runs again. */
@@ -78,6 +78,7 @@ struct db {
     char *path;                 /**< owned */
     sqlite3_stmt *st[ST_COUNT]; /**< owned */
     uint8_t *buf;               /**< owned: hist_encoded_size_max() bytes */
+    uint8_t *svcbuf;            /**< owned: the same, for service times bound beside buf */
     size_t bufcap;
     int fail_rc; /**< extended SQLite code of the last failure set_err saw */
 };
@@ -278,6 +279,7 @@ db *db_open(const char *path, char *err, size_t errlen)
     }
     d->bufcap = hist_encoded_size_max();
     d->buf = xmalloc(d->bufcap);
+    d->svcbuf = xmalloc(d->bufcap);
     return d;
 fail:
     db_close(d);
@@ -292,6 +294,7 @@ void db_close(db *d)
         sqlite3_finalize(d->st[i]);
     sqlite3_close(d->sq);
     xfree(d->buf);
+    xfree(d->svcbuf);
     xfree(d->path);
     xfree(d);
 }
@@ -358,6 +361,26 @@ static int bind_hist(db *d, sqlite3_stmt *st, int i, const hist *h, char *err, s
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return -1;
+}
+
+/* Binds s's service times at parameter i from d->svcbuf (d->buf holds the
+ * response times), as bind_hist; NULL when they are its response times. */
+static int bind_service(db *d, sqlite3_stmt *st, int i, const step_stats *s, char *err,
+                        size_t errlen)
+{
+    size_t n;
+    int rc;
+
+    if (!s->svc_on)
+        return sqlite3_bind_null(st, i) == SQLITE_OK ? 0 : -1;
+    n = hist_encode(s->svc, d->svcbuf, d->bufcap);
+    rc = n > 0 && sqlite3_bind_blob(st, i, d->svcbuf, (int)n, SQLITE_STATIC) == SQLITE_OK ? 0 : -1;
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+    return rc;
 }
 
 /* Binds the counters of s at parameters first .. first + 9. */
@@ -559,7 +582,8 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         bind_u64(st, 2, iv->second);
         sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
         bind_counters(st, 4, s);
-        if (bind_hist(d, st, 14, s->hist, err, errlen) != 0)
+        if (bind_hist(d, st, 14, s->hist, err, errlen) != 0 ||
+            bind_service(d, st, 15, s, err, errlen) != 0)
             goto fail;
         if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
             goto fail;
@@ -656,7 +680,8 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
         bind_u64(st, 18, hist_percentile(h, 95));
         bind_u64(st, 19, hist_percentile(h, 99));
         bind_u64(st, 20, hist_max(h));
-        if (bind_hist(d, st, 21, h, err, errlen) != 0)
+        if (bind_hist(d, st, 21, h, err, errlen) != 0 ||
+            bind_service(d, st, 22, s, err, errlen) != 0)
             goto fail;
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
             goto fail;

@@ -53,9 +53,12 @@ typedef struct query_series {
     double *ok_ps;   /**< successful samples per second */
     double *tech_ps; /**< technical errors per second */
     double *func_ps; /**< functional errors per second */
-    double *p50_ms;  /**< percentiles of the point's merged histogram */
+    double *p50_ms;  /**< percentiles of the point's merged histogram (response times) */
     double *p95_ms;
     double *p99_ms;
+    double *svc_p50_ms; /**< the same of the service times */
+    double *svc_p95_ms;
+    double *svc_p99_ms;
 } query_series;
 
 /** A step's whole-run figures: from step_totals, or summed from the

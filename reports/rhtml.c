@@ -259,8 +259,17 @@ static void rhtml_charts(FILE *out, const query_run *r)
         chart_series es[2] = {{"technical", "#b42318", r->all.ts.tech_ps, r->npts, 0},
                               {"functional", "#f59e0b", r->all.ts.func_ps, r->npts, 0}};
         chart_series vs[1] = {{"active VUs", "#2563eb", r->vus_ts, r->npts, 0}};
-        draw(out, &c, "Response time percentiles (all steps, per second, from merged histograms)",
+        chart_series sc[3] = {{"p50", "#16a34a", r->all.ts.svc_p50_ms, r->npts, 0},
+                              {"p95", "#d97706", r->all.ts.svc_p95_ms, r->npts, 0},
+                              {"p99", "#e5533d", r->all.ts.svc_p99_ms, r->npts, 0}};
+        draw(out, &c,
+             "Response time percentiles, from each request's intended start (all steps, per "
+             "second, from merged histograms)",
              "ms", CHART_LINES, pc, 3);
+        draw(out, &c,
+             "Service time percentiles, from each request's actual start: below the response "
+             "times when requests waited to start",
+             "ms", CHART_LINES, sc, 3);
         fputs("<div class=\"grid2\">\n", out);
         c.small = 1;
         draw(out, &c, "Errors per second: technical and functional", "errors/s", CHART_STACKED, es,

@@ -333,3 +333,13 @@ CREATE TABLE little (
     wait_us   INTEGER NOT NULL,
     PRIMARY KEY (run_id, second)
 );
+
+-- @migration 8
+-- Service times beside response times (common/stats.h): a step's histogram
+-- is its response times, from each sample's intended start; its service
+-- times, from the actual start, are kept only where they differ (a run
+-- that started late behind its arrival or its pacing slot).
+--   service_histogram: the encoded service times; NULL: the same as
+--   histogram (nothing was late), and for a run from an older quern.
+ALTER TABLE step_intervals ADD COLUMN service_histogram BLOB;
+ALTER TABLE step_totals ADD COLUMN service_histogram BLOB;

@@ -30,6 +30,9 @@ void series_init(query_series *s, size_t n)
     s->p50_ms = nan_array(n);
     s->p95_ms = nan_array(n);
     s->p99_ms = nan_array(n);
+    s->svc_p50_ms = nan_array(n);
+    s->svc_p95_ms = nan_array(n);
+    s->svc_p99_ms = nan_array(n);
 }
 
 void series_free(query_series *s)
@@ -41,6 +44,9 @@ void series_free(query_series *s)
     xfree(s->p50_ms);
     xfree(s->p95_ms);
     xfree(s->p99_ms);
+    xfree(s->svc_p50_ms);
+    xfree(s->svc_p95_ms);
+    xfree(s->svc_p99_ms);
 }
 
 /* Per-point lengths and active VUs from the intervals; chooses npts. */
@@ -88,7 +94,8 @@ static int load_intervals(sqlite3 *sq, query_run *r, uint64_t nsec, int64_t **le
 
 /* Per-point counters of one step (or of all), before they become rates. */
 typedef struct acc {
-    hist *h; /**< owned: the current point's merged histogram */
+    hist *h;   /**< owned: the current point's merged histogram */
+    hist *svc; /**< owned: the same of the service times */
     int touched;
 } acc;
 
@@ -101,8 +108,12 @@ static void acc_flush(acc *a, query_series *s, size_t p)
         s->p50_ms[p] = (double)hist_percentile(a->h, 50) / 1000.0;
         s->p95_ms[p] = (double)hist_percentile(a->h, 95) / 1000.0;
         s->p99_ms[p] = (double)hist_percentile(a->h, 99) / 1000.0;
+        s->svc_p50_ms[p] = (double)hist_percentile(a->svc, 50) / 1000.0;
+        s->svc_p95_ms[p] = (double)hist_percentile(a->svc, 95) / 1000.0;
+        s->svc_p99_ms[p] = (double)hist_percentile(a->svc, 99) / 1000.0;
     }
     hist_reset(a->h);
+    hist_reset(a->svc);
     a->touched = 0;
 }
 
@@ -135,12 +146,15 @@ static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *
     series_init(&r->all.ts, r->npts);
     for (size_t i = 0; i < r->nsteps; i++)
         series_init(&r->steps[i].ts, r->npts);
-    for (size_t i = 0; i <= r->nsteps; i++)
+    for (size_t i = 0; i <= r->nsteps; i++) {
         accs[i].h = hist_new();
-    st = query_stmt(sq,
-                    "SELECT second, step_index, count, err_tech, err_func, histogram "
-                    "FROM step_intervals WHERE run_id = ? ORDER BY second, step_index",
-                    r->id, err, errlen);
+        accs[i].svc = hist_new();
+    }
+    st = query_stmt(
+        sq,
+        "SELECT second, step_index, count, err_tech, err_func, histogram, "
+        "service_histogram FROM step_intervals WHERE run_id = ? ORDER BY second, step_index",
+        r->id, err, errlen);
     if (st == NULL)
         goto out;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -172,6 +186,8 @@ static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *
             add_count(ss[k]->tech_ps, p, et);
             add_count(ss[k]->func_ps, p, ef);
             query_col_hist(st, 5, as[k]->h);
+            /* NULL: the service times are the response times. */
+            query_col_hist(st, sqlite3_column_type(st, 6) == SQLITE_NULL ? 5 : 6, as[k]->svc);
             as[k]->touched = 1;
         }
     }
@@ -190,8 +206,10 @@ static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *
     rc = 0;
 out:
     sqlite3_finalize(st);
-    for (size_t i = 0; i <= r->nsteps; i++)
+    for (size_t i = 0; i <= r->nsteps; i++) {
         hist_free(accs[i].h);
+        hist_free(accs[i].svc);
+    }
     xfree(accs);
     return rc;
 }

@@ -7,58 +7,141 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
+#include "worker/intend.h"
 
 /* The arrival timer's callback, below. */
 static void on_arrival(struct ev_loop *loop, ev_timer *w, int revents);
 
-int arrive_init(arrive *a, struct engine *e, char *err, size_t errlen)
+/* One scenario's arrivals: share of the rate (stages scaled by it), cap
+ * VUs of the pool, pre of them made before the start. */
+static void arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share, uint32_t cap,
+                       uint32_t pre)
 {
     const engine_cfg *cfg = &e->cfg;
     uint32_t stripes = cfg->arrival_stripes ? cfg->arrival_stripes : 1;
-    int found = 0;
 
     memset(a, 0, sizeof(*a));
-    if (rate_stages_check(cfg->rate_stages, cfg->nrate_stages, err, errlen) != 0)
-        return -1;
-    if (cfg->staged_vus > 0 || cfg->nstages > 0 || cfg->runs > 0) {
-        snprintf(err, errlen, "an arrival rate cannot be combined with stages or --runs");
-        return -1;
-    }
-    /* One scenario plays the arrivals: the one with a weight. */
-    for (size_t i = 0; i < e->scens.nscens; i++) {
-        const scen *sc = e->scens.scens[i];
-        if (sc->weight > 0 && sc->nstages == 0) {
-            if (found) {
-                snprintf(err, errlen,
-                         "%s: an arrival rate plays one scenario; %s and %s both have a weight "
-                         "(give the others weight 0)",
-                         cfg->script, e->scens.scens[a->scen]->name, sc->name);
-                return -1;
-            }
-            found = 1;
-            a->scen = (uint16_t)i;
-        } else if (sc->nstages > 0) {
-            snprintf(err, errlen, "%s: scenario %s has stages of its own: not with an arrival rate",
-                     cfg->script, sc->name);
-            return -1;
-        }
-    }
-    if (!found) {
-        snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
-        return -1;
-    }
+    a->scen = sidx;
     a->nst = cfg->nrate_stages;
-    a->st = xcalloc(a->nst, sizeof(*a->st));
-    memcpy(a->st, cfg->rate_stages, a->nst * sizeof(*a->st));
+    a->st = xcalloc(a->nst ? a->nst : 1, sizeof(*a->st));
+    for (size_t i = 0; i < a->nst; i++) {
+        a->st[i] = cfg->rate_stages[i];
+        a->st[i].per_s *= share;
+    }
     a->max_lag_us = cfg->max_lag_us;
     a->open_vus = cfg->open_vus;
+    a->cap = cap;
+    a->pre = pre;
     rate_cursor_init(&a->cur, a->st, a->nst, (cfg->vu_first - 1) % stripes, stripes);
     if (rate_cursor_next(&a->cur, &a->next_us) != 0)
         a->next_us = -1;
-    a->idle = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*a->idle));
+    a->idle = xcalloc(cap ? cap : 1, sizeof(*a->idle));
     ev_init(&a->timer, on_arrival);
-    a->timer.data = e;
-    return 0;
+    a->timer.data = a;
+}
+
+void arrive_split(const double *weights, size_t n, uint32_t total, uint32_t *out)
+{
+    double sum = 0, *rem = xcalloc(n ? n : 1, sizeof(*rem));
+    uint32_t given = 0;
+
+    for (size_t i = 0; i < n; i++)
+        sum += weights[i];
+    for (size_t i = 0; i < n; i++) {
+        double exact = sum > 0 ? (double)total * weights[i] / sum : 0;
+        out[i] = (uint32_t)exact;
+        rem[i] = exact - out[i];
+        given += out[i];
+    }
+    while (given < total && n > 0) {
+        size_t best = 0;
+        for (size_t i = 1; i < n; i++)
+            if (rem[i] > rem[best])
+                best = i;
+        out[best]++;
+        rem[best] = -1;
+        given++;
+    }
+    /* A scenario with no VU at all would drop every arrival it has. */
+    for (size_t i = 0; total >= n && i < n; i++) {
+        if (out[i] > 0)
+            continue;
+        size_t most = 0;
+        for (size_t j = 1; j < n; j++)
+            if (out[j] > out[most])
+                most = j;
+        out[most]--;
+        out[i]++;
+    }
+    xfree(rem);
+}
+
+int arrive_set_init(struct engine *e, char *err, size_t errlen)
+{
+    const engine_cfg *cfg = &e->cfg;
+    size_t n = 0;
+    double *w = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*w)), sum = 0;
+    uint16_t *idx = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*idx));
+    uint32_t *cap = NULL, *pre = NULL, npre = 0;
+    int rc = -1;
+
+    if (rate_stages_check(cfg->rate_stages, cfg->nrate_stages, err, errlen) != 0)
+        goto out;
+    if (cfg->staged_vus > 0 || cfg->nstages > 0 || cfg->runs > 0) {
+        snprintf(err, errlen, "an arrival rate cannot be combined with stages or --runs");
+        goto out;
+    }
+    /* The scenarios with a weight share the arrivals by it; in a mixed run
+     * only the one with a rate of its own plays them, beside the closed
+     * VUs already made (e->nvus of the slots). */
+    for (size_t i = 0; i < e->scens.nscens; i++) {
+        const scen *sc = e->scens.scens[i];
+        if (cfg->closed_vus > 0 && sc->nrate_stages == 0)
+            continue;
+        if (sc->nstages > 0) {
+            snprintf(err, errlen, "%s: scenario %s has stages of its own: not with an arrival rate",
+                     cfg->script, sc->name);
+            goto out;
+        }
+        if (sc->weight > 0) {
+            w[n] = sc->weight;
+            idx[n++] = (uint16_t)i;
+            sum += sc->weight;
+        }
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+        goto out;
+    }
+    cap = xcalloc(n, sizeof(*cap));
+    pre = xcalloc(n, sizeof(*pre));
+    arrive_split(w, n, cfg->vu_count - e->nvus, cap);
+    /* --vus: this worker's slots whose global index is within it. */
+    while (npre < cfg->vu_count && cfg->vu_first + npre * cfg->vu_stride <= cfg->open_vus)
+        npre++;
+    arrive_split(w, n, npre, pre);
+    e->arr = xcalloc(n, sizeof(*e->arr));
+    e->narr = n;
+    e->alag = xcalloc(e->scens.nscens, sizeof(*e->alag));
+    for (size_t i = 0; i < n; i++)
+        e->alag[idx[i]] = hist_new();
+    for (size_t i = 0; i < n; i++)
+        arrive_one(&e->arr[i], e, idx[i], w[i] / sum, cap[i], pre[i] < cap[i] ? pre[i] : cap[i]);
+    rc = 0;
+out:
+    xfree(w);
+    xfree(idx);
+    xfree(cap);
+    xfree(pre);
+    return rc;
+}
+
+arrive *arrive_of(struct engine *e, uint16_t sidx)
+{
+    for (size_t i = 0; i < e->narr; i++)
+        if (e->arr[i].scen == sidx)
+            return &e->arr[i];
+    return NULL;
 }
 
 /* A new VU in the next free slot of the pool: its init runs at once, then
@@ -68,7 +151,7 @@ static int grow(arrive *a, struct engine *e)
     uint32_t slot = e->nvus, gid = e->cfg.vu_first + slot * e->cfg.vu_stride;
     vu *v;
 
-    if (slot >= e->cfg.vu_count)
+    if (slot >= e->cfg.vu_count || a->made >= a->cap)
         return -1;
     v = &e->vus[slot];
     if (vu_init(v, e, gid, a->scen) != 0) {
@@ -76,19 +159,23 @@ static int grow(arrive *a, struct engine *e)
         return -1;
     }
     e->nvus++;
+    a->made++;
     a->starting++;
     vu_schedule_start(v, 0);
     return 0;
 }
 
-/* Starts a run on v for an arrival; late: it waited for a VU of a full pool. */
-static void play(struct engine *e, vu *v, int late)
+/* Starts a run on v for the arrival due at due (from the run's start); late:
+ * it waited for a VU of a full pool. */
+static void play(struct engine *e, vu *v, int64_t due, int late)
 {
     rate_counts *c = &e->acount[v->scen];
 
     c->started++;
     if (late)
         c->late++;
+    v->run_due_us = e->t0_us + due; /* its response times count from there */
+    hist_record(e->alag[v->scen], (uint64_t)intend_lag(v->run_due_us, clock_mono_us()));
     vu_start_run(v);
 }
 
@@ -125,7 +212,7 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
 {
     e->acount[a->scen].scheduled++;
     if (a->qlen == 0 && a->nidle > 0) {
-        play(e, &e->vus[a->idle[--a->nidle]], 0);
+        play(e, &e->vus[a->idle[--a->nidle]], due, 0);
         return;
     }
     /* VUs already being created are for the arrivals already waiting. */
@@ -138,8 +225,8 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
 
 static void on_arrival(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct engine *e = w->data;
-    arrive *a = e->arr;
+    arrive *a = w->data;
+    struct engine *e = ev_userdata(loop);
     int64_t now = clock_mono_us() - e->t0_us;
 
     if (a->stopped)
@@ -158,8 +245,9 @@ static void on_arrival(struct ev_loop *loop, ev_timer *w, int revents)
 
 void arrive_start(arrive *a, struct engine *e)
 {
-    /* --vus: created before the first arrival, their init started now. */
-    while (e->nvus < e->cfg.vu_count && e->cfg.vu_first + e->nvus * e->cfg.vu_stride <= a->open_vus)
+    /* Its share of --vus: created before the first arrival, their init
+     * started now. */
+    while (a->made < a->pre)
         if (grow(a, e) != 0)
             break;
     if (a->next_us >= 0) {
@@ -168,10 +256,13 @@ void arrive_start(arrive *a, struct engine *e)
     }
 }
 
-void arrive_vu_free(arrive *a, struct engine *e, vu *v)
+void arrive_vu_free(struct engine *e, vu *v)
 {
+    arrive *a = arrive_of(e, v->scen);
     int64_t now = clock_mono_us() - e->t0_us;
 
+    if (a == NULL)
+        return;
     if (!v->counted_ready) {
         v->counted_ready = 1;
         if (a->starting > 0)
@@ -180,9 +271,10 @@ void arrive_vu_free(arrive *a, struct engine *e, vu *v)
     drop_stale(a, e, now);
     if (a->qlen > 0 && !a->stopped) {
         int late = a->q[a->qhead].late;
+        int64_t due = a->q[a->qhead].due_us;
         a->qhead = (a->qhead + 1) % a->qcap;
         a->qlen--;
-        play(e, v, late);
+        play(e, v, due, late);
         return;
     }
     a->idle[a->nidle++] = (uint32_t)(v - e->vus);

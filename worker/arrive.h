@@ -11,10 +11,16 @@
  * whose wait reaches --max-lag is dropped and counted. Those still waiting
  * when the run stops are dropped too: nothing is lost silently.
  *
- * The engine calls arrive_start at the run's start, arrive_vu_free each time
- * a VU is ready for a run (its init done, or its run over) and arrive_stop
- * when the run stops; the counts go in each interval (engine.acount).
- * Internal to worker/. */
+ * Several scenarios with a weight share the rate: each plays its own stream
+ * of arrivals at rate x weight / sum of weights (its stages scaled so), with
+ * its own share of the pool (the slots split by weight, at least one each
+ * when there are enough) and its own queue: a VU plays its scenario only.
+ *
+ * The engine calls arrive_set_init to make one arrive per weighted scenario
+ * (engine.arr, engine.narr), arrive_start at the run's start, arrive_vu_free
+ * each time a VU is ready for a run (its init done, or its run over) and
+ * arrive_stop when the run stops; the counts go in each interval
+ * (engine.acount). Internal to worker/. */
 #ifndef QUERN_ARRIVE_H
 #define QUERN_ARRIVE_H
 
@@ -47,18 +53,28 @@ typedef struct arrive {
     size_t qhead, qlen, qcap;
     uint32_t *idle; /**< owned: indexes in engine.vus of the idle VUs (a stack) */
     uint32_t nidle;
+    uint32_t cap;      /**< VUs this scenario may have: its share of the pool */
+    uint32_t made;     /**< VUs created for it */
+    uint32_t pre;      /**< of them, created before the start (its share of --vus) */
     uint32_t starting; /**< VUs created whose init has not ended */
     int stopped;
 } arrive;
 
-/** Sets a up from the engine's configuration (rate stages copied, stripe from
- *  vu_first and arrival_stripes); 0, or -1 with err. */
-int arrive_init(arrive *a, struct engine *e, char *err, size_t errlen);
+/** Sets up e->arr, one arrive per scenario with a weight (e->narr), from the
+ *  engine's configuration (rate stages scaled by weight, stripe from
+ *  vu_first and arrival_stripes, pool slots split by weight); 0, or -1 with
+ *  err (e->arr may then hold some: arrive_free each, as engine_free does). */
+int arrive_set_init(struct engine *e, char *err, size_t errlen);
+/** The arrive of scenario sidx, or NULL if it plays no arrivals. */
+arrive *arrive_of(struct engine *e, uint16_t sidx);
+/** Splits total among n weights (largest remainder, ties to the first) into
+ *  out; when total >= n, each gets at least one. Exact: out sums to total. */
+void arrive_split(const double *weights, size_t n, uint32_t total, uint32_t *out);
 /** Creates the VUs asked for before the start and arms the timer. */
 void arrive_start(arrive *a, struct engine *e);
-/** VU v is ready for a run: it takes the oldest arrival waiting, or goes
- *  idle. */
-void arrive_vu_free(arrive *a, struct engine *e, struct vu *v);
+/** VU v is ready for a run: it takes the oldest arrival of its scenario
+ *  waiting, or goes idle. */
+void arrive_vu_free(struct engine *e, struct vu *v);
 /** The run stops: no more arrivals; those waiting are dropped (counted). */
 void arrive_stop(arrive *a, struct engine *e);
 /** Releases what a owns. */

@@ -304,6 +304,7 @@ static void emit(engine *e, int64_t now)
     iv.nsteps = e->scens.nsteps;
     iv.scens = e->scount;
     iv.arrivals = e->acount;
+    iv.start_lag = e->alag;
     iv.nscens = e->scens.nscens;
     if (e->cfg.sink != NULL)
         e->cfg.sink(e->cfg.sink_ud, &iv);
@@ -312,6 +313,9 @@ static void emit(engine *e, int64_t now)
     memset(e->scount, 0, e->scens.nscens * sizeof(*e->scount));
     memset(e->acount, 0, e->scens.nscens * sizeof(*e->acount));
     e->vu_us = e->run_us = e->wait_us = 0;
+    for (size_t i = 0; e->alag != NULL && i < e->scens.nscens; i++)
+        if (e->alag[i] != NULL)
+            hist_reset(e->alag[i]);
     e->second++;
     e->iv_start_us = now;
 }
@@ -364,7 +368,7 @@ static void schedule_vus(engine *e)
     e->nleave = e->leave_next = 0;
     if (e->cfg.nstages > 0 || e->cfg.staged_vus > 0)
         e->leave = xcalloc(e->cfg.vu_count ? e->cfg.vu_count : 1, sizeof(*e->leave));
-    for (uint32_t i = 0; i < e->cfg.vu_count; i++) {
+    for (uint32_t i = 0; i < e->nvus; i++) {
         vu *v = &e->vus[i];
         const scen *sc = e->scens.scens[v->scen];
         int64_t start = 0, leave = -1;
@@ -424,8 +428,8 @@ void engine_stop(engine *e, enum engine_status why)
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_set(&e->end_timer, (double)e->cfg.grace_us / 1e6, 0.);
     ev_timer_start(e->loop, &e->end_timer);
-    if (e->arr != NULL)
-        arrive_stop(e->arr, e);
+    for (size_t i = 0; i < e->narr; i++)
+        arrive_stop(&e->arr[i], e);
     for (uint32_t i = 0; i < e->nvus && !e->killing; i++)
         vu_stop(&e->vus[i]);
     if (e->arr != NULL && e->done == e->nvus)
@@ -502,6 +506,8 @@ static void warn_fd_limit(uint32_t vus)
                 vus, vus + 64, (unsigned long long)rl.rlim_cur);
 }
 
+static int make_closed(engine *e, char *err, size_t errlen);
+
 engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
 {
     engine *e = xcalloc(1, sizeof(*e));
@@ -577,11 +583,12 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
     e->acount = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*e->acount));
     if (cfg->nrate_stages > 0) {
-        e->arr = xcalloc(1, sizeof(*e->arr));
-        if (arrive_init(e->arr, e, err, errlen) != 0)
-            goto fail;
         warn_fd_limit(cfg->vu_count);
         e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
+        if (cfg->closed_vus > 0 && make_closed(e, err, errlen) != 0)
+            goto fail;
+        if (arrive_set_init(e, err, errlen) != 0)
+            goto fail;
         return e; /* the pool's VUs are created as arrivals need them */
     }
 
@@ -648,6 +655,46 @@ fail:
     return NULL;
 }
 
+/* A mixed run: the VUs of global index 1..closed_vus play the scenarios
+ * without a rate of their own, by weight, as --vus does; created now, in
+ * the first slots (the pool's come after them). */
+static int make_closed(engine *e, char *err, size_t errlen)
+{
+    const engine_cfg *cfg = &e->cfg;
+    uint16_t *assign = xcalloc(cfg->closed_vus, sizeof(*assign));
+    double *saved = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*saved));
+    int rc = -1, ok;
+
+    /* The open scenario plays arrivals, not these VUs: out of the split. */
+    for (size_t i = 0; i < e->scens.nscens; i++) {
+        saved[i] = e->scens.scens[i]->weight;
+        if (e->scens.scens[i]->nrate_stages > 0)
+            e->scens.scens[i]->weight = 0;
+    }
+    ok = scen_assign(&e->scens, cfg->closed_vus, assign) == 0;
+    for (size_t i = 0; i < e->scens.nscens; i++)
+        e->scens.scens[i]->weight = saved[i];
+    if (!ok) {
+        snprintf(err, errlen, "%s: no scenario without a rate has a weight", cfg->script);
+        goto out;
+    }
+    for (uint32_t i = 0; i < cfg->vu_count; i++) {
+        uint32_t gid = cfg->vu_first + i * cfg->vu_stride;
+        if (gid > cfg->closed_vus)
+            break;
+        if (vu_init(&e->vus[i], e, gid, assign[gid - 1]) != 0) {
+            snprintf(err, errlen, "cannot create VU %u (libcurl)", gid);
+            goto out;
+        }
+        e->nvus = i + 1;
+    }
+    rc = 0;
+out:
+    xfree(assign);
+    xfree(saved);
+    return rc;
+}
+
 const scen_set *engine_scens(const engine *e)
 {
     return &e->scens;
@@ -676,10 +723,10 @@ enum engine_status engine_run(engine *e)
         ev_timer_set(&e->end_timer, (double)e->cfg.duration_us / 1e6, 0.);
         ev_timer_start(e->loop, &e->end_timer);
     }
-    if (e->arr != NULL)
-        arrive_start(e->arr, e);
-    else
-        schedule_vus(e);
+    if (e->arr == NULL || e->nvus > 0)
+        schedule_vus(e); /* the closed model's VUs, and a mixed run's closed ones */
+    for (size_t i = 0; i < e->narr; i++)
+        arrive_start(&e->arr[i], e);
     ev_prepare_start(e->loop, &e->starter);
     if (e->cfg.vu_count > 0)
         ev_run(e->loop, 0);
@@ -691,8 +738,8 @@ enum engine_status engine_run(engine *e)
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->curl_timer);
-    if (e->arr != NULL)
-        ev_timer_stop(e->loop, &e->arr->timer);
+    for (size_t i = 0; i < e->narr; i++)
+        ev_timer_stop(e->loop, &e->arr[i].timer);
     if (e->cfg.handle_signals) {
         ev_signal_stop(e->loop, &e->sig_int);
         ev_signal_stop(e->loop, &e->sig_term);
@@ -748,8 +795,11 @@ void engine_free(engine *e)
     }
     xfree(e->scount);
     xfree(e->acount);
-    if (e->arr != NULL)
-        arrive_free(e->arr);
+    for (size_t i = 0; e->alag != NULL && i < e->scens.nscens; i++)
+        hist_free(e->alag[i]);
+    xfree(e->alag);
+    for (size_t i = 0; i < e->narr; i++)
+        arrive_free(&e->arr[i]);
     xfree(e->arr);
     for (size_t i = 0; e->src != NULL && i < e->cfg.nsource_addrs; i++)
         xfree(e->src[i]);

@@ -47,6 +47,8 @@ typedef struct engine_interval {
     size_t nsteps;
     const scen_counts *scens;    /**< nscens entries, by scenario index */
     const rate_counts *arrivals; /**< nscens entries: the open model's arrivals */
+    hist *const *start_lag;      /**< nscens entries (NULL ones for scenarios without
+                                      arrivals), or NULL: the start lags of the runs begun */
     size_t nscens;
 } engine_interval;
 
@@ -80,6 +82,8 @@ typedef struct engine_cfg {
     size_t nrate_stages;
     uint32_t arrival_stripes;        /**< workers of the whole run: this one plays the arrivals
                                           k with k mod stripes == (vu_first - 1) mod stripes */
+    uint32_t closed_vus;             /**< a mixed run: VUs with a global index up to this
+                                          play the scenarios without a rate; 0: none */
     uint32_t open_vus;               /**< open model: VUs with a global index up to this are
                                           created before the first arrival */
     int64_t max_lag_us;              /**< open model: an arrival waiting this long is dropped */

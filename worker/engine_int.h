@@ -38,8 +38,12 @@ struct engine {
     vu *vus;                 /**< owned array of cfg.vu_count slots */
     uint32_t nvus;           /**< VUs created in vus (all in the closed model; the open
                                   model creates them as arrivals need them) */
-    arrive *arr;             /**< owned: the open model, NULL in the closed one */
+    arrive *arr;             /**< owned: the open model, one per weighted scenario (narr);
+                                  NULL in the closed one */
+    size_t narr;             /**< entries of arr */
     rate_counts *acount;     /**< owned: current interval's arrivals, one per scenario */
+    hist **alag;             /**< owned: current interval's start lags, one per scenario (NULL
+                                  for those without arrivals); NULL in the closed model */
     step_stats *cur;         /**< owned: current interval, one per step */
     scen_counts *scount;     /**< owned: current interval, one per scenario */
     ev_timer curl_timer;     /**< libcurl's timeout */

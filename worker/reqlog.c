@@ -8,6 +8,7 @@
 #include "common/redact.h"
 #include "worker/engine_int.h"
 #include "worker/glog.h"
+#include "worker/intend.h"
 #include "worker/jtl.h"
 #include "worker/pageres.h"
 #include "worker/scen.h"
@@ -194,8 +195,9 @@ void reqlog_sample(reqlog *l, vu *v)
     vslot *s = slot_of(l, v);
     int status = 0, curl_rc = 0, ok = p->err == SAMPLE_OK;
     const char *url = "";
-    int64_t start_ms = to_wall_ms(v->eng, p->start_us);
-    int64_t el_ms = p->elapsed_us > 0 ? p->elapsed_us / 1000 : 0;
+    /* The response time, from the sample's intended start (worker/intend.h). */
+    int64_t start_ms = to_wall_ms(v->eng, p->start_us - (p->lag_us > 0 ? p->lag_us : 0));
+    int64_t el_ms = (int64_t)(intend_response(p->elapsed_us, p->lag_us) / 1000);
     glog_rec g;
     step *st;
 

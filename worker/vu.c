@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
+#include "worker/intend.h"
 #include "worker/lapi.h"
 #include "worker/lcoro.h"
 #include "worker/pageres.h"
@@ -291,7 +292,8 @@ void vu_finalize(vu *v)
         return;
     s = &v->eng->cur[p->step];
     s->count++;
-    hist_record(s->hist, p->elapsed_us > 0 ? (uint64_t)p->elapsed_us : 0);
+    stats_record(s, intend_response(p->elapsed_us, p->lag_us),
+                 p->elapsed_us > 0 ? (uint64_t)p->elapsed_us : 0);
     s->bytes_in += p->bytes_in;
     s->bytes_out += p->bytes_out;
     s->sum_dns += p->dns;
@@ -321,6 +323,7 @@ void vu_sample_begin(vu *v, int sidx)
     p->step = sidx;
     p->seq = ++v->eng->seq;
     p->start_us = clock_mono_us();
+    p->lag_us = intend_take(&v->run_lag_us);
     v->cur_step = sidx;
     v->steps_in_run++;
 }
@@ -434,11 +437,11 @@ static void vu_next_run(vu *v)
         vu_phase_start(v, VU_FINISH);
         return;
     }
-    if (v->eng->arr != NULL) {
+    if (arrive_of(v->eng, v->scen) != NULL) {
         /* The open model: the next run is an arrival's. */
         v->phase = VU_PACE;
         v->wait = VU_IDLE;
-        arrive_vu_free(v->eng->arr, v->eng, v);
+        arrive_vu_free(v->eng, v);
         return;
     }
     if (v->run == 0 || sc->pacing_max_us == 0) {
@@ -447,6 +450,7 @@ static void vu_next_run(vu *v)
     }
     pacing = engine_rand_range(v->eng, sc->pacing_min_us, sc->pacing_max_us);
     next = v->run_start_us + pacing;
+    v->run_due_us = next; /* its slot: a late start counts from there */
     if (next <= now) {
         v->eng->scount[v->scen].missed_pacing++;
         vu_phase_start(v, VU_RUN);
@@ -536,6 +540,8 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
         v->run_start_us = clock_mono_us();
         if (v->run_end_us > 0) /* the pause since its previous run: Little's Z */
             v->eng->wait_us += (uint64_t)(v->run_start_us - v->run_end_us);
+        v->run_lag_us = intend_lag(v->run_due_us, v->run_start_us);
+        v->run_due_us = 0;
         if (sc->cookies_reset)
             v->jar_reset = 1; /* done when the jar is next used */
     }

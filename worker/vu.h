@@ -40,7 +40,9 @@ typedef struct sample {
     uint8_t status_err; /**< the technical error is only an unaccepted status */
     uint8_t in_block;   /**< inside step:time(fn): requests add to it */
     int64_t start_us;   /**< monotonic start */
-    int64_t elapsed_us; /**< latency, set when complete */
+    int64_t lag_us;     /**< how long before start_us it was intended (the run's lag, first
+                             sample of a run only): the response time counts it */
+    int64_t elapsed_us; /**< service time, set when complete */
     uint64_t bytes_in, bytes_out, dns, connect, tls, ttfb, new_conns;
     char msg[VU_MSG_MAX]; /**< error message when err != SAMPLE_OK */
 } sample;
@@ -119,6 +121,10 @@ typedef struct vu {
     int cur_step;                   /**< last step used in this phase, -1 none */
     int64_t run_start_us;           /**< monotonic start of the current run */
     int64_t run_end_us;             /**< monotonic end of its previous run, 0 before the first */
+    int64_t run_due_us;             /**< monotonic intended start of the next run (its arrival's
+                                         time, its pacing slot), 0 when it has none */
+    int64_t run_lag_us;             /**< how late the current run started, until its first sample
+                                         takes it (intend_take) */
     sample pend;                    /**< the pending sample */
     xfer_result x;                  /**< the last transfer */
     struct urlc_ent *url;           /**< borrowed: the URL cache's entry of the transfer, or NULL */

@@ -135,6 +135,7 @@ static void on_interval(void *ud, const engine_interval *iv)
                       c->scen_names, iv->nscens, iv->active_vus, 0, 0);
     ivsum_msg_set_arrivals(m, iv->arrivals);
     ivsum_msg_set_little(m, iv->vu_us, iv->run_us, iv->wait_us);
+    ivsum_msg_set_lag(m, iv->start_lag);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     if (send_env(c->fd, &env) != 0) {
@@ -363,6 +364,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
             cfg.nrate_stages = sr->schedule->n_rate_stages;
             cfg.arrival_stripes = sr->schedule->arrival_stripes;
             cfg.open_vus = sr->schedule->open_vus;
+            cfg.closed_vus = sr->schedule->closed_vus;
             cfg.max_lag_us = sr->schedule->max_lag_us > INT64_MAX
                                  ? INT64_MAX
                                  : (int64_t)sr->schedule->max_lag_us;

@@ -19,6 +19,12 @@ freeze() {
 per_second() { awk '$4 == "/hit" { if (t0 == "") t0 = $1; k = int($1 - t0); n[k]++; if (k > m) m = k }
                     END { for (k = 0; k <= m; k++) printf "%d ", n[k]; print "" }' "$LOG"; }
 arr() { sj "$1" ".scenarios[0].arrivals.$2"; }
+# The two latencies of the first step, in ms: lat FILE p99_ms (response
+# time, from the intended start), svc FILE p99_ms (service time)
+lat() { jq -r ".tests[0].$2" "$1"; }
+svc() { jq -r ".tests[0].service.$2" "$1"; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 # ---- 200/s for 10 s on one machine, two workers: 2,000 runs, evenly
 new_log
@@ -39,6 +45,29 @@ between "200/s: each full second of the log has about 200 (most)" "$hi" 190 210
 between "200/s: few VUs for a fast server (--vus 1 a worker, then as needed)" \
   "$(grep -c ' /init$' "$LOG")" 2 20
 eq "200/s: no error" "$(awk '$2 != 200' "$LOG" | wc -l)" 0
+echo "# 200/s: p99 $(lat "$TMP/one.json" p99_ms) ms response, $(svc "$TMP/one.json" p99_ms) ms service"
+# Even an arrival that finds a VU idle starts a little after its time (the
+# loop's own lag): the response time counts it.
+check "200/s: response p99 >= service p99" ge "$(lat "$TMP/one.json" p99_ms)" "$(svc "$TMP/one.json" p99_ms)"
+echo "# 200/s: start lag p50 $(arr "$TMP/one.json" start_lag.p50_ms) ms, p99 $(arr "$TMP/one.json" start_lag.p99_ms) ms"
+check "200/s: the start lags of the 2,000 runs are in the summary (p99 under 1 s)" \
+  lt "$(arr "$TMP/one.json" start_lag.p99_ms)" 1000
+
+# ---- nginx frozen 1.5 s with VUs to spare (--vus 200 made at the start, 150
+# arrivals in the freeze): each request leaves on time and waits in nginx,
+# so the service time shows the freeze as much as the response time does
+new_log
+freeze 1 1.5
+"$QUERN" run $D/open_vu.lua --rate 100/s --duration 3s --vus 200 -p base_url="$NGBASE" --db none -q \
+  --summary-json "$TMP/spare.json" >"$TMP/spare.out" 2>"$TMP/spare.err"
+eq "freeze, VUs to spare: exit 0" "$?" 0
+wait "$FREEZE_PID"
+eq "freeze, VUs to spare: nginx served 300 runs" "$(hits)" 300
+eq "freeze, VUs to spare: none late" "$(arr "$TMP/spare.json" late)" 0
+echo "# freeze, VUs to spare: p99 $(lat "$TMP/spare.json" p99_ms) ms response, $(svc "$TMP/spare.json" p99_ms) ms service"
+check "freeze, VUs to spare: response p99 >= 1 s" ge "$(lat "$TMP/spare.json" p99_ms)" 1000
+check "freeze, VUs to spare: service p99 >= 1 s too (sent on time, held by nginx)" \
+  ge "$(svc "$TMP/spare.json" p99_ms)" 1000
 
 # ---- --rate-stages 3s:100/s,3s:100/s: from 0/s up to 100/s in 3 s (150
 # arrivals, L(t) = 100 t^2 / 6: 37.5 in the first 1.5 s), then 300 in 3 s
@@ -53,6 +82,34 @@ read -r r1 r2 r3 < <(awk '$4 == "/hit" { if (t0 == "") t0 = $1; t = $1 - t0; if 
 between "rate stages: half-way up (0-1.5 s): 38 arrivals" "$r1" 35 41
 between "rate stages: the rest of the climb (1.5-3 s): 112" "$r2" 108 116
 between "rate stages: the hold (3-6 s): 300" "$r3" 296 304
+
+# ---- a mixed run: OPEN's own rate (100/s for 3 s) beside CLOSED, 2 VUs paced
+# at 100 ms (--vus): ids 1-2 are CLOSED's, the pool's come after them
+new_log
+"$QUERN" run $D/open_vu.lua -p own_rate=100/s -p closed=1 --vus 2 --duration 3s --workers 2 \
+  -p base_url="$NGBASE" --db none -q --summary-json "$TMP/mixed.json" >"$TMP/mixed.out" 2>"$TMP/mixed.err"
+eq "mixed: exit 0" "$?" 0
+eq "mixed: nginx served OPEN's 300 arrivals" "$(hits)" 300
+between "mixed: CLOSED's 2 VUs paced at 100 ms for 3 s (about 60)" "$(grep -c ' /closed$' "$LOG")" 50 62
+eq "mixed: CLOSED is played by VUs 1 and 2" "$(awk '$4 == "/closed" { print $3 }' "$LOG" | sort -u | tr '\n' ' ')" "1 2 "
+eq "mixed: OPEN's pool has ids after them" "$(awk '$4 == "/hit" && $3 <= 2' "$LOG" | wc -l)" 0
+eq "mixed: the summary counts OPEN's arrivals" "$(sj "$TMP/mixed.json" '.scenarios[0].arrivals.scheduled')" 300
+eq "mixed: CLOSED has no arrivals" "$(sj "$TMP/mixed.json" '.scenarios[1].arrivals')" null
+
+# ---- two scenarios share --rate by weight (3:1): 150/s and 50/s for 2 s,
+# each its own stream and its own share of the pool (--max-vus 40: 30 and 10)
+new_log
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 2s --max-vus 40 --workers 2 -p open_weight=3 \
+  -p second_weight=1 -p base_url="$NGBASE" --db none -q --summary-json "$TMP/wt.json" \
+  >"$TMP/wt.out" 2>"$TMP/wt.err"
+eq "weights 3:1: exit 0" "$?" 0
+eq "weights 3:1: nginx served 300 runs of OPEN" "$(hits)" 300
+eq "weights 3:1: nginx served 100 runs of SECOND" "$(grep -c ' /second$' "$LOG")" 100
+eq "weights 3:1: OPEN's arrivals" "$(sj "$TMP/wt.json" '.scenarios[0].arrivals.scheduled')" 300
+eq "weights 3:1: SECOND's arrivals" "$(sj "$TMP/wt.json" '.scenarios[1].arrivals.scheduled')" 100
+check "weights 3:1: interleaved (SECOND's first hit within OPEN's first 100 ms)" \
+  awk '$4 == "/hit" && o == "" { o = $1 } $4 == "/second" && s == "" { s = $1 } END { exit !(s - o < 0.1) }' "$LOG"
+check "weights 3:1: the pool stays within --max-vus 40" test "$(grep -c ' /init$' "$LOG")" -le 40
 
 # ---- a scenario's own rate: quern.scenario("OPEN", { rate = "100/s" }) with
 # --duration, and { rate_stages = { "2s:100/s", "2s:100/s" } } (100 + 200)
@@ -85,13 +142,22 @@ eq "freeze: none dropped" "$(arr "$TMP/late.json" dropped)" 0
 eq "freeze: the pool stays within --max-vus 20" "$(grep -c ' /init$' "$LOG")" 20
 check "freeze: the summary says how many were late" \
   grep -q "arrivals 2000 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
+echo "# freeze: p95 $(lat "$TMP/late.json" p95_ms) / $(svc "$TMP/late.json" p95_ms) ms, p99 $(lat "$TMP/late.json" p99_ms) / $(svc "$TMP/late.json" p99_ms) ms (response / service)"
+check "freeze: the late arrivals' start lags reach the freeze (max >= 1 s)" \
+  ge "$(arr "$TMP/late.json" start_lag.max_ms)" 1000
+check "freeze: response p99 >= 1 s (from each arrival's scheduled time)" \
+  ge "$(lat "$TMP/late.json" p99_ms)" 1000
+check "freeze: response p95 >= 1 s (a fifth of the arrivals waited)" \
+  ge "$(lat "$TMP/late.json" p95_ms)" 1000
+check "freeze: service p95 < 500 ms (only the 20 requests in flight saw nginx frozen)" \
+  lt "$(svc "$TMP/late.json" p95_ms)" 500
 
 # ---- the same freeze with --max-lag 500ms: some dropped, counted, and a
 # threshold on them fails the run
 new_log
 freeze 4 2
 "$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --max-vus 20 --max-lag 500ms --workers 2 \
-  --threshold 'arrivals.dropped<=0' -p base_url="$NGBASE" --db "$TMP/drop.db" -q \
+  --threshold 'arrivals.dropped<=0' --threshold 'service.p95<1s' -p base_url="$NGBASE" --db "$TMP/drop.db" -q \
   --summary-json "$TMP/drop.json" >"$TMP/drop.out" 2>"$TMP/drop.err"
 eq "--max-lag 500ms: exit 1 (arrivals.dropped<=0 failed)" "$?" 1
 wait "$FREEZE_PID"
@@ -106,9 +172,32 @@ eq "--max-lag 500ms: the database keeps the arrivals" \
   "$(sqlite3 "$TMP/drop.db" 'SELECT arr_scheduled, arr_started, arr_late, arr_dropped FROM scenario_totals')" \
   "$(jq -r '.scenarios[0].arrivals | "\(.scheduled)|\(.started)|\(.late)|\(.dropped)"' "$TMP/drop.json")"
 "$QUERN" report --db "$TMP/drop.db" -o "$TMP/drop.html" >/dev/null 2>&1
+check "--max-lag 500ms: service.p95<1s passes (judged on the service times)" \
+  grep -q "PASS  service.p95<1s .*service.p95 of all steps = " "$TMP/drop.out"
+between "--max-lag 500ms: the database keeps service times where they differ" \
+  "$(sqlite3 "$TMP/drop.db" 'SELECT count(*) FROM step_intervals WHERE service_histogram IS NOT NULL')" 1 100
+check "--max-lag 500ms: the report charts the service times" grep -q "Service time percentiles" "$TMP/drop.html"
 check "--max-lag 500ms: the report shows the dropped arrivals" \
   grep -q "<th class=\"n\">Dropped</th>.*<td class=\"n\">$d</td></tr>" \
   <(tr -d '\n' <"$TMP/drop.html")
+
+# ---- a closed run paced at 100 ms, 5 VUs, nginx frozen 1.5 s: each VU's
+# run after the freeze starts late, and its response time counts from its
+# pacing slot: the sum of response times passes that of service times by
+# about 5 x 1.4 s
+new_log
+freeze 1 1.5
+"$QUERN" run $D/pacing.lua --vus 5 --duration 4s -p pacing=100ms -p path=/hit -p base_url="$NGBASE" \
+  --db none -q --summary-json "$TMP/paced.json" >"$TMP/paced.out" 2>"$TMP/paced.err"
+eq "paced freeze: exit 0" "$?" 0
+wait "$FREEZE_PID"
+eq "paced freeze: the console's count is nginx's" "$(sj "$TMP/paced.json" '.tests[0].count')" "$(hits)"
+check "paced freeze: each VU missed its pacing" ge "$(sj "$TMP/paced.json" '.scenarios[0].missed_pacing')" 5
+lag_s=$(jq -r '.tests[0] | (.mean_ms - .service.mean_ms) * .count / 1000' "$TMP/paced.json")
+echo "# paced freeze: response times exceed service times by $lag_s s in all"
+check "paced freeze: response times count from the slots (5 x 0.9 to 5 x 2 s more)" \
+  awk -v l="$lag_s" 'BEGIN { exit !(l >= 4.5 && l <= 10) }'
+check "paced freeze: response p99 >= 1 s" ge "$(lat "$TMP/paced.json" p99_ms)" 1000
 
 # ---- the same open run on two agents (a worker each): one 200/s stream
 new_log
@@ -149,9 +238,6 @@ eq "--vus above --max-vus: exit 2" "$(bad --rate 5/s --duration 1s --vus 30 --ma
 eq "scenario rate without --duration: exit 2" "$(bad -p own_rate=100/s)" 2
 check "scenario rate without --duration: says so" grep -q -- 'has a rate: give --duration' <(first)
 eq "scenario rate with --rate: exit 2" "$(bad -p own_rate=100/s --duration 2s --rate 5/s)" 2
-eq "scenario rate beside a weighted scenario: exit 2" "$(bad -p own_rate=100/s --duration 2s -p with_other=1)" 2
-check "scenario rate beside a weighted scenario: names both" \
-  grep -q -- 'scenario OPEN has a rate: the open model plays one scenario, give OTHER weight 0' <(first)
 eq "scenario rate = \"5/x\": exit 2" "$(bad -p own_rate=5/x --duration 1s)" 2
 check "scenario rate = \"5/x\": file:line and the unit" \
   grep -q "^$D/open_vu.lua:[0-9]*: scenario OPEN: rate: \"5/x\": the unit" <(first)

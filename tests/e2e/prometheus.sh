@@ -91,6 +91,9 @@ eq "vus_max" "$(pq 'last_over_time(quern_vus_max[5m])')" 10
 eq "_count == requests of the step" \
   "$(pq 'last_over_time(quern_latency_seconds_count{step="SC-PROM-STEP-1)Page"}[5m])')" \
   "$(jq '.tests[0].count' "$TMP/s.json")"
+eq "quern_service_seconds_count == requests of the step" \
+  "$(pq 'last_over_time(quern_service_seconds_count{step="SC-PROM-STEP-1)Page"}[5m])')" \
+  "$(jq '.tests[0].count' "$TMP/s.json")"
 # p95: of the slow step, and of all steps together against the Totals line.
 P95=$(pq 'histogram_quantile(0.95, sum by (le) (last_over_time(quern_latency_seconds_bucket{step="SC-PROM-STEP-1)Page"}[5m])))')
 WANTP=$(jq '.tests[0].p95_ms / 1000' "$TMP/s.json")

@@ -38,7 +38,7 @@ eq "report: total row = server requests" \
 eq "report: step counts = step_totals" "$(step_counts "$H" | paste -sd' ')" \
   "$(q 'SELECT group_concat(count, " ") FROM (SELECT count FROM step_totals WHERE run_id = 1 ORDER BY step_index)')"
 nsvg=$(grep -o '<svg class="chart"' "$H" | wc -l)
-between "report: SVG charts (5 for the run, Little's law the fifth, 2 per step)" "$nsvg" 11 11
+between "report: SVG charts (6 for the run, Little's law the sixth, 2 per step)" "$nsvg" 12 12
 for t in "Throughput" "Response time percentiles" "Errors per second" "Active virtual users"; do
   check "report: chart \"$t\"" grep -q "<figcaption>$t" "$H"
 done

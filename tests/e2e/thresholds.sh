@@ -16,7 +16,9 @@ check "JUnit: no failure" grep -q 'failures="0"' "$TMP/ok.xml"
 reset_target
 eq "failing threshold: exit 1" \
   "$(run $D/pacing.lua --vus 2 --runs 3 -p pacing=0 -p path=/slow?ms=60 \
-     --threshold 'SC-PACE-STEP-1: p95<20ms' --junit "$TMP/fail.xml")" 1
+     --threshold 'SC-PACE-STEP-1: p95<20ms' --junit "$TMP/fail.xml" --summary-json "$TMP/fail.json")" 1
+check "no pacing, nothing late: the service times are the response times" \
+  jq -e '.tests[0] | .service == {mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, min_ms}' "$TMP/fail.json"
 check "failing threshold: says the measured value and the limit" grep -q "FAIL  SC-PACE-STEP-1: p95<20ms .*p95 .*ms.*limit" "$TMP/out"
 check "JUnit: the failure is there" grep -q 'failures="2"' "$TMP/fail.xml"
 check "JUnit: failure message with the limit" grep -q '<failure message="p95 of SC-PACE-STEP-1' "$TMP/fail.xml"

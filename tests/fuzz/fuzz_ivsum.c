@@ -8,7 +8,7 @@
  * ivsum_msg_new rebuilds, and that rebuilt message, packed and unpacked,
  * adds to the same counts and histograms; adding it twice doubles them (or
  * is refused); through ivwin every second is handed on once the window is
- * flushed. */
+ * flushed. The service times and the start lags travel the same way. */
 #include <string.h>
 
 #include "common/hist.h"
@@ -39,10 +39,17 @@ static void check_same(const ivsum *a, const ivsum *b)
         fuzz_check(a->steps[i].err_func == b->steps[i].err_func);
         fuzz_check(hist_count(a->steps[i].hist) == hist_count(b->steps[i].hist));
         fuzz_check(hist_max(a->steps[i].hist) == hist_max(b->steps[i].hist));
+        /* the service times, sent only when kept apart, read back the same */
+        fuzz_check(hist_count(stats_service(&a->steps[i])) ==
+                   hist_count(stats_service(&b->steps[i])));
+        fuzz_check(hist_sum(stats_service(&a->steps[i])) == hist_sum(stats_service(&b->steps[i])));
         fuzz_check(strcmp(a->steps[i].sample_tech, b->steps[i].sample_tech) == 0);
     }
-    for (size_t j = 0; j < a->nscens; j++)
+    for (size_t j = 0; j < a->nscens; j++) {
         fuzz_check(a->runs[j] == b->runs[j] && a->missed[j] == b->missed[j]);
+        fuzz_check((a->lag[j] == NULL ? 0 : hist_count(a->lag[j])) ==
+                   (b->lag[j] == NULL ? 0 : hist_count(b->lag[j])));
+    }
     fuzz_check(a->active_vus == b->active_vus && a->finished_vus == b->finished_vus);
 }
 
@@ -50,11 +57,15 @@ static void roundtrip(const ivsum *s)
 {
     Quern__Interval *m = ivsum_msg_new(7, 3, s->steps, s->nsteps, s->runs, s->missed, scen_names,
                                        s->nscens, s->active_vus, s->finished_vus, 0);
-    size_t len = quern__interval__get_packed_size(m);
-    uint8_t *buf = malloc(len ? len : 1);
+    size_t len;
+    uint8_t *buf;
     Quern__Interval *back;
     ivsum s2;
     char err[256];
+
+    ivsum_msg_set_lag(m, s->lag);
+    len = quern__interval__get_packed_size(m);
+    buf = malloc(len ? len : 1);
 
     fuzz_check(buf != NULL);
     fuzz_check(quern__interval__pack(m, buf) == len);

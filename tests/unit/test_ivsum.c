@@ -145,6 +145,121 @@ static void test_sum(void **state)
     ivsum_msg_free(b);
 }
 
+/* One sender's second for step 0: n on-time samples of lat us, and late
+ * samples of service time lat whose response time is lat + lag (none when
+ * late is 0). */
+static Quern__Interval *sender_lag(uint64_t n, uint64_t late, uint64_t lat, uint64_t lag)
+{
+    step_stats st[2];
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    Quern__Interval *m;
+
+    stats_init(&st[0]);
+    stats_init(&st[1]);
+    st[0].count = n + late;
+    for (uint64_t i = 0; i < n; i++)
+        stats_record(&st[0], lat, lat);
+    for (uint64_t i = 0; i < late; i++)
+        stats_record(&st[0], lat + lag, lat);
+    m = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    stats_free(&st[0]);
+    stats_free(&st[1]);
+    return m;
+}
+
+/* Service times travel only when they differ, and the sums (worker to
+ * agent to console) stay exact whatever the senders' order. */
+static void test_service(void **state)
+{
+    Quern__Interval *ontime = sender_lag(4, 0, 2000, 0), *late = sender_lag(1, 3, 5000, 2000000);
+    /* late by less than a bucket: the sums differ, it is sent */
+    Quern__Interval *nearly = sender_lag(0, 2, 100000, 3);
+    Quern__Interval *order[2][3] = {{ontime, late, nearly}, {late, nearly, ontime}};
+    char err[256];
+
+    assert_int_equal(ontime->steps[0]->service_histogram.len, 0);
+    assert_true(late->steps[0]->service_histogram.len > 0);
+    assert_true(nearly->steps[0]->service_histogram.len > 0);
+    for (int k = 0; k < 2; k++) {
+        ivsum s, t;
+        Quern__Interval *up;
+        const hist *svc;
+
+        ivsum_init(&s, 2, 2);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(ivsum_add_msg(&s, order[k][i], scens, err, sizeof(err)), 0);
+        assert_int_equal(s.steps[0].svc_on, 1);
+        svc = stats_service(&s.steps[0]);
+        assert_int_equal(hist_count(s.steps[0].hist), 10);
+        assert_int_equal(hist_count(svc), 10);
+        /* response times: 4 x 2000, 5000, 3 x (5000 + 2 s), 2 x (100000 + 3);
+         * the service times leave the lags out */
+        assert_int_equal(hist_sum(s.steps[0].hist), 8000 + 5000 + 6015000 + 200006);
+        assert_int_equal(hist_sum(svc), 8000 + 20000 + 200000);
+        assert_int_equal(hist_max(svc), 100000);
+        assert_true(hist_percentile(s.steps[0].hist, 80) >= 2000000);
+        assert_true(hist_percentile(svc, 80) <= 100000);
+        /* the agent's sum goes up and is read back the same */
+        up = ivsum_msg_new(7, 42, s.steps, s.nsteps, s.runs, s.missed, scens, 2, 1, 0, 0);
+        assert_true(up->steps[0]->service_histogram.len > 0);
+        ivsum_init(&t, 2, 2);
+        assert_int_equal(ivsum_add_msg(&t, up, scens, err, sizeof(err)), 0);
+        assert_int_equal(hist_sum(stats_service(&t.steps[0])), hist_sum(svc));
+        assert_int_equal(hist_percentile(stats_service(&t.steps[0]), 50), hist_percentile(svc, 50));
+        ivsum_free(&t);
+        ivsum_msg_free(up);
+        /* a second with nothing late merges one histogram */
+        ivsum_reset(&s);
+        assert_int_equal(ivsum_add_msg(&s, ontime, scens, err, sizeof(err)), 0);
+        assert_int_equal(s.steps[0].svc_on, 0);
+        ivsum_free(&s);
+    }
+    ivsum_msg_free(ontime);
+    ivsum_msg_free(late);
+    ivsum_msg_free(nearly);
+}
+
+/* The open model's start lags travel per scenario and merge bucket by
+ * bucket; a scenario without any sends none. */
+static void test_start_lag(void **state)
+{
+    step_stats st[2];
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    hist *lag[2] = {NULL, hist_new()};
+    Quern__Interval *a, *b;
+    ivsum s;
+    char err[256];
+
+    stats_init(&st[0]);
+    stats_init(&st[1]);
+    hist_record_n(lag[1], 300, 98);    /* on schedule within 0.3 ms ... */
+    hist_record_n(lag[1], 2000000, 2); /* ... but two waited 2 s */
+    a = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    ivsum_msg_set_lag(a, lag);
+    assert_int_equal(a->scenarios[0]->start_lag_histogram.len, 0);
+    assert_true(a->scenarios[1]->start_lag_histogram.len > 0);
+    hist_reset(lag[1]);
+    hist_record_n(lag[1], 500, 100);
+    b = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    ivsum_msg_set_lag(b, lag);
+    ivsum_init(&s, 2, 2);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_null(s.lag[0]);
+    assert_int_equal(hist_count(s.lag[1]), 200);
+    assert_int_equal(hist_max(s.lag[1]), 2000000);
+    assert_in_range(hist_percentile(s.lag[1], 99), 498, 502); /* 2 of 200 is 1 % */
+    assert_true(hist_percentile(s.lag[1], 99.5) >= 1990000);
+    ivsum_reset(&s);
+    assert_int_equal(hist_count(s.lag[1]), 0);
+    ivsum_free(&s);
+    ivsum_msg_free(a);
+    ivsum_msg_free(b);
+    hist_free(lag[1]);
+    stats_free(&st[0]);
+    stats_free(&st[1]);
+}
+
 /* Scenarios travel by name: an unknown one is ignored, a known one lands at
  * the receiver's index, whatever the sender's order. */
 static void test_scenario_names(void **state)
@@ -207,10 +322,9 @@ static void test_limits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_message),
-        cmocka_unit_test(test_sum),
-        cmocka_unit_test(test_scenario_names),
-        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_message), cmocka_unit_test(test_sum),
+        cmocka_unit_test(test_service), cmocka_unit_test(test_scenario_names),
+        cmocka_unit_test(test_limits),  cmocka_unit_test(test_start_lag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

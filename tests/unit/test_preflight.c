@@ -60,6 +60,42 @@ static void test_steps_and_thresholds(void **state)
     unlink(path);
 }
 
+/* A scenario's own rate: alone, an open run; beside another weighted
+ * scenario, a mixed run (that one plays --vus); beside one of weight 0, not
+ * mixed; two rates, an error. */
+static void test_scenario_rate(void **state)
+{
+    static const struct {
+        const char *others;
+        int closed, error;
+    } cases[] = {
+        {"", 0, 0},
+        {"local b = quern.scenario(\"BROWSE\", { pacing = \"1s\" })\nfunction b.run(vu) end\n", 1,
+         0},
+        {"local i = quern.scenario(\"IDLE\", { weight = 0 })\nfunction i.run(vu) end\n", 0, 0},
+        {"local a = quern.scenario(\"API2\", { rate = \"5/s\" })\nfunction a.run(vu) end\n", 0, 1},
+    };
+    char text[512], err[512];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        preflight pf;
+        snprintf(text, sizeof(text),
+                 "local quern = require \"quern\"\n"
+                 "local api = quern.scenario(\"API\", { rate = \"200/s\" })\n"
+                 "function api.run(vu) end\n%s",
+                 cases[i].others);
+        write_script(text);
+        if (preflight_load(path, NULL, 4, &pf, err, sizeof(err)) != 0)
+            fail_msg("case %zu: %s", i, err);
+        assert_int_equal(pf.nrate_stages, 2);
+        if (!cases[i].error)
+            assert_int_equal(pf.rate_closed, cases[i].closed);
+        assert_int_equal(pf.rate_err[0] != '\0', cases[i].error);
+        preflight_free(&pf);
+        unlink(path);
+    }
+}
+
 static void test_syntax_error(void **state)
 {
     preflight pf;
@@ -82,6 +118,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_and_thresholds),
         cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_scenario_rate),
     };
     int rc;
 

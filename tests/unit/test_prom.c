@@ -62,13 +62,30 @@ static void test_seconds_spelling(void **state)
     assert_string_equal(prom_seconds(1, buf, sizeof(buf)), "0.000001");
 }
 
+/* The lines of one step's classic histogram of three samples whose reported
+ * values are a, b and c (ascending), summing to sum seconds. */
+static void put_hist(FILE *f, const char *name, uint64_t a, uint64_t b, uint64_t c, const char *sum)
+{
+    for (size_t i = 0; i < PROM_NBOUNDS; i++) {
+        uint64_t x = prom_bounds_us[i];
+        int n = x < a ? 0 : x < b ? 1 : x < c ? 2 : 3;
+        fprintf(f, "%s_bucket{run=\"nightly\",step=\"SC-A-STEP-1)Login\",le=\"%s\"} %d\n", name,
+                les[i], n);
+    }
+    fprintf(f,
+            "%s_bucket{run=\"nightly\",step=\"SC-A-STEP-1)Login\",le=\"+Inf\"} 3\n"
+            "%s_sum{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} %s\n"
+            "%s_count{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 3\n",
+            name, name, sum, name);
+}
+
 static void test_exact_output(void **state)
 {
     fx x;
     const char *names[] = {"SC-A-STEP-1)Login"};
     prom_threshold th[] = {{"p95<500ms", 1}, {"errors<=0%", 0}};
     prom_input in = {"nightly", names, NULL, 10, th, 2};
-    char line[256], *want, *got;
+    char *want, *got;
     size_t len, wlen = 0;
     FILE *f;
 
@@ -103,19 +120,13 @@ static void test_exact_output(void **state)
           "merged HDR histograms).\n"
           "# TYPE quern_latency_seconds histogram\n",
           f);
-    for (size_t i = 0; i < PROM_NBOUNDS; i++) {
-        uint64_t b = prom_bounds_us[i];
-        int n = b < 150 ? 0 : b < 902 ? 1 : b < 2000000 ? 2 : 3;
-        snprintf(line, sizeof(line),
-                 "quern_latency_seconds_bucket{run=\"nightly\",step=\"SC-A-STEP-1)Login\","
-                 "le=\"%s\"} %d\n",
-                 les[i], n);
-        fputs(line, f);
-    }
-    fputs("quern_latency_seconds_bucket{run=\"nightly\",step=\"SC-A-STEP-1)Login\",le=\"+Inf\"} 3\n"
-          "quern_latency_seconds_sum{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 2.00105\n"
-          "quern_latency_seconds_count{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 3\n"
-          "# HELP quern_vus Active virtual users, every agent and worker together.\n"
+    put_hist(f, "quern_latency_seconds", 150, 902, 2000000, "2.00105");
+    fputs("# HELP quern_service_seconds Service time of the samples, from their actual start, per "
+          "step (from the merged HDR histograms).\n"
+          "# TYPE quern_service_seconds histogram\n",
+          f);
+    put_hist(f, "quern_service_seconds", 150, 902, 2000000, "2.00105"); /* nothing late */
+    fputs("# HELP quern_vus Active virtual users, every agent and worker together.\n"
           "# TYPE quern_vus gauge\n"
           "quern_vus{run=\"nightly\"} 7\n"
           "# HELP quern_vus_max Virtual users asked for (--vus).\n"
@@ -134,6 +145,45 @@ static void test_exact_output(void **state)
     assert_int_equal(len, strlen(want));
     xfree(got);
     free(want);
+    fx_free(&x);
+}
+
+/* A late sample: quern_service_seconds shows its service time where
+ * quern_latency_seconds shows its response time; an open run's arrivals. */
+static void test_service_and_arrivals(void **state)
+{
+    fx x;
+    const char *names[] = {"SC-A-STEP-1)Login"};
+    prom_input in = {"nightly", names, NULL, 10, NULL, 0};
+    rate_counts arr = {.scheduled = 9, .started = 7, .late = 3, .dropped = 2};
+    size_t len;
+    char *got, *svc;
+
+    fx_init(&x, 1);
+    stats_record(&x.st[0], 2000000, 150); /* waited 2 s for its start */
+    fx_add(&x, 1);
+    in.a = &x.a;
+    got = prom_render(&in, &len);
+    assert_null(strstr(got, "quern_arrivals_total")); /* a closed run: none */
+    assert_non_null(strstr(got, "quern_latency_seconds_sum{run=\"nightly\",step=\"SC-A-STEP-1)"
+                                "Login\"} 2\n"));
+    svc = strstr(got, "# TYPE quern_service_seconds histogram\n");
+    assert_non_null(svc);
+    assert_non_null(strstr(svc, "quern_service_seconds_bucket{run=\"nightly\",step=\"SC-A-STEP-1)"
+                                "Login\",le=\"0.0002\"} 1\n"));
+    assert_non_null(strstr(svc, "quern_service_seconds_sum{run=\"nightly\",step=\"SC-A-STEP-1)"
+                                "Login\"} 0.00015\n"));
+    assert_non_null(strstr(got, "quern_latency_seconds_bucket{run=\"nightly\",step=\"SC-A-STEP-1)"
+                                "Login\",le=\"0.0002\"} 0\n"));
+    xfree(got);
+    agg_add_arrivals(&x.a, &arr);
+    got = prom_render(&in, &len);
+    assert_non_null(strstr(got, "# TYPE quern_arrivals_total counter\n"
+                                "quern_arrivals_total{run=\"nightly\",state=\"scheduled\"} 9\n"
+                                "quern_arrivals_total{run=\"nightly\",state=\"started\"} 7\n"
+                                "quern_arrivals_total{run=\"nightly\",state=\"late\"} 3\n"
+                                "quern_arrivals_total{run=\"nightly\",state=\"dropped\"} 2\n"));
+    xfree(got);
     fx_free(&x);
 }
 
@@ -274,7 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seconds_spelling),      cmocka_unit_test(test_exact_output),
         cmocka_unit_test(test_no_steps_yet),          cmocka_unit_test(test_label_escaping),
-        cmocka_unit_test(test_buckets_and_quantiles),
+        cmocka_unit_test(test_buckets_and_quantiles), cmocka_unit_test(test_service_and_arrivals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

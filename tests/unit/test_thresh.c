@@ -328,6 +328,45 @@ static void test_eval_mean_max(void **state)
     agg_free(&a);
 }
 
+/* service.pN, service.mean, service.max: the service times; the plain
+ * metrics stay the response times. */
+static void test_service(void **state)
+{
+    step_stats steps[3];
+    uint64_t runs[1] = {1}, missed[1] = {0};
+    thresh_result r;
+    agg a;
+
+    agg_init(&a, 3, 1);
+    for (size_t i = 0; i < 3; i++)
+        stats_init(&steps[i]);
+    /* step 1: 90 on time at 10 ms, 10 that waited 2 s before a 20 ms service */
+    for (int i = 0; i < 90; i++)
+        stats_record(&steps[0], 10 * MS, 10 * MS);
+    for (int i = 0; i < 10; i++)
+        stats_record(&steps[0], 2020 * MS, 20 * MS);
+    steps[0].count = 100;
+    /* step 3: on time, 30 ms */
+    stats_record(&steps[2], 30 * MS, 30 * MS);
+    steps[2].count = 1;
+    agg_add(&a, steps, runs, missed, 10000000, 10);
+    for (size_t i = 0; i < 3; i++)
+        stats_free(&steps[i]);
+
+    assert_false(eval("p95<1s", &a, 10, &r));
+    assert_true(eval("service.p95<1s", &a, 10, &r));
+    assert_desc(&r, "service.p95 of all steps = 20.032 ms, limit < 1000 ms");
+    assert_true(eval("service.max<=30ms", &a, 10, &r)); /* merged with step 3 */
+    assert_false(eval("SC-A-STEP-1: service.max<20ms", &a, 10, &r));
+    assert_true(eval("SC-B-STEP-1: service.p99<=30ms", &a, 10, &r)); /* on time: the same */
+    assert_true(eval("SC-A-STEP-1: service.mean<=11ms", &a, 10, &r));
+    assert_false(eval("SC-A-STEP-1: mean<=11ms", &a, 10, &r));
+    parse_fails("service.errors<1%", "service. goes with pN, mean or max");
+    parse_fails("service.service.p95<1s", "unknown metric");
+    parse_fails("service.<1s", "unknown metric");
+    agg_free(&a);
+}
+
 static void test_eval_merged(void **state)
 {
     /* no scope: all steps merged, histograms included */
@@ -674,23 +713,15 @@ static void test_unit_and_measured(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_latency),
-        cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_parse_tps_count),
-        cmocka_unit_test(test_parse_scope),
-        cmocka_unit_test(test_parse_bad),
-        cmocka_unit_test(test_eval_percentile_boundary),
-        cmocka_unit_test(test_eval_mean_max),
-        cmocka_unit_test(test_eval_merged),
-        cmocka_unit_test(test_eval_errors),
-        cmocka_unit_test(test_eval_tps_count),
-        cmocka_unit_test(test_eval_globs),
-        cmocka_unit_test(test_eval_no_samples),
-        cmocka_unit_test(test_eval_accumulates),
-        cmocka_unit_test(test_can_still_pass),
-        cmocka_unit_test(test_abort_on_partial_data),
-        cmocka_unit_test(test_unit_and_measured),
-        cmocka_unit_test(test_arrivals),
+        cmocka_unit_test(test_parse_latency),     cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_tps_count),   cmocka_unit_test(test_parse_scope),
+        cmocka_unit_test(test_parse_bad),         cmocka_unit_test(test_eval_percentile_boundary),
+        cmocka_unit_test(test_eval_mean_max),     cmocka_unit_test(test_service),
+        cmocka_unit_test(test_eval_merged),       cmocka_unit_test(test_eval_errors),
+        cmocka_unit_test(test_eval_tps_count),    cmocka_unit_test(test_eval_globs),
+        cmocka_unit_test(test_eval_no_samples),   cmocka_unit_test(test_eval_accumulates),
+        cmocka_unit_test(test_can_still_pass),    cmocka_unit_test(test_abort_on_partial_data),
+        cmocka_unit_test(test_unit_and_measured), cmocka_unit_test(test_arrivals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
