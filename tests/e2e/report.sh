@@ -166,7 +166,7 @@ if command -v chromium >/dev/null 2>&1; then
   }
   chrome --dump-dom "file://$H" >"$TMP/dom.html"
   eq "chromium renders the report" "$?" 0
-  between "chromium: the rendered DOM has the SVG charts" "$(grep -o '<svg class="chart"' "$TMP/dom.html" | wc -l)" 11 11
+  between "chromium: the rendered DOM has the SVG charts" "$(grep -o '<svg class="chart"' "$TMP/dom.html" | wc -l)" 12 12
   check "chromium: the charts have drawn paths" grep -q '<path fill="none"' "$TMP/dom.html"
   check "chromium: the page rendered to its end" grep -q '<footer>quern ' "$TMP/dom.html"
   check "chromium: no error text in the page" \

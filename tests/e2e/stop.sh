@@ -26,10 +26,12 @@ local sc = quern.scenario("HANG")
 local s = sc:step(1, "slow")
 function sc.run(vu) s:get(base .. "/slow?ms=20000") end
 LUA
+reset_target
 "$QUERN" run "$TMP/hang.lua" --vus 3 --duration 60s --grace 30s -q -p base_url="$BASE" \
   --summary-json "$TMP/h.json" >/dev/null 2>&1 &
 pid=$!
-sleep 1
+# once the run is under way (its 3 requests hang), not while it still loads
+wait_requests 3 20
 kill -INT $pid
 sleep 0.5
 kill -INT $pid
