@@ -62,6 +62,16 @@ grep -v '^ *csrf = r:xpath' "$S" >"$TMP/plan/stale.lua"
 eq "no correlation: the run fails" "$?" 1
 eq "no correlation: each login refused (403)" "$(stat .logins_rejected)/$(stat '.by_status["403"]')/$(stat .sessions_created)" "2/2/0"
 
+# The default, --resources auto (a page that loaded resources gets
+# resources = true; this journey's pages load none): converted, it runs.
+reset_target
+"$QUERN" har2lua "$TMP/journey.har" --name JOURNEY -o "$TMP/plan/auto.lua" >"$TMP/auto.out" 2>&1
+"$QUERN" run "$TMP/plan/auto.lua" --vus 2 --runs 1 -q -p base_url="$BASE" -p password=secret --db none \
+  --summary-json "$TMP/auto.json" >"$TMP/auto.run" 2>&1
+eq "--resources auto: the script runs, no error" \
+  "$?/$(sj "$TMP/auto.json" '[.tests[].errors.technical, .tests[].errors.functional] | add')" "0/0"
+eq "--resources auto: one login per VU" "$(stat .sessions_created)/$(stat .logins_rejected)" "2/0"
+
 # --- bad input: one line, exit 2 ------------------------------------------------------
 printf '{"log": {"entries": [\n  {"request": }\n]}}\n' >"$TMP/bad.har"
 "$QUERN" har2lua "$TMP/bad.har" -o "$TMP/plan/bad.lua" >"$TMP/bad.out" 2>&1
