@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/inaddr.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -372,15 +373,6 @@ static void reap_conns(run *r)
     r->nconns = j;
 }
 
-static int is_loopback(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-    if (sa->sa_family == AF_INET6)
-        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
-    return 0;
-}
-
 int agents_listen(run *r, char *err, size_t errlen)
 {
     struct addrinfo hints, *res = NULL;
@@ -411,7 +403,7 @@ int agents_listen(run *r, char *err, size_t errlen)
         return -1;
     }
     if (r->o.token_file == NULL) {
-        if (!is_loopback(res->ai_addr))
+        if (!inaddr_is_loopback(res->ai_addr))
             err_set(err, errlen,
                     "refusing to listen on %s without --token-file: agents run the code the "
                     "console sends, so every agent must prove it knows a shared secret",

@@ -17,6 +17,7 @@
 
 #include "common/cli.h"
 #include "common/err.h"
+#include "common/inaddr.h"
 #include "common/log.h"
 #include "proto/auth.h"
 
@@ -34,15 +35,6 @@ static int split_addr(const char *a, char *host, size_t hlen, char *port, size_t
         memmove(host, host + 1, strlen(host));
         host[strlen(host) - 1] = '\0';
     }
-    return 0;
-}
-
-static int is_loopback(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-    if (sa->sa_family == AF_INET6)
-        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
     return 0;
 }
 
@@ -83,7 +75,7 @@ int hsrv_check(const char *flag, const char *addr, const char *token_file)
         cli_usage_err("run", "%s", line);
         return -1;
     }
-    loop = is_loopback(res->ai_addr);
+    loop = inaddr_is_loopback(res->ai_addr);
     freeaddrinfo(res);
     if (!loop && token_file == NULL) {
         snprintf(line, sizeof(line),
@@ -149,7 +141,7 @@ int hsrv_start(hsrv *s, const char *flag, const char *addr, const char *token_fi
     memset(s, 0, sizeof(*s));
     if (res == NULL)
         goto fail;
-    if (!is_loopback(res->ai_addr) &&
+    if (!inaddr_is_loopback(res->ai_addr) &&
         auth_read_token_file(token_file, &s->token, &s->token_len, err, errlen) != 0)
         goto fail;
     fd = listen_on(res, flag, addr, &s->port, err, errlen);

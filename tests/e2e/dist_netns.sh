@@ -9,31 +9,9 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns add "qtest$$"
 fi
 ip netns del "qtest$$"
 NS=(qhub$$ qcon$$ qag1$$ qag2$$ qtgt$$)
-ns_cleanup() {
-  for n in "${NS[@]}"; do
-    ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null
-  done
-  sleep 0.5
-  for n in "${NS[@]}"; do ip netns del "$n" 2>/dev/null; done
-  cleanup
-}
-trap ns_cleanup EXIT
-in_ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
-
-ip netns add "${NS[0]}"
-in_ns "${NS[0]}" ip link add br0 type bridge
-in_ns "${NS[0]}" ip link set br0 up
-i=1
-for n in "${NS[@]:1}"; do
-  ip netns add "$n"
-  ip link add "v$i-$$" type veth peer name eth0 netns "$n"
-  ip link set "v$i-$$" netns "${NS[0]}"
-  in_ns "${NS[0]}" ip link set "v$i-$$" master br0 up
-  in_ns "$n" ip addr add "10.231.0.$i/24" dev eth0
-  in_ns "$n" ip link set eth0 up
-  in_ns "$n" ip link set lo up
-  i=$((i + 1))
-done
+. "$(dirname "$0")/netns_lib.bash"
+trap netns_cleanup EXIT
+netns_lab v 10.231.0 "${NS[@]}"
 CON=10.231.0.1 TGT=10.231.0.4
 
 in_ns "${NS[4]}" "$TARGET" --host $TGT --port 8080 >"$TMP/target.log" 2>&1 &

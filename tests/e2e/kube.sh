@@ -79,30 +79,13 @@ check "manifests: the Job waits for as many agents as the Deployment has replica
 NS=(qkhub$$ qkcon$$)
 for i in $(seq "$REPLICAS"); do NS+=("qkag$i-$$"); done
 NS+=(qktgt$$)
-k_cleanup() {
-  for n in "${NS[@]}"; do ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null; done
-  sleep 0.5
-  for n in "${NS[@]}"; do ip netns del "$n" 2>/dev/null; rm -rf "/etc/netns/$n"; done
-  cleanup
-}
-trap k_cleanup EXIT
-in_ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
-ip netns add "${NS[0]}"
-in_ns "${NS[0]}" ip link add br0 type bridge
-in_ns "${NS[0]}" ip link set br0 up
-i=1
+. "$(dirname "$0")/netns_lib.bash"
+trap netns_cleanup EXIT
+netns_lab k 10.232.0 "${NS[@]}"
+# The cluster's DNS: the Service's name is the console pod's address.
 for n in "${NS[@]:1}"; do
-  ip netns add "$n"
-  ip link add "k$i-$$" type veth peer name eth0 netns "$n"
-  ip link set "k$i-$$" netns "${NS[0]}"
-  in_ns "${NS[0]}" ip link set "k$i-$$" master br0 up
-  in_ns "$n" ip addr add "10.232.0.$i/24" dev eth0
-  in_ns "$n" ip link set eth0 up
-  in_ns "$n" ip link set lo up
-  # The cluster's DNS: the Service's name is the console pod's address.
   mkdir -p "/etc/netns/$n"
   printf '127.0.0.1 localhost\n10.232.0.1 %s\n' "$SVC_NAME" >"/etc/netns/$n/hosts"
-  i=$((i + 1))
 done
 TGT=10.232.0.$((REPLICAS + 2))
 in_ns "${NS[-1]}" "$TARGET" --host "$TGT" --port 8080 >"$TMP/target.log" 2>&1 &
