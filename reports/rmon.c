@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/mem.h"
+#include "common/rate.h"
 #include "common/stages.h"
 #include "reports/chart.h"
 #include "reports/html.h"
@@ -74,13 +75,40 @@ static void measure(const query_run *r, rmon_window *win)
     }
 }
 
-size_t rmon_windows(const query_run *r, rmon_window *out, size_t max)
+/* The run's stages as (length, load) pairs, from its VU stages or, in the
+ * open model, its rate stages; 0 when it has neither. */
+static size_t stage_loads(const char *req, int64_t *dur_us, double *load, size_t max)
 {
     stage *st = xcalloc(max + 1, sizeof(*st));
+    rate_stage *rs = xcalloc(max + 1, sizeof(*rs));
     size_t n = 0;
+
+    if (req != NULL && stages_parse(req, st, max, &n, NULL, 0) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            dur_us[i] = st[i].dur_us;
+            load[i] = st[i].target;
+        }
+    } else if (req != NULL && rate_stages_parse(req, rs, max, &n, NULL, 0) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            dur_us[i] = rs[i].dur_us;
+            load[i] = rs[i].per_s;
+        }
+    } else {
+        n = 0;
+    }
+    xfree(st);
+    xfree(rs);
+    return n;
+}
+
+size_t rmon_windows(const query_run *r, rmon_window *out, size_t max)
+{
+    int64_t *dur_us = xcalloc(max + 1, sizeof(*dur_us));
+    double *load = xcalloc(max + 1, sizeof(*load));
+    size_t n = stage_loads(r->req_stages, dur_us, load, max);
     double t = 0;
 
-    if (r->req_stages == NULL || stages_parse(r->req_stages, st, max, &n, NULL, 0) != 0 || n == 0) {
+    if (n == 0) {
         n = max > 0 ? 1 : 0;
         if (n == 1) {
             memset(&out[0], 0, sizeof(out[0]));
@@ -93,13 +121,13 @@ size_t rmon_windows(const query_run *r, rmon_window *out, size_t max)
         /* A stage of 0 s is a jump (a staircase: "0s:10,30s:10,0s:20,..."):
          * no window of its own, the next stage holds its level. */
         for (size_t i = 0; i < n; i++) {
-            if (st[i].dur_us == 0)
+            if (dur_us[i] == 0)
                 continue;
             memset(&out[k], 0, sizeof(out[k]));
             out[k].start_s = t;
-            t += (double)st[i].dur_us / 1e6;
+            t += (double)dur_us[i] / 1e6;
             out[k].end_s = t;
-            out[k].w.load = st[i].target;
+            out[k].w.load = load[i];
             k++;
         }
         n = k;
@@ -109,7 +137,8 @@ size_t rmon_windows(const query_run *r, rmon_window *out, size_t max)
         out[i].kind =
             bneck_judge(i > 0 ? &out[i - 1].w : NULL, &out[i].w, out[i].why, sizeof(out[i].why));
     }
-    xfree(st);
+    xfree(dur_us);
+    xfree(load);
     return n;
 }
 

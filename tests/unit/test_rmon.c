@@ -113,6 +113,13 @@ static void test_no_stages(void **state)
     assert_true(w[1].start_s == 3 && w[1].end_s == 6 && w[1].w.load == 20);
     assert_int_equal(w[1].kind, BNECK_SCALES);
     assert_int_equal(w[2].kind, BNECK_SCALES);
+    /* the open model's staircase (--capacity 50/s:50/s:3s): loads are rates */
+    r.req_stages = "0s:50/s,3s:50/s,0s:100/s,3s:100/s,0s:150/s,3s:150/s";
+    set(rps, 50, 100, 101);
+    assert_int_equal(rmon_windows(&r, w, 8), 3);
+    assert_true(w[1].start_s == 3 && w[1].end_s == 6 && w[1].w.load == 100);
+    assert_int_equal(w[1].kind, BNECK_SCALES);
+    assert_true(w[2].kind != BNECK_SCALES);
     /* more stages than windows asked for: the whole run */
     r.req_stages = "1s:1,1s:2,1s:3,1s:4,1s:5,1s:6";
     assert_int_equal(rmon_windows(&r, w, 4), 1);
