@@ -6,7 +6,10 @@ TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
 mem.tsv ("tool count max_rss_kb samples requests errors max_worker_kb"), scale.tsv ("vus
 max_tree_rss_kb max_worker_rss_kb max_established runs requests errors_tech
-errors_func new_connections exit_status"), fanin.tsv ("requested agents
+errors_func new_connections exit_status"), fleet.tsv ("vus workers peak_tree_kb
+steady_tree_kb max_established runs requests errors_tech errors_func exit
+floor_peak_kb floor_steady_kb floor_ok floor_errors share_peak_kb
+share_steady_kb"), fanin.tsv ("requested agents
 cpu_pct window_s user_ticks sys_ticks rss_kb console_count sim_step_counts
 sim_rc console_rc", or "requested agents FAILED") and fanin.refused ("agents
 exit_status message"), lag.tsv ("rate scheduled started late dropped
@@ -30,6 +33,7 @@ ROWS = [
 TARGET_WRK = 1.6   # quern CPU/request <= 1.6 x wrk's
 TARGET_LOCUST = 5  # Locust CPU/request >= 5 x quern's
 TARGET_KB = 16     # KB per idle VU at 10,000 VUs
+TARGET_FLEET_KB = 10  # peak KB per VU of the whole tree at 100,000 VUs
 TARGET_SCALE = 50000  # concurrent VUs with open connections in one worker
 TARGET_FANIN = 10     # % of one core for 1,000 agents x 50 steps a second
 
@@ -258,6 +262,39 @@ def main():
                    f"process may hold {int(meta['nofile']):,} descriptors here")
         w(f"Largest VU count held with every VU served: **{best:,}** "
           f"(target ≥ {TARGET_SCALE:,}: **{'met' if best >= TARGET_SCALE else 'not met'}**{why}).")
+        w("")
+
+    fleet = read_rows(os.path.join(d, "fleet.tsv"))
+    if fleet:
+        w("### Fleet: 100,000 VUs on one box, memory per VU")
+        w("")
+        w(f"`quern run bench/scale.lua --workers W --vus N --ramp-up {meta.get('fleet_ramp', '20')}s "
+          f"--duration {meta.get('fleet_secs', '35')}s --db none --source-addrs A -p pacing=5s`: each VU "
+          "sends `GET /small` on its own keep-alive connection, then is idle 5 s, again and again; "
+          f"nginx has {meta.get('fleet_nginx', '8')} workers on one `reuseport` port. Source "
+          "addresses: one 127.0.0.x per 10,000 VUs. RSS: VmRSS of console + agent + workers, "
+          "sampled once a second; peak over the whole run (ramp-up included), steady: the last "
+          "sample before the end. The floor, in the same run: `build/rel/connfloor` "
+          "(bench/connfloor.c), a bare libcurl multi loop in W processes holding N/W idle "
+          "connections each, opened at the same rate, nothing else; and the same with one libcurl "
+          "share per connection (what a share with a connection cache costs in libcurl 7.88: an "
+          "easy handle of its own and a 103-slot table, about 9.7 KB).")
+        w("")
+        w("| VUs | workers | connections established | runs | requests | errors | every VU served? "
+          "| peak KB per VU | steady KB per VU | floor: peak / steady KB per connection "
+          "| a share per connection: peak KB | exit |")
+        w("|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+        for r in fleet:
+            n, wk, pk, sd, est = int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4])
+            runs, req, et, ef, st = r[5], r[6], r[7], r[8], r[9]
+            fp, fs, fok, ferr = int(r[10]), int(r[11]), r[12], r[13]
+            sp = int(r[14]) if len(r) > 14 else 0
+            errs = (int(et) + int(ef)) if et.isdigit() and ef.isdigit() else "?"
+            ok = runs.isdigit() and int(runs) >= n and errs == 0 and est >= n
+            tgt = f" ({'meets' if pk / n <= TARGET_FLEET_KB else '**misses**'} ≤ {TARGET_FLEET_KB} KB)"
+            w(f"| {n:,} | {wk} | {est:,} | {runs} | {req} | {errs} | {'yes' if ok else '**no**'} | "
+              f"{fmt(pk / n)}{tgt} | {fmt(sd / n)} | {fmt(fp / n)} / {fmt(fs / n)} "
+              f"({fok} served, {ferr} errors) | {fmt(sp / n)} | {st} |")
         w("")
 
     fanin = read_rows(os.path.join(d, "fanin.tsv"))

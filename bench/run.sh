@@ -23,6 +23,9 @@
 #      1 ms of their scheduled time at p99 (scenarios[0].arrivals.start_lag in
 #      --summary-json), none dropped; beside plain wrk's request rate measured
 #      in the same run (Debian has no wrk2, which would pace wrk itself);
+#   6c. fleet: quern with 8 workers and 100,000 VUs (GET, then 5 s idle):
+#      peak and steady RSS of the whole tree per VU, VUs served, errors,
+#      beside the floor (bench/connfloor.c, bare libcurl) in the same run;
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -42,6 +45,8 @@
 #   BENCH_ROWS ["wrk wrk-lua locust quern"]            BENCH_SKIP_MEM [0]  1 skips step 5
 #   BENCH_SCALE_VUS ["10000 19000 50000"]  BENCH_SCALE_SECONDS [30]  BENCH_SCALE_RAMP [10]
 #   BENCH_SKIP_SCALE [0]  1 skips step 6               BENCH_SKIP_FANIN [0]  1 skips step 7
+#   BENCH_FLEET_VUS ["100000"]  BENCH_FLEET_WORKERS [8]  BENCH_FLEET_RAMP [20]  BENCH_FLEET_SECONDS [35]
+#   BENCH_FLEET_NGINX [8] (nginx workers of that row)  BENCH_SKIP_FLEET [0]  1 skips step 6b
 #   BENCH_FANIN_AGENTS [1000]  BENCH_FANIN_SECONDS [30]  BENCH_FANIN_WINDOW [20] (measured
 #   from 5 s after Go)  BENCH_FANIN_QUERN [bin/quern]  the console binary of that row
 #   BENCH_SKIP_LAG [0]  1 skips step 6b   BENCH_LAG_SECONDS [5]  BENCH_LAG_RATES ["125 250 500 1000 2000 4000
@@ -443,6 +448,122 @@ if [ "${BENCH_SKIP_LAG:-0}" != 1 ]; then
     log "start lag: largest rate kept $good/s (first missed: $bad/s)"
 fi
 
+# ------------------------------------------------- 6c. fleet: memory per VU
+# fleet_row N: quern with FLEET_WORKERS workers and N VUs (each GET /small,
+# then 5 s idle, its keep-alive connection kept; FLEET_RAMP s ramp-up), against
+# its own nginx of FLEET_NGINX reuseport workers (each process of both sides
+# stays under the open-file limit); beside it, in the same run, the floor:
+# build/rel/connfloor (bench/connfloor.c), a bare libcurl multi holding N/W
+# idle connections in each of W processes. Appends to fleet.tsv "N workers
+# peak_tree_kb steady_tree_kb max_established runs requests errors_tech
+# errors_func exit floor_peak_kb floor_steady_kb floor_ok floor_errors
+# share_peak_kb share_steady_kb" (share: connfloor with a share per
+# connection, the cost of libcurl's per-share cache).
+FLEET_VUS=${BENCH_FLEET_VUS:-100000}
+FLEET_WORKERS=${BENCH_FLEET_WORKERS:-8}
+FLEET_RAMP=${BENCH_FLEET_RAMP:-20}
+FLEET_SECS=${BENCH_FLEET_SECONDS:-35}
+FLEET_NGINX=${BENCH_FLEET_NGINX:-8}
+CONNFLOOR=build/rel/connfloor
+# floor_run N W MODE SRC: peak and steady RSS (kB) summed over W connfloor
+# processes of N/W connections each; "peak steady ok errors".
+floor_run() {
+    local n=$1 w=$2 mode=$3 src=$4 i out=$tmp/floor.$3 pids=()
+    rm -rf "$out"
+    mkdir -p "$out"
+    for i in $(seq "$w"); do
+        "$CONNFLOOR" "$fleet_base/small" $((n / w)) "$FLEET_RAMP" 10 "$mode" "$src" >"$out/$i" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i" || true; done
+    cat "$out"/* | awk 'NF >= 5 {p += $1; s += $2; o += $4; e += $5} END {print p + 0, s + 0, o + 0, e + 0}'
+}
+fleet_row() {
+    local n=$1 d="$tmp/fleet.$1" pid t0 now r e maxr=0 maxe=0 last=0 st=0 res src="" a fl sh ss_at=-5
+    mkdir -p "$d"
+    # one source address per 10,000 VUs: bind() of a source address searches
+    # its bound ports, slower the more there are, and a slow connect holds
+    # its transfer's memory longer (with 20,000 an address the peak doubled)
+    for a in $(seq 1 $(( (n + 9999) / 10000 ))); do src="$src${src:+,}127.0.0.$a"; done
+    # not pinned: a memory row, its 8 workers and nginx's share the CPUs
+    bin/quern run bench/scale.lua --vus "$n" --workers "$FLEET_WORKERS" --db none \
+        --source-addrs "$src" --ramp-up "${FLEET_RAMP}s" --duration "${FLEET_SECS}s" -q \
+        --summary-json "$d/quern.json" -p base_url="$fleet_base" -p pacing=5s >"$d/out" 2>"$d/err" &
+    pid=$!
+    t0=$(date +%s)
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        now=$(($(date +%s) - t0))
+        [ "$now" -lt "$FLEET_SECS" ] || continue
+        r=$(tree_rss "$pid")
+        echo "$now $r" >>"$d/rss"
+        [ "$r" -gt "$maxr" ] && maxr=$r
+        [ "$now" -ge $((FLEET_RAMP + 5)) ] && [ "$r" -gt 0 ] && last=$r
+        # ss over 200,000 loopback sockets costs a CPU-second: every 5 s
+        if [ "$now" -ge "$FLEET_RAMP" ] && [ $((now - ss_at)) -ge 5 ]; then
+            ss_at=$now
+            e=$(ss -Htn state established "( dport = :$fleet_port )" 2>/dev/null | wc -l)
+            [ "$e" -gt "$maxe" ] && maxe=$e
+        fi
+    done
+    wait "$pid" || st=$?
+    res=$("$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["tests"]
+print(sum(s["runs"] for s in j["scenarios"]), sum(x["count"] for x in t),
+      sum(x["errors"]["technical"] for x in t), sum(x["errors"]["functional"] for x in t))' "$d/quern.json" 2>/dev/null || echo "? ? ? ?")
+    [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
+    sleep 3 # the sockets of the run go before the floor's
+    fl=$(floor_run "$n" "$FLEET_WORKERS" multi "$src")
+    sleep 3
+    sh=$(floor_run "$n" "$FLEET_WORKERS" share "$src")
+    echo "$n $FLEET_WORKERS $maxr $last $maxe $res $st $fl $(echo "$sh" | awk '{print $1, $2}')" >>"$tmp/fleet.tsv"
+    log "  fleet $n VUs: tree RSS peak ${maxr} kB, steady ${last} kB, established <= $maxe; runs requests tech func: $res; exit $st; floor: $fl; per-VU shares: $sh"
+}
+: >"$tmp/fleet.tsv"
+if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
+    [ -x "$CONNFLOOR" ] || make -s MODE=rel "$CONNFLOOR"
+    fleet_port=$(free_port)
+    fleet_base="http://127.0.0.1:$fleet_port"
+    mkdir -p "$tmp/fleet-nginx"
+    # the speed rows' server, with FLEET_NGINX workers on one reuseport port
+    cat >"$tmp/fleet-nginx/nginx.conf" <<EOF
+# written by bench/run.sh
+$user_line
+daemon off;
+master_process on;
+worker_processes $FLEET_NGINX;
+worker_rlimit_nofile 65536;
+pid $tmp/fleet-nginx/nginx.pid;
+error_log $tmp/fleet-nginx/error.log warn;
+events { worker_connections 65536; multi_accept on; }
+http {
+    default_type text/plain;
+    keepalive_requests 1000000;
+    keepalive_timeout 300s;
+    access_log off;
+    client_body_temp_path $tmp/fleet-nginx/body;
+    proxy_temp_path $tmp/fleet-nginx/proxy;
+    fastcgi_temp_path $tmp/fleet-nginx/fastcgi;
+    uwsgi_temp_path $tmp/fleet-nginx/uwsgi;
+    scgi_temp_path $tmp/fleet-nginx/scgi;
+    server {
+        listen 127.0.0.1:$fleet_port reuseport backlog=4096;
+        location = /small { return 200 "$body"; }
+    }
+}
+EOF
+    "$NGINX" -p "$tmp/fleet-nginx" -e "$tmp/fleet-nginx/error.log" -c "$tmp/fleet-nginx/nginx.conf" &
+    fleet_nginx=$!
+    for _ in $(seq 100); do curl -s -o /dev/null "$fleet_base/small" && break; sleep 0.1; done
+    for n in $FLEET_VUS; do
+        log "fleet: quern, $n VUs over $FLEET_WORKERS workers, GET then 5 s idle (${FLEET_SECS}s, ramp-up ${FLEET_RAMP}s)"
+        fleet_row "$n"
+    done
+    kill "$fleet_nginx" 2>/dev/null && wait "$fleet_nginx" 2>/dev/null
+fi
+
 # ------------------------------------------------------- 7. console fan-in
 # fanin_row N: a console waiting for N agents, fed by tests/tools/fanin.c.
 # Appends "requested agents cpu_pct window_s user_ticks sys_ticks rss_kb
@@ -538,6 +659,9 @@ ver_quern=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
     echo "port_range=$(tr '\t' ' ' </proc/sys/net/ipv4/ip_local_port_range)"
     echo "scale_secs=$SCALE_SECS"
     echo "scale_ramp=$SCALE_RAMP"
+    echo "fleet_ramp=$FLEET_RAMP"
+    echo "fleet_secs=$FLEET_SECS"
+    echo "fleet_nginx=$FLEET_NGINX"
     echo "fanin_secs=$FANIN_SECS"
     echo "fanin_window=$FANIN_WINDOW"
     echo "fanin_quern=$FANIN_QUERN"

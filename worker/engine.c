@@ -565,10 +565,11 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     curl_multi_setopt(e->multi, CURLMOPT_SOCKETDATA, e);
     curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);
-    /* The limit of each VU's connection cache (its share): libcurl's own,
-     * four per handle in the multi, would close a VU's connection to one
-     * server when it talks to five while few transfers run. */
-    curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, (long)ENGINE_VU_CONNS);
+    /* The limit of each connection cache (a group's share, vshare.h):
+     * libcurl's own, four per handle in the multi, would close a VU's
+     * connection to one server when it talks to five while few transfers
+     * run. */
+    curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, (long)ENGINE_VU_CONNS * VSHARE_GROUP);
     ev_init(&e->curl_timer, on_curl_timer);
     ev_prepare_init(&e->starter, on_starter);
     ev_init(&e->kick, on_kick);
@@ -752,7 +753,7 @@ void engine_free(engine *e)
 {
     if (e == NULL)
         return;
-    /* Easy handles first: each is attached to a VU's share. */
+    /* Easy handles first: each is attached to a group's share. */
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         if (e->vus[i].xh != NULL) {
             if (e->multi != NULL)
@@ -772,6 +773,7 @@ void engine_free(engine *e)
             vu_free(&e->vus[i]);
         xfree(e->vus);
     }
+    vshare_free(&e->vshares);
     if (e->multi != NULL)
         curl_multi_cleanup(e->multi);
     for (int fd = 0; fd < e->nfdw; fd++)

@@ -11,6 +11,7 @@
 #include "worker/engine.h"
 #include "worker/lwatch.h"
 #include "worker/urlc.h"
+#include "worker/vshare.h"
 #include "worker/vu.h"
 
 /** When a VU of a staged load leaves: engine.leave is sorted by at_us. */
@@ -64,6 +65,7 @@ struct engine {
     struct reqopt *run_ro; /**< owned: the run's request options (--resolve), NULL: none */
     char *env_ca;          /**< owned: the CA bundle when no `ca` is given (reqopt_env_ca) */
     xh *free_xh;           /**< owned: idle transfer handles */
+    vshare_set vshares;    /**< the shares that hold the VUs' connections */
     uint32_t nfree_xh;     /**< handles in free_xh */
     uint32_t xh_out;       /**< handles lent to VUs now */
     uint32_t xh_peak;      /**< most lent at once since the last xh_trim */

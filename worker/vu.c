@@ -13,6 +13,7 @@
 #include "worker/pageres.h"
 #include "worker/reqlog.h"
 #include "worker/trace.h"
+#include "worker/vjar.h"
 
 /* Bodies and headers above these are counted but not kept. */
 #define VU_BODY_MAX (16u << 20)
@@ -90,12 +91,13 @@ xh *xh_get(struct engine *e)
         return x;
     }
     x = xcalloc(1, sizeof(*x));
+    x->src = -1;
     x->easy = curl_easy_init();
     if (x->easy == NULL)
         xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
     /* What every transfer shares is set once per handle. */
     curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(x->easy, CURLOPT_COOKIEFILE, ""); /* cookie engine on: the share's jar */
+    curl_easy_setopt(x->easy, CURLOPT_COOKIEFILE, ""); /* cookie engine on: the VU's jar */
     curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
@@ -111,8 +113,37 @@ xh *xh_get(struct engine *e)
     return x;
 }
 
+/* Saves the cookies of x into its owner (see vu_attach). */
+static void vu_detach(xh *x)
+{
+    vu *v = x->owner;
+    char *mine = vjar_take(x->easy);
+
+    x->jar_full = mine != NULL;
+    if (x->jar_gen == v->jar_gen) {
+        if ((mine == NULL) != (v->jar == NULL) || (mine != NULL && strcmp(mine, v->jar) != 0)) {
+            xfree(v->jar);
+            v->jar = mine;
+            mine = NULL;
+            v->jar_gen++;
+        }
+    } else {
+        /* Another handle of v saved since x started from jar_base. */
+        char *merged = vjar_merge(v->jar, x->jar_base, mine);
+        xfree(v->jar);
+        v->jar = merged;
+        v->jar_gen++;
+    }
+    xfree(mine);
+    xfree(x->jar_base);
+    x->jar_base = NULL;
+    x->owner = NULL;
+}
+
 void xh_put(struct engine *e, xh *x)
 {
+    if (x->owner != NULL)
+        vu_detach(x);
     buf_clear(&x->body);
     buf_clear(&x->hdr);
     x->next = e->free_xh;
@@ -142,7 +173,8 @@ void xh_free(xh *x)
 {
     if (x == NULL)
         return;
-    curl_easy_cleanup(x->easy); /* detaches it from the VU share */
+    curl_easy_cleanup(x->easy); /* detaches it from the group share */
+    xfree(x->jar_base);
     xfree(x->body.data);
     xfree(x->hdr.data);
     xfree(x);
@@ -150,17 +182,31 @@ void xh_free(xh *x)
 
 void vu_attach(vu *v, xh *x)
 {
+    if (x->owner == v)
+        return;
     if (x->share != v->share) {
         curl_easy_setopt(x->easy, CURLOPT_SHARE, v->share);
         x->share = v->share;
-        curl_easy_setopt(x->easy, CURLOPT_PRIVATE, v);
-        if (v->eng->cfg.nsource_addrs > 0) {
+    }
+    curl_easy_setopt(x->easy, CURLOPT_PRIVATE, v);
+    /* In the connection's cache key: the VU reuses only its own. */
+    curl_easy_setopt(x->easy, CURLOPT_ADDRESS_SCOPE, (long)v->gid);
+    if (v->eng->cfg.nsource_addrs > 0) {
+        int src = (int)((v->gid - 1) % v->eng->cfg.nsource_addrs);
+        if (src != x->src) {
             char ifc[80];
-            snprintf(ifc, sizeof(ifc), "host!%s",
-                     v->eng->cfg.source_addrs[(v->gid - 1) % v->eng->cfg.nsource_addrs]);
+            snprintf(ifc, sizeof(ifc), "host!%s", v->eng->cfg.source_addrs[src]);
             curl_easy_setopt(x->easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
+            x->src = src;
         }
     }
+    /* The VU's cookies into the handle's engine, unless both are empty. */
+    if (x->jar_full || v->jar != NULL)
+        vjar_put(x->easy, v->jar);
+    x->jar_full = v->jar != NULL;
+    x->jar_base = xstrdup(v->jar);
+    x->jar_gen = v->jar_gen;
+    x->owner = v;
 }
 
 CURL *vu_easy(vu *v)
@@ -224,13 +270,11 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
     ev_init(&v->timer, on_timer);
     v->timer.data = v;
 
-    /* The VU's own connections and cookie jar, as a browser's: they live
-     * in its share, which whatever easy handle it borrows attaches. */
-    v->share = curl_share_init();
+    /* The VU's own connections, as a browser's: they live in its group's
+     * share, which whatever easy handle it borrows attaches. */
+    v->share = vshare_get(&e->vshares, (uint32_t)(v - e->vus));
     if (v->share == NULL)
         return -1;
-    curl_share_setopt(v->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    curl_share_setopt(v->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
     return 0;
 }
 
@@ -238,8 +282,7 @@ void vu_free(vu *v)
 {
     /* The easy handles attached to the share go first (engine_free). */
     pageres_free(v->page);
-    if (v->share != NULL)
-        curl_share_cleanup(v->share);
+    xfree(v->jar);
     curl_slist_free_all(v->req_headers);
     memset(v, 0, sizeof(*v));
 }

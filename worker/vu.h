@@ -2,9 +2,10 @@
  *
  * A VU plays its scenario's phases: init once, run again and again (paced,
  * with think time between steps), finish once when it stops. It owns one
- * libcurl easy handle and a share object holding its own connection cache, so
- * that, as with a browser, N VUs show N connections at the server, and its
- * easy handle's cookie engine is its jar.
+ * libcurl easy handle while a transfer runs; its connections live in the
+ * share of its group of VUs, keyed by its id (vshare.h), so that, as with a
+ * browser, N VUs show N connections at the server; its cookies live in the
+ * easy handle it holds, and as text while it holds none (vjar.h).
  *
  * A step sample stays "pending" after its response arrives, so that checks
  * made by the script on that response (r:expect, r:contains) can still class
@@ -67,10 +68,15 @@ typedef struct vu_buf {
 /** An easy handle and the buffers of one transfer. A VU holds one only
  *  while it has a request in flight or a response to read; an idle VU (in
  *  think time or pacing) holds none, so idle VUs cost little: their
- *  connections and cookies live in their share object. */
+ *  connections live in their group's share, their cookies as text. */
 typedef struct xh {
     CURL *easy;                   /**< owned */
-    CURLSH *share;                /**< borrowed: the VU share last attached */
+    CURLSH *share;                /**< borrowed: the group share last attached */
+    struct vu *owner;             /**< borrowed: the VU attached, NULL in the pool */
+    char *jar_base;               /**< owned: the owner's jar when attached (vjar.h) */
+    uint32_t jar_gen;             /**< the owner's jar_gen when attached */
+    int src;                      /**< source address index set, -1 none */
+    uint8_t jar_full;             /**< its cookie engine may hold cookies */
     vu_buf body, hdr;             /**< the response */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for a failure */
     reqopt_mark ro;               /**< the request options easy has (reqopt.h) */
@@ -79,7 +85,8 @@ typedef struct xh {
 
 /** Takes a transfer handle from the engine's pool (or makes one). */
 xh *xh_get(struct engine *e);
-/** Gives it back (its big buffers are released). */
+/** Gives it back (its big buffers are released; its owner's jar is saved,
+ *  see vu_attach). */
 void xh_put(struct engine *e, xh *x);
 /** Empties a handle's response buffers and error message before a transfer. */
 void xh_begin(xh *x);
@@ -111,7 +118,10 @@ typedef struct vu {
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
     xh *xh;                         /**< borrowed from the pool while busy, else NULL */
-    CURLSH *share;                  /**< owned: this VU's connections and cookie jar */
+    CURLSH *share;                  /**< borrowed: the share of its group (vshare.h) */
+    char *jar;                      /**< owned: its cookies while it holds no handle, NULL: none
+                                         (vjar.h) */
+    uint32_t jar_gen;               /**< counts the changes of jar */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
     struct vu *start_next;          /**< borrowed: next in the engine's start queue */
     ev_timer timer;                 /**< ramp start, sleep, think, pacing */
@@ -161,8 +171,9 @@ void vu_xfer_done(vu *v, CURLcode rc);
 /** The rest of vu_xfer_done once what the response embeds is in (pageres.h):
  *  the VU's script goes on. */
 void vu_xfer_resume(vu *v);
-/** Attaches x to v: its share (connections, cookies), its source address,
- *  CURLINFO_PRIVATE. */
+/** Attaches x to v: its group's share and its id (its connections), its
+ *  cookies, its source address, CURLINFO_PRIVATE. xh_put saves the cookies
+ *  back into v, merged with what another handle of v saved meanwhile. */
 void vu_attach(vu *v, xh *x);
 /** Records the pending sample, if any, into the engine's current interval. */
 void vu_finalize(vu *v);
@@ -171,8 +182,8 @@ void vu_sample_begin(vu *v, int sidx);
 /** Empties the response buffers of a transfer about to be queued (its start
  *  time is noted when the engine starts it). */
 void vu_xfer_begin(vu *v);
-/** The VU's easy handle, taken from the pool if it holds none, with its
- *  share attached (its connections and cookies). */
+/** The VU's easy handle, taken from the pool if it holds none, attached
+ *  to the VU (vu_attach). */
 CURL *vu_easy(vu *v);
 /** Gives the VU's handle back to the pool unless a transfer is in flight. */
 void vu_release(vu *v);
