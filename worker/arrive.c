@@ -1,6 +1,7 @@
 /* arrive — the open model in one worker; see arrive.h. */
 #include "worker/arrive.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -10,12 +11,13 @@
 #include "worker/intend.h"
 
 /* The arrival timer's callback, below. */
-static void on_arrival(struct ev_loop *loop, ev_timer *w, int revents);
+static void on_arrival(struct ev_loop *loop, duefd *d);
 
 /* One scenario's arrivals: share of the rate (stages scaled by it), cap
- * VUs of the pool, pre of them made before the start. */
-static void arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share, uint32_t cap,
-                       uint32_t pre)
+ * VUs of the pool, pre of them made before the start. 0, or -1 when its
+ * timerfd cannot be made (errno). */
+static int arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share, uint32_t cap,
+                      uint32_t pre)
 {
     const engine_cfg *cfg = &e->cfg;
     uint32_t stripes = cfg->arrival_stripes ? cfg->arrival_stripes : 1;
@@ -36,8 +38,7 @@ static void arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share,
     if (rate_cursor_next(&a->cur, &a->next_us) != 0)
         a->next_us = -1;
     a->idle = xcalloc(cap ? cap : 1, sizeof(*a->idle));
-    ev_init(&a->timer, on_arrival);
-    a->timer.data = a;
+    return duefd_init(&a->due, on_arrival, a);
 }
 
 void arrive_split(const double *weights, size_t n, uint32_t total, uint32_t *out)
@@ -122,11 +123,17 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
     arrive_split(w, n, npre, pre);
     e->arr = xcalloc(n, sizeof(*e->arr));
     e->narr = n;
+    for (size_t i = 0; i < n; i++)
+        duefd_clear(&e->arr[i].due); /* arrive_free of those not made yet closes nothing */
     e->alag = xcalloc(e->scens.nscens, sizeof(*e->alag));
     for (size_t i = 0; i < n; i++)
         e->alag[idx[i]] = hist_new();
     for (size_t i = 0; i < n; i++)
-        arrive_one(&e->arr[i], e, idx[i], w[i] / sum, cap[i], pre[i] < cap[i] ? pre[i] : cap[i]);
+        if (arrive_one(&e->arr[i], e, idx[i], w[i] / sum, cap[i],
+                       pre[i] < cap[i] ? pre[i] : cap[i]) != 0) {
+            snprintf(err, errlen, "cannot make the arrival timer (timerfd): %s", strerror(errno));
+            goto out;
+        }
     rc = 0;
 out:
     xfree(w);
@@ -223,9 +230,16 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
     enqueue(a, due, a->starting <= a->qlen);
 }
 
-static void on_arrival(struct ev_loop *loop, ev_timer *w, int revents)
+/* Arms the timer at the next arrival's due time, from the run's start. */
+static void arm(arrive *a, struct engine *e)
 {
-    arrive *a = w->data;
+    if (duefd_arm(&a->due, e->loop, e->t0_us + a->next_us) != 0)
+        log_msg(LOG_ERROR, "cannot arm the arrival timer (timerfd): %s", strerror(errno));
+}
+
+static void on_arrival(struct ev_loop *loop, duefd *d)
+{
+    arrive *a = d->data;
     struct engine *e = ev_userdata(loop);
     int64_t now = clock_mono_us() - e->t0_us;
 
@@ -237,10 +251,8 @@ static void on_arrival(struct ev_loop *loop, ev_timer *w, int revents)
         if (rate_cursor_next(&a->cur, &a->next_us) != 0)
             a->next_us = -1;
     }
-    if (a->next_us >= 0 && !a->stopped) {
-        ev_timer_set(w, engine_after(e, a->next_us - (clock_mono_us() - e->t0_us)), 0.);
-        ev_timer_start(loop, w);
-    }
+    if (a->next_us >= 0 && !a->stopped)
+        arm(a, e);
 }
 
 void arrive_start(arrive *a, struct engine *e)
@@ -250,10 +262,8 @@ void arrive_start(arrive *a, struct engine *e)
     while (a->made < a->pre)
         if (grow(a, e) != 0)
             break;
-    if (a->next_us >= 0) {
-        ev_timer_set(&a->timer, engine_after(e, a->next_us), 0.);
-        ev_timer_start(e->loop, &a->timer);
-    }
+    if (a->next_us >= 0)
+        arm(a, e);
 }
 
 void arrive_vu_free(struct engine *e, vu *v)
@@ -293,14 +303,20 @@ void arrive_stop(arrive *a, struct engine *e)
             a->next_us = -1;
     }
     a->stopped = 1;
-    ev_timer_stop(e->loop, &a->timer);
+    duefd_stop(&a->due, e->loop);
     e->acount[a->scen].dropped += a->qlen;
     a->qlen = 0;
     a->nidle = 0;
 }
 
+void arrive_halt(arrive *a, struct engine *e)
+{
+    duefd_stop(&a->due, e->loop);
+}
+
 void arrive_free(arrive *a)
 {
+    duefd_free(&a->due);
     xfree(a->st);
     xfree(a->q);
     xfree(a->idle);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "common/rate.h"
+#include "worker/duefd.h"
 
 struct engine;
 struct vu;
@@ -48,7 +49,7 @@ typedef struct arrive {
     int64_t max_lag_us;
     uint32_t open_vus; /**< VUs with a global index up to this are created at the start */
     uint16_t scen;     /**< the scenario the arrivals play */
-    ev_timer timer;    /**< fires at next_us */
+    duefd due;         /**< wakes the loop at next_us, to the microsecond */
     arrive_wait *q;    /**< owned ring of the arrivals waiting, oldest at qhead */
     size_t qhead, qlen, qcap;
     uint32_t *idle; /**< owned: indexes in engine.vus of the idle VUs (a stack) */
@@ -63,7 +64,9 @@ typedef struct arrive {
 /** Sets up e->arr, one arrive per scenario with a weight (e->narr), from the
  *  engine's configuration (rate stages scaled by weight, stripe from
  *  vu_first and arrival_stripes, pool slots split by weight); 0, or -1 with
- *  err (e->arr may then hold some: arrive_free each, as engine_free does). */
+ *  err (e->arr may then hold some: arrive_free each, as engine_free does).
+ *  Each arrive has its timerfd from here: no file descriptor is left to
+ *  find once the load has begun. */
 int arrive_set_init(struct engine *e, char *err, size_t errlen);
 /** The arrive of scenario sidx, or NULL if it plays no arrivals. */
 arrive *arrive_of(struct engine *e, uint16_t sidx);
@@ -77,7 +80,9 @@ void arrive_start(arrive *a, struct engine *e);
 void arrive_vu_free(struct engine *e, struct vu *v);
 /** The run stops: no more arrivals; those waiting are dropped (counted). */
 void arrive_stop(arrive *a, struct engine *e);
-/** Releases what a owns. */
+/** Stops the timer's watcher (the loop has ended; arrive_stop does it too). */
+void arrive_halt(arrive *a, struct engine *e);
+/** Releases what a owns, its timerfd closed. */
 void arrive_free(arrive *a);
 
 #endif

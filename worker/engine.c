@@ -740,7 +740,7 @@ enum engine_status engine_run(engine *e)
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->curl_timer);
     for (size_t i = 0; i < e->narr; i++)
-        ev_timer_stop(e->loop, &e->arr[i].timer);
+        arrive_halt(&e->arr[i], e);
     if (e->cfg.handle_signals) {
         ev_signal_stop(e->loop, &e->sig_int);
         ev_signal_stop(e->loop, &e->sig_term);

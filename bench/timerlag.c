@@ -1,0 +1,227 @@
+/* timerlag — how late a libev loop wakes for a due time: an ev_timer
+ * against a timerfd (CLOCK_MONOTONIC, TFD_TIMER_ABSTIME) watched by an
+ * ev_io, on an idle loop or one carrying libcurl traffic (CONNS transfers
+ * to URL, each added again when it ends). The experiment behind the open
+ * model's arrival timer (worker/arrive.c); not part of the build:
+ *
+ *   cc -O2 -o timerlag bench/timerlag.c -lev -lcurl
+ *   ./timerlag timer|tfd N [URL CONNS]
+ *
+ * Due times are spaced 200 to 1,200 us apart (a fixed pseudo-random
+ * sequence), so they fall anywhere within a millisecond; prints the
+ * lateness p50, p90, p99 and max in microseconds. */
+#include <curl/curl.h>
+#include <ev.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static struct {
+    int use_tfd;
+    int64_t *late;
+    size_t n, done;
+    int64_t due;
+    uint32_t seed;
+    ev_timer timer;
+    ev_io tfd_io;
+    int tfd;
+    CURLM *multi;
+    ev_timer curl_timer;
+    const char *url;
+    long requests;
+} g;
+
+static void arm(struct ev_loop *loop)
+{
+    g.seed = g.seed * 1103515245u + 12345u;
+    g.due += 200 + (g.seed >> 8) % 1000;
+    if (g.use_tfd) {
+        struct itimerspec its = {0};
+        its.it_value.tv_sec = g.due / 1000000;
+        its.it_value.tv_nsec = (g.due % 1000000) * 1000;
+        timerfd_settime(g.tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    } else {
+        ev_now_update(loop);
+        ev_timer_set(&g.timer, (double)(g.due - now_us()) / 1e6, 0.);
+        ev_timer_start(loop, &g.timer);
+    }
+}
+
+static void due(struct ev_loop *loop)
+{
+    g.late[g.done++] = now_us() - g.due;
+    if (g.done == g.n)
+        ev_break(loop, EVBREAK_ALL);
+    else
+        arm(loop);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    due(loop);
+}
+
+static void on_tfd(struct ev_loop *loop, ev_io *w, int revents)
+{
+    uint64_t ticks;
+
+    (void)revents;
+    if (read(w->fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks))
+        due(loop);
+}
+
+/* --- libcurl on the same loop ---------------------------------------------- */
+
+static size_t sink(char *p, size_t s, size_t n, void *u)
+{
+    (void)p;
+    (void)u;
+    return s * n;
+}
+
+static void add_one(void)
+{
+    CURL *h = curl_easy_init();
+
+    curl_easy_setopt(h, CURLOPT_URL, g.url);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
+    curl_multi_add_handle(g.multi, h);
+}
+
+static void reap(void)
+{
+    CURLMsg *m;
+    int left;
+
+    while ((m = curl_multi_info_read(g.multi, &left)) != NULL) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        CURL *h = m->easy_handle;
+        curl_multi_remove_handle(g.multi, h);
+        curl_easy_cleanup(h);
+        g.requests++;
+        add_one();
+    }
+}
+
+static void on_sock(struct ev_loop *loop, ev_io *w, int revents)
+{
+    int running, fl = (revents & EV_READ ? CURL_CSELECT_IN : 0) |
+                      (revents & EV_WRITE ? CURL_CSELECT_OUT : 0);
+
+    (void)loop;
+    curl_multi_socket_action(g.multi, w->fd, fl, &running);
+    reap();
+}
+
+static void on_curl_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    int running;
+
+    (void)loop;
+    (void)w;
+    (void)revents;
+    curl_multi_socket_action(g.multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    reap();
+}
+
+static int sock_cb(CURL *h, curl_socket_t s, int what, void *u, void *sp)
+{
+    struct ev_loop *loop = u;
+    ev_io *w = sp;
+
+    (void)h;
+    if (what == CURL_POLL_REMOVE) {
+        if (w) {
+            ev_io_stop(loop, w);
+            free(w);
+        }
+        return 0;
+    }
+    if (w == NULL) {
+        w = calloc(1, sizeof(*w));
+        curl_multi_assign(g.multi, s, w);
+    } else {
+        ev_io_stop(loop, w);
+    }
+    ev_io_init(w, on_sock, s,
+               (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0));
+    ev_io_start(loop, w);
+    return 0;
+}
+
+static int timer_cb(CURLM *m, long ms, void *u)
+{
+    struct ev_loop *loop = u;
+
+    (void)m;
+    ev_timer_stop(loop, &g.curl_timer);
+    if (ms >= 0) {
+        ev_timer_set(&g.curl_timer, (double)ms / 1e3, 0.);
+        ev_timer_start(loop, &g.curl_timer);
+    }
+    return 0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
+    int conns = argc > 4 ? atoi(argv[4]) : 0;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: timerlag timer|tfd N [URL CONNS]\n");
+        return 2;
+    }
+    g.use_tfd = strcmp(argv[1], "tfd") == 0;
+    g.n = strtoul(argv[2], NULL, 10);
+    g.late = calloc(g.n ? g.n : 1, sizeof(*g.late));
+    g.seed = 1;
+    ev_init(&g.timer, on_timer);
+    g.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    ev_io_init(&g.tfd_io, on_tfd, g.tfd, EV_READ);
+    if (g.use_tfd)
+        ev_io_start(loop, &g.tfd_io);
+    if (conns > 0) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        g.url = argv[3];
+        g.multi = curl_multi_init();
+        curl_multi_setopt(g.multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+        curl_multi_setopt(g.multi, CURLMOPT_SOCKETDATA, loop);
+        curl_multi_setopt(g.multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+        curl_multi_setopt(g.multi, CURLMOPT_TIMERDATA, loop);
+        ev_init(&g.curl_timer, on_curl_timer);
+        for (int i = 0; i < conns; i++)
+            add_one();
+    }
+    g.due = now_us() + 10000;
+    arm(loop);
+    int64_t t0 = now_us();
+    ev_run(loop, 0);
+    double secs = (double)(now_us() - t0) / 1e6;
+    qsort(g.late, g.n, sizeof(*g.late), cmp);
+    printf("%s%s n=%zu p50=%lld p90=%lld p99=%lld max=%lld us; requests/s=%.0f\n", argv[1],
+           conns > 0 ? "+curl" : "", g.n, (long long)g.late[g.n / 2],
+           (long long)g.late[g.n * 9 / 10], (long long)g.late[g.n * 99 / 100],
+           (long long)g.late[g.n - 1], g.requests / secs);
+    return 0;
+}
