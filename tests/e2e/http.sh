@@ -9,7 +9,8 @@
 # resources fetched once per VU, then revalidated (304) or not requested,
 # as nginx's cache headers say; tls.min = "1.3" against a TLSv1.2-only
 # server and connect_timeout against a peer that never completes the
-# handshake, both technical errors; digest auth against the demo target.
+# handshake, both technical errors; digest auth against the demo target; a
+# step's requests = nginx's lines.
 . "$(dirname "$0")/lib.bash"
 
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
@@ -94,6 +95,7 @@ http {
              location / { try_files \$uri \$uri/index.html /index.html; }
              location /auth/ { auth_basic "quern"; auth_basic_user_file $NG/htpasswd; }
              location /page/ { add_header Cache-Control no-cache; }
+             location = /page/go { return 302 /page/nocache.html; }
              location /page/fresh/ { expires 1h; }
              location /page/nostore/ { add_header Cache-Control no-store; etag off;
                                        if_modified_since off; }
@@ -310,11 +312,12 @@ function sc.run(vu)
     error(("run %d: %d fetched, %d revalidated, %d cached"):format(vu.run, n.fetched, n.revalidated, n.cached))
   end
   broken:get(base .. "broken.html", { resources = true })
-  nocache:get(base .. "nocache.html", { cache = false })
+  nocache:get(base .. "go", { cache = false, redirects = true })
 end
 EOF
 VUS=3
 RUNS=3
+LOG0=$(wc -l <"$LOG")
 "$QUERN" run "$S/page.lua" --vus $VUS --runs $RUNS -q --allow-errors -p p1=$P1 --jtl "$TMP/page.jtl" \
   --summary-json "$TMP/page.json" >/dev/null 2>"$TMP/perr"
 eq "page: the run ends (errors allowed: the broken page's)" "$?" 0
@@ -337,6 +340,18 @@ eq "no-store: every time in full" "$(pl /page/nostore/app.js 200) $(pl /page/nos
 eq "srcset: the 1x image only" "$(pl /page/b1.png 304) $(pl /page/b1.png 200) $(awk '$7 == "/page/b2.png" || $7 == "/page/b.png"' "$LOG" | wc -l)" "$((VUS * (RUNS - 1))) $VUS 0"
 eq "excluded and links: never requested" "$(awk '$7 == "/page/other.html" || ($7 == "/page/missing.png" && $5 != 404)' "$LOG" | wc -l) $(pl /page/missing.png 404)" "0 9"
 eq "cache = false: every time in full" "$(pl /page/fresh/c.png 200)" 9
+# a step's requests: every line nginx wrote for it (redirects, 304s, 404s
+# included), resources served from the cache not
+tail -n +$((LOG0 + 1)) "$LOG" | awk -v p="$P1" '$1 == p' >"$TMP/page.log"
+preq() { awk -v re="$1" '$7 ~ re' "$TMP/page.log" | wc -l; }
+eq "requests: the page step, nginx's lines (9 pages, 15 first fetches, 6 fetched and 18 revalidated)" \
+  "$(pn page .requests) $(grep -cvE ' /page/(broken.html|missing.png|go|nocache.html|fresh/c.png) ' "$TMP/page.log")" "48 48"
+eq "requests: the broken page's step, its 404s counted" \
+  "$(pn broken .requests) $(preq '^/page/(broken.html|missing.png)$')" "18 18"
+eq "requests: a redirect is a request (302, page, image)" \
+  "$(pn nocache .requests) $(preq '^/page/(go|nocache.html|fresh/c.png)$')" "27 27"
+eq "requests: every line of the run counted" "$(jq '[.tests[].requests] | add' "$TMP/page.json")" \
+  "$(wc -l <"$TMP/page.log")"
 eq "page resources on the VU's connection (HTTP/2): $VUS connections" \
   "$(awk -v p="$P1" '$1 == p && $7 ~ /^\/page\// {print $3}' "$LOG" | sort -u | wc -l)" "$VUS"
 # the JTL: a parent line per sample, its requested resources as sub-results before it
