@@ -9,8 +9,8 @@
 # resources fetched once per VU, then revalidated (304) or not requested,
 # as nginx's cache headers say; tls.min = "1.3" against a TLSv1.2-only
 # server and connect_timeout against a peer that never completes the
-# handshake, both technical errors; digest auth against the demo target; a
-# step's requests = nginx's lines.
+# handshake, both technical errors; digest auth against the demo target
+# (3 VUs, no nonce carried between them); a step's requests = nginx's lines.
 . "$(dirname "$0")/lib.bash"
 
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
@@ -418,36 +418,46 @@ between "connect_timeout 300ms: the fastest sample waited for it (ms)" "$(wn con
 between "connect_timeout 300ms: the slowest within its bound (ms)" "$(wn connect_timeout .max_ms)" 290 2500
 kill "$HANG_PID" 2>/dev/null
 
-# ---- digest auth against the demo target (libmicrohttpd's digest API, MD5)
+# ---- digest auth against the demo target (libmicrohttpd's digest API, MD5):
+# 3 VUs, each its own user and password. libcurl keeps a digest nonce in the
+# easy handle and the engine's pool passes handles between VUs. Each VU asks
+# for its own path, whose nonces the target issues for that path only: a
+# handle carried over with another VU's nonce shows as a stale answer.
 cat >"$S/digest.lua" <<'EOF'
 local quern = require "quern"
-local sc = quern.scenario("DIGEST")
+-- a think time gives the handle back to the pool after each request, so
+-- the VUs take each other's
+local sc = quern.scenario("DIGEST", { think = "30ms" })
 local good, wrong = sc:step(1, "digest"), sc:step(2, "wrong")
-local url = quern.property("base") .. "/digest"
+local users = { "alice", "bob", "carol" }
 function sc.run(vu)
-  good:get(url, { auth = { type = "digest", user = "alice", password = quern.property("dpw") } })
-    :expect(200):contains("digest ok")
-  wrong:get(url, { auth = { type = "digest", user = "alice", password = "not-it" } })
+  local user = users[vu.id]
+  local url = quern.property("base") .. "/digest/" .. user
+  wrong:get(url, { auth = { type = "digest", user = user, password = "not-it" } })
+  good:get(url, { auth = { type = "digest", user = user, password = quern.property("pw_" .. user) } })
+    :expect(200):contains("digest ok " .. user)
 end
 EOF
 reset_target
-# One VU: libcurl keeps a digest nonce in the easy handle, and the demo target
-# gives every client the same nonce within a second, so handles passed
-# between VUs would replay each other's nonce counts.
-"$QUERN" run "$S/digest.lua" --vus 1 --runs 6 -q --allow-errors -p base="$BASE" -p dpw=wonderland \
-  --jtl "$TMP/d.jtl" --summary-json "$TMP/d.json" >"$TMP/dout" 2>"$TMP/derr"
+"$QUERN" run "$S/digest.lua" --vus 3 --runs 6 -q --allow-errors -p base="$BASE" -p pw_alice=wonderland \
+  -p pw_bob=builder -p pw_carol=singer --jtl "$TMP/d.jtl" --summary-json "$TMP/d.json" >"$TMP/dout" 2>"$TMP/derr"
 eq "digest: the run ends" "$?" 0
 dn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/d.json"; }
-eq "digest: 6 samples accepted" "$(dn digest '"\(.count) \(.errors.technical) \(.errors.functional)"')" "6 0 0"
-eq "digest, wrong password: 6 technical errors" "$(dn wrong '"\(.count) \(.errors.technical)"')" "6 6"
+eq "digest, 3 VUs: 18 samples accepted, each as its own user" \
+  "$(dn digest '"\(.count) \(.errors.technical) \(.errors.functional)"')" "18 0 0"
+[ "$(dn digest '.errors.technical + .errors.functional')" = 0 ] || jq -c '.tests[0].errors' "$TMP/d.json"
+eq "digest, wrong password: 18 technical errors" "$(dn wrong '"\(.count) \(.errors.technical)"')" "18 18"
 # a challenge then an answer, or the nonce the handle kept from the last one
-eq "the target accepted 6, refused the rest" \
-  "$(stat '"\(.by_status["200"]) \(.by_path["/digest"] - .by_status["200"] - .by_status["401"])"')" "6 0"
-between "the target: 12 to 24 digest requests" "$(stat '.by_path["/digest"]')" 12 24
-if grep -rqaF wonderland "$TMP/d.jtl" "$TMP/dout" "$TMP/derr" "$TMP/d.json"; then
-  notok "digest: the password in no output"
+eq "the target accepted 18, refused the rest" \
+  "$(stat '"\(.by_status["200"]) \(.by_path["/digest"] - .by_status["200"] - .by_status["401"])"')" "18 0"
+between "the target: 36 to 72 digest requests" "$(stat '.by_path["/digest"]')" 36 72
+eq "digest: no VU answered with another VU's nonce" "$(stat .digest_stale)" 0
+eq "digest: the steps' requests are the target's, round trips included" \
+  "$(jq '[.tests[].requests] | add' "$TMP/d.json")" "$(stat '.by_path["/digest"]')"
+if grep -rqaE 'wonderland|builder|singer' "$TMP/d.jtl" "$TMP/dout" "$TMP/derr" "$TMP/d.json"; then
+  notok "digest: the passwords in no output"
 else
-  ok "digest: the password in no output"
+  ok "digest: the passwords in no output"
 fi
 
 # ---- 6 resources at once per host: 12 images that take 300 ms each, on the demo
