@@ -67,6 +67,7 @@ void stats_merge(step_stats *dst, const step_stats *src)
     dst->sum_tls += src->sum_tls;
     dst->sum_ttfb += src->sum_ttfb;
     dst->new_conns += src->new_conns;
+    dst->requests += src->requests;
     if (src->svc_on)
         stats_service_on(dst); /* before dst->hist takes src's */
     hist_merge(dst->hist, src->hist);

@@ -32,10 +32,13 @@ typedef struct step_stats {
     uint64_t sum_connect;
     uint64_t sum_tls;
     uint64_t sum_ttfb;
-    uint64_t new_conns;                 /**< connections opened for these samples */
-    hist *hist;                         /**< owned: response time of each sample, microseconds */
-    hist *svc;                          /**< owned, NULL until needed: service times (svc_on) */
-    uint8_t svc_on;                     /**< svc kept apart; when 0 service times are hist's */
+    uint64_t new_conns; /**< connections opened for these samples */
+    uint64_t requests;  /**< HTTP requests sent for these samples: each redirect, digest
+                             round trip and resource (304s too); 1 for a transfer that got no
+                             response */
+    hist *hist;         /**< owned: response time of each sample, microseconds */
+    hist *svc;          /**< owned, NULL until needed: service times (svc_on) */
+    uint8_t svc_on;     /**< svc kept apart; when 0 service times are hist's */
     char sample_tech[STATS_SAMPLE_MAX]; /**< first technical error message seen, "" if none */
     char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
 } step_stats;

@@ -191,6 +191,10 @@ char *prom_render(const prom_input *in, size_t *len)
 
     counter(&t, in, "quern_requests_total", "Samples completed (successes and errors), per step.",
             offsetof(step_stats, count));
+    counter(&t, in, "quern_http_requests_total",
+            "HTTP requests sent, per step: redirects, digest round trips and a page's "
+            "resources each count one.",
+            offsetof(step_stats, requests));
     family(&t, "quern_errors_total", "counter",
            "Samples that failed, per step and kind (technical: transport or status; "
            "functional: a check or the script).");

@@ -144,6 +144,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_object_set_new(t, "bytes_in", json_integer((json_int_t)s->bytes_in));
         json_object_set_new(t, "bytes_out", json_integer((json_int_t)s->bytes_out));
         json_object_set_new(t, "new_connections", json_integer((json_int_t)s->new_conns));
+        json_object_set_new(t, "requests", json_integer((json_int_t)s->requests));
         json_object_set_new(t, "mean_dns_ms",
                             json_real(s->count ? ms(s->sum_dns) / (double)s->count : 0.0));
         json_object_set_new(t, "mean_connect_ms",

@@ -43,8 +43,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, second) DO NOTHING",
     [ST_STEP_INTERVAL] = "INSERT INTO step_intervals (run_id, second, step_index, count, "
                          "err_tech, err_func, bytes_in, bytes_out, sum_dns, sum_connect, "
-                         "sum_tls, sum_ttfb, new_conns, histogram, service_histogram) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         "sum_tls, sum_ttfb, new_conns, histogram, service_histogram, requests) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_ERROR] = "INSERT INTO errors (run_id, step_index, kind, sample, count, first_second, "
                  "last_second) VALUES (?, ?, ?, ?, ?, ?, ?) "
                  "ON CONFLICT (run_id, step_index, kind) DO UPDATE SET "
@@ -61,8 +61,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_TOTAL] = "INSERT OR REPLACE INTO step_totals (run_id, step_index, count, err_tech, "
                  "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
                  "new_conns, tps, mean_us, min_us, p50_us, p90_us, p95_us, p99_us, max_us, "
-                 "histogram, service_histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                 "?, ?, ?, ?, ?, ?, ?, ?)",
+                 "histogram, service_histogram, requests) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                 "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_END] = "UPDATE runs SET status = ?1, ended_at = ?2, ended_us = ?3, duration_us = ?4, "
                "status_reason = ?5, updated_us = ?6 WHERE id = ?7",
     /* A live console writing: a row wrongly marked abandoned runs again. */
@@ -585,6 +585,7 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         if (bind_hist(d, st, 14, s->hist, err, errlen) != 0 ||
             bind_service(d, st, 15, s, err, errlen) != 0)
             goto fail;
+        bind_u64(st, 16, s->requests);
         if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
             goto fail;
         if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech, s->sample_tech,
@@ -683,6 +684,7 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
         if (bind_hist(d, st, 21, h, err, errlen) != 0 ||
             bind_service(d, st, 22, s, err, errlen) != 0)
             goto fail;
+        bind_u64(st, 23, s->requests);
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
             goto fail;
     }

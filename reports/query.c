@@ -260,7 +260,7 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     st = query_stmt(
         sq,
         "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, tps, mean_us, "
-        "min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram FROM step_totals "
+        "min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram, requests FROM step_totals "
         "WHERE run_id = ?",
         r->id, err, errlen);
     if (st == NULL)
@@ -286,6 +286,7 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         s->p99_us = query_col_u64(st, 12);
         s->max_us = query_col_u64(st, 13);
         query_col_hist(st, 14, hall);
+        s->requests = query_col_u64(st, 15);
     }
     if (query_stmt_done(sq, st, step, err, errlen) != 0) {
         st = NULL;
@@ -297,8 +298,8 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     if (missing > 0) {
         st = query_stmt(
             sq,
-            "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, histogram "
-            "FROM step_intervals WHERE run_id = ? ORDER BY step_index",
+            "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, histogram, "
+            "requests FROM step_intervals WHERE run_id = ? ORDER BY step_index",
             r->id, err, errlen);
         if (st == NULL)
             goto out;
@@ -319,6 +320,7 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
             s->err_func += query_col_u64(st, 3);
             s->bytes_in += query_col_u64(st, 4);
             s->bytes_out += query_col_u64(st, 5);
+            s->requests += query_col_u64(st, 7);
             query_col_hist(st, 6, h);
             query_col_hist(st, 6, hall);
         }
@@ -340,6 +342,7 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         r->all.err_func += s->err_func;
         r->all.bytes_in += s->bytes_in;
         r->all.bytes_out += s->bytes_out;
+        r->all.requests += s->requests;
     }
     r->all.has_totals = missing == 0;
     r->all.tps = dur > 0 ? (double)r->all.count * 1e6 / (double)dur : 0.0;

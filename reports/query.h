@@ -70,6 +70,7 @@ typedef struct query_step {
     int declared;   /**< 1: in the steps table (0: only rows refer to its index) */
     int has_totals;
     uint64_t count, err_tech, err_func, bytes_in, bytes_out;
+    uint64_t requests; /**< HTTP requests sent (0 for a run before schema 9) */
     double tps, mean_us;
     uint64_t min_us, p50_us, p90_us, p95_us, p99_us, max_us;
     query_series ts; /**< this step over time */

@@ -307,6 +307,8 @@ static void step_row(FILE *out, const query_step *s, int total)
     }
     fprintf(out, "</td><td class=\"n\" data-count=\"%llu\">%s</td>", (unsigned long long)s->count,
             html_count(s->count, b, sizeof(b)));
+    fprintf(out, "<td class=\"n\" data-http-requests=\"%llu\">%s</td>",
+            (unsigned long long)s->requests, html_count(s->requests, b, sizeof(b)));
     fprintf(out, "<td class=\"n\" data-errors=\"%llu\">%s", (unsigned long long)errs,
             html_count(errs, b, sizeof(b)));
     fprintf(out, "<br><span class=\"lbl\">%s</span></td>", pct(errs, s->count, b, sizeof(b)));
@@ -324,7 +326,8 @@ static void steps_table(FILE *out, const query_run *r)
     int partial = 0;
 
     fputs("<section id=\"steps\">\n<h2>Steps</h2>\n<table class=\"steps\">\n<thead><tr>"
-          "<th>Step</th><th class=\"n\">Requests</th><th class=\"n\">Errors</th>"
+          "<th>Step</th><th class=\"n\">Requests</th><th class=\"n\">HTTP requests</th>"
+          "<th class=\"n\">Errors</th>"
           "<th class=\"n\">TPS</th><th class=\"n\">Mean ms</th><th class=\"n\">p50 ms</th>"
           "<th class=\"n\">p90 ms</th><th class=\"n\">p95 ms</th><th class=\"n\">p99 ms</th>"
           "<th class=\"n\">Max ms</th></tr></thead>\n<tbody>\n",
@@ -338,7 +341,8 @@ static void steps_table(FILE *out, const query_run *r)
     fputs("</tbody>\n<tfoot>\n", out);
     step_row(out, &r->all, 1);
     fputs("</tfoot>\n</table>\n<p class=\"note\">TPS: requests per second of the run's "
-          "duration. Percentiles from the merged latency histograms (HDR-style, within "
+          "duration. HTTP requests: what the step sent, redirects and a page's resources "
+          "included. Percentiles from the merged latency histograms (HDR-style, within "
           "0.4 %).",
           out);
     if (partial)

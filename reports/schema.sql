@@ -343,3 +343,10 @@ CREATE TABLE little (
 --   histogram (nothing was late), and for a run from an older quern.
 ALTER TABLE step_intervals ADD COLUMN service_histogram BLOB;
 ALTER TABLE step_totals ADD COLUMN service_histogram BLOB;
+-- @migration 9
+-- The HTTP requests a step sent (common/stats.h step_stats.requests): the
+-- main request, each redirect and digest round trip, each resource of a
+-- page (304 revalidations too; resources served from the VU's cache are
+-- not requests). 0 for a run from an older quern, which did not count them.
+ALTER TABLE step_intervals ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_totals ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;

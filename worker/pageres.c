@@ -344,6 +344,7 @@ int pageres_xfer_done(pageres *p, CURL *easy, CURLcode rc)
         s->bytes_in += r->bytes_in;
         s->bytes_out += r->bytes_out;
         s->new_conns += (uint64_t)nconn;
+        s->requests += xh_requests(x);
     }
     if (p->use_cache)
         rcache_update(p->cache, r->url, rc == CURLE_OK ? (int)status : 0, x->hdr.data, x->hdr.len,

@@ -459,6 +459,8 @@ void reqopt_apply(CURL *h, reqopt_mark *mark, const reqopt *req, const reqopt *s
         curl_easy_setopt(h, CURLOPT_USERNAME, NULL);
         curl_easy_setopt(h, CURLOPT_PASSWORD, NULL);
     } else {
+        if (o != NULL && o->auth == REQOPT_AUTH_DIGEST)
+            mark->digest = 1;
         curl_easy_setopt(h, CURLOPT_HTTPAUTH,
                          o != NULL && o->auth == REQOPT_AUTH_DIGEST ? (long)CURLAUTH_DIGEST
                                                                     : (long)CURLAUTH_BASIC);

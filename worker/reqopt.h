@@ -84,6 +84,8 @@ typedef struct reqopt_mark {
     uint64_t req, scen; /**< serials of the request's and scenario's levels, 0: none */
     int https;          /**< the URL's scheme was https */
     int valid;          /**< 1 once reqopt_apply ran on the handle */
+    int digest;         /**< 1 once digest auth was set: the handle holds a nonce and its
+                             count, which belong to the VU that used it (vu_attach) */
 } reqopt_mark;
 
 /** The CA bundle used when no level gives `ca`: $CURL_CA_BUNDLE, else

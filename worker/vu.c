@@ -70,13 +70,18 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 {
     xh *x = ud;
     /* A new status line (after a redirect or a 100-continue) starts over. */
-    if (size * n > 5 && memcmp(p, "HTTP/", 5) == 0)
+    if (size * n > 5 && memcmp(p, "HTTP/", 5) == 0) {
+        const char *sp = memchr(p, ' ', size * n);
         x->hdr.len = 0;
+        if (sp == NULL || sp + 1 >= p + size * n || sp[1] != '1')
+            x->responses++; /* a 1xx is not an answer to a request of its own */
+    }
     buf_append(&x->hdr, p, size * n, VU_HDR_MAX);
     return size * n;
 }
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
+static void xh_defaults(struct engine *e, xh *x);
 
 xh *xh_get(struct engine *e)
 {
@@ -95,7 +100,13 @@ xh *xh_get(struct engine *e)
     x->easy = curl_easy_init();
     if (x->easy == NULL)
         xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
-    /* What every transfer shares is set once per handle. */
+    xh_defaults(e, x);
+    return x;
+}
+
+/* What every transfer shares is set once per handle. */
+static void xh_defaults(struct engine *e, xh *x)
+{
     curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(x->easy, CURLOPT_COOKIEFILE, ""); /* cookie engine on: the VU's jar */
     curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
@@ -110,7 +121,6 @@ xh *xh_get(struct engine *e)
         curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
         curl_easy_setopt(x->easy, CURLOPT_NOPROXY, "");
     }
-    return x;
 }
 
 /* Saves the cookies of x into its owner (see vu_attach). */
@@ -185,6 +195,15 @@ void vu_attach(vu *v, xh *x)
     if (x->owner == v)
         return;
     if (x->share != v->share) {
+        if (x->ro.digest) {
+            /* libcurl keeps the digest nonce and its count in the easy
+             * handle, and only curl_easy_reset clears them: another VU
+             * must not answer with them. Handles that never did digest
+             * pass between VUs untouched. */
+            curl_easy_reset(x->easy);
+            memset(&x->ro, 0, sizeof(x->ro));
+            xh_defaults(v->eng, x);
+        }
         curl_easy_setopt(x->easy, CURLOPT_SHARE, v->share);
         x->share = v->share;
     }
@@ -236,6 +255,12 @@ void xh_begin(xh *x)
     buf_clear(&x->body);
     buf_clear(&x->hdr);
     x->errbuf[0] = '\0';
+    x->responses = 0;
+}
+
+uint64_t xh_requests(const xh *x)
+{
+    return x->responses > 0 ? x->responses : 1;
 }
 
 void vu_xfer_begin(vu *v)
@@ -344,6 +369,7 @@ void vu_finalize(vu *v)
     s->sum_tls += p->tls;
     s->sum_ttfb += p->ttfb;
     s->new_conns += p->new_conns;
+    s->requests += p->requests;
     if (p->err == SAMPLE_TECH) {
         s->err_tech++;
         stats_note_error(s, 1, p->msg);
@@ -403,6 +429,7 @@ static void collect(vu *v, CURLcode rc)
     x->bytes_in = (uint64_t)dl + (uint64_t)hsize;
     x->bytes_out = (uint64_t)ul + (uint64_t)rsize;
     x->new_conns = (uint64_t)nconn;
+    x->requests = xh_requests(v->xh);
     if (v->url != NULL && rc == CURLE_OK)
         urlc_seen(v->url, (uint64_t)dl + (uint64_t)hsize);
     if (v->eng->cfg.reqlog != NULL)
@@ -417,6 +444,7 @@ static void collect(vu *v, CURLcode rc)
     p->tls += (uint64_t)x->tls_us;
     p->ttfb += (uint64_t)x->ttfb_us;
     p->new_conns += x->new_conns;
+    p->requests += x->requests;
     if (!p->in_block)
         p->elapsed_us = x->elapsed_us;
     if (p->err != SAMPLE_OK)

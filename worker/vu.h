@@ -45,6 +45,7 @@ typedef struct sample {
                              sample of a run only): the response time counts it */
     int64_t elapsed_us; /**< service time, set when complete */
     uint64_t bytes_in, bytes_out, dns, connect, tls, ttfb, new_conns;
+    uint64_t requests;    /**< HTTP requests sent (step_stats.requests) */
     char msg[VU_MSG_MAX]; /**< error message when err != SAMPLE_OK */
 } sample;
 
@@ -56,6 +57,7 @@ typedef struct xfer_result {
     int64_t elapsed_us;
     int64_t dns_us, connect_us, tls_us, ttfb_us;
     uint64_t bytes_in, bytes_out, new_conns;
+    uint64_t requests; /**< HTTP requests it sent: xh_requests */
 } xfer_result;
 
 /** A growable byte buffer with a hard maximum (bytes past it are dropped). */
@@ -80,6 +82,7 @@ typedef struct xh {
     vu_buf body, hdr;             /**< the response */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for a failure */
     reqopt_mark ro;               /**< the request options easy has (reqopt.h) */
+    uint32_t responses;           /**< final (not 1xx) status lines of this transfer */
     struct xh *next;              /**< the engine's pool */
 } xh;
 
@@ -90,6 +93,10 @@ xh *xh_get(struct engine *e);
 void xh_put(struct engine *e, xh *x);
 /** Empties a handle's response buffers and error message before a transfer. */
 void xh_begin(xh *x);
+/** The HTTP requests the handle's last transfer sent: one per final response
+ *  (a redirect followed, digest's challenge and answer each count), and 1
+ *  for a transfer that got none (refused, timed out: it was attempted). */
+uint64_t xh_requests(const xh *x);
 /** Frees a handle and what it owns. */
 void xh_free(xh *x);
 /** Frees up to XH_TRIM_STEP idle handles beyond what the last second

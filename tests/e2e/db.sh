@@ -20,7 +20,7 @@ q() { sqlite3 -batch -noheader "$DB" "$1"; }
 eq "run exits 0" "$?" 0
 check "the database exists" test -s "$DB"
 eq "WAL mode" "$(q 'PRAGMA journal_mode')" wal
-eq "schema version 8" "$(q 'PRAGMA user_version')" 8
+eq "schema version 9" "$(q 'PRAGMA user_version')" 9
 eq "one run" "$(q 'SELECT count(*) FROM runs')" 1
 ID=$(q 'SELECT id FROM runs')
 eq "status completed" "$(q "SELECT status FROM runs WHERE id = $ID")" completed
@@ -44,6 +44,10 @@ eq "totals = sum of intervals, per step" \
   "$(q "SELECT count(*) FROM step_totals t WHERE run_id = $ID AND count = (SELECT sum(count) FROM step_intervals i WHERE i.run_id = t.run_id AND i.step_index = t.step_index)")" 3
 eq "totals = summary JSON" "$(q "SELECT group_concat(count, ' ') FROM step_totals WHERE run_id = $ID ORDER BY step_index")" \
   "$(jq -r '[.tests[].count] | join(" ")' "$TMP/s.json")"
+eq "requests: totals = sum of intervals = summary JSON" \
+  "$(q "SELECT group_concat(t.requests || '/' || (SELECT sum(i.requests) FROM step_intervals i WHERE i.run_id = t.run_id AND i.step_index = t.step_index), ' ') FROM step_totals t WHERE run_id = $ID ORDER BY step_index")" \
+  "$(jq -r '[.tests[] | "\(.requests)/\(.requests)"] | join(" ")' "$TMP/s.json")"
+check "requests: counted" test "$(jq '[.tests[].requests] | add' "$TMP/s.json")" -gt 0
 eq "p95 = summary JSON" "$(q "SELECT p95_us FROM step_totals WHERE run_id = $ID AND step_index = 1")" \
   "$(jq -r '.tests[1].p95_ms * 1000 | round' "$TMP/s.json")"
 eq "histograms stored" "$(q "SELECT count(*) FROM step_intervals WHERE length(histogram) < 6")" 0

@@ -9,7 +9,8 @@
 # resources fetched once per VU, then revalidated (304) or not requested,
 # as nginx's cache headers say; tls.min = "1.3" against a TLSv1.2-only
 # server and connect_timeout against a peer that never completes the
-# handshake, both technical errors; digest auth against the demo target.
+# handshake, both technical errors; digest auth against the demo target
+# (3 VUs, no nonce carried between them); a step's requests = nginx's lines.
 . "$(dirname "$0")/lib.bash"
 
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
@@ -94,6 +95,7 @@ http {
              location / { try_files \$uri \$uri/index.html /index.html; }
              location /auth/ { auth_basic "quern"; auth_basic_user_file $NG/htpasswd; }
              location /page/ { add_header Cache-Control no-cache; }
+             location = /page/go { return 302 /page/nocache.html; }
              location /page/fresh/ { expires 1h; }
              location /page/nostore/ { add_header Cache-Control no-store; etag off;
                                        if_modified_since off; }
@@ -310,11 +312,12 @@ function sc.run(vu)
     error(("run %d: %d fetched, %d revalidated, %d cached"):format(vu.run, n.fetched, n.revalidated, n.cached))
   end
   broken:get(base .. "broken.html", { resources = true })
-  nocache:get(base .. "nocache.html", { cache = false })
+  nocache:get(base .. "go", { cache = false, redirects = true })
 end
 EOF
 VUS=3
 RUNS=3
+LOG0=$(wc -l <"$LOG")
 "$QUERN" run "$S/page.lua" --vus $VUS --runs $RUNS -q --allow-errors -p p1=$P1 --jtl "$TMP/page.jtl" \
   --summary-json "$TMP/page.json" >/dev/null 2>"$TMP/perr"
 eq "page: the run ends (errors allowed: the broken page's)" "$?" 0
@@ -337,6 +340,18 @@ eq "no-store: every time in full" "$(pl /page/nostore/app.js 200) $(pl /page/nos
 eq "srcset: the 1x image only" "$(pl /page/b1.png 304) $(pl /page/b1.png 200) $(awk '$7 == "/page/b2.png" || $7 == "/page/b.png"' "$LOG" | wc -l)" "$((VUS * (RUNS - 1))) $VUS 0"
 eq "excluded and links: never requested" "$(awk '$7 == "/page/other.html" || ($7 == "/page/missing.png" && $5 != 404)' "$LOG" | wc -l) $(pl /page/missing.png 404)" "0 9"
 eq "cache = false: every time in full" "$(pl /page/fresh/c.png 200)" 9
+# a step's requests: every line nginx wrote for it (redirects, 304s, 404s
+# included), resources served from the cache not
+tail -n +$((LOG0 + 1)) "$LOG" | awk -v p="$P1" '$1 == p' >"$TMP/page.log"
+preq() { awk -v re="$1" '$7 ~ re' "$TMP/page.log" | wc -l; }
+eq "requests: the page step, nginx's lines (9 pages, 15 first fetches, 6 fetched and 18 revalidated)" \
+  "$(pn page .requests) $(grep -cvE ' /page/(broken.html|missing.png|go|nocache.html|fresh/c.png) ' "$TMP/page.log")" "48 48"
+eq "requests: the broken page's step, its 404s counted" \
+  "$(pn broken .requests) $(preq '^/page/(broken.html|missing.png)$')" "18 18"
+eq "requests: a redirect is a request (302, page, image)" \
+  "$(pn nocache .requests) $(preq '^/page/(go|nocache.html|fresh/c.png)$')" "27 27"
+eq "requests: every line of the run counted" "$(jq '[.tests[].requests] | add' "$TMP/page.json")" \
+  "$(wc -l <"$TMP/page.log")"
 eq "page resources on the VU's connection (HTTP/2): $VUS connections" \
   "$(awk -v p="$P1" '$1 == p && $7 ~ /^\/page\// {print $3}' "$LOG" | sort -u | wc -l)" "$VUS"
 # the JTL: a parent line per sample, its requested resources as sub-results before it
@@ -403,36 +418,46 @@ between "connect_timeout 300ms: the fastest sample waited for it (ms)" "$(wn con
 between "connect_timeout 300ms: the slowest within its bound (ms)" "$(wn connect_timeout .max_ms)" 290 2500
 kill "$HANG_PID" 2>/dev/null
 
-# ---- digest auth against the demo target (libmicrohttpd's digest API, MD5)
+# ---- digest auth against the demo target (libmicrohttpd's digest API, MD5):
+# 3 VUs, each its own user and password. libcurl keeps a digest nonce in the
+# easy handle and the engine's pool passes handles between VUs. Each VU asks
+# for its own path, whose nonces the target issues for that path only: a
+# handle carried over with another VU's nonce shows as a stale answer.
 cat >"$S/digest.lua" <<'EOF'
 local quern = require "quern"
-local sc = quern.scenario("DIGEST")
+-- a think time gives the handle back to the pool after each request, so
+-- the VUs take each other's
+local sc = quern.scenario("DIGEST", { think = "30ms" })
 local good, wrong = sc:step(1, "digest"), sc:step(2, "wrong")
-local url = quern.property("base") .. "/digest"
+local users = { "alice", "bob", "carol" }
 function sc.run(vu)
-  good:get(url, { auth = { type = "digest", user = "alice", password = quern.property("dpw") } })
-    :expect(200):contains("digest ok")
-  wrong:get(url, { auth = { type = "digest", user = "alice", password = "not-it" } })
+  local user = users[vu.id]
+  local url = quern.property("base") .. "/digest/" .. user
+  wrong:get(url, { auth = { type = "digest", user = user, password = "not-it" } })
+  good:get(url, { auth = { type = "digest", user = user, password = quern.property("pw_" .. user) } })
+    :expect(200):contains("digest ok " .. user)
 end
 EOF
 reset_target
-# One VU: libcurl keeps a digest nonce in the easy handle, and the demo target
-# gives every client the same nonce within a second, so handles passed
-# between VUs would replay each other's nonce counts.
-"$QUERN" run "$S/digest.lua" --vus 1 --runs 6 -q --allow-errors -p base="$BASE" -p dpw=wonderland \
-  --jtl "$TMP/d.jtl" --summary-json "$TMP/d.json" >"$TMP/dout" 2>"$TMP/derr"
+"$QUERN" run "$S/digest.lua" --vus 3 --runs 6 -q --allow-errors -p base="$BASE" -p pw_alice=wonderland \
+  -p pw_bob=builder -p pw_carol=singer --jtl "$TMP/d.jtl" --summary-json "$TMP/d.json" >"$TMP/dout" 2>"$TMP/derr"
 eq "digest: the run ends" "$?" 0
 dn() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/d.json"; }
-eq "digest: 6 samples accepted" "$(dn digest '"\(.count) \(.errors.technical) \(.errors.functional)"')" "6 0 0"
-eq "digest, wrong password: 6 technical errors" "$(dn wrong '"\(.count) \(.errors.technical)"')" "6 6"
+eq "digest, 3 VUs: 18 samples accepted, each as its own user" \
+  "$(dn digest '"\(.count) \(.errors.technical) \(.errors.functional)"')" "18 0 0"
+[ "$(dn digest '.errors.technical + .errors.functional')" = 0 ] || jq -c '.tests[0].errors' "$TMP/d.json"
+eq "digest, wrong password: 18 technical errors" "$(dn wrong '"\(.count) \(.errors.technical)"')" "18 18"
 # a challenge then an answer, or the nonce the handle kept from the last one
-eq "the target accepted 6, refused the rest" \
-  "$(stat '"\(.by_status["200"]) \(.by_path["/digest"] - .by_status["200"] - .by_status["401"])"')" "6 0"
-between "the target: 12 to 24 digest requests" "$(stat '.by_path["/digest"]')" 12 24
-if grep -rqaF wonderland "$TMP/d.jtl" "$TMP/dout" "$TMP/derr" "$TMP/d.json"; then
-  notok "digest: the password in no output"
+eq "the target accepted 18, refused the rest" \
+  "$(stat '"\(.by_status["200"]) \(.by_path["/digest"] - .by_status["200"] - .by_status["401"])"')" "18 0"
+between "the target: 36 to 72 digest requests" "$(stat '.by_path["/digest"]')" 36 72
+eq "digest: no VU answered with another VU's nonce" "$(stat .digest_stale)" 0
+eq "digest: the steps' requests are the target's, round trips included" \
+  "$(jq '[.tests[].requests] | add' "$TMP/d.json")" "$(stat '.by_path["/digest"]')"
+if grep -rqaE 'wonderland|builder|singer' "$TMP/d.jtl" "$TMP/dout" "$TMP/derr" "$TMP/d.json"; then
+  notok "digest: the passwords in no output"
 else
-  ok "digest: the password in no output"
+  ok "digest: the passwords in no output"
 fi
 
 # ---- 6 resources at once per host: 12 images that take 300 ms each, on the demo

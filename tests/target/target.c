@@ -388,6 +388,7 @@ struct stats {
     struct map login_tokens;  /* token of each login form shown, not yet used (no value) */
     uint64_t login_forms;     /* login forms shown (tokens issued) */
     uint64_t logins_rejected; /* POST /login refused for a missing or unknown token */
+    uint64_t digest_stale;    /* /digest answered with a nonce not issued for its path */
     uint64_t connections;     /* distinct connections that carried a counted request */
     uint64_t accepted;        /* connections accepted since the last reset */
     uint64_t open;            /* connections open now (not reset) */
@@ -410,6 +411,7 @@ static void stats_reset_locked(void)
 {
     g_st.gen++;
     g_st.requests = 0;
+    g_st.digest_stale = 0;
     g_st.first_us = 0;
     g_st.last_us = 0;
     g_st.ntimes = 0;
@@ -1206,6 +1208,7 @@ static enum MHD_Result ep_stats(struct req *rq)
     pthread_mutex_lock(&g_st.lock);
     json_object_set_new(j, "requests", json_integer((json_int_t)g_st.requests));
     json_object_set_new(j, "by_path", counts_json(&g_st.by_path));
+    json_object_set_new(j, "digest_stale", json_integer((json_int_t)g_st.digest_stale));
     json_object_set_new(j, "by_client", counts_json(&g_st.by_client));
     json_object_set_new(j, "by_method_path", counts_json(&g_st.by_method_path));
     json_t *by_status = json_object();
@@ -1280,26 +1283,46 @@ static enum MHD_Result ep_page(struct req *rq, const char *url)
     return respond(rq, a.status, resp);
 }
 
-/* GET /digest: 200 "digest ok" for DIGEST_USER with DIGEST_PASSWORD by
- * digest authentication (MD5, realm DIGEST_REALM), else 401 and a
- * challenge (stale when the nonce expired). */
+/* GET /digest: 200 "digest ok USER" for one of digest_users with its
+ * password by digest authentication (MD5, realm DIGEST_REALM), else 401 and
+ * a challenge (stale when the nonce expired or was issued for another
+ * path: counted in digest_stale). Several users, so that tests can tell
+ * whose credentials an answer was computed with; /digest/NAME too, whose
+ * nonces are NAME's (MHD's nonce hashes the path), not another path's. */
 #define DIGEST_REALM "quern-target"
-#define DIGEST_USER "alice"
-#define DIGEST_PASSWORD "wonderland"
+static const char *const digest_users[][2] = {
+    {"alice", "wonderland"},
+    {"bob", "builder"},
+    {"carol", "singer"},
+};
 static enum MHD_Result ep_digest(struct req *rq)
 {
-    int r = MHD_digest_auth_check2(rq->conn, DIGEST_REALM, DIGEST_USER, DIGEST_PASSWORD, 300,
-                                   MHD_DIGEST_ALG_MD5);
+    char *user = MHD_digest_auth_get_username(rq->conn);
+    const char *pw = NULL;
+    char ok[64];
+    int r = MHD_NO;
     struct MHD_Response *resp;
     enum MHD_Result ret;
 
-    if (r == MHD_YES)
-        return reply_text(rq, MHD_HTTP_OK, "digest ok\n");
+    for (size_t i = 0; user != NULL && i < sizeof(digest_users) / sizeof(digest_users[0]); i++)
+        if (strcmp(user, digest_users[i][0]) == 0)
+            pw = digest_users[i][1];
+    if (pw != NULL)
+        r = MHD_digest_auth_check2(rq->conn, DIGEST_REALM, user, pw, 300, MHD_DIGEST_ALG_MD5);
+    if (r == MHD_YES) {
+        snprintf(ok, sizeof(ok), "digest ok %s\n", user);
+        MHD_free(user);
+        return respond(rq, MHD_HTTP_OK,
+                       body_response("text/plain", ok, strlen(ok), MHD_RESPMEM_MUST_COPY));
+    }
+    if (user != NULL)
+        MHD_free(user);
     resp = body_response("text/plain", "unauthorized\n", 13, MHD_RESPMEM_PERSISTENT);
     if (resp == NULL)
         return MHD_NO;
     pthread_mutex_lock(&g_st.lock);
     g_st.by_status[MHD_HTTP_UNAUTHORIZED]++;
+    g_st.digest_stale += r == MHD_INVALID_NONCE;
     pthread_mutex_unlock(&g_st.lock);
     ret = MHD_queue_auth_fail_response2(rq->conn, DIGEST_REALM, "quern-opaque", resp,
                                         r == MHD_INVALID_NONCE ? MHD_YES : MHD_NO,
@@ -1336,6 +1359,8 @@ static enum endpoint classify(const char *url)
         if (strcmp(url, exact[i].path) == 0)
             return exact[i].ep;
     }
+    if (has_prefix(url, "/digest/"))
+        return EP_DIGEST;
     if (has_prefix(url, "/static/"))
         return EP_STATIC;
     if (has_prefix(url, "/status/"))
@@ -1355,6 +1380,8 @@ static char *path_key(enum endpoint ep, const char *url)
         return printable_copy("/static/*", MAX_KEY_LEN);
     case EP_BYTES:
         return printable_copy("/bytes/*", MAX_KEY_LEN);
+    case EP_DIGEST:
+        return printable_copy("/digest", MAX_KEY_LEN);
     default:
         return printable_copy(url, MAX_KEY_LEN);
     }

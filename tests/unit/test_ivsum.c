@@ -30,6 +30,7 @@ static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, con
     st[0].sum_tls = 3;
     st[0].sum_ttfb = 4;
     st[0].new_conns = 1;
+    st[0].requests = 7 * n + 1; /* pages of 6 resources, one redirect */
     hist_record_n(st[0].hist, lat, n);
     if (err_tech != NULL) {
         st[0].err_tech = 1;
@@ -60,6 +61,7 @@ static void test_message(void **state)
     assert_int_equal(m->steps[0]->count, 5);
     assert_true(m->steps[0]->histogram.len > 0);
     assert_int_equal(m->steps[0]->sum_latency_us, 5000);
+    assert_int_equal(m->steps[0]->requests, 36);
     assert_int_equal(m->n_scenarios, 2);
     assert_string_equal(m->scenarios[1]->name, "SHOP");
     assert_int_equal(m->scenarios[1]->runs, 4);
@@ -88,6 +90,7 @@ static void test_sum(void **state)
     assert_int_equal(s.steps[0].sum_tls, 6);
     assert_int_equal(s.steps[0].sum_ttfb, 8);
     assert_int_equal(s.steps[0].new_conns, 2);
+    assert_int_equal(s.steps[0].requests, 36 + 22); /* exact, not derived from the samples */
     assert_string_equal(s.steps[0].sample_tech, "HTTP 500"); /* the first one seen */
     /* Histograms merged, not averaged: the slow sender's tail is kept. */
     assert_int_equal(hist_count(s.steps[0].hist), 8);
@@ -112,6 +115,7 @@ static void test_sum(void **state)
     ivsum_reset(&s);
     assert_int_equal(s.senders, 0);
     assert_int_equal(s.steps[0].count, 0);
+    assert_int_equal(s.steps[0].requests, 0);
     assert_int_equal(hist_count(s.steps[0].hist), 0);
     assert_int_equal(s.runs[1], 0);
     assert_int_equal(s.arrivals[1].scheduled, 0);
@@ -130,6 +134,8 @@ static void test_sum(void **state)
         assert_int_equal(up->last, 1);
         assert_int_equal(ivsum_add_msg(&t, up, scens, err, sizeof(err)), 0);
         assert_int_equal(t.steps[0].count, 8);
+        assert_int_equal(up->steps[0]->requests, 58);
+        assert_int_equal(t.steps[0].requests, 58); /* an agent's sum goes up exact */
         assert_int_equal(hist_count(t.steps[0].hist), 8);
         assert_int_equal(hist_max(t.steps[0].hist), hist_max(s.steps[0].hist));
         assert_int_equal(t.runs[1], 10);

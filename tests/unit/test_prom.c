@@ -95,6 +95,7 @@ static void test_exact_output(void **state)
     x.st[0].err_func = 2;
     x.st[0].bytes_in = 300;
     x.st[0].bytes_out = 120;
+    x.st[0].requests = 11;
     hist_record(x.st[0].hist, 150);     /* its own bucket */
     hist_record(x.st[0].hist, 900);     /* bucket [900, 904), reported 902 */
     hist_record(x.st[0].hist, 2000000); /* the max */
@@ -105,6 +106,10 @@ static void test_exact_output(void **state)
     fputs("# HELP quern_requests_total Samples completed (successes and errors), per step.\n"
           "# TYPE quern_requests_total counter\n"
           "quern_requests_total{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 3\n"
+          "# HELP quern_http_requests_total HTTP requests sent, per step: redirects, digest "
+          "round trips and a page's resources each count one.\n"
+          "# TYPE quern_http_requests_total counter\n"
+          "quern_http_requests_total{run=\"nightly\",step=\"SC-A-STEP-1)Login\"} 11\n"
           "# HELP quern_errors_total Samples that failed, per step and kind (technical: "
           "transport or status; functional: a check or the script).\n"
           "# TYPE quern_errors_total counter\n"
@@ -193,7 +198,8 @@ static void test_no_steps_yet(void **state)
     size_t len;
     char *got = prom_render(&in, &len);
 
-    assert_non_null(strstr(got, "# TYPE quern_requests_total counter\n# HELP quern_errors_total"));
+    assert_non_null(
+        strstr(got, "# TYPE quern_http_requests_total counter\n# HELP quern_errors_total"));
     assert_non_null(strstr(got, "quern_vus{run=\"r\"} 0\n"));
     assert_non_null(strstr(got, "quern_vus_max{run=\"r\"} 3\n"));
     xfree(got);

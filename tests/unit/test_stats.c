@@ -67,6 +67,8 @@ static void test_merge(void **state)
     stats_record(&direct, 2000000, 4000);
     stats_record(&direct, 7000, 7000);
     stats_record(&direct, 8000, 8000);
+    late.requests = 9;
+    ontime.requests = 4;
 
     stats_merge(&sum1, &ontime);
     assert_int_equal(sum1.svc_on, 0);
@@ -76,6 +78,7 @@ static void test_merge(void **state)
     for (int k = 0; k < 2; k++) {
         const step_stats *m = k == 0 ? &sum1 : &sum2;
         assert_int_equal(m->svc_on, 1);
+        assert_int_equal(m->requests, 13);
         assert_int_equal(hist_count(m->hist), 3);
         assert_int_equal(hist_count(stats_service(m)), 3);
         assert_int_equal(hist_sum(stats_service(m)), hist_sum(stats_service(&direct)));
@@ -84,6 +87,8 @@ static void test_merge(void **state)
                          hist_percentile(stats_service(&direct), 50));
         assert_int_equal(hist_max(m->hist), 2000000);
     }
+    stats_reset(&sum1);
+    assert_int_equal(sum1.requests, 0);
     stats_free(&late);
     stats_free(&ontime);
     stats_free(&sum1);
