@@ -194,16 +194,18 @@ void vu_attach(vu *v, xh *x)
 {
     if (x->owner == v)
         return;
+    if (x->ro.digest) {
+        /* libcurl keeps the digest nonce and its count in the easy handle,
+         * and only curl_easy_reset clears them: another VU (of the same
+         * share or not) must not answer with them. Handles that never did
+         * digest pass between VUs untouched. */
+        curl_easy_reset(x->easy);
+        memset(&x->ro, 0, sizeof(x->ro));
+        xh_defaults(v->eng, x);
+        x->share = NULL; /* the reset detached it */
+        x->src = -1;
+    }
     if (x->share != v->share) {
-        if (x->ro.digest) {
-            /* libcurl keeps the digest nonce and its count in the easy
-             * handle, and only curl_easy_reset clears them: another VU
-             * must not answer with them. Handles that never did digest
-             * pass between VUs untouched. */
-            curl_easy_reset(x->easy);
-            memset(&x->ro, 0, sizeof(x->ro));
-            xh_defaults(v->eng, x);
-        }
         curl_easy_setopt(x->easy, CURLOPT_SHARE, v->share);
         x->share = v->share;
     }
