@@ -128,38 +128,55 @@ while [ "$port_log" = "$port" ]; do port_log=$(free_port); done
 body=$(printf '%0100d' 0 | tr 0 x) # 100 bytes
 user_line=
 [ "$(id -u)" = 0 ] && user_line="user $(id -un) $(id -gn);"
-mkdir -p "$tmp/nginx"
-cat >"$tmp/nginx/nginx.conf" <<EOF
+# run_totals SUMMARY.json: "runs requests errors_technical errors_functional
+# new_connections" of a quern run, or "? ? ? ? ?".
+run_totals() {
+    "$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["tests"]
+print(sum(s["runs"] for s in j["scenarios"]), sum(x["count"] for x in t),
+      sum(x["errors"]["technical"] for x in t), sum(x["errors"]["functional"] for x in t),
+      sum(x.get("new_connections", 0) for x in t))' "$1" 2>/dev/null || echo "? ? ? ? ?"
+}
+# nginx_conf DIR WORKERS SERVERS: DIR/nginx.conf, the benchmark's server with
+# WORKERS processes, keep-alive without limit, around the server blocks SERVERS.
+nginx_conf() {
+    mkdir -p "$1"
+    cat >"$1/nginx.conf" <<EOF
 # written by bench/run.sh
 $user_line
 daemon off;
 master_process on;
-worker_processes 1;
+worker_processes $2;
 worker_rlimit_nofile 65536;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log warn;
+pid $1/nginx.pid;
+error_log $1/error.log warn;
 events { worker_connections 65536; multi_accept on; }
 http {
     default_type text/plain;
     keepalive_requests 1000000;
     keepalive_timeout 300s;
-    client_body_temp_path $tmp/nginx/body;
-    proxy_temp_path $tmp/nginx/proxy;
-    fastcgi_temp_path $tmp/nginx/fastcgi;
-    uwsgi_temp_path $tmp/nginx/uwsgi;
-    scgi_temp_path $tmp/nginx/scgi;
+    client_body_temp_path $1/body;
+    proxy_temp_path $1/proxy;
+    fastcgi_temp_path $1/fastcgi;
+    uwsgi_temp_path $1/uwsgi;
+    scgi_temp_path $1/scgi;
+$3
+}
+EOF
+}
+nginx_conf "$tmp/nginx" 1 "
     server {                      # the speed rows: no access log
         listen 127.0.0.1:$port backlog=4096;
         access_log off;
-        location = /small { return 200 "$body"; }
+        location = /small { return 200 \"$body\"; }
     }
     server {                      # the cross-check: one line per request
         listen 127.0.0.1:$port_log backlog=4096;
         access_log $tmp/nginx/access.log;
-        location = /small { return 200 "$body"; }
-    }
-}
-EOF
+        location = /small { return 200 \"$body\"; }
+    }"
 taskset -c $CPU_SRV "$NGINX" -p "$tmp/nginx" -e "$tmp/nginx/error.log" -c "$tmp/nginx/nginx.conf" &
 nginx_pid=$!
 base="http://127.0.0.1:$port"
@@ -364,13 +381,7 @@ scale_row() {
         fi
     done
     wait "$pid" || st=$?
-    res=$("$PY" -c '
-import json, sys
-j = json.load(open(sys.argv[1]))
-t = j["tests"]
-print(sum(s["runs"] for s in j["scenarios"]), sum(x["count"] for x in t),
-      sum(x["errors"]["technical"] for x in t), sum(x["errors"]["functional"] for x in t),
-      sum(x.get("new_connections", 0) for x in t))' "$d/quern.json" 2>/dev/null || echo "? ? ? ? ?")
+    res=$(run_totals "$d/quern.json")
     echo "$n $maxr $maxw $maxe $res $st" >>"$tmp/scale.tsv"
     log "  scale $n VUs: RSS tree ${maxr} kB, worker ${maxw} kB, established <= $maxe; runs requests tech func newconn: $res; exit $st"
     [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
@@ -507,12 +518,7 @@ fleet_row() {
         fi
     done
     wait "$pid" || st=$?
-    res=$("$PY" -c '
-import json, sys
-j = json.load(open(sys.argv[1]))
-t = j["tests"]
-print(sum(s["runs"] for s in j["scenarios"]), sum(x["count"] for x in t),
-      sum(x["errors"]["technical"] for x in t), sum(x["errors"]["functional"] for x in t))' "$d/quern.json" 2>/dev/null || echo "? ? ? ?")
+    res=$(run_totals "$d/quern.json" | cut -d' ' -f1-4)
     [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
     sleep 3 # the sockets of the run go before the floor's
     fl=$(floor_run "$n" "$FLEET_WORKERS" multi "$src")
@@ -526,34 +532,13 @@ if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
     [ -x "$CONNFLOOR" ] || make -s MODE=rel "$CONNFLOOR"
     fleet_port=$(free_port)
     fleet_base="http://127.0.0.1:$fleet_port"
-    mkdir -p "$tmp/fleet-nginx"
     # the speed rows' server, with FLEET_NGINX workers on one reuseport port
-    cat >"$tmp/fleet-nginx/nginx.conf" <<EOF
-# written by bench/run.sh
-$user_line
-daemon off;
-master_process on;
-worker_processes $FLEET_NGINX;
-worker_rlimit_nofile 65536;
-pid $tmp/fleet-nginx/nginx.pid;
-error_log $tmp/fleet-nginx/error.log warn;
-events { worker_connections 65536; multi_accept on; }
-http {
-    default_type text/plain;
-    keepalive_requests 1000000;
-    keepalive_timeout 300s;
-    access_log off;
-    client_body_temp_path $tmp/fleet-nginx/body;
-    proxy_temp_path $tmp/fleet-nginx/proxy;
-    fastcgi_temp_path $tmp/fleet-nginx/fastcgi;
-    uwsgi_temp_path $tmp/fleet-nginx/uwsgi;
-    scgi_temp_path $tmp/fleet-nginx/scgi;
+    nginx_conf "$tmp/fleet-nginx" "$FLEET_NGINX" "
     server {
         listen 127.0.0.1:$fleet_port reuseport backlog=4096;
-        location = /small { return 200 "$body"; }
-    }
-}
-EOF
+        access_log off;
+        location = /small { return 200 \"$body\"; }
+    }"
     "$NGINX" -p "$tmp/fleet-nginx" -e "$tmp/fleet-nginx/error.log" -c "$tmp/fleet-nginx/nginx.conf" &
     fleet_nginx=$!
     for _ in $(seq 100); do curl -s -o /dev/null "$fleet_base/small" && break; sleep 0.1; done
