@@ -80,26 +80,25 @@ build/gen/proto/%.pb-c.c build/gen/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p build/gen/proto
 	protoc-c --c_out=build/gen $<
 
-# od and sed only (coreutils), so no extra package: one 0xNN per byte, then a NUL.
+# A file compiled in as a NUL-ended array: $(call embed,HEADER,NAME) writes
+# $@ from $<, NAME[] and NAME_len as HEADER declares them. od and sed only
+# (coreutils), so no extra package: one 0xNN per byte, then a NUL.
+define embed
+@mkdir -p $(dir $@)
+@{ echo '/* Generated from $< by the Makefile: do not edit. */'; \
+  echo '#include "$(1)"'; \
+  echo 'const char $(2)[] = {'; \
+  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+  echo '0x00};'; \
+  echo 'const size_t $(2)_len = sizeof($(2)) - 1;'; } >$@.tmp
+@mv -f $@.tmp $@
+endef
+
 $(SCHEMA_GEN): reports/schema.sql
-	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from reports/schema.sql by the Makefile: do not edit. */'; \
-	  echo '#include "reports/schema.h"'; \
-	  echo 'const char schema_sql[] = {'; \
-	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
-	  echo '0x00};'; \
-	  echo 'const size_t schema_sql_len = sizeof(schema_sql) - 1;'; } >$@.tmp
-	@mv -f $@.tmp $@
+	$(call embed,reports/schema.h,schema_sql)
 
 $(WEB_GEN): console/webpage.html
-	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from console/webpage.html by the Makefile: do not edit. */'; \
-	  echo '#include "console/webpage.h"'; \
-	  echo 'const char webpage_html[] = {'; \
-	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
-	  echo '0x00};'; \
-	  echo 'const size_t webpage_html_len = sizeof(webpage_html) - 1;'; } >$@.tmp
-	@mv -f $@.tmp $@
+	$(call embed,console/webpage.h,webpage_html)
 
 $(B)/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
