@@ -9,7 +9,7 @@ max_tree_rss_kb max_worker_rss_kb max_established runs requests errors_tech
 errors_func new_connections exit_status"), fleet.tsv ("vus workers peak_tree_kb
 steady_tree_kb max_established runs requests errors_tech errors_func exit
 floor_peak_kb floor_steady_kb floor_ok floor_errors share_peak_kb
-share_steady_kb"), fanin.tsv ("requested agents
+share_steady_kb max_in_flight held_back mean_ms service_mean_ms"), fanin.tsv ("requested agents
 cpu_pct window_s user_ticks sys_ticks rss_kb console_count sim_step_counts
 sim_rc console_rc", or "requested agents FAILED") and fanin.refused ("agents
 exit_status message"), lag.tsv ("rate scheduled started late dropped
@@ -278,23 +278,31 @@ def main():
           "(bench/connfloor.c), a bare libcurl multi loop in W processes holding N/W idle "
           "connections each, opened at the same rate, nothing else; and the same with one libcurl "
           "share per connection (what a share with a connection cache costs in libcurl 7.88: an "
-          "easy handle of its own and a 103-slot table, about 9.7 KB).")
+          "easy handle of its own and a 103-slot table, about 9.7 KB). The second row is the "
+          "same run with `--max-in-flight "
+          f"{meta.get('fleet_max_in_flight', '16000')}` (2,000 requests in flight a worker at "
+          "most; the floors are the first row's); held back: requests that waited for one to "
+          "end, which their response time counts and their service time does not.")
         w("")
-        w("| VUs | workers | connections established | runs | requests | errors | every VU served? "
-          "| peak KB per VU | steady KB per VU | floor: peak / steady KB per connection "
-          "| a share per connection: peak KB | exit |")
-        w("|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+        w("| VUs | workers | --max-in-flight | connections established | runs | requests | errors "
+          "| every VU served? | peak KB per VU | steady KB per VU | held back | mean response / "
+          "service ms | floor: peak / steady KB per connection | a share per connection: peak KB "
+          "| exit |")
+        w("|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
         for r in fleet:
             n, wk, pk, sd, est = int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4])
             runs, req, et, ef, st = r[5], r[6], r[7], r[8], r[9]
             fp, fs, fok, ferr = int(r[10]), int(r[11]), r[12], r[13]
             sp = int(r[14]) if len(r) > 14 else 0
+            mif = int(r[16]) if len(r) > 16 else 0
+            held, mean, svc = (r[17], r[18], r[19]) if len(r) > 19 else ("—", "—", "—")
             errs = (int(et) + int(ef)) if et.isdigit() and ef.isdigit() else "?"
             ok = runs.isdigit() and int(runs) >= n and errs == 0 and est >= n
             tgt = f" ({'meets' if pk / n <= TARGET_FLEET_KB else '**misses**'} ≤ {TARGET_FLEET_KB} KB)"
-            w(f"| {n:,} | {wk} | {est:,} | {runs} | {req} | {errs} | {'yes' if ok else '**no**'} | "
-              f"{fmt(pk / n)}{tgt} | {fmt(sd / n)} | {fmt(fp / n)} / {fmt(fs / n)} "
-              f"({fok} served, {ferr} errors) | {fmt(sp / n)} | {st} |")
+            w(f"| {n:,} | {wk} | {f'{mif:,}' if mif else 'none'} | {est:,} | {runs} | {req} | {errs} "
+              f"| {'yes' if ok else '**no**'} | {fmt(pk / n)}{tgt} | {fmt(sd / n)} | {held} "
+              f"| {mean} / {svc} | {fmt(fp / n)} / {fmt(fs / n)} ({fok} served, {ferr} errors) "
+              f"| {fmt(sp / n)} | {st} |")
         w("")
 
     fanin = read_rows(os.path.join(d, "fanin.tsv"))

@@ -46,7 +46,8 @@
 #   BENCH_SCALE_VUS ["10000 19000 50000"]  BENCH_SCALE_SECONDS [30]  BENCH_SCALE_RAMP [10]
 #   BENCH_SKIP_SCALE [0]  1 skips step 6               BENCH_SKIP_FANIN [0]  1 skips step 7
 #   BENCH_FLEET_VUS ["100000"]  BENCH_FLEET_WORKERS [8]  BENCH_FLEET_RAMP [20]  BENCH_FLEET_SECONDS [35]
-#   BENCH_FLEET_NGINX [8] (nginx workers of that row)  BENCH_SKIP_FLEET [0]  1 skips step 6b
+#   BENCH_FLEET_NGINX [8] (nginx workers of that row)  BENCH_SKIP_FLEET [0]  1 skips step 6c
+#   BENCH_FLEET_MAX_IN_FLIGHT [16000]  the second fleet row's --max-in-flight (0: no second row)
 #   BENCH_FANIN_AGENTS [1000]  BENCH_FANIN_SECONDS [30]  BENCH_FANIN_WINDOW [20] (measured
 #   from 5 s after Go)  BENCH_FANIN_QUERN [bin/quern]  the console binary of that row
 #   BENCH_SKIP_LAG [0]  1 skips step 6b   BENCH_LAG_SECONDS [5]  BENCH_LAG_RATES ["125 250 500 1000 2000 4000
@@ -468,13 +469,18 @@ fi
 # idle connections in each of W processes. Appends to fleet.tsv "N workers
 # peak_tree_kb steady_tree_kb max_established runs requests errors_tech
 # errors_func exit floor_peak_kb floor_steady_kb floor_ok floor_errors
-# share_peak_kb share_steady_kb" (share: connfloor with a share per
-# connection, the cost of libcurl's per-share cache).
+# share_peak_kb share_steady_kb max_in_flight held_back mean_ms service_mean_ms"
+# (share: connfloor with a share per connection, the cost of libcurl's
+# per-share cache; max_in_flight 0: no bound, else the row's --max-in-flight,
+# whose floors are those measured for the unbounded row just before).
 FLEET_VUS=${BENCH_FLEET_VUS:-100000}
 FLEET_WORKERS=${BENCH_FLEET_WORKERS:-8}
 FLEET_RAMP=${BENCH_FLEET_RAMP:-20}
 FLEET_SECS=${BENCH_FLEET_SECONDS:-35}
 FLEET_NGINX=${BENCH_FLEET_NGINX:-8}
+# a second row with --max-in-flight (0: none); 16,000 = 2,000 a worker
+FLEET_MAXIF=${BENCH_FLEET_MAX_IN_FLIGHT:-16000}
+fleet_fl="" fleet_sh=""
 CONNFLOOR=build/rel/connfloor
 # floor_run N W MODE SRC: peak and steady RSS (kB) summed over W connfloor
 # processes of N/W connections each; "peak steady ok errors".
@@ -490,7 +496,9 @@ floor_run() {
     cat "$out"/* | awk 'NF >= 5 {p += $1; s += $2; o += $4; e += $5} END {print p + 0, s + 0, o + 0, e + 0}'
 }
 fleet_row() {
-    local n=$1 d="$tmp/fleet.$1" pid t0 now r e maxr=0 maxe=0 last=0 st=0 res src="" a fl sh ss_at=-5
+    local n=$1 maxif=$2 d="$tmp/fleet.$1.$2" pid t0 now r e maxr=0 maxe=0 last=0 st=0 res src="" a fl sh ss_at=-5 held
+    local bound=()
+    [ "$maxif" -gt 0 ] && bound=(--max-in-flight "$maxif")
     mkdir -p "$d"
     # one source address per 10,000 VUs: bind() of a source address searches
     # its bound ports, slower the more there are, and a slow connect holds
@@ -498,7 +506,7 @@ fleet_row() {
     for a in $(seq 1 $(( (n + 9999) / 10000 ))); do src="$src${src:+,}127.0.0.$a"; done
     # not pinned: a memory row, its 8 workers and nginx's share the CPUs
     bin/quern run bench/scale.lua --vus "$n" --workers "$FLEET_WORKERS" --db none \
-        --source-addrs "$src" --ramp-up "${FLEET_RAMP}s" --duration "${FLEET_SECS}s" -q \
+        --source-addrs "$src" --ramp-up "${FLEET_RAMP}s" --duration "${FLEET_SECS}s" "${bound[@]}" -q \
         --summary-json "$d/quern.json" -p base_url="$fleet_base" -p pacing=5s >"$d/out" 2>"$d/err" &
     pid=$!
     t0=$(date +%s)
@@ -520,12 +528,19 @@ fleet_row() {
     wait "$pid" || st=$?
     res=$(run_totals "$d/quern.json" | cut -d' ' -f1-4)
     [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
-    sleep 3 # the sockets of the run go before the floor's
-    fl=$(floor_run "$n" "$FLEET_WORKERS" multi "$src")
+    if [ "$maxif" -gt 0 ] && [ -n "$fleet_fl" ]; then
+        fl=$fleet_fl sh=$fleet_sh
+    else
+        sleep 3 # the sockets of the run go before the floor's
+        fl=$(floor_run "$n" "$FLEET_WORKERS" multi "$src")
+        sleep 3
+        sh=$(floor_run "$n" "$FLEET_WORKERS" share "$src")
+        fleet_fl=$fl fleet_sh=$sh
+    fi
+    held=$(jq -r '[(.run.held_back.requests // 0), (.tests[0].mean_ms // 0 | floor), (.tests[0].service.mean_ms // 0 | floor)] | @tsv' "$d/quern.json" 2>/dev/null | tr '\t' ' ')
+    echo "$n $FLEET_WORKERS $maxr $last $maxe $res $st $fl $(echo "$sh" | awk '{print $1, $2}') $maxif ${held:-0 0 0}" >>"$tmp/fleet.tsv"
+    log "  fleet $n VUs (--max-in-flight $maxif): tree RSS peak ${maxr} kB, steady ${last} kB, established <= $maxe; runs requests tech func: $res; exit $st; floor: $fl; per-VU shares: $sh; held back, mean and service ms: ${held:-?}"
     sleep 3
-    sh=$(floor_run "$n" "$FLEET_WORKERS" share "$src")
-    echo "$n $FLEET_WORKERS $maxr $last $maxe $res $st $fl $(echo "$sh" | awk '{print $1, $2}')" >>"$tmp/fleet.tsv"
-    log "  fleet $n VUs: tree RSS peak ${maxr} kB, steady ${last} kB, established <= $maxe; runs requests tech func: $res; exit $st; floor: $fl; per-VU shares: $sh"
 }
 : >"$tmp/fleet.tsv"
 if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
@@ -544,7 +559,11 @@ if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
     for _ in $(seq 100); do curl -s -o /dev/null "$fleet_base/small" && break; sleep 0.1; done
     for n in $FLEET_VUS; do
         log "fleet: quern, $n VUs over $FLEET_WORKERS workers, GET then 5 s idle (${FLEET_SECS}s, ramp-up ${FLEET_RAMP}s)"
-        fleet_row "$n"
+        fleet_row "$n" 0
+        if [ "$FLEET_MAXIF" -gt 0 ]; then
+            log "fleet: the same with --max-in-flight $FLEET_MAXIF"
+            fleet_row "$n" "$FLEET_MAXIF"
+        fi
     done
     kill "$fleet_nginx" 2>/dev/null && wait "$fleet_nginx" 2>/dev/null
 fi
@@ -647,6 +666,7 @@ ver_quern=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
     echo "fleet_ramp=$FLEET_RAMP"
     echo "fleet_secs=$FLEET_SECS"
     echo "fleet_nginx=$FLEET_NGINX"
+    echo "fleet_max_in_flight=$FLEET_MAXIF"
     echo "fanin_secs=$FANIN_SECS"
     echo "fanin_window=$FANIN_WINDOW"
     echo "fanin_quern=$FANIN_QUERN"

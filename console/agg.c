@@ -54,6 +54,14 @@ void agg_add_arrivals(agg *a, const rate_counts *arr)
         rate_counts_add(&a->arrivals[i], &arr[i]);
 }
 
+void agg_add_held(agg *a, uint64_t n, uint64_t us, uint64_t max_us)
+{
+    a->held += n;
+    a->held_us += us;
+    if (max_us > a->held_max_us)
+        a->held_max_us = max_us;
+}
+
 void agg_add_lag(agg *a, hist *const *lag)
 {
     for (size_t i = 0; lag != NULL && i < a->nscens; i++) {

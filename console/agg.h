@@ -26,7 +26,10 @@ typedef struct agg {
     uint64_t intervals;      /**< intervals merged */
     int64_t elapsed_us;      /**< sum of interval lengths */
     int64_t last_length_us;
-    uint32_t active_vus; /**< at the latest interval's end */
+    uint32_t active_vus;  /**< at the latest interval's end */
+    uint64_t held;        /**< requests held back for a handle (--max-in-flight) */
+    uint64_t held_us;     /**< their waits, summed */
+    uint64_t held_max_us; /**< the longest */
 } agg;
 
 /** Initialises for nsteps steps and nscens scenarios. */
@@ -38,6 +41,9 @@ void agg_add(agg *a, const step_stats *steps, const uint64_t *runs, const uint64
              int64_t length_us, uint32_t active_vus);
 /** Adds one interval's arrivals (nscens entries, borrowed). */
 void agg_add_arrivals(agg *a, const rate_counts *arr);
+/** Adds one interval's requests held back by --max-in-flight: n of them,
+ *  waits summed us, the longest max_us. */
+void agg_add_held(agg *a, uint64_t n, uint64_t us, uint64_t max_us);
 /** Merges one interval's start lags (nscens entries, borrowed; NULL ones
  *  and lag NULL add nothing). */
 void agg_add_lag(agg *a, hist *const *lag);

@@ -105,6 +105,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
     agg_add_arrivals(&r->agg, sum->arrivals);
     agg_add_lag(&r->agg, sum->lag);
+    agg_add_held(&r->agg, sum->held, sum->held_us, sum->held_max_us);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
@@ -233,6 +234,7 @@ static void start_run(run *r)
     sr.n_source_addrs = r->o.nsrc;
     sr.resolve = r->o.resolve;
     sr.n_resolve = r->o.nresolve;
+    sr.max_in_flight = r->o.max_in_flight;
     sr.files = r->bundle.files;
     sr.n_files = r->bundle.nfiles;
     sr.props = pp;

@@ -100,9 +100,17 @@ void finish_run(run *r)
     si.step_labels = (const char *const *)r->labels;
     si.step_names = (const char *const *)r->names;
     si.scen_names = (const char *const *)r->scen_names;
+    si.max_in_flight = r->o.max_in_flight;
     record_end(r, &status);
     si.status = status;
     summary_print(stdout, &r->agg, &si);
+    if (r->agg.held > 0)
+        fprintf(stdout,
+                "\nHeld back: %llu requests waited for one of the --max-in-flight %u to end "
+                "(mean %.1f ms, longest %.1f ms); their response times count the wait.\n",
+                (unsigned long long)r->agg.held, r->o.max_in_flight,
+                (double)r->agg.held_us / 1e3 / (double)r->agg.held,
+                (double)r->agg.held_max_us / 1e3);
     if (!r->o.embedded)
         agents_breakdown(r, stdout);
     rs = xcalloc(r->o.nth + 1, sizeof(*rs));

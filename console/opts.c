@@ -47,6 +47,7 @@ enum {
     OPT_WEB,
     OPT_WEB_PORT_FILE,
     OPT_SOURCE_ADDRS,
+    OPT_MAX_IN_FLIGHT,
     OPT_RESOLVE,
     OPT_THRESHOLD,
     OPT_ABORT_ON_FAIL,
@@ -166,6 +167,14 @@ static const opttab_row rows[] = {
     {"source-addrs", required_argument, OPT_SOURCE_ADDRS, "--source-addrs A,B",
      "local IP addresses the VUs' connections leave from, spread\n"
      "over the VUs by index (the injector must own them)",
+     OPTTAB_NONE},
+    {"max-in-flight", required_argument, OPT_MAX_IN_FLIGHT, "--max-in-flight N",
+     "requests in flight at once at most, every agent together\n"
+     "(each worker its share, by its VUs; default: no bound).\n"
+     "A VU whose request would pass it waits for one to end;\n"
+     "its response time counts the wait, and the end says how\n"
+     "many waited. Bounds the injector's memory when every VU\n"
+     "is waiting for a slow server (about 9 KB a request)",
      OPTTAB_NONE},
     {"resolve", required_argument, OPT_RESOLVE, "--resolve HOST:PORT:ADDR",
      "every request to HOST:PORT goes to ADDR, without DNS (as\n"
@@ -581,6 +590,8 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return parse_u(flag, v, 1, OPTS_AGENTS_MAX, &o->agents);
     case OPT_WORKERS:
         return parse_u(flag, v, 1, 1024, &o->workers);
+    case OPT_MAX_IN_FLIGHT:
+        return parse_u(flag, v, 1, OPTS_MAX_VUS_MAX, &o->max_in_flight);
     case OPT_SOURCE_ADDRS:
         return parse_addrs(flag, v, o);
     case OPT_RESOLVE:

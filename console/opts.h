@@ -67,12 +67,13 @@ typedef struct run_opts {
     rate_stage *rate_stages; /**< owned: the open model (--rate, --rate-stages), NULL without */
     size_t nrate_stages;     /**< entries in rate_stages */
     unsigned max_vus;        /**< --max-vus: the open model's pool (vus: those created first) */
-    unsigned closed_vus;     /**< a mixed run: the closed scenarios' VUs (ids 1..closed_vus,
-                                  the pool's after them), else 0 */
-    int64_t max_lag_us;      /**< --max-lag: an arrival waiting longer is dropped */
-    capacity_plan *cap;      /**< owned: --capacity (played as stages or rate_stages), or NULL */
-    int64_t cap_settle_us;   /**< --capacity-settle: each step's first time not judged */
-    unsigned given;          /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
+    unsigned max_in_flight; /**< --max-in-flight: requests in flight at once at most, 0: no bound */
+    unsigned closed_vus;    /**< a mixed run: the closed scenarios' VUs (ids 1..closed_vus,
+                                 the pool's after them), else 0 */
+    int64_t max_lag_us;     /**< --max-lag: an arrival waiting longer is dropped */
+    capacity_plan *cap;     /**< owned: --capacity (played as stages or rate_stages), or NULL */
+    int64_t cap_settle_us;  /**< --capacity-settle: each step's first time not judged */
+    unsigned given;         /**< OPTS_GIVEN_ bits: the load flags given, for their conflicts */
     const char *props_file, *summary_json, *listen, *token_file, *port_file; /**< borrowed */
     const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
     int64_t metrics_linger_us;               /**< --metrics-linger (--web's too) */

@@ -122,6 +122,16 @@ json_t *summary_json(const agg *a, const summary_info *si)
     json_object_set_new(run, "vus", json_integer(si->vus));
     json_object_set_new(run, "vu_ids", json_integer(si->vu_ids));
     json_object_set_new(run, "duration_s", json_real((double)a->elapsed_us / 1e6));
+    if (si->max_in_flight > 0) {
+        json_t *h = json_object();
+        json_object_set_new(run, "max_in_flight", json_integer(si->max_in_flight));
+        json_object_set_new(h, "requests", json_integer((json_int_t)a->held));
+        json_object_set_new(
+            h, "wait_mean_ms",
+            json_real(a->held > 0 ? (double)a->held_us / 1e3 / (double)a->held : 0.));
+        json_object_set_new(h, "wait_max_ms", json_real((double)a->held_max_us / 1e3));
+        json_object_set_new(run, "held_back", h);
+    }
     json_object_set_new(root, "run", run);
     for (size_t i = 0; i < a->nsteps; i++) {
         const step_stats *s = &a->total[i];

@@ -27,6 +27,7 @@ typedef struct summary_info {
     int verdict_passed;      /**< the run's verdict (console/verdict.h) */
     const char *verdict;     /**< its line: "passed: ...", "failed: ..."; NULL: none */
     struct json_t *capacity; /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
+    unsigned max_in_flight;  /**< --max-in-flight, 0: none (the JSON's run.held_back) */
 } summary_info;
 
 /** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */

@@ -43,6 +43,7 @@ void ivsum_reset(ivsum *s)
     s->active_vus = 0;
     s->finished_vus = 0;
     s->vu_us = s->run_us = s->wait_us = 0;
+    s->held = s->held_us = s->held_max_us = 0;
     s->senders = 0;
 }
 
@@ -136,6 +137,10 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
     s->vu_us += m->vu_us;
     s->run_us += m->run_us;
     s->wait_us += m->wait_us;
+    s->held += m->held_back;
+    s->held_us += m->held_back_us;
+    if (m->held_back_max_us > s->held_max_us)
+        s->held_max_us = m->held_back_max_us;
     s->finished_vus += m->finished_vus;
     s->senders++;
     return 0;
@@ -262,4 +267,11 @@ void ivsum_msg_set_little(Quern__Interval *m, uint64_t vu_us, uint64_t run_us, u
     m->vu_us = vu_us;
     m->run_us = run_us;
     m->wait_us = wait_us;
+}
+
+void ivsum_msg_set_held(Quern__Interval *m, uint64_t held, uint64_t held_us, uint64_t max_us)
+{
+    m->held_back = held;
+    m->held_back_us = held_us;
+    m->held_back_max_us = max_us;
 }

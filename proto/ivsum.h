@@ -49,6 +49,9 @@ typedef struct ivsum {
     uint64_t vu_us;        /**< VUs in the system integrated over the interval (Little's N) */
     uint64_t run_us;       /**< durations of the runs that ended in it (Little's R, summed) */
     uint64_t wait_us;      /**< pauses between runs that ended in it (Little's Z, summed) */
+    uint64_t held;         /**< requests held back for a handle (--max-in-flight) */
+    uint64_t held_us;      /**< their waits, summed */
+    uint64_t held_max_us;  /**< the longest of them */
     unsigned senders;      /**< messages added since init/reset */
 } ivsum;
 
@@ -81,6 +84,9 @@ void ivsum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr);
 
 /** Sets m's Little's law sums (Interval.vu_us, run_us, wait_us). */
 void ivsum_msg_set_little(Quern__Interval *m, uint64_t vu_us, uint64_t run_us, uint64_t wait_us);
+/** Sets m's requests held back for a handle (Interval.held_back, its _us
+ *  and _max_us: --max-in-flight). */
+void ivsum_msg_set_held(Quern__Interval *m, uint64_t held, uint64_t held_us, uint64_t max_us);
 /** Sets the start lags of m's scenarios from lag (nscens entries, borrowed,
  *  NULL entries and lag NULL leave them empty). */
 void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag);

@@ -17,6 +17,7 @@
 #include "worker/lscript.h"
 #include "worker/pageres.h"
 #include "worker/reqopt.h"
+#include "worker/inflight.h"
 #include "worker/trace.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
@@ -300,6 +301,9 @@ static void emit(engine *e, int64_t now)
     iv.vu_us = e->vu_us;
     iv.run_us = e->run_us;
     iv.wait_us = e->wait_us;
+    iv.held = e->held;
+    iv.held_us = e->held_us;
+    iv.held_max_us = e->held_max_us;
     iv.steps = e->cur;
     iv.nsteps = e->scens.nsteps;
     iv.scens = e->scount;
@@ -313,6 +317,7 @@ static void emit(engine *e, int64_t now)
     memset(e->scount, 0, e->scens.nscens * sizeof(*e->scount));
     memset(e->acount, 0, e->scens.nscens * sizeof(*e->acount));
     e->vu_us = e->run_us = e->wait_us = 0;
+    e->held = e->held_us = e->held_max_us = 0;
     for (size_t i = 0; e->alag != NULL && i < e->scens.nscens; i++)
         if (e->alag[i] != NULL)
             hist_reset(e->alag[i]);
@@ -574,6 +579,8 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     ev_prepare_init(&e->starter, on_starter);
     ev_init(&e->kick, on_kick);
     e->startq_tail = &e->startq;
+    e->slotq_tail = &e->slotq;
+    e->max_xfers = inflight_share(e->cfg.max_in_flight, e->cfg.vu_count, e->cfg.vus_total);
     ev_init(&e->tick, on_tick);
     ev_init(&e->end_timer, on_end_timer);
     ev_init(&e->leave_timer, on_leave);

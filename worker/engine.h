@@ -43,6 +43,9 @@ typedef struct engine_interval {
     uint64_t vu_us;          /**< VUs started and not finished, integrated over it (VU-us) */
     uint64_t run_us;         /**< durations of the runs that ended in it, summed */
     uint64_t wait_us;        /**< pauses between a VU's runs that ended in it, summed */
+    uint64_t held;           /**< requests held back for a handle (worker/inflight.h) */
+    uint64_t held_us;        /**< their waits, summed */
+    uint64_t held_max_us;    /**< the longest of them */
     const step_stats *steps; /**< nsteps entries, by step index */
     size_t nsteps;
     const scen_counts *scens;    /**< nscens entries, by scenario index */
@@ -99,6 +102,9 @@ typedef struct engine_cfg {
     const char *const *resolve; /**< copied: --resolve "host:port:address" entries for
                                      every request (worker/reqopt.h) */
     size_t nresolve;
+    uint32_t max_in_flight; /**< requests the whole run's VUs may have in flight at once
+                                 (--max-in-flight), this engine's share of them its bound
+                                 (worker/inflight.h); 0: no bound */
 } engine_cfg;
 
 /** Why the engine stopped. */

@@ -55,27 +55,33 @@ struct engine {
     ev_timer tick;           /**< one-second intervals */
     ev_timer end_timer;      /**< duration, then grace */
     ev_signal sig_int, sig_term;
-    sockw *free_socks;     /**< owned free list */
-    sockw **fdw;           /**< owned: the watcher of each descriptor, by number */
-    int nfdw;              /**< entries in fdw */
-    int no_env_proxy;      /**< no proxy variable in the environment */
-    urlc *urls;            /**< owned: parsed URLs, outlive every transfer */
-    struct trace *trace;   /**< owned: --trace, NULL when off */
-    struct curl_slist *ua; /**< owned: the User-Agent header alone, for requests with no other */
-    struct reqopt *run_ro; /**< owned: the run's request options (--resolve), NULL: none */
-    char *env_ca;          /**< owned: the CA bundle when no `ca` is given (reqopt_env_ca) */
-    xh *free_xh;           /**< owned: idle transfer handles */
-    vshare_set vshares;    /**< the shares that hold the VUs' connections */
-    uint32_t nfree_xh;     /**< handles in free_xh */
-    uint32_t xh_out;       /**< handles lent to VUs now */
-    uint32_t xh_peak;      /**< most lent at once since the last xh_trim */
-    char **src;            /**< owned copy of cfg.source_addrs (cfg points at it) */
-    stage *stages;         /**< owned copy of cfg.stages (cfg points at it) */
-    engine_leave *leave;   /**< owned: the VUs that leave before the end, by time */
-    size_t nleave;         /**< entries in leave */
-    size_t leave_next;     /**< the next one to leave */
-    ev_timer leave_timer;  /**< fires at leave[leave_next].at_us */
-    int64_t t0_us;         /**< monotonic start of the run */
+    sockw *free_socks;      /**< owned free list */
+    sockw **fdw;            /**< owned: the watcher of each descriptor, by number */
+    int nfdw;               /**< entries in fdw */
+    int no_env_proxy;       /**< no proxy variable in the environment */
+    urlc *urls;             /**< owned: parsed URLs, outlive every transfer */
+    struct trace *trace;    /**< owned: --trace, NULL when off */
+    struct curl_slist *ua;  /**< owned: the User-Agent header alone, for requests with no other */
+    struct reqopt *run_ro;  /**< owned: the run's request options (--resolve), NULL: none */
+    char *env_ca;           /**< owned: the CA bundle when no `ca` is given (reqopt_env_ca) */
+    xh *free_xh;            /**< owned: idle transfer handles */
+    vshare_set vshares;     /**< the shares that hold the VUs' connections */
+    uint32_t nfree_xh;      /**< handles in free_xh */
+    uint32_t xh_out;        /**< handles lent to VUs now */
+    uint32_t xh_peak;       /**< most lent at once since the last xh_trim */
+    uint32_t max_xfers;     /**< handles the VUs may hold at once (inflight.h), 0: no bound */
+    struct vu *slotq;       /**< borrowed: VUs waiting for a handle, in order (inflight.h) */
+    struct vu **slotq_tail; /**< where the next one is linked */
+    uint64_t held;          /**< this interval's requests held back for a handle */
+    uint64_t held_us;       /**< their waits, summed */
+    uint64_t held_max_us;   /**< the longest of them */
+    char **src;             /**< owned copy of cfg.source_addrs (cfg points at it) */
+    stage *stages;          /**< owned copy of cfg.stages (cfg points at it) */
+    engine_leave *leave;    /**< owned: the VUs that leave before the end, by time */
+    size_t nleave;          /**< entries in leave */
+    size_t leave_next;      /**< the next one to leave */
+    ev_timer leave_timer;   /**< fires at leave[leave_next].at_us */
+    int64_t t0_us;          /**< monotonic start of the run */
     int64_t t0_wall_us;
     int64_t iv_start_us;    /**< monotonic start of the current interval */
     uint64_t second;        /**< current interval number */

@@ -15,9 +15,10 @@
 #include "worker/mpart.h"
 #include "worker/pageres.h"
 #include "worker/reqopt.h"
+#include "worker/inflight.h"
 #include "worker/trace.h"
 
-enum { CTX_THINK = 1, CTX_XFER = 2 };
+enum { CTX_THINK = 1, CTX_XFER = 2, CTX_SLOT = 3 };
 
 /* --- request building ----------------------------------------------------- */
 
@@ -313,6 +314,13 @@ static int request_k(lua_State *L, int status, lua_KContext ctx)
         if (!lua_isnil(L, 1))
             vu_sample_begin(v, lquern_step_index(L, 1));
         v->xfer_timed = 1;
+        if (inflight_wait(v))
+            return lua_yieldk(L, 0, CTX_SLOT, request_k);
+        start_xfer(L, v);
+        return lua_yieldk(L, 0, CTX_XFER, request_k);
+    }
+    if (ctx == CTX_SLOT) {
+        inflight_took(v);
         start_xfer(L, v);
         return lua_yieldk(L, 0, CTX_XFER, request_k);
     }
@@ -356,6 +364,8 @@ static int do_request(lua_State *L)
         vu_sample_begin(v, lquern_step_index(L, 1));
     }
     v->xfer_timed = is_step || v->pend.in_block;
+    if (inflight_wait(v))
+        return lua_yieldk(L, 0, CTX_SLOT, request_k);
     start_xfer(L, v);
     return lua_yieldk(L, 0, CTX_XFER, request_k);
 }

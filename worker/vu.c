@@ -12,6 +12,7 @@
 #include "worker/lcoro.h"
 #include "worker/pageres.h"
 #include "worker/reqlog.h"
+#include "worker/inflight.h"
 #include "worker/trace.h"
 #include "worker/vjar.h"
 
@@ -160,6 +161,8 @@ void xh_put(struct engine *e, xh *x)
     e->free_xh = x;
     e->nfree_xh++;
     e->xh_out--;
+    if (e->slotq != NULL)
+        inflight_given_back(e);
 }
 
 void xh_trim(struct engine *e)
@@ -669,6 +672,8 @@ void vu_stop(vu *v)
             v->abandon = 1; /* finish the request in flight, then stop */
         } else if (v->wait != VU_IDLE) {
             ev_timer_stop(v->eng->loop, &v->timer);
+            if (v->wait == VU_SLOT)
+                v->pend.step = -1; /* its request never left: not a sample */
             v->wait = VU_IDLE;
             vu_finalize(v);
             lua_closethread_compat(v->co);
@@ -715,6 +720,8 @@ void vu_kill(vu *v)
         v->req_headers = NULL;
         v->pend.step = -1;
     }
+    if (v->wait == VU_SLOT)
+        v->pend.step = -1; /* its request never left: not a sample */
     v->wait = VU_IDLE;
     vu_finalize(v);
     vu_release(v);

@@ -26,7 +26,7 @@ struct engine;
 struct step;
 
 enum vu_phase { VU_WAITING, VU_INIT, VU_RUN, VU_PACE, VU_FINISH, VU_DONE };
-enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HALT };
+enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HALT, VU_SLOT };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -121,6 +121,7 @@ typedef struct vu {
     uint8_t queued;       /**< its transfer waits in the engine's start queue */
     uint8_t leaving;      /**< a staged load's descent: finish after the current run */
     uint8_t counted_ready;          /**< open model: came to the pool once (its init ended) */
+    uint8_t in_slotq;               /**< linked in the engine's queue for a handle (inflight.h) */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
@@ -131,6 +132,8 @@ typedef struct vu {
     uint32_t jar_gen;               /**< counts the changes of jar */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
     struct vu *start_next;          /**< borrowed: next in the engine's start queue */
+    struct vu *slot_next;           /**< borrowed: next in the engine's queue for a handle */
+    int64_t slot_since_us;          /**< monotonic: when it began to wait for a handle */
     ev_timer timer;                 /**< ramp start, sleep, think, pacing */
     uint32_t run;                   /**< current run, 1-based */
     uint32_t steps_in_run;          /**< step samples since think time last started over (see

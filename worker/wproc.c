@@ -135,6 +135,7 @@ static void on_interval(void *ud, const engine_interval *iv)
                       c->scen_names, iv->nscens, iv->active_vus, 0, 0);
     ivsum_msg_set_arrivals(m, iv->arrivals);
     ivsum_msg_set_little(m, iv->vu_us, iv->run_us, iv->wait_us);
+    ivsum_msg_set_held(m, iv->held, iv->held_us, iv->held_max_us);
     ivsum_msg_set_lag(m, iv->start_lag);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
@@ -332,6 +333,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
     cfg.nresolve = sr->n_resolve;
     cfg.props = p;
     cfg.vus_total = sr->vus_total;
+    cfg.max_in_flight = sr->max_in_flight;
     if (sr->schedule != NULL) {
         cfg.duration_us = (int64_t)sr->schedule->duration_us;
         cfg.ramp_us = (int64_t)sr->schedule->ramp_up_us;

@@ -397,6 +397,9 @@ struct stats {
 };
 
 static struct stats g_st = {.lock = PTHREAD_MUTEX_INITIALIZER, .gen = 1};
+/* Most /slow requests waiting at once since the last reset: raised under
+ * the timer's lock, read and cleared atomically by /__stats and /__reset. */
+static size_t g_slow_peak;
 
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -431,6 +434,7 @@ static void stats_reset_locked(void)
     g_st.logins_rejected = 0;
     g_st.connections = 0;
     g_st.accepted = 0;
+    __atomic_store_n(&g_slow_peak, 0, __ATOMIC_RELAXED);
 }
 
 static void stats_free(void)
@@ -545,6 +549,8 @@ static void heap_push(struct req *rq)
     rq->heap_idx = g_timer.n;
     g_timer.heap[g_timer.n++] = rq;
     heap_up(rq->heap_idx);
+    if (g_timer.n > __atomic_load_n(&g_slow_peak, __ATOMIC_RELAXED))
+        __atomic_store_n(&g_slow_peak, g_timer.n, __ATOMIC_RELAXED);
 }
 
 static void heap_remove(struct req *rq)
@@ -1229,6 +1235,8 @@ static enum MHD_Result ep_stats(struct req *rq)
     json_object_set_new(j, "connections", json_integer((json_int_t)g_st.connections));
     json_object_set_new(j, "connections_accepted", json_integer((json_int_t)g_st.accepted));
     json_object_set_new(j, "open_connections", json_integer((json_int_t)g_st.open));
+    json_object_set_new(j, "slow_peak",
+                        json_integer((json_int_t)__atomic_load_n(&g_slow_peak, __ATOMIC_RELAXED)));
     json_t *sr = json_object();
     size_t out = 0;
     for (size_t i = 0; i < g_st.seen.nbuckets && out < MAX_SESSION_REQ_OUT; i++) {

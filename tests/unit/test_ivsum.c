@@ -45,6 +45,8 @@ static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, con
     }
     /* Little's law's sums: n VUs the whole second, runs of lat, pauses of 1 ms */
     ivsum_msg_set_little(m, n * 1000000, n * lat, n * 1000);
+    /* --max-in-flight: n requests held back, 2 ms each, the longest lat */
+    ivsum_msg_set_held(m, n, n * 2000, lat);
     stats_free(&st[0]);
     stats_free(&st[1]);
     return m;
@@ -111,6 +113,9 @@ static void test_sum(void **state)
     assert_int_equal(s.vu_us, 8000000); /* Little's sums added up the way */
     assert_int_equal(s.run_us, 5 * 1000 + 3 * 200000);
     assert_int_equal(s.wait_us, 8000);
+    assert_int_equal(s.held, 8); /* held back: counts and waits added, the longest kept */
+    assert_int_equal(s.held_us, 16000);
+    assert_int_equal(s.held_max_us, 200000);
 
     ivsum_reset(&s);
     assert_int_equal(s.senders, 0);
@@ -121,6 +126,7 @@ static void test_sum(void **state)
     assert_int_equal(s.arrivals[1].scheduled, 0);
     assert_int_equal(s.active_vus, 0);
     assert_int_equal(s.vu_us + s.run_us + s.wait_us, 0);
+    assert_int_equal(s.held + s.held_us + s.held_max_us, 0);
     /* The sum goes up again as one message, the same totals. */
     assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
     assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
@@ -130,6 +136,7 @@ static void test_sum(void **state)
         ivsum t;
         ivsum_msg_set_arrivals(up, s.arrivals);
         ivsum_msg_set_little(up, s.vu_us, s.run_us, s.wait_us);
+        ivsum_msg_set_held(up, s.held, s.held_us, s.held_max_us);
         ivsum_init(&t, 2, 2);
         assert_int_equal(up->last, 1);
         assert_int_equal(ivsum_add_msg(&t, up, scens, err, sizeof(err)), 0);
@@ -142,6 +149,8 @@ static void test_sum(void **state)
         assert_int_equal(t.arrivals[1].dropped, 2); /* an agent's sum goes up whole */
         assert_int_equal(t.vu_us, 8000000);
         assert_int_equal(t.wait_us, 8000);
+        assert_int_equal(t.held_max_us, 200000); /* the max goes up as a max */
+        assert_int_equal(t.held, 8);
         ivsum_free(&t);
         ivsum_msg_free(up);
     }
