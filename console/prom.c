@@ -185,6 +185,26 @@ static void arrivals(text *t, const prom_input *in)
     }
 }
 
+/* Requests held back by --max-in-flight, and their waits; nothing until one
+ * was. */
+static void held_back(text *t, const prom_input *in)
+{
+    char sec[32];
+
+    if (in->a == NULL || in->a->held == 0)
+        return;
+    family(t, "quern_held_back_total", "counter",
+           "Requests that waited for one of --max-in-flight to end before they left.");
+    fmt(t, "quern_held_back_total{run=\"");
+    label_value(t, in->run);
+    fmt(t, "\"} %" PRIu64 "\n", in->a->held);
+    family(t, "quern_held_back_seconds_total", "counter",
+           "Their waits, summed (counted in the response times, not the service times).");
+    fmt(t, "quern_held_back_seconds_total{run=\"");
+    label_value(t, in->run);
+    fmt(t, "\"} %s\n", prom_seconds(in->a->held_us, sec, sizeof(sec)));
+}
+
 char *prom_render(const prom_input *in, size_t *len)
 {
     text t = {0};
@@ -215,6 +235,7 @@ char *prom_render(const prom_input *in, size_t *len)
             "Service time of the samples, from their actual start, per step (from the merged HDR "
             "histograms).");
     arrivals(&t, in);
+    held_back(&t, in);
     family(&t, "quern_vus", "gauge", "Active virtual users, every agent and worker together.");
     sample_head(&t, in, "quern_vus", SIZE_MAX, "");
     fmt(&t, "%" PRIu32 "\n", in->a != NULL ? in->a->active_vus : 0);

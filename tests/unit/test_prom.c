@@ -188,6 +188,14 @@ static void test_service_and_arrivals(void **state)
                                 "quern_arrivals_total{run=\"nightly\",state=\"started\"} 7\n"
                                 "quern_arrivals_total{run=\"nightly\",state=\"late\"} 3\n"
                                 "quern_arrivals_total{run=\"nightly\",state=\"dropped\"} 2\n"));
+    assert_null(strstr(got, "quern_held_back")); /* none held back: none */
+    xfree(got);
+    agg_add_held(&x.a, 3, 4500000, 2000000);
+    got = prom_render(&in, &len);
+    assert_non_null(strstr(got, "# TYPE quern_held_back_total counter\n"
+                                "quern_held_back_total{run=\"nightly\"} 3\n"));
+    assert_non_null(strstr(got, "# TYPE quern_held_back_seconds_total counter\n"
+                                "quern_held_back_seconds_total{run=\"nightly\"} 4.5\n"));
     xfree(got);
     fx_free(&x);
 }
