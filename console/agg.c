@@ -62,6 +62,11 @@ void agg_add_held(agg *a, uint64_t n, uint64_t us, uint64_t max_us)
         a->held_max_us = max_us;
 }
 
+double agg_held_mean_ms(const agg *a)
+{
+    return a->held > 0 ? (double)a->held_us / 1e3 / (double)a->held : 0.;
+}
+
 void agg_add_lag(agg *a, hist *const *lag)
 {
     for (size_t i = 0; lag != NULL && i < a->nscens; i++) {

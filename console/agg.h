@@ -44,6 +44,8 @@ void agg_add_arrivals(agg *a, const rate_counts *arr);
 /** Adds one interval's requests held back by --max-in-flight: n of them,
  *  waits summed us, the longest max_us. */
 void agg_add_held(agg *a, uint64_t n, uint64_t us, uint64_t max_us);
+/** The mean wait of the requests held back, in ms; 0 when none was. */
+double agg_held_mean_ms(const agg *a);
 /** Merges one interval's start lags (nscens entries, borrowed; NULL ones
  *  and lag NULL add nothing). */
 void agg_add_lag(agg *a, hist *const *lag);

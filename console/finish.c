@@ -108,8 +108,7 @@ void finish_run(run *r)
         fprintf(stdout,
                 "\nHeld back: %llu requests waited for one of the --max-in-flight %u to end "
                 "(mean %.1f ms, longest %.1f ms); their response times count the wait.\n",
-                (unsigned long long)r->agg.held, r->o.max_in_flight,
-                (double)r->agg.held_us / 1e3 / (double)r->agg.held,
+                (unsigned long long)r->agg.held, r->o.max_in_flight, agg_held_mean_ms(&r->agg),
                 (double)r->agg.held_max_us / 1e3);
     if (!r->o.embedded)
         agents_breakdown(r, stdout);

@@ -126,9 +126,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_t *h = json_object();
         json_object_set_new(run, "max_in_flight", json_integer(si->max_in_flight));
         json_object_set_new(h, "requests", json_integer((json_int_t)a->held));
-        json_object_set_new(
-            h, "wait_mean_ms",
-            json_real(a->held > 0 ? (double)a->held_us / 1e3 / (double)a->held : 0.));
+        json_object_set_new(h, "wait_mean_ms", json_real(agg_held_mean_ms(a)));
         json_object_set_new(h, "wait_max_ms", json_real((double)a->held_max_us / 1e3));
         json_object_set_new(run, "held_back", h);
     }
