@@ -86,3 +86,6 @@ check "label not UTF-8: file:line" \
 eq "scenario name not UTF-8: exit 2" "$(run hostile_scen.lua --vus 1 --runs 1)" 2
 check "scenario name not UTF-8: file:line" \
   grep -qx "$D/hostile_scen.lua:3: scenario name is not valid UTF-8 (byte 4)" <(head -n 1 "$TMP/err")
+"$QUERN" agent --worker-memory 5x >"$TMP/out" 2>"$TMP/err"
+check "quern agent --worker-memory 5x: refused, naming the flag" \
+  grep -q -- '--worker-memory: "5x" is not an amount of memory' "$TMP/err"
