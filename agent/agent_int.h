@@ -70,6 +70,7 @@ typedef struct arun {
     const char *status; /**< borrowed literal: "completed", "stopped", ... */
     int want_files;     /**< StartRun asked for the JTL or the Grinder logs */
     fileup *up;         /**< owned: those files going up, once the workers are gone */
+    uint64_t lua_mem;   /**< bytes each worker's Lua state may hold (--worker-memory) */
 } arun;
 
 /** The agent process: its console link and its run. */
@@ -79,6 +80,7 @@ typedef struct agent {
     char port[16];
     char name[128];
     unsigned workers;
+    uint64_t lua_mem;     /**< --worker-memory, 0: from the host's memory (common/memsize.h) */
     const char *work_dir; /**< borrowed from argv: where run folders go, NULL: $TMPDIR or /tmp */
     uint32_t vus_max;     /**< VUs this host can hold (runchk_agent_vus_max) */
     char *token;          /**< owned (auth_token_free) */

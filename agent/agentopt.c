@@ -11,9 +11,10 @@
 #include "agent/rundir.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/memsize.h"
 #include "common/opttab.h"
 
-enum { OPT_CONSOLE = 256, OPT_TOKEN_FILE, OPT_WORKERS, OPT_NAME, OPT_WORK_DIR };
+enum { OPT_CONSOLE = 256, OPT_TOKEN_FILE, OPT_WORKERS, OPT_NAME, OPT_WORK_DIR, OPT_WORKER_MEMORY };
 
 static const opttab_row agentopt_rows[] = {
     {NULL, 0, 0, NULL,
@@ -30,6 +31,11 @@ static const opttab_row agentopt_rows[] = {
      "shared secret (mode 600), the same as the console's", OPTTAB_NONE},
     {"workers", required_argument, OPT_WORKERS, "--workers P",
      "worker processes per run (default: online cores)", OPTTAB_NONE},
+    {"worker-memory", required_argument, OPT_WORKER_MEMORY, "--worker-memory SIZE",
+     "memory each worker's Lua state may hold (256M, 2G) when\n"
+     "the console does not say (default: 75 % of this host's\n"
+     "memory shared by the workers, at least 64M)",
+     OPTTAB_NONE},
     {"name", required_argument, OPT_NAME, "--name NAME",
      "agent name shown by the console (default: host name)", OPTTAB_NONE},
     {"work-dir", required_argument, OPT_WORK_DIR, "--work-dir DIR",
@@ -86,6 +92,18 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
                 return -1;
             }
             a->workers = (unsigned)n;
+            break;
+        }
+        case OPT_WORKER_MEMORY: {
+            char err[256];
+            if (memsize_parse(v, &a->lua_mem, err, sizeof(err)) != 0) {
+                fprintf(stderr, "quern agent: --worker-memory: %s\n", err);
+                return -1;
+            }
+            if (a->lua_mem < MEMSIZE_WORKER_MIN || a->lua_mem > MEMSIZE_WORKER_MAX) {
+                fprintf(stderr, "quern agent: --worker-memory: \"%s\" is not from 16M to 1T\n", v);
+                return -1;
+            }
             break;
         }
         case OPT_NAME:

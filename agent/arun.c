@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/memsize.h"
 #include "proto/handshake.h"
 #include "proto/ivsum.h"
 #include "worker/wproc.h"
@@ -399,12 +400,26 @@ static void send_worker_start(arun *r, wslot *w, const Quern__StartRun *sr, uint
     ws.n_vu_ranges = n;
     ws.vu_ranges = rp;
     ws.workers = 1;
+    ws.worker_memory = r->lua_mem;
     ws.agent_name = r->a->name;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &ws;
     peer_send(&w->link, &env);
     xfree(rs);
     xfree(rp);
+}
+
+/* What each worker's Lua state may hold: the console's --worker-memory,
+ * else the agent's, else 75 % of this host's memory shared by the workers. */
+static uint64_t arun_worker_memory(const agent *a, const Quern__StartRun *sr, unsigned workers)
+{
+    uint64_t b = sr->worker_memory ? sr->worker_memory : a->lua_mem;
+
+    if (b == 0)
+        return memsize_worker_default(memsize_host_total(), workers);
+    if (b < MEMSIZE_WORKER_MIN)
+        return MEMSIZE_WORKER_MIN;
+    return b > MEMSIZE_WORKER_MAX ? MEMSIZE_WORKER_MAX : b;
 }
 
 void arun_start(agent *a, const Quern__StartRun *sr)
@@ -437,6 +452,7 @@ void arun_start(agent *a, const Quern__StartRun *sr)
     }
     r->nworkers = sr->workers > 0 && sr->workers <= a->workers ? sr->workers : a->workers;
     r->w = xcalloc(r->nworkers, sizeof(*r->w));
+    r->lua_mem = arun_worker_memory(a, sr, r->nworkers);
     for (unsigned i = 0; i < r->nworkers; i++) {
         r->w[i].link.fd = -1;
         r->w[i].eof = 1;
@@ -452,9 +468,13 @@ void arun_start(agent *a, const Quern__StartRun *sr)
         }
         if (used + 40 >= sizeof(ids))
             snprintf(ids + used, sizeof(ids) - used, ",...");
-        log_msg(LOG_INFO, "run %llu (%s): %s, %llu VU(s) of %u [%s], %u worker(s), %zu file(s)",
+        char mem[MEMSIZE_FORMAT_MAX];
+        log_msg(LOG_INFO,
+                "run %llu (%s): %s, %llu VU(s) of %u [%s], %u worker(s) of %s Lua memory, %zu "
+                "file(s)",
                 (unsigned long long)sr->run_id, sr->run_name, sr->script_name,
-                (unsigned long long)nvus, sr->vus_total, ids, r->nworkers, sr->n_files);
+                (unsigned long long)nvus, sr->vus_total, ids, r->nworkers,
+                memsize_format(r->lua_mem, mem, sizeof(mem)), sr->n_files);
     }
     if (rundir_new(a->work_dir, sr->files, sr->n_files, r->dir, sizeof(r->dir), err, sizeof(err)) !=
         0) {

@@ -8,8 +8,8 @@
 #include "worker/engine.h"
 #include "worker/scen.h"
 
-int preflight_load(const char *script, const props *p, uint32_t vus_total, preflight *out,
-                   char *err, size_t errlen)
+int preflight_load(const char *script, const props *p, uint32_t vus_total, uint64_t mem_limit,
+                   preflight *out, char *err, size_t errlen)
 {
     engine_cfg cfg;
     engine *e;
@@ -21,6 +21,7 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, prefl
     cfg.props = p;
     cfg.vus_total = vus_total;
     cfg.vu_first = 1;
+    cfg.mem_limit = mem_limit;
     e = engine_new(&cfg, err, errlen);
     if (e == NULL)
         return -1;

@@ -10,7 +10,7 @@
  *
  * Usage:
  *     preflight pf;
- *     if (preflight_load(script, props, vus, &pf, err, sizeof(err)) != 0)
+ *     if (preflight_load(script, props, vus, mem_limit, &pf, err, sizeof(err)) != 0)
  *         ... err is "file:line: ..." ...
  *     for (size_t i = 0; i < pf.nsteps; i++) ... pf.steps[i].id, pf.steps[i].name
  *     for (size_t i = 0; i < pf.nthresholds; i++) ... pf.thresholds[i].expr, .where
@@ -55,11 +55,11 @@ typedef struct preflight {
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;
- *  vus_total VUs in the run, this one playing from VU 1) and fills out.
- *  Returns 0, or -1 with err set ("file:line: ..." for a script error) and
- *  out empty. */
-int preflight_load(const char *script, const props *p, uint32_t vus_total, preflight *out,
-                   char *err, size_t errlen);
+ *  vus_total VUs in the run, this one playing from VU 1; its Lua state may
+ *  hold mem_limit bytes, 0: no bound) and fills out. Returns 0, or -1 with
+ *  err set ("file:line: ..." for a script error) and out empty. */
+int preflight_load(const char *script, const props *p, uint32_t vus_total, uint64_t mem_limit,
+                   preflight *out, char *err, size_t errlen);
 
 /** Frees what preflight_load filled and empties pf; fine on an empty one. */
 void preflight_free(preflight *pf);

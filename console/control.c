@@ -235,6 +235,7 @@ static void start_run(run *r)
     sr.resolve = r->o.resolve;
     sr.n_resolve = r->o.nresolve;
     sr.max_in_flight = r->o.max_in_flight;
+    sr.worker_memory = r->o.worker_memory;
     sr.files = r->bundle.files;
     sr.n_files = r->bundle.nfiles;
     sr.props = pp;

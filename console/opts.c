@@ -18,6 +18,7 @@
 #include "common/cli.h"
 #include "common/dur.h"
 #include "common/mem.h"
+#include "common/memsize.h"
 #include "common/opttab.h"
 #include "common/props.h"
 #include "common/hostres.h"
@@ -48,6 +49,7 @@ enum {
     OPT_WEB_PORT_FILE,
     OPT_SOURCE_ADDRS,
     OPT_MAX_IN_FLIGHT,
+    OPT_WORKER_MEMORY,
     OPT_RESOLVE,
     OPT_THRESHOLD,
     OPT_ABORT_ON_FAIL,
@@ -175,6 +177,12 @@ static const opttab_row rows[] = {
      "its response time counts the wait, and the end says how\n"
      "many waited. Bounds the injector's memory when every VU\n"
      "is waiting for a slow server (about 9 KB a request)",
+     OPTTAB_NONE},
+    {"worker-memory", required_argument, OPT_WORKER_MEMORY, "--worker-memory SIZE",
+     "memory each worker's Lua state may hold (256M, 2G; 16M\n"
+     "to 1T): past it the VU's Lua call fails with \"not enough\n"
+     "memory\", a functional error. Default: 75 % of the agent\n"
+     "host's memory shared by its workers, at least 64M",
      OPTTAB_NONE},
     {"resolve", required_argument, OPT_RESOLVE, "--resolve HOST:PORT:ADDR",
      "every request to HOST:PORT goes to ADDR, without DNS (as\n"
@@ -319,6 +327,21 @@ static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, u
         return -1;
     }
     *out = (unsigned)n;
+    return 0;
+}
+
+static int parse_worker_memory(const char *flag, const char *v, uint64_t *out)
+{
+    char err[256];
+
+    if (memsize_parse(v, out, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s: %s\n", flag, err);
+        return -1;
+    }
+    if (*out < MEMSIZE_WORKER_MIN || *out > MEMSIZE_WORKER_MAX) {
+        fprintf(stderr, "quern run: %s: \"%s\" is not from 16M to 1T\n", flag, v);
+        return -1;
+    }
     return 0;
 }
 
@@ -592,6 +615,8 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return parse_u(flag, v, 1, 1024, &o->workers);
     case OPT_MAX_IN_FLIGHT:
         return parse_u(flag, v, 1, OPTS_MAX_VUS_MAX, &o->max_in_flight);
+    case OPT_WORKER_MEMORY:
+        return parse_worker_memory(flag, v, &o->worker_memory);
     case OPT_SOURCE_ADDRS:
         return parse_addrs(flag, v, o);
     case OPT_RESOLVE:

@@ -68,6 +68,8 @@ typedef struct run_opts {
     size_t nrate_stages;     /**< entries in rate_stages */
     unsigned max_vus;        /**< --max-vus: the open model's pool (vus: those created first) */
     unsigned max_in_flight; /**< --max-in-flight: requests in flight at once at most, 0: no bound */
+    uint64_t worker_memory; /**< --worker-memory: bytes a worker's Lua state may hold, 0: the
+                                 agent's default (common/memsize.h) */
     unsigned closed_vus;    /**< a mixed run: the closed scenarios' VUs (ids 1..closed_vus,
                                  the pool's after them), else 0 */
     int64_t max_lag_us;     /**< --max-lag: an arrival waiting longer is dropped */

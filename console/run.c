@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/memsize.h"
 #include "console/finish.h"
 #include "console/hsrv.h"
 #include "console/record.h"
@@ -81,8 +82,11 @@ static int script_preflight(run *r, char *err, size_t errlen)
 {
     preflight pf;
     int rc;
+    /* The console's own copy of the script is bounded as a worker's is. */
+    uint64_t mem =
+        r->o.worker_memory ? r->o.worker_memory : memsize_worker_default(memsize_host_total(), 1);
 
-    if (preflight_load(r->o.script, r->p, r->o.vu_ids, &pf, err, errlen) != 0)
+    if (preflight_load(r->o.script, r->p, r->o.vu_ids, mem, &pf, err, errlen) != 0)
         return -1;
     rc = opts_scen_stages(&r->o, pf.has_shared, pf.staged_ids, pf.staged_max, pf.stages_us, err,
                           errlen);

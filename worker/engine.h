@@ -105,6 +105,8 @@ typedef struct engine_cfg {
     uint32_t max_in_flight; /**< requests the whole run's VUs may have in flight at once
                                  (--max-in-flight), this engine's share of them its bound
                                  (worker/inflight.h); 0: no bound */
+    uint64_t mem_limit;     /**< bytes the Lua state may hold while a script runs
+                                 (--worker-memory, worker/lalloc.h); 0: no bound */
 } engine_cfg;
 
 /** Why the engine stopped. */

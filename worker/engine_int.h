@@ -8,6 +8,7 @@
 #include <lua.h>
 
 #include "worker/arrive.h"
+#include "worker/lalloc.h"
 #include "worker/engine.h"
 #include "worker/lwatch.h"
 #include "worker/urlc.h"
@@ -35,6 +36,7 @@ struct engine {
     CURLM *multi;            /**< owned */
     lua_State *L;            /**< owned: main state; VUs are its threads */
     lwatch watch;            /**< bounds the Lua work of the load and of each resume */
+    lalloc mem;              /**< L's allocator: its memory and cfg.mem_limit (lalloc.h) */
     scen_set scens;          /**< declared by the script */
     vu *vus;                 /**< owned array of cfg.vu_count slots */
     uint32_t nvus;           /**< VUs created in vus (all in the closed model; the open

@@ -195,12 +195,15 @@ static void declare_rate(lua_State *L, scen *sc, int idx, int staged)
 static int l_scenario(lua_State *L)
 {
     struct engine *e = lapi_engine(L);
-    const char *name = luaL_checkstring(L, 1);
+    size_t name_len;
+    const char *name = luaL_checklstring(L, 1, &name_len);
     char at[512], err[1024];
     scen *sc;
 
     if (e->loaded)
         return luaL_error(L, "scenarios are declared when the script loads, not from a VU");
+    if (strlen(name) != name_len)
+        return luaL_error(L, "scenario name has a NUL byte");
     if (!lua_isnoneornil(L, 2))
         luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
@@ -268,6 +271,7 @@ static int l_scen_step(lua_State *L)
     struct engine *e = lapi_engine(L);
     lua_Integer num;
     const char *label;
+    size_t label_len;
     char at[512], err[1024];
     scen *sc;
     step *st;
@@ -275,9 +279,11 @@ static int l_scen_step(lua_State *L)
 
     luaL_checktype(L, 1, LUA_TTABLE);
     num = luaL_checkinteger(L, 2);
-    label = luaL_optstring(L, 3, "");
+    label = luaL_optlstring(L, 3, "", &label_len);
     if (e->loaded)
         return luaL_error(L, "steps are declared when the script loads, not from a VU");
+    if (strlen(label) != label_len)
+        return luaL_error(L, "step %d: label has a NUL byte", (int)num);
     if (lua_rawgetp(L, 1, &scen_key) != LUA_TNUMBER)
         return luaL_error(L, "step: call it as sc:step(n, label) on a scenario");
     sc = e->scens.scens[lua_tointeger(L, -1)];
@@ -390,7 +396,7 @@ static int l_time_end(lua_State *L)
     v->pend.elapsed_us = clock_mono_us() - v->pend.start_us;
     if (!ok && v->pend.err == SAMPLE_OK) {
         v->pend.err = SAMPLE_FUNC;
-        snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", luaL_tolstring(L, 2, NULL));
+        snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", lscript_errtext(L, 2));
         lua_pop(L, 1);
     }
     return 0;

@@ -9,8 +9,9 @@
 
 #include "common/log.h"
 #include "common/mem.h"
-#include "common/salloc.h"
+#include "common/memsize.h"
 #include "worker/engine_int.h"
+#include "worker/lalloc.h"
 #include "worker/lapi.h"
 #include "worker/lcookies.h"
 #include "worker/lhttp.h"
@@ -88,11 +89,89 @@ static int search_lua(lua_State *L)
     return 2;
 }
 
+/* os.exit's replacement: leaving the process from a scenario would end a
+ * worker mid-run, or make the console's check of the script exit 0 with
+ * nothing run. An error at the caller's line instead. */
+static int refused_exit(lua_State *L)
+{
+    return luaL_error(L, "os.exit is not allowed in a scenario");
+}
+
+/* Puts refused_exit wherever the standard library filed os.exit: the os
+ * table (global os and package.loaded.os are that one table), and any other
+ * module table of package.loaded that holds the same function. */
+static void refuse_exit(lua_State *L)
+{
+    lua_getglobal(L, "os");
+    lua_getfield(L, -1, "exit"); /* the original, to find its other references */
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+        if (lua_istable(L, -1)) {
+            lua_pushnil(L);
+            while (lua_next(L, -2) != 0) {
+                if (lua_rawequal(L, -1, -6)) {
+                    lua_pushvalue(L, -2);
+                    lua_pushcfunction(L, refused_exit);
+                    lua_rawset(L, -5);
+                }
+                lua_pop(L, 1);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    lua_pushcfunction(L, refused_exit);
+    lua_setfield(L, -2, "exit");
+    lua_pop(L, 1);
+}
+
+static int errtext_convert(lua_State *L)
+{
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+const char *lscript_errtext(lua_State *L, int idx)
+{
+    int t;
+
+    idx = lua_absindex(L, idx);
+    t = lua_type(L, idx);
+    if (t == LUA_TSTRING) {
+        lua_pushvalue(L, idx);
+        return lua_tostring(L, -1);
+    }
+    /* luaL_tolstring calls __tostring, which may raise, and that outside
+     * any protected call would abort the worker. */
+    lua_pushcfunction(L, errtext_convert);
+    lua_pushvalue(L, idx);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushfstring(L, "(error object is a %s value)", lua_typename(L, t));
+    }
+    return lua_tostring(L, -1);
+}
+
+/* Lua's memory error has no position, and the stack that had one is gone:
+ * the script's name and the limit it met. */
+static void load_memory_error(const struct engine *e, char *err, size_t errlen)
+{
+    char lim[MEMSIZE_FORMAT_MAX];
+    const char *name = e->cfg.script_display != NULL ? e->cfg.script_display : e->cfg.script;
+
+    snprintf(err, errlen,
+             "%s: not enough memory while the script loaded (its Lua state may hold %s, "
+             "--worker-memory)",
+             name, memsize_format(e->mem.limit, lim, sizeof(lim)));
+}
+
 static int setup(lua_State *L)
 {
     struct engine *e = lua_touserdata(L, 1);
 
     luaL_openlibs(L);
+    refuse_exit(L);
     lapi_set_engine(L, e);
 
     /* require finds the script's own modules first. */
@@ -142,7 +221,8 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
         if (strcmp(e->display_dir, e->script_dir) == 0)
             e->display_dir[0] = '\0';
     }
-    L = lua_newstate(salloc_lua, NULL);
+    e->mem.limit = (size_t)e->cfg.mem_limit;
+    L = lua_newstate(lalloc_fn, &e->mem);
     if (L == NULL) {
         snprintf(err, errlen, "cannot create a Lua state");
         return -1;
@@ -157,22 +237,29 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
     lua_pushcfunction(L, setup);
     lua_pushlightuserdata(L, e);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-        snprintf(err, errlen, "%s", lua_tostring(L, -1));
+        snprintf(err, errlen, "%s", lscript_errtext(L, -1));
+        lua_pop(L, 2);
         return -1;
     }
     lwatch_load_begin(&e->watch, L);
+    lalloc_enforce(&e->mem, 1);
     rc = load_file(L, e, e->cfg.script);
     if (rc == LUA_OK)
         rc = lua_pcall(L, 0, 0, 0);
+    lalloc_enforce(&e->mem, 0);
     if (lwatch_load_end(&e->watch, L)) {
         snprintf(err, errlen, "%s", e->watch.msg);
         lua_pop(L, 1);
         return -1;
     }
-    if (rc != LUA_OK) {
-        const char *m = lua_tostring(L, -1);
-        snprintf(err, errlen, "%s", m ? m : "error object is not a string");
+    if (rc == LUA_ERRMEM) {
+        load_memory_error(e, err, errlen);
         lua_pop(L, 1);
+        return -1;
+    }
+    if (rc != LUA_OK) {
+        snprintf(err, errlen, "%s", lscript_errtext(L, -1));
+        lua_pop(L, 2);
         return -1;
     }
     if (e->scens.nscens == 0) {

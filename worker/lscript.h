@@ -27,4 +27,9 @@ int lscript_load(struct engine *e, char *err, size_t errlen);
  *  bundle are read from there). */
 const char *lscript_dir(lua_State *L);
 
+/** Pushes onto L the text of the error object at idx and returns it: a
+ *  string as is, anything else through its __tostring under protection,
+ *  else "(error object is a T value)". Pop it when done. */
+const char *lscript_errtext(lua_State *L, int idx);
+
 #endif

@@ -1,11 +1,13 @@
 #include "worker/scen.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/mem.h"
+#include "common/utf8.h"
 
 void scen_set_init(scen_set *set)
 {
@@ -72,10 +74,32 @@ static int valid_name(const char *s)
     return 1;
 }
 
+/* The offset of the first byte of s that does not start a well-formed UTF-8
+ * character, or -1 when all do: /metrics, the JSON summary and JUnit carry
+ * names as UTF-8, and one bad byte makes a reader refuse the whole page. */
+static long bad_utf8_at(const char *s)
+{
+    size_t n = strlen(s);
+    uint32_t c;
+
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_decode((const unsigned char *)s + i, n - i, &c);
+        if (len == 0)
+            return (long)i;
+        i += len;
+    }
+    return -1;
+}
+
 scen *scen_add(scen_set *set, const char *name, const char *where, char *err, size_t errlen)
 {
     scen *sc;
+    long bad = bad_utf8_at(name);
 
+    if (bad >= 0) {
+        snprintf(err, errlen, "%s: scenario name is not valid UTF-8 (byte %ld)", where, bad + 1);
+        return NULL;
+    }
     if (!valid_name(name)) {
         snprintf(err, errlen, "%s: bad scenario name \"%s\" (use letters, digits, '-' and '_')",
                  where, name);
@@ -104,9 +128,15 @@ step *scen_add_step(scen_set *set, scen *sc, int num, const char *label, const c
 {
     char id[256];
     step *st;
+    long bad = bad_utf8_at(label);
 
     if (num < 0) {
         snprintf(err, errlen, "%s: step number must be 0 or more, got %d", where, num);
+        return NULL;
+    }
+    if (bad >= 0) {
+        snprintf(err, errlen, "%s: step %d: label is not valid UTF-8 (byte %ld)", where, num,
+                 bad + 1);
         return NULL;
     }
     snprintf(id, sizeof(id), "SC-%s-STEP-%d", sc->name, num);

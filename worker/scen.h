@@ -84,12 +84,13 @@ void scen_set_init(scen_set *set);
 void scen_set_free(scen_set *set);
 
 /** Declares a scenario. Returns it, or NULL with "where: message" in err when
- *  the name is empty, has characters other than letters, digits, '-' and '_',
- *  or is already declared. */
+ *  the name is not valid UTF-8, is empty, has characters other than letters,
+ *  digits, '-' and '_', or is already declared. */
 scen *scen_add(scen_set *set, const char *name, const char *where, char *err, size_t errlen);
 
 /** Declares step n of sc. Returns it, or NULL with an error naming both
- *  places when the id is already declared (n must be >= 0). */
+ *  places when the id is already declared (n must be >= 0), or with
+ *  "where: ..." when label is not valid UTF-8. */
 step *scen_add_step(scen_set *set, scen *sc, int num, const char *label, const char *where,
                     char *err, size_t errlen);
 

@@ -334,6 +334,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
     cfg.props = p;
     cfg.vus_total = sr->vus_total;
     cfg.max_in_flight = sr->max_in_flight;
+    cfg.mem_limit = sr->worker_memory;
     if (sr->schedule != NULL) {
         cfg.duration_us = (int64_t)sr->schedule->duration_us;
         cfg.ramp_us = (int64_t)sr->schedule->ramp_up_us;

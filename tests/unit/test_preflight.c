@@ -42,7 +42,7 @@ static void test_steps_and_thresholds(void **state)
                  "quern.threshold(\"p95<500ms\")\n"
                  "function sc.run(vu) end\n");
     base = strrchr(path, '/') + 1;
-    assert_int_equal(preflight_load(path, NULL, 4, &pf, err, sizeof(err)), 0);
+    assert_int_equal(preflight_load(path, NULL, 4, 0, &pf, err, sizeof(err)), 0);
     assert_int_equal(pf.nsteps, 2);
     assert_string_equal(pf.steps[0].id, "SC-SHOP-STEP-2");
     assert_string_equal(pf.steps[0].name, "SC-SHOP-STEP-2)Pay");
@@ -85,7 +85,7 @@ static void test_scenario_rate(void **state)
                  "function api.run(vu) end\n%s",
                  cases[i].others);
         write_script(text);
-        if (preflight_load(path, NULL, 4, &pf, err, sizeof(err)) != 0)
+        if (preflight_load(path, NULL, 4, 0, &pf, err, sizeof(err)) != 0)
             fail_msg("case %zu: %s", i, err);
         assert_int_equal(pf.nrate_stages, 2);
         if (!cases[i].error)
@@ -105,11 +105,77 @@ static void test_syntax_error(void **state)
                  "local sc = quern.scenario(\"SYN\")\n"
                  "function sc.run(vu)\n"
                  "end end\n");
-    assert_int_equal(preflight_load(path, NULL, 1, &pf, err, sizeof(err)), -1);
+    assert_int_equal(preflight_load(path, NULL, 1, 0, &pf, err, sizeof(err)), -1);
     snprintf(where, sizeof(where), "%s:4: ", strrchr(path, '/') + 1);
     assert_non_null(strstr(err, where));
     assert_int_equal(pf.nsteps, 0);
     assert_null(pf.steps);
+    unlink(path);
+}
+
+/* Loads text; asserts it fails with want at the given line. */
+static void load_fails_at(const char *text, int line, const char *want)
+{
+    preflight pf;
+    char err[512], where[128];
+
+    write_script(text);
+    assert_int_equal(preflight_load(path, NULL, 1, 0, &pf, err, sizeof(err)), -1);
+    snprintf(where, sizeof(where), "%s:%d: %s", strrchr(path, '/') + 1, line, want);
+    if (strstr(err, where) == NULL)
+        fail_msg("\"%s\" does not say \"%s\"", err, where);
+    unlink(path);
+}
+
+/* os.exit ends no process: wherever a script finds it, it raises. */
+static void test_os_exit_refused_everywhere(void **state)
+{
+    static const char *calls[] = {"os.exit(0)", "package.loaded.os.exit(0)",
+                                  "debug.getregistry()._LOADED.os.exit(0)",
+                                  "require('os').exit(true, true)"};
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        snprintf(text, sizeof(text),
+                 "local quern = require \"quern\"\n"
+                 "local sc = quern.scenario(\"EXIT\")\n"
+                 "%s\n"
+                 "function sc.run(vu) end\n",
+                 calls[i]);
+        load_fails_at(text, 3, "os.exit is not allowed in a scenario");
+    }
+}
+
+/* An error object whose __tostring raises still gives a message. */
+static void test_error_object_tostring_raises(void **state)
+{
+    preflight pf;
+    char err[512];
+
+    (void)state;
+    write_script("local quern = require \"quern\"\n"
+                 "quern.scenario(\"T\").run = function() end\n"
+                 "error(setmetatable({}, {__tostring = function() error('boom') end}))\n");
+    assert_int_equal(preflight_load(path, NULL, 1, 0, &pf, err, sizeof(err)), -1);
+    assert_string_equal(err, "(error object is a table value)");
+    unlink(path);
+}
+
+/* The console's copy of the script is bounded too. */
+static void test_load_memory_limit(void **state)
+{
+    preflight pf;
+    char err[512];
+
+    (void)state;
+    write_script("local quern = require \"quern\"\n"
+                 "local t = {}\n"
+                 "for i = 1, 1e8 do t[i] = {i} end\n");
+    assert_int_equal(preflight_load(path, NULL, 1, 16u << 20, &pf, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, ": not enough memory while the script loaded (its Lua state may "
+                                "hold 16M, --worker-memory)"));
+    assert_non_null(strstr(err, strrchr(path, '/') + 1));
     unlink(path);
 }
 
@@ -119,6 +185,9 @@ int main(void)
         cmocka_unit_test(test_steps_and_thresholds),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_scenario_rate),
+        cmocka_unit_test(test_os_exit_refused_everywhere),
+        cmocka_unit_test(test_error_object_tostring_raises),
+        cmocka_unit_test(test_load_memory_limit),
     };
     int rc;
 

@@ -193,6 +193,29 @@ static void test_staged_layout(void **state)
     scen_set_free(&set);
 }
 
+/* Names reach /metrics, the JSON summary and JUnit as UTF-8: a bad byte is
+ * refused where it is declared, not passed on. */
+static void test_names_must_be_utf8(void **state)
+{
+    scen_set set;
+    char err[256];
+    scen *sc;
+    (void)state;
+
+    scen_set_init(&set);
+    assert_null(scen_add(&set, "A\xff", "a.lua:1", err, sizeof(err)));
+    assert_string_equal(err, "a.lua:1: scenario name is not valid UTF-8 (byte 2)");
+    sc = scen_add(&set, "A", "a.lua:2", err, sizeof(err));
+    assert_non_null(sc);
+    assert_null(scen_add_step(&set, sc, 3, "caf\xc3", "a.lua:3", err, sizeof(err)));
+    assert_string_equal(err, "a.lua:3: step 3: label is not valid UTF-8 (byte 4)");
+    assert_null(scen_add_step(&set, sc, 4, "\xed\xa0\x80", "a.lua:4", err, sizeof(err)));
+    assert_int_equal(set.nsteps, 0);
+    assert_non_null(
+        scen_add_step(&set, sc, 5, "caf\xc3\xa9 \xe2\x82\xac", "a.lua:5", err, sizeof(err)));
+    scen_set_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_split_remainders_and_zero),
         cmocka_unit_test(test_thresholds_kept),
         cmocka_unit_test(test_staged_layout),
+        cmocka_unit_test(test_names_must_be_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
