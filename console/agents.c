@@ -278,15 +278,51 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
     }
 }
 
+/* 1 if a should go before b: one that has not even said Hello first, then
+ * the older. */
+static int goes_first(const aconn *a, const aconn *b)
+{
+    if ((a->state == AC_HELLO) != (b->state == AC_HELLO))
+        return a->state == AC_HELLO;
+    return a->since_us < b->since_us;
+}
+
+size_t agents_victim(aconn *const *conns, size_t n, const char *ip)
+{
+    size_t victim = SIZE_MAX, v_net = 0, v_ip = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const aconn *c = conns[i];
+        size_t in_net = 0, in_ip = 0;
+        if (!conn_pending(c) || (ip != NULL && strcmp(c->ip, ip) != 0))
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            if (!conn_pending(conns[j]) || strcmp(conns[j]->net, c->net) != 0)
+                continue;
+            in_net++;
+            in_ip += strcmp(conns[j]->ip, c->ip) == 0;
+        }
+        if (victim == SIZE_MAX || in_net > v_net ||
+            (in_net == v_net &&
+             (in_ip > v_ip || (in_ip == v_ip && goes_first(c, conns[victim]))))) {
+            victim = i;
+            v_net = in_net;
+            v_ip = in_ip;
+        }
+    }
+    return victim;
+}
+
 /* Handshakes in progress are bounded apart from the agents' slots: when a
- * new one from host would pass AGENTS_PENDING_PER_ADDR from that address or
- * AGENTS_PENDING_MAX in all, the oldest in that scope is dropped, one that has
- * not even said Hello first. Peers that hold connections open without
- * authenticating cannot keep an agent out: its handshake takes one round
- * trip, theirs never ends. */
+ * new one from host would pass AGENTS_PENDING_PER_ADDR from that address,
+ * one of that address's goes; when it would pass AGENTS_PENDING_MAX in all,
+ * one from the network, then the address, holding the most goes
+ * (agents_victim). A flood, however fast, only displaces its own
+ * connections, and an agent's handshake (one round trip) is never dropped
+ * for a peer's elsewhere: its address holds one. */
 static void make_room(run *r, const char *host)
 {
-    size_t pending = 0, from_host = 0, victim = SIZE_MAX;
+    size_t pending = 0, from_host = 0, victim;
     int by_host;
 
     for (size_t i = 0; i < r->nconns; i++) {
@@ -298,22 +334,44 @@ static void make_room(run *r, const char *host)
     if (from_host < AGENTS_PENDING_PER_ADDR && pending < AGENTS_PENDING_MAX)
         return;
     by_host = from_host >= AGENTS_PENDING_PER_ADDR;
-    for (size_t i = 0; i < r->nconns; i++) {
-        const aconn *c = r->conns[i], *v = victim != SIZE_MAX ? r->conns[victim] : NULL;
-        if (!conn_pending(c) || (by_host && strcmp(c->ip, host) != 0))
-            continue;
-        if (v == NULL || (c->state == AC_HELLO && v->state != AC_HELLO) ||
-            ((c->state == AC_HELLO) == (v->state == AC_HELLO) && c->since_us < v->since_us))
-            victim = i;
-    }
+    victim = agents_victim(r->conns, r->nconns, by_host ? host : NULL);
     if (victim == SIZE_MAX)
         return;
     refusal(&r->refused_log, "dropped the pending handshake of %s: too many handshakes at once%s",
-            r->conns[victim]->addr, by_host ? " from that address" : "");
+            r->conns[victim]->addr, by_host ? " from that address" : " from its network");
     peer_close(&r->conns[victim]->link);
     xfree(r->conns[victim]);
     memmove(r->conns + victim, r->conns + victim + 1, (r->nconns - victim - 1) * sizeof(*r->conns));
     r->nconns--;
+}
+
+/* The peer's network, whose handshakes are shared fairly with the others':
+ * its /24 for IPv4 (also mapped in IPv6), its /64 for IPv6. */
+static void net_of(const struct sockaddr_storage *ss, char *out, size_t outlen)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    char s[INET6_ADDRSTRLEN] = "?";
+
+    if (ss->ss_family == AF_INET6) {
+        a6 = ((const struct sockaddr_in6 *)ss)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+            memcpy(&a4, a6.s6_addr + 12, sizeof(a4));
+        } else {
+            memset(a6.s6_addr + 8, 0, 8);
+            inet_ntop(AF_INET6, &a6, s, sizeof(s));
+            snprintf(out, outlen, "%s/64", s);
+            return;
+        }
+    } else if (ss->ss_family == AF_INET) {
+        a4 = ((const struct sockaddr_in *)ss)->sin_addr;
+    } else {
+        snprintf(out, outlen, "?");
+        return;
+    }
+    a4.s_addr &= htonl(0xffffff00u);
+    inet_ntop(AF_INET, &a4, s, sizeof(s));
+    snprintf(out, outlen, "%s/24", s);
 }
 
 static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
@@ -344,6 +402,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
     c->r = r;
     c->state = AC_HELLO;
     snprintf(c->ip, sizeof(c->ip), "%s", host);
+    net_of(&ss, c->net, sizeof(c->net));
     c->since_us = c->last_rx_us = clock_mono_us();
     snprintf(c->addr, sizeof(c->addr), "%s:%u", host,
              ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)

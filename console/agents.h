@@ -7,8 +7,10 @@
  * (agents_watch); every accepted peer becomes an aconn in run->conns. A peer
  * is refused and dropped, with a rate-limited line, unless it says Hello as
  * an agent of our protocol and proves it knows the token; handshakes in
- * progress are bounded (AGENTS_PENDING_*) apart from registered agents, so
- * peers that never authenticate cannot keep an agent out. Once registered,
+ * progress are bounded (AGENTS_PENDING_*) apart from registered agents, and
+ * one makes room for another from the network and address holding the most
+ * (agents_victim), so peers that never authenticate, however many and fast,
+ * cannot keep an agent elsewhere out. Once registered,
  * an agent's StepsDef, Ready, Interval and RunFinished go to the run
  * control (console/control.h). A lost agent is reported at once
  * (agents_lost): its data so far is kept and the run ends degraded. */
@@ -52,6 +54,7 @@ typedef struct aconn {
     enum aconn_state state;
     char addr[64]; /**< peer address, for logs */
     char ip[48];   /**< peer address without the port: handshakes per address */
+    char net[64];  /**< its network ("10.1.2.0/24", "2001:db8::/64"): handshakes shared fairly */
     int authed;    /**< the peer proved the token (the link is sealed) */
     handshake hs;  /**< the connection's nonces and keys (proto/handshake.h) */
     int64_t since_us, last_rx_us, closing_at_us;
@@ -90,6 +93,13 @@ void agents_tick(struct run *r, int64_t now_us, agents_counts *n);
 void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud);
 /** @copydoc agents_on_msg */
 void agents_on_close(peer *l, const char *why, void *ud);
+
+/** Which of the n connections goes to make room for a new handshake: among
+ *  those still pending (not authenticated), from ip only when ip is not
+ *  NULL, one of the network (aconn.net) holding the most, then of its address
+ *  holding the most, then one that has not said Hello, then the oldest.
+ *  Its index, or SIZE_MAX when none is pending. */
+size_t agents_victim(aconn *const *conns, size_t n, const char *ip);
 
 /** Marks c lost: during the run the run ends degraded; before Go the start
  *  fails. Says so. */

@@ -93,10 +93,12 @@ void mhost_add(void *ud, const expo_sample *x)
         }
 }
 
-/* The rate of a counter from a to b over dt, NAN when it went back. */
+/* The rate of a counter from a to b over dt, NAN when it went back or when
+ * it is not a finite number (counters near DBL_MAX overflow). */
 static double rate(double a, double b, double dt)
 {
-    return b >= a && dt > 0 ? (b - a) / dt : NAN;
+    double r = b >= a && dt > 0 ? (b - a) / dt : NAN;
+    return isfinite(r) ? r : NAN;
 }
 
 static int is_counter(const char *name)
@@ -111,7 +113,7 @@ void mhost_derive(const mhost_scrape *a, const mhost_scrape *b, double dt_s, dou
 
     for (size_t i = 0; i < MHOST_FIXED + b->nsel; i++)
         out[i] = NAN;
-    if ((a->has & b->has & HAS_CPU) && all > 0) {
+    if ((a->has & b->has & HAS_CPU) && all > 0 && isfinite(all)) {
         double d[5];
         int back = 0;
         for (int i = 0; i < 5; i++) {
@@ -138,7 +140,7 @@ void mhost_derive(const mhost_scrape *a, const mhost_scrape *b, double dt_s, dou
         for (size_t i = 0; i < a->ndisks; i++)
             if (strcmp(a->disk[i], b->disk[j]) == 0) {
                 double r = rate(a->disk_io[i], b->disk_io[j], dt_s);
-                if (!isnan(r) && (isnan(out[MHOST_DISK_BUSY]) || r > out[MHOST_DISK_BUSY]))
+                if (isfinite(r) && (isnan(out[MHOST_DISK_BUSY]) || r > out[MHOST_DISK_BUSY]))
                     out[MHOST_DISK_BUSY] = r;
             }
     for (size_t i = 0; i < b->nsel; i++) {
@@ -149,4 +151,9 @@ void mhost_derive(const mhost_scrape *a, const mhost_scrape *b, double dt_s, dou
         else if (i < a->nsel && a->sel_seen[i])
             out[MHOST_FIXED + i] = rate(a->sel[i], b->sel[i], dt_s);
     }
+    /* Sums and differences of values near DBL_MAX overflow: such a figure
+     * is none, not an infinity stored and charted. */
+    for (size_t i = 0; i < MHOST_FIXED + b->nsel; i++)
+        if (!isfinite(out[i]))
+            out[i] = NAN;
 }

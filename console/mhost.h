@@ -20,7 +20,9 @@
  * and each --monitor-metric selector: the sum of the samples it matches,
  * as a rate per second when its name ends in "_total" (a counter).
  * A figure whose series is missing, or a counter that went back (the
- * exporter restarted), is NAN.
+ * exporter restarted), is NAN; so is one that is not a finite number (a
+ * NaN or Inf sample is skipped, and sums, rates or differences of values
+ * near DBL_MAX that overflow give none): no figure is ever +-Inf.
  *
  * Usage:
  *     mhost_scrape a, b;
@@ -83,7 +85,7 @@ void mhost_scrape_init(mhost_scrape *s, const expo_sel *sels, size_t nsel);
 void mhost_add(void *ud, const expo_sample *x);
 
 /** The figures over the dt_s seconds from scrape a to scrape b: out gets
- *  MHOST_FIXED + b->nsel values, NAN where there is none. Gauges (load1,
+ *  MHOST_FIXED + b->nsel values, each finite or NAN where there is none. Gauges (load1,
  *  memory, a selector not named *_total) are b's. */
 void mhost_derive(const mhost_scrape *a, const mhost_scrape *b, double dt_s, double *out);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/termsafe.h"
 #include "console/thresh.h"
 
 static double ms(uint64_t us)
@@ -20,18 +21,23 @@ static double tps(const agg *a, uint64_t count)
 static void print_row(FILE *out, const char *name, int width, const agg *a, const step_stats *s)
 {
     const hist *h = s->hist;
-    fprintf(out, "%-*s %9llu %8llu %8llu %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", width, name,
-            (unsigned long long)s->count, (unsigned long long)s->err_tech,
-            (unsigned long long)s->err_func, tps(a, s->count), hist_mean(h) / 1000.0,
-            ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)), ms(hist_percentile(h, 95)),
-            ms(hist_percentile(h, 99)), ms(hist_max(h)));
+    char nm[TERMSAFE_MAX];
+
+    fprintf(out, "%-*s %9llu %8llu %8llu %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", width,
+            termsafe(name, nm, sizeof(nm)), (unsigned long long)s->count,
+            (unsigned long long)s->err_tech, (unsigned long long)s->err_func, tps(a, s->count),
+            hist_mean(h) / 1000.0, ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)),
+            ms(hist_percentile(h, 95)), ms(hist_percentile(h, 99)), ms(hist_max(h)));
 }
 
 void summary_print(FILE *out, const agg *a, const summary_info *si)
 {
     int width = 10;
     step_stats all;
+    char nm[TERMSAFE_MAX], msg[TERMSAFE_MAX];
 
+    /* Names and messages come from scripts and servers: shown, never acted
+     * on by the terminal. */
     for (size_t i = 0; i < a->nsteps; i++) {
         int n = (int)strlen(si->step_names[i]);
         if (n > width)
@@ -50,8 +56,9 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
     stats_free(&all);
     fprintf(out, "\n");
     for (size_t i = 0; i < a->nscens; i++)
-        fprintf(out, "Scenario %s: %llu runs, %llu missed pacing\n", si->scen_names[i],
-                (unsigned long long)a->runs[i], (unsigned long long)a->missed_pacing[i]);
+        fprintf(out, "Scenario %s: %llu runs, %llu missed pacing\n",
+                termsafe(si->scen_names[i], nm, sizeof(nm)), (unsigned long long)a->runs[i],
+                (unsigned long long)a->missed_pacing[i]);
     for (size_t i = 0; i < a->nscens; i++) {
         const rate_counts *c = &a->arrivals[i];
         if (c->scheduled == 0 && c->dropped == 0)
@@ -59,16 +66,19 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
         fprintf(out,
                 "Scenario %s: arrivals %llu scheduled, %llu started, %llu late (waited for a "
                 "VU), %llu dropped\n",
-                si->scen_names[i], (unsigned long long)c->scheduled, (unsigned long long)c->started,
-                (unsigned long long)c->late, (unsigned long long)c->dropped);
+                termsafe(si->scen_names[i], nm, sizeof(nm)), (unsigned long long)c->scheduled,
+                (unsigned long long)c->started, (unsigned long long)c->late,
+                (unsigned long long)c->dropped);
     }
     for (size_t i = 0; i < a->nsteps; i++) {
         if (a->total[i].sample_tech[0])
-            fprintf(out, "%s: technical error, e.g. %s\n", si->step_ids[i],
-                    a->total[i].sample_tech);
+            fprintf(out, "%s: technical error, e.g. %s\n",
+                    termsafe(si->step_ids[i], nm, sizeof(nm)),
+                    termsafe(a->total[i].sample_tech, msg, sizeof(msg)));
         if (a->total[i].sample_func[0])
-            fprintf(out, "%s: functional error, e.g. %s\n", si->step_ids[i],
-                    a->total[i].sample_func);
+            fprintf(out, "%s: functional error, e.g. %s\n",
+                    termsafe(si->step_ids[i], nm, sizeof(nm)),
+                    termsafe(a->total[i].sample_func, msg, sizeof(msg)));
     }
     fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
 }

@@ -122,7 +122,16 @@ static double px_y(const chart_geo *g, double v)
     return g->top + g->ph - v / g->ymax * g->ph;
 }
 
-/* One series as a path; NAN values cut it. A lone point becomes a dot. */
+/* 1 where a series has no point: NAN, and any other value that is not a
+ * finite number (an infinity would write "-inf" into the path, which no
+ * browser draws). */
+static int no_point(double v)
+{
+    return !isfinite(v);
+}
+
+/* One series as a path; values that are no point cut it. A lone point
+ * becomes a dot. */
 static void draw_line(FILE *out, const chart_geo *g, const chart_series *s, int fill)
 {
     size_t n = s->n < g->npts ? s->n : g->npts;
@@ -130,12 +139,12 @@ static void draw_line(FILE *out, const chart_geo *g, const chart_series *s, int 
 
     while (i < n) {
         size_t start, end;
-        while (i < n && isnan(s->y[i]))
+        while (i < n && no_point(s->y[i]))
             i++;
         if (i >= n)
             break;
         start = i;
-        while (i < n && !isnan(s->y[i]))
+        while (i < n && !no_point(s->y[i]))
             i++;
         end = i; /* [start, end) */
         if (end - start == 1) {
@@ -173,7 +182,7 @@ static void draw_bars(FILE *out, const chart_geo *g, const chart *c)
             const chart_series *s = &c->series[k];
             double v = i < s->n ? s->y[i] : NAN;
             double y0, y1;
-            if (isnan(v) || v <= 0)
+            if (no_point(v) || v <= 0)
                 continue;
             y0 = px_y(g, base);
             y1 = px_y(g, base + v);
@@ -195,7 +204,7 @@ static double chart_max(const chart *c, size_t npts)
         for (size_t k = 0; k < c->nseries; k++) {
             const chart_series *s = &c->series[k];
             double v = i < s->n ? s->y[i] : NAN;
-            if (isnan(v) || !isfinite(v))
+            if (no_point(v))
                 continue;
             if (c->kind == CHART_STACKED)
                 stack += v > 0 ? v : 0;
@@ -266,7 +275,7 @@ static void hover_zones(FILE *out, const chart_geo *g, const chart *c)
             double y = i < s->n ? s->y[i] : NAN;
             fputs("\n", out);
             html_esc(out, s->name);
-            if (isnan(y)) {
+            if (no_point(y)) {
                 fputs(": -", out);
             } else {
                 fprintf(out, ": %s ", html_num(y, v, sizeof(v)));

@@ -32,7 +32,7 @@ extern const char *const chart_palette[CHART_PALETTE_SIZE];
 typedef struct chart_series {
     const char *name;  /**< legend text (escaped when written) */
     const char *color; /**< "#rrggbb" */
-    const double *y;   /**< n values; NAN leaves a gap */
+    const double *y;   /**< n values; NAN (or any value not finite) leaves a gap */
     size_t n;          /**< may be less than the chart's npts */
     int dashed;        /**< 1: a dashed line (the baseline of a comparison) */
 } chart_series;

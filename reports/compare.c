@@ -11,6 +11,7 @@
 #include "common/opttab.h"
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/termsafe.h"
 #include "reports/abandon.h"
 #include "reports/capcmp.h"
 #include "reports/catalog.h"
@@ -86,14 +87,14 @@ void compare_usage(FILE *out)
 /* One line per incomplete run: what it is and why. */
 static void print_incomplete(FILE *out, const query_run *r, const char *role)
 {
-    char b[32];
+    char b[32], why[TERMSAFE_MAX];
 
     if (!query_run_incomplete(r))
         return;
     fprintf(out, "note: run %lld (%s) is %s", (long long)r->id, role,
             r->abandoned ? "abandoned, incomplete" : "still running");
     if (r->abandoned && r->status_reason != NULL)
-        fprintf(out, ": %s", r->status_reason);
+        fprintf(out, ": %s", termsafe(r->status_reason, why, sizeof(why)));
     fprintf(out, "; its figures cover only the %s it recorded\n",
             dur_prose(r->elapsed_us, b, sizeof(b)));
 }
@@ -102,11 +103,15 @@ static void print_text(FILE *out, const query_run *a, const query_run *b, const 
                        size_t n, double thr, const char *note)
 {
     char va[32], vb[32], dl[32], hb[24], ha[24], t[32];
+    char nm[TERMSAFE_MAX], st[TERMSAFE_MAX], vd[TERMSAFE_MAX], lb[TERMSAFE_MAX];
 
+    /* Every string from the database is shown, never acted on by the terminal. */
     fprintf(out, "new:      run %lld \"%s\", started %s, %s, verdict %s\n", (long long)a->id,
-            a->name, html_time(a->started_us, t, sizeof(t)), a->status, a->verdict.text);
+            termsafe(a->name, nm, sizeof(nm)), html_time(a->started_us, t, sizeof(t)),
+            termsafe(a->status, st, sizeof(st)), termsafe(a->verdict.text, vd, sizeof(vd)));
     fprintf(out, "baseline: run %lld \"%s\", started %s, %s, verdict %s\n", (long long)b->id,
-            b->name, html_time(b->started_us, t, sizeof(t)), b->status, b->verdict.text);
+            termsafe(b->name, nm, sizeof(nm)), html_time(b->started_us, t, sizeof(t)),
+            termsafe(b->status, st, sizeof(st)), termsafe(b->verdict.text, vd, sizeof(vd)));
     print_incomplete(out, a, "A");
     print_incomplete(out, b, "B");
     if (note[0] != '\0')
@@ -121,12 +126,13 @@ static void print_text(FILE *out, const query_run *a, const query_run *b, const 
     snprintf(ha, sizeof(ha), "new #%lld", (long long)a->id);
     for (size_t i = 0; i < n; i++) {
         const cmp_row *row = &rows[i];
+        termsafe(cmp_row_id(row), nm, sizeof(nm));
         if (cmp_row_label(row)[0] != '\0')
-            fprintf(out, "\n%s (%s): ", cmp_row_id(row), cmp_row_label(row));
+            fprintf(out, "\n%s (%s): ", nm, termsafe(cmp_row_label(row), lb, sizeof(lb)));
         else
-            fprintf(out, "\n%s: ", cmp_row_id(row));
+            fprintf(out, "\n%s: ", nm);
         if (row->overall == CMP_NA) {
-            fprintf(out, "%s\n", cmp_na_reason(row));
+            fprintf(out, "%s\n", termsafe(cmp_na_reason(row), lb, sizeof(lb)));
             continue;
         }
         if (note[0] != '\0' && (row->overall == CMP_WORSE || row->overall == CMP_BETTER))
@@ -202,7 +208,7 @@ int compare_main(int argc, char **argv)
     cmp_row *rows = NULL;
     uint64_t sa, sb;
     unsigned width;
-    char err[1024], def[96], note[NOTE_MAX], why[160];
+    char err[1024], def[96], note[NOTE_MAX], why[160], nm[TERMSAFE_MAX];
     struct option lopts[sizeof(compare_rows) / sizeof(compare_rows[0]) + 1];
 
     opttab_longopts(&compare_tab, lopts);
@@ -282,7 +288,7 @@ int compare_main(int argc, char **argv)
             fprintf(stderr,
                     "quern compare: run %lld (\"%s\") has no earlier run of the same name in %s: "
                     "give the baseline run B\n",
-                    (long long)id[0], name_a, path);
+                    (long long)id[0], termsafe(name_a, nm, sizeof(nm)), path);
             rc = 2;
             goto out;
         }
@@ -336,7 +342,7 @@ int compare_main(int argc, char **argv)
         if (note[0] != '\0' && worse + better > 0)
             printf(" (note: %s)", note);
         if (cmp_incomplete_why(a, b, why, sizeof(why)) != NULL)
-            printf(" (%s)", why);
+            printf(" (%s)", termsafe(why, nm, sizeof(nm)));
         printf("\n");
         printf("comparison written to %s\n", outp);
         rc = 0;
@@ -346,7 +352,7 @@ int compare_main(int argc, char **argv)
             printf("regression beyond %g%%:", thr);
             for (size_t i = 0; i < nrows; i++)
                 if (rows[i].overall == CMP_WORSE) {
-                    printf(" %s (", cmp_row_id(&rows[i]));
+                    printf(" %s (", termsafe(cmp_row_id(&rows[i]), nm, sizeof(nm)));
                     for (int m = 0, first = 1; m < CMP_COUNT; m++)
                         if (rows[i].v[m] == CMP_WORSE) {
                             char dl[32];

@@ -12,7 +12,7 @@
 #include "common/dur.h"
 #include "common/opttab.h"
 #include "common/mem.h"
-#include "common/utf8.h"
+#include "common/termsafe.h"
 #include "reports/abandon.h"
 #include "reports/catalog.h"
 #include "common/cli.h"
@@ -137,15 +137,14 @@ static void fmt_start(int64_t us, char *buf, size_t len)
 /* Formats row r (its status already judged, its verdict v) into l. */
 static void runs_format(const catalog_row *r, const char *status, const runverdict *v, runs_line *l)
 {
-    size_t n = utf8_cut(r->name, strlen(r->name), RUNS_NAME_WIDTH_MAX);
-
+    /* What the database holds is shown, never acted on by the terminal. */
     snprintf(l->id, sizeof(l->id), "%lld", (long long)r->id);
-    snprintf(l->name, sizeof(l->name), "%.*s", (int)n, r->name);
+    termsafe(r->name, l->name, sizeof(l->name));
     fmt_start(r->started_us, l->start, sizeof(l->start));
     fmt_duration(r->duration_us, l->dur, sizeof(l->dur));
     snprintf(l->vus, sizeof(l->vus), "%lld", (long long)r->vus);
-    snprintf(l->status, sizeof(l->status), "%s", status);
-    snprintf(l->verdict, sizeof(l->verdict), "%s", v->text);
+    termsafe(status, l->status, sizeof(l->status));
+    termsafe(v->text, l->verdict, sizeof(l->verdict));
     if (r->duration_us > 0)
         snprintf(l->tps, sizeof(l->tps), "%.1f", (double)r->count * 1e6 / (double)r->duration_us);
     else
@@ -213,8 +212,9 @@ int runs_main(int argc, char **argv)
         goto out;
     }
     if (nrows == 0) {
+        char nm[TERMSAFE_MAX];
         if (o.name != NULL)
-            printf("no run named %s in %s\n", o.name, path);
+            printf("no run named %s in %s\n", termsafe(o.name, nm, sizeof(nm)), path);
         else
             printf("no run in %s\n", path);
         rc = 0;

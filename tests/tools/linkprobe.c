@@ -11,6 +11,8 @@
  *       MODE flip: flips one byte of the first large frame from the console
  *       (over 256 bytes: the StartRun; in "FLIPME" when it can be seen, else in the middle).
  *       MODE record FILE: appends every byte, both ways, to FILE.
+ *       MODE delay MS: holds what it reads MS ms before passing it on, either
+ *       way (an agent 2 x MS away).
  *   linkprobe fakecon PORTFILE MODE LOGFILE
  *       A console without the token: appends a line to LOGFILE per agent
  *       connection, then MODE big: a 16 MiB frame of 8 M empty BundleFiles
@@ -26,6 +28,11 @@
  *       Holds N silent connections to the console for SECONDS, opening a new
  *       one (at most 200 a second) whenever one is closed; prints how many
  *       were closed by the console.
+ *   linkprobe hellos CONSOLE_PORT RATE SECONDS
+ *       For SECONDS, opens RATE connections a second from the 32 addresses
+ *       127.0.0.10 to 127.0.0.41 in turn, each sending an agent's Hello and
+ *       then idling; prints "opened N closed M answered K": connections
+ *       opened, closed by the console, and answered with its Hello.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -44,6 +51,7 @@
 #include "common/mem.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
+#include "proto/handshake.h"
 #include "proto/seal.h"
 
 static int64_t now_ms(void)
@@ -273,6 +281,22 @@ static int relay_down(relay *rl, int agent_fd, const uint8_t *p, size_t n)
     }
 }
 
+/* MODE delay: one connection's bytes wait in turn, as on a long link whose
+ * two sides take turns (a handshake). */
+static void relay_delay(const relay *rl)
+{
+    struct timespec ts;
+    long ms;
+
+    if (strcmp(rl->mode, "delay") != 0)
+        return;
+    ms = atol(rl->arg);
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
 static int relay_main(int argc, char **argv)
 {
     relay rl;
@@ -312,6 +336,7 @@ static int relay_main(int argc, char **argv)
                 n = read(a, buf, sizeof(buf));
                 if (n <= 0)
                     break;
+                relay_delay(&rl);
                 if (rl.capture != NULL)
                     fwrite(buf, 1, (size_t)n, rl.capture), fflush(rl.capture);
                 if (write_all(c, buf, (size_t)n) != 0)
@@ -321,6 +346,7 @@ static int relay_main(int argc, char **argv)
                 n = read(c, buf, sizeof(buf));
                 if (n <= 0)
                     break;
+                relay_delay(&rl);
                 if (rl.capture != NULL)
                     fwrite(buf, 1, (size_t)n, rl.capture), fflush(rl.capture);
                 if (relay_down(&rl, a, buf, (size_t)n) != 0)
@@ -700,6 +726,122 @@ static int flood_main(int argc, char **argv)
     return 0;
 }
 
+/* ---------------------------------------------------------------- hellos */
+
+#define HELLOS_ADDRS 32   /* 127.0.0.10 .. 127.0.0.41 */
+#define HELLOS_OPEN 16384 /* connections held at once, at most */
+
+/* A nonblocking connection to the console from 127.0.0.(10 + k). */
+static int hellos_connect(int port, unsigned k)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1;
+
+    if (fd < 0)
+        return -1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 10 + k % HELLOS_ADDRS);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        return -1;
+    }
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)port);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno != EINPROGRESS) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int hellos_main(int argc, char **argv)
+{
+    int port, rate, secs;
+    struct pollfd *p;
+    uint8_t *hello, *sent;
+    ssize_t hlen;
+    handshake hs;
+    handshake_msg m;
+    struct rlimit rl;
+    int64_t start, end;
+    long opened = 0, closed = 0, answered = 0;
+    size_t next = 0;
+
+    if (argc < 5)
+        return 2;
+    port = atoi(argv[2]);
+    rate = atoi(argv[3]);
+    secs = atoi(argv[4]);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < HELLOS_OPEN + 64) {
+        rl.rlim_cur = rl.rlim_max < HELLOS_OPEN + 64 ? rl.rlim_max : HELLOS_OPEN + 64;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    /* One Hello, valid in every field, sent on every connection. */
+    handshake_init(&hs, "agent");
+    if (handshake_keys(&hs) != 0)
+        return 2;
+    hlen = frame_encode(handshake_hello(&hs, &m), FRAME_MAX_DEFAULT, &hello);
+    if (hlen < 0)
+        return 2;
+    p = xcalloc(HELLOS_OPEN, sizeof(*p));
+    sent = xcalloc(HELLOS_OPEN, 1);
+    for (size_t i = 0; i < HELLOS_OPEN; i++)
+        p[i].fd = -1;
+    start = now_ms();
+    end = start + (int64_t)secs * 1000;
+    while (now_ms() < end) {
+        long due = (long)((now_ms() - start) * rate / 1000);
+        /* Open what is due, in the oldest slots first (a slot still held is
+         * let go: the flood moves on). */
+        for (; opened < due; opened++) {
+            size_t i = next++ % HELLOS_OPEN;
+            if (p[i].fd >= 0)
+                close(p[i].fd);
+            p[i].fd = hellos_connect(port, (unsigned)opened);
+            p[i].events = POLLOUT;
+            sent[i] = 0;
+        }
+        if (poll(p, HELLOS_OPEN, 2) < 0 && errno != EINTR)
+            break;
+        for (size_t i = 0; i < HELLOS_OPEN; i++) {
+            char buf[4096];
+            ssize_t r;
+            if (p[i].fd < 0 || p[i].revents == 0)
+                continue;
+            if ((p[i].revents & POLLOUT) && !sent[i]) {
+                sent[i] = send(p[i].fd, hello, (size_t)hlen, MSG_NOSIGNAL) == hlen;
+                p[i].events = POLLIN;
+                if (!sent[i]) {
+                    close(p[i].fd);
+                    p[i].fd = -1;
+                }
+                continue;
+            }
+            r = read(p[i].fd, buf, sizeof(buf));
+            if (r > 0) {
+                answered += sent[i] == 1;
+                sent[i] = 2;
+                continue;
+            }
+            if (r < 0 && errno == EAGAIN)
+                continue;
+            close(p[i].fd);
+            p[i].fd = -1;
+            closed++;
+        }
+    }
+    printf("opened %ld closed %ld answered %ld\n", opened, closed, answered);
+    for (size_t i = 0; i < HELLOS_OPEN; i++)
+        if (p[i].fd >= 0)
+            close(p[i].fd);
+    xfree(p);
+    xfree(sent);
+    xfree(hello);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -711,6 +853,10 @@ int main(int argc, char **argv)
         return evilcon_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "flood") == 0)
         return flood_main(argc, argv);
-    fprintf(stderr, "usage: linkprobe relay|fakecon|flood ... (see tests/tools/linkprobe.c)\n");
+    if (argc >= 2 && strcmp(argv[1], "hellos") == 0)
+        return hellos_main(argc, argv);
+    fprintf(
+        stderr,
+        "usage: linkprobe relay|fakecon|evilcon|flood|hellos ... (see tests/tools/linkprobe.c)\n");
     return 2;
 }

@@ -120,11 +120,65 @@ static void test_missing(void **state)
     assert_true(isnan(v[MHOST_NET_RX]));
 }
 
+/* Values near DBL_MAX whose sums, rates or differences overflow, and NaN
+ * or +Inf samples: each such figure is none (NAN), never an infinity, and
+ * the finite ones beside them stay. */
+static void test_not_finite(void **state)
+{
+    static mhost_scrape a, b;
+    expo_sel sels[3];
+    double v[MHOST_FIXED + 3];
+    char err[128];
+
+    assert_int_equal(expo_sel_parse("app_big", &sels[0], err, sizeof(err)), 0);
+    assert_int_equal(expo_sel_parse("app_big_total", &sels[1], err, sizeof(err)), 0);
+    assert_int_equal(expo_sel_parse("app_odd", &sels[2], err, sizeof(err)), 0);
+    scrape(&a,
+           "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 0\n"
+           "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 0\n"
+           "node_network_receive_bytes_total{device=\"eth0\"} 0\n"
+           "node_network_transmit_bytes_total{device=\"eth0\"} 0\n"
+           "node_disk_io_time_seconds_total{device=\"vda\"} 0\n"
+           "node_disk_io_time_seconds_total{device=\"vdb\"} 0\n"
+           "app_big_total 0\n",
+           sels, 3);
+    scrape(&b,
+           "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 1.7e308\n"
+           "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1.7e308\n"
+           "node_load1 NaN\n"
+           "node_memory_MemTotal_bytes 1.7e308\n"
+           "node_memory_MemAvailable_bytes -1.7e308\n"
+           "node_network_receive_bytes_total{device=\"eth0\"} 1.7e308\n"
+           "node_network_transmit_bytes_total{device=\"eth0\"} +Inf\n"
+           "node_disk_io_time_seconds_total{device=\"vda\"} 1.7e308\n"
+           "node_disk_io_time_seconds_total{device=\"vdb\"} 0.25\n"
+           "app_big{i=\"1\"} 1.7e308\n"
+           "app_big{i=\"2\"} 1.7e308\n"
+           "app_big_total 1.7e308\n"
+           "app_odd NaN\n"
+           "app_odd +Inf\n",
+           sels, 3);
+    mhost_derive(&a, &b, 0.5, v);
+    for (size_t i = 0; i < MHOST_FIXED + 3; i++)
+        if (!isnan(v[i]) && !isfinite(v[i]))
+            fail_msg("figure %zu is %g", i, v[i]);
+    assert_true(isnan(v[MHOST_CPU_BUSY]));  /* every mode's sum overflows */
+    assert_true(isnan(v[MHOST_LOAD1]));     /* a NaN sample */
+    assert_true(isnan(v[MHOST_MEM_USED]));  /* a difference that overflows */
+    assert_true(isnan(v[MHOST_NET_RX]));    /* a rate that overflows */
+    NEAR(v[MHOST_NET_TX], 0);               /* the +Inf sample skipped */
+    NEAR(v[MHOST_DISK_BUSY], 0.5);          /* vda's rate overflows: vdb is the busiest */
+    assert_true(isnan(v[MHOST_FIXED + 0])); /* a gauge summed past DBL_MAX */
+    assert_true(isnan(v[MHOST_FIXED + 1])); /* a counter's rate past DBL_MAX */
+    assert_true(isnan(v[MHOST_FIXED + 2])); /* only NaN and +Inf samples */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_node),
         cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_not_finite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
