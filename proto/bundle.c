@@ -173,57 +173,67 @@ int bundle_path_ok(const char *path)
     }
 }
 
-/* Creates the parent directories of rel under root. */
-static int make_parents(const char *root, const char *rel, char *err, size_t errlen)
+/* Opens (making it, mode 0700, when missing) the folder name in the folder
+ * of dfd, following no link: a link planted there is refused. */
+static int open_sub(int dfd, const char *name, const char *rel, char *err, size_t errlen)
 {
-    char path[4096];
-    size_t rootlen = strlen(root);
+    int fd;
 
-    if (rootlen + strlen(rel) + 2 > sizeof(path)) {
-        err_set(err, errlen, "bundle path too long: %s", rel);
+    if (mkdirat(dfd, name, 0700) != 0 && errno != EEXIST) {
+        err_set(err, errlen, "mkdir %s: %s", rel, strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    for (char *s = path + rootlen + 1; (s = strchr(s, '/')) != NULL; s++) {
-        *s = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            err_set(err, errlen, "mkdir %s: %s", path, strerror(errno));
-            return -1;
-        }
-        *s = '/';
-    }
-    return 0;
+    fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        err_set(err, errlen, "open folder %s: %s", rel, strerror(errno));
+    return fd;
 }
 
-static int write_file(const char *root, const Quern__BundleFile *f, char *err, size_t errlen)
+/* Writes f under the folder of root, each folder on its way made and opened
+ * relative to the one before: nothing is looked up by a path from "/". */
+static int write_file(int root, const Quern__BundleFile *f, char *err, size_t errlen)
 {
-    char path[4096];
+    char rel[BUNDLE_PATH_MAX + 1];
     mode_t mode = f->mode != 0 ? (mode_t)(f->mode & 0755) : 0644;
-    int fd;
+    char *name = rel, *slash;
+    int dfd = root, fd = -1;
     size_t off = 0;
     int rc = -1;
 
-    if (make_parents(root, f->path, err, errlen) != 0)
-        return -1;
-    snprintf(path, sizeof(path), "%s/%s", root, f->path);
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    snprintf(rel, sizeof(rel), "%s", f->path); /* bundle_check: at most BUNDLE_PATH_MAX */
+    while ((slash = strchr(name, '/')) != NULL) {
+        int sub;
+        *slash = '\0';
+        sub = open_sub(dfd, name, rel, err, errlen);
+        *slash = '/';
+        if (sub < 0)
+            goto out;
+        if (dfd != root)
+            close(dfd);
+        dfd = sub;
+        name = slash + 1;
+    }
+    fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) {
         err_set(err, errlen, "create %s: %s", f->path, strerror(errno));
-        return -1;
+        goto out;
     }
     while (off < f->data.len) {
         ssize_t n = write(fd, f->data.data + off, f->data.len - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            err_set(err, errlen, "write %s: %s", f->path, strerror(errno));
+            err_set(err, errlen, "write %s: %s", f->path, n < 0 ? strerror(errno) : "short");
             goto out;
         }
         off += (size_t)n;
     }
     rc = 0;
 out:
-    close(fd);
+    if (fd >= 0)
+        close(fd);
+    if (dfd != root)
+        close(dfd);
     return rc;
 }
 
@@ -249,13 +259,12 @@ int bundle_check(Quern__BundleFile *const *files, size_t n, char *err, size_t er
     return 0;
 }
 
-int bundle_unpack(Quern__BundleFile *const *files, size_t n, const char *dir, char *err,
-                  size_t errlen)
+int bundle_unpack(Quern__BundleFile *const *files, size_t n, int dirfd, char *err, size_t errlen)
 {
     if (bundle_check(files, n, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
-        if (write_file(dir, files[i], err, errlen) != 0)
+        if (write_file(dirfd, files[i], err, errlen) != 0)
             return -1;
     return 0;
 }

@@ -12,9 +12,12 @@
  *
  * Unpacking (bundle_unpack): paths come from the network: anything
  * absolute, with "..", "." or empty components, or a backslash is refused
- * (bundle_path_ok), files are created with O_EXCL|O_NOFOLLOW, and the total
- * size is bounded. The folder to write into is the caller's (the agent's run
- * folder, agent/rundir.h).
+ * (bundle_path_ok), every file and folder is made relative to the
+ * descriptor of the folder before it (openat, mkdirat), files with
+ * O_EXCL|O_NOFOLLOW and folders opened with O_NOFOLLOW, so a link planted
+ * there is never followed, and the total size is bounded. The folder to
+ * write into is the caller's descriptor (the agent's run folder,
+ * agent/rundir.h).
  *
  * Usage:
  *     bundle b;
@@ -22,7 +25,7 @@
  *     sr.files = b.files; sr.n_files = b.nfiles; sr.script_name = b.script_name;
  *     bundle_free(&b);
  * and on the other side:
- *     if (bundle_unpack(sr->files, sr->n_files, dir, err, sizeof(err)) != 0) ... */
+ *     if (bundle_unpack(sr->files, sr->n_files, dirfd, err, sizeof(err)) != 0) ... */
 #ifndef QUERN_BUNDLE_H
 #define QUERN_BUNDLE_H
 
@@ -61,10 +64,10 @@ void bundle_free(bundle *b);
  *  writing anything. Returns 0, or -1 with err set. */
 int bundle_check(Quern__BundleFile *const *files, size_t n, char *err, size_t errlen);
 
-/** Checks the n files (bundle_check), then writes them under dir, an
- *  existing folder. Returns 0, or -1 with err set; files already written
- *  stay (the caller removes its folder). */
-int bundle_unpack(Quern__BundleFile *const *files, size_t n, const char *dir, char *err,
-                  size_t errlen);
+/** Checks the n files (bundle_check), then writes them under the folder
+ *  of dirfd (borrowed, an open folder), following no symbolic link.
+ *  Returns 0, or -1 with err set; files already written stay (the caller
+ *  removes its folder). */
+int bundle_unpack(Quern__BundleFile *const *files, size_t n, int dirfd, char *err, size_t errlen);
 
 #endif
