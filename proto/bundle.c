@@ -61,9 +61,41 @@ static int read_whole(const char *path, size_t size, uint8_t **out, char *err, s
     return 0;
 }
 
-/* Adds the files under root/rel (rel "" for root itself), depth-limited. */
-static int bundle_walk(bundle *b, const char *root, const char *rel, int depth, char *err,
-                       size_t errlen)
+/* A symbolic link at full (relp under root, whose real path is real): 0 when
+ * it leads inside the folder, 1 when it leads nowhere (skipped, as nothing
+ * is read), -1 with err set when it leads out of it: a link must not ship
+ * a file of the host the folder does not hold (loot -> /etc/shadow). */
+static int link_inside(const char *root, const char *real, const char *full, const char *relp,
+                       char *err, size_t errlen)
+{
+    char to[PATH_MAX], target[PATH_MAX];
+    ssize_t n;
+    size_t len = strlen(real);
+
+    if (realpath(full, target) == NULL)
+        return 1;
+    if (strcmp(real, "/") == 0 ||
+        (strncmp(target, real, len) == 0 && (target[len] == '\0' || target[len] == '/')))
+        return 0;
+    n = readlink(full, to, sizeof(to) - 1);
+    to[n > 0 ? n : 0] = '\0';
+    if (strcmp(to, target) == 0)
+        err_set(err, errlen,
+                "%s/%s is a symbolic link to %s, outside the scenario's folder %s: not shipped "
+                "(copy what it points to into the folder)",
+                root, relp, target, root);
+    else
+        err_set(err, errlen,
+                "%s/%s is a symbolic link to %s (%s), outside the scenario's folder %s: not "
+                "shipped (copy what it points to into the folder)",
+                root, relp, to, target, root);
+    return -1;
+}
+
+/* Adds the files under root/rel (rel "" for root itself), depth-limited;
+ * real is root's real path. */
+static int bundle_walk(bundle *b, const char *root, const char *real, const char *rel, int depth,
+                       char *err, size_t errlen)
 {
     char dirpath[PATH_MAX];
     DIR *dir;
@@ -86,11 +118,20 @@ static int bundle_walk(bundle *b, const char *root, const char *rel, int depth, 
             sizeof(relp))
             continue;
         snprintf(full, sizeof(full), "%s/%s", root, relp);
-        if (stat(full, &st) != 0)
+        if (lstat(full, &st) != 0)
             continue;
+        if (S_ISLNK(st.st_mode)) {
+            int in = link_inside(root, real, full, relp, err, errlen);
+            if (in < 0) {
+                rc = -1;
+                break;
+            }
+            if (in > 0 || stat(full, &st) != 0)
+                continue;
+        }
         if (S_ISDIR(st.st_mode)) {
             if (depth < BUNDLE_DEPTH_MAX)
-                rc = bundle_walk(b, root, relp, depth + 1, err, errlen);
+                rc = bundle_walk(b, root, real, relp, depth + 1, err, errlen);
             continue;
         }
         if (!S_ISREG(st.st_mode))
@@ -125,10 +166,14 @@ int bundle_pack(const char *script, bundle *b, char *err, size_t errlen)
 {
     char *a = xstrdup(script), *s = xstrdup(script);
     const char *root = dirname(a);
-    int rc;
+    char real[PATH_MAX];
+    int rc = -1;
 
     memset(b, 0, sizeof(*b));
-    rc = bundle_walk(b, root, "", 0, err, errlen);
+    if (realpath(root, real) == NULL)
+        err_set(err, errlen, "cannot read folder %s: %s", root, strerror(errno));
+    else
+        rc = bundle_walk(b, root, real, "", 0, err, errlen);
     snprintf(b->script_name, sizeof(b->script_name), "%s", basename(s));
     if (rc == 0)
         log_msg(LOG_DEBUG, "bundle: %zu file(s), %zu bytes from %s", b->nfiles, b->bytes, root);

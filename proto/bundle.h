@@ -4,9 +4,12 @@
  *
  * Packing (bundle_pack): every regular file under the script's folder, to a
  * depth of 8 folders, except names starting with '.' and results the folder
- * may hold (*.db, *.db-wal, *.db-shm, *.log). Symbolic links are followed: a
- * link to a file ships the file's bytes under the link's name, a link to a
- * folder ships that folder's files, a dangling link is skipped. A path longer
+ * may hold (*.db, *.db-wal, *.db-shm, *.log). Symbolic links that lead
+ * inside the folder are followed: a link to a file ships the file's bytes
+ * under the link's name, a link to a folder ships that folder's files, a
+ * dangling link is skipped; a link that leads out of the folder is an error
+ * naming it and its target (nothing of the host outside the folder is ever
+ * shipped, loot -> /etc/shadow). A path longer
  * than BUNDLE_PATH_MAX is skipped; more than BUNDLE_MAX_FILES files or
  * BUNDLE_MAX_BYTES bytes is an error.
  *

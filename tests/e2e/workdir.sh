@@ -3,7 +3,8 @@
 # link, or writable by anyone without the sticky bit is refused; in a sticky
 # folder owned by root (as /tmp) another user's process that tries, as fast
 # as it can, to rename or fill every new run folder fails, and the run uses
-# the console's script.
+# the console's script. And the bundle ships nothing from outside the
+# scenario's folder: a link out of it stops `quern run` before any load.
 . "$(dirname "$0")/dist_lib.bash"
 OTHER=65534 # nobody
 as_other() { setpriv --reuid=$OTHER --regid=$OTHER --clear-groups "$@"; }
@@ -104,3 +105,19 @@ check "the other user saw the run folder ($seen)" test "${seen:-0}" -ge 1
 eq "the other user could neither rename nor write into it" "${wins:-x}" 0
 check "the other user's script never ran" test ! -e "$TMP/marker"
 eq "the run folder is removed" "$(find "$S" -maxdepth 1 -name 'quern-run.*' | wc -l)" 0
+
+# --- a bundle with a link out of the scenario's folder -----------------------
+mkdir "$TMP/scen"
+cp tests/e2e/scripts/dist_hit.lua "$TMP/scen/hit.lua"
+ln -s /etc/shadow "$TMP/scen/loot"
+reset_target
+"$QUERN" run "$TMP/scen/hit.lua" --runs 1 -q -p base_url="$BASE" --db none >"$TMP/b.out" 2>&1
+eq "a link out of the scenario's folder: exit 2" "$?" 2
+check "a link out of the scenario's folder: one line naming it and its target" grep -qxF \
+  "quern run: $TMP/scen/loot is a symbolic link to /etc/shadow, outside the scenario's folder $TMP/scen: not shipped (copy what it points to into the folder)" \
+  "$TMP/b.out"
+eq "a link out of the scenario's folder: nothing was loaded or sent" "$(stat .requests)" 0
+rm "$TMP/scen/loot"
+ln -s hit.lua "$TMP/scen/again.lua"
+"$QUERN" run "$TMP/scen/hit.lua" --runs 1 -q -p base_url="$BASE" --db none >"$TMP/b2.out" 2>&1
+eq "a link inside the scenario's folder: the run goes on" "$?" 0

@@ -1,6 +1,7 @@
 /* Unit tests for proto/bundle: the path rules, the limits, what packing takes
- * from a folder (links followed, hidden files and results left out) and a round trip pack -> unpack
- * giving the same bytes, never through a link planted in the folder. */
+ * from a folder (links inside it followed, links out of it refused, hidden
+ * files and results left out) and a round trip pack -> unpack giving the
+ * same bytes, never through a link planted in the folder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -339,13 +340,60 @@ static void test_unpack_folder_link(void **state)
     rm_tree(out);
 }
 
+/* A link out of the scenario's folder is refused by name, with its target:
+ * nothing of the host outside the folder is shipped. One inside it stays
+ * fine, however it is written. */
+static void test_pack_link_out(void **state)
+{
+    char dir[64], out[64], script[128], target[128], want[512], err[512];
+    bundle b;
+
+    tmp_folder(dir, sizeof(dir));
+    tmp_folder(out, sizeof(out));
+    put(dir, "main.lua", "print(1)\n");
+    sub(dir, "data");
+    put(dir, "data/users.csv", "id\n");
+    put(out, "secret", "s");
+    /* Inside, by a detour through the parent: allowed. */
+    snprintf(target, sizeof(target), "../../%s/data/users.csv", strrchr(dir, '/') + 1);
+    link_to(dir, "data/again.csv", target);
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_true(same_text(find(&b, "data/again.csv"), "id\n"));
+    bundle_free(&b);
+
+    link_to(dir, "loot", "/etc/shadow");
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want),
+             "%s/loot is a symbolic link to /etc/shadow, outside the scenario's folder %s: not "
+             "shipped (copy what it points to into the folder)",
+             dir, dir);
+    assert_string_equal(err, want);
+    assert_int_equal(b.nfiles, 0);
+    rm_tree(dir);
+
+    /* A relative link out, and a link to a folder out: the target is shown
+     * as written and as it resolves. */
+    tmp_folder(dir, sizeof(dir));
+    put(dir, "main.lua", "");
+    snprintf(target, sizeof(target), "../%s", strrchr(out, '/') + 1);
+    link_to(dir, "shared", target);
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s/shared is a symbolic link to %s (%s), outside", dir, target,
+             out);
+    assert_non_null(strstr(err, want));
+    rm_tree(dir);
+    rm_tree(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_rules),         cmocka_unit_test(test_check_limits),
         cmocka_unit_test(test_pack_content),       cmocka_unit_test(test_pack_limits),
         cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_unpack_no_follow),
-        cmocka_unit_test(test_unpack_folder_link),
+        cmocka_unit_test(test_unpack_folder_link), cmocka_unit_test(test_pack_link_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
