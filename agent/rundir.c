@@ -18,7 +18,7 @@
 
 #define RUN_PREFIX "quern-run."
 /* Random characters after the prefix, and attempts at a free name. */
-#define RUN_RANDOM 10
+#define RUN_RANDOM 6
 #define RUN_TRIES 100
 /* Deepest folder removed: the bundle's own depth, and what a script may add. */
 #define RM_DEPTH_MAX 64
@@ -92,7 +92,7 @@ static void open_failed(int fd, const char *name, const char *shown, const char 
         else
             err_set(err, errlen, "%s: %s is a symbolic link: give the folder's own path", label,
                     shown);
-    } else if (e == ENOTDIR || (e == 0 && !S_ISDIR(st.st_mode))) {
+    } else if (e == ENOTDIR) {
         err_set(err, errlen, "%s: %s is not a folder", label, shown);
     } else {
         err_set(err, errlen, "%s: %s: %s", label, shown, strerror(e));
