@@ -54,7 +54,7 @@ typedef struct arun {
     struct agent *a; /**< borrowed */
     uint64_t run_id;
     char dir[PATH_MAX]; /**< the unpacked bundle, "" if none */
-    int dir_hold;       /**< owned: the lock marking dir in use (rundir_hold), -1: none */
+    int dir_hold;       /**< owned: dir's descriptor, locked (rundir_hold); -1: none */
     unsigned nworkers;
     wslot *w; /**< owned: nworkers entries */
     int have_steps, ready_sent, failed, go, stopping, orphan;

@@ -40,7 +40,9 @@ static const opttab_row agentopt_rows[] = {
      "agent name shown by the console (default: host name)", OPTTAB_NONE},
     {"work-dir", required_argument, OPT_WORK_DIR, "--work-dir DIR",
      "where each run's private folder (script, CSV data) is made, mode 700,\n"
-     "and removed after the run (default: $TMPDIR, else /tmp); made if missing",
+     "and removed after the run (default: $TMPDIR, else /tmp); made if missing.\n"
+     "It and every folder above it must be this user's or root's, no symbolic\n"
+     "link, and writable by nobody else unless sticky (as /tmp)",
      OPTTAB_NONE},
     {"verbose", no_argument, 'v', "-v, --verbose", "debug messages", OPTTAB_NONE},
     {"quiet", no_argument, 'q', "-q, --quiet", "warnings and errors only", OPTTAB_NONE},
@@ -147,6 +149,15 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
     if (*token_file == NULL) {
         fprintf(stderr, "quern agent: --token-file is required (the console's shared secret)\n");
         return -1;
+    }
+    if (a->work_dir == NULL) {
+        /* The default is held to the rule of --work-dir: the agent runs what
+         * it finds there. */
+        char err[PATH_MAX + 256];
+        if (rundir_workdir(NULL, err, sizeof(err)) != 0) {
+            fprintf(stderr, "quern agent: %s (or choose one with --work-dir)\n", err);
+            return -1;
+        }
     }
     return 0;
 }

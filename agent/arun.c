@@ -139,9 +139,10 @@ void arun_free(arun *r)
         xfree(r->scen_names[i]);
     xfree(r->scen_names);
     fileup_free(r->up);
-    rundir_remove(r->dir);
-    if (r->dir_hold >= 0)
+    if (r->dir_hold >= 0) {
+        rundir_remove(r->dir_hold, r->dir);
         close(r->dir_hold);
+    }
     xfree(r->w);
     xfree(r);
 }
@@ -237,7 +238,7 @@ void arun_check(agent *a)
         /* The workers' result files go up before RunFinished (the tick
          * comes back here until they are all queued). */
         if (r->up == NULL)
-            r->up = fileup_new(r->dir, r->nworkers, a->name, r->run_id);
+            r->up = fileup_new(r->dir_hold, r->nworkers, a->name, r->run_id);
         if (fileup_pump(r->up, &a->con) == 0)
             return;
         r->want_files = 0;
@@ -354,19 +355,22 @@ static void on_worker_close(peer *l, const char *why, void *ud)
     arun_check(w->run->a);
 }
 
-/* The child side of a fork: becomes worker number i. Never returns. */
-static void become_worker(int fd, const char *dir, unsigned i)
+/* The child side of a fork: becomes worker number i, given its socket fd
+ * and the run folder's descriptor dirfd. Never returns. */
+static void become_worker(int fd, int dirfd, unsigned i)
 {
+    int sock, dir;
+
     agent_child_signals();
-    /* Keep only stdio and our socket: the console's socket must close when
-     * the agent dies, whatever the workers are doing. */
-    if (fd != 3) {
-        if (dup2(fd, 3) < 0)
-            _exit(3);
-        fd = 3;
-    }
-    close_range(4, ~0U, 0);
-    _exit(wproc_main(fd, dir, i));
+    /* Keep only stdio, our socket (3) and the run folder (4): the console's
+     * socket must close when the agent dies, whatever the workers are doing.
+     * Both are moved above 4 first, so that neither lands on the other. */
+    sock = fcntl(fd, F_DUPFD_CLOEXEC, 5);
+    dir = fcntl(dirfd, F_DUPFD_CLOEXEC, 5);
+    if (sock < 0 || dir < 0 || dup2(sock, 3) < 0 || dup2(dir, 4) < 0)
+        _exit(3);
+    close_range(5, ~0U, 0);
+    _exit(wproc_main(3, 4, i));
 }
 
 /* The worker StartRun: the agent's, with this worker's VUs and no files. */
@@ -476,13 +480,16 @@ void arun_start(agent *a, const Quern__StartRun *sr)
                 (unsigned long long)nvus, sr->vus_total, ids, r->nworkers,
                 memsize_format(r->lua_mem, mem, sizeof(mem)), sr->n_files);
     }
-    if (rundir_new(a->work_dir, sr->files, sr->n_files, r->dir, sizeof(r->dir), err, sizeof(err)) !=
-        0) {
+    r->dir_hold =
+        rundir_new(a->work_dir, sr->files, sr->n_files, r->dir, sizeof(r->dir), err, sizeof(err));
+    if (r->dir_hold < 0) {
         arun_fail(r, err);
         arun_check(a);
         return;
     }
-    r->dir_hold = rundir_hold(r->dir);
+    if (rundir_hold(r->dir_hold) != 0)
+        log_msg(LOG_WARN, "run %llu: cannot lock its folder %s: a kill -9 would leave it",
+                (unsigned long long)r->run_id, r->dir);
     for (unsigned j = 0; j < r->nworkers; j++) {
         wslot *w = &r->w[j];
         int sv[2];
@@ -505,7 +512,7 @@ void arun_start(agent *a, const Quern__StartRun *sr)
         }
         if (pid == 0) {
             close(sv[0]);
-            become_worker(sv[1], r->dir, j);
+            become_worker(sv[1], r->dir_hold, j);
         }
         close(sv[1]);
         fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,7 +15,7 @@
 enum { UP_JTL, UP_DATA, UP_OUT, UP_KINDS };
 
 struct fileup {
-    const char *dir; /**< borrowed */
+    int dirfd;       /**< borrowed: the run folder */
     char agent[128]; /**< the agent name, safe in a file name */
     uint64_t run_id;
     unsigned nworkers;
@@ -28,11 +27,11 @@ struct fileup {
     uint8_t *buf; /**< owned: FILEUP_CHUNK bytes */
 };
 
-fileup *fileup_new(const char *dir, unsigned nworkers, const char *agent, uint64_t run_id)
+fileup *fileup_new(int dirfd, unsigned nworkers, const char *agent, uint64_t run_id)
 {
     fileup *u = xcalloc(1, sizeof(*u));
 
-    u->dir = dir;
+    u->dirfd = dirfd;
     u->nworkers = nworkers;
     u->run_id = run_id;
     u->fd = -1;
@@ -49,7 +48,7 @@ static int next_file(fileup *u)
 {
     while (u->item < u->nworkers * UP_KINDS) {
         unsigned w = u->item / UP_KINDS, kind = u->item % UP_KINDS;
-        char f[64], path[PATH_MAX];
+        char f[64];
         struct stat st;
 
         u->item++;
@@ -58,14 +57,13 @@ static int next_file(fileup *u)
                  : kind == UP_DATA ? WFILES_DATA
                                    : WFILES_OUT,
                  w);
-        snprintf(path, sizeof(path), "%s/%s", u->dir, f);
-        u->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        u->fd = openat(u->dirfd, f, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (u->fd < 0) {
             if (errno != ENOENT)
-                log_msg(LOG_WARN, "cannot send %s: %s", path, strerror(errno));
+                log_msg(LOG_WARN, "cannot send %s of the run folder: %s", f, strerror(errno));
             continue;
         }
-        if (fstat(u->fd, &st) != 0 || st.st_size == 0) {
+        if (fstat(u->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
             close(u->fd);
             u->fd = -1;
             continue;

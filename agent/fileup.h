@@ -13,7 +13,7 @@
  * call fileup_pump again (the agent's tick does) until it returns 1.
  *
  * Usage:
- *     u = fileup_new(dir, nworkers, agent_name, run_id);
+ *     u = fileup_new(dirfd, nworkers, agent_name, run_id);
  *     while (fileup_pump(u, &console) == 0) ...wait for the loop...
  *     fileup_free(u);      then RunFinished, then remove dir */
 #ifndef QUERN_FILEUP_H
@@ -30,9 +30,10 @@
 
 typedef struct fileup fileup;
 
-/** Prepares the upload of the files of workers 0..nworkers-1 found in dir
- *  (borrowed, must outlive the upload); agent names the Grinder logs. */
-fileup *fileup_new(const char *dir, unsigned nworkers, const char *agent, uint64_t run_id);
+/** Prepares the upload of the files of workers 0..nworkers-1 found in the
+ *  run folder of dirfd (borrowed, open until fileup_free; the files are
+ *  opened relative to it, following no link); agent names the Grinder logs. */
+fileup *fileup_new(int dirfd, unsigned nworkers, const char *agent, uint64_t run_id);
 /** Queues what the link takes now: 1 when everything was sent (or the link
  *  is gone: there is nobody to send to), 0 when more remains. */
 int fileup_pump(fileup *u, peer *link);

@@ -61,9 +61,41 @@ static int read_whole(const char *path, size_t size, uint8_t **out, char *err, s
     return 0;
 }
 
-/* Adds the files under root/rel (rel "" for root itself), depth-limited. */
-static int bundle_walk(bundle *b, const char *root, const char *rel, int depth, char *err,
-                       size_t errlen)
+/* A symbolic link at full (relp under root, whose real path is real): 0 when
+ * it leads inside the folder, 1 when it leads nowhere (skipped, as nothing
+ * is read), -1 with err set when it leads out of it: a link must not ship
+ * a file of the host the folder does not hold (loot -> /etc/shadow). */
+static int link_inside(const char *root, const char *real, const char *full, const char *relp,
+                       char *err, size_t errlen)
+{
+    char to[PATH_MAX], target[PATH_MAX];
+    ssize_t n;
+    size_t len = strlen(real);
+
+    if (realpath(full, target) == NULL)
+        return 1;
+    if (strcmp(real, "/") == 0 ||
+        (strncmp(target, real, len) == 0 && (target[len] == '\0' || target[len] == '/')))
+        return 0;
+    n = readlink(full, to, sizeof(to) - 1);
+    to[n > 0 ? n : 0] = '\0';
+    if (strcmp(to, target) == 0)
+        err_set(err, errlen,
+                "%s/%s is a symbolic link to %s, outside the scenario's folder %s: not shipped "
+                "(copy what it points to into the folder)",
+                root, relp, target, root);
+    else
+        err_set(err, errlen,
+                "%s/%s is a symbolic link to %s (%s), outside the scenario's folder %s: not "
+                "shipped (copy what it points to into the folder)",
+                root, relp, to, target, root);
+    return -1;
+}
+
+/* Adds the files under root/rel (rel "" for root itself), depth-limited;
+ * real is root's real path. */
+static int bundle_walk(bundle *b, const char *root, const char *real, const char *rel, int depth,
+                       char *err, size_t errlen)
 {
     char dirpath[PATH_MAX];
     DIR *dir;
@@ -86,11 +118,20 @@ static int bundle_walk(bundle *b, const char *root, const char *rel, int depth, 
             sizeof(relp))
             continue;
         snprintf(full, sizeof(full), "%s/%s", root, relp);
-        if (stat(full, &st) != 0)
+        if (lstat(full, &st) != 0)
             continue;
+        if (S_ISLNK(st.st_mode)) {
+            int in = link_inside(root, real, full, relp, err, errlen);
+            if (in < 0) {
+                rc = -1;
+                break;
+            }
+            if (in > 0 || stat(full, &st) != 0)
+                continue;
+        }
         if (S_ISDIR(st.st_mode)) {
             if (depth < BUNDLE_DEPTH_MAX)
-                rc = bundle_walk(b, root, relp, depth + 1, err, errlen);
+                rc = bundle_walk(b, root, real, relp, depth + 1, err, errlen);
             continue;
         }
         if (!S_ISREG(st.st_mode))
@@ -125,10 +166,14 @@ int bundle_pack(const char *script, bundle *b, char *err, size_t errlen)
 {
     char *a = xstrdup(script), *s = xstrdup(script);
     const char *root = dirname(a);
-    int rc;
+    char real[PATH_MAX];
+    int rc = -1;
 
     memset(b, 0, sizeof(*b));
-    rc = bundle_walk(b, root, "", 0, err, errlen);
+    if (realpath(root, real) == NULL)
+        err_set(err, errlen, "cannot read folder %s: %s", root, strerror(errno));
+    else
+        rc = bundle_walk(b, root, real, "", 0, err, errlen);
     snprintf(b->script_name, sizeof(b->script_name), "%s", basename(s));
     if (rc == 0)
         log_msg(LOG_DEBUG, "bundle: %zu file(s), %zu bytes from %s", b->nfiles, b->bytes, root);
@@ -173,57 +218,67 @@ int bundle_path_ok(const char *path)
     }
 }
 
-/* Creates the parent directories of rel under root. */
-static int make_parents(const char *root, const char *rel, char *err, size_t errlen)
+/* Opens (making it, mode 0700, when missing) the folder name in the folder
+ * of dfd, following no link: a link planted there is refused. */
+static int open_sub(int dfd, const char *name, const char *rel, char *err, size_t errlen)
 {
-    char path[4096];
-    size_t rootlen = strlen(root);
+    int fd;
 
-    if (rootlen + strlen(rel) + 2 > sizeof(path)) {
-        err_set(err, errlen, "bundle path too long: %s", rel);
+    if (mkdirat(dfd, name, 0700) != 0 && errno != EEXIST) {
+        err_set(err, errlen, "mkdir %s: %s", rel, strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    for (char *s = path + rootlen + 1; (s = strchr(s, '/')) != NULL; s++) {
-        *s = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            err_set(err, errlen, "mkdir %s: %s", path, strerror(errno));
-            return -1;
-        }
-        *s = '/';
-    }
-    return 0;
+    fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        err_set(err, errlen, "open folder %s: %s", rel, strerror(errno));
+    return fd;
 }
 
-static int write_file(const char *root, const Quern__BundleFile *f, char *err, size_t errlen)
+/* Writes f under the folder of root, each folder on its way made and opened
+ * relative to the one before: nothing is looked up by a path from "/". */
+static int write_file(int root, const Quern__BundleFile *f, char *err, size_t errlen)
 {
-    char path[4096];
+    char rel[BUNDLE_PATH_MAX + 1];
     mode_t mode = f->mode != 0 ? (mode_t)(f->mode & 0755) : 0644;
-    int fd;
+    char *name = rel, *slash;
+    int dfd = root, fd = -1;
     size_t off = 0;
     int rc = -1;
 
-    if (make_parents(root, f->path, err, errlen) != 0)
-        return -1;
-    snprintf(path, sizeof(path), "%s/%s", root, f->path);
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    snprintf(rel, sizeof(rel), "%s", f->path); /* bundle_check: at most BUNDLE_PATH_MAX */
+    while ((slash = strchr(name, '/')) != NULL) {
+        int sub;
+        *slash = '\0';
+        sub = open_sub(dfd, name, rel, err, errlen);
+        *slash = '/';
+        if (sub < 0)
+            goto out;
+        if (dfd != root)
+            close(dfd);
+        dfd = sub;
+        name = slash + 1;
+    }
+    fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) {
         err_set(err, errlen, "create %s: %s", f->path, strerror(errno));
-        return -1;
+        goto out;
     }
     while (off < f->data.len) {
         ssize_t n = write(fd, f->data.data + off, f->data.len - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            err_set(err, errlen, "write %s: %s", f->path, strerror(errno));
+            err_set(err, errlen, "write %s: %s", f->path, n < 0 ? strerror(errno) : "short");
             goto out;
         }
         off += (size_t)n;
     }
     rc = 0;
 out:
-    close(fd);
+    if (fd >= 0)
+        close(fd);
+    if (dfd != root)
+        close(dfd);
     return rc;
 }
 
@@ -249,13 +304,12 @@ int bundle_check(Quern__BundleFile *const *files, size_t n, char *err, size_t er
     return 0;
 }
 
-int bundle_unpack(Quern__BundleFile *const *files, size_t n, const char *dir, char *err,
-                  size_t errlen)
+int bundle_unpack(Quern__BundleFile *const *files, size_t n, int dirfd, char *err, size_t errlen)
 {
     if (bundle_check(files, n, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
-        if (write_file(dir, files[i], err, errlen) != 0)
+        if (write_file(dirfd, files[i], err, errlen) != 0)
             return -1;
     return 0;
 }

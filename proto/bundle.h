@@ -4,17 +4,23 @@
  *
  * Packing (bundle_pack): every regular file under the script's folder, to a
  * depth of 8 folders, except names starting with '.' and results the folder
- * may hold (*.db, *.db-wal, *.db-shm, *.log). Symbolic links are followed: a
- * link to a file ships the file's bytes under the link's name, a link to a
- * folder ships that folder's files, a dangling link is skipped. A path longer
+ * may hold (*.db, *.db-wal, *.db-shm, *.log). Symbolic links that lead
+ * inside the folder are followed: a link to a file ships the file's bytes
+ * under the link's name, a link to a folder ships that folder's files, a
+ * dangling link is skipped; a link that leads out of the folder is an error
+ * naming it and its target (nothing of the host outside the folder is ever
+ * shipped, loot -> /etc/shadow). A path longer
  * than BUNDLE_PATH_MAX is skipped; more than BUNDLE_MAX_FILES files or
  * BUNDLE_MAX_BYTES bytes is an error.
  *
  * Unpacking (bundle_unpack): paths come from the network: anything
  * absolute, with "..", "." or empty components, or a backslash is refused
- * (bundle_path_ok), files are created with O_EXCL|O_NOFOLLOW, and the total
- * size is bounded. The folder to write into is the caller's (the agent's run
- * folder, agent/rundir.h).
+ * (bundle_path_ok), every file and folder is made relative to the
+ * descriptor of the folder before it (openat, mkdirat), files with
+ * O_EXCL|O_NOFOLLOW and folders opened with O_NOFOLLOW, so a link planted
+ * there is never followed, and the total size is bounded. The folder to
+ * write into is the caller's descriptor (the agent's run folder,
+ * agent/rundir.h).
  *
  * Usage:
  *     bundle b;
@@ -22,7 +28,7 @@
  *     sr.files = b.files; sr.n_files = b.nfiles; sr.script_name = b.script_name;
  *     bundle_free(&b);
  * and on the other side:
- *     if (bundle_unpack(sr->files, sr->n_files, dir, err, sizeof(err)) != 0) ... */
+ *     if (bundle_unpack(sr->files, sr->n_files, dirfd, err, sizeof(err)) != 0) ... */
 #ifndef QUERN_BUNDLE_H
 #define QUERN_BUNDLE_H
 
@@ -61,10 +67,10 @@ void bundle_free(bundle *b);
  *  writing anything. Returns 0, or -1 with err set. */
 int bundle_check(Quern__BundleFile *const *files, size_t n, char *err, size_t errlen);
 
-/** Checks the n files (bundle_check), then writes them under dir, an
- *  existing folder. Returns 0, or -1 with err set; files already written
- *  stay (the caller removes its folder). */
-int bundle_unpack(Quern__BundleFile *const *files, size_t n, const char *dir, char *err,
-                  size_t errlen);
+/** Checks the n files (bundle_check), then writes them under the folder
+ *  of dirfd (borrowed, an open folder), following no symbolic link.
+ *  Returns 0, or -1 with err set; files already written stay (the caller
+ *  removes its folder). */
+int bundle_unpack(Quern__BundleFile *const *files, size_t n, int dirfd, char *err, size_t errlen);
 
 #endif

@@ -16,7 +16,7 @@ int wfile_open(wfile *f, const char *path, size_t cap, char *err, size_t errlen)
         snprintf(err, errlen, "%s: buffer too small", path);
         return -1;
     }
-    f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (f->fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;

@@ -37,7 +37,8 @@ typedef struct wfile {
     uint64_t flushes; /**< write() calls made */
 } wfile;
 
-/** Creates (truncates) path and allocates a cap-byte buffer (cap >=
+/** Creates (truncates) path, never through a symbolic link as its last
+ *  part, and allocates a cap-byte buffer (cap >=
  *  WFILE_LINE_MAX). 0, or -1 with err set (f is then closed: wfile_close
  *  is fine on it). */
 int wfile_open(wfile *f, const char *path, size_t cap, char *err, size_t errlen);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proto/ivsum.h"
@@ -268,8 +269,29 @@ static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned 
     return l;
 }
 
-int wproc_main(int fd, const char *dir, unsigned number)
+/* Makes the run folder of dirfd (owned: closed here) the current folder,
+ * so that the script and its files are opened relative to the folder the
+ * agent made, never looked up again by its path. 0, or -1 with err set. */
+static int enter_rundir(int dirfd, char *err, size_t errlen)
 {
+    struct stat st;
+    int rc = -1;
+
+    if (fstat(dirfd, &st) != 0 || !S_ISDIR(st.st_mode))
+        snprintf(err, errlen, "the run folder's descriptor %d is not a folder", dirfd);
+    else if (st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+        snprintf(err, errlen, "the run folder is not this user's private folder");
+    else if (fchdir(dirfd) != 0)
+        snprintf(err, errlen, "cannot enter the run folder: %s", strerror(errno));
+    else
+        rc = 0;
+    close(dirfd);
+    return rc;
+}
+
+int wproc_main(int fd, int dirfd, unsigned number)
+{
+    const char *dir = ".";
     frame_reader *r = frame_reader_new(FRAME_MAX_DEFAULT);
     Quern__Envelope *env = NULL;
     const Quern__StartRun *sr;
@@ -277,8 +299,8 @@ int wproc_main(int fd, const char *dir, unsigned number)
     engine *e = NULL;
     engine_cfg cfg;
     wproc_ctx c;
-    char err[2048], script[PATH_MAX], role[32];
-    int rc = 3, n;
+    char err[2048], direrr[256], script[PATH_MAX], role[32];
+    int rc = 3, n, entered;
     enum engine_status st;
     reqlog *rl = NULL;
     stage *stages = NULL;
@@ -288,6 +310,7 @@ int wproc_main(int fd, const char *dir, unsigned number)
     Quern__RunFinished fin = QUERN__RUN_FINISHED__INIT;
 
     memset(&c, 0, sizeof(c));
+    entered = enter_rundir(dirfd, direrr, sizeof(direrr));
     snprintf(role, sizeof(role), "worker %u", number);
     log_init(role);
     /* Lines go up to the agent, which relays them to the console: script
@@ -308,6 +331,10 @@ int wproc_main(int fd, const char *dir, unsigned number)
     sr = env->start_run;
     c.fd = fd;
     c.run_id = sr->run_id;
+    if (entered != 0) {
+        send_ready(fd, c.run_id, 0, direrr, 0);
+        goto out;
+    }
     for (size_t i = 0; i < sr->n_props; i++)
         props_set(p, sr->props[i]->key, sr->props[i]->value);
     memset(&cfg, 0, sizeof(cfg));

@@ -1,8 +1,11 @@
 /* wproc — the worker process: one engine driven over a socketpair.
  *
  * What it is for: an agent forks one child per worker; the child calls
- * wproc_main with its end of a socketpair and the run's bundle directory, and
- * exits with its return value. The conversation on the fd (frames of
+ * wproc_main with its end of a socketpair and the descriptor of the run's
+ * bundle folder, and exits with its return value. The worker makes that
+ * folder its current folder and reads the script and its files relative to
+ * it: nothing is looked up again by the folder's path, which another user
+ * could have swapped. The conversation on the fd (frames of
  * proto/frame.h, no authentication: the parent made the socket):
  *
  *     agent                       worker
@@ -30,10 +33,12 @@
 #include "proto/quern.pb-c.h"
 
 /** Runs the worker on fd (owned: closed on return) with the scripts unpacked
- *  under dir (borrowed); number is the worker's index inside its agent, for
+ *  in the folder of dirfd (owned: the worker fchdirs into it, after checking
+ *  it is this user's and mode 0700, and closes it; a folder that fails is
+ *  refused in Ready); number is the worker's index inside its agent, for
  *  logs. Returns the process exit status: 0 after a run, 2 if the script did
  *  not load, 3 on a protocol or I/O error. */
-int wproc_main(int fd, const char *dir, unsigned number);
+int wproc_main(int fd, int dirfd, unsigned number);
 
 /** Reads the progression of the global VU indices in ranges: 0 with *first,
  *  *stride (>= 1) and *count set (count 0 for no VUs), or -1 with err set if

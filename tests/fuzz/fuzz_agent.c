@@ -32,7 +32,7 @@ static int quiet(void *ud, enum log_level level, const char *line)
 
 static void cleanup(void)
 {
-    rundir_remove(tmpdir);
+    rundir_remove(-1, tmpdir);
 }
 
 static int count(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -12,6 +12,7 @@
 #include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent/rundir.h"
 #include "proto/bundle.h"
@@ -25,7 +26,7 @@ static int entries;
 /* Removes the private $TMPDIR at exit. */
 static void cleanup(void)
 {
-    rundir_remove(tmpdir);
+    rundir_remove(-1, tmpdir);
 }
 
 static int path_ok_slow(const char *p)
@@ -75,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Quern__StartRun *sr;
     char dir[256], err[512];
+    int fd;
 
     if (tmpdir[0] == '\0') {
         snprintf(tmpdir, sizeof(tmpdir), "/tmp/quern-fuzz-bundle.XXXXXX");
@@ -87,14 +89,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     for (size_t i = 0; i < sr->n_files; i++)
         fuzz_check(bundle_path_ok(sr->files[i]->path) == path_ok_slow(sr->files[i]->path));
-    if (rundir_new(NULL, sr->files, sr->n_files, dir, sizeof(dir), err, sizeof(err)) == 0) {
+    fd = rundir_new(NULL, sr->files, sr->n_files, dir, sizeof(dir), err, sizeof(err));
+    if (fd >= 0) {
         struct stat st;
         fuzz_check(strncmp(dir, tmpdir, strlen(tmpdir)) == 0);
         cur = sr;
         rootlen = strlen(dir);
         entries = 0;
         fuzz_check(nftw(dir, check_entry, 16, FTW_PHYS) == 0);
-        rundir_remove(dir);
+        rundir_remove(fd, dir);
+        close(fd);
         fuzz_check(stat(dir, &st) != 0 && errno == ENOENT);
     } else {
         fuzz_check(err[0] != '\0');

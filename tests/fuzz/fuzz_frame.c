@@ -36,7 +36,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
 static void cleanup(void)
 {
     gather_free(g);
-    rundir_remove(gdir); /* the same recursive removal, no link followed */
+    rundir_remove(-1, gdir); /* the same recursive removal, no link followed */
 }
 
 /* The private folder the console writes result files into. */

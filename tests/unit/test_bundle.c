@@ -1,6 +1,7 @@
 /* Unit tests for proto/bundle: the path rules, the limits, what packing takes
- * from a folder (links followed, hidden files and results left out) and a
- * round trip pack -> unpack giving the same bytes. */
+ * from a folder (links inside it followed, links out of it refused, hidden
+ * files and results left out) and a round trip pack -> unpack giving the
+ * same bytes, never through a link planted in the folder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +20,19 @@
 /* The recursive removal of the agent's run folders (no link followed). */
 static void rm_tree(const char *dir)
 {
-    rundir_remove(dir);
+    rundir_remove(-1, dir);
+}
+
+/* bundle_unpack into the folder dir, through its descriptor. */
+static int unpack_into(Quern__BundleFile *const *files, size_t n, const char *dir, char *err,
+                       size_t errlen)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+    assert_true(fd >= 0);
+    rc = bundle_unpack(files, n, fd, err, errlen);
+    close(fd);
+    return rc;
 }
 
 static void put(const char *dir, const char *rel, const char *text)
@@ -258,7 +271,7 @@ static void test_round_trip(void **state)
     snprintf(script, sizeof(script), "%s/main.lua", src);
     assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
     assert_int_equal(b.nfiles, 3);
-    assert_int_equal(bundle_unpack(b.files, b.nfiles, dst, err, sizeof(err)), 0);
+    assert_int_equal(unpack_into(b.files, b.nfiles, dst, err, sizeof(err)), 0);
 
     snprintf(script, sizeof(script), "%s/main.lua", dst);
     assert_int_equal(bundle_pack(script, &back, err, sizeof(err)), 0);
@@ -274,7 +287,7 @@ static void test_round_trip(void **state)
     assert_int_equal(find(&back, "main.lua")->mode, 0750);
 
     /* Unpacking again over the same files: never overwritten. */
-    assert_int_equal(bundle_unpack(b.files, b.nfiles, dst, err, sizeof(err)), -1);
+    assert_int_equal(unpack_into(b.files, b.nfiles, dst, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "create "));
     bundle_free(&b);
     bundle_free(&back);
@@ -295,22 +308,92 @@ static void test_unpack_no_follow(void **state)
     f.path = (char *)"evil";
     f.data.data = (uint8_t *)"x";
     f.data.len = 1;
-    assert_int_equal(bundle_unpack(fp, 1, dst, err, sizeof(err)), -1);
+    assert_int_equal(unpack_into(fp, 1, dst, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "create evil: "));
     assert_int_not_equal(stat(target, &st), 0);
 
     f.path = (char *)"../escape";
-    assert_int_equal(bundle_unpack(fp, 1, dst, err, sizeof(err)), -1);
+    assert_int_equal(unpack_into(fp, 1, dst, err, sizeof(err)), -1);
     assert_string_equal(err, "refused bundle path \"../escape\"");
     rm_tree(dst);
+}
+
+/* A link planted in place of a folder of the bundle is not followed: the
+ * file meant for data/ is not written where the link points. */
+static void test_unpack_folder_link(void **state)
+{
+    char dst[64], out[64], path[160], err[256];
+    Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
+    struct stat st;
+
+    tmp_folder(dst, sizeof(dst));
+    tmp_folder(out, sizeof(out));
+    link_to(dst, "data", out);
+    f.path = (char *)"data/users.csv";
+    f.data.data = (uint8_t *)"x";
+    f.data.len = 1;
+    assert_int_equal(unpack_into(fp, 1, dst, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "open folder data: "));
+    snprintf(path, sizeof(path), "%s/users.csv", out);
+    assert_int_not_equal(lstat(path, &st), 0);
+    rm_tree(dst);
+    rm_tree(out);
+}
+
+/* A link out of the scenario's folder is refused by name, with its target:
+ * nothing of the host outside the folder is shipped. One inside it stays
+ * fine, however it is written. */
+static void test_pack_link_out(void **state)
+{
+    char dir[64], out[64], script[128], target[128], want[512], err[512];
+    bundle b;
+
+    tmp_folder(dir, sizeof(dir));
+    tmp_folder(out, sizeof(out));
+    put(dir, "main.lua", "print(1)\n");
+    sub(dir, "data");
+    put(dir, "data/users.csv", "id\n");
+    put(out, "secret", "s");
+    /* Inside, by a detour through the parent: allowed. */
+    snprintf(target, sizeof(target), "../../%s/data/users.csv", strrchr(dir, '/') + 1);
+    link_to(dir, "data/again.csv", target);
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_true(same_text(find(&b, "data/again.csv"), "id\n"));
+    bundle_free(&b);
+
+    link_to(dir, "loot", "/etc/shadow");
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want),
+             "%s/loot is a symbolic link to /etc/shadow, outside the scenario's folder %s: not "
+             "shipped (copy what it points to into the folder)",
+             dir, dir);
+    assert_string_equal(err, want);
+    assert_int_equal(b.nfiles, 0);
+    rm_tree(dir);
+
+    /* A relative link out, and a link to a folder out: the target is shown
+     * as written and as it resolves. */
+    tmp_folder(dir, sizeof(dir));
+    put(dir, "main.lua", "");
+    snprintf(target, sizeof(target), "../%s", strrchr(out, '/') + 1);
+    link_to(dir, "shared", target);
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s/shared is a symbolic link to %s (%s), outside", dir, target,
+             out);
+    assert_non_null(strstr(err, want));
+    rm_tree(dir);
+    rm_tree(out);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_path_rules),   cmocka_unit_test(test_check_limits),
-        cmocka_unit_test(test_pack_content), cmocka_unit_test(test_pack_limits),
-        cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_unpack_no_follow),
+        cmocka_unit_test(test_path_rules),         cmocka_unit_test(test_check_limits),
+        cmocka_unit_test(test_pack_content),       cmocka_unit_test(test_pack_limits),
+        cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_unpack_no_follow),
+        cmocka_unit_test(test_unpack_folder_link), cmocka_unit_test(test_pack_link_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,11 +84,40 @@ static void test_file_open_errors(void **state)
     wfile_close(&f);
 }
 
+/* A link planted where the file goes is not followed: what it points to is
+ * neither truncated nor written. */
+static void test_file_no_follow(void **state)
+{
+    char dir[64], link[96], victim[96], err[256];
+    struct stat st;
+    wfile f;
+    FILE *out;
+
+    snprintf(dir, sizeof(dir), "/tmp/quern-test-wfile.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(victim, sizeof(victim), "%s/victim", dir);
+    snprintf(link, sizeof(link), "%s/.quern-jtl.0", dir);
+    out = fopen(victim, "w");
+    assert_non_null(out);
+    fputs("intact", out);
+    fclose(out);
+    assert_int_equal(symlink(victim, link), 0);
+    assert_int_equal(wfile_open(&f, link, 65536, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, link));
+    wfile_close(&f);
+    assert_int_equal(stat(victim, &st), 0);
+    assert_int_equal(st.st_size, 6);
+    unlink(link);
+    unlink(victim);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_file_buffers_until_full),
         cmocka_unit_test(test_file_open_errors),
+        cmocka_unit_test(test_file_no_follow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
