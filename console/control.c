@@ -373,13 +373,20 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
 
     agents_tick(r, now, &n);
     switch (r->phase) {
-    case PHASE_WAIT:
+    case PHASE_WAIT: {
+        int code;
         if (r->interrupted) {
             r->start_error = 3;
             snprintf(r->start_msg, sizeof(r->start_msg), "interrupted while waiting for agents");
             end_phase(r);
         } else if (n.registered >= r->o.agents) {
             start_run(r);
+        } else if (local_agent_exited(&r->la, &code)) {
+            /* its own message is above */
+            r->start_error = 3;
+            snprintf(r->start_msg, sizeof(r->start_msg),
+                     "the local agent exited (status %d) before it connected", code);
+            end_phase(r);
         } else if (now - r->phase_us > r->o.wait_us) {
             char buf[DUR_FORMAT_MAX];
             r->start_error = 3;
@@ -389,6 +396,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
             end_phase(r);
         }
         break;
+    }
     case PHASE_START:
         if (r->start_error == 0 && now - r->phase_us > CONTROL_READY_US) {
             r->start_error = 3;

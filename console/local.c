@@ -11,18 +11,29 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
+#include "agent/rundir.h"
 #include "common/err.h"
+#include "common/mem.h"
 #include "proto/auth.h"
 
 #define LOCAL_STOP_WAIT_MS 8000 /* the agent stops its workers within 5 s */
 
-int local_token(local_agent *la, char *err, size_t errlen)
+int local_token(local_agent *la, char **token, size_t *token_len, char *err, size_t errlen)
 {
     uint8_t raw[AUTH_NONCE_LEN];
     char hex[2 * AUTH_NONCE_LEN + 2];
     const char *tmp = getenv("TMPDIR");
+    char why[512];
     int fd;
 
+    /* The folder the agent will check for its run folders: another user who
+     * may swap files there could hand the agent a token of their own. */
+    if (rundir_workdir(NULL, why, sizeof(why)) != 0) {
+        err_set(err, errlen, "cannot write the local agent's token: %s", why);
+        return -1;
+    }
     if (auth_nonce(raw) != 0) {
         err_set(err, errlen, "cannot make a random token");
         return -1;
@@ -46,6 +57,13 @@ int local_token(local_agent *la, char *err, size_t errlen)
         return -1;
     }
     close(fd);
+    /* the console keeps its copy: the file is never read back */
+    *token_len = 2 * AUTH_NONCE_LEN;
+    *token = xmalloc(*token_len + 1);
+    memcpy(*token, hex, *token_len);
+    (*token)[*token_len] = '\0';
+    OPENSSL_cleanse(hex, sizeof(hex));
+    OPENSSL_cleanse(raw, sizeof(raw));
     return 0;
 }
 
@@ -96,6 +114,17 @@ void local_token_drop(local_agent *la)
         unlink(la->token_path);
         la->token_path[0] = '\0';
     }
+}
+
+int local_agent_exited(local_agent *la, int *code)
+{
+    int st;
+
+    if (la->pid <= 0 || waitpid(la->pid, &st, WNOHANG) != la->pid)
+        return 0;
+    la->pid = 0;
+    *code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return 1;
 }
 
 void local_agent_stop(local_agent *la)

@@ -185,12 +185,12 @@ int run_main(int argc, char **argv)
     }
     if (r.o.embedded) {
         r.rc = RUN_EXIT_START;
-        if (local_token(&r.la, err, sizeof(err)) != 0)
+        if (local_token(&r.la, &r.token, &r.token_len, err, sizeof(err)) != 0)
             goto fail;
         r.rc = RUN_EXIT_USAGE;
         r.o.token_file = r.la.token_path;
     }
-    if (r.o.token_file != NULL &&
+    if (r.o.token_file != NULL && r.token == NULL &&
         auth_read_token_file(r.o.token_file, &r.token, &r.token_len, err, sizeof(err)) != 0)
         goto fail;
     if (bundle_pack(r.o.script, &r.bundle, err, sizeof(err)) != 0)

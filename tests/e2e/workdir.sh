@@ -50,6 +50,19 @@ check "a \$TMPDIR anyone may write into: named, with the way out" grep -qxF \
   "quern agent: the work folder $TMP/open (\$TMPDIR): $TMP/open: anyone may write into it and it is not sticky (make it mode 700) (or choose one with --work-dir)" \
   "$TMP/w4.out"
 
+# A one-machine run writes its local agent's token there: refused at once,
+# not after --wait, and no token file is left.
+start=$(date +%s%N)
+TMPDIR="$TMP/open" timeout 20 "$QUERN" run tests/e2e/scripts/dist_hit.lua --runs 1 -q \
+  -p base_url=http://127.0.0.1:1 --db none --junit "$TMP/w5.xml" >"$TMP/w5.out" 2>&1
+eq "a one-machine run with that \$TMPDIR: exit 3" "$?" 3
+check "a one-machine run with that \$TMPDIR: named, before any token is written" grep -qxF \
+  "quern run: cannot write the local agent's token: the work folder $TMP/open (\$TMPDIR): $TMP/open: anyone may write into it and it is not sticky (make it mode 700)" \
+  "$TMP/w5.out"
+check "a one-machine run with that \$TMPDIR: stops within 5 s" [ $((($(date +%s%N) - start) / 1000000)) -lt 5000 ]
+eq "a one-machine run with that \$TMPDIR: no token file left" "$(find "$TMP/open" -name 'quern-token.*' | wc -l)" 0
+check "a one-machine run with that \$TMPDIR: the JUnit start case failed" grep -q '<failure' "$TMP/w5.xml"
+
 # --- a sticky folder of root's, another user racing for the run folders ----
 chmod 1777 "$S"
 cat >"$TMP/hostile.py" <<'EOF'
