@@ -202,7 +202,7 @@ static void fuzz_hook(lua_State *L, lua_Debug *ar)
 static void script_run(const char *buf, size_t len)
 {
     static const char *const recorded_tables[] = {"os", "io", "package", "debug"};
-    static const char *const recorded_fns[] = {"load",   "loadstring", "dofile", "loadfile",
+    static const char *const recorded_fns[] = {"load",   "loadstring", "dofile",      "loadfile",
                                                "rawset", "rawget",     "setmetatable"};
     lua_State *L = luaL_newstate();
     int rc;
