@@ -13,8 +13,9 @@ share_steady_kb max_in_flight held_back mean_ms service_mean_ms"), fanin.tsv ("r
 cpu_pct window_s user_ticks sys_ticks rss_kb console_count sim_step_counts
 sim_rc console_rc", or "requested agents FAILED") and fanin.refused ("agents
 exit_status message"), lag.tsv ("rate scheduled started late dropped
-lag_p50_ms lag_p99_ms lag_max_ms requests exit_status"), lag.best ("good bad")
-and lag_wrk.tsv (wrk's "requests rps user sys maxrss_kb"). Whatever
+lag_p50_ms lag_p99_ms lag_max_ms requests exit_status"), lag.best ("good bad"),
+lag_wrk.tsv (wrk's "requests rps user sys maxrss_kb") and har2lua.tsv ("mb entries
+steps requests correlated quern_s parse_s exit"). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -36,6 +37,7 @@ TARGET_KB = 16     # KB per idle VU at 10,000 VUs
 TARGET_FLEET_KB = 10  # peak KB per VU of the whole tree at 100,000 VUs
 TARGET_SCALE = 50000  # concurrent VUs with open connections in one worker
 TARGET_FANIN = 10     # % of one core for 1,000 agents x 50 steps a second
+HAR2LUA_TITLE = "### har2lua: a large recording converted, beside a plain parse of it"
 
 
 def read_rows(path):
@@ -383,6 +385,26 @@ def main():
                 line += f"; plain wrk in the same run: **{float(lwrk[0][1]):,.0f} requests/s** unpaced"
             w(line + ".")
             w("")
+
+    har = read_rows(os.path.join(d, "har2lua.tsv"))
+    if har:
+        r = har[0]
+        w(HAR2LUA_TITLE)
+        w("")
+        w("`bin/quern har2lua big.har -o big.lua` on a recording written by `bench/bighar.py "
+          "big.har MB`: rounds of a form page, its post and redirect, a JSON answer and a call, "
+          "each round's answers handing out the values its requests send back (a hidden "
+          "token, an id in a Location, a JSON id and token). Beside it, in the same run, a "
+          "plain parse of the same file (`python3 -c 'import json; json.load(open(F))'`), the "
+          "floor for reading it. Median of 3 of each.")
+        w("")
+        w("| MB | entries | steps | requests | correlated values | har2lua (s) | plain parse (s) "
+          "| ratio | exit |")
+        w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        ratio = float(r[5]) / float(r[6]) if float(r[6]) > 0 else None
+        w(f"| {r[0]} | {int(r[1]):,} | {int(r[2]):,} | {int(r[3]):,} | {int(r[4]):,} | {r[5]} "
+          f"| {r[6]} | {fmt(ratio)} | {r[7]} |")
+        w("")
 
     w("## Method")
     w("")

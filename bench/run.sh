@@ -26,6 +26,12 @@
 #   6c. fleet: quern with 8 workers and 100,000 VUs (GET, then 5 s idle):
 #      peak and steady RSS of the whole tree per VU, VUs served, errors,
 #      beside the floor (bench/connfloor.c, bare libcurl) in the same run;
+#   6d. har2lua: a recording of BENCH_HAR_MB MB (bench/bighar.py: rounds of a form
+#      page, its post and redirect, a JSON answer and a call, each round's answers
+#      handing out the values its requests send back) converted by
+#      `bin/quern har2lua`, beside a plain parse of the same file by Python's json
+#      module in the same run (the floor for reading it); BENCH_ONLY=har2lua runs
+#      this row alone and prints it, without nginx and without writing the report;
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -52,6 +58,7 @@
 #   from 5 s after Go)  BENCH_FANIN_QUERN [bin/quern]  the console binary of that row
 #   BENCH_SKIP_LAG [0]  1 skips step 6b   BENCH_LAG_SECONDS [5]  BENCH_LAG_RATES ["125 250 500 1000 2000 4000
 #   8000 16000 32000 64000"]  BENCH_LAG_BISECT [3]  halvings between the last good and first bad
+#   BENCH_SKIP_HAR2LUA [0]  1 skips step 6d   BENCH_HAR_MB [50]  its recording's size
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -80,6 +87,40 @@ PY=/usr/bin/python3 # Debian's python, the one python3-locust is installed for
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# ------------------------------------------------------------ 6d. har2lua
+# har2lua_row DIR: writes DIR/har2lua.tsv, "mb entries steps requests correlated
+# quern_s parse_s exit": the median of 3 conversions and of 3 plain parses.
+har2lua_row() {
+    local d=$1 f="$1/big.har" q=() p=() rc=0 t0 t1
+    "$PY" bench/bighar.py "$f" "${BENCH_HAR_MB:-50}"
+    for _ in 1 2 3; do
+        t0=$(date +%s.%N)
+        bin/quern har2lua "$f" -o "$d/big.lua" 2>"$d/har2lua.err" || rc=$?
+        t1=$(date +%s.%N)
+        q+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
+        t0=$(date +%s.%N)
+        "$PY" -c 'import json, sys; json.load(open(sys.argv[1]))' "$f"
+        t1=$(date +%s.%N)
+        p+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
+    done
+    echo "$(awk -v n="$(stat -c %s "$f")" 'BEGIN { printf "%.0f", n / 1e6 }') $(jq '.log.entries | length' "$f")" \
+        "$(sed -n 's/^-- converted by .*: \([0-9]*\) steps\?, \([0-9]*\) requests\?, \([0-9]*\) correlated.*/\1 \2 \3/p' "$d/big.lua")" \
+        "$(printf '%s\n' "${q[@]}" | sort -n | sed -n 2p) $(printf '%s\n' "${p[@]}" | sort -n | sed -n 2p) $rc" \
+        >"$d/har2lua.tsv"
+    rm -f "$f" "$d/big.lua"
+}
+if [ "${BENCH_ONLY:-}" = har2lua ]; then
+    [ -x bin/quern ] || make -s quern
+    d=$(mktemp -d /tmp/quern-bench.XXXXXX)
+    har2lua_row "$d"
+    read -r mb n st rq co qs ps rc <"$d/har2lua.tsv"
+    log "har2lua: $mb MB, $n entries ($st steps, $rq requests, $co correlated values): ${qs}s," \
+        "a plain parse ${ps}s, ratio $(awk -v a="$qs" -v b="$ps" 'BEGIN { printf "%.1f", a / b }'), exit $rc"
+    cat "$d/har2lua.tsv"
+    rm -rf "$d"
+    exit 0
+fi
 
 # ---------------------------------------------------------------- 1. packages
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -566,6 +607,11 @@ if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
         fi
     done
     kill "$fleet_nginx" 2>/dev/null && wait "$fleet_nginx" 2>/dev/null
+fi
+
+if [ "${BENCH_SKIP_HAR2LUA:-0}" != 1 ]; then
+    log "har2lua: a ${BENCH_HAR_MB:-50} MB recording, converted and parsed"
+    har2lua_row "$tmp"
 fi
 
 # ------------------------------------------------------- 7. console fan-in

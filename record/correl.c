@@ -2,14 +2,14 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/mem.h"
-
-#include "common/mem.h"
+#include "record/luaout.h"
 
 #define VALUE_MAX 4096 /* longer values are not correlated */
 #define NAME_MAX_LEN 48
@@ -30,14 +30,6 @@ static void vlist_add(void *arg, const char *name, const char *value)
         l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
     }
     l->v[l->n++] = xstrdup(value);
-}
-
-static int vlist_has(const vlist *l, const char *v)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i], v) == 0)
-            return 1;
-    return 0;
 }
 
 /* Percent-decodes n bytes of s ('+' too when plus) into out (NUL-ended, cut to len). */
@@ -165,19 +157,6 @@ static int distinctive(const char *v)
     return (n >= 4 && digits > 0) || n >= 12;
 }
 
-/* A name that may stand in an XPath, a Lua string and a comment as it is. */
-static int name_ok(const char *s)
-{
-    size_t n = strlen(s);
-
-    if (n == 0 || n >= NAME_MAX_LEN)
-        return 0;
-    for (const char *p = s; *p; p++)
-        if (!isalnum((unsigned char)*p) && !strchr("_.:-[]", *p))
-            return 0;
-    return 1;
-}
-
 /* The value of attribute attr in the tag text [s, end), entity-decoded, in out. */
 static int tag_attr(const char *s, const char *end, const char *attr, char *out, size_t len)
 {
@@ -221,72 +200,6 @@ static int tag_attr(const char *s, const char *end, const char *attr, char *out,
     return 0;
 }
 
-/* In an HTML page: an <input name=N value=V> or <meta name=N content=V>
- * whose value is v. Sets name and the XPath. */
-static int markup_find(const char *html, const char *v, char *name, size_t nlen, char *xp,
-                       size_t xlen)
-{
-    static const struct {
-        const char *tag, *key, *val;
-    } tags[] = {{"<input", "name", "value"}, {"<meta", "name", "content"}};
-
-    for (size_t t = 0; t < 2; t++) {
-        for (const char *p = strcasestr(html, tags[t].tag); p != NULL;
-             p = strcasestr(p + 1, tags[t].tag)) {
-            const char *end = strchr(p, '>');
-            char val[VALUE_MAX];
-            if (end == NULL)
-                break;
-            if (tag_attr(p, end, tags[t].val, val, sizeof(val)) && strcmp(val, v) == 0 &&
-                tag_attr(p, end, tags[t].key, name, nlen) && name_ok(name)) {
-                snprintf(xp, xlen, "//%s[@%s='%s']/@%s", tags[t].tag + 1, tags[t].key, name,
-                         tags[t].val);
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* In a JSON document: the first leaf equal to v; path gets its Lua index
- * chain (["a"][1]["id"]), name its key. */
-static int json_find(json_t *j, const char *v, char *path, size_t plen, char *name, size_t nlen)
-{
-    size_t at = strlen(path), i;
-    const char *k;
-    json_t *x;
-    char num[32];
-
-    if (json_is_object(j)) {
-        json_object_foreach(j, k, x)
-        {
-            if (!name_ok(k))
-                continue;
-            snprintf(path + at, plen - at, "[\"%s\"]", k);
-            if (json_find(x, v, path, plen, name, nlen)) {
-                if (name[0] == '\0')
-                    snprintf(name, nlen, "%s", k);
-                return 1;
-            }
-        }
-    } else if (json_is_array(j)) {
-        json_array_foreach(j, i, x)
-        {
-            snprintf(path + at, plen - at, "[%zu]", i + 1);
-            if (json_find(x, v, path, plen, name, nlen))
-                return 1;
-        }
-    } else if (json_is_string(j) && strcmp(json_string_value(j), v) == 0) {
-        return 1;
-    } else if (json_is_integer(j)) {
-        snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(j));
-        if (strcmp(num, v) == 0)
-            return 1;
-    }
-    path[at] = '\0';
-    return 0;
-}
-
 /* In a Location header: v as a whole segment or query value. Sets the Lua
  * pattern that captures it and name (the segment before it, or the key). */
 static int location_find(const char *loc, const char *v, char *pat, size_t plen, char *name,
@@ -304,8 +217,6 @@ static int location_find(const char *loc, const char *v, char *pat, size_t plen,
         if (!strchr("/?&=", before) || !(after == '\0' || strchr("/?&#", after)))
             continue;
         for (const char *s = start; s < p && o + 3 < plen; s++) {
-            if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
-                return 0; /* the pattern goes in a Lua string as it is */
             if (strchr("^$()%.[]*+-?", *s))
                 pat[o++] = '%';
             pat[o++] = *s;
@@ -323,17 +234,163 @@ static int location_find(const char *loc, const char *v, char *pat, size_t plen,
     return 0;
 }
 
-/* Makes name a Lua identifier not used yet by c nor by the script itself. */
-static void var_name(const correl *c, const char *from, char *out, size_t len)
+/* ------------------------------------------------------------ the index */
+
+/* Where a response holds a value: one per value and response (the first
+ * the extraction would find: a hidden input, then a meta, then a JSON
+ * leaf), or a Location header holding a segment. */
+typedef enum hold_how { HOLD_INPUT, HOLD_META, HOLD_JSON, HOLD_LOCATION } hold_how;
+
+typedef struct hold {
+    size_t entry; /* the response's entry */
+    size_t prev;  /* the hold of the same key in an earlier entry, or SIZE_MAX */
+    hold_how how;
+    char *name; /* owned: the input's or meta's name, the JSON key ("" at the top); or NULL */
+    char *path; /* owned: the Lua index chain of a JSON leaf, or NULL */
+} hold;
+
+/* Every response's values, read once. */
+typedef struct holds {
+    hold *h; /* owned, n holds */
+    size_t n, cap;
+    strtab values; /* a value to its latest hold (HOLD_INPUT, _META, _JSON) */
+    strtab atoms;  /* a Location's segment (up to the next / ? & = #) to its latest hold */
+} holds;
+
+/* Adds that entry's response holds key, unless an earlier way already did. */
+static void holds_add(holds *x, strtab *t, const char *key, size_t entry, hold_how how,
+                      const char *name, const char *path)
+{
+    int added;
+    size_t *slot = strtab_put(t, key, &added), prev = added ? SIZE_MAX : *slot;
+    hold *o;
+
+    if (prev != SIZE_MAX && x->h[prev].entry == entry)
+        return;
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 64;
+        x->h = xrealloc(x->h, x->cap * sizeof(*x->h));
+    }
+    *slot = x->n;
+    o = &x->h[x->n++];
+    o->entry = entry;
+    o->prev = prev;
+    o->how = how;
+    o->name = xstrdup(name);
+    o->path = xstrdup(path);
+}
+
+/* An HTML page's <input name=N value=V> and <meta name=N content=V>, in
+ * the page's order; a tag's text ends at its '>', where the next is sought. */
+static void markup_index(holds *x, const char *html, size_t entry)
+{
+    static const struct {
+        const char *tag, *key, *val;
+    } tags[] = {{"<input", "name", "value"}, {"<meta", "name", "content"}};
+
+    for (size_t t = 0; t < 2; t++) {
+        for (const char *p = strcasestr(html, tags[t].tag), *end; p != NULL;
+             p = strcasestr(end, tags[t].tag)) {
+            char val[VALUE_MAX], name[NAME_MAX_LEN + 1];
+            end = strchr(p, '>');
+            if (end == NULL)
+                break;
+            if (tag_attr(p, end, tags[t].val, val, sizeof(val)) && distinctive(val) &&
+                tag_attr(p, end, tags[t].key, name, sizeof(name)) &&
+                luaout_plain(name, NAME_MAX_LEN))
+                holds_add(x, &x->values, val, entry, t == 0 ? HOLD_INPUT : HOLD_META, name, NULL);
+        }
+    }
+}
+
+/* A JSON document's string and integer leaves under keys that may stand
+ * in an index chain as they are; path holds the chain to j (["a"][1]),
+ * key the innermost object key. */
+static void json_index(holds *x, json_t *j, const char *key, char *path, size_t plen, size_t entry)
+{
+    size_t at = strlen(path), i;
+    const char *k;
+    json_t *v;
+    char num[32];
+
+    if (json_is_object(j)) {
+        json_object_foreach(j, k, v)
+        {
+            if (!luaout_plain(k, NAME_MAX_LEN))
+                continue;
+            snprintf(path + at, plen - at, "[\"%s\"]", k);
+            json_index(x, v, k, path, plen, entry);
+        }
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+        {
+            snprintf(path + at, plen - at, "[%zu]", i + 1);
+            json_index(x, v, key, path, plen, entry);
+        }
+    } else if (json_is_string(j) && distinctive(json_string_value(j))) {
+        holds_add(x, &x->values, json_string_value(j), entry, HOLD_JSON, key, path);
+    } else if (json_is_integer(j)) {
+        snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(j));
+        if (distinctive(num))
+            holds_add(x, &x->values, num, entry, HOLD_JSON, key, path);
+    }
+    path[at] = '\0';
+}
+
+/* A Location's segments: each stretch that starts after / ? & = (or at the
+ * path's start) up to the next / ? & = #. A value location_find finds
+ * there begins with one of them. */
+static void location_index(holds *x, const char *loc, size_t entry)
+{
+    const char *start = strstr(loc, "://");
+    char atom[VALUE_MAX + 1];
+
+    start = start != NULL ? strchr(start + 3, '/') : loc;
+    for (const char *s = start; s != NULL && *s; s++) {
+        size_t n = strcspn(s, "/?&=#");
+        if ((s == start || strchr("/?&=", s[-1]) != NULL) && n < sizeof(atom)) {
+            memcpy(atom, s, n);
+            atom[n] = '\0';
+            holds_add(x, &x->atoms, atom, entry, HOLD_LOCATION, NULL, NULL);
+        }
+    }
+}
+
+static void holds_free(holds *x)
+{
+    for (size_t i = 0; i < x->n; i++) {
+        free(x->h[i].name);
+        free(x->h[i].path);
+    }
+    free(x->h);
+    strtab_free(&x->values);
+    strtab_free(&x->atoms);
+}
+
+/* ------------------------------------------------------------ the rules */
+
+/* 1 when name is a keyword or a name the script itself uses. */
+static int name_reserved(const char *name)
 {
     static const char *const taken[] = {
         "and",  "break",  "do",    "else",  "elseif", "end",  "false", "for",    "function",
         "goto", "if",     "in",    "local", "nil",    "not",  "or",    "repeat", "return",
         "then", "true",   "until", "while", "quern",  "http", "base",  "sc",     "r",
         "vu",   "string", "math",  "table", "os",     "io",   "print", "type",   "error"};
+
+    for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+        if (strcmp(name, taken[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Makes name a Lua identifier not used yet by c nor by the script itself:
+ * the stem, else stem_2, stem_3... (resumed where the stem's last one was
+ * given: names are never freed, so the ones before are still taken). */
+static void var_name(correl *c, const char *from, char *out, size_t len)
+{
     char base[NAME_MAX_LEN];
-    size_t o = 0;
-    int n = 1, clash;
+    size_t o = 0, *last;
 
     for (const char *p = from; *p && o + 1 < sizeof(base); p++) {
         char ch = (char)tolower((unsigned char)*p);
@@ -343,19 +400,17 @@ static void var_name(const correl *c, const char *from, char *out, size_t len)
     if (o == 0 || isdigit((unsigned char)base[0]) ||
         (base[0] == 's' && isdigit((unsigned char)base[1])))
         snprintf(base, sizeof(base), "value%s%.*s", o ? "_" : "", (int)(sizeof(base) - 8), from);
-    for (char *p = base; *p; p++)
-        if (!isalnum((unsigned char)*p))
-            *p = '_';
+    luaout_name(base, base, sizeof(base));
     snprintf(out, len, "%s", base);
-    do {
-        clash = 0;
-        for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]) && !clash; i++)
-            clash = strcmp(out, taken[i]) == 0;
-        for (size_t i = 0; i < c->n && !clash; i++)
-            clash = strcmp(out, c->r[i].var) == 0;
-        if (clash)
-            snprintf(out, len, "%s_%d", base, ++n);
-    } while (clash);
+    if (name_reserved(out) || strtab_get(&c->vars, out) != NULL) {
+        last = strtab_put(&c->bases, base, NULL);
+        if (*last < 1)
+            *last = 1;
+        do
+            snprintf(out, len, "%s_%zu", base, ++*last);
+        while (name_reserved(out) || strtab_get(&c->vars, out) != NULL);
+    }
+    strtab_put(&c->vars, out, NULL);
 }
 
 /* The path of a URL, for the comments ("/login"). */
@@ -366,106 +421,168 @@ static const char *url_path(const char *url)
     return p != NULL ? p : "/";
 }
 
-static void rule_add(correl *c, size_t src, const char *from, const char *value, const char *expr,
-                     const char *why)
+/* Adds a rule; expr is written by fn(out, arg) (luaout makes what it
+ * quotes inert). */
+static void rule_add(correl *c, size_t src, const char *from, const char *value,
+                     void (*fn)(FILE *out, const void *arg), const void *arg, const char *why)
 {
-    char var[NAME_MAX_LEN + 8];
+    char var[NAME_MAX_LEN + 24], *expr = NULL;
+    size_t elen = 0;
     correl_rule *r;
+    FILE *f;
 
     var_name(c, from, var, sizeof(var));
+    f = open_memstream(&expr, &elen);
+    if (f == NULL) {
+        fprintf(stderr, "quern: out of memory\n");
+        abort();
+    }
+    fn(f, arg);
+    fclose(f);
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 8;
         c->r = xrealloc(c->r, c->cap * sizeof(*c->r));
     }
+    *strtab_put(&c->byvalue, value, NULL) = c->n;
     r = &c->r[c->n++];
     r->src = src;
     r->var = xstrdup(var);
     r->value = xstrdup(value);
-    r->expr = xstrdup(expr);
+    r->expr = expr;
     r->why = xstrdup(why);
 }
 
-/* Looks for v in the response of entry i; adds its rule. */
-static int source_try(correl *c, const har_entry *e, json_t *doc, size_t i, const char *v)
+static void expr_xpath(FILE *out, const void *xp)
 {
-    char name[NAME_MAX_LEN + 1] = "", how[VALUE_MAX + 64] = "", expr[VALUE_MAX + 128],
-                             why[NAME_MAX_LEN + 512];
-    size_t pl = strlen(url_path(e->url));
+    fputs("r:xpath(", out);
+    luaout_str(out, xp);
+    fputc(')', out);
+}
 
-    if (e->resp_text != NULL && e->resp_mime != NULL && strstr(e->resp_mime, "html") != NULL &&
-        markup_find(e->resp_text, v, name, sizeof(name), how, sizeof(how))) {
-        snprintf(expr, sizeof(expr), "r:xpath(\"%s\")", how);
-        snprintf(why, sizeof(why), "the %s \"%s\" of the page %s %.*s",
-                 strncmp(how, "//input", 7) == 0 ? "hidden input" : "meta", name, e->method,
-                 (int)(pl > 200 ? 200 : pl), url_path(e->url));
-    } else if (doc != NULL && json_find(doc, v, how, sizeof(how), name, sizeof(name))) {
-        snprintf(expr, sizeof(expr), "r:json()%s", how);
-        snprintf(why, sizeof(why), "\"%s\" in the JSON answer to %s %.*s", name, e->method,
-                 (int)(pl > 200 ? 200 : pl), url_path(e->url));
-    } else if (e->location != NULL &&
-               location_find(e->location, v, how, sizeof(how), name, sizeof(name))) {
-        snprintf(expr, sizeof(expr), "r:header(\"location\"):match(\"%s\")", how);
+/* path: an index chain of luaout_plain keys and numbers */
+static void expr_json(FILE *out, const void *path)
+{
+    fprintf(out, "r:json()%s", (const char *)path);
+}
+
+static void expr_location(FILE *out, const void *pat)
+{
+    fputs("r:header(\"location\"):match(", out);
+    luaout_str(out, pat);
+    fputc(')', out);
+}
+
+/* The rule of a hidden input, a meta or a JSON leaf. */
+static void rule_of_hold(correl *c, const har_entry *e, const hold *o, const char *v)
+{
+    char xp[NAME_MAX_LEN + 64], why[NAME_MAX_LEN + 512];
+    size_t pl = strlen(url_path(e->url));
+    int cut = (int)(pl > 200 ? 200 : pl);
+
+    if (o->how == HOLD_JSON) {
+        snprintf(why, sizeof(why), "\"%s\" in the JSON answer to %s %.*s", o->name, e->method, cut,
+                 url_path(e->url));
+        rule_add(c, o->entry, o->name[0] ? o->name : "value", v, expr_json, o->path, why);
+        return;
+    }
+    snprintf(xp, sizeof(xp),
+             o->how == HOLD_INPUT ? "//input[@name='%s']/@value" : "//meta[@name='%s']/@content",
+             o->name);
+    snprintf(why, sizeof(why), "the %s \"%s\" of the page %s %.*s",
+             o->how == HOLD_INPUT ? "hidden input" : "meta", o->name, e->method, cut,
+             url_path(e->url));
+    rule_add(c, o->entry, o->name, v, expr_xpath, xp, why);
+}
+
+/* The rule of v, first sent by entry f: the latest response before f that
+ * holds it (a hidden input, a meta or a JSON leaf before a Location header
+ * of the same response). 1 when one was found. */
+static int rule_find(correl *c, const har *h, const holds *x, const char *v, size_t f)
+{
+    const size_t *at = strtab_get(&x->values, v);
+    const hold *best = NULL;
+    char head[VALUE_MAX + 1];
+    size_t hn = strcspn(v, "/?&=#");
+
+    for (size_t i = at != NULL ? *at : SIZE_MAX; i != SIZE_MAX && best == NULL; i = x->h[i].prev)
+        if (x->h[i].entry < f)
+            best = &x->h[i];
+    snprintf(head, sizeof(head), "%.*s", (int)hn, v);
+    at = hn < sizeof(head) ? strtab_get(&x->atoms, head) : NULL;
+    for (size_t i = at != NULL ? *at : SIZE_MAX; i != SIZE_MAX; i = x->h[i].prev) {
+        const har_entry *e = &h->e[x->h[i].entry];
+        char pat[VALUE_MAX + 64], name[NAME_MAX_LEN + 1] = "", why[NAME_MAX_LEN + 512];
+        size_t pl = strlen(url_path(e->url));
+        if (x->h[i].entry >= f)
+            continue;
+        if (best != NULL && x->h[i].entry <= best->entry)
+            break;
+        if (!location_find(e->location, v, pat, sizeof(pat), name, sizeof(name)))
+            continue;
         snprintf(why, sizeof(why), "the Location header of %s %.*s (%d)", e->method,
                  (int)(pl > 200 ? 200 : pl), url_path(e->url), e->status);
-    } else
+        rule_add(c, x->h[i].entry, name[0] ? name : "value", v, expr_location, pat, why);
+        return 1;
+    }
+    if (best == NULL)
         return 0;
-    rule_add(c, i, name[0] ? name : "value", v, expr, why);
+    rule_of_hold(c, &h->e[best->entry], best, v);
     return 1;
 }
 
 void correl_find(const har *h, const unsigned char *keep, correl *c)
 {
-    vlist *sent = xcalloc(h->n + 1, sizeof(*sent));
-    json_t **docs = xcalloc(h->n + 1, sizeof(*docs));
+    holds x = {0};
+    char path[VALUE_MAX + 64];
+    strtab seen = {0};
+    vlist sent = {0};
 
     memset(c, 0, sizeof(*c));
-    /* once each: what every entry sends, every JSON answer parsed */
+    /* once each: every kept response's values */
     for (size_t i = 0; i < h->n; i++) {
         const har_entry *e = &h->e[i];
         if (!keep[i])
             continue;
-        correl_sent(e, vlist_add, &sent[i]);
+        if (e->resp_text != NULL && e->resp_mime != NULL && strstr(e->resp_mime, "html") != NULL)
+            markup_index(&x, e->resp_text, i);
         if (e->resp_text != NULL &&
             ((e->resp_mime != NULL && strstr(e->resp_mime, "json") != NULL) ||
-             e->resp_text[0] == '{' || e->resp_text[0] == '['))
-            docs[i] = json_loads(e->resp_text, 0, NULL);
-    }
-    for (size_t j = 0; j < h->n; j++) {
-        for (size_t k = 0; k < sent[j].n; k++) {
-            const char *v = sent[j].v[k];
-            if (!distinctive(v) || correl_lookup(c, v, j) != NULL)
-                continue;
-            /* the latest response before j that has it, unless the recording
-             * sent it itself before that answer (what the tester typed) */
-            for (size_t i = j; i-- > 0;) {
-                int typed = 0;
-                if (!keep[i])
-                    continue;
-                for (size_t t = 0; t <= i && !typed; t++)
-                    typed = vlist_has(&sent[t], v);
-                if (typed)
-                    break;
-                if (source_try(c, &h->e[i], docs[i], i, v))
-                    break;
-            }
+             e->resp_text[0] == '{' || e->resp_text[0] == '[')) {
+            json_t *doc = json_loads(e->resp_text, 0, NULL);
+            path[0] = '\0';
+            if (doc != NULL)
+                json_index(&x, doc, "", path, sizeof(path), i);
+            json_decref(doc);
         }
+        if (e->location != NULL)
+            location_index(&x, e->location, i);
     }
-    for (size_t i = 0; i < h->n; i++) {
-        for (size_t k = 0; k < sent[i].n; k++)
-            free(sent[i].v[k]);
-        free(sent[i].v);
-        json_decref(docs[i]);
+    /* each value where a request first sends it; what a request sent before
+     * any answer held it (what the tester typed, echoed back) stays literal */
+    for (size_t j = 0; j < h->n; j++) {
+        if (!keep[j])
+            continue;
+        sent.n = 0;
+        correl_sent(&h->e[j], vlist_add, &sent);
+        for (size_t k = 0; k < sent.n; k++) {
+            int added;
+            strtab_put(&seen, sent.v[k], &added);
+            if (added && distinctive(sent.v[k]))
+                rule_find(c, h, &x, sent.v[k], j);
+        }
+        for (size_t k = 0; k < sent.n; k++)
+            free(sent.v[k]);
     }
-    free(sent);
-    free(docs);
+    free(sent.v);
+    strtab_free(&seen);
+    holds_free(&x);
 }
 
 const correl_rule *correl_lookup(const correl *c, const char *value, size_t at)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (c->r[i].src < at && strcmp(c->r[i].value, value) == 0)
-            return &c->r[i];
-    return NULL;
+    const size_t *i = strtab_get(&c->byvalue, value);
+
+    return i != NULL && c->r[*i].src < at ? &c->r[*i] : NULL;
 }
 
 void correl_free(correl *c)
@@ -477,5 +594,8 @@ void correl_free(correl *c)
         free(c->r[i].why);
     }
     free(c->r);
+    strtab_free(&c->byvalue);
+    strtab_free(&c->vars);
+    strtab_free(&c->bases);
     memset(c, 0, sizeof(*c));
 }

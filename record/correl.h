@@ -12,6 +12,10 @@
  * local, the expression that sets it from the source's response `r`, and a
  * comment saying where the value came from.
  *
+ * Each response is read once (correl_find indexes the values its hidden
+ * inputs, metas, JSON leaves and Location segments hold), so that a large
+ * recording converts in time proportional to its size.
+ *
  * Usage:
  *     correl c;
  *     correl_find(&h, keep, &c);            // keep[i]: entry i is replayed
@@ -24,6 +28,7 @@
 #include <stddef.h>
 
 #include "record/har.h"
+#include "record/strtab.h"
 
 /** One correlated value. */
 typedef struct correl_rule {
@@ -34,11 +39,15 @@ typedef struct correl_rule {
     char *why;   /**< owned, where it came from, for the comment */
 } correl_rule;
 
-/** The rules of a recording, ordered by src. */
+/** The rules of a recording, in the order of the requests that first send
+ *  their values; one rule a value at most. */
 typedef struct correl {
     correl_rule *r; /**< owned, n rules */
     size_t n;       /**< number of rules */
     size_t cap;     /**< room in r */
+    strtab byvalue; /**< owned: a rule's value to its index in r */
+    strtab vars;    /**< owned: the locals' names taken */
+    strtab bases;   /**< owned: a name's stem to the last suffix _N given to it */
 } correl;
 
 /** Finds the rules of h's entries marked in keep (n = h->n bytes). */

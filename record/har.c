@@ -9,16 +9,6 @@
 
 #include "common/mem.h"
 
-/* Control characters as '?': these strings end up in the script's
- * comments, where a newline would start a line of code. */
-static char *scrub(char *s)
-{
-    for (char *p = s; p != NULL && *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    return s;
-}
-
 /* A string member of o, copied; NULL when absent or not a string. */
 static char *str_dup(json_t *o, const char *key)
 {
@@ -131,32 +121,40 @@ static har_kind kind_of(const char *rtype, const char *dest, const char *mime)
     return HAR_XHR;
 }
 
-/* The title of page id among pages, or NULL. */
-static const char *page_title(json_t *pages, const char *id)
+/* The pages' titles by id (a JSON object, jansson's hash table), the first
+ * page of an id winning; a page without a title maps to null. */
+static json_t *page_titles(json_t *pages)
 {
+    json_t *t = json_object(), *p;
     size_t i;
-    json_t *p;
 
-    if (id == NULL)
-        return NULL;
     json_array_foreach(pages, i, p)
     {
         const char *pid = json_string_value(json_object_get(p, "id"));
-        if (pid != NULL && strcmp(pid, id) == 0)
-            return json_string_value(json_object_get(p, "title"));
+        json_t *title = json_object_get(p, "title");
+        if (pid != NULL && json_object_get(t, pid) == NULL)
+            json_object_set(t, pid, json_is_string(title) ? title : json_null());
     }
-    return NULL;
+    return t;
 }
 
-/* Fills e from a HAR entry; -1 with err when it lacks the request's method or URL. */
-static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char *err, size_t errlen)
+/* The title of page id, or NULL. */
+static const char *page_title(json_t *titles, const char *id)
+{
+    return id != NULL ? json_string_value(json_object_get(titles, id)) : NULL;
+}
+
+/* Fills e from a HAR entry (titles: page_titles); -1 with err when it
+ * lacks the request's method or URL. */
+static int entry_read(json_t *je, json_t *titles, har_entry *e, size_t idx, char *err,
+                      size_t errlen)
 {
     json_t *req = json_object_get(je, "request"), *resp = json_object_get(je, "response");
     json_t *post = json_object_get(req, "postData"), *content = json_object_get(resp, "content");
     const char *enc;
 
-    e->method = scrub(str_dup(req, "method"));
-    e->url = scrub(str_dup(req, "url"));
+    e->method = (str_dup(req, "method"));
+    e->url = (str_dup(req, "url"));
     if (e->method == NULL || e->url == NULL) {
         snprintf(err, errlen, "1:1: not a HAR file: entry %zu has no request method or url",
                  idx + 1);
@@ -181,7 +179,7 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
         loc = har_header(rh, nrh, "location");
         if (loc == NULL)
             loc = json_string_value(json_object_get(resp, "redirectURL"));
-        e->location = loc != NULL && *loc != '\0' ? scrub(xstrdup(loc)) : NULL;
+        e->location = loc != NULL && *loc != '\0' ? (xstrdup(loc)) : NULL;
         kv_free(rh, nrh);
     }
     e->resp_mime = str_dup(content, "mimeType");
@@ -190,8 +188,8 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
     if (enc == NULL || strcmp(enc, "base64") != 0)
         e->resp_text = str_dup(content, "text");
     {
-        const char *t = page_title(pages, json_string_value(json_object_get(je, "pageref")));
-        e->title = t != NULL && *t != '\0' ? scrub(xstrdup(t)) : NULL;
+        const char *t = page_title(titles, json_string_value(json_object_get(je, "pageref")));
+        e->title = t != NULL && *t != '\0' ? (xstrdup(t)) : NULL;
     }
     e->kind = kind_of(json_string_value(json_object_get(je, "_resourceType")),
                       har_header(e->headers, e->nheaders, "sec-fetch-dest"), e->resp_mime);
@@ -202,19 +200,32 @@ static int entry_read(json_t *je, json_t *pages, har_entry *e, size_t idx, char 
     return 0;
 }
 
-/* Stable: entries that started in the same millisecond keep the file's
- * order. Recordings come nearly sorted, so this is close to linear. */
-static void entries_sort(har_entry *e, size_t n)
+/* Merges the sorted runs e[0..mid) and e[mid..n) through tmp. */
+static void entries_merge(har_entry *e, size_t mid, size_t n, har_entry *tmp)
 {
-    for (size_t i = 1; i < n; i++) {
-        har_entry x = e[i];
-        size_t j = i;
-        while (j > 0 && e[j - 1].start_ms > x.start_ms) {
-            e[j] = e[j - 1];
-            j--;
-        }
-        e[j] = x;
-    }
+    size_t a = 0, b = mid, o = 0;
+
+    while (a < mid && b < n)
+        tmp[o++] = e[b].start_ms < e[a].start_ms ? e[b++] : e[a++];
+    while (a < mid)
+        tmp[o++] = e[a++];
+    while (b < n)
+        tmp[o++] = e[b++];
+    memcpy(e, tmp, n * sizeof(*e));
+}
+
+/* Stable (entries that started in the same millisecond keep the file's
+ * order) and n log n whatever the order: a file may come in any. */
+static void entries_sort(har_entry *e, size_t n, har_entry *tmp)
+{
+    size_t mid = n / 2;
+
+    if (n < 2)
+        return;
+    entries_sort(e, mid, tmp);
+    entries_sort(e + mid, n - mid, tmp);
+    if (e[mid].start_ms < e[mid - 1].start_ms) /* nearly sorted: most merges are skipped */
+        entries_merge(e, mid, n, tmp);
 }
 
 int har_header_own(const char *name)
@@ -254,7 +265,7 @@ int har_header_own(const char *name)
 int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *root, *log, *entries, *v;
+    json_t *root, *log, *entries, *v, *titles;
     size_t i;
 
     memset(h, 0, sizeof(*h));
@@ -277,26 +288,33 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
             snprintf(buf, sizeof(buf), "%s %s",
                      json_string_value(json_object_get(cr, "name")) ?: "?",
                      json_string_value(json_object_get(cr, "version")) ?: "");
-            h->creator = scrub(xstrdup(buf));
+            h->creator = (xstrdup(buf));
         }
         if (json_is_object(br)) {
             snprintf(buf, sizeof(buf), "%s %s",
                      json_string_value(json_object_get(br, "name")) ?: "?",
                      json_string_value(json_object_get(br, "version")) ?: "");
-            h->browser = scrub(xstrdup(buf));
+            h->browser = (xstrdup(buf));
         }
     }
     h->e = xcalloc(json_array_size(entries) + 1, sizeof(*h->e));
+    titles = page_titles(json_object_get(log, "pages"));
     json_array_foreach(entries, i, v)
     {
-        if (entry_read(v, json_object_get(log, "pages"), &h->e[h->n++], i, err, errlen) != 0) {
+        if (entry_read(v, titles, &h->e[h->n++], i, err, errlen) != 0) {
+            json_decref(titles);
             json_decref(root);
             har_free(h);
             return -1;
         }
     }
+    json_decref(titles);
     /* browsers write entries as they finish: replay them in the order they started */
-    entries_sort(h->e, h->n);
+    {
+        har_entry *tmp = xcalloc(h->n + 1, sizeof(*tmp));
+        entries_sort(h->e, h->n, tmp);
+        free(tmp);
+    }
     {
         double first = 0;
         const char *when = NULL;
@@ -309,7 +327,7 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
                 when = s;
             }
         }
-        h->started = when != NULL ? scrub(xstrdup(when)) : NULL;
+        h->started = when != NULL ? (xstrdup(when)) : NULL;
     }
     json_decref(root);
     return 0;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <fnmatch.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,14 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "record/correl.h"
+#include "record/luaout.h"
 
 #define ORIGINS_MAX 64   /* third-party origins listed in the header */
 #define THINK_MIN_MS 100 /* shorter gaps are the browser's, not the tester's */
 #define LOCALS_MAX                                                                                 \
     100 /* Lua allows 200 locals a function: past this many steps or values, a table */
+#define JSON_DEPTH_MAX 64 /* a deeper body is sent as its text: Lua nests 200 levels at most */
+#define CONCAT_RUN 16     /* operands of one a .. b .. c: Lua has 255 registers a function */
 
 /* What the writer needs at hand. */
 typedef struct replay_ctx {
@@ -26,8 +30,10 @@ typedef struct replay_ctx {
     char origin[512];    /* the recorded origin: "http://127.0.0.1:8080" */
     char secrets[8][64]; /* names of the recorded secrets given as properties */
     size_t nsecrets;
-    int step_table; /* steps as s[n] rather than locals sN */
-    int var_table;  /* correlated values as v.NAME rather than locals */
+    int step_table;      /* steps as s[n] rather than locals sN */
+    int var_table;       /* correlated values as v.NAME rather than locals */
+    size_t *rules_at;    /* owned: rule indexes grouped by source entry, in rule order */
+    size_t *rules_first; /* owned, h->n + 1: entry i's rules are rules_at[first[i]..first[i+1]) */
 } replay_ctx;
 
 /* A step: entries first..last of h, those marked in its member list. */
@@ -38,83 +44,33 @@ typedef struct replay_step {
     int nstatic; /* resources the page loaded (replayed or not) */
 } replay_step;
 
-/* Writes s as a Lua string literal. */
-static void lua_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        default:
-            if (*p < 0x20 || *p == 0x7f)
-                fprintf(out, "\\%03u", *p);
-            else
-                fputc(*p, out);
-        }
-    }
-    fputc('"', out);
-}
-
-/* A Lua table key: a bare name when it can be one. */
-static void lua_key(FILE *out, const char *k)
-{
-    static const char *const kw[] = {"and",   "break", "do",       "else", "elseif", "end",
-                                     "false", "for",   "function", "goto", "if",     "in",
-                                     "local", "nil",   "not",      "or",   "repeat", "return",
-                                     "then",  "true",  "until",    "while"};
-    int ok = (isalpha((unsigned char)k[0]) || k[0] == '_');
-
-    for (const char *p = k; *p && ok; p++)
-        ok = isalnum((unsigned char)*p) || *p == '_';
-    for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]) && ok; i++)
-        ok = strcmp(k, kw[i]) != 0;
-    if (ok)
-        fputs(k, out);
-    else {
-        fputc('[', out);
-        lua_str(out, k);
-        fputc(']', out);
-    }
-    fputs(" = ", out);
-}
-
 /* A value sent by entry at under key (a field's or header's name, or
  * NULL): its correlated local; a property when the key names a secret (a
- * recorded password is not copied into the script); else the literal. */
+ * recorded password is not copied into the script), named by the key's
+ * letters, digits and '_' (others as '_', at most 63), since the header
+ * tells to give it with -p NAME=...; else the literal. */
 static void sent_value(replay_ctx *x, const char *key, const char *v, size_t at)
 {
     const correl_rule *r = correl_lookup(x->c, v, at);
+    char prop[sizeof(x->secrets[0])];
     size_t i;
 
     if (r != NULL) {
         fprintf(x->out, "%s%s", x->var_table ? "v." : "", r->var);
         return;
     }
-    if (key == NULL || !redact_key_is_secret(key) || strlen(key) >= sizeof(x->secrets[0])) {
-        lua_str(x->out, v);
+    if (key == NULL || !redact_key_is_secret(key)) {
+        luaout_str(x->out, v);
         return;
     }
+    luaout_name(key, prop, sizeof(prop));
     fputs("quern.property(", x->out);
-    lua_str(x->out, key);
+    luaout_str(x->out, prop);
     fputc(')', x->out);
-    for (i = 0; i < x->nsecrets && strcmp(x->secrets[i], key) != 0; i++)
+    for (i = 0; i < x->nsecrets && strcmp(x->secrets[i], prop) != 0; i++)
         ;
     if (i == x->nsecrets && i < sizeof(x->secrets) / sizeof(x->secrets[0]))
-        snprintf(x->secrets[x->nsecrets++], sizeof(x->secrets[0]), "%s", key);
+        snprintf(x->secrets[x->nsecrets++], sizeof(x->secrets[0]), "%s", prop);
 }
 
 /* The origin of url ("scheme://host:port") in out. */
@@ -127,59 +83,92 @@ static void origin_of(const char *url, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)n, url);
 }
 
+/* The operand that stands for the origin. */
+static const char base_var[] = "base";
+
+/* One operand of a URL's concatenation: a local's name, or text of the URL. */
+typedef struct url_part {
+    const char *var; /* borrowed: base_var, a rule's local; NULL for text */
+    const char *s;   /* borrowed: the text, n bytes */
+    size_t n;
+} url_part;
+
+/* Writes parts p[0..n) joined by "..": as they are up to CONCAT_RUN of
+ * them, else in parenthesised runs of CONCAT_RUN (a long chain needs as
+ * many registers and parser levels as operands). */
+static void concat_lua(replay_ctx *x, const url_part *p, size_t n)
+{
+    size_t per = 1;
+
+    if (n <= CONCAT_RUN) {
+        for (size_t i = 0; i < n; i++) {
+            fputs(i ? " .. " : "", x->out);
+            if (p[i].var != NULL) {
+                fprintf(x->out, "%s%s", p[i].var != base_var && x->var_table ? "v." : "", p[i].var);
+            } else {
+                fputc('"', x->out);
+                luaout_str_n(x->out, p[i].s, p[i].n);
+                fputc('"', x->out);
+            }
+        }
+        return;
+    }
+    while (per * CONCAT_RUN < n)
+        per *= CONCAT_RUN;
+    for (size_t i = 0; i < n; i += per) {
+        fputs(i ? " .. (" : "(", x->out);
+        concat_lua(x, p + i, n - i < per ? n - i : per);
+        fputc(')', x->out);
+    }
+}
+
 /* The URL of entry at as a Lua expression: base .. "/path", correlated
  * segments and query values as their locals. */
 static void url_expr(replay_ctx *x, size_t at)
 {
     const char *url = x->h->e[at].url, *s;
-    size_t olen = strlen(x->origin);
+    size_t olen = strlen(x->origin), n = 0, cap = 8;
+    url_part *p = xmalloc(cap * sizeof(*p));
     char tok[4096];
-    int open = 0, any = 0;
 
     if (strncmp(url, x->origin, olen) == 0 && (url[olen] == '\0' || strchr("/?#", url[olen]))) {
-        fputs("base", x->out);
-        any = 1;
+        p[n++] = (url_part){base_var, NULL, 0};
         s = url + olen;
     } else
         s = url;
     while (*s) {
-        size_t n = strcspn(s, "/?&=#");
+        size_t len = strcspn(s, "/?&=#");
         const correl_rule *r = NULL;
-        if (n > 0 && n < sizeof(tok)) {
-            memcpy(tok, s, n);
-            tok[n] = '\0';
+        if (len > 0 && len < sizeof(tok)) {
+            memcpy(tok, s, len);
+            tok[len] = '\0';
             r = correl_lookup(x->c, tok, at);
         }
-        if (r != NULL) {
-            if (open)
-                fputc('"', x->out);
-            fprintf(x->out, "%s%s%s", any ? " .. " : "", x->var_table ? "v." : "", r->var);
-            open = 0;
-        } else {
-            if (!open) {
-                fputs(any ? " .. \"" : "\"", x->out);
-                open = 1;
-            }
-            for (size_t i = 0; i < n; i++) {
-                if (s[i] == '"' || s[i] == '\\')
-                    fputc('\\', x->out);
-                fputc(s[i], x->out);
-            }
+        /* a delimiter after it: one more operand at most */
+        if (n + 2 >= cap) {
+            cap *= 2;
+            p = xrealloc(p, cap * sizeof(*p));
         }
-        any = 1;
-        s += n;
+        if (r != NULL)
+            p[n++] = (url_part){r->var, NULL, 0};
+        else if (n > 0 && p[n - 1].var == NULL)
+            p[n - 1].n += len;
+        else
+            p[n++] = (url_part){NULL, s, len};
+        s += len;
         if (*s) {
-            if (!open) {
-                fputs(" .. \"", x->out);
-                open = 1;
-            }
-            fputc(*s++, x->out);
+            if (n > 0 && p[n - 1].var == NULL)
+                p[n - 1].n++;
+            else
+                p[n++] = (url_part){NULL, s, 1};
+            s++;
         }
     }
-    if (open)
-        fputc('"', x->out);
-    if (!any)
+    if (n == 0)
         fputs("\"\"", x->out);
+    else
+        concat_lua(x, p, n);
+    free(p);
 }
 
 /* A JSON value as a Lua one, correlated leaves as their locals. */
@@ -196,7 +185,7 @@ static void json_lua(replay_ctx *x, const char *key, json_t *j, size_t at)
         json_object_foreach(j, k, v)
         {
             fputs(n++ ? ", " : "", x->out);
-            lua_key(x->out, k);
+            luaout_key(x->out, k);
             json_lua(x, k, v, at);
         }
         fputs(n ? " }" : "}", x->out);
@@ -232,6 +221,32 @@ static void json_lua(replay_ctx *x, const char *key, json_t *j, size_t at)
     default:
         fputs("nil --[[ null ]]", x->out);
     }
+}
+
+/* How deep j nests (a leaf is 0), counted up to JSON_DEPTH_MAX + 1. */
+static int json_depth(json_t *j, int at)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    int most = at;
+
+    if (at > JSON_DEPTH_MAX)
+        return at;
+    if (json_is_object(j)) {
+        json_object_foreach(j, k, v)
+        {
+            int d = json_depth(v, at + 1);
+            most = d > most ? d : most;
+        }
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+        {
+            int d = json_depth(v, at + 1);
+            most = d > most ? d : most;
+        }
+    }
+    return most;
 }
 
 /* Appends a name=value to a growing list (form fields parsed from a body). */
@@ -277,7 +292,7 @@ static void form_lua(replay_ctx *x, const har_entry *e, size_t at)
         if (seen)
             continue;
         fputs(w++ ? ", " : "", x->out);
-        lua_key(x->out, kv[i].name);
+        luaout_key(x->out, kv[i].name);
         if (same > 1) {
             fputs("{ ", x->out);
             for (size_t k = i, m = 0; k < n; k++)
@@ -306,6 +321,10 @@ static void options_lua(replay_ctx *x, size_t at, int resources, const char *ind
 
     if (e->req_text != NULL && strstr(e->req_mime, "json") != NULL)
         j = json_loads(e->req_text, JSON_DECODE_ANY, NULL);
+    if (j != NULL && json_depth(j, 0) > JSON_DEPTH_MAX) {
+        json_decref(j); /* sent as recorded, body = "..." */
+        j = NULL;
+    }
     raw = e->req_text != NULL && j == NULL && strstr(e->req_mime, "x-www-form-urlencoded") == NULL;
     for (size_t i = 0; i < e->nheaders; i++)
         nh += !har_header_own(e->headers[i].name);
@@ -324,13 +343,13 @@ static void options_lua(replay_ctx *x, size_t at, int resources, const char *ind
             if (har_header_own(e->headers[i].name))
                 continue;
             fputs(w++ ? ", " : "", x->out);
-            lua_key(x->out, e->headers[i].name);
+            luaout_key(x->out, e->headers[i].name);
             sent_value(x, e->headers[i].name, e->headers[i].value, at);
         }
         if (raw && e->req_mime[0] != '\0') {
             fputs(w++ ? ", " : "", x->out);
             fputs("[\"Content-Type\"] = ", x->out);
-            lua_str(x->out, e->req_mime);
+            luaout_str(x->out, e->req_mime);
         }
         fputs(" },\n", x->out);
     }
@@ -343,7 +362,7 @@ static void options_lua(replay_ctx *x, size_t at, int resources, const char *ind
             form_lua(x, e, at);
         else {
             fputs("body = ", x->out);
-            lua_str(x->out, e->req_text);
+            luaout_str(x->out, e->req_text);
         }
         fputs(",\n", x->out);
     }
@@ -367,7 +386,7 @@ static void call_lua(FILE *out, const char *who, int dot, const char *method)
             return;
         }
     fprintf(out, "%s%crequest(", who, dot ? '.' : ':');
-    lua_str(out, method);
+    luaout_str(out, method);
     fputs(", ", out);
 }
 
@@ -387,10 +406,11 @@ static void request_lua(replay_ctx *x, const char *indent, const char *who, int 
 {
     const har_entry *e = &x->h->e[at];
 
-    if (har_header(e->headers, e->nheaders, "authorization") != NULL)
-        fprintf(x->out,
-                "%s-- recorded with an Authorization header, not copied: add auth = { ... }\n",
-                indent);
+    if (har_header(e->headers, e->nheaders, "authorization") != NULL) {
+        fputs(indent, x->out);
+        luaout_comment(x->out, "-- ", "%s",
+                       "recorded with an Authorization header, not copied: add auth = { ... }");
+    }
     fprintf(x->out, "%s%s", indent, assign ? "r = " : "");
     call_lua(x->out, who, dot, e->method);
     url_expr(x, at);
@@ -398,12 +418,11 @@ static void request_lua(replay_ctx *x, const char *indent, const char *who, int 
     fputc(')', x->out);
     expect_lua(x->out, e->status);
     fputc('\n', x->out);
-    for (size_t i = 0; i < x->c->n; i++) {
-        const correl_rule *r = &x->c->r[i];
-        if (r->src != at)
-            continue;
-        fprintf(x->out, "%s-- %s: %s\n%s%s%s = %s\n", indent, r->var, r->why, indent,
-                x->var_table ? "v." : "", r->var, r->expr);
+    for (size_t i = x->rules_first[at]; i < x->rules_first[at + 1]; i++) {
+        const correl_rule *r = &x->c->r[x->rules_at[i]];
+        fputs(indent, x->out);
+        luaout_comment(x->out, "-- ", "%s: %s", r->var, r->why);
+        fprintf(x->out, "%s%s%s = %s\n", indent, x->var_table ? "v." : "", r->var, r->expr);
     }
 }
 
@@ -449,14 +468,17 @@ static void label_of(const har_entry *e, char *out, size_t len)
 
     path_of(e->url, path, sizeof(path));
     if (e->kind == HAR_DOCUMENT && e->resp_mime != NULL && strstr(e->resp_mime, "html") != NULL &&
-        title_of(e->resp_text, out, len < 128 ? len : 128))
-        return;
-    if (e->kind == HAR_DOCUMENT && e->title != NULL && strncmp(e->title, "http", 4) != 0)
+        title_of(e->resp_text, out, len < 128 ? len : 128)) {
+    } else if (e->kind == HAR_DOCUMENT && e->title != NULL && strncmp(e->title, "http", 4) != 0)
         snprintf(out, len, "%s", e->title);
     else if (e->kind == HAR_DOCUMENT)
         snprintf(out, len, "%s", path);
     else
         snprintf(out, len, "%s %s", e->method, path);
+    /* a label is shown in tables and reports: no control character */
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
 }
 
 /* 1 when url matches one of n globs. */
@@ -527,7 +549,7 @@ static void body_lua(replay_ctx *x, replay_step *st, size_t ns)
         int res = x->o->resources == REPLAY_RES_AUTO && p->nstatic > 0;
 
         fputc('\n', out);
-        if (gap >= THINK_MIN_MS)
+        if (gap >= THINK_MIN_MS && isfinite(gap))
             fprintf(out, "  quern.sleep(\"%.0fms\") -- think time as recorded\n", gap);
         snprintf(who, sizeof(who), x->step_table ? "s[%zu]" : "s%zu", s + 1);
         if (p->n == 1) {
@@ -579,51 +601,52 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
         nreq += st[s].n;
         uses_http |= st[s].n > 1;
     }
-    fprintf(out, "-- %s: recorded", x->o->name);
-    if (x->h->creator != NULL)
-        fprintf(out, " by %s", x->h->creator);
-    if (x->h->browser != NULL)
-        fprintf(out, " (%s)", x->h->browser);
-    if (x->h->started != NULL)
-        fprintf(out, " on %s", x->h->started);
-    fprintf(out,
-            ",\n-- converted by quern har2lua from %s: %zu step%s, %zu request%s, %zu "
-            "correlated value%s.\n",
-            x->o->source, ns, ns == 1 ? "" : "s", nreq, nreq == 1 ? "" : "s", x->c->n,
-            x->c->n == 1 ? "" : "s");
-    fprintf(out, "-- Run it elsewhere with -p %s=http://host:port.\n", x->o->prop);
+    /* every comment through luaout_comment: names, titles, the file's name
+     * and origins come from the recording or the command line */
+    luaout_comment(out, "-- ", "%s: recorded%s%s%s%s%s%s%s,", x->o->name,
+                   x->h->creator != NULL ? " by " : "", x->h->creator ? x->h->creator : "",
+                   x->h->browser != NULL ? " (" : "", x->h->browser ? x->h->browser : "",
+                   x->h->browser != NULL ? ")" : "", x->h->started != NULL ? " on " : "",
+                   x->h->started ? x->h->started : "");
+    luaout_comment(out, "-- ",
+                   "converted by quern har2lua from %s: %zu step%s, %zu request%s, %zu "
+                   "correlated value%s.",
+                   x->o->source, ns, ns == 1 ? "" : "s", nreq, nreq == 1 ? "" : "s", x->c->n,
+                   x->c->n == 1 ? "" : "s");
+    luaout_comment(out, "-- ", "Run it elsewhere with -p %s=http://host:port.", x->o->prop);
     if (third->n > 0) {
-        fputs("-- Left out, of other origins (--include GLOB keeps them):", out);
+        luaout_comment(out, "-- ", "%s", "Left out, of other origins (--include GLOB keeps them):");
         for (size_t i = 0; i < third->n; i++)
-            fprintf(out, "\n--   %s (%d request%s)", third->name[i], third->count[i],
-                    third->count[i] == 1 ? "" : "s");
+            luaout_comment(out, "--   ", "%s (%d request%s)", third->name[i], third->count[i],
+                           third->count[i] == 1 ? "" : "s");
         if (third->more)
-            fprintf(out, "\n--   and %d more", third->more);
-        fputc('\n', out);
+            luaout_comment(out, "--   ", "and %d more", third->more);
     }
     if (excluded)
-        fprintf(out, "-- Left out by --exclude: %d request%s.\n", excluded,
-                excluded == 1 ? "" : "s");
+        luaout_comment(out, "-- ", "Left out by --exclude: %d request%s.", excluded,
+                       excluded == 1 ? "" : "s");
     if (others)
-        fprintf(out,
-                "-- Not replayed: %d request%s neither a page, a call nor a resource "
-                "(websockets, pings, failed ones).\n",
-                others, others == 1 ? "" : "s");
+        luaout_comment(out, "-- ",
+                       "Not replayed: %d request%s neither a page, a call nor a resource "
+                       "(websockets, pings, failed ones).",
+                       others, others == 1 ? "" : "s");
     if (x->nsecrets > 0) {
-        fputs("-- Recorded secrets are not copied: give them as properties:", out);
+        char line[sizeof(x->secrets) + 8 * 8] = "";
+        size_t o = 0;
         for (size_t i = 0; i < x->nsecrets; i++)
-            fprintf(out, " -p %s=...", x->secrets[i]);
-        fputc('\n', out);
+            o += (size_t)snprintf(line + o, sizeof(line) - o, " -p %s=...", x->secrets[i]);
+        luaout_comment(out, "-- ", "Recorded secrets are not copied: give them as properties:%s",
+                       line);
     }
     fputs("local quern = require \"quern\"\n", out);
     if (uses_http)
         fputs("local http = require \"quern.http\"\n", out);
     fprintf(out, "\nlocal base = quern.property(");
-    lua_str(out, x->o->prop);
+    luaout_str(out, x->o->prop);
     fputs(", ", out);
-    lua_str(out, x->origin);
+    luaout_str(out, x->origin);
     fputs(")\n\nlocal sc = quern.scenario(", out);
-    lua_str(out, x->o->name);
+    luaout_str(out, x->o->name);
     fputs(")\n\n", out);
     if (x->step_table)
         fputs("local s = {} -- s[n] is step n\n", out);
@@ -634,8 +657,9 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
         path_of(e->url, path, sizeof(path));
         fprintf(out, x->step_table ? "s[%zu] = sc:step(%zu, " : "local s%zu = sc:step(%zu, ", s + 1,
                 s + 1);
-        lua_str(out, label);
-        fprintf(out, ") -- %s %s\n", e->method, path);
+        luaout_str(out, label);
+        fputc(')', out);
+        luaout_comment(out, " -- ", "%s %s", e->method, path);
     }
     fputs("\nfunction sc.run(vu)\n  local r\n", out);
     if (x->var_table) {
@@ -725,7 +749,18 @@ void replay_write(const har *h, const replay_opts *o, FILE *out)
     x.c = &c;
     x.step_table = ns > LOCALS_MAX;
     x.var_table = c.n > LOCALS_MAX;
+    /* each request's rules at hand, in the rules' order: a counting sort by source */
+    x.rules_first = xcalloc(h->n + 2, sizeof(*x.rules_first));
+    x.rules_at = xcalloc(c.n + 1, sizeof(*x.rules_at));
+    for (size_t i = 0; i < c.n; i++)
+        x.rules_first[c.r[i].src + 2]++;
+    for (size_t i = 2; i < h->n + 2; i++)
+        x.rules_first[i] += x.rules_first[i - 1];
+    for (size_t i = 0; i < c.n; i++)
+        x.rules_at[x.rules_first[c.r[i].src + 1]++] = i;
     script_lua(&x, st, ns, &third, excluded, others);
+    free(x.rules_first);
+    free(x.rules_at);
     for (size_t i = 0; i < third.n; i++)
         free(third.name[i]);
     free(st);

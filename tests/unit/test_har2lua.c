@@ -187,6 +187,37 @@ static void test_hostile(void **state)
     free(got);
 }
 
+/* Secret-like field names (form, JSON, header) and the file's name that
+ * hold a line end followed by Lua: the header's comments stay comments,
+ * the property names are letters, digits and '_'. */
+static void test_hostile_names(void **state)
+{
+    replay_opts o = {.name = "H", .prop = "base_url", .source = "j\nos.exit(9)--.har"};
+    static const char text[] =
+        "{\"log\": {\"entries\": [{\"_resourceType\": \"document\", \"request\": {\"method\": "
+        "\"POST\", \"url\": \"http://h/a\", \"headers\": [{\"name\": \"X-Api-Key\\ros.exit(7)\", "
+        "\"value\": \"k\"}], \"postData\": {\"mimeType\": \"application/x-www-form-urlencoded\", "
+        "\"params\": [{\"name\": \"password\\nos.exit(5)--\", \"value\": \"hunter2\"}]}}, "
+        "\"response\": {\"status\": 200}}, {\"_resourceType\": \"fetch\", \"request\": "
+        "{\"method\": \"POST\", \"url\": \"http://h/b\", \"postData\": {\"mimeType\": "
+        "\"application/json\", \"text\": \"{\\\"token\\\\ros.exit(6)\\\": \\\"s\\\"}\"}}, "
+        "\"response\": {\"status\": 200}}]}}";
+    char err[256], *got;
+
+    (void)state;
+    got = convert(text, strlen(text), &o, err, sizeof(err));
+    assert_non_null(got);
+    assert_null(strchr(got, '\r'));
+    assert_null(strstr(got, "\nos."));
+    assert_non_null(strstr(got, "\n-- converted by quern har2lua from j?os.exit(9)--.har: "));
+    assert_non_null(strstr(got, "give them as properties: -p X_Api_Key_os_exit_7_=... -p "
+                                "password_os_exit_5___=... -p token_os_exit_6_=...\n"));
+    assert_non_null(strstr(got, "[\"password\\nos.exit(5)--\"] = "
+                                "quern.property(\"password_os_exit_5___\")"));
+    assert_null(strstr(got, "hunter2"));
+    free(got);
+}
+
 /* Past 100 steps or 100 values (Lua allows 200 locals a function), steps
  * and values go in tables: 120 form pages, each posting its own token. */
 static void test_many(void **state)
@@ -244,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_orders_redirects), cmocka_unit_test(test_resources_none),
         cmocka_unit_test(test_bad_input),        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_hostile),          cmocka_unit_test(test_many),
+        cmocka_unit_test(test_hostile_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
