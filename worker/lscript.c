@@ -61,7 +61,7 @@ static int load_file(lua_State *L, const struct engine *e, const char *path)
         lua_pushfstring(L, "cannot open %s: %s", name + 1, strerror(errno));
         return LUA_ERRFILE;
     }
-    rc = lua_load(L, read_chunk, r, name, NULL);
+    rc = lua_load(L, read_chunk, r, name, "t"); /* Lua has no bytecode verifier */
     fclose(r->f);
     lua_remove(L, -2);
     return rc;

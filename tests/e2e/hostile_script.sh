@@ -89,3 +89,10 @@ check "scenario name not UTF-8: file:line" \
 "$QUERN" agent --worker-memory 5x >"$TMP/out" 2>"$TMP/err"
 check "quern agent --worker-memory 5x: refused, naming the flag" \
   grep -q -- '--worker-memory: "5x" is not an amount of memory' "$TMP/err"
+
+# Precompiled chunks are refused: Lua has no bytecode verifier, and crafted
+# bytecode can crash the worker. A script (or a module it requires) is text.
+printf '\033Lua\124\000\031\223\015\012\032\012' >"$TMP/binary.lua"
+timeout 30 "$QUERN" run "$TMP/binary.lua" -q --runs 1 >"$TMP/out" 2>"$TMP/err"
+eq "a precompiled script: exit 2" "$?" 2
+check "a precompiled script: refused as binary" grep -q "attempt to load a binary chunk" "$TMP/err"
