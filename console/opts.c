@@ -157,7 +157,9 @@ static const opttab_row rows[] = {
     {"agents", required_argument, OPT_AGENTS, "--agents N",
      "wait for N agents, then run on all of them", OPTTAB_NONE},
     {"token-file", required_argument, OPT_TOKEN_FILE, "--token-file FILE",
-     "shared secret the agents must prove they know (mode 600)", OPTTAB_STR(run_opts, token_file)},
+     "shared secret the agents must prove they know (mode 600,\n"
+     "16 bytes at least: openssl rand -hex 32 >FILE)",
+     OPTTAB_STR(run_opts, token_file)},
     {"wait", required_argument, OPT_WAIT, "--wait D",
      "how long to wait for the agents (default 60s; exit 3)", OPTTAB_NONE},
     {"workers", required_argument, OPT_WORKERS, "--workers P",

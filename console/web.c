@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <openssl/crypto.h>
+#include <openssl/rand.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +33,11 @@ struct web {
     size_t len;
     char *page; /* owned: the whole page, built once */
     size_t page_len;
-    char *cookie;         /* owned: WEB_COOKIE's value (the token in hex), NULL on loopback */
-    char *set_cookie;     /* owned: the Set-Cookie header that "/?token=" sends */
-    char cookie_name[32]; /* WEB_COOKIE and the port */
-    wstate *hist;         /* owned: the charts' history */
-    char run[256];        /* the run's name */
-    int final;            /* web_final rendered the summary: no more updates */
+    char *cookie;  /* owned: WEB_COOKIE's value, WEB_SECRET_LEN random bytes in hex made for
+                      this run (never the token), before the server starts */
+    wstate *hist;  /* owned: the charts' history */
+    char run[256]; /* the run's name */
+    int final;     /* web_final rendered the summary: no more updates */
     int too_big_logged;
 };
 
@@ -76,16 +76,38 @@ static enum MHD_Result answer_plain(struct MHD_Connection *c, unsigned status, c
 static int allowed(const web *w, struct MHD_Connection *c)
 {
     const char *bearer, *ck;
+    char name[48];
 
-    if (w->cookie == NULL)
+    if (w->srv.token == NULL)
         return 1;
     bearer =
         hsrv_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
     if (bearer != NULL && hsrv_token_ok(&w->srv, bearer))
         return 1;
-    ck = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, w->cookie_name);
+    snprintf(name, sizeof(name), "%s%u", WEB_COOKIE, w->srv.port);
+    ck = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, name);
     return ck != NULL && strlen(ck) == strlen(w->cookie) &&
            CRYPTO_memcmp(ck, w->cookie, strlen(w->cookie)) == 0;
+}
+
+/* 1 when tok, a "?token=" value as MHD decoded it, is the token. MHD turns
+ * a '+' into a space, so a token with '+' typed as is arrives with spaces:
+ * it is compared as given and with every space a '+' again (both always,
+ * in constant time). */
+static int param_token_ok(const web *w, const char *tok)
+{
+    size_t n = strlen(tok);
+    char *plus = xstrdup(tok);
+    int ok;
+
+    for (size_t i = 0; i < n; i++)
+        if (plus[i] == ' ')
+            plus[i] = '+';
+    ok = hsrv_token_ok(&w->srv, tok);
+    ok |= hsrv_token_ok(&w->srv, plus);
+    OPENSSL_cleanse(plus, n);
+    xfree(plus);
+    return ok;
 }
 
 static enum MHD_Result refuse(struct MHD_Connection *c)
@@ -93,6 +115,25 @@ static enum MHD_Result refuse(struct MHD_Connection *c)
     return answer_plain(c, MHD_HTTP_UNAUTHORIZED,
                         "this page needs the token of --token-file: open /?token=TOKEN once\n",
                         MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"quern\"");
+}
+
+/* "/?token=TOKEN": the cookie carries the run's secret from now on, and
+ * the redirect takes the token out of the address bar. */
+static enum MHD_Result token_once(const web *w, struct MHD_Connection *c, const char *tok)
+{
+    char set[2 * WEB_SECRET_LEN + 128];
+    const char *hdrs[] = {
+        "Set-Cookie",      set,           "Location", "/", "Cache-Control", "no-store",
+        "Referrer-Policy", "no-referrer", NULL};
+    enum MHD_Result ret;
+
+    if (!param_token_ok(w, tok))
+        return refuse(c);
+    snprintf(set, sizeof(set), "%s%u=%s; Path=/; HttpOnly; SameSite=Strict", WEB_COOKIE,
+             w->srv.port, w->cookie);
+    ret = hsrv_reply(c, MHD_HTTP_SEE_OTHER, "text/plain; charset=utf-8", "", 0, hdrs);
+    OPENSSL_cleanse(set, sizeof(set));
+    return ret;
 }
 
 /* MHD's access handler, on its thread: answers at the first call. */
@@ -109,18 +150,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
         return answer_plain(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: read-only\n",
                             MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    if (page && w->cookie != NULL) {
+    if (page && w->srv.token != NULL) {
         const char *tok = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
-        if (tok != NULL) {
-            /* the cookie carries the token from now on, and the redirect
-             * takes it out of the address bar */
-            const char *hdrs[] = {
-                "Set-Cookie", w->set_cookie,     "Location",    "/", "Cache-Control",
-                "no-store",   "Referrer-Policy", "no-referrer", NULL};
-            if (!hsrv_token_ok(&w->srv, tok))
-                return refuse(c);
-            return hsrv_reply(c, MHD_HTTP_SEE_OTHER, "text/plain; charset=utf-8", "", 0, hdrs);
-        }
+        if (tok != NULL)
+            return token_once(w, c, tok);
     }
     if (!allowed(w, c))
         return refuse(c);
@@ -229,6 +262,27 @@ static void render(web *w, const run *r, const step_stats *second, const json_t 
     xfree(ev);
 }
 
+/* The cookie's value: a secret of this run's, so that the cookie, which a
+ * browser also sends to every other server on this host (cookies are
+ * scoped by host, not port), gives away nothing that lets anyone pose as
+ * the console to an agent. 0, or -1 if the random generator failed. */
+static int make_secret(web *w)
+{
+    unsigned char raw[WEB_SECRET_LEN];
+    int rc = -1;
+
+    w->cookie = xmalloc(2 * WEB_SECRET_LEN + 1);
+    w->cookie[0] = '\0';
+    if (RAND_bytes(raw, (int)sizeof(raw)) != 1)
+        goto out;
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(w->cookie + 2 * i, 3, "%02x", raw[i]);
+    rc = 0;
+out:
+    OPENSSL_cleanse(raw, sizeof(raw));
+    return rc;
+}
+
 web *web_start(const run_opts *o, char *err, size_t errlen)
 {
     web *w = xcalloc(1, sizeof(*w));
@@ -243,19 +297,14 @@ web *web_start(const run_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--web: cannot build the page");
         goto fail;
     }
+    /* before the server starts: its thread reads it */
+    if (make_secret(w) != 0) {
+        snprintf(err, errlen, "--web: cannot make a random secret for the cookie");
+        goto fail;
+    }
     if (hsrv_start(&w->srv, "--web", o->web, o->token_file, o->web_port_file, on_request, w, "/",
                    err, errlen) != 0)
         goto fail;
-    if (w->srv.token != NULL) {
-        size_t n = w->srv.token_len, cap = 2 * n + 64;
-        w->cookie = xmalloc(2 * n + 1);
-        for (size_t i = 0; i < n; i++)
-            snprintf(w->cookie + 2 * i, 3, "%02x", (unsigned char)w->srv.token[i]);
-        w->set_cookie = xmalloc(cap);
-        snprintf(w->cookie_name, sizeof(w->cookie_name), "%s%u", WEB_COOKIE, w->srv.port);
-        snprintf(w->set_cookie, cap, "%s=%s; Path=/; HttpOnly; SameSite=Strict", w->cookie_name,
-                 w->cookie);
-    }
     return w;
 fail:
     web_stop(w);
@@ -291,12 +340,9 @@ void web_stop(web *w)
     pthread_mutex_destroy(&w->mu);
     xfree(w->state);
     free(w->page); /* open_memstream's: malloc'd by libc */
-    if (w->cookie != NULL) {
-        OPENSSL_cleanse(w->cookie, strlen(w->cookie));
-        OPENSSL_cleanse(w->set_cookie, strlen(w->set_cookie));
-    }
+    if (w->cookie != NULL)
+        OPENSSL_cleanse(w->cookie, 2 * WEB_SECRET_LEN + 1);
     xfree(w->cookie);
-    xfree(w->set_cookie);
     wstate_free(w->hist);
     xfree(w);
 }

@@ -15,9 +15,13 @@
  * "Authorization: Bearer TOKEN", or the cookie WEB_COOKIE that "/?token=TOKEN"
  * sets (HttpOnly, SameSite=Strict) once, with a redirect to "/" so that the
  * token leaves the address bar (a browser cannot send a bearer header by
- * itself). Compared in constant time; 401 otherwise; never logged. Only GET
- * and HEAD of "/" and "/state.json" are answered (404 elsewhere, 405 for
- * other methods).
+ * itself). The cookie holds a secret made for the run (WEB_SECRET_LEN random
+ * bytes in hex), never the token: a browser sends it to every server on the
+ * host, whatever the port. A '+' in the token may be typed as is after
+ * "?token=" (a query decodes it to a space). Compared in constant time; 401
+ * otherwise; never logged. Only GET and HEAD of "/" and "/state.json" are
+ * answered (404 elsewhere, 405 for other methods); on loopback, a Host that
+ * does not name the server gets 421 (console/hsrv.h).
  *
  * Usage:
  *     if (web_check(&o) != 0) return 2;                 // after opts_parse
@@ -36,10 +40,13 @@
 struct run;
 struct summary_info;
 
-/** The cookie "/?token=" sets is named this and the port ("quern_token_8089"):
+/** The cookie "/?token=" sets is named this and the port ("quern_web_8089"):
  *  browsers keep cookies per host, not per port, and two consoles on one
  *  host must not overwrite each other's. */
-#define WEB_COOKIE "quern_token_"
+#define WEB_COOKIE "quern_web_"
+
+/** Random bytes of the cookie's secret (its value is them in hex). */
+#define WEB_SECRET_LEN 32
 
 /** A running page server; opaque. */
 typedef struct web web;

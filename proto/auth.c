@@ -137,6 +137,13 @@ int auth_read_token_file(const char *path, char **out, size_t *out_len, char *er
         err_set(err, errlen, "token file %s is empty", path);
         goto out;
     }
+    if (len < AUTH_TOKEN_MIN) {
+        err_set(err, errlen,
+                "token in %s is %zu bytes, fewer than the minimum of %d "
+                "(make one with: openssl rand -hex 32 >%s)",
+                path, len, AUTH_TOKEN_MIN, path);
+        goto out;
+    }
     if (len > AUTH_TOKEN_MAX) {
         err_set(err, errlen, "token in %s is %zu bytes, more than the maximum of %d", path, len,
                 AUTH_TOKEN_MAX);

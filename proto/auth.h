@@ -40,6 +40,9 @@
 #define AUTH_NONCE_LEN 32
 /** Bytes of an AuthProof mac (HMAC-SHA256). */
 #define AUTH_MAC_LEN 32
+/** Shortest token accepted, in bytes (after trailing whitespace is trimmed):
+ *  anything shorter can be guessed. */
+#define AUTH_TOKEN_MIN 16
 /** Largest token accepted, in bytes (after trailing whitespace is trimmed). */
 #define AUTH_TOKEN_MAX 4096
 
@@ -69,9 +72,9 @@ int auth_verify(const char *token, size_t token_len, const char *role,
 /** Reads the token from the file at path, trimming trailing whitespace and
  *  newlines. Refuses (-1, with a message naming the file in err) a file that
  *  cannot be opened or read, is not a regular file, can be accessed by group
- *  or others (mode & 077: "chmod 600" it), or whose token is empty or longer
- *  than AUTH_TOKEN_MAX bytes. Returns 0 with *out a NUL-terminated copy of the
- *  token (free it with auth_token_free) and *out_len its length. */
+ *  or others (mode & 077: "chmod 600" it), or whose token is empty, shorter
+ *  than AUTH_TOKEN_MIN or longer than AUTH_TOKEN_MAX bytes. Returns 0 with *out a NUL-terminated
+ * copy of the token (free it with auth_token_free) and *out_len its length. */
 int auth_read_token_file(const char *path, char **out, size_t *out_len, char *err, size_t errlen);
 
 /** Wipes and frees a token of len bytes from auth_read_token_file; NULL is fine. */

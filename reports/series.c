@@ -49,6 +49,15 @@ void series_free(query_series *s)
     xfree(s->svc_p99_ms);
 }
 
+/* a + b (both >= 0), INT64_MAX past it: a database written by hand or
+ * damaged may hold any length_us, and a sum of them must not overflow. */
+static int64_t add_len(int64_t a, int64_t b)
+{
+    int64_t sum;
+
+    return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+}
+
 /* Per-point lengths and active VUs from the intervals; chooses npts. */
 static int load_intervals(sqlite3 *sq, query_run *r, uint64_t nsec, int64_t **len_us, char *err,
                           size_t errlen)
@@ -73,8 +82,8 @@ static int load_intervals(sqlite3 *sq, query_run *r, uint64_t nsec, int64_t **le
         if (sec < 0 || (uint64_t)sec >= nsec || l < 0)
             continue;
         p = (size_t)((uint64_t)sec / r->width_s);
-        len[p] += l;
-        r->elapsed_us += l;
+        len[p] = add_len(len[p], l);
+        r->elapsed_us = add_len(r->elapsed_us, l);
         if (isnan(r->vus_ts[p]) || vus > r->vus_ts[p])
             r->vus_ts[p] = vus;
     }
@@ -83,7 +92,7 @@ static int load_intervals(sqlite3 *sq, query_run *r, uint64_t nsec, int64_t **le
     /* Fold a short final point into the one before. */
     if (r->npts > 1 && (double)len[r->npts - 1] < FOLD_FRACTION * r->width_s * 1e6) {
         size_t last = r->npts - 1;
-        len[last - 1] += len[last];
+        len[last - 1] = add_len(len[last - 1], len[last]);
         if (!isnan(r->vus_ts[last]) &&
             (isnan(r->vus_ts[last - 1]) || r->vus_ts[last] > r->vus_ts[last - 1]))
             r->vus_ts[last - 1] = r->vus_ts[last];

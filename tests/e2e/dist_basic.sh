@@ -12,7 +12,7 @@ check "console listens on a free port" test -n "$CPORT"
 
 # A peer with the wrong token is told why; it keeps trying (the refusal came
 # from a console that proved nothing, which must never make an agent quit).
-printf 'another-token\n' >"$TMP/bad"; chmod 600 "$TMP/bad"
+printf 'another-token-for-the-intruder\n' >"$TMP/bad"; chmod 600 "$TMP/bad"
 start_agent intruder 1 "$TMP/bad"; BAD=$AGENT_PID
 wait_for "$TMP/agent-intruder.log" 'refused us: wrong token.*retrying' 10
 check "agent says the token is wrong, and retries" grep -q 'refused us: wrong token.*retrying in' "$TMP/agent-intruder.log"

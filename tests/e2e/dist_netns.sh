@@ -15,7 +15,7 @@ netns_lab v 10.231.0 "${NS[@]}"
 CON=10.231.0.1 TGT=10.231.0.4
 
 in_ns "${NS[4]}" "$TARGET" --host $TGT --port 8080 >"$TMP/target.log" 2>&1 &
-printf 'netns-token-%s\n' "$$" >"$TMP/token"; chmod 600 "$TMP/token"
+printf 'netns-token-of-the-tests-%s\n' "$$" >"$TMP/token"; chmod 600 "$TMP/token"
 for _ in $(seq 50); do in_ns "${NS[4]}" curl -s -o /dev/null "http://$TGT:8080/__stats" && break; sleep 0.1; done
 BASE="http://$TGT:8080"
 stat() { in_ns "${NS[4]}" curl -s "$BASE/__stats" | jq -r "$1"; }

@@ -107,7 +107,7 @@ text = sys.stdin.read()
 sys.stdout.write(re.sub(r"(?<![\w/.-])(" + alt + r")(?=/|[\s\x27\x22]|$)", lambda m: root + m.group(1), text))
 ' "$TMP/pod-$1" "${@:2}"
 }
-token="kube-token-$$"
+token="kube-token-of-the-tests-$$"
 # The secret, as the kubelet lays it out: ..data/ and a link per key.
 secret() {  # secret DIR
   mkdir -p "$1/..2026_12_01" && printf '%s\n' "$token" >"$1/..2026_12_01/token"

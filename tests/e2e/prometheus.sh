@@ -117,7 +117,7 @@ kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
 PROM_PID=""
 
 # --- a non-loopback address with a token; hostile clients during the run
-printf 'sekret-%s\n' "$RANDOM$RANDOM" >"$TMP/tok"
+printf 'sekret-token-of-the-tests-%s\n' "$RANDOM$RANDOM" >"$TMP/tok"
 chmod 600 "$TMP/tok"
 TOK=$(cat "$TMP/tok")
 reset_target

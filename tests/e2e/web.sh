@@ -29,7 +29,7 @@ eq "--web without a port: exit 2" "$?" 2
 eq "  no request sent" "$(stat .requests)" 0
 
 # --- a run on a non-loopback address, seen in Chromium, attacked meanwhile
-printf 'web-%s%s\n' "$RANDOM" "$RANDOM" >"$TMP/tok"
+printf 'web-token-of-the-tests-%s%s\n' "$RANDOM" "$RANDOM" >"$TMP/tok"
 chmod 600 "$TMP/tok"
 TOK=$(cat "$TMP/tok")
 "$QUERN" run $S --vus 10 --duration 10s -p base_url="$BASE" --allow-errors --db "$TMP/w.db" \

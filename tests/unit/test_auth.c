@@ -185,16 +185,16 @@ static void test_token_trimmed(void **state)
     char *tok = NULL;
     size_t len = 0;
 
-    write_file(t->path, "abc def\n", 8, 0600);
+    write_file(t->path, "abc def 0123456789\n", 19, 0600);
     assert_int_equal(auth_read_token_file(t->path, &tok, &len, err, sizeof(err)), 0);
-    assert_string_equal(tok, "abc def");
-    assert_int_equal(len, 7);
+    assert_string_equal(tok, "abc def 0123456789");
+    assert_int_equal(len, 18);
     auth_token_free(tok, len);
 
-    write_file(t->path, "tok \t\r\n\n  ", 10, 0400);
+    write_file(t->path, "tok-0123456789abcdef \t\r\n\n  ", 27, 0400);
     assert_int_equal(auth_read_token_file(t->path, &tok, &len, err, sizeof(err)), 0);
-    assert_string_equal(tok, "tok");
-    assert_int_equal(len, 3);
+    assert_string_equal(tok, "tok-0123456789abcdef");
+    assert_int_equal(len, 20);
     auth_token_free(tok, len);
     auth_token_free(NULL, 0);
 }
@@ -270,9 +270,34 @@ static void test_token_size(void **state)
     free(big);
 
     /* A NUL inside would silently shorten the token for C string users. */
-    write_file(t->path, "ab\0cd\n", 6, 0600);
+    write_file(t->path, "ab\0cd-0123456789abcdef\n", 23, 0600);
     assert_int_equal(auth_read_token_file(t->path, &tok, &len, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "NUL"));
+}
+
+/* 16 bytes at least, counted after the trailing whitespace is trimmed. */
+static void test_token_min(void **state)
+{
+    struct tmpdir *t = *state;
+    char err[512] = "";
+    char *tok = NULL;
+    size_t len = 0;
+
+    assert_int_equal(AUTH_TOKEN_MIN, 16);
+    write_file(t->path, "0123456789abcde", 15, 0600);
+    assert_int_equal(auth_read_token_file(t->path, &tok, &len, err, sizeof(err)), -1);
+    assert_null(tok);
+    assert_non_null(strstr(err, t->path));
+    assert_non_null(strstr(err, "15 bytes"));
+    assert_non_null(strstr(err, "minimum of 16"));
+    write_file(t->path, "0123456789abcde \n\n", 18, 0600);
+    assert_int_equal(auth_read_token_file(t->path, &tok, &len, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "15 bytes"));
+    write_file(t->path, "0123456789abcdef\n", 17, 0600);
+    assert_int_equal(auth_read_token_file(t->path, &tok, &len, err, sizeof(err)), 0);
+    assert_int_equal(len, 16);
+    assert_string_equal(tok, "0123456789abcdef");
+    auth_token_free(tok, len);
 }
 
 static void test_token_missing(void **state)
@@ -308,6 +333,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_token_empty, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_token_mode, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_token_size, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_token_min, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_token_missing, setup_dir, teardown_dir),
     };
 

@@ -1,7 +1,8 @@
 /* What --metrics and --web share: the address check (numeric HOST:PORT,
  * loopback unless there is a token file), the bearer header read, the
  * token compared, and a real server on a free loopback port that answers
- * through hsrv_reply with its headers and stops cleanly. */
+ * through hsrv_reply with its headers and stops cleanly; on loopback, only
+ * to a Host that names it (a rebound name gets 421). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,36 +55,89 @@ static enum MHD_Result on_req(void *cls, struct MHD_Connection *c, const char *u
     return hsrv_reply(c, 200, "text/plain", "hello", 5, hdrs);
 }
 
+/* Sends req to 127.0.0.1:port and reads the whole answer into buf. */
+static void ask(unsigned port, const char *req, char *buf, size_t len)
+{
+    struct sockaddr_in sa;
+    ssize_t n, got = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+    while ((n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
+        got += n;
+    buf[got] = '\0';
+    close(fd);
+}
+
 static void test_serve(void **state)
 {
     hsrv s;
-    char err[256], buf[1024];
-    struct sockaddr_in sa;
-    ssize_t n, got = 0;
-    int fd;
+    char err[256], buf[1024], req[256];
 
     assert_int_equal(
         hsrv_start(&s, "--web", "127.0.0.1:0", NULL, NULL, on_req, NULL, "/", err, sizeof(err)), 0);
     assert_true(s.port > 0);
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)s.port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    const char req[] = "GET / HTTP/1.0\r\n\r\n";
-    assert_int_equal(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1);
-    while ((n = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
-        got += n;
-    buf[got] = '\0';
-    close(fd);
+    snprintf(req, sizeof(req), "GET / HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n\r\n", s.port);
+    ask(s.port, req, buf, sizeof(buf));
     assert_non_null(strstr(buf, " 200 "));
     assert_non_null(strstr(buf, "X-One: 1"));
     assert_non_null(strstr(buf, "X-Two: 2"));
     assert_non_null(strstr(buf, "\r\n\r\nhello"));
+    snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: localhost:%u\r\nConnection: close\r\n\r\n",
+             s.port);
+    ask(s.port, req, buf, sizeof(buf));
+    assert_non_null(strstr(buf, " 200 "));
+    /* a name rebound to 127.0.0.1, or no name at all: 421, not the handler */
+    snprintf(req, sizeof(req),
+             "GET / HTTP/1.1\r\nHost: evil.example:%u\r\nConnection: close\r\n\r\n", s.port);
+    ask(s.port, req, buf, sizeof(buf));
+    assert_non_null(strstr(buf, " 421 "));
+    assert_null(strstr(buf, "hello"));
+    ask(s.port, "GET / HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+    assert_non_null(strstr(buf, " 421 "));
     hsrv_stop(&s);
     assert_null(s.d);
     hsrv_stop(&s); /* twice is fine */
+}
+
+static void test_host(void **state)
+{
+    hsrv s;
+    const char *ok[] = {"127.0.0.1",      "127.0.0.1:8089", "localhost",
+                        "LocalHost:8089", "[::1]",          "[::1]:8089"};
+    const char *bad[] = {"evil.example",
+                         "evil.example:8089",
+                         "127.0.0.1:8090",
+                         "127.0.0.1:80890",
+                         "127.0.0.1:",
+                         "localhost.evil.example",
+                         "127.0.0.1.nip.io",
+                         "localhost:8089@evil",
+                         "",
+                         "::1",
+                         "[::1]:8089x",
+                         "127.0.0.10:8089"};
+
+    memset(&s, 0, sizeof(s));
+    s.port = 8089;
+    assert_true(hsrv_host_ok(&s, NULL)); /* non-loopback: any Host */
+    assert_true(hsrv_host_ok(&s, "evil.example"));
+    snprintf(s.host, sizeof(s.host), "127.0.0.1");
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        assert_true(hsrv_host_ok(&s, ok[i]));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (hsrv_host_ok(&s, bad[i]))
+            fail_msg("Host \"%s\" was let through", bad[i]);
+    }
+    assert_false(hsrv_host_ok(&s, NULL));
+    snprintf(s.host, sizeof(s.host), "[::1]");
+    assert_true(hsrv_host_ok(&s, "[::1]:8089"));
+    assert_false(hsrv_host_ok(&s, "127.0.0.2:8089"));
 }
 
 int main(void)
@@ -92,6 +146,7 @@ int main(void)
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_bearer_and_token),
         cmocka_unit_test(test_serve),
+        cmocka_unit_test(test_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,7 +86,7 @@ async function total(page) {
     page.on("request", (r) => { if (!r.url().startsWith(origin + "/")) out.requests_elsewhere.push(r.url()); });
     await page.goto(origin + "/?token=" + encodeURIComponent(token));
     out.url_after = page.url();
-    const ck = (await ctx.cookies()).find((c) => c.name === "quern_token_" + port);
+    const ck = (await ctx.cookies()).find((c) => c.name === "quern_web_" + port);
     out.cookie_httponly = !!(ck && ck.httpOnly);
     out.cookie_has_token = !!(ck && ck.value.includes(token));
     await page.waitForFunction(() => document.body.getAttribute("data-elapsed") > 0, null, { timeout: 20000 });
