@@ -21,14 +21,26 @@ size_t verdict_defaults(const thresh *const *ts, size_t nt, int allow_errors, si
     return n;
 }
 
+static const char *text_or(const char *s, const char *dflt)
+{
+    return s != NULL && s[0] != '\0' ? s : dflt;
+}
+
 void verdict_decide(const verdict_in *in, verdict *out)
 {
     size_t failed = 0, first = 0;
+    int saturated = in->saturated_share > VERDICT_SATURATED_MAX;
+    char sat[VERDICT_WHY_MAX / 2] = "";
 
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < in->nt; i++)
         if (!in->rs[i].passed && failed++ == 0)
             first = i;
+    if (saturated)
+        snprintf(sat, sizeof(sat),
+                 "; and the injector saturated in %.0f %% of the measured seconds (%s): the "
+                 "failure may be quern's own",
+                 100.0 * in->saturated_share, text_or(in->why_saturated, "no figure"));
     out->rc = RUN_EXIT_FAILED;
     if (in->aborted) {
         out->rc = RUN_EXIT_START;
@@ -44,9 +56,9 @@ void verdict_decide(const verdict_in *in, verdict *out)
                                : " (default rule: with no threshold about errors, any error "
                                  "fails the run; --allow-errors or an errors<N% threshold "
                                  "tolerates them)";
-        snprintf(out->why, sizeof(out->why), "failed: threshold %s: %s%s%s", in->ts[first]->expr,
+        snprintf(out->why, sizeof(out->why), "failed: threshold %s: %s%s%s%s", in->ts[first]->expr,
                  in->rs[first].desc, rule,
-                 failed > 1 ? " (and more thresholds failed, listed above)" : "");
+                 failed > 1 ? " (and more thresholds failed, listed above)" : "", sat);
     } else if (in->degraded && !(in->allow_loss && in->loss_only)) {
         snprintf(out->why, sizeof(out->why), "failed: the run is degraded: %s%s",
                  in->why_degraded != NULL && in->why_degraded[0] ? in->why_degraded
@@ -56,11 +68,26 @@ void verdict_decide(const verdict_in *in, verdict *out)
         snprintf(out->why, sizeof(out->why),
                  "failed: nothing completed (no step sample, no run): a run with no sample is "
                  "not a pass");
+    } else if (saturated && !in->allow_saturation) {
+        out->inconclusive = 1;
+        snprintf(out->why, sizeof(out->why),
+                 "inconclusive: the injector saturated in %.0f %% of the measured seconds (%s): "
+                 "its figures are quern's own limit, not the server's; give it more workers "
+                 "(--workers), more agents or fewer VUs per worker (--allow-saturation makes "
+                 "this a warning)",
+                 100.0 * in->saturated_share, text_or(in->why_saturated, "no figure"));
+    } else if (in->undelivered_share > VERDICT_UNDELIVERED_MAX) {
+        out->inconclusive = 1;
+        snprintf(out->why, sizeof(out->why),
+                 "inconclusive: %.0f %% of the load asked was not sent (%s): the server was not "
+                 "tested at the load asked",
+                 100.0 * in->undelivered_share, text_or(in->why_undelivered, "no detail"));
     } else {
         out->passed = 1;
         out->rc = RUN_EXIT_OK;
-        snprintf(out->why, sizeof(out->why), "passed: %s%s",
+        snprintf(out->why, sizeof(out->why), "passed: %s%s%s",
                  in->nt > 0 ? "every threshold passed" : "no threshold to check",
-                 in->degraded ? " (degraded run tolerated by --allow-agent-loss)" : "");
+                 in->degraded ? " (degraded run tolerated by --allow-agent-loss)" : "",
+                 saturated ? " (the injector saturated, tolerated by --allow-saturation)" : "");
     }
 }

@@ -16,7 +16,15 @@
  *      exit 1, 0 with --allow-agent-loss when only agents or workers were
  *      lost;
  *   5. no step and no run completed: exit 1;
- *   6. otherwise it passed: exit 0 (also for a run stopped with Ctrl-C).
+ *   6. inconclusive: the injector was saturated in more than
+ *      VERDICT_SATURATED_MAX of the measured seconds (its figures are then
+ *      quern's own limit, not the server's): exit 1, a warning only with
+ *      --allow-saturation;
+ *   7. inconclusive: more than VERDICT_UNDELIVERED_MAX of the load asked was
+ *      not sent (dropped arrivals, missed pacing, VUs that never started):
+ *      exit 1;
+ *   8. otherwise it passed: exit 0 (also for a run stopped with Ctrl-C).
+ * A failed threshold (3) while the injector was saturated says both.
  *
  * Usage: verdict_defaults() once the script's thresholds are known, to get
  * the default expressions to add; verdict_decide() at the end of the run. */
@@ -30,6 +38,13 @@
 
 /** The source of the default thresholds (stored and shown as such). */
 #define VERDICT_DEFAULT "default"
+/** The share of the measured seconds in which the injector may be
+ *  saturated before the run is inconclusive: one second in twenty, so that
+ *  a start or an end spike of one second does not decide a short run. */
+#define VERDICT_SATURATED_MAX 0.05
+/** The share of the load asked that may go unsent before the run is
+ *  inconclusive: a few arrivals lost at a stage's edge, not a pool too small. */
+#define VERDICT_UNDELIVERED_MAX 0.02
 /** Length of verdict.why. */
 #define VERDICT_WHY_MAX 768
 
@@ -52,13 +67,21 @@ typedef struct verdict_in {
     const thresh_result *rs;    /**< borrowed: their verdicts */
     const char *const *sources; /**< borrowed: "cli", "file:line", VERDICT_DEFAULT; may be NULL */
     size_t nt;
-    uint64_t samples; /**< step samples completed */
-    uint64_t runs;    /**< VU runs completed */
+    uint64_t samples;            /**< step samples completed */
+    uint64_t runs;               /**< VU runs completed */
+    double saturated_share;      /**< measured seconds with the injector saturated, 0..1 */
+    const char *why_saturated;   /**< borrowed: where and by what ("agent a, worker 0: CPU
+                                      100 %, loop lag 280 ms"), "" or NULL */
+    int allow_saturation;        /**< --allow-saturation: a warning, not the verdict */
+    double undelivered_share;    /**< the load asked that was not sent, 0..1 */
+    const char *why_undelivered; /**< borrowed: how much and why ("96 of 120 arrivals
+                                      dropped: the pool of 3 VUs was too small"), "" or NULL */
 } verdict_in;
 
 /** The verdict: the exit status and one line for people. */
 typedef struct verdict {
     int passed;                /**< 1 when the run passed */
+    int inconclusive;          /**< 1 when rule 6 or 7 decided (passed is then 0) */
     int rc;                    /**< exit status (console/run.h's run_exit) */
     char why[VERDICT_WHY_MAX]; /**< "failed: threshold p95<500ms: p95 = ..." */
 } verdict;

@@ -119,11 +119,79 @@ static void test_decide(void **state)
     thresh_free(t[1]);
 }
 
+/* The injector's own limits: saturation and load not sent make a run
+ * inconclusive (exit 1), in that order, after every failing rule. */
+static void test_inconclusive(void **state)
+{
+    thresh *t[1] = {parse("p95<500ms")};
+    thresh_result r[1];
+    verdict_in in;
+    verdict v;
+
+    memset(r, 0, sizeof(r));
+    r[0].passed = 1;
+    memset(&in, 0, sizeof(in));
+    in.ts = (const thresh *const *)t;
+    in.rs = r;
+    in.nt = 1;
+    in.samples = in.runs = 10;
+
+    /* at the bounds: still a pass */
+    in.saturated_share = VERDICT_SATURATED_MAX;
+    in.undelivered_share = VERDICT_UNDELIVERED_MAX;
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_OK);
+    assert_false(v.inconclusive);
+
+    /* saturated: inconclusive, naming where, with the advice */
+    in.saturated_share = 0.5;
+    in.why_saturated = "agent local, worker 0: CPU 100 %, loop lag 280 ms";
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_FAILED);
+    assert_false(v.passed);
+    assert_true(v.inconclusive);
+    assert_non_null(strstr(v.why, "inconclusive: the injector saturated in 50 % of the measured "
+                                  "seconds (agent local, worker 0: CPU 100 %, loop lag 280 ms)"));
+    assert_non_null(strstr(v.why, "--workers"));
+    /* --allow-saturation: a warning on the pass */
+    in.allow_saturation = 1;
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_OK);
+    assert_non_null(strstr(v.why, "tolerated by --allow-saturation"));
+    in.allow_saturation = 0;
+
+    /* a failed threshold while saturated says both */
+    r[0].passed = 0;
+    snprintf(r[0].desc, sizeof(r[0].desc), "p95 = 600 ms, limit < 500 ms");
+    verdict_decide(&in, &v);
+    assert_false(v.inconclusive);
+    assert_non_null(strstr(v.why, "failed: threshold p95<500ms: p95 = 600 ms"));
+    assert_non_null(strstr(v.why, "the injector saturated in 50 %"));
+    r[0].passed = 1;
+
+    /* load not sent */
+    in.saturated_share = 0;
+    in.undelivered_share = 0.8;
+    in.why_undelivered = "96 of 120 arrivals dropped: the pool of 3 VUs was too small";
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_FAILED);
+    assert_true(v.inconclusive);
+    assert_non_null(strstr(v.why, "inconclusive: 80 % of the load asked was not sent (96 of 120"));
+
+    /* nothing completed is a failure before it is inconclusive */
+    in.samples = in.runs = 0;
+    verdict_decide(&in, &v);
+    assert_false(v.inconclusive);
+    assert_non_null(strstr(v.why, "nothing completed"));
+    thresh_free(t[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_inconclusive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
