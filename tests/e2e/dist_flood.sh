@@ -4,11 +4,7 @@
 # registers within the console's wait and the run completes, and the flood
 # was real (the console answered and dropped thousands of its handshakes).
 . "$(dirname "$0")/dist_lib.bash"
-PROBE=${LINKPROBE:-$(dirname "$QUERN")/linkprobe}
-if [ ! -x "$PROBE" ]; then
-  notok "linkprobe built beside quern ($PROBE)"
-  exit 1
-fi
+need_linkprobe
 start_target
 
 start_console hf tests/e2e/scripts/dist_hit.lua --vus 2 --duration 2s --agents 1 --wait 10s \

@@ -8,6 +8,15 @@ if ! "$QUERN" agent --help >/dev/null 2>&1; then
   exit 0
 fi
 
+# need_linkprobe: PROBE, the attacker and relay of tests/tools/linkprobe.c
+# built beside quern, or a failed test.
+need_linkprobe() {
+  PROBE=${LINKPROBE:-$(dirname "$QUERN")/linkprobe}
+  [ -x "$PROBE" ] && return 0
+  notok "linkprobe built beside quern ($PROBE)"
+  exit 1
+}
+
 printf 'token-for-the-distributed-tests-%s\n' "$$" >"$TMP/token"
 chmod 600 "$TMP/token"
 PIDS=()

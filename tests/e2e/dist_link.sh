@@ -6,11 +6,7 @@
 # agent must refuse; a flood of pending connections while a real agent
 # joins.
 . "$(dirname "$0")/dist_lib.bash"
-PROBE=${LINKPROBE:-$(dirname "$QUERN")/linkprobe}
-if [ ! -x "$PROBE" ]; then
-  notok "linkprobe built beside quern ($PROBE)"
-  exit 1
-fi
+need_linkprobe
 start_target
 
 # start_probe NAME ARGS...: linkprobe in the background; sets PROBE_PID and,

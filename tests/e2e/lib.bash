@@ -48,6 +48,8 @@ free_port_py() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
     echo 9
 }
+# wait_file FILE: until FILE is not empty, 10 s at most.
+wait_file() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 # wait_requests N SECONDS: until the server has counted N requests.
 wait_requests() {
   local i

@@ -26,7 +26,6 @@ idle_port() {
   echo 0
 }
 # wait_file FILE: until it is not empty (10 s at most).
-wait_file() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 # pq EXPR: the value of an instant query at Prometheus, "none" when empty.
 pq() {
   curl -s --max-time 5 "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" |

@@ -16,7 +16,6 @@ stop_all() {
 trap stop_all EXIT
 start_target
 S=tests/e2e/scripts/prom.lua
-wait_file() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 # fetch URL: "CODE SECONDS" of a GET from 127.0.0.1, 3 s at most
 fetch() { curl -s --max-time 3 -o /dev/null -w '%{http_code} %{time_total}' "$1"; }
 

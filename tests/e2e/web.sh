@@ -17,7 +17,6 @@ start_target
 S=tests/e2e/scripts/prom.lua
 ART=${QUERN_TEST_ARTIFACTS:-$TMP/artifacts}
 mkdir -p "$ART"
-wait_file() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 
 # --- the access rules, before anything runs
 "$QUERN" run $S --db none -q -p base_url="$BASE" --web 0.0.0.0:0 >"$TMP/out" 2>"$TMP/err"

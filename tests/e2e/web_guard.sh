@@ -14,7 +14,6 @@ stop_all() {
 trap stop_all EXIT
 start_target
 S=tests/e2e/scripts/prom.lua
-wait_file() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 # code [CURL ARGS...]: the status of a GET
 code() { curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$@"; }
 
