@@ -28,7 +28,7 @@ static const opttab_row agentopt_rows[] = {
     {"console", required_argument, OPT_CONSOLE, "--console HOST:PORT",
      "the console to connect to (default 127.0.0.1:6372)", OPTTAB_NONE},
     {"token-file", required_argument, OPT_TOKEN_FILE, "--token-file FILE",
-     "shared secret (mode 600), the same as the console's", OPTTAB_NONE},
+     "shared secret (mode 600, 16 bytes at least), the same as the console's", OPTTAB_NONE},
     {"workers", required_argument, OPT_WORKERS, "--workers P",
      "worker processes per run (default: online cores)", OPTTAB_NONE},
     {"worker-memory", required_argument, OPT_WORKER_MEMORY, "--worker-memory SIZE",
