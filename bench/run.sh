@@ -622,7 +622,7 @@ fi
 fanin_row() {
     local want=$1 n=$2 d="$tmp/fanin.$2" fport cpid fpid u0 s0 u1 s1 t0 t1 rss crc=0 frc=0 cnt sim
     mkdir -p "$d"
-    head -c 32 /dev/urandom | base64 >"$d/token"
+    openssl rand -hex 32 >"$d/token"
     chmod 600 "$d/token"
     fport=$(free_port)
     taskset -c $CPU_TOOL "$FANIN_QUERN" run bench/fanin.lua --agents "$n" --vus "$n" \
