@@ -77,11 +77,14 @@ void runverdict_decide(const runverdict_in *in, size_t width, runverdict *v)
     } else if (in->nfailed > 0 && in->failed != NULL) {
         failed_list(in, w, v->text);
     } else if (in->verdict != NULL && strcmp(in->verdict, "failed") == 0) {
-        add_cut(v->text, &len, w, "failed");
-        if (in->verdict_reason != NULL && in->verdict_reason[0] != '\0') {
-            add_cut(v->text, &len, w, ": ");
-            add_cut(v->text, &len, w, in->verdict_reason);
+        const char *why = in->verdict_reason != NULL ? in->verdict_reason : "";
+        /* the console's own line says "failed: ..." or "inconclusive: ..." */
+        if (strncmp(why, "inconclusive: ", 14) != 0) {
+            if (strncmp(why, "failed: ", 8) == 0)
+                why += 8;
+            add_cut(v->text, &len, w, why[0] != '\0' ? "failed: " : "failed");
         }
+        add_cut(v->text, &len, w, why);
     } else if (in->verdict != NULL && strcmp(in->verdict, "passed") == 0) {
         v->kind = RUNVERDICT_PASSED;
         add_cut(v->text, &len, w, "passed");

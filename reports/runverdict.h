@@ -7,7 +7,9 @@
  *     away (reports/abandon.h): it has no verdict of its own;
  *   - "failed: EXPR, EXPR" when thresholds failed (table thresholds);
  *   - "failed: REASON" when the console recorded that the run failed
- *     (runs.verdict, db_run_verdict), "passed" when it recorded a pass;
+ *     (runs.verdict, db_run_verdict; a REASON that is the console's own
+ *     "failed: ..." or "inconclusive: ..." line is shown as it is), "passed"
+ *     when it recorded a pass;
  *   - else (a run from an older quern): "failed: aborted" / "failed:
  *     degraded" by its status; with no threshold, "failed: N errors" when
  *     it had errors and "failed: no sample" when nothing completed (the

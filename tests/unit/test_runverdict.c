@@ -72,6 +72,17 @@ static void test_run_verdict(void **state)
         db_run_verdict(d, id, 0, "3 errors and no threshold about errors", err, sizeof(err)), 0);
     assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
     assert_string_equal(v.text, "failed: 3 errors and no threshold about errors");
+    /* the console's own line, as recorded: said once */
+    assert_int_equal(db_run_verdict(d, id, 0, "failed: the run is degraded: an agent was lost", err,
+                                    sizeof(err)),
+                     0);
+    assert_int_equal(runverdict_load(d, id, "degraded", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "failed: the run is degraded: an agent was lost");
+    assert_int_equal(
+        db_run_verdict(d, id, 0, "inconclusive: the injector saturated", err, sizeof(err)), 0);
+    assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
+    assert_string_equal(v.text, "inconclusive: the injector saturated");
+    assert_int_equal(v.kind, RUNVERDICT_FAILED);
     assert_int_equal(db_thresholds(d, id, &t, 1, err, sizeof(err)), 0);
     assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);
     assert_string_equal(v.text, "failed: p95<500ms");
