@@ -32,7 +32,7 @@
  * (up to a ceiling) while it still sends its seconds. */
 #define AGENT_KILL_AFTER_US STALL_DUE_AFTER_US
 #define AGENT_OVERRUN_US STALL_DUE_AFTER_US
-#define AGENT_MERGE_GRACE_US 1500000  /* send a second without a late worker after this */
+#define AGENT_MERGE_GRACE_US 1500000 /* send a second without a late worker after this */
 #define AGENT_WORKERS_MAX 1024
 #define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
 
@@ -51,10 +51,10 @@ typedef struct wslot {
     int ready, finished, eof, signalled;
     int overran; /**< SIGKILLed for not ending in time: lost, not stopped */
     uint32_t vus;
-    int64_t last_rx_us;          /**< when it last sent a frame: its progress (agent/stall.h) */
-    enum stall_verdict judged;   /**< why it was killed past its time (STALL_WAIT: it was not) */
-    int64_t silent_us, late_us;  /**< at that kill: how long it had been silent, and how long
-                                      past its time to end (the planned end or stop + grace) */
+    int64_t last_rx_us;         /**< when it last sent a frame: its progress (agent/stall.h) */
+    enum stall_verdict judged;  /**< why it was killed past its time (STALL_WAIT: it was not) */
+    int64_t silent_us, late_us; /**< at that kill: how long it had been silent, and how long
+                                     past its time to end (the planned end or stop + grace) */
 } wslot;
 
 /** The run in progress. */

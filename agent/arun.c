@@ -151,7 +151,8 @@ void arun_free(arun *r)
 /* The message of a worker killed past its time, from the evidence. */
 static void judged_msg(const wslot *w, char *msg, size_t len)
 {
-    long long late = (long long)(w->late_us / 1000000), silent = (long long)(w->silent_us / 1000000);
+    long long late = (long long)(w->late_us / 1000000),
+              silent = (long long)(w->silent_us / 1000000);
 
     if (w->judged == STALL_HELD)
         snprintf(msg, len,

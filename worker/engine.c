@@ -21,7 +21,7 @@
 #include "worker/trace.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
-#define ENGINE_VU_CONNS 32 /* idle connections a VU keeps */
+#define ENGINE_VU_CONNS 32  /* idle connections a VU keeps */
 #define STOP_BATCH_US 20000 /* a stop's share of one loop iteration (stop_some) */
 
 /* --- libcurl multi_socket on libev ---------------------------------------- */
