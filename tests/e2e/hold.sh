@@ -2,8 +2,8 @@
 # run (a functional error naming the script line) after 1 s, and the worker's
 # other VUs are served; a worker held in a C call, which no Lua hook can cut,
 # is killed 5 s past the run's planned end, held (it sent nothing), and lost
-# (the run is degraded); a
-# script whose top level never ends stops after 10 s, before any request.
+# (the run is degraded); a script whose top level never ends stops after 10 s,
+# before any request.
 # e2e: alone (it spins a CPU and judges the progress of the others; tests/run.sh runs it by itself)
 . "$(dirname "$0")/dist_lib.bash"
 start_target
