@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "agent/fileup.h"
+#include "agent/stall.h"
 #include "common/ratelog.h"
 #include "proto/handshake.h"
 #include "proto/ivwin.h"
@@ -26,9 +27,12 @@
 #define AGENT_SILENCE_US 5000000      /* console silent this long: lost */
 #define AGENT_HANDSHAKE_US 5000000    /* connected this long and not registered: drop it */
 #define AGENT_REFUSAL_LOG_US 10000000 /* one line per this much about refusals */
-#define AGENT_KILL_AFTER_US 5000000   /* SIGKILL workers this long after SIGTERM and the grace */
-#define AGENT_OVERRUN_US 5000000      /* SIGKILL a worker this long past the run's planned end */
-#define AGENT_MERGE_GRACE_US 1500000  /* send a second without a late worker after this */
+/* A worker still there this long after SIGTERM and the grace, or past the
+ * run's planned end, is judged by agent/stall.h: killed if held, waited for
+ * (up to a ceiling) while it still sends its seconds. */
+#define AGENT_KILL_AFTER_US STALL_DUE_AFTER_US
+#define AGENT_OVERRUN_US STALL_DUE_AFTER_US
+#define AGENT_MERGE_GRACE_US 1500000 /* send a second without a late worker after this */
 #define AGENT_WORKERS_MAX 1024
 #define AGENT_QUEUE_MAX (FRAME_MAX_DEFAULT + 4096u)
 
@@ -47,6 +51,10 @@ typedef struct wslot {
     int ready, finished, eof, signalled;
     int overran; /**< SIGKILLed for not ending in time: lost, not stopped */
     uint32_t vus;
+    int64_t last_rx_us;         /**< when it last sent a frame: its progress (agent/stall.h) */
+    enum stall_verdict judged;  /**< why it was killed past its time (STALL_WAIT: it was not) */
+    int64_t silent_us, late_us; /**< at that kill: how long it had been silent, and how long
+                                     past its time to end (the planned end or stop + grace) */
 } wslot;
 
 /** The run in progress. */
@@ -59,10 +67,12 @@ typedef struct arun {
     wslot *w; /**< owned: nworkers entries */
     int have_steps, ready_sent, failed, go, stopping, orphan;
     int immediate;      /**< the stop was immediate: workers are SIGKILLed at once, by choice */
-    int64_t kill_at_us; /**< SIGKILL what is left at this time (0: not armed) */
+    int64_t kill_at_us; /**< immediate: SIGKILL what is left at this time; else the stop's due
+                             time, past which agent/stall.h judges each worker (0: not armed) */
     int64_t grace_us;   /**< the schedule's grace */
     int64_t planned_us; /**< duration + grace from Go, 0 when the run has no duration */
-    int64_t end_by_us;  /**< a worker not finished by then holds its loop: killed (0: none) */
+    int64_t end_by_us;  /**< the planned end's due time: a worker still there is judged by
+                             agent/stall.h (0: none) */
     size_t nsteps, nscens;
     char **scen_names;  /**< owned: nscens owned names */
     ivwin win;          /**< the seconds being merged from the workers */

@@ -118,7 +118,8 @@ void arun_stop(arun *r, int immediate, const char *why)
         }
         w->signalled = 1;
     }
-    /* A worker stopped gently has its grace to end its VUs' finish. */
+    /* A worker stopped gently has its grace to end its VUs' finish; past
+     * that, agent/stall.h judges it. */
     if (r->kill_at_us == 0 || immediate)
         r->kill_at_us = now + (immediate ? 0 : r->grace_us + AGENT_KILL_AFTER_US);
 }
@@ -147,13 +148,32 @@ void arun_free(arun *r)
     xfree(r);
 }
 
-/* A worker lost before its end: it crashed, or it overran the stop and was
- * killed. The console counts the run degraded. */
+/* The message of a worker killed past its time, from the evidence. */
+static void judged_msg(const wslot *w, char *msg, size_t len)
+{
+    long long late = (long long)(w->late_us / 1000000),
+              silent = (long long)(w->silent_us / 1000000);
+
+    if (w->judged == STALL_HELD)
+        snprintf(msg, len,
+                 "worker %u (pid %d) was held: no progress for %lld s (its event loop was held by "
+                 "a C call or a blocking system call): killed %lld s past its time to end, its "
+                 "last seconds are lost",
+                 w->index, (int)w->pid, silent, late);
+    else
+        snprintf(msg, len,
+                 "worker %u (pid %d) was busy, not held (it still sent its seconds), but had not "
+                 "ended %lld s past its time to end: killed, its last seconds are lost",
+                 w->index, (int)w->pid, late);
+}
+
+/* A worker lost before its end: it crashed, or it was killed past its time
+ * to end (held, or busy at the ceiling). The console counts the run degraded. */
 static void crash_report(arun *r, wslot *w, int st)
 {
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__WorkerState ws = QUERN__WORKER_STATE__INIT;
-    char msg[240];
+    char msg[320];
 
     ws.run_id = r->run_id;
     ws.worker = w->index;
@@ -161,10 +181,7 @@ static void crash_report(arun *r, wslot *w, int st)
     ws.pid = (uint32_t)w->pid;
     if (w->overran && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
         ws.signal = SIGKILL;
-        snprintf(msg, sizeof(msg),
-                 "worker %u (pid %d) did not end in time (its event loop was held, by a C call "
-                 "or a blocking system call): killed, its last seconds are lost",
-                 w->index, (int)w->pid);
+        judged_msg(w, msg, sizeof(msg));
     } else if (WIFSIGNALED(st)) {
         ws.signal = WTERMSIG(st);
         snprintf(msg, sizeof(msg), "worker %u (pid %d) killed by signal %d (%s)", w->index,
@@ -183,6 +200,42 @@ static void crash_report(arun *r, wslot *w, int st)
     r->crashed++;
 }
 
+/* When the workers should have ended by: the stop's due time or the
+ * planned end's, whichever comes first (0: neither is armed). */
+static int64_t arun_due(const arun *r)
+{
+    int64_t due = r->kill_at_us;
+
+    if (r->end_by_us != 0 && (due == 0 || r->end_by_us < due))
+        due = r->end_by_us;
+    return due;
+}
+
+/* A worker past its due time is killed only on evidence (agent/stall.h):
+ * silent for the bound (held), or still sending at the ceiling (busy). */
+static void arun_judge(arun *r, wslot *w, int64_t now)
+{
+    int64_t due = arun_due(r), silent;
+    enum stall_verdict v;
+
+    if (w->judged != STALL_WAIT || due == 0 || now < due)
+        return;
+    /* Frames it sent that the agent has not read yet are progress too. */
+    peer_drain(&w->link);
+    v = stall_judge(now, due, w->last_rx_us, &silent);
+    if (v == STALL_WAIT)
+        return;
+    w->judged = v;
+    w->silent_us = silent;
+    w->late_us = now - due + STALL_DUE_AFTER_US;
+    kill(w->pid, SIGKILL);
+    w->signalled = 1;
+    if (!w->finished)
+        w->overran = 1;
+    log_msg(LOG_DEBUG, "worker %u (pid %d): %s, silent %lld ms, killed", w->index, (int)w->pid,
+            v == STALL_HELD ? "held" : "busy at the ceiling", (long long)(silent / 1000));
+}
+
 /* Reaps exited workers, enforces the kill deadline, and ends the run when
  * every worker is gone. */
 void arun_check(agent *a)
@@ -198,20 +251,11 @@ void arun_check(agent *a)
         int st;
         if (w->pid <= 0)
             continue;
-        if (r->kill_at_us != 0 && now >= r->kill_at_us) {
+        if (r->immediate && r->kill_at_us != 0 && now >= r->kill_at_us) {
             kill(w->pid, SIGKILL);
             w->signalled = 1;
-            if (!r->immediate && !w->finished)
-                w->overran = 1;
-        } else if (r->end_by_us != 0 && now >= r->end_by_us && !w->finished && !w->overran) {
-            /* Its engine ends by duration + grace: one still there is stuck. */
-            log_msg(LOG_WARN,
-                    "worker %u (pid %d) still runs %d s past the run's planned end: "
-                    "killing it",
-                    w->index, (int)w->pid, (int)(AGENT_OVERRUN_US / 1000000));
-            kill(w->pid, SIGKILL);
-            w->signalled = 1;
-            w->overran = 1;
+        } else {
+            arun_judge(r, w, now);
         }
         pid_t p = waitpid(w->pid, &st, WNOHANG);
         if (p == 0) {
@@ -278,6 +322,7 @@ static void on_worker_msg(peer *l, const Quern__Envelope *env, void *ud)
     arun *r = w->run;
     agent *a = r->a;
 
+    w->last_rx_us = clock_mono_us(); /* any frame: its loop turns (agent/stall.h) */
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_STEPS_DEF: {
         const Quern__StepsDef *sd = env->steps_def;
@@ -518,6 +563,7 @@ void arun_start(agent *a, const Quern__StartRun *sr)
         fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
         w->pid = pid;
         w->eof = 0;
+        w->last_rx_us = clock_mono_us();
         peer_init(&w->link, a->loop, sv[0], FRAME_MAX_SMALL, AGENT_QUEUE_MAX, on_worker_msg,
                   on_worker_close, w);
         send_worker_start(r, w, sr, (uint32_t)nvus, j);

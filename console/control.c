@@ -416,8 +416,9 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
         if (n.done == n.in_run) {
             control_flush(r, 1);
             end_phase(r);
-        } else if (r->stop_us != 0 && now - r->stop_us > CONTROL_STOP_WAIT_US) {
-            log_msg(LOG_ERROR, "agents did not finish within 15 s of the stop: giving up");
+        } else if (r->stop_us != 0 && now - r->stop_us > r->o.grace_us + CONTROL_STOP_WAIT_US) {
+            log_msg(LOG_ERROR, "agents did not finish within %d s of the stop's grace: giving up",
+                    (int)(CONTROL_STOP_WAIT_US / 1000000));
             r->degraded = 1;
             control_flush(r, 1);
             end_phase(r);
@@ -441,7 +442,8 @@ static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
         log_msg(LOG_WARN, "second interrupt: aborting now");
         r->aborted = 1;
         control_stop(r, "aborted", 1);
-        r->stop_us = clock_mono_us() - CONTROL_STOP_WAIT_US + 2000000; /* wait 2 s at most */
+        /* wait 2 s at most */
+        r->stop_us = clock_mono_us() - r->o.grace_us - CONTROL_STOP_WAIT_US + 2000000;
         return;
     }
     r->interrupted = 1;

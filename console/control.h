@@ -23,10 +23,14 @@
 
 struct run;
 
-#define CONTROL_READY_US 60000000         /**< the start barrier waits this long */
-#define CONTROL_MERGE_GRACE_US 2000000    /**< merge a second without a late agent after this */
-#define CONTROL_FINISH_MARGIN_US 15000000 /**< after the planned end, wait this long at most */
-#define CONTROL_STOP_WAIT_US 15000000     /**< after Stop, wait this long for RunFinished */
+#define CONTROL_READY_US 60000000      /**< the start barrier waits this long */
+#define CONTROL_MERGE_GRACE_US 2000000 /**< merge a second without a late agent after this */
+/* An agent judges its own workers past their time to end: 5 s, then up to
+ * 60 s more for one that still sends its seconds (agent/stall.h). The
+ * console waits past that, so that a busy worker is not cut by the console
+ * before its agent, which sees its progress, would. */
+#define CONTROL_FINISH_MARGIN_US 75000000 /**< after the planned end, wait this long at most */
+#define CONTROL_STOP_WAIT_US 75000000     /**< after Stop + grace, wait this long at most */
 
 /** Where the run stands. */
 enum run_phase { PHASE_WAIT, PHASE_START, PHASE_RUN, PHASE_END };

@@ -21,7 +21,8 @@
 #include "worker/trace.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
-#define ENGINE_VU_CONNS 32 /* idle connections a VU keeps */
+#define ENGINE_VU_CONNS 32  /* idle connections a VU keeps */
+#define STOP_BATCH_US 20000 /* a stop's share of one loop iteration (stop_some) */
 
 /* --- libcurl multi_socket on libev ---------------------------------------- */
 
@@ -418,11 +419,43 @@ static void on_end_timer(struct ev_loop *loop, ev_timer *w, int revents)
         vu_kill(&e->vus[i]);
 }
 
+/* Tells the VUs to end, STOP_BATCH_US of work at a time. A VU told starts
+ * its finish (or ends) at once, in Lua: with thousands of VUs, one pass over
+ * them all would hold the loop for seconds, no second reported and no
+ * response read, and a busy worker would look held to its agent
+ * (agent/stall.h). The grace counts from the moment the last VU was told.
+ * VUs not told yet that wake meanwhile see e->stopping and end on their own. */
+static void stop_some(engine *e)
+{
+    int64_t until = clock_mono_us() + STOP_BATCH_US;
+
+    while (e->stop_next < e->nvus && !e->killing) {
+        vu_stop(&e->vus[e->stop_next++]);
+        if (clock_mono_us() >= until)
+            break;
+    }
+    if (e->killing)
+        return;
+    if (e->stop_next < e->nvus) {
+        ev_timer_set(&e->stop_timer, 0., 0.); /* the loop turns, then the next batch */
+        ev_timer_start(e->loop, &e->stop_timer);
+        return;
+    }
+    ev_timer_set(&e->end_timer, (double)e->cfg.grace_us / 1e6, 0.);
+    ev_timer_start(e->loop, &e->end_timer);
+}
+
+static void on_stop_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    stop_some(ev_userdata(loop));
+}
+
 void engine_stop(engine *e, enum engine_status why)
 {
     if (e->stopping) {
         if (why == ENGINE_ABORTED) {
             e->status = ENGINE_ABORTED;
+            ev_timer_stop(e->loop, &e->stop_timer);
             on_end_timer(e->loop, &e->end_timer, 0);
         }
         return;
@@ -431,12 +464,10 @@ void engine_stop(engine *e, enum engine_status why)
     e->status = why;
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->end_timer);
-    ev_timer_set(&e->end_timer, (double)e->cfg.grace_us / 1e6, 0.);
-    ev_timer_start(e->loop, &e->end_timer);
     for (size_t i = 0; i < e->narr; i++)
         arrive_stop(&e->arr[i], e);
-    for (uint32_t i = 0; i < e->nvus && !e->killing; i++)
-        vu_stop(&e->vus[i]);
+    e->stop_next = 0;
+    stop_some(e);
     if (e->arr != NULL && e->done == e->nvus)
         ev_break(e->loop, EVBREAK_ONE); /* the open model with no VU left */
 }
@@ -583,6 +614,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->max_xfers = inflight_share(e->cfg.max_in_flight, e->cfg.vu_count, e->cfg.vus_total);
     ev_init(&e->tick, on_tick);
     ev_init(&e->end_timer, on_end_timer);
+    ev_init(&e->stop_timer, on_stop_timer);
     ev_init(&e->leave_timer, on_leave);
 
     e->cur = xcalloc(e->scens.nsteps ? e->scens.nsteps : 1, sizeof(*e->cur));
@@ -744,6 +776,7 @@ enum engine_status engine_run(engine *e)
     emit(e, clock_mono_us());
     ev_timer_stop(e->loop, &e->tick);
     ev_timer_stop(e->loop, &e->end_timer);
+    ev_timer_stop(e->loop, &e->stop_timer);
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->curl_timer);
     for (size_t i = 0; i < e->narr; i++)

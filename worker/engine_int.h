@@ -56,6 +56,8 @@ struct engine {
     struct vu **startq_tail; /**< where the next one is linked */
     ev_timer tick;           /**< one-second intervals */
     ev_timer end_timer;      /**< duration, then grace */
+    ev_timer stop_timer;     /**< the stop's next batch of VUs (engine.c, stop_some) */
+    uint32_t stop_next;      /**< the next VU the stop tells to end */
     ev_signal sig_int, sig_term;
     sockw *free_socks;      /**< owned free list */
     sockw **fdw;            /**< owned: the watcher of each descriptor, by number */

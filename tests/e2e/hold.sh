@@ -1,8 +1,9 @@
 # Lua that holds a worker's event loop. A VU whose run never yields fails that
 # run (a functional error naming the script line) after 1 s, and the worker's
 # other VUs are served; a worker held in a C call, which no Lua hook can cut,
-# is killed 5 s past the run's planned end and lost (the run is degraded); a
-# script whose top level never ends stops after 10 s, before any request.
+# is killed 5 s past the run's planned end, held (it sent nothing), and lost
+# (the run is degraded); a script whose top level never ends stops after 10 s,
+# before any request.
 # e2e: alone (it spins a CPU and judges the progress of the others; tests/run.sh runs it by itself)
 . "$(dirname "$0")/dist_lib.bash"
 start_target
@@ -36,7 +37,7 @@ rc=$?
 between "worker held in C, 3 s run, 1 s grace: ends 5 s after the planned end (s)" "$(since "$t0")" 8 13
 eq "worker held in C: the run is degraded (exit 1)" "$rc" 1
 eq "worker held in C: status degraded" "$(sj "$TMP/c.json" .run.status)" degraded
-check "worker held in C: reported as killed for not ending" grep -q "did not end in time" "$TMP/c.err"
+check "worker held in C: reported as held, killed for no progress" grep -q "was held: no progress for" "$TMP/c.err"
 check "worker held in C: the other worker's VUs went on" test "$(stat '[.by_path["/vu/2"], .by_path["/vu/4"]] | map(. // 0) | max')" -ge 10
 
 # A script that never finishes loading.
