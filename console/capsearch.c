@@ -43,8 +43,8 @@ static double pct_ms(const hist *h, double p)
     return (double)hist_percentile(h, p) / 1000.0;
 }
 
-int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped,
-                            int64_t lag_p99_us, unsigned seconds, unsigned saturated_seconds)
+int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
+                            unsigned seconds, unsigned saturated_seconds)
 {
     double sch = (double)scheduled;
 
@@ -226,12 +226,12 @@ char *capsearch_why(const capsearch *cs, char *buf, size_t len)
         if (!capsearch_found(cs, &k))
             snprintf(buf, len,
                      "no capacity measured: the first step, %s, was limited by the injector "
-                     "(%s): its %s was quern's own queue, not the server",
+                     "(%s): its failure (%s) was quern's own queue, not the server's",
                      b, f->injector, f->failed);
         else
             snprintf(buf, len,
                      "capacity at least %s%s: the step at %s was limited by the injector (%s): "
-                     "its %s was quern's own queue, not the server",
+                     "its failure (%s) was quern's own queue, not the server's",
                      capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a)),
                      cs->plan.open ? "" : " VUs", b, f->injector, f->failed);
         return buf;
@@ -281,8 +281,7 @@ void capsearch_verdict(const capsearch *cs, verdict *v)
         v->passed = 0;
         v->inconclusive = 1;
         v->rc = 1; /* console/run.h's RUN_EXIT_FAILED */
-        snprintf(v->why, sizeof(v->why), "inconclusive: %s",
-                 capsearch_why(cs, why, sizeof(why)));
+        snprintf(v->why, sizeof(v->why), "inconclusive: %s", capsearch_why(cs, why, sizeof(why)));
         return;
     }
     v->passed = capsearch_found(cs, &k);
@@ -323,9 +322,9 @@ json_t *capsearch_json(const capsearch *cs)
     json_object_set_new(o, "value", found ? json_real(cs->steps[k].load) : json_null());
     json_object_set_new(o, "unit", json_string(capacity_unit(&cs->plan)));
     json_object_set_new(o, "settle_s", json_real((double)cs->settle_us / 1e6));
-    json_object_set_new(o, "limited_by", capsearch_limited_by(cs) != NULL
-                                             ? json_string(capsearch_limited_by(cs))
-                                             : json_null());
+    json_object_set_new(o, "limited_by",
+                        capsearch_limited_by(cs) != NULL ? json_string(capsearch_limited_by(cs))
+                                                         : json_null());
     for (size_t i = 0; i < capsearch_judged(cs); i++) {
         const capsearch_step *s = &cs->steps[i];
         json_t *j = json_object();

@@ -77,8 +77,8 @@ typedef struct capsearch_step {
     thresh_result *rs; /**< owned once judged: each threshold's verdict on the step */
     size_t nrs;        /**< entries in rs */
     uint64_t arr_scheduled, arr_late, arr_dropped; /**< the open model's arrivals in its seconds */
-    double lag_p99_ms;      /**< their start lag p99 (0: none) */
-    int injector_saturated; /**< 1 when capsearch_step_injector says so */
+    double lag_p99_ms;                             /**< their start lag p99 (0: none) */
+    int injector_saturated;                        /**< 1 when capsearch_step_injector says so */
     char injector[CAPSEARCH_INJECTOR_MAX]; /**< "44872 late, 7355 dropped of 100000, start lag
                                                 p99 290 ms" when injector_saturated, else "" */
 } capsearch_step;
@@ -103,8 +103,8 @@ typedef struct capsearch {
  *  CAPSEARCH_INJ_LAG_US, or saturated_seconds (the seconds of its window
  *  the injector was saturated in) above CAPSEARCH_INJ_SATURATED_MAX of
  *  seconds. 1 or 0. */
-int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped,
-                            int64_t lag_p99_us, unsigned seconds, unsigned saturated_seconds);
+int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
+                            unsigned seconds, unsigned saturated_seconds);
 
 /** What decided the search: "injector" (the first failing step was
  *  injector-limited), "server" (it failed on its thresholds otherwise),

@@ -94,8 +94,7 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
         fprintf(out, "Run %s: %.1f s, VUs: pool peak %u of %u\n", si->status,
                 (double)a->elapsed_us / 1e6, si->vus_peak, si->vu_pool);
     else
-        fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6,
-                si->vus);
+        fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
 }
 
 /* run.load: {asked, sent, dropped, late, missed_pacing, undelivered_pct}. */
@@ -163,8 +162,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
     json_object_set_new(run, "vus", json_integer(si->vus));
     json_object_set_new(run, "vu_ids", json_integer(si->vu_ids));
     json_object_set_new(run, "duration_s", json_real((double)a->elapsed_us / 1e6));
-    json_object_set_new(run, "vus_peak", json_integer(si->vu_pool > 0 ? si->vus_peak
-                                                                       : a->vus_peak));
+    json_object_set_new(run, "vus_peak",
+                        json_integer(si->vu_pool > 0 ? si->vus_peak : a->vus_peak));
     if (si->vu_pool > 0)
         json_object_set_new(run, "vu_pool", json_integer(si->vu_pool));
     if (si->load != NULL)

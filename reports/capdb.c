@@ -19,12 +19,13 @@ static int write_steps(sqlite3 *sq, int64_t run_id, const capdb_run *c, char *er
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (sqlite3_prepare_v2(sq,
-                           "INSERT INTO capacity_steps (run_id, step, load, t0_us, t1_us, "
-                           "from_us, seconds, count, tps, p50_ms, p95_ms, p99_ms, errors_pct, "
-                           "passed, failed, injector_saturated, injector) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                           "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            sq,
+            "INSERT INTO capacity_steps (run_id, step, load, t0_us, t1_us, "
+            "from_us, seconds, count, tps, p50_ms, p95_ms, p99_ms, errors_pct, "
+            "passed, failed, injector_saturated, injector) VALUES (?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            -1, &st, NULL) != SQLITE_OK)
         return fail_sql(sq, "capacity steps", err, errlen);
     for (size_t i = 0; i < c->nsteps; i++) {
         const capdb_step *s = &c->steps[i];

@@ -45,21 +45,21 @@ typedef struct capdb_step {
     uint64_t count;                                 /**< samples in them, every script step */
     double tps, p50_ms, p95_ms, p99_ms, errors_pct; /**< over them */
     int passed;                                     /**< 1 passed, 0 failed */
-    char failed[CAPDB_FAILED_MAX]; /**< the threshold that failed, "" when passed */
-    int injector_saturated;        /**< 1: the step's arrivals were late or dropped past
-                                        console/capsearch.h's rule (quern's own limit) */
+    char failed[CAPDB_FAILED_MAX];     /**< the threshold that failed, "" when passed */
+    int injector_saturated;            /**< 1: the step's arrivals were late or dropped past
+                                            console/capsearch.h's rule (quern's own limit) */
     char injector[CAPDB_INJECTOR_MAX]; /**< its figures then ("44872 late, ..."), else "" */
 } capdb_step;
 
 /** A run's capacity search. */
 typedef struct capdb_run {
-    int found;         /**< 1 when a step passed before the first failing one */
-    double value;      /**< that step's load (0 when not found) */
-    char unit[8];      /**< "/s" or "vus" */
-    int64_t settle_us; /**< the start of each step not judged */
+    int found;           /**< 1 when a step passed before the first failing one */
+    double value;        /**< that step's load (0 when not found) */
+    char unit[8];        /**< "/s" or "vus" */
+    int64_t settle_us;   /**< the start of each step not judged */
     char limited_by[12]; /**< "injector", "server", "max", "stopped"; "" unknown (older run) */
-    size_t nsteps;     /**< entries in steps */
-    capdb_step *steps; /**< owned (capdb_read) or borrowed (capdb_write) */
+    size_t nsteps;       /**< entries in steps */
+    capdb_step *steps;   /**< owned (capdb_read) or borrowed (capdb_write) */
 } capdb_run;
 
 /** A step window only. */

@@ -365,6 +365,8 @@ ALTER TABLE step_totals ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
 --   runs.vus_peak: the most VUs the run had at a second's end (the open
 --     model: the pool's peak); runs.vu_pool: --max-vus, the open model's
 --     pool (NULL in the closed model and for a run from an older quern).
+--   little: from here on, the open model's VUs idle in the pool are neither
+--     in vu_us (not in the system) nor in wait_us.
 ALTER TABLE capacity ADD COLUMN limited_by TEXT;
 ALTER TABLE capacity_steps ADD COLUMN injector_saturated INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE capacity_steps ADD COLUMN injector TEXT;
