@@ -46,6 +46,8 @@ void agg_add(agg *a, const step_stats *steps, const uint64_t *runs, const uint64
     a->elapsed_us += length_us;
     a->last_length_us = length_us;
     a->active_vus = active_vus;
+    if (active_vus > a->vus_peak)
+        a->vus_peak = active_vus;
 }
 
 void agg_add_arrivals(agg *a, const rate_counts *arr)

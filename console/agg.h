@@ -27,6 +27,7 @@ typedef struct agg {
     int64_t elapsed_us;      /**< sum of interval lengths */
     int64_t last_length_us;
     uint32_t active_vus;  /**< at the latest interval's end */
+    uint32_t vus_peak;    /**< the most at an interval's end (the open model: the pool's peak) */
     uint64_t held;        /**< requests held back for a handle (--max-in-flight) */
     uint64_t held_us;     /**< their waits, summed */
     uint64_t held_max_us; /**< the longest */

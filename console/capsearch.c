@@ -43,6 +43,50 @@ static double pct_ms(const hist *h, double p)
     return (double)hist_percentile(h, p) / 1000.0;
 }
 
+int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
+                            unsigned seconds, unsigned saturated_seconds)
+{
+    double sch = (double)scheduled;
+
+    if (scheduled > 0 && (double)dropped > CAPSEARCH_INJ_DROPPED_MAX * sch)
+        return 1;
+    if (scheduled > 0 && (double)late > CAPSEARCH_INJ_LATE_MAX * sch &&
+        lag_p99_us > CAPSEARCH_INJ_LAG_US)
+        return 1;
+    return saturated_seconds > 0 &&
+           (double)saturated_seconds > CAPSEARCH_INJ_SATURATED_MAX * (double)seconds;
+}
+
+/* The injector's figures of the step being summed into s. */
+static void judge_injector(capsearch *cs, capsearch_step *s)
+{
+    rate_counts arr;
+    hist *lag = NULL; /* owned: every scenario's start lags */
+
+    agg_arrivals_all(&cs->a, &arr);
+    for (size_t i = 0; i < cs->a.nscens; i++) {
+        if (cs->a.start_lag[i] == NULL)
+            continue;
+        if (lag == NULL)
+            lag = hist_new();
+        hist_merge(lag, cs->a.start_lag[i]);
+    }
+    s->arr_scheduled = arr.scheduled;
+    s->arr_late = arr.late;
+    s->arr_dropped = arr.dropped;
+    s->lag_p99_ms = lag != NULL ? pct_ms(lag, 99) : 0;
+    /* the seconds the injector was saturated in: not counted yet */
+    s->injector_saturated =
+        capsearch_step_injector(arr.scheduled, arr.late, arr.dropped,
+                                lag != NULL ? (int64_t)hist_percentile(lag, 99) : 0, s->seconds, 0);
+    if (s->injector_saturated)
+        snprintf(s->injector, sizeof(s->injector),
+                 "%llu late, %llu dropped of %llu arrivals, start lag p99 %.0f ms",
+                 (unsigned long long)arr.late, (unsigned long long)arr.dropped,
+                 (unsigned long long)arr.scheduled, s->lag_p99_ms);
+    hist_free(lag);
+}
+
 /* Judges the step being summed on its seconds; 1 when it failed. */
 static int judge(capsearch *cs, const thresh *const *ths, size_t nth, const char *const *ids,
                  const char *const *names)
@@ -62,6 +106,7 @@ static int judge(capsearch *cs, const thresh *const *ths, size_t nth, const char
     s->p99_ms = pct_ms(all.hist, 99);
     s->errors_pct = all.count > 0 ? 100.0 * (double)errs / (double)all.count : 0;
     stats_free(&all);
+    judge_injector(cs, s);
     s->judged = 1;
     s->passed = 1;
     s->rs = xcalloc(nth + 1, sizeof(*s->rs));
@@ -96,6 +141,7 @@ int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
             i == cs->cur) {
             agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 0, sum->active_vus);
             agg_add_arrivals(&cs->a, sum->arrivals);
+            agg_add_lag(&cs->a, sum->lag);
         }
         return 0;
     }
@@ -114,6 +160,7 @@ int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
     }
     agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 1000000, sum->active_vus);
     agg_add_arrivals(&cs->a, sum->arrivals);
+    agg_add_lag(&cs->a, sum->lag);
     cs->steps[i].seconds++;
     return last && i + 1 < cs->plan.nsteps ? judge(cs, ths, nth, ids, names) : 0;
 }
@@ -174,6 +221,21 @@ char *capsearch_why(const capsearch *cs, char *buf, size_t len)
     size_t k;
     const capsearch_step *f = cs->failed ? &cs->steps[cs->failed_step] : NULL;
 
+    if (f != NULL && f->injector_saturated) {
+        capacity_format(&cs->plan, f->load, b, sizeof(b));
+        if (!capsearch_found(cs, &k))
+            snprintf(buf, len,
+                     "no capacity measured: the first step, %s, was limited by the injector "
+                     "(%s): its failure (%s) was quern's own queue, not the server's",
+                     b, f->injector, f->failed);
+        else
+            snprintf(buf, len,
+                     "capacity at least %s%s: the step at %s was limited by the injector (%s): "
+                     "its failure (%s) was quern's own queue, not the server's",
+                     capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a)),
+                     cs->plan.open ? "" : " VUs", b, f->injector, f->failed);
+        return buf;
+    }
     if (!capsearch_found(cs, &k)) {
         if (f != NULL)
             snprintf(buf, len, "no capacity: the first step, %s, failed: %s",
@@ -196,13 +258,32 @@ char *capsearch_why(const capsearch *cs, char *buf, size_t len)
     return buf;
 }
 
+const char *capsearch_limited_by(const capsearch *cs)
+{
+    size_t k;
+
+    if (cs->failed)
+        return cs->steps[cs->failed_step].injector_saturated ? "injector" : "server";
+    if (capsearch_judged(cs) == 0)
+        return NULL;
+    return capsearch_found(cs, &k) && k + 1 == cs->plan.nsteps ? "max" : "stopped";
+}
+
 void capsearch_verdict(const capsearch *cs, verdict *v)
 {
     char why[VERDICT_WHY_MAX - 16];
     size_t k;
+    const char *by = capsearch_limited_by(cs);
 
     if (!v->passed)
         return;
+    if (by != NULL && strcmp(by, "injector") == 0) {
+        v->passed = 0;
+        v->inconclusive = 1;
+        v->rc = 1; /* console/run.h's RUN_EXIT_FAILED */
+        snprintf(v->why, sizeof(v->why), "inconclusive: %s", capsearch_why(cs, why, sizeof(why)));
+        return;
+    }
     v->passed = capsearch_found(cs, &k);
     v->rc = v->passed ? 0 : 1; /* console/run.h's RUN_EXIT_OK, RUN_EXIT_FAILED */
     snprintf(v->why, sizeof(v->why), "%s: %s", v->passed ? "passed" : "failed",
@@ -222,9 +303,11 @@ void capsearch_print(const capsearch *cs, FILE *out)
         char lb[CAPACITY_LOAD_MAX];
         if (!s->judged)
             continue;
-        fprintf(out, "  %4zu  %10s  %10.1f  %9.1f  %9.1f  %9.1f  %6.2f %%  %s%s\n", i + 1,
+        fprintf(out, "  %4zu  %10s  %10.1f  %9.1f  %9.1f  %9.1f  %6.2f %%  %s%s%s%s%s\n", i + 1,
                 capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->tps, s->p50_ms, s->p95_ms,
-                s->p99_ms, s->errors_pct, s->passed ? "PASS" : "FAIL ", s->failed);
+                s->p99_ms, s->errors_pct, s->passed ? "PASS" : "FAIL ", s->failed,
+                s->injector_saturated ? " [injector-limited: " : "", s->injector,
+                s->injector_saturated ? "]" : "");
     }
     fprintf(out, "Capacity: %s\n", capsearch_why(cs, why, sizeof(why)));
 }
@@ -239,6 +322,9 @@ json_t *capsearch_json(const capsearch *cs)
     json_object_set_new(o, "value", found ? json_real(cs->steps[k].load) : json_null());
     json_object_set_new(o, "unit", json_string(capacity_unit(&cs->plan)));
     json_object_set_new(o, "settle_s", json_real((double)cs->settle_us / 1e6));
+    json_object_set_new(o, "limited_by",
+                        capsearch_limited_by(cs) != NULL ? json_string(capsearch_limited_by(cs))
+                                                         : json_null());
     for (size_t i = 0; i < capsearch_judged(cs); i++) {
         const capsearch_step *s = &cs->steps[i];
         json_t *j = json_object();
@@ -255,6 +341,15 @@ json_t *capsearch_json(const capsearch *cs)
         json_object_set_new(j, "passed", json_boolean(s->judged && s->passed));
         json_object_set_new(j, "failed",
                             s->failed[0] != '\0' ? json_string(s->failed) : json_null());
+        json_object_set_new(j, "injector_saturated", json_boolean(s->injector_saturated));
+        if (s->arr_scheduled > 0 || s->arr_dropped > 0) {
+            json_t *ar = json_object();
+            json_object_set_new(ar, "scheduled", json_integer((json_int_t)s->arr_scheduled));
+            json_object_set_new(ar, "late", json_integer((json_int_t)s->arr_late));
+            json_object_set_new(ar, "dropped", json_integer((json_int_t)s->arr_dropped));
+            json_object_set_new(ar, "start_lag_p99_ms", json_real(s->lag_p99_ms));
+            json_object_set_new(j, "arrivals", ar);
+        }
         json_array_append_new(steps, j);
     }
     json_object_set_new(o, "steps", steps);

@@ -13,6 +13,15 @@
  * the last step that passed before the first failure; none when START
  * failed.
  *
+ * A step is injector-limited when quern, not the server, did not keep up
+ * with it (capsearch_step_injector: its arrivals dropped or late past the
+ * shares below, or the injector saturated): its figures, counted from each
+ * arrival's scheduled time, are then quern's own queue. When the first
+ * failing step was, the search is limited by the injector: the capacity is
+ * a lower bound ("at least 10000/s") and the verdict inconclusive (exit 1);
+ * limited by the server when the thresholds failed with the injector
+ * keeping up; by MAX when every step passed.
+ *
  * Only one step is summed at a time (the current one's agg); each judged
  * step keeps its figures. Cost per second: proportional to the steps of the
  * script, as agg's.
@@ -41,6 +50,18 @@ struct json_t;
 /** Longest text of capsearch_step.failed. */
 #define CAPSEARCH_FAILED_MAX (THRESH_EXPR_MAX + THRESH_DESC_MAX + 8)
 
+/** A step is injector-limited above this share of its arrivals dropped... */
+#define CAPSEARCH_INJ_DROPPED_MAX 0.02
+/** ... or above this share late (they waited for a VU) ... */
+#define CAPSEARCH_INJ_LATE_MAX 0.10
+/** ... with a start lag p99 above this (a queue, not a VU's init now and then) ... */
+#define CAPSEARCH_INJ_LAG_US 50000
+/** ... or with the injector saturated in more than this share of its seconds
+ *  (console/verdict.h's VERDICT_SATURATED_MAX). */
+#define CAPSEARCH_INJ_SATURATED_MAX 0.05
+/** Longest text of capsearch_step.injector. */
+#define CAPSEARCH_INJECTOR_MAX 160
+
 /** One step of the staircase, as judged. */
 typedef struct capsearch_step {
     double load;      /**< arrivals a second, or VUs */
@@ -55,6 +76,11 @@ typedef struct capsearch_step {
     char failed[CAPSEARCH_FAILED_MAX]; /**< "p95<200ms: p95 of all steps = ..."; "" when passed */
     thresh_result *rs; /**< owned once judged: each threshold's verdict on the step */
     size_t nrs;        /**< entries in rs */
+    uint64_t arr_scheduled, arr_late, arr_dropped; /**< the open model's arrivals in its seconds */
+    double lag_p99_ms;                             /**< their start lag p99 (0: none) */
+    int injector_saturated;                        /**< 1 when capsearch_step_injector says so */
+    char injector[CAPSEARCH_INJECTOR_MAX]; /**< "44872 late, 7355 dropped of 100000, start lag
+                                                p99 290 ms" when injector_saturated, else "" */
 } capsearch_step;
 
 /** The search's state; created by capsearch_new. */
@@ -70,6 +96,21 @@ typedef struct capsearch {
     int failed;            /**< 1 once a step failed: nothing more is judged */
     size_t failed_step;    /**< that step */
 } capsearch;
+
+/** Whether a step's own limit was the injector's: more than
+ *  CAPSEARCH_INJ_DROPPED_MAX of its scheduled arrivals dropped, or more
+ *  than CAPSEARCH_INJ_LATE_MAX late with a start lag p99 above
+ *  CAPSEARCH_INJ_LAG_US, or saturated_seconds (the seconds of its window
+ *  the injector was saturated in) above CAPSEARCH_INJ_SATURATED_MAX of
+ *  seconds. 1 or 0. */
+int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
+                            unsigned seconds, unsigned saturated_seconds);
+
+/** What decided the search: "injector" (the first failing step was
+ *  injector-limited), "server" (it failed on its thresholds otherwise),
+ *  "max" (every step passed), "stopped" (the run ended before a step
+ *  failed); NULL when nothing was judged. A static string. */
+const char *capsearch_limited_by(const capsearch *cs);
 
 /** A search over plan (copied), for a script of nsteps steps and nscens scenarios. */
 capsearch *capsearch_new(const capacity_plan *plan, int64_t settle_us, size_t nsteps,
@@ -108,8 +149,9 @@ int capsearch_result(const capsearch *cs, size_t i, thresh_result *out);
 size_t capsearch_judged(const capsearch *cs);
 
 /** A capacity search's verdict, given v decided without thresholds (an
- *  aborted, degraded or empty run keeps its own): passed with exit 0 when a
- *  capacity was found, failed with exit 1 when even START failed. */
+ *  aborted, degraded or empty run keeps its own): inconclusive with exit 1
+ *  when limited by the injector; else passed with exit 0 when a capacity
+ *  was found, failed with exit 1 when even START failed. */
 void capsearch_verdict(const capsearch *cs, verdict *v);
 
 /** Prints the steps and the capacity ("Capacity: 300/s (400/s failed: ...)"). */
@@ -120,8 +162,9 @@ void capsearch_print(const capsearch *cs, FILE *out);
 char *capsearch_why(const capsearch *cs, char *buf, size_t len);
 
 /** The summary JSON's "capacity": found, value (null when not found), unit,
- *  settle_s, steps [{load, tps, p50_ms, p95_ms, p99_ms, errors_pct, passed,
- *  failed}]. A new reference: the caller releases it. */
+ *  settle_s, limited_by, steps [{load, tps, p50_ms, p95_ms, p99_ms,
+ *  errors_pct, passed, failed, injector_saturated, arrivals (open model:
+ *  {scheduled, late, dropped, start_lag_p99_ms})}]. A new reference: the caller releases it. */
 struct json_t *capsearch_json(const capsearch *cs);
 
 #endif

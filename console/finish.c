@@ -8,6 +8,7 @@
 
 #include "common/mem.h"
 #include "console/agents.h"
+#include "console/delivery.h"
 #include "console/gather.h"
 #include "console/jcases.h"
 #include "console/record.h"
@@ -70,6 +71,28 @@ static void write_junit(run *r, const thresh_result *rs, const char *start_msg)
     }
 }
 
+/* The load asked against the load sent (console/delivery.h), and the open
+ * model's pool, into si. */
+static void finish_delivery(run *r, summary_info *si, delivery *dl)
+{
+    delivery_in in;
+    uint32_t closed = r->o.closed_vus;
+
+    memset(&in, 0, sizeof(in));
+    in.open = agg_arrivals_all(&r->agg, &in.arrivals);
+    in.pool = in.open ? r->o.max_vus : 0;
+    in.pool_peak = r->agg.vus_peak > closed ? r->agg.vus_peak - closed : 0;
+    for (size_t i = 0; i < r->nscens; i++) {
+        in.runs += r->agg.runs[i];
+        in.missed_pacing += r->agg.missed_pacing[i];
+    }
+    in.saturated = 0; /* the injector's own figures are not counted yet */
+    delivery_compute(&in, dl);
+    si->load = dl;
+    si->vu_pool = in.pool;
+    si->vus_peak = in.pool_peak;
+}
+
 void finish_run(run *r)
 {
     summary_info si;
@@ -77,6 +100,7 @@ void finish_run(run *r)
     thresh_result *rs; /* owned: the thresholds' verdicts */
     verdict_in vi;
     verdict v;
+    delivery dl;
     char err[2048];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
@@ -101,6 +125,7 @@ void finish_run(run *r)
     si.step_names = (const char *const *)r->names;
     si.scen_names = (const char *const *)r->scen_names;
     si.max_in_flight = r->o.max_in_flight;
+    finish_delivery(r, &si, &dl);
     record_end(r, &status);
     si.status = status;
     summary_print(stdout, &r->agg, &si);
@@ -135,6 +160,9 @@ void finish_run(run *r)
         vi.samples += r->agg.total[i].count;
     for (size_t i = 0; i < r->nscens; i++)
         vi.runs += r->agg.runs[i];
+    /* a capacity search judges what each step sent (capsearch_step_injector) */
+    vi.undelivered_share = r->cap != NULL ? 0 : dl.share;
+    vi.why_undelivered = dl.why;
     verdict_decide(&vi, &v);
     if (r->cap != NULL) {
         capsearch_print(r->cap, stdout);

@@ -266,13 +266,17 @@ void record_capacity(run *r)
     c.value = c.found ? r->cap->steps[k].load : 0;
     snprintf(c.unit, sizeof(c.unit), "%s", capacity_unit(&r->cap->plan));
     c.settle_us = r->cap->settle_us;
+    snprintf(c.limited_by, sizeof(c.limited_by), "%s",
+             capsearch_limited_by(r->cap) != NULL ? capsearch_limited_by(r->cap) : "");
     for (size_t i = 0; i < n; i++) {
         const capsearch_step *s = &r->cap->steps[i];
-        st[i] = (capdb_step){s->load,    s->t0_us,  s->t1_us,      s->from_us,
-                             s->seconds, s->count,  s->tps,        s->p50_ms,
-                             s->p95_ms,  s->p99_ms, s->errors_pct, s->judged && s->passed,
-                             ""};
+        st[i] = (capdb_step){
+            s->load, s->t0_us,  s->t1_us,  s->from_us, s->seconds,    s->count,
+            s->tps,  s->p50_ms, s->p95_ms, s->p99_ms,  s->errors_pct, s->judged && s->passed,
+            "",      0,         ""};
         snprintf(st[i].failed, sizeof(st[i].failed), "%s", s->failed);
+        st[i].injector_saturated = s->injector_saturated;
+        snprintf(st[i].injector, sizeof(st[i].injector), "%s", s->injector);
     }
     c.steps = st;
     c.nsteps = n;

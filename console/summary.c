@@ -6,6 +6,7 @@
 
 #include "common/err.h"
 #include "common/termsafe.h"
+#include "console/delivery.h"
 #include "console/thresh.h"
 
 static double ms(uint64_t us)
@@ -80,7 +81,36 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
                     termsafe(si->step_ids[i], nm, sizeof(nm)),
                     termsafe(a->total[i].sample_func, msg, sizeof(msg)));
     }
-    fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
+    if (si->load != NULL && si->load->asked > 0 && si->vu_pool > 0)
+        fprintf(out, "Load: %llu arrivals asked, %llu sent, %llu dropped (%.0f %%), %llu late\n",
+                (unsigned long long)si->load->asked, (unsigned long long)si->load->sent,
+                (unsigned long long)si->load->dropped, 100.0 * si->load->share,
+                (unsigned long long)si->load->late);
+    else if (si->load != NULL && si->load->missed_pacing > 0)
+        fprintf(out, "Load: %llu runs, %llu missed their pacing slot (%.0f %%)\n",
+                (unsigned long long)si->load->asked, (unsigned long long)si->load->missed_pacing,
+                100.0 * si->load->share);
+    if (si->vu_pool > 0)
+        fprintf(out, "Run %s: %.1f s, VUs: pool peak %u of %u\n", si->status,
+                (double)a->elapsed_us / 1e6, si->vus_peak, si->vu_pool);
+    else
+        fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
+}
+
+/* run.load: {asked, sent, dropped, late, missed_pacing, undelivered_pct}. */
+static json_t *load_json(const delivery *d)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "asked", json_integer((json_int_t)d->asked));
+    json_object_set_new(o, "sent", json_integer((json_int_t)d->sent));
+    json_object_set_new(o, "dropped", json_integer((json_int_t)d->dropped));
+    json_object_set_new(o, "late", json_integer((json_int_t)d->late));
+    json_object_set_new(o, "missed_pacing", json_integer((json_int_t)d->missed_pacing));
+    json_object_set_new(o, "undelivered_pct", json_real(100.0 * d->share));
+    if (d->why[0] != '\0')
+        json_object_set_new(o, "why", json_string(d->why));
+    return o;
 }
 
 /* The latency fields of a test into o (returned): the response times, or
@@ -132,6 +162,12 @@ json_t *summary_json(const agg *a, const summary_info *si)
     json_object_set_new(run, "vus", json_integer(si->vus));
     json_object_set_new(run, "vu_ids", json_integer(si->vu_ids));
     json_object_set_new(run, "duration_s", json_real((double)a->elapsed_us / 1e6));
+    json_object_set_new(run, "vus_peak",
+                        json_integer(si->vu_pool > 0 ? si->vus_peak : a->vus_peak));
+    if (si->vu_pool > 0)
+        json_object_set_new(run, "vu_pool", json_integer(si->vu_pool));
+    if (si->load != NULL)
+        json_object_set_new(run, "load", load_json(si->load));
     if (si->max_in_flight > 0) {
         json_t *h = json_object();
         json_object_set_new(run, "max_in_flight", json_integer(si->max_in_flight));

@@ -6,6 +6,7 @@
 
 #include "console/agg.h"
 
+struct delivery;
 struct json_t;
 struct thresh;
 struct thresh_result;
@@ -24,10 +25,14 @@ typedef struct summary_info {
     const struct thresh_result *threshold_results; /**< nthresholds verdicts */
     const char *const *threshold_sources;          /**< "cli" or "file:line"; may be NULL */
     size_t nthresholds;
-    int verdict_passed;      /**< the run's verdict (console/verdict.h) */
-    const char *verdict;     /**< its line: "passed: ...", "failed: ..."; NULL: none */
-    struct json_t *capacity; /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
-    unsigned max_in_flight;  /**< --max-in-flight, 0: none (the JSON's run.held_back) */
+    int verdict_passed;          /**< the run's verdict (console/verdict.h) */
+    const char *verdict;         /**< its line: "passed: ...", "failed: ..."; NULL: none */
+    struct json_t *capacity;     /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
+    unsigned max_in_flight;      /**< --max-in-flight, 0: none (the JSON's run.held_back) */
+    unsigned vu_pool;            /**< the open model: --max-vus, the pool's size; 0: closed */
+    unsigned vus_peak;           /**< the open model: the pool's peak (VUs at a second's end) */
+    const struct delivery *load; /**< borrowed: the load asked against sent (the JSON's
+                                      run.load, the line "Load: ..."); NULL: none */
 } summary_info;
 
 /** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */

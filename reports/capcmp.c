@@ -4,21 +4,41 @@
 #include <stdio.h>
 #include <string.h>
 
+static int by_injector(const capdb_run *c)
+{
+    return c != NULL && strcmp(c->limited_by, "injector") == 0;
+}
+
 char *capcmp_format(const capdb_run *c, char *buf, size_t len)
 {
-    if (c == NULL || !c->found)
+    const char *least = by_injector(c) ? "at least " : "";
+
+    if (c != NULL && !c->found && by_injector(c))
+        snprintf(buf, len, "none (its injector limited the first step)");
+    else if (c == NULL || !c->found)
         snprintf(buf, len, "none");
     else if (strcmp(c->unit, "/s") == 0)
-        snprintf(buf, len, "%g/s", c->value);
+        snprintf(buf, len, "%s%g/s", least, c->value);
     else
-        snprintf(buf, len, "%g VUs", c->value);
+        snprintf(buf, len, "%s%g VUs", least, c->value);
     return buf;
+}
+
+/* A's capacity, lower than B's (by more than the threshold), when A's
+ * injector limited it: not a regression, said so into buf. */
+static enum capcmp_verdict not_a_fall(const char *fa, const char *fb, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "capacity %s, baseline %s: not compared, A's injector was its limit (arrivals late "
+             "or dropped: the load asked was not sent)",
+             fa, fb);
+    return CAPCMP_NA;
 }
 
 enum capcmp_verdict capcmp_judge(const capdb_run *a, const capdb_run *b, double thr, char *buf,
                                  size_t len)
 {
-    char fa[48], fb[48];
+    char fa[80], fb[80];
     double d;
 
     buf[0] = '\0';
@@ -40,10 +60,14 @@ enum capcmp_verdict capcmp_judge(const capdb_run *a, const capdb_run *b, double 
             snprintf(buf, len, "capacity: neither run found one");
             return CAPCMP_SAME;
         }
+        if (!a->found && by_injector(a))
+            return not_a_fall(fa, fb, buf, len);
         snprintf(buf, len, "capacity %s from %s to %s", a->found ? "rose" : "fell", fb, fa);
         return a->found ? CAPCMP_BETTER : CAPCMP_WORSE;
     }
     d = b->value > 0 ? 100.0 * (a->value - b->value) / b->value : 0;
+    if (d < -thr && by_injector(a))
+        return not_a_fall(fa, fb, buf, len);
     if (d < -thr) {
         snprintf(buf, len, "capacity fell from %s to %s (%+.1f %%)", fb, fa, d);
         return CAPCMP_WORSE;

@@ -5,7 +5,14 @@
  * is a regression as much as a slower step. The rule: A (the new run) is
  * worse when B (the baseline) found a capacity and A found none, or a lower
  * one by more than thr percent of B's; better when it rose by more than
- * that (or only A found one); otherwise the same. Runs with capacities in
+ * that (or only A found one); otherwise the same. A capacity its injector
+ * limited (capdb_run.limited_by "injector": the deciding step's arrivals
+ * were late or dropped, so the figure is a lower bound) that is lower is
+ * not a regression: the load asked was not sent, so nothing is known of
+ * the server past it; the verdict is CAPCMP_NA, with a line saying why. A
+ * lower capacity of A decided by the server against a baseline limited by
+ * its injector is a fall still (the baseline's true one is higher yet).
+ * Runs with capacities in
  * different units (rates and VUs), or where neither searched, are not
  * compared.
  *
@@ -35,7 +42,8 @@ enum capcmp_verdict {
 enum capcmp_verdict capcmp_judge(const capdb_run *a, const capdb_run *b, double thr, char *buf,
                                  size_t len);
 
-/** Writes a capacity as shown: "300/s", "40 VUs", or "none". Returns buf. */
+/** Writes a capacity as shown: "300/s", "40 VUs", or "none"; "at least
+ *  300/s" when its injector limited it. Returns buf. */
 char *capcmp_format(const capdb_run *c, char *buf, size_t len);
 
 #endif

@@ -19,11 +19,13 @@ static int write_steps(sqlite3 *sq, int64_t run_id, const capdb_run *c, char *er
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (sqlite3_prepare_v2(sq,
-                           "INSERT INTO capacity_steps (run_id, step, load, t0_us, t1_us, "
-                           "from_us, seconds, count, tps, p50_ms, p95_ms, p99_ms, errors_pct, "
-                           "passed, failed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            sq,
+            "INSERT INTO capacity_steps (run_id, step, load, t0_us, t1_us, "
+            "from_us, seconds, count, tps, p50_ms, p95_ms, p99_ms, errors_pct, "
+            "passed, failed, injector_saturated, injector) VALUES (?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            -1, &st, NULL) != SQLITE_OK)
         return fail_sql(sq, "capacity steps", err, errlen);
     for (size_t i = 0; i < c->nsteps; i++) {
         const capdb_step *s = &c->steps[i];
@@ -46,6 +48,11 @@ static int write_steps(sqlite3 *sq, int64_t run_id, const capdb_run *c, char *er
             sqlite3_bind_text(st, 15, s->failed, -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 15);
+        sqlite3_bind_int(st, 16, s->injector_saturated ? 1 : 0);
+        if (s->injector[0] != '\0')
+            sqlite3_bind_text(st, 17, s->injector, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 17);
         if (sqlite3_step(st) != SQLITE_DONE) {
             fail_sql(sq, "capacity steps", err, errlen);
             goto out;
@@ -67,7 +74,7 @@ int capdb_write(db *d, int64_t run_id, const capdb_run *c, char *err, size_t err
         return fail_sql(sq, "capacity", err, errlen);
     ok = sqlite3_prepare_v2(sq,
                             "INSERT OR REPLACE INTO capacity (run_id, found, value, unit, "
-                            "settle_us) VALUES (?, ?, ?, ?, ?)",
+                            "settle_us, limited_by) VALUES (?, ?, ?, ?, ?, ?)",
                             -1, &st, NULL) == SQLITE_OK;
     if (ok) {
         sqlite3_bind_int64(st, 1, run_id);
@@ -78,6 +85,10 @@ int capdb_write(db *d, int64_t run_id, const capdb_run *c, char *err, size_t err
             sqlite3_bind_null(st, 3);
         sqlite3_bind_text(st, 4, c->unit, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 5, c->settle_us);
+        if (c->limited_by[0] != '\0')
+            sqlite3_bind_text(st, 6, c->limited_by, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 6);
         ok = sqlite3_step(st) == SQLITE_DONE;
     }
     if (!ok)
@@ -101,7 +112,8 @@ int capdb_read(sqlite3 *sq, int64_t run_id, capdb_run *out, char *err, size_t er
 
     memset(out, 0, sizeof(*out));
     if (sqlite3_prepare_v2(sq,
-                           "SELECT found, value, unit, settle_us FROM capacity WHERE run_id = ?",
+                           "SELECT found, value, unit, settle_us, limited_by FROM capacity WHERE "
+                           "run_id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return fail_sql(sq, "capacity", err, errlen);
     sqlite3_bind_int64(st, 1, run_id);
@@ -114,10 +126,14 @@ int capdb_read(sqlite3 *sq, int64_t run_id, capdb_run *out, char *err, size_t er
     out->value = sqlite3_column_double(st, 1);
     snprintf(out->unit, sizeof(out->unit), "%s", (const char *)sqlite3_column_text(st, 2));
     out->settle_us = sqlite3_column_int64(st, 3);
+    if (sqlite3_column_type(st, 4) == SQLITE_TEXT)
+        snprintf(out->limited_by, sizeof(out->limited_by), "%s",
+                 (const char *)sqlite3_column_text(st, 4));
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(sq,
                            "SELECT load, t0_us, t1_us, from_us, seconds, count, tps, p50_ms, "
-                           "p95_ms, p99_ms, errors_pct, passed, failed FROM capacity_steps "
+                           "p95_ms, p99_ms, errors_pct, passed, failed, injector_saturated, "
+                           "injector FROM capacity_steps "
                            "WHERE run_id = ? ORDER BY step LIMIT ?",
                            -1, &st, NULL) != SQLITE_OK)
         return fail_sql(sq, "capacity steps", err, errlen);
@@ -140,6 +156,9 @@ int capdb_read(sqlite3 *sq, int64_t run_id, capdb_run *out, char *err, size_t er
         s->errors_pct = sqlite3_column_double(st, 10);
         s->passed = sqlite3_column_int(st, 11);
         snprintf(s->failed, sizeof(s->failed), "%s", f != NULL ? (const char *)f : "");
+        s->injector_saturated = sqlite3_column_int(st, 13);
+        f = sqlite3_column_text(st, 14);
+        snprintf(s->injector, sizeof(s->injector), "%s", f != NULL ? (const char *)f : "");
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

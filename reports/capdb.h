@@ -4,7 +4,7 @@
  *
  * What it is for: `quern run --capacity` records the capacity found and
  * each judged step of its staircase (tables capacity and capacity_steps,
- * reports/schema.sql, migration 6). A step is a window [t0_us, t1_us) of
+ * reports/schema.sql, migrations 7 and 10). A step is a window [t0_us, t1_us) of
  * the run's time (microseconds from runs.started_us, the clock the
  * intervals' seconds use), judged from from_us on. capdb_windows lists just
  * the windows, for readers that look at other per-second data by step (the
@@ -33,6 +33,9 @@ struct sqlite3;
 /** Longest text kept of a step's failed threshold. */
 #define CAPDB_FAILED_MAX 800
 
+/** Longest text kept of a step's injector figures. */
+#define CAPDB_INJECTOR_MAX 160
+
 /** One judged step. */
 typedef struct capdb_step {
     double load;                                    /**< in the run's unit */
@@ -42,17 +45,21 @@ typedef struct capdb_step {
     uint64_t count;                                 /**< samples in them, every script step */
     double tps, p50_ms, p95_ms, p99_ms, errors_pct; /**< over them */
     int passed;                                     /**< 1 passed, 0 failed */
-    char failed[CAPDB_FAILED_MAX]; /**< the threshold that failed, "" when passed */
+    char failed[CAPDB_FAILED_MAX];     /**< the threshold that failed, "" when passed */
+    int injector_saturated;            /**< 1: the step's arrivals were late or dropped past
+                                            console/capsearch.h's rule (quern's own limit) */
+    char injector[CAPDB_INJECTOR_MAX]; /**< its figures then ("44872 late, ..."), else "" */
 } capdb_step;
 
 /** A run's capacity search. */
 typedef struct capdb_run {
-    int found;         /**< 1 when a step passed before the first failing one */
-    double value;      /**< that step's load (0 when not found) */
-    char unit[8];      /**< "/s" or "vus" */
-    int64_t settle_us; /**< the start of each step not judged */
-    size_t nsteps;     /**< entries in steps */
-    capdb_step *steps; /**< owned (capdb_read) or borrowed (capdb_write) */
+    int found;           /**< 1 when a step passed before the first failing one */
+    double value;        /**< that step's load (0 when not found) */
+    char unit[8];        /**< "/s" or "vus" */
+    int64_t settle_us;   /**< the start of each step not judged */
+    char limited_by[12]; /**< "injector", "server", "max", "stopped"; "" unknown (older run) */
+    size_t nsteps;       /**< entries in steps */
+    capdb_step *steps;   /**< owned (capdb_read) or borrowed (capdb_write) */
 } capdb_run;
 
 /** A step window only. */

@@ -2,14 +2,14 @@
  *
  * What it is for: in a steady system the VUs in it equal the rate of runs
  * times the time a cycle takes, N = X * (R + Z): N the VUs started and not
- * done (time-averaged over the second), X the runs ended a second, R the
- * mean run time, Z the mean pause between a VU's runs (pacing, think, idle
- * in the open model's pool). Workers measure the sums each second
- * (proto/quern.proto's Interval.vu_us, run_us, wait_us), the console stores
- * them (table little, reports/schema.sql) and the report draws N against
- * X * (R + Z) (reports/lchart.h). Where they part, the system is not in steady state: runs are
- * piling up (the server, or the injector itself, no longer keeps up; in
- * the open model arrivals wait for the pool) or draining.
+ * done (time-averaged over the second; in the open model a VU idle in the
+ * pool is not in the system: it waits for an arrival, not for the server),
+ * X the runs ended a second, R the mean run time, Z the mean pause between
+ * a VU's runs (pacing, think; not the open model's idle time in the pool). Workers measure the sums
+ * each second (proto/quern.proto's Interval.vu_us, run_us, wait_us), the console stores them (table
+ * little, reports/schema.sql) and the report draws N against X * (R + Z) (reports/lchart.h). Where
+ * they part, the system is not in steady state: runs are piling up (the server, or the injector
+ * itself, no longer keeps up; in the open model arrivals wait for the pool) or draining.
  *
  * The law holds in a second when |N - X * (R + Z)| <= LITTLE_TOL * N, or
  * within LITTLE_ABS_VUS (a run or two crossing the second's edges).

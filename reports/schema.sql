@@ -350,3 +350,25 @@ ALTER TABLE step_totals ADD COLUMN service_histogram BLOB;
 -- not requests). 0 for a run from an older quern, which did not count them.
 ALTER TABLE step_intervals ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE step_totals ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
+-- @migration 10
+-- The load asked against the load sent. A capacity search's limit
+-- and each step's injector; an open-model run's pool.
+--   capacity.limited_by: what decided the search: 'injector' (the first
+--     failing step's arrivals were late or dropped past the rule of
+--     console/capsearch.h: its capacity is a lower bound), 'server' (the
+--     first failing step's thresholds, the injector keeping up), 'max'
+--     (every step passed up to MAX), 'stopped' (the run ended before);
+--     NULL for a run from an older quern.
+--   capacity_steps.injector_saturated: 1 when the step was injector-limited;
+--     injector: its figures then ("44872 late, 7355 dropped of 100000,
+--     start lag p99 290 ms"), NULL otherwise.
+--   runs.vus_peak: the most VUs the run had at a second's end (the open
+--     model: the pool's peak); runs.vu_pool: --max-vus, the open model's
+--     pool (NULL in the closed model and for a run from an older quern).
+--   little: from here on, the open model's VUs idle in the pool are neither
+--     in vu_us (not in the system) nor in wait_us.
+ALTER TABLE capacity ADD COLUMN limited_by TEXT;
+ALTER TABLE capacity_steps ADD COLUMN injector_saturated INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE capacity_steps ADD COLUMN injector TEXT;
+ALTER TABLE runs ADD COLUMN vus_peak INTEGER;
+ALTER TABLE runs ADD COLUMN vu_pool INTEGER;

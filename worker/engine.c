@@ -284,10 +284,16 @@ double engine_after(engine *e, int64_t us)
 void engine_active(engine *e, int delta, int64_t now)
 {
     if (now > e->active_mark_us) {
-        e->vu_us += (uint64_t)e->active * (uint64_t)(now - e->active_mark_us);
+        e->vu_us += (uint64_t)(e->active - e->pool_idle) * (uint64_t)(now - e->active_mark_us);
         e->active_mark_us = now;
     }
     e->active = (uint32_t)((int64_t)e->active + delta);
+}
+
+void engine_pool_idle(engine *e, int delta, int64_t now)
+{
+    engine_active(e, 0, now);
+    e->pool_idle = (uint32_t)((int64_t)e->pool_idle + delta);
 }
 
 static void emit(engine *e, int64_t now)

@@ -90,8 +90,9 @@ struct engine {
     int64_t iv_start_us;    /**< monotonic start of the current interval */
     uint64_t second;        /**< current interval number */
     uint32_t active;        /**< VUs started and not done: change it through engine_active */
+    uint32_t pool_idle;     /**< of active, the open model's VUs idle in the pool */
     int64_t active_mark_us; /**< when vu_us was last brought up to date */
-    uint64_t vu_us;         /**< this interval's integral of active, VU-us */
+    uint64_t vu_us;         /**< this interval's integral of active - pool_idle, VU-us */
     uint64_t run_us;        /**< this interval's ended runs' durations, summed */
     uint64_t wait_us;       /**< this interval's ended pauses between runs, summed */
     uint32_t done;          /**< VUs done */
@@ -120,6 +121,11 @@ int64_t engine_rand_range(struct engine *e, int64_t lo, int64_t hi);
 /** Brings vu_us (Little's N, integrated) up to now, then adds delta (+1 a VU
  *  starts, -1 one is done; 0 only integrates) to active. */
 void engine_active(struct engine *e, int delta, int64_t now);
+/** Brings vu_us up to now, then adds delta to pool_idle: +1 an open-model
+ *  VU comes to the pool idle, -1 it leaves it (a run, or its end). An idle
+ *  VU of the pool is not in the system (Little's N): it waits for an
+ *  arrival, not for the server. */
+void engine_pool_idle(struct engine *e, int delta, int64_t now);
 /** Called when a VU reaches VU_DONE. */
 void engine_vu_done(struct engine *e);
 /** Logs a script error with its traceback, a bounded number of times. */

@@ -517,6 +517,9 @@ static void vu_next_run(vu *v)
         /* The open model: the next run is an arrival's. */
         v->phase = VU_PACE;
         v->wait = VU_IDLE;
+        v->pool_idle = 1;
+        v->idle_from_us = now;
+        engine_pool_idle(v->eng, 1, now);
         arrive_vu_free(v->eng, v);
         return;
     }
@@ -582,6 +585,15 @@ void vu_phase_end(vu *v, int ok)
     }
 }
 
+/* An open-model VU idle in the pool leaves it: back in the system. */
+static void vu_pool_leave(vu *v, int64_t now)
+{
+    if (!v->pool_idle)
+        return;
+    v->pool_idle = 0;
+    engine_pool_idle(v->eng, -1, now);
+}
+
 static void vu_phase_start(vu *v, enum vu_phase ph)
 {
     scen *sc = v->eng->scens.scens[v->scen];
@@ -592,6 +604,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
             v->phase = VU_DONE;
             ev_timer_stop(v->eng->loop, &v->timer);
             vu_release(v);
+            vu_pool_leave(v, clock_mono_us());
             if (v->started)
                 engine_active(v->eng, -1, clock_mono_us());
             engine_vu_done(v->eng);
@@ -614,8 +627,12 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     if (ph == VU_RUN) {
         v->run++;
         v->run_start_us = clock_mono_us();
-        if (v->run_end_us > 0) /* the pause since its previous run: Little's Z */
-            v->eng->wait_us += (uint64_t)(v->run_start_us - v->run_end_us);
+        /* the pause since its previous run: Little's Z, but not the time
+         * idle in the open model's pool (it was not in the system) */
+        if (v->run_end_us > 0)
+            v->eng->wait_us +=
+                (uint64_t)((v->pool_idle ? v->idle_from_us : v->run_start_us) - v->run_end_us);
+        vu_pool_leave(v, v->run_start_us);
         v->run_lag_us = intend_lag(v->run_due_us, v->run_start_us);
         v->run_due_us = 0;
         if (sc->cookies_reset)

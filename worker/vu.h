@@ -121,6 +121,7 @@ typedef struct vu {
     uint8_t queued;       /**< its transfer waits in the engine's start queue */
     uint8_t leaving;      /**< a staged load's descent: finish after the current run */
     uint8_t counted_ready;          /**< open model: came to the pool once (its init ended) */
+    uint8_t pool_idle;              /**< open model: idle in the pool, not in the system */
     uint8_t in_slotq;               /**< linked in the engine's queue for a handle (inflight.h) */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
@@ -141,6 +142,7 @@ typedef struct vu {
     int cur_step;                   /**< last step used in this phase, -1 none */
     int64_t run_start_us;           /**< monotonic start of the current run */
     int64_t run_end_us;             /**< monotonic end of its previous run, 0 before the first */
+    int64_t idle_from_us;           /**< open model: when it came to the pool (pool_idle) */
     int64_t run_due_us;             /**< monotonic intended start of the next run (its arrival's
                                          time, its pacing slot), 0 when it has none */
     int64_t run_lag_us;             /**< how late the current run started, until its first sample

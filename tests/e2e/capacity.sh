@@ -33,6 +33,8 @@ eq "open: 503s only past the limit (none in the first 4 s)" \
 eq "open: the run passed, its thresholds judged on the capacity's step" \
   "$(sj "$TMP/a.json" '[.verdict.passed, .thresholds[0].passed, (.thresholds | length)] | map(tostring) | join(",")')" "true,true,1"
 eq "open: the database's threshold verdict is the capacity step's" "$(sqlite3 "$DB" "SELECT passed FROM thresholds")" 1
+eq "open: the server limited it (nginx's 503s, every arrival sent)" \
+  "$(cap "$TMP/a.json" limited_by) $(sj "$TMP/a.json" '[.capacity.steps[].injector_saturated] | any')" "server false"
 check "open: the capacity line is printed" grep -q '^Capacity: capacity 100/s (the step at 150/s failed' "$TMP/a.out"
 eq "open: the database has the capacity" "$(sqlite3 "$DB" 'SELECT found, value, unit FROM capacity')" "1|100.0|/s"
 eq "open: the database has each step's window" \

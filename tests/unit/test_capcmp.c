@@ -44,10 +44,37 @@ static void test_judge(void **state)
     assert_string_equal(line, "");
 }
 
+/* A lower capacity that its injector limited is a lower bound: not a
+ * regression; a server-decided fall below such a baseline still is. */
+static void test_injector(void **state)
+{
+    char line[256];
+    capdb_run a200 = cap(1, 200, "/s"), b300 = cap(1, 300, "/s"), none = cap(0, 0, "/s");
+    capdb_run a400 = cap(1, 400, "/s");
+
+    (void)state;
+    snprintf(a200.limited_by, sizeof(a200.limited_by), "injector");
+    snprintf(b300.limited_by, sizeof(b300.limited_by), "server");
+    assert_int_equal(capcmp_judge(&a200, &b300, 10, line, sizeof(line)), CAPCMP_NA);
+    assert_non_null(strstr(line, "at least 200/s"));
+    assert_non_null(strstr(line, "injector was its limit"));
+    snprintf(none.limited_by, sizeof(none.limited_by), "injector");
+    assert_int_equal(capcmp_judge(&none, &b300, 10, line, sizeof(line)), CAPCMP_NA);
+    assert_non_null(strstr(line, "injector"));
+    /* a rise past an injector-limited baseline is a rise */
+    snprintf(b300.limited_by, sizeof(b300.limited_by), "injector");
+    assert_int_equal(capcmp_judge(&a400, &b300, 10, line, sizeof(line)), CAPCMP_BETTER);
+    /* A decided by its server, below B's lower bound: a fall */
+    snprintf(a200.limited_by, sizeof(a200.limited_by), "server");
+    assert_int_equal(capcmp_judge(&a200, &b300, 10, line, sizeof(line)), CAPCMP_WORSE);
+    assert_non_null(strstr(line, "at least 300/s"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_injector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,7 @@ static void test_stops_at_first_failing_step(void **state)
     thresh *th[2];
     capsearch *cs = search("10/s:10/s:3s:50/s");
     size_t k;
-    verdict v = {1, 0, "passed"};
+    verdict v = {1, 0, 0, "passed"};
     json_t *j;
 
     (void)state;
@@ -115,7 +115,7 @@ static void test_start_fails(void **state)
     thresh *th = thresh_parse("errors<1%", err, sizeof(err));
     capsearch *cs = search("5:5:2s");
     size_t k;
-    verdict v = {1, 0, "passed"};
+    verdict v = {1, 0, 0, "passed"};
 
     (void)state;
     assert_int_equal(feed(cs, 0, 10, 0, 1000, 0, &th, 1), 0);
@@ -140,7 +140,7 @@ static void test_last_step_at_end_with_late_parts(void **state)
     thresh *th = thresh_parse("count>=15", err, sizeof(err));
     capsearch *cs = search("1/s:1/s:2s:2/s");
     size_t k;
-    verdict v = {0, 3, "failed: aborted"};
+    verdict v = {0, 0, 3, "failed: aborted"};
 
     (void)state;
     assert_int_equal(feed(cs, 1, 20, 0, 1000, 0, &th, 1), 0); /* step 0 judged at once */
@@ -163,12 +163,106 @@ static void test_last_step_at_end_with_late_parts(void **state)
     thresh_free(th);
 }
 
+/* The rule of an injector-limited step, in one place. */
+static void test_step_injector(void **state)
+{
+    (void)state;
+    /* 2 % dropped is the most that is still the server's step */
+    assert_int_equal(capsearch_step_injector(1000, 0, 20, 0, 5, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 0, 21, 0, 5, 0), 1);
+    /* late: only past 10 % and with a start lag p99 past 50 ms */
+    assert_int_equal(capsearch_step_injector(1000, 500, 0, 40000, 5, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 100, 0, 290000, 5, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 101, 0, 290000, 5, 0), 1);
+    /* the injector saturated in more than 5 % of the step's seconds */
+    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 20, 1), 0);
+    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 20, 2), 1);
+    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 0, 0), 0);
+}
+
+/* One second of n samples at lat_us whose arrivals were sched, late of them
+ * late, dropped dropped, each started lag_us after its time. */
+static int feed_open(capsearch *cs, uint64_t second, uint64_t n, uint64_t lat_us, uint64_t sched,
+                     uint64_t late, uint64_t dropped, uint64_t lag_us, thresh **ths, size_t nth)
+{
+    ivsum s;
+    int rc;
+
+    ivsum_init(&s, 1, 1);
+    s.steps[0].count = n;
+    for (uint64_t i = 0; i < n; i++)
+        hist_record(s.steps[0].hist, lat_us);
+    s.runs[0] = n;
+    s.arrivals[0] = (rate_counts){sched, sched - dropped, late, dropped};
+    s.lag[0] = hist_new();
+    for (uint64_t i = 0; i < sched - dropped; i++)
+        hist_record(s.lag[0], lag_us);
+    rc = capsearch_second(cs, second, &s, 0, (const thresh *const *)ths, nth, ids, names);
+    ivsum_free(&s);
+    return rc;
+}
+
+/* The step that failed could not be sent: the capacity is a lower bound,
+ * the search inconclusive, limited by the injector; one that failed while
+ * sent in full is the server's. */
+static void test_limited_by(void **state)
+{
+    char err[256];
+    thresh *th = thresh_parse("p95<100ms", err, sizeof(err));
+    capsearch *cs = search("10000/s:10000/s:2s:30000/s");
+    verdict v = {1, 0, 0, "passed"};
+    json_t *j, *st;
+
+    (void)state;
+    assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
+    assert_int_equal(cs->steps[0].injector_saturated, 0);
+    assert_int_equal(feed_open(cs, 3, 12000, 300000, 20000, 9000, 7000, 290000, &th, 1), 1);
+    assert_int_equal(cs->steps[1].injector_saturated, 1);
+    assert_non_null(strstr(cs->steps[1].injector, "9000 late, 7000 dropped of 20000 arrivals"));
+    assert_string_equal(capsearch_limited_by(cs), "injector");
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.passed, 0);
+    assert_int_equal(v.inconclusive, 1);
+    assert_int_equal(v.rc, 1);
+    assert_non_null(strstr(v.why, "inconclusive: capacity at least 10000/s"));
+    assert_non_null(strstr(v.why, "limited by the injector"));
+    j = capsearch_json(cs);
+    assert_string_equal(json_string_value(json_object_get(j, "limited_by")), "injector");
+    st = json_object_get(j, "steps");
+    assert_true(json_is_false(json_object_get(json_array_get(st, 0), "injector_saturated")));
+    assert_true(json_is_true(json_object_get(json_array_get(st, 1), "injector_saturated")));
+    json_decref(j);
+    capsearch_free(cs);
+
+    /* the same failure with every arrival sent on time: the server's */
+    cs = search("10000/s:10000/s:2s:30000/s");
+    v = (verdict){1, 0, 0, "passed"};
+    assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
+    assert_int_equal(feed_open(cs, 3, 20000, 300000, 20000, 0, 0, 100, &th, 1), 1);
+    assert_string_equal(capsearch_limited_by(cs), "server");
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.passed, 1);
+    assert_int_equal(v.rc, 0);
+    capsearch_free(cs);
+
+    /* every step passed: MAX */
+    cs = search("10000/s:10000/s:2s:20000/s");
+    assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
+    assert_int_equal(feed_open(cs, 3, 20000, 2000, 20000, 0, 0, 100, &th, 1), 0);
+    capsearch_end(cs, (const thresh *const *)&th, 1, ids, names);
+    assert_string_equal(capsearch_limited_by(cs), "max");
+    capsearch_free(cs);
+    thresh_free(th);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stops_at_first_failing_step),
         cmocka_unit_test(test_start_fails),
         cmocka_unit_test(test_last_step_at_end_with_late_parts),
+        cmocka_unit_test(test_step_injector),
+        cmocka_unit_test(test_limited_by),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

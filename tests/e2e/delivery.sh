@@ -1,0 +1,51 @@
+# The load asked against the load sent, against the demo target: an
+# open-model run whose pool is too small is inconclusive (not a pass), a
+# healthy one passes with nothing unsent and Little's law holding, and a
+# capacity search whose failing step quern could not send names the
+# injector as its limit and its capacity as a lower bound.
+. "$(dirname "$0")/lib.bash"
+start_target
+D=tests/e2e/scripts
+
+# ---- 30/s for 4 s with a pool of 3 and runs of 1 s: about 3 runs a second
+# can start, the rest wait past --max-lag 1s and are dropped
+"$QUERN" run $D/capacity.lua --rate 30/s --duration 4s --max-vus 3 --max-lag 1s -q \
+  -p base_url="$BASE" -p 'path=/slow?ms=1000' --db none --summary-json "$TMP/a.json" >"$TMP/a.out" 2>"$TMP/a.err"
+eq "pool of 3: exit 1 (inconclusive)" "$?" 1
+check "pool of 3: the verdict says how much was not sent and why" \
+  grep -Eq '^Verdict: inconclusive: [0-9]+ % of the load asked was not sent \([0-9]+ of 120 arrivals dropped: every VU of the pool of 3 was busy; raise --max-vus' "$TMP/a.out"
+between "pool of 3: run.load.undelivered_pct" "$(sj "$TMP/a.json" .run.load.undelivered_pct)" 70 95
+eq "pool of 3: asked = sent + dropped" \
+  "$(sj "$TMP/a.json" '.run.load | .asked == .sent + .dropped and .asked == 120')" true
+check "pool of 3: the summary's Load line" grep -Eq '^Load: 120 arrivals asked, [0-9]+ sent, [0-9]+ dropped \([0-9]+ %\)' "$TMP/a.out"
+eq "pool of 3: the pool's peak and size" "$(sj "$TMP/a.json" '"\(.run.vus_peak) \(.run.vu_pool)"')" "3 3"
+check "pool of 3: the summary shows the pool's peak" grep -q 'VUs: pool peak 3 of 3$' "$TMP/a.out"
+eq "pool of 3: not passed" "$(sj "$TMP/a.json" .verdict.passed)" false
+
+# ---- 20/s for 5 s, runs of 100 ms, a pool of 50 with 20 made at the start:
+# all sent, and the law holds (the VUs idle in the pool are not in the system)
+"$QUERN" run $D/capacity.lua --rate 20/s --duration 5s --vus 20 --max-vus 50 -q -p base_url="$BASE" \
+  -p 'path=/slow?ms=100' --db "$TMP/h.db" --summary-json "$TMP/h.json" >"$TMP/h.out" 2>"$TMP/h.err"
+eq "healthy: exit 0" "$?" 0
+eq "healthy: nothing unsent" "$(sj "$TMP/h.json" '"\(.run.load.undelivered_pct) \(.run.load.dropped)"')" "0 0"
+eq "healthy: the pool's peak: the 20 made at the start" "$(sj "$TMP/h.json" .run.vus_peak)" 20
+eq "healthy: the pool's size" "$(sj "$TMP/h.json" .run.vu_pool)" 50
+"$QUERN" report --db "$TMP/h.db" -o "$TMP/h.html" >/dev/null 2>&1
+check "healthy: the report has Little's law" grep -q "Little's law" "$TMP/h.html"
+check "healthy: no run piling up in the report (idle pool VUs are not in the system)" \
+  bash -c "! grep -q 'piling up' '$TMP/h.html'"
+
+# ---- a capacity search whose second step, 20,000/s, one worker cannot start:
+# its arrivals wait (late, dropped), and its p95 is quern's own queue
+"$QUERN" run $D/capacity.lua --capacity 100/s:19900/s:2s:20000/s --threshold 'p95<100ms' --workers 1 \
+  -q -p base_url="$BASE" -p path=/static/a.css --db "$TMP/c.db" --summary-json "$TMP/c.json" >"$TMP/c.out" 2>"$TMP/c.err"
+eq "injector-limited search: exit 1 (inconclusive)" "$?" 1
+eq "injector-limited search: limited_by" "$(sj "$TMP/c.json" .capacity.limited_by)" injector
+eq "injector-limited search: steps' injector_saturated" \
+  "$(sj "$TMP/c.json" '[.capacity.steps[].injector_saturated] | map(tostring) | join(",")')" "false,true"
+check "injector-limited search: the capacity is a lower bound" \
+  grep -q '^Verdict: inconclusive: capacity at least 100/s: the step at 20000/s was limited by the injector' "$TMP/c.out"
+eq "injector-limited search: the database has it" \
+  "$(sqlite3 "$TMP/c.db" "SELECT limited_by FROM capacity; SELECT group_concat(injector_saturated) FROM capacity_steps")" "injector
+0,1"
+sed -n '/^Capacity search/,/^Capacity:/p' "$TMP/c.out" | sed 's/^/# /'
