@@ -74,8 +74,12 @@ void selfmon_take(selfmon *m, selfmon_second *out)
      * second fired none. */
     if (m->running && now > m->due_us && (uint64_t)(now - m->due_us) > max)
         max = now - m->due_us > UINT32_MAX ? UINT32_MAX : (uint32_t)(now - m->due_us);
+    /* A short interval (the last one) says nothing of the CPU: stopping
+     * alone would read as a busy one. */
     out->cpu_permille =
-        selfmon_permille(cpu > m->cpu_mark_us ? cpu - m->cpu_mark_us : 0, now - m->mark_us);
+        now - m->mark_us < SELFMON_PROBE_US
+            ? 0
+            : selfmon_permille(cpu > m->cpu_mark_us ? cpu - m->cpu_mark_us : 0, now - m->mark_us);
     out->loop_lag_max_us = max;
     out->lag = m->lag;
     m->mark_us = now;

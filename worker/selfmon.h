@@ -38,7 +38,8 @@ typedef struct selfmon {
 
 /** One second's figures; lag is borrowed from the monitor until selfmon_next. */
 typedef struct selfmon_second {
-    uint32_t cpu_permille;    /**< CPU time over wall time, 1000 = one core */
+    uint32_t cpu_permille;    /**< CPU time over wall time, 1000 = one core; 0 for an
+                                   interval shorter than SELFMON_PROBE_US */
     uint32_t loop_lag_max_us; /**< the loop's worst lateness, the pending probe's included */
     const hist *lag;          /**< borrowed: the probe's lateness samples */
 } selfmon_second;
