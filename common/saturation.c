@@ -11,7 +11,7 @@ unsigned saturation_judge(const saturation_in *in)
 
     if (in->cpu_permille >= SATURATION_CPU_PERMILLE && in->loop_lag_max_us >= SATURATION_LAG_US)
         why |= SATURATION_CPU;
-    if (in->start_lag_p99_us >= SATURATION_START_US && in->arrivals_late > 0)
+    if (in->start_lag_p99_us >= SATURATION_START_US && in->arrivals_late == 0)
         why |= SATURATION_START;
     if (in->loop_lag_max_us >= SATURATION_STALL_US)
         why |= SATURATION_STALL;

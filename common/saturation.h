@@ -16,8 +16,12 @@
  *     short stall (a page fault, a big response parsed) does not change what
  *     was measured. Both together mean work was waiting for the CPU.
  *   - SATURATION_START: the open model's runs started at least 50 ms after
- *     they were due at p99 of the second, with arrivals late or dropped:
- *     the arrivals asked could not be started on time.
+ *     they were due at p99 of the second while no arrival waited for a VU
+ *     (none late, none dropped): every arrival had a VU, so the delay is the
+ *     worker's own. Arrivals that waited for the pool are not counted: a
+ *     slow server fills the pool (its VUs wait on responses) and --max-vus
+ *     was the limit, not the worker; the verdict judges the load not sent
+ *     apart.
  *   - SATURATION_STALL: the event loop ran at least 500 ms late
  *     (SATURATION_STALL_US) whatever the CPU: the worker was not scheduled
  *     (the CPU taken by another process) or held by a script, half a second
@@ -39,13 +43,13 @@
 
 #define SATURATION_CPU_PERMILLE 900 /**< 90 % of a core */
 #define SATURATION_LAG_US 50000     /**< loop lag that counts with a busy CPU */
-#define SATURATION_START_US 50000   /**< start lag p99 that counts with late arrivals */
+#define SATURATION_START_US 50000   /**< start lag p99 that counts with every arrival served */
 #define SATURATION_STALL_US 500000  /**< loop lag that counts alone */
 
 /** Bits of saturation_judge's answer. */
 enum saturation_why {
     SATURATION_CPU = 1u << 0,   /**< CPU spent and the loop late */
-    SATURATION_START = 1u << 1, /**< arrivals started late (open model) */
+    SATURATION_START = 1u << 1, /**< arrivals started late with VUs free (open model) */
     SATURATION_STALL = 1u << 2, /**< the loop stalled half a second */
 };
 
@@ -54,7 +58,7 @@ typedef struct saturation_in {
     uint32_t cpu_permille;     /**< CPU over wall time, 1000 = one core */
     uint32_t loop_lag_max_us;  /**< the loop's worst lateness */
     uint64_t start_lag_p99_us; /**< the open model's start lags, p99 (0: none) */
-    uint64_t arrivals_late;    /**< arrivals started late or dropped */
+    uint64_t arrivals_late;    /**< arrivals that waited for a VU (late) or were dropped */
 } saturation_in;
 
 /** The SATURATION_* bits that hold for in; 0 when the worker kept up. */

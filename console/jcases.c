@@ -167,8 +167,8 @@ void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why)
     const injtot *t = &a->inj;
     junit_case *jc;
 
-    if (t->measured_s == 0)
-        return;
+    if (t->saturated_s == 0)
+        return; /* kept up: nothing to show */
     /* strs holds at most 1 + 4 per case: room for this one's too */
     j->cases = xrealloc(j->cases, (j->n + 1) * sizeof(*j->cases));
     j->strs = xrealloc(j->strs, (1 + 4 * (j->n + 1)) * sizeof(*j->strs));
