@@ -66,6 +66,7 @@ static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
     ivsum_msg_set_little(m, sum->vu_us, sum->run_us, sum->wait_us);
     ivsum_msg_set_held(m, sum->held, sum->held_us, sum->held_max_us);
     ivsum_msg_set_lag(m, sum->lag);
+    ivsum_msg_set_injector(m, sum->load, sum->nload, r->a->name); /* each worker's, named */
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     uplink_send(r->a, &env);

@@ -15,6 +15,7 @@ void agg_init(agg *a, size_t nsteps, size_t nscens)
     a->missed_pacing = xcalloc(nscens ? nscens : 1, sizeof(*a->missed_pacing));
     a->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*a->arrivals));
     a->start_lag = xcalloc(nscens ? nscens : 1, sizeof(*a->start_lag));
+    injtot_init(&a->inj);
 }
 
 void agg_free(agg *a)
@@ -27,6 +28,7 @@ void agg_free(agg *a)
     for (size_t i = 0; a->start_lag != NULL && i < a->nscens; i++)
         hist_free(a->start_lag[i]);
     xfree(a->start_lag);
+    injtot_free(&a->inj);
     memset(a, 0, sizeof(*a));
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/rate.h"
 #include "common/stats.h"
+#include "console/injtot.h"
 
 /** The running totals of a run. */
 typedef struct agg {
@@ -31,6 +32,7 @@ typedef struct agg {
     uint64_t held;        /**< requests held back for a handle (--max-in-flight) */
     uint64_t held_us;     /**< their waits, summed */
     uint64_t held_max_us; /**< the longest */
+    injtot inj;           /**< the workers' own load, per worker and per second */
 } agg;
 
 /** Initialises for nsteps steps and nscens scenarios. */

@@ -57,6 +57,15 @@ int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped,
            (double)saturated_seconds > CAPSEARCH_INJ_SATURATED_MAX * (double)seconds;
 }
 
+/* 1 when a worker did not keep up in the second sum holds. */
+static unsigned any_saturated(const ivsum *sum)
+{
+    for (size_t k = 0; k < sum->nload; k++)
+        if (sum->load[k].saturated)
+            return 1;
+    return 0;
+}
+
 /* The injector's figures of the step being summed into s. */
 static void judge_injector(capsearch *cs, capsearch_step *s)
 {
@@ -75,15 +84,16 @@ static void judge_injector(capsearch *cs, capsearch_step *s)
     s->arr_late = arr.late;
     s->arr_dropped = arr.dropped;
     s->lag_p99_ms = lag != NULL ? pct_ms(lag, 99) : 0;
-    /* the seconds the injector was saturated in: not counted yet */
-    s->injector_saturated =
-        capsearch_step_injector(arr.scheduled, arr.late, arr.dropped,
-                                lag != NULL ? (int64_t)hist_percentile(lag, 99) : 0, s->seconds, 0);
+    s->injector_saturated = capsearch_step_injector(
+        arr.scheduled, arr.late, arr.dropped, lag != NULL ? (int64_t)hist_percentile(lag, 99) : 0,
+        s->seconds, s->saturated_seconds);
     if (s->injector_saturated)
         snprintf(s->injector, sizeof(s->injector),
-                 "%llu late, %llu dropped of %llu arrivals, start lag p99 %.0f ms",
+                 "%llu late, %llu dropped of %llu arrivals, start lag p99 %.0f ms, %u of %u s "
+                 "saturated",
                  (unsigned long long)arr.late, (unsigned long long)arr.dropped,
-                 (unsigned long long)arr.scheduled, s->lag_p99_ms);
+                 (unsigned long long)arr.scheduled, s->lag_p99_ms, s->saturated_seconds,
+                 s->seconds);
     hist_free(lag);
 }
 
@@ -162,6 +172,7 @@ int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
     agg_add_arrivals(&cs->a, sum->arrivals);
     agg_add_lag(&cs->a, sum->lag);
     cs->steps[i].seconds++;
+    cs->steps[i].saturated_seconds += any_saturated(sum);
     return last && i + 1 < cs->plan.nsteps ? judge(cs, ths, nth, ids, names) : 0;
 }
 
@@ -332,6 +343,7 @@ json_t *capsearch_json(const capsearch *cs)
         json_object_set_new(j, "start_s", json_real((double)s->t0_us / 1e6));
         json_object_set_new(j, "end_s", json_real((double)s->t1_us / 1e6));
         json_object_set_new(j, "seconds", json_integer(s->seconds));
+        json_object_set_new(j, "saturated_seconds", json_integer(s->saturated_seconds));
         json_object_set_new(j, "count", json_integer((json_int_t)s->count));
         json_object_set_new(j, "tps", json_real(s->tps));
         json_object_set_new(j, "p50_ms", json_real(s->p50_ms));

@@ -71,7 +71,8 @@ typedef struct capsearch_step {
     int judged;       /**< 1 once judged (0: the run ended before any of its judged seconds) */
     int passed;       /**< 1 when every threshold passed on its seconds */
     unsigned seconds; /**< seconds judged */
-    uint64_t count;   /**< samples of every script step in them */
+    unsigned saturated_seconds; /**< of them, seconds in which a worker did not keep up */
+    uint64_t count;             /**< samples of every script step in them */
     double tps, p50_ms, p95_ms, p99_ms, errors_pct; /**< the step's figures */
     char failed[CAPSEARCH_FAILED_MAX]; /**< "p95<200ms: p95 of all steps = ..."; "" when passed */
     thresh_result *rs; /**< owned once judged: each threshold's verdict on the step */

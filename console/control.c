@@ -106,6 +106,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     agg_add_arrivals(&r->agg, sum->arrivals);
     agg_add_lag(&r->agg, sum->lag);
     agg_add_held(&r->agg, sum->held, sum->held_us, sum->held_max_us);
+    injtot_add(&r->agg.inj, second, sum->load, sum->nload, late);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);

@@ -39,7 +39,8 @@ static size_t print_thresholds(run *r, thresh_result *rs)
 
 /* --junit: a test case per step and per threshold (rs, NULL when none), or
  * one failed case when the run could not start (start_msg). */
-static void write_junit(run *r, const thresh_result *rs, const char *start_msg)
+static void write_junit(run *r, const thresh_result *rs, const char *start_msg, int inj_failed,
+                        const char *inj_why)
 {
     char name[256], err[1024];
     jcases j;
@@ -62,6 +63,7 @@ static void write_junit(run *r, const thresh_result *rs, const char *start_msg)
     } else {
         jcases_build(&j, name, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                      el, (const thresh *const *)r->o.th, rs, rs != NULL ? r->o.nth : 0);
+        jcases_add_injector(&j, &r->agg, inj_failed, inj_why);
         rc = junit_write(r->o.junit, name, j.cases, j.n, el, err, sizeof(err));
         jcases_free(&j);
     }
@@ -86,7 +88,7 @@ static void finish_delivery(run *r, summary_info *si, delivery *dl)
         in.runs += r->agg.runs[i];
         in.missed_pacing += r->agg.missed_pacing[i];
     }
-    in.saturated = 0; /* the injector's own figures are not counted yet */
+    in.saturated = injtot_share(&r->agg.inj) > VERDICT_SATURATED_MAX;
     delivery_compute(&in, dl);
     si->load = dl;
     si->vu_pool = in.pool;
@@ -101,7 +103,7 @@ void finish_run(run *r)
     verdict_in vi;
     verdict v;
     delivery dl;
-    char err[2048];
+    char err[2048], why_sat[IVSUM_LOAD_NAME + 96];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
     capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
@@ -135,6 +137,7 @@ void finish_run(run *r)
                 "(mean %.1f ms, longest %.1f ms); their response times count the wait.\n",
                 (unsigned long long)r->agg.held, r->o.max_in_flight, agg_held_mean_ms(&r->agg),
                 (double)r->agg.held_max_us / 1e3);
+    summary_print_injector(stdout, &r->agg);
     if (!r->o.embedded)
         agents_breakdown(r, stdout);
     rs = xcalloc(r->o.nth + 1, sizeof(*rs));
@@ -156,6 +159,12 @@ void finish_run(run *r)
     vi.rs = rs;
     vi.sources = (const char *const *)r->th_src;
     vi.nt = r->cap != NULL ? 0 : r->o.nth; /* a capacity search: each step was judged */
+    vi.saturated_share = injtot_share(&r->agg.inj);
+    vi.allow_saturation = r->o.allow_saturation;
+    if (r->agg.inj.saturated_s > 0 && injtot_worst(&r->agg.inj) != NULL) {
+        injtot_describe(injtot_worst(&r->agg.inj), why_sat, sizeof(why_sat));
+        vi.why_saturated = why_sat;
+    }
     for (size_t i = 0; i < r->nsteps; i++)
         vi.samples += r->agg.total[i].count;
     for (size_t i = 0; i < r->nscens; i++)
@@ -176,7 +185,8 @@ void finish_run(run *r)
     si.verdict_passed = v.passed;
     si.verdict = v.why;
     fprintf(stdout, "\nVerdict: %s\n", v.why);
-    write_junit(r, rs, NULL);
+    write_junit(r, rs, NULL, vi.saturated_share > VERDICT_SATURATED_MAX && !vi.allow_saturation,
+                v.why);
     if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);
         r->rc = RUN_EXIT_START;
@@ -193,5 +203,5 @@ void finish_run(run *r)
 
 void finish_start_failed(run *r, const char *msg)
 {
-    write_junit(r, NULL, msg);
+    write_junit(r, NULL, msg, 0, NULL);
 }

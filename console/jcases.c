@@ -162,6 +162,31 @@ void jcases_build(jcases *out, const char *run_name, const agg *a, const char *c
     }
 }
 
+void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why)
+{
+    const injtot *t = &a->inj;
+    junit_case *jc;
+
+    if (t->saturated_s == 0)
+        return; /* kept up: nothing to show */
+    /* strs holds at most 1 + 4 per case: room for this one's too */
+    j->cases = xrealloc(j->cases, (j->n + 1) * sizeof(*j->cases));
+    j->strs = xrealloc(j->strs, (1 + 4 * (j->n + 1)) * sizeof(*j->strs));
+    jc = &j->cases[j->n];
+    memset(jc, 0, sizeof(*jc));
+    jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
+    jc->name = "injector";
+    jc->system_out =
+        keep(j, xasprintf("saturated %llu of %llu measured seconds\n",
+                          (unsigned long long)t->saturated_s, (unsigned long long)t->measured_s));
+    if (failed) {
+        jc->failed = 1;
+        jc->failure_type = "inconclusive";
+        jc->failure_message = keep(j, xstrdup(why != NULL ? why : "the injector saturated"));
+    }
+    j->n++;
+}
+
 void jcases_free(jcases *j)
 {
     for (size_t i = 0; i < j->nstrs; i++)

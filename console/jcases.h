@@ -44,6 +44,12 @@ void jcases_build(jcases *out, const char *run_name, const agg *a, const char *c
                   const char *const *step_names, double elapsed_s, const thresh *const *ts,
                   const thresh_result *rs, size_t nt);
 
+/** Adds a case named "injector" after the others when a worker was
+ *  saturated in some second: it fails (failure type "inconclusive", message why,
+ *  borrowed and copied) when failed, and gives the saturated seconds in
+ *  system-out either way. */
+void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why);
+
 /** Releases what j owns; j may then be built again. */
 void jcases_free(jcases *j);
 

@@ -48,8 +48,10 @@ struct live {
     unsigned win_n;
     int64_t elapsed_us; /* as of the latest update */
     uint32_t vus, alive, agents;
-    rate_counts arr; /**< plain: the open model's arrivals so far */
-    int open;        /**< plain: the run has arrivals */
+    rate_counts arr;     /**< plain: the open model's arrivals so far */
+    int open;            /**< plain: the run has arrivals */
+    char sat[128];       /**< plain: the window's worst saturated worker-second, "" if none */
+    uint32_t sat_lag_us; /**< plain: its loop lag, to keep the worst */
 };
 
 /* ---- text: UTF-8 widths, one line at a time */
@@ -225,6 +227,34 @@ static void term_size(const live *l, int *cols, int *rows)
     *rows = *rows < ROWS_MIN ? ROWS_MIN : *rows > ROWS_MAX ? ROWS_MAX : *rows;
 }
 
+/* The latest second's worst saturated worker, if any: "injector saturated:
+ * worker 0 CPU 100 %, lag 280 ms" into buf (the agent named when there are
+ * several); 0 when every worker kept up. *lag_us gets its loop lag. */
+static int inj_text(const agg *a, char *buf, size_t len, uint32_t *lag_us)
+{
+    const injtot *t = &a->inj;
+    const injtot_worker *worst = NULL;
+    int agents = 0;
+
+    if (!t->last_saturated)
+        return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const injtot_worker *w = &t->w[i];
+        if (strcmp(w->agent, t->w[0].agent) != 0)
+            agents = 1;
+        if (w->last_second == t->last_second && w->last_saturated &&
+            (worst == NULL || w->last_lag_us > worst->last_lag_us))
+            worst = w;
+    }
+    if (worst == NULL)
+        return 0;
+    snprintf(buf, len, "injector saturated: worker %s%s%u CPU %.0f %%, lag %.0f ms",
+             agents ? worst->agent : "", agents ? "/" : "", worst->worker,
+             (double)worst->last_cpu_permille / 10., (double)worst->last_lag_us / 1e3);
+    *lag_us = worst->last_lag_us;
+    return 1;
+}
+
 /* The header: progress bar, times, VUs, agents, this second's TPS and error
  * rate. The bar is 20 wide, or narrower (down to 10) if the line would not
  * fit in cols otherwise. */
@@ -257,6 +287,12 @@ static void table_header(live *l, const agg *a, uint32_t alive, uint32_t agents,
         lbuf_fmt(&rest, "  agents %u/%u", alive, agents);
     lbuf_fmt(&rest, "  TPS %.1f  errors %.2f%%", per_s(a->last.count, a->last_length_us),
              a->last.count > 0 ? (double)errs * 100.0 / (double)a->last.count : 0.0);
+    {
+        char sat[128];
+        uint32_t lag;
+        if (inj_text(a, sat, sizeof(sat), &lag))
+            lbuf_fmt(&rest, "  %s", sat);
+    }
     if (l->planned_us > 0) {
         int64_t bar = (int64_t)cols - 1 - 1 - (int64_t)rest.len;
         int64_t filled;
@@ -356,8 +392,12 @@ static void plain_line(live *l)
                       (unsigned long long)l->arr.scheduled, (unsigned long long)l->arr.late,
                       (unsigned long long)l->arr.dropped);
     if (l->agents > 0 && n >= 0 && (size_t)n < sizeof(line))
-        snprintf(line + n, sizeof(line) - (size_t)n, "  agents %u/%u", l->alive, l->agents);
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "  agents %u/%u", l->alive, l->agents);
+    if (l->sat[0] != '\0' && n >= 0 && (size_t)n < sizeof(line))
+        snprintf(line + n, sizeof(line) - (size_t)n, "  %s", l->sat);
     fprintf(l->out, "%s\n", line);
+    l->sat[0] = '\0';
+    l->sat_lag_us = 0;
     fflush(l->out);
     hist_reset(l->win);
     l->win_count = l->win_tech = l->win_func = 0;
@@ -376,6 +416,14 @@ static void plain_add(live *l, const agg *a, uint32_t alive, uint32_t agents)
     l->elapsed_us = a->elapsed_us;
     l->vus = a->active_vus;
     l->open = agg_arrivals_all(a, &l->arr);
+    {
+        char sat[128];
+        uint32_t lag;
+        if (inj_text(a, sat, sizeof(sat), &lag) && (l->sat[0] == '\0' || lag > l->sat_lag_us)) {
+            snprintf(l->sat, sizeof(l->sat), "%s", sat);
+            l->sat_lag_us = lag;
+        }
+    }
     l->alive = alive;
     l->agents = agents;
     if (++l->win_n >= LIVE_PLAIN_EVERY)

@@ -41,6 +41,7 @@ enum {
     OPT_WAIT,
     OPT_WORKERS,
     OPT_ALLOW_AGENT_LOSS,
+    OPT_ALLOW_SATURATION,
     OPT_PORT_FILE,
     OPT_METRICS,
     OPT_METRICS_PORT_FILE,
@@ -166,6 +167,11 @@ static const opttab_row rows[] = {
      "at most P worker processes per agent", OPTTAB_NONE},
     {"allow-agent-loss", no_argument, OPT_ALLOW_AGENT_LOSS, "--allow-agent-loss",
      "a run that lost an agent or a worker exits 0, not 1", OPTTAB_SET(run_opts, allow_loss)},
+    {"allow-saturation", no_argument, OPT_ALLOW_SATURATION, "--allow-saturation",
+     "a run whose injector did not keep up (more than 5 % of its seconds\n"
+     "saturated: CPU and loop lag, start lag) warns and is judged as usual,\n"
+     "not inconclusive (exit 1)",
+     OPTTAB_SET(run_opts, allow_saturation)},
     {"port-file", required_argument, OPT_PORT_FILE, "--port-file FILE",
      "write the port listened on (useful with port 0)", OPTTAB_STR(run_opts, port_file)},
     {"source-addrs", required_argument, OPT_SOURCE_ADDRS, "--source-addrs A,B",

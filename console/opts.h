@@ -81,9 +81,10 @@ typedef struct run_opts {
     int64_t metrics_linger_us;               /**< --metrics-linger (--web's too) */
     const char *web, *web_port_file;         /**< borrowed: --web, --web-port-file */
     int quiet, allow_loss;
-    int allow_errors; /**< --allow-errors: no default "errors<=0%" threshold */
-    int embedded;     /**< no --agents nor --listen: a local agent of our own */
-    thresh **th;      /**< owned array of owned thresholds (--threshold, then the script's) */
+    int allow_saturation; /**< --allow-saturation: a saturated injector warns */
+    int allow_errors;     /**< --allow-errors: no default "errors<=0%" threshold */
+    int embedded;         /**< no --agents nor --listen: a local agent of our own */
+    thresh **th;          /**< owned array of owned thresholds (--threshold, then the script's) */
     size_t nth;
     int abort_on_fail; /**< stop the run once a threshold can no longer pass */
     const char *junit; /**< borrowed: --junit FILE */

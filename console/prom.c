@@ -205,6 +205,43 @@ static void held_back(text *t, const prom_input *in)
     fmt(t, "\"} %s\n", prom_seconds(in->a->held_us, sec, sizeof(sec)));
 }
 
+/* Each worker's own load in the latest second it reported, and the
+ * saturated seconds so far; nothing until a worker reported. */
+static void injector(text *t, const prom_input *in)
+{
+    const injtot *it = in->a != NULL ? &in->a->inj : NULL;
+    char sec[32];
+
+    if (it == NULL || it->n == 0)
+        return;
+    family(t, "quern_injector_cpu_ratio", "gauge",
+           "CPU a worker used in its latest second over wall time (1 = one core).");
+    for (size_t i = 0; i < it->n; i++) {
+        fmt(t, "quern_injector_cpu_ratio{run=\"");
+        label_value(t, in->run);
+        fmt(t, "\",agent=\"");
+        label_value(t, it->w[i].agent);
+        fmt(t, "\",worker=\"%" PRIu32 "\"} %.3f\n", it->w[i].worker,
+            (double)it->w[i].last_cpu_permille / 1e3);
+    }
+    family(t, "quern_injector_loop_lag_seconds", "gauge",
+           "How late a worker's event loop ran at worst in its latest second.");
+    for (size_t i = 0; i < it->n; i++) {
+        fmt(t, "quern_injector_loop_lag_seconds{run=\"");
+        label_value(t, in->run);
+        fmt(t, "\",agent=\"");
+        label_value(t, it->w[i].agent);
+        fmt(t, "\",worker=\"%" PRIu32 "\"} %s\n", it->w[i].worker,
+            prom_seconds(it->w[i].last_lag_us, sec, sizeof(sec)));
+    }
+    family(t, "quern_injector_saturated_seconds_total", "counter",
+           "Seconds in which a worker could not keep up (the verdict is inconclusive past 5 % of "
+           "the measured seconds).");
+    fmt(t, "quern_injector_saturated_seconds_total{run=\"");
+    label_value(t, in->run);
+    fmt(t, "\"} %" PRIu64 "\n", it->saturated_s);
+}
+
 char *prom_render(const prom_input *in, size_t *len)
 {
     text t = {0};
@@ -236,6 +273,7 @@ char *prom_render(const prom_input *in, size_t *len)
             "histograms).");
     arrivals(&t, in);
     held_back(&t, in);
+    injector(&t, in);
     family(&t, "quern_vus", "gauge", "Active virtual users, every agent and worker together.");
     sample_head(&t, in, "quern_vus", SIZE_MAX, "");
     fmt(&t, "%" PRIu32 "\n", in->a != NULL ? in->a->active_vus : 0);

@@ -15,6 +15,10 @@
  *   quern_service_seconds   the same over the service times (actual start);
  *   quern_arrivals_total{state="scheduled|started|late|dropped"}   the open
  *       model's arrivals, every scenario together (absent in a closed run);
+ *   quern_injector_cpu_ratio{agent,worker}, quern_injector_loop_lag_seconds
+ *       {agent,worker}   gauges: each worker's CPU (1 = a core) and worst
+ *       loop lag in its latest second; quern_injector_saturated_seconds_total
+ *       the seconds a worker could not keep up in (absent until one reported);
  *   quern_vus, quern_vus_max   gauges: active VUs, the VUs asked for;
  *   quern_threshold_passed{expr=...}   1 or 0, per threshold.
  * Label values are escaped as the format says (\\, \", \n).

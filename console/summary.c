@@ -176,6 +176,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_object_set_new(h, "wait_max_ms", json_real((double)a->held_max_us / 1e3));
         json_object_set_new(run, "held_back", h);
     }
+    if (a->inj.measured_s > 0)
+        json_object_set_new(run, "injector", summary_injector_json(a));
     json_object_set_new(root, "run", run);
     for (size_t i = 0; i < a->nsteps; i++) {
         const step_stats *s = &a->total[i];
@@ -251,4 +253,48 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
     }
     json_decref(root);
     return rc;
+}
+
+void summary_print_injector(FILE *out, const agg *a)
+{
+    const injtot *t = &a->inj;
+    const injtot_worker *w = injtot_worst(t);
+    char d[IVSUM_LOAD_NAME + 96];
+
+    if (t->measured_s == 0 || w == NULL)
+        return;
+    if (t->saturated_s == 0) {
+        fprintf(out, "\nInjector: kept up (CPU max %.0f %%, loop lag p99 %.0f ms)\n",
+                (double)injtot_cpu_max(t) / 10., (double)injtot_lag_p99_us(t) / 1e3);
+        return;
+    }
+    injtot_describe(w, d, sizeof(d));
+    fprintf(out, "\nInjector: saturated %llu of %llu s (%s)\n", (unsigned long long)t->saturated_s,
+            (unsigned long long)t->measured_s, d);
+}
+
+json_t *summary_injector_json(const agg *a)
+{
+    const injtot *t = &a->inj;
+    json_t *o = json_object(), *ws = json_array();
+
+    json_object_set_new(o, "saturated_s", json_integer((json_int_t)t->saturated_s));
+    json_object_set_new(o, "measured_s", json_integer((json_int_t)t->measured_s));
+    json_object_set_new(o, "cpu_max_pct", json_real((double)injtot_cpu_max(t) / 10.));
+    json_object_set_new(o, "loop_lag_p99_ms", json_real((double)injtot_lag_p99_us(t) / 1e3));
+    for (size_t i = 0; i < t->n; i++) {
+        const injtot_worker *w = &t->w[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "agent", json_string(w->agent));
+        json_object_set_new(x, "worker", json_integer(w->worker));
+        json_object_set_new(x, "saturated_s", json_integer((json_int_t)w->saturated_s));
+        json_object_set_new(x, "measured_s", json_integer((json_int_t)w->seconds));
+        json_object_set_new(x, "cpu_max_pct", json_real((double)w->cpu_max_permille / 10.));
+        json_object_set_new(x, "loop_lag_p99_ms",
+                            json_real((double)injtot_worker_lag_p99_us(w) / 1e3));
+        json_object_set_new(x, "loop_lag_max_ms", json_real((double)w->lag_max_us / 1e3));
+        json_array_append_new(ws, x);
+    }
+    json_object_set_new(o, "workers", ws);
+    return o;
 }

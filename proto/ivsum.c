@@ -20,6 +20,9 @@ void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
 
 void ivsum_free(ivsum *s)
 {
+    for (size_t i = 0; i < s->nload; i++)
+        ivsum_load_clear(&s->load[i]);
+    xfree(s->load);
     stats_array_free(s->steps, s->nsteps);
     xfree(s->runs);
     xfree(s->missed);
@@ -45,6 +48,9 @@ void ivsum_reset(ivsum *s)
     s->vu_us = s->run_us = s->wait_us = 0;
     s->held = s->held_us = s->held_max_us = 0;
     s->senders = 0;
+    for (size_t i = 0; i < s->nload; i++)
+        ivsum_load_clear(&s->load[i]);
+    s->nload = 0;
 }
 
 /* Adds a sender's service times into d->svc: its own histogram when it sent
@@ -69,6 +75,71 @@ static uint8_t *encode_copy(const hist *h, uint8_t *buf, size_t cap, size_t *len
     out = xmalloc(*len);
     memcpy(out, buf, *len);
     return out;
+}
+
+void ivsum_load_set_lag(ivsum_load *l, const hist *h)
+{
+    size_t cap = hist_encoded_size_max();
+    uint8_t *buf;
+
+    xfree(l->lag);
+    l->lag = NULL;
+    l->lag_len = 0;
+    if (h == NULL || hist_count(h) == 0)
+        return;
+    buf = xmalloc(cap);
+    l->lag = encode_copy(h, buf, cap, &l->lag_len);
+    if (l->lag == NULL)
+        l->lag_len = 0;
+    xfree(buf);
+}
+
+void ivsum_load_clear(ivsum_load *l)
+{
+    xfree(l->lag);
+    l->lag = NULL;
+    l->lag_len = 0;
+}
+
+/* Copies name into dst as printable ASCII ('?' for any other byte), cut to
+ * fit: it comes from the network and ends up on a terminal. */
+static void copy_name(char *dst, const char *name)
+{
+    size_t n = 0;
+
+    for (; name != NULL && name[n] != '\0' && n + 1 < IVSUM_LOAD_NAME; n++)
+        dst[n] = name[n] > 0x20 && name[n] < 0x7f ? name[n] : '?';
+    dst[n] = '\0';
+}
+
+/* Appends m's injector entries to s (the histograms copied as they are: the
+ * console decodes them, checking every field). */
+static void add_loads(ivsum *s, const Quern__Interval *m)
+{
+    for (size_t i = 0; i < m->n_injector && s->nload < IVSUM_LOAD_MAX; i++) {
+        const Quern__InjectorLoad *in = m->injector[i];
+        ivsum_load *l;
+
+        if (s->nload == s->capload) {
+            s->capload = s->capload ? s->capload * 2 : 4;
+            s->load = xrealloc(s->load, s->capload * sizeof(*s->load));
+        }
+        l = &s->load[s->nload++];
+        memset(l, 0, sizeof(*l));
+        copy_name(l->agent, in->agent);
+        l->worker = in->worker;
+        l->cpu_permille = in->cpu_permille;
+        l->loop_lag_max_us = in->loop_lag_max_us;
+        l->start_lag_p99_us = in->start_lag_p99_us;
+        l->why = in->why;
+        l->saturated = in->saturated ? 1 : 0;
+        if (in->loop_lag_histogram.len > 0 &&
+            in->loop_lag_histogram.len <= hist_encoded_size_max()) {
+            l->lag = xmalloc(in->loop_lag_histogram.len);
+            memcpy(l->lag, in->loop_lag_histogram.data, in->loop_lag_histogram.len);
+            l->lag_len = in->loop_lag_histogram.len;
+        }
+    }
 }
 
 int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names, char *err,
@@ -142,6 +213,7 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
     if (m->held_back_max_us > s->held_max_us)
         s->held_max_us = m->held_back_max_us;
     s->finished_vus += m->finished_vus;
+    add_loads(s, m);
     s->senders++;
     return 0;
 }
@@ -259,7 +331,38 @@ void ivsum_msg_free(Quern__Interval *m)
         xfree(m->scenarios[i]);
     }
     xfree(m->scenarios);
+    for (size_t i = 0; i < m->n_injector; i++) {
+        xfree(m->injector[i]->agent);
+        xfree(m->injector[i]->loop_lag_histogram.data);
+        xfree(m->injector[i]);
+    }
+    xfree(m->injector);
     xfree(m);
+}
+
+void ivsum_msg_set_injector(Quern__Interval *m, const ivsum_load *load, size_t n, const char *agent)
+{
+    if (n == 0)
+        return;
+    m->injector = xcalloc(n, sizeof(*m->injector));
+    for (size_t i = 0; i < n; i++) {
+        Quern__InjectorLoad *o = xmalloc(sizeof(*o));
+        quern__injector_load__init(o);
+        o->agent = xstrdup(agent != NULL ? agent : load[i].agent);
+        o->worker = load[i].worker;
+        o->cpu_permille = load[i].cpu_permille;
+        o->loop_lag_max_us = load[i].loop_lag_max_us;
+        o->start_lag_p99_us = load[i].start_lag_p99_us;
+        o->why = load[i].why;
+        o->saturated = load[i].saturated ? 1 : 0;
+        if (load[i].lag_len > 0) {
+            o->loop_lag_histogram.data = xmalloc(load[i].lag_len);
+            memcpy(o->loop_lag_histogram.data, load[i].lag, load[i].lag_len);
+            o->loop_lag_histogram.len = load[i].lag_len;
+        }
+        m->injector[i] = o;
+    }
+    m->n_injector = n;
 }
 
 void ivsum_msg_set_little(Quern__Interval *m, uint64_t vu_us, uint64_t run_us, uint64_t wait_us)

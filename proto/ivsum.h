@@ -12,6 +12,10 @@
  * others' response times in their place, so the sum is exact and a run
  * with nothing late merges one histogram a step (common/stats.h).
  *
+ * The workers' own loads (Interval.injector) are not summed: each worker's
+ * entry is kept apart, the sum concatenates them (at most IVSUM_LOAD_MAX),
+ * so that the console sees every agent's every worker.
+ *
  * Scenarios travel by name (ScenarioCount.name); the receiver maps them to
  * its indices with the scenario name table it built from StepsDef.
  *
@@ -34,6 +38,27 @@
 #include "common/stats.h"
 #include "proto/quern.pb-c.h"
 
+#define IVSUM_LOAD_MAX 4096 /* injector entries kept in one sum; more are dropped */
+#define IVSUM_LOAD_NAME 64  /* bytes of an entry's agent name, NUL included */
+
+/** One worker's own load in the interval (Interval.injector). */
+typedef struct ivsum_load {
+    char agent[IVSUM_LOAD_NAME]; /**< the agent's name, printable ASCII ("" until the agent) */
+    uint32_t worker;             /**< worker number inside the agent */
+    uint32_t cpu_permille;       /**< CPU over wall time, 1000 = one core */
+    uint32_t loop_lag_max_us;    /**< the event loop's worst lateness */
+    uint32_t start_lag_p99_us;   /**< the open model's start lags, p99 */
+    uint32_t why;                /**< common/saturation.h SATURATION_* bits */
+    int saturated;               /**< 1: the worker did not keep up this second */
+    uint8_t *lag;                /**< owned: encoded histogram of the loop's lateness, or NULL */
+    size_t lag_len;              /**< bytes in lag */
+} ivsum_load;
+
+/** Sets l->lag to h encoded (replacing what it held); NULL or empty h: none. */
+void ivsum_load_set_lag(ivsum_load *l, const hist *h);
+/** Frees what l owns (its lag). */
+void ivsum_load_clear(ivsum_load *l);
+
 /** One interval's statistics being summed. */
 typedef struct ivsum {
     size_t nsteps;
@@ -53,6 +78,9 @@ typedef struct ivsum {
     uint64_t held_us;      /**< their waits, summed */
     uint64_t held_max_us;  /**< the longest of them */
     unsigned senders;      /**< messages added since init/reset */
+    ivsum_load *load;      /**< owned: nload entries, the senders' workers' own loads,
+                                concatenated in arrival order */
+    size_t nload, capload;
 } ivsum;
 
 /** Initialises s empty for nsteps steps and nscens scenarios. */
@@ -90,6 +118,11 @@ void ivsum_msg_set_held(Quern__Interval *m, uint64_t held, uint64_t held_us, uin
 /** Sets the start lags of m's scenarios from lag (nscens entries, borrowed,
  *  NULL entries and lag NULL leave them empty). */
 void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag);
+
+/** Sets m's injector entries from load (n entries, borrowed); agent, when not
+ *  NULL, names the agent in each (an agent passing its workers' up). */
+void ivsum_msg_set_injector(Quern__Interval *m, const ivsum_load *load, size_t n,
+                            const char *agent);
 
 /** Frees a message from ivsum_msg_new; NULL is fine. */
 void ivsum_msg_free(Quern__Interval *m);

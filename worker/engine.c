@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/redact.h"
+#include "common/saturation.h"
 #include "worker/engine_int.h"
 #include "common/version.h"
 #include "worker/lscript.h"
@@ -296,6 +297,34 @@ void engine_pool_idle(engine *e, int delta, int64_t now)
     e->pool_idle = (uint32_t)((int64_t)e->pool_idle + delta);
 }
 
+/* The worker's own figures for the interval in iv, and whether it kept up. */
+static void judge_second(engine *e, engine_interval *iv)
+{
+    selfmon_second ms;
+    saturation_in in;
+
+    memset(&ms, 0, sizeof(ms));
+    if (e->mon.running)
+        selfmon_take(&e->mon, &ms);
+    memset(&in, 0, sizeof(in));
+    for (size_t i = 0; i < e->scens.nscens; i++) {
+        uint64_t p;
+        in.arrivals_late += e->acount[i].late + e->acount[i].dropped;
+        if (e->alag == NULL || e->alag[i] == NULL || hist_count(e->alag[i]) == 0)
+            continue;
+        p = hist_percentile(e->alag[i], 99.0);
+        if (p > in.start_lag_p99_us)
+            in.start_lag_p99_us = p;
+    }
+    in.cpu_permille = ms.cpu_permille;
+    in.loop_lag_max_us = ms.loop_lag_max_us;
+    iv->cpu_permille = ms.cpu_permille;
+    iv->loop_lag_max_us = ms.loop_lag_max_us;
+    iv->loop_lag = ms.lag;
+    iv->start_lag_p99_us = in.start_lag_p99_us;
+    iv->saturated = saturation_judge(&in);
+}
+
 static void emit(engine *e, int64_t now)
 {
     engine_interval iv;
@@ -317,8 +346,10 @@ static void emit(engine *e, int64_t now)
     iv.arrivals = e->acount;
     iv.start_lag = e->alag;
     iv.nscens = e->scens.nscens;
+    judge_second(e, &iv);
     if (e->cfg.sink != NULL)
         e->cfg.sink(e->cfg.sink_ud, &iv);
+    selfmon_next(&e->mon);
     for (size_t i = 0; i < e->scens.nsteps; i++)
         stats_reset(&e->cur[i]);
     memset(e->scount, 0, e->scens.nscens * sizeof(*e->scount));
@@ -765,6 +796,7 @@ enum engine_status engine_run(engine *e)
     ev_now_update(e->loop);
     ev_timer_set(&e->tick, 1.0, 0.);
     ev_timer_start(e->loop, &e->tick);
+    selfmon_start(&e->mon, e->loop);
     if (e->cfg.duration_us > 0) {
         ev_timer_set(&e->end_timer, (double)e->cfg.duration_us / 1e6, 0.);
         ev_timer_start(e->loop, &e->end_timer);
@@ -780,6 +812,7 @@ enum engine_status engine_run(engine *e)
     ev_timer_stop(e->loop, &e->kick);
     /* The last, partial interval. */
     emit(e, clock_mono_us());
+    selfmon_stop(&e->mon);
     ev_timer_stop(e->loop, &e->tick);
     ev_timer_stop(e->loop, &e->end_timer);
     ev_timer_stop(e->loop, &e->stop_timer);

@@ -11,6 +11,7 @@
 #include "worker/lalloc.h"
 #include "worker/engine.h"
 #include "worker/lwatch.h"
+#include "worker/selfmon.h"
 #include "worker/urlc.h"
 #include "worker/vshare.h"
 #include "worker/vu.h"
@@ -85,6 +86,7 @@ struct engine {
     size_t nleave;          /**< entries in leave */
     size_t leave_next;      /**< the next one to leave */
     ev_timer leave_timer;   /**< fires at leave[leave_next].at_us */
+    selfmon mon;            /**< the worker's own CPU and loop lag, while engine_run runs */
     int64_t t0_us;          /**< monotonic start of the run */
     int64_t t0_wall_us;
     int64_t iv_start_us;    /**< monotonic start of the current interval */

@@ -36,6 +36,7 @@ typedef struct wproc_ctx {
     const char **scen_names; /**< owned array of borrowed names */
     uint64_t *runs, *missed; /**< owned scratch, nscens each */
     int broken;              /**< 1: the fd stopped taking frames */
+    uint32_t number;         /**< the worker's index inside its agent */
 } wproc_ctx;
 
 /* Writes one envelope, waiting at most WPROC_SEND_TIMEOUT_MS in all.
@@ -120,6 +121,24 @@ static int recv_env(int fd, frame_reader *r, Quern__Envelope **env, int timeout_
     }
 }
 
+/* The worker's own load, one entry in m (the agent names it). */
+static void set_load(Quern__Interval *m, uint32_t number, const engine_interval *iv)
+{
+    ivsum_load l;
+
+    memset(&l, 0, sizeof(l));
+    l.worker = number;
+    l.cpu_permille = iv->cpu_permille;
+    l.loop_lag_max_us = iv->loop_lag_max_us;
+    l.start_lag_p99_us =
+        iv->start_lag_p99_us > UINT32_MAX ? UINT32_MAX : (uint32_t)iv->start_lag_p99_us;
+    l.why = iv->saturated;
+    l.saturated = iv->saturated != 0;
+    ivsum_load_set_lag(&l, iv->loop_lag);
+    ivsum_msg_set_injector(m, &l, 1, NULL);
+    ivsum_load_clear(&l);
+}
+
 static void on_interval(void *ud, const engine_interval *iv)
 {
     wproc_ctx *c = ud;
@@ -138,6 +157,7 @@ static void on_interval(void *ud, const engine_interval *iv)
     ivsum_msg_set_little(m, iv->vu_us, iv->run_us, iv->wait_us);
     ivsum_msg_set_held(m, iv->held, iv->held_us, iv->held_max_us);
     ivsum_msg_set_lag(m, iv->start_lag);
+    set_load(m, c->number, iv);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     if (send_env(c->fd, &env) != 0) {
@@ -331,6 +351,7 @@ int wproc_main(int fd, int dirfd, unsigned number)
     sr = env->start_run;
     c.fd = fd;
     c.run_id = sr->run_id;
+    c.number = number;
     if (entered != 0) {
         send_ready(fd, c.run_id, 0, direrr, 0);
         goto out;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/hist.h"
+#include "common/mem.h"
 
 static const char *const ids[] = {"SC-CAP-STEP-1"};
 static const char *const names[] = {"SC-CAP-STEP-1)Hit"};
@@ -243,6 +244,30 @@ static void test_limited_by(void **state)
     capsearch_verdict(cs, &v);
     assert_int_equal(v.passed, 1);
     assert_int_equal(v.rc, 0);
+    capsearch_free(cs);
+
+    /* every arrival on time, but a worker did not keep up in the step's
+     * seconds (its CPU, its loop): the injector's */
+    cs = search("10000/s:10000/s:2s:30000/s");
+    assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
+    {
+        ivsum s;
+        ivsum_init(&s, 1, 1);
+        s.steps[0].count = 20000;
+        for (int i = 0; i < 100; i++)
+            hist_record(s.steps[0].hist, 300000);
+        s.arrivals[0] = (rate_counts){20000, 20000, 0, 0};
+        s.load = xcalloc(1, sizeof(*s.load));
+        s.nload = s.capload = 1;
+        s.load[0].saturated = 1;
+        assert_int_equal(capsearch_second(cs, 3, &s, 0, (const thresh *const *)&th, 1, ids, names),
+                         1);
+        ivsum_free(&s);
+    }
+    assert_int_equal(cs->steps[1].saturated_seconds, 1);
+    assert_int_equal(cs->steps[1].injector_saturated, 1);
+    assert_non_null(strstr(cs->steps[1].injector, "1 of 1 s saturated"));
+    assert_string_equal(capsearch_limited_by(cs), "injector");
     capsearch_free(cs);
 
     /* every step passed: MAX */

@@ -334,12 +334,93 @@ static void test_limits(void **state)
     ivsum_msg_free(a);
 }
 
+/* A worker's own load: one entry each; the agent's sum concatenates them
+ * (never sums), its message names the agent in each, and the console's sum
+ * of two agents keeps all four apart, histograms and flags intact. */
+static Quern__Interval *worker_load(uint32_t worker, uint32_t cpu, uint64_t lag_us, int sat)
+{
+    Quern__Interval *m = ivsum_msg_new(1, 3, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0);
+    ivsum_load l;
+    hist *h = hist_new();
+
+    memset(&l, 0, sizeof(l));
+    l.worker = worker;
+    l.cpu_permille = cpu;
+    l.loop_lag_max_us = (uint32_t)lag_us;
+    l.start_lag_p99_us = 7;
+    l.saturated = sat;
+    l.why = sat ? 5 : 0;
+    hist_record_n(h, lag_us, 3);
+    ivsum_load_set_lag(&l, h);
+    ivsum_msg_set_injector(m, &l, 1, NULL);
+    ivsum_load_clear(&l);
+    hist_free(h);
+    return m;
+}
+
+static void test_injector(void **state)
+{
+    ivsum agent1, agent2, console;
+    Quern__Interval *w0 = worker_load(0, 400, 1000, 0), *w1 = worker_load(1, 1000, 250000, 1);
+    Quern__Interval *up1, *up2;
+    char err[128];
+
+    (void)state;
+    assert_int_equal(w0->n_injector, 1);
+    assert_string_equal(w0->injector[0]->agent, "");
+    ivsum_init(&agent1, 0, 0);
+    ivsum_init(&agent2, 0, 0);
+    ivsum_init(&console, 0, 0);
+    assert_int_equal(ivsum_add_msg(&agent1, w0, NULL, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&agent1, w1, NULL, err, sizeof(err)), 0);
+    assert_int_equal(agent1.nload, 2);
+    assert_int_equal(agent1.load[1].worker, 1);
+    assert_int_equal(agent1.load[1].cpu_permille, 1000);
+    up1 = ivsum_msg_new(1, 3, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0);
+    ivsum_msg_set_injector(up1, agent1.load, agent1.nload, "east");
+    assert_int_equal(ivsum_add_msg(&agent2, w1, NULL, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&agent2, w0, NULL, err, sizeof(err)), 0);
+    up2 = ivsum_msg_new(1, 3, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0);
+    ivsum_msg_set_injector(up2, agent2.load, agent2.nload, "we\033st"); /* not printable */
+    assert_int_equal(ivsum_add_msg(&console, up1, NULL, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&console, up2, NULL, err, sizeof(err)), 0);
+    assert_int_equal(console.nload, 4);
+    assert_string_equal(console.load[0].agent, "east");
+    assert_int_equal(console.load[0].worker, 0);
+    assert_int_equal(console.load[0].saturated, 0);
+    assert_string_equal(console.load[1].agent, "east");
+    assert_int_equal(console.load[1].worker, 1);
+    assert_int_equal(console.load[1].saturated, 1);
+    assert_int_equal(console.load[1].why, 5);
+    assert_int_equal(console.load[1].loop_lag_max_us, 250000);
+    assert_int_equal(console.load[1].start_lag_p99_us, 7);
+    assert_string_equal(console.load[2].agent, "we?st");
+    assert_int_equal(console.load[2].worker, 1);
+    {
+        hist *h = hist_new();
+        assert_int_equal(hist_merge_encoded(h, console.load[1].lag, console.load[1].lag_len), 0);
+        assert_int_equal(hist_count(h), 3);
+        assert_int_equal(hist_max(h), 250000);
+        hist_free(h);
+    }
+    ivsum_reset(&console);
+    assert_int_equal(console.nload, 0);
+    ivsum_free(&agent1);
+    ivsum_free(&agent2);
+    ivsum_free(&console);
+    ivsum_msg_free(up1);
+    ivsum_msg_free(up2);
+    ivsum_msg_free(w0);
+    ivsum_msg_free(w1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_message), cmocka_unit_test(test_sum),
-        cmocka_unit_test(test_service), cmocka_unit_test(test_scenario_names),
-        cmocka_unit_test(test_limits),  cmocka_unit_test(test_start_lag),
+        cmocka_unit_test(test_message),  cmocka_unit_test(test_sum),
+        cmocka_unit_test(test_service),  cmocka_unit_test(test_scenario_names),
+        cmocka_unit_test(test_limits),   cmocka_unit_test(test_start_lag),
+        cmocka_unit_test(test_injector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

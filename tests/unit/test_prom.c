@@ -333,12 +333,60 @@ static void test_buckets_and_quantiles(void **state)
     }
 }
 
+/* The workers' own load: a gauge pair per (agent, worker) from its latest
+ * second, and the saturated seconds; none before a worker reported. */
+static void test_injector(void **state)
+{
+    fx x;
+    const char *names[] = {"SC-A-STEP-1)Login"};
+    prom_input in = {"nightly", names, NULL, 10, NULL, 0};
+    ivsum_load l[2];
+    size_t len;
+    char *got;
+
+    (void)state;
+    fx_init(&x, 1);
+    in.a = &x.a;
+    got = prom_render(&in, &len);
+    assert_null(strstr(got, "quern_injector"));
+    xfree(got);
+    memset(l, 0, sizeof(l));
+    snprintf(l[0].agent, sizeof(l[0].agent), "east");
+    snprintf(l[1].agent, sizeof(l[1].agent), "east");
+    l[1].worker = 1;
+    l[0].cpu_permille = 1000;
+    l[0].loop_lag_max_us = 280000;
+    l[0].saturated = 1;
+    l[1].cpu_permille = 430;
+    l[1].loop_lag_max_us = 2000;
+    injtot_add(&x.a.inj, 0, l, 2, 0);
+    l[0].cpu_permille = 950;
+    injtot_add(&x.a.inj, 1, l, 2, 0);
+    got = prom_render(&in, &len);
+    assert_non_null(strstr(got,
+                           "# TYPE quern_injector_cpu_ratio gauge\n"
+                           "quern_injector_cpu_ratio{run=\"nightly\",agent=\"east\",worker=\"0\"} "
+                           "0.950\n"
+                           "quern_injector_cpu_ratio{run=\"nightly\",agent=\"east\",worker=\"1\"} "
+                           "0.430\n"));
+    assert_non_null(strstr(got, "quern_injector_loop_lag_seconds{run=\"nightly\",agent=\"east\","
+                                "worker=\"0\"} 0.28\n"));
+    assert_non_null(strstr(got, "# TYPE quern_injector_saturated_seconds_total counter\n"
+                                "quern_injector_saturated_seconds_total{run=\"nightly\"} 2\n"));
+    xfree(got);
+    fx_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seconds_spelling),      cmocka_unit_test(test_exact_output),
-        cmocka_unit_test(test_no_steps_yet),          cmocka_unit_test(test_label_escaping),
-        cmocka_unit_test(test_buckets_and_quantiles), cmocka_unit_test(test_service_and_arrivals),
+        cmocka_unit_test(test_seconds_spelling),
+        cmocka_unit_test(test_exact_output),
+        cmocka_unit_test(test_no_steps_yet),
+        cmocka_unit_test(test_label_escaping),
+        cmocka_unit_test(test_buckets_and_quantiles),
+        cmocka_unit_test(test_service_and_arrivals),
+        cmocka_unit_test(test_injector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

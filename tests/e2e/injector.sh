@@ -1,0 +1,35 @@
+# The injector's own limits: a worker that keeps up says so and the run
+# passes; a worker whose loop a script holds 800 ms at a time marks its
+# seconds saturated, the verdict is inconclusive (exit 1, a failed JUnit
+# case), and --allow-saturation makes it a warning (exit 0).
+. "$(dirname "$0")/lib.bash"
+start_target
+S=tests/e2e/scripts
+
+# (a) two VUs with think times: nothing saturated.
+"$QUERN" run $S/think.lua --vus 2 --duration 4s --workers 1 -q -p base_url="$BASE" --db none \
+  --summary-json "$TMP/a.json" >"$TMP/oa" 2>&1
+eq "a light run passes" "$?" 0
+eq "no second saturated" "$(sj "$TMP/a.json" .run.injector.saturated_s)" 0
+between "its seconds are measured" "$(sj "$TMP/a.json" .run.injector.measured_s)" 4 6
+eq "one worker reported" "$(sj "$TMP/a.json" '.run.injector.workers | length')" 1
+eq "named by its agent" "$(sj "$TMP/a.json" '.run.injector.workers[0].agent')" local
+check "the summary says it kept up" grep -q '^Injector: kept up (CPU max [0-9]* %, loop lag p99 [0-9]* ms)' "$TMP/oa"
+
+# (b) the loop held 800 ms a run: saturated, whatever else the machine runs.
+"$QUERN" run $S/burn.lua --runs 5 --workers 1 -p base_url="$BASE" --db none \
+  --summary-json "$TMP/b.json" --junit "$TMP/b.xml" >"$TMP/ob" 2>&1
+eq "a saturated run exits 1" "$?" 1
+between "most of its seconds saturated" "$(sj "$TMP/b.json" .run.injector.saturated_s)" 2 10
+between "the worker's loop lag p99 (ms)" "$(sj "$TMP/b.json" '.run.injector.workers[0].loop_lag_p99_ms')" 500 5000
+check "the verdict is inconclusive" grep -q '^Verdict: inconclusive: the injector saturated in [0-9]* % of the measured seconds (agent local, worker 0: ' "$TMP/ob"
+check "the summary names the worker" grep -q '^Injector: saturated [0-9]* of [0-9]* s (agent local, worker 0: CPU [0-9]* %, loop lag p99 [0-9]* ms)' "$TMP/ob"
+check "the live line says so" grep -q 'injector saturated: worker 0 CPU [0-9]* %, lag [0-9]* ms' "$TMP/ob"
+eq "the JSON verdict did not pass" "$(sj "$TMP/b.json" .verdict.passed)" false
+check "the JUnit injector case fails" xmllint --xpath '//testcase[@name="injector"]/failure[@type="inconclusive"]' "$TMP/b.xml"
+
+"$QUERN" run $S/burn.lua --runs 4 --workers 1 -q -p base_url="$BASE" --db none --allow-saturation \
+  --junit "$TMP/c.xml" >"$TMP/oc" 2>&1
+eq "--allow-saturation: exit 0" "$?" 0
+check "--allow-saturation: the verdict warns" grep -q '^Verdict: passed: .*(the injector saturated, tolerated by --allow-saturation)' "$TMP/oc"
+check "--allow-saturation: no JUnit failure" bash -c "! grep -q '<failure' '$TMP/c.xml'"

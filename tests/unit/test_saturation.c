@@ -1,0 +1,72 @@
+/* Unit tests for common/saturation: each clause of the rule at and below its
+ * bounds, the clauses that must not count alone, and the reasons in words. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "common/saturation.h"
+
+static unsigned judge(uint32_t cpu, uint32_t lag, uint64_t start_p99, uint64_t late)
+{
+    saturation_in in = {.cpu_permille = cpu,
+                        .loop_lag_max_us = lag,
+                        .start_lag_p99_us = start_p99,
+                        .arrivals_late = late};
+    return saturation_judge(&in);
+}
+
+static void test_cpu_and_lag(void **state)
+{
+    (void)state;
+    assert_int_equal(judge(900, 50000, 0, 0), SATURATION_CPU);
+    assert_int_equal(judge(1000, 280000, 0, 0), SATURATION_CPU);
+    assert_int_equal(judge(899, 280000, 0, 0), 0); /* on time enough, not busy */
+    assert_int_equal(judge(1000, 49999, 0, 0), 0); /* busy but on time */
+    assert_int_equal(judge(2000, 0, 0, 0), 0);     /* two threads' worth, on time */
+}
+
+static void test_start_lag(void **state)
+{
+    (void)state;
+    assert_int_equal(judge(100, 0, 50000, 0), SATURATION_START); /* VUs free, started late */
+    assert_int_equal(judge(100, 0, 49999, 0), 0);                /* late by less */
+    assert_int_equal(judge(100, 0, 900000, 3), 0); /* they waited for the pool: not the worker */
+}
+
+static void test_stall(void **state)
+{
+    (void)state;
+    assert_int_equal(judge(0, 500000, 0, 0), SATURATION_STALL);
+    assert_int_equal(judge(0, 499999, 0, 0), 0);
+    assert_int_equal(judge(1000, 600000, 60000, 0),
+                     SATURATION_CPU | SATURATION_START | SATURATION_STALL);
+}
+
+static void test_words(void **state)
+{
+    char b[64], tiny[6];
+
+    (void)state;
+    saturation_why(0, b, sizeof(b));
+    assert_string_equal(b, "");
+    saturation_why(SATURATION_CPU | SATURATION_STALL, b, sizeof(b));
+    assert_string_equal(b, "CPU and loop lag, loop stall");
+    saturation_why(SATURATION_START, b, sizeof(b));
+    assert_string_equal(b, "start lag");
+    saturation_why(SATURATION_CPU, tiny, sizeof(tiny)); /* cut, still a string */
+    assert_true(strlen(tiny) < sizeof(tiny));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_and_lag),
+        cmocka_unit_test(test_start_lag),
+        cmocka_unit_test(test_stall),
+        cmocka_unit_test(test_words),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
