@@ -184,13 +184,16 @@ check "--max-lag 500ms: the report shows the dropped arrivals" \
 # ---- a closed run paced at 100 ms, 5 VUs, nginx frozen 1.5 s: each VU's
 # run after the freeze starts late, and its response time counts from its
 # pacing slot: the sum of response times passes that of service times by
-# about 5 x 1.4 s
+# about 5 x 1.4 s. The slots the freeze cost are load asked and not sent: the
+# verdict is inconclusive (exit 1), and says so.
 new_log
 freeze 1 1.5
 "$QUERN" run $D/pacing.lua --vus 5 --duration 4s -p pacing=100ms -p path=/hit -p base_url="$NGBASE" \
   --db none -q --summary-json "$TMP/paced.json" >"$TMP/paced.out" 2>"$TMP/paced.err"
-eq "paced freeze: exit 0" "$?" 0
+eq "paced freeze: exit 1 (load not sent)" "$?" 1
 wait "$FREEZE_PID"
+check "paced freeze: the verdict names the missed pacing slots" \
+  grep -q "^Verdict: inconclusive: .* of the load asked was not sent (.* runs missed their pacing slot" "$TMP/paced.out"
 eq "paced freeze: the console's count is nginx's" "$(sj "$TMP/paced.json" '.tests[0].count')" "$(hits)"
 check "paced freeze: each VU missed its pacing" ge "$(sj "$TMP/paced.json" '.scenarios[0].missed_pacing')" 5
 lag_s=$(jq -r '.tests[0] | (.mean_ms - .service.mean_ms) * .count / 1000' "$TMP/paced.json")
