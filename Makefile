@@ -288,10 +288,14 @@ format:
 
 -include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d \
   $(B)/tests/target/tpage.d
--include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d $(B)/connfloor.d
+-include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d $(B)/connfloor.d $(B)/reqfloor.d
 
 # bench/run.sh's floor of memory per VU: a bare libcurl multi holding N connections.
 $(B)/connfloor: bench/connfloor.c
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
+
+# bench/run.sh's floor of instructions per request: a bare libcurl multi loop.
+$(B)/reqfloor: bench/reqfloor.c
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
 
 # Test helper for bench/run.sh: N simulated agents reporting to one console.

@@ -32,6 +32,14 @@
 #      `bin/quern har2lua`, beside a plain parse of the same file by Python's json
 #      module in the same run (the floor for reading it); BENCH_ONLY=har2lua runs
 #      this row alone and prints it, without nginx and without writing the report;
+#   6e. instructions per request: callgrind (valgrind) on quern's agent and
+#      its worker making BENCH_IPR_VUS x BENCH_IPR_RUNS GETs of /small, start-up
+#      included, beside build/rel/reqfloor (bench/reqfloor.c: a bare libcurl
+#      multi loop) making the same requests, once with the headers quern sends
+#      and once bare; Debian's own libcurl. Counts do not depend on the
+#      machine's load, so this row shows a change of cost that timings here
+#      cannot; BENCH_ONLY=ipr runs this row alone (nginx, then the row), prints
+#      it and leaves the report as it is;
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -59,6 +67,8 @@
 #   BENCH_SKIP_LAG [0]  1 skips step 6b   BENCH_LAG_SECONDS [5]  BENCH_LAG_RATES ["125 250 500 1000 2000 4000
 #   8000 16000 32000 64000"]  BENCH_LAG_BISECT [3]  halvings between the last good and first bad
 #   BENCH_SKIP_HAR2LUA [0]  1 skips step 6d   BENCH_HAR_MB [50]  its recording's size
+#   BENCH_SKIP_IPR [0]  1 skips step 6e   BENCH_IPR_VUS [50]  BENCH_IPR_RUNS [400]  runs per VU
+#   BENCH_IPR_REPS [3]  rounds of that row (quern, the floor, the bare floor), medians reported
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -129,8 +139,10 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 # Locust only for its rows (speed, memory)
 case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP_MEM:-0}; locust_needed=$((1 - locust_needed)) ;; esac
+[ "${BENCH_ONLY:-}" != ipr ] || locust_needed=0
 [ "$locust_needed" = 0 ] || [ -x /usr/bin/locust ] || need+=(python3-locust)
 [ -x /usr/bin/time ] || need+=(time)
+[ "${BENCH_SKIP_IPR:-0}" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 [ -x "$PY" ] || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then
@@ -141,6 +153,7 @@ fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 [ -x bin/quern ] || make -s quern
 [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
+[ -x build/rel/reqfloor ] || make -s MODE=rel build/rel/reqfloor
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
 CPU_SRV=0
 CPU_TOOL=$(($(nproc) >= 2 ? 1 : 0))
@@ -230,6 +243,89 @@ for _ in $(seq 100); do
 done
 got=$(curl -s "$base/small" 2>/dev/null | wc -c || true)
 log "nginx (pid $nginx_pid, CPU $CPU_SRV) on $base (no log) and $base_log (access log); /small is $got bytes"
+
+# ------------------------------------------- 6e. instructions per request
+# cg_total FILE...: the instructions callgrind counted in the files, summed.
+cg_total() { awk '/^summary:/ { n += $2 } END { printf "%.0f", n }' "$@"; }
+# ipr_round DIR ROUND HEADER...: callgrind on quern's agent and its worker
+# (the console, outside valgrind, only drives them) making VUS x RUNS GETs of
+# /small, then on build/rel/reqfloor making as many, with the HEADER lines and
+# bare. Debian's libcurl (LD_LIBRARY_PATH cleared). Prints "vus runs requests
+# errors quern_ir floor_ir bare_ir floor_ok bare_ok".
+ipr_round() {
+    local d=$1/ipr.$2 n=${BENCH_IPR_VUS:-50} r=${BENCH_IPR_RUNS:-400} lp apid rpid req err q f b
+    shift 2
+    mkdir -p "$d"
+    head -c 32 /dev/urandom | base64 >"$d/token"
+    chmod 600 "$d/token"
+    lp=$(free_port)
+    env -u LD_LIBRARY_PATH bin/quern run bench/small.lua --vus "$n" --runs "$r" --workers 1 --db none -q \
+        --listen "127.0.0.1:$lp" --agents 1 --token-file "$d/token" --wait 120s \
+        --summary-json "$d/quern.json" -p base_url="$base" >"$d/run.out" 2>&1 &
+    rpid=$!
+    sleep 0.5
+    env -u LD_LIBRARY_PATH valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$d/cg.%p" \
+        bin/quern agent --console "127.0.0.1:$lp" --token-file "$d/token" --workers 1 >"$d/agent.out" 2>&1 &
+    apid=$!
+    wait "$rpid" || log "ipr: quern run exited with status $? (see $d/run.out)"
+    # the worker has ended with the run; the agent waits for the next one
+    for _ in $(seq 100); do [ -z "$(cat /proc/"$apid"/task/*/children 2>/dev/null)" ] && break; sleep 0.1; done
+    kill "$apid" 2>/dev/null
+    wait "$apid" 2>/dev/null || true
+    read -r req err < <("$PY" -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["tests"]
+print(sum(x["count"] for x in t), sum(x["errors"]["technical"] + x["errors"]["functional"] for x in t))' \
+        "$d/quern.json" 2>/dev/null || echo "0 ?")
+    q=$(cg_total "$d"/cg.*)
+    env -u LD_LIBRARY_PATH valgrind --tool=callgrind --callgrind-out-file="$d/floor.cg" \
+        build/rel/reqfloor "$base/small" "$n" "$r" "$@" >"$d/floor.out" 2>"$d/floor.err"
+    f=$(cg_total "$d/floor.cg")
+    env -u LD_LIBRARY_PATH valgrind --tool=callgrind --callgrind-out-file="$d/bare.cg" \
+        build/rel/reqfloor "$base/small" "$n" "$r" >"$d/bare.out" 2>"$d/bare.err"
+    b=$(cg_total "$d/bare.cg")
+    echo "$n $r $req $err $q $f $b $(awk '{ print $1 }' "$d/floor.out") $(awk '{ print $1 }' "$d/bare.out")"
+}
+# ipr_row DIR: BENCH_IPR_REPS rounds of ipr_round with the header lines quern
+# sends beside Host and Accept (read from its --trace). Writes DIR/ipr.tsv,
+# a round a line: ipr_round's fields, then the header lines joined by "|"
+# (spaces as "_").
+ipr_row() {
+    local -a hdr=()
+    local rep line
+    env -u LD_LIBRARY_PATH bin/quern run bench/small.lua --vus 1 --runs 1 --db none -q -v \
+        -p base_url="$base" >"$1/ipr.trace" 2>&1 || true
+    mapfile -t hdr < <(sed -n 's/^> \([A-Za-z0-9-]*: .*\)$/\1/p' "$1/ipr.trace" | grep -v -i '^\(host\|accept\):')
+    : >"$1/ipr.tsv"
+    for rep in $(seq "${BENCH_IPR_REPS:-3}"); do
+        line=$(ipr_round "$1" "$rep" "${hdr[@]}")
+        local IFS='|'
+        echo "$line ${hdr[*]// /_}" >>"$1/ipr.tsv"
+        unset IFS
+        log "  ipr round $rep: $line"
+    done
+}
+# ipr_say TSV: the medians of the rounds in one line.
+ipr_say() {
+    "$PY" -c '
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+ok = [r for r in rows if int(r[2]) > 0 and int(r[7] or 0) > 0 and int(r[8] or 0) > 0]
+if not ok:
+    sys.exit("ipr: every round failed")
+q = statistics.median(int(r[4]) / int(r[2]) for r in ok)
+f = statistics.median(int(r[5]) / int(r[7]) for r in ok)
+b = statistics.median(int(r[6]) / int(r[8]) for r in ok)
+print(f"ipr: {rows[0][0]} VUs x {rows[0][1]} runs, median of {len(ok)} of {len(rows)} rounds: instructions per "
+      f"request (callgrind): quern {q:,.0f}, bare libcurl-multi {f:,.0f}, ratio {q / f:.3f} (the same request); "
+      f"{b:,.0f} without the headers quern adds, ratio {q / b:.3f}", file=sys.stderr)' "$1"
+}
+if [ "${BENCH_ONLY:-}" = ipr ]; then
+    ipr_row "$tmp"
+    ipr_say "$tmp/ipr.tsv"
+    cat "$tmp/ipr.tsv"
+    exit 0
+fi
 
 # ------------------------------------------------------- commands of each row
 # cmd_ROW BASE SECONDS: the command line, run under GNU time and taskset.
@@ -612,6 +708,12 @@ fi
 if [ "${BENCH_SKIP_HAR2LUA:-0}" != 1 ]; then
     log "har2lua: a ${BENCH_HAR_MB:-50} MB recording, converted and parsed"
     har2lua_row "$tmp"
+fi
+
+if [ "${BENCH_SKIP_IPR:-0}" != 1 ]; then
+    log "instructions per request: quern and the bare libcurl floor under callgrind"
+    ipr_row "$tmp"
+    ipr_say "$tmp/ipr.tsv"
 fi
 
 # ------------------------------------------------------- 7. console fan-in

@@ -612,7 +612,9 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->urls = urlc_new(0);
     e->trace = trace_new(cfg->trace, cfg->vu_count);
     e->ua = curl_slist_append(NULL, "User-Agent: " QUERN_USER_AGENT);
-    if (e->ua == NULL)
+    e->ua_ae = curl_slist_append(NULL, reqopt_accept_encoding());
+    if (e->ua == NULL || e->ua_ae == NULL ||
+        curl_slist_append(e->ua_ae, "User-Agent: " QUERN_USER_AGENT) == NULL)
         goto fail;
     e->env_ca = reqopt_env_ca();
     if (cfg->nresolve > 0) {
@@ -861,6 +863,7 @@ void engine_free(engine *e)
     urlc_free(e->urls); /* after every handle that used them */
     trace_free(e->trace);
     curl_slist_free_all(e->ua);
+    curl_slist_free_all(e->ua_ae);
     reqopt_clear(e->run_ro);
     xfree(e->run_ro);
     xfree(e->env_ca);

@@ -107,6 +107,8 @@ struct engine {
     uint64_t rng;           /**< xorshift state for pacing and think ranges */
     char script_dir[4096];  /**< folder of the script here */
     char display_dir[4096]; /**< the same folder as the tester named it, "" if the same */
+    /** owned: Accept-Encoding and User-Agent, for compressed requests with no other */
+    struct curl_slist *ua_ae;
 };
 
 /** Queues the VU's transfer (v->xh->easy, options set): it starts with the

@@ -159,7 +159,11 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
     curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, NULL);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, r->hdrs != NULL ? r->hdrs : e->ua);
+    /* A revalidation's own list leaves Accept-Encoding to libcurl. */
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER,
+                     r->hdrs != NULL                                       ? r->hdrs
+                     : reqopt_compressed(p->req_ro, p->scen_ro, e->run_ro) ? e->ua_ae
+                                                                           : e->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, p->timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, PAGERES_REDIRS);

@@ -406,6 +406,31 @@ int reqopt_http2(const reqopt *req, const reqopt *scen, const reqopt *run)
     return o != NULL && o->http == REQOPT_HTTP2;
 }
 
+int reqopt_compressed(const reqopt *req, const reqopt *scen, const reqopt *run)
+{
+    const reqopt *o = reqopt_pick(REQOPT_COMPRESSED, req, scen, run);
+
+    return o == NULL || o->compressed;
+}
+
+const char *reqopt_accept_encoding(void)
+{
+    /* libcurl's order (content_encoding.c): deflate and gzip with zlib, br,
+     * zstd; identity alone when it decodes nothing. */
+    static const char *const lines[8] = {
+        "Accept-Encoding: identity", "Accept-Encoding: deflate, gzip",
+        "Accept-Encoding: br",       "Accept-Encoding: deflate, gzip, br",
+        "Accept-Encoding: zstd",     "Accept-Encoding: deflate, gzip, zstd",
+        "Accept-Encoding: br, zstd", "Accept-Encoding: deflate, gzip, br, zstd",
+    };
+    const curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
+    int i = ((vi->features & CURL_VERSION_LIBZ) ? 1 : 0) |
+            ((vi->features & CURL_VERSION_BROTLI) ? 2 : 0) |
+            ((vi->features & CURL_VERSION_ZSTD) ? 4 : 0);
+
+    return lines[i];
+}
+
 void reqopt_apply(CURL *h, reqopt_mark *mark, const reqopt *req, const reqopt *scen,
                   const reqopt *run, int https, const char *env_ca)
 {
@@ -469,8 +494,9 @@ void reqopt_apply(CURL *h, reqopt_mark *mark, const reqopt *req, const reqopt *s
         curl_easy_setopt(h, CURLOPT_PASSWORD, o != NULL ? o->password : NULL);
     }
 
-    o = reqopt_pick(REQOPT_COMPRESSED, req, scen, run);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o == NULL || o->compressed ? "" : NULL);
+    /* The header itself is in the request's list (reqopt_accept_encoding);
+     * this turns decoding on. */
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, reqopt_compressed(req, scen, run) ? "" : NULL);
     o = reqopt_pick(REQOPT_CONNECT_TIMEOUT, req, scen, run);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o != NULL ? o->connect_timeout_ms : 0L);
 }

@@ -128,6 +128,14 @@ void reqopt_clear(reqopt *ro);
 const reqopt *reqopt_pick(unsigned bit, const reqopt *req, const reqopt *scen, const reqopt *run);
 /** 1 when the levels (each may be NULL, nearest first) ask for HTTP/2. */
 int reqopt_http2(const reqopt *req, const reqopt *scen, const reqopt *run);
+/** 1 when the levels (each may be NULL, nearest first) ask for a compressed
+ *  answer (the default). */
+int reqopt_compressed(const reqopt *req, const reqopt *scen, const reqopt *run);
+/** The Accept-Encoding header line of what this libcurl decodes, as it
+ *  would send it for CURLOPT_ACCEPT_ENCODING "" ("Accept-Encoding: deflate,
+ *  gzip, br, zstd" on Debian 12): sent in the request's header list, where
+ *  libcurl copies it once, instead of formatting it twice per request. */
+const char *reqopt_accept_encoding(void);
 
 /** Sets the connection options of easy from the levels (each may be NULL;
  *  req before scen before run, field by field; the defaults where none

@@ -233,6 +233,28 @@ static void test_env_ca(void **state)
     xfree(ca);
 }
 
+/* The line quern sends in place of libcurl's own: what this libcurl
+ * decodes, in its order; compressed unless a level says otherwise. */
+static void test_accept_encoding(void **state)
+{
+    const curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
+    const char *line = reqopt_accept_encoding();
+    reqopt off = {.serial = 1, .set = REQOPT_COMPRESSED, .compressed = 0};
+    reqopt on = {.serial = 2, .set = REQOPT_COMPRESSED, .compressed = 1};
+
+    (void)state;
+    assert_int_equal(strncmp(line, "Accept-Encoding: ", 17), 0);
+    assert_int_equal(strstr(line, "deflate, gzip") != NULL,
+                     (vi->features & CURL_VERSION_LIBZ) != 0);
+    assert_int_equal(strstr(line, "br") != NULL, (vi->features & CURL_VERSION_BROTLI) != 0);
+    assert_int_equal(strstr(line, "zstd") != NULL, (vi->features & CURL_VERSION_ZSTD) != 0);
+    if ((vi->features & (CURL_VERSION_LIBZ | CURL_VERSION_BROTLI | CURL_VERSION_ZSTD)) == 0)
+        assert_string_equal(line, "Accept-Encoding: identity");
+    assert_int_equal(reqopt_compressed(NULL, NULL, NULL), 1);
+    assert_int_equal(reqopt_compressed(NULL, &off, NULL), 0);
+    assert_int_equal(reqopt_compressed(&on, &off, NULL), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,7 +262,7 @@ int main(void)
         cmocka_unit_test(test_path),        cmocka_unit_test(test_read_all),
         cmocka_unit_test(test_read_errors), cmocka_unit_test(test_files_checked),
         cmocka_unit_test(test_levels),      cmocka_unit_test(test_apply_once),
-        cmocka_unit_test(test_env_ca),
+        cmocka_unit_test(test_env_ca),      cmocka_unit_test(test_accept_encoding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
