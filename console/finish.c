@@ -128,6 +128,7 @@ void finish_run(run *r)
     si.scen_names = (const char *const *)r->scen_names;
     si.max_in_flight = r->o.max_in_flight;
     finish_delivery(r, &si, &dl);
+    record_vus(r, si.vu_pool > 0 ? si.vus_peak : r->agg.vus_peak, si.vu_pool);
     record_end(r, &status);
     si.status = status;
     summary_print(stdout, &r->agg, &si);

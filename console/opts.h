@@ -47,6 +47,9 @@ struct props;
 #define OPTS_GIVEN_RATE_STAGES 16u
 #define OPTS_GIVEN_SETTLE 32u
 
+/** The environment variable that, set to 1, makes --allow-saturation the
+ *  default. */
+#define OPTS_ALLOW_SATURATION_ENV "QUERN_ALLOW_SATURATION"
 /** Default --max-vus: the open model's pool, every agent together. */
 #define OPTS_MAX_VUS_DEFAULT 1000u
 /** Largest --max-vus. */

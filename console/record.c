@@ -186,6 +186,15 @@ void record_verdict(run *r, int passed, const char *why)
         log_msg(LOG_ERROR, "results database: %s", err);
 }
 
+void record_vus(run *r, uint32_t vus_peak, uint32_t vu_pool)
+{
+    char err[1024];
+
+    if (record_db(r) != NULL && r->db_run > 0 &&
+        db_run_vus(r->db, r->db_run, vus_peak, vu_pool, err, sizeof(err)) != 0)
+        log_msg(LOG_ERROR, "results database: %s", err);
+}
+
 void record_monitor_hosts(run *r)
 {
     char err[1024], host[256], url[MONITOR_URL_MAX + 16];

@@ -44,6 +44,9 @@ void record_thresholds(struct run *r, const thresh_result *rs);
 void record_end(struct run *r, const char **status);
 /** Records the run's verdict (a failure is logged, not fatal). */
 void record_verdict(struct run *r, int passed, const char *why);
+/** Records the VUs the run had (db_run_vus): the peak, and the open model's
+ *  pool (0: closed model). */
+void record_vus(struct run *r, uint32_t vus_peak, uint32_t vu_pool);
 /** Records Little's law's sums of one merged second (a late part adds to it). */
 void record_little(struct run *r, uint64_t second, const ivsum *sum);
 /** Records the --capacity search (r->cap): its result and judged steps. */

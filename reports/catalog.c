@@ -143,10 +143,11 @@ int catalog_list(db *d, const char *name, long limit, catalog_row **rows, size_t
     size_t nout = 0;
     int rc = -1, step;
 
-    if (sqlite3_prepare_v2(sq,
-                           "SELECT id, name, started_us, duration_us, vus, status FROM runs "
-                           "WHERE ?1 IS NULL OR name = ?1 ORDER BY id DESC LIMIT ?2",
-                           -1, &list, NULL) != SQLITE_OK ||
+    if (sqlite3_prepare_v2(
+            sq,
+            "SELECT id, name, started_us, duration_us, vus, status, vus_peak, vu_pool FROM runs "
+            "WHERE ?1 IS NULL OR name = ?1 ORDER BY id DESC LIMIT ?2",
+            -1, &list, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(sq,
                            "SELECT count, err_tech + err_func, histogram FROM step_totals "
                            "WHERE run_id = ?",
@@ -191,6 +192,9 @@ int catalog_list(db *d, const char *name, long limit, catalog_row **rows, size_t
         r->status = xstrdup(status != NULL ? status : "?");
         r->started_us = sqlite3_column_int64(list, 2);
         r->vus = sqlite3_column_int64(list, 4);
+        r->vus_peak =
+            sqlite3_column_type(list, 6) != SQLITE_NULL ? sqlite3_column_int64(list, 6) : -1;
+        r->vu_pool = sqlite3_column_int64(list, 7);
         r->duration_us = dur;
         r->count = sum.count;
         r->errors = sum.errors;

@@ -48,6 +48,8 @@ typedef struct catalog_row {
     char *status;       /**< owned: as stored ("?" when NULL) */
     int64_t started_us; /**< wall clock, epoch microseconds */
     int64_t vus;
+    int64_t vus_peak;    /**< the most VUs at a second's end, -1 when not recorded */
+    int64_t vu_pool;     /**< the open model's pool, 0 in the closed model */
     int64_t duration_us; /**< measured, or (not ended) the sum of its intervals' lengths */
     uint64_t count;      /**< samples: from step_totals, or the intervals when it did not end */
     uint64_t errors;     /**< technical and functional, counted the same way */

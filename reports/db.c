@@ -738,6 +738,27 @@ int db_run_verdict(db *d, int64_t run_id, int passed, const char *reason, char *
     return rc;
 }
 
+int db_run_vus(db *d, int64_t run_id, int64_t vus_peak, int64_t vu_pool, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(d->sq, "UPDATE runs SET vus_peak = ?, vu_pool = ? WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record the run's VUs");
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, vus_peak);
+    if (vu_pool > 0)
+        sqlite3_bind_int64(st, 2, vu_pool);
+    else
+        sqlite3_bind_null(st, 2);
+    sqlite3_bind_int64(st, 3, run_id);
+    rc = step_done(d, st, "cannot record the run's VUs", err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int db_thresholds(db *d, int64_t run_id, const db_threshold *ts, size_t n, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;

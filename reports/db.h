@@ -188,6 +188,12 @@ enum db_failure db_failure_kind(const db *d);
  *  Returns 0, or -1 with err set. */
 int db_run_verdict(db *d, int64_t run_id, int passed, const char *reason, char *err, size_t errlen);
 
+/** Records the VUs the run had: vus_peak, the most at a second's end (the
+ *  open model: its pool's peak), and vu_pool, the open model's pool
+ *  (--max-vus; 0 in the closed model: stored NULL). Returns 0, or -1 with
+ *  err set. */
+int db_run_vus(db *d, int64_t run_id, int64_t vus_peak, int64_t vu_pool, char *err, size_t errlen);
+
 /** The verdict of one threshold of a run. All borrowed. */
 typedef struct db_threshold {
     const char *expr;        /**< as given: "SC-X-STEP-2: p99<1s" */

@@ -144,7 +144,7 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
                    "vus, started_at, started_us, ended_at, ended_us, duration_us, status, "
                    "req_duration_us, req_ramp_up_us, req_runs, command_line, "
                    "console_host, console_pid, status_reason, verdict, verdict_reason, "
-                   "req_stages FROM runs WHERE id = ?",
+                   "req_stages, vus_peak, vu_pool FROM runs WHERE id = ?",
                    r->id, err, errlen);
     int rc;
 
@@ -166,6 +166,8 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
     r->properties = query_col_str(st, 4);
     r->quern_version = query_col_str(st, 5);
     r->vus = sqlite3_column_int64(st, 6);
+    r->vus_peak = sqlite3_column_type(st, 23) != SQLITE_NULL ? sqlite3_column_int64(st, 23) : -1;
+    r->vu_pool = sqlite3_column_int64(st, 24);
     r->started_at = query_col_str(st, 7);
     r->started_us = sqlite3_column_int64(st, 8);
     r->ended_at = sqlite3_column_type(st, 9) == SQLITE_NULL ? NULL : query_col_str(st, 9);

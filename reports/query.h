@@ -110,6 +110,8 @@ typedef struct query_run {
     char *name, *tags, *script, *script_hash, *properties, *quern_version; /**< owned */
     char *status, *started_at, *ended_at; /**< owned; ended_at NULL while running */
     int64_t vus, started_us;
+    int64_t vus_peak;    /**< the most VUs at a second's end, -1 when not recorded */
+    int64_t vu_pool;     /**< the open model's pool, 0 in the closed model */
     int64_t ended_us;    /**< -1 when not ended */
     int64_t duration_us; /**< measured (or, not ended, the sum of the intervals) */
     int64_t elapsed_us;  /**< sum of the intervals' lengths */

@@ -576,7 +576,11 @@ void rhtml_write(FILE *out, const query_run *r)
         status_badge(out, r->status);
     fprintf(out, "</h1>\n<div class=\"sub\">started %s", html_time(r->started_us, b, sizeof(b)));
     fprintf(out, " · %s", dur_prose(r->duration_us, b, sizeof(b)));
-    fprintf(out, " · %lld VUs · ", (long long)r->vus);
+    if (r->vu_pool > 0 && r->vus_peak >= 0)
+        fprintf(out, " · VUs: pool peak %lld of %lld · ", (long long)r->vus_peak,
+                (long long)r->vu_pool);
+    else
+        fprintf(out, " · %lld VUs · ", (long long)r->vus);
     html_esc(out, r->script);
     fprintf(out,
             "</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"

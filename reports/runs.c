@@ -142,7 +142,11 @@ static void runs_format(const catalog_row *r, const char *status, const runverdi
     termsafe(r->name, l->name, sizeof(l->name));
     fmt_start(r->started_us, l->start, sizeof(l->start));
     fmt_duration(r->duration_us, l->dur, sizeof(l->dur));
-    snprintf(l->vus, sizeof(l->vus), "%lld", (long long)r->vus);
+    if (r->vu_pool > 0 && r->vus_peak >= 0) /* the open model: its pool's peak of its size */
+        snprintf(l->vus, sizeof(l->vus), "%lld/%lld", (long long)r->vus_peak,
+                 (long long)r->vu_pool);
+    else
+        snprintf(l->vus, sizeof(l->vus), "%lld", (long long)r->vus);
     termsafe(status, l->status, sizeof(l->status));
     termsafe(v->text, l->verdict, sizeof(l->verdict));
     if (r->duration_us > 0)

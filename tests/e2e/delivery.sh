@@ -30,7 +30,12 @@ eq "healthy: exit 0" "$?" 0
 eq "healthy: nothing unsent" "$(sj "$TMP/h.json" '"\(.run.load.undelivered_pct) \(.run.load.dropped)"')" "0 0"
 eq "healthy: the pool's peak: the 20 made at the start" "$(sj "$TMP/h.json" .run.vus_peak)" 20
 eq "healthy: the pool's size" "$(sj "$TMP/h.json" .run.vu_pool)" 50
+eq "healthy: the database keeps the pool's peak and size" \
+  "$(sqlite3 "$TMP/h.db" 'SELECT vus_peak, vu_pool FROM runs')" "20|50"
+check "healthy: quern runs shows the pool's peak of its size" \
+  grep -Eq '^ *1 .* 20/50 ' <("$QUERN" runs --db "$TMP/h.db")
 "$QUERN" report --db "$TMP/h.db" -o "$TMP/h.html" >/dev/null 2>&1
+check "healthy: the report shows the pool's peak of its size" grep -q "VUs: pool peak 20 of 50" "$TMP/h.html"
 check "healthy: the report has Little's law" grep -q "Little's law" "$TMP/h.html"
 check "healthy: no run piling up in the report (idle pool VUs are not in the system)" \
   bash -c "! grep -q 'piling up' '$TMP/h.html'"

@@ -174,6 +174,7 @@ RUNS=3
   --summary-json "$TMP/s.json" --db "$TMP/r.db" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 eq "the run passes (errors allowed: the untrusted step's)" "$rc" 0
+[ "$rc" = 0 ] || grep -E '^(Verdict|Injector|Load)' "$TMP/out" | sed 's/^/# /'
 [ "$rc" = 0 ] || sed -n 1,30p "$TMP/err"
 n() { jq -r --arg s "$1" ".tests[] | select(.name | endswith(\")\" + \$s)) | $2" "$TMP/s.json"; }
 for s in h2 h2c http1 insecure ca mtls gzip identity auth noauth bearer; do

@@ -3,6 +3,7 @@
 # seconds saturated, the verdict is inconclusive (exit 1, a failed JUnit
 # case), and --allow-saturation makes it a warning (exit 0).
 . "$(dirname "$0")/lib.bash"
+unset QUERN_ALLOW_SATURATION # judged here
 start_target
 S=tests/e2e/scripts
 
@@ -33,3 +34,7 @@ check "the JUnit injector case fails" xmllint --xpath '//testcase[@name="injecto
 eq "--allow-saturation: exit 0" "$?" 0
 check "--allow-saturation: the verdict warns" grep -q '^Verdict: passed: .*(the injector saturated, tolerated by --allow-saturation)' "$TMP/oc"
 check "--allow-saturation: no JUnit failure" bash -c "! grep -q '<failure' '$TMP/c.xml'"
+QUERN_ALLOW_SATURATION=1 "$QUERN" run $S/burn.lua --runs 4 --workers 1 -q -p base_url="$BASE" --db none \
+  >"$TMP/od" 2>&1
+eq "QUERN_ALLOW_SATURATION=1: as --allow-saturation (exit 0)" "$?" 0
+check "QUERN_ALLOW_SATURATION=1: the verdict warns" grep -q '(the injector saturated, tolerated by --allow-saturation)' "$TMP/od"
