@@ -40,6 +40,10 @@ typedef struct arrive_wait {
     uint8_t late;   /**< no VU could be created for it: the pool was full */
 } arrive_wait;
 
+/** Starts one arrival due at due_us (from the run's start); ctx is the
+ *  caller's. */
+typedef void (*arrive_start_fn)(void *ctx, int64_t due_us);
+
 /** The open model's state in one engine. */
 typedef struct arrive {
     rate_stage *st; /**< owned copy of the rate stages */
@@ -54,10 +58,14 @@ typedef struct arrive {
     size_t qhead, qlen, qcap;
     uint32_t *idle; /**< owned: indexes in engine.vus of the idle VUs (a stack) */
     uint32_t nidle;
-    uint32_t cap;      /**< VUs this scenario may have: its share of the pool */
-    uint32_t made;     /**< VUs created for it */
-    uint32_t pre;      /**< of them, created before the start (its share of --vus) */
-    uint32_t starting; /**< VUs created whose init has not ended */
+    uint32_t cap;        /**< VUs this scenario may have: its share of the pool */
+    uint32_t made;       /**< VUs created for it */
+    uint32_t pre;        /**< of them, created before the start (its share of --vus) */
+    uint32_t starting;   /**< VUs created whose init has not ended */
+    uint32_t stripes;    /**< the workers sharing the arrivals (rate / stripes is this one's) */
+    uint32_t spare;      /**< VUs kept ready ahead of need (arrive_spare) */
+    int64_t spare_at_us; /**< when spare is next looked up, from the run's start */
+    struct engine *eng;  /**< borrowed: the engine a belongs to */
     int stopped;
 } arrive;
 
@@ -73,7 +81,18 @@ arrive *arrive_of(struct engine *e, uint16_t sidx);
 /** Splits total among n weights (largest remainder, ties to the first) into
  *  out; when total >= n, each gets at least one. Exact: out sums to total. */
 void arrive_split(const double *weights, size_t n, uint32_t total, uint32_t *out);
-/** Creates the VUs asked for before the start and arms the timer. */
+/** Takes the arrivals of a due by now_us (from the run's start), at most
+ *  max, in order: start(ctx, due) for each, due its own scheduled time
+ *  (never the wake's), and a->next_us then the first one left. The timer's
+ *  wake calls it once for all the arrivals due (the clock read again when
+ *  the batch is done), then arms the timer once for the next. Returns how
+ *  many it took; none once a is stopped. */
+size_t arrive_take(arrive *a, int64_t now_us, size_t max, arrive_start_fn start, void *ctx);
+/** VUs to keep ready ahead of need at per_s arrivals a second (this
+ *  worker's): those expected over 2 ms, plus one, at most 256. */
+uint32_t arrive_spare(double per_s);
+/** Creates the VUs asked for before the start, and the spare ones
+ *  (arrive_spare) beyond them within the cap, and arms the timer. */
 void arrive_start(arrive *a, struct engine *e);
 /** VU v is ready for a run: it takes the oldest arrival of its scenario
  *  waiting, or goes idle. */
