@@ -299,7 +299,6 @@ static void on_arrival(struct ev_loop *loop, duefd *d)
     arrive *a = d->data;
     struct engine *e = ev_userdata(loop);
     int64_t now = clock_mono_us() - e->t0_us;
-
     size_t n;
 
     if (a->stopped)

@@ -2,13 +2,18 @@
  *
  * Each of this worker's arrivals (common/rate.h: the k of its stripe) is
  * due at its time from the run's start, whatever the previous runs are
- * doing. At its time an arrival takes an idle VU of the pool, which plays
- * one run of its scenario at once; when none is idle and the pool may grow
- * (engine_cfg.vu_count slots, the worker's share of --max-vus), a new VU is
- * created for it (its init first, then the run). When every VU is busy and
- * the pool is full, the arrival waits in a queue, first come first served,
- * for the next VU to come back, and is counted late when it starts; one
- * whose wait reaches --max-lag is dropped and counted. Those still waiting
+ * doing. One wake of the timer takes every arrival due by then (each with
+ * its own due time, from which its lag and its response time count), then
+ * arms the timer once for the next. An arrival takes an idle VU of the
+ * pool, which plays one run of its scenario at once; the pool (engine_cfg.
+ * vu_count slots, the worker's share of --max-vus) is grown ahead of need,
+ * a few VUs idle or in their init beyond those busy (arrive_spare), so that
+ * an arrival seldom waits for a VU to be made; when none is idle all the
+ * same, a new VU is created for it (its init first, then the run). When
+ * every VU is busy and the pool is full, the arrival waits in a queue,
+ * first come first served, for the next VU to come back, and is counted
+ * late when it starts; one whose wait reaches --max-lag is dropped and
+ * counted. Those still waiting
  * when the run stops are dropped too: nothing is lost silently.
  *
  * Several scenarios with a weight share the rate: each plays its own stream
