@@ -57,12 +57,11 @@ def fmt(x, nd=1):
     return f"{x:.{nd}f}"
 
 
-def lag_kept(r, x, col=11):
+def lag_kept(r, x):
     """A row of lag.tsv kept: none dropped, exit 0, p99 within x of the
-    floor's p99 (column col: 11 the bare floor, 14 the libcurl one), and
-    under 1 ms where the floor's is."""
+    floor's p99, and under 1 ms where the floor's is."""
     try:
-        q, f = float(r[6]), float(r[col])
+        q, f = float(r[6]), float(r[11])
     except (ValueError, IndexError):
         return False
     return r[9] == "0" and r[4] == "0" and q <= x * f and (f >= 1.0 or q < 1.0)
@@ -92,19 +91,15 @@ def lag_section(d, meta, w):
       "dropped. Rates rise by doubling, then the gap between the last kept and the first "
       "missed is halved. Beside it, in the same run: quern's closed model on the same "
       "worker (`--vus 50`, no think time) and plain wrk (`wrk -t1 -c50`; Debian has no "
-      "wrk2), both unpaced: what the worker and the machine serve at most. Last "
-      f"column, for comparison: the floor with the same HTTP work (`timerlag rate R {secs} "
-      "URL`: each arrival one GET of `/small` on the loop's bare libcurl multi).")
+      "wrk2), both unpaced: what the worker and the machine serve at most.")
     w("")
     w("| rate (/s) | scheduled | started | late | dropped | start lag p50 (ms) "
-      "| p99 (ms) | max (ms) | floor p50 (ms) | floor p99 (ms) | floor max (ms) | kept "
-      "| floor with libcurl p99 (ms) |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+      "| p99 (ms) | max (ms) | floor p50 (ms) | floor p99 (ms) | floor max (ms) | kept |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in sorted(lag, key=lambda x_: int(x_[0])):
-        r = r + ["?"] * (16 - len(r))
+        r = r + ["?"] * (13 - len(r))
         w(f"| {int(r[0]):,} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | **{r[6]}** | {r[7]} "
-          f"| {r[10]} | **{r[11]}** | {r[12]} | {'yes' if lag_kept(r, x) else '**no**'} "
-          f"| {r[14]} |")
+          f"| {r[10]} | **{r[11]}** | {r[12]} | {'yes' if lag_kept(r, x) else '**no**'} |")
     w("")
     if not best:
         return
@@ -125,11 +120,6 @@ def lag_section(d, meta, w):
         line += f"; plain wrk: {float(lwrk[0][1]):,.0f} requests/s"
     w(line + ".")
     w("")
-    c = [int(r[0]) for r in lag if lag_kept(r, x, 14)]
-    if c:
-        w(f"Against the floor with libcurl instead (the same rule, the rates tried): highest "
-          f"**{max(c):,}/s**.")
-        w("")
 
 
 def main():
