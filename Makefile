@@ -288,7 +288,8 @@ format:
 
 -include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d \
   $(B)/tests/target/tpage.d
--include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d $(B)/connfloor.d $(B)/reqfloor.d
+-include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d $(B)/connfloor.d \
+  $(B)/reqfloor.d $(B)/timerlag.d
 
 # bench/run.sh's floor of memory per VU: a bare libcurl multi holding N connections.
 $(B)/connfloor: bench/connfloor.c
@@ -296,6 +297,10 @@ $(B)/connfloor: bench/connfloor.c
 
 # bench/run.sh's floor of instructions per request: a bare libcurl multi loop.
 $(B)/reqfloor: bench/reqfloor.c
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
+
+# bench/run.sh's floor of start lag: a bare timerfd loop at a fixed rate.
+$(B)/timerlag: bench/timerlag.c
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
 
 # Test helper for bench/run.sh: N simulated agents reporting to one console.

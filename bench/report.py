@@ -1,6 +1,7 @@
 """Writes docs/benchmarks.md from the raw results of bench/run.sh.
 
 Usage: report.py TMPDIR > docs/benchmarks.md
+       report.py --only startlag TMPDIR   (that row alone, BENCH_ONLY=startlag)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -13,8 +14,9 @@ share_steady_kb max_in_flight held_back mean_ms service_mean_ms"), fanin.tsv ("r
 cpu_pct window_s user_ticks sys_ticks rss_kb console_count sim_step_counts
 sim_rc console_rc", or "requested agents FAILED") and fanin.refused ("agents
 exit_status message"), lag.tsv ("rate scheduled started late dropped
-lag_p50_ms lag_p99_ms lag_max_ms requests exit_status"), lag.best ("good bad"),
-lag_wrk.tsv (wrk's "requests rps user sys maxrss_kb"), har2lua.tsv ("mb entries
+lag_p50_ms lag_p99_ms lag_max_ms requests exit_status floor_p50_ms floor_p99_ms
+floor_max_ms"), lag.best ("good bad"), lag_wrk.tsv (wrk's "requests rps user sys
+maxrss_kb"), lag_closed.tsv (quern's closed model, the same), har2lua.tsv ("mb entries
 steps requests correlated quern_s parse_s exit") and ipr.tsv ("vus runs requests
 errors quern_ir floor_ir bare_ir floor_ok bare_ok headers", headers joined by "|"
 with "_" for spaces). Whatever
@@ -102,7 +104,81 @@ def ipr_section(rows):
     return "\n".join(o)
 
 
+def lag_kept(r, x):
+    """A row of lag.tsv kept: none dropped, exit 0, p99 within x of the
+    floor's p99, and under 1 ms where the floor's is."""
+    try:
+        q, f = float(r[6]), float(r[11])
+    except (ValueError, IndexError):
+        return False
+    return r[9] == "0" and r[4] == "0" and q <= x * f and (f >= 1.0 or q < 1.0)
+
+
+def lag_section(d, meta, w):
+    """The start-lag row (bench/run.sh step 6b), if it ran."""
+    lag = read_rows(os.path.join(d, "lag.tsv"))
+    best = read_rows(os.path.join(d, "lag.best"))
+    lwrk = read_rows(os.path.join(d, "lag_wrk.tsv"))
+    closed = read_rows(os.path.join(d, "lag_closed.tsv"))
+    x = float(meta.get("lag_x", "1.5"))
+    if not lag:
+        return
+    secs = meta.get("lag_secs", "5")
+    w("### Start lag: the highest rate one worker keeps on schedule, against its floor")
+    w("")
+    w(f"`taskset -c 1 bin/quern run bench/small.lua --rate R/s --duration {secs}s --vus 50 "
+      "--workers 1 --db none -q` against `/small`: the open model, each arrival one GET. "
+      "Its floor, at the same rate in the same run, the two in alternation: "
+      f"`taskset -c 1 build/rel/timerlag rate R {secs}` (bench/timerlag.c), a bare timerfd "
+      "loop on the same CPU taking the same schedule (arrival k due at k / R s, every "
+      "arrival due by a wake taken in it): what the machine's scheduling alone costs. A "
+      f"rate is kept when quern's start lag p99 (`scenarios[0].arrivals.start_lag.p99_ms` "
+      "of `--summary-json`, from the merged HDR histogram of every run's start lag) is at "
+      f"most {x:g}x the floor's p99, and under 1 ms where the floor's is, and none is "
+      "dropped. Rates rise by doubling, then the gap between the last kept and the first "
+      "missed is halved. Beside it, in the same run: quern's closed model on the same "
+      "worker (`--vus 50`, no think time) and plain wrk (`wrk -t1 -c50`; Debian has no "
+      "wrk2), both unpaced: what the worker and the machine serve at most.")
+    w("")
+    w("| rate (/s) | scheduled | started | late | dropped | start lag p50 (ms) "
+      "| p99 (ms) | max (ms) | floor p50 (ms) | floor p99 (ms) | floor max (ms) | kept |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in sorted(lag, key=lambda x_: int(x_[0])):
+        r = r + ["?"] * (13 - len(r))
+        w(f"| {int(r[0]):,} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | **{r[6]}** | {r[7]} "
+          f"| {r[10]} | **{r[11]}** | {r[12]} | {'yes' if lag_kept(r, x) else '**no**'} |")
+    w("")
+    if not best:
+        return
+    g = int(best[0][0])
+    at = [r for r in lag if int(r[0]) == g]
+    if g > 0 and at:
+        line = (f"Highest rate kept: **{g:,}/s** (start lag p99 {at[-1][6]} ms, its floor's "
+                f"{at[-1][11]} ms)")
+    else:
+        line = (f"**No rate tried was kept** (start lag p99 within {x:g}x the floor's, and "
+                "under 1 ms where the floor's is)")
+    if closed:
+        rps = float(closed[0][1])
+        line += f"; quern's closed model in the same run: **{rps:,.0f} requests/s**"
+        if g > 0 and rps > 0:
+            line += f" ({g / rps * 100:.0f} % of it)"
+    if lwrk:
+        line += f"; plain wrk: {float(lwrk[0][1]):,.0f} requests/s"
+    w(line + ".")
+    w("")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "startlag":
+        d = sys.argv[3]
+        meta = {}
+        with open(os.path.join(d, "meta")) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                meta[k] = v
+        lag_section(d, meta, print)
+        return
     d = sys.argv[1]
     meta = {}
     with open(os.path.join(d, "meta")) as f:
@@ -396,42 +472,7 @@ def main():
               f"| {r[7]} | {r[8]} | {tgt} |")
         w("")
 
-    lag = read_rows(os.path.join(d, "lag.tsv"))
-    best = read_rows(os.path.join(d, "lag.best"))
-    lwrk = read_rows(os.path.join(d, "lag_wrk.tsv"))
-    if lag:
-        w("### Start lag: the largest rate one worker keeps on schedule")
-        w("")
-        w(f"`taskset -c 1 bin/quern run bench/small.lua --rate R/s --duration "
-          f"{meta.get('lag_secs', '5')}s --vus 50 --workers 1 --db none -q` against `/small`: "
-          "the open model, each arrival one GET. A rate is kept when its runs start within "
-          "1 ms of their scheduled time at p99 (`scenarios[0].arrivals.start_lag.p99_ms` of "
-          "`--summary-json`, from the merged HDR histogram of every run's start lag) and none "
-          "is dropped. Rates rise by doubling, then the gap between the last kept and the "
-          "first missed is halved. Debian has no wrk2 (`apt-cache search wrk2`: nothing), so "
-          "beside it is plain wrk's unpaced request rate (`wrk -t1 -c50`), measured in the "
-          "same run: what the machine serves at most.")
-        w("")
-        w("| rate (/s) | scheduled | started | late | dropped | start lag p50 (ms) "
-          "| p99 (ms) | max (ms) | requests | kept |")
-        w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-        for r in sorted(lag, key=lambda x: int(x[0])):
-            kept = (r[9] == "0" and r[4] == "0" and r[6] != "?" and float(r[6]) < 1.0)
-            w(f"| {int(r[0]):,} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} "
-              f"| {r[8]} | {'yes' if kept else '**no**'} |")
-        w("")
-        if best:
-            g = int(best[0][0])
-            line = (f"Largest rate kept on schedule: **{g:,}/s**" if g > 0 else
-                    "**No rate tried was kept on schedule** (start lag p99 under 1 ms)")
-            if lwrk and g > 0:
-                rps = float(lwrk[0][1])
-                line += (f"; plain wrk in the same run: **{rps:,.0f} requests/s** unpaced "
-                         f"({g / rps * 100:.0f} % of it)" if rps > 0 else "")
-            elif lwrk:
-                line += f"; plain wrk in the same run: **{float(lwrk[0][1]):,.0f} requests/s** unpaced"
-            w(line + ".")
-            w("")
+    lag_section(d, meta, w)
 
     har = read_rows(os.path.join(d, "har2lua.tsv"))
     if har:

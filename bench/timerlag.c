@@ -2,14 +2,21 @@
  * against a timerfd (CLOCK_MONOTONIC, TFD_TIMER_ABSTIME) watched by an
  * ev_io, on an idle loop or one carrying libcurl traffic (CONNS transfers
  * to URL, each added again when it ends). The experiment behind the open
- * model's arrival timer (worker/arrive.c); not part of the build:
+ * model's arrival timer (worker/arrive.c), and the floor of bench/run.sh's
+ * start-lag row (build/rel/timerlag, `make MODE=rel build/rel/timerlag`):
  *
- *   cc -O2 -o timerlag bench/timerlag.c -lev -lcurl
  *   ./timerlag timer|tfd N [URL CONNS]
+ *   ./timerlag rate R SECS [URL]
  *
- * Due times are spaced 200 to 1,200 us apart (a fixed pseudo-random
- * sequence), so they fall anywhere within a millisecond; prints the
- * lateness p50, p90, p99 and max in microseconds. */
+ * timer|tfd: due times are spaced 200 to 1,200 us apart (a fixed
+ * pseudo-random sequence), so they fall anywhere within a millisecond.
+ * rate: arrival k is due at k / R s from the start, as quern's open model
+ * schedules a constant rate (common/rate.h), for SECS seconds; one timerfd,
+ * and each wake takes every arrival due by then before re-arming once for
+ * the next, as worker/arrive.c does; with URL each arrival also starts one
+ * GET of URL on the loop's libcurl multi (handles kept and reused, so
+ * connections are kept alive). Prints the lateness p50, p90, p99 and max in
+ * microseconds; in rate mode also "wakes=" (wake-ups that took arrivals). */
 #include <curl/curl.h>
 #include <ev.h>
 #include <stdint.h>
@@ -41,6 +48,11 @@ static struct {
     ev_timer curl_timer;
     const char *url;
     long requests;
+    double rate;    /* rate mode: arrivals a second, 0 otherwise */
+    int64_t t0;     /* rate mode: the start, arrival 0's due time */
+    size_t wakes;   /* rate mode: wake-ups that took at least one arrival */
+    CURL **spare;   /* rate mode with URL: finished handles, for reuse */
+    size_t nspare, capspare;
 } g;
 
 static void arm(struct ev_loop *loop)
@@ -57,6 +69,46 @@ static void arm(struct ev_loop *loop)
         ev_timer_set(&g.timer, (double)(g.due - now_us()) / 1e6, 0.);
         ev_timer_start(loop, &g.timer);
     }
+}
+
+/* Rate mode: arrival k's due time. */
+static int64_t rate_due(size_t k)
+{
+    return g.t0 + (int64_t)((double)k * 1e6 / g.rate);
+}
+
+static void rate_arm(void)
+{
+    struct itimerspec its = {0};
+    int64_t at = rate_due(g.done);
+
+    its.it_value.tv_sec = at / 1000000;
+    its.it_value.tv_nsec = (at % 1000000) * 1000;
+    timerfd_settime(g.tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void add_one(void);
+
+/* Rate mode: every arrival due by now, each with its own lateness, then
+ * the timer once for the next. */
+static void rate_wake(struct ev_loop *loop)
+{
+    int64_t now = now_us();
+    size_t took = 0;
+
+    while (g.done < g.n && rate_due(g.done) <= now) {
+        g.late[g.done] = now - rate_due(g.done);
+        g.done++;
+        took++;
+        if (g.url != NULL)
+            add_one();
+        now = now_us();
+    }
+    g.wakes += took > 0;
+    if (g.done == g.n)
+        ev_break(loop, EVBREAK_ALL);
+    else
+        rate_arm();
 }
 
 static void due(struct ev_loop *loop)
@@ -80,7 +132,11 @@ static void on_tfd(struct ev_loop *loop, ev_io *w, int revents)
     uint64_t ticks;
 
     (void)revents;
-    if (read(w->fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks))
+    if (read(w->fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks))
+        return;
+    if (g.rate > 0)
+        rate_wake(loop);
+    else
         due(loop);
 }
 
@@ -95,11 +151,28 @@ static size_t sink(char *p, size_t s, size_t n, void *u)
 
 static void add_one(void)
 {
-    CURL *h = curl_easy_init();
+    CURL *h = g.nspare > 0 ? g.spare[--g.nspare] : curl_easy_init();
 
     curl_easy_setopt(h, CURLOPT_URL, g.url);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_multi_add_handle(g.multi, h);
+}
+
+/* A finished transfer: its handle kept for the next arrival (rate mode), or
+ * freed and replaced at once (the constant CONNS of the other modes). */
+static void done_one(CURL *h)
+{
+    if (g.rate == 0) {
+        curl_easy_cleanup(h);
+        add_one();
+        return;
+    }
+    if (g.nspare == g.capspare) {
+        g.capspare = g.capspare ? g.capspare * 2 : 64;
+        g.spare = realloc(g.spare, g.capspare * sizeof(*g.spare));
+    }
+    g.spare[g.nspare++] = h;
 }
 
 static void reap(void)
@@ -112,9 +185,8 @@ static void reap(void)
             continue;
         CURL *h = m->easy_handle;
         curl_multi_remove_handle(g.multi, h);
-        curl_easy_cleanup(h);
         g.requests++;
-        add_one();
+        done_one(h);
     }
 }
 
@@ -188,12 +260,22 @@ int main(int argc, char **argv)
     struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
     int conns = argc > 4 ? atoi(argv[4]) : 0;
 
-    if (argc < 3) {
-        fprintf(stderr, "usage: timerlag timer|tfd N [URL CONNS]\n");
+    if (argc < 3 || (strcmp(argv[1], "rate") == 0 && argc < 4)) {
+        fprintf(stderr, "usage: timerlag timer|tfd N [URL CONNS] | timerlag rate R SECS [URL]\n");
         return 2;
     }
-    g.use_tfd = strcmp(argv[1], "tfd") == 0;
-    g.n = strtoul(argv[2], NULL, 10);
+    g.use_tfd = strcmp(argv[1], "tfd") == 0 || strcmp(argv[1], "rate") == 0;
+    if (strcmp(argv[1], "rate") == 0) {
+        g.rate = strtod(argv[2], NULL);
+        g.n = (size_t)(g.rate * strtod(argv[3], NULL));
+        conns = argc > 4;
+        if (g.rate <= 0 || g.n == 0) {
+            fprintf(stderr, "timerlag: rate: R and SECS must be above 0\n");
+            return 2;
+        }
+    } else {
+        g.n = strtoul(argv[2], NULL, 10);
+    }
     g.late = calloc(g.n ? g.n : 1, sizeof(*g.late));
     g.seed = 1;
     ev_init(&g.timer, on_timer);
@@ -203,25 +285,30 @@ int main(int argc, char **argv)
         ev_io_start(loop, &g.tfd_io);
     if (conns > 0) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
-        g.url = argv[3];
+        g.url = g.rate > 0 ? argv[4] : argv[3];
         g.multi = curl_multi_init();
         curl_multi_setopt(g.multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
         curl_multi_setopt(g.multi, CURLMOPT_SOCKETDATA, loop);
         curl_multi_setopt(g.multi, CURLMOPT_TIMERFUNCTION, timer_cb);
         curl_multi_setopt(g.multi, CURLMOPT_TIMERDATA, loop);
         ev_init(&g.curl_timer, on_curl_timer);
-        for (int i = 0; i < conns; i++)
+        for (int i = 0; i < conns && g.rate == 0; i++)
             add_one();
     }
-    g.due = now_us() + 10000;
-    arm(loop);
+    if (g.rate > 0) {
+        g.t0 = now_us() + 10000;
+        rate_arm();
+    } else {
+        g.due = now_us() + 10000;
+        arm(loop);
+    }
     int64_t t0 = now_us();
     ev_run(loop, 0);
     double secs = (double)(now_us() - t0) / 1e6;
     qsort(g.late, g.n, sizeof(*g.late), cmp);
-    printf("%s%s n=%zu p50=%lld p90=%lld p99=%lld max=%lld us; requests/s=%.0f\n", argv[1],
-           conns > 0 ? "+curl" : "", g.n, (long long)g.late[g.n / 2],
+    printf("%s%s n=%zu p50=%lld p90=%lld p99=%lld max=%lld us; requests/s=%.0f wakes=%zu\n",
+           argv[1], conns > 0 ? "+curl" : "", g.n, (long long)g.late[g.n / 2],
            (long long)g.late[g.n * 9 / 10], (long long)g.late[g.n * 99 / 100],
-           (long long)g.late[g.n - 1], g.requests / secs);
+           (long long)g.late[g.n - 1], g.requests / secs, g.wakes);
     return 0;
 }

@@ -10,6 +10,18 @@
 #include "worker/engine_int.h"
 #include "worker/intend.h"
 
+/* Most arrivals started in one wake: past it the rest are taken in the
+ * loop's next iteration (the timer armed in the past fires at once), so
+ * that a worker behind its schedule still serves its transfers between
+ * batches. Each keeps its own due time either way. */
+#define ARRIVE_BATCH_MAX 256
+/* VUs kept ready ahead of need, idle or with their init under way: the
+ * arrivals expected over this horizon, plus one, up to ARRIVE_SPARE_MAX;
+ * the rate looked up again this often. */
+#define ARRIVE_AHEAD_US 2000
+#define ARRIVE_SPARE_MAX 256
+#define ARRIVE_SPARE_EVERY_US 100000
+
 /* The arrival timer's callback, below. */
 static void on_arrival(struct ev_loop *loop, duefd *d);
 
@@ -23,6 +35,7 @@ static int arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share, 
     uint32_t stripes = cfg->arrival_stripes ? cfg->arrival_stripes : 1;
 
     memset(a, 0, sizeof(*a));
+    a->eng = e;
     a->scen = sidx;
     a->nst = cfg->nrate_stages;
     a->st = xcalloc(a->nst ? a->nst : 1, sizeof(*a->st));
@@ -31,6 +44,7 @@ static int arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share, 
         a->st[i].per_s *= share;
     }
     a->max_lag_us = cfg->max_lag_us;
+    a->stripes = stripes;
     a->open_vus = cfg->open_vus;
     a->cap = cap;
     a->pre = pre;
@@ -230,6 +244,49 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
     enqueue(a, due, a->starting <= a->qlen);
 }
 
+size_t arrive_take(arrive *a, int64_t now_us, size_t max, arrive_start_fn start, void *ctx)
+{
+    size_t n = 0;
+
+    while (n < max && a->next_us >= 0 && a->next_us <= now_us && !a->stopped) {
+        int64_t due = a->next_us;
+        if (rate_cursor_next(&a->cur, &a->next_us) != 0)
+            a->next_us = -1;
+        n++;
+        start(ctx, due);
+    }
+    return n;
+}
+
+uint32_t arrive_spare(double per_s)
+{
+    double n = per_s > 0 ? per_s * ARRIVE_AHEAD_US / 1e6 : 0;
+
+    return n >= ARRIVE_SPARE_MAX - 1 ? ARRIVE_SPARE_MAX : (uint32_t)n + 1;
+}
+
+/* Grows the pool ahead of need, so that an arrival finds a VU ready (its
+ * thread, its vu table, its init done) instead of waiting for one to be
+ * made: up to the spare for this worker's rate, within the pool's cap. */
+static void grow_ahead(arrive *a, struct engine *e, int64_t now)
+{
+    if (now >= a->spare_at_us) {
+        a->spare = arrive_spare(rate_at(a->st, a->nst, now) / a->stripes);
+        a->spare_at_us = now + ARRIVE_SPARE_EVERY_US;
+    }
+    while (a->nidle + a->starting < a->qlen + a->spare)
+        if (grow(a, e) != 0)
+            break;
+}
+
+/* arrive_take's start in the loop: ctx is the arrive. */
+static void take_one(void *ctx, int64_t due)
+{
+    arrive *a = ctx;
+
+    arrival(a, a->eng, due);
+}
+
 /* Arms the timer at the next arrival's due time, from the run's start. */
 static void arm(arrive *a, struct engine *e)
 {
@@ -242,16 +299,22 @@ static void on_arrival(struct ev_loop *loop, duefd *d)
     arrive *a = d->data;
     struct engine *e = ev_userdata(loop);
     int64_t now = clock_mono_us() - e->t0_us;
+    size_t n;
 
     if (a->stopped)
         return;
     drop_stale(a, e, now);
-    while (a->next_us >= 0 && a->next_us <= now && !a->stopped) {
-        arrival(a, e, a->next_us);
-        if (rate_cursor_next(&a->cur, &a->next_us) != 0)
-            a->next_us = -1;
+    /* Every arrival due by now in this one wake, then those that fell due
+     * while the batch ran (the clock read again), then the timer once. */
+    n = arrive_take(a, now, ARRIVE_BATCH_MAX, take_one, a);
+    if (n < ARRIVE_BATCH_MAX && a->next_us >= 0) {
+        now = clock_mono_us() - e->t0_us;
+        arrive_take(a, now, ARRIVE_BATCH_MAX - n, take_one, a);
     }
-    if (a->next_us >= 0 && !a->stopped)
+    if (a->stopped)
+        return;
+    grow_ahead(a, e, now);
+    if (a->next_us >= 0)
         arm(a, e);
 }
 
@@ -262,6 +325,7 @@ void arrive_start(arrive *a, struct engine *e)
     while (a->made < a->pre)
         if (grow(a, e) != 0)
             break;
+    grow_ahead(a, e, 0);
     if (a->next_us >= 0)
         arm(a, e);
 }

@@ -2,13 +2,18 @@
  *
  * Each of this worker's arrivals (common/rate.h: the k of its stripe) is
  * due at its time from the run's start, whatever the previous runs are
- * doing. At its time an arrival takes an idle VU of the pool, which plays
- * one run of its scenario at once; when none is idle and the pool may grow
- * (engine_cfg.vu_count slots, the worker's share of --max-vus), a new VU is
- * created for it (its init first, then the run). When every VU is busy and
- * the pool is full, the arrival waits in a queue, first come first served,
- * for the next VU to come back, and is counted late when it starts; one
- * whose wait reaches --max-lag is dropped and counted. Those still waiting
+ * doing. One wake of the timer takes every arrival due by then (each with
+ * its own due time, from which its lag and its response time count), then
+ * arms the timer once for the next. An arrival takes an idle VU of the
+ * pool, which plays one run of its scenario at once; the pool (engine_cfg.
+ * vu_count slots, the worker's share of --max-vus) is grown ahead of need,
+ * a few VUs idle or in their init beyond those busy (arrive_spare), so that
+ * an arrival seldom waits for a VU to be made; when none is idle all the
+ * same, a new VU is created for it (its init first, then the run). When
+ * every VU is busy and the pool is full, the arrival waits in a queue,
+ * first come first served, for the next VU to come back, and is counted
+ * late when it starts; one whose wait reaches --max-lag is dropped and
+ * counted. Those still waiting
  * when the run stops are dropped too: nothing is lost silently.
  *
  * Several scenarios with a weight share the rate: each plays its own stream
@@ -40,6 +45,10 @@ typedef struct arrive_wait {
     uint8_t late;   /**< no VU could be created for it: the pool was full */
 } arrive_wait;
 
+/** Starts one arrival due at due_us (from the run's start); ctx is the
+ *  caller's. */
+typedef void (*arrive_start_fn)(void *ctx, int64_t due_us);
+
 /** The open model's state in one engine. */
 typedef struct arrive {
     rate_stage *st; /**< owned copy of the rate stages */
@@ -54,10 +63,14 @@ typedef struct arrive {
     size_t qhead, qlen, qcap;
     uint32_t *idle; /**< owned: indexes in engine.vus of the idle VUs (a stack) */
     uint32_t nidle;
-    uint32_t cap;      /**< VUs this scenario may have: its share of the pool */
-    uint32_t made;     /**< VUs created for it */
-    uint32_t pre;      /**< of them, created before the start (its share of --vus) */
-    uint32_t starting; /**< VUs created whose init has not ended */
+    uint32_t cap;        /**< VUs this scenario may have: its share of the pool */
+    uint32_t made;       /**< VUs created for it */
+    uint32_t pre;        /**< of them, created before the start (its share of --vus) */
+    uint32_t starting;   /**< VUs created whose init has not ended */
+    uint32_t stripes;    /**< the workers sharing the arrivals (rate / stripes is this one's) */
+    uint32_t spare;      /**< VUs kept ready ahead of need (arrive_spare) */
+    int64_t spare_at_us; /**< when spare is next looked up, from the run's start */
+    struct engine *eng;  /**< borrowed: the engine a belongs to */
     int stopped;
 } arrive;
 
@@ -73,7 +86,18 @@ arrive *arrive_of(struct engine *e, uint16_t sidx);
 /** Splits total among n weights (largest remainder, ties to the first) into
  *  out; when total >= n, each gets at least one. Exact: out sums to total. */
 void arrive_split(const double *weights, size_t n, uint32_t total, uint32_t *out);
-/** Creates the VUs asked for before the start and arms the timer. */
+/** Takes the arrivals of a due by now_us (from the run's start), at most
+ *  max, in order: start(ctx, due) for each, due its own scheduled time
+ *  (never the wake's), and a->next_us then the first one left. The timer's
+ *  wake calls it once for all the arrivals due (the clock read again when
+ *  the batch is done), then arms the timer once for the next. Returns how
+ *  many it took; none once a is stopped. */
+size_t arrive_take(arrive *a, int64_t now_us, size_t max, arrive_start_fn start, void *ctx);
+/** VUs to keep ready ahead of need at per_s arrivals a second (this
+ *  worker's): those expected over 2 ms, plus one, at most 256. */
+uint32_t arrive_spare(double per_s);
+/** Creates the VUs asked for before the start, and the spare ones
+ *  (arrive_spare) beyond them within the cap, and arms the timer. */
 void arrive_start(arrive *a, struct engine *e);
 /** VU v is ready for a run: it takes the oldest arrival of its scenario
  *  waiting, or goes idle. */

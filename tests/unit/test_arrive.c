@@ -1,12 +1,40 @@
 /* Unit tests for worker/arrive: the split of the pool (and of --vus) among
- * the scenarios that share an arrival rate by weight. */
+ * the scenarios that share an arrival rate by weight; the arrivals due by a
+ * wake all taken in it, each with its own due time; the VUs kept ready. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "worker/arrive.h"
+
+/* What arrive_take started: the due times, in order. */
+typedef struct taken {
+    int64_t due[2048];
+    size_t n;
+} taken;
+
+static void note(void *ctx, int64_t due_us)
+{
+    taken *t = ctx;
+    if (t->n < sizeof(t->due) / sizeof(t->due[0]))
+        t->due[t->n] = due_us;
+    t->n++;
+}
+
+/* An arrive holding only a schedule: R a second for 1 s, stripe of stripes. */
+static void schedule(arrive *a, rate_stage *st, double per_s, uint32_t stripe, uint32_t stripes)
+{
+    memset(a, 0, sizeof(*a));
+    st[0].dur_us = 0;
+    st[0].per_s = per_s;
+    st[1].dur_us = 1000000;
+    st[1].per_s = per_s;
+    rate_cursor_init(&a->cur, st, 2, stripe, stripes);
+    assert_int_equal(rate_cursor_next(&a->cur, &a->next_us), 0);
+}
 
 static uint32_t sum(const uint32_t *a, size_t n)
 {
@@ -63,12 +91,74 @@ static void test_split_one(void **state)
     assert_int_equal(out[0], 17);
 }
 
+static void test_take_all_due_in_one_wake(void **state)
+{
+    arrive a;
+    rate_stage st[2];
+    static taken t;
+
+    /* 20,000/s: arrival k due at 50 k us; a wake at 5 ms (late for all but
+     * the last) takes the 101 due by then at once, each at its own time. */
+    schedule(&a, st, 20000, 0, 1);
+    t.n = 0;
+    assert_int_equal(arrive_take(&a, 5000, 256, note, &t), 101);
+    assert_int_equal(t.n, 101);
+    for (size_t k = 0; k < t.n; k++)
+        assert_int_equal(t.due[k], (int64_t)k * 50);
+    assert_int_equal(a.next_us, 5050); /* the timer's next time */
+    /* nothing more is due yet: the same wake takes none */
+    assert_int_equal(arrive_take(&a, 5049, 256, note, &t), 0);
+    assert_int_equal(t.n, 101);
+    /* the next wake goes on where it stopped, none twice, none skipped */
+    assert_int_equal(arrive_take(&a, 5100, 256, note, &t), 2);
+    assert_int_equal(t.due[101], 5050);
+    assert_int_equal(t.due[102], 5100);
+}
+
+static void test_take_bounded_and_striped(void **state)
+{
+    arrive a;
+    rate_stage st[2];
+    static taken t;
+
+    /* 1,000 due at once, at most 256 a wake: the rest keep their times */
+    schedule(&a, st, 20000, 0, 1);
+    t.n = 0;
+    assert_int_equal(arrive_take(&a, 49950, 256, note, &t), 256);
+    assert_int_equal(a.next_us, 256 * 50);
+    assert_int_equal(arrive_take(&a, 49950, 2048, note, &t), 1000 - 256);
+    for (size_t k = 0; k < t.n; k++)
+        assert_int_equal(t.due[k], (int64_t)k * 50);
+    /* worker 1 of 4: arrivals 1, 5, 9, ... of the run */
+    schedule(&a, st, 20000, 1, 4);
+    t.n = 0;
+    assert_int_equal(arrive_take(&a, 1000, 256, note, &t), 5);
+    assert_int_equal(t.due[0], 50);
+    assert_int_equal(t.due[4], 850);
+    /* a stopped arrive takes none */
+    a.stopped = 1;
+    assert_int_equal(arrive_take(&a, 1000000, 256, note, &t), 0);
+}
+
+static void test_spare(void **state)
+{
+    /* the arrivals of the next 2 ms, plus one, at most 256 */
+    assert_int_equal(arrive_spare(0), 1);
+    assert_int_equal(arrive_spare(100), 1);
+    assert_int_equal(arrive_spare(1000), 3);
+    assert_int_equal(arrive_spare(20000), 41);
+    assert_int_equal(arrive_spare(1e6), 256);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_by_weight),
         cmocka_unit_test(test_split_at_least_one),
         cmocka_unit_test(test_split_one),
+        cmocka_unit_test(test_take_all_due_in_one_wake),
+        cmocka_unit_test(test_take_bounded_and_striped),
+        cmocka_unit_test(test_spare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
