@@ -293,14 +293,17 @@ format:
 
 # bench/run.sh's floor of memory per VU: a bare libcurl multi holding N connections.
 $(B)/connfloor: bench/connfloor.c
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
 
 # bench/run.sh's floor of instructions per request: a bare libcurl multi loop.
 $(B)/reqfloor: bench/reqfloor.c
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
 
 # bench/run.sh's floor of start lag: a bare timerfd loop at a fixed rate.
 $(B)/timerlag: bench/timerlag.c
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
 
 # Test helper for bench/run.sh: N simulated agents reporting to one console.

@@ -40,16 +40,16 @@ check "healthy: the report has Little's law" grep -q "Little's law" "$TMP/h.html
 check "healthy: no run piling up in the report (idle pool VUs are not in the system)" \
   bash -c "! grep -q 'piling up' '$TMP/h.html'"
 
-# ---- a capacity search whose second step, 20,000/s, one worker cannot start:
+# ---- a capacity search whose second step, 100,000/s, one worker cannot start:
 # its arrivals wait (late, dropped), and its p95 is quern's own queue
-"$QUERN" run $D/capacity.lua --capacity 100/s:19900/s:2s:20000/s --threshold 'p95<100ms' --workers 1 \
+"$QUERN" run $D/capacity.lua --capacity 100/s:99900/s:2s:100000/s --threshold 'p95<100ms' --workers 1 \
   -q -p base_url="$BASE" -p path=/static/a.css --db "$TMP/c.db" --summary-json "$TMP/c.json" >"$TMP/c.out" 2>"$TMP/c.err"
 eq "injector-limited search: exit 1 (inconclusive)" "$?" 1
 eq "injector-limited search: limited_by" "$(sj "$TMP/c.json" .capacity.limited_by)" injector
 eq "injector-limited search: steps' injector_saturated" \
   "$(sj "$TMP/c.json" '[.capacity.steps[].injector_saturated] | map(tostring) | join(",")')" "false,true"
 check "injector-limited search: the capacity is a lower bound" \
-  grep -q '^Verdict: inconclusive: capacity at least 100/s: the step at 20000/s was limited by the injector' "$TMP/c.out"
+  grep -q '^Verdict: inconclusive: capacity at least 100/s: the step at 100000/s was limited by the injector' "$TMP/c.out"
 eq "injector-limited search: the database has it" \
   "$(sqlite3 "$TMP/c.db" "SELECT limited_by FROM capacity; SELECT group_concat(injector_saturated) FROM capacity_steps")" "injector
 0,1"
