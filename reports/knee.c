@@ -18,6 +18,7 @@
 #define KNEE_P95_COLOR "#d97706"
 #define KNEE_FAIL_COLOR "#b42318"
 #define KNEE_CAP_COLOR "#16a34a"
+#define KNEE_INJ_COLOR "#fde68a" /* the band of a step the injector limited */
 
 /* A round axis top at or above v (1, 2 or 5 times a power of ten). */
 static double round_up(double v)
@@ -97,6 +98,17 @@ static void svg(FILE *out, const capdb_run *c)
                 KNEE_L, KNEE_W - KNEE_R, y, y, KNEE_L - 6, y + 4, KNEE_TPS_COLOR, ttop * f,
                 KNEE_W - KNEE_R + 6, y + 4, KNEE_P95_COLOR, ptop * f);
     }
+    /* a step whose load quern could not send: its figures are quern's own */
+    for (size_t i = 0; i < n; i++)
+        if (c->steps[i].injector_saturated) {
+            double w = (double)(KNEE_W - KNEE_L - KNEE_R) / (double)n;
+            fprintf(out,
+                    "<rect class=\"injector\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                    "height=\"%d\" fill=\"%s\" fill-opacity=\"0.6\"><title>injector-limited: ",
+                    x_of(i, n) - w / 2, KNEE_T, w, KNEE_H - KNEE_T - KNEE_B, KNEE_INJ_COLOR);
+            html_esc(out, c->steps[i].injector);
+            fputs("</title></rect>\n", out);
+        }
     for (size_t i = 0; i < n; i++) {
         char lb[48];
         load_text(c, c->steps[i].load, lb, sizeof(lb));
@@ -132,6 +144,13 @@ static void svg(FILE *out, const capdb_run *c)
           out);
     if (open)
         fputs(" <span style=\"color:#9ca3af\">- - offered load</span>", out);
+    for (size_t i = 0; i < n; i++)
+        if (c->steps[i].injector_saturated) {
+            fputs(" <span style=\"background:" KNEE_INJ_COLOR "\">&#160;&#160;</span> a step the "
+                  "injector limited (its figures are quern's own)",
+                  out);
+            break;
+        }
     fputs(" <span style=\"color:" KNEE_FAIL_COLOR "\">&#9679; failing step</span></div>\n"
           "</figure>\n",
           out);
@@ -155,6 +174,11 @@ void knee_section(FILE *out, const capdb_run *c)
         load_text(c, f->load, sb, sizeof(sb));
         fprintf(out, "; the step at %s failed: ", sb);
         html_esc(out, f->failed);
+        if (strcmp(c->limited_by, "injector") == 0) {
+            fputs(", limited by the injector (", out);
+            html_esc(out, f->injector);
+            fputs("): a lower bound, not the server's capacity", out);
+        }
     } else {
         fputs("; no step failed (the search reached MAX or the run ended first)", out);
     }
@@ -175,6 +199,11 @@ void knee_section(FILE *out, const capdb_run *c)
                 i + 1, sb, s->tps, s->p50_ms, s->p95_ms, s->p99_ms, s->errors_pct,
                 s->passed ? "better" : "worse", s->passed ? "passed" : "failed: ");
         html_esc(out, s->failed);
+        if (s->injector_saturated) {
+            fputs(" <span class=\"injector\">[injector-limited: ", out);
+            html_esc(out, s->injector);
+            fputs("]</span>", out);
+        }
         fputs("</td></tr>\n", out);
     }
     fputs("</tbody></table>\n</section>\n", out);

@@ -53,4 +53,10 @@ check "injector-limited search: the capacity is a lower bound" \
 eq "injector-limited search: the database has it" \
   "$(sqlite3 "$TMP/c.db" "SELECT limited_by FROM capacity; SELECT group_concat(injector_saturated) FROM capacity_steps")" "injector
 0,1"
+"$QUERN" report --db "$TMP/c.db" -o "$TMP/c.html" >/dev/null 2>&1
+eq "injector-limited search: the knee chart shades the one step the injector limited" \
+  "$(grep -o '<rect class="injector"' "$TMP/c.html" | wc -l)" 1
+check "injector-limited search: the report calls the capacity a lower bound" \
+  grep -q 'limited by the injector (.*): a lower bound, not the server' "$TMP/c.html"
+check "injector-limited search: the steps table marks the step" grep -q '\[injector-limited: ' "$TMP/c.html"
 sed -n '/^Capacity search/,/^Capacity:/p' "$TMP/c.out" | sed 's/^/# /'
