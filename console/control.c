@@ -101,6 +101,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
 
     record_second(r, second, sum);
     record_little(r, second, sum);
+    record_injector(r, second, sum);
     /* A late second adds to the totals without adding time. */
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
     agg_add_arrivals(&r->agg, sum->arrivals);

@@ -11,6 +11,7 @@
 #include "console/mhost.h"
 #include "console/run.h"
 #include "reports/capdb.h"
+#include "reports/injector.h"
 #include "reports/little.h"
 
 void record_failed(run *r, const char *err)
@@ -242,6 +243,28 @@ void record_monitor_item(run *r, const monitor_item *it)
             i < MHOST_FIXED ? mhost_name((enum mhost_metric)i) : r->o.msel_text[i - MHOST_FIXED];
     if (dbmon_samples(r->dbmon, r->db_run, (unsigned)it->host, second, names, it->v, it->nv, err,
                       sizeof(err)) != 0)
+        record_failed(r, err);
+}
+
+/* The injector's own load in one merged second, every worker together
+ * (reports/injector.h). */
+void record_injector(run *r, uint64_t second, const ivsum *sum)
+{
+    injector_row row = {second, 0, 0, 0, 0};
+    char err[1024];
+
+    if (sum->nload == 0 || record_db(r) == NULL || r->db_run <= 0)
+        return;
+    for (size_t i = 0; i < sum->nload; i++) {
+        const ivsum_load *l = &sum->load[i];
+        row.workers++;
+        row.saturated += l->saturated != 0;
+        if (l->cpu_permille > row.cpu_max_permille)
+            row.cpu_max_permille = l->cpu_permille;
+        if (l->loop_lag_max_us > row.lag_max_us)
+            row.lag_max_us = l->loop_lag_max_us;
+    }
+    if (injector_write(r->db, r->db_run, &row, err, sizeof(err)) != 0)
         record_failed(r, err);
 }
 

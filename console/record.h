@@ -49,6 +49,9 @@ void record_verdict(struct run *r, int passed, const char *why);
 void record_vus(struct run *r, uint32_t vus_peak, uint32_t vu_pool);
 /** Records Little's law's sums of one merged second (a late part adds to it). */
 void record_little(struct run *r, uint64_t second, const ivsum *sum);
+/** Records the injector's own load of one merged second, every worker
+ *  together (reports/injector.h; a late part adds its workers). */
+void record_injector(struct run *r, uint64_t second, const ivsum *sum);
 /** Records the --capacity search (r->cap): its result and judged steps. */
 void record_capacity(struct run *r);
 

@@ -13,6 +13,7 @@
 #include "common/mem.h"
 #include "reports/abandon.h"
 #include "reports/capdb.h"
+#include "reports/injector.h"
 #include "reports/little.h"
 #include "reports/chart.h"
 #include "reports/series.h"
@@ -508,7 +509,8 @@ int query_run_incomplete(const query_run *r)
 }
 
 /* The run's capacity search, when it had one (reports/capdb.h), and its
- * Little's law seconds (reports/little.h). */
+ * Little's law seconds (reports/little.h) and the injector's own load
+ * (reports/injector.h). */
 static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
 {
     capdb_run c;
@@ -520,7 +522,9 @@ static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     }
     if (h < 0)
         return -1;
-    return little_load(sq, r->id, &r->little, &r->nlittle, err, errlen);
+    if (little_load(sq, r->id, &r->little, &r->nlittle, err, errlen) != 0)
+        return -1;
+    return injector_load(sq, r->id, &r->inj, &r->ninj, err, errlen);
 }
 
 query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
@@ -577,6 +581,7 @@ void query_run_free(query_run *r)
         capdb_free(r->capacity);
     xfree(r->capacity);
     xfree(r->little);
+    xfree(r->inj);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);

@@ -146,8 +146,10 @@ typedef struct query_run {
     struct capdb_run *capacity; /**< owned: its --capacity search (reports/capdb.h), NULL: none */
     struct little_row *little;  /**< owned: Little's law per second (reports/little.h) */
     size_t nlittle;             /**< entries in little (0: none, a run from an older quern) */
-    int abandoned;              /**< 1: left running by a console that is gone (status is then
-                                     "abandoned", status_reason says why) */
+    struct injector_row *inj; /**< owned: the injector's own load per second (reports/injector.h) */
+    size_t ninj;              /**< entries in inj (0: none, a run from an older quern) */
+    int abandoned;            /**< 1: left running by a console that is gone (status is then
+                                   "abandoned", status_reason says why) */
 
     query_threshold *thresholds; /**< nthresholds, by position */
     size_t nthresholds;

@@ -12,6 +12,7 @@
 #include "reports/rmon.h"
 #include "reports/knee.h"
 #include "reports/lchart.h"
+#include "reports/injector.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -598,6 +599,7 @@ void rhtml_write(FILE *out, const query_run *r)
         knee_section(out, r->capacity);
     if (r->nlittle > 0)
         lchart_section(out, r->little, r->nlittle);
+    injector_section(out, r->inj, r->ninj);
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);

@@ -372,3 +372,18 @@ ALTER TABLE capacity_steps ADD COLUMN injector_saturated INTEGER NOT NULL DEFAUL
 ALTER TABLE capacity_steps ADD COLUMN injector TEXT;
 ALTER TABLE runs ADD COLUMN vus_peak INTEGER;
 ALTER TABLE runs ADD COLUMN vu_pool INTEGER;
+-- @migration 11
+-- The injector's own load per second (worker/selfmon.h, common/saturation.h),
+-- every worker of every agent together:
+--   workers: the workers that reported the second; saturated: how many of
+--   them did not keep up; cpu_max_permille: the busiest one's CPU (1000 =
+--   one core); lag_max_us: the worst lateness of any worker's event loop.
+CREATE TABLE injector_seconds (
+    run_id           INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    second           INTEGER NOT NULL,
+    workers          INTEGER NOT NULL,
+    saturated        INTEGER NOT NULL,
+    cpu_max_permille INTEGER NOT NULL,
+    lag_max_us       INTEGER NOT NULL,
+    PRIMARY KEY (run_id, second)
+);

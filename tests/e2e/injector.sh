@@ -18,7 +18,7 @@ eq "named by its agent" "$(sj "$TMP/a.json" '.run.injector.workers[0].agent')" l
 check "the summary says it kept up" grep -q '^Injector: kept up (CPU max [0-9]* %, loop lag p99 [0-9]* ms)' "$TMP/oa"
 
 # (b) the loop held 800 ms a run: saturated, whatever else the machine runs.
-"$QUERN" run $S/burn.lua --runs 5 --workers 1 -p base_url="$BASE" --db none \
+"$QUERN" run $S/burn.lua --runs 5 --workers 1 -p base_url="$BASE" --db "$TMP/b.db" \
   --summary-json "$TMP/b.json" --junit "$TMP/b.xml" >"$TMP/ob" 2>&1
 eq "a saturated run exits 1" "$?" 1
 between "most of its seconds saturated" "$(sj "$TMP/b.json" .run.injector.saturated_s)" 2 10
@@ -27,6 +27,13 @@ check "the verdict is inconclusive" grep -q '^Verdict: inconclusive: the injecto
 check "the summary names the worker" grep -q '^Injector: saturated [0-9]* of [0-9]* s (agent local, worker 0: CPU [0-9]* %, loop lag p99 [0-9]* ms)' "$TMP/ob"
 check "the live line says so" grep -q 'injector saturated: worker 0 CPU [0-9]* %, lag [0-9]* ms' "$TMP/ob"
 eq "the JSON verdict did not pass" "$(sj "$TMP/b.json" .verdict.passed)" false
+eq "the database keeps the saturated seconds" \
+  "$(sqlite3 "$TMP/b.db" 'SELECT count(*) FROM injector_seconds WHERE saturated > 0')" \
+  "$(sj "$TMP/b.json" .run.injector.saturated_s)"
+"$QUERN" report --db "$TMP/b.db" -o "$TMP/b.html" >/dev/null 2>&1
+check "the report counts them and charts the injector's CPU and lag" \
+  grep -q "The injector saturated: <b>$(sj "$TMP/b.json" .run.injector.saturated_s) of " "$TMP/b.html"
+check "the report's injector charts" grep -q "Injector event-loop lag" "$TMP/b.html"
 check "the JUnit injector case fails" xmllint --xpath '//testcase[@name="injector"]/failure[@type="inconclusive"]' "$TMP/b.xml"
 
 "$QUERN" run $S/burn.lua --runs 4 --workers 1 -q -p base_url="$BASE" --db none --allow-saturation \

@@ -1,0 +1,91 @@
+/* Unit tests for reports/injector: the injector's own load per second,
+ * stored, read back and drawn. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "reports/injector.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mem.h"
+#include "dbfix.h"
+
+static void test_store(void **state)
+{
+    fx *f = *state;
+    db_run_info ri;
+    char err[512] = "";
+    injector_row a = {0, 1, 0, 420, 3000};
+    injector_row late = {0, 1, 1, 990, 280000}; /* a second worker's part, after the second */
+    injector_row c = {1, 2, 0, 300, 2000};
+    injector_row *rows;
+    size_t n;
+    int64_t id;
+
+    memset(&ri, 0, sizeof(ri));
+    ri.name = "i";
+    ri.script = f->script;
+    ri.vus = 5;
+    ri.started_us = 1700000000000000;
+    id = db_run_begin(f->d, &ri, err, sizeof(err));
+    assert_true(id > 0);
+    assert_int_equal(injector_write(f->d, id, &a, err, sizeof(err)), 0);
+    assert_int_equal(injector_write(f->d, id, &c, err, sizeof(err)), 0);
+    assert_int_equal(injector_write(f->d, id, &late, err, sizeof(err)), 0);
+    assert_int_equal(injector_load(db_sqlite(f->d), id, &rows, &n, err, sizeof(err)), 0);
+    assert_int_equal(n, 2);
+    /* the late part adds its worker; the busiest CPU and the worst lag stay */
+    assert_int_equal(rows[0].second, 0);
+    assert_int_equal(rows[0].workers, 2);
+    assert_int_equal(rows[0].saturated, 1);
+    assert_int_equal(rows[0].cpu_max_permille, 990);
+    assert_int_equal(rows[0].lag_max_us, 280000);
+    assert_int_equal(rows[1].saturated, 0);
+    xfree(rows);
+    assert_int_equal(injector_load(db_sqlite(f->d), id + 1, &rows, &n, err, sizeof(err)), 0);
+    assert_int_equal(n, 0);
+    assert_null(rows);
+}
+
+/* The section counts and lists the saturated seconds, and draws both charts. */
+static void test_section(void **state)
+{
+    injector_row rows[6] = {{0, 1, 0, 400, 2000}, {1, 1, 1, 990, 300000}, {2, 1, 1, 1000, 450000},
+                            {3, 1, 0, 500, 3000}, {5, 1, 1, 950, 90000},  {6, 1, 0, 200, 1000}};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+
+    (void)state;
+    injector_section(out, rows, 6);
+    injector_section(out, rows, 0); /* nothing */
+    fclose(out);
+    assert_non_null(strstr(buf, "The injector saturated: <b>3 of 6 s</b>"));
+    assert_non_null(strstr(buf, ": 1-2 s, 5 s."));
+    assert_non_null(strstr(buf, "Injector CPU (busiest worker"));
+    assert_non_null(strstr(buf, "Injector event-loop lag"));
+    assert_null(strstr(buf, "nan"));
+    assert_null(strstr(buf, "inf"));
+    free(buf);
+
+    buf = NULL;
+    out = open_memstream(&buf, &len);
+    injector_section(out, rows, 1);
+    fclose(out);
+    assert_non_null(strstr(buf, "The injector kept up: <b>0 of 1 s</b>"));
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_store, setup_open, teardown),
+        cmocka_unit_test(test_section),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
