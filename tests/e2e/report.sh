@@ -38,7 +38,8 @@ eq "report: total row = server requests" \
 eq "report: step counts = step_totals" "$(step_counts "$H" | paste -sd' ')" \
   "$(q 'SELECT group_concat(count, " ") FROM (SELECT count FROM step_totals WHERE run_id = 1 ORDER BY step_index)')"
 nsvg=$(grep -o '<svg class="chart"' "$H" | wc -l)
-between "report: SVG charts (6 for the run, Little's law the sixth, 2 per step)" "$nsvg" 12 12
+between "report: SVG charts (6 for the run, Little's law the sixth, 2 of the injector's own load, 2 per step)" "$nsvg" 14 14
+check "report: the injector's own load" grep -q '<section id="injector">' "$H"
 for t in "Throughput" "Response time percentiles" "Errors per second" "Active virtual users"; do
   check "report: chart \"$t\"" grep -q "<figcaption>$t" "$H"
 done
@@ -166,7 +167,7 @@ if command -v chromium >/dev/null 2>&1; then
   }
   chrome --dump-dom "file://$H" >"$TMP/dom.html"
   eq "chromium renders the report" "$?" 0
-  between "chromium: the rendered DOM has the SVG charts" "$(grep -o '<svg class="chart"' "$TMP/dom.html" | wc -l)" 12 12
+  between "chromium: the rendered DOM has the SVG charts" "$(grep -o '<svg class="chart"' "$TMP/dom.html" | wc -l)" 14 14
   check "chromium: the charts have drawn paths" grep -q '<path fill="none"' "$TMP/dom.html"
   check "chromium: the page rendered to its end" grep -q '<footer>quern ' "$TMP/dom.html"
   check "chromium: no error text in the page" \
