@@ -88,7 +88,7 @@ static void finish_delivery(run *r, summary_info *si, delivery *dl)
         in.runs += r->agg.runs[i];
         in.missed_pacing += r->agg.missed_pacing[i];
     }
-    in.saturated = injtot_share(&r->agg.inj) > VERDICT_SATURATED_MAX;
+    in.saturated = verdict_saturated(injtot_share(&r->agg.inj));
     delivery_compute(&in, dl);
     si->load = dl;
     si->vu_pool = in.pool;
@@ -186,8 +186,7 @@ void finish_run(run *r)
     si.verdict_passed = v.passed;
     si.verdict = v.why;
     fprintf(stdout, "\nVerdict: %s\n", v.why);
-    write_junit(r, rs, NULL, vi.saturated_share > VERDICT_SATURATED_MAX && !vi.allow_saturation,
-                v.why);
+    write_junit(r, rs, NULL, verdict_saturated(vi.saturated_share) && !vi.allow_saturation, v.why);
     if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);
         r->rc = RUN_EXIT_START;

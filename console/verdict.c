@@ -26,10 +26,15 @@ static const char *text_or(const char *s, const char *dflt)
     return s != NULL && s[0] != '\0' ? s : dflt;
 }
 
+int verdict_saturated(double share)
+{
+    return share > VERDICT_SATURATED_MAX;
+}
+
 void verdict_decide(const verdict_in *in, verdict *out)
 {
     size_t failed = 0, first = 0;
-    int saturated = in->saturated_share > VERDICT_SATURATED_MAX;
+    int saturated = verdict_saturated(in->saturated_share);
     char sat[VERDICT_WHY_MAX / 2] = "";
 
     memset(out, 0, sizeof(*out));

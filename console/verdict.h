@@ -86,6 +86,11 @@ typedef struct verdict {
     char why[VERDICT_WHY_MAX]; /**< "failed: threshold p95<500ms: p95 = ..." */
 } verdict;
 
+/** 1 when share (saturated seconds over measured seconds) is past
+ *  VERDICT_SATURATED_MAX: rule 6's test, for the JUnit case and the reason
+ *  of the load not sent too. */
+int verdict_saturated(double share);
+
 /** Applies the rules above to in. */
 void verdict_decide(const verdict_in *in, verdict *out);
 

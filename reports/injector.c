@@ -123,6 +123,21 @@ static void ranges(FILE *out, const injector_row *rows, size_t n)
           out);
 }
 
+/* One of the section's two half-width charts. */
+static void half_chart(FILE *out, const char *title, const char *unit, size_t npts, unsigned width,
+                       const chart_series *series, size_t nseries)
+{
+    chart c = {.title = title,
+               .unit = unit,
+               .npts = npts,
+               .width_s = width,
+               .small = 1,
+               .series = series,
+               .nseries = nseries};
+
+    chart_svg(out, &c);
+}
+
 void injector_section(FILE *out, const injector_row *rows, size_t n)
 {
     uint64_t last;
@@ -155,22 +170,8 @@ void injector_section(FILE *out, const injector_row *rows, size_t n)
         chart_series cs[2] = {{"busiest worker's CPU", CHART_COLOR(0), cpu, npts, 0},
                               {"a worker saturated", "#b42318", sat, npts, 0}};
         chart_series ls[1] = {{"worst event-loop lag", CHART_COLOR(1), lag, npts, 0}};
-        chart c = {.title = "Injector CPU (busiest worker, one core = 100 %)",
-                   .unit = "%",
-                   .npts = npts,
-                   .width_s = width,
-                   .small = 1,
-                   .series = cs,
-                   .nseries = 2};
-        chart l = {.title = "Injector event-loop lag (worst worker)",
-                   .unit = "ms",
-                   .npts = npts,
-                   .width_s = width,
-                   .small = 1,
-                   .series = ls,
-                   .nseries = 1};
-        chart_svg(out, &c);
-        chart_svg(out, &l);
+        half_chart(out, "Injector CPU (busiest worker, one core = 100 %)", "%", npts, width, cs, 2);
+        half_chart(out, "Injector event-loop lag (worst worker)", "ms", npts, width, ls, 1);
     }
     fputs("</section>\n", out);
     xfree(cpu);

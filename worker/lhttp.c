@@ -116,13 +116,18 @@ static void push_encoded_pairs(lua_State *L, int idx, int form, const char *what
 }
 
 /* Adds "Name: value" to the VU's request headers. */
+static void add_line(vu *v, const char *line)
+{
+    v->req_headers = curl_slist_append(v->req_headers, line);
+    if (v->req_headers == NULL)
+        xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
+}
+
 static void add_header(vu *v, const char *name, const char *value)
 {
     char line[8192];
     snprintf(line, sizeof(line), "%s: %s", name, value);
-    v->req_headers = curl_slist_append(v->req_headers, line);
-    if (v->req_headers == NULL)
-        xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
+    add_line(v, line);
 }
 
 /* Stack: 1 step|nil, 2 method, 3 url, 4 opts|nil. Sets the easy handle up
@@ -265,11 +270,8 @@ static int start_xfer(lua_State *L, vu *v)
     compressed = reqopt_compressed(rro, sro, v->eng->run_ro);
     if (v->req_headers != NULL && !own_ua)
         add_header(v, "User-Agent", QUERN_USER_AGENT);
-    if (v->req_headers != NULL && compressed && !own_ae) {
-        v->req_headers = curl_slist_append(v->req_headers, reqopt_accept_encoding());
-        if (v->req_headers == NULL)
-            xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
-    }
+    if (v->req_headers != NULL && compressed && !own_ae)
+        add_line(v, reqopt_accept_encoding());
 
     /* Every option a previous request may have changed is set again. The
      * URL string still names the URL (effective URL, retries); its parsed

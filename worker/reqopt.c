@@ -423,12 +423,16 @@ const char *reqopt_accept_encoding(void)
         "Accept-Encoding: zstd",     "Accept-Encoding: deflate, gzip, zstd",
         "Accept-Encoding: br, zstd", "Accept-Encoding: deflate, gzip, br, zstd",
     };
-    const curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
-    int i = ((vi->features & CURL_VERSION_LIBZ) ? 1 : 0) |
-            ((vi->features & CURL_VERSION_BROTLI) ? 2 : 0) |
-            ((vi->features & CURL_VERSION_ZSTD) ? 4 : 0);
+    static const char *line; /* found once: a request's list takes it as it is */
+    const curl_version_info_data *vi;
 
-    return lines[i];
+    if (line == NULL) {
+        vi = curl_version_info(CURLVERSION_NOW);
+        line = lines[((vi->features & CURL_VERSION_LIBZ) ? 1 : 0) |
+                     ((vi->features & CURL_VERSION_BROTLI) ? 2 : 0) |
+                     ((vi->features & CURL_VERSION_ZSTD) ? 4 : 0)];
+    }
+    return line;
 }
 
 void reqopt_apply(CURL *h, reqopt_mark *mark, const reqopt *req, const reqopt *scen,
