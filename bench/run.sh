@@ -746,7 +746,7 @@ fleet_row() {
     verdict=$(jq -r '.verdict | if (.reason // "") != "" then .reason elif .passed then "passed" else "failed" end' \
         "$d/quern.json" 2>/dev/null || echo "?")
     res=$(run_totals "$d/quern.json" | cut -d' ' -f1-4)
-    [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
+    [ "$st" = 0 ] || [ ! -s "$d/err" ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
     if [ "$maxif" -gt 0 ] && [ -n "$fleet_fl" ]; then
         fl=$fleet_fl sh=$fleet_sh
     else
@@ -782,6 +782,7 @@ if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
     "$NGINX" -p "$tmp/fleet-nginx" -e "$tmp/fleet-nginx/error.log" -c "$tmp/fleet-nginx/nginx.conf" &
     fleet_nginx=$!
     for _ in $(seq 100); do curl -s -o /dev/null "$fleet_base/small" && break; sleep 0.1; done
+    sleep 2 # the probe's log line flushed before the first row's log begins
     for n in $FLEET_VUS; do
         log "fleet: quern, $n VUs over $FLEET_WORKERS workers, a GET in sc.init, then GET + 5 s sleep (${FLEET_SECS}s, ramp-up ${FLEET_RAMP}s)"
         fleet_row "$n" 0
