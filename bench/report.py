@@ -2,6 +2,7 @@
 
 Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only startlag TMPDIR   (that row alone, BENCH_ONLY=startlag)
+       report.py --only fleet TMPDIR      (the same, BENCH_ONLY=fleet)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -10,7 +11,9 @@ max_tree_rss_kb max_worker_rss_kb max_established runs requests errors_tech
 errors_func new_connections exit_status"), fleet.tsv ("vus workers peak_tree_kb
 steady_tree_kb max_established runs requests errors_tech errors_func exit
 floor_peak_kb floor_steady_kb floor_ok floor_errors share_peak_kb
-share_steady_kb max_in_flight held_back mean_ms service_mean_ms"), fanin.tsv ("requested agents
+share_steady_kb max_in_flight held_back mean_ms service_mean_ms vus_served
+nginx_run_requests workers_killed saturated_s measured_s verdict...", the verdict
+the rest of the line), fanin.tsv ("requested agents
 cpu_pct window_s user_ticks sys_ticks rss_kb console_count sim_step_counts
 sim_rc console_rc", or "requested agents FAILED") and fanin.refused ("agents
 exit_status message"), lag.tsv ("rate scheduled started late dropped
@@ -169,6 +172,70 @@ def lag_section(d, meta, w):
     w("")
 
 
+def fleet_section(d, meta, w):
+    """The fleet rows (step 6c) as a section, through w; nothing without them."""
+    fleet = read_rows(os.path.join(d, "fleet.tsv"))
+    if not fleet:
+        return
+    w("### Fleet: 100,000 VUs on one box, memory per VU")
+    w("")
+    w(f"`quern run bench/fleet.lua --workers W --vus N --ramp-up {meta.get('fleet_ramp', '20')}s "
+      f"--duration {meta.get('fleet_secs', '40')}s --db none --source-addrs A`: each VU's "
+      "`sc.init` sends `GET /small` with its number in an `X-VU` header, then each run is "
+      "`GET /small` on its own keep-alive connection and `quern.sleep(\"5s\")`; "
+      f"nginx has {meta.get('fleet_nginx', '8')} workers on one `reuseport` port and an access "
+      "log of `$http_x_vu`: VUs served is the number of distinct `X-VU` values in it (every VU "
+      "that made its first request), run requests its lines without one. Workers killed: the "
+      "agent's messages of a worker lost (held, busy at the ceiling, crashed) as the console "
+      "printed them; saturated seconds: `run.injector.saturated_s` of `--summary-json`, of "
+      "the measured seconds; the verdict as the summary has it, up to its details, and the "
+      "exit code. Source "
+      "addresses: one 127.0.0.x per 10,000 VUs. RSS: VmRSS of console + agent + workers, "
+      "sampled once a second; peak over the whole run (ramp-up included), steady: the last "
+      "sample before the end. The floor, in the same run: `build/rel/connfloor` "
+      "(bench/connfloor.c), a bare libcurl multi loop in W processes holding N/W idle "
+      "connections each, opened at the same rate, nothing else; and the same with one libcurl "
+      "share per connection (what a share with a connection cache costs in libcurl 7.88: an "
+      "easy handle of its own and a 103-slot table, about 9.7 KB). The second row is the "
+      "same run with `--max-in-flight "
+      f"{meta.get('fleet_max_in_flight', '16000')}` (2,000 requests in flight a worker at "
+      "most; the floors are the first row's); held back: requests that waited for one to "
+      "end, which their response time counts and their service time does not; mean "
+      "response / service: the runs' GET.")
+    w("")
+    w("| VUs | workers | --max-in-flight | VUs served (nginx: distinct X-VU) | workers killed "
+      "| saturated s | verdict | connections established | runs | requests (nginx: run "
+      "requests) | errors | every VU served? | peak KB per VU | steady KB per VU | held back "
+      "| mean response / service ms | floor: peak / steady KB per connection | a share per "
+      "connection: peak KB | exit |")
+    w("|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in fleet:
+        n, wk, pk, sd, est = int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4])
+        runs, req, et, ef, st = r[5], r[6], r[7], r[8], r[9]
+        fp, fs, fok, ferr = int(r[10]), int(r[11]), r[12], r[13]
+        sp = int(r[14]) if len(r) > 14 else 0
+        mif = int(r[16]) if len(r) > 16 else 0
+        held, mean, svc = (r[17], r[18], r[19]) if len(r) > 19 else ("—", "—", "—")
+        errs = (int(et) + int(ef)) if et.isdigit() and ef.isdigit() else "?"
+        if len(r) > 25:
+            served, nruns, killed = int(r[20]), r[21], r[22]
+            sat = f"{r[23]} of {r[24]}"
+            verdict = " ".join(r[25:]).split(" (")[0]
+            ok = served == n and errs == 0 and killed == "0"
+            kcell = killed if killed == "0" else f"**{killed}**"
+            extra = f"{served:,} | {kcell} | {sat} | {verdict} |"
+            reqc = f"{req} ({nruns})"
+        else:
+            ok = runs.isdigit() and int(runs) >= n and errs == 0 and est >= n
+            extra, reqc = "— | — | — | — |", req
+        tgt = f" ({'meets' if pk / n <= TARGET_FLEET_KB else '**misses**'} ≤ {TARGET_FLEET_KB} KB)"
+        w(f"| {n:,} | {wk} | {f'{mif:,}' if mif else 'none'} | {extra} {est:,} | {runs} | {reqc} "
+          f"| {errs} | {'yes' if ok else '**no**'} | {fmt(pk / n)}{tgt} | {fmt(sd / n)} | {held} "
+          f"| {mean} / {svc} | {fmt(fp / n)} / {fmt(fs / n)} ({fok} served, {ferr} errors) "
+          f"| {fmt(sp / n)} | {st} |")
+    w("")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "startlag":
         d = sys.argv[3]
@@ -178,6 +245,15 @@ def main():
                 k, _, v = line.rstrip("\n").partition("=")
                 meta[k] = v
         lag_section(d, meta, print)
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "fleet":
+        d = sys.argv[3]
+        meta = {}
+        with open(os.path.join(d, "meta")) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                meta[k] = v
+        fleet_section(d, meta, print)
         return
     d = sys.argv[1]
     meta = {}
@@ -389,46 +465,7 @@ def main():
           f"(target ≥ {TARGET_SCALE:,}: **{'met' if best >= TARGET_SCALE else 'not met'}**{why}).")
         w("")
 
-    fleet = read_rows(os.path.join(d, "fleet.tsv"))
-    if fleet:
-        w("### Fleet: 100,000 VUs on one box, memory per VU")
-        w("")
-        w(f"`quern run bench/scale.lua --workers W --vus N --ramp-up {meta.get('fleet_ramp', '20')}s "
-          f"--duration {meta.get('fleet_secs', '35')}s --db none --source-addrs A -p pacing=5s`: each VU "
-          "sends `GET /small` on its own keep-alive connection, then is idle 5 s, again and again; "
-          f"nginx has {meta.get('fleet_nginx', '8')} workers on one `reuseport` port. Source "
-          "addresses: one 127.0.0.x per 10,000 VUs. RSS: VmRSS of console + agent + workers, "
-          "sampled once a second; peak over the whole run (ramp-up included), steady: the last "
-          "sample before the end. The floor, in the same run: `build/rel/connfloor` "
-          "(bench/connfloor.c), a bare libcurl multi loop in W processes holding N/W idle "
-          "connections each, opened at the same rate, nothing else; and the same with one libcurl "
-          "share per connection (what a share with a connection cache costs in libcurl 7.88: an "
-          "easy handle of its own and a 103-slot table, about 9.7 KB). The second row is the "
-          "same run with `--max-in-flight "
-          f"{meta.get('fleet_max_in_flight', '16000')}` (2,000 requests in flight a worker at "
-          "most; the floors are the first row's); held back: requests that waited for one to "
-          "end, which their response time counts and their service time does not.")
-        w("")
-        w("| VUs | workers | --max-in-flight | connections established | runs | requests | errors "
-          "| every VU served? | peak KB per VU | steady KB per VU | held back | mean response / "
-          "service ms | floor: peak / steady KB per connection | a share per connection: peak KB "
-          "| exit |")
-        w("|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-        for r in fleet:
-            n, wk, pk, sd, est = int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4])
-            runs, req, et, ef, st = r[5], r[6], r[7], r[8], r[9]
-            fp, fs, fok, ferr = int(r[10]), int(r[11]), r[12], r[13]
-            sp = int(r[14]) if len(r) > 14 else 0
-            mif = int(r[16]) if len(r) > 16 else 0
-            held, mean, svc = (r[17], r[18], r[19]) if len(r) > 19 else ("—", "—", "—")
-            errs = (int(et) + int(ef)) if et.isdigit() and ef.isdigit() else "?"
-            ok = runs.isdigit() and int(runs) >= n and errs == 0 and est >= n
-            tgt = f" ({'meets' if pk / n <= TARGET_FLEET_KB else '**misses**'} ≤ {TARGET_FLEET_KB} KB)"
-            w(f"| {n:,} | {wk} | {f'{mif:,}' if mif else 'none'} | {est:,} | {runs} | {req} | {errs} "
-              f"| {'yes' if ok else '**no**'} | {fmt(pk / n)}{tgt} | {fmt(sd / n)} | {held} "
-              f"| {mean} / {svc} | {fmt(fp / n)} / {fmt(fs / n)} ({fok} served, {ferr} errors) "
-              f"| {fmt(sp / n)} | {st} |")
-        w("")
+    fleet_section(d, meta, w)
 
     fanin = read_rows(os.path.join(d, "fanin.tsv"))
     refused = read_rows(os.path.join(d, "fanin.refused"))

@@ -28,9 +28,13 @@
 #      model (--vus 50) and plain wrk in the same run (Debian has no wrk2);
 #      BENCH_ONLY=startlag runs this row alone (with nginx) and prints it,
 #      without writing the report;
-#   6c. fleet: quern with 8 workers and 100,000 VUs (GET, then 5 s idle):
-#      peak and steady RSS of the whole tree per VU, VUs served, errors,
-#      beside the floor (bench/connfloor.c, bare libcurl) in the same run;
+#   6c. fleet: quern with 8 workers and 100,000 VUs (bench/fleet.lua: a GET in
+#      sc.init with the VU's number in X-VU, then GET + 5 s sleep per run):
+#      peak and steady RSS of the whole tree per VU, VUs served (distinct
+#      X-VU in nginx's access log), workers killed, saturated seconds, verdict,
+#      errors, beside the floor (bench/connfloor.c, bare libcurl) in the same
+#      run; BENCH_ONLY=fleet runs this row alone (nginx, then the rows),
+#      prints it and leaves the report as it is;
 #   6d. har2lua: a recording of BENCH_HAR_MB MB (bench/bighar.py: rounds of a form
 #      page, its post and redirect, a JSON answer and a call, each round's answers
 #      handing out the values its requests send back) converted by
@@ -64,7 +68,7 @@
 #   BENCH_ROWS ["wrk wrk-lua locust quern"]            BENCH_SKIP_MEM [0]  1 skips step 5
 #   BENCH_SCALE_VUS ["10000 19000 50000"]  BENCH_SCALE_SECONDS [30]  BENCH_SCALE_RAMP [10]
 #   BENCH_SKIP_SCALE [0]  1 skips step 6               BENCH_SKIP_FANIN [0]  1 skips step 7
-#   BENCH_FLEET_VUS ["100000"]  BENCH_FLEET_WORKERS [8]  BENCH_FLEET_RAMP [20]  BENCH_FLEET_SECONDS [35]
+#   BENCH_FLEET_VUS ["100000"]  BENCH_FLEET_WORKERS [8]  BENCH_FLEET_RAMP [20]  BENCH_FLEET_SECONDS [40]
 #   BENCH_FLEET_NGINX [8] (nginx workers of that row)  BENCH_SKIP_FLEET [0]  1 skips step 6c
 #   BENCH_FLEET_MAX_IN_FLIGHT [16000]  the second fleet row's --max-in-flight (0: no second row)
 #   BENCH_FANIN_AGENTS [1000]  BENCH_FANIN_SECONDS [30]  BENCH_FANIN_WINDOW [20] (measured
@@ -145,6 +149,13 @@ if [ "${BENCH_ONLY:-}" = startlag ]; then
     export BENCH_SKIP_MEM=1 BENCH_SKIP_SCALE=1 BENCH_SKIP_FLEET=1 BENCH_SKIP_HAR2LUA=1 BENCH_SKIP_FANIN=1
     export BENCH_SKIP_LAG=0
 fi
+# BENCH_ONLY=fleet: nginx and step 6c alone, printed, no report written.
+fleet_only=0
+if [ "${BENCH_ONLY:-}" = fleet ]; then
+    fleet_only=1 REPS=0 ROWS=""
+    export BENCH_SKIP_MEM=1 BENCH_SKIP_SCALE=1 BENCH_SKIP_LAG=1 BENCH_SKIP_HAR2LUA=1 BENCH_SKIP_FANIN=1
+    export BENCH_SKIP_IPR=1 BENCH_SKIP_FLEET=0
+fi
 
 # ---------------------------------------------------------------- 1. packages
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -166,8 +177,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 [ -x bin/quern ] || make -s quern
-[ "$lag_only" = 1 ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
-[ -x build/rel/reqfloor ] || make -s MODE=rel build/rel/reqfloor
+[ "$lag_only" = 1 ] || [ "$fleet_only" = 1 ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
+[ "$fleet_only" = 1 ] || [ -x build/rel/reqfloor ] || make -s MODE=rel build/rel/reqfloor
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
 CPU_SRV=0
 CPU_TOOL=$(($(nproc) >= 2 ? 1 : 0))
@@ -654,22 +665,29 @@ if [ "$lag_only" = 1 ]; then
 fi
 
 # ------------------------------------------------- 6c. fleet: memory per VU
-# fleet_row N: quern with FLEET_WORKERS workers and N VUs (each GET /small,
-# then 5 s idle, its keep-alive connection kept; FLEET_RAMP s ramp-up), against
-# its own nginx of FLEET_NGINX reuseport workers (each process of both sides
-# stays under the open-file limit); beside it, in the same run, the floor:
+# fleet_row N: quern with FLEET_WORKERS workers and N VUs (bench/fleet.lua:
+# each VU's sc.init sends GET /small with its number in X-VU, then each run
+# is GET /small and 5 s of sleep, its keep-alive connection kept; FLEET_RAMP s
+# ramp-up), against its own nginx of FLEET_NGINX reuseport workers (each
+# process of both sides stays under the open-file limit), whose access log
+# (fleet_log) says which VUs began; beside it, in the same run, the floor:
 # build/rel/connfloor (bench/connfloor.c), a bare libcurl multi holding N/W
 # idle connections in each of W processes. Appends to fleet.tsv "N workers
 # peak_tree_kb steady_tree_kb max_established runs requests errors_tech
 # errors_func exit floor_peak_kb floor_steady_kb floor_ok floor_errors
-# share_peak_kb share_steady_kb max_in_flight held_back mean_ms service_mean_ms"
+# share_peak_kb share_steady_kb max_in_flight held_back mean_ms service_mean_ms
+# vus_served nginx_run_requests workers_killed saturated_s measured_s verdict..."
 # (share: connfloor with a share per connection, the cost of libcurl's
 # per-share cache; max_in_flight 0: no bound, else the row's --max-in-flight,
-# whose floors are those measured for the unbounded row just before).
+# whose floors are those measured for the unbounded row just before;
+# vus_served: distinct X-VU values in nginx's log, nginx_run_requests: its
+# lines without one; workers_killed: the agent's "worker N (pid P) ..." lines
+# of a worker lost, held, busy at the ceiling or crashed, as the console
+# printed them; verdict: the rest of the line, the summary's verdict).
 FLEET_VUS=${BENCH_FLEET_VUS:-100000}
 FLEET_WORKERS=${BENCH_FLEET_WORKERS:-8}
 FLEET_RAMP=${BENCH_FLEET_RAMP:-20}
-FLEET_SECS=${BENCH_FLEET_SECONDS:-35}
+FLEET_SECS=${BENCH_FLEET_SECONDS:-40}
 FLEET_NGINX=${BENCH_FLEET_NGINX:-8}
 # a second row with --max-in-flight (0: none); 16,000 = 2,000 a worker
 FLEET_MAXIF=${BENCH_FLEET_MAX_IN_FLIGHT:-16000}
@@ -690,17 +708,18 @@ floor_run() {
 }
 fleet_row() {
     local n=$1 maxif=$2 d="$tmp/fleet.$1.$2" pid t0 now r e maxr=0 maxe=0 last=0 st=0 res src="" a fl sh ss_at=-5 held
-    local bound=()
+    local bound=() served nruns killed sat verdict
     [ "$maxif" -gt 0 ] && bound=(--max-in-flight "$maxif")
     mkdir -p "$d"
     # one source address per 10,000 VUs: bind() of a source address searches
     # its bound ports, slower the more there are, and a slow connect holds
     # its transfer's memory longer (with 20,000 an address the peak doubled)
     for a in $(seq 1 $(( (n + 9999) / 10000 ))); do src="$src${src:+,}127.0.0.$a"; done
+    : >"$fleet_log" # nginx writes it with O_APPEND: this run's lines alone
     # not pinned: a memory row, its 8 workers and nginx's share the CPUs
-    bin/quern run bench/scale.lua --vus "$n" --workers "$FLEET_WORKERS" --db none \
+    bin/quern run bench/fleet.lua --vus "$n" --workers "$FLEET_WORKERS" --db none \
         --source-addrs "$src" --ramp-up "${FLEET_RAMP}s" --duration "${FLEET_SECS}s" "${bound[@]}" -q \
-        --summary-json "$d/quern.json" -p base_url="$fleet_base" -p pacing=5s >"$d/out" 2>"$d/err" &
+        --summary-json "$d/quern.json" -p base_url="$fleet_base" >"$d/out" 2>"$d/err" &
     pid=$!
     t0=$(date +%s)
     while kill -0 "$pid" 2>/dev/null; do
@@ -719,8 +738,15 @@ fleet_row() {
         fi
     done
     wait "$pid" || st=$?
+    sleep 2 # nginx flushes its log buffer each second
+    served=$(awk '$2 != "-" { print $2 }' "$fleet_log" | sort -u | wc -l)
+    nruns=$(awk '$2 == "-"' "$fleet_log" | wc -l)
+    killed=$(grep -c -E 'worker [0-9]+ \(pid [0-9]+\) (was held|was busy|killed by signal|exited with status)' "$d/err" || true)
+    sat=$(jq -r '"\(.run.injector.saturated_s // "?") \(.run.injector.measured_s // "?")"' "$d/quern.json" 2>/dev/null || echo "? ?")
+    verdict=$(jq -r '.verdict | if (.reason // "") != "" then .reason elif .passed then "passed" else "failed" end' \
+        "$d/quern.json" 2>/dev/null || echo "?")
     res=$(run_totals "$d/quern.json" | cut -d' ' -f1-4)
-    [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
+    [ "$st" = 0 ] || [ ! -s "$d/err" ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
     if [ "$maxif" -gt 0 ] && [ -n "$fleet_fl" ]; then
         fl=$fleet_fl sh=$fleet_sh
     else
@@ -730,9 +756,12 @@ fleet_row() {
         sh=$(floor_run "$n" "$FLEET_WORKERS" share "$src")
         fleet_fl=$fl fleet_sh=$sh
     fi
-    held=$(jq -r '[(.run.held_back.requests // 0), (.tests[0].mean_ms // 0 | floor), (.tests[0].service.mean_ms // 0 | floor)] | @tsv' "$d/quern.json" 2>/dev/null | tr '\t' ' ')
-    echo "$n $FLEET_WORKERS $maxr $last $maxe $res $st $fl $(echo "$sh" | awk '{print $1, $2}') $maxif ${held:-0 0 0}" >>"$tmp/fleet.tsv"
-    log "  fleet $n VUs (--max-in-flight $maxif): tree RSS peak ${maxr} kB, steady ${last} kB, established <= $maxe; runs requests tech func: $res; exit $st; floor: $fl; per-VU shares: $sh; held back, mean and service ms: ${held:-?}"
+    held=$(jq -r '[(.run.held_back.requests // 0), (.tests[1].mean_ms // 0 | floor), (.tests[1].service.mean_ms // 0 | floor)] | @tsv' "$d/quern.json" 2>/dev/null | tr '\t' ' ')
+    echo "$n $FLEET_WORKERS $maxr $last $maxe $res $st $fl $(echo "$sh" | awk '{print $1, $2}') $maxif ${held:-0 0 0}" \
+        "$served $nruns $killed $sat $verdict" >>"$tmp/fleet.tsv"
+    log "  fleet $n VUs (--max-in-flight $maxif): VUs served (distinct X-VU in nginx's log) $served, run requests there $nruns;" \
+        "workers killed $killed; saturated s (of measured) $sat; verdict: $verdict; exit $st"
+    log "    tree RSS peak ${maxr} kB, steady ${last} kB, established <= $maxe; runs requests tech func: $res; floor: $fl; per-VU shares: $sh; held back, mean and service ms of the run's GET: ${held:-?}"
     sleep 3
 }
 : >"$tmp/fleet.tsv"
@@ -740,18 +769,22 @@ if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
     [ -x "$CONNFLOOR" ] || make -s MODE=rel "$CONNFLOOR"
     fleet_port=$(free_port)
     fleet_base="http://127.0.0.1:$fleet_port"
-    # the speed rows' server, with FLEET_NGINX workers on one reuseport port
+    fleet_log=$tmp/fleet-nginx/access.log
+    # FLEET_NGINX workers on one reuseport port; one line per request: its
+    # X-VU header (sc.init's request) or "-" (a run's)
     nginx_conf "$tmp/fleet-nginx" "$FLEET_NGINX" "
+    log_format fleet '\$msec \$http_x_vu \$status';
     server {
         listen 127.0.0.1:$fleet_port reuseport backlog=4096;
-        access_log off;
+        access_log $fleet_log fleet buffer=256k flush=1s;
         location = /small { return 200 \"$body\"; }
     }"
     "$NGINX" -p "$tmp/fleet-nginx" -e "$tmp/fleet-nginx/error.log" -c "$tmp/fleet-nginx/nginx.conf" &
     fleet_nginx=$!
     for _ in $(seq 100); do curl -s -o /dev/null "$fleet_base/small" && break; sleep 0.1; done
+    sleep 2 # the probe's log line flushed before the first row's log begins
     for n in $FLEET_VUS; do
-        log "fleet: quern, $n VUs over $FLEET_WORKERS workers, GET then 5 s idle (${FLEET_SECS}s, ramp-up ${FLEET_RAMP}s)"
+        log "fleet: quern, $n VUs over $FLEET_WORKERS workers, a GET in sc.init, then GET + 5 s sleep (${FLEET_SECS}s, ramp-up ${FLEET_RAMP}s)"
         fleet_row "$n" 0
         if [ "$FLEET_MAXIF" -gt 0 ]; then
             log "fleet: the same with --max-in-flight $FLEET_MAXIF"
@@ -759,6 +792,17 @@ if [ "${BENCH_SKIP_FLEET:-0}" != 1 ]; then
         fi
     done
     kill "$fleet_nginx" 2>/dev/null && wait "$fleet_nginx" 2>/dev/null
+fi
+if [ "$fleet_only" = 1 ]; then
+    {
+        echo "fleet_ramp=$FLEET_RAMP"
+        echo "fleet_secs=$FLEET_SECS"
+        echo "fleet_nginx=$FLEET_NGINX"
+        echo "fleet_max_in_flight=$FLEET_MAXIF"
+    } >"$tmp/meta"
+    cat "$tmp/fleet.tsv"
+    "$PY" bench/report.py --only fleet "$tmp"
+    exit 0
 fi
 
 if [ "${BENCH_SKIP_HAR2LUA:-0}" != 1 ]; then
