@@ -346,7 +346,7 @@ static json_t *steps_json(const wstate_input *in, json_t **total)
  * seconds (the figures of that band's worst second), else the latest
  * second's worst worker; the run's saturated seconds, and the bands the
  * charts shade. */
-static json_t *injector_json(const wstate *w, const agg *a)
+static json_t *inj_json(const wstate *w, const agg *a)
 {
     json_t *o, *bands;
     const injtot_worker *worst;
@@ -427,7 +427,7 @@ char *wstate_render(const wstate *w, const wstate_input *in, size_t *len)
         json_array_append_new(th, o);
     }
     json_object_set_new(root, "thresholds", th);
-    json_object_set_new(root, "injector", injector_json(w, in->a));
+    json_object_set_new(root, "injector", inj_json(w, in->a));
     if (in->summary != NULL || w->charts == NULL)
         json_object_set_new(root, "charts", charts_json(w, in->summary != NULL));
     else
