@@ -42,8 +42,8 @@ extern const char *const chart_palette[CHART_PALETTE_SIZE];
  *  says "and later stretches"), so that a run saturated every other second
  *  for a week does not draw a million rectangles per chart. */
 #define CHART_BANDS_MAX 1000
-/** Bytes of a band's worker name, NUL included. */
-#define CHART_WHO_MAX 48
+/** Bytes of a band's worker name, NUL included ("worker AGENT/N"). */
+#define CHART_WHO_MAX 96
 
 /** The injector's figures of a saturated second, or the worst of a band's. */
 typedef struct chart_sat {
@@ -62,7 +62,9 @@ typedef struct chart_band {
     int merged;      /**< 1: later stretches folded in (CHART_BANDS_MAX) */
 } chart_band;
 
-/** One run's saturated seconds as bands, in order of time. */
+/** One run's saturated seconds as bands, in order of time. A copy given
+ *  another label or colour (quern compare's) is a view of the same bands:
+ *  only the original is freed. */
 typedef struct chart_shade {
     const char *label; /**< borrowed: its legend text */
     const char *color; /**< borrowed: "#rrggbb" */
