@@ -173,6 +173,37 @@ uint64_t injtot_lag_p99_us(const injtot *t)
     return p;
 }
 
+const injtot_worker *injtot_last_worst(const injtot *t, uint32_t *nsat, uint32_t *n)
+{
+    const injtot_worker *worst = NULL;
+    uint32_t k = 0, s = 0;
+
+    for (size_t i = 0; i < t->n; i++) {
+        const injtot_worker *w = &t->w[i];
+        if (w->seconds == 0 || w->last_second != t->last_second)
+            continue;
+        k++;
+        s += w->last_saturated != 0;
+        if (worst == NULL || w->last_saturated > worst->last_saturated ||
+            (w->last_saturated == worst->last_saturated && w->last_lag_us > worst->last_lag_us))
+            worst = w;
+    }
+    if (nsat != NULL)
+        *nsat = s;
+    if (n != NULL)
+        *n = k;
+    return worst;
+}
+
+void injtot_name(const injtot *t, const injtot_worker *w, char *buf, size_t len)
+{
+    int agents = 0;
+
+    for (size_t i = 0; i < t->n && !agents; i++)
+        agents = strcmp(t->w[i].agent, t->w[0].agent) != 0;
+    snprintf(buf, len, "worker %s%s%u", agents ? w->agent : "", agents ? "/" : "", w->worker);
+}
+
 void injtot_describe(const injtot_worker *w, char *buf, size_t len)
 {
     snprintf(buf, len, "agent %s, worker %u: CPU %.0f %%, loop lag p99 %.0f ms", w->agent,

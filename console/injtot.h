@@ -13,6 +13,7 @@
  *     injtot t; injtot_init(&t);
  *     each merged second: injtot_add(&t, second, sum->load, sum->nload, late);
  *     injtot_share(&t), injtot_worst(&t), injtot_describe(&t, ...);
+ *     injtot_last_worst(&t, ...), injtot_name(&t, w, ...);   // the latest second
  *     injtot_free(&t);
  * Cost per second: proportional to the workers, never to the requests. A
  * second is counted once, even when a late worker's entry comes after it was
@@ -79,6 +80,14 @@ uint32_t injtot_cpu_max(const injtot *t);
 uint64_t injtot_lag_p99_us(const injtot *t);
 /** A worker's loop lag p99, us. */
 uint64_t injtot_worker_lag_p99_us(const injtot_worker *w);
+/** The latest second's worst worker: of those that reported t->last_second,
+ *  a saturated one before any that kept up, then the worst loop lag; NULL
+ *  when none did. *nsat and *n (each may be NULL) get how many of them were
+ *  saturated and how many reported it. */
+const injtot_worker *injtot_last_worst(const injtot *t, uint32_t *nsat, uint32_t *n);
+/** Writes w's name into buf: "worker N", "worker A/N" when t holds workers
+ *  of several agents. */
+void injtot_name(const injtot *t, const injtot_worker *w, char *buf, size_t len);
 /** Writes "agent A, worker N: CPU 100 %, loop lag p99 280 ms" for w into buf. */
 void injtot_describe(const injtot_worker *w, char *buf, size_t len);
 

@@ -233,23 +233,13 @@ static void term_size(const live *l, int *cols, int *rows)
 static int inj_text(const agg *a, char *buf, size_t len, uint32_t *lag_us)
 {
     const injtot *t = &a->inj;
-    const injtot_worker *worst = NULL;
-    int agents = 0;
+    const injtot_worker *worst = t->last_saturated ? injtot_last_worst(t, NULL, NULL) : NULL;
+    char who[IVSUM_LOAD_NAME + 24];
 
-    if (!t->last_saturated)
+    if (worst == NULL || !worst->last_saturated)
         return 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const injtot_worker *w = &t->w[i];
-        if (strcmp(w->agent, t->w[0].agent) != 0)
-            agents = 1;
-        if (w->last_second == t->last_second && w->last_saturated &&
-            (worst == NULL || w->last_lag_us > worst->last_lag_us))
-            worst = w;
-    }
-    if (worst == NULL)
-        return 0;
-    snprintf(buf, len, "injector saturated: worker %s%s%u CPU %.0f %%, lag %.0f ms",
-             agents ? worst->agent : "", agents ? "/" : "", worst->worker,
+    injtot_name(t, worst, who, sizeof(who));
+    snprintf(buf, len, "injector saturated: %s CPU %.0f %%, lag %.0f ms", who,
              (double)worst->last_cpu_permille / 10., (double)worst->last_lag_us / 1e3);
     *lag_us = worst->last_lag_us;
     return 1;

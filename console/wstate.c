@@ -27,6 +27,10 @@ struct wstate {
     int any;        /* a second (on time or late) went into it */
     hist *h;        /* owned: its latencies, every step */
     json_t *charts; /* owned: the closed points drawn, redrawn when one closes */
+    /* The injector's saturated seconds, shaded on the charts: */
+    chart_shade sat;       /* its bands, in seconds of the page's time axis */
+    uint64_t seconds;      /* seconds added (not late) so far */
+    uint64_t inj_measured; /* a->inj.measured_s when last looked at */
 };
 
 static json_t *charts_json(const wstate *w, int partial);
@@ -37,6 +41,7 @@ wstate *wstate_new(void)
 
     w->width_s = 1;
     w->h = hist_new();
+    chart_shade_init(&w->sat, "injector saturated", CHART_SAT_COLOR);
     return w;
 }
 
@@ -46,6 +51,7 @@ void wstate_free(wstate *w)
         return;
     hist_free(w->h);
     json_decref(w->charts);
+    chart_shade_free(&w->sat);
     xfree(w);
 }
 
@@ -99,6 +105,28 @@ static void halve(wstate *w)
     w->width_s *= 2;
 }
 
+/* The second just added shaded when a worker was saturated in it, with the
+ * worst worker's figures; only when it brought the injector's entries (a
+ * second without any leaves a->inj's latest second as it was). */
+static void shade_second(wstate *w, const agg *a)
+{
+    const injtot *t = &a->inj;
+    const injtot_worker *worst;
+    chart_sat f;
+
+    if (t->measured_s == w->inj_measured)
+        return;
+    w->inj_measured = t->measured_s;
+    memset(&f, 0, sizeof(f));
+    worst = injtot_last_worst(t, &f.saturated, &f.workers);
+    if (!t->last_saturated || worst == NULL)
+        return;
+    f.cpu_pct = (double)worst->last_cpu_permille / 10.;
+    f.lag_ms = (double)worst->last_lag_us / 1e3;
+    injtot_name(t, worst, f.who, sizeof(f.who));
+    chart_shade_add(&w->sat, w->seconds, w->seconds + 1, &f);
+}
+
 void wstate_add(wstate *w, const agg *a, int late)
 {
     double v[S_N];
@@ -110,6 +138,8 @@ void wstate_add(wstate *w, const agg *a, int late)
     w->any = 1;
     if (late)
         return;
+    shade_second(w, a);
+    w->seconds++;
     if (a->active_vus > w->vus)
         w->vus = a->active_vus;
     w->us += a->last_length_us;
@@ -218,6 +248,8 @@ static json_t *charts_json(const wstate *w, int partial)
         memset(&c, 0, sizeof(c));
         c.npts = n;
         c.width_s = w->width_s;
+        c.shades = &w->sat;
+        c.nshades = 1;
         c.title = "Throughput: requests per second";
         c.unit = "req/s";
         c.kind = CHART_AREA;
@@ -310,6 +342,56 @@ static json_t *steps_json(const wstate_input *in, json_t **total)
     return arr;
 }
 
+/* The injector now: saturated in one of the latest WSTATE_SAT_HOLD_S
+ * seconds (the figures of that band's worst second), else the latest
+ * second's worst worker; the run's saturated seconds, and the bands the
+ * charts shade. */
+static json_t *inj_json(const wstate *w, const agg *a)
+{
+    json_t *o, *bands;
+    const injtot_worker *worst;
+    const chart_band *last = w->sat.n > 0 ? &w->sat.bands[w->sat.n - 1] : NULL;
+    uint32_t nsat = 0, n = 0;
+    char who[CHART_WHO_MAX];
+
+    if (a == NULL)
+        return json_null();
+    o = json_object();
+    bands = json_array();
+    worst = injtot_last_worst(&a->inj, &nsat, &n);
+    if (last != NULL && w->seconds < last->to_s + WSTATE_SAT_HOLD_S) {
+        json_object_set_new(o, "saturated", json_true());
+        json_object_set_new(o, "worker", safe_string(last->worst.who));
+        json_object_set_new(o, "cpu_pct", json_real(last->worst.cpu_pct));
+        json_object_set_new(o, "lag_ms", json_real(last->worst.lag_ms));
+        nsat = last->worst.saturated;
+        n = last->worst.workers;
+    } else if (worst != NULL) {
+        json_object_set_new(o, "saturated", json_false());
+        injtot_name(&a->inj, worst, who, sizeof(who));
+        json_object_set_new(o, "worker", safe_string(who));
+        json_object_set_new(o, "cpu_pct", json_real((double)worst->last_cpu_permille / 10.));
+        json_object_set_new(o, "lag_ms", json_real((double)worst->last_lag_us / 1e3));
+    } else {
+        json_object_set_new(o, "saturated", json_false());
+        json_object_set_new(o, "worker", json_null());
+        json_object_set_new(o, "cpu_pct", json_null());
+        json_object_set_new(o, "lag_ms", json_null());
+    }
+    json_object_set_new(o, "workers", json_integer(n));
+    json_object_set_new(o, "workers_saturated", json_integer(nsat));
+    json_object_set_new(o, "saturated_s", json_integer((json_int_t)a->inj.saturated_s));
+    json_object_set_new(o, "measured_s", json_integer((json_int_t)a->inj.measured_s));
+    for (size_t i = 0; i < w->sat.n; i++) {
+        json_t *b = json_array();
+        json_array_append_new(b, json_integer((json_int_t)w->sat.bands[i].from_s));
+        json_array_append_new(b, json_integer((json_int_t)w->sat.bands[i].to_s));
+        json_array_append_new(bands, b);
+    }
+    json_object_set_new(o, "bands", bands);
+    return o;
+}
+
 char *wstate_render(const wstate *w, const wstate_input *in, size_t *len)
 {
     json_t *root = json_object(), *agents = json_array(), *th = json_array(), *total;
@@ -345,6 +427,7 @@ char *wstate_render(const wstate *w, const wstate_input *in, size_t *len)
         json_array_append_new(th, o);
     }
     json_object_set_new(root, "thresholds", th);
+    json_object_set_new(root, "injector", inj_json(w, in->a));
     if (in->summary != NULL || w->charts == NULL)
         json_object_set_new(root, "charts", charts_json(w, in->summary != NULL));
     else

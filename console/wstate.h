@@ -12,8 +12,15 @@
  *   run "count", "tech_total", "func_total";
  *   "agents": name, host, state, vus, requests, errors;
  *   "thresholds": expr, passed, desc (each on the totals so far);
+ *   "injector": "saturated" when a worker did not keep up in one of the
+ *   latest WSTATE_SAT_HOLD_S seconds (a stall's seconds arrive together
+ *   once it ends: held so that it stays in sight), with that stretch's
+ *   worst "worker" (name), "cpu_pct", "lag_ms", "workers",
+ *   "workers_saturated", else those of the latest second; of the run
+ *   "saturated_s", "measured_s" and the "bands" [from, to) of seconds the
+ *   charts shade (null before any second);
  *   "charts": throughput, percentiles, errors and VUs over time, each an
- *   SVG <figure> drawn by reports/chart.h;
+ *   SVG <figure> drawn by reports/chart.h, the saturated seconds shaded;
  *   "summary": once the run is over, the --summary-json object (verdict,
  *   per-step table), else null.
  * The history behind the charts keeps at most WSTATE_POINTS points: when
@@ -41,6 +48,8 @@ struct json_t;
 
 /** Most points of a chart. */
 #define WSTATE_POINTS 300
+/** Seconds the page keeps saying "saturated" after the last such second. */
+#define WSTATE_SAT_HOLD_S 5
 /** Longest text wstate_render writes, in bytes. */
 #define WSTATE_TEXT_MAX (32u << 20)
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/mem.h"
 #include "common/utf8.h"
 #include "reports/html.h"
 
@@ -18,11 +19,68 @@
 #define CHAR_W 6.0         /* approximate width of an 11px character */
 #define Y_TICKS 5
 #define X_TICKS_MAX 10
+#define SAT_OPACITY "0.22" /* a band's fill: the curves stay readable over it */
 
 const char *const chart_palette[CHART_PALETTE_SIZE] = {
     "#2563eb", "#e5533d", "#16a34a", "#9333ea", "#d97706",
     "#0891b2", "#db2777", "#4b5563", "#65a30d", "#7c3aed",
 };
+
+void chart_shade_init(chart_shade *sh, const char *label, const char *color)
+{
+    memset(sh, 0, sizeof(*sh));
+    sh->label = label;
+    sh->color = color;
+}
+
+void chart_shade_free(chart_shade *sh)
+{
+    if (sh == NULL)
+        return;
+    xfree(sh->bands);
+    sh->bands = NULL;
+    sh->n = sh->cap = 0;
+}
+
+/* b's worst figures take f's where f's are worse. */
+static void worst_of(chart_sat *b, const chart_sat *f)
+{
+    if (f->saturated > b->saturated)
+        b->saturated = f->saturated;
+    if (f->workers > b->workers)
+        b->workers = f->workers;
+    if (f->cpu_pct > b->cpu_pct)
+        b->cpu_pct = f->cpu_pct;
+    if (f->lag_ms > b->lag_ms) {
+        b->lag_ms = f->lag_ms;
+        memcpy(b->who, f->who, sizeof(b->who));
+    }
+}
+
+void chart_shade_add(chart_shade *sh, uint64_t from_s, uint64_t to_s, const chart_sat *f)
+{
+    chart_band *last = sh->n > 0 ? &sh->bands[sh->n - 1] : NULL;
+
+    if (to_s <= from_s)
+        return;
+    if (last != NULL && (from_s <= last->to_s || sh->n == CHART_BANDS_MAX)) {
+        last->merged |= from_s > last->to_s;
+        if (to_s > last->to_s)
+            last->to_s = to_s;
+        worst_of(&last->worst, f);
+        return;
+    }
+    if (sh->n == sh->cap) {
+        sh->cap = sh->cap ? 2 * sh->cap : 16;
+        sh->bands = xrealloc(sh->bands, sh->cap * sizeof(*sh->bands));
+    }
+    last = &sh->bands[sh->n++];
+    memset(last, 0, sizeof(*last));
+    last->from_s = from_s;
+    last->to_s = to_s;
+    last->worst = *f;
+    last->worst.who[sizeof(last->worst.who) - 1] = '\0';
+}
 
 /* A round step so that about n steps cover [0, max]. */
 static double nice_step(double max, int n)
@@ -217,21 +275,99 @@ static double chart_max(const chart *c, size_t npts)
     return max;
 }
 
-/* Legend items flow left to right and wrap; returns the rows used. */
+/* The first band of sh that ends after t (sh->n when none). */
+static size_t band_after(const chart_shade *sh, uint64_t t)
+{
+    size_t lo = 0, hi = sh->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sh->bands[mid].to_s <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* 1 when sh has a band on an axis of span seconds. */
+static int shade_shown(const chart_shade *sh, uint64_t span)
+{
+    return sh->n > 0 && sh->bands[0].from_s < span;
+}
+
+/* "injector saturated 12–17 s: worker 0 CPU 100 %, lag 280 ms", escaped. */
+static void band_title(FILE *out, const chart_shade *sh, const chart_band *b)
+{
+    const chart_sat *w = &b->worst;
+
+    html_esc(out, sh->label);
+    if (b->to_s - b->from_s > 1)
+        fprintf(out, " %llu\xe2\x80\x93%llu s: ", (unsigned long long)b->from_s,
+                (unsigned long long)(b->to_s - 1));
+    else
+        fprintf(out, " %llu s: ", (unsigned long long)b->from_s);
+    if (w->who[0] != '\0') {
+        html_esc(out, w->who);
+        fprintf(out, " CPU %.0f %%, lag %.0f ms", w->cpu_pct, w->lag_ms);
+    } else {
+        fprintf(out, "busiest worker CPU %.0f %%, worst lag %.0f ms", w->cpu_pct, w->lag_ms);
+    }
+    if (w->workers > 1)
+        fprintf(out, " (%u of %u workers)", w->saturated, w->workers);
+    if (b->merged)
+        fputs(", and later stretches", out);
+}
+
+/* The shades' bands, clipped to the x axis, behind the curves. */
+static void draw_bands(FILE *out, const chart_geo *g, const chart *c)
+{
+    uint64_t span = (uint64_t)g->npts * g->width_s;
+
+    for (size_t k = 0; k < c->nshades; k++) {
+        const chart_shade *sh = &c->shades[k];
+        for (size_t i = 0; i < sh->n && sh->bands[i].from_s < span; i++) {
+            const chart_band *b = &sh->bands[i];
+            uint64_t to = b->to_s < span ? b->to_s : span;
+            double x0 = px_x(g, (double)b->from_s), x1 = px_x(g, (double)to);
+            fprintf(out,
+                    "<rect class=\"sat\" data-from=\"%llu\" data-to=\"%llu\" x=\"%.1f\" "
+                    "y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+                    "fill-opacity=\"" SAT_OPACITY "\"><title>",
+                    (unsigned long long)b->from_s, (unsigned long long)to, x0, g->top, x1 - x0,
+                    g->ph, sh->color);
+            band_title(out, sh, b);
+            fputs("</title></rect>\n", out);
+        }
+    }
+}
+
+/* One legend item iw wide at *x, *y, wrapped to a new row when it would
+ * pass w; returns 1 when it opened a row. */
+static int legend_place(double iw, double w, double *x, double *y)
+{
+    int wrap = *x + iw > w - PAD_RIGHT && *x > PAD_LEFT;
+
+    if (wrap) {
+        *x = PAD_LEFT;
+        *y += LEGEND_ROW;
+    }
+    return wrap;
+}
+
+/* Legend items flow left to right and wrap, the series then each shown
+ * shade; returns the rows used. */
 static int legend(FILE *out, const chart *c, double w, int draw)
 {
     double x = PAD_LEFT, y = 14;
+    uint64_t span = (uint64_t)c->npts * (c->width_s > 0 ? c->width_s : 1);
     int rows = c->nseries > 0 ? 1 : 0;
 
     for (size_t k = 0; k < c->nseries; k++) {
         const chart_series *s = &c->series[k];
         size_t n = legend_len(s->name);
         double iw = 24 + (n + (s->name != NULL && s->name[n] != '\0')) * CHAR_W + 16;
-        if (x + iw > w - PAD_RIGHT && x > PAD_LEFT) {
-            x = PAD_LEFT;
-            y += LEGEND_ROW;
-            rows++;
-        }
+        rows += legend_place(iw, w, &x, &y);
         if (draw) {
             if (c->kind == CHART_STACKED)
                 fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"9\" fill=\"%s\"/>",
@@ -245,6 +381,24 @@ static int legend(FILE *out, const chart *c, double w, int draw)
             fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 24, y);
             if (s->name != NULL)
                 esc_n(out, s->name, n);
+            fputs("</text>\n", out);
+        }
+        x += iw;
+    }
+    for (size_t k = 0; k < c->nshades; k++) {
+        const chart_shade *sh = &c->shades[k];
+        size_t n = legend_len(sh->label);
+        double iw = 24 + (n + (sh->label != NULL && sh->label[n] != '\0')) * CHAR_W + 16;
+        if (!shade_shown(sh, span))
+            continue;
+        rows += legend_place(iw, w, &x, &y);
+        if (draw) {
+            fprintf(out,
+                    "<rect class=\"sat-key\" x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"11\" "
+                    "fill=\"%s\" fill-opacity=\"" SAT_OPACITY "\"/><text x=\"%.1f\" y=\"%.1f\">",
+                    x, y - 9, sh->color, x + 24, y);
+            if (sh->label != NULL)
+                esc_n(out, sh->label, n);
             fputs("</text>\n", out);
         }
         x += iw;
@@ -280,6 +434,14 @@ static void hover_zones(FILE *out, const chart_geo *g, const chart *c)
             } else {
                 fprintf(out, ": %s ", html_num(y, v, sizeof(v)));
                 html_esc(out, c->unit);
+            }
+        }
+        for (size_t k = 0; k < c->nshades; k++) {
+            const chart_shade *sh = &c->shades[k];
+            size_t j = band_after(sh, i * g->width_s);
+            if (j < sh->n && sh->bands[j].from_s < (i + 1) * g->width_s) {
+                fputs("\n", out);
+                band_title(out, sh, &sh->bands[j]);
             }
         }
         fputs("</title></rect>\n", out);
@@ -359,6 +521,7 @@ void chart_svg(FILE *out, const chart *c)
             g.left + g.pw, g.h - 2, g.left, g.top, g.left, g.top + g.ph, g.left, g.top + g.ph,
             g.left + g.pw, g.top + g.ph);
 
+    draw_bands(out, &g, c);
     if (c->kind == CHART_STACKED) {
         draw_bars(out, &g, c);
     } else {

@@ -96,6 +96,8 @@ static void overlay(FILE *out, const chtml_page *pg, const char *title, const ch
 {
     char la[48], lb[48];
     chart_series s[2];
+    /* each run's saturated seconds in its colour: views of its bands */
+    chart_shade sh[2] = {pg->a->sat, pg->b->sat};
     chart c = {.title = title,
                .unit = unit,
                .npts = pg->npts,
@@ -103,12 +105,18 @@ static void overlay(FILE *out, const chtml_page *pg, const char *title, const ch
                .small = small,
                .kind = CHART_LINES,
                .series = s,
-               .nseries = 2};
+               .nseries = 2,
+               .shades = sh,
+               .nshades = 2};
 
     snprintf(la, sizeof(la), "new: run %lld", (long long)pg->a->id);
     snprintf(lb, sizeof(lb), "baseline: run %lld", (long long)pg->b->id);
     s[0] = (chart_series){la, COLOR_NEW, ya, ya != NULL ? na : 0, 0};
     s[1] = (chart_series){lb, COLOR_BASE, yb, yb != NULL ? nb : 0, 1};
+    sh[0].label = "new: injector saturated";
+    sh[0].color = COLOR_NEW;
+    sh[1].label = "baseline: injector saturated";
+    sh[1].color = COLOR_BASE;
     chart_svg(out, &c);
 }
 

@@ -4,7 +4,8 @@
  * self-contained page: both runs' summaries and verdicts, the step table of
  * reports/cmp.h with each figure's delta and verdict, and both runs overlaid
  * on the same charts (reports/chart.h: throughput and p95 over the elapsed
- * time, A solid, B dashed). It reads no database.
+ * time, A solid, B dashed, each run's saturated seconds shaded in its
+ * colour). It reads no database.
  *
  * Usage:
  *     chtml_page pg = {a, b, rows, nrows, thr, npts, width_s, note};

@@ -123,9 +123,21 @@ static void ranges(FILE *out, const injector_row *rows, size_t n)
           out);
 }
 
+void injector_shade(const injector_row *rows, size_t n, chart_shade *sh)
+{
+    for (size_t i = 0; i < n; i++) {
+        chart_sat f = {.saturated = rows[i].saturated,
+                       .workers = rows[i].workers,
+                       .cpu_pct = rows[i].cpu_max_permille / 10.0,
+                       .lag_ms = rows[i].lag_max_us / 1000.0};
+        if (rows[i].saturated > 0)
+            chart_shade_add(sh, rows[i].second, rows[i].second + 1, &f);
+    }
+}
+
 /* One of the section's two half-width charts. */
 static void half_chart(FILE *out, const char *title, const char *unit, size_t npts, unsigned width,
-                       const chart_series *series, size_t nseries)
+                       const chart_series *series, const chart_shade *sat)
 {
     chart c = {.title = title,
                .unit = unit,
@@ -133,17 +145,19 @@ static void half_chart(FILE *out, const char *title, const char *unit, size_t np
                .width_s = width,
                .small = 1,
                .series = series,
-               .nseries = nseries};
+               .nseries = 1,
+               .shades = sat,
+               .nshades = sat != NULL};
 
     chart_svg(out, &c);
 }
 
-void injector_section(FILE *out, const injector_row *rows, size_t n)
+void injector_section(FILE *out, const injector_row *rows, size_t n, const chart_shade *sat)
 {
     uint64_t last;
     unsigned width;
     size_t npts;
-    double *cpu, *lag, *sat;
+    double *cpu, *lag;
 
     if (n == 0)
         return;
@@ -152,29 +166,25 @@ void injector_section(FILE *out, const injector_row *rows, size_t n)
     npts = (size_t)(last / width) + 1;
     cpu = xcalloc(npts, sizeof(*cpu));
     lag = xcalloc(npts, sizeof(*lag));
-    sat = xcalloc(npts, sizeof(*sat));
     for (size_t k = 0; k < npts; k++)
-        cpu[k] = lag[k] = sat[k] = NAN;
+        cpu[k] = lag[k] = NAN;
     for (size_t i = 0; i < n; i++) {
         size_t k = (size_t)(rows[i].second / width);
         double c = rows[i].cpu_max_permille / 10.0, l = rows[i].lag_max_us / 1000.0;
         cpu[k] = isnan(cpu[k]) || c > cpu[k] ? c : cpu[k];
         lag[k] = isnan(lag[k]) || l > lag[k] ? l : lag[k];
-        /* the saturated seconds drawn on the CPU chart, at the busiest CPU */
-        if (rows[i].saturated > 0)
-            sat[k] = cpu[k];
     }
     fputs("<section id=\"injector\">\n<h2>The injector's own load</h2>\n", out);
     ranges(out, rows, n);
     {
-        chart_series cs[2] = {{"busiest worker's CPU", CHART_COLOR(0), cpu, npts, 0},
-                              {"a worker saturated", "#b42318", sat, npts, 0}};
+        /* the saturated seconds: the bands every time chart has */
+        chart_series cs[1] = {{"busiest worker's CPU", CHART_COLOR(0), cpu, npts, 0}};
         chart_series ls[1] = {{"worst event-loop lag", CHART_COLOR(1), lag, npts, 0}};
-        half_chart(out, "Injector CPU (busiest worker, one core = 100 %)", "%", npts, width, cs, 2);
-        half_chart(out, "Injector event-loop lag (worst worker)", "ms", npts, width, ls, 1);
+        half_chart(out, "Injector CPU (busiest worker, one core = 100 %)", "%", npts, width, cs,
+                   sat);
+        half_chart(out, "Injector event-loop lag (worst worker)", "ms", npts, width, ls, sat);
     }
     fputs("</section>\n", out);
     xfree(cpu);
     xfree(lag);
-    xfree(sat);
 }

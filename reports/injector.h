@@ -13,7 +13,8 @@
  *     injector_write(d, run_id, &row, err, sizeof(err));           // each second
  *     injector_row *rows; size_t n;
  *     injector_load(sq, run_id, &rows, &n, err, sizeof(err));      // xfree(rows)
- *     injector_section(out, rows, n);                              // the report */
+ *     injector_shade(rows, n, &sh);        // the bands every time chart shades
+ *     injector_section(out, rows, n, &sh);                         // the report */
 #ifndef QUERN_INJECTOR_H
 #define QUERN_INJECTOR_H
 
@@ -21,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "reports/chart.h"
 #include "reports/db.h"
 
 struct sqlite3;
@@ -43,9 +45,14 @@ int injector_write(db *d, int64_t run_id, const injector_row *row, char *err, si
 int injector_load(struct sqlite3 *sq, int64_t run_id, injector_row **rows, size_t *n, char *err,
                   size_t errlen);
 
+/** Adds the n seconds' saturated ones (sorted, as injector_load gives them)
+ *  to sh as bands, each with its worst figures. */
+void injector_shade(const injector_row *rows, size_t n, chart_shade *sh);
+
 /** The report's section: the saturated seconds counted and listed as
  *  ranges, a chart of the busiest worker's CPU (%) and one of the worst loop
- *  lag (ms), bucketed to at most CHART_POINTS_MAX points. Nothing for n 0. */
-void injector_section(FILE *out, const injector_row *rows, size_t n);
+ *  lag (ms), bucketed to at most CHART_POINTS_MAX points, the bands of sat
+ *  (borrowed, NULL: none) shaded on both. Nothing for n 0. */
+void injector_section(FILE *out, const injector_row *rows, size_t n, const chart_shade *sat);
 
 #endif

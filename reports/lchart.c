@@ -7,7 +7,7 @@
 #include "common/mem.h"
 #include "reports/chart.h"
 
-void lchart_section(FILE *out, const little_row *rows, size_t n)
+void lchart_section(FILE *out, const little_row *rows, size_t n, const chart_shade *sat)
 {
     uint64_t last = n > 0 ? rows[n - 1].second : 0;
     unsigned width = (unsigned)((last + CHART_POINTS_MAX) / CHART_POINTS_MAX);
@@ -60,7 +60,9 @@ void lchart_section(FILE *out, const little_row *rows, size_t n)
                    .width_s = width,
                    .kind = CHART_LINES,
                    .series = s,
-                   .nseries = 2};
+                   .nseries = 2,
+                   .shades = sat,
+                   .nshades = sat != NULL};
         chart_svg(out, &c);
     }
     fputs("<p class=\"little-line\">", out);

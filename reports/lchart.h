@@ -9,19 +9,21 @@
  * where it broke, with what that usually means. It reads no database.
  *
  * Usage:
- *     lchart_section(out, rows, n);    // rows from little_load */
+ *     lchart_section(out, rows, n, &r->sat);    // rows from little_load */
 #ifndef QUERN_LCHART_H
 #define QUERN_LCHART_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include "reports/chart.h"
 #include "reports/little.h"
 
 /** Most stretches of broken seconds named in the text. */
 #define LCHART_BREAKS_MAX 5
 
-/** Writes the section (id "little") for the n seconds rows (sorted). */
-void lchart_section(FILE *out, const little_row *rows, size_t n);
+/** Writes the section (id "little") for the n seconds rows (sorted), the
+ *  injector's saturated seconds sat (borrowed, NULL: none) shaded. */
+void lchart_section(FILE *out, const little_row *rows, size_t n, const chart_shade *sat);
 
 #endif

@@ -524,7 +524,11 @@ static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         return -1;
     if (little_load(sq, r->id, &r->little, &r->nlittle, err, errlen) != 0)
         return -1;
-    return injector_load(sq, r->id, &r->inj, &r->ninj, err, errlen);
+    if (injector_load(sq, r->id, &r->inj, &r->ninj, err, errlen) != 0)
+        return -1;
+    chart_shade_init(&r->sat, "injector saturated", CHART_SAT_COLOR);
+    injector_shade(r->inj, r->ninj, &r->sat);
+    return 0;
 }
 
 query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,
@@ -582,6 +586,7 @@ void query_run_free(query_run *r)
     xfree(r->capacity);
     xfree(r->little);
     xfree(r->inj);
+    chart_shade_free(&r->sat);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);

@@ -234,7 +234,7 @@ static void rhtml_charts(FILE *out, const query_run *r)
 {
     size_t ns = r->nsteps + 1;
     chart_series *s = xcalloc(ns, sizeof(*s));
-    chart c = {.npts = r->npts, .width_s = r->width_s};
+    chart c = {.npts = r->npts, .width_s = r->width_s, .shades = &r->sat, .nshades = 1};
     size_t shown = 1;
 
     fputs("<section id=\"charts\">\n<h2>Over time</h2>\n", out);
@@ -366,7 +366,8 @@ static void step_charts(FILE *out, const query_run *r)
         chart_series ps[3] = {{"p50", "#16a34a", s->ts.p50_ms, r->npts, 0},
                               {"p95", "#d97706", s->ts.p95_ms, r->npts, 0},
                               {"p99", "#e5533d", s->ts.p99_ms, r->npts, 0}};
-        chart c = {.npts = r->npts, .width_s = r->width_s, .small = 1};
+        chart c = {
+            .npts = r->npts, .width_s = r->width_s, .small = 1, .shades = &r->sat, .nshades = 1};
         if (!query_step_shown(s))
             continue;
         fprintf(out, "<div class=\"stepbox\" id=\"step-%zu\">\n<h3><code>", i);
@@ -598,8 +599,8 @@ void rhtml_write(FILE *out, const query_run *r)
     if (r->capacity != NULL)
         knee_section(out, r->capacity);
     if (r->nlittle > 0)
-        lchart_section(out, r->little, r->nlittle);
-    injector_section(out, r->inj, r->ninj);
+        lchart_section(out, r->little, r->nlittle, &r->sat);
+    injector_section(out, r->inj, r->ninj, &r->sat);
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);

@@ -3,7 +3,8 @@
  * What it is for: turns a query_run (reports/query.h) into one
  * self-contained page: summary, charts (inline SVG, reports/chart.h) of
  * throughput, response-time percentiles, errors and active VUs for the run
- * and for each step, then the step, agent, error and scenario tables and the
+ * and for each step (every time chart shading the seconds the injector was
+ * saturated, query_run.sat), then the step, agent, error and scenario tables and the
  * run's settings. Its verdict (reports/runverdict.h) heads the page, with a
  * section listing each threshold's verdict; an abandoned or still running
  * run is said to be incomplete. It reads no database.

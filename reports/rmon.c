@@ -152,7 +152,9 @@ static void draw(FILE *out, const query_run *r, const char *title, const char *u
                .small = small,
                .kind = kind,
                .series = s,
-               .nseries = ns};
+               .nseries = ns,
+               .shades = &r->sat,
+               .nshades = 1};
     chart_svg(out, &c);
 }
 

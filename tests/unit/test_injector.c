@@ -62,8 +62,8 @@ static void test_section(void **state)
     FILE *out = open_memstream(&buf, &len);
 
     (void)state;
-    injector_section(out, rows, 6);
-    injector_section(out, rows, 0); /* nothing */
+    injector_section(out, rows, 6, NULL);
+    injector_section(out, rows, 0, NULL); /* nothing */
     fclose(out);
     assert_non_null(strstr(buf, "The injector saturated: <b>3 of 6 s</b>"));
     assert_non_null(strstr(buf, ": 1-2 s, 5 s."));
@@ -75,7 +75,7 @@ static void test_section(void **state)
 
     buf = NULL;
     out = open_memstream(&buf, &len);
-    injector_section(out, rows, 1);
+    injector_section(out, rows, 1, NULL);
     fclose(out);
     assert_non_null(strstr(buf, "The injector kept up: <b>0 of 1 s</b>"));
     free(buf);

@@ -1,7 +1,8 @@
 /* Unit tests for console/injtot: two workers' entries over seconds give each
  * its own figures (seconds, saturated seconds, CPU at worst, loop lag p99
  * merged exactly), a per-second flag when any worker was saturated, a late
- * entry counted once, and the worst worker described. */
+ * entry counted once, the worst worker described, and the latest second's
+ * worst worker (a saturated one first, then the worst lag) and its name. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -116,11 +117,47 @@ static void test_late_and_agents(void **state)
     injtot_free(&t);
 }
 
+static void test_last_worst(void **state)
+{
+    injtot t;
+    ivsum_load l[3];
+    uint32_t nsat = 9, n = 9;
+    char name[96];
+    const injtot_worker *w;
+
+    injtot_init(&t);
+    assert_null(injtot_last_worst(&t, &nsat, &n));
+    assert_int_equal(n, 0);
+    l[0] = entry("a1", 0, 300, 90000, 1, 0); /* the worst lag, but it kept up */
+    l[1] = entry("a1", 1, 990, 60000, 1, 1);
+    injtot_add(&t, 0, l, 2, 0);
+    w = injtot_last_worst(&t, &nsat, &n);
+    assert_non_null(w);
+    assert_int_equal(w->worker, 1);
+    assert_int_equal(nsat, 1);
+    assert_int_equal(n, 2);
+    injtot_name(&t, w, name, sizeof(name));
+    assert_string_equal(name, "worker 1");
+    for (size_t i = 0; i < 2; i++)
+        ivsum_load_clear(&l[i]);
+
+    /* the next second: only a worker of another agent reported it */
+    l[2] = entry("a2", 0, 100, 1000, 1, 0);
+    injtot_add(&t, 1, &l[2], 1, 0);
+    w = injtot_last_worst(&t, NULL, &n);
+    assert_int_equal(n, 1);
+    injtot_name(&t, w, name, sizeof(name));
+    assert_string_equal(name, "worker a2/0");
+    ivsum_load_clear(&l[2]);
+    injtot_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_workers),
         cmocka_unit_test(test_late_and_agents),
+        cmocka_unit_test(test_last_worst),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

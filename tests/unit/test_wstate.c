@@ -1,8 +1,10 @@
 /* The --web page's state: the live table's numbers of a known second, the
  * totals moving from one second to the next, the charts' history paired
  * when full (rates averaged, percentiles the larger), a late second, the
- * final summary, text that is not UTF-8, and a run whose steps are not
- * known yet. The .c is included to read the history it keeps. */
+ * final summary, text that is not UTF-8, a run whose steps are not
+ * known yet, and the injector's state: the latest second's worst worker
+ * and the seconds it was saturated in, shaded on the charts. The .c is included to read the history
+ * it keeps. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -298,13 +300,94 @@ static void test_no_steps_yet(void **state)
     wstate_free(w);
 }
 
+/* One second of one step whose only worker (worker 0 of agent "local")
+ * kept up or not, its entry added to the injector's totals as control.c
+ * does, before the page's history. */
+static void fx_inj_second(fx *x, uint64_t second, int saturated)
+{
+    static const uint64_t n[1] = {10}, us[1] = {5000};
+    uint64_t runs = 1, missed = 0;
+    ivsum_load l;
+
+    memset(&l, 0, sizeof(l));
+    snprintf(l.agent, sizeof(l.agent), "local");
+    l.cpu_permille = saturated ? 1000 : 200;
+    l.loop_lag_max_us = saturated ? 280000 : 2000;
+    l.saturated = saturated;
+    stats_reset(&x->st[0]);
+    x->st[0].count = n[0];
+    hist_record_n(x->st[0].hist, us[0], n[0]);
+    agg_add(&x->a, x->st, &runs, &missed, 1000000, 1);
+    injtot_add(&x->a.inj, second, &l, 1, 0);
+    wstate_add(x->w, &x->a, 0);
+}
+
+static void test_injector(void **state)
+{
+    fx x;
+    json_t *j, *b;
+    const char *svg;
+
+    fx_init(&x, 1);
+    fx_inj_second(&x, 0, 0);
+    j = fx_render(&x, NULL);
+    assert_false(json_is_true(json_object_get(json_object_get(j, "injector"), "saturated")));
+    assert_true(num(j, "injector.cpu_pct") == 20);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(j, "injector"), "bands")), 0);
+    svg = json_string_value(json_object_get(json_object_get(j, "charts"), "latency"));
+    assert_null(strstr(svg, "class=\"sat"));
+    json_decref(j);
+
+    fx_inj_second(&x, 1, 0);
+    fx_inj_second(&x, 2, 1);
+    fx_inj_second(&x, 3, 1);
+    j = fx_render(&x, NULL);
+    assert_true(json_is_true(json_object_get(json_object_get(j, "injector"), "saturated")));
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(j, "injector"), "worker")), "worker 0");
+    assert_true(num(j, "injector.cpu_pct") == 100);
+    assert_true(num(j, "injector.lag_ms") == 280);
+    assert_true(num(j, "injector.saturated_s") == 2);
+    json_decref(j);
+
+    fx_inj_second(&x, 4, 0);
+    j = fx_render(&x, NULL);
+    /* still in sight a while, with the stretch's figures */
+    assert_true(json_is_true(json_object_get(json_object_get(j, "injector"), "saturated")));
+    assert_true(num(j, "injector.lag_ms") == 280);
+    b = json_object_get(json_object_get(j, "injector"), "bands");
+    assert_int_equal(json_array_size(b), 1);
+    assert_int_equal(json_integer_value(json_array_get(json_array_get(b, 0), 0)), 2);
+    assert_int_equal(json_integer_value(json_array_get(json_array_get(b, 0), 1)), 4);
+    for (const char *const *k =
+             (const char *const[]){"throughput", "latency", "errors", "vus", NULL};
+         *k != NULL; k++) {
+        svg = json_string_value(json_object_get(json_object_get(j, "charts"), *k));
+        assert_non_null(svg);
+        assert_non_null(strstr(svg, "<rect class=\"sat\" data-from=\"2\" data-to=\"4\""));
+        assert_non_null(strstr(svg, "injector saturated 2\xe2\x80\x93"
+                                    "3 s: worker 0 CPU 100 %, "
+                                    "lag 280 ms</title>"));
+        assert_non_null(strstr(svg, ">injector saturated</text>"));
+    }
+    json_decref(j);
+    for (uint64_t s = 5; s < 4 + WSTATE_SAT_HOLD_S; s++)
+        fx_inj_second(&x, s, 0);
+    j = fx_render(&x, NULL);
+    assert_false(json_is_true(json_object_get(json_object_get(j, "injector"), "saturated")));
+    assert_true(num(j, "injector.lag_ms") == 2);
+    assert_true(num(j, "injector.saturated_s") == 2);
+    json_decref(j);
+    fx_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_live_table),    cmocka_unit_test(test_next_second),
         cmocka_unit_test(test_history_pairs), cmocka_unit_test(test_late_second),
         cmocka_unit_test(test_final_summary), cmocka_unit_test(test_not_utf8),
-        cmocka_unit_test(test_no_steps_yet),
+        cmocka_unit_test(test_no_steps_yet),  cmocka_unit_test(test_injector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
