@@ -1,0 +1,86 @@
+# WebSocket steps against a real server (tests/tools/ws_server.py, on
+# python3-websockets): echo in text and binary, a server's push, a VU that
+# never receives while the server pings it, a refused handshake, the receive
+# queue's bound, and wss:// with a self-signed certificate. quern's counts
+# must equal the server's own, printed by it at exit.
+. "$(dirname "$0")/lib.bash"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+WS_PID=""
+ws_cleanup() { [ -n "$WS_PID" ] && kill "$WS_PID" 2>/dev/null && wait "$WS_PID" 2>/dev/null; cleanup; }
+trap ws_cleanup EXIT
+
+# start_ws OUT [CERT KEY]: the server, its port in WS_PORT
+start_ws() {
+  local out=$1; shift
+  rm -f "$TMP/ws.port"
+  "$PY" tests/tools/ws_server.py "$TMP/ws.port" "$@" >"$out" 2>"$out.err" &
+  WS_PID=$!
+  wait_file "$TMP/ws.port" || { notok "ws server starts: $(cat "$out.err")"; exit 1; }
+  WS_PORT=$(cat "$TMP/ws.port")
+}
+# stop_ws: ends the server, which prints its counts
+stop_ws() { kill -TERM "$WS_PID"; wait "$WS_PID"; WS_PID=""; }
+# tot FILE FIELD: a messages field summed over every step
+tot() { jq '[.tests[].messages.'"$2"'] | add' "$1"; }
+
+# --- ws://: echo, push, hold, 404 ------------------------------------------
+start_ws "$TMP/ws.out"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 2 --runs 3 -q --allow-errors \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+eq "ws: run exits 0" "$?" 0
+stop_ws
+S=$TMP/s.json
+W=$TMP/ws.out
+t() { sj "$S" ".tests[] | select(.id == \"SC-WS-STEP-$1\") | $2"; }
+eq "ws: echo handshakes are samples, no error" "$(t 1 .count)/$(t 1 .errors.technical)/$(t 1 .errors.functional)" 6/0/0
+eq "ws: round trips timed by step:time" "$(t 2 .count)/$(t 2 .errors.functional)" 6/0
+eq "ws: push and hold ok" "$(t 3 .errors.functional)$(t 3 .errors.technical)$(t 4 .errors.functional)$(t 4 .errors.technical)" 0000
+eq "ws: 404 is a technical error of its step" "$(t 5 .count)/$(t 5 .errors.technical)/$(t 5 .errors.functional)" 6/6/0
+check "ws: 404's sample says so" grep -q "HTTP status 404" <<<"$(t 5 .errors.samples.technical)"
+eq "ws: handshakes = the server's" "$(($(t 1 .count) + $(t 3 .count) + $(t 4 .count)))" "$(jq .handshakes "$W")"
+eq "ws: refused = the server's" "$(t 5 .count)" "$(jq .refused "$W")"
+eq "ws: messages sent = the server's received" "$(tot "$S" sent)" "$(jq .received "$W")"
+eq "ws: messages received = the server's sent" "$(tot "$S" received)" "$(jq .sent "$W")"
+eq "ws: bytes sent = the server's" "$(tot "$S" bytes_sent)" "$(jq .bytes_received "$W")"
+eq "ws: bytes received = the server's" "$(tot "$S" bytes_received)" "$(jq .bytes_sent "$W")"
+eq "ws: echo's messages (3 a run each way)" "$(t 1 .messages.sent)/$(t 1 .messages.received)" 18/18
+eq "ws: push's messages" "$(t 3 .messages.received)" 18
+eq "ws: every connection closed with 1000" "$(jq -c .closes "$W")" '{"1000":18}'
+# the hold connections never call receive for 1.5 s while pinged every 0.1 s
+between "ws: pings answered while the script sleeps" "$(jq .pongs "$W")" 60 1000
+eq "ws: no pong late" "$(jq .ping_timeouts "$W")/$(jq '.pings - .pongs' "$W")" 0/0
+
+# --- the receive queue's bound ----------------------------------------------
+start_ws "$TMP/wsf.out"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws_flood.lua --vus 1 --runs 1 --allow-errors \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" --summary-json "$TMP/f.json" >"$TMP/fout" 2>"$TMP/ferr"
+eq "flood: run exits 0" "$?" 0
+stop_ws
+eq "flood: closed by quern with 1008" "$(jq -c .closes "$TMP/wsf.out")" '{"1008":1}'
+eq "flood: one technical error" "$(sj "$TMP/f.json" '.tests[0].errors.technical')" 1
+check "flood: the script took the 1024 queued" grep -q "received 1024, then closed" "$TMP/ferr"
+eq "flood: every message read is counted" "$(sj "$TMP/f.json" '.tests[0].messages.received')" \
+  "$(jq .sent "$TMP/wsf.out")"
+
+# --- wss:// with a self-signed certificate ----------------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=127.0.0.1" \
+  -addext "subjectAltName=IP:127.0.0.1" -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null
+start_ws "$TMP/wss.out" "$TMP/cert.pem" "$TMP/key.pem"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 1 --runs 1 -q --allow-errors \
+  -p ws_url="wss://127.0.0.1:$WS_PORT" -p ca="$TMP/cert.pem" --summary-json "$TMP/t.json" \
+  >"$TMP/tout" 2>"$TMP/terr"
+eq "wss: run exits 0" "$?" 0
+stop_ws
+eq "wss: no error but the 404" "$(jq '[.tests[].errors.functional] | add' "$TMP/t.json")/$(jq '[.tests[].errors.technical] | add' "$TMP/t.json")" 0/1
+eq "wss: handshakes = the server's" "$(jq .handshakes "$TMP/wss.out")" 3
+eq "wss: messages = the server's" "$(tot "$TMP/t.json" sent)/$(tot "$TMP/t.json" received)" \
+  "$(jq .received "$TMP/wss.out")/$(jq .sent "$TMP/wss.out")"
+eq "wss: closed with 1000" "$(jq -c .closes "$TMP/wss.out")" '{"1000":3}'
+# an unknown CA: the handshake fails as a technical error
+start_ws "$TMP/wsx.out" "$TMP/cert.pem" "$TMP/key.pem"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 1 --runs 1 -q --allow-errors \
+  -p ws_url="wss://127.0.0.1:$WS_PORT" --summary-json "$TMP/x.json" >/dev/null 2>&1
+stop_ws
+check "wss: an untrusted certificate is a technical error" grep -qi "certificate" \
+  <<<"$(sj "$TMP/x.json" '.tests[0].errors.samples.technical')"
