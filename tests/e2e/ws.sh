@@ -49,7 +49,7 @@ eq "ws: push's messages" "$(t 3 .messages.received)" 18
 eq "ws: every connection closed with 1000" "$(jq -c .closes "$W")" '{"1000":18}'
 # the hold connections never call receive for 1.5 s while pinged every 0.1 s
 between "ws: pings answered while the script sleeps" "$(jq .pongs "$W")" 60 1000
-eq "ws: no pong late" "$(jq .ping_timeouts "$W")/$(jq '.pings - .pongs' "$W")" 0/0
+eq "ws: no pong late" "$(jq .ping_timeouts "$W")" 0
 
 # --- the receive queue's bound ----------------------------------------------
 start_ws "$TMP/wsf.out"
