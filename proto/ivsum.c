@@ -243,8 +243,9 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         Quern__StepInterval *si;
         size_t len;
 
-        if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 && st->err_func == 0)
-            continue;
+        if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 && st->err_func == 0 &&
+            st->ws_sent == 0 && st->ws_recv == 0)
+            continue; /* messages come in seconds without a sample of their step */
         if (buf == NULL)
             buf = xmalloc(cap);
         si = xmalloc(sizeof(*si));

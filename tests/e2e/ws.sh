@@ -46,6 +46,7 @@ eq "ws: bytes sent = the server's" "$(tot "$S" bytes_sent)" "$(jq .bytes_receive
 eq "ws: bytes received = the server's" "$(tot "$S" bytes_received)" "$(jq .bytes_sent "$W")"
 eq "ws: echo's messages (3 a run each way)" "$(t 1 .messages.sent)/$(t 1 .messages.received)" 18/18
 eq "ws: push's messages" "$(t 3 .messages.received)" 18
+eq "ws: hold's messages, a second after its sample" "$(t 4 .messages.sent)/$(t 4 .messages.received)" 6/6
 eq "ws: every connection closed with 1000" "$(jq -c .closes "$W")" '{"1000":18}'
 # the hold connections never call receive for 1.5 s while pinged every 0.1 s
 between "ws: pings answered while the script sleeps" "$(jq .pongs "$W")" 60 1000

@@ -43,6 +43,9 @@ function sc.run(vu)
   quern.sleep("1500ms")
   local _, why = h:receive("1ms")
   assert(why == "timeout", "hold: " .. tostring(why))
+  -- in a later second than its step's sample: counted all the same
+  h:send("late")
+  assert(h:receive("2s") == "late")
   h:close(1000, "done")
 
   pcall(function() refused:ws(ws_url .. "/missing", opts) end)
