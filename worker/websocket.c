@@ -13,6 +13,7 @@
 #include "worker/engine_int.h"
 #include "worker/lcoro.h"
 #include "worker/reqopt.h"
+#include "worker/trace.h"
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents);
 static void on_close_timer(struct ev_loop *loop, ev_timer *w, int revents);
@@ -51,6 +52,24 @@ websocket_msg *websocket_pop(websocket *c)
 }
 
 /* --- the network side ---------------------------------------------------- */
+
+/* --trace: an event of c's VU (worker/trace.h). */
+static void traced(websocket *c, const char *what, const char *mark, const char *text, size_t len)
+{
+    if (c->eng->trace != NULL && c->owner != NULL)
+        trace_ws(c->eng->trace, c->owner, what, mark, text, len);
+}
+
+/* --trace: a message of c's. */
+static void traced_msg(websocket *c, const char *dir, int binary, const char *data, size_t len)
+{
+    char what[64];
+
+    if (c->eng->trace == NULL || c->owner == NULL)
+        return;
+    snprintf(what, sizeof(what), "%s %s, %zu bytes", dir, binary ? "binary" : "text", len);
+    traced(c, what, dir[0] == 's' ? "> " : "< ", binary ? NULL : data, len);
+}
 
 /* Releases the socket, wslay and libcurl; the struct stays for its owner. */
 static void shut(websocket *c, const char *why)
@@ -178,6 +197,8 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
         s->ws_recv++;
         s->ws_bytes_recv += arg->msg_length;
     }
+    traced_msg(c, "received", arg->opcode == WSLAY_BINARY_FRAME, (const char *)arg->msg,
+               arg->msg_length);
     if (c->owner == NULL || c->state != WEBSOCKET_OPEN)
         return; /* closing: nobody will read it */
     if (c->qcount >= WEBSOCKET_QUEUE_MAX || c->qbytes + arg->msg_length > WEBSOCKET_QUEUE_BYTES) {
@@ -270,6 +291,7 @@ static void upgrade_io(websocket *c)
         }
         c->hs_off += n;
         if (c->hs_off == c->hs_len) {
+            traced(c, "upgrade request", "> ", c->hs, c->hs_len);
             c->bytes_out = c->hs_len;
             c->hs_off = 0; /* the buffer now takes the answer */
         }
@@ -293,10 +315,15 @@ static void upgrade_io(websocket *c)
             c->elapsed_us = clock_mono_us() - c->start_us;
             c->bytes_in = c->hs_off;
             snprintf(c->err, sizeof(c->err), "%s", err);
+            traced(c, err, "< ", c->hs, c->hs_off);
             shut(c, NULL);
             return;
         }
         if (got > 0) {
+            char what[80];
+            snprintf(what, sizeof(what), "open in %.2f ms",
+                     (double)(clock_mono_us() - c->start_us) / 1000.);
+            traced(c, what, "< ", c->hs, (size_t)got);
             snprintf(c->protocol, sizeof(c->protocol), "%s", res.protocol);
             became_open(c, (size_t)got);
             return;
@@ -374,6 +401,7 @@ int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
     if (rc != CURLE_OK) {
         c->elapsed_us = clock_mono_us() - c->start_us;
         snprintf(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+        traced(c, c->err, "", NULL, 0);
         shut(c, NULL);
         wake(c);
         return 1;
@@ -527,6 +555,7 @@ int websocket_send(websocket *c, const char *data, size_t len, int binary)
         s->ws_sent++;
         s->ws_bytes_sent += len;
     }
+    traced_msg(c, "sent", binary, data, len);
     pump(c, 0); /* may shut c: the caller reads its state */
     return 0;
 }

@@ -68,7 +68,7 @@ eq "flood: every message read is counted" "$(sj "$TMP/f.json" '.tests[0].message
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=127.0.0.1" \
   -addext "subjectAltName=IP:127.0.0.1" -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null
 start_ws "$TMP/wss.out" "$TMP/cert.pem" "$TMP/key.pem"
-timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 1 --runs 1 -q --allow-errors \
+timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 1 --runs 1 -q --allow-errors --trace \
   -p ws_url="wss://127.0.0.1:$WS_PORT" -p ca="$TMP/cert.pem" --summary-json "$TMP/t.json" \
   >"$TMP/tout" 2>"$TMP/terr"
 eq "wss: run exits 0" "$?" 0
@@ -78,6 +78,10 @@ eq "wss: handshakes = the server's" "$(jq .handshakes "$TMP/wss.out")" 3
 eq "wss: messages = the server's" "$(tot "$TMP/t.json" sent)/$(tot "$TMP/t.json" received)" \
   "$(jq .received "$TMP/wss.out")/$(jq .sent "$TMP/wss.out")"
 eq "wss: closed with 1000" "$(jq -c .closes "$TMP/wss.out")" '{"1000":3}'
+check "trace: the upgrade request" grep -q "^> Sec-WebSocket-Key: " "$TMP/terr"
+check "trace: the 101" grep -q "SC-WS-STEP-1)echo: WebSocket open in" "$TMP/terr"
+check "trace: a message" grep -q "^< hello 1$" "$TMP/terr"
+check "trace: the 404" grep -q "^< HTTP/1.1 404" "$TMP/terr"
 # an unknown CA: the handshake fails as a technical error
 start_ws "$TMP/wsx.out" "$TMP/cert.pem" "$TMP/key.pem"
 timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 1 --runs 1 -q --allow-errors \
