@@ -119,6 +119,18 @@ static void push_protocols(lua_State *L)
 
 static int open_k(lua_State *L, int status, lua_KContext ctx);
 
+/* The options of step:ws beside timeout: of the connection options, those
+ * that concern a connection (no HTTP request goes through libcurl). */
+static int known_key(const char *k)
+{
+    static const char *const keys[] = {"headers", "protocols", "tls", "resolve", "connect_timeout"};
+
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(k, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Stack as IDX_*: reads the options, opens the connection, yields. */
 static int start_open(lua_State *L, vu *v)
 {
@@ -138,10 +150,10 @@ static int start_open(lua_State *L, vu *v)
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
             if (strcmp(k, "timeout") == 0)
                 timeout_us = lapi_check_duration(L, -1, "timeout");
-            else if (strcmp(k, "headers") != 0 && strcmp(k, "protocols") != 0 && !reqopt_is_key(k))
+            else if (!known_key(k))
                 luaL_error(L,
                            "unknown step:ws option \"%s\" (known: headers, protocols, timeout, "
-                           "tls, resolve, auth, connect_timeout)",
+                           "tls, resolve, connect_timeout)",
                            k);
             lua_pop(L, 1);
         }
