@@ -265,11 +265,22 @@ static int step_ws(lua_State *L)
 
 /* --- the connection's methods -------------------------------------------- */
 
+/* The connection of the object at 1, NULL once gone; raises when it is
+ * another VU's (a connection kept in a global): only its VU is woken. */
+static websocket *conn_of(lua_State *L, vu *v)
+{
+    lws *ud = lapi_checkud(L, 1, &lws_key, LWS_MT);
+
+    if (ud->c != NULL && ud->c->owner != v)
+        luaL_error(L, "this WebSocket belongs to VU %u", ud->c->owner->gid);
+    return ud->c;
+}
+
 /* c:send(data [, { binary = true }]) */
 static int l_send(lua_State *L)
 {
-    lws *ud = lapi_checkud(L, 1, &lws_key, LWS_MT);
     vu *v = vu_current(L);
+    websocket *c = conn_of(L, v);
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
     int binary = 0;
@@ -279,10 +290,10 @@ static int l_send(lua_State *L)
         return luaL_error(L, "c:send is used from a scenario's init, run or finish");
     if (lua_istable(L, 3) && lua_getfield(L, 3, "binary") != LUA_TNIL)
         binary = lua_toboolean(L, -1);
-    if (ud->c == NULL || websocket_send(ud->c, data, len, binary) != 0) {
+    if (c == NULL || websocket_send(c, data, len, binary) != 0) {
         snprintf(msg, sizeof(msg), "WebSocket send: the connection is closed%s%s",
-                 ud->c != NULL && ud->c->err[0] ? ": " : "", ud->c != NULL ? ud->c->err : "");
-        return tech_fail(L, v, ud->c != NULL ? ud->c->step : -1, 0, msg);
+                 c != NULL && c->err[0] ? ": " : "", c != NULL ? c->err : "");
+        return tech_fail(L, v, c != NULL ? c->step : -1, 0, msg);
     }
     return 0;
 }
@@ -320,6 +331,7 @@ static int l_receive(lua_State *L)
     vu *v = vu_current(L);
     int64_t us = LWS_TIMEOUT_US;
 
+    conn_of(L, v);
     if (!lua_isnoneornil(L, 2))
         us = lapi_check_duration(L, 2, "receive timeout");
     lua_settop(L, 1);
@@ -339,14 +351,14 @@ static int l_receive(lua_State *L)
 /* c:close([code [, reason]]) */
 static int l_close(lua_State *L)
 {
-    lws *ud = lapi_checkud(L, 1, &lws_key, LWS_MT);
+    websocket *c = conn_of(L, vu_current(L));
     lua_Integer code = luaL_optinteger(L, 2, 1000);
     const char *reason = luaL_optstring(L, 3, "");
 
     if (code != 1000 && (code < 3000 || code > 4999))
         return luaL_error(L, "c:close: code %d (1000, or 3000 to 4999)", (int)code);
-    if (ud->c != NULL)
-        websocket_close(ud->c, (int)code, reason);
+    if (c != NULL)
+        websocket_close(c, (int)code, reason);
     return 0;
 }
 
