@@ -138,6 +138,10 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
         n = c->extra_len - c->extra_off < len ? c->extra_len - c->extra_off : len;
         memcpy(buf, c->hs + c->extra_off, n);
         c->extra_off += n;
+        if (c->extra_off == c->extra_len) {
+            xfree(c->hs); /* an idle connection keeps no handshake buffer */
+            c->hs = NULL;
+        }
         return (ssize_t)n;
     }
     rc = curl_easy_recv(c->easy, buf, len, &n);
@@ -266,6 +270,10 @@ static void became_open(websocket *c, size_t answer_len)
     c->bytes_in = answer_len;
     c->extra_off = answer_len;
     c->extra_len = c->hs_off;
+    if (c->extra_off == c->extra_len) {
+        xfree(c->hs); /* nothing came after the answer */
+        c->hs = NULL;
+    }
     pump(c, 1);
 }
 
@@ -510,6 +518,9 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     curl_easy_setopt(c->easy, CURLOPT_CONNECT_ONLY, 1L);
     curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c->easy, CURLOPT_TCP_NODELAY, 1L);
+    /* libcurl's receive buffer is not used (curl_easy_recv reads into
+     * wslay's): the smallest, not 16 KiB a connection */
+    curl_easy_setopt(c->easy, CURLOPT_BUFFERSIZE, 1024L); /* libcurl's minimum */
     curl_easy_setopt(c->easy, CURLOPT_PRIVATE, v);
     curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
     /* a proxy is crossed by a tunnel, as browsers do for WebSockets */
