@@ -64,6 +64,17 @@ check "flood: the script took the 1024 queued" grep -q "received 1024, then clos
 eq "flood: every message read is counted" "$(sj "$TMP/f.json" '.tests[0].messages.received')" \
   "$(jq .sent "$TMP/wsf.out")"
 
+# --- 1,000 idle WebSockets in one worker -------------------------------------
+start_ws "$TMP/wsi.out"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws_idle.lua --vus 1000 --workers 1 --runs 1 --ramp 2s -q \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" --summary-json "$TMP/i.json" >"$TMP/iout" 2>"$TMP/ierr"
+eq "idle: run exits 0" "$?" 0
+stop_ws
+eq "idle: 1000 handshakes, no error" "$(sj "$TMP/i.json" '.tests[0].count')/$(jq '[.tests[].errors.technical, .tests[].errors.functional] | add' "$TMP/i.json")" 1000/0
+eq "idle: all 1000 open at once at the server" "$(jq .open_max "$TMP/wsi.out")" 1000
+eq "idle: each answered after its hold" "$(sj "$TMP/i.json" '.tests[1].count')/$(jq .received "$TMP/wsi.out")" 1000/1000
+eq "idle: closed with 1000" "$(jq -c .closes "$TMP/wsi.out")" '{"1000":1000}'
+
 # --- wss:// with a self-signed certificate ----------------------------------
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=127.0.0.1" \
   -addext "subjectAltName=IP:127.0.0.1" -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null

@@ -9,8 +9,9 @@ Paths:
 anything else is refused with 404.
 
 Counts: handshakes (101 sent), refused (404 sent), received, sent, bytes
-received and sent (payloads), pings and pongs (/hold), ping_timeouts, and
-closes by close code (what the client's close frame said; 1006: none).
+received and sent (payloads), pings and pongs (/hold), ping_timeouts,
+closes by close code (what the client's close frame said; 1006: none), and
+the connections open now and at most at once (open, open_max).
 Usage: ws_server.py PORT_FILE [CERT KEY]: binds 127.0.0.1:0, writes its port."""
 import asyncio
 import http
@@ -23,7 +24,8 @@ import urllib.parse
 import websockets
 
 counts = {"handshakes": 0, "refused": 0, "received": 0, "sent": 0, "bytes_received": 0,
-          "bytes_sent": 0, "pings": 0, "pongs": 0, "ping_timeouts": 0, "closes": {}}
+          "bytes_sent": 0, "pings": 0, "pongs": 0, "ping_timeouts": 0, "closes": {},
+          "open": 0, "open_max": 0}
 
 
 def process_request(path, headers):
@@ -60,6 +62,8 @@ async def pinger(ws):
 async def handler(ws, path):
     url = urllib.parse.urlparse(path)
     counts["handshakes"] += 1
+    counts["open"] += 1
+    counts["open_max"] = max(counts["open_max"], counts["open"])
     task = None
     try:
         if url.path == "/push":
@@ -78,6 +82,7 @@ async def handler(ws, path):
         if task is not None:
             task.cancel()
         await ws.wait_closed()
+        counts["open"] -= 1
         code = str(ws.close_code if ws.close_code is not None else 1006)
         counts["closes"][code] = counts["closes"].get(code, 0) + 1
 
