@@ -4,10 +4,16 @@
 # queue's bound, and wss:// with a self-signed certificate. quern's counts
 # must equal the server's own, printed by it at exit.
 . "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/nginx_lib.bash"
+PIDS=()
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 WS_PID=""
-ws_cleanup() { [ -n "$WS_PID" ] && kill "$WS_PID" 2>/dev/null && wait "$WS_PID" 2>/dev/null; cleanup; }
+ws_cleanup() {
+  [ -n "$WS_PID" ] && kill "$WS_PID" 2>/dev/null && wait "$WS_PID" 2>/dev/null
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+  cleanup
+}
 trap ws_cleanup EXIT
 
 # start_ws OUT [CERT KEY]: the server, its port in WS_PORT
@@ -100,3 +106,24 @@ timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 1 --runs 1 -q --allow-err
 stop_ws
 check "wss: an untrusted certificate is a technical error" grep -qi "certificate" \
   <<<"$(sj "$TMP/x.json" '.tests[0].errors.samples.technical')"
+
+# --- wss:// through nginx (TLS ends there, ws:// behind), named by --resolve
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=ws.quern.test" \
+  -addext "subjectAltName=DNS:ws.quern.test" -keyout "$TMP/nkey.pem" -out "$TMP/ncert.pem" 2>/dev/null
+start_ws "$TMP/wsn.out"
+SSLPORT=$(free_port_py)
+start_nginx 64 "" "listen 127.0.0.1:$SSLPORT ssl; ssl_certificate $TMP/ncert.pem;
+        ssl_certificate_key $TMP/nkey.pem;
+        location /ws/ { proxy_pass http://127.0.0.1:$WS_PORT/; proxy_http_version 1.1;
+            proxy_set_header Upgrade \$http_upgrade; proxy_set_header Connection upgrade; }"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 2 --runs 1 -q --allow-errors \
+  --resolve "ws.quern.test:$SSLPORT:127.0.0.1" -p ws_url="wss://ws.quern.test:$SSLPORT/ws" \
+  -p ca="$TMP/ncert.pem" --summary-json "$TMP/n.json" >"$TMP/nout" 2>"$TMP/nerr"
+eq "nginx: run exits 0" "$?" 0
+stop_ws
+eq "nginx: no error but the 404s" "$(jq '[.tests[].errors.functional] | add' "$TMP/n.json")/$(jq '[.tests[].errors.technical] | add' "$TMP/n.json")" 0/2
+eq "nginx: handshakes = the server's" "$(jq .handshakes "$TMP/wsn.out")" 6
+eq "nginx: messages = the server's" "$(tot "$TMP/n.json" sent)/$(tot "$TMP/n.json" received)" \
+  "$(jq .received "$TMP/wsn.out")/$(jq .sent "$TMP/wsn.out")"
+eq "nginx: pings through the proxy answered" "$(jq .ping_timeouts "$TMP/wsn.out")" 0
+eq "nginx: closed with 1000" "$(jq -c .closes "$TMP/wsn.out")" '{"1000":6}'
