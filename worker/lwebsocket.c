@@ -227,8 +227,9 @@ static int open_k(lua_State *L, int status, lua_KContext ctx)
                  (long long)((clock_mono_us() - c->start_us) / 1000));
         return tech_fail(L, v, c->step, 1, msg);
     }
-    if (c->state == WEBSOCKET_CLOSED && c->err[0] != '\0')
-        return tech_fail(L, v, c->step, 1, c->err);
+    if (!c->opened) /* closed before it opened: refused; after: receive says so */
+        return tech_fail(L, v, c->step, 1,
+                         c->err[0] ? c->err : "WebSocket handshake: the connection closed");
     lua_settop(L, IDX_CONN);
     return 1;
 }
@@ -293,7 +294,8 @@ static int l_send(lua_State *L)
     if (c == NULL || websocket_send(c, data, len, binary) != 0) {
         snprintf(msg, sizeof(msg), "WebSocket send: the connection is closed%s%s",
                  c != NULL && c->err[0] ? ": " : "", c != NULL ? c->err : "");
-        return tech_fail(L, v, c != NULL ? c->step : -1, 0, msg);
+        /* in a step:time block, the block's sample fails, as a request's would */
+        return tech_fail(L, v, c != NULL ? c->step : -1, v->pend.in_block, msg);
     }
     return 0;
 }

@@ -266,6 +266,7 @@ static void became_open(websocket *c, size_t answer_len)
     wslay_event_config_set_max_recv_msg_length(ctx, WEBSOCKET_MSG_MAX);
     c->ctx = ctx;
     c->state = WEBSOCKET_OPEN;
+    c->opened = 1;
     c->elapsed_us = clock_mono_us() - c->start_us;
     c->bytes_in = answer_len;
     c->extra_off = answer_len;

@@ -67,6 +67,7 @@ typedef struct websocket {
     uint8_t state;           /**< enum websocket_state */
     uint8_t waiting;         /**< its VU waits on it (VU_WSOPEN or VU_WSRECV) */
     uint8_t in_multi;        /**< easy is in the engine's multi handle */
+    uint8_t opened;          /**< the handshake succeeded (it may have closed since) */
     CURL *easy;              /**< owned */
     CURLSH *share;           /**< owned: a connection cache of its own, so that no
                                   other transfer's pruning closes this connection */

@@ -70,6 +70,23 @@ check "flood: the script took the 1024 queued" grep -q "received 1024, then clos
 eq "flood: every message read is counted" "$(sj "$TMP/f.json" '.tests[0].messages.received')" \
   "$(jq .sent "$TMP/wsf.out")"
 
+# --- what goes wrong ---------------------------------------------------------
+start_ws "$TMP/wse.out"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws_edges.lua --vus 1 --runs 2 -q --allow-errors \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" -p dead_url="ws://127.0.0.1:$(free_port)" \
+  --summary-json "$TMP/e.json" >"$TMP/eout" 2>"$TMP/eerr"
+eq "edges: run exits 0" "$?" 0
+stop_ws
+e() { sj "$TMP/e.json" ".tests[] | select(.id == \"SC-WSE-STEP-$1\") | $2"; }
+eq "edges: no server is a technical error" "$(e 1 .errors.technical)/$(e 1 .errors.functional)" 2/0
+check "edges: ... saying so" grep -qi "connect" <<<"$(e 1 .errors.samples.technical)"
+eq "edges: a server's close is no error" "$(e 2 .errors.technical)/$(e 2 .errors.functional)" 0/0
+eq "edges: a send after the close is a technical error" "$(e 3 .errors.technical)" 2
+check "edges: ... saying why" grep -q "closed" <<<"$(e 3 .errors.samples.technical)"
+check "edges: an unknown option is a script error naming it" grep -q 'unknown step:ws option "body"' \
+  <<<"$(e 4 .errors.samples.functional)"
+eq "edges: the server's 4000 and the 1000s" "$(jq -c .closes "$TMP/wse.out")" '{"4000":2,"1000":2}'
+
 # --- 1,000 idle WebSockets in one worker -------------------------------------
 start_ws "$TMP/wsi.out"
 timeout 60 "$QUERN" run tests/e2e/scripts/ws_idle.lua --vus 1000 --workers 1 --runs 1 --ramp 2s -q \

@@ -5,6 +5,7 @@ Paths:
   /echo          echoes each message, text as text and binary as binary
   /push?n=N      sends N text messages "push 1" .. "push N", then echoes
   /hold          pings every 0.1 s and closes with 1011 if a pong is 0.5 s late
+  /bye           closes at once with 4000 (its close is counted as 4000 too)
   /__stats       (plain HTTP) the server's own counts, JSON
 anything else is refused with 404.
 
@@ -33,7 +34,7 @@ def process_request(path, headers):
     if route == "/__stats":
         return http.HTTPStatus.OK, [("Content-Type", "application/json")], \
             json.dumps(counts).encode()
-    if route not in ("/echo", "/push", "/hold"):
+    if route not in ("/echo", "/push", "/hold", "/bye"):
         counts["refused"] += 1
         return http.HTTPStatus.NOT_FOUND, [], b"no such WebSocket\n"
     return None
@@ -72,6 +73,8 @@ async def handler(ws, path):
                 await send(ws, "push %d" % i)
         if url.path == "/hold":
             task = asyncio.ensure_future(pinger(ws))
+        if url.path == "/bye":
+            await ws.close(4000, "bye")
         async for msg in ws:
             counts["received"] += 1
             counts["bytes_received"] += len(msg)
