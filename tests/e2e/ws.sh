@@ -31,18 +31,19 @@ stop_ws() { kill -TERM "$WS_PID"; wait "$WS_PID"; WS_PID=""; }
 tot() { jq '[.tests[].messages.'"$2"'] | add' "$1"; }
 
 # --- ws://: echo, push, hold, 404 ------------------------------------------
+start_target
 start_ws "$TMP/ws.out"
-timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 2 --runs 3 -q --allow-errors \
-  -p ws_url="ws://127.0.0.1:$WS_PORT" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 2 --runs 2 -q --allow-errors \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" -p base_url="$BASE" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
 eq "ws: run exits 0" "$?" 0
 stop_ws
 S=$TMP/s.json
 W=$TMP/ws.out
 t() { sj "$S" ".tests[] | select(.id == \"SC-WS-STEP-$1\") | $2"; }
-eq "ws: echo handshakes are samples, no error" "$(t 1 .count)/$(t 1 .errors.technical)/$(t 1 .errors.functional)" 6/0/0
-eq "ws: round trips timed by step:time" "$(t 2 .count)/$(t 2 .errors.functional)" 6/0
+eq "ws: echo handshakes are samples, no error" "$(t 1 .count)/$(t 1 .errors.technical)/$(t 1 .errors.functional)" 4/0/0
+eq "ws: round trips timed by step:time" "$(t 2 .count)/$(t 2 .errors.functional)" 4/0
 eq "ws: push and hold ok" "$(t 3 .errors.functional)$(t 3 .errors.technical)$(t 4 .errors.functional)$(t 4 .errors.technical)" 0000
-eq "ws: 404 is a technical error of its step" "$(t 5 .count)/$(t 5 .errors.technical)/$(t 5 .errors.functional)" 6/6/0
+eq "ws: 404 is a technical error of its step" "$(t 5 .count)/$(t 5 .errors.technical)/$(t 5 .errors.functional)" 4/4/0
 check "ws: 404's sample says so" grep -q "HTTP status 404" <<<"$(t 5 .errors.samples.technical)"
 eq "ws: handshakes = the server's" "$(($(t 1 .count) + $(t 3 .count) + $(t 4 .count)))" "$(jq .handshakes "$W")"
 eq "ws: refused = the server's" "$(t 5 .count)" "$(jq .refused "$W")"
@@ -50,12 +51,14 @@ eq "ws: messages sent = the server's received" "$(tot "$S" sent)" "$(jq .receive
 eq "ws: messages received = the server's sent" "$(tot "$S" received)" "$(jq .sent "$W")"
 eq "ws: bytes sent = the server's" "$(tot "$S" bytes_sent)" "$(jq .bytes_received "$W")"
 eq "ws: bytes received = the server's" "$(tot "$S" bytes_received)" "$(jq .bytes_sent "$W")"
-eq "ws: echo's messages (3 a run each way)" "$(t 1 .messages.sent)/$(t 1 .messages.received)" 18/18
-eq "ws: push's messages" "$(t 3 .messages.received)" 18
-eq "ws: hold's messages, a second after its sample" "$(t 4 .messages.sent)/$(t 4 .messages.received)" 6/6
-eq "ws: every connection closed with 1000" "$(jq -c .closes "$W")" '{"1000":18}'
-# the hold connections never call receive for 1.5 s while pinged every 0.1 s
-between "ws: pings answered while the script sleeps" "$(jq .pongs "$W")" 60 1000
+eq "ws: echo's messages (3 a run each way)" "$(t 1 .messages.sent)/$(t 1 .messages.received)" 12/12
+eq "ws: push's messages" "$(t 3 .messages.received)" 12
+eq "ws: hold's messages, a second after its sample" "$(t 4 .messages.sent)/$(t 4 .messages.received)" 4/4
+eq "ws: every connection closed with 1000" "$(jq -c .closes "$W")" '{"1000":12}'
+# the hold connections never call receive for 2.5 s (a sleep, a slow HTTP
+# request) while pinged every 0.1 s
+between "ws: pings answered while the script sleeps and waits on HTTP" "$(jq .pongs "$W")" 80 1000
+eq "ws: the slow HTTP requests were made" "$(stat '.by_path["/slow"]')" 4
 eq "ws: no pong late" "$(jq .ping_timeouts "$W")" 0
 
 # --- the receive queue's bound ----------------------------------------------
@@ -90,7 +93,7 @@ eq "edges: the server's 4000 and the 1000s" "$(jq -c .closes "$TMP/wse.out")" '{
 # --- 1,000 idle WebSockets in one worker -------------------------------------
 start_ws "$TMP/wsi.out"
 timeout 60 "$QUERN" run tests/e2e/scripts/ws_idle.lua --vus 1000 --workers 1 --runs 1 --ramp 2s -q \
-  -p ws_url="ws://127.0.0.1:$WS_PORT" --summary-json "$TMP/i.json" >"$TMP/iout" 2>"$TMP/ierr"
+  -p ws_url="ws://127.0.0.1:$WS_PORT" -p hold=2s --summary-json "$TMP/i.json" >"$TMP/iout" 2>"$TMP/ierr"
 eq "idle: run exits 0" "$?" 0
 stop_ws
 eq "idle: 1000 handshakes, no error" "$(sj "$TMP/i.json" '.tests[0].count')/$(jq '[.tests[].errors.technical, .tests[].errors.functional] | add' "$TMP/i.json")" 1000/0

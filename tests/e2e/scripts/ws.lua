@@ -2,9 +2,11 @@
 -- server's push, a VU that never receives while the server pings it, and a
 -- refused handshake. Each run: one connection per step that opens one.
 local quern = require "quern"
+local http = require "quern.http"
 local ws_url = quern.property("ws_url")
 local push_n = quern.property("push_n", 3)
 local ca = quern.property("ca", "")
+local base = quern.property("base_url", "") -- the demo target, for a slow HTTP request
 local opts = ca ~= "" and { tls = { ca = ca } } or {}
 
 local sc = quern.scenario("WS")
@@ -38,9 +40,11 @@ function sc.run(vu)
   -- p is not closed: the end of the run closes it (1000)
 
   -- never receives: quern answers the server's pings while the script
-  -- sleeps, and the server keeps the connection open
+  -- sleeps and while it waits on an HTTP request, and the server keeps the
+  -- connection open (a pong 0.5 s late closes it with 1011)
   local h = hold:ws(ws_url .. "/hold", opts)
   quern.sleep("1500ms")
+  if base ~= "" then http.get(base .. "/slow?ms=1000"):expect(200) end
   local _, why = h:receive("1ms")
   assert(why == "timeout", "hold: " .. tostring(why))
   -- in a later second than its step's sample: counted all the same
