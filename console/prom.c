@@ -243,7 +243,7 @@ static void injector(text *t, const prom_input *in)
 }
 
 /* The WebSocket messages, per step: only in a run that has some. */
-static void websocket_counters(text *t, const prom_input *in)
+static void ws_message_counters(text *t, const prom_input *in)
 {
     size_t i = 0;
 
@@ -288,7 +288,7 @@ char *prom_render(const prom_input *in, size_t *len)
     counter(&t, in, "quern_bytes_sent_total",
             "Bytes sent (request lines, headers, bodies), per step.",
             offsetof(step_stats, bytes_out));
-    websocket_counters(&t, in);
+    ws_message_counters(&t, in);
     latency(&t, in, "quern_latency_seconds", 0,
             "Response time of the samples, per step (from the merged HDR histograms).");
     latency(&t, in, "quern_service_seconds", 1,
