@@ -90,6 +90,17 @@ check "edges: an unknown option is a script error naming it" grep -q 'unknown st
   <<<"$(e 4 .errors.samples.functional)"
 eq "edges: the server's 4000 and the 1000s" "$(jq -c .closes "$TMP/wse.out")" '{"4000":2,"1000":2}'
 
+# --- the end of the run while VUs wait in receive ------------------------------
+start_ws "$TMP/wss2.out"
+start=$(date +%s)
+timeout 60 "$QUERN" run tests/e2e/scripts/ws_stop.lua --vus 3 --duration 2s -q \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" --summary-json "$TMP/st.json" >/dev/null 2>&1
+eq "stop: run exits 0" "$?" 0
+between "stop: a 30 s receive does not hold the stop (s)" "$(($(date +%s) - start))" 0 10
+stop_ws
+eq "stop: the handshakes, no error" "$(sj "$TMP/st.json" '.tests[0].count')/$(sj "$TMP/st.json" '.tests[0].errors.technical')" 3/0
+eq "stop: closed with 1000" "$(jq -c .closes "$TMP/wss2.out")" '{"1000":3}'
+
 # --- 1,000 idle WebSockets in one worker -------------------------------------
 start_ws "$TMP/wsi.out"
 timeout 60 "$QUERN" run tests/e2e/scripts/ws_idle.lua --vus 1000 --workers 1 --runs 1 --ramp 2s -q \
