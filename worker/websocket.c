@@ -17,6 +17,7 @@
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents);
 static void on_close_timer(struct ev_loop *loop, ev_timer *w, int revents);
+static void on_more(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* --- counting and the queue ---------------------------------------------- */
 
@@ -81,6 +82,7 @@ static void shut(websocket *c, const char *why)
     c->state = WEBSOCKET_CLOSED;
     ev_io_stop(c->eng->loop, &c->io);
     ev_timer_stop(c->eng->loop, &c->timer);
+    ev_timer_stop(c->eng->loop, &c->more);
     if (c->ctx != NULL)
         wslay_event_context_free(c->ctx);
     c->ctx = NULL;
@@ -144,11 +146,23 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
         }
         return (ssize_t)n;
     }
-    rc = curl_easy_recv(c->easy, buf, len, &n);
+    if (c->budget == 0) {
+        /* A server that sends without pause must not hold the loop: the
+         * rest is read at the next iteration (TLS may hold it decrypted,
+         * with the socket no longer readable: a timer, not the watcher). */
+        if (!ev_is_active(&c->more)) {
+            ev_timer_set(&c->more, 0., 0.);
+            ev_timer_start(c->eng->loop, &c->more);
+        }
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+        return -1;
+    }
+    rc = curl_easy_recv(c->easy, buf, len < c->budget ? len : c->budget, &n);
     if (rc == CURLE_AGAIN) {
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
         return -1;
     }
+    c->budget -= n < c->budget ? n : c->budget;
     if (rc != CURLE_OK || n == 0) {
         if (c->err[0] == '\0')
             snprintf(c->err, sizeof(c->err), "WebSocket: %s",
@@ -234,6 +248,7 @@ static void pump(websocket *c, int readable)
 {
     wslay_event_context_ptr ctx = c->ctx;
 
+    c->budget = WEBSOCKET_READ_BUDGET;
     if (readable && wslay_event_want_read(ctx) && wslay_event_recv(ctx) != 0) {
         shut(c, NULL);
         return;
@@ -369,6 +384,16 @@ static void reap(websocket *c)
     }
 }
 
+/* After c's I/O: an orphan is freed once shut, a VU waiting on c goes on. */
+static void after_io(websocket *c)
+{
+    if (c->owner == NULL) {
+        reap(c);
+        return;
+    }
+    wake(c);
+}
+
 static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
     websocket *c = (websocket *)((char *)w - offsetof(websocket, io));
@@ -379,11 +404,16 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
         pump(c, (revents & EV_READ) != 0);
     else
         shut(c, NULL);
-    if (c->owner == NULL) {
-        reap(c);
-        return;
-    }
-    wake(c);
+    after_io(c);
+}
+
+static void on_more(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    websocket *c = (websocket *)((char *)w - offsetof(websocket, more));
+
+    if (c->ctx != NULL)
+        pump(c, 1);
+    after_io(c);
 }
 
 static void on_close_timer(struct ev_loop *loop, ev_timer *w, int revents)
@@ -502,6 +532,7 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     c->state = WEBSOCKET_CONNECTING;
     ev_init(&c->io, on_io);
     ev_init(&c->timer, on_close_timer);
+    ev_init(&c->more, on_more);
     if (RAND_bytes(rnd, sizeof(rnd)) != 1)
         memset(rnd, 0x5a, sizeof(rnd));
     wshandshake_key(rnd, c->key);

@@ -36,11 +36,12 @@ struct engine;
 struct vu;
 struct reqopt;
 
-#define WEBSOCKET_QUEUE_MAX 1024          /* messages queued for the script at most */
-#define WEBSOCKET_QUEUE_BYTES (16u << 20) /* their bytes at most */
-#define WEBSOCKET_MSG_MAX (16u << 20)     /* one message's bytes at most (1009 past it) */
-#define WEBSOCKET_CLOSE_WAIT_US 2000000   /* a closing handshake's wait for the server */
-#define WEBSOCKET_ERR_MAX 160             /* bytes of an error message */
+#define WEBSOCKET_QUEUE_MAX 1024           /* messages queued for the script at most */
+#define WEBSOCKET_QUEUE_BYTES (16u << 20)  /* their bytes at most */
+#define WEBSOCKET_MSG_MAX (16u << 20)      /* one message's bytes at most (1009 past it) */
+#define WEBSOCKET_CLOSE_WAIT_US 2000000    /* a closing handshake's wait for the server */
+#define WEBSOCKET_READ_BUDGET (256u << 10) /* bytes read per loop iteration at most */
+#define WEBSOCKET_ERR_MAX 160              /* bytes of an error message */
 
 enum websocket_state {
     WEBSOCKET_CONNECTING, /**< libcurl connects, then the upgrade request and its answer */
@@ -74,6 +75,8 @@ typedef struct websocket {
     void *ctx;               /**< owned: the wslay event context, once open */
     ev_io io;                /**< its socket, once connected */
     ev_timer timer;          /**< the closing handshake's bound */
+    ev_timer more;           /**< reads left for the next loop iteration (budget) */
+    size_t budget;           /**< bytes this read may still take (WEBSOCKET_READ_BUDGET) */
     char key[WSHANDSHAKE_KEY_LEN + 1];
     char *hs;              /**< owned: the upgrade request, then its answer (WSHANDSHAKE_MAX) */
     size_t hs_len, hs_off; /**< request: length and bytes sent; answer: bytes read */

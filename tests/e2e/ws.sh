@@ -51,7 +51,7 @@ eq "ws: messages sent = the server's received" "$(tot "$S" sent)" "$(jq .receive
 eq "ws: messages received = the server's sent" "$(tot "$S" received)" "$(jq .sent "$W")"
 eq "ws: bytes sent = the server's" "$(tot "$S" bytes_sent)" "$(jq .bytes_received "$W")"
 eq "ws: bytes received = the server's" "$(tot "$S" bytes_received)" "$(jq .bytes_sent "$W")"
-eq "ws: echo's messages (3 a run each way)" "$(t 1 .messages.sent)/$(t 1 .messages.received)" 12/12
+eq "ws: echo's messages (4 a run each way)" "$(t 1 .messages.sent)/$(t 1 .messages.received)" 16/16
 eq "ws: push's messages" "$(t 3 .messages.received)" 12
 eq "ws: hold's messages, a second after its sample" "$(t 4 .messages.sent)/$(t 4 .messages.received)" 4/4
 eq "ws: every connection closed with 1000" "$(jq -c .closes "$W")" '{"1000":12}'
