@@ -68,6 +68,10 @@ void stats_merge(step_stats *dst, const step_stats *src)
     dst->sum_ttfb += src->sum_ttfb;
     dst->new_conns += src->new_conns;
     dst->requests += src->requests;
+    dst->ws_sent += src->ws_sent;
+    dst->ws_recv += src->ws_recv;
+    dst->ws_bytes_sent += src->ws_bytes_sent;
+    dst->ws_bytes_recv += src->ws_bytes_recv;
     if (src->svc_on)
         stats_service_on(dst); /* before dst->hist takes src's */
     hist_merge(dst->hist, src->hist);

@@ -41,6 +41,9 @@ typedef struct step_stats {
     uint8_t svc_on;     /**< svc kept apart; when 0 service times are hist's */
     char sample_tech[STATS_SAMPLE_MAX]; /**< first technical error message seen, "" if none */
     char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
+
+    /** WebSocket messages sent and received (worker/websocket.h), and their payload bytes */
+    uint64_t ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv;
 } step_stats;
 
 /** Initialises s empty (allocates its histogram). */

@@ -242,6 +242,28 @@ static void injector(text *t, const prom_input *in)
     fmt(t, "\"} %" PRIu64 "\n", it->saturated_s);
 }
 
+/* The WebSocket messages, per step: only in a run that has some. */
+static void ws_message_counters(text *t, const prom_input *in)
+{
+    size_t i = 0;
+
+    while (in->a != NULL && i < in->a->nsteps && in->a->total[i].ws_sent == 0 &&
+           in->a->total[i].ws_recv == 0)
+        i++;
+    if (in->a == NULL || i == in->a->nsteps)
+        return;
+    counter(t, in, "quern_websocket_messages_sent_total", "WebSocket messages sent, per step.",
+            offsetof(step_stats, ws_sent));
+    counter(t, in, "quern_websocket_messages_received_total",
+            "WebSocket messages received, per step.", offsetof(step_stats, ws_recv));
+    counter(t, in, "quern_websocket_bytes_sent_total",
+            "Payload bytes of the WebSocket messages sent, per step.",
+            offsetof(step_stats, ws_bytes_sent));
+    counter(t, in, "quern_websocket_bytes_received_total",
+            "Payload bytes of the WebSocket messages received, per step.",
+            offsetof(step_stats, ws_bytes_recv));
+}
+
 char *prom_render(const prom_input *in, size_t *len)
 {
     text t = {0};
@@ -266,6 +288,7 @@ char *prom_render(const prom_input *in, size_t *len)
     counter(&t, in, "quern_bytes_sent_total",
             "Bytes sent (request lines, headers, bodies), per step.",
             offsetof(step_stats, bytes_out));
+    ws_message_counters(&t, in);
     latency(&t, in, "quern_latency_seconds", 0,
             "Response time of the samples, per step (from the merged HDR histograms).");
     latency(&t, in, "quern_service_seconds", 1,

@@ -7,6 +7,8 @@
  * full step name "SC-...-STEP-n)label"):
  *   quern_requests_total, quern_errors_total{kind="technical|functional"},
  *   quern_bytes_received_total, quern_bytes_sent_total   counters, per step;
+ *   quern_websocket_{messages,bytes}_{sent,received}_total   counters, per
+ *       step, in a run with WebSocket messages only;
  *   quern_latency_seconds   a classic histogram per step: cumulative
  *       _bucket{le=...} at the PROM_NBOUNDS bounds of prom_bounds_us (ten a
  *       decade, 100 us to 80 s) then le="+Inf", _sum, _count, counted from

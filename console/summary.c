@@ -129,6 +129,18 @@ static json_t *latency_json(json_t *o, const hist *h)
 
 /* [{expr, source, passed, measured (null: nothing measured), limit, unit,
  * description}] in the order the thresholds were given. */
+/* A step's WebSocket messages: tests[i].messages. */
+static json_t *messages_json(const step_stats *s)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "sent", json_integer((json_int_t)s->ws_sent));
+    json_object_set_new(o, "received", json_integer((json_int_t)s->ws_recv));
+    json_object_set_new(o, "bytes_sent", json_integer((json_int_t)s->ws_bytes_sent));
+    json_object_set_new(o, "bytes_received", json_integer((json_int_t)s->ws_bytes_recv));
+    return o;
+}
+
 static json_t *thresholds_json(const summary_info *si)
 {
     json_t *arr = json_array();
@@ -201,6 +213,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_object_set_new(t, "bytes_out", json_integer((json_int_t)s->bytes_out));
         json_object_set_new(t, "new_connections", json_integer((json_int_t)s->new_conns));
         json_object_set_new(t, "requests", json_integer((json_int_t)s->requests));
+        json_object_set_new(t, "messages", messages_json(s));
         json_object_set_new(t, "mean_dns_ms",
                             json_real(s->count ? ms(s->sum_dns) / (double)s->count : 0.0));
         json_object_set_new(t, "mean_connect_ms",

@@ -176,6 +176,10 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
         d->sum_ttfb += si->sum_ttfb_us;
         d->new_conns += si->new_connections;
         d->requests += si->requests;
+        d->ws_sent += si->ws_messages_sent;
+        d->ws_recv += si->ws_messages_received;
+        d->ws_bytes_sent += si->ws_bytes_sent;
+        d->ws_bytes_recv += si->ws_bytes_received;
         if (si->sample_technical != NULL && si->sample_technical[0] != '\0')
             stats_note_error(d, 1, si->sample_technical);
         if (si->sample_functional != NULL && si->sample_functional[0] != '\0')
@@ -239,8 +243,9 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         Quern__StepInterval *si;
         size_t len;
 
-        if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 && st->err_func == 0)
-            continue;
+        if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 && st->err_func == 0 &&
+            st->ws_sent == 0 && st->ws_recv == 0)
+            continue; /* messages come in seconds without a sample of their step */
         if (buf == NULL)
             buf = xmalloc(cap);
         si = xmalloc(sizeof(*si));
@@ -257,6 +262,10 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         si->sum_ttfb_us = st->sum_ttfb;
         si->new_connections = st->new_conns;
         si->requests = st->requests;
+        si->ws_messages_sent = st->ws_sent;
+        si->ws_messages_received = st->ws_recv;
+        si->ws_bytes_sent = st->ws_bytes_sent;
+        si->ws_bytes_received = st->ws_bytes_recv;
         si->sum_latency_us = hist_sum(st->hist);
         si->max_latency_us = hist_max(st->hist);
         si->histogram.data = encode_copy(st->hist, buf, cap, &len);

@@ -20,6 +20,7 @@
 #include "worker/reqopt.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/websocket.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
 #define ENGINE_VU_CONNS 32  /* idle connections a VU keeps */
@@ -45,6 +46,8 @@ static void check_done(engine *e)
          * is resumed here, on the loop, outside any libcurl callback. */
         if (pageres_xfer_done(v->page, easy, rc))
             continue; /* one of the resources of v's page (pageres.h) */
+        if (v->ws != NULL && websocket_xfer_done(v, easy, rc))
+            continue; /* a WebSocket connected: it stays in the multi (websocket.h) */
         curl_multi_remove_handle(e->multi, easy);
         vu_xfer_done(v, rc);
     }
@@ -834,6 +837,7 @@ void engine_free(engine *e)
 {
     if (e == NULL)
         return;
+    websocket_free_all(e); /* their handles are in the multi */
     /* Easy handles first: each is attached to a group's share. */
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         if (e->vus[i].xh != NULL) {

@@ -109,6 +109,8 @@ struct engine {
     char display_dir[4096]; /**< the same folder as the tester named it, "" if the same */
     /** owned: Accept-Encoding and User-Agent, for compressed requests with no other */
     struct curl_slist *ua_ae;
+    /** owned: WebSockets whose VU's phase ended, finishing their close (websocket.h) */
+    struct websocket *ws_closing;
 };
 
 /** Queues the VU's transfer (v->xh->easy, options set): it starts with the

@@ -131,6 +131,19 @@ static void headers(lbuf *o, const char *mark, const char *p, size_t n)
     }
 }
 
+/* Writes o to stderr, whole unless stderr is closed. */
+static void out(const lbuf *o)
+{
+    for (size_t done = 0; done < o->len;) {
+        ssize_t n = write(STDERR_FILENO, o->p + done, o->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* stderr closed: nothing more to do */
+        done += (size_t)n;
+    }
+}
+
 static double ms(int64_t us)
 {
     return (double)us / 1000.;
@@ -183,12 +196,21 @@ void trace_response(trace *t, vu *v, CURLcode rc)
              " bytes in, %" PRIu64 " out\n",
              ms(x->elapsed_us), ms(x->dns_us), ms(x->connect_us), ms(x->tls_us), ms(x->ttfb_us),
              ms(x->elapsed_us), x->bytes_in, x->bytes_out);
-    for (size_t done = 0; done < o.len;) {
-        ssize_t n = write(STDERR_FILENO, o.p + done, o.len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* stderr closed: nothing more to do */
-        done += (size_t)n;
-    }
+    out(&o);
+}
+
+void trace_ws(trace *t, vu *v, const char *what, const char *mark, const char *text, size_t len)
+{
+    static char buf[TRACE_OUT_MAX];
+    lbuf o = {buf, 0, sizeof(buf)};
+    const char *sname = "untimed";
+
+    if (t == NULL || slot_of(t, v, 1) == NULL)
+        return;
+    if (v->pend.step >= 0 && (size_t)v->pend.step < v->eng->scens.nsteps)
+        sname = v->eng->scens.steps[v->pend.step]->name;
+    lbuf_fmt(&o, "--- VU %u, run %u, %s: WebSocket %s\n", v->gid, v->run, sname, what);
+    if (text != NULL)
+        headers(&o, mark, text, len < TRACE_BODY_MAX ? len : TRACE_BODY_MAX);
+    out(&o);
 }

@@ -51,5 +51,10 @@ void trace_free(trace *t);
 void trace_request(trace *t, struct vu *v, CURL *easy, const char *method);
 /** v's transfer completed with rc: printed if it was traced. */
 void trace_response(trace *t, struct vu *v, CURLcode rc);
+/** A WebSocket event of v (what: "GET url", "101 in 2.1 ms", "sent text,
+ *  5 bytes"), then text's lines (len bytes, at most TRACE_BODY_MAX; NULL:
+ *  none) each after mark, if v is traced; t may be NULL. */
+void trace_ws(trace *t, struct vu *v, const char *what, const char *mark, const char *text,
+              size_t len);
 
 #endif

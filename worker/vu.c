@@ -14,6 +14,7 @@
 #include "worker/reqlog.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/websocket.h"
 #include "worker/vjar.h"
 
 /* Bodies and headers above these are counted but not kept. */
@@ -544,6 +545,7 @@ void vu_phase_end(vu *v, int ok)
 {
     int yielded = v->yielded;
 
+    websocket_vu_end(v);
     vu_finalize(v);
     vu_release(v);
     v->yielded = 0;
@@ -599,6 +601,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     scen *sc = v->eng->scens.scens[v->scen];
     const char *fn = ph == VU_INIT ? "init" : ph == VU_RUN ? "run" : "finish";
 
+    websocket_vu_end(v); /* a phase cut short (stop, halt, kill) closes them too */
     if (ph == VU_DONE) {
         if (v->phase != VU_DONE) {
             v->phase = VU_DONE;

@@ -27,6 +27,9 @@ struct step;
 
 enum vu_phase { VU_WAITING, VU_INIT, VU_RUN, VU_PACE, VU_FINISH, VU_DONE };
 enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HALT, VU_SLOT };
+/* More waits: a WebSocket's handshake and a WebSocket's message, each bound
+ * by the VU's timer (websocket.h). */
+enum { VU_WSOPEN = VU_SLOT + 1, VU_WSRECV };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -152,6 +155,7 @@ typedef struct vu {
     struct urlc_ent *url;           /**< borrowed: the URL cache's entry of the transfer, or NULL */
     struct pageres *page;           /**< owned: embedded resources and their cache (pageres.h), NULL
                                       until a request asks for resources */
+    struct websocket *ws;           /**< owned: its WebSockets of this phase (websocket.h) */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */

@@ -2,15 +2,34 @@
 # and what it counts is what the server saw.
 . "$(dirname "$0")/lib.bash"
 start_target
+# the WebSocket examples' server (tests/tools/ws_server.py)
+WS_PY=/usr/bin/python3
+[ -x "$WS_PY" ] || WS_PY=python3
+"$WS_PY" tests/tools/ws_server.py "$TMP/ws.port" >/dev/null 2>&1 &
+WS_PID=$!
+trap 'kill "$WS_PID" 2>/dev/null; wait "$WS_PID" 2>/dev/null; cleanup' EXIT
+wait_file "$TMP/ws.port" || notok "the WebSocket server starts"
+WS_BASE="http://127.0.0.1:$(cat "$TMP/ws.port")"
 for s in scripts/*.lua; do
   reset_target
+  ws0=$(curl -s "$WS_BASE/__stats")
   "$QUERN" run "$s" --vus 4 --runs 2 -q -p base_url="$BASE" -p pacing=200ms \
-    --summary-json "$TMP/s.json" >"$TMP/out" 2>&1
+    -p ws_url="ws://127.0.0.1:$(cat "$TMP/ws.port")" --summary-json "$TMP/s.json" >"$TMP/out" 2>&1
   rc=$?
   eq "$s: exits 0" "$rc" 0
   [ "$rc" = 0 ] || { tail -5 "$TMP/out"; continue; }
   eq "$s: no errors" "$(sj "$TMP/s.json" '[.tests[].errors.technical, .tests[].errors.functional] | add')" 0
   eq "$s: every step ran" "$(sj "$TMP/s.json" '[.tests[] | select(.count == 0)] | length')" 0
+  if grep -q ':ws(' "$s"; then
+    # a WebSocket example: its counts are the WebSocket server's
+    ws1=$(curl -s "$WS_BASE/__stats")
+    d() { echo $(($(jq "$1" <<<"$ws1") - $(jq "$1" <<<"$ws0"))); }
+    eq "$s: messages sent = the server's received" \
+      "$(sj "$TMP/s.json" '[.tests[].messages.sent] | add')" "$(d .received)"
+    eq "$s: messages received = the server's sent" \
+      "$(sj "$TMP/s.json" '[.tests[].messages.received] | add')" "$(d .sent)"
+    continue
+  fi
   samples=$(sj "$TMP/s.json" '[.tests[].count] | add')
   # the login form is fetched for its token, untimed or in the login's
   # time block: the server's login_forms are no samples

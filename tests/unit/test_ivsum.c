@@ -358,6 +358,38 @@ static Quern__Interval *worker_load(uint32_t worker, uint32_t cpu, uint64_t lag_
     return m;
 }
 
+/* A second with WebSocket messages and no sample of their step: sent, and
+ * added exactly. */
+static void test_websocket(void **state)
+{
+    step_stats *st = stats_array_new(2);
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    Quern__Interval *m;
+    ivsum s;
+    char err[128];
+
+    st[1].ws_sent = 3;
+    st[1].ws_recv = 5;
+    st[1].ws_bytes_sent = 30;
+    st[1].ws_bytes_recv = 57;
+    m = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    assert_int_equal(m->n_steps, 1);
+    assert_int_equal(m->steps[0]->step, 1);
+    assert_int_equal(m->steps[0]->ws_messages_received, 5);
+    ivsum_init(&s, 2, 2);
+    assert_int_equal(ivsum_add_msg(&s, m, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, m, scens, err, sizeof(err)), 0);
+    assert_int_equal(s.steps[1].count, 0);
+    assert_int_equal(s.steps[1].ws_sent, 6);
+    assert_int_equal(s.steps[1].ws_recv, 10);
+    assert_int_equal(s.steps[1].ws_bytes_sent, 60);
+    assert_int_equal(s.steps[1].ws_bytes_recv, 114);
+    assert_int_equal(s.steps[0].ws_sent + s.steps[0].ws_recv, 0);
+    ivsum_msg_free(m);
+    ivsum_free(&s);
+    stats_array_free(st, 2);
+}
+
 static void test_injector(void **state)
 {
     ivsum agent1, agent2, console;
@@ -420,7 +452,7 @@ int main(void)
         cmocka_unit_test(test_message),  cmocka_unit_test(test_sum),
         cmocka_unit_test(test_service),  cmocka_unit_test(test_scenario_names),
         cmocka_unit_test(test_limits),   cmocka_unit_test(test_start_lag),
-        cmocka_unit_test(test_injector),
+        cmocka_unit_test(test_injector), cmocka_unit_test(test_websocket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -335,6 +335,39 @@ static void test_buckets_and_quantiles(void **state)
 
 /* The workers' own load: a gauge pair per (agent, worker) from its latest
  * second, and the saturated seconds; none before a worker reported. */
+/* WebSocket messages: counters of their own, absent from a run without any. */
+static void test_websocket(void **state)
+{
+    fx x;
+    const char *names[] = {"SC-W-STEP-1)chat", "SC-W-STEP-2)http"};
+    prom_input in = {"w", names, NULL, 1, NULL, 0};
+    size_t len;
+    char *got;
+
+    fx_init(&x, 2);
+    in.a = &x.a;
+    fx_add(&x, 1);
+    got = prom_render(&in, &len);
+    assert_null(strstr(got, "quern_websocket"));
+    xfree(got);
+    x.st[0].ws_sent = 4;
+    x.st[0].ws_recv = 5;
+    x.st[0].ws_bytes_sent = 40;
+    x.st[0].ws_bytes_recv = 51;
+    fx_add(&x, 1);
+    got = prom_render(&in, &len);
+    assert_non_null(strstr(got, "quern_websocket_messages_sent_total{run=\"w\",step=\"SC-W-STEP-1)"
+                                "chat\"} 4\n"));
+    assert_non_null(strstr(got, "quern_websocket_messages_received_total{run=\"w\",step=\"SC-W-"
+                                "STEP-1)chat\"} 5\n"));
+    assert_non_null(strstr(got, "quern_websocket_bytes_sent_total{run=\"w\",step=\"SC-W-STEP-1)"
+                                "chat\"} 40\n"));
+    assert_non_null(strstr(got, "quern_websocket_bytes_received_total{run=\"w\",step=\"SC-W-"
+                                "STEP-2)http\"} 0\n"));
+    xfree(got);
+    fx_free(&x);
+}
+
 static void test_injector(void **state)
 {
     fx x;
@@ -387,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_buckets_and_quantiles),
         cmocka_unit_test(test_service_and_arrivals),
         cmocka_unit_test(test_injector),
+        cmocka_unit_test(test_websocket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
