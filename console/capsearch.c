@@ -116,9 +116,10 @@ static void judge_injector(capsearch *cs, capsearch_step *s)
             snprintf(why, sizeof(why), "VUs not ready in time, the pool at %u of %u", s->vus_peak,
                      cs->pool);
         snprintf(s->injector, sizeof(s->injector),
-                 "%s; %llu late, %llu dropped of %llu arrivals, start lag p99 %.0f ms", why,
-                 (unsigned long long)arr.late, (unsigned long long)arr.dropped,
-                 (unsigned long long)arr.scheduled, s->lag_p99_ms);
+                 "%s; %llu started, %llu late, %llu dropped of %llu arrivals, start lag p99 "
+                 "%.0f ms",
+                 why, (unsigned long long)arr.started, (unsigned long long)arr.late,
+                 (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled, s->lag_p99_ms);
     }
     if (s->pool_limited) {
         /* Little's law: the VUs busy that the load asks at this response time */

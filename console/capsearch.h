@@ -86,14 +86,17 @@ typedef struct capsearch_step {
     uint64_t arr_scheduled, arr_late, arr_dropped; /**< the open model's arrivals in its seconds */
     double lag_p99_ms;                             /**< their start lag p99 (0: none) */
     int injector_saturated;                        /**< 1 when capsearch_step_injector says so */
-    char injector[CAPSEARCH_INJECTOR_MAX]; /**< "saturated in 3 of 4 s; 44872 late, 7355 dropped
-                                                of 100000, ..." when injector_saturated, else "" */
-    int pool_limited; /**< 1 when its arrivals waited past the shares with the pool full and
-                           the injector keeping up: the server's response time filled the pool */
-    char pool[CAPSEARCH_INJECTOR_MAX]; /**< "200/s x 0.25 s = 50 VUs busy needed, the pool has
-                                            20" when pool_limited, else "" */
-    uint32_t vus_peak;                 /**< the most VUs at one of its seconds' ends */
-    uint64_t runs, run_us;             /**< runs ended in its seconds, their durations summed */
+    /** "injector saturated in 3 of 4 s; 17661 started, 0 late, 0 dropped of
+     *  99999 arrivals, ..." when injector_saturated, else "" */
+    char injector[CAPSEARCH_INJECTOR_MAX];
+    /** 1 when its arrivals waited past the shares with the pool full and
+     *  the injector keeping up: the server's response time filled the pool */
+    int pool_limited;
+    /** "pool too small for the server's response time: 60/s x 0.201 s = 12
+     *  VUs busy, the pool has 10; ..." when pool_limited, else "" */
+    char pool[CAPSEARCH_INJECTOR_MAX + 64];
+    uint32_t vus_peak;     /**< the most VUs at one of its seconds' ends */
+    uint64_t runs, run_us; /**< runs ended in its seconds, their durations summed */
 } capsearch_step;
 
 /** The search's state; created by capsearch_new. */
