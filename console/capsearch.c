@@ -225,7 +225,9 @@ int capsearch_found(const capsearch *cs, size_t *step)
 {
     size_t n = 0;
 
-    while (n < cs->plan.nsteps && cs->steps[n].judged && cs->steps[n].passed)
+    /* a step that passed at a load the injector did not send is no capacity */
+    while (n < cs->plan.nsteps && cs->steps[n].judged && cs->steps[n].passed &&
+           !cs->steps[n].injector_saturated)
         n++;
     if (n == 0)
         return 0;
@@ -264,25 +266,39 @@ size_t capsearch_judged(const capsearch *cs)
     return n;
 }
 
+/* The first judged step the injector limited, passed or failed; NULL when none. */
+static const capsearch_step *first_injector(const capsearch *cs)
+{
+    for (size_t i = 0; i < capsearch_judged(cs); i++)
+        if (cs->steps[i].judged && cs->steps[i].injector_saturated)
+            return &cs->steps[i];
+    return NULL;
+}
+
 char *capsearch_why(const capsearch *cs, char *buf, size_t len)
 {
-    char a[CAPACITY_LOAD_MAX], b[CAPACITY_LOAD_MAX];
+    char a[CAPACITY_LOAD_MAX], b[CAPACITY_LOAD_MAX], what[CAPSEARCH_FAILED_MAX + 32];
     size_t k;
     const capsearch_step *f = cs->failed ? &cs->steps[cs->failed_step] : NULL;
+    const capsearch_step *inj = first_injector(cs);
 
-    if (f != NULL && f->injector_saturated) {
-        capacity_format(&cs->plan, f->load, b, sizeof(b));
+    if (inj != NULL) {
+        capacity_format(&cs->plan, inj->load, b, sizeof(b));
+        if (inj->passed)
+            snprintf(what, sizeof(what), "it passed on figures that were");
+        else
+            snprintf(what, sizeof(what), "its failure (%s) was", inj->failed);
         if (!capsearch_found(cs, &k))
             snprintf(buf, len,
                      "no capacity measured: the first step, %s, was limited by the injector "
-                     "(%s): its failure (%s) was quern's own queue, not the server's",
-                     b, f->injector, f->failed);
+                     "(%s): %s quern's own queue, not the server's",
+                     b, inj->injector, what);
         else
             snprintf(buf, len,
                      "capacity at least %s%s: the step at %s was limited by the injector (%s): "
-                     "its failure (%s) was quern's own queue, not the server's",
+                     "%s quern's own queue, not the server's",
                      capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a)),
-                     cs->plan.open ? "" : " VUs", b, f->injector, f->failed);
+                     cs->plan.open ? "" : " VUs", b, inj->injector, what);
         return buf;
     }
     if (!capsearch_found(cs, &k)) {
@@ -312,8 +328,10 @@ const char *capsearch_limited_by(const capsearch *cs)
 {
     size_t k;
 
+    if (first_injector(cs) != NULL)
+        return "injector";
     if (cs->failed)
-        return cs->steps[cs->failed_step].injector_saturated ? "injector" : "server";
+        return "server";
     if (capsearch_judged(cs) == 0)
         return NULL;
     return capsearch_found(cs, &k) && k + 1 == cs->plan.nsteps ? "max" : "stopped";

@@ -22,9 +22,11 @@
  * dropped or late with every VU of the pool made and busy are the
  * server's: its VUs wait on responses, and by Little's law rate x
  * response time passed the pool (--max-vus): the pool is too small for
- * the server's response time at that load, a limit of the server. When the first
- * failing step was, the search is limited by the injector: the capacity is
- * a lower bound ("at least 10000/s") and the verdict inconclusive (exit 1);
+ * the server's response time at that load, a limit of the server. When a
+ * step up to the first failing one was injector-limited, passed or failed
+ * (a pass at a load not sent is no capacity), the search is limited by the
+ * injector: the capacity is the last clean step's, a lower bound ("at
+ * least 10000/s"), and the verdict inconclusive (exit 1);
  * limited by the server when the thresholds failed with the injector
  * keeping up; by MAX when every step passed.
  *
@@ -130,8 +132,8 @@ int capsearch_step_waited(uint64_t scheduled, uint64_t late, uint64_t dropped, i
 int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
                             int pool_full, unsigned seconds, unsigned saturated_seconds);
 
-/** What decided the search: "injector" (the first failing step was
- *  injector-limited), "server" (it failed on its thresholds otherwise),
+/** What decided the search: "injector" (a judged step was injector-limited,
+ *  passed or failed), "server" (a step failed on its thresholds otherwise),
  *  "max" (every step passed), "stopped" (the run ended before a step
  *  failed); NULL when nothing was judged. A static string. */
 const char *capsearch_limited_by(const capsearch *cs);
@@ -160,7 +162,7 @@ void capsearch_end(capsearch *cs, const thresh *const *ths, size_t nth, const ch
                    const char *const *names);
 
 /** The capacity: 1 with the index of the last step that passed before any
- *  failure in *step; 0 when none passed. */
+ *  failure or injector-limited step in *step; 0 when none did. */
 int capsearch_found(const capsearch *cs, size_t *step);
 
 /** The verdict of threshold i on the step that decided the search (the

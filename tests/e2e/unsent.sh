@@ -45,9 +45,14 @@ check "runs 10 ms over their pacing: under 2 % not sent, slots missed all the sa
 # scheduled (not the third it took), and those it never got to as dropped
 "$QUERN" run $D/burn_run.lua --capacity 1000/s:1000/s:4s:1000/s --threshold 'errors<1%' --max-lag 1s \
   --workers 1 -p base_url="$BASE" --db none -q --summary-json "$TMP/b.json" >"$TMP/b.out" 2>"$TMP/b.err"
+rc=$?
 jq -c '.capacity.steps[0] | {seconds, arrivals}' "$TMP/b.json" | sed 's/^/# /'
 check "behind its rate: the step's scheduled is 1000/s x its seconds, the run's 4000 = sent + dropped" \
   jq -e '(.capacity.steps[0] | (.arrivals.scheduled - 1000 * .seconds) | fabs <= 1000)
          and (.run.load | .asked == 4000 and .asked == .sent + .dropped)' "$TMP/b.json"
 check "behind its rate: the step's share dropped is past a quarter" \
   jq -e '.capacity.steps[0].arrivals | .dropped > 0.25 * .scheduled' "$TMP/b.json"
+# its threshold passed on what the worker sent, not on what was asked: no
+# capacity at 1000/s, the search limited by the injector (inconclusive)
+eq "behind its rate: limited by the injector, exit 1, no capacity" \
+  "$rc $(sj "$TMP/b.json" '"\(.capacity.limited_by) \(.capacity.found)"')" "1 injector false"

@@ -313,6 +313,36 @@ static void test_limited_by(void **state)
     json_decref(j);
     capsearch_free(cs);
 
+    /* the last step passed, but at a load the injector did not send (it was
+     * saturated): no capacity there, the injector limited the search */
+    cs = search("10000/s:10000/s:2s:20000/s");
+    v = (verdict){1, 0, 0, "passed"};
+    assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
+    {
+        ivsum s;
+        ivsum_init(&s, 1, 1);
+        s.steps[0].count = 9000;
+        for (int i = 0; i < 100; i++)
+            hist_record(s.steps[0].hist, 2000);
+        s.arrivals[0] = (rate_counts){20000, 9000, 0, 11000};
+        s.load = xcalloc(1, sizeof(*s.load));
+        s.nload = s.capload = 1;
+        s.load[0].saturated = 1;
+        assert_int_equal(capsearch_second(cs, 3, &s, 0, (const thresh *const *)&th, 1, ids, names),
+                         0);
+        ivsum_free(&s);
+    }
+    capsearch_end(cs, (const thresh *const *)&th, 1, ids, names);
+    assert_int_equal(cs->steps[1].passed, 1);
+    assert_int_equal(cs->steps[1].injector_saturated, 1);
+    assert_string_equal(capsearch_limited_by(cs), "injector");
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.inconclusive, 1);
+    assert_non_null(strstr(v.why, "capacity at least 10000/s: the step at 20000/s was limited by "
+                                  "the injector (injector saturated in 1 of 1 s; 9000 started"));
+    assert_non_null(strstr(v.why, "it passed on figures that were quern's own queue"));
+    capsearch_free(cs);
+
     /* every step passed: MAX */
     cs = search("10000/s:10000/s:2s:20000/s");
     assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
