@@ -292,6 +292,7 @@ void arrive_count_due(arrive *a, struct engine *e, int64_t t_us)
         if (rate_cursor_next(&a->cur, &a->next_us) != 0)
             a->next_us = -1;
     }
+    a->behind_us = !a->stopped && a->next_us >= 0 && t_us > a->next_us ? t_us - a->next_us : 0;
     due = a->stopped ? a->taken : arrive_due_by(a, t_us);
 
     if (due < a->taken)

@@ -78,6 +78,8 @@ typedef struct arrive {
     int64_t spare_at_us; /**< when spare is next looked up, from the run's start */
     uint64_t taken;      /**< arrivals taken off the schedule (started, waiting, dropped) */
     uint64_t counted;    /**< arrivals counted as scheduled so far (arrive_count_due) */
+    int64_t behind_us;   /**< at the last arrive_count_due, how late the next arrival not
+                              taken yet was (0: none due): the worker behind its schedule */
     struct engine *eng;  /**< borrowed: the engine a belongs to */
     int stopped;
 } arrive;

@@ -316,6 +316,9 @@ static void judge_second(engine *e, engine_interval *iv)
         if (p > in.start_lag_p99_us)
             in.start_lag_p99_us = p;
     }
+    for (size_t i = 0; i < e->narr; i++)
+        if ((uint64_t)e->arr[i].behind_us > in.behind_us)
+            in.behind_us = (uint64_t)e->arr[i].behind_us;
     in.cpu_permille = ms.cpu_permille;
     in.loop_lag_max_us = ms.loop_lag_max_us;
     iv->cpu_permille = ms.cpu_permille;
