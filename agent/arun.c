@@ -65,6 +65,8 @@ static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
     ivsum_msg_set_arrivals(m, sum->arrivals);
     ivsum_msg_set_little(m, sum->vu_us, sum->run_us, sum->wait_us);
     ivsum_msg_set_held(m, sum->held, sum->held_us, sum->held_max_us);
+    ivsum_msg_set_delivery(m, sum->vus_planned, sum->vus_started, sum->pace_asked_us,
+                           sum->pace_lost_us);
     ivsum_msg_set_lag(m, sum->lag);
     ivsum_msg_set_injector(m, sum->load, sum->nload, r->a->name); /* each worker's, named */
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;

@@ -15,6 +15,8 @@ unsigned saturation_judge(const saturation_in *in)
         why |= SATURATION_START;
     if (in->loop_lag_max_us >= SATURATION_STALL_US)
         why |= SATURATION_STALL;
+    if (in->behind_us >= SATURATION_BEHIND_US)
+        why |= SATURATION_BEHIND;
     return why;
 }
 
@@ -25,7 +27,8 @@ void saturation_why(unsigned why, char *buf, size_t len)
         const char *word;
     } words[] = {{SATURATION_CPU, "CPU and loop lag"},
                  {SATURATION_START, "start lag"},
-                 {SATURATION_STALL, "loop stall"}};
+                 {SATURATION_STALL, "loop stall"},
+                 {SATURATION_BEHIND, "behind schedule"}};
     size_t off = 0;
 
     if (len == 0)

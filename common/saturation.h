@@ -22,6 +22,11 @@
  *     slow server fills the pool (its VUs wait on responses) and --max-vus
  *     was the limit, not the worker; the verdict judges the load not sent
  *     apart.
+ *   - SATURATION_BEHIND: at the second's end, the open model's timer had
+ *     not yet taken an arrival due at least 200 ms before
+ *     (SATURATION_BEHIND_US): the worker fell behind its own schedule,
+ *     whatever its pool (a full pool queues the arrivals it takes; it does
+ *     not leave them untaken);
  *   - SATURATION_STALL: the event loop ran at least 500 ms late
  *     (SATURATION_STALL_US) whatever the CPU: the worker was not scheduled
  *     (the CPU taken by another process) or held by a script, half a second
@@ -45,12 +50,14 @@
 #define SATURATION_LAG_US 50000     /**< loop lag that counts with a busy CPU */
 #define SATURATION_START_US 50000   /**< start lag p99 that counts with every arrival served */
 #define SATURATION_STALL_US 500000  /**< loop lag that counts alone */
+#define SATURATION_BEHIND_US 200000 /**< an arrival not taken this long after its time */
 
 /** Bits of saturation_judge's answer. */
 enum saturation_why {
-    SATURATION_CPU = 1u << 0,   /**< CPU spent and the loop late */
-    SATURATION_START = 1u << 1, /**< arrivals started late with VUs free (open model) */
-    SATURATION_STALL = 1u << 2, /**< the loop stalled half a second */
+    SATURATION_CPU = 1u << 0,    /**< CPU spent and the loop late */
+    SATURATION_START = 1u << 1,  /**< arrivals started late with VUs free (open model) */
+    SATURATION_STALL = 1u << 2,  /**< the loop stalled half a second */
+    SATURATION_BEHIND = 1u << 3, /**< arrivals not taken in time (open model) */
 };
 
 /** One worker's figures for one second. */
@@ -59,13 +66,15 @@ typedef struct saturation_in {
     uint32_t loop_lag_max_us;  /**< the loop's worst lateness */
     uint64_t start_lag_p99_us; /**< the open model's start lags, p99 (0: none) */
     uint64_t arrivals_late;    /**< arrivals that waited for a VU (late) or were dropped */
+    uint64_t behind_us;        /**< how late the oldest arrival not taken yet was at the
+                                    second's end (0: none waiting to be taken) */
 } saturation_in;
 
 /** The SATURATION_* bits that hold for in; 0 when the worker kept up. */
 unsigned saturation_judge(const saturation_in *in);
 
 /** Writes the reasons in why as words ("CPU and loop lag", "start lag",
- *  "loop stall", joined by ", ") into buf of len bytes; "" for 0. */
+ *  "loop stall", "behind schedule", joined by ", ") into buf of len bytes; "" for 0. */
 void saturation_why(unsigned why, char *buf, size_t len);
 
 #endif

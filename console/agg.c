@@ -66,6 +66,15 @@ void agg_add_held(agg *a, uint64_t n, uint64_t us, uint64_t max_us)
         a->held_max_us = max_us;
 }
 
+void agg_add_delivery(agg *a, uint32_t planned, uint32_t started, uint64_t asked_us,
+                      uint64_t lost_us)
+{
+    a->vus_planned += planned;
+    a->vus_started += started;
+    a->pace_asked_us += asked_us;
+    a->pace_lost_us += lost_us;
+}
+
 double agg_held_mean_ms(const agg *a)
 {
     return a->held > 0 ? (double)a->held_us / 1e3 / (double)a->held : 0.;

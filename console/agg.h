@@ -27,12 +27,16 @@ typedef struct agg {
     uint64_t intervals;      /**< intervals merged */
     int64_t elapsed_us;      /**< sum of interval lengths */
     int64_t last_length_us;
-    uint32_t active_vus;  /**< at the latest interval's end */
-    uint32_t vus_peak;    /**< the most at an interval's end (the open model: the pool's peak) */
-    uint64_t held;        /**< requests held back for a handle (--max-in-flight) */
-    uint64_t held_us;     /**< their waits, summed */
-    uint64_t held_max_us; /**< the longest */
-    injtot inj;           /**< the workers' own load, per worker and per second */
+    uint32_t active_vus;    /**< at the latest interval's end */
+    uint32_t vus_peak;      /**< the most at an interval's end (the open model: the pool's peak) */
+    uint64_t held;          /**< requests held back for a handle (--max-in-flight) */
+    uint64_t held_us;       /**< their waits, summed */
+    uint64_t held_max_us;   /**< the longest */
+    uint64_t vus_planned;   /**< closed-model VUs the schedule started (console/delivery.h) */
+    uint64_t vus_started;   /**< of every VU, those that began a first run */
+    uint64_t pace_asked_us; /**< the pacing slots of the runs paced, summed */
+    uint64_t pace_lost_us;  /**< how late those runs started past their slot, summed */
+    injtot inj;             /**< the workers' own load, per worker and per second */
 } agg;
 
 /** Initialises for nsteps steps and nscens scenarios. */
@@ -47,6 +51,10 @@ void agg_add_arrivals(agg *a, const rate_counts *arr);
 /** Adds one interval's requests held back by --max-in-flight: n of them,
  *  waits summed us, the longest max_us. */
 void agg_add_held(agg *a, uint64_t n, uint64_t us, uint64_t max_us);
+/** Adds one interval's load asked against load sent: VUs planned and
+ *  started, pacing slots asked and slot time lost (Interval's fields). */
+void agg_add_delivery(agg *a, uint32_t planned, uint32_t started, uint64_t asked_us,
+                      uint64_t lost_us);
 /** The mean wait of the requests held back, in ms; 0 when none was. */
 double agg_held_mean_ms(const agg *a);
 /** Merges one interval's start lags (nscens entries, borrowed; NULL ones

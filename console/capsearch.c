@@ -43,18 +43,23 @@ static double pct_ms(const hist *h, double p)
     return (double)hist_percentile(h, p) / 1000.0;
 }
 
-int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
-                            unsigned seconds, unsigned saturated_seconds)
+int capsearch_step_waited(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us)
 {
     double sch = (double)scheduled;
 
     if (scheduled > 0 && (double)dropped > CAPSEARCH_INJ_DROPPED_MAX * sch)
         return 1;
-    if (scheduled > 0 && (double)late > CAPSEARCH_INJ_LATE_MAX * sch &&
-        lag_p99_us > CAPSEARCH_INJ_LAG_US)
+    return scheduled > 0 && (double)late > CAPSEARCH_INJ_LATE_MAX * sch &&
+           lag_p99_us > CAPSEARCH_INJ_LAG_US;
+}
+
+int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
+                            int pool_full, unsigned seconds, unsigned saturated_seconds)
+{
+    if (saturated_seconds > 0 &&
+        (double)saturated_seconds > CAPSEARCH_INJ_SATURATED_MAX * (double)seconds)
         return 1;
-    return saturated_seconds > 0 &&
-           (double)saturated_seconds > CAPSEARCH_INJ_SATURATED_MAX * (double)seconds;
+    return !pool_full && capsearch_step_waited(scheduled, late, dropped, lag_p99_us);
 }
 
 /* 1 when a worker did not keep up in the second sum holds. */
@@ -66,11 +71,23 @@ static unsigned any_saturated(const ivsum *sum)
     return 0;
 }
 
+/* One second's runs, their durations and its VUs into s (Little's law). */
+static void add_little(capsearch_step *s, const ivsum *sum)
+{
+    for (size_t j = 0; j < sum->nscens; j++)
+        s->runs += sum->runs[j];
+    s->run_us += sum->run_us;
+    if (sum->active_vus > s->vus_peak)
+        s->vus_peak = sum->active_vus;
+}
+
 /* The injector's figures of the step being summed into s. */
 static void judge_injector(capsearch *cs, capsearch_step *s)
 {
     rate_counts arr;
     hist *lag = NULL; /* owned: every scenario's start lags */
+    int64_t p99;
+    int pool_full;
 
     agg_arrivals_all(&cs->a, &arr);
     for (size_t i = 0; i < cs->a.nscens; i++) {
@@ -84,16 +101,35 @@ static void judge_injector(capsearch *cs, capsearch_step *s)
     s->arr_late = arr.late;
     s->arr_dropped = arr.dropped;
     s->lag_p99_ms = lag != NULL ? pct_ms(lag, 99) : 0;
-    s->injector_saturated = capsearch_step_injector(
-        arr.scheduled, arr.late, arr.dropped, lag != NULL ? (int64_t)hist_percentile(lag, 99) : 0,
-        s->seconds, s->saturated_seconds);
-    if (s->injector_saturated)
+    p99 = lag != NULL ? (int64_t)hist_percentile(lag, 99) : 0;
+    pool_full = cs->pool > 0 && s->vus_peak >= cs->pool;
+    s->injector_saturated = capsearch_step_injector(arr.scheduled, arr.late, arr.dropped, p99,
+                                                    pool_full, s->seconds, s->saturated_seconds);
+    s->pool_limited = !s->injector_saturated && pool_full &&
+                      capsearch_step_waited(arr.scheduled, arr.late, arr.dropped, p99);
+    if (s->injector_saturated) {
+        char why[64];
+        if (capsearch_step_injector(0, 0, 0, 0, 1, s->seconds, s->saturated_seconds))
+            snprintf(why, sizeof(why), "injector saturated in %u of %u s", s->saturated_seconds,
+                     s->seconds);
+        else
+            snprintf(why, sizeof(why), "VUs not ready in time, the pool at %u of %u", s->vus_peak,
+                     cs->pool);
         snprintf(s->injector, sizeof(s->injector),
-                 "%llu late, %llu dropped of %llu arrivals, start lag p99 %.0f ms, %u of %u s "
-                 "saturated",
-                 (unsigned long long)arr.late, (unsigned long long)arr.dropped,
-                 (unsigned long long)arr.scheduled, s->lag_p99_ms, s->saturated_seconds,
-                 s->seconds);
+                 "%s; %llu started, %llu late, %llu dropped of %llu arrivals, start lag p99 "
+                 "%.0f ms",
+                 why, (unsigned long long)arr.started, (unsigned long long)arr.late,
+                 (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled, s->lag_p99_ms);
+    }
+    if (s->pool_limited) {
+        /* Little's law: the VUs busy that the load asks at this response time */
+        double r_s = s->runs > 0 ? (double)s->run_us / 1e6 / (double)s->runs : 0;
+        snprintf(s->pool, sizeof(s->pool),
+                 "pool too small for the server's response time: %.0f/s x %.3f s = %.0f VUs "
+                 "busy, the pool has %u; %llu late, %llu dropped of %llu arrivals",
+                 s->load, r_s, s->load * r_s, cs->pool, (unsigned long long)arr.late,
+                 (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled);
+    }
     hist_free(lag);
 }
 
@@ -152,6 +188,7 @@ int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
             agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 0, sum->active_vus);
             agg_add_arrivals(&cs->a, sum->arrivals);
             agg_add_lag(&cs->a, sum->lag);
+            add_little(&cs->steps[i], sum);
         }
         return 0;
     }
@@ -171,6 +208,7 @@ int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
     agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 1000000, sum->active_vus);
     agg_add_arrivals(&cs->a, sum->arrivals);
     agg_add_lag(&cs->a, sum->lag);
+    add_little(&cs->steps[i], sum);
     cs->steps[i].seconds++;
     cs->steps[i].saturated_seconds += any_saturated(sum);
     return last && i + 1 < cs->plan.nsteps ? judge(cs, ths, nth, ids, names) : 0;
@@ -187,7 +225,9 @@ int capsearch_found(const capsearch *cs, size_t *step)
 {
     size_t n = 0;
 
-    while (n < cs->plan.nsteps && cs->steps[n].judged && cs->steps[n].passed)
+    /* a step that passed at a load the injector did not send is no capacity */
+    while (n < cs->plan.nsteps && cs->steps[n].judged && cs->steps[n].passed &&
+           !cs->steps[n].injector_saturated)
         n++;
     if (n == 0)
         return 0;
@@ -226,40 +266,55 @@ size_t capsearch_judged(const capsearch *cs)
     return n;
 }
 
+/* The first judged step the injector limited, passed or failed; NULL when none. */
+static const capsearch_step *first_injector(const capsearch *cs)
+{
+    for (size_t i = 0; i < capsearch_judged(cs); i++)
+        if (cs->steps[i].judged && cs->steps[i].injector_saturated)
+            return &cs->steps[i];
+    return NULL;
+}
+
 char *capsearch_why(const capsearch *cs, char *buf, size_t len)
 {
-    char a[CAPACITY_LOAD_MAX], b[CAPACITY_LOAD_MAX];
+    char a[CAPACITY_LOAD_MAX], b[CAPACITY_LOAD_MAX], what[CAPSEARCH_FAILED_MAX + 32];
     size_t k;
     const capsearch_step *f = cs->failed ? &cs->steps[cs->failed_step] : NULL;
+    const capsearch_step *inj = first_injector(cs);
 
-    if (f != NULL && f->injector_saturated) {
-        capacity_format(&cs->plan, f->load, b, sizeof(b));
+    if (inj != NULL) {
+        capacity_format(&cs->plan, inj->load, b, sizeof(b));
+        if (inj->passed)
+            snprintf(what, sizeof(what), "it passed on figures that were");
+        else
+            snprintf(what, sizeof(what), "its failure (%s) was", inj->failed);
         if (!capsearch_found(cs, &k))
             snprintf(buf, len,
                      "no capacity measured: the first step, %s, was limited by the injector "
-                     "(%s): its failure (%s) was quern's own queue, not the server's",
-                     b, f->injector, f->failed);
+                     "(%s): %s quern's own queue, not the server's",
+                     b, inj->injector, what);
         else
             snprintf(buf, len,
                      "capacity at least %s%s: the step at %s was limited by the injector (%s): "
-                     "its failure (%s) was quern's own queue, not the server's",
+                     "%s quern's own queue, not the server's",
                      capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a)),
-                     cs->plan.open ? "" : " VUs", b, f->injector, f->failed);
+                     cs->plan.open ? "" : " VUs", b, inj->injector, what);
         return buf;
     }
     if (!capsearch_found(cs, &k)) {
         if (f != NULL)
-            snprintf(buf, len, "no capacity: the first step, %s, failed: %s",
-                     capacity_format(&cs->plan, f->load, a, sizeof(a)), f->failed);
+            snprintf(buf, len, "no capacity: the first step, %s, failed: %s%s%s",
+                     capacity_format(&cs->plan, f->load, a, sizeof(a)), f->failed,
+                     f->pool_limited ? "; the server's limit: " : "", f->pool);
         else
             snprintf(buf, len, "no capacity: no step was judged");
         return buf;
     }
     capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a));
     if (f != NULL)
-        snprintf(buf, len, "capacity %s%s (the step at %s failed: %s)", a,
+        snprintf(buf, len, "capacity %s%s (the step at %s failed: %s%s%s)", a,
                  cs->plan.open ? "" : " VUs", capacity_format(&cs->plan, f->load, b, sizeof(b)),
-                 f->failed);
+                 f->failed, f->pool_limited ? "; the server's limit: " : "", f->pool);
     else if (k + 1 == cs->plan.nsteps)
         snprintf(buf, len, "capacity %s%s at least (every step passed, up to MAX)", a,
                  cs->plan.open ? "" : " VUs");
@@ -273,8 +328,10 @@ const char *capsearch_limited_by(const capsearch *cs)
 {
     size_t k;
 
+    if (first_injector(cs) != NULL)
+        return "injector";
     if (cs->failed)
-        return cs->steps[cs->failed_step].injector_saturated ? "injector" : "server";
+        return "server";
     if (capsearch_judged(cs) == 0)
         return NULL;
     return capsearch_found(cs, &k) && k + 1 == cs->plan.nsteps ? "max" : "stopped";
@@ -314,11 +371,12 @@ void capsearch_print(const capsearch *cs, FILE *out)
         char lb[CAPACITY_LOAD_MAX];
         if (!s->judged)
             continue;
-        fprintf(out, "  %4zu  %10s  %10.1f  %9.1f  %9.1f  %9.1f  %6.2f %%  %s%s%s%s%s\n", i + 1,
-                capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->tps, s->p50_ms, s->p95_ms,
-                s->p99_ms, s->errors_pct, s->passed ? "PASS" : "FAIL ", s->failed,
+        fprintf(out, "  %4zu  %10s  %10.1f  %9.1f  %9.1f  %9.1f  %6.2f %%  %s%s%s%s%s%s%s%s\n",
+                i + 1, capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->tps, s->p50_ms,
+                s->p95_ms, s->p99_ms, s->errors_pct, s->passed ? "PASS" : "FAIL ", s->failed,
                 s->injector_saturated ? " [injector-limited: " : "", s->injector,
-                s->injector_saturated ? "]" : "");
+                s->injector_saturated ? "]" : "", s->pool_limited ? " [server-limited: " : "",
+                s->pool, s->pool_limited ? "]" : "");
     }
     fprintf(out, "Capacity: %s\n", capsearch_why(cs, why, sizeof(why)));
 }
@@ -354,6 +412,11 @@ json_t *capsearch_json(const capsearch *cs)
         json_object_set_new(j, "failed",
                             s->failed[0] != '\0' ? json_string(s->failed) : json_null());
         json_object_set_new(j, "injector_saturated", json_boolean(s->injector_saturated));
+        if (s->injector_saturated)
+            json_object_set_new(j, "injector", json_string(s->injector));
+        json_object_set_new(j, "pool_limited", json_boolean(s->pool_limited));
+        if (s->pool_limited)
+            json_object_set_new(j, "pool", json_string(s->pool));
         if (s->arr_scheduled > 0 || s->arr_dropped > 0) {
             json_t *ar = json_object();
             json_object_set_new(ar, "scheduled", json_integer((json_int_t)s->arr_scheduled));

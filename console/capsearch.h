@@ -14,11 +14,19 @@
  * failed.
  *
  * A step is injector-limited when quern, not the server, did not keep up
- * with it (capsearch_step_injector: its arrivals dropped or late past the
- * shares below, or the injector saturated): its figures, counted from each
- * arrival's scheduled time, are then quern's own queue. When the first
- * failing step was, the search is limited by the injector: the capacity is
- * a lower bound ("at least 10000/s") and the verdict inconclusive (exit 1);
+ * with it (capsearch_step_injector): the injector saturated in its own
+ * seconds (CPU and loop lag, a loop stall, runs started late with VUs
+ * free: common/saturation.h), or its arrivals dropped or late past the
+ * shares below while the pool still had room; its figures, counted from
+ * each arrival's scheduled time, are then quern's own queue. Arrivals
+ * dropped or late with every VU of the pool made and busy are the
+ * server's: its VUs wait on responses, and by Little's law rate x
+ * response time passed the pool (--max-vus): the pool is too small for
+ * the server's response time at that load, a limit of the server. When a
+ * step up to the first failing one was injector-limited, passed or failed
+ * (a pass at a load not sent is no capacity), the search is limited by the
+ * injector: the capacity is the last clean step's, a lower bound ("at
+ * least 10000/s"), and the verdict inconclusive (exit 1);
  * limited by the server when the thresholds failed with the injector
  * keeping up; by MAX when every step passed.
  *
@@ -80,8 +88,17 @@ typedef struct capsearch_step {
     uint64_t arr_scheduled, arr_late, arr_dropped; /**< the open model's arrivals in its seconds */
     double lag_p99_ms;                             /**< their start lag p99 (0: none) */
     int injector_saturated;                        /**< 1 when capsearch_step_injector says so */
-    char injector[CAPSEARCH_INJECTOR_MAX]; /**< "44872 late, 7355 dropped of 100000, start lag
-                                                p99 290 ms" when injector_saturated, else "" */
+    /** "injector saturated in 3 of 4 s; 17661 started, 0 late, 0 dropped of
+     *  99999 arrivals, ..." when injector_saturated, else "" */
+    char injector[CAPSEARCH_INJECTOR_MAX];
+    /** 1 when its arrivals waited past the shares with the pool full and
+     *  the injector keeping up: the server's response time filled the pool */
+    int pool_limited;
+    /** "pool too small for the server's response time: 60/s x 0.201 s = 12
+     *  VUs busy, the pool has 10; ..." when pool_limited, else "" */
+    char pool[CAPSEARCH_INJECTOR_MAX + 64];
+    uint32_t vus_peak;     /**< the most VUs at one of its seconds' ends */
+    uint64_t runs, run_us; /**< runs ended in its seconds, their durations summed */
 } capsearch_step;
 
 /** The search's state; created by capsearch_new. */
@@ -96,19 +113,27 @@ typedef struct capsearch {
     agg a;                 /**< owned: the totals of cur's judged seconds */
     int failed;            /**< 1 once a step failed: nothing more is judged */
     size_t failed_step;    /**< that step */
+    unsigned pool;         /**< the open model's pool (--max-vus); 0: unknown or closed. Set
+                                by the caller after capsearch_new */
 } capsearch;
 
-/** Whether a step's own limit was the injector's: more than
- *  CAPSEARCH_INJ_DROPPED_MAX of its scheduled arrivals dropped, or more
- *  than CAPSEARCH_INJ_LATE_MAX late with a start lag p99 above
- *  CAPSEARCH_INJ_LAG_US, or saturated_seconds (the seconds of its window
- *  the injector was saturated in) above CAPSEARCH_INJ_SATURATED_MAX of
- *  seconds. 1 or 0. */
-int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
-                            unsigned seconds, unsigned saturated_seconds);
+/** Whether a step's arrivals waited past what a server's step allows:
+ *  more than CAPSEARCH_INJ_DROPPED_MAX of its scheduled arrivals dropped,
+ *  or more than CAPSEARCH_INJ_LATE_MAX late with a start lag p99 above
+ *  CAPSEARCH_INJ_LAG_US. 1 or 0. */
+int capsearch_step_waited(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us);
 
-/** What decided the search: "injector" (the first failing step was
- *  injector-limited), "server" (it failed on its thresholds otherwise),
+/** Whether a step's own limit was the injector's: saturated_seconds (the
+ *  seconds of its window the injector was saturated in) above
+ *  CAPSEARCH_INJ_SATURATED_MAX of seconds; or its arrivals waited
+ *  (capsearch_step_waited) while the pool was not full (pool_full 0: a VU
+ *  could have been made for them). Waits with the pool full and the
+ *  injector keeping up are the server's (see the top). 1 or 0. */
+int capsearch_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped, int64_t lag_p99_us,
+                            int pool_full, unsigned seconds, unsigned saturated_seconds);
+
+/** What decided the search: "injector" (a judged step was injector-limited,
+ *  passed or failed), "server" (a step failed on its thresholds otherwise),
  *  "max" (every step passed), "stopped" (the run ended before a step
  *  failed); NULL when nothing was judged. A static string. */
 const char *capsearch_limited_by(const capsearch *cs);
@@ -137,7 +162,7 @@ void capsearch_end(capsearch *cs, const thresh *const *ths, size_t nth, const ch
                    const char *const *names);
 
 /** The capacity: 1 with the index of the last step that passed before any
- *  failure in *step; 0 when none passed. */
+ *  failure or injector-limited step in *step; 0 when none did. */
 int capsearch_found(const capsearch *cs, size_t *step);
 
 /** The verdict of threshold i on the step that decided the search (the
@@ -164,7 +189,8 @@ char *capsearch_why(const capsearch *cs, char *buf, size_t len);
 
 /** The summary JSON's "capacity": found, value (null when not found), unit,
  *  settle_s, limited_by, steps [{load, tps, p50_ms, p95_ms, p99_ms,
- *  errors_pct, passed, failed, injector_saturated, arrivals (open model:
+ *  errors_pct, passed, failed, injector_saturated, injector (its figures, when
+ *  saturated), pool_limited, pool (its figures, when), arrivals (open model:
  *  {scheduled, late, dropped, start_lag_p99_ms})}]. A new reference: the caller releases it. */
 struct json_t *capsearch_json(const capsearch *cs);
 

@@ -46,8 +46,10 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
         agg_init(&r->agg, r->nsteps, r->nscens);
         ivwin_init(&r->win, r->nsteps, r->nscens, CONTROL_MERGE_GRACE_US, on_second, r);
         r->have_agg = 1;
-        if (r->o.cap != NULL)
+        if (r->o.cap != NULL) {
             r->cap = capsearch_new(r->o.cap, r->o.cap_settle_us, r->nsteps, r->nscens);
+            r->cap->pool = r->o.cap->open ? r->o.max_vus : 0;
+        }
         for (size_t i = 0; i < r->o.nth && !r->start_error; i++) {
             char err[512];
             if (thresh_check_scope(r->o.th[i], (const char *const *)r->ids,
@@ -107,6 +109,8 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     agg_add_arrivals(&r->agg, sum->arrivals);
     agg_add_lag(&r->agg, sum->lag);
     agg_add_held(&r->agg, sum->held, sum->held_us, sum->held_max_us);
+    agg_add_delivery(&r->agg, sum->vus_planned, sum->vus_started, sum->pace_asked_us,
+                     sum->pace_lost_us);
     injtot_add(&r->agg.inj, second, sum->load, sum->nload, late);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,

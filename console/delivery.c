@@ -17,10 +17,51 @@ static const char *drop_reason(const delivery_in *in, char *buf, size_t len)
     return buf;
 }
 
+/* n with a comma every three digits ("10,000") into buf. */
+static const char *thousands(uint64_t n, char *buf, size_t len)
+{
+    char digits[24];
+    size_t nd = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n), o = 0;
+
+    for (size_t i = 0; i < nd && o + 2 < len; i++) {
+        if (i > 0 && (nd - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* Appends one clause of why ("; " between clauses), cut to fit. */
+static void add_why(delivery *out, size_t *n, const char *text)
+{
+    if (*n + 1 >= sizeof(out->why))
+        return;
+    *n += (size_t)snprintf(out->why + *n, sizeof(out->why) - *n, "%s%s", *n > 0 ? "; " : "", text);
+    if (*n >= sizeof(out->why))
+        *n = sizeof(out->why) - 1;
+}
+
+/* The closed model's share: the VUs never started, plus the pacing's share
+ * of the load of those that did. */
+static double closed_share(const delivery_in *in, delivery *out)
+{
+    double never = 0, paced = 0;
+
+    out->vus_planned = in->vus_planned;
+    out->vus_never = in->vus_planned > in->vus_started ? in->vus_planned - in->vus_started : 0;
+    out->pace_lost_us = in->pace_lost_us;
+    if (in->vus_planned > 0)
+        never = (double)out->vus_never / (double)in->vus_planned;
+    if (in->pace_asked_us + in->pace_lost_us > 0)
+        paced = (double)in->pace_lost_us / (double)(in->pace_asked_us + in->pace_lost_us);
+    return never + (1 - never) * paced;
+}
+
 void delivery_compute(const delivery_in *in, delivery *out)
 {
-    double open_share = 0, paced_share = 0;
-    char reason[160];
+    double open_share = 0, closed;
+    char reason[160], line[DELIVERY_WHY_MAX], a[32], b[32];
     size_t n = 0;
 
     memset(out, 0, sizeof(*out));
@@ -36,19 +77,31 @@ void delivery_compute(const delivery_in *in, delivery *out)
         out->asked = in->runs;
         out->sent = in->runs - (in->missed_pacing < in->runs ? in->missed_pacing : in->runs);
     }
-    if (in->runs > 0)
-        paced_share = (double)in->missed_pacing / (double)in->runs;
-    if (paced_share > 1)
-        paced_share = 1;
-    out->share = open_share > paced_share ? open_share : paced_share;
-    if (out->dropped > 0)
-        n += (size_t)snprintf(out->why, sizeof(out->why), "%llu of %llu arrivals dropped: %s",
-                              (unsigned long long)out->dropped,
-                              (unsigned long long)in->arrivals.scheduled,
-                              drop_reason(in, reason, sizeof(reason)));
-    if (in->missed_pacing > 0 && n < sizeof(out->why))
-        snprintf(out->why + n, sizeof(out->why) - n,
-                 "%s%llu of %llu runs missed their pacing slot: a run took longer than its pacing",
-                 n > 0 ? "; " : "", (unsigned long long)in->missed_pacing,
-                 (unsigned long long)in->runs);
+    closed = closed_share(in, out);
+    out->share = open_share > closed ? open_share : closed;
+    if (out->share > 1)
+        out->share = 1;
+    if (out->dropped > 0) {
+        snprintf(line, sizeof(line), "%llu of %llu arrivals dropped: %s",
+                 (unsigned long long)out->dropped, (unsigned long long)in->arrivals.scheduled,
+                 drop_reason(in, reason, sizeof(reason)));
+        add_why(out, &n, line);
+    }
+    if (out->vus_never > 0) {
+        snprintf(line, sizeof(line), "%s of %s VUs never started: %s",
+                 thousands(out->vus_never, a, sizeof(a)), thousands(in->vus_planned, b, sizeof(b)),
+                 in->saturated ? "the injector was saturated (it could not start them in time)"
+                               : "their start time came but their init never ended (a slow "
+                                 "or blocked init)");
+        add_why(out, &n, line);
+    }
+    if (in->missed_pacing > 0 && in->pace_lost_us > 0) {
+        snprintf(line, sizeof(line),
+                 "%llu of %llu runs missed their pacing slot, %.1f s of slot time lost of "
+                 "%.1f s: a run took longer than its pacing",
+                 (unsigned long long)in->missed_pacing, (unsigned long long)in->runs,
+                 (double)in->pace_lost_us / 1e6,
+                 (double)(in->pace_asked_us + in->pace_lost_us) / 1e6);
+        add_why(out, &n, line);
+    }
 }

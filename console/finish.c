@@ -88,6 +88,10 @@ static void finish_delivery(run *r, summary_info *si, delivery *dl)
         in.runs += r->agg.runs[i];
         in.missed_pacing += r->agg.missed_pacing[i];
     }
+    in.pace_asked_us = r->agg.pace_asked_us;
+    in.pace_lost_us = r->agg.pace_lost_us;
+    in.vus_planned = r->agg.vus_planned;
+    in.vus_started = r->agg.vus_started;
     in.saturated = verdict_saturated(injtot_share(&r->agg.inj));
     delivery_compute(&in, dl);
     si->load = dl;

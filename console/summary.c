@@ -86,10 +86,13 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
                 (unsigned long long)si->load->asked, (unsigned long long)si->load->sent,
                 (unsigned long long)si->load->dropped, 100.0 * si->load->share,
                 (unsigned long long)si->load->late);
-    else if (si->load != NULL && si->load->missed_pacing > 0)
-        fprintf(out, "Load: %llu runs, %llu missed their pacing slot (%.0f %%)\n",
+    else if (si->load != NULL && (si->load->missed_pacing > 0 || si->load->vus_never > 0))
+        fprintf(out,
+                "Load: %llu runs, %llu missed their pacing slot (%.1f s lost), %llu of %llu VUs "
+                "never started (%.0f %% not sent)\n",
                 (unsigned long long)si->load->asked, (unsigned long long)si->load->missed_pacing,
-                100.0 * si->load->share);
+                (double)si->load->pace_lost_us / 1e6, (unsigned long long)si->load->vus_never,
+                (unsigned long long)si->load->vus_planned, 100.0 * si->load->share);
     if (si->vu_pool > 0)
         fprintf(out, "Run %s: %.1f s, VUs: pool peak %u of %u\n", si->status,
                 (double)a->elapsed_us / 1e6, si->vus_peak, si->vu_pool);
@@ -97,7 +100,8 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
         fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
 }
 
-/* run.load: {asked, sent, dropped, late, missed_pacing, undelivered_pct}. */
+/* run.load: {asked, sent, dropped, late, missed_pacing, pacing_lost_s, vus_planned,
+ * vus_never_started, undelivered_pct, why}. */
 static json_t *load_json(const delivery *d)
 {
     json_t *o = json_object();
@@ -107,6 +111,9 @@ static json_t *load_json(const delivery *d)
     json_object_set_new(o, "dropped", json_integer((json_int_t)d->dropped));
     json_object_set_new(o, "late", json_integer((json_int_t)d->late));
     json_object_set_new(o, "missed_pacing", json_integer((json_int_t)d->missed_pacing));
+    json_object_set_new(o, "pacing_lost_s", json_real((double)d->pace_lost_us / 1e6));
+    json_object_set_new(o, "vus_planned", json_integer((json_int_t)d->vus_planned));
+    json_object_set_new(o, "vus_never_started", json_integer((json_int_t)d->vus_never));
     json_object_set_new(o, "undelivered_pct", json_real(100.0 * d->share));
     if (d->why[0] != '\0')
         json_object_set_new(o, "why", json_string(d->why));

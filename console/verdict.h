@@ -21,8 +21,8 @@
  *      quern's own limit, not the server's): exit 1, a warning only with
  *      --allow-saturation;
  *   7. inconclusive: more than VERDICT_UNDELIVERED_MAX of the load asked was
- *      not sent (dropped arrivals, missed pacing, VUs that never started):
- *      exit 1;
+ *      not sent (dropped arrivals, the slot time missed pacing lost, VUs
+ *      that never started: console/delivery.h): exit 1;
  *   8. otherwise it passed: exit 0 (also for a run stopped with Ctrl-C).
  * A failed threshold (3) while the injector was saturated says both.
  *

@@ -47,6 +47,8 @@ void ivsum_reset(ivsum *s)
     s->finished_vus = 0;
     s->vu_us = s->run_us = s->wait_us = 0;
     s->held = s->held_us = s->held_max_us = 0;
+    s->vus_planned = s->vus_started = 0;
+    s->pace_asked_us = s->pace_lost_us = 0;
     s->senders = 0;
     for (size_t i = 0; i < s->nload; i++)
         ivsum_load_clear(&s->load[i]);
@@ -217,6 +219,10 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
     if (m->held_back_max_us > s->held_max_us)
         s->held_max_us = m->held_back_max_us;
     s->finished_vus += m->finished_vus;
+    s->vus_planned += m->vus_planned;
+    s->vus_started += m->vus_started;
+    s->pace_asked_us += m->pacing_asked_us;
+    s->pace_lost_us += m->pacing_lost_us;
     add_loads(s, m);
     s->senders++;
     return 0;
@@ -386,4 +392,13 @@ void ivsum_msg_set_held(Quern__Interval *m, uint64_t held, uint64_t held_us, uin
     m->held_back = held;
     m->held_back_us = held_us;
     m->held_back_max_us = max_us;
+}
+
+void ivsum_msg_set_delivery(Quern__Interval *m, uint32_t vus_planned, uint32_t vus_started,
+                            uint64_t pace_asked_us, uint64_t pace_lost_us)
+{
+    m->vus_planned = vus_planned;
+    m->vus_started = vus_started;
+    m->pacing_asked_us = pace_asked_us;
+    m->pacing_lost_us = pace_lost_us;
 }

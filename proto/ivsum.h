@@ -64,22 +64,26 @@ typedef struct ivsum {
     size_t nsteps;
     step_stats *steps; /**< owned: nsteps entries, by step index */
     size_t nscens;
-    uint64_t *runs;        /**< owned: nscens entries, runs completed */
-    uint64_t *missed;      /**< owned: nscens entries, missed pacings */
-    rate_counts *arrivals; /**< owned: nscens entries, the open model's arrivals */
-    hist **lag;            /**< owned: nscens entries, each NULL until a start lag came: the
-                                open model's start lags (ScenarioCount.start_lag_histogram) */
-    uint32_t active_vus;   /**< sum of the senders' active VUs */
-    uint32_t finished_vus; /**< sum of the senders' finished VUs */
-    uint64_t vu_us;        /**< VUs in the system integrated over the interval (Little's N) */
-    uint64_t run_us;       /**< durations of the runs that ended in it (Little's R, summed) */
-    uint64_t wait_us;      /**< pauses between runs that ended in it (Little's Z, summed) */
-    uint64_t held;         /**< requests held back for a handle (--max-in-flight) */
-    uint64_t held_us;      /**< their waits, summed */
-    uint64_t held_max_us;  /**< the longest of them */
-    unsigned senders;      /**< messages added since init/reset */
-    ivsum_load *load;      /**< owned: nload entries, the senders' workers' own loads,
-                                concatenated in arrival order */
+    uint64_t *runs;         /**< owned: nscens entries, runs completed */
+    uint64_t *missed;       /**< owned: nscens entries, missed pacings */
+    rate_counts *arrivals;  /**< owned: nscens entries, the open model's arrivals */
+    hist **lag;             /**< owned: nscens entries, each NULL until a start lag came: the
+                                 open model's start lags (ScenarioCount.start_lag_histogram) */
+    uint32_t active_vus;    /**< sum of the senders' active VUs */
+    uint32_t finished_vus;  /**< sum of the senders' finished VUs */
+    uint64_t vu_us;         /**< VUs in the system integrated over the interval (Little's N) */
+    uint64_t run_us;        /**< durations of the runs that ended in it (Little's R, summed) */
+    uint64_t wait_us;       /**< pauses between runs that ended in it (Little's Z, summed) */
+    uint64_t held;          /**< requests held back for a handle (--max-in-flight) */
+    uint64_t held_us;       /**< their waits, summed */
+    uint64_t held_max_us;   /**< the longest of them */
+    uint32_t vus_planned;   /**< closed-model VUs due to start in it by the schedule */
+    uint32_t vus_started;   /**< VUs that began their first run in it */
+    uint64_t pace_asked_us; /**< the pacing slots of the runs paced in it, summed */
+    uint64_t pace_lost_us;  /**< how late those runs started past their slot, summed */
+    unsigned senders;       /**< messages added since init/reset */
+    ivsum_load *load;       /**< owned: nload entries, the senders' workers' own loads,
+                                 concatenated in arrival order */
     size_t nload, capload;
 } ivsum;
 
@@ -115,6 +119,10 @@ void ivsum_msg_set_little(Quern__Interval *m, uint64_t vu_us, uint64_t run_us, u
 /** Sets m's requests held back for a handle (Interval.held_back, its _us
  *  and _max_us: --max-in-flight). */
 void ivsum_msg_set_held(Quern__Interval *m, uint64_t held, uint64_t held_us, uint64_t max_us);
+/** Sets m's load asked against load sent (Interval.vus_planned,
+ *  vus_started, pacing_asked_us, pacing_lost_us). */
+void ivsum_msg_set_delivery(Quern__Interval *m, uint32_t vus_planned, uint32_t vus_started,
+                            uint64_t pace_asked_us, uint64_t pace_lost_us);
 /** Sets the start lags of m's scenarios from lag (nscens entries, borrowed,
  *  NULL entries and lag NULL leave them empty). */
 void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag);

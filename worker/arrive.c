@@ -231,7 +231,13 @@ static void enqueue(arrive *a, int64_t due, int late)
  * created for it, or for the next one free). */
 static void arrival(arrive *a, struct engine *e, int64_t due)
 {
-    e->acount[a->scen].scheduled++;
+    /* Taken already past --max-lag (the worker fell behind its schedule):
+     * as one that waited so long for a VU, dropped, and the worker catches
+     * up instead of starting runs seconds late. */
+    if (clock_mono_us() - e->t0_us - due >= a->max_lag_us) {
+        e->acount[a->scen].dropped++;
+        return;
+    }
     if (a->qlen == 0 && a->nidle > 0) {
         play(e, &e->vus[a->idle[--a->nidle]], due, 0);
         return;
@@ -253,9 +259,48 @@ size_t arrive_take(arrive *a, int64_t now_us, size_t max, arrive_start_fn start,
         if (rate_cursor_next(&a->cur, &a->next_us) != 0)
             a->next_us = -1;
         n++;
+        a->taken++;
         start(ctx, due);
     }
     return n;
+}
+
+uint64_t arrive_due_by(const arrive *a, int64_t t_us)
+{
+    uint64_t total = a->cur.total, all;
+    double l;
+
+    if (total == 0 || t_us < 0)
+        return 0;
+    l = rate_expected(a->st, a->nst, t_us);
+    all = l >= (double)total ? total : (uint64_t)l + 1; /* arrival 0 is due at 0 */
+    if (all > total)
+        all = total;
+    return all > a->cur.k % a->stripes ? (all - a->cur.k % a->stripes + a->stripes - 1) / a->stripes
+                                       : 0;
+}
+
+void arrive_count_due(arrive *a, struct engine *e, int64_t t_us)
+{
+    uint64_t due;
+
+    /* Those the timer has not taken by --max-lag after their time will be
+     * dropped when it does (arrival): dropped in this second, not later. */
+    while (!a->stopped && a->next_us >= 0 && t_us - a->next_us >= a->max_lag_us) {
+        e->acount[a->scen].dropped++;
+        a->taken++;
+        if (rate_cursor_next(&a->cur, &a->next_us) != 0)
+            a->next_us = -1;
+    }
+    a->behind_us = !a->stopped && a->next_us >= 0 && t_us > a->next_us ? t_us - a->next_us : 0;
+    due = a->stopped ? a->taken : arrive_due_by(a, t_us);
+
+    if (due < a->taken)
+        due = a->taken;
+    if (due > a->counted) {
+        e->acount[a->scen].scheduled += due - a->counted;
+        a->counted = due;
+    }
 }
 
 uint32_t arrive_spare(double per_s)
@@ -361,8 +406,15 @@ void arrive_stop(arrive *a, struct engine *e)
     /* Arrivals due already whose timer has not run yet (the stop came first
      * in this loop iteration): due, never started. */
     while (!a->stopped && a->next_us >= 0 && a->next_us <= now) {
-        e->acount[a->scen].scheduled++;
         e->acount[a->scen].dropped++;
+        a->taken++;
+        if (rate_cursor_next(&a->cur, &a->next_us) != 0)
+            a->next_us = -1;
+    }
+    /* Those already counted as scheduled (arrive_count_due) are due too. */
+    while (!a->stopped && a->next_us >= 0 && a->taken < a->counted) {
+        e->acount[a->scen].dropped++;
+        a->taken++;
         if (rate_cursor_next(&a->cur, &a->next_us) != 0)
             a->next_us = -1;
     }

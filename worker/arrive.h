@@ -13,7 +13,8 @@
  * every VU is busy and the pool is full, the arrival waits in a queue,
  * first come first served, for the next VU to come back, and is counted
  * late when it starts; one whose wait reaches --max-lag is dropped and
- * counted. Those still waiting
+ * counted, and so is one the timer takes that late (the worker fell behind
+ * its schedule). Those still waiting
  * when the run stops are dropped too: nothing is lost silently.
  *
  * Several scenarios with a weight share the rate: each plays its own stream
@@ -25,7 +26,12 @@
  * (engine.arr, engine.narr), arrive_start at the run's start, arrive_vu_free
  * each time a VU is ready for a run (its init done, or its run over) and
  * arrive_stop when the run stops; the counts go in each interval
- * (engine.acount). Internal to worker/. */
+ * (engine.acount), arrive_count_due adding the arrivals scheduled at the
+ * interval's end. Scheduled counts what the schedule asked by then (the
+ * rate's stages, this worker's stripe), whether the timer took them or
+ * not: a worker behind its schedule leaves arrivals untaken, and they are
+ * asked all the same; those still untaken at the stop are dropped.
+ * Internal to worker/. */
 #ifndef QUERN_ARRIVE_H
 #define QUERN_ARRIVE_H
 
@@ -70,6 +76,10 @@ typedef struct arrive {
     uint32_t stripes;    /**< the workers sharing the arrivals (rate / stripes is this one's) */
     uint32_t spare;      /**< VUs kept ready ahead of need (arrive_spare) */
     int64_t spare_at_us; /**< when spare is next looked up, from the run's start */
+    uint64_t taken;      /**< arrivals taken off the schedule (started, waiting, dropped) */
+    uint64_t counted;    /**< arrivals counted as scheduled so far (arrive_count_due) */
+    int64_t behind_us;   /**< at the last arrive_count_due, how late the next arrival not
+                              taken yet was (0: none due): the worker behind its schedule */
     struct engine *eng;  /**< borrowed: the engine a belongs to */
     int stopped;
 } arrive;
@@ -93,6 +103,15 @@ void arrive_split(const double *weights, size_t n, uint32_t total, uint32_t *out
  *  the batch is done), then arms the timer once for the next. Returns how
  *  many it took; none once a is stopped. */
 size_t arrive_take(arrive *a, int64_t now_us, size_t max, arrive_start_fn start, void *ctx);
+/** Arrivals of a's stripe due by t_us (from the run's start) on the
+ *  schedule: k with L(k's due) <= L(t_us) (common/rate.h), at most the
+ *  stripe's total. */
+uint64_t arrive_due_by(const arrive *a, int64_t t_us);
+/** An interval ends at t_us: adds to e->acount the arrivals of a the
+ *  schedule asked since the last call (arrive_due_by, never fewer than
+ *  those taken; once stopped, exactly those taken), and drops those not
+ *  taken by --max-lag after their time. */
+void arrive_count_due(arrive *a, struct engine *e, int64_t t_us);
 /** VUs to keep ready ahead of need at per_s arrivals a second (this
  *  worker's): those expected over 2 ms, plus one, at most 256. */
 uint32_t arrive_spare(double per_s);

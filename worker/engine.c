@@ -319,6 +319,9 @@ static void judge_second(engine *e, engine_interval *iv)
         if (p > in.start_lag_p99_us)
             in.start_lag_p99_us = p;
     }
+    for (size_t i = 0; i < e->narr; i++)
+        if ((uint64_t)e->arr[i].behind_us > in.behind_us)
+            in.behind_us = (uint64_t)e->arr[i].behind_us;
     in.cpu_permille = ms.cpu_permille;
     in.loop_lag_max_us = ms.loop_lag_max_us;
     iv->cpu_permille = ms.cpu_permille;
@@ -343,12 +346,17 @@ static void emit(engine *e, int64_t now)
     iv.held = e->held;
     iv.held_us = e->held_us;
     iv.held_max_us = e->held_max_us;
+    vustart_take(&e->vstart, now - e->t0_us, &iv.vus_planned, &iv.vus_started);
+    iv.pace_asked_us = e->pace_asked_us;
+    iv.pace_lost_us = e->pace_lost_us;
     iv.steps = e->cur;
     iv.nsteps = e->scens.nsteps;
     iv.scens = e->scount;
     iv.arrivals = e->acount;
     iv.start_lag = e->alag;
     iv.nscens = e->scens.nscens;
+    for (size_t i = 0; i < e->narr; i++)
+        arrive_count_due(&e->arr[i], e, now - e->t0_us);
     judge_second(e, &iv);
     if (e->cfg.sink != NULL)
         e->cfg.sink(e->cfg.sink_ud, &iv);
@@ -359,6 +367,7 @@ static void emit(engine *e, int64_t now)
     memset(e->acount, 0, e->scens.nscens * sizeof(*e->acount));
     e->vu_us = e->run_us = e->wait_us = 0;
     e->held = e->held_us = e->held_max_us = 0;
+    e->pace_asked_us = e->pace_lost_us = 0;
     for (size_t i = 0; e->alag != NULL && i < e->scens.nscens; i++)
         if (e->alag[i] != NULL)
             hist_reset(e->alag[i]);
@@ -429,11 +438,13 @@ static void schedule_vus(engine *e)
             continue;
         }
         vu_schedule_start(v, start);
+        vustart_add(&e->vstart, start);
         if (leave >= 0) {
             e->leave[e->nleave].at_us = leave;
             e->leave[e->nleave++].vu = i;
         }
     }
+    vustart_sorted(&e->vstart);
     if (e->nleave == 0)
         return;
     qsort(e->leave, e->nleave, sizeof(*e->leave), leave_cmp);
@@ -502,6 +513,7 @@ void engine_stop(engine *e, enum engine_status why)
     }
     e->stopping = 1;
     e->status = why;
+    vustart_stop(&e->vstart, clock_mono_us() - e->t0_us);
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->end_timer);
     for (size_t i = 0; i < e->narr; i++)
@@ -591,6 +603,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     uint32_t shared;
     uint64_t staged;
 
+    vustart_init(&e->vstart);
     e->cfg = *cfg;
     /* The caller's addresses may not outlive engine_new: keep a copy. */
     if (cfg->nsource_addrs > 0) {
@@ -894,6 +907,7 @@ void engine_free(engine *e)
     xfree(e->src);
     xfree(e->stages);
     xfree(e->leave);
+    vustart_free(&e->vstart);
     if (e->L != NULL)
         lua_close(e->L);
     scen_set_free(&e->scens);

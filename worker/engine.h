@@ -46,6 +46,10 @@ typedef struct engine_interval {
     uint64_t held;           /**< requests held back for a handle (worker/inflight.h) */
     uint64_t held_us;        /**< their waits, summed */
     uint64_t held_max_us;    /**< the longest of them */
+    uint32_t vus_planned;    /**< closed-model VUs due to start in it by the schedule */
+    uint32_t vus_started;    /**< closed-model VUs that began their first run in it */
+    uint64_t pace_asked_us;  /**< the pacing slots of the runs paced in it, summed */
+    uint64_t pace_lost_us;   /**< how late those runs started past their slot, summed */
     const step_stats *steps; /**< nsteps entries, by step index */
     size_t nsteps;
     const scen_counts *scens;    /**< nscens entries, by scenario index */

@@ -15,6 +15,7 @@
 #include "worker/urlc.h"
 #include "worker/vshare.h"
 #include "worker/vu.h"
+#include "worker/vustart.h"
 
 /** When a VU of a staged load leaves: engine.leave is sorted by at_us. */
 typedef struct engine_leave {
@@ -97,6 +98,9 @@ struct engine {
     uint64_t vu_us;         /**< this interval's integral of active - pool_idle, VU-us */
     uint64_t run_us;        /**< this interval's ended runs' durations, summed */
     uint64_t wait_us;       /**< this interval's ended pauses between runs, summed */
+    uint64_t pace_asked_us; /**< this interval's pacing slots of the runs paced, summed */
+    uint64_t pace_lost_us;  /**< how late those runs started past their slot, summed */
+    vustart vstart;         /**< the closed model's VUs asked to start, and first runs */
     uint32_t done;          /**< VUs done */
     uint32_t seq;           /**< sample sequence numbers */
     uint32_t errors_logged; /**< script errors logged, to bound the log */

@@ -531,7 +531,11 @@ static void vu_next_run(vu *v)
     pacing = engine_rand_range(v->eng, sc->pacing_min_us, sc->pacing_max_us);
     next = v->run_start_us + pacing;
     v->run_due_us = next; /* its slot: a late start counts from there */
+    /* The slot asked, and the time it was missed by: the share of the
+     * pacing's runs not sent (console/delivery.h). */
+    v->eng->pace_asked_us += (uint64_t)pacing;
     if (next <= now) {
+        v->eng->pace_lost_us += (uint64_t)(now - next);
         v->eng->scount[v->scen].missed_pacing++;
         vu_phase_start(v, VU_RUN);
         return;
@@ -628,6 +632,9 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     if (ph == VU_INIT || (ph == VU_RUN && (v->run == 0 || sc->pacing_max_us > 0)))
         v->steps_in_run = 0;
     if (ph == VU_RUN) {
+        if (!v->ran && arrive_of(v->eng, v->scen) == NULL)
+            vustart_ran(&v->eng->vstart);
+        v->ran = 1;
         v->run++;
         v->run_start_us = clock_mono_us();
         /* the pause since its previous run: Little's Z, but not the time

@@ -126,6 +126,7 @@ typedef struct vu {
     uint8_t counted_ready;          /**< open model: came to the pool once (its init ended) */
     uint8_t pool_idle;              /**< open model: idle in the pool, not in the system */
     uint8_t in_slotq;               /**< linked in the engine's queue for a handle (inflight.h) */
+    uint8_t ran;                    /**< began a run once (worker/vustart.h counts the first) */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */

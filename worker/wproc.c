@@ -156,6 +156,8 @@ static void on_interval(void *ud, const engine_interval *iv)
     ivsum_msg_set_arrivals(m, iv->arrivals);
     ivsum_msg_set_little(m, iv->vu_us, iv->run_us, iv->wait_us);
     ivsum_msg_set_held(m, iv->held, iv->held_us, iv->held_max_us);
+    ivsum_msg_set_delivery(m, iv->vus_planned, iv->vus_started, iv->pace_asked_us,
+                           iv->pace_lost_us);
     ivsum_msg_set_lag(m, iv->start_lag);
     set_load(m, c->number, iv);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;

@@ -60,3 +60,19 @@ check "injector-limited search: the report calls the capacity a lower bound" \
   grep -q 'limited by the injector (.*): a lower bound, not the server' "$TMP/c.html"
 check "injector-limited search: the steps table marks the step" grep -q '\[injector-limited: ' "$TMP/c.html"
 sed -n '/^Capacity search/,/^Capacity:/p' "$TMP/c.out" | sed 's/^/# /'
+
+# ---- a capacity search against a server that takes 200 ms a run, with a pool
+# of 10 VUs: 20/s and 40/s need 4 and 8 VUs busy (Little's law), 60/s needs
+# 12: every VU of the pool waits on a response, arrivals wait for one, and
+# p95 (counted from each arrival's time) passes 400 ms. The injector kept up:
+# the pool was too small for the server's response time, the server's limit
+"$QUERN" run $D/capacity.lua --capacity 20/s:20/s:2s:100/s --threshold 'p95<400ms' --max-vus 10 --workers 1 \
+  -q -p base_url="$BASE" -p 'path=/slow?ms=200' --db none --summary-json "$TMP/s.json" >"$TMP/s.out" 2>"$TMP/s.err"
+eq "pool-limited search: exit 0, a capacity found" "$?" 0
+sed -n '/^Capacity search/,/^Capacity:/p' "$TMP/s.out" | sed 's/^/# /'
+eq "pool-limited search: limited by the server at 40/s" \
+  "$(sj "$TMP/s.json" '"\(.capacity.limited_by) \(.capacity.value)"')" "server 40"
+eq "pool-limited search: the failing step is the pool's, not the injector's" \
+  "$(sj "$TMP/s.json" '.capacity.steps[2] | "\(.injector_saturated) \(.pool_limited)"')" "false true"
+check "pool-limited search: the verdict names the pool too small for the server's response time" \
+  grep -Eq "^Verdict: passed: capacity 40/s \(the step at 60/s failed: .*the server's limit: pool too small for the server's response time: 60/s x 0\.2[0-9]* s = 1[0-9] VUs busy, the pool has 10" "$TMP/s.out"

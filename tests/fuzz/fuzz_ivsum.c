@@ -7,7 +7,8 @@
  * Quern__Interval. Checks: a message that is added sums to what
  * ivsum_msg_new rebuilds, and that rebuilt message, packed and unpacked,
  * adds to the same counts and histograms; adding it twice doubles them (or
- * is refused); through ivwin every second is handed on once the window is
+ * is refused), the load asked and sent (VUs planned and started, pacing)
+ * too; through ivwin every second is handed on once the window is
  * flushed. The service times and the start lags travel the same way. */
 #include <string.h>
 
@@ -51,6 +52,8 @@ static void check_same(const ivsum *a, const ivsum *b)
                    (b->lag[j] == NULL ? 0 : hist_count(b->lag[j])));
     }
     fuzz_check(a->active_vus == b->active_vus && a->finished_vus == b->finished_vus);
+    fuzz_check(a->vus_planned == b->vus_planned && a->vus_started == b->vus_started);
+    fuzz_check(a->pace_asked_us == b->pace_asked_us && a->pace_lost_us == b->pace_lost_us);
 }
 
 static void roundtrip(const ivsum *s)
@@ -64,6 +67,7 @@ static void roundtrip(const ivsum *s)
     char err[256];
 
     ivsum_msg_set_lag(m, s->lag);
+    ivsum_msg_set_delivery(m, s->vus_planned, s->vus_started, s->pace_asked_us, s->pace_lost_us);
     len = quern__interval__get_packed_size(m);
     buf = malloc(len ? len : 1);
 

@@ -32,6 +32,9 @@ static void schedule(arrive *a, rate_stage *st, double per_s, uint32_t stripe, u
     st[0].per_s = per_s;
     st[1].dur_us = 1000000;
     st[1].per_s = per_s;
+    a->st = st;
+    a->nst = 2;
+    a->stripes = stripes;
     rate_cursor_init(&a->cur, st, 2, stripe, stripes);
     assert_int_equal(rate_cursor_next(&a->cur, &a->next_us), 0);
 }
@@ -140,6 +143,35 @@ static void test_take_bounded_and_striped(void **state)
     assert_int_equal(arrive_take(&a, 1000000, 256, note, &t), 0);
 }
 
+/* The arrivals the schedule asked by a time are those a wake at that time
+ * takes, whether or not one came: a worker behind its timer still counts
+ * them as scheduled. Striped, ramped and past the end alike. */
+static void test_due_by(void **state)
+{
+    arrive a;
+    rate_stage st[2], ramp[1] = {{2000000, 1000}};
+    static taken t;
+    const int64_t at[] = {0, 49, 50, 5000, 5049, 333333, 999999, 1000000, 5000000};
+
+    for (uint32_t stripes = 1; stripes <= 4; stripes += 3)
+        for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+            schedule(&a, st, 20000, stripes - 1, stripes);
+            t.n = 0;
+            arrive_take(&a, at[i], 100000, note, &t);
+            assert_int_equal(arrive_due_by(&a, at[i]), t.n);
+        }
+    assert_int_equal(arrive_due_by(&a, -1), 0);
+    /* 0 to 1000/s over 2 s: L(t) = 250 t^2, 1000 in all */
+    memset(&a, 0, sizeof(a));
+    a.st = ramp;
+    a.nst = 1;
+    a.stripes = 1;
+    rate_cursor_init(&a.cur, ramp, 1, 0, 1);
+    assert_int_equal(rate_cursor_next(&a.cur, &a.next_us), 0);
+    assert_int_equal(arrive_due_by(&a, 1000000), 251); /* arrivals 0..250 */
+    assert_int_equal(arrive_due_by(&a, 9000000), 1000);
+}
+
 static void test_spare(void **state)
 {
     /* the arrivals of the next 2 ms, plus one, at most 256 */
@@ -158,6 +190,7 @@ int main(void)
         cmocka_unit_test(test_split_one),
         cmocka_unit_test(test_take_all_due_in_one_wake),
         cmocka_unit_test(test_take_bounded_and_striped),
+        cmocka_unit_test(test_due_by),
         cmocka_unit_test(test_spare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

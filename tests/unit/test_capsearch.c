@@ -169,16 +169,23 @@ static void test_step_injector(void **state)
 {
     (void)state;
     /* 2 % dropped is the most that is still the server's step */
-    assert_int_equal(capsearch_step_injector(1000, 0, 20, 0, 5, 0), 0);
-    assert_int_equal(capsearch_step_injector(1000, 0, 21, 0, 5, 0), 1);
+    assert_int_equal(capsearch_step_injector(1000, 0, 20, 0, 0, 5, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 0, 21, 0, 0, 5, 0), 1);
     /* late: only past 10 % and with a start lag p99 past 50 ms */
-    assert_int_equal(capsearch_step_injector(1000, 500, 0, 40000, 5, 0), 0);
-    assert_int_equal(capsearch_step_injector(1000, 100, 0, 290000, 5, 0), 0);
-    assert_int_equal(capsearch_step_injector(1000, 101, 0, 290000, 5, 0), 1);
-    /* the injector saturated in more than 5 % of the step's seconds */
-    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 20, 1), 0);
-    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 20, 2), 1);
-    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 0, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 500, 0, 40000, 0, 5, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 100, 0, 290000, 0, 5, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 101, 0, 290000, 0, 5, 0), 1);
+    assert_int_equal(capsearch_step_waited(1000, 101, 0, 290000), 1);
+    assert_int_equal(capsearch_step_waited(1000, 0, 20, 0), 0);
+    /* the same waits with every VU of the pool busy: the server filled it */
+    assert_int_equal(capsearch_step_injector(1000, 0, 21, 0, 1, 5, 0), 0);
+    assert_int_equal(capsearch_step_injector(1000, 101, 500, 290000, 1, 5, 0), 0);
+    /* the injector saturated in more than 5 % of the step's seconds, the
+     * pool full or not */
+    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 0, 20, 1), 0);
+    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 0, 20, 2), 1);
+    assert_int_equal(capsearch_step_injector(1000, 0, 500, 0, 1, 20, 2), 1);
+    assert_int_equal(capsearch_step_injector(0, 0, 0, 0, 0, 0, 0), 0);
 }
 
 /* One second of n samples at lat_us whose arrivals were sched, late of them
@@ -266,8 +273,74 @@ static void test_limited_by(void **state)
     }
     assert_int_equal(cs->steps[1].saturated_seconds, 1);
     assert_int_equal(cs->steps[1].injector_saturated, 1);
-    assert_non_null(strstr(cs->steps[1].injector, "1 of 1 s saturated"));
+    assert_non_null(strstr(cs->steps[1].injector, "injector saturated in 1 of 1 s"));
     assert_string_equal(capsearch_limited_by(cs), "injector");
+    capsearch_free(cs);
+
+    /* arrivals dropped with every VU of a pool of 50 busy (the server took
+     * 250 ms a run: 20000/s x 0.25 s = 5000 VUs needed), the injector
+     * keeping up: the server's limit, not the injector's */
+    cs = search("10000/s:10000/s:2s:30000/s");
+    cs->pool = 50;
+    v = (verdict){1, 0, 0, "passed"};
+    assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
+    {
+        ivsum s;
+        ivsum_init(&s, 1, 1);
+        s.steps[0].count = 200;
+        for (int i = 0; i < 200; i++)
+            hist_record(s.steps[0].hist, 250000);
+        s.runs[0] = 200;
+        s.run_us = 200 * 250000;
+        s.active_vus = 50;
+        s.arrivals[0] = (rate_counts){20000, 200, 200, 19800};
+        assert_int_equal(capsearch_second(cs, 3, &s, 0, (const thresh *const *)&th, 1, ids, names),
+                         1);
+        ivsum_free(&s);
+    }
+    assert_int_equal(cs->steps[1].injector_saturated, 0);
+    assert_int_equal(cs->steps[1].pool_limited, 1);
+    assert_non_null(strstr(cs->steps[1].pool,
+                           "pool too small for the server's response time: "
+                           "20000/s x 0.250 s = 5000 VUs busy, the pool has 50"));
+    assert_string_equal(capsearch_limited_by(cs), "server");
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.passed, 1);
+    assert_non_null(strstr(v.why, "the server's limit: pool too small for the server's"));
+    j = capsearch_json(cs);
+    st = json_object_get(j, "steps");
+    assert_true(json_is_true(json_object_get(json_array_get(st, 1), "pool_limited")));
+    json_decref(j);
+    capsearch_free(cs);
+
+    /* the last step passed, but at a load the injector did not send (it was
+     * saturated): no capacity there, the injector limited the search */
+    cs = search("10000/s:10000/s:2s:20000/s");
+    v = (verdict){1, 0, 0, "passed"};
+    assert_int_equal(feed_open(cs, 1, 10000, 2000, 10000, 0, 0, 100, &th, 1), 0);
+    {
+        ivsum s;
+        ivsum_init(&s, 1, 1);
+        s.steps[0].count = 9000;
+        for (int i = 0; i < 100; i++)
+            hist_record(s.steps[0].hist, 2000);
+        s.arrivals[0] = (rate_counts){20000, 9000, 0, 11000};
+        s.load = xcalloc(1, sizeof(*s.load));
+        s.nload = s.capload = 1;
+        s.load[0].saturated = 1;
+        assert_int_equal(capsearch_second(cs, 3, &s, 0, (const thresh *const *)&th, 1, ids, names),
+                         0);
+        ivsum_free(&s);
+    }
+    capsearch_end(cs, (const thresh *const *)&th, 1, ids, names);
+    assert_int_equal(cs->steps[1].passed, 1);
+    assert_int_equal(cs->steps[1].injector_saturated, 1);
+    assert_string_equal(capsearch_limited_by(cs), "injector");
+    capsearch_verdict(cs, &v);
+    assert_int_equal(v.inconclusive, 1);
+    assert_non_null(strstr(v.why, "capacity at least 10000/s: the step at 20000/s was limited by "
+                                  "the injector (injector saturated in 1 of 1 s; 9000 started"));
+    assert_non_null(strstr(v.why, "it passed on figures that were quern's own queue"));
     capsearch_free(cs);
 
     /* every step passed: MAX */

@@ -47,6 +47,9 @@ static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, con
     ivsum_msg_set_little(m, n * 1000000, n * lat, n * 1000);
     /* --max-in-flight: n requests held back, 2 ms each, the longest lat */
     ivsum_msg_set_held(m, n, n * 2000, lat);
+    /* load asked and sent: n VUs due to start, n - 1 began a run; n slots
+     * of 1 s paced, lat lost in all */
+    ivsum_msg_set_delivery(m, (uint32_t)n, (uint32_t)n - 1, n * 1000000, lat);
     stats_free(&st[0]);
     stats_free(&st[1]);
     return m;
@@ -116,6 +119,10 @@ static void test_sum(void **state)
     assert_int_equal(s.held, 8); /* held back: counts and waits added, the longest kept */
     assert_int_equal(s.held_us, 16000);
     assert_int_equal(s.held_max_us, 200000);
+    assert_int_equal(s.vus_planned, 8); /* load asked and sent: summed */
+    assert_int_equal(s.vus_started, 6);
+    assert_int_equal(s.pace_asked_us, 8000000);
+    assert_int_equal(s.pace_lost_us, 1000 + 200000);
 
     ivsum_reset(&s);
     assert_int_equal(s.senders, 0);
@@ -127,6 +134,7 @@ static void test_sum(void **state)
     assert_int_equal(s.active_vus, 0);
     assert_int_equal(s.vu_us + s.run_us + s.wait_us, 0);
     assert_int_equal(s.held + s.held_us + s.held_max_us, 0);
+    assert_int_equal(s.vus_planned + s.vus_started + s.pace_asked_us + s.pace_lost_us, 0);
     /* The sum goes up again as one message, the same totals. */
     assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
     assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
@@ -137,6 +145,7 @@ static void test_sum(void **state)
         ivsum_msg_set_arrivals(up, s.arrivals);
         ivsum_msg_set_little(up, s.vu_us, s.run_us, s.wait_us);
         ivsum_msg_set_held(up, s.held, s.held_us, s.held_max_us);
+        ivsum_msg_set_delivery(up, s.vus_planned, s.vus_started, s.pace_asked_us, s.pace_lost_us);
         ivsum_init(&t, 2, 2);
         assert_int_equal(up->last, 1);
         assert_int_equal(ivsum_add_msg(&t, up, scens, err, sizeof(err)), 0);
@@ -151,6 +160,8 @@ static void test_sum(void **state)
         assert_int_equal(t.wait_us, 8000);
         assert_int_equal(t.held_max_us, 200000); /* the max goes up as a max */
         assert_int_equal(t.held, 8);
+        assert_int_equal(t.vus_started, 6); /* an agent's sum goes up whole */
+        assert_int_equal(t.pace_lost_us, 201000);
         ivsum_free(&t);
         ivsum_msg_free(up);
     }

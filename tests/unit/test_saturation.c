@@ -45,6 +45,21 @@ static void test_stall(void **state)
                      SATURATION_CPU | SATURATION_START | SATURATION_STALL);
 }
 
+/* The open model's timer behind its schedule: arrivals not taken 200 ms
+ * after their time are the worker's own lag, a full pool or not. */
+static void test_behind(void **state)
+{
+    saturation_in in;
+
+    (void)state;
+    memset(&in, 0, sizeof(in));
+    in.behind_us = 200000;
+    in.arrivals_late = 40;
+    assert_int_equal(saturation_judge(&in), SATURATION_BEHIND);
+    in.behind_us = 199999;
+    assert_int_equal(saturation_judge(&in), 0);
+}
+
 static void test_words(void **state)
 {
     char b[64], tiny[6];
@@ -56,6 +71,8 @@ static void test_words(void **state)
     assert_string_equal(b, "CPU and loop lag, loop stall");
     saturation_why(SATURATION_START, b, sizeof(b));
     assert_string_equal(b, "start lag");
+    saturation_why(SATURATION_BEHIND, b, sizeof(b));
+    assert_string_equal(b, "behind schedule");
     saturation_why(SATURATION_CPU, tiny, sizeof(tiny)); /* cut, still a string */
     assert_true(strlen(tiny) < sizeof(tiny));
 }
@@ -63,9 +80,8 @@ static void test_words(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpu_and_lag),
-        cmocka_unit_test(test_start_lag),
-        cmocka_unit_test(test_stall),
+        cmocka_unit_test(test_cpu_and_lag), cmocka_unit_test(test_start_lag),
+        cmocka_unit_test(test_stall),       cmocka_unit_test(test_behind),
         cmocka_unit_test(test_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
