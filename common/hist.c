@@ -284,7 +284,7 @@ size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
     return pos;
 }
 
-static int get_varint(struct reader *r, uint64_t *out)
+static int get_varint_long(struct reader *r, uint64_t *out)
 {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -302,83 +302,118 @@ static int get_varint(struct reader *r, uint64_t *out)
     return -1;
 }
 
-/* Reads and checks an encoding. With buckets == NULL it only validates;
- * otherwise it also adds each bucket's count into buckets[] (call it that
- * way only on a buffer already validated, so nothing is half-applied).
- * Checks: version, no trailing bytes, indexes strictly increasing and in
- * range, no zero counts, bucket counts adding up to count without overflow,
- * min and max falling in the first and last buckets. */
-static int scan(const uint8_t *buf, size_t len, struct enc_head *hd, uint64_t *buckets)
+/* Most varints of an encoding (index deltas, small counts) are one byte:
+ * read those inline, the rest in get_varint_long. */
+static inline int get_varint(struct reader *r, uint64_t *out)
 {
-    struct reader r = {buf, len, 0};
-
-    if (len < 1 || buf[0] != HIST_ENCODING_VERSION)
-        return -1;
-    r.pos = 1;
-    if (get_varint(&r, &hd->count) || get_varint(&r, &hd->min) || get_varint(&r, &hd->max) ||
-        get_varint(&r, &hd->sum) || get_varint(&r, &hd->nbuckets))
-        return -1;
-
-    if (hd->count == 0) {
-        if (hd->min || hd->max || hd->sum || hd->nbuckets)
-            return -1;
-        return r.pos == len ? 0 : -1;
+    if (r->pos < r->len && r->buf[r->pos] < 0x80) {
+        *out = r->buf[r->pos++];
+        return 0;
     }
+    return get_varint_long(r, out);
+}
+
+/* Reads and checks the header of an encoding, leaving r at its first
+ * bucket. Checks: version, an empty histogram all zeros with no trailing
+ * bytes, a bucket count in range, min <= max <= sum. */
+static int read_head(struct reader *r, struct enc_head *hd)
+{
+    if (r->len < 1 || r->buf[0] != HIST_ENCODING_VERSION)
+        return -1;
+    r->pos = 1;
+    if (get_varint(r, &hd->count) || get_varint(r, &hd->min) || get_varint(r, &hd->max) ||
+        get_varint(r, &hd->sum) || get_varint(r, &hd->nbuckets))
+        return -1;
+    if (hd->count == 0)
+        return hd->min || hd->max || hd->sum || hd->nbuckets || r->pos != r->len ? -1 : 0;
     if (hd->nbuckets == 0 || hd->nbuckets > NBUCKETS || hd->min > hd->max || hd->sum < hd->max)
-        return -1;
-
-    uint64_t index = 0;
-    uint64_t total = 0;
-    for (uint64_t k = 0; k < hd->nbuckets; k++) {
-        uint64_t delta, n;
-        if (get_varint(&r, &delta) || get_varint(&r, &n))
-            return -1;
-        if (k > 0 && delta == 0)
-            return -1;
-        if (delta >= NBUCKETS || index + delta >= NBUCKETS)
-            return -1;
-        index += delta;
-        if (n == 0 || __builtin_add_overflow(total, n, &total))
-            return -1;
-        if (k == 0 && index != bucket_of(hd->min))
-            return -1;
-        if (buckets)
-            buckets[index] += n;
-    }
-    if (index != bucket_of(hd->max) || total != hd->count || r.pos != len)
         return -1;
     return 0;
 }
 
+/* Takes back the first n buckets at r from buckets[], read without checks:
+ * add_buckets has read them already. */
+static void undo_buckets(struct reader *r, uint64_t n, uint64_t *buckets)
+{
+    uint64_t index = 0, delta = 0, c = 0;
+
+    for (uint64_t k = 0; k < n; k++) {
+        get_varint(r, &delta);
+        get_varint(r, &c);
+        index += delta;
+        buckets[index] -= c;
+    }
+}
+
+/* Reads and checks the buckets after read_head, adding each count into
+ * buckets[] as it goes, in one pass; on a bad encoding what was added is
+ * taken back, so nothing is half-applied. Checks: no trailing bytes,
+ * indexes strictly increasing and in range, no zero counts, bucket counts
+ * adding up to count without overflow, min and max falling in the first and
+ * last buckets. */
+static int add_buckets(struct reader *r, const struct enc_head *hd, uint64_t *buckets)
+{
+    struct reader again = *r;
+    uint64_t index = 0, total = 0, k = 0;
+
+    for (; k < hd->nbuckets; k++) {
+        uint64_t delta, n;
+        if (get_varint(r, &delta) || get_varint(r, &n))
+            goto bad;
+        if (k > 0 && delta == 0)
+            goto bad;
+        if (delta >= NBUCKETS || index + delta >= NBUCKETS)
+            goto bad;
+        index += delta;
+        if (n == 0 || __builtin_add_overflow(total, n, &total))
+            goto bad;
+        if (k == 0 && index != bucket_of(hd->min))
+            goto bad;
+        buckets[index] += n;
+    }
+    if (index != bucket_of(hd->max) || total != hd->count || r->pos != r->len) {
+        undo_buckets(&again, k, buckets);
+        return -1;
+    }
+    return 0;
+bad:
+    undo_buckets(&again, k, buckets);
+    return -1;
+}
+
 int hist_decode(hist *h, const uint8_t *buf, size_t len)
 {
+    struct reader r = {buf, len, 0};
     struct enc_head hd;
 
     hist_reset(h);
-    if (scan(buf, len, &hd, NULL) != 0)
+    if (read_head(&r, &hd) != 0)
         return -1;
-    scan(buf, len, &hd, h->buckets);
-    if (hd.count) {
-        h->count = hd.count;
-        h->min = hd.min;
-        h->max = hd.max;
-        h->sum = hd.sum;
-    }
+    if (hd.count == 0)
+        return 0;
+    if (add_buckets(&r, &hd, h->buckets) != 0)
+        return -1;
+    h->count = hd.count;
+    h->min = hd.min;
+    h->max = hd.max;
+    h->sum = hd.sum;
     return 0;
 }
 
 int hist_merge_encoded(hist *dst, const uint8_t *buf, size_t len)
 {
+    struct reader r = {buf, len, 0};
     struct enc_head hd;
     uint64_t total;
 
-    if (scan(buf, len, &hd, NULL) != 0)
+    if (read_head(&r, &hd) != 0)
         return -1;
     if (hd.count == 0)
         return 0;
     if (__builtin_add_overflow(dst->count, hd.count, &total))
         return -1;
-    scan(buf, len, &hd, dst->buckets);
+    if (add_buckets(&r, &hd, dst->buckets) != 0)
+        return -1;
     dst->count = total;
     dst->sum = sat_add(dst->sum, hd.sum);
     if (hd.min < dst->min)

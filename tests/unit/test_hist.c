@@ -544,6 +544,19 @@ static void test_merge_encoded(void **state)
      * had valid buckets before the cut) */
     assert_int_equal(hist_merge_encoded(a, eb, len - 1), -1);
     assert_hist_equal(a, expect);
+    /* one byte changed anywhere: a refused merge leaves no bucket behind,
+     * whichever bucket the damage is found at (the merge is one pass) */
+    uint8_t *mut = xmalloc(len);
+    for (int i = 0; i < 3000; i++) {
+        hist *t = hist_new();
+        hist_merge(t, expect);
+        memcpy(mut, eb, len);
+        mut[rng() % len] = (uint8_t)rng();
+        if (hist_merge_encoded(t, mut, len) != 0)
+            assert_hist_equal(t, expect);
+        hist_free(t);
+    }
+    xfree(mut);
     eb[0] = 0;
     assert_int_equal(hist_merge_encoded(a, eb, len), -1);
     assert_hist_equal(a, expect);
