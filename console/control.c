@@ -279,6 +279,7 @@ static void start_run(run *r)
         sr.n_vu_ranges = n;
         sr.workers = c->workers;
         c->in_run = 1;
+        r->running_known = 0;
         c->vus = vus;
         snprintf(c->status, sizeof(c->status), "running");
         if (peer_send(&c->link, &env) != 0)

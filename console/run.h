@@ -63,6 +63,8 @@ typedef struct run {
     size_t token_len;
     aconn **conns; /**< owned array of owned connections */
     size_t nconns;
+    unsigned running;  /**< agents_running's count, while running_known */
+    int running_known; /**< 0: an agent joined, finished or was lost since it was counted */
     unsigned next_index;
     enum run_phase phase;
     int64_t phase_us; /**< when the phase began */
