@@ -33,6 +33,7 @@ typedef struct agg {
     uint64_t held_us;     /**< their waits, summed */
     uint64_t held_max_us; /**< the longest */
     injtot inj;           /**< the workers' own load, per worker and per second */
+    injtot console;       /**< the console's own load, its seconds (console/selfload.h) */
 } agg;
 
 /** Initialises for nsteps steps and nscens scenarios. */

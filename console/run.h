@@ -36,6 +36,7 @@
 #include "console/metrics.h"
 #include "console/monitor.h"
 #include "console/opts.h"
+#include "console/selfload.h"
 #include "console/web.h"
 #include "proto/bundle.h"
 #include "proto/ivwin.h"
@@ -76,7 +77,8 @@ typedef struct run {
     char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */
     agg agg;
     int have_agg;
-    ivwin win; /**< the seconds being merged from the agents */
+    ivwin win;     /**< the seconds being merged from the agents */
+    selfload self; /**< the console's own load, from Go to the end */
     int interrupted, aborted, degraded, start_error, rc;
     char start_msg[2048];
     uint64_t ping_seq;
