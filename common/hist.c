@@ -87,10 +87,20 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
     return r;
 }
 
+/* The buckets that may be nonzero: from min's to max's (none while count
+ * is 0). Every change keeps min and max covering what it adds, so a merge
+ * and a reset visit only those, not the whole range of an hour. */
+static void used_range(const hist *h, size_t *lo, size_t *hi)
+{
+    *lo = bucket_of(h->min);
+    *hi = bucket_of(h->max);
+}
+
 hist *hist_new(void)
 {
     hist *h = xmalloc(sizeof(*h));
-    hist_reset(h);
+    memset(h, 0, sizeof(*h));
+    h->min = UINT64_MAX;
     return h;
 }
 
@@ -101,7 +111,15 @@ void hist_free(hist *h)
 
 void hist_reset(hist *h)
 {
-    memset(h, 0, sizeof(*h));
+    size_t lo, hi;
+
+    if (h->count > 0) {
+        used_range(h, &lo, &hi);
+        memset(&h->buckets[lo], 0, (hi - lo + 1) * sizeof(h->buckets[0]));
+    }
+    h->count = 0;
+    h->sum = 0;
+    h->max = 0;
     h->min = UINT64_MAX;
 }
 
@@ -134,9 +152,12 @@ void hist_record_n(hist *h, uint64_t us, uint64_t n)
 
 void hist_merge(hist *dst, const hist *src)
 {
+    size_t lo, hi;
+
     if (src->count == 0)
         return;
-    for (size_t i = 0; i < NBUCKETS; i++)
+    used_range(src, &lo, &hi);
+    for (size_t i = lo; i <= hi; i++)
         dst->buckets[i] += src->buckets[i];
     dst->count += src->count;
     dst->sum = sat_add(dst->sum, src->sum);
