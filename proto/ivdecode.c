@@ -230,8 +230,41 @@ static int find_interval(uint8_t *body, size_t len, struct rd *iv)
     return r.p == r.end ? 0 : -1;
 }
 
-/* One pass over the Interval: counts (fill NULL) or fills d from block's
- * arrays (fill given, laid out from the counts). */
+/* Counts the Interval's steps, scenarios and injector entries, reading only
+ * its own keys and lengths (walk checks the rest); the strings are bounded
+ * by its length (a string of n bytes takes n + 2 on the wire at least). */
+static int count_top(struct rd r, struct counts *c)
+{
+    c->strings = (size_t)(r.end - r.p);
+    while (r.p < r.end) {
+        uint32_t num;
+        unsigned wt;
+        uint64_t v;
+        struct rd sub;
+
+        if (get_key(&r, &num, &wt) != 0)
+            return -1;
+        if (wt == WT_VARINT) {
+            if (get_varint(&r, &v) != 0)
+                return -1;
+            continue;
+        }
+        if (wt != WT_LEN || get_len(&r, &sub) != 0)
+            return -1;
+        if (num == IV_STEPS)
+            c->steps++;
+        else if (num == IV_SCENARIOS)
+            c->scens++;
+        else if (num == IV_INJECTOR)
+            c->inj++;
+        else
+            return -1;
+    }
+    return 0;
+}
+
+/* One pass over the Interval: checks every field and fills d from block's
+ * arrays (laid out from count_top's counts, which c counts again). */
 static int walk(struct rd r, struct counts *c, ivdecode *fill, char **strings)
 {
     size_t nstr = 0;
@@ -283,7 +316,7 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
     size_t n;
 
     memset(d, 0, sizeof(*d));
-    if (find_interval(body, len, &iv) != 0 || walk(iv, &c, NULL, NULL) != 0)
+    if (find_interval(body, len, &iv) != 0 || count_top(iv, &c) != 0)
         return 0;
     n = c.steps + c.scens + c.inj;
     /* one block: the structs, then the pointer arrays, then the strings */
@@ -310,7 +343,10 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
         quern__injector_load__init(&inj[i]);
         d->iv.injector[i] = &inj[i];
     }
-    walk(iv, &again, d, &strings); /* checked by the first pass */
+    if (walk(iv, &again, d, &strings) != 0) {
+        ivdecode_free(d); /* nothing was taken from it yet: protobuf-c judges it */
+        return 0;
+    }
     d->env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     d->env.interval = &d->iv;
     return 1;
