@@ -323,12 +323,21 @@ static int get_varint_long(struct reader *r, uint64_t *out)
     return -1;
 }
 
-/* Most varints of an encoding (index deltas, small counts) are one byte:
- * read those inline, the rest in get_varint_long. */
+/* Most varints of an encoding (index deltas, small counts) are one or two
+ * bytes: read those inline, the rest in get_varint_long. */
 static inline int get_varint(struct reader *r, uint64_t *out)
 {
-    if (r->pos < r->len && r->buf[r->pos] < 0x80) {
-        *out = r->buf[r->pos++];
+    const uint8_t *p = r->buf + r->pos;
+    size_t left = r->len - r->pos;
+
+    if (left >= 1 && p[0] < 0x80) {
+        *out = p[0];
+        r->pos++;
+        return 0;
+    }
+    if (left >= 2 && p[1] < 0x80) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        r->pos += 2;
         return 0;
     }
     return get_varint_long(r, out);

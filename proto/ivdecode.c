@@ -45,11 +45,19 @@ static int get_varint_long(struct rd *r, uint64_t *out)
     return -1;
 }
 
-/* Keys and most values are one byte: read those inline. */
+/* Keys and most values are one or two bytes: read those inline. */
 static inline int get_varint(struct rd *r, uint64_t *out)
 {
-    if (r->p < r->end && *r->p < 0x80) {
-        *out = *r->p++;
+    const uint8_t *p = r->p;
+
+    if (r->end - p >= 1 && p[0] < 0x80) {
+        *out = p[0];
+        r->p++;
+        return 0;
+    }
+    if (r->end - p >= 2 && p[1] < 0x80) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        r->p += 2;
         return 0;
     }
     return get_varint_long(r, out);
