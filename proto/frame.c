@@ -326,7 +326,7 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
     }
     while (total < r->budget) {
         size_t want = r->in.keep < READ_CHUNK ? r->in.keep : READ_CHUNK;
-        size_t used = buf_used(&r->in);
+        size_t used = buf_used(&r->in), room;
         ssize_t n;
 
         /* Room for the whole of a large frame in one go once its length is known. */
@@ -338,7 +338,8 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
                 want = frame - have;
         }
         buf_reserve(&r->in, want);
-        n = read(fd, r->in.data + r->in.end, r->in.cap - r->in.end);
+        room = r->in.cap - r->in.end;
+        n = read(fd, r->in.data + r->in.end, room);
         if (n > 0) {
             r->in.end += (size_t)n;
             total += (size_t)n;
@@ -346,6 +347,11 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
                 errno = EMSGSIZE;
                 return -1;
             }
+            /* A short read drained the fd (or nearly): the read that would
+             * say EAGAIN is a system call per frame for nothing; the poll
+             * says when more came. */
+            if ((size_t)n < room)
+                break;
             continue;
         }
         if (n == 0)

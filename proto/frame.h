@@ -95,8 +95,9 @@ int frame_reader_next_iv(frame_reader *r, Quern__Envelope **env, ivdecode *iv, c
 void frame_env_free(Quern__Envelope *env, ivdecode *iv);
 
 /** Reads what a non-blocking fd has into the reader: loops until the fd would
- *  block, reaches end of file, or about 1 MiB was read (then call again when
- *  the fd is still readable; level-triggered polling does that by itself).
+ *  block, a read returns less than it asked (the fd is then drained, or
+ *  nearly), it reaches end of file, or about 1 MiB was read (then call again
+ *  when the fd is still readable; level-triggered polling does that by itself).
  *  Returns the number of bytes read (> 0); 0 at end of file with nothing read;
  *  -1 with errno EAGAIN/EWOULDBLOCK if nothing was available (wait for the fd
  *  to become readable); -1 with errno set and err "read: ..." on a read error;
