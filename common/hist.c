@@ -220,7 +220,9 @@ uint64_t hist_percentile(const hist *h, double p)
         return h->max;
 
     uint64_t seen = 0;
-    for (size_t i = 0; i < NBUCKETS; i++) {
+    size_t lo, hi;
+    used_range(h, &lo, &hi);
+    for (size_t i = lo; i <= hi; i++) {
         seen += h->buckets[i];
         if (seen >= rank) {
             uint64_t v = bucket_mid(i);
@@ -281,7 +283,11 @@ static int put_varint(uint8_t *buf, size_t cap, size_t *pos, uint64_t v)
 size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
 {
     uint64_t nbuckets = 0;
-    for (size_t i = 0; i < NBUCKETS; i++)
+    size_t lo = 0, hi = 0;
+
+    if (h->count > 0)
+        used_range(h, &lo, &hi);
+    for (size_t i = lo; h->count > 0 && i <= hi; i++)
         if (h->buckets[i])
             nbuckets++;
 
@@ -295,7 +301,7 @@ size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
         return 0;
 
     size_t prev = 0;
-    for (size_t i = 0; i < NBUCKETS; i++) {
+    for (size_t i = lo; h->count > 0 && i <= hi; i++) {
         if (h->buckets[i] == 0)
             continue;
         if (put_varint(buf, cap, &pos, i - prev) || put_varint(buf, cap, &pos, h->buckets[i]))
