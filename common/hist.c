@@ -87,10 +87,20 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
     return r;
 }
 
+/* The buckets that may be nonzero: from min's to max's (none while count
+ * is 0). Every change keeps min and max covering what it adds, so a merge
+ * and a reset visit only those, not the whole range of an hour. */
+static void used_range(const hist *h, size_t *lo, size_t *hi)
+{
+    *lo = bucket_of(h->min);
+    *hi = bucket_of(h->max);
+}
+
 hist *hist_new(void)
 {
     hist *h = xmalloc(sizeof(*h));
-    hist_reset(h);
+    memset(h, 0, sizeof(*h));
+    h->min = UINT64_MAX;
     return h;
 }
 
@@ -101,7 +111,15 @@ void hist_free(hist *h)
 
 void hist_reset(hist *h)
 {
-    memset(h, 0, sizeof(*h));
+    size_t lo, hi;
+
+    if (h->count > 0) {
+        used_range(h, &lo, &hi);
+        memset(&h->buckets[lo], 0, (hi - lo + 1) * sizeof(h->buckets[0]));
+    }
+    h->count = 0;
+    h->sum = 0;
+    h->max = 0;
     h->min = UINT64_MAX;
 }
 
@@ -134,9 +152,12 @@ void hist_record_n(hist *h, uint64_t us, uint64_t n)
 
 void hist_merge(hist *dst, const hist *src)
 {
+    size_t lo, hi;
+
     if (src->count == 0)
         return;
-    for (size_t i = 0; i < NBUCKETS; i++)
+    used_range(src, &lo, &hi);
+    for (size_t i = lo; i <= hi; i++)
         dst->buckets[i] += src->buckets[i];
     dst->count += src->count;
     dst->sum = sat_add(dst->sum, src->sum);
@@ -199,7 +220,9 @@ uint64_t hist_percentile(const hist *h, double p)
         return h->max;
 
     uint64_t seen = 0;
-    for (size_t i = 0; i < NBUCKETS; i++) {
+    size_t lo, hi;
+    used_range(h, &lo, &hi);
+    for (size_t i = lo; i <= hi; i++) {
         seen += h->buckets[i];
         if (seen >= rank) {
             uint64_t v = bucket_mid(i);
@@ -260,7 +283,11 @@ static int put_varint(uint8_t *buf, size_t cap, size_t *pos, uint64_t v)
 size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
 {
     uint64_t nbuckets = 0;
-    for (size_t i = 0; i < NBUCKETS; i++)
+    size_t lo = 0, hi = 0;
+
+    if (h->count > 0)
+        used_range(h, &lo, &hi);
+    for (size_t i = lo; h->count > 0 && i <= hi; i++)
         if (h->buckets[i])
             nbuckets++;
 
@@ -274,7 +301,7 @@ size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
         return 0;
 
     size_t prev = 0;
-    for (size_t i = 0; i < NBUCKETS; i++) {
+    for (size_t i = lo; h->count > 0 && i <= hi; i++) {
         if (h->buckets[i] == 0)
             continue;
         if (put_varint(buf, cap, &pos, i - prev) || put_varint(buf, cap, &pos, h->buckets[i]))
@@ -284,7 +311,7 @@ size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
     return pos;
 }
 
-static int get_varint(struct reader *r, uint64_t *out)
+static int get_varint_long(struct reader *r, uint64_t *out)
 {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -302,83 +329,127 @@ static int get_varint(struct reader *r, uint64_t *out)
     return -1;
 }
 
-/* Reads and checks an encoding. With buckets == NULL it only validates;
- * otherwise it also adds each bucket's count into buckets[] (call it that
- * way only on a buffer already validated, so nothing is half-applied).
- * Checks: version, no trailing bytes, indexes strictly increasing and in
- * range, no zero counts, bucket counts adding up to count without overflow,
- * min and max falling in the first and last buckets. */
-static int scan(const uint8_t *buf, size_t len, struct enc_head *hd, uint64_t *buckets)
+/* Most varints of an encoding (index deltas, small counts) are one or two
+ * bytes: read those inline, the rest in get_varint_long. */
+static inline int get_varint(struct reader *r, uint64_t *out)
 {
-    struct reader r = {buf, len, 0};
+    const uint8_t *p = r->buf + r->pos;
+    size_t left = r->len - r->pos;
 
-    if (len < 1 || buf[0] != HIST_ENCODING_VERSION)
-        return -1;
-    r.pos = 1;
-    if (get_varint(&r, &hd->count) || get_varint(&r, &hd->min) || get_varint(&r, &hd->max) ||
-        get_varint(&r, &hd->sum) || get_varint(&r, &hd->nbuckets))
-        return -1;
-
-    if (hd->count == 0) {
-        if (hd->min || hd->max || hd->sum || hd->nbuckets)
-            return -1;
-        return r.pos == len ? 0 : -1;
+    if (left >= 1 && p[0] < 0x80) {
+        *out = p[0];
+        r->pos++;
+        return 0;
     }
+    if (left >= 2 && p[1] < 0x80) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        r->pos += 2;
+        return 0;
+    }
+    return get_varint_long(r, out);
+}
+
+/* Reads and checks the header of an encoding, leaving r at its first
+ * bucket. Checks: version, an empty histogram all zeros with no trailing
+ * bytes, a bucket count in range, min <= max <= sum. */
+static int read_head(struct reader *r, struct enc_head *hd)
+{
+    if (r->len < 1 || r->buf[0] != HIST_ENCODING_VERSION)
+        return -1;
+    r->pos = 1;
+    if (get_varint(r, &hd->count) || get_varint(r, &hd->min) || get_varint(r, &hd->max) ||
+        get_varint(r, &hd->sum) || get_varint(r, &hd->nbuckets))
+        return -1;
+    if (hd->count == 0)
+        return hd->min || hd->max || hd->sum || hd->nbuckets || r->pos != r->len ? -1 : 0;
     if (hd->nbuckets == 0 || hd->nbuckets > NBUCKETS || hd->min > hd->max || hd->sum < hd->max)
-        return -1;
-
-    uint64_t index = 0;
-    uint64_t total = 0;
-    for (uint64_t k = 0; k < hd->nbuckets; k++) {
-        uint64_t delta, n;
-        if (get_varint(&r, &delta) || get_varint(&r, &n))
-            return -1;
-        if (k > 0 && delta == 0)
-            return -1;
-        if (delta >= NBUCKETS || index + delta >= NBUCKETS)
-            return -1;
-        index += delta;
-        if (n == 0 || __builtin_add_overflow(total, n, &total))
-            return -1;
-        if (k == 0 && index != bucket_of(hd->min))
-            return -1;
-        if (buckets)
-            buckets[index] += n;
-    }
-    if (index != bucket_of(hd->max) || total != hd->count || r.pos != len)
         return -1;
     return 0;
 }
 
+/* Takes back the first n buckets at r from buckets[], read without checks:
+ * add_buckets has read them already. */
+static void undo_buckets(struct reader *r, uint64_t n, uint64_t *buckets)
+{
+    uint64_t index = 0, delta = 0, c = 0;
+
+    for (uint64_t k = 0; k < n; k++) {
+        get_varint(r, &delta);
+        get_varint(r, &c);
+        index += delta;
+        buckets[index] -= c;
+    }
+}
+
+/* Reads and checks the buckets after read_head, adding each count into
+ * buckets[] as it goes, in one pass; on a bad encoding what was added is
+ * taken back, so nothing is half-applied. Checks: no trailing bytes,
+ * indexes strictly increasing and in range, no zero counts, bucket counts
+ * adding up to count without overflow, min and max falling in the first and
+ * last buckets. */
+static int add_buckets(struct reader *r, const struct enc_head *hd, uint64_t *buckets)
+{
+    struct reader again = *r;
+    uint64_t index = 0, total = 0, k = 0;
+
+    for (; k < hd->nbuckets; k++) {
+        uint64_t delta, n;
+        if (get_varint(r, &delta) || get_varint(r, &n))
+            goto bad;
+        if (k > 0 && delta == 0)
+            goto bad;
+        if (delta >= NBUCKETS || index + delta >= NBUCKETS)
+            goto bad;
+        index += delta;
+        if (n == 0 || __builtin_add_overflow(total, n, &total))
+            goto bad;
+        if (k == 0 && index != bucket_of(hd->min))
+            goto bad;
+        buckets[index] += n;
+    }
+    if (index != bucket_of(hd->max) || total != hd->count || r->pos != r->len) {
+        undo_buckets(&again, k, buckets);
+        return -1;
+    }
+    return 0;
+bad:
+    undo_buckets(&again, k, buckets);
+    return -1;
+}
+
 int hist_decode(hist *h, const uint8_t *buf, size_t len)
 {
+    struct reader r = {buf, len, 0};
     struct enc_head hd;
 
     hist_reset(h);
-    if (scan(buf, len, &hd, NULL) != 0)
+    if (read_head(&r, &hd) != 0)
         return -1;
-    scan(buf, len, &hd, h->buckets);
-    if (hd.count) {
-        h->count = hd.count;
-        h->min = hd.min;
-        h->max = hd.max;
-        h->sum = hd.sum;
-    }
+    if (hd.count == 0)
+        return 0;
+    if (add_buckets(&r, &hd, h->buckets) != 0)
+        return -1;
+    h->count = hd.count;
+    h->min = hd.min;
+    h->max = hd.max;
+    h->sum = hd.sum;
     return 0;
 }
 
 int hist_merge_encoded(hist *dst, const uint8_t *buf, size_t len)
 {
+    struct reader r = {buf, len, 0};
     struct enc_head hd;
     uint64_t total;
 
-    if (scan(buf, len, &hd, NULL) != 0)
+    if (read_head(&r, &hd) != 0)
         return -1;
     if (hd.count == 0)
         return 0;
     if (__builtin_add_overflow(dst->count, hd.count, &total))
         return -1;
-    scan(buf, len, &hd, dst->buckets);
+    if (add_buckets(&r, &hd, dst->buckets) != 0)
+        return -1;
     dst->count = total;
     dst->sum = sat_add(dst->sum, hd.sum);
     if (hd.min < dst->min)

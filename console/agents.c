@@ -75,6 +75,7 @@ void agents_lost(run *r, aconn *c, const char *why)
     unsigned left = 0;
 
     c->lost = 1;
+    r->running_known = 0;
     for (size_t i = 0; i < r->nconns; i++)
         left += r->conns[i]->in_run && !r->conns[i]->lost && !r->conns[i]->finished;
     if (r->phase == PHASE_RUN) {
@@ -267,6 +268,7 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
     case QUERN__ENVELOPE__BODY_RUN_FINISHED:
         if (c->in_run && env->run_finished->run_id == r->run_id && !c->finished) {
             c->finished = 1;
+            r->running_known = 0;
             snprintf(c->status, sizeof(c->status), "%s", env->run_finished->status);
             if (env->run_finished->message[0])
                 log_msg(LOG_WARN, "agent %s finished: %s", c->name, env->run_finished->message);
@@ -526,11 +528,18 @@ unsigned agents_alive(const run *r)
     return n;
 }
 
-unsigned agents_running(const run *r)
+unsigned agents_running(run *r)
 {
     unsigned n = 0;
+
+    /* Asked for each Interval: counted again only after a change, not for
+     * each of a thousand agents' frames. */
+    if (r->running_known)
+        return r->running;
     for (size_t i = 0; i < r->nconns; i++)
         n += r->conns[i]->in_run && !r->conns[i]->lost && !r->conns[i]->finished;
+    r->running = n;
+    r->running_known = 1;
     return n;
 }
 

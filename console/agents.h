@@ -110,8 +110,9 @@ void agents_send_all(struct run *r, Quern__Envelope *env);
 unsigned agents_in_run(const struct run *r);
 /** Agents in the run and not lost. */
 unsigned agents_alive(const struct run *r);
-/** Agents in the run, not lost and not finished: those a second waits for. */
-unsigned agents_running(const struct run *r);
+/** Agents in the run, not lost and not finished: those a second waits for
+ *  (kept between calls, counted again once r->running_known is cleared). */
+unsigned agents_running(struct run *r);
 /** Prints the end-of-run table of the agents (VUs, requests, errors, status). */
 void agents_breakdown(const struct run *r, FILE *out);
 /** Closes and frees every connection. */

@@ -16,6 +16,7 @@ void agg_init(agg *a, size_t nsteps, size_t nscens)
     a->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*a->arrivals));
     a->start_lag = xcalloc(nscens ? nscens : 1, sizeof(*a->start_lag));
     injtot_init(&a->inj);
+    injtot_init(&a->console);
 }
 
 void agg_free(agg *a)
@@ -29,6 +30,7 @@ void agg_free(agg *a)
         hist_free(a->start_lag[i]);
     xfree(a->start_lag);
     injtot_free(&a->inj);
+    injtot_free(&a->console);
     memset(a, 0, sizeof(*a));
 }
 

@@ -37,6 +37,7 @@ typedef struct agg {
     uint64_t pace_asked_us; /**< the pacing slots of the runs paced, summed */
     uint64_t pace_lost_us;  /**< how late those runs started past their slot, summed */
     injtot inj;             /**< the workers' own load, per worker and per second */
+    injtot console;         /**< the console's own load, its seconds (console/selfload.h) */
 } agg;
 
 /** Initialises for nsteps steps and nscens scenarios. */

@@ -283,6 +283,7 @@ static void start_run(run *r)
         sr.n_vu_ranges = n;
         sr.workers = c->workers;
         c->in_run = 1;
+        r->running_known = 0;
         c->vus = vus;
         snprintf(c->status, sizeof(c->status), "running");
         if (peer_send(&c->link, &env) != 0)
@@ -357,6 +358,8 @@ static void send_go(run *r)
     r->go_us = r->phase_us = clock_mono_us();
     record_begin(r);
     start_monitor(r);
+    if (r->have_agg)
+        selfload_start(&r->self, r->loop, &r->agg.console);
     if (r->interrupted)
         control_stop(r, "interrupted", 0);
 }
@@ -366,6 +369,7 @@ static void end_phase(run *r)
     take_monitor(r);
     monitor_stop(r->monitor);
     r->monitor = NULL;
+    selfload_stop(&r->self);
     r->phase = PHASE_END;
     r->end_us = clock_mono_us();
     ev_break(r->loop, EVBREAK_ALL);
@@ -478,6 +482,7 @@ void control_end(run *r)
     if (r->loop == NULL)
         return;
     ev_timer_stop(r->loop, &r->tick);
+    selfload_stop(&r->self);
     ev_signal_stop(r->loop, &r->sigint);
     ev_signal_stop(r->loop, &r->sigterm);
 }

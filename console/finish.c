@@ -190,6 +190,17 @@ void finish_run(run *r)
     si.verdict_passed = v.passed;
     si.verdict = v.why;
     fprintf(stdout, "\nVerdict: %s\n", v.why);
+    /* The console times nothing: late merging does not change the figures
+     * (a lost agent or second is judged as such, rule 4). */
+    if (verdict_saturated(injtot_share(&r->agg.console)))
+        fprintf(stdout,
+                "Warning: the console was saturated in %llu of %llu s (CPU max %.0f %%, loop lag "
+                "p99 %.0f ms): its live figures came late; the workers timed every request, so "
+                "the verdict stands.\n",
+                (unsigned long long)r->agg.console.saturated_s,
+                (unsigned long long)r->agg.console.measured_s,
+                (double)injtot_cpu_max(&r->agg.console) / 10.,
+                (double)injtot_lag_p99_us(&r->agg.console) / 1e3);
     write_junit(r, rs, NULL, verdict_saturated(vi.saturated_share) && !vi.allow_saturation, v.why);
     if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);

@@ -1,6 +1,6 @@
 /* injtot — the injector's own load over a run, per worker and per second.
  *
- * What it is for: every worker measures itself each second (worker/selfmon.h)
+ * What it is for: every worker measures itself each second (common/selfmon.h)
  * and says whether it kept up (common/saturation.h); the entries come up
  * with the statistics, one per agent's worker (Interval.injector, kept apart
  * by proto/ivsum.h). injtot keeps, per (agent, worker), the seconds it

@@ -229,15 +229,25 @@ static void term_size(const live *l, int *cols, int *rows)
 
 /* The latest second's worst saturated worker, if any: "injector saturated:
  * worker 0 CPU 100 %, lag 280 ms" into buf (the agent named when there are
- * several); 0 when every worker kept up. *lag_us gets its loop lag. */
+ * several); else the console's latest second if it was saturated ("console
+ * saturated: CPU 100 %, lag 600 ms"); 0 when all kept up. *lag_us gets its
+ * loop lag. */
 static int inj_text(const agg *a, char *buf, size_t len, uint32_t *lag_us)
 {
     const injtot *t = &a->inj;
     const injtot_worker *worst = t->last_saturated ? injtot_last_worst(t, NULL, NULL) : NULL;
     char who[IVSUM_LOAD_NAME + 24];
 
-    if (worst == NULL || !worst->last_saturated)
-        return 0;
+    if (worst == NULL || !worst->last_saturated) {
+        /* the console's own latest second (console/selfload.h) */
+        const injtot *c = &a->console;
+        if (!c->last_saturated || c->n == 0)
+            return 0;
+        snprintf(buf, len, "console saturated: CPU %.0f %%, lag %.0f ms",
+                 (double)c->w[0].last_cpu_permille / 10., (double)c->w[0].last_lag_us / 1e3);
+        *lag_us = c->w[0].last_lag_us;
+        return 1;
+    }
     injtot_name(t, worst, who, sizeof(who));
     snprintf(buf, len, "injector saturated: %s CPU %.0f %%, lag %.0f ms", who,
              (double)worst->last_cpu_permille / 10., (double)worst->last_lag_us / 1e3);

@@ -205,17 +205,39 @@ static void held_back(text *t, const prom_input *in)
     fmt(t, "\"} %s\n", prom_seconds(in->a->held_us, sec, sizeof(sec)));
 }
 
+/* The console's own series of a family (role="console", console/selfload.h):
+ * its latest second's CPU (what 'c') or loop lag ('l'), or its saturated
+ * seconds ('s'). */
+static void console_series(text *t, const prom_input *in, const char *name, char what)
+{
+    const injtot *c = &in->a->console;
+    char sec[32];
+
+    if (c->n == 0)
+        return;
+    fmt(t, "%s{run=\"", name);
+    label_value(t, in->run);
+    if (what == 'c')
+        fmt(t, "\",role=\"console\"} %.3f\n", (double)c->w[0].last_cpu_permille / 1e3);
+    else if (what == 'l')
+        fmt(t, "\",role=\"console\"} %s\n", prom_seconds(c->w[0].last_lag_us, sec, sizeof(sec)));
+    else
+        fmt(t, "\",role=\"console\"} %" PRIu64 "\n", c->saturated_s);
+}
+
 /* Each worker's own load in the latest second it reported, and the
- * saturated seconds so far; nothing until a worker reported. */
+ * saturated seconds so far (the workers' with no role label, the console's
+ * with role="console"); nothing until a worker or the console reported. */
 static void injector(text *t, const prom_input *in)
 {
     const injtot *it = in->a != NULL ? &in->a->inj : NULL;
     char sec[32];
 
-    if (it == NULL || it->n == 0)
+    if (it == NULL || (it->n == 0 && in->a->console.n == 0))
         return;
     family(t, "quern_injector_cpu_ratio", "gauge",
-           "CPU a worker used in its latest second over wall time (1 = one core).");
+           "CPU a worker (or, role=\"console\", the console) used in its latest second over wall "
+           "time (1 = one core).");
     for (size_t i = 0; i < it->n; i++) {
         fmt(t, "quern_injector_cpu_ratio{run=\"");
         label_value(t, in->run);
@@ -224,8 +246,9 @@ static void injector(text *t, const prom_input *in)
         fmt(t, "\",worker=\"%" PRIu32 "\"} %.3f\n", it->w[i].worker,
             (double)it->w[i].last_cpu_permille / 1e3);
     }
+    console_series(t, in, "quern_injector_cpu_ratio", 'c');
     family(t, "quern_injector_loop_lag_seconds", "gauge",
-           "How late a worker's event loop ran at worst in its latest second.");
+           "How late a worker's (or the console's) event loop ran at worst in its latest second.");
     for (size_t i = 0; i < it->n; i++) {
         fmt(t, "quern_injector_loop_lag_seconds{run=\"");
         label_value(t, in->run);
@@ -234,12 +257,16 @@ static void injector(text *t, const prom_input *in)
         fmt(t, "\",worker=\"%" PRIu32 "\"} %s\n", it->w[i].worker,
             prom_seconds(it->w[i].last_lag_us, sec, sizeof(sec)));
     }
+    console_series(t, in, "quern_injector_loop_lag_seconds", 'l');
     family(t, "quern_injector_saturated_seconds_total", "counter",
            "Seconds in which a worker could not keep up (the verdict is inconclusive past 5 % of "
-           "the measured seconds).");
-    fmt(t, "quern_injector_saturated_seconds_total{run=\"");
-    label_value(t, in->run);
-    fmt(t, "\"} %" PRIu64 "\n", it->saturated_s);
+           "the measured seconds); role=\"console\": the console's own (a warning only).");
+    if (it->n > 0) {
+        fmt(t, "quern_injector_saturated_seconds_total{run=\"");
+        label_value(t, in->run);
+        fmt(t, "\"} %" PRIu64 "\n", it->saturated_s);
+    }
+    console_series(t, in, "quern_injector_saturated_seconds_total", 's');
 }
 
 /* The WebSocket messages, per step: only in a run that has some. */

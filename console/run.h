@@ -36,6 +36,7 @@
 #include "console/metrics.h"
 #include "console/monitor.h"
 #include "console/opts.h"
+#include "console/selfload.h"
 #include "console/web.h"
 #include "proto/bundle.h"
 #include "proto/ivwin.h"
@@ -63,6 +64,8 @@ typedef struct run {
     size_t token_len;
     aconn **conns; /**< owned array of owned connections */
     size_t nconns;
+    unsigned running;  /**< agents_running's count, while running_known */
+    int running_known; /**< 0: an agent joined, finished or was lost since it was counted */
     unsigned next_index;
     enum run_phase phase;
     int64_t phase_us; /**< when the phase began */
@@ -74,7 +77,8 @@ typedef struct run {
     char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */
     agg agg;
     int have_agg;
-    ivwin win; /**< the seconds being merged from the agents */
+    ivwin win;     /**< the seconds being merged from the agents */
+    selfload self; /**< the console's own load, from Go to the end */
     int interrupted, aborted, degraded, start_error, rc;
     char start_msg[2048];
     uint64_t ping_seq;

@@ -195,7 +195,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_object_set_new(h, "wait_max_ms", json_real((double)a->held_max_us / 1e3));
         json_object_set_new(run, "held_back", h);
     }
-    if (a->inj.measured_s > 0)
+    if (a->inj.measured_s > 0 || a->console.measured_s > 0)
         json_object_set_new(run, "injector", summary_injector_json(a));
     json_object_set_new(root, "run", run);
     for (size_t i = 0; i < a->nsteps; i++) {
@@ -275,22 +275,46 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
     return rc;
 }
 
+/* "console kept up (CPU max 5 %, loop lag p99 1 ms)" or "console saturated
+ * 2 of 30 s (CPU max ..., ...)" into buf; "" when it measured nothing. */
+static void console_text(const injtot *c, char *buf, size_t len)
+{
+    char fig[96];
+
+    buf[0] = '\0';
+    if (c->measured_s == 0)
+        return;
+    snprintf(fig, sizeof(fig), "CPU max %.0f %%, loop lag p99 %.0f ms",
+             (double)injtot_cpu_max(c) / 10., (double)injtot_lag_p99_us(c) / 1e3);
+    if (c->saturated_s == 0)
+        snprintf(buf, len, "console kept up (%s)", fig);
+    else
+        snprintf(buf, len, "console saturated %llu of %llu s (%s)",
+                 (unsigned long long)c->saturated_s, (unsigned long long)c->measured_s, fig);
+}
+
 void summary_print_injector(FILE *out, const agg *a)
 {
     const injtot *t = &a->inj;
     const injtot_worker *w = injtot_worst(t);
-    char d[IVSUM_LOAD_NAME + 96];
+    char d[IVSUM_LOAD_NAME + 96], con[160];
 
-    if (t->measured_s == 0 || w == NULL)
+    console_text(&a->console, con, sizeof(con));
+    if (t->measured_s == 0 || w == NULL) {
+        if (con[0] != '\0')
+            fprintf(out, "\nInjector: %s\n", con);
         return;
+    }
     if (t->saturated_s == 0) {
-        fprintf(out, "\nInjector: kept up (CPU max %.0f %%, loop lag p99 %.0f ms)\n",
-                (double)injtot_cpu_max(t) / 10., (double)injtot_lag_p99_us(t) / 1e3);
+        fprintf(out, "\nInjector: kept up (CPU max %.0f %%, loop lag p99 %.0f ms)%s%s\n",
+                (double)injtot_cpu_max(t) / 10., (double)injtot_lag_p99_us(t) / 1e3,
+                con[0] ? "; " : "", con);
         return;
     }
     injtot_describe(w, d, sizeof(d));
-    fprintf(out, "\nInjector: saturated %llu of %llu s (%s)\n", (unsigned long long)t->saturated_s,
-            (unsigned long long)t->measured_s, d);
+    fprintf(out, "\nInjector: saturated %llu of %llu s (%s)%s%s\n",
+            (unsigned long long)t->saturated_s, (unsigned long long)t->measured_s, d,
+            con[0] ? "; " : "", con);
 }
 
 json_t *summary_injector_json(const agg *a)
@@ -316,5 +340,16 @@ json_t *summary_injector_json(const agg *a)
         json_array_append_new(ws, x);
     }
     json_object_set_new(o, "workers", ws);
+    if (a->console.measured_s > 0) {
+        const injtot *c = &a->console;
+        json_t *x = json_object();
+        json_object_set_new(x, "saturated_s", json_integer((json_int_t)c->saturated_s));
+        json_object_set_new(x, "measured_s", json_integer((json_int_t)c->measured_s));
+        json_object_set_new(x, "cpu_max_pct", json_real((double)injtot_cpu_max(c) / 10.));
+        json_object_set_new(x, "loop_lag_p99_ms", json_real((double)injtot_lag_p99_us(c) / 1e3));
+        json_object_set_new(x, "loop_lag_max_ms",
+                            json_real(c->n > 0 ? (double)c->w[0].lag_max_us / 1e3 : 0.));
+        json_object_set_new(o, "console", x);
+    }
     return o;
 }

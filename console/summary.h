@@ -43,11 +43,15 @@ struct json_t *summary_json(const agg *a, const summary_info *si);
 
 /** Prints the injector's line: "Injector: saturated 12 of 40 s (agent local,
  *  worker 0: CPU 100 %, loop lag p99 280 ms)" or "Injector: kept up (CPU max
- *  43 %, loop lag p99 2 ms)"; nothing when no worker reported its load. */
+ *  43 %, loop lag p99 2 ms)", then the console's own seconds ("; console kept
+ *  up (CPU max 5 %, loop lag p99 1 ms)" or "; console saturated 2 of 40 s
+ *  (...)"); nothing when neither a worker nor the console measured its load. */
 void summary_print_injector(FILE *out, const agg *a);
 /** The JSON's run.injector: {saturated_s, measured_s, cpu_max_pct,
  *  loop_lag_p99_ms, workers: [{agent, worker, saturated_s, cpu_max_pct,
- *  loop_lag_p99_ms}]}. */
+ *  loop_lag_p99_ms}], console: {saturated_s, measured_s, cpu_max_pct,
+ *  loop_lag_p99_ms, loop_lag_max_ms}} (the workers' figures only count the
+ *  workers; console is there once the console measured a second). */
 struct json_t *summary_injector_json(const agg *a);
 /** Writes the JSON summary to path; 0 ok, -1 with err. */
 int summary_write_json(const char *path, const agg *a, const summary_info *si, char *err,

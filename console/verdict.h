@@ -25,6 +25,9 @@
  *      that never started: console/delivery.h): exit 1;
  *   8. otherwise it passed: exit 0 (also for a run stopped with Ctrl-C).
  * A failed threshold (3) while the injector was saturated says both.
+ * The console's own saturated seconds (console/selfload.h) are not rule 6:
+ * the console times no request, so past the same share it is a warning line
+ * under the verdict; what it lost (an agent silent too long) is rule 4.
  *
  * Usage: verdict_defaults() once the script's thresholds are known, to get
  * the default expressions to add; verdict_decide() at the end of the run. */

@@ -39,6 +39,7 @@ struct frame_reader {
     seal *rx;      /* borrowed: opens every frame once set (frame_reader_seal) */
     int failed;
     char failmsg[128]; /* repeated by every call once failed */
+    int lent;          /* 1: the frame last taken is lent out (frame_reader_next_iv) */
 };
 
 struct frame_writer {
@@ -191,6 +192,16 @@ static void reader_limit(frame_reader *r, size_t max_frame)
     r->budget = keep < READ_BUDGET ? keep : READ_BUDGET;
 }
 
+/* The frame lent out by frame_reader_next_iv is taken back: the buffer may
+ * move again. Every call that changes the buffer starts with it. */
+static void take_back(frame_reader *r)
+{
+    if (r->lent) {
+        r->lent = 0;
+        buf_consumed(&r->in);
+    }
+}
+
 frame_reader *frame_reader_new(size_t max_frame)
 {
     frame_reader *r = xcalloc(1, sizeof(*r));
@@ -201,6 +212,7 @@ frame_reader *frame_reader_new(size_t max_frame)
 
 int frame_reader_seal(frame_reader *r, seal *rx, size_t max_frame, char *err, size_t errlen)
 {
+    take_back(r);
     if (r->failed)
         return reader_fail(r, err, errlen);
     r->rx = rx;
@@ -219,6 +231,7 @@ void frame_reader_free(frame_reader *r)
 
 int frame_reader_feed(frame_reader *r, const uint8_t *data, size_t len, char *err, size_t errlen)
 {
+    take_back(r);
     if (r->failed)
         return reader_fail(r, err, errlen);
     if (len == 0)
@@ -229,13 +242,18 @@ int frame_reader_feed(frame_reader *r, const uint8_t *data, size_t len, char *er
     return reader_scan(r, err, errlen);
 }
 
-int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t errlen)
+/* frame_reader_next's work; an Interval goes to *iv without copying when iv
+ * is not NULL (ivdecode.h), the frame then lent out until the next call. */
+static int next_frame(frame_reader *r, Quern__Envelope **env, ivdecode *iv, char *err,
+                      size_t errlen)
 {
-    size_t used = buf_used(&r->in);
-    const uint8_t *base;
+    size_t used;
+    uint8_t *base;
     size_t total;
     uint32_t n;
 
+    take_back(r);
+    used = buf_used(&r->in);
     *env = NULL;
     if (r->failed)
         return reader_fail(r, err, errlen);
@@ -258,6 +276,13 @@ int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t 
             return reader_fail(r, err, errlen);
         }
     }
+    if (iv != NULL && ivdecode_envelope(base + FRAME_HEADER_LEN, n, iv) == 1) {
+        *env = &iv->env;
+        r->in.start += total;
+        r->scan -= total;
+        r->lent = 1;
+        return 1;
+    }
     *env = quern__envelope__unpack(NULL, n, base + FRAME_HEADER_LEN);
     r->in.start += total;
     r->scan -= total;
@@ -270,10 +295,30 @@ int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t 
     return 1;
 }
 
+int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t errlen)
+{
+    return next_frame(r, env, NULL, err, errlen);
+}
+
+int frame_reader_next_iv(frame_reader *r, Quern__Envelope **env, ivdecode *iv, char *err,
+                         size_t errlen)
+{
+    return next_frame(r, env, iv, err, errlen);
+}
+
+void frame_env_free(Quern__Envelope *env, ivdecode *iv)
+{
+    if (env != NULL && iv != NULL && env == &iv->env)
+        ivdecode_free(iv);
+    else if (env != NULL)
+        quern__envelope__free_unpacked(env, NULL);
+}
+
 ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
 {
     size_t total = 0;
 
+    take_back(r);
     if (r->failed) {
         reader_fail(r, err, errlen);
         errno = EMSGSIZE;
@@ -281,7 +326,7 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
     }
     while (total < r->budget) {
         size_t want = r->in.keep < READ_CHUNK ? r->in.keep : READ_CHUNK;
-        size_t used = buf_used(&r->in);
+        size_t used = buf_used(&r->in), room;
         ssize_t n;
 
         /* Room for the whole of a large frame in one go once its length is known. */
@@ -293,7 +338,8 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
                 want = frame - have;
         }
         buf_reserve(&r->in, want);
-        n = read(fd, r->in.data + r->in.end, r->in.cap - r->in.end);
+        room = r->in.cap - r->in.end;
+        n = read(fd, r->in.data + r->in.end, room);
         if (n > 0) {
             r->in.end += (size_t)n;
             total += (size_t)n;
@@ -301,6 +347,11 @@ ssize_t frame_reader_read_fd(frame_reader *r, int fd, char *err, size_t errlen)
                 errno = EMSGSIZE;
                 return -1;
             }
+            /* A short read drained the fd (or nearly): the read that would
+             * say EAGAIN is a system call per frame for nothing; the poll
+             * says when more came. */
+            if ((size_t)n < room)
+                break;
             continue;
         }
         if (n == 0)

@@ -18,9 +18,10 @@ void ivwin_init(ivwin *w, size_t nsteps, size_t nscens, int64_t grace_us, ivwin_
 void ivwin_free(ivwin *w)
 {
     for (int i = 0; i < IVWIN_SLOTS; i++) {
-        if (w->slot[i].used)
+        if (w->slot[i].made)
             ivsum_free(&w->slot[i].sum);
         w->slot[i].used = 0;
+        w->slot[i].made = 0;
     }
 }
 
@@ -29,8 +30,7 @@ static void hand_on(ivwin *w, int i, int late)
     w->emit(w->ud, w->slot[i].second, &w->slot[i].sum, late);
     if (!late && w->slot[i].second >= w->flushed)
         w->flushed = w->slot[i].second + 1;
-    ivsum_free(&w->slot[i].sum);
-    w->slot[i].used = 0;
+    w->slot[i].used = 0; /* its sum is emptied when the slot is used again */
 }
 
 void ivwin_flush(ivwin *w, unsigned alive, int force)
@@ -76,7 +76,13 @@ int ivwin_add(ivwin *w, const Quern__Interval *m, const char *const *scen_names,
         w->slot[found].used = 1;
         w->slot[found].second = m->second;
         w->slot[found].first_us = clock_mono_us();
-        ivsum_init(&w->slot[found].sum, w->nsteps, w->nscens);
+        /* a second's 50 steps' histograms are not allocated anew each second */
+        if (w->slot[found].made) {
+            ivsum_reset(&w->slot[found].sum);
+        } else {
+            ivsum_init(&w->slot[found].sum, w->nsteps, w->nscens);
+            w->slot[found].made = 1;
+        }
     }
     /* A malformed message may have added part of itself; the second keeps
      * the other senders' data and is handed on as usual. */

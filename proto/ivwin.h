@@ -27,9 +27,10 @@ typedef void (*ivwin_emit_fn)(void *ud, uint64_t second, const ivsum *sum, int l
 typedef struct ivwin {
     struct {
         int used;
+        int made; /**< 1: sum holds allocations (kept between seconds) */
         uint64_t second;
         int64_t first_us; /**< when its first report came */
-        ivsum sum;        /**< owned while used */
+        ivsum sum;        /**< owned once made, emptied each time the slot is used */
     } slot[IVWIN_SLOTS];
     uint64_t flushed; /**< every second below this was handed on */
     size_t nsteps, nscens;

@@ -62,16 +62,17 @@ static ssize_t read_some(peer *l)
     ssize_t n = frame_reader_read_fd(l->r, l->fd, err, sizeof(err));
     int saved = errno;
     Quern__Envelope *env;
+    ivdecode iv; /* an Interval read in place: a console gets one per agent a second */
     int rc = 0;
 
     for (;;) {
         if (l->failing || l->fd < 0)
             return n;
-        rc = frame_reader_next(l->r, &env, ferr, sizeof(ferr));
+        rc = frame_reader_next_iv(l->r, &env, &iv, ferr, sizeof(ferr));
         if (rc != 1)
             break;
         l->on_msg(l, env, l->ud);
-        quern__envelope__free_unpacked(env, NULL);
+        frame_env_free(env, &iv);
     }
     if (rc < 0) {
         peer_fail(l, ferr);

@@ -3,7 +3,7 @@
  *
  * What it is for: a load test's figures are the server's only while quern
  * keeps up. Every worker measures its CPU and its event loop's lateness each
- * second (worker/selfmon.h) and judges whether it kept up
+ * second (common/selfmon.h) and judges whether it kept up
  * (common/saturation.h); the console stores each second, every worker
  * together (table injector_seconds, reports/schema.sql), and the report
  * draws the busiest worker's CPU and the worst loop lag beside the load, the

@@ -58,7 +58,7 @@ typedef struct engine_interval {
                                       arrivals), or NULL: the start lags of the runs begun */
     size_t nscens;
     uint32_t cpu_permille;     /**< the worker's CPU over the interval, 1000 = one core */
-    uint32_t loop_lag_max_us;  /**< its event loop's worst lateness (worker/selfmon.h) */
+    uint32_t loop_lag_max_us;  /**< its event loop's worst lateness (common/selfmon.h) */
     const hist *loop_lag;      /**< the loop's lateness samples, or NULL */
     uint64_t start_lag_p99_us; /**< the open model's start lags, p99 over every scenario */
     unsigned saturated;        /**< common/saturation.h SATURATION_* bits; 0: kept up */

@@ -11,7 +11,7 @@
 #include "worker/lalloc.h"
 #include "worker/engine.h"
 #include "worker/lwatch.h"
-#include "worker/selfmon.h"
+#include "common/selfmon.h"
 #include "worker/urlc.h"
 #include "worker/vshare.h"
 #include "worker/vu.h"

@@ -523,6 +523,34 @@ static void test_decode_garbage(void **state)
     hist_free(dst);
 }
 
+/* A histogram reset and filled again equals a new one filled the same way
+ * (a reset clears only the buckets between min and max), and merging only
+ * that range adds everything. */
+static void test_reset_reuse(void **state)
+{
+    hist *h = hist_new(), *fresh = hist_new(), *sum = hist_new(), *want = hist_new();
+
+    (void)state;
+    for (int round = 0; round < 50; round++) {
+        hist_reset(h);
+        hist_free(fresh);
+        fresh = hist_new();
+        for (int i = 0; i < 200; i++) {
+            uint64_t v = rng() % 3 == 0 ? rng_latency() : rng() % (HIST_MAX_US + 1000);
+            hist_record(h, v);
+            hist_record(fresh, v);
+            hist_record(want, v);
+        }
+        assert_hist_equal(h, fresh);
+        hist_merge(sum, h);
+    }
+    assert_hist_equal(sum, want);
+    hist_free(h);
+    hist_free(fresh);
+    hist_free(sum);
+    hist_free(want);
+}
+
 static void test_merge_encoded(void **state)
 {
     hist *a = hist_new();
@@ -544,6 +572,19 @@ static void test_merge_encoded(void **state)
      * had valid buckets before the cut) */
     assert_int_equal(hist_merge_encoded(a, eb, len - 1), -1);
     assert_hist_equal(a, expect);
+    /* one byte changed anywhere: a refused merge leaves no bucket behind,
+     * whichever bucket the damage is found at (the merge is one pass) */
+    uint8_t *mut = xmalloc(len);
+    for (int i = 0; i < 3000; i++) {
+        hist *t = hist_new();
+        hist_merge(t, expect);
+        memcpy(mut, eb, len);
+        mut[rng() % len] = (uint8_t)rng();
+        if (hist_merge_encoded(t, mut, len) != 0)
+            assert_hist_equal(t, expect);
+        hist_free(t);
+    }
+    xfree(mut);
     eb[0] = 0;
     assert_int_equal(hist_merge_encoded(a, eb, len), -1);
     assert_hist_equal(a, expect);
@@ -622,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_encode_size_max),
         cmocka_unit_test(test_decode_rejects),
         cmocka_unit_test(test_decode_garbage),
+        cmocka_unit_test(test_reset_reuse),
         cmocka_unit_test(test_merge_encoded),
         cmocka_unit_test(test_cumulative),
     };

@@ -407,6 +407,20 @@ static void test_injector(void **state)
     assert_non_null(strstr(got, "# TYPE quern_injector_saturated_seconds_total counter\n"
                                 "quern_injector_saturated_seconds_total{run=\"nightly\"} 2\n"));
     xfree(got);
+    /* the console's own second (console/selfload.h): role="console" */
+    snprintf(l[0].agent, sizeof(l[0].agent), "console");
+    l[0].cpu_permille = 120;
+    l[0].loop_lag_max_us = 600000;
+    injtot_add(&x.a.console, 1, l, 1, 0);
+    got = prom_render(&in, &len);
+    assert_non_null(
+        strstr(got, "quern_injector_cpu_ratio{run=\"nightly\",role=\"console\"} 0.120\n"));
+    assert_non_null(
+        strstr(got, "quern_injector_loop_lag_seconds{run=\"nightly\",role=\"console\"} 0.6\n"));
+    assert_non_null(strstr(got, "quern_injector_saturated_seconds_total{run=\"nightly\"} 2\n"
+                                "quern_injector_saturated_seconds_total{run=\"nightly\",role="
+                                "\"console\"} 1\n"));
+    xfree(got);
     fx_free(&x);
 }
 

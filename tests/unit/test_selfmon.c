@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <time.h>
 
-#include "worker/selfmon.h"
+#include "common/selfmon.h"
 
 static void test_permille(void **state)
 {

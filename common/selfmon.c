@@ -1,5 +1,5 @@
-/* selfmon — a worker's CPU and loop lag; see selfmon.h. */
-#include "worker/selfmon.h"
+/* selfmon — a process's CPU and loop lag; see selfmon.h. */
+#include "common/selfmon.h"
 
 #include <string.h>
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-/* selfmon — a worker measuring itself: its CPU and its event loop's lag.
+/* selfmon — a process measuring itself: its CPU and its event loop's lag.
  *
  * What it is for: quern's figures are the server's only while the worker
  * keeps up. Each second the engine asks selfmon how much CPU the process
@@ -6,7 +6,9 @@
  * and how late its event loop ran: a timer due every SELFMON_PROBE_US is
  * checked against its due time when it fires, the lateness recorded in a
  * histogram (merged exactly up to the console, for a run's p99). The engine
- * judges the second with common/saturation.h.
+ * judges the second with common/saturation.h. The console measures its own
+ * loop the same way (console/selfload.h): a console that falls behind
+ * merges late, though the workers timed every request.
  *
  * Usage (on the loop's thread):
  *     selfmon_start(&m, loop);               when the run starts

@@ -1,0 +1,360 @@
+/* ivdecode — an Interval decoded without copying; see ivdecode.h. */
+#include "proto/ivdecode.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "common/mem.h"
+
+/* Wire types of the protobuf encoding. */
+#define WT_VARINT 0
+#define WT_LEN 2
+
+#define ENVELOPE_INTERVAL 13
+/* Interval's message fields. */
+#define IV_STEPS 4
+#define IV_SCENARIOS 5
+#define IV_INJECTOR 14
+
+/* A bounded read position. */
+struct rd {
+    uint8_t *p, *end;
+};
+
+/* What the first pass counts, for the second's allocation. */
+struct counts {
+    size_t steps, scens, inj, strings;
+};
+
+static int get_varint_long(struct rd *r, uint64_t *out)
+{
+    uint64_t v = 0;
+
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        uint8_t b;
+        if (r->p >= r->end)
+            return -1;
+        b = *r->p++;
+        if (shift == 63 && b > 1)
+            return -1;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Keys and most values are one or two bytes: read those inline. */
+static inline int get_varint(struct rd *r, uint64_t *out)
+{
+    const uint8_t *p = r->p;
+
+    if (r->end - p >= 1 && p[0] < 0x80) {
+        *out = p[0];
+        r->p++;
+        return 0;
+    }
+    if (r->end - p >= 2 && p[1] < 0x80) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        r->p += 2;
+        return 0;
+    }
+    return get_varint_long(r, out);
+}
+
+/* Reads a field's key; -1 past the end or for field 0 or a field number
+ * past 2^29 - 1. */
+static inline int get_key(struct rd *r, uint32_t *field, unsigned *wt)
+{
+    uint64_t k;
+
+    if (get_varint(r, &k) != 0 || (k >> 3) == 0 || (k >> 3) > 0x1fffffff)
+        return -1;
+    *field = (uint32_t)(k >> 3);
+    *wt = (unsigned)(k & 7);
+    return 0;
+}
+
+/* Reads a length-delimited field's bytes into *sub. */
+static inline int get_len(struct rd *r, struct rd *sub)
+{
+    uint64_t n;
+
+    if (get_varint(r, &n) != 0 || n > (uint64_t)(r->end - r->p))
+        return -1;
+    sub->p = r->p;
+    sub->end = r->p + n;
+    r->p += n;
+    return 0;
+}
+
+/* The kinds of field a message of ours has. */
+enum kind { K_NONE, K_U32, K_U64, K_BOOL, K_BYTES, K_STRING };
+
+/* One field of a message: its kind and where it goes (offset in the struct). */
+struct field {
+    enum kind kind;
+    size_t off;
+};
+
+/* A message's table: its fields by number, read from protobuf-c's own
+ * descriptor so that a field added to quern.proto is read in place without
+ * an edit here (a field missing from a hand-kept table sent every Interval
+ * to the slow path). */
+#define TAB_MAX 64
+struct table {
+    struct field f[TAB_MAX];
+    size_t n; /**< highest field number + 1 */
+};
+
+static struct table step_tab, scen_tab, inj_tab, iv_tab;
+static pthread_once_t tabs_once = PTHREAD_ONCE_INIT;
+
+/* Fills t from md: the plain scalars and bytes ivdecode reads; repeated,
+ * optional (presence), oneof, enum, signed and message fields stay K_NONE
+ * (left to protobuf-c, or read apart as the Interval's lists are). */
+static void table_from(const ProtobufCMessageDescriptor *md, struct table *t)
+{
+    for (unsigned i = 0; i < md->n_fields; i++) {
+        const ProtobufCFieldDescriptor *fd = &md->fields[i];
+        enum kind k;
+
+        if (fd->id >= TAB_MAX || fd->label != PROTOBUF_C_LABEL_NONE ||
+            (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
+            continue;
+        switch (fd->type) {
+        case PROTOBUF_C_TYPE_UINT32:
+            k = K_U32;
+            break;
+        case PROTOBUF_C_TYPE_UINT64:
+            k = K_U64;
+            break;
+        case PROTOBUF_C_TYPE_BOOL:
+            k = K_BOOL;
+            break;
+        case PROTOBUF_C_TYPE_BYTES:
+            k = K_BYTES;
+            break;
+        case PROTOBUF_C_TYPE_STRING:
+            k = K_STRING;
+            break;
+        default:
+            continue;
+        }
+        t->f[fd->id] = (struct field){k, fd->offset};
+        if (fd->id + 1 > t->n)
+            t->n = fd->id + 1;
+    }
+}
+
+static void tables_init(void)
+{
+    table_from(&quern__step_interval__descriptor, &step_tab);
+    table_from(&quern__scenario_count__descriptor, &scen_tab);
+    table_from(&quern__injector_load__descriptor, &inj_tab);
+    table_from(&quern__interval__descriptor, &iv_tab);
+}
+
+/* Reads one field of a table's message at r into msg (NULL: only checks it),
+ * a string copied to *strings (advanced; NULL with msg NULL: only counted in
+ * *nstr). 0, or -1 when the field is not one ivdecode reads as it came. */
+static inline int read_field(struct rd *r, uint32_t num, unsigned wt, const struct field *tab,
+                             size_t n, void *msg, char **strings, size_t *nstr)
+{
+    const struct field *f = num < n ? &tab[num] : NULL;
+    uint64_t v;
+    struct rd sub;
+
+    if (f == NULL || f->kind == K_NONE)
+        return -1;
+    if (f->kind == K_BYTES || f->kind == K_STRING) {
+        if (wt != WT_LEN || get_len(r, &sub) != 0)
+            return -1;
+        if (f->kind == K_STRING) {
+            size_t len = (size_t)(sub.end - sub.p);
+            *nstr += len + 1;
+            if (msg != NULL) {
+                memcpy(*strings, sub.p, len);
+                (*strings)[len] = '\0';
+                *(char **)((char *)msg + f->off) = *strings;
+                *strings += len + 1;
+            }
+        } else if (msg != NULL) {
+            ProtobufCBinaryData *b = (ProtobufCBinaryData *)((char *)msg + f->off);
+            b->len = (size_t)(sub.end - sub.p);
+            b->data = b->len > 0 ? sub.p : NULL;
+        }
+        return 0;
+    }
+    if (wt != WT_VARINT || get_varint(r, &v) != 0)
+        return -1;
+    /* what protobuf-c would read otherwise is not worth matching: leave it */
+    if ((f->kind == K_U32 && v > UINT32_MAX) || (f->kind == K_BOOL && v > 1))
+        return -1;
+    if (msg == NULL)
+        return 0;
+    if (f->kind == K_U64)
+        *(uint64_t *)((char *)msg + f->off) = v;
+    else if (f->kind == K_U32)
+        *(uint32_t *)((char *)msg + f->off) = (uint32_t)v;
+    else
+        *(protobuf_c_boolean *)((char *)msg + f->off) = v != 0;
+    return 0;
+}
+
+/* Reads a whole sub-message of a table (msg NULL: only checks and counts). */
+static int read_msg(struct rd r, const struct field *tab, size_t n, void *msg, char **strings,
+                    size_t *nstr)
+{
+    while (r.p < r.end) {
+        uint32_t num;
+        unsigned wt;
+        if (get_key(&r, &num, &wt) != 0 || read_field(&r, num, wt, tab, n, msg, strings, nstr) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The Interval's bytes inside an Envelope that holds only it, into *iv. */
+static int find_interval(uint8_t *body, size_t len, struct rd *iv)
+{
+    struct rd r = {body, body + len};
+    uint32_t num;
+    unsigned wt;
+
+    if (get_key(&r, &num, &wt) != 0 || num != ENVELOPE_INTERVAL || wt != WT_LEN ||
+        get_len(&r, iv) != 0)
+        return -1;
+    return r.p == r.end ? 0 : -1;
+}
+
+/* Counts the Interval's steps, scenarios and injector entries, reading only
+ * its own keys and lengths (walk checks the rest); the strings are bounded
+ * by its length (a string of n bytes takes n + 2 on the wire at least). */
+static int count_top(struct rd r, struct counts *c)
+{
+    c->strings = (size_t)(r.end - r.p);
+    while (r.p < r.end) {
+        uint32_t num;
+        unsigned wt;
+        uint64_t v;
+        struct rd sub;
+
+        if (get_key(&r, &num, &wt) != 0)
+            return -1;
+        if (wt == WT_VARINT) {
+            if (get_varint(&r, &v) != 0)
+                return -1;
+            continue;
+        }
+        if (wt != WT_LEN || get_len(&r, &sub) != 0)
+            return -1;
+        if (num == IV_STEPS)
+            c->steps++;
+        else if (num == IV_SCENARIOS)
+            c->scens++;
+        else if (num == IV_INJECTOR)
+            c->inj++;
+        else
+            return -1;
+    }
+    return 0;
+}
+
+/* One pass over the Interval: checks every field and fills d from block's
+ * arrays (laid out from count_top's counts, which c counts again). */
+static int walk(struct rd r, struct counts *c, ivdecode *fill, char **strings)
+{
+    size_t nstr = 0;
+
+    while (r.p < r.end) {
+        uint32_t num;
+        unsigned wt;
+        struct rd sub;
+        Quern__Interval *iv = fill != NULL ? &fill->iv : NULL;
+
+        if (get_key(&r, &num, &wt) != 0)
+            return -1;
+        if (num != IV_STEPS && num != IV_SCENARIOS && num != IV_INJECTOR) {
+            if (read_field(&r, num, wt, iv_tab.f, iv_tab.n, iv, strings, &nstr) != 0)
+                return -1;
+            continue;
+        }
+        if (wt != WT_LEN || get_len(&r, &sub) != 0)
+            return -1;
+        if (num == IV_STEPS) {
+            void *m = iv != NULL ? iv->steps[iv->n_steps++] : NULL;
+            if (read_msg(sub, step_tab.f, step_tab.n, m, strings, &nstr) != 0)
+                return -1;
+            c->steps++;
+        } else if (num == IV_SCENARIOS) {
+            void *m = iv != NULL ? iv->scenarios[iv->n_scenarios++] : NULL;
+            if (read_msg(sub, scen_tab.f, scen_tab.n, m, strings, &nstr) != 0)
+                return -1;
+            c->scens++;
+        } else {
+            void *m = iv != NULL ? iv->injector[iv->n_injector++] : NULL;
+            if (read_msg(sub, inj_tab.f, inj_tab.n, m, strings, &nstr) != 0)
+                return -1;
+            c->inj++;
+        }
+    }
+    c->strings += nstr;
+    return 0;
+}
+
+int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
+{
+    struct rd iv;
+    struct counts c = {0}, again = {0};
+    Quern__StepInterval *steps;
+    Quern__ScenarioCount *scens;
+    Quern__InjectorLoad *inj;
+    char *strings;
+    size_t n;
+
+    memset(d, 0, sizeof(*d));
+    pthread_once(&tabs_once, tables_init);
+    if (find_interval(body, len, &iv) != 0 || count_top(iv, &c) != 0)
+        return 0;
+    n = c.steps + c.scens + c.inj;
+    /* one block: the structs, then the pointer arrays, then the strings */
+    d->block = xmalloc(c.steps * sizeof(*steps) + c.scens * sizeof(*scens) + c.inj * sizeof(*inj) +
+                       (n + 3) * sizeof(void *) + c.strings + 1);
+    steps = d->block;
+    scens = (Quern__ScenarioCount *)(steps + c.steps);
+    inj = (Quern__InjectorLoad *)(scens + c.scens);
+    quern__envelope__init(&d->env);
+    quern__interval__init(&d->iv);
+    d->iv.steps = (Quern__StepInterval **)(inj + c.inj);
+    d->iv.scenarios = (Quern__ScenarioCount **)(d->iv.steps + c.steps + 1);
+    d->iv.injector = (Quern__InjectorLoad **)(d->iv.scenarios + c.scens + 1);
+    strings = (char *)(d->iv.injector + c.inj + 1);
+    for (size_t i = 0; i < c.steps; i++) {
+        quern__step_interval__init(&steps[i]);
+        d->iv.steps[i] = &steps[i];
+    }
+    for (size_t i = 0; i < c.scens; i++) {
+        quern__scenario_count__init(&scens[i]);
+        d->iv.scenarios[i] = &scens[i];
+    }
+    for (size_t i = 0; i < c.inj; i++) {
+        quern__injector_load__init(&inj[i]);
+        d->iv.injector[i] = &inj[i];
+    }
+    if (walk(iv, &again, d, &strings) != 0) {
+        ivdecode_free(d); /* nothing was taken from it yet: protobuf-c judges it */
+        return 0;
+    }
+    d->env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
+    d->env.interval = &d->iv;
+    return 1;
+}
+
+void ivdecode_free(ivdecode *d)
+{
+    xfree(d->block);
+    memset(d, 0, sizeof(*d));
+}
