@@ -104,6 +104,60 @@ def ipr_section(rows):
     return "\n".join(o)
 
 
+SOAK_TITLE = "### Soak: a steady load for a long time, each process's memory"
+
+
+def soak_section(d):
+    """The soak row (bench/run.sh step 6f), from soak.tsv and soak.rss; None
+    when it did not run."""
+    tot = read_rows(os.path.join(d, "soak.tsv"))
+    rss = [[int(x) for x in r] for r in read_rows(os.path.join(d, "soak.rss")) if len(r) == 4]
+    if not tot:
+        return None
+    vus, secs, ramp, req, lines, est, newc, tech, func, st = tot[0]
+    secs, ramp = int(secs), int(ramp)
+    o = [SOAK_TITLE, ""]
+    o.append(f"`bin/quern run bench/scale.lua --vus {int(vus):,} --workers 1 --ramp-up {ramp}s "
+             f"--duration {secs}s -p pacing=1s --db DIR/results.db` (one GET a run, each VU's run "
+             f"started every second) against an nginx of its own that sets a new cookie on every "
+             f"response (`add_header Set-Cookie \"s=$request_id; Path=/\"`), each VU keeping its "
+             f"jar (`cookies = \"keep\"`); VmRSS of the console, its agent and the worker read "
+             f"from `/proc/PID/status` every 10 s. The end of the ramp is the first sample 40 s "
+             f"after the last VU started (its connection and its first cookies made, the pools "
+             f"grown).")
+    o.append("")
+    o.append(f"Requests counted by quern: {int(req):,}; lines in nginx's access log: {int(lines):,} "
+             f"({'equal' if req == lines else '**not equal**'}); connections established (`ss`, "
+             f"the most seen): {int(est):,}, opened by quern: {int(newc):,}; errors: {tech} "
+             f"technical, {func} functional; exit status {st}.")
+    o.append("")
+    if not rss:
+        o.append("No RSS sample.")
+        o.append("")
+        return "\n".join(o)
+    end_ramp = ramp + 40
+    base = next((r for r in rss if r[0] >= end_ramp), rss[-1])
+    marks = [("end of the ramp", base)]
+    for q in (1, 2, 3):
+        t = secs * q // 4
+        marks.append((f"{q}/4 ({t} s)", next((r for r in rss if r[0] >= t), rss[-1])))
+    marks.append((f"end ({rss[-1][0]} s)", rss[-1]))
+    names = ("console", "agent", "worker")
+    o.append("| RSS (MB) at | t (s) | " + " | ".join(names) + " | all three |")
+    o.append("|---|---:|" + "---:|" * 4)
+    for label, r in marks:
+        o.append(f"| {label} | {r[0]} | " + " | ".join(f"{x / 1024:.1f}" for x in r[1:]) +
+                 f" | {sum(r[1:]) / 1024:.1f} |")
+    after = [r for r in rss if r[0] >= base[0]]
+    grow = [after[-1][i] - base[i] for i in (1, 2, 3)]
+    peak = [max(r[i] for r in after) - base[i] for i in (1, 2, 3)]
+    o.append("| growth after the ramp (end − ramp) | | " + " | ".join(f"{g / 1024:+.1f}" for g in grow) +
+             f" | {sum(grow) / 1024:+.1f} |")
+    o.append("| highest above the ramp's | | " + " | ".join(f"{g / 1024:+.1f}" for g in peak) + " | |")
+    o.append("")
+    return "\n".join(o)
+
+
 def lag_kept(r, x):
     """A row of lag.tsv kept: none dropped, exit 0, p99 within x of the
     floor's p99, and under 1 ms where the floor's is."""
@@ -170,6 +224,10 @@ def lag_section(d, meta, w):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "soak":
+        s = soak_section(sys.argv[3])
+        print(s if s else "soak: no result")
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "startlag":
         d = sys.argv[3]
         meta = {}

@@ -182,6 +182,7 @@ tmp=$(mktemp -d /tmp/quern-bench.XXXXXX)
 nginx_pid=
 cleanup() {
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+    [ -n "${soak_nginx:-}" ] && kill "$soak_nginx" 2>/dev/null && wait "$soak_nginx" 2>/dev/null
     if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -338,6 +339,82 @@ if [ "${BENCH_ONLY:-}" = ipr ]; then
     ipr_row "$tmp"
     ipr_say "$tmp/ipr.tsv"
     cat "$tmp/ipr.tsv"
+    exit 0
+fi
+
+# ------------------------------------------------------------ 6f. soak
+# A long run at a steady load, each process's RSS sampled: BENCH_SOAK_VUS VUs
+# paced at 1 s (bench/scale.lua, one GET a run), one worker, against an nginx
+# of its own that sets a new cookie on every response and logs one short line
+# a request; the console writes its results database (in the temp dir), as a
+# real run does. soak_row DIR writes DIR/soak.rss ("seconds console_kb
+# agent_kb worker_kb" every BENCH_SOAK_EVERY s) and DIR/soak.tsv ("vus secs
+# ramp requests nginx_lines established new_connections errors_tech
+# errors_func exit").
+SOAK_SECS=${BENCH_SOAK_SECONDS:-3600}
+SOAK_VUS=${BENCH_SOAK_VUS:-10000}
+SOAK_RAMP=${BENCH_SOAK_RAMP:-20}
+SOAK_EVERY=${BENCH_SOAK_EVERY:-10}
+# soak_kids PID: PID's children.
+soak_kids() { cat /proc/"$1"/task/*/children 2>/dev/null || true; }
+# soak_rss PID: VmRSS (kB) of PID, 0 once it has gone.
+soak_rss() { [ -n "$1" ] && [ -r /proc/"$1"/status ] || { echo 0; return; }; awk '/^VmRSS:/ { print $2; f = 1 } END { if (!f) print 0 }' /proc/"$1"/status 2>/dev/null || echo 0; }
+soak_row() {
+    local d=$1/soak sport sbase pid t0 now agent worker est maxe=0 st=0 res lines
+    mkdir -p "$d"
+    sport=$(free_port)
+    sbase="http://127.0.0.1:$sport"
+    nginx_conf "$d/nginx" 1 "
+    log_format soak '\$status';
+    server {
+        listen 127.0.0.1:$sport backlog=4096;
+        access_log $d/nginx/access.log soak buffer=64k flush=1s;
+        add_header Set-Cookie \"s=\$request_id; Path=/\" always;
+        location = /small { return 200 \"$body\"; }
+    }"
+    taskset -c $CPU_SRV "$NGINX" -p "$d/nginx" -e "$d/nginx/error.log" -c "$d/nginx/nginx.conf" &
+    soak_nginx=$!
+    for _ in $(seq 100); do curl -s -o /dev/null "$sbase/small" && break; sleep 0.1; done
+    : >"$d/nginx/access.log"
+    kill -USR1 "$soak_nginx"
+    sleep 0.5
+    taskset -c $CPU_TOOL bin/quern run bench/scale.lua --vus "$SOAK_VUS" --workers 1 --db "$d/results.db" \
+        --ramp-up "${SOAK_RAMP}s" --duration "${SOAK_SECS}s" -q --summary-json "$d/quern.json" \
+        -p base_url="$sbase" -p pacing=1s >"$d/out" 2>"$d/err" &
+    pid=$!
+    t0=$(date +%s)
+    : >"$d/soak.rss"
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep "$SOAK_EVERY"
+        now=$(($(date +%s) - t0))
+        [ "$now" -le "$SOAK_SECS" ] || continue
+        agent=$(soak_kids "$pid" | awk '{ print $1; exit }')
+        worker=
+        [ -z "$agent" ] || worker=$(soak_kids "$agent" | awk '{ print $1; exit }')
+        echo "$now $(soak_rss "$pid") $(soak_rss "$agent") $(soak_rss "$worker")" >>"$d/soak.rss"
+        # ss over 10,000 sockets is cheap enough once a minute
+        if [ "$now" -ge "$SOAK_RAMP" ] && [ $((now % 60)) -lt "$SOAK_EVERY" ]; then
+            est=$(ss -Htn state established "( dport = :$sport )" 2>/dev/null | wc -l)
+            [ "$est" -gt "$maxe" ] && maxe=$est
+        fi
+    done
+    wait "$pid" || st=$?
+    sleep 1.5 # nginx flushes its log buffer every second
+    kill "$soak_nginx" 2>/dev/null && wait "$soak_nginx" 2>/dev/null
+    soak_nginx=
+    lines=$(wc -l <"$d/nginx/access.log")
+    res=$(run_totals "$d/quern.json" | cut -d' ' -f2-5)
+    set -- $res
+    echo "$SOAK_VUS $SOAK_SECS $SOAK_RAMP $1 $lines $maxe $4 $2 $3 $st" >"$d/../soak.tsv"
+    cp "$d/soak.rss" "$d/../soak.rss"
+    [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
+    log "  soak: $(cat "$d/../soak.tsv") (vus secs ramp requests nginx_lines established new_connections tech func exit)"
+    rm -f "$d/nginx/access.log" "$d/results.db"*
+}
+if [ "${BENCH_ONLY:-}" = soak ]; then
+    log "soak: quern, $SOAK_VUS VUs paced at 1 s, a new cookie on every response, one worker (${SOAK_SECS}s)"
+    soak_row "$tmp"
+    "$PY" bench/report.py --only soak "$tmp"
     exit 0
 fi
 
