@@ -2,6 +2,7 @@
 
 Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only startlag TMPDIR   (that row alone, BENCH_ONLY=startlag)
+       report.py --only soak TMPDIR       (that row alone, BENCH_ONLY=soak)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -19,7 +20,9 @@ floor_max_ms"), lag.best ("good bad"), lag_wrk.tsv (wrk's "requests rps user sys
 maxrss_kb"), lag_closed.tsv (quern's closed model, the same), har2lua.tsv ("mb entries
 steps requests correlated quern_s parse_s exit") and ipr.tsv ("vus runs requests
 errors quern_ir floor_ir bare_ir floor_ok bare_ok headers", headers joined by "|"
-with "_" for spaces). Whatever
+with "_" for spaces), soak.tsv ("vus secs ramp requests nginx_lines established
+new_connections errors_tech errors_func exit missed_pacing saturated_s measured_s
+loop_lag_p99_ms") and soak.rss ("seconds console_kb agent_kb worker_kb"). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -114,11 +117,13 @@ def soak_section(d):
     rss = [[int(x) for x in r] for r in read_rows(os.path.join(d, "soak.rss")) if len(r) == 4]
     if not tot:
         return None
-    vus, secs, ramp, req, lines, est, newc, tech, func, st = tot[0]
+    vus, secs, ramp, req, lines, est, newc, tech, func, st = tot[0][:10]
+    missed, sat, measured, lag = (tot[0][10:14] + ["?"] * 4)[:4]
     secs, ramp = int(secs), int(ramp)
     o = [SOAK_TITLE, ""]
-    o.append(f"`bin/quern run bench/scale.lua --vus {int(vus):,} --workers 1 --ramp-up {ramp}s "
-             f"--duration {secs}s -p pacing=1s --db DIR/results.db` (one GET a run, each VU's run "
+    o.append(f"`bin/quern run bench/scale.lua --vus {vus} --workers 1 --ramp-up {ramp}s "
+             f"--duration {secs}s -p pacing=1s --db DIR/results.db --allow-saturation` (one GET a "
+             f"run, each VU's run "
              f"started every second) against an nginx of its own that sets a new cookie on every "
              f"response (`add_header Set-Cookie \"s=$request_id; Path=/\"`), each VU keeping its "
              f"jar (`cookies = \"keep\"`); VmRSS of the console, its agent and the worker read "
@@ -129,7 +134,14 @@ def soak_section(d):
     o.append(f"Requests counted by quern: {int(req):,}; lines in nginx's access log: {int(lines):,} "
              f"({'equal' if req == lines else '**not equal**'}); connections established (`ss`, "
              f"the most seen): {int(est):,}, opened by quern: {int(newc):,}; errors: {tech} "
-             f"technical, {func} functional; exit status {st}.")
+             f"technical, {func} functional; exit status {st}. Runs that missed their pacing slot: "
+             f"{missed}; seconds the worker was saturated: {sat} of {measured} measured (loop lag "
+             f"p99 {lag} ms).")
+    if sat.isdigit() and measured.isdigit() and int(sat) * 2 > int(measured):
+        o.append("")
+        o.append("The worker was behind for most of the run: nearly every VU had a request out at "
+                 "once, and its pool of transfer handles stayed near one per VU; the RSS below is "
+                 "that of a saturated worker, not of one that keeps up.")
     o.append("")
     if not rss:
         o.append("No RSS sample.")
@@ -555,6 +567,9 @@ def main():
     ipr = read_rows(os.path.join(d, "ipr.tsv"))
     if ipr:
         w(ipr_section(ipr))
+    soak = soak_section(d)
+    if soak:
+        w(soak)
 
     w("## Method")
     w("")
