@@ -30,9 +30,9 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HAL
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
-#define XH_KEEP_MIN 64      /* idle transfer handles always kept */
-#define XH_TRIM_STEP 256    /* idle transfer handles freed a second at most */
-#define XH_RELEASE_MIN 256  /* handles freed before their memory is given back */
+#define XH_KEEP_MIN 64     /* idle transfer handles always kept */
+#define XH_TRIM_STEP 256   /* idle transfer handles freed a second at most */
+#define XH_RELEASE_MIN 256 /* handles freed before their memory is given back */
 
 /** A step sample being measured or awaiting its checks. */
 typedef struct sample {

@@ -1,6 +1,6 @@
 # A short soak: 2,000 VUs paced at 1 s, each run one GET of a real nginx that
 # sets a new cookie on every response, one worker, 26 s. At 4 s the worker is
-# stopped for 2 s (SIGSTOP), as a loaded host stalls it: the runs it owes then
+# stopped for 1.5 s (SIGSTOP), as a loaded host stalls it: the runs it owes then
 # all start at once, each on a transfer handle of its own, the burst that
 # raised a long soak's RSS step by step. Judged: the requests quern counts
 # equal nginx's log lines, no error, one connection per VU; the console's and
@@ -22,6 +22,8 @@ new_log
 rss() { awk '/^VmRSS:/ { print $2 }' /proc/"$1"/status 2>/dev/null || echo 0; }
 kid() { cat /proc/"$1"/task/*/children 2>/dev/null | awk '{ print $1; exit }'; }
 
+# a sanitizer build keeps what is freed in quarantine (its RSS only grows):
+# here freed memory is reused, and given back twice a second
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:thread_local_quarantine_size_kb=0:allocator_release_to_os_interval_ms=500" \
   "$QUERN" run tests/e2e/scripts/soak.lua --vus "$N" --workers 1 --ramp-up 2s --duration "${SECS}s" \
   --db none -q --summary-json "$TMP/soak.json" -p base_url="$NGBASE" >"$TMP/soak.out" 2>"$TMP/soak.err" &
@@ -38,7 +40,7 @@ while kill -0 "$C" 2>/dev/null; do
   if [ "$stopped" = 0 ] && [ -n "$W" ] && awk -v t="$t" 'BEGIN { exit !(t >= 4) }'; then
     echo "$t stop" >>"$TMP/rss"
     kill -STOP "$W"
-    sleep 2
+    sleep 1.5
     kill -CONT "$W"
     echo "$t cont" >>"$TMP/rss"
     stopped=1
@@ -47,15 +49,19 @@ while kill -0 "$C" 2>/dev/null; do
 done
 wait "$C"
 st=$?
-eq "the run ends well" "$st" 0
-echo "# load: $(jq -c '.run.load' "$TMP/soak.json" 2>/dev/null)"
+why=$(jq -r '.verdict.reason // ""' "$TMP/soak.json" 2>/dev/null)
+echo "# load: $(jq -c '.run.load' "$TMP/soak.json" 2>/dev/null); verdict: $why"
+# the stall may make a few runs miss their slot, past the 2 % that makes a
+# run inconclusive: that verdict is right, and is not what this test judges
+[ "$st" = 1 ] && case $why in "inconclusive: "*"missed their pacing slot"*) st=0 ;; esac
+eq "the run ends well (or is inconclusive only for runs the stall made late)" "$st" 0
 [ "$st" = 0 ] || sed 's/^/#   stderr: /' "$TMP/soak.err" | head -20
 sleep 0.5
 req=$(sj "$TMP/soak.json" '[.tests[].count] | add')
 lines=$(wc -l <"$LOG")
 echo "# $req requests, $lines log lines; t console agent worker (kB):"
 sed 's/^/#   /' "$TMP/rss"
-between "about 2 runs a second per VU... at least 18 s of them" "$req" $((N * 18)) $((N * SECS + N))
+between "runs paced at 1 s: at least 18 per VU" "$req" $((N * 18)) $((N * SECS + N))
 eq "requests counted by quern = nginx's log lines" "$req" "$lines"
 eq "no technical error" "$(sj "$TMP/soak.json" '[.tests[].errors.technical] | add')" 0
 eq "no functional error" "$(sj "$TMP/soak.json" '[.tests[].errors.functional] | add')" 0
@@ -78,7 +84,10 @@ echo "# console $rc..$mc kB, agent $ra..$ma kB after the ramp; worker $pw kB bef
 between "the console's RSS after the ramp grows by less than 4 MB (kB)" $((mc - rc)) -100000 4096
 between "the agent's RSS after the ramp grows by less than 4 MB (kB)" $((ma - ra)) -100000 4096
 between "the stop made a burst: the worker's RSS rose by 5 MB or more (kB)" $((kw - pw)) 5120 1000000
-# kept: the share of the burst still held at the end, in %: about 55 % with
-# the pool drained and the memory given back, 88 % or more without
-between "the worker gave back a quarter of the burst or more (% kept)" \
-  "$(awk -v p="$pw" -v k="$kw" -v e="$ew" 'BEGIN { printf "%d", (k > p ? (e - p) * 100 / (k - p) : 100) }')" 0 75
+# kept: the share of the burst still held at the end, in %. Measured on the
+# sanitizer build (its quarantine off, so that freed memory can be reused
+# and given back as in a release build): 32-44 % with the pool drained at 256
+# handles a second and Lua's garbage collected; 77-86 % before, when the pool
+# gave back 32 a second. The release build: about 45 %, and 100 % before.
+between "the worker gave back a third of the burst or more (% kept)" \
+  "$(awk -v p="$pw" -v k="$kw" -v e="$ew" 'BEGIN { printf "%d", (k > p ? (e - p) * 100 / (k - p) : 100) }')" 0 65
