@@ -163,6 +163,7 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 # Locust only for its rows (speed, memory)
 case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP_MEM:-0}; locust_needed=$((1 - locust_needed)) ;; esac
 [ "${BENCH_ONLY:-}" != ipr ] || locust_needed=0
+[ "${BENCH_ONLY:-}" != soak ] || locust_needed=0
 [ "$locust_needed" = 0 ] || [ -x /usr/bin/locust ] || need+=(python3-locust)
 [ -x /usr/bin/time ] || need+=(time)
 [ "${BENCH_SKIP_IPR:-0}" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
