@@ -184,7 +184,7 @@ void xh_trim(struct engine *e)
     e->xh_peak = e->xh_out;
     if (e->xh_freed >= XH_RELEASE_MIN && e->xh_out + e->nfree_xh <= keep) {
         /* Once a burst: the handles' memory lies between live blocks, and
-         * Lua's garbage of the burst pins most of its pages; collected, the
+         * Lua's garbage of the burst pins many of its pages; collected, the
          * pages free of any block go back (3-11 ms there, once a burst). */
         lua_gc(e->L, LUA_GCCOLLECT, 0);
         malloc_trim(0);

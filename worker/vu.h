@@ -105,9 +105,10 @@ void xh_free(xh *x);
  *  (a stall of the host makes thousands of VUs due at once) does not hold
  *  its handles for good; once the pool is back to its size after at least
  *  XH_RELEASE_MIN were freed, collects the Lua state's garbage and gives the
- *  heap's free pages back to the system (malloc_trim): without that, the
- *  freed handles' memory stayed in the process, and each new peak of
- *  transfers at once raised the worker's RSS for the rest of the run.
+ *  heap's free pages back to the system (malloc_trim): about half of a
+ *  burst comes back (the rest, among live blocks, is what the next burst
+ *  reuses); without that, each new peak of transfers at once raised the
+ *  worker's RSS for the rest of the run (docs/benchmarks.md, "Soak").
  *  Called once a second. */
 void xh_trim(struct engine *e);
 
