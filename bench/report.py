@@ -3,6 +3,7 @@
 Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only startlag TMPDIR   (that row alone, BENCH_ONLY=startlag)
        report.py --only fleet TMPDIR      (the same, BENCH_ONLY=fleet)
+       report.py --only soak TMPDIR       (that row alone, BENCH_ONLY=soak)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -22,7 +23,9 @@ floor_max_ms"), lag.best ("good bad"), lag_wrk.tsv (wrk's "requests rps user sys
 maxrss_kb"), lag_closed.tsv (quern's closed model, the same), har2lua.tsv ("mb entries
 steps requests correlated quern_s parse_s exit") and ipr.tsv ("vus runs requests
 errors quern_ir floor_ir bare_ir floor_ok bare_ok headers", headers joined by "|"
-with "_" for spaces). Whatever
+with "_" for spaces), soak.tsv ("vus secs ramp requests nginx_lines established
+new_connections errors_tech errors_func exit missed_pacing saturated_s measured_s
+loop_lag_p99_ms") and soak.rss ("seconds console_kb agent_kb worker_kb"). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -103,6 +106,69 @@ def ipr_section(rows):
              f"**{ratio:.3f}×** | ≤ {TARGET_IPR}× | {'yes' if ratio <= TARGET_IPR else '**no**'} |")
     o.append(f"| bare libcurl-multi, no header of quern's | {fmt(br)} | {', '.join(fmt(x) for x in bs)} | "
              f"{qr / br:.3f}× | | |")
+    o.append("")
+    return "\n".join(o)
+
+
+SOAK_TITLE = "### Soak: a steady load for a long time, each process's memory"
+
+
+def soak_section(d):
+    """The soak row (bench/run.sh step 6f), from soak.tsv and soak.rss; None
+    when it did not run."""
+    tot = read_rows(os.path.join(d, "soak.tsv"))
+    rss = [[int(x) for x in r] for r in read_rows(os.path.join(d, "soak.rss")) if len(r) == 4]
+    if not tot:
+        return None
+    vus, secs, ramp, req, lines, est, newc, tech, func, st = tot[0][:10]
+    missed, sat, measured, lag = (tot[0][10:14] + ["?"] * 4)[:4]
+    secs, ramp = int(secs), int(ramp)
+    o = [SOAK_TITLE, ""]
+    o.append(f"`bin/quern run bench/scale.lua --vus {vus} --workers 1 --ramp-up {ramp}s "
+             f"--duration {secs}s -p pacing=1s --db DIR/results.db --allow-saturation` (one GET a "
+             f"run, each VU's run "
+             f"started every second) against an nginx of its own that sets a new cookie on every "
+             f"response (`add_header Set-Cookie \"s=$request_id; Path=/\"`), each VU keeping its "
+             f"jar (`cookies = \"keep\"`); VmRSS of the console, its agent and the worker read "
+             f"from `/proc/PID/status` every 10 s. The end of the ramp is the first sample 40 s "
+             f"after the last VU started (its connection and its first cookies made, the pools "
+             f"grown).")
+    o.append("")
+    o.append(f"Requests counted by quern: {int(req):,}; lines in nginx's access log: {int(lines):,} "
+             f"({'equal' if req == lines else '**not equal**'}); connections established (`ss`, "
+             f"the most seen): {int(est):,}, opened by quern: {int(newc):,}; errors: {tech} "
+             f"technical, {func} functional; exit status {st}. Runs that missed their pacing slot: "
+             f"{missed}; seconds the worker was saturated: {sat} of {measured} measured (loop lag "
+             f"p99 {lag} ms).")
+    if sat.isdigit() and measured.isdigit() and int(sat) * 2 > int(measured):
+        o.append("")
+        o.append("The worker was behind for most of the run: nearly every VU had a request out at "
+                 "once, and its pool of transfer handles stayed near one per VU; the RSS below is "
+                 "that of a saturated worker, not of one that keeps up.")
+    o.append("")
+    if not rss:
+        o.append("No RSS sample.")
+        o.append("")
+        return "\n".join(o)
+    end_ramp = ramp + 40
+    base = next((r for r in rss if r[0] >= end_ramp), rss[-1])
+    marks = [("end of the ramp", base)]
+    for q in (1, 2, 3):
+        t = secs * q // 4
+        marks.append((f"{q}/4 ({t} s)", next((r for r in rss if r[0] >= t), rss[-1])))
+    marks.append((f"end ({rss[-1][0]} s)", rss[-1]))
+    names = ("console", "agent", "worker")
+    o.append("| RSS (MB) at | t (s) | " + " | ".join(names) + " | all three |")
+    o.append("|---|---:|" + "---:|" * 4)
+    for label, r in marks:
+        o.append(f"| {label} | {r[0]} | " + " | ".join(f"{x / 1024:.1f}" for x in r[1:]) +
+                 f" | {sum(r[1:]) / 1024:.1f} |")
+    after = [r for r in rss if r[0] >= base[0]]
+    grow = [after[-1][i] - base[i] for i in (1, 2, 3)]
+    peak = [max(r[i] for r in after) - base[i] for i in (1, 2, 3)]
+    o.append("| growth after the ramp (end − ramp) | | " + " | ".join(f"{g / 1024:+.1f}" for g in grow) +
+             f" | {sum(grow) / 1024:+.1f} |")
+    o.append("| highest above the ramp's | | " + " | ".join(f"{g / 1024:+.1f}" for g in peak) + " | |")
     o.append("")
     return "\n".join(o)
 
@@ -237,6 +303,10 @@ def fleet_section(d, meta, w):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "soak":
+        s = soak_section(sys.argv[3])
+        print(s if s else "soak: no result")
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "startlag":
         d = sys.argv[3]
         meta = {}
@@ -534,6 +604,9 @@ def main():
     ipr = read_rows(os.path.join(d, "ipr.tsv"))
     if ipr:
         w(ipr_section(ipr))
+    soak = soak_section(d)
+    if soak:
+        w(soak)
 
     w("## Method")
     w("")

@@ -49,6 +49,13 @@
 #      machine's load, so this row shows a change of cost that timings here
 #      cannot; BENCH_ONLY=ipr runs this row alone (nginx, then the row), prints
 #      it and leaves the report as it is;
+#   6f. soak: BENCH_SOAK_VUS VUs paced at 1 s (one GET a run) for
+#      BENCH_SOAK_SECONDS against an nginx of its own that sets a new cookie on
+#      every response, one worker, its results database written: the RSS of the
+#      console, the agent and the worker every 10 s, at the end of the ramp, each
+#      quarter and the end, requests against nginx's log lines, connections,
+#      errors; BENCH_ONLY=soak runs this row alone (with nginx) and prints it,
+#      without writing the report;
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -79,6 +86,8 @@
 #   BENCH_SKIP_HAR2LUA [0]  1 skips step 6d   BENCH_HAR_MB [50]  its recording's size
 #   BENCH_SKIP_IPR [0]  1 skips step 6e   BENCH_IPR_VUS [50]  BENCH_IPR_RUNS [400]  runs per VU
 #   BENCH_IPR_REPS [3]  rounds of that row (quern, the floor, the bare floor), medians reported
+#   BENCH_SKIP_SOAK [0]  1 skips step 6f   BENCH_SOAK_SECONDS [3600]  BENCH_SOAK_VUS [10000]
+#   BENCH_SOAK_RAMP [20]  its ramp-up (s)   BENCH_SOAK_EVERY [10]  seconds between RSS samples
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -165,6 +174,7 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 # Locust only for its rows (speed, memory)
 case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP_MEM:-0}; locust_needed=$((1 - locust_needed)) ;; esac
 [ "${BENCH_ONLY:-}" != ipr ] || locust_needed=0
+[ "${BENCH_ONLY:-}" != soak ] || locust_needed=0
 [ "$locust_needed" = 0 ] || [ -x /usr/bin/locust ] || need+=(python3-locust)
 [ -x /usr/bin/time ] || need+=(time)
 [ "${BENCH_SKIP_IPR:-0}" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
@@ -193,6 +203,7 @@ tmp=$(mktemp -d /tmp/quern-bench.XXXXXX)
 nginx_pid=
 cleanup() {
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+    [ -n "${soak_nginx:-}" ] && kill "$soak_nginx" 2>/dev/null && wait "$soak_nginx" 2>/dev/null
     if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -349,6 +360,85 @@ if [ "${BENCH_ONLY:-}" = ipr ]; then
     ipr_row "$tmp"
     ipr_say "$tmp/ipr.tsv"
     cat "$tmp/ipr.tsv"
+    exit 0
+fi
+
+# ------------------------------------------------------------ 6f. soak
+# A long run at a steady load, each process's RSS sampled: BENCH_SOAK_VUS VUs
+# paced at 1 s (bench/scale.lua, one GET a run), one worker, against an nginx
+# of its own that sets a new cookie on every response and logs one short line
+# a request; the console writes its results database (in the temp dir), as a
+# real run does; --allow-saturation, so that the exit status says whether
+# the run went well and the saturated seconds are reported beside it (two
+# CPUs shared with nginx do not keep 10,000 runs a second on time). soak_row
+# DIR writes DIR/soak.rss ("seconds console_kb agent_kb worker_kb" every
+# BENCH_SOAK_EVERY s) and DIR/soak.tsv ("vus secs ramp requests nginx_lines
+# established new_connections errors_tech errors_func exit missed_pacing
+# saturated_s measured_s loop_lag_p99_ms").
+SOAK_SECS=${BENCH_SOAK_SECONDS:-3600}
+SOAK_VUS=${BENCH_SOAK_VUS:-10000}
+SOAK_RAMP=${BENCH_SOAK_RAMP:-20}
+SOAK_EVERY=${BENCH_SOAK_EVERY:-10}
+# soak_kids PID: PID's children.
+soak_kids() { cat /proc/"$1"/task/*/children 2>/dev/null || true; }
+# soak_rss PID: VmRSS (kB) of PID, 0 once it has gone.
+soak_rss() { [ -n "$1" ] && [ -r /proc/"$1"/status ] || { echo 0; return; }; awk '/^VmRSS:/ { print $2; f = 1 } END { if (!f) print 0 }' /proc/"$1"/status 2>/dev/null || echo 0; }
+soak_row() {
+    local d=$1/soak sport sbase pid t0 now agent worker est maxe=0 st=0 res lines sat
+    mkdir -p "$d"
+    sport=$(free_port)
+    sbase="http://127.0.0.1:$sport"
+    nginx_conf "$d/nginx" 1 "
+    log_format soak '\$status \$uri';
+    server {
+        listen 127.0.0.1:$sport backlog=4096;
+        access_log $d/nginx/access.log soak buffer=64k flush=1s;
+        add_header Set-Cookie \"s=\$request_id; Path=/\" always;
+        location = /small { return 200 \"$body\"; }
+    }"
+    taskset -c $CPU_SRV "$NGINX" -p "$d/nginx" -e "$d/nginx/error.log" -c "$d/nginx/nginx.conf" &
+    soak_nginx=$!
+    # the probe's line is not counted (its own path)
+    for _ in $(seq 100); do curl -s -o /dev/null "$sbase/probe" && break; sleep 0.1; done
+    taskset -c $CPU_TOOL bin/quern run bench/scale.lua --vus "$SOAK_VUS" --workers 1 --db "$d/results.db" \
+        --ramp-up "${SOAK_RAMP}s" --duration "${SOAK_SECS}s" --allow-saturation -q --summary-json "$d/quern.json" \
+        -p base_url="$sbase" -p pacing=1s >"$d/out" 2>"$d/err" &
+    pid=$!
+    t0=$(date +%s)
+    : >"$d/soak.rss"
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep "$SOAK_EVERY"
+        now=$(($(date +%s) - t0))
+        [ "$now" -le "$SOAK_SECS" ] || continue
+        agent=$(soak_kids "$pid" | awk '{ print $1; exit }')
+        worker=
+        [ -z "$agent" ] || worker=$(soak_kids "$agent" | awk '{ print $1; exit }')
+        echo "$now $(soak_rss "$pid") $(soak_rss "$agent") $(soak_rss "$worker")" >>"$d/soak.rss"
+        # ss over 10,000 sockets is cheap enough once a minute
+        if [ "$now" -ge "$SOAK_RAMP" ] && [ $((now % 60)) -lt "$SOAK_EVERY" ]; then
+            est=$(ss -Htn state established "( dport = :$sport )" 2>/dev/null | wc -l)
+            [ "$est" -gt "$maxe" ] && maxe=$est
+        fi
+    done
+    wait "$pid" || st=$?
+    sleep 1.5 # nginx flushes its log buffer every second
+    kill "$soak_nginx" 2>/dev/null && wait "$soak_nginx" 2>/dev/null
+    soak_nginx=
+    lines=$(grep -vc ' /probe$' "$d/nginx/access.log" || true)
+    res=$(run_totals "$d/quern.json" | cut -d' ' -f2-5)
+    sat=$(jq -r '[(.run.load.missed_pacing // "?"), (.run.injector.saturated_s // "?"), (.run.injector.measured_s // "?"),
+        (.run.injector.loop_lag_p99_ms // "?")] | map(tostring) | join(" ")' "$d/quern.json" 2>/dev/null || echo "? ? ? ?")
+    set -- $res
+    echo "$SOAK_VUS $SOAK_SECS $SOAK_RAMP $1 $lines $maxe $4 $2 $3 $st $sat" >"$d/../soak.tsv"
+    cp "$d/soak.rss" "$d/../soak.rss"
+    [ "$st" = 0 ] || { log "  quern exited with status $st; its stderr:"; head -c 2000 "$d/err" >&2; }
+    log "  soak: $(cat "$d/../soak.tsv") (vus secs ramp requests nginx_lines established new_connections tech func exit missed_pacing saturated_s measured_s lag_p99_ms)"
+    rm -f "$d/nginx/access.log" "$d/results.db"*
+}
+if [ "${BENCH_ONLY:-}" = soak ]; then
+    log "soak: quern, $SOAK_VUS VUs paced at 1 s, a new cookie on every response, one worker (${SOAK_SECS}s)"
+    soak_row "$tmp"
+    "$PY" bench/report.py --only soak "$tmp"
     exit 0
 fi
 
@@ -814,6 +904,11 @@ if [ "${BENCH_SKIP_IPR:-0}" != 1 ]; then
     log "instructions per request: quern and the bare libcurl floor under callgrind"
     ipr_row "$tmp"
     ipr_say "$tmp/ipr.tsv"
+fi
+
+if [ "${BENCH_SKIP_SOAK:-0}" != 1 ]; then
+    log "soak: quern, $SOAK_VUS VUs paced at 1 s, a new cookie on every response, one worker (${SOAK_SECS}s)"
+    soak_row "$tmp"
 fi
 
 # ------------------------------------------------------- 7. console fan-in

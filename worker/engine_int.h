@@ -75,6 +75,7 @@ struct engine {
     uint32_t nfree_xh;      /**< handles in free_xh */
     uint32_t xh_out;        /**< handles lent to VUs now */
     uint32_t xh_peak;       /**< most lent at once since the last xh_trim */
+    uint32_t xh_freed;      /**< handles freed since memory was last given back */
     uint32_t max_xfers;     /**< handles the VUs may hold at once (inflight.h), 0: no bound */
     struct vu *slotq;       /**< borrowed: VUs waiting for a handle, in order (inflight.h) */
     struct vu **slotq_tail; /**< where the next one is linked */

@@ -1,6 +1,7 @@
 #include "worker/vu.h"
 
 #include <lauxlib.h>
+#include <malloc.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -170,17 +171,26 @@ void xh_trim(struct engine *e)
 {
     uint32_t keep = e->xh_peak > XH_KEEP_MIN ? e->xh_peak : XH_KEEP_MIN;
 
-    /* A few at a time: freeing hundreds at once (or giving pages back with
-     * malloc_trim) stalls the loop for milliseconds, which would show in
-     * the latencies of the requests it delays. */
+    /* A bounded number at a time: freeing thousands at once stalls the loop
+     * for milliseconds, which would show in the latencies of the requests
+     * it delays (256 took 1.5-3 ms on a loaded 2-CPU machine). */
     for (uint32_t n = 0; n < XH_TRIM_STEP && e->nfree_xh > 0 && e->xh_out + e->nfree_xh > keep;
          n++) {
         xh *x = e->free_xh;
         e->free_xh = x->next;
         e->nfree_xh--;
         xh_free(x);
+        e->xh_freed++;
     }
     e->xh_peak = e->xh_out;
+    if (e->xh_freed >= XH_RELEASE_MIN && e->xh_out + e->nfree_xh <= keep) {
+        /* Once a burst: the handles' memory lies between live blocks, and
+         * Lua's garbage of the burst pins many of its pages; collected, the
+         * pages free of any block go back (3-11 ms there, once a burst). */
+        lua_gc(e->L, LUA_GCCOLLECT, 0);
+        malloc_trim(0);
+        e->xh_freed = 0;
+    }
 }
 
 void xh_free(xh *x)

@@ -33,8 +33,9 @@ enum { VU_WSOPEN = VU_SLOT + 1, VU_WSRECV };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
-#define XH_KEEP_MIN 64  /* idle transfer handles always kept */
-#define XH_TRIM_STEP 32 /* idle transfer handles freed a second at most */
+#define XH_KEEP_MIN 64     /* idle transfer handles always kept */
+#define XH_TRIM_STEP 256   /* idle transfer handles freed a second at most */
+#define XH_RELEASE_MIN 256 /* handles freed before their memory is given back */
 
 /** A step sample being measured or awaiting its checks. */
 typedef struct sample {
@@ -104,7 +105,14 @@ uint64_t xh_requests(const xh *x);
 void xh_free(xh *x);
 /** Frees up to XH_TRIM_STEP idle handles beyond what the last second
  *  needed (at least XH_KEEP_MIN are kept), so that a burst of transfers
- *  does not hold its handles for good. Called once a second. */
+ *  (a stall of the host makes thousands of VUs due at once) does not hold
+ *  its handles for good; once the pool is back to its size after at least
+ *  XH_RELEASE_MIN were freed, collects the Lua state's garbage and gives the
+ *  heap's free pages back to the system (malloc_trim): about half of a
+ *  burst comes back (the rest, among live blocks, is what the next burst
+ *  reuses); without that, each new peak of transfers at once raised the
+ *  worker's RSS for the rest of the run (docs/benchmarks.md, "Soak").
+ *  Called once a second. */
 void xh_trim(struct engine *e);
 
 typedef struct vu {
