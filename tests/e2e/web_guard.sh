@@ -92,7 +92,13 @@ eq "the page, Host localhost: 200" "$(code -H "Host: localhost" "http://127.0.0.
 for p in "${PIDS[@]}"; do kill -INT "$p"; done
 for i in 0 1 2; do
   wait "${PIDS[$i]}"
-  eq "run $((i + 1)) stopped: exit 0" "$?" 0
+  st=$?
+  # three sanitizer builds at once on a loaded machine may not send all of
+  # a second's load: that verdict (inconclusive, exit 1) is right, and is
+  # not what this test judges; any other end is
+  why=$(grep -h '^Verdict: ' "$TMP/run$((i + 1)).out" "$TMP/run$((i + 1)).err" 2>/dev/null | head -1)
+  [ "$st" = 1 ] && case $why in "Verdict: inconclusive: "*) echo "# run $((i + 1)): $why" && st=0 ;; esac
+  eq "run $((i + 1)) stopped: exit 0 (or inconclusive)" "$st" 0
 done
 PIDS=()
 check "the token and the cookies are in no output" \
