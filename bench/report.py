@@ -302,6 +302,16 @@ def fleet_section(d, meta, w):
     w("")
 
 
+def read_meta(d):
+    """The run's settings: DIR/meta's key=value lines."""
+    meta = {}
+    with open(os.path.join(d, "meta")) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            meta[k] = v
+    return meta
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "soak":
         s = soak_section(sys.argv[3])
@@ -309,28 +319,16 @@ def main():
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "startlag":
         d = sys.argv[3]
-        meta = {}
-        with open(os.path.join(d, "meta")) as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("=")
-                meta[k] = v
+        meta = read_meta(d)
         lag_section(d, meta, print)
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "fleet":
         d = sys.argv[3]
-        meta = {}
-        with open(os.path.join(d, "meta")) as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("=")
-                meta[k] = v
+        meta = read_meta(d)
         fleet_section(d, meta, print)
         return
     d = sys.argv[1]
-    meta = {}
-    with open(os.path.join(d, "meta")) as f:
-        for line in f:
-            k, _, v = line.rstrip("\n").partition("=")
-            meta[k] = v
+    meta = read_meta(d)
 
     # speed[row][rep] = dict
     speed = {}
