@@ -128,7 +128,7 @@ static void test_flood(void **state)
 
     agent = add(&cs, "127.0.0.1", AC_PROOF, 0);
     other = add(&cs, "10.1.1.1", AC_PROOF, 0);
-    for (int i = 0; i < 100000; i++) {
+    for (int i = 0; i < 10000; i++) { /* 150 times the handshakes held at once */
         char ip[32];
         if (cs.n >= AGENTS_PENDING_MAX) {
             size_t v = agents_victim(cs.c, cs.n, NULL);
