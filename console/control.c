@@ -457,6 +457,13 @@ static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
         return;
     }
     r->interrupted = 1;
+    if (r->phase == PHASE_START || r->phase == PHASE_RUN) {
+        int64_t at = r->phase == PHASE_RUN ? clock_mono_us() - r->go_us : 0;
+        if (r->o.duration_us == 0 || at < r->o.duration_us) {
+            r->stop_signal = w->signum;
+            r->stop_signal_us = at;
+        }
+    }
     if (r->phase == PHASE_RUN) {
         log_msg(LOG_INFO, "interrupted: stopping the agents (VUs finish their request in "
                           "flight; interrupt again to abort)");

@@ -2,7 +2,7 @@
  *
  * What it is for: a run whose injector could not send the load it was
  * asked must not pass as if the server had been tested at that load
- * (console/verdict.h's rule 7). The end of a run tells delivery what was
+ * (console/verdict.h's rule 8). The end of a run tells delivery what was
  * asked and what went out; delivery_compute gives the share not sent and
  * one line saying how much and why:
  *   - the open model: arrivals dropped / arrivals scheduled. Scheduled is

@@ -3,9 +3,11 @@
 #include "console/finish.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/dur.h"
 #include "common/mem.h"
 #include "console/agents.h"
 #include "console/delivery.h"
@@ -40,7 +42,7 @@ static size_t print_thresholds(run *r, thresh_result *rs)
 /* --junit: a test case per step and per threshold (rs, NULL when none), or
  * one failed case when the run could not start (start_msg). */
 static void write_junit(run *r, const thresh_result *rs, const char *start_msg, int inj_failed,
-                        const char *inj_why)
+                        const char *inj_why, const char *stopped_why)
 {
     char name[256], err[1024];
     jcases j;
@@ -64,6 +66,8 @@ static void write_junit(run *r, const thresh_result *rs, const char *start_msg, 
         jcases_build(&j, name, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                      el, (const thresh *const *)r->o.th, rs, rs != NULL ? r->o.nth : 0);
         jcases_add_injector(&j, &r->agg, inj_failed, inj_why);
+        if (stopped_why != NULL)
+            jcases_add_stopped(&j, stopped_why);
         rc = junit_write(r->o.junit, name, j.cases, j.n, el, err, sizeof(err));
         jcases_free(&j);
     }
@@ -107,7 +111,7 @@ void finish_run(run *r)
     verdict_in vi;
     verdict v;
     delivery dl;
-    char err[2048], why_sat[IVSUM_LOAD_NAME + 96];
+    char err[2048], why_sat[IVSUM_LOAD_NAME + 96], why_stop[96];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
     capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
@@ -156,6 +160,18 @@ void finish_run(run *r)
     }
     vi.aborted = strcmp(status, "aborted") == 0 && !r->threshold_stop;
     vi.threshold_stop = r->threshold_stop;
+    vi.stopped = r->stop_signal != 0;
+    vi.stopped_ok = r->o.stopped_ok;
+    if (vi.stopped) {
+        char of[DUR_FORMAT_MAX];
+        int n = snprintf(why_stop, sizeof(why_stop), "%s at %.1f s",
+                         r->stop_signal == SIGTERM ? "SIGTERM" : "SIGINT",
+                         (double)r->stop_signal_us / 1e6);
+        if (r->o.duration_us > 0 && n > 0 && (size_t)n < sizeof(why_stop))
+            snprintf(why_stop + n, sizeof(why_stop) - (size_t)n, " of %s",
+                     dur_format(r->o.duration_us, of, sizeof(of)));
+        vi.why_stopped = why_stop;
+    }
     vi.degraded = r->degraded;
     vi.allow_loss = r->o.allow_loss;
     vi.loss_only = r->degraded_why[0] == '\0';
@@ -201,7 +217,8 @@ void finish_run(run *r)
                 (unsigned long long)r->agg.console.measured_s,
                 (double)injtot_cpu_max(&r->agg.console) / 10.,
                 (double)injtot_lag_p99_us(&r->agg.console) / 1e3);
-    write_junit(r, rs, NULL, verdict_saturated(vi.saturated_share) && !vi.allow_saturation, v.why);
+    write_junit(r, rs, NULL, verdict_saturated(vi.saturated_share) && !vi.allow_saturation, v.why,
+                vi.stopped && !vi.stopped_ok ? v.why : NULL);
     if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);
         r->rc = RUN_EXIT_START;
@@ -218,5 +235,5 @@ void finish_run(run *r)
 
 void finish_start_failed(run *r, const char *msg)
 {
-    write_junit(r, NULL, msg, 0, NULL);
+    write_junit(r, NULL, msg, 0, NULL, NULL);
 }

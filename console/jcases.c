@@ -187,6 +187,23 @@ void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why)
     j->n++;
 }
 
+void jcases_add_stopped(jcases *j, const char *why)
+{
+    junit_case *jc;
+
+    /* strs holds at most 1 + 4 per case: room for this one's too */
+    j->cases = xrealloc(j->cases, (j->n + 1) * sizeof(*j->cases));
+    j->strs = xrealloc(j->strs, (1 + 4 * (j->n + 1)) * sizeof(*j->strs));
+    jc = &j->cases[j->n];
+    memset(jc, 0, sizeof(*jc));
+    jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
+    jc->name = "stopped";
+    jc->failed = 1;
+    jc->failure_type = "stopped";
+    jc->failure_message = keep(j, xstrdup(why));
+    j->n++;
+}
+
 void jcases_free(jcases *j)
 {
     for (size_t i = 0; i < j->nstrs; i++)

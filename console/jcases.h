@@ -50,6 +50,11 @@ void jcases_build(jcases *out, const char *run_name, const agg *a, const char *c
  *  system-out either way. */
 void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why);
 
+/** Adds a failed case named "stopped" (failure type "stopped", message why,
+ *  borrowed and copied): the run was stopped before its planned end, so the
+ *  build that ran it is not green whatever the other cases say. */
+void jcases_add_stopped(jcases *j, const char *why);
+
 /** Releases what j owns; j may then be built again. */
 void jcases_free(jcases *j);
 

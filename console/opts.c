@@ -42,6 +42,7 @@ enum {
     OPT_WORKERS,
     OPT_ALLOW_AGENT_LOSS,
     OPT_ALLOW_SATURATION,
+    OPT_STOPPED_OK,
     OPT_PORT_FILE,
     OPT_METRICS,
     OPT_METRICS_PORT_FILE,
@@ -172,6 +173,10 @@ static const opttab_row rows[] = {
      "saturated: CPU and loop lag, start lag) warns and is judged as usual,\n"
      "not inconclusive (exit 1); QUERN_ALLOW_SATURATION=1 makes it the default",
      OPTTAB_SET(run_opts, allow_saturation)},
+    {"stopped-ok", no_argument, OPT_STOPPED_OK, "--stopped-ok",
+     "a run stopped before its planned end (SIGTERM, SIGINT) is judged on\n"
+     "what it did, as a run that ended; without it, it is \"stopped\", exit 1",
+     OPTTAB_SET(run_opts, stopped_ok)},
     {"port-file", required_argument, OPT_PORT_FILE, "--port-file FILE",
      "write the port listened on (useful with port 0)", OPTTAB_STR(run_opts, port_file)},
     {"source-addrs", required_argument, OPT_SOURCE_ADDRS, "--source-addrs A,B",

@@ -85,6 +85,7 @@ typedef struct run_opts {
     const char *web, *web_port_file;         /**< borrowed: --web, --web-port-file */
     int quiet, allow_loss;
     int allow_saturation; /**< --allow-saturation: a saturated injector warns */
+    int stopped_ok;       /**< --stopped-ok: a run stopped early is judged as one that ended */
     int allow_errors;     /**< --allow-errors: no default "errors<=0%" threshold */
     int embedded;         /**< no --agents nor --listen: a local agent of our own */
     thresh **th;          /**< owned array of owned thresholds (--threshold, then the script's) */

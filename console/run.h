@@ -80,6 +80,10 @@ typedef struct run {
     ivwin win;     /**< the seconds being merged from the agents */
     selfload self; /**< the console's own load, from Go to the end */
     int interrupted, aborted, degraded, start_error, rc;
+    /* The signal that stopped the load before its planned end (0: none, or
+     * it came once the plan was done), and when, from Go. */
+    int stop_signal;
+    int64_t stop_signal_us;
     char start_msg[2048];
     uint64_t ping_seq;
     int64_t last_ping_us;

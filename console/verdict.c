@@ -52,6 +52,13 @@ void verdict_decide(const verdict_in *in, verdict *out)
         snprintf(out->why, sizeof(out->why), "aborted");
     } else if (in->threshold_stop) {
         snprintf(out->why, sizeof(out->why), "stopped by --abort-on-fail: a threshold failed");
+    } else if (in->stopped && !in->stopped_ok) {
+        snprintf(out->why, sizeof(out->why),
+                 "stopped: %s, before the run's planned end: its figures are partial (%llu "
+                 "samples, shown above)%s; --stopped-ok judges such a run on what it did",
+                 text_or(in->why_stopped, "a signal stopped the load"),
+                 (unsigned long long)in->samples,
+                 failed > 0 ? "; a threshold failed too, listed above" : "");
     } else if (failed > 0) {
         const char *src = in->sources != NULL ? in->sources[first] : NULL;
         int dflt = src != NULL && strcmp(src, VERDICT_DEFAULT) == 0;

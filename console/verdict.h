@@ -6,28 +6,33 @@
  * first that applies decides):
  *   1. the run was aborted (a second Ctrl-C, an agent aborted it): exit 3;
  *   2. --abort-on-fail stopped it: exit 1;
- *   3. a threshold failed: exit 1. Beside the thresholds of the command line
+ *   3. stopped: a signal (SIGTERM from a CI job's cancel or timeout, SIGINT
+ *      from Ctrl-C) ended the load before its planned end: exit 1, whatever
+ *      the figures so far say, so that a cancelled build is never green;
+ *      with --stopped-ok the run is judged by the rules below on what it
+ *      did;
+ *   4. a threshold failed: exit 1. Beside the thresholds of the command line
  *      and the script, two default ones are added (source VERDICT_DEFAULT):
  *      "errors<=0%" when no threshold is about errors and --allow-errors is
  *      not given (any error fails the run, as Locust's default does), and
  *      "count>=1" when the script has steps (a run with no sample is not a
  *      pass);
- *   4. the run is degraded (an agent or a worker lost, results not recorded):
+ *   5. the run is degraded (an agent or a worker lost, results not recorded):
  *      exit 1, 0 with --allow-agent-loss when only agents or workers were
  *      lost;
- *   5. no step and no run completed: exit 1;
- *   6. inconclusive: the injector was saturated in more than
+ *   6. no step and no run completed: exit 1;
+ *   7. inconclusive: the injector was saturated in more than
  *      VERDICT_SATURATED_MAX of the measured seconds (its figures are then
  *      quern's own limit, not the server's): exit 1, a warning only with
  *      --allow-saturation;
- *   7. inconclusive: more than VERDICT_UNDELIVERED_MAX of the load asked was
+ *   8. inconclusive: more than VERDICT_UNDELIVERED_MAX of the load asked was
  *      not sent (dropped arrivals, the slot time missed pacing lost, VUs
  *      that never started: console/delivery.h): exit 1;
- *   8. otherwise it passed: exit 0 (also for a run stopped with Ctrl-C).
- * A failed threshold (3) while the injector was saturated says both.
- * The console's own saturated seconds (console/selfload.h) are not rule 6:
+ *   9. otherwise it passed: exit 0.
+ * A failed threshold (4) while the injector was saturated says both.
+ * The console's own saturated seconds (console/selfload.h) are not rule 7:
  * the console times no request, so past the same share it is a warning line
- * under the verdict; what it lost (an agent silent too long) is rule 4.
+ * under the verdict; what it lost (an agent silent too long) is rule 5.
  *
  * Usage: verdict_defaults() once the script's thresholds are known, to get
  * the default expressions to add; verdict_decide() at the end of the run. */
@@ -62,6 +67,9 @@ size_t verdict_defaults(const thresh *const *ts, size_t nt, int allow_errors, si
 typedef struct verdict_in {
     int aborted;                /**< a second Ctrl-C, or an agent aborted its run */
     int threshold_stop;         /**< --abort-on-fail stopped the run */
+    int stopped;                /**< a signal ended the load before its planned end */
+    int stopped_ok;             /**< --stopped-ok: rule 3 does not apply */
+    const char *why_stopped;    /**< borrowed: "SIGTERM at 3.0 s of 20 s", "" or NULL */
     int degraded;               /**< an agent or a worker lost, or results not recorded */
     int allow_loss;             /**< --allow-agent-loss */
     int loss_only;              /**< degraded only by lost agents or workers */
@@ -84,13 +92,13 @@ typedef struct verdict_in {
 /** The verdict: the exit status and one line for people. */
 typedef struct verdict {
     int passed;                /**< 1 when the run passed */
-    int inconclusive;          /**< 1 when rule 6 or 7 decided (passed is then 0) */
+    int inconclusive;          /**< 1 when rule 7 or 8 decided (passed is then 0) */
     int rc;                    /**< exit status (console/run.h's run_exit) */
     char why[VERDICT_WHY_MAX]; /**< "failed: threshold p95<500ms: p95 = ..." */
 } verdict;
 
 /** 1 when share (saturated seconds over measured seconds) is past
- *  VERDICT_SATURATED_MAX: rule 6's test, for the JUnit case and the reason
+ *  VERDICT_SATURATED_MAX: rule 7's test, for the JUnit case and the reason
  *  of the load not sent too. */
 int verdict_saturated(double share);
 

@@ -89,7 +89,7 @@ check "while running, intervals are already written" \
   test "$(q "SELECT count(*) FROM intervals i JOIN runs r ON r.id = i.run_id WHERE r.name = 'sigint'")" -ge 1
 kill -INT $pid
 wait $pid
-eq "interrupted run exits 0" "$?" 0
+eq "interrupted run: exit 1 (stopped before its end)" "$?" 1
 eq "status stopped" "$(q "SELECT status FROM runs WHERE name = 'sigint'")" stopped
 eq "stopped run: interval counts = server requests" \
   "$(q "SELECT sum(count) FROM step_intervals i JOIN runs r ON r.id = i.run_id WHERE r.name = 'sigint'")" \

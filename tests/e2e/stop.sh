@@ -1,21 +1,43 @@
-# Ctrl-C stops a run gracefully: the request in flight finishes, finish runs
-# (logout), statistics are flushed, the run is marked stopped.
+# A run stopped before its planned end (SIGTERM: a CI job cancelled or timed
+# out; SIGINT: Ctrl-C) ends gracefully: the request in flight finishes,
+# finish runs (logout), statistics are flushed, the run is marked stopped;
+# its verdict is "stopped", exit 1 (a cancelled build is never green), with a
+# failed JUnit case; --stopped-ok judges it on what it did.
 . "$(dirname "$0")/lib.bash"
 start_target
 "$QUERN" run scripts/consultation_profil.lua --vus 10 --duration 60s -q -p base_url="$BASE" \
-  -p pacing=300ms --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err" &
+  -p pacing=300ms --summary-json "$TMP/s.json" --junit "$TMP/j.xml" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 sleep 2
-kill -INT $pid
+kill -TERM $pid
 wait $pid
-eq "interrupted run exits 0" "$?" 0
+eq "SIGTERM before the end: exit 1" "$?" 1
 S=$TMP/s.json
 eq "status stopped" "$(sj $S .run.status)" stopped
+check "the verdict says stopped, by which signal, when" \
+  grep -Eq "^Verdict: stopped: SIGTERM at [0-9]+\.[0-9] s of 1m0s, before the run's planned end" "$TMP/out"
+eq "the summary's verdict: not passed" "$(sj $S .verdict.passed)" false
+check "  its reason: stopped" sh -c "jq -r .verdict.reason '$S' | grep -q '^stopped: SIGTERM'"
+check "JUnit: a failed case \"stopped\"" \
+  sh -c "tr -d '\\n' <'$TMP/j.xml' | grep -q '<testcase classname=\"quern[^\"]*\" name=\"stopped\"[^>]*> *<failure message=\"stopped: SIGTERM[^\"]*\" type=\"stopped\"'"
+check "JUnit: the suite counts the failure" grep -Eq '<testsuite [^>]*failures="[1-9]' "$TMP/j.xml"
 between "stopped early" "$(sj $S .run.duration_s)" 0.5 8
 eq "finish ran for every VU (logout)" "$(sj $S '.tests[2].count')" 10
 eq "server saw every logout" "$(stat '.by_method_path["GET /logout"]')" 10
 eq "counts = server requests" "$(sj $S '[.tests[].count] | add')" "$(stat '.requests - .login_forms')"
 eq "no errors" "$(sj $S '[.tests[].errors.technical, .tests[].errors.functional] | add')" 0
+
+# SIGINT with --stopped-ok: judged on what it did (it passed), exit 0
+reset_target
+"$QUERN" run scripts/consultation_profil.lua --vus 4 --duration 60s -q -p base_url="$BASE" \
+  -p pacing=300ms --stopped-ok --junit "$TMP/j2.xml" >"$TMP/out2" 2>"$TMP/err2" &
+pid=$!
+wait_requests 8 20
+kill -INT $pid
+wait $pid
+eq "SIGINT with --stopped-ok: exit 0" "$?" 0
+check "  the verdict: passed" grep -q '^Verdict: passed' "$TMP/out2"
+check "  no JUnit case \"stopped\"" sh -c "! grep -q 'name=\"stopped\"' '$TMP/j2.xml'"
 
 # A second interrupt aborts at once, even with requests hanging.
 reset_target

@@ -28,12 +28,12 @@ ENC=$(printf '%s' "$TOK" | sed 's/+/%2B/g')
 # whose first request is slow would miss a 100 ms slot, which is load not
 # sent (an inconclusive verdict), and not what this test judges.
 for n in 1 2; do
-  "$QUERN" run $S --vus 1 --duration 30s -p base_url="$BASE" -p pacing=1s --allow-errors --db none -q \
+  "$QUERN" run $S --vus 1 --duration 30s -p base_url="$BASE" -p pacing=1s --allow-errors --stopped-ok --db none -q \
     --web 0.0.0.0:0 --token-file "$TMP/tok" --web-port-file "$TMP/wport$n" \
     --metrics-linger 0s >"$TMP/run$n.out" 2>"$TMP/run$n.err" &
   PIDS+=($!)
 done
-"$QUERN" run $S --vus 1 --duration 30s -p base_url="$BASE" -p pacing=1s --allow-errors --db none -q \
+"$QUERN" run $S --vus 1 --duration 30s -p base_url="$BASE" -p pacing=1s --allow-errors --stopped-ok --db none -q \
   --web 127.0.0.1:0 --web-port-file "$TMP/wport3" --metrics 127.0.0.1:0 \
   --metrics-port-file "$TMP/mport3" --metrics-linger 0s >"$TMP/run3.out" 2>"$TMP/run3.err" &
 PIDS+=($!)

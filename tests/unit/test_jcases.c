@@ -198,12 +198,33 @@ static void test_run_cases_no_thresholds(void **state)
     agg_free(&a);
 }
 
+/* A run stopped before its end: one more case, failed, with the verdict */
+static void test_stopped_case(void **state)
+{
+    jcases j;
+    agg a;
+
+    build(&a);
+    jcases_build(&j, NULL, &a, ids, NULL, 10, NULL, NULL, 0);
+    jcases_add_stopped(&j, "stopped: SIGTERM at 3s of 20s");
+    assert_int_equal(j.n, 4);
+    assert_string_equal(j.cases[3].classname, "quern.run");
+    assert_string_equal(j.cases[3].name, "stopped");
+    assert_true(j.cases[3].failed);
+    assert_string_equal(j.cases[3].failure_type, "stopped");
+    assert_string_equal(j.cases[3].failure_message, "stopped: SIGTERM at 3s of 20s");
+    assert_int_equal(nfailed(&j), 1);
+    jcases_free(&j);
+    agg_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_cases),
         cmocka_unit_test(test_run_cases_errors),
         cmocka_unit_test(test_run_cases_no_thresholds),
+        cmocka_unit_test(test_stopped_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

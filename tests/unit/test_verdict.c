@@ -186,12 +186,61 @@ static void test_inconclusive(void **state)
     thresh_free(t[0]);
 }
 
+/* A signal before the planned end: "stopped", exit 1, whatever the figures
+ * say (a cancelled CI job is never green); --stopped-ok judges the rest. */
+static void test_stopped(void **state)
+{
+    thresh *t[1] = {parse("p95<500ms")};
+    thresh_result r[1];
+    verdict_in in;
+    verdict v;
+
+    memset(r, 0, sizeof(r));
+    r[0].passed = 1;
+    memset(&in, 0, sizeof(in));
+    in.ts = (const thresh *const *)t;
+    in.rs = r;
+    in.nt = 1;
+    in.samples = in.runs = 42;
+    in.stopped = 1;
+    in.why_stopped = "SIGTERM at 3s of 20s";
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_FAILED);
+    assert_false(v.passed);
+    assert_false(v.inconclusive);
+    assert_non_null(strstr(v.why, "stopped: SIGTERM at 3s of 20s, before the run's planned end"));
+    assert_non_null(strstr(v.why, "42 samples"));
+    assert_non_null(strstr(v.why, "--stopped-ok"));
+    assert_null(strstr(v.why, "threshold failed too"));
+    /* a failed threshold is said too */
+    r[0].passed = 0;
+    verdict_decide(&in, &v);
+    assert_int_equal(strncmp(v.why, "stopped: ", 9), 0);
+    assert_non_null(strstr(v.why, "a threshold failed too"));
+    /* --stopped-ok: judged on what it did */
+    in.stopped_ok = 1;
+    verdict_decide(&in, &v);
+    assert_int_equal(strncmp(v.why, "failed: threshold p95<500ms", 27), 0);
+    r[0].passed = 1;
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_OK);
+    assert_true(v.passed);
+    /* an abort still decides first */
+    in.stopped_ok = 0;
+    in.aborted = 1;
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_START);
+    assert_string_equal(v.why, "aborted");
+    thresh_free(t[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_decide),
         cmocka_unit_test(test_inconclusive),
+        cmocka_unit_test(test_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
