@@ -356,6 +356,7 @@ static void send_go(run *r)
     agents_send_all(r, &env);
     r->phase = PHASE_RUN;
     r->go_us = r->phase_us = clock_mono_us();
+    r->go_wall_us = clock_wall_us();
     record_begin(r);
     start_monitor(r);
     if (r->have_agg)

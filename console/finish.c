@@ -111,7 +111,7 @@ void finish_run(run *r)
     verdict_in vi;
     verdict v;
     delivery dl;
-    char err[2048], why_sat[IVSUM_LOAD_NAME + 96], why_stop[96];
+    char err[2048], why_sat[IVSUM_LOAD_NAME + 96], why_stop[96], run_name[256];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
     capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
@@ -128,6 +128,9 @@ void finish_run(run *r)
     memset(&si, 0, sizeof(si));
     memset(&vi, 0, sizeof(vi));
     si.status = status;
+    si.run_id = r->db_run > 0 ? (long long)r->db_run : 0;
+    si.name = db_opts_name(&r->o.db, r->o.script, run_name, sizeof(run_name));
+    si.started_us = r->go_wall_us;
     si.vus = r->o.vus;
     si.vu_ids = r->o.vu_ids;
     si.step_ids = (const char *const *)r->ids;
@@ -224,7 +227,9 @@ void finish_run(run *r)
         r->rc = RUN_EXIT_START;
     }
     if (r->o.summary_json != NULL &&
-        summary_write_json(r->o.summary_json, &r->agg, &si, err, sizeof(err)) != 0) {
+        (r->json_out != NULL
+             ? summary_dump_json(r->json_out, &r->agg, &si, err, sizeof(err))
+             : summary_write_json(r->o.summary_json, &r->agg, &si, err, sizeof(err))) != 0) {
         fprintf(stderr, "quern run: --summary-json: %s\n", err);
         r->rc = RUN_EXIT_START;
     }

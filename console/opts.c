@@ -134,7 +134,9 @@ static const opttab_row rows[] = {
      "properties file (default: quern.properties beside the\nscript, when present)",
      OPTTAB_STR(run_opts, props_file)},
     {"summary-json", required_argument, OPT_SUMMARY_JSON, "--summary-json FILE",
-     "write the summary as JSON", OPTTAB_STR(run_opts, summary_json)},
+     "write the summary as JSON (-: to standard output, every other line\n"
+     "then going to stderr)",
+     OPTTAB_STR(run_opts, summary_json)},
     {"quiet", no_argument, 'q', "-q, --quiet", "no line per second", OPTTAB_SET(run_opts, quiet)},
     {"db", required_argument, OPT_DB, "--db FILE",
      "results database (default ./quern-results.db, or $QUERN_DB);\n--db none records nothing",

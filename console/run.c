@@ -3,6 +3,7 @@
 #include "console/run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,6 +139,8 @@ void run_free(run *r)
     metrics_stop(r->metrics, 0);
     monitor_stop(r->monitor);
     web_stop(r->web);
+    if (r->json_out != NULL)
+        fclose(r->json_out);
 }
 
 void run_init(run *r, int argc, char **argv)
@@ -157,6 +160,18 @@ int run_main(int argc, char **argv)
     run_init(&r, argc, argv);
     if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 || web_check(&r.o) != 0)
         goto out;
+    if (r.o.summary_json != NULL && strcmp(r.o.summary_json, "-") == 0) {
+        /* standard output carries the JSON alone, for a pipe: every other
+         * line of the run goes to stderr (the fd kept is not inherited) */
+        int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0 || (r.json_out = fdopen(fd, "w")) == NULL ||
+            dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            if (fd >= 0 && r.json_out == NULL)
+                close(fd);
+            snprintf(err, sizeof(err), "--summary-json -: %s", strerror(errno));
+            goto fail;
+        }
+    }
     if (access(r.o.script, R_OK) != 0) {
         snprintf(err, sizeof(err), "cannot read script %s: %s", r.o.script, strerror(errno));
         goto fail;

@@ -23,6 +23,7 @@
 #include <ev.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/props.h"
 #include "common/ratelog.h"
@@ -70,6 +71,8 @@ typedef struct run {
     enum run_phase phase;
     int64_t phase_us; /**< when the phase began */
     int64_t go_us, stop_us, end_us;
+    int64_t go_wall_us; /* Go, wall clock: the summary's run.started_at */
+    FILE *json_out;     /* owned: the standard output kept for --summary-json -, or NULL */
     uint64_t run_id;
     bundle bundle; /**< the scenario's folder, packed once for every agent */
     /* Steps, from the first agent's StepsDef. */

@@ -6,6 +6,7 @@
 
 #include "common/err.h"
 #include "common/termsafe.h"
+#include "reports/dbrow.h"
 #include "console/delivery.h"
 #include "console/thresh.h"
 
@@ -172,11 +173,45 @@ static json_t *thresholds_json(const summary_info *si)
     return arr;
 }
 
+/* totals: every step's samples together (count, errors, tps, latencies), so
+ * that a CI step reads one object. */
+static json_t *totals_json(const agg *a)
+{
+    json_t *o = json_object(), *e = json_object();
+    step_stats all;
+
+    stats_init(&all);
+    for (size_t i = 0; i < a->nsteps; i++)
+        stats_merge(&all, &a->total[i]);
+    json_object_set_new(o, "count", json_integer((json_int_t)all.count));
+    json_object_set_new(e, "technical", json_integer((json_int_t)all.err_tech));
+    json_object_set_new(e, "functional", json_integer((json_int_t)all.err_func));
+    json_object_set_new(o, "errors", e);
+    json_object_set_new(
+        o, "error_pct",
+        json_real(all.count > 0 ? 100.0 * (double)(all.err_tech + all.err_func) / (double)all.count
+                                : 0.0));
+    json_object_set_new(o, "tps", json_real(tps(a, all.count)));
+    latency_json(o, all.hist);
+    json_object_set_new(o, "service", latency_json(json_object(), stats_service(&all)));
+    json_object_set_new(o, "bytes_in", json_integer((json_int_t)all.bytes_in));
+    json_object_set_new(o, "bytes_out", json_integer((json_int_t)all.bytes_out));
+    stats_free(&all);
+    return o;
+}
+
 json_t *summary_json(const agg *a, const summary_info *si)
 {
     json_t *root = json_object(), *run = json_object(), *tests = json_array(),
            *scens = json_array();
 
+    json_object_set_new(run, "id", si->run_id > 0 ? json_integer(si->run_id) : json_null());
+    json_object_set_new(run, "name", si->name != NULL ? json_string(si->name) : json_null());
+    if (si->started_us > 0) {
+        char at[40];
+        dbrow_iso_utc(si->started_us, at, sizeof(at));
+        json_object_set_new(run, "started_at", json_string(at));
+    }
     json_object_set_new(run, "status", json_string(si->status));
     json_object_set_new(run, "vus", json_integer(si->vus));
     json_object_set_new(run, "vu_ids", json_integer(si->vu_ids));
@@ -230,6 +265,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_array_append_new(tests, t);
     }
     json_object_set_new(root, "tests", tests);
+    json_object_set_new(root, "totals", totals_json(a));
     for (size_t i = 0; i < a->nscens; i++) {
         json_t *sc = json_object();
         json_object_set_new(sc, "name", json_string(si->scen_names[i]));
@@ -269,6 +305,19 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
 
     if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
         err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    json_decref(root);
+    return rc;
+}
+
+int summary_dump_json(FILE *out, const agg *a, const summary_info *si, char *err, size_t errlen)
+{
+    json_t *root = summary_json(a, si);
+    int rc = 0;
+
+    if (json_dumpf(root, out, JSON_INDENT(2)) != 0 || fputc('\n', out) == EOF || fflush(out) != 0) {
+        err_set(err, errlen, "cannot write the summary to standard output: %s", strerror(errno));
         rc = -1;
     }
     json_decref(root);

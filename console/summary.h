@@ -14,6 +14,9 @@ struct thresh_result;
 /** What the summary needs to know about the steps and scenarios. */
 typedef struct summary_info {
     const char *status; /**< "completed", "stopped", "aborted" */
+    long long run_id;   /**< the run's id in the results database; 0: none (--db none) */
+    const char *name;   /**< the run's name (--name, else the script's) */
+    int64_t started_us; /**< Go, wall clock, microseconds since the epoch; 0: unknown */
     unsigned vus;       /**< the VUs asked for (with stages, the largest target) */
     unsigned vu_ids; /**< the distinct VUs (ids) the run may use: vus, or every id of the stages */
     const char *const *step_ids; /**< nsteps "SC-X-STEP-n" */
@@ -56,5 +59,8 @@ struct json_t *summary_injector_json(const agg *a);
 /** Writes the JSON summary to path; 0 ok, -1 with err. */
 int summary_write_json(const char *path, const agg *a, const summary_info *si, char *err,
                        size_t errlen);
+/** Writes it to out (--summary-json -: the standard output kept for it),
+ *  flushed; 0 ok, -1 with err. */
+int summary_dump_json(FILE *out, const agg *a, const summary_info *si, char *err, size_t errlen);
 
 #endif

@@ -118,4 +118,23 @@ eq "script error: no request sent" "$(stat .requests)" 0
 sqlite3 "$TMP/new.db" 'PRAGMA user_version = 99'
 eq "unusable database: exit 3" "$(step 9 --db "$TMP/new.db")" 3
 
+# --summary-json -: standard output is the JSON alone (for a pipe), the
+# table goes to stderr; the run's id, name, start and totals let the next CI
+# step find it (quern report ID).
+reset_target
+"$QUERN" run "$SCRIPT" --vus 6 --duration 2s -p base_url="$BASE" --db "$TMP/pipe.db" --name piped \
+  --summary-json - >"$TMP/pipe.json" 2>"$TMP/pipe.err"
+eq "--summary-json -: exit 0" "$?" 0
+check "  standard output is one JSON document" jq -e . "$TMP/pipe.json"
+check "  the table went to stderr" grep -q '^Test  *Count' "$TMP/pipe.err"
+eq "  run.id is the database's" "$(jq -r .run.id "$TMP/pipe.json")" \
+  "$(q "$TMP/pipe.db" "SELECT id FROM runs WHERE name = 'piped'")"
+eq "  run.name" "$(jq -r .run.name "$TMP/pipe.json")" piped
+check "  run.started_at: ISO 8601 UTC" sh -c "jq -r .run.started_at '$TMP/pipe.json' | grep -Eqx '20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-9:]{8}\.[0-9]{3}Z'"
+eq "  totals.count: every step's, the server's" "$(jq -r .totals.count "$TMP/pipe.json")" "$(stat .requests)"
+eq "  totals.count = the sum of tests[].count" "$(jq -r .totals.count "$TMP/pipe.json")" \
+  "$(jq '[.tests[].count] | add' "$TMP/pipe.json")"
+"$QUERN" report "$(jq -r .run.id "$TMP/pipe.json")" --db "$TMP/pipe.db" -o "$TMP/pipe.html" >/dev/null 2>&1
+eq "  quern report ID: exit 0" "$?" 0
+
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$TMP'/b*.out '$TMP'/b*.err '$TMP'/b*/run.log"
