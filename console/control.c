@@ -225,6 +225,12 @@ static void start_run(run *r)
     sch.rate_stages = rtp;
     sch.n_rate_stages = r->o.nrate_stages;
     if (r->o.nrate_stages > 0) {
+        r->pool_workers = W;
+        if (r->o.max_vus < W)
+            log_msg(LOG_WARN,
+                    "--max-vus %u is below the run's %u worker processes: each has a VU of "
+                    "the pool at least, so the pool is %u VUs",
+                    r->o.max_vus, W, W);
         if (ids < W)
             ids = W;
         sch.arrival_stripes = W;

@@ -86,7 +86,9 @@ static void finish_delivery(run *r, summary_info *si, delivery *dl)
 
     memset(&in, 0, sizeof(in));
     in.open = agg_arrivals_all(&r->agg, &in.arrivals);
-    in.pool = in.open ? r->o.max_vus : 0;
+    in.pool = !in.open                          ? 0
+              : r->o.max_vus >= r->pool_workers ? r->o.max_vus
+                                                : r->pool_workers; /* a VU a worker at least */
     in.pool_peak = r->agg.vus_peak > closed ? r->agg.vus_peak - closed : 0;
     for (size_t i = 0; i < r->nscens; i++) {
         in.runs += r->agg.runs[i];

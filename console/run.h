@@ -71,8 +71,9 @@ typedef struct run {
     enum run_phase phase;
     int64_t phase_us; /**< when the phase began */
     int64_t go_us, stop_us, end_us;
-    int64_t go_wall_us; /* Go, wall clock: the summary's run.started_at */
-    FILE *json_out;     /* owned: the standard output kept for --summary-json -, or NULL */
+    int64_t go_wall_us;    /* Go, wall clock: the summary's run.started_at */
+    unsigned pool_workers; /* the open model: worker processes, each a VU of the pool at least */
+    FILE *json_out;        /* owned: the standard output kept for --summary-json -, or NULL */
     uint64_t run_id;
     bundle bundle; /**< the scenario's folder, packed once for every agent */
     /* Steps, from the first agent's StepsDef. */

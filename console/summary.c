@@ -20,9 +20,11 @@ static double tps(const agg *a, uint64_t count)
     return a->elapsed_us > 0 ? (double)count * 1e6 / (double)a->elapsed_us : 0.0;
 }
 
-static void print_row(FILE *out, const char *name, int width, const agg *a, const step_stats *s)
+/* One row of the table: the latencies of h (the response or the service
+ * times of s). */
+static void print_row_of(FILE *out, const char *name, int width, const agg *a, const step_stats *s,
+                         const hist *h)
 {
-    const hist *h = s->hist;
     char nm[TERMSAFE_MAX];
 
     fprintf(out, "%-*s %9llu %8llu %8llu %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", width,
@@ -30,6 +32,26 @@ static void print_row(FILE *out, const char *name, int width, const agg *a, cons
             (unsigned long long)s->err_tech, (unsigned long long)s->err_func, tps(a, s->count),
             hist_mean(h) / 1000.0, ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)),
             ms(hist_percentile(h, 95)), ms(hist_percentile(h, 99)), ms(hist_max(h)));
+}
+
+static void print_row(FILE *out, const char *name, int width, const agg *a, const step_stats *s)
+{
+    print_row_of(out, name, width, a, s, s->hist);
+}
+
+/* 1 when a step's service times differ from its response times by more
+ * than SUMMARY_SVC_SHARE of its mean or p95 (and by a millisecond at least):
+ * its starts were late, and the table's figures are not the server's alone. */
+static int svc_differs(const step_stats *s)
+{
+    const hist *r = s->hist, *v = stats_service(s);
+    double mr = hist_mean(r), mv = hist_mean(v);
+    double pr = (double)hist_percentile(r, 95), pv = (double)hist_percentile(v, 95);
+
+    if (v == r || s->count == 0)
+        return 0;
+    return (mr - mv > 1000.0 && mr - mv > SUMMARY_SVC_SHARE * mr) ||
+           (pr - pv > 1000.0 && pr - pv > SUMMARY_SVC_SHARE * pr);
 }
 
 void summary_print(FILE *out, const agg *a, const summary_info *si)
@@ -55,6 +77,21 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
         stats_merge(&all, &a->total[i]);
     }
     print_row(out, "Totals", width, a, &all);
+    fprintf(out, "Latencies: response time, from each request's intended start (a late start "
+                 "counts).\n");
+    if (svc_differs(&all)) {
+        /* the same table of service times, from each request's actual start,
+         * for the steps where the two differ */
+        fprintf(out,
+                "\nService time, from each request's actual start (where it differs by more "
+                "than %.0f %%):\n",
+                100.0 * SUMMARY_SVC_SHARE);
+        for (size_t i = 0; i < a->nsteps; i++)
+            if (svc_differs(&a->total[i]))
+                print_row_of(out, si->step_names[i], width, a, &a->total[i],
+                             stats_service(&a->total[i]));
+        print_row_of(out, "Totals", width, a, &all, stats_service(&all));
+    }
     stats_free(&all);
     fprintf(out, "\n");
     for (size_t i = 0; i < a->nscens; i++)

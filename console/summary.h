@@ -38,7 +38,14 @@ typedef struct summary_info {
                                       run.load, the line "Load: ..."); NULL: none */
 } summary_info;
 
-/** Prints the per-step table (count, errors, TPS, mean, percentiles, max). */
+/** The share by which a step's service times (from each request's actual
+ *  start) must fall below its response times (from the intended start), in
+ *  mean or p95, for the table to show them too. */
+#define SUMMARY_SVC_SHARE 0.10
+
+/** Prints the per-step table (count, errors, TPS, mean, percentiles, max of
+ *  the response times), saying which latency it shows, then the service
+ *  times of the steps where they differ (SUMMARY_SVC_SHARE). */
 void summary_print(FILE *out, const agg *a, const summary_info *si);
 /** The JSON summary (what --summary-json writes), owned by the caller
  *  (json_decref). */

@@ -21,6 +21,22 @@ check "pool of 3: the summary's Load line" grep -Eq '^Load: 120 arrivals asked, 
 eq "pool of 3: the pool's peak and size" "$(sj "$TMP/a.json" '"\(.run.vus_peak) \(.run.vu_pool)"')" "3 3"
 check "pool of 3: the summary shows the pool's peak" grep -q 'VUs: pool peak 3 of 3$' "$TMP/a.out"
 eq "pool of 3: not passed" "$(sj "$TMP/a.json" .verdict.passed)" false
+check "pool of 3: the table says which latency it shows" \
+  grep -q "^Latencies: response time, from each request's intended start" "$TMP/a.out"
+check "pool of 3: the starts waited, so it shows the service times too" \
+  grep -q "^Service time, from each request's actual start (where it differs by more than 10 %):" "$TMP/a.out"
+check "  a service row per step (1 s runs: a mean of 1,000 to 1,100 ms)" \
+  awk '/^Service time, from/ { on = 1; next } on && /^SC-/ { if ($6 >= 1000 && $6 < 1100) ok = 1 } END { exit !ok }' "$TMP/a.out"
+
+# ---- a pool smaller than the worker processes: each worker has a VU of it
+# at least; the pool is said to be that, and the summary does not show a
+# peak above it
+"$QUERN" run $D/capacity.lua --rate 20/s --duration 1s --max-vus 1 --workers 2 -q --allow-saturation \
+  -p base_url="$BASE" -p 'path=/slow?ms=10' --db none --summary-json "$TMP/w.json" >"$TMP/w.out" 2>"$TMP/w.err"
+check "--max-vus 1, 2 workers: a warning says the pool is 2" \
+  grep -q "warning: --max-vus 1 is below the run's 2 worker processes: each has a VU of the pool at least, so the pool is 2 VUs" "$TMP/w.err"
+eq "  run.vu_pool 2" "$(sj "$TMP/w.json" .run.vu_pool)" 2
+check "  the peak is within the pool" test "$(sj "$TMP/w.json" .run.vus_peak)" -le 2
 
 # ---- 20/s for 5 s, runs of 100 ms, a pool of 50 with 20 made at the start:
 # all sent, and the law holds (the VUs idle in the pool are not in the system)

@@ -140,6 +140,10 @@ eq "freeze: the summary's started is nginx's count" "$(arr "$TMP/late.json" star
 between "freeze: at least 300 arrivals late" "$(arr "$TMP/late.json" late)" 300 1200
 eq "freeze: none dropped" "$(arr "$TMP/late.json" dropped)" 0
 eq "freeze: the pool stays within --max-vus 20" "$(grep -c ' /init$' "$LOG")" 20
+check "freeze: the summary table shows the service times too" \
+  grep -q "^Service time, from each request's actual start" "$TMP/late.out"
+check "200/s: on time, the table shows response times only" \
+  sh -c "grep -q '^Latencies: response time' '$TMP/one.out' && ! grep -q '^Service time, from' '$TMP/one.out'"
 check "freeze: the summary says how many were late" \
   grep -q "arrivals 1200 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
 echo "# freeze: p95 $(lat "$TMP/late.json" p95_ms) / $(svc "$TMP/late.json" p95_ms) ms, p99 $(lat "$TMP/late.json" p99_ms) / $(svc "$TMP/late.json" p99_ms) ms (response / service)"
