@@ -150,6 +150,23 @@ static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
     return lua_error(L);
 }
 
+/* A check or an extraction on a response that never came (a transport
+ * error, a timeout) fails with that cause, technical, rather than with what
+ * an empty body lacks: "xpath //input: no response: Failed to connect ...".
+ * Returns 0 when a response came. */
+static int no_response(lua_State *L, resp *r, const char *what)
+{
+    char msg[VU_MSG_MAX];
+
+    if (r->status != 0)
+        return 0;
+    lua_getiuservalue(L, 1, UV_ERROR);
+    snprintf(msg, sizeof(msg), "%s: no response: %s", what,
+             lua_isstring(L, -1) ? lua_tostring(L, -1) : "no status");
+    lua_pop(L, 1);
+    return check_fail(L, r, 1, msg);
+}
+
 static int status_in(lua_State *L, int idx, int status)
 {
     if (lua_type(L, idx) == LUA_TNUMBER)
@@ -218,6 +235,8 @@ static int r_contains(lua_State *L)
     const char *hay;
     char msg[VU_MSG_MAX];
 
+    no_response(L, r, "contains");
+
     lua_getiuservalue(L, 1, UV_BODY);
     hay = lua_tolstring(L, -1, &hn);
     if (nn == 0 || memmem(hay, hn, needle, nn) != NULL) {
@@ -236,6 +255,8 @@ static int r_match(lua_State *L)
     const char *pat = luaL_checkstring(L, 2);
     int base, n;
     char msg[VU_MSG_MAX];
+
+    no_response(L, r, "match");
 
     lua_settop(L, 2);
     base = lua_gettop(L);
@@ -259,6 +280,7 @@ static int r_json(lua_State *L)
     const char *s;
     char err[160], msg[VU_MSG_MAX];
 
+    no_response(L, r, "json");
     lua_getiuservalue(L, 1, UV_BODY);
     s = lua_tolstring(L, -1, &n);
     if (ljson_decode(L, s, n, err, sizeof(err)))
@@ -276,6 +298,8 @@ static int xpath_common(lua_State *L, int all)
     int html;
     char err[160], msg[VU_MSG_MAX];
 
+    snprintf(msg, sizeof(msg), "xpath %.60s", expr);
+    no_response(L, r, msg);
     push_headers(L, 1);
     lua_getfield(L, -1, "content-type");
     ct = lua_tostring(L, -1);

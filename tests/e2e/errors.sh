@@ -29,6 +29,22 @@ eq "server saw each 500" "$(stat '.by_path["/status/500"]')" 6
 eq "server saw each timed-out request" "$(stat '.by_path["/slow"]')" 6
 eq "samples = requests the server saw" "$(sj $S '[.tests[] | select(.id != "SC-ERR-STEP-1") | .count] | add')" "$(stat .requests)"
 
+# A check or an extraction on a response that never came fails with the
+# transport's cause, technical (not "body does not contain", functional)
+"$QUERN" run tests/e2e/scripts/noresp.lua --vus 1 --runs 2 -q --allow-errors --db none \
+  -p dead_url="http://127.0.0.1:$(free_port)" --summary-json "$TMP/nr.json" >"$TMP/nrout" 2>"$TMP/nrerr"
+nr() { sj "$TMP/nr.json" ".tests[] | select(.id == \"SC-NR-STEP-$1\") | $2"; }
+eq "no response, then xpath: technical only" "$(nr 1 .errors.technical)/$(nr 1 .errors.functional)" 2/0
+eq "no response, then an untimed contains: technical, on the current step" \
+  "$(nr 2 .errors.technical)/$(nr 2 .errors.functional)" 4/0
+check "  its message names the check and the cause" \
+  grep -q "contains: no response: Failed to connect to 127.0.0.1 port" "$TMP/nrout"
+"$QUERN" run tests/e2e/scripts/noresp.lua --vus 1 --runs 1 -q --allow-errors --db none -p in_init=1 \
+  -p dead_url="http://127.0.0.1:$(free_port)" >"$TMP/nr2out" 2>"$TMP/nr2err"
+check "init's xpath on a server that is down: the cause, not a parse error" \
+  grep -q "xpath //input\[@name='csrf'\]/@value: no response: Failed to connect" "$TMP/nr2out" "$TMP/nr2err"
+check "  nothing says the body is not well-formed" sh -c "! grep -q 'well-formed' '$TMP/nr2out' '$TMP/nr2err'"
+
 # A VU of scenario A records into scenario B's step: a functional error at
 # the call, counted against A's step, and no request for it.
 reset_target
