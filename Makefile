@@ -162,7 +162,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(B)/tests/fuzz/driver.o $(ARCHIVES) $(PROTO_GEN) | 
 test-build:
 	$(MAKE) MODE=asan quern build/asan/linkprobe $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC)) $(FUZZ_RUN)
 
-# The build uses every core; tests/run.sh runs the end-to-end tests two at a time.
+# The build uses every core; tests/run.sh runs the end-to-end tests three at a time.
 test: deps
 	$(MAKE) -j$(shell nproc) test-build
 	@QUERN_CFLAGS='$(CFLAGS_BASE)' tests/run.sh build/asan

@@ -84,21 +84,28 @@ if [ $valgrind = 0 ]; then
   done
 fi
 
-# End-to-end tests, E2E_JOBS at a time (2 by default): most of their time is
-# spent waiting on runs bounded in time, not on the CPU. A test whose first
-# lines hold "# e2e: alone" (it judges timing, or loads the machine) runs by
-# itself after the others. Each test has its own log and default database.
-e2e_one() {  # e2e_one NAME: runs it, writes NAME.result "ok bad rc seconds"
-  local name=$1 start rc
+# End-to-end tests, E2E_JOBS slots at a time (3 by default): most of their
+# time is spent waiting on runs bounded in time, not on the CPU (each test's
+# CPU time is printed beside its wall time). A test whose first lines hold
+# "# e2e: heavy" (it drives a CPU-bound load) takes two slots; one holding
+# "# e2e: alone" (it judges timing, or loads the machine) runs by itself
+# after the others. Each test has its own log and default database.
+e2e_one() {  # e2e_one NAME: runs it, writes NAME.result "ok bad rc seconds cpu-seconds"
+  local name=$1 start rc cpu
   start=$(date +%s)
   QUERN_DB="$LOGDIR/$name.db" timeout 300 bash "tests/e2e/$name.sh" >"$LOGDIR/$name.log" 2>&1
   rc=$?
-  echo "$(grep -c '^ok ' "$LOGDIR/$name.log") $(grep -c '^not ok ' "$LOGDIR/$name.log") $rc $(($(date +%s) - start))" \
+  # the CPU time of the test and everything it started (bash's times: the
+  # second line is the children's user and system time; e2e_one runs in a
+  # subshell of its own, so they are this test's)
+  times >"$LOGDIR/$name.times"
+  cpu=$(sed -n 2p "$LOGDIR/$name.times" | awk '{ split($1, u, "m"); split($2, s, "m"); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
+  echo "$(grep -c '^ok ' "$LOGDIR/$name.log") $(grep -c '^not ok ' "$LOGDIR/$name.log") $rc $(($(date +%s) - start)) ${cpu:-0}" \
     >"$LOGDIR/$name.result"
 }
 e2e_report() {  # e2e_report NAME: counts and prints one finished test
-  local name=$1 ok bad rc secs log="$LOGDIR/$1.log"
-  read -r ok bad rc secs <"$LOGDIR/$name.result"
+  local name=$1 ok bad rc secs cpu log="$LOGDIR/$1.log"
+  read -r ok bad rc secs cpu <"$LOGDIR/$name.result"
   passed=$((passed + ok))
   failed=$((failed + bad))
   if [ "$rc" != 0 ] && [ "$bad" = 0 ]; then
@@ -106,7 +113,7 @@ e2e_report() {  # e2e_report NAME: counts and prints one finished test
     failures+=("$name (exit $rc)")
   fi
   [ "$bad" != 0 ] && failures+=("$name")
-  printf '%-28s %3d passed, %d failed (%ds)\n' "$name" "$ok" "$bad" "$secs"
+  printf '%-28s %3d passed, %d failed (%ds, CPU %ds)\n' "$name" "$ok" "$bad" "$secs" "$cpu"
   if [ "$bad" != 0 ] || [ "$rc" != 0 ]; then
     grep '^not ok ' "$log" | sed 's/^/    /'
     echo "    --- last lines of $log:"; tail -n 25 "$log" | sed 's/^/    /'
@@ -116,28 +123,32 @@ if [ $valgrind = 0 ]; then
   export QUERN="$PWD/$B/quern" TARGET="$PWD/$B/quern-target"
   export QUERN_TEST_ARTIFACTS="$PWD/tests/artifacts"
   mkdir -p "$QUERN_TEST_ARTIFACTS"
-  jobs_max=${E2E_JOBS:-2}
+  jobs_max=${E2E_JOBS:-3}
   together=() alone=()
+  declare -A weight=()
   for t in tests/e2e/*.sh; do
-    if head -n 15 "$t" | grep -q '^# e2e: alone'; then alone+=("$(basename "$t" .sh)"); else together+=("$(basename "$t" .sh)"); fi
+    name=$(basename "$t" .sh)
+    weight[$name]=1
+    head -n 15 "$t" | grep -q '^# e2e: heavy' && weight[$name]=2
+    if head -n 15 "$t" | grep -q '^# e2e: alone'; then alone+=("$name"); else together+=("$name"); fi
   done
   declare -A pid_name=()
-  for name in "${together[@]}"; do
-    while [ "${#pid_name[@]}" -ge "$jobs_max" ]; do
-      wait -n -p done_pid "${!pid_name[@]}"
-      e2e_report "${pid_name[$done_pid]}"
-      unset "pid_name[$done_pid]"
-    done
-    e2e_one "$name" &
-    pid_name[$!]=$name
-  done
-  while [ "${#pid_name[@]}" -gt 0 ]; do
+  used=0
+  reap_one() {  # waits for one test to end, reports it, frees its slots
     wait -n -p done_pid "${!pid_name[@]}"
     e2e_report "${pid_name[$done_pid]}"
+    used=$((used - weight[${pid_name[$done_pid]}]))
     unset "pid_name[$done_pid]"
+  }
+  for name in "${together[@]}"; do
+    while [ "${#pid_name[@]}" -gt 0 ] && [ $((used + weight[$name])) -gt "$jobs_max" ]; do reap_one; done
+    e2e_one "$name" &
+    pid_name[$!]=$name
+    used=$((used + weight[$name]))
   done
+  while [ "${#pid_name[@]}" -gt 0 ]; do reap_one; done
   for name in "${alone[@]}"; do
-    e2e_one "$name"
+    (e2e_one "$name")
     e2e_report "$name"
   done
 fi

@@ -4,6 +4,7 @@
 # that still sends its seconds is waited for, up to 60 s, and ends on its own
 # with its last interval. A worker's stop tells its VUs to end a batch at a
 # time, so that the seconds keep going up while thousands of finishes run.
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 start_target
 D=tests/e2e/scripts

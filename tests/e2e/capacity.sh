@@ -4,6 +4,7 @@
 # 150/s... names 100/s for /hit and 50/s for /slow, stops right after the
 # failing step, and puts every step's figures in the summary. Steps of 2 s,
 # the first second of each settling.
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/dist_lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 D=tests/e2e/scripts

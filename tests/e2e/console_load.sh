@@ -3,6 +3,7 @@
 # second; a console stopped for 1.5 s mid-run (SIGSTOP, then SIGCONT) has one,
 # shown in run.injector.console, the Injector: line and a warning under the
 # verdict, and the run still passes (the workers timed every request).
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 unset QUERN_ALLOW_SATURATION
 start_target

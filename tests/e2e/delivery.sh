@@ -3,6 +3,7 @@
 # healthy one passes with nothing unsent and Little's law holding, and a
 # capacity search whose failing step quern could not send names the
 # injector as its limit and its capacity as a lower bound.
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 start_target
 D=tests/e2e/scripts

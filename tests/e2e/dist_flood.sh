@@ -3,6 +3,7 @@
 # agent 200 ms away (a relay holding each way 100 ms) joins: the agent
 # registers within the console's wait and the run completes, and the flood
 # was real (the console answered and dropped thousands of its handshakes).
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/dist_lib.bash"
 need_linkprobe
 start_target

@@ -2,6 +2,7 @@
 # passes; a worker whose loop a script holds 800 ms at a time marks its
 # seconds saturated, the verdict is inconclusive (exit 1, a failed JUnit
 # case), and --allow-saturation makes it a warning (exit 0).
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 unset QUERN_ALLOW_SATURATION # judged here
 start_target
@@ -39,9 +40,11 @@ check "the JUnit injector case fails" xmllint --xpath '//testcase[@name="injecto
 "$QUERN" run $S/burn.lua --runs 4 --workers 1 -q -p base_url="$BASE" --db none --allow-saturation \
   --junit "$TMP/c.xml" >"$TMP/oc" 2>&1
 eq "--allow-saturation: exit 0" "$?" 0
+echo "# --allow-saturation: $(grep -h '^Verdict' "$TMP/oc")"
 check "--allow-saturation: the verdict warns" grep -q '^Verdict: passed: .*(the injector saturated, tolerated by --allow-saturation)' "$TMP/oc"
 check "--allow-saturation: no JUnit failure" bash -c "! grep -q '<failure' '$TMP/c.xml'"
 QUERN_ALLOW_SATURATION=1 "$QUERN" run $S/burn.lua --runs 4 --workers 1 -q -p base_url="$BASE" --db none \
   >"$TMP/od" 2>&1
 eq "QUERN_ALLOW_SATURATION=1: as --allow-saturation (exit 0)" "$?" 0
+echo "# QUERN_ALLOW_SATURATION=1: $(grep -h '^Verdict' "$TMP/od")"
 check "QUERN_ALLOW_SATURATION=1: the verdict warns" grep -q '(the injector saturated, tolerated by --allow-saturation)' "$TMP/od"

@@ -1,6 +1,7 @@
 # make install: the binary and a man page per command under DESTDIR/PREFIX,
 # the pages written from the help each command prints; make uninstall takes
 # them away again, all but the agent's settings file.
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 B=$(dirname "$QUERN")
 MODE=$(basename "$B")

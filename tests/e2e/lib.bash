@@ -5,7 +5,7 @@ set -u
 : "${QUERN:?QUERN must point at the quern binary}"
 : "${TARGET:?TARGET must point at the quern-target binary}"
 TMP=$(mktemp -d /tmp/quern-e2e.XXXXXX)
-# The tests run sanitizer builds, two at a time on a small box: their
+# The tests run sanitizer builds, three at a time on a small box: their
 # injector saturates in short bursts (a TLS handshake, a script's load), which
 # is not what they judge. injector.sh judges it, without this.
 export QUERN_ALLOW_SATURATION=1

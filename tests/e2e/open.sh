@@ -127,17 +127,17 @@ eq "scenario rate_stages: nginx served 300 runs" "$(hits)" 300
 eq "scenario rate_stages: 300 started" "$(arr "$TMP/sstages.json" started)" 300
 
 # ---- nginx frozen for 2 s in the middle, a pool of 20: the arrivals wait
-# (late), none is dropped within --max-lag 10s, all 1,200 are served
+# (late), none is dropped within --max-lag 10s, all 2,000 are served
 new_log
-freeze 2 2
-"$QUERN" run $D/open_vu.lua --rate 200/s --duration 6s --max-vus 20 --max-lag 10s --workers 2 \
+freeze 4 2
+"$QUERN" run $D/open_vu.lua --rate 200/s --duration 10s --max-vus 20 --max-lag 10s --workers 2 \
   -p base_url="$NGBASE" --db none -q --summary-json "$TMP/late.json" >"$TMP/late.out" 2>"$TMP/late.err"
 eq "freeze: exit 0" "$?" 0
 wait "$FREEZE_PID"
 echo "# freeze: hits per second at nginx: $(per_second)"
-between "freeze: nginx served 1,200 runs (± 1 %)" "$(hits)" 1188 1212
+between "freeze: nginx served 2,000 runs (± 1 %)" "$(hits)" 1980 2020
 eq "freeze: the summary's started is nginx's count" "$(arr "$TMP/late.json" started)" "$(hits)"
-between "freeze: at least 300 arrivals late" "$(arr "$TMP/late.json" late)" 300 1200
+between "freeze: at least 300 arrivals late" "$(arr "$TMP/late.json" late)" 300 2000
 eq "freeze: none dropped" "$(arr "$TMP/late.json" dropped)" 0
 eq "freeze: the pool stays within --max-vus 20" "$(grep -c ' /init$' "$LOG")" 20
 check "freeze: the summary table shows the service times too" \
@@ -145,7 +145,7 @@ check "freeze: the summary table shows the service times too" \
 check "200/s: on time, the table shows response times only" \
   sh -c "grep -q '^Latencies: response time' '$TMP/one.out' && ! grep -q '^Service time, from' '$TMP/one.out'"
 check "freeze: the summary says how many were late" \
-  grep -q "arrivals 1200 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
+  grep -q "arrivals 2000 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
 echo "# freeze: p95 $(lat "$TMP/late.json" p95_ms) / $(svc "$TMP/late.json" p95_ms) ms, p99 $(lat "$TMP/late.json" p99_ms) / $(svc "$TMP/late.json" p99_ms) ms (response / service)"
 check "freeze: the late arrivals' start lags reach the freeze (max >= 1 s)" \
   ge "$(arr "$TMP/late.json" start_lag.max_ms)" 1000

@@ -3,6 +3,7 @@
 # missed pacing counts the slot time lost (not the runs that missed), and a
 # worker that cannot keep its rate counts every arrival its rate asked in
 # each second, not only those it got to.
+# e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 start_target
 D=tests/e2e/scripts
