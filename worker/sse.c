@@ -170,7 +170,8 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
     c->status = (int)status;
     if (status < 200 || ((status == 401 || status == 407) && c->auth))
-        return n; /* an interim answer, or a challenge libcurl answers with the credentials */
+        return n; /* an interim answer, a proxy's answer to CONNECT (0 here), or a
+                     challenge that libcurl answers with the credentials */
     headers_done(c, c->ctype_ok);
     wake_soon(c);
     return c->opened ? n : 0; /* 0: the transfer ends, refused */

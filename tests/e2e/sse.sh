@@ -2,8 +2,9 @@
 # stdlib http.server): ids, types, multi-line data, comments and retry as
 # the server sent them, a resume with last_event_id that the server sees, a
 # stream cut by the server, a timeout, a 404, a wrong content type, no
-# server, the queue's bound; then the example scripts/sse.lua over two
-# workers. quern's counts must equal the server's own log.
+# server, the queue's bound; streams closed when the run stops while VUs
+# wait in next; then the example scripts/sse.lua over two workers. quern's
+# counts must equal the server's own log.
 . "$(dirname "$0")/lib.bash"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -68,6 +69,19 @@ eq "queue: the script took the 1024 queued" "$(grep -c 'flood: received 1024, th
 eq "queue: every event parsed is counted (1025 a run)" "$(t 7 .messages.received)" 2050
 check "unknown option: a script error naming it" grep -q 'unknown step:sse option "body"' \
   <<<"$(t 8 .errors.samples.functional)"
+
+# --- the end of the run while VUs wait in next -------------------------------
+L=$TMP/stop.log
+start_sse "$L"
+start=$(date +%s)
+timeout 60 "$QUERN" run tests/e2e/scripts/sse_stop.lua --vus 3 --duration 2s -q \
+  -p sse_url="$SSE_URL" --summary-json "$TMP/st.json" >/dev/null 2>&1
+eq "stop: run exits 0" "$?" 0
+between "stop: a 30 s next does not hold the stop (s)" "$(($(date +%s) - start))" 0 10
+for _ in $(seq 20); do [ "$(grep -c '^gone ' "$L")" -ge 3 ] && break; sleep 0.1; done
+stop_sse
+eq "stop: the streams' samples, no error" "$(sj "$TMP/st.json" '.tests[0].count')/$(sj "$TMP/st.json" '.tests[0].errors.technical + .tests[0].errors.functional')" 3/0
+eq "stop: the server saw each stream closed" "$(grep -c '^gone /stream?n=1&hold=10&tag=stop$' "$L")" 3
 
 # --- the example over two workers ---------------------------------------------
 L=$TMP/ex.log

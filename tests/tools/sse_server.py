@@ -15,7 +15,8 @@ Paths:
 
 Log (stdout, one line each, flushed): "open PATH last-event-id=X" (X "-"
 when none was sent), "sent ID DATA_BYTES TAG" per whole event written,
-"refused PATH STATUS". Counts: streams, sent (whole events), data_bytes
+"refused PATH STATUS", "gone PATH" when the client closed a stream the
+server was still writing. Counts: streams, sent (whole events), data_bytes
 (their data as the client joins it), refused, by tag.
 Usage: sse_server.py PORT_FILE: binds 127.0.0.1:0, writes its port."""
 import json
@@ -106,7 +107,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b": keep-alive\n")
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            pass
+            log("gone %s" % self.path)
 
 
 def main():
