@@ -11,6 +11,7 @@
 #include "worker/engine_int.h"
 #include "worker/lcoro.h"
 #include "worker/reqopt.h"
+#include "worker/vjar.h"
 
 static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
 
@@ -278,6 +279,21 @@ int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
 
 /* --- opening ------------------------------------------------------------- */
 
+/* The VU's cookies go with the request, as a browser's EventSource sends
+ * them (from the handle it holds, else its text); cookies the answer sets
+ * are not kept. */
+static void put_cookies(sse *c, vu *v)
+{
+    char *jar;
+
+    if (v->jar_reset)
+        return; /* emptied at its next use: none now */
+    jar = v->xh != NULL && v->xh->owner == v ? vjar_take(v->xh->easy) : xstrdup(v->jar);
+    if (jar != NULL)
+        vjar_put(c->easy, jar);
+    xfree(jar);
+}
+
 sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
 {
     engine *e = v->eng;
@@ -319,6 +335,7 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
         curl_easy_setopt(c->easy, CURLOPT_INTERFACE, ifc);
     }
     engine_watch_sockets(e, c->easy);
+    put_cookies(c, v);
     memset(&mark, 0, sizeof(mark));
     reqopt_apply(c->easy, &mark, cfg->req, cfg->scen, e->run_ro,
                  strncasecmp(cfg->url, "https:", 6) == 0, e->env_ca);

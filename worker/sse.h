@@ -5,7 +5,8 @@
  * connection and the VU's connection options (TLS, proxy, source address,
  * --resolve), its header callback sees the answer's status and content
  * type, and its write callback feeds the body to the parser (sseparse.h).
- * The stream's connection is its own, closed with it (FORBID_REUSE).
+ * The stream's connection is its own, closed with it (FORBID_REUSE); the
+ * VU's cookies are sent, those the answer sets are not kept.
  *
  * Events go to a bounded queue (SSE_QUEUE_MAX events, SSE_QUEUE_BYTES
  * bytes) until the script takes them; past the bound, or past a parser's

@@ -51,6 +51,7 @@ eq "cut: the half event is not one (3 a run)" "$(t 2 .messages.received)/$(sent 
 eq "resume: events = the server's" "$(t 3 .messages.received)" "$(sent "$L" resume resumed)"
 eq "resume: the server saw Last-Event-ID 2 and resumed at 3" \
   "$(grep -c '^open /stream?n=3&tag=resumed last-event-id=2$' "$L")/$(awk '$1 == "sent" && $4 == "resumed" { print $2 }' "$L" | sort -u | tr '\n' ,)" "2/3,4,5,"
+eq "cookies: the VU's jar went with the stream" "$(grep -c '^cookie /stream?n=4&tag=whole session=s1$' "$L")" 2
 eq "resume: the first streams sent no Last-Event-ID" "$(grep -c 'tag=resume last-event-id=-$' "$L")" 2
 eq "steps 1-4: events and bytes = the server's" \
   "$(jq '[.tests[] | select(.id | test("STEP-[1-4]$")) | .messages.received] | add' "$S")/$(jq '[.tests[] | select(.id | test("STEP-[1-4]$")) | .messages.bytes_received] | add' "$S")" \

@@ -10,13 +10,14 @@ Paths:
       event (no blank line); with hold=S, a comment every 0.1 s for S seconds
       (no event); then the server closes the connection.
   /text          200 with Content-Type text/plain (refused by step:sse)
+  /login         200 setting the cookie session=s1
   /__stats       the counts below, JSON
   anything else  404
 
 Log (stdout, one line each, flushed): "open PATH last-event-id=X" (X "-"
-when none was sent), "sent ID DATA_BYTES TAG" per whole event written,
-"refused PATH STATUS", "gone PATH" when the client closed a stream the
-server was still writing. Counts: streams, sent (whole events), data_bytes
+when none was sent), "cookie PATH COOKIE" when the request had one,
+"sent ID DATA_BYTES TAG" per whole event written, "refused PATH STATUS",
+"gone PATH" when the client closed a stream the server was still writing. Counts: streams, sent (whole events), data_bytes
 (their data as the client joins it), refused, by tag.
 Usage: sse_server.py PORT_FILE: binds 127.0.0.1:0, writes its port."""
 import json
@@ -65,6 +66,14 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
+        if url.path == "/login":
+            body = b"logged in\n"
+            self.send_response(200)
+            self.send_header("Set-Cookie", "session=s1; Path=/")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if url.path == "/text":
             self.refuse(200, "text/plain", b"data: not a stream\n\n")
             return
@@ -78,6 +87,8 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             counts["streams"] += 1
         log("open %s last-event-id=%s" % (self.path, last if last is not None else "-"))
+        if self.headers.get("Cookie") is not None:
+            log("cookie %s %s" % (self.path, self.headers.get("Cookie")))
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")

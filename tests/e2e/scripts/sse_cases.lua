@@ -4,6 +4,7 @@
 -- wrong content type, no server and the queue's bound. Every surprise is an assert: a
 -- functional error that tests/e2e/sse.sh counts.
 local quern = require "quern"
+local http = require "quern.http"
 local url = quern.property("sse_url")
 local dead_url = quern.property("dead_url")
 
@@ -41,6 +42,7 @@ local function read_all(s, first, what)
 end
 
 function sc.run(vu)
+  http.get(url .. "/login") -- its cookie goes with the streams
   local s = whole:sse(url .. "/stream?n=4&tag=whole")
   assert(s.status == 200, "status " .. s.status)
   assert(read_all(s, 1, "whole") == 4, "whole: not 4 events")
