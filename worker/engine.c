@@ -20,6 +20,7 @@
 #include "worker/reqopt.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/sse.h"
 #include "worker/websocket.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
@@ -48,6 +49,8 @@ static void check_done(engine *e)
             continue; /* one of the resources of v's page (pageres.h) */
         if (v->ws != NULL && websocket_xfer_done(v, easy, rc))
             continue; /* a WebSocket connected: it stays in the multi (websocket.h) */
+        if (v->sse != NULL && sse_xfer_done(v, easy, rc))
+            continue; /* an event stream ended (sse.h) */
         curl_multi_remove_handle(e->multi, easy);
         vu_xfer_done(v, rc);
     }
@@ -851,6 +854,7 @@ void engine_free(engine *e)
     if (e == NULL)
         return;
     websocket_free_all(e); /* their handles are in the multi */
+    sse_free_all(e);
     /* Easy handles first: each is attached to a group's share. */
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         if (e->vus[i].xh != NULL) {

@@ -15,6 +15,7 @@
 #include "worker/reqlog.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/sse.h"
 #include "worker/websocket.h"
 #include "worker/vjar.h"
 
@@ -560,6 +561,7 @@ void vu_phase_end(vu *v, int ok)
     int yielded = v->yielded;
 
     websocket_vu_end(v);
+    sse_vu_end(v);
     vu_finalize(v);
     vu_release(v);
     v->yielded = 0;
@@ -616,6 +618,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
     const char *fn = ph == VU_INIT ? "init" : ph == VU_RUN ? "run" : "finish";
 
     websocket_vu_end(v); /* a phase cut short (stop, halt, kill) closes them too */
+    sse_vu_end(v);
     if (ph == VU_DONE) {
         if (v->phase != VU_DONE) {
             v->phase = VU_DONE;

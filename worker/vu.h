@@ -30,6 +30,8 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HAL
 /* More waits: a WebSocket's handshake and a WebSocket's message, each bound
  * by the VU's timer (websocket.h). */
 enum { VU_WSOPEN = VU_SLOT + 1, VU_WSRECV };
+/* And a server-sent events stream's headers and its next event (sse.h). */
+enum { VU_SSEOPEN = VU_WSRECV + 1, VU_SSENEXT };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -165,6 +167,7 @@ typedef struct vu {
     struct pageres *page;           /**< owned: embedded resources and their cache (pageres.h), NULL
                                       until a request asks for resources */
     struct websocket *ws;           /**< owned: its WebSockets of this phase (websocket.h) */
+    struct sse *sse;                /**< owned: its event streams of this phase (sse.h) */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */

@@ -7,14 +7,21 @@ WS_PY=/usr/bin/python3
 [ -x "$WS_PY" ] || WS_PY=python3
 "$WS_PY" tests/tools/ws_server.py "$TMP/ws.port" >/dev/null 2>&1 &
 WS_PID=$!
-trap 'kill "$WS_PID" 2>/dev/null; wait "$WS_PID" 2>/dev/null; cleanup' EXIT
+# the server-sent events example's source (tests/tools/sse_server.py)
+"$WS_PY" tests/tools/sse_server.py "$TMP/sse.port" >/dev/null 2>&1 &
+SSE_PID=$!
+trap 'kill "$WS_PID" "$SSE_PID" 2>/dev/null; wait "$WS_PID" "$SSE_PID" 2>/dev/null; cleanup' EXIT
 wait_file "$TMP/ws.port" || notok "the WebSocket server starts"
+wait_file "$TMP/sse.port" || notok "the SSE source starts"
 WS_BASE="http://127.0.0.1:$(cat "$TMP/ws.port")"
+SSE_BASE="http://127.0.0.1:$(cat "$TMP/sse.port")"
 for s in scripts/*.lua; do
   reset_target
   ws0=$(curl -s "$WS_BASE/__stats")
+  sse0=$(curl -s "$SSE_BASE/__stats")
   "$QUERN" run "$s" --vus 4 --runs 2 -q -p base_url="$BASE" -p pacing=200ms \
-    -p ws_url="ws://127.0.0.1:$(cat "$TMP/ws.port")" --summary-json "$TMP/s.json" >"$TMP/out" 2>&1
+    -p ws_url="ws://127.0.0.1:$(cat "$TMP/ws.port")" -p sse_url="$SSE_BASE" \
+    --summary-json "$TMP/s.json" >"$TMP/out" 2>&1
   rc=$?
   eq "$s: exits 0" "$rc" 0
   [ "$rc" = 0 ] || { tail -5 "$TMP/out"; continue; }
@@ -28,6 +35,14 @@ for s in scripts/*.lua; do
       "$(sj "$TMP/s.json" '[.tests[].messages.sent] | add')" "$(d .received)"
     eq "$s: messages received = the server's sent" \
       "$(sj "$TMP/s.json" '[.tests[].messages.received] | add')" "$(d .sent)"
+    continue
+  fi
+  if grep -q ':sse(' "$s"; then
+    # a server-sent events example: its counts are the source's
+    sse1=$(curl -s "$SSE_BASE/__stats")
+    eq "$s: events received = the source's sent" \
+      "$(sj "$TMP/s.json" '[.tests[].messages.received] | add')" \
+      "$(($(jq .sent <<<"$sse1") - $(jq .sent <<<"$sse0")))"
     continue
   fi
   samples=$(sj "$TMP/s.json" '[.tests[].count] | add')

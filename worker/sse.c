@@ -1,0 +1,381 @@
+/* sse — one server-sent events stream of a VU (sse.h). */
+#include "worker/sse.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/mem.h"
+#include "worker/engine_int.h"
+#include "worker/lcoro.h"
+#include "worker/reqopt.h"
+#include "worker/vjar.h"
+
+static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* --- counting and the queue ---------------------------------------------- */
+
+static step_stats *step_of(sse *c)
+{
+    return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
+}
+
+static void queue_free(sse *c)
+{
+    while (c->qhead != NULL) {
+        sse_event *m = c->qhead;
+        c->qhead = m->next;
+        xfree(m);
+    }
+    c->qtail = &c->qhead;
+    c->qcount = c->qbytes = 0;
+}
+
+sse_event *sse_pop(sse *c)
+{
+    sse_event *m = c->qhead;
+
+    if (m == NULL)
+        return NULL;
+    c->qhead = m->next;
+    if (c->qhead == NULL)
+        c->qtail = &c->qhead;
+    c->qcount--;
+    c->qbytes -= m->id_len + m->event_len + m->data_len;
+    m->next = NULL;
+    c->taken_id = xrealloc(c->taken_id, m->id_len + 1);
+    memcpy(c->taken_id, m->text, m->id_len);
+    c->taken_len = m->id_len;
+    return m;
+}
+
+const char *sse_last_id(const sse *c, size_t *len)
+{
+    if (c->qhead != NULL) {
+        *len = c->taken_len;
+        return c->taken_id != NULL ? c->taken_id : "";
+    }
+    *len = c->parser.last_id.len;
+    return c->parser.last_id.p != NULL ? c->parser.last_id.p : "";
+}
+
+/* Resumes the VU from the loop, not from inside libcurl (sse.h). */
+static void wake_soon(sse *c)
+{
+    if (c->waiting && !ev_is_active(&c->wake)) {
+        ev_timer_set(&c->wake, 0., 0.);
+        ev_timer_start(c->eng->loop, &c->wake);
+    }
+}
+
+/* The parser's callback: the event is counted, then queued. */
+static int on_event(void *ud, const sseparse_event *ev)
+{
+    sse *c = ud;
+    step_stats *s = step_of(c);
+    size_t n = ev->id_len + ev->event_len + ev->data_len;
+    sse_event *m;
+
+    if (s != NULL) {
+        s->ws_recv++;
+        s->ws_bytes_recv += ev->data_len;
+    }
+    if (c->qcount >= SSE_QUEUE_MAX || c->qbytes + n > SSE_QUEUE_BYTES) {
+        /* The script does not keep up: a bound, not a growing heap. */
+        snprintf(c->err, sizeof(c->err),
+                 "SSE: more than %d events (or %u bytes) waiting for next: closed", SSE_QUEUE_MAX,
+                 SSE_QUEUE_BYTES);
+        return 1;
+    }
+    m = xmalloc(sizeof(*m) + n);
+    m->next = NULL;
+    m->retry = ev->retry;
+    m->id_len = ev->id_len;
+    m->event_len = ev->event_len;
+    m->data_len = ev->data_len;
+    memcpy(m->text, ev->id, ev->id_len);
+    memcpy(m->text + ev->id_len, ev->event, ev->event_len);
+    memcpy(m->text + ev->id_len + ev->event_len, ev->data, ev->data_len);
+    *c->qtail = m;
+    c->qtail = &m->next;
+    c->qcount++;
+    c->qbytes += n;
+    return 0;
+}
+
+/* --- libcurl's callbacks (no libcurl call, no Lua from here) ------------- */
+
+/* 1 when the Content-Type value at v (n bytes) is text/event-stream. */
+static int event_stream_type(const char *v, size_t n)
+{
+    static const char want[] = "text/event-stream";
+    size_t w = sizeof(want) - 1;
+
+    while (n > 0 && (*v == ' ' || *v == '\t')) {
+        v++;
+        n--;
+    }
+    return n >= w && strncasecmp(v, want, w) == 0 &&
+           (n == w || v[w] == ';' || v[w] == ' ' || v[w] == '\t' || v[w] == '\r' || v[w] == '\n');
+}
+
+/* The answer's headers are in: accepted (2xx, text/event-stream), or the
+ * reason why not in err. */
+static void headers_done(sse *c, int ctype_ok)
+{
+    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0;
+    long nconn = 0, req = 0;
+
+    c->elapsed_us = clock_mono_us() - c->start_us;
+    curl_easy_getinfo(c->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
+    curl_easy_getinfo(c->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
+    curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    curl_easy_getinfo(c->easy, CURLINFO_NUM_CONNECTS, &nconn);
+    curl_easy_getinfo(c->easy, CURLINFO_REQUEST_SIZE, &req);
+    c->dns_us = t_dns;
+    c->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
+    c->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
+    c->new_conns = (uint64_t)nconn;
+    c->bytes_out = (uint64_t)req;
+    if (c->status < 200 || c->status > 299)
+        snprintf(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
+    else if (!ctype_ok)
+        snprintf(c->err, sizeof(c->err), "SSE: the answer's Content-Type is not text/event-stream");
+    else {
+        c->state = SSE_OPEN;
+        c->opened = 1;
+    }
+}
+
+static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
+{
+    sse *c = ud;
+    static const char ct[] = "content-type:";
+    long status = 0;
+
+    n *= size;
+    c->bytes_in += n;
+    if (n >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
+        c->ctype_ok = 0; /* a new answer (after a 1xx or an auth challenge) */
+        return n;
+    }
+    if (n >= sizeof(ct) - 1 && strncasecmp(buf, ct, sizeof(ct) - 1) == 0) {
+        c->ctype_ok = (uint8_t)event_stream_type(buf + sizeof(ct) - 1, n - (sizeof(ct) - 1));
+        return n;
+    }
+    if (c->state != SSE_CONNECTING || !(n == 2 || n == 1) || (buf[0] != '\r' && buf[0] != '\n'))
+        return n;
+    /* the empty line: the answer's headers end */
+    curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+    c->status = (int)status;
+    if (status < 200 || ((status == 401 || status == 407) && c->auth))
+        return n; /* an interim answer, a proxy's answer to CONNECT (0 here), or a
+                     challenge that libcurl answers with the credentials */
+    headers_done(c, c->ctype_ok);
+    wake_soon(c);
+    return c->opened ? n : 0; /* 0: the transfer ends, refused */
+}
+
+static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
+{
+    sse *c = ud;
+    char err[SSE_ERR_MAX];
+    int rc;
+
+    n *= size;
+    if (c->state != SSE_OPEN)
+        return n; /* a challenge's body */
+    rc = sseparse_feed(&c->parser, buf, n, on_event, c, err, sizeof(err));
+    if (c->qhead != NULL)
+        wake_soon(c);
+    if (rc == 0)
+        return n;
+    if (rc < 0)
+        snprintf(c->err, sizeof(c->err), "%s: closed", err);
+    c->failed = 1;
+    vu_count_error(c->owner, c->step, 1, c->err);
+    wake_soon(c);
+    return 0; /* the transfer ends: sse_xfer_done */
+}
+
+/* --- the stream's life --------------------------------------------------- */
+
+/* Releases libcurl's side; the struct, its queue and its parser stay. */
+static void shut(sse *c)
+{
+    if (c->in_multi)
+        curl_multi_remove_handle(c->eng->multi, c->easy);
+    c->in_multi = 0;
+    curl_easy_cleanup(c->easy);
+    c->easy = NULL;
+    curl_slist_free_all(c->headers);
+    c->headers = NULL;
+    c->state = SSE_CLOSED;
+}
+
+static void stream_free(sse *c)
+{
+    shut(c);
+    ev_timer_stop(c->eng->loop, &c->wake);
+    queue_free(c);
+    sseparse_free(&c->parser);
+    xfree(c->taken_id);
+    if (c->slot != NULL)
+        *c->slot = NULL;
+    xfree(c);
+}
+
+/* Resumes c's VU when it waits on c and c has what it waits for. Called
+ * last: the script may free c. */
+static void wake(sse *c)
+{
+    vu *v = c->owner;
+
+    if (!c->waiting)
+        return;
+    if (v->wait == VU_SSEOPEN && c->state == SSE_CONNECTING)
+        return;
+    if (v->wait == VU_SSENEXT && c->qhead == NULL && c->state == SSE_OPEN)
+        return;
+    if (v->wait != VU_SSEOPEN && v->wait != VU_SSENEXT)
+        return;
+    c->waiting = 0;
+    ev_timer_stop(v->eng->loop, &v->timer);
+    v->wait = VU_IDLE;
+    lcoro_resume(v, 0);
+}
+
+static void on_wake(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    wake((sse *)((char *)w - offsetof(sse, wake)));
+}
+
+int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
+{
+    sse *c = v->sse;
+
+    while (c != NULL && c->easy != easy)
+        c = c->next;
+    if (c == NULL)
+        return 0;
+    if (!c->opened && c->err[0] == '\0') {
+        /* no answer, or one whose headers never ended */
+        c->elapsed_us = clock_mono_us() - c->start_us;
+        if (rc == CURLE_OK && c->status > 0)
+            snprintf(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
+        else
+            snprintf(c->err, sizeof(c->err), "SSE: %s",
+                     c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+    } else if (c->opened && c->err[0] == '\0') {
+        snprintf(c->err, sizeof(c->err), "SSE: the server ended the stream%s%s",
+                 rc != CURLE_OK ? ": " : "", rc != CURLE_OK ? curl_easy_strerror(rc) : "");
+    }
+    shut(c);
+    wake(c);
+    return 1;
+}
+
+/* --- opening ------------------------------------------------------------- */
+
+/* The VU's cookies go with the request, as a browser's EventSource sends
+ * them (from the handle it holds, else its text); cookies the answer sets
+ * are not kept. */
+static void put_cookies(sse *c, vu *v)
+{
+    char *jar;
+
+    if (v->jar_reset)
+        return; /* emptied at its next use: none now */
+    jar = v->xh != NULL && v->xh->owner == v ? vjar_take(v->xh->easy) : xstrdup(v->jar);
+    if (jar != NULL)
+        vjar_put(c->easy, jar);
+    xfree(jar);
+}
+
+sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
+{
+    engine *e = v->eng;
+    sse *c = xcalloc(1, sizeof(*c));
+    reqopt_mark mark;
+
+    c->eng = e;
+    c->owner = v;
+    c->step = cfg->step;
+    c->qtail = &c->qhead;
+    c->state = SSE_CONNECTING;
+    c->headers = cfg->headers;
+    cfg->headers = NULL;
+    c->auth = reqopt_pick(REQOPT_AUTH, cfg->req, cfg->scen, e->run_ro) != NULL;
+    sseparse_init(&c->parser);
+    ev_init(&c->wake, on_wake);
+    c->easy = curl_easy_init();
+    if (c->easy == NULL)
+        xmalloc((size_t)-1 >> 1);
+    curl_easy_setopt(c->easy, CURLOPT_URL, cfg->url);
+    curl_easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);
+    curl_easy_setopt(c->easy, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
+    curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
+    curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_PRIVATE, v);
+    curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
+    if (e->no_env_proxy) {
+        curl_easy_setopt(c->easy, CURLOPT_PROXY, "");
+        curl_easy_setopt(c->easy, CURLOPT_NOPROXY, "");
+    }
+    if (e->cfg.nsource_addrs > 0) {
+        char ifc[80];
+        snprintf(ifc, sizeof(ifc), "host!%s",
+                 e->cfg.source_addrs[(v->gid - 1) % e->cfg.nsource_addrs]);
+        curl_easy_setopt(c->easy, CURLOPT_INTERFACE, ifc);
+    }
+    engine_watch_sockets(e, c->easy);
+    put_cookies(c, v);
+    memset(&mark, 0, sizeof(mark));
+    reqopt_apply(c->easy, &mark, cfg->req, cfg->scen, e->run_ro,
+                 strncasecmp(cfg->url, "https:", 6) == 0, e->env_ca);
+    /* after reqopt: the stream's connection is its own, closed with it, and
+     * it lasts as long as the server sends (the wait for its headers is
+     * bound by the VU's timer, lsse.c) */
+    curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, 0L);
+    c->start_us = clock_mono_us();
+    if (curl_multi_add_handle(e->multi, c->easy) != CURLM_OK) {
+        err_set(err, errlen, "step:sse: libcurl refused the request");
+        stream_free(c);
+        return NULL;
+    }
+    c->in_multi = 1;
+    c->next = v->sse;
+    v->sse = c;
+    return c;
+}
+
+void sse_close(sse *c)
+{
+    if (c->state == SSE_CLOSED)
+        return;
+    if (c->err[0] == '\0')
+        snprintf(c->err, sizeof(c->err), "SSE: closed by the script");
+    shut(c);
+}
+
+void sse_vu_end(vu *v)
+{
+    while (v->sse != NULL) {
+        sse *c = v->sse;
+        v->sse = c->next;
+        stream_free(c);
+    }
+}
+
+void sse_free_all(engine *e)
+{
+    for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++)
+        sse_vu_end(&e->vus[i]);
+}
