@@ -144,14 +144,25 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
     CURL *h = x->easy;
     int http2 = reqopt_http2(p->req_ro, p->scen_ro, e->run_ro);
 
+    int reval = etag != NULL || last_mod != NULL;
+    int tp = e->cfg.traceparent || e->scens.scens[v->scen]->traceparent;
+
     vu_attach(v, x);
     xh_begin(x);
-    if (etag != NULL || last_mod != NULL) {
+    if (reval || tp) {
         pageres_header(&r->hdrs, "User-Agent", QUERN_USER_AGENT);
         if (etag != NULL)
             pageres_header(&r->hdrs, "If-None-Match", etag);
         if (last_mod != NULL)
             pageres_header(&r->hdrs, "If-Modified-Since", last_mod);
+    }
+    if (tp) {
+        /* each resource a request of its own in the server's traces */
+        char line[TRACEID_LINE_LEN + 1], id[TRACEID_HEX_LEN + 1];
+        traceid_line(&e->tid, line, id);
+        pageres_header(&r->hdrs, "traceparent", line + 13);
+        if (!reval && reqopt_compressed(p->req_ro, p->scen_ro, e->run_ro))
+            pageres_header(&r->hdrs, "Accept-Encoding", reqopt_accept_encoding() + 17);
     }
     curl_easy_setopt(h, CURLOPT_CURLU, NULL);
     curl_easy_setopt(h, CURLOPT_URL, r->url);

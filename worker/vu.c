@@ -362,13 +362,32 @@ void vu_count_error(vu *v, int sidx, int technical, const char *msg)
         s->err_tech++;
     else
         s->err_func++;
-    stats_note_error(s, technical, msg);
+    stats_note_error_trace(s, technical, msg, v->pend.step == sidx ? v->pend.trace : NULL);
+}
+
+/* Offers the sample to the run's slowest of its step; one that enters goes
+ * into the interval's too, which sends it up (common/slowest.h). */
+static void offer_slow(vu *v, step_stats *s, const sample *p, uint64_t us)
+{
+    engine *e = v->eng;
+    slowest *h = e->slow[p->step];
+    slowest_entry x;
+
+    if (!slowest_would_keep(h, us))
+        return;
+    x.latency_us = us;
+    x.start_us = e->t0_wall_us + (p->start_us - e->t0_us);
+    x.vu = v->gid;
+    memcpy(x.trace, p->trace, sizeof(x.trace));
+    if (slowest_offer(h, &x))
+        stats_offer_slow(s, h->cap, &x);
 }
 
 void vu_finalize(vu *v)
 {
     sample *p = &v->pend;
     step_stats *s;
+    uint64_t resp_us;
 
     if (p->step < 0)
         return;
@@ -376,8 +395,10 @@ void vu_finalize(vu *v)
         return;
     s = &v->eng->cur[p->step];
     s->count++;
-    stats_record(s, intend_response(p->elapsed_us, p->lag_us),
-                 p->elapsed_us > 0 ? (uint64_t)p->elapsed_us : 0);
+    resp_us = intend_response(p->elapsed_us, p->lag_us);
+    stats_record(s, resp_us, p->elapsed_us > 0 ? (uint64_t)p->elapsed_us : 0);
+    if (v->eng->slow != NULL)
+        offer_slow(v, s, p, resp_us);
     s->bytes_in += p->bytes_in;
     s->bytes_out += p->bytes_out;
     s->sum_dns += p->dns;
@@ -388,10 +409,10 @@ void vu_finalize(vu *v)
     s->requests += p->requests;
     if (p->err == SAMPLE_TECH) {
         s->err_tech++;
-        stats_note_error(s, 1, p->msg);
+        stats_note_error_trace(s, 1, p->msg, p->trace);
     } else if (p->err == SAMPLE_FUNC) {
         s->err_func++;
-        stats_note_error(s, 0, p->msg);
+        stats_note_error_trace(s, 0, p->msg, p->trace);
     }
     if (v->eng->cfg.reqlog != NULL)
         reqlog_sample(v->eng->cfg.reqlog, v);
@@ -465,6 +486,7 @@ static void collect(vu *v, CURLcode rc)
         p->elapsed_us = x->elapsed_us;
     if (p->err != SAMPLE_OK)
         return; /* the first error of a sample is the one kept */
+    memcpy(p->trace, x->trace_id, sizeof(p->trace));
     if (rc != CURLE_OK) {
         p->err = SAMPLE_TECH;
         snprintf(p->msg, sizeof(p->msg), "%s",

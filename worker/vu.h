@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "worker/reqopt.h"
+#include "worker/traceid.h"
 
 struct engine;
 struct step;
@@ -49,8 +50,10 @@ typedef struct sample {
                              sample of a run only): the response time counts it */
     int64_t elapsed_us; /**< service time, set when complete */
     uint64_t bytes_in, bytes_out, dns, connect, tls, ttfb, new_conns;
-    uint64_t requests;    /**< HTTP requests sent (step_stats.requests) */
-    char msg[VU_MSG_MAX]; /**< error message when err != SAMPLE_OK */
+    uint64_t requests;               /**< HTTP requests sent (step_stats.requests) */
+    char trace[TRACEID_HEX_LEN + 1]; /**< trace id of its erring request, else of its last
+                                          one; "" when none was sent (worker/traceid.h) */
+    char msg[VU_MSG_MAX];            /**< error message when err != SAMPLE_OK */
 } sample;
 
 /** What the last transfer gave; the response object is built from it. */
@@ -61,7 +64,9 @@ typedef struct xfer_result {
     int64_t elapsed_us;
     int64_t dns_us, connect_us, tls_us, ttfb_us;
     uint64_t bytes_in, bytes_out, new_conns;
-    uint64_t requests; /**< HTTP requests it sent: xh_requests */
+    uint64_t requests;                  /**< HTTP requests it sent: xh_requests */
+    char trace_id[TRACEID_HEX_LEN + 1]; /**< its traceparent's trace id, "" when none was
+                                             sent (worker/traceid.h) */
 } xfer_result;
 
 /** A growable byte buffer with a hard maximum (bytes past it are dropped). */
