@@ -11,7 +11,9 @@ D=tests/e2e/scripts
 start_target
 start_nginx 256 "log_format tp '\$request_uri \$status \$request_time \"\$http_traceparent\"';" \
   "access_log $TMP/nginx/tp.log tp; location /err { return 500 \"no\"; }
-   location /slow { proxy_pass $BASE; }"
+   location /slow { proxy_pass $BASE; }
+   location = /page { default_type text/html;
+     return 200 '<html><body><img src=\"/res.png\"><script src=\"/app.js\"></script></body></html>'; }"
 TPLOG=$TMP/nginx/tp.log
 WELL='^00-[0-9a-f]{32}-[0-9a-f]{16}-01$'
 # fields of the log: URI STATUS SECONDS "TRACEPARENT" (- when none)
@@ -26,7 +28,7 @@ clear_log
 eq "--traceparent: exit 0" "$?" 0
 J=$TMP/tp.json
 nlog=$(wc -l <"$TPLOG")
-nq=$(sj "$J" '[.tests[0,1,2].count] | add')
+nq=$(sj "$J" '[.tests[0,1,2,4].requests] | add')
 eq "--traceparent: nginx saw quern's requests ($nq)" "$nlog" "$nq"
 eq "--traceparent: every request carried a well-formed traceparent" \
   "$(tp_of | grep -Ec "$WELL")" "$nlog"
@@ -37,6 +39,8 @@ eq "--traceparent: no parent id repeated" "$(tp_of | cut -d- -f3 | sort | uniq -
 eq "--traceparent: r.trace_id is the id sent, an own header goes alone (no failed check)" \
   "$(sj "$J" '.tests[3].errors.functional')" 0
 check "--traceparent: the /echo steps ran" test "$(sj "$J" '.tests[3].count')" -gt 0
+eq "--traceparent: a page's resources were loaded (nginx)" \
+  "$(grep -Ec '^/(res.png|app.js) ' "$TPLOG")" 4
 # the one 500
 err_id=$(awk '$1 == "/err" { gsub(/"/, "", $4); split($4, f, "-"); print f[2] }' "$TPLOG")
 eq "--traceparent: one /err in nginx's log" "$(grep -c '^/err ' "$TPLOG")" 1
@@ -98,3 +102,12 @@ eq "traceparent = true: every request carried one" "$(tp_of | grep -Ec "$WELL")"
 eq "traceparent = true: no trace id repeated" "$(tp_of | cut -d- -f2 | sort | uniq -d | wc -l)" 0
 eq "traceparent = true: checks passed" "$(sj "$TMP/sc.json" '.tests[3].errors.functional')" 0
 eq "--slowest 0: no slowest" "$(sj "$TMP/sc.json" '.tests[0].slowest')" null
+
+# ---- --trace prints each request's trace id
+clear_log
+"$QUERN" run $D/traceparent.lua --traceparent --trace --runs 1 --allow-errors \
+  -p base_url="$NGBASE" -p target_url="$BASE" >"$TMP/tr.out" 2>"$TMP/tr.err"
+eq "--trace: exit 0" "$?" 0
+ok_id=$(awk '$1 == "/ok" { gsub(/"/, "", $4); split($4, f, "-"); print f[2] }' "$TPLOG")
+check "--trace: the /ok request's line names nginx's trace id ($ok_id)" \
+  grep -q "STEP-1)Ok: GET $NGBASE/ok, trace $ok_id\$" "$TMP/tr.err"

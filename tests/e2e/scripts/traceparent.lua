@@ -2,7 +2,8 @@
 -- an nginx that logs each request's traceparent; VU 1 sends one /err (a
 -- 500) and one slow /slow in its first run; /echo (the demo target) shows
 -- what a request carried, so the script checks r.trace_id against it and
--- that a header of its own is sent alone.
+-- that a header of its own is sent alone. VU 1's first two runs load a
+-- page with two resources.
 local quern = require "quern"
 local http = require "quern.http"
 
@@ -15,6 +16,7 @@ local ok = sc:step(1, "Ok")
 local slow = sc:step(2, "Slow")
 local err = sc:step(3, "Err")
 local echo = sc:step(4, "Echo")
+local page = sc:step(5, "Page")
 local own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
 function sc.run(vu)
@@ -22,6 +24,7 @@ function sc.run(vu)
   local ms = (vu.id == 1 and vu.run == 2) and 400 or 5
   slow:get(base .. "/slow?ms=" .. ms):expect(200)
   if vu.id == 1 and vu.run == 1 then err:get(base .. "/err") end
+  if vu.id == 1 and vu.run <= 2 then page:get(base .. "/page", { resources = true, cache = false }) end
   if vu.run > 3 then return end
   local r = echo:get(target .. "/echo")
   local sent = r:json().headers.traceparent
