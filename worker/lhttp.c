@@ -148,6 +148,7 @@ static int start_xfer(lua_State *L, vu *v)
     int own_ua = 0;         /* the step names its own User-Agent */
     int own_ae = 0;         /* ... its own Accept-Encoding */
     int own_tp = 0;         /* ... its own traceparent */
+    int traced;             /* a traceparent of quern's goes with it */
     int own_ro = 0;         /* the request gives connection options of its own */
     curl_mime *mime = NULL; /* a multipart body, owned by a userdata on the stack */
     const reqopt *sro = v->eng->scens.scens[v->scen]->req, *rro = NULL;
@@ -273,7 +274,8 @@ static int start_xfer(lua_State *L, vu *v)
      * would format each twice per request (8 % and 10 % of a small
      * request's instructions). A request with no header of its own uses one
      * of the engine's shared lists. */
-    if (!own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent)) {
+    traced = !own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent);
+    if (traced && v->req_headers != NULL) {
         char line[TRACEID_LINE_LEN + 1];
         traceid_line(&v->eng->tid, line, v->x.trace_id);
         add_line(v, line);
@@ -314,8 +316,9 @@ static int start_xfer(lua_State *L, vu *v)
                          : method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER,
                      v->req_headers != NULL ? v->req_headers
-                     : compressed           ? v->eng->ua_ae
-                                            : v->eng->ua);
+                     : traced     ? xh_traceparent(v->xh, &v->eng->tid, compressed, v->x.trace_id)
+                     : compressed ? v->eng->ua_ae
+                                  : v->eng->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
     /* libcurl counts digest's second round trip against MAXREDIRS: with

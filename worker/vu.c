@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/version.h"
 #include "worker/engine_int.h"
 #include "worker/intend.h"
 #include "worker/lapi.h"
@@ -193,10 +194,37 @@ void xh_trim(struct engine *e)
     }
 }
 
+/* Appends line to *l, aborting when out of memory. */
+static void tp_append(struct curl_slist **l, const char *line)
+{
+    struct curl_slist *n = curl_slist_append(*l, line);
+    if (n == NULL)
+        xmalloc((size_t)-1 >> 1); /* the one abort path */
+    *l = n;
+}
+
+struct curl_slist *xh_traceparent(xh *x, traceid_gen *g, int compressed, char *id)
+{
+    struct curl_slist **l = &x->tp[compressed ? 1 : 0];
+
+    if (*l == NULL) {
+        char line[TRACEID_LINE_LEN + 1];
+        traceid_line(g, line, id); /* the first node: rewritten below */
+        tp_append(l, line);
+        if (compressed)
+            tp_append(l, reqopt_accept_encoding());
+        tp_append(l, "User-Agent: " QUERN_USER_AGENT);
+    }
+    traceid_line(g, (*l)->data, id);
+    return *l;
+}
+
 void xh_free(xh *x)
 {
     if (x == NULL)
         return;
+    curl_slist_free_all(x->tp[0]);
+    curl_slist_free_all(x->tp[1]);
     curl_easy_cleanup(x->easy); /* detaches it from the group share */
     xfree(x->jar_base);
     xfree(x->body.data);

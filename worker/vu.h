@@ -92,6 +92,9 @@ typedef struct xh {
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for a failure */
     reqopt_mark ro;               /**< the request options easy has (reqopt.h) */
     uint32_t responses;           /**< final (not 1xx) status lines of this transfer */
+    struct curl_slist *tp[2];     /**< owned, NULL until used: the headers of a traced request
+                                       with none of its own, [0] plain, [1] compressed
+                                       (xh_traceparent) */
     struct xh *next;              /**< the engine's pool */
 } xh;
 
@@ -106,6 +109,13 @@ void xh_begin(xh *x);
  *  (a redirect followed, digest's challenge and answer each count), and 1
  *  for a transfer that got none (refused, timed out: it was attempted). */
 uint64_t xh_requests(const xh *x);
+/** The header list of a traced request that has no header of its own
+ *  (compressed: with Accept-Encoding): a fresh traceparent from g, then
+ *  quern's User-Agent. Made once per handle; each call rewrites the
+ *  traceparent line in place (its length never changes), so a traced
+ *  request allocates nothing. Writes its trace id into id
+ *  (TRACEID_HEX_LEN + 1 bytes). Valid until the handle's next call. */
+struct curl_slist *xh_traceparent(xh *x, traceid_gen *g, int compressed, char *id);
 /** Frees a handle and what it owns. */
 void xh_free(xh *x);
 /** Frees up to XH_TRIM_STEP idle handles beyond what the last second

@@ -23,7 +23,7 @@ clear_log() { : >"$TPLOG"; }
 # ---- --traceparent
 clear_log
 "$QUERN" run $D/traceparent.lua --traceparent --vus 4 --duration 3s --allow-errors -q \
-  -p base_url="$NGBASE" -p target_url="$BASE" --db "$TMP/tp.db" --jtl "$TMP/tp.jtl" \
+  -p expect_tp=1 -p base_url="$NGBASE" -p target_url="$BASE" --db "$TMP/tp.db" --jtl "$TMP/tp.jtl" \
   --summary-json "$TMP/tp.json" >"$TMP/tp.out" 2>"$TMP/tp.err"
 eq "--traceparent: exit 0" "$?" 0
 J=$TMP/tp.json
@@ -93,7 +93,7 @@ eq "without: the JTL has JMeter's header alone" "$(head -1 "$TMP/no.jtl" | awk -
 # ---- the scenario's option, and --slowest 0
 clear_log
 "$QUERN" run $D/traceparent.lua --vus 2 --duration 1s --slowest 0 --allow-errors -q \
-  -p base_url="$NGBASE" -p target_url="$BASE" -p scenario_option=1 \
+  -p base_url="$NGBASE" -p target_url="$BASE" -p scenario_option=1 -p expect_tp=1 \
   --summary-json "$TMP/sc.json" >"$TMP/sc.out" 2>"$TMP/sc.err"
 eq "traceparent = true: exit 0" "$?" 0
 nlog=$(wc -l <"$TPLOG")

@@ -17,6 +17,7 @@ local slow = sc:step(2, "Slow")
 local err = sc:step(3, "Err")
 local echo = sc:step(4, "Echo")
 local page = sc:step(5, "Page")
+local expect = quern.property("expect_tp", "") ~= "" -- tracing on: a header must come
 local own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
 function sc.run(vu)
@@ -26,8 +27,9 @@ function sc.run(vu)
   if vu.id == 1 and vu.run == 1 then err:get(base .. "/err") end
   if vu.id == 1 and vu.run <= 2 then page:get(base .. "/page", { resources = true, cache = false }) end
   if vu.run > 3 then return end
-  local r = echo:get(target .. "/echo")
+  local r = echo:get(target .. "/echo", { headers = { ["X-Case"] = "own list" } })
   local sent = r:json().headers.traceparent
+  if (sent ~= nil) ~= expect then error("traceparent sent: " .. tostring(sent)) end
   if sent == nil then
     if r.trace_id ~= nil then error("r.trace_id without a header") end
   elseif sent:sub(4, 35) ~= r.trace_id then
