@@ -23,7 +23,8 @@ clear_log() { : >"$TPLOG"; }
 # ---- --traceparent
 clear_log
 "$QUERN" run $D/traceparent.lua --traceparent --vus 4 --duration 3s --allow-errors -q \
-  -p expect_tp=1 -p base_url="$NGBASE" -p target_url="$BASE" --db "$TMP/tp.db" --jtl "$TMP/tp.jtl" \
+  -p expect_tp=1 -p base_url="$NGBASE" -p target_url="$BASE" --db "$TMP/tp.db" \
+  --jtl "$TMP/tp.jtl" --junit "$TMP/tp.xml" \
   --summary-json "$TMP/tp.json" >"$TMP/tp.out" 2>"$TMP/tp.err"
 eq "--traceparent: exit 0" "$?" 0
 J=$TMP/tp.json
@@ -71,6 +72,8 @@ eq "--traceparent: the JTL's header ends with traceId" \
   "$(head -1 "$TMP/tp.jtl" | awk -F, '{ print $NF }')" traceId
 eq "--traceparent: the JTL line of the 500 has nginx's trace id" \
   "$(python3 -c 'import csv,sys; print(" ".join(r["traceId"] for r in csv.DictReader(open(sys.argv[1])) if r["responseCode"] == "500"))' "$TMP/tp.jtl")" "$err_id"
+check "--traceparent: the JUnit step's output names nginx's trace id" \
+  grep -q "HTTP status 500 (trace $err_id)" "$TMP/tp.xml"
 "$QUERN" report --db "$TMP/tp.db" -o "$TMP/tp.html" >/dev/null 2>&1
 check "--traceparent: the report lists the slowest with nginx's trace id" grep -q "$slow_id" "$TMP/tp.html"
 check "--traceparent: the report's error names nginx's trace id" grep -q "trace <code>$err_id" "$TMP/tp.html"
