@@ -34,7 +34,9 @@
 /** One sample. */
 typedef struct slowest_entry {
     uint64_t latency_us;           /**< its response time */
-    int64_t start_us;              /**< when it started, wall clock, epoch microseconds */
+    int64_t start_us;              /**< when it started (its intended start, from which its
+                                        latency counts: common/stats.h), wall clock, epoch
+                                        microseconds */
     uint32_t vu;                   /**< the VU's global index, 1-based */
     char trace[SLOWEST_TRACE_LEN]; /**< its request's trace id, "" when none was sent */
 } slowest_entry;

@@ -273,7 +273,8 @@ static int start_xfer(lua_State *L, vu *v)
      * CURLOPT_USERAGENT and CURLOPT_ACCEPT_ENCODING's own line, libcurl
      * would format each twice per request (8 % and 10 % of a small
      * request's instructions). A request with no header of its own uses one
-     * of the engine's shared lists. */
+     * of the engine's shared lists, or, traced, its handle's own, whose
+     * traceparent line is rewritten in place (xh_traceparent). */
     traced = !own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent);
     if (traced && v->req_headers != NULL) {
         char line[TRACEID_LINE_LEN + 1];

@@ -404,7 +404,8 @@ static void offer_slow(vu *v, step_stats *s, const sample *p, uint64_t us)
     if (!slowest_would_keep(h, us))
         return;
     x.latency_us = us;
-    x.start_us = e->t0_wall_us + (p->start_us - e->t0_us);
+    /* from its intended start, as its latency (and the JTL's timeStamp) */
+    x.start_us = e->t0_wall_us + (p->start_us - (p->lag_us > 0 ? p->lag_us : 0) - e->t0_us);
     x.vu = v->gid;
     memcpy(x.trace, p->trace, sizeof(x.trace));
     if (slowest_offer(h, &x))
