@@ -18,7 +18,13 @@ TPLOG=$TMP/nginx/tp.log
 WELL='^00-[0-9a-f]{32}-[0-9a-f]{16}-01$'
 # fields of the log: URI STATUS SECONDS "TRACEPARENT" (- when none)
 tp_of() { awk '{ gsub(/"/, "", $4); print $4 }' "$TPLOG"; }
-clear_log() { : >"$TPLOG"; }
+# clear_log: a new log, once nginx logged every request before (it logs a
+# request after its answer: a mark's line comes after the others')
+clear_log() {
+  curl -s -o /dev/null "$NGBASE/mark"
+  for _ in $(seq 50); do grep -q '^/mark ' "$TPLOG" && break; sleep 0.1; done
+  : >"$TPLOG"
+}
 
 # ---- --traceparent
 clear_log
