@@ -62,7 +62,7 @@ eq "--traceparent: the database's error sample names nginx's trace id" \
 slow_id=$(awk '$1 ~ /^\/slow/ { gsub(/"/, "", $4); if ($3 + 0 > m) { m = $3 + 0; id = $4 } } END { split(id, f, "-"); print f[2] }' "$TPLOG")
 eq "--traceparent: slowest[0] is the request nginx took longest over" \
   "$(sj "$J" '.tests[1].slowest[0].trace_id')" "$slow_id"
-between "--traceparent: slowest[0]'s latency (ms)" "$(sj "$J" '.tests[1].slowest[0].latency_ms')" 400 2000
+between "--traceparent: slowest[0]'s latency (ms)" "$(sj "$J" '.tests[1].slowest[0].latency_ms')" 600 3000
 eq "--traceparent: slowest[0] is VU 1's" "$(sj "$J" '.tests[1].slowest[0].vu')" 1
 eq "--traceparent: 10 slowest per step by default" "$(sj "$J" '.tests[1].slowest | length')" 10
 eq "--traceparent: slowest sorted, slowest first" \

@@ -22,7 +22,7 @@ local own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
 function sc.run(vu)
   ok:get(base .. "/ok"):expect(200)
-  local ms = (vu.id == 1 and vu.run == 2) and 400 or 5
+  local ms = (vu.id == 1 and vu.run == 2) and 600 or 5
   slow:get(base .. "/slow?ms=" .. ms):expect(200)
   if vu.id == 1 and vu.run == 1 then err:get(base .. "/err") end
   if vu.id == 1 and vu.run <= 2 then page:get(base .. "/page", { resources = true, cache = false }) end
