@@ -144,6 +144,13 @@ static void add_loads(ivsum *s, const Quern__Interval *m)
     }
 }
 
+/* t when it is a trace id (32 lowercase hex digits), else "": a sender's
+ * string is shown and stored as is, on a terminal too. */
+static const char *checked_id(const char *t)
+{
+    return t != NULL && strspn(t, "0123456789abcdef") == 32 && t[32] == '\0' ? t : "";
+}
+
 /* Offers the step's slowest samples of m to d's heap (SLOWEST_MAX kept: the
  * console trims to its --slowest at the end). */
 static void add_slowest(step_stats *d, const Quern__StepInterval *si)
@@ -154,12 +161,7 @@ static void add_slowest(step_stats *d, const Quern__StepInterval *si)
         x.latency_us = q->latency_us;
         x.start_us = q->start_us;
         x.vu = q->vu;
-        /* only a trace id's own characters: it is shown and stored as is */
-        snprintf(x.trace, sizeof(x.trace), "%s",
-                 q->trace_id != NULL && strspn(q->trace_id, "0123456789abcdef") == 32 &&
-                         q->trace_id[32] == '\0'
-                     ? q->trace_id
-                     : "");
+        snprintf(x.trace, sizeof(x.trace), "%s", checked_id(q->trace_id));
         stats_offer_slow(d, SLOWEST_MAX, &x);
     }
 }
@@ -225,9 +227,11 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
         d->ws_bytes_sent += si->ws_bytes_sent;
         d->ws_bytes_recv += si->ws_bytes_received;
         if (si->sample_technical != NULL && si->sample_technical[0] != '\0')
-            stats_note_error_trace(d, 1, si->sample_technical, si->sample_technical_trace);
+            stats_note_error_trace(d, 1, si->sample_technical,
+                                   checked_id(si->sample_technical_trace));
         if (si->sample_functional != NULL && si->sample_functional[0] != '\0')
-            stats_note_error_trace(d, 0, si->sample_functional, si->sample_functional_trace);
+            stats_note_error_trace(d, 0, si->sample_functional,
+                                   checked_id(si->sample_functional_trace));
         add_slowest(d, si);
     }
     for (size_t i = 0; i < m->n_scenarios; i++) {

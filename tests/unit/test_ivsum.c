@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/hist.h"
+#include "common/mem.h"
 #include "proto/ivsum.h"
 
 static const char *const scens[] = {"LOGIN", "SHOP"};
@@ -442,6 +443,17 @@ static void test_slowest(void **state)
     assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
     assert_string_equal(s.steps[0].sample_tech, "HTTP status 500");
     assert_string_equal(s.steps[0].trace_tech, "0af7651916cd43dd8448eb211c80319c");
+    ivsum_reset(&s);
+    xfree(b->steps[0]->sample_technical);
+    xfree(b->steps[0]->sample_technical_trace);
+    b->steps[0]->sample_technical = xstrdup("HTTP status 503");
+    b->steps[0]->sample_technical_trace = xstrdup("\x1b[2J0af7651916cd43dd8448eb211c80");
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_string_equal(s.steps[0].sample_tech, "HTTP status 503");
+    assert_string_equal(s.steps[0].trace_tech, ""); /* not a trace id: dropped */
+    ivsum_reset(&s);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
     assert_int_equal(slowest_sorted(s.steps[0].slow, out), 4);
     assert_int_equal(out[0].latency_us, 3000);
     assert_int_equal(out[1].latency_us, 2500);
