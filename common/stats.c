@@ -16,6 +16,8 @@ void stats_free(step_stats *s)
 {
     hist_free(s->hist);
     hist_free(s->svc);
+    slowest_free(s->slow);
+    s->slow = NULL;
     s->hist = NULL;
     s->svc = NULL;
     s->svc_on = 0;
@@ -24,8 +26,12 @@ void stats_free(step_stats *s)
 void stats_reset(step_stats *s)
 {
     hist *h = s->hist, *svc = s->svc;
+    slowest *slow = s->slow;
     memset(s, 0, sizeof(*s));
     s->hist = h;
+    s->slow = slow;
+    if (slow != NULL)
+        slowest_reset(slow);
     s->svc = svc; /* emptied when next turned on */
     hist_reset(h);
 }
@@ -77,18 +83,43 @@ void stats_merge(step_stats *dst, const step_stats *src)
     hist_merge(dst->hist, src->hist);
     if (dst->svc_on)
         hist_merge(dst->svc, stats_service(src));
-    if (dst->sample_tech[0] == '\0')
+    if (dst->sample_tech[0] == '\0') {
         memcpy(dst->sample_tech, src->sample_tech, sizeof(dst->sample_tech));
-    if (dst->sample_func[0] == '\0')
+        memcpy(dst->trace_tech, src->trace_tech, sizeof(dst->trace_tech));
+    }
+    if (dst->sample_func[0] == '\0') {
         memcpy(dst->sample_func, src->sample_func, sizeof(dst->sample_func));
+        memcpy(dst->trace_func, src->trace_func, sizeof(dst->trace_func));
+    }
+    if (src->slow != NULL && src->slow->n > 0) {
+        if (dst->slow == NULL)
+            dst->slow = slowest_new(SLOWEST_MAX);
+        slowest_merge(dst->slow, src->slow);
+    }
 }
 
 void stats_note_error(step_stats *s, int technical, const char *msg)
 {
+    stats_note_error_trace(s, technical, msg, NULL);
+}
+
+void stats_note_error_trace(step_stats *s, int technical, const char *msg, const char *trace)
+{
     char *dst = technical ? s->sample_tech : s->sample_func;
+    char *tr = technical ? s->trace_tech : s->trace_func;
+
     /* Once per step and kind a second: the message may name a URL. */
-    if (dst[0] == '\0')
-        redact_url(msg ? msg : "error", dst, STATS_SAMPLE_MAX);
+    if (dst[0] != '\0')
+        return;
+    redact_url(msg ? msg : "error", dst, STATS_SAMPLE_MAX);
+    snprintf(tr, SLOWEST_TRACE_LEN, "%s", trace != NULL ? trace : "");
+}
+
+void stats_offer_slow(step_stats *s, size_t cap, const slowest_entry *x)
+{
+    if (s->slow == NULL)
+        s->slow = slowest_new(cap);
+    slowest_offer(s->slow, x);
 }
 
 step_stats *stats_array_new(size_t n)

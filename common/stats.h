@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/hist.h"
+#include "common/slowest.h"
 
 #define STATS_SAMPLE_MAX 200 /* bytes kept of an error's sample message */
 
@@ -41,6 +42,10 @@ typedef struct step_stats {
     uint8_t svc_on;     /**< svc kept apart; when 0 service times are hist's */
     char sample_tech[STATS_SAMPLE_MAX]; /**< first technical error message seen, "" if none */
     char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
+    char trace_tech[SLOWEST_TRACE_LEN]; /**< trace id of sample_tech's request, "" if none */
+    char trace_func[SLOWEST_TRACE_LEN]; /**< trace id of sample_func's request, "" if none */
+    slowest *slow; /**< owned, NULL until a sample is offered: the slowest samples
+                        (common/slowest.h); stats_reset empties it */
 
     /** WebSocket messages sent and received (worker/websocket.h), and their payload bytes */
     uint64_t ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv;
@@ -52,7 +57,8 @@ void stats_init(step_stats *s);
 void stats_free(step_stats *s);
 /** Empties s, keeping its histogram allocation. */
 void stats_reset(step_stats *s);
-/** dst += src; the first non-empty sample messages are kept. */
+/** dst += src; the first non-empty sample messages are kept; the slowest
+ *  samples merge (dst's heap, made on first use, keeps SLOWEST_MAX). */
 void stats_merge(step_stats *dst, const step_stats *src);
 /** Records one sample's latencies (microseconds): the response time, from
  *  its intended start, and the service time, from its actual start. */
@@ -64,6 +70,11 @@ void stats_service_on(step_stats *s);
 const hist *stats_service(const step_stats *s);
 /** Keeps msg as the sample for its kind if none is kept yet. */
 void stats_note_error(step_stats *s, int technical, const char *msg);
+/** stats_note_error, keeping trace (a trace id, or NULL or "" for none)
+ *  with the message. */
+void stats_note_error_trace(step_stats *s, int technical, const char *msg, const char *trace);
+/** Offers x to s's slowest samples, a heap of cap entries made on first use. */
+void stats_offer_slow(step_stats *s, size_t cap, const slowest_entry *x);
 
 /** n initialised step_stats (at least one allocated, so n may be 0);
  *  owned by the caller, released with stats_array_free. */

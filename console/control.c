@@ -258,6 +258,8 @@ static void start_run(run *r)
     sr.jtl = r->o.jtl != NULL;
     sr.grinder_logs = r->o.grinder_dir != NULL;
     sr.trace = r->o.trace;
+    sr.traceparent = r->o.traceparent;
+    sr.slowest = r->o.slowest;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &sr;
     /* Interleave: in each block of W consecutive global indices, agent a owns

@@ -119,6 +119,9 @@ void finish_run(run *r)
     capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
                   (const char *const *)r->names);
     r->agg.elapsed_us = r->end_us - r->go_us;
+    for (size_t i = 0; i < r->nsteps; i++) /* the sums kept SLOWEST_MAX */
+        if (r->agg.total[i].slow != NULL)
+            slowest_trim(r->agg.total[i].slow, r->o.slowest);
     status = r->aborted || r->threshold_stop ? "aborted"
              : r->degraded                   ? "degraded"
              : r->interrupted                ? "stopped"

@@ -223,15 +223,24 @@ void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
 
 gather *gather_new(const char *jtl_path, const char *grinder_dir, char *err, size_t errlen)
 {
+    return gather_new_traced(jtl_path, grinder_dir, 0, err, errlen);
+}
+
+gather *gather_new_traced(const char *jtl_path, const char *grinder_dir, int traced, char *err,
+                          size_t errlen)
+{
     gather *g = xcalloc(1, sizeof(*g));
-    static const char hdr[] = WFILES_JTL_HEADER "\n";
+    static const char plain[] = WFILES_JTL_HEADER "\n";
+    static const char with[] = WFILES_JTL_HEADER WFILES_JTL_TRACE_COLUMN "\n";
+    const char *hdr = traced ? with : plain;
+    size_t hlen = traced ? sizeof(with) - 1 : sizeof(plain) - 1;
 
     g->jtl_fd = -1;
     if (jtl_path != NULL) {
         g->jtl_path = xstrdup(jtl_path);
         g->jtl_fd = open(jtl_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         g->out = xmalloc(GATHER_OUT_BUF);
-        if (g->jtl_fd < 0 || write_all(g->jtl_fd, (const uint8_t *)hdr, sizeof(hdr) - 1, -1)) {
+        if (g->jtl_fd < 0 || write_all(g->jtl_fd, (const uint8_t *)hdr, hlen, -1)) {
             err_set(err, errlen, "--jtl %s: %s", jtl_path, strerror(errno));
             goto fail;
         }

@@ -55,6 +55,10 @@ typedef struct gather gather;
 /** Creates jtl_path (with the JTL header) and the directory grinder_dir,
  *  either may be NULL. NULL with err set if one cannot be created. */
 gather *gather_new(const char *jtl_path, const char *grinder_dir, char *err, size_t errlen);
+/** gather_new; traced: the run sends traceparent headers, the JTL header
+ *  names the workers' last column (WFILES_JTL_TRACE_COLUMN). */
+gather *gather_new_traced(const char *jtl_path, const char *grinder_dir, int traced, char *err,
+                          size_t errlen);
 /** The console merged second (late: a late sender's part of a second handed
  *  on before) and the run had active_vus active at its end: the held JTL
  *  lines of that second are written. g may be NULL (no --jtl: nothing to

@@ -39,12 +39,16 @@ static char *step_report(const step_stats *s, double elapsed_s)
 {
     const hist *h = s->hist;
     uint64_t errors = s->err_tech + s->err_func;
-    char b[8][32];
+    char b[8][32], tt[48] = "", tf[48] = "";
 
+    if (s->trace_tech[0]) /* the request's trace id (--traceparent) */
+        snprintf(tt, sizeof(tt), " (trace %s)", s->trace_tech);
+    if (s->trace_func[0])
+        snprintf(tf, sizeof(tf), " (trace %s)", s->trace_func);
     return xasprintf(
         "count %llu, errors %llu (technical %llu, functional %llu), error rate %s %%\n"
         "tps %s/s, mean %s ms, p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms, max %s "
-        "ms\n%s%s%s%s%s%s",
+        "ms\n%s%s%s%s%s%s%s%s",
         (unsigned long long)s->count, (unsigned long long)errors, (unsigned long long)s->err_tech,
         (unsigned long long)s->err_func,
         thresh_num(s->count ? (double)errors * 100.0 / (double)s->count : 0.0, b[0], sizeof(b[0])),
@@ -55,9 +59,9 @@ static char *step_report(const step_stats *s, double elapsed_s)
         thresh_num((double)hist_percentile(h, 95) / 1000.0, b[5], sizeof(b[5])),
         thresh_num((double)hist_percentile(h, 99) / 1000.0, b[6], sizeof(b[6])),
         thresh_num((double)hist_max(h) / 1000.0, b[7], sizeof(b[7])),
-        s->sample_tech[0] ? "technical error, e.g. " : "", s->sample_tech,
+        s->sample_tech[0] ? "technical error, e.g. " : "", s->sample_tech, tt,
         s->sample_tech[0] ? "\n" : "", s->sample_func[0] ? "functional error, e.g. " : "",
-        s->sample_func, s->sample_func[0] ? "\n" : "");
+        s->sample_func, tf, s->sample_func[0] ? "\n" : "");
 }
 
 /* The step's errors, their kinds and the first of each kind, on one line. */

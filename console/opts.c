@@ -21,6 +21,7 @@
 #include "common/memsize.h"
 #include "common/opttab.h"
 #include "common/props.h"
+#include "common/slowest.h"
 #include "common/hostres.h"
 #include "console/mhost.h"
 #include "console/monitor.h"
@@ -68,6 +69,8 @@ enum {
     OPT_MONITOR_METRIC,
     OPT_CAPACITY,
     OPT_CAPACITY_SETTLE,
+    OPT_TRACEPARENT,
+    OPT_SLOWEST,
 };
 
 static const opttab_row rows[] = {
@@ -259,6 +262,16 @@ static const opttab_row rows[] = {
      "JMeter CSV results: a line per step sample and per untimed\n"
      "request, from every agent (Jenkins Performance plugin)",
      OPTTAB_STR(run_opts, jtl)},
+    {"traceparent", no_argument, OPT_TRACEPARENT, "--traceparent",
+     "every request carries a fresh W3C traceparent header\n"
+     "(sampled); its trace id is kept with the error samples,\n"
+     "the slowest samples, --trace and the JTL (traceId column)",
+     OPTTAB_SET(run_opts, traceparent)},
+    {"slowest", required_argument, OPT_SLOWEST, "--slowest N",
+     "keep each step's N slowest samples of the run (latency,\n"
+     "start, VU, trace id) for the summary, database and report\n"
+     "(default 10, at most 1000; 0: none)",
+     OPTTAB_NONE},
     {"grinder-logs", required_argument, OPT_GRINDER_LOGS, "--grinder-logs DIR",
      "The Grinder 3 logs of every worker: data_AGENT-N.log and\n"
      "out_AGENT-N.log (Jenkins Grinder plugin, Grinder Analyzer)",
@@ -288,6 +301,7 @@ void opts_init(run_opts *o, int argc, char **argv)
     o->vus = 1;
     o->max_vus = OPTS_MAX_VUS_DEFAULT;
     o->max_lag_us = OPTS_MAX_LAG_US;
+    o->slowest = SLOWEST_DEFAULT;
     o->cap_settle_us = CAPACITY_SETTLE_US;
     o->argc = argc;
     o->argv = argv;
@@ -630,6 +644,8 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         return parse_u(flag, v, 1, 1024, &o->workers);
     case OPT_MAX_IN_FLIGHT:
         return parse_u(flag, v, 1, OPTS_MAX_VUS_MAX, &o->max_in_flight);
+    case OPT_SLOWEST:
+        return parse_u(flag, v, 0, SLOWEST_MAX, &o->slowest);
     case OPT_WORKER_MEMORY:
         return parse_worker_memory(flag, v, &o->worker_memory);
     case OPT_SOURCE_ADDRS:

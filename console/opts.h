@@ -100,6 +100,8 @@ typedef struct run_opts {
     const char *grinder_dir; /**< borrowed: --grinder-logs DIR */
     db_opts db;              /**< --db, --name, --tag */
     unsigned trace;          /**< --trace: 0 off, 1 VU 1 only, 2 every VU */
+    int traceparent;         /**< --traceparent: W3C traceparent on every request */
+    unsigned slowest;        /**< --slowest: slowest samples kept per step (default 10), 0 none */
     const char **monitor;    /**< owned array of strings borrowed from argv: --monitor URLs */
     size_t nmonitor;
     expo_sel *msel;         /**< owned: the --monitor-metric selectors, read */

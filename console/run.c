@@ -214,7 +214,7 @@ int run_main(int argc, char **argv)
     if (record_open(&r, err, sizeof(err)) != 0)
         goto fail;
     if (r.o.jtl != NULL || r.o.grinder_dir != NULL) {
-        r.gather = gather_new(r.o.jtl, r.o.grinder_dir, err, sizeof(err));
+        r.gather = gather_new_traced(r.o.jtl, r.o.grinder_dir, r.o.traceparent, err, sizeof(err));
         if (r.gather == NULL)
             goto fail;
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/mem.h"
 #include "common/termsafe.h"
 #include "reports/dbrow.h"
 #include "console/delivery.h"
@@ -110,14 +111,17 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
                 (unsigned long long)c->dropped);
     }
     for (size_t i = 0; i < a->nsteps; i++) {
-        if (a->total[i].sample_tech[0])
-            fprintf(out, "%s: technical error, e.g. %s\n",
+        const step_stats *t = &a->total[i];
+        if (t->sample_tech[0])
+            fprintf(out, "%s: technical error, e.g. %s%s%s%s\n",
                     termsafe(si->step_ids[i], nm, sizeof(nm)),
-                    termsafe(a->total[i].sample_tech, msg, sizeof(msg)));
-        if (a->total[i].sample_func[0])
-            fprintf(out, "%s: functional error, e.g. %s\n",
+                    termsafe(t->sample_tech, msg, sizeof(msg)), t->trace_tech[0] ? " (trace " : "",
+                    t->trace_tech, t->trace_tech[0] ? ")" : "");
+        if (t->sample_func[0])
+            fprintf(out, "%s: functional error, e.g. %s%s%s%s\n",
                     termsafe(si->step_ids[i], nm, sizeof(nm)),
-                    termsafe(a->total[i].sample_func, msg, sizeof(msg)));
+                    termsafe(t->sample_func, msg, sizeof(msg)), t->trace_func[0] ? " (trace " : "",
+                    t->trace_func, t->trace_func[0] ? ")" : "");
     }
     if (si->load != NULL && si->load->asked > 0 && si->vu_pool > 0)
         fprintf(out, "Load: %llu arrivals asked, %llu sent, %llu dropped (%.0f %%), %llu late\n",
@@ -175,6 +179,26 @@ static json_t *latency_json(json_t *o, const hist *h)
 /* [{expr, source, passed, measured (null: nothing measured), limit, unit,
  * description}] in the order the thresholds were given. */
 /* A step's WebSocket messages: tests[i].messages. */
+/* A step's slowest samples, slowest first (common/slowest.h). */
+static json_t *slow_json(const slowest *h)
+{
+    json_t *arr = json_array();
+    slowest_entry *e = xcalloc(h->n ? h->n : 1, sizeof(*e));
+    size_t n = slowest_sorted(h, e);
+
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "latency_ms", json_real((double)e[i].latency_us / 1e3));
+        json_object_set_new(o, "start_us", json_integer((json_int_t)e[i].start_us));
+        json_object_set_new(o, "vu", json_integer((json_int_t)e[i].vu));
+        if (e[i].trace[0])
+            json_object_set_new(o, "trace_id", json_string(e[i].trace));
+        json_array_append_new(arr, o);
+    }
+    xfree(e);
+    return arr;
+}
+
 static json_t *messages_json(const step_stats *s)
 {
     json_t *o = json_object();
@@ -283,6 +307,10 @@ json_t *summary_json(const agg *a, const summary_info *si)
             json_object_set_new(samples, "technical", json_string(s->sample_tech));
         if (s->sample_func[0])
             json_object_set_new(samples, "functional", json_string(s->sample_func));
+        if (s->trace_tech[0])
+            json_object_set_new(samples, "technical_trace_id", json_string(s->trace_tech));
+        if (s->trace_func[0])
+            json_object_set_new(samples, "functional_trace_id", json_string(s->trace_func));
         json_object_set_new(e, "samples", samples);
         json_object_set_new(t, "errors", e);
         json_object_set_new(t, "tps", json_real(tps(a, s->count)));
@@ -293,6 +321,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_object_set_new(t, "new_connections", json_integer((json_int_t)s->new_conns));
         json_object_set_new(t, "requests", json_integer((json_int_t)s->requests));
         json_object_set_new(t, "messages", messages_json(s));
+        if (s->slow != NULL)
+            json_object_set_new(t, "slowest", slow_json(s->slow));
         json_object_set_new(t, "mean_dns_ms",
                             json_real(s->count ? ms(s->sum_dns) / (double)s->count : 0.0));
         json_object_set_new(t, "mean_connect_ms",

@@ -15,6 +15,8 @@
 #define IV_STEPS 4
 #define IV_SCENARIOS 5
 #define IV_INJECTOR 14
+/* StepInterval's list of SlowSample. */
+#define STEP_SLOWEST 32
 
 /* A bounded read position. */
 struct rd {
@@ -23,7 +25,13 @@ struct rd {
 
 /* What the first pass counts, for the second's allocation. */
 struct counts {
-    size_t steps, scens, inj, strings;
+    size_t steps, scens, inj, slow, strings;
+};
+
+/* Where the second pass puts the next SlowSample and its pointer. */
+struct slots {
+    Quern__SlowSample *next;
+    Quern__SlowSample **ptr;
 };
 
 static int get_varint_long(struct rd *r, uint64_t *out)
@@ -91,7 +99,7 @@ static inline int get_len(struct rd *r, struct rd *sub)
 }
 
 /* The kinds of field a message of ours has. */
-enum kind { K_NONE, K_U32, K_U64, K_BOOL, K_BYTES, K_STRING };
+enum kind { K_NONE, K_U32, K_U64, K_I64, K_BOOL, K_BYTES, K_STRING };
 
 /* One field of a message: its kind and where it goes (offset in the struct). */
 struct field {
@@ -109,7 +117,7 @@ struct table {
     size_t n; /**< highest field number + 1 */
 };
 
-static struct table step_tab, scen_tab, inj_tab, iv_tab;
+static struct table step_tab, scen_tab, inj_tab, iv_tab, slow_tab;
 static pthread_once_t tabs_once = PTHREAD_ONCE_INIT;
 
 /* Fills t from md: the plain scalars and bytes ivdecode reads; repeated,
@@ -130,6 +138,9 @@ static void table_from(const ProtobufCMessageDescriptor *md, struct table *t)
             break;
         case PROTOBUF_C_TYPE_UINT64:
             k = K_U64;
+            break;
+        case PROTOBUF_C_TYPE_INT64:
+            k = K_I64;
             break;
         case PROTOBUF_C_TYPE_BOOL:
             k = K_BOOL;
@@ -155,6 +166,7 @@ static void tables_init(void)
     table_from(&quern__scenario_count__descriptor, &scen_tab);
     table_from(&quern__injector_load__descriptor, &inj_tab);
     table_from(&quern__interval__descriptor, &iv_tab);
+    table_from(&quern__slow_sample__descriptor, &slow_tab);
 }
 
 /* Reads one field of a table's message at r into msg (NULL: only checks it),
@@ -197,6 +209,8 @@ static inline int read_field(struct rd *r, uint32_t num, unsigned wt, const stru
         return 0;
     if (f->kind == K_U64)
         *(uint64_t *)((char *)msg + f->off) = v;
+    else if (f->kind == K_I64)
+        *(int64_t *)((char *)msg + f->off) = (int64_t)v;
     else if (f->kind == K_U32)
         *(uint32_t *)((char *)msg + f->off) = (uint32_t)v;
     else
@@ -213,6 +227,63 @@ static int read_msg(struct rd r, const struct field *tab, size_t n, void *msg, c
         unsigned wt;
         if (get_key(&r, &num, &wt) != 0 || read_field(&r, num, wt, tab, n, msg, strings, nstr) != 0)
             return -1;
+    }
+    return 0;
+}
+
+/* Reads a StepInterval (m NULL: only checks), its SlowSamples into the
+ * slots (one contiguous slice of pointers: they are inside this message). */
+static int read_step(struct rd r, Quern__StepInterval *m, struct slots *sl, char **strings,
+                     size_t *nstr)
+{
+    while (r.p < r.end) {
+        uint32_t num;
+        unsigned wt;
+        struct rd sub;
+        Quern__SlowSample *q = NULL;
+
+        if (get_key(&r, &num, &wt) != 0)
+            return -1;
+        if (num != STEP_SLOWEST) {
+            if (read_field(&r, num, wt, step_tab.f, step_tab.n, m, strings, nstr) != 0)
+                return -1;
+            continue;
+        }
+        if (wt != WT_LEN || get_len(&r, &sub) != 0)
+            return -1;
+        if (m != NULL) {
+            q = sl->next++;
+            if (m->n_slowest == 0)
+                m->slowest = sl->ptr;
+            *sl->ptr++ = q;
+            m->n_slowest++;
+        }
+        if (read_msg(sub, slow_tab.f, slow_tab.n, q, strings, nstr) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Counts the SlowSamples of a StepInterval: its keys and lengths only. */
+static int count_slow(struct rd r, size_t *n)
+{
+    while (r.p < r.end) {
+        uint32_t num;
+        unsigned wt;
+        uint64_t v;
+        struct rd sub;
+
+        if (get_key(&r, &num, &wt) != 0)
+            return -1;
+        if (wt == WT_VARINT) {
+            if (get_varint(&r, &v) != 0)
+                return -1;
+            continue;
+        }
+        if (wt != WT_LEN || get_len(&r, &sub) != 0)
+            return -1;
+        if (num == STEP_SLOWEST)
+            (*n)++;
     }
     return 0;
 }
@@ -251,9 +322,11 @@ static int count_top(struct rd r, struct counts *c)
         }
         if (wt != WT_LEN || get_len(&r, &sub) != 0)
             return -1;
-        if (num == IV_STEPS)
+        if (num == IV_STEPS) {
             c->steps++;
-        else if (num == IV_SCENARIOS)
+            if (count_slow(sub, &c->slow) != 0)
+                return -1;
+        } else if (num == IV_SCENARIOS)
             c->scens++;
         else if (num == IV_INJECTOR)
             c->inj++;
@@ -265,7 +338,7 @@ static int count_top(struct rd r, struct counts *c)
 
 /* One pass over the Interval: checks every field and fills d from block's
  * arrays (laid out from count_top's counts, which c counts again). */
-static int walk(struct rd r, struct counts *c, ivdecode *fill, char **strings)
+static int walk(struct rd r, struct counts *c, ivdecode *fill, struct slots *sl, char **strings)
 {
     size_t nstr = 0;
 
@@ -285,8 +358,8 @@ static int walk(struct rd r, struct counts *c, ivdecode *fill, char **strings)
         if (wt != WT_LEN || get_len(&r, &sub) != 0)
             return -1;
         if (num == IV_STEPS) {
-            void *m = iv != NULL ? iv->steps[iv->n_steps++] : NULL;
-            if (read_msg(sub, step_tab.f, step_tab.n, m, strings, &nstr) != 0)
+            Quern__StepInterval *m = iv != NULL ? iv->steps[iv->n_steps++] : NULL;
+            if (read_step(sub, m, sl, strings, &nstr) != 0)
                 return -1;
             c->steps++;
         } else if (num == IV_SCENARIOS) {
@@ -312,6 +385,8 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
     Quern__StepInterval *steps;
     Quern__ScenarioCount *scens;
     Quern__InjectorLoad *inj;
+    Quern__SlowSample *slow;
+    struct slots sl;
     char *strings;
     size_t n;
 
@@ -319,19 +394,22 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
     pthread_once(&tabs_once, tables_init);
     if (find_interval(body, len, &iv) != 0 || count_top(iv, &c) != 0)
         return 0;
-    n = c.steps + c.scens + c.inj;
+    n = c.steps + c.scens + c.inj + c.slow;
     /* one block: the structs, then the pointer arrays, then the strings */
     d->block = xmalloc(c.steps * sizeof(*steps) + c.scens * sizeof(*scens) + c.inj * sizeof(*inj) +
-                       (n + 3) * sizeof(void *) + c.strings + 1);
+                       c.slow * sizeof(*slow) + (n + 4) * sizeof(void *) + c.strings + 1);
     steps = d->block;
     scens = (Quern__ScenarioCount *)(steps + c.steps);
     inj = (Quern__InjectorLoad *)(scens + c.scens);
+    slow = (Quern__SlowSample *)(inj + c.inj);
     quern__envelope__init(&d->env);
     quern__interval__init(&d->iv);
-    d->iv.steps = (Quern__StepInterval **)(inj + c.inj);
+    d->iv.steps = (Quern__StepInterval **)(slow + c.slow);
     d->iv.scenarios = (Quern__ScenarioCount **)(d->iv.steps + c.steps + 1);
     d->iv.injector = (Quern__InjectorLoad **)(d->iv.scenarios + c.scens + 1);
-    strings = (char *)(d->iv.injector + c.inj + 1);
+    sl.ptr = (Quern__SlowSample **)(d->iv.injector + c.inj + 1);
+    sl.next = slow;
+    strings = (char *)(sl.ptr + c.slow + 1);
     for (size_t i = 0; i < c.steps; i++) {
         quern__step_interval__init(&steps[i]);
         d->iv.steps[i] = &steps[i];
@@ -344,7 +422,9 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
         quern__injector_load__init(&inj[i]);
         d->iv.injector[i] = &inj[i];
     }
-    if (walk(iv, &again, d, &strings) != 0) {
+    for (size_t i = 0; i < c.slow; i++)
+        quern__slow_sample__init(&slow[i]);
+    if (walk(iv, &again, d, &sl, &strings) != 0) {
         ivdecode_free(d); /* nothing was taken from it yet: protobuf-c judges it */
         return 0;
     }

@@ -9,7 +9,8 @@
  * given: three allocations a message instead of a few hundred.
  *
  * It reads only what it knows: an Envelope holding only an Interval, whose
- * fields, steps, scenarios and injector entries are those of quern.proto
+ * fields, steps (and their slowest samples), scenarios and injector entries
+ * are those of quern.proto
  * with their declared wire types, in any order. Anything else (another
  * message, an unknown field, a status list, a malformed or truncated
  * encoding) is left to protobuf-c (ivdecode_envelope returns 0), which also

@@ -144,6 +144,50 @@ static void add_loads(ivsum *s, const Quern__Interval *m)
     }
 }
 
+/* t when it is a trace id (32 lowercase hex digits), else "": a sender's
+ * string is shown and stored as is, on a terminal too. */
+static const char *checked_id(const char *t)
+{
+    return t != NULL && strspn(t, "0123456789abcdef") == 32 && t[32] == '\0' ? t : "";
+}
+
+/* Offers the step's slowest samples of m to d's heap (SLOWEST_MAX kept: the
+ * console trims to its --slowest at the end). */
+static void add_slowest(step_stats *d, const Quern__StepInterval *si)
+{
+    for (size_t i = 0; i < si->n_slowest; i++) {
+        const Quern__SlowSample *q = si->slowest[i];
+        slowest_entry x;
+        x.latency_us = q->latency_us;
+        x.start_us = q->start_us;
+        x.vu = q->vu;
+        snprintf(x.trace, sizeof(x.trace), "%s", checked_id(q->trace_id));
+        stats_offer_slow(d, SLOWEST_MAX, &x);
+    }
+}
+
+/* The step's slowest samples as messages (n_slowest set); NULL when none. */
+static Quern__SlowSample **slow_msgs(const slowest *h, size_t *n)
+{
+    Quern__SlowSample **out;
+
+    *n = 0;
+    if (h == NULL || h->n == 0)
+        return NULL;
+    out = xcalloc(h->n, sizeof(*out));
+    for (size_t i = 0; i < h->n; i++) {
+        Quern__SlowSample *q = xmalloc(sizeof(*q));
+        quern__slow_sample__init(q);
+        q->latency_us = h->e[i].latency_us;
+        q->start_us = h->e[i].start_us;
+        q->vu = h->e[i].vu;
+        q->trace_id = xstrdup(h->e[i].trace);
+        out[i] = q;
+    }
+    *n = h->n;
+    return out;
+}
+
 int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_names, char *err,
                   size_t errlen)
 {
@@ -183,9 +227,12 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
         d->ws_bytes_sent += si->ws_bytes_sent;
         d->ws_bytes_recv += si->ws_bytes_received;
         if (si->sample_technical != NULL && si->sample_technical[0] != '\0')
-            stats_note_error(d, 1, si->sample_technical);
+            stats_note_error_trace(d, 1, si->sample_technical,
+                                   checked_id(si->sample_technical_trace));
         if (si->sample_functional != NULL && si->sample_functional[0] != '\0')
-            stats_note_error(d, 0, si->sample_functional);
+            stats_note_error_trace(d, 0, si->sample_functional,
+                                   checked_id(si->sample_functional_trace));
+        add_slowest(d, si);
     }
     for (size_t i = 0; i < m->n_scenarios; i++) {
         const Quern__ScenarioCount *sc = m->scenarios[i];
@@ -284,6 +331,9 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         }
         si->sample_technical = xstrdup(st->sample_tech);
         si->sample_functional = xstrdup(st->sample_func);
+        si->sample_technical_trace = xstrdup(st->trace_tech);
+        si->sample_functional_trace = xstrdup(st->trace_func);
+        si->slowest = slow_msgs(st->slow, &si->n_slowest);
         m->steps[n++] = si;
     }
     m->n_steps = n;
@@ -337,6 +387,13 @@ void ivsum_msg_free(Quern__Interval *m)
         xfree(m->steps[i]->service_histogram.data);
         xfree(m->steps[i]->sample_technical);
         xfree(m->steps[i]->sample_functional);
+        xfree(m->steps[i]->sample_technical_trace);
+        xfree(m->steps[i]->sample_functional_trace);
+        for (size_t j = 0; j < m->steps[i]->n_slowest; j++) {
+            xfree(m->steps[i]->slowest[j]->trace_id);
+            xfree(m->steps[i]->slowest[j]);
+        }
+        xfree(m->steps[i]->slowest);
         xfree(m->steps[i]);
     }
     xfree(m->steps);

@@ -32,5 +32,10 @@
 #define WFILES_JTL_HEADER                                                                          \
     "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"            \
     "failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
+/** The column a run with --traceparent adds after Connect: each line's
+ *  trace id (32 hex digits, empty when its request sent none). JMeter's
+ *  CSV has no such column; readers that map columns by the header's names
+ *  (JMeter, the Jenkins Performance plugin) keep working. */
+#define WFILES_JTL_TRACE_COLUMN ",traceId"
 
 #endif

@@ -252,7 +252,9 @@ int har_header_own(const char *name)
                                       "content-type",
                                       "authorization",
                                       "proxy-authorization",
-                                      "upgrade"};
+                                      "upgrade",
+                                      "traceparent",
+                                      "tracestate"};
 
     if (name[0] == ':' || strncasecmp(name, "accept-", 7) == 0 || strncasecmp(name, "sec-", 4) == 0)
         return 1;

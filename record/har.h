@@ -76,7 +76,8 @@ const char *har_header(const har_kv *kv, size_t n, const char *name);
 
 /** 1 when a request header is the browser's own or the VU's business
  *  (user agent, accept-*, sec-*, cookies, host, origin, referer, caches,
- *  content-type and length, credentials), so a replay must not copy it. */
+ *  content-type and length, credentials, a trace context: one id a request,
+ *  quern's own with --traceparent), so a replay must not copy it. */
 int har_header_own(const char *name);
 
 #endif

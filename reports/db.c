@@ -32,6 +32,7 @@ enum db_stmt {
     ST_END,
     ST_AGENTS_END,
     ST_TOUCH,
+    ST_SLOW,
     ST_COUNT
 };
 
@@ -46,12 +47,15 @@ static const char *const stmt_sql[ST_COUNT] = {
                          "sum_tls, sum_ttfb, new_conns, histogram, service_histogram, requests) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_ERROR] = "INSERT INTO errors (run_id, step_index, kind, sample, count, first_second, "
-                 "last_second) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                 "last_second, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                  "ON CONFLICT (run_id, step_index, kind) DO UPDATE SET "
                  "count = count + excluded.count, "
                  "first_second = min(first_second, excluded.first_second), "
                  "last_second = max(last_second, excluded.last_second), "
+                 "trace_id = CASE WHEN sample = '' THEN excluded.trace_id ELSE trace_id END, "
                  "sample = CASE WHEN sample = '' THEN excluded.sample ELSE sample END",
+    [ST_SLOW] = "INSERT OR REPLACE INTO slowest (run_id, step_index, rank, latency_us, start_us, "
+                "vu, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
     [ST_SCEN] = "UPDATE scenario_totals SET runs = runs + ?, missed_pacing = missed_pacing + ?, "
                 "arr_scheduled = arr_scheduled + ?, arr_started = arr_started + ?, "
                 "arr_late = arr_late + ?, arr_dropped = arr_dropped + ? "
@@ -543,7 +547,8 @@ int db_agent(db *d, int64_t run_id, unsigned index, const db_agent_info *a, char
 /* Adds n errors of one kind seen in second to the errors table; URL
  * passwords in the sample message are not stored. */
 static int add_errors(db *d, int64_t run_id, size_t step, const char *kind, uint64_t n,
-                      const char *sample, uint64_t second, char *err, size_t errlen)
+                      const char *sample, const char *trace, uint64_t second, char *err,
+                      size_t errlen)
 {
     sqlite3_stmt *st = d->st[ST_ERROR];
     char safe[STATS_SAMPLE_MAX + 64]; /* a mask may be longer than a short password */
@@ -556,6 +561,10 @@ static int add_errors(db *d, int64_t run_id, size_t step, const char *kind, uint
     bind_u64(st, 5, n);
     bind_u64(st, 6, second);
     bind_u64(st, 7, second);
+    if (trace != NULL && trace[0] != '\0')
+        sqlite3_bind_text(st, 8, trace, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 8);
     return step_done(d, st, "cannot record errors", err, errlen);
 }
 
@@ -589,10 +598,10 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
             goto fail;
         if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech, s->sample_tech,
-                                          iv->second, err, errlen) != 0)
+                                          s->trace_tech, iv->second, err, errlen) != 0)
             goto fail;
         if (s->err_func > 0 && add_errors(d, run_id, i, "functional", s->err_func, s->sample_func,
-                                          iv->second, err, errlen) != 0)
+                                          s->trace_func, iv->second, err, errlen) != 0)
             goto fail;
     }
     for (size_t i = 0; i < iv->nscens; i++) {
@@ -656,6 +665,36 @@ int db_run_end(db *d, int64_t run_id, const db_run_end_info *ei, char *err, size
     return db_run_end_reason(d, run_id, ei, NULL, err, errlen);
 }
 
+/* The step's slowest samples, rank 1 the slowest (common/slowest.h). */
+static int add_slowest(db *d, int64_t run_id, size_t step, const slowest *h, char *err,
+                       size_t errlen)
+{
+    slowest_entry *e;
+    size_t n;
+    int rc = 0;
+
+    if (h == NULL || h->n == 0)
+        return 0;
+    e = xcalloc(h->n, sizeof(*e));
+    n = slowest_sorted(h, e);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_stmt *st = d->st[ST_SLOW];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)step);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)i + 1);
+        bind_u64(st, 4, e[i].latency_us);
+        sqlite3_bind_int64(st, 5, e[i].start_us);
+        sqlite3_bind_int64(st, 6, e[i].vu);
+        if (e[i].trace[0] != '\0')
+            sqlite3_bind_text(st, 7, e[i].trace, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(st, 7);
+        rc = step_done(d, st, "cannot record the slowest samples", err, errlen);
+    }
+    xfree(e);
+    return rc;
+}
+
 int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const char *reason,
                       char *err, size_t errlen)
 {
@@ -685,7 +724,8 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
             bind_service(d, st, 22, s, err, errlen) != 0)
             goto fail;
         bind_u64(st, 23, s->requests);
-        if (step_done(d, st, "cannot record the totals", err, errlen) != 0)
+        if (step_done(d, st, "cannot record the totals", err, errlen) != 0 ||
+            add_slowest(d, run_id, i, s->slow, err, errlen) != 0)
             goto fail;
     }
     if (end_status(d, run_id, ei, reason, err, errlen) != 0)

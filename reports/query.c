@@ -399,6 +399,20 @@ static void row_error(sqlite3_stmt *st, query_run *r)
     e->count = sqlite3_column_int64(st, 3);
     e->first_second = sqlite3_column_int64(st, 4);
     e->last_second = sqlite3_column_int64(st, 5);
+    e->trace_id = sqlite3_column_type(st, 6) != SQLITE_NULL ? query_col_str(st, 6) : NULL;
+}
+
+static void row_slow(sqlite3_stmt *st, query_run *r)
+{
+    query_slow *q;
+    r->slow = xrealloc(r->slow, (r->nslow + 1) * sizeof(*r->slow));
+    q = &r->slow[r->nslow++];
+    q->step = sqlite3_column_int64(st, 0);
+    q->rank = sqlite3_column_int64(st, 1);
+    q->latency_us = sqlite3_column_int64(st, 2);
+    q->start_us = sqlite3_column_int64(st, 3);
+    q->vu = sqlite3_column_int64(st, 4);
+    q->trace_id = sqlite3_column_type(st, 5) != SQLITE_NULL ? query_col_str(st, 5) : NULL;
 }
 
 static void row_scen(sqlite3_stmt *st, query_run *r)
@@ -437,9 +451,13 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
                   "WHERE run_id = ? ORDER BY agent_index",
                   row_agent, err, errlen) != 0 ||
         load_rows(sq, r,
-                  "SELECT step_index, kind, sample, count, first_second, last_second FROM errors "
-                  "WHERE run_id = ? ORDER BY count DESC, step_index, kind",
+                  "SELECT step_index, kind, sample, count, first_second, last_second, trace_id "
+                  "FROM errors WHERE run_id = ? ORDER BY count DESC, step_index, kind",
                   row_error, err, errlen) != 0 ||
+        load_rows(sq, r,
+                  "SELECT step_index, rank, latency_us, start_us, vu, trace_id FROM slowest "
+                  "WHERE run_id = ? ORDER BY step_index, rank",
+                  row_slow, err, errlen) != 0 ||
         load_rows(sq, r,
                   "SELECT name, runs, missed_pacing, arr_scheduled, arr_started, arr_late, "
                   "arr_dropped FROM scenario_totals WHERE run_id = ? "
@@ -610,8 +628,12 @@ void query_run_free(query_run *r)
     for (size_t i = 0; i < r->nerrors; i++) {
         xfree(r->errors[i].kind);
         xfree(r->errors[i].sample);
+        xfree(r->errors[i].trace_id);
     }
     xfree(r->errors);
+    for (size_t i = 0; i < r->nslow; i++)
+        xfree(r->slow[i].trace_id);
+    xfree(r->slow);
     for (size_t i = 0; i < r->nscens; i++)
         xfree(r->scens[i].name);
     xfree(r->scens);

@@ -88,7 +88,15 @@ typedef struct query_error {
     int64_t step;        /**< step index */
     char *kind, *sample; /**< owned */
     int64_t count, first_second, last_second;
+    char *trace_id; /**< owned: the sample's request's trace id, NULL when none */
 } query_error;
+
+/** One slowest row: one of a step's slowest samples. */
+typedef struct query_slow {
+    int64_t step, rank; /**< step index; 1 the slowest */
+    int64_t latency_us, start_us, vu;
+    char *trace_id; /**< owned, NULL when none */
+} query_slow;
 
 /** One scenario_totals row. */
 typedef struct query_scen {
@@ -129,6 +137,8 @@ typedef struct query_run {
     size_t nagents;
     query_error *errors;
     size_t nerrors;
+    query_slow *slow; /**< by step, then rank */
+    size_t nslow;
     query_scen *scens;
     size_t nscens;
 

@@ -13,6 +13,7 @@
 #include "reports/knee.h"
 #include "reports/lchart.h"
 #include "reports/injector.h"
+#include "reports/slowhtml.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -411,6 +412,10 @@ static void errors_table(FILE *out, const query_run *r)
             fprintf(out, "step %lld", (long long)e->step);
         fputs("</code></td><td><code>", out);
         html_esc(out, e->sample);
+        if (e->trace_id != NULL) {
+            fputs("</code><br>trace <code>", out);
+            html_esc(out, e->trace_id);
+        }
         fprintf(out, "</code></td><td class=\"n\">%s</td>",
                 html_count(e->count > 0 ? (uint64_t)e->count : 0, b, sizeof(b)));
         fprintf(out, "<td class=\"n\">%llds</td><td class=\"n\">%llds</td></tr>\n",
@@ -588,7 +593,8 @@ void rhtml_write(FILE *out, const query_run *r)
             "</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
             "<a href=\"#charts\">Charts</a>%s"
             "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
-            "<a href=\"#errors\">Errors</a><a href=\"#agents\">Injectors</a>"
+            "<a href=\"#errors\">Errors</a><a href=\"#slowest\">Slowest</a>"
+            "<a href=\"#agents\">Injectors</a>"
             "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
             r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "");
     rhtml_notice(out, r);
@@ -604,6 +610,7 @@ void rhtml_write(FILE *out, const query_run *r)
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);
+    slowhtml_section(out, r);
     rhtml_agents(out, r);
     settings(out, r);
     fputs("</main>\n<footer>quern " QUERN_VERSION

@@ -387,3 +387,23 @@ CREATE TABLE injector_seconds (
     lag_max_us       INTEGER NOT NULL,
     PRIMARY KEY (run_id, second)
 );
+-- @migration 12
+-- Trace ids (--traceparent, worker/traceid.h) and each step's slowest samples.
+--   errors.trace_id: the W3C trace id (32 lowercase hex digits) of the
+--     request of the sample message, NULL when it sent none.
+--   slowest: the N slowest samples of each step over the run (--slowest,
+--     default 10, common/slowest.h), written with the totals at the end:
+--     rank 1 is the slowest; latency_us its response time, start_us when it
+--     started (epoch), vu the VU's global index, trace_id its request's
+--     trace id (NULL without --traceparent).
+ALTER TABLE errors ADD COLUMN trace_id TEXT;
+CREATE TABLE slowest (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step_index INTEGER NOT NULL,
+    rank       INTEGER NOT NULL,
+    latency_us INTEGER NOT NULL,
+    start_us   INTEGER NOT NULL,
+    vu         INTEGER NOT NULL,
+    trace_id   TEXT,
+    PRIMARY KEY (run_id, step_index, rank)
+);

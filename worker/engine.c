@@ -678,6 +678,12 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->cur = xcalloc(e->scens.nsteps ? e->scens.nsteps : 1, sizeof(*e->cur));
     for (size_t i = 0; i < e->scens.nsteps; i++)
         stats_init(&e->cur[i]);
+    if (e->cfg.slowest > 0) {
+        e->slow = xcalloc(e->scens.nsteps ? e->scens.nsteps : 1, sizeof(*e->slow));
+        for (size_t i = 0; i < e->scens.nsteps; i++)
+            e->slow[i] = slowest_new(e->cfg.slowest);
+    }
+    traceid_init(&e->tid);
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
     e->acount = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*e->acount));
     if (cfg->nrate_stages > 0) {
@@ -898,6 +904,9 @@ void engine_free(engine *e)
             stats_free(&e->cur[i]);
         xfree(e->cur);
     }
+    for (size_t i = 0; e->slow != NULL && i < e->scens.nsteps; i++)
+        slowest_free(e->slow[i]);
+    xfree(e->slow);
     xfree(e->scount);
     xfree(e->acount);
     for (size_t i = 0; e->alag != NULL && i < e->scens.nscens; i++)

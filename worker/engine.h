@@ -116,6 +116,10 @@ typedef struct engine_cfg {
                                  (worker/inflight.h); 0: no bound */
     uint64_t mem_limit;     /**< bytes the Lua state may hold while a script runs
                                  (--worker-memory, worker/lalloc.h); 0: no bound */
+    int traceparent;        /**< --traceparent: every request carries a fresh W3C traceparent
+                                 (worker/traceid.h); a scenario may ask for it alone */
+    uint32_t slowest;       /**< --slowest: samples kept per step among the run's slowest
+                                 (common/slowest.h), 0 none */
 } engine_cfg;
 
 /** Why the engine stopped. */

@@ -11,6 +11,7 @@
 #include "worker/lalloc.h"
 #include "worker/engine.h"
 #include "worker/lwatch.h"
+#include "worker/traceid.h"
 #include "common/selfmon.h"
 #include "worker/urlc.h"
 #include "worker/vshare.h"
@@ -50,6 +51,9 @@ struct engine {
     hist **alag;             /**< owned: current interval's start lags, one per scenario (NULL
                                   for those without arrivals); NULL in the closed model */
     step_stats *cur;         /**< owned: current interval, one per step */
+    slowest **slow;          /**< owned: the run's slowest samples so far, one heap per step
+                                  (cfg.slowest kept); NULL when cfg.slowest is 0 */
+    traceid_gen tid;         /**< traceparent ids (worker/traceid.h), seeded once */
     scen_counts *scount;     /**< owned: current interval, one per scenario */
     ev_timer curl_timer;     /**< libcurl's timeout */
     ev_prepare starter;      /**< starts the queued transfers before the loop waits */

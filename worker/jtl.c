@@ -66,7 +66,10 @@ size_t jtl_line(char *out, size_t room, const jtl_rec *r, size_t *threads_at)
         *threads_at = w.len;
     lbuf_fmt(&w, "%u,%u,", r->grp, r->all);
     csv_field(&w, r->url, 1100);
-    lbuf_fmt(&w, ",%" PRId64 ",0,%" PRId64 "\n", r->latency_ms, r->connect_ms);
+    lbuf_fmt(&w, ",%" PRId64 ",0,%" PRId64, r->latency_ms, r->connect_ms);
+    if (r->trace != NULL) /* JMeter has no column for it: one more, last (proto/wfiles.h) */
+        lbuf_fmt(&w, ",%.32s", r->trace);
+    lbuf_put(&w, "\n", 1);
     if (w.len == w.cap) /* cut: the line still ends */
         w.p[w.len - 1] = '\n';
     return w.len;

@@ -39,6 +39,8 @@ typedef struct jtl_rec {
     uint32_t grp, all;
     const char *url;
     int64_t latency_ms, connect_ms;
+    const char *trace; /**< NULL: no traceId column (--traceparent off); else the sample's
+                            trace id, "" when none (WFILES_JTL_TRACE_COLUMN) */
 } jtl_rec;
 
 /** Formats one JTL line with its newline into out (room >= WFILE_LINE_MAX -

@@ -147,6 +147,8 @@ static int start_xfer(lua_State *L, vu *v)
     const char *ctype = NULL;
     int own_ua = 0;         /* the step names its own User-Agent */
     int own_ae = 0;         /* ... its own Accept-Encoding */
+    int own_tp = 0;         /* ... its own traceparent */
+    int traced;             /* a traceparent of quern's goes with it */
     int own_ro = 0;         /* the request gives connection options of its own */
     curl_mime *mime = NULL; /* a multipart body, owned by a userdata on the stack */
     const reqopt *sro = v->eng->scens.scens[v->scen]->req, *rro = NULL;
@@ -159,6 +161,7 @@ static int start_xfer(lua_State *L, vu *v)
     lua_settop(L, 4);
     curl_slist_free_all(v->req_headers);
     v->req_headers = NULL;
+    v->x.trace_id[0] = '\0';
     if (lua_istable(L, 4)) {
         lua_pushnil(L);
         while (lua_next(L, 4) != 0) {
@@ -241,6 +244,10 @@ static int start_xfer(lua_State *L, vu *v)
                     own_ua = 1;
                 if (strcasecmp(lua_tostring(L, -2), "accept-encoding") == 0)
                     own_ae = 1;
+                if (strcasecmp(lua_tostring(L, -2), "traceparent") == 0) {
+                    own_tp = 1; /* its id is the response's when well formed */
+                    traceid_parse(lua_tostring(L, -1), v->x.trace_id);
+                }
                 add_header(v, lua_tostring(L, -2), lua_tostring(L, -1));
                 lua_pop(L, 1);
             }
@@ -266,7 +273,14 @@ static int start_xfer(lua_State *L, vu *v)
      * CURLOPT_USERAGENT and CURLOPT_ACCEPT_ENCODING's own line, libcurl
      * would format each twice per request (8 % and 10 % of a small
      * request's instructions). A request with no header of its own uses one
-     * of the engine's shared lists. */
+     * of the engine's shared lists, or, traced, its handle's own, whose
+     * traceparent line is rewritten in place (xh_traceparent). */
+    traced = !own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent);
+    if (traced && v->req_headers != NULL) {
+        char line[TRACEID_LINE_LEN + 1];
+        traceid_line(&v->eng->tid, line, v->x.trace_id);
+        add_line(v, line);
+    }
     compressed = reqopt_compressed(rro, sro, v->eng->run_ro);
     if (v->req_headers != NULL && !own_ua)
         add_header(v, "User-Agent", QUERN_USER_AGENT);
@@ -303,8 +317,9 @@ static int start_xfer(lua_State *L, vu *v)
                          : method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER,
                      v->req_headers != NULL ? v->req_headers
-                     : compressed           ? v->eng->ua_ae
-                                            : v->eng->ua);
+                     : traced     ? xh_traceparent(v->xh, &v->eng->tid, compressed, v->x.trace_id)
+                     : compressed ? v->eng->ua_ae
+                                  : v->eng->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
     /* libcurl counts digest's second round trip against MAXREDIRS: with

@@ -235,6 +235,9 @@ static int l_scenario(lua_State *L)
                     sc->cookies_reset = 1;
                 else
                     luaL_error(L, "scenario %s: cookies must be \"keep\" or \"reset\"", name);
+            } else if (strcmp(k, "traceparent") == 0) {
+                luaL_checktype(L, -1, LUA_TBOOLEAN);
+                sc->traceparent = lua_toboolean(L, -1);
             } else if (strcmp(k, "thresholds") == 0) {
                 declare_thresholds(L, e, sc, lua_gettop(L));
             } else if (strcmp(k, "stages") == 0) {
@@ -250,7 +253,7 @@ static int l_scenario(lua_State *L)
             } else {
                 luaL_error(L,
                            "scenario %s: unknown option \"%s\" (known: weight, pacing, think, "
-                           "cookies, thresholds, stages, rate, rate_stages, request)",
+                           "cookies, thresholds, stages, rate, rate_stages, request, traceparent)",
                            name, k);
             }
             lua_pop(L, 1);

@@ -28,6 +28,7 @@ typedef struct resp {
     int page;           /**< the request asked for resources: res and page_ms are set */
     pageres_counts res; /**< how its resources were served (pageres.h) */
     double page_ms;     /**< the page's time, resources included */
+    char trace_id[TRACEID_HEX_LEN + 1]; /**< its request's trace id, "" none (traceid.h) */
 } resp;
 
 int lresp_push(lua_State *L, vu *v, int url_idx)
@@ -39,6 +40,7 @@ int lresp_push(lua_State *L, vu *v, int url_idx)
     r->step = v->xfer_timed ? v->pend.step : -1;
     r->status = x->status;
     r->curl_rc = x->curl_rc;
+    memcpy(r->trace_id, x->trace_id, sizeof(r->trace_id));
     r->time_ms = (double)x->elapsed_us / 1000.0;
     r->dns_us = x->dns_us;
     r->connect_us = x->connect_us;
@@ -359,6 +361,11 @@ static int r_index(lua_State *L)
         lua_getiuservalue(L, 1, UV_ERROR);
     } else if (strcmp(k, "url") == 0) {
         lua_getiuservalue(L, 1, UV_URL);
+    } else if (strcmp(k, "trace_id") == 0) {
+        if (r->trace_id[0] != '\0')
+            lua_pushstring(L, r->trace_id);
+        else
+            lua_pushnil(L);
     } else if (strcmp(k, "protocol") == 0) {
         switch (r->http_version) {
         case CURL_HTTP_VERSION_1_0:

@@ -143,15 +143,23 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
     xh *x = xh_get(e);
     CURL *h = x->easy;
     int http2 = reqopt_http2(p->req_ro, p->scen_ro, e->run_ro);
+    int reval = etag != NULL || last_mod != NULL;
+    int tp = e->cfg.traceparent || e->scens.scens[v->scen]->traceparent, compressed;
+    char id[TRACEID_HEX_LEN + 1];
 
     vu_attach(v, x);
     xh_begin(x);
-    if (etag != NULL || last_mod != NULL) {
+    if (reval) {
         pageres_header(&r->hdrs, "User-Agent", QUERN_USER_AGENT);
         if (etag != NULL)
             pageres_header(&r->hdrs, "If-None-Match", etag);
         if (last_mod != NULL)
             pageres_header(&r->hdrs, "If-Modified-Since", last_mod);
+        if (tp) { /* each resource a request of its own in the server's traces */
+            char line[TRACEID_LINE_LEN + 1];
+            traceid_line(&e->tid, line, id);
+            pageres_header(&r->hdrs, "traceparent", line + 13);
+        }
     }
     curl_easy_setopt(h, CURLOPT_CURLU, NULL);
     curl_easy_setopt(h, CURLOPT_URL, r->url);
@@ -160,10 +168,12 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, NULL);
     /* A revalidation's own list leaves Accept-Encoding to libcurl. */
+    compressed = reqopt_compressed(p->req_ro, p->scen_ro, e->run_ro);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER,
-                     r->hdrs != NULL                                       ? r->hdrs
-                     : reqopt_compressed(p->req_ro, p->scen_ro, e->run_ro) ? e->ua_ae
-                                                                           : e->ua);
+                     r->hdrs != NULL ? r->hdrs
+                     : tp            ? xh_traceparent(x, &e->tid, compressed, id)
+                     : compressed    ? e->ua_ae
+                                     : e->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, p->timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, PAGERES_REDIRS);

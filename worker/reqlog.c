@@ -148,6 +148,7 @@ void reqlog_xfer(reqlog *l, vu *v)
         r.url = url;
         r.latency_ms = x->ttfb_us / 1000;
         r.connect_ms = (x->dns_us + x->connect_us + x->tls_us) / 1000;
+        r.trace = v->eng->cfg.traceparent ? x->trace_id : NULL;
         reqlog_jtl_out(l, v, &r, x->status, x->curl_rc, fail);
     }
 }
@@ -185,6 +186,7 @@ static void reqlog_subs(reqlog *l, vu *v, const char *step_name)
         rec.url = url;
         rec.latency_ms = r->ttfb_us / 1000;
         rec.connect_ms = r->connect_us / 1000;
+        rec.trace = v->eng->cfg.traceparent ? "" : NULL; /* a resource's id is not kept */
         reqlog_jtl_out(l, v, &rec, r->status, r->curl_rc, fail);
     }
 }
@@ -223,6 +225,7 @@ void reqlog_sample(reqlog *l, vu *v)
         r.url = url;
         r.latency_ms = (int64_t)p->ttfb / 1000;
         r.connect_ms = (int64_t)(p->dns + p->connect + p->tls) / 1000;
+        r.trace = v->eng->cfg.traceparent ? p->trace : NULL;
         reqlog_jtl_out(l, v, &r, status, curl_rc, p->msg);
     }
     memset(&g, 0, sizeof(g));

@@ -44,6 +44,7 @@ typedef struct scen {
     int64_t think_min_us; /**< pause before each step after the first of a run */
     int64_t think_max_us;
     int cookies_reset; /**< 1: a fresh cookie jar each run (The Grinder's way) */
+    int traceparent;   /**< 1: its requests carry a W3C traceparent (worker/traceid.h) */
     int table_ref;     /**< Lua registry ref of the scenario's table */
     step *first_step;  /**< borrowed: lowest-declared step, for errors outside steps */
     stage *stages;     /**< owned: the stages option, NULL without; such a scenario gets no

@@ -167,7 +167,8 @@ void trace_response(trace *t, vu *v, CURLcode rc)
     url = urlc_shown(v->url, eff != NULL ? eff : "", redirects, ubuf, sizeof(ubuf));
     if (v->xfer_timed && v->pend.step >= 0 && (size_t)v->pend.step < v->eng->scens.nsteps)
         sname = v->eng->scens.steps[v->pend.step]->name;
-    lbuf_fmt(&o, "--- VU %u, run %u, %s: %s %s\n", v->gid, v->run, sname, s->method, url);
+    lbuf_fmt(&o, "--- VU %u, run %u, %s: %s %s%s%s\n", v->gid, v->run, sname, s->method, url,
+             x->trace_id[0] != '\0' ? ", trace " : "", x->trace_id);
     headers(&o, "> ", s->req, s->req_len);
     if (x->status > 0) {
         headers(&o, "< ", v->xh->hdr.data != NULL ? v->xh->hdr.data : "", v->xh->hdr.len);

@@ -6,7 +6,8 @@
  * them (credentials in Authorization masked), the status and response
  * headers, the body's first TRACE_BODY_MAX bytes (cut between UTF-8
  * characters) and the timings (DNS, connect, TLS, time to first byte,
- * total). Mode 1 traces the VU of global index 1 only, mode 2 every VU
+ * total), and the request's trace id when it sent a traceparent
+ * (worker/traceid.h). Mode 1 traces the VU of global index 1 only, mode 2 every VU
  * (--trace=all).
  *
  * Where it goes: the worker's stderr, which is the agent's: in a local run

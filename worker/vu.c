@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/version.h"
 #include "worker/engine_int.h"
 #include "worker/intend.h"
 #include "worker/lapi.h"
@@ -194,10 +195,37 @@ void xh_trim(struct engine *e)
     }
 }
 
+/* Appends line to *l, aborting when out of memory. */
+static void tp_append(struct curl_slist **l, const char *line)
+{
+    struct curl_slist *n = curl_slist_append(*l, line);
+    if (n == NULL)
+        xmalloc((size_t)-1 >> 1); /* the one abort path */
+    *l = n;
+}
+
+struct curl_slist *xh_traceparent(xh *x, traceid_gen *g, int compressed, char *id)
+{
+    struct curl_slist **l = &x->tp[compressed ? 1 : 0];
+
+    if (*l == NULL) {
+        char line[TRACEID_LINE_LEN + 1];
+        traceid_line(g, line, id); /* the first node: rewritten below */
+        tp_append(l, line);
+        if (compressed)
+            tp_append(l, reqopt_accept_encoding());
+        tp_append(l, "User-Agent: " QUERN_USER_AGENT);
+    }
+    traceid_line(g, (*l)->data, id);
+    return *l;
+}
+
 void xh_free(xh *x)
 {
     if (x == NULL)
         return;
+    curl_slist_free_all(x->tp[0]);
+    curl_slist_free_all(x->tp[1]);
     curl_easy_cleanup(x->easy); /* detaches it from the group share */
     xfree(x->jar_base);
     xfree(x->body.data);
@@ -363,13 +391,33 @@ void vu_count_error(vu *v, int sidx, int technical, const char *msg)
         s->err_tech++;
     else
         s->err_func++;
-    stats_note_error(s, technical, msg);
+    stats_note_error_trace(s, technical, msg, v->pend.step == sidx ? v->pend.trace : NULL);
+}
+
+/* Offers the sample to the run's slowest of its step; one that enters goes
+ * into the interval's too, which sends it up (common/slowest.h). */
+static void offer_slow(vu *v, step_stats *s, const sample *p, uint64_t us)
+{
+    engine *e = v->eng;
+    slowest *h = e->slow[p->step];
+    slowest_entry x;
+
+    if (!slowest_would_keep(h, us))
+        return;
+    x.latency_us = us;
+    /* from its intended start, as its latency (and the JTL's timeStamp) */
+    x.start_us = e->t0_wall_us + (p->start_us - (p->lag_us > 0 ? p->lag_us : 0) - e->t0_us);
+    x.vu = v->gid;
+    memcpy(x.trace, p->trace, sizeof(x.trace));
+    if (slowest_offer(h, &x))
+        stats_offer_slow(s, h->cap, &x);
 }
 
 void vu_finalize(vu *v)
 {
     sample *p = &v->pend;
     step_stats *s;
+    uint64_t resp_us;
 
     if (p->step < 0)
         return;
@@ -377,8 +425,10 @@ void vu_finalize(vu *v)
         return;
     s = &v->eng->cur[p->step];
     s->count++;
-    stats_record(s, intend_response(p->elapsed_us, p->lag_us),
-                 p->elapsed_us > 0 ? (uint64_t)p->elapsed_us : 0);
+    resp_us = intend_response(p->elapsed_us, p->lag_us);
+    stats_record(s, resp_us, p->elapsed_us > 0 ? (uint64_t)p->elapsed_us : 0);
+    if (v->eng->slow != NULL)
+        offer_slow(v, s, p, resp_us);
     s->bytes_in += p->bytes_in;
     s->bytes_out += p->bytes_out;
     s->sum_dns += p->dns;
@@ -389,10 +439,10 @@ void vu_finalize(vu *v)
     s->requests += p->requests;
     if (p->err == SAMPLE_TECH) {
         s->err_tech++;
-        stats_note_error(s, 1, p->msg);
+        stats_note_error_trace(s, 1, p->msg, p->trace);
     } else if (p->err == SAMPLE_FUNC) {
         s->err_func++;
-        stats_note_error(s, 0, p->msg);
+        stats_note_error_trace(s, 0, p->msg, p->trace);
     }
     if (v->eng->cfg.reqlog != NULL)
         reqlog_sample(v->eng->cfg.reqlog, v);
@@ -466,6 +516,7 @@ static void collect(vu *v, CURLcode rc)
         p->elapsed_us = x->elapsed_us;
     if (p->err != SAMPLE_OK)
         return; /* the first error of a sample is the one kept */
+    memcpy(p->trace, x->trace_id, sizeof(p->trace));
     if (rc != CURLE_OK) {
         p->err = SAMPLE_TECH;
         snprintf(p->msg, sizeof(p->msg), "%s",

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "worker/reqopt.h"
+#include "worker/traceid.h"
 
 struct engine;
 struct step;
@@ -51,8 +52,10 @@ typedef struct sample {
                              sample of a run only): the response time counts it */
     int64_t elapsed_us; /**< service time, set when complete */
     uint64_t bytes_in, bytes_out, dns, connect, tls, ttfb, new_conns;
-    uint64_t requests;    /**< HTTP requests sent (step_stats.requests) */
-    char msg[VU_MSG_MAX]; /**< error message when err != SAMPLE_OK */
+    uint64_t requests;               /**< HTTP requests sent (step_stats.requests) */
+    char trace[TRACEID_HEX_LEN + 1]; /**< trace id of its erring request, else of its last
+                                          one; "" when none was sent (worker/traceid.h) */
+    char msg[VU_MSG_MAX];            /**< error message when err != SAMPLE_OK */
 } sample;
 
 /** What the last transfer gave; the response object is built from it. */
@@ -63,7 +66,9 @@ typedef struct xfer_result {
     int64_t elapsed_us;
     int64_t dns_us, connect_us, tls_us, ttfb_us;
     uint64_t bytes_in, bytes_out, new_conns;
-    uint64_t requests; /**< HTTP requests it sent: xh_requests */
+    uint64_t requests;                  /**< HTTP requests it sent: xh_requests */
+    char trace_id[TRACEID_HEX_LEN + 1]; /**< its traceparent's trace id, "" when none was
+                                             sent (worker/traceid.h) */
 } xfer_result;
 
 /** A growable byte buffer with a hard maximum (bytes past it are dropped). */
@@ -89,6 +94,9 @@ typedef struct xh {
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for a failure */
     reqopt_mark ro;               /**< the request options easy has (reqopt.h) */
     uint32_t responses;           /**< final (not 1xx) status lines of this transfer */
+    struct curl_slist *tp[2];     /**< owned, NULL until used: the headers of a traced request
+                                       with none of its own, [0] plain, [1] compressed
+                                       (xh_traceparent) */
     struct xh *next;              /**< the engine's pool */
 } xh;
 
@@ -103,6 +111,13 @@ void xh_begin(xh *x);
  *  (a redirect followed, digest's challenge and answer each count), and 1
  *  for a transfer that got none (refused, timed out: it was attempted). */
 uint64_t xh_requests(const xh *x);
+/** The header list of a traced request that has no header of its own
+ *  (compressed: with Accept-Encoding): a fresh traceparent from g, then
+ *  quern's User-Agent. Made once per handle; each call rewrites the
+ *  traceparent line in place (its length never changes), so a traced
+ *  request allocates nothing. Writes its trace id into id
+ *  (TRACEID_HEX_LEN + 1 bytes). Valid until the handle's next call. */
+struct curl_slist *xh_traceparent(xh *x, traceid_gen *g, int compressed, char *id);
 /** Frees a handle and what it owns. */
 void xh_free(xh *x);
 /** Frees up to XH_TRIM_STEP idle handles beyond what the last second

@@ -427,6 +427,8 @@ int wproc_main(int fd, int dirfd, unsigned number)
     cfg.sink_ud = &c;
     cfg.handle_signals = 1;
     cfg.trace = sr->trace;
+    cfg.traceparent = sr->traceparent;
+    cfg.slowest = sr->slowest > SLOWEST_MAX ? SLOWEST_MAX : sr->slowest;
     rl = open_reqlog(sr, dir, number, &n, err, sizeof(err));
     if (n) {
         send_ready(fd, c.run_id, 0, err, 0);

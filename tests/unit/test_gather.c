@@ -103,6 +103,25 @@ static void test_rewritten_when_merged(void **state)
     gather_free(g);
 }
 
+/* --traceparent: the header names the workers' last column. */
+static void test_traced_header(void **state)
+{
+    char err[256], buf[512];
+    gather *g = gather_new_traced(path, NULL, 1, err, sizeof(err));
+    FILE *f;
+    size_t n;
+
+    assert_non_null(g);
+    assert_int_equal(gather_close(g, err, sizeof(err)), 0);
+    gather_free(g);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    assert_string_equal(buf, WFILES_JTL_HEADER ",traceId\n");
+}
+
 static void test_floor_late_and_close(void **state)
 {
     char err[256];
@@ -222,6 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rewritten_when_merged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_late_and_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_traced_header, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
         cmocka_unit_test(test_grinder_names),
     };

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "record/har.h"
 #include "record/har2lua.h"
 
 #define DATA "tests/unit/data/har/"
@@ -268,6 +269,17 @@ static void test_empty(void **state)
     free(got);
 }
 
+/* A recorded trace context is the browser's (one id a request): not copied,
+ * so that a replay with --traceparent sends fresh ids. */
+static void test_header_own(void **state)
+{
+    (void)state;
+    assert_true(har_header_own("traceparent"));
+    assert_true(har_header_own("TraceState"));
+    assert_true(har_header_own("sec-fetch-dest"));
+    assert_false(har_header_own("X-Api-Key"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,7 +287,7 @@ int main(void)
         cmocka_unit_test(test_orders_redirects), cmocka_unit_test(test_resources_none),
         cmocka_unit_test(test_bad_input),        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_hostile),          cmocka_unit_test(test_many),
-        cmocka_unit_test(test_hostile_names),
+        cmocka_unit_test(test_hostile_names),    cmocka_unit_test(test_header_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,7 +49,13 @@ static uint8_t *packed_interval(size_t nsteps, size_t *len)
         st[i].err_tech = i % 3 == 0 ? 1 : 0;
         st[i].bytes_in = 100 * i;
         if (i == 1)
-            stats_note_error(&st[i], 1, "connection refused");
+            stats_note_error_trace(&st[i], 1, "connection refused",
+                                   "0af7651916cd43dd8448eb211c80319c");
+        for (int k = 0; k < (int)(i % 3); k++) { /* slowest samples, none in some steps */
+            slowest_entry e = {rng() % 100000, k == 0 ? -5 : (int64_t)(rng() >> 12),
+                               (uint32_t)(rng() % 1000), "4bf92f3577b34da6a3ce929d0e0e4736"};
+            stats_offer_slow(&st[i], 10, &e);
+        }
     }
     hist_record(lag, 4200);
     memset(load, 0, sizeof(load));
@@ -191,6 +197,9 @@ static void fill_scalars(const ProtobufCMessageDescriptor *md, void *msg, char *
         case PROTOBUF_C_TYPE_UINT64:
             *(uint64_t *)p = 100000 + fd->id;
             break;
+        case PROTOBUF_C_TYPE_INT64:
+            *(int64_t *)p = -100000 - fd->id;
+            break;
         case PROTOBUF_C_TYPE_BOOL:
             *(protobuf_c_boolean *)p = 1;
             break;
@@ -217,6 +226,8 @@ static void test_every_field_in_place(void **state)
     Quern__StepInterval si = QUERN__STEP_INTERVAL__INIT, *sip = &si;
     Quern__ScenarioCount sc = QUERN__SCENARIO_COUNT__INIT, *scp = &sc;
     Quern__InjectorLoad il = QUERN__INJECTOR_LOAD__INIT, *ilp = &il;
+    Quern__SlowSample sl[2] = {QUERN__SLOW_SAMPLE__INIT, QUERN__SLOW_SAMPLE__INIT};
+    Quern__SlowSample *slp[2] = {&sl[0], &sl[1]};
     char str[] = "abc";
     size_t len, len2;
     uint8_t *buf, *again;
@@ -227,6 +238,11 @@ static void test_every_field_in_place(void **state)
     fill_scalars(&quern__step_interval__descriptor, &si, str);
     fill_scalars(&quern__scenario_count__descriptor, &sc, str);
     fill_scalars(&quern__injector_load__descriptor, &il, str);
+    fill_scalars(&quern__slow_sample__descriptor, &sl[0], str);
+    fill_scalars(&quern__slow_sample__descriptor, &sl[1], str);
+    sl[1].latency_us = 7;
+    si.slowest = slp;
+    si.n_slowest = 2;
     iv.steps = &sip;
     iv.n_steps = 1;
     iv.scenarios = &scp;

@@ -6,9 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/hist.h"
+#include "common/mem.h"
 #include "proto/ivsum.h"
 
 static const char *const scens[] = {"LOGIN", "SHOP"};
@@ -401,6 +403,70 @@ static void test_websocket(void **state)
     stats_array_free(st, 2);
 }
 
+/* The trace ids of error samples and the slowest samples travel with a
+ * step's interval; two senders' slowest add up to the top of both, and a
+ * trace id that is not 32 hex digits is dropped. */
+static void test_slowest(void **state)
+{
+    step_stats *st = stats_array_new(2);
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    Quern__Interval *a, *b;
+    slowest_entry e, out[4];
+    ivsum s;
+    char err[128];
+
+    st[0].count = 3;
+    st[0].err_tech = 1;
+    stats_note_error_trace(&st[0], 1, "HTTP status 500", "0af7651916cd43dd8448eb211c80319c");
+    for (uint32_t i = 1; i <= 3; i++) {
+        memset(&e, 0, sizeof(e));
+        e.latency_us = 1000 * i;
+        e.start_us = 5;
+        e.vu = i;
+        snprintf(e.trace, sizeof(e.trace), "%032u", i);
+        stats_offer_slow(&st[0], 3, &e);
+    }
+    a = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    assert_int_equal(a->steps[0]->n_slowest, 3);
+    assert_string_equal(a->steps[0]->sample_technical_trace, "0af7651916cd43dd8448eb211c80319c");
+    stats_reset(&st[0]);
+    st[0].count = 1;
+    memset(&e, 0, sizeof(e));
+    e.latency_us = 2500;
+    e.vu = 9;
+    snprintf(e.trace, sizeof(e.trace), "not hex");
+    stats_offer_slow(&st[0], 3, &e);
+    b = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    assert_int_equal(b->steps[0]->n_slowest, 1);
+    ivsum_init(&s, 2, 2);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_string_equal(s.steps[0].sample_tech, "HTTP status 500");
+    assert_string_equal(s.steps[0].trace_tech, "0af7651916cd43dd8448eb211c80319c");
+    ivsum_reset(&s);
+    xfree(b->steps[0]->sample_technical);
+    xfree(b->steps[0]->sample_technical_trace);
+    b->steps[0]->sample_technical = xstrdup("HTTP status 503");
+    b->steps[0]->sample_technical_trace = xstrdup("\x1b[2J0af7651916cd43dd8448eb211c80");
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_string_equal(s.steps[0].sample_tech, "HTTP status 503");
+    assert_string_equal(s.steps[0].trace_tech, ""); /* not a trace id: dropped */
+    ivsum_reset(&s);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_int_equal(slowest_sorted(s.steps[0].slow, out), 4);
+    assert_int_equal(out[0].latency_us, 3000);
+    assert_int_equal(out[1].latency_us, 2500);
+    assert_int_equal(out[1].vu, 9);
+    assert_string_equal(out[1].trace, "");
+    assert_string_equal(out[0].trace, "00000000000000000000000000000003");
+    assert_null(s.steps[1].slow);
+    ivsum_msg_free(a);
+    ivsum_msg_free(b);
+    ivsum_free(&s);
+    stats_array_free(st, 2);
+}
+
 static void test_injector(void **state)
 {
     ivsum agent1, agent2, console;
@@ -464,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_service),  cmocka_unit_test(test_scenario_names),
         cmocka_unit_test(test_limits),   cmocka_unit_test(test_start_lag),
         cmocka_unit_test(test_injector), cmocka_unit_test(test_websocket),
+        cmocka_unit_test(test_slowest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,17 @@ static void test_jtl_line(void **state)
                         "local 1-17,text,false,\"expected 201, got 200\",345,120,5,5,"
                         "\"http://h/p?a=1,2\",40,0,3\n");
 
+    /* --traceparent: the trace id after JMeter's last column, empty when none */
+    r.trace = "0af7651916cd43dd8448eb211c80319c";
+    n = jtl_line(out, sizeof(out), &r, NULL);
+    out[n] = '\0';
+    assert_non_null(strstr(out, ",40,0,3,0af7651916cd43dd8448eb211c80319c\n"));
+    r.trace = "";
+    n = jtl_line(out, sizeof(out), &r, NULL);
+    out[n] = '\0';
+    assert_non_null(strstr(out, ",40,0,3,\n"));
+    r.trace = NULL;
+
     /* Whatever the strings, the line fits and ends with a newline. */
     memset(big, '"', 19999);
     big[19999] = '\0';

@@ -86,7 +86,7 @@ static void test_fresh_tables(void **state)
 {
     static const char *const tables[] = {
         "runs",        "agents", "steps",           "intervals",  "step_intervals",
-        "step_totals", "errors", "scenario_totals", "thresholds",
+        "step_totals", "errors", "scenario_totals", "thresholds", "slowest",
     };
     sqlite3 *sq;
 
