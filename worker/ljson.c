@@ -228,18 +228,22 @@ static void path_text(const enc *e, char *buf, size_t len)
 
     for (int d = 1; d <= e->depth && n < len; d++) {
         const seg *s = &e->path[d];
-        size_t kl;
-        const char *k;
+        size_t kl = 0;
+        /* lua_tolstring would turn a number key into a string: strings only */
+        const char *k = s->key != 0 && lua_type(e->L, s->key) == LUA_TSTRING
+                            ? lua_tolstring(e->L, s->key, &kl)
+                            : NULL;
         int w;
 
         if (s->key == 0) {
             w = snprintf(buf + n, len - n, "[%lld]", (long long)s->i);
         } else if (lua_type(e->L, s->key) != LUA_TSTRING) {
+            /* a number key of a quern.json.object */
             if (lua_isinteger(e->L, s->key))
                 w = snprintf(buf + n, len - n, "[%lld]", (long long)lua_tointeger(e->L, s->key));
             else
                 w = snprintf(buf + n, len - n, "[%.14g]", (double)lua_tonumber(e->L, s->key));
-        } else if (k = lua_tolstring(e->L, s->key, &kl), is_ident(k, kl)) {
+        } else if (is_ident(k, kl)) {
             w = snprintf(buf + n, len - n, ".%s", k);
         } else {
             char q[PATH_KEY_MAX + 1];
@@ -254,7 +258,7 @@ static void path_text(const enc *e, char *buf, size_t len)
 }
 
 /* Raises "what: $.path: msg"; the box frees what was built. */
-static int fail(const enc *e, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(const enc *e, const char *fmt, ...)
 {
     char path[512], msg[256];
     va_list ap;
