@@ -191,13 +191,17 @@ static void json_lua(replay_ctx *x, const char *key, json_t *j, size_t at)
         fputs(n ? " }" : "}", x->out);
         break;
     case JSON_ARRAY:
+        if (json_array_size(j) == 0) {
+            fputs("quern.json.array{}", x->out); /* a plain {} would be sent as an object */
+            break;
+        }
         fputs("{ ", x->out);
         json_array_foreach(j, i, v)
         {
             fputs(i ? ", " : "", x->out);
             json_lua(x, key, v, at);
         }
-        fputs(json_array_size(j) ? " }" : "}", x->out);
+        fputs(" }", x->out);
         break;
     case JSON_STRING:
         sent_value(x, key, json_string_value(j), at);
@@ -219,7 +223,7 @@ static void json_lua(replay_ctx *x, const char *key, json_t *j, size_t at)
         fputs("false", x->out);
         break;
     default:
-        fputs("nil --[[ null ]]", x->out);
+        fputs("quern.json.null", x->out); /* nil would drop the key */
     }
 }
 

@@ -13,8 +13,10 @@
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 #include "worker/lcodec.h"
+#include "worker/lcrypto.h"
 #include "worker/lcsv.h"
 #include "worker/lhttp.h"
+#include "worker/ljson.h"
 #include "worker/lscript.h"
 #include "worker/lsse.h"
 #include "worker/lwebsocket.h"
@@ -477,6 +479,8 @@ int lquern_open(lua_State *L)
 
     luaL_newlib(L, fns);
     lcodec_register(L, -1);
+    ljson_register(L, -1);
+    lcrypto_register(L, -1);
     lua_pushstring(L, QUERN_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushinteger(L, e->cfg.vus_total);

@@ -1,6 +1,7 @@
 /* lquern — the `quern` module scripts require: quern.scenario (with
  * sc:step), quern.threshold, quern.property, quern.sleep, quern.log,
- * quern.csv (lcsv.h), quern.version and quern.vus; and the Step objects with
+ * quern.csv (lcsv.h), quern.json (ljson.h), quern.crypto (lcrypto.h),
+ * quern.base64 and its kin (lcodec.h), quern.version and quern.vus; and the Step objects with
  * their fields (id, label, name, number), step:time(fn) and the request
  * methods lhttp.h adds to them.
  *

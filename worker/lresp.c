@@ -281,11 +281,24 @@ static int r_json(lua_State *L)
     size_t n;
     const char *s;
     char err[160], msg[VU_MSG_MAX];
+    int flags = 0;
 
+    /* r:json{ null = true }: null as quern.json.null; nil by default, as
+     * before quern.json existed */
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 2) != 0) {
+            if (lua_type(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -2), "null") != 0)
+                return luaL_error(L, "r:json: unknown option (known: null)");
+            flags = lua_toboolean(L, -1) ? LJSON_NULL : 0;
+            lua_pop(L, 1);
+        }
+    }
     no_response(L, r, "json");
     lua_getiuservalue(L, 1, UV_BODY);
     s = lua_tolstring(L, -1, &n);
-    if (ljson_decode(L, s, n, err, sizeof(err)))
+    if (ljson_decode(L, s, n, flags, err, sizeof(err)))
         return 1;
     snprintf(msg, sizeof(msg), "body is not JSON: %s", err);
     return check_fail(L, r, 0, msg);

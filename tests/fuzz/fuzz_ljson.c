@@ -2,10 +2,11 @@
  * server's answer into Lua values, and json.encode turns them back.
  *
  * Input: the JSON text. Checks: ljson_decode pushes exactly one value or
- * nothing with a message; a decoded value encodes (json.encode may refuse
- * only with a Lua error) to text that decodes again, and that second value
- * encodes to text of the same length (object members may come in another
- * order: Lua tables keep none). */
+ * nothing with a message; a value decoded with quern.json.null always
+ * encodes, to text that decodes again, and that second value encodes to text
+ * of the same length (object members may come in another order: Lua tables
+ * keep none); decoded with null as nil (r:json()), it encodes or is refused
+ * with a Lua error, never a crash. */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <string.h>
@@ -42,21 +43,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     top = lua_gettop(L);
     err[0] = '\0';
-    if (!ljson_decode(L, (const char *)data, size, err, sizeof(err))) {
+    if (!ljson_decode(L, (const char *)data, size, LJSON_NULL, err, sizeof(err))) {
         fuzz_check(lua_gettop(L) == top && err[0] != '\0');
         return 0;
     }
     fuzz_check(lua_gettop(L) == top + 1);
-    if (encode_top()) {
+    fuzz_check(encode_top());
+    {
         size_t n1, n2;
         const char *s1 = lua_tolstring(L, -1, &n1);
         fuzz_check(s1 != NULL);
-        fuzz_check(ljson_decode(L, s1, n1, err, sizeof(err)) == 1);
+        fuzz_check(ljson_decode(L, s1, n1, LJSON_NULL, err, sizeof(err)) == 1);
         fuzz_check(encode_top());
         fuzz_check(lua_tolstring(L, -1, &n2) != NULL);
         fuzz_check(n1 == n2); /* the same members, perhaps in another order */
     }
     lua_settop(L, top);
+    if (ljson_decode(L, (const char *)data, size, 0, err, sizeof(err))) {
+        encode_top(); /* holes where nulls were: refusing is allowed */
+        lua_settop(L, top);
+    }
     lua_gc(L, LUA_GCSTEP, 0);
     return 0;
 }

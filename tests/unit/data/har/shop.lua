@@ -40,7 +40,7 @@ function sc.run(vu)
   -- recorded with an Authorization header, not copied: add auth = { ... }
   r = s3:post(base .. "/api/orders", {
     headers = { ["X-CSRF-Token"] = csrf_token },
-    json = { items = { { sku = "A-100", qty = 2 } }, gift = false, note = nil --[[ null ]], total = 12.5 },
+    json = { items = { { sku = "A-100", qty = 2 } }, gift = false, note = quern.json.null, total = 12.5, tags = quern.json.array{} },
   }):expect(201)
   -- id: "id" in the JSON answer to POST /api/orders
   id = r:json()["order"]["id"]
