@@ -250,6 +250,8 @@ static void start_run(run *r)
     sr.worker_memory = r->o.worker_memory;
     sr.files = r->bundle.files;
     sr.n_files = r->bundle.nfiles;
+    if (r->o.embedded)
+        sr.local_folder = r->bundle.folder;
     sr.props = pp;
     sr.n_props = props_count(r->p);
     sr.vus_total = ids;
