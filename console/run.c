@@ -106,14 +106,8 @@ static int pack_bundle(run *r, char *err, size_t errlen)
 {
     const char *own[OPTS_OWN_FILES_MAX], *secret[1] = {r->o.token_file};
     bundle_opts bo = {own, opts_own_files(&r->o, own), secret, 1, r->o.embedded};
-    char what[256];
 
-    if (bundle_pack(r->o.script, &bo, &r->bundle, err, errlen) != 0)
-        return -1;
-    if (!r->o.quiet)
-        fprintf(stderr, "quern: bundle: %s%s\n", bundle_describe(&r->bundle, what, sizeof(what)),
-                r->o.embedded ? ", linked by the local agent" : "");
-    return 0;
+    return bundle_pack(r->o.script, &bo, &r->bundle, err, errlen);
 }
 
 void run_free(run *r)
