@@ -83,9 +83,38 @@ static int set_match(const char *p, unsigned char c, size_t *len)
     return (hit ^ neg) && c != '/';
 }
 
-/* Matches the pattern from p (start is its first character) against text t. */
-static int wild(const char *start, const char *p, const char *t)
+/* One match of a pattern against a text: what wild() already found for a
+ * (pattern position, text position) pair is kept, so stars that can each
+ * take many lengths (a run of double stars between slashes) cost one try per
+ * pair, not one per combination. */
+typedef struct wild_ctx {
+    const char *pat;   /* borrowed: the pattern */
+    const char *text;  /* borrowed: the text */
+    size_t tlen;       /* strlen(text) */
+    signed char *memo; /* borrowed: (strlen(pat) + 1) * (tlen + 1) entries, 0 unknown, else
+                          result + 3 */
+} wild_ctx;
+
+static int wild_at(const wild_ctx *c, const char *p, const char *t);
+
+/* wild_at through the memo. */
+static int wild(const wild_ctx *c, const char *p, const char *t)
 {
+    size_t k = (size_t)(p - c->pat) * (c->tlen + 1) + (size_t)(t - c->text);
+    int m;
+
+    if (c->memo[k] != 0)
+        return c->memo[k] - 3;
+    m = wild_at(c, p, t);
+    c->memo[k] = (signed char)(m + 3);
+    return m;
+}
+
+/* Matches the pattern from p against the text from t. */
+static int wild_at(const wild_ctx *c, const char *p, const char *t)
+{
+    const char *start = c->pat;
+
     for (; *p != '\0'; p++, t++) {
         size_t len;
         int slash;
@@ -114,12 +143,12 @@ static int wild(const char *start, const char *p, const char *t)
             /* "**" alone between slashes, or at an end, crosses folders */
             slash = p > s && (s == start || s[-1] == '/') && (p[1] == '\0' || p[1] == '/');
             p++;
-            if (slash && *p == '/' && wild(start, p + 1, t) == M_MATCH)
+            if (slash && *p == '/' && wild(c, p + 1, t) == M_MATCH)
                 return M_MATCH; /* "**" + "/" as no folder at all */
             if (*p == '\0')
                 return slash || strchr(t, '/') == NULL ? M_MATCH : M_ABORT_DIR;
             for (;; t++) {
-                int m = wild(start, p, t);
+                int m = wild(c, p, t);
                 if (m != M_NOMATCH && (!slash || m != M_ABORT_DIR))
                     return m;
                 if (*t == '\0' || (!slash && *t == '/'))
@@ -243,6 +272,23 @@ ignore *ignore_parse(const char *text, size_t len, const char *name, char *err, 
     return ig;
 }
 
+/* 1 if pat matches text as a whole. */
+static int wild_match(const char *pat, const char *text)
+{
+    signed char small[4096];
+    wild_ctx c = {pat, text, strlen(text), small};
+    size_t n = (strlen(pat) + 1) * (c.tlen + 1);
+    int m;
+
+    if (n > sizeof(small))
+        c.memo = xmalloc(n);
+    memset(c.memo, 0, n);
+    m = wild(&c, pat, text);
+    if (c.memo != small)
+        xfree(c.memo);
+    return m == M_MATCH;
+}
+
 int ignore_match(const ignore *ig, const char *path, int is_dir)
 {
     const char *base = strrchr(path, '/');
@@ -254,7 +300,7 @@ int ignore_match(const ignore *ig, const char *path, int is_dir)
         const char *t = r->anchored ? path : base;
         if (r->dir_only && !is_dir)
             continue;
-        if (wild(r->pat, r->pat, t) == M_MATCH)
+        if (wild_match(r->pat, t))
             ignored = !r->negate;
     }
     return ignored;

@@ -39,6 +39,19 @@ check "the start line counts what was left out" grep -qxF \
   "$TMP/d.err"
 check "the agent's log: 3 files" grep -q "main.lua, .* 3 file(s)$" "$TMP/agent-a1.log"
 
+# git reads the same rules the same way: what it ignores of these files is
+# what the agent did not get.
+if command -v git >/dev/null 2>&1; then
+  G="$TMP/git"
+  mkdir -p "$G/data" "$G/raw"
+  cp "$F/.quernignore" "$G/.gitignore"
+  touch "$G/big.bin" "$G/keep.bin" "$G/data/users.csv" "$G/raw/dump.csv"
+  git -C "$G" init -q .
+  eq "git check-ignore agrees on the ignored files" \
+    "$(cd "$G" && git check-ignore --no-index big.bin keep.bin data/users.csv raw/dump.csv | tr '\n' ' ')" \
+    "big.bin raw/dump.csv "
+fi
+
 # A malformed line: one error naming the file and line, before any load.
 printf '*.bin\n[abc\n' >"$F/.quernignore"
 timeout 10 "$QUERN" run "$F/main.lua" --runs 1 -p base_url="$BASE" --db none >"$TMP/m.out" 2>&1
