@@ -69,6 +69,8 @@ timeout 20 "$QUERN" run "$F/main.lua" --runs 1 -p base_url="$BASE" -p names=huge
 eq "local run of a 17 MiB folder: exit 0" "$?" 0
 eq "local run: huge.dat is in the run folder" "$(stat '.by_method_path["GET /found/huge.dat"] // 0')" 1
 eq "local run: the ignored big.bin is not" "$(stat '.by_method_path["GET /missing/big.bin"] // 0')" 1
+eq "local run: the folder's files stay after the run folder is removed" \
+  "$(wc -c <"$F/huge.dat") $(cat "$F/data/users.csv")" "16777216 a,b"
 check "local run: the start line says the files are linked" grep -q \
   "^quern: bundle: 4 files, .*, linked by the local agent$" "$TMP/l.out"
 timeout 10 "$QUERN" run "$F/main.lua" --runs 1 --agents 1 --listen 127.0.0.1:0 \
