@@ -93,6 +93,7 @@ typedef struct agent {
     uint64_t lua_mem;     /**< --worker-memory, 0: from the host's memory (common/memsize.h) */
     const char *work_dir; /**< borrowed from argv: where run folders go, NULL: $TMPDIR or /tmp */
     uint32_t vus_max;     /**< VUs this host can hold (runchk_agent_vus_max) */
+    int same_host;        /**< --same-host: a run may name its folder (StartRun.local_folder) */
     char *token;          /**< owned (auth_token_free) */
     size_t token_len;
 

@@ -14,7 +14,15 @@
 #include "common/memsize.h"
 #include "common/opttab.h"
 
-enum { OPT_CONSOLE = 256, OPT_TOKEN_FILE, OPT_WORKERS, OPT_NAME, OPT_WORK_DIR, OPT_WORKER_MEMORY };
+enum {
+    OPT_CONSOLE = 256,
+    OPT_TOKEN_FILE,
+    OPT_WORKERS,
+    OPT_NAME,
+    OPT_WORK_DIR,
+    OPT_WORKER_MEMORY,
+    OPT_SAME_HOST
+};
 
 static const opttab_row agentopt_rows[] = {
     {NULL, 0, 0, NULL,
@@ -43,6 +51,11 @@ static const opttab_row agentopt_rows[] = {
      "and removed after the run (default: $TMPDIR, else /tmp); made if missing.\n"
      "It and every folder above it must be this user's or root's, no symbolic\n"
      "link, and writable by nobody else unless sticky (as /tmp)",
+     OPTTAB_NONE},
+    {"same-host", no_argument, OPT_SAME_HOST, "--same-host",
+     "the console runs on this host (`quern run` starts its own agent so):\n"
+     "a run may name the script's folder, whose files the agent links\n"
+     "into its run folder instead of receiving them (no size limit)",
      OPTTAB_NONE},
     {"verbose", no_argument, 'v', "-v, --verbose", "debug messages", OPTTAB_NONE},
     {"quiet", no_argument, 'q', "-q, --quiet", "warnings and errors only", OPTTAB_NONE},
@@ -108,6 +121,9 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
             }
             break;
         }
+        case OPT_SAME_HOST:
+            a->same_host = 1;
+            break;
         case OPT_NAME:
             if (v[0] == '\0' || strlen(v) >= sizeof(a->name)) {
                 fprintf(stderr, "quern agent: --name must have 1 to %zu characters\n",

@@ -449,6 +449,7 @@ static void send_worker_start(arun *r, wslot *w, const Quern__StartRun *sr, uint
     }
     ws.n_files = 0;
     ws.files = NULL;
+    ws.local_folder = NULL;
     ws.n_vu_ranges = n;
     ws.vu_ranges = rp;
     ws.workers = 1;
@@ -479,12 +480,20 @@ void arun_start(agent *a, const Quern__StartRun *sr)
     arun *r;
     char err[1024];
     uint64_t nvus = 0;
+    int refused;
 
     if (a->run != NULL) {
         send_ready_up(a, sr->run_id, 0, "agent busy: the previous run is still stopping", 0);
         return;
     }
-    if (runchk_start(sr, a->vus_max, &nvus, err, sizeof(err)) != 0) {
+    refused = runchk_start(sr, a->vus_max, &nvus, err, sizeof(err)) != 0;
+    if (!refused && sr->local_folder != NULL && sr->local_folder[0] != '\0' && !a->same_host) {
+        snprintf(err, sizeof(err),
+                 "a run by folder (%.200s) is for the console's own agent (--same-host)",
+                 sr->local_folder);
+        refused = 1;
+    }
+    if (refused) {
         char msg[1100];
         snprintf(msg, sizeof(msg), "agent %s refused the run: %s", a->name, err);
         log_msg(LOG_ERROR, "run %llu refused: %s", (unsigned long long)sr->run_id, err);
@@ -528,8 +537,8 @@ void arun_start(agent *a, const Quern__StartRun *sr)
                 (unsigned long long)nvus, sr->vus_total, ids, r->nworkers,
                 memsize_format(r->lua_mem, mem, sizeof(mem)), sr->n_files);
     }
-    r->dir_hold =
-        rundir_new(a->work_dir, sr->files, sr->n_files, r->dir, sizeof(r->dir), err, sizeof(err));
+    r->dir_hold = rundir_new_from(a->work_dir, sr->local_folder, sr->files, sr->n_files, r->dir,
+                                  sizeof(r->dir), err, sizeof(err));
     if (r->dir_hold < 0) {
         arun_fail(r, err);
         arun_check(a);

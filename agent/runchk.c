@@ -1,6 +1,7 @@
 #include "agent/runchk.h"
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,8 +150,17 @@ static int check_files(const Quern__StartRun *sr, char *err, size_t errlen)
 {
     uint64_t total = 0;
     int found = 0;
+    int local = sr->local_folder != NULL && sr->local_folder[0] != '\0';
 
-    if (sr->n_files > BUNDLE_MAX_FILES) {
+    if (local && (sr->local_folder[0] != '/' || strlen(sr->local_folder) >= PATH_MAX)) {
+        err_set(err, errlen, "local folder \"%.200s\" is not an absolute path", sr->local_folder);
+        return -1;
+    }
+    if (local && sr->n_files > BUNDLE_LOCAL_MAX_FILES) {
+        err_set(err, errlen, "%zu files, more than %d", sr->n_files, BUNDLE_LOCAL_MAX_FILES);
+        return -1;
+    }
+    if (!local && sr->n_files > BUNDLE_MAX_FILES) {
         err_set(err, errlen, "%zu bundle files, more than %d", sr->n_files, BUNDLE_MAX_FILES);
         return -1;
     }
@@ -158,6 +168,10 @@ static int check_files(const Quern__StartRun *sr, char *err, size_t errlen)
         const Quern__BundleFile *f = sr->files[i];
         if (!bundle_path_ok(f->path)) {
             err_set(err, errlen, "bundle path \"%.200s\" is not a plain relative path", f->path);
+            return -1;
+        }
+        if (local && f->data.len != 0) {
+            err_set(err, errlen, "bundle file \"%.200s\" has data in a run by folder", f->path);
             return -1;
         }
         total += f->data.len;

@@ -275,12 +275,20 @@ static int make_private(int pfd, const char *label, char *name, size_t namelen, 
 int rundir_new(const char *parent, Quern__BundleFile *const *files, size_t n, char *dir,
                size_t dirlen, char *err, size_t errlen)
 {
+    return rundir_new_from(parent, NULL, files, n, dir, dirlen, err, errlen);
+}
+
+int rundir_new_from(const char *parent, const char *folder, Quern__BundleFile *const *files,
+                    size_t n, char *dir, size_t dirlen, char *err, size_t errlen)
+{
     const char *tmp = rundir_parent(parent);
     char label[PATH_MAX + 64], name[64];
     int pfd = -1, fd = -1;
 
     dir[0] = '\0';
-    if (bundle_check(files, n, err, errlen) != 0)
+    if (folder != NULL && folder[0] == '\0')
+        folder = NULL;
+    if (folder == NULL && bundle_check(files, n, err, errlen) != 0)
         return -1;
     parent_label(parent, tmp, label, sizeof(label));
     pfd = open_checked(tmp, 0, label, err, errlen);
@@ -293,7 +301,8 @@ int rundir_new(const char *parent, Quern__BundleFile *const *files, size_t n, ch
         err_set(err, errlen, "%s: the path is too long", label);
         goto fail;
     }
-    if (bundle_unpack(files, n, fd, err, errlen) != 0)
+    if (folder != NULL ? bundle_link(folder, files, n, fd, err, errlen) != 0
+                       : bundle_unpack(files, n, fd, err, errlen) != 0)
         goto fail;
     goto out;
 fail:

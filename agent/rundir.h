@@ -57,6 +57,12 @@ int rundir_workdir(const char *path, char *err, size_t errlen);
 int rundir_new(const char *parent, Quern__BundleFile *const *files, size_t n, char *dir,
                size_t dirlen, char *err, size_t errlen);
 
+/** rundir_new for a run by folder (StartRun.local_folder): with folder
+ *  (borrowed) not NULL nor "", each of the n files is a symbolic link to the
+ *  same file under folder (bundle_link) instead of its data. */
+int rundir_new_from(const char *parent, const char *folder, Quern__BundleFile *const *files,
+                    size_t n, char *dir, size_t dirlen, char *err, size_t errlen);
+
 /** Takes the lock that says the folder of fd (from rundir_new) is in use
  *  (flock on fd), then marks it (RUNDIR_HELD). Returns 0, or -1 (the folder
  *  is then never swept). The lock lasts until every copy of fd is closed,

@@ -250,6 +250,8 @@ static void start_run(run *r)
     sr.worker_memory = r->o.worker_memory;
     sr.files = r->bundle.files;
     sr.n_files = r->bundle.nfiles;
+    if (r->o.embedded)
+        sr.local_folder = r->bundle.folder;
     sr.props = pp;
     sr.n_props = props_count(r->p);
     sr.vus_total = ids;
@@ -315,6 +317,11 @@ static void start_run(run *r)
     else if (!r->o.quiet)
         fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n", r->o.script,
                 np, W, r->o.vus);
+    if (!r->o.quiet) {
+        char what[256];
+        fprintf(stderr, "quern: bundle: %s%s\n", bundle_describe(&r->bundle, what, sizeof(what)),
+                r->o.embedded ? ", linked by the local agent" : "");
+    }
     r->phase = PHASE_START;
     r->phase_us = clock_mono_us();
     xfree(part);

@@ -80,7 +80,7 @@ int local_agent_start(local_agent *la, unsigned port, unsigned workers, char *er
         return -1;
     }
     if (pid == 0) {
-        char *argv[12];
+        char *argv[13];
         int n = 0;
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -95,6 +95,7 @@ int local_agent_start(local_agent *la, unsigned port, unsigned workers, char *er
         argv[n++] = console;
         argv[n++] = "--token-file";
         argv[n++] = la->token_path;
+        argv[n++] = "--same-host"; /* it takes the folder by path (proto/bundle.h) */
         if (workers > 0) {
             argv[n++] = "--workers";
             argv[n++] = nworkers;

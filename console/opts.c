@@ -997,3 +997,22 @@ int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant, in
     o->runs = 0;
     return 0;
 }
+
+size_t opts_own_files(const run_opts *o, const char **out)
+{
+    const char *all[OPTS_OWN_FILES_MAX] = {o->jtl,
+                                           o->junit,
+                                           o->grinder_dir,
+                                           o->port_file,
+                                           o->web_port_file,
+                                           o->metrics_port_file,
+                                           db_opts_path(&o->db)};
+    size_t n = 0;
+
+    if (o->summary_json != NULL && strcmp(o->summary_json, "-") != 0)
+        out[n++] = o->summary_json;
+    for (size_t i = 0; i < 7; i++)
+        if (all[i] != NULL)
+            out[n++] = all[i];
+    return n;
+}

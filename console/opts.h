@@ -145,4 +145,13 @@ void opts_usage(FILE *out);
 struct props *opts_load_props(const char *script, const char *file, const struct props *overrides,
                               char *err, size_t errlen);
 
+/** Most entries opts_own_files gives. */
+#define OPTS_OWN_FILES_MAX 8
+
+/** The files this run writes (--summary-json, --jtl, --junit, --grinder-logs's
+ *  folder, the port files, --db: the bundle leaves out its -wal and -shm
+ *  too) into out (OPTS_OWN_FILES_MAX entries, borrowed from o); returns how
+ *  many. They are never shipped to agents (proto/bundle.h). */
+size_t opts_own_files(const run_opts *o, const char **out);
+
 #endif

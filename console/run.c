@@ -100,6 +100,16 @@ static int script_preflight(run *r, char *err, size_t errlen)
     return rc;
 }
 
+/* Packs the script's folder, never with this run's own files; for the
+ * local agent by path only, so that no size is too big (proto/bundle.h). */
+static int pack_bundle(run *r, char *err, size_t errlen)
+{
+    const char *own[OPTS_OWN_FILES_MAX], *secret[1] = {r->o.token_file};
+    bundle_opts bo = {own, opts_own_files(&r->o, own), secret, 1, r->o.embedded};
+
+    return bundle_pack(r->o.script, &bo, &r->bundle, err, errlen);
+}
+
 void run_free(run *r)
 {
     agents_free(r);
@@ -208,7 +218,7 @@ int run_main(int argc, char **argv)
     if (r.o.token_file != NULL && r.token == NULL &&
         auth_read_token_file(r.o.token_file, &r.token, &r.token_len, err, sizeof(err)) != 0)
         goto fail;
-    if (bundle_pack(r.o.script, &r.bundle, err, sizeof(err)) != 0)
+    if (pack_bundle(&r, err, sizeof(err)) != 0)
         goto fail;
     r.rc = RUN_EXIT_START;
     if (record_open(&r, err, sizeof(err)) != 0)

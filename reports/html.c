@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/mem.h"
+#include "common/version.h"
 
 static const char html_css[] =
     ":root{--fg:#1d2330;--muted:#5d6778;--line:#e3e7ee;--bg:#f3f5f8;--card:#fff;"
@@ -108,7 +109,8 @@ void html_esc(FILE *out, const char *s)
 
 void html_head(FILE *out, const char *title)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+          "charset=\"utf-8\">\n" QUERN_HTML_GENERATOR
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>",
           out);

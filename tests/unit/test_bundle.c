@@ -1,6 +1,8 @@
 /* Unit tests for proto/bundle: the path rules, the limits, what packing takes
  * from a folder (links inside it followed, links out of it refused, hidden
- * files and results left out) and a round trip pack -> unpack giving the
+ * files, results, quern's outputs, token files and the .quernignore's names
+ * left out and counted; too big a folder naming its largest files; the
+ * local agent's links) and a round trip pack -> unpack giving the
  * same bytes, never through a link planted in the folder. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,7 +195,7 @@ static void test_pack_content(void **state)
     put(dir, deep, "far");
     snprintf(script, sizeof(script), "%s/main.lua", dir);
 
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), 0);
     assert_string_equal(b.script_name, "main.lua");
     assert_int_equal(b.nfiles, 4);
     assert_true(same_text(find(&b, "main.lua"), "print(1)\n"));
@@ -218,26 +220,47 @@ static void test_pack_content(void **state)
 
 static void test_pack_limits(void **state)
 {
-    char dir[64], script[128], err[256];
+    char dir[64], script[128], err[1024], want[1024];
     bundle b;
 
     tmp_folder(dir, sizeof(dir));
     put(dir, "main.lua", "");
     sized(dir, "data.bin", BUNDLE_MAX_BYTES);
     snprintf(script, sizeof(script), "%s/main.lua", dir);
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), 0);
     assert_int_equal(b.bytes, BUNDLE_MAX_BYTES);
     bundle_free(&b);
 
+    /* too big: the 5 largest named, biggest first, and the advice */
     sized(dir, "data.bin", BUNDLE_MAX_BYTES + 1);
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
-    assert_non_null(strstr(err, "is too big to ship (at most 10000 files, 15 MiB; "
-                                "move data elsewhere)"));
+    sized(dir, "a.csv", 3 * 1048576);
+    sized(dir, "b.csv", 2 * 1048576);
+    sized(dir, "c.csv", 1048576);
+    sized(dir, "d.csv", 1048576 / 2);
+    sized(dir, "e.csv", 10);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want),
+             "the scenario's folder %s is too big to ship to agents (7 files, 21.5 MiB; at most "
+             "10000 files, 15 MiB): its largest files data.bin 15.0 MiB, a.csv 3.0 MiB, b.csv "
+             "2.0 MiB, c.csv 1.0 MiB, d.csv 0.5 MiB; add them to %s/.quernignore or move them "
+             "out of the folder",
+             dir, dir);
+    assert_string_equal(err, want);
     assert_int_equal(b.nfiles, 0);
     assert_null(b.files);
 
+    /* the local agent links the files: no size limit, no data read */
+    bundle_opts local = {NULL, 0, NULL, 0, 1};
+    assert_int_equal(bundle_pack(script, &local, &b, err, sizeof(err)), 0);
+    assert_int_equal(b.nfiles, 7);
+    assert_true(b.bytes > BUNDLE_MAX_BYTES);
+    for (size_t i = 0; i < b.nfiles; i++)
+        assert_int_equal(b.files[i]->data.len, 0);
+    assert_true(b.folder[0] == '/');
+    bundle_free(&b);
+
     snprintf(script, sizeof(script), "%s/none/main.lua", dir);
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "cannot read folder "));
     rm_tree(dir);
 }
@@ -269,12 +292,12 @@ static void test_round_trip(void **state)
         chmod(path, 0750);
     }
     snprintf(script, sizeof(script), "%s/main.lua", src);
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), 0);
     assert_int_equal(b.nfiles, 3);
     assert_int_equal(unpack_into(b.files, b.nfiles, dst, err, sizeof(err)), 0);
 
     snprintf(script, sizeof(script), "%s/main.lua", dst);
-    assert_int_equal(bundle_pack(script, &back, err, sizeof(err)), 0);
+    assert_int_equal(bundle_pack(script, NULL, &back, err, sizeof(err)), 0);
     assert_int_equal(back.nfiles, b.nfiles);
     assert_int_equal(back.bytes, b.bytes);
     for (size_t i = 0; i < b.nfiles; i++) {
@@ -358,12 +381,12 @@ static void test_pack_link_out(void **state)
     snprintf(target, sizeof(target), "../../%s/data/users.csv", strrchr(dir, '/') + 1);
     link_to(dir, "data/again.csv", target);
     snprintf(script, sizeof(script), "%s/main.lua", dir);
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), 0);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), 0);
     assert_true(same_text(find(&b, "data/again.csv"), "id\n"));
     bundle_free(&b);
 
     link_to(dir, "loot", "/etc/shadow");
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), -1);
     snprintf(want, sizeof(want),
              "%s/loot is a symbolic link to /etc/shadow, outside the scenario's folder %s: not "
              "shipped (copy what it points to into the folder)",
@@ -379,12 +402,137 @@ static void test_pack_link_out(void **state)
     snprintf(target, sizeof(target), "../%s", strrchr(out, '/') + 1);
     link_to(dir, "shared", target);
     snprintf(script, sizeof(script), "%s/main.lua", dir);
-    assert_int_equal(bundle_pack(script, &b, err, sizeof(err)), -1);
+    assert_int_equal(bundle_pack(script, NULL, &b, err, sizeof(err)), -1);
     snprintf(want, sizeof(want), "%s/shared is a symbolic link to %s (%s), outside", dir, target,
              out);
     assert_non_null(strstr(err, want));
     rm_tree(dir);
     rm_tree(out);
+}
+
+static void chmod_at(const char *dir, const char *rel, mode_t mode)
+{
+    char path[4096];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* What is left out and counted: the .quernignore's names, this run's own
+ * files by inode (whatever their name), earlier runs' results by name,
+ * quern's HTML pages by their mark, and token files only their owner reads;
+ * what looks alike but is the tester's is kept. */
+static void test_pack_exclusions(void **state)
+{
+    char dir[64], script[128], err[512], p[3][256], what[256];
+    const char *outs[2], *secrets[1];
+    bundle b;
+
+    tmp_folder(dir, sizeof(dir));
+    put(dir, "main.lua", "x");
+    put(dir, ".quernignore", "# big data\n*.bin\n/raw/\n!keep.bin\nlogs/**\n");
+    put(dir, "big.bin", "x");
+    put(dir, "keep.bin", "kept");
+    sub(dir, "raw");
+    put(dir, "raw/a.csv", "x");
+    sub(dir, "sub");
+    sub(dir, "sub/raw");
+    put(dir, "sub/raw/b.csv", "kept"); /* "/raw/" is anchored to the folder */
+    sub(dir, "logs");
+    put(dir, "logs/x.txt", "x");
+    put(dir, "results.csv", "x");  /* --jtl results.csv: by inode */
+    put(dir, "summary.json", "x"); /* --summary-json */
+    put(dir, "run.jtl", "x");      /* an earlier run's JTL */
+    put(dir, "quern-results.db-journal", "x");
+    put(dir, "report.html",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"generator\" content=\"quern 0.1.0\">\n");
+    put(dir, "page.html", "<!DOCTYPE html>\n<p>the tester's page</p>\n");
+    put(dir, "api-token", "secret");
+    chmod_at(dir, "api-token", 0600);
+    put(dir, "token-list.csv", "kept"); /* readable by others: data */
+    chmod_at(dir, "token-list.csv", 0644);
+    put(dir, "my.secret", "s"); /* --token-file: by inode */
+    snprintf(p[0], sizeof(p[0]), "%s/results.csv", dir);
+    snprintf(p[1], sizeof(p[1]), "%s/summary.json", dir);
+    snprintf(p[2], sizeof(p[2]), "%s/my.secret", dir);
+    outs[0] = p[0];
+    outs[1] = p[1];
+    secrets[0] = p[2];
+    bundle_opts bo = {outs, 2, secrets, 1, 0};
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &bo, &b, err, sizeof(err)), 0);
+    assert_true(same_text(find(&b, "keep.bin"), "kept"));
+    assert_true(same_text(find(&b, "sub/raw/b.csv"), "kept"));
+    assert_true(same_text(find(&b, "token-list.csv"), "kept"));
+    assert_non_null(find(&b, "page.html"));
+    assert_non_null(find(&b, "main.lua"));
+    assert_int_equal(b.nfiles, 5);
+    /* .quernignore: big.bin, raw/, logs/x.txt; outputs: results.csv,
+     * summary.json, run.jtl, the journal, report.html; secrets: api-token,
+     * my.secret */
+    assert_int_equal(b.skipped[BUNDLE_SKIP_IGNORE], 3);
+    assert_int_equal(b.skipped[BUNDLE_SKIP_OUTPUT], 5);
+    assert_int_equal(b.skipped[BUNDLE_SKIP_SECRET], 2);
+    bundle_describe(&b, what, sizeof(what));
+    assert_string_equal(what, "5 files, 54 bytes (10 skipped: .quernignore 3, quern outputs 5, "
+                              "secrets 2)");
+    bundle_free(&b);
+    bundle_describe(&b, what, sizeof(what));
+    assert_string_equal(what, "0 files, 0 bytes");
+
+    /* a malformed line: one error naming the file and line, nothing packed */
+    put(dir, ".quernignore", "*.bin\n\n[abc\n");
+    assert_int_equal(bundle_pack(script, &bo, &b, err, sizeof(err)), -1);
+    snprintf(what, sizeof(what), "%s/.quernignore:3: a '[' that is never closed in \"[abc\"", dir);
+    assert_string_equal(err, what);
+    assert_int_equal(b.nfiles, 0);
+    rm_tree(dir);
+}
+
+/* The local agent's run folder: a link to each listed file's real path,
+ * the same bytes; a path leading out of the folder is refused. */
+static void test_link(void **state)
+{
+    char dir[64], run[64], script[128], err[512], path[256], buf[16];
+    bundle_opts local = {NULL, 0, NULL, 0, 1};
+    bundle b;
+    FILE *f;
+    int fd;
+
+    tmp_folder(dir, sizeof(dir));
+    tmp_folder(run, sizeof(run));
+    put(dir, "main.lua", "main");
+    sub(dir, "data");
+    put(dir, "data/u.csv", "u,1");
+    link_to(dir, "alias.csv", "data/u.csv");
+    snprintf(script, sizeof(script), "%s/main.lua", dir);
+    assert_int_equal(bundle_pack(script, &local, &b, err, sizeof(err)), 0);
+    assert_int_equal(b.nfiles, 3);
+    fd = open(run, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(bundle_link(b.folder, b.files, b.nfiles, fd, err, sizeof(err)), 0);
+    snprintf(path, sizeof(path), "%s/alias.csv", run);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof(buf), f));
+    fclose(f);
+    assert_string_equal(buf, "u,1");
+    close(fd);
+    rm_tree(run);
+
+    /* a link swapped after the listing to lead out is refused */
+    tmp_folder(run, sizeof(run));
+    fd = open(run, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    snprintf(path, sizeof(path), "%s/alias.csv", dir);
+    assert_int_equal(unlink(path), 0);
+    link_to(dir, "alias.csv", "/etc/passwd");
+    assert_int_equal(bundle_link(b.folder, b.files, b.nfiles, fd, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "leads to /etc/passwd, outside the scenario's folder"));
+    close(fd);
+    bundle_free(&b);
+    rm_tree(run);
+    rm_tree(dir);
 }
 
 int main(void)
@@ -394,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_pack_content),       cmocka_unit_test(test_pack_limits),
         cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_unpack_no_follow),
         cmocka_unit_test(test_unpack_folder_link), cmocka_unit_test(test_pack_link_out),
+        cmocka_unit_test(test_pack_exclusions),    cmocka_unit_test(test_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

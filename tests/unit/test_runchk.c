@@ -245,12 +245,33 @@ static void test_stages(void **state)
     refused(&m, "the stages use 6 VU ids, vus_total is 7");
 }
 
+/* A run by folder (the local agent): an absolute folder, paths without
+ * data, and more files than a shipped bundle may hold. */
+static void test_local_folder(void **state)
+{
+    static uint8_t byte = 'x';
+    msg m;
+    char err[256];
+    uint64_t n;
+
+    make(&m);
+    m.sr.local_folder = (char *)"/home/u/scen";
+    assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
+    m.sr.local_folder = (char *)"scen";
+    refused(&m, "is not an absolute path");
+    m.sr.local_folder = (char *)"/home/u/scen";
+    m.f[1].data.data = &byte;
+    m.f[1].data.len = 1;
+    refused(&m, "has data in a run by folder");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid),  cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_names),  cmocka_unit_test(test_schedule),
-        cmocka_unit_test(test_stages), cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_valid),        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_names),        cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_stages),       cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_local_folder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
