@@ -78,6 +78,19 @@ between "ws: pings answered while the script sleeps and waits on HTTP" "$(jq .po
 eq "ws: the slow HTTP requests were made" "$(stat '.by_path["/slow"]')" 4
 eq "ws: no pong late" "$(jq .ping_timeouts "$W")" 0
 
+# --- the VU's cookie jar: an HTTP step's cookie on the upgrade, the 101's on
+# the next HTTP request (the script fails a run that does not get it) -------
+start_ws "$TMP/wsc.out"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws_cookie.lua --vus 2 --runs 2 -q \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" -p base_url="$BASE" --summary-json "$TMP/c.json" >"$TMP/cout" 2>"$TMP/cerr"
+eq "cookies: run exits 0" "$?" 0
+stop_ws
+eq "cookies: every step ok" "$(jq -c '[.tests[] | [.count, .errors.technical, .errors.functional]]' "$TMP/c.json")" \
+  '[[4,0,0],[4,0,0],[4,0,0]]'
+# each VU's first upgrade carries its HTTP cookie, its second the 101's too
+eq "cookies: the upgrades' Cookie headers, exactly" "$(jq -c '.cookies | sort' "$TMP/wsc.out")" \
+  '["A=one-1","A=one-1; WSC=from-101","A=one-2","A=one-2; WSC=from-101"]'
+
 # --- the receive queue's bound ----------------------------------------------
 start_ws "$TMP/wsf.out"
 timeout 60 "$QUERN" run tests/e2e/scripts/ws_flood.lua --vus 1 --runs 1 --allow-errors \
