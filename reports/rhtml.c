@@ -404,6 +404,10 @@ static void step_charts(FILE *out, const query_run *r)
         fprintf(out, "%s errors · ", pct(s->err_tech + s->err_func, s->count, c2, sizeof(c2)));
         fprintf(out, "%s req/s · ", html_num(s->tps, b, sizeof(b)));
         fprintf(out, "p95 %s ms", html_ms((double)s->p95_us, b, sizeof(b)));
+        if (s->ws_sent > 0 || s->ws_recv > 0) {
+            fprintf(out, " · %s messages sent, ", html_count(s->ws_sent, b, sizeof(b)));
+            fprintf(out, "%s received", html_count(s->ws_recv, b, sizeof(b)));
+        }
         fputs("</p>\n<div class=\"grid2\">\n", out);
         draw(out, &c, "Responses per second", "req/s", CHART_STACKED, rs, 3);
         draw(out, &c, "Response time percentiles", "ms", CHART_LINES, ps, 3);
