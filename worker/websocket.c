@@ -15,6 +15,7 @@
 #include "worker/lcoro.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
+#include "worker/vjar.h"
 #include "worker/wscookie.h"
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents);
@@ -298,17 +299,37 @@ static void became_open(websocket *c, size_t answer_len)
     pump(c, 1);
 }
 
+/* Adds one jar line to v's jar: into the cookie engine of the handle v
+ * holds, or, holding none, into its jar text (vjar.h), so that a VU that
+ * only speaks WebSocket takes no transfer handle for its cookies. */
+static void jar_add(vu *v, const char *line)
+{
+    char *merged;
+
+    if (v->xh != NULL) {
+        curl_easy_setopt(vu_easy(v), CURLOPT_COOKIELIST, line);
+        return;
+    }
+    if (v->jar_reset) { /* cookies = "reset": the run starts from none */
+        xfree(v->jar);
+        v->jar = NULL;
+        v->jar_reset = 0;
+    }
+    merged = vjar_merge(v->jar, NULL, line);
+    xfree(v->jar);
+    v->jar = merged;
+    v->jar_gen++;
+}
+
 /* The Set-Cookie lines of the 101 answer (its first len bytes) into the
  * VU's jar, as libcurl does with an HTTP step's answer. */
 static void jar_from_answer(websocket *c, size_t len)
 {
     static const char name[] = "set-cookie:";
     const char *p = c->hs, *end = c->hs + len;
-    CURL *easy;
 
     if (c->owner == NULL || c->ck_host == NULL)
         return;
-    easy = vu_easy(c->owner);
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         size_t n = (eol != NULL ? eol : end) - p;
@@ -319,7 +340,7 @@ static void jar_from_answer(websocket *c, size_t len)
             snprintf(value, sizeof(value), "%.*s", (int)(n - (sizeof(name) - 1)),
                      p + sizeof(name) - 1);
             if (wscookie_line(value, c->ck_host, c->ck_path, time(NULL), line, sizeof(line)) == 0)
-                curl_easy_setopt(easy, CURLOPT_COOKIELIST, line);
+                jar_add(c->owner, line);
         }
         if (eol == NULL)
             break;
@@ -329,13 +350,16 @@ static void jar_from_answer(websocket *c, size_t len)
 
 /* The VU's cookies for host and path (secure: wss://) as a Cookie header
  * line in out, "" when none; a Cookie line among the script's headers
- * wins. */
+ * wins. The jar is the cookie engine of the handle the VU holds, else its
+ * jar text. */
 static void jar_to_request(websocket *c, const char *headers, const char *host, const char *path,
                            int secure, char *out, size_t cap)
 {
+    vu *v = c->owner;
     struct curl_slist *list = NULL;
+    char *text = NULL;
     const char **lines = NULL;
-    size_t n = 0;
+    size_t n = 0, k = 0;
 
     out[0] = '\0';
     for (const char *h = headers; h != NULL && *h != '\0';) {
@@ -344,19 +368,32 @@ static void jar_to_request(websocket *c, const char *headers, const char *host, 
             return;
         h = eol != NULL ? eol + 1 : NULL;
     }
-    if (c->owner == NULL)
+    if (v == NULL)
         return;
-    curl_easy_getinfo(vu_easy(c->owner), CURLINFO_COOKIELIST, &list);
-    for (struct curl_slist *l = list; l != NULL; l = l->next)
-        n++;
-    if (n > 0) {
-        lines = xcalloc(n, sizeof(*lines));
-        n = 0;
+    if (v->xh != NULL) {
+        curl_easy_getinfo(vu_easy(v), CURLINFO_COOKIELIST, &list);
         for (struct curl_slist *l = list; l != NULL; l = l->next)
-            lines[n++] = l->data;
-        wscookie_header(out, cap, lines, n, host, path, secure, time(NULL));
+            n++;
+        lines = xcalloc(n + 1, sizeof(*lines));
+        for (struct curl_slist *l = list; l != NULL; l = l->next)
+            lines[k++] = l->data;
+    } else if (v->jar != NULL && !v->jar_reset) {
+        text = xstrdup(v->jar);
+        for (const char *t = text; *t != '\0'; t++)
+            n += *t == '\n';
+        lines = xcalloc(n + 2, sizeof(*lines));
+        for (char *t = text, *nl; t != NULL; t = nl) {
+            nl = strchr(t, '\n');
+            if (nl != NULL)
+                *nl++ = '\0';
+            if (*t != '\0')
+                lines[k++] = t;
+        }
     }
+    if (k > 0)
+        wscookie_header(out, cap, lines, k, host, path, secure, time(NULL));
     xfree(lines);
+    xfree(text);
     curl_slist_free_all(list);
 }
 
