@@ -4,6 +4,7 @@ Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only startlag TMPDIR   (that row alone, BENCH_ONLY=startlag)
        report.py --only fleet TMPDIR      (the same, BENCH_ONLY=fleet)
        report.py --only soak TMPDIR       (that row alone, BENCH_ONLY=soak)
+       report.py --only ws TMPDIR         (that row alone, BENCH_ONLY=ws)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -108,6 +109,88 @@ def ipr_section(rows):
              f"{qr / br:.3f}× | | |")
     o.append("")
     return "\n".join(o)
+
+
+WS_TITLE = "### WebSocket: round trips and idle connections"
+
+
+def _num(x):
+    try:
+        return float(x)
+    except ValueError:
+        return None
+
+
+def _median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    return xs[len(xs) // 2] if xs else None
+
+
+def ws_section(d, http_rps=None):
+    """The WebSocket rows (bench/run.sh step 6g), from ws.tsv and wsidle.tsv;
+    None when they did not run. http_rps: quern's HTTP requests a second of
+    the speed rows in the same run, when they ran."""
+    rows = [r for r in read_rows(os.path.join(d, "ws.tsv")) if len(r) >= 13]
+    idle = read_rows(os.path.join(d, "wsidle.tsv"))
+    if not rows and not idle:
+        return None
+    o = [WS_TITLE, ""]
+    if rows:
+        q_rate, q_cpu, f_rate, f_cpu, errs, sts = [], [], [], [], 0, set()
+        for r in rows:
+            rt, secs, sent, recv, err, user, sys_ = (_num(x) for x in r[1:8])
+            frt, fsecs, fuser, fsys = (_num(x) for x in r[8:12])
+            sts.add(r[12])
+            errs += int(err) if err is not None else 0
+            if rt and secs:
+                q_rate.append(rt / secs)
+            if sent is not None and recv and user is not None and sys_ is not None:
+                q_cpu.append((user + sys_) * 1e6 / (sent + recv))
+            if frt and fsecs:
+                f_rate.append(frt / fsecs)
+            if frt and fuser is not None and fsys is not None:
+                f_cpu.append((fuser + fsys) * 1e6 / (2 * frt))
+        qr, qc, fr, fc = _median(q_rate), _median(q_cpu), _median(f_rate), _median(f_cpu)
+        o.append(f"Against `tests/tools/ws_server.py` (python3-websockets, echo) on CPU 0, each "
+                 f"client on CPU 1: `bin/quern run bench/ws.lua --vus N --runs 1 --workers 1 "
+                 f"--db none` (each VU one connection, its round trips of a 32-byte text message "
+                 f"timed by `step:time`) beside `bench/wsfloor.py`, a bare python3-websockets "
+                 f"client loop doing the same, {len(rows)} rounds in alternation, medians. Round "
+                 f"trips a second: quern's from its own count and run duration; CPU per message: "
+                 f"user + system time of the whole tool (quern: console, agent and worker, start "
+                 f"included) over the messages sent and received.")
+        o.append("")
+        o.append("| | round trips/s (median) | per round | CPU µs per message | quern / it (rate) | "
+                 "quern / it (CPU per message) |")
+        o.append("|---|---:|---|---:|---:|---:|")
+        o.append(f"| quern ({errs} errors, exit {','.join(sorted(sts))}) | {fmt(qr)} | "
+                 f"{', '.join(fmt(x) for x in q_rate)} | {fmt(qc)} | | |")
+        o.append(f"| bare python3-websockets client | {fmt(fr)} | {', '.join(fmt(x) for x in f_rate)} "
+                 f"| {fmt(fc)} | {fmt(qr / fr) if qr and fr else '?'}× | "
+                 f"{fmt(qc / fc) if qc and fc else '?'}× |")
+        if http_rps:
+            o.append(f"| quern's HTTP row (GET /small on nginx, this run) | {fmt(http_rps)} req/s | | | "
+                     f"{fmt(qr / http_rps) if qr else '?'}× | |")
+        o.append("")
+        o.append("The server is one Python process: both clients wait on it, so the rates say as "
+                 "much about the server as about the clients; CPU per message is the client's own "
+                 "cost.")
+        o.append("")
+    if idle:
+        vus, opened_seen, a, b, opened, errs, st = (idle[0] + ["?"] * 7)[:7]
+        per = (int(b) - int(a)) / int(vus) if a.isdigit() and b.isdigit() and vus.isdigit() else None
+        o.append(f"Idle: `bin/quern run bench/wsidle.lua --vus {vus} --ramp-up 2s --runs 1 "
+                 f"--workers 1` (each VU waits 5 s, opens one WebSocket, holds it 8 s idle): the "
+                 f"worker's VmRSS at 4.5 s (every VU started, none connected) {fmt_kb(a)}, at 10.5 s "
+                 f"(the server counting {opened_seen} open) {fmt_kb(b)}: "
+                 f"**{fmt(per)} kB per connection** (RSS delta / {vus}); handshakes {opened}, "
+                 f"errors {errs}, exit {st}.")
+        o.append("")
+    return "\n".join(o)
+
+
+def fmt_kb(x):
+    return f"{int(x):,} kB" if str(x).isdigit() else "?"
 
 
 SOAK_TITLE = "### Soak: a steady load for a long time, each process's memory"
@@ -313,6 +396,10 @@ def read_meta(d):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "ws":
+        s = ws_section(sys.argv[3])
+        print(s if s else "ws: no result")
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "soak":
         s = soak_section(sys.argv[3])
         print(s if s else "soak: no result")
@@ -605,6 +692,9 @@ def main():
     soak = soak_section(d)
     if soak:
         w(soak)
+    ws = ws_section(d, med("quern", "rps") if "quern" in speed else None)
+    if ws:
+        w(ws)
 
     w("## Method")
     w("")

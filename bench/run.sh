@@ -56,6 +56,14 @@
 #      quarter and the end, requests against nginx's log lines, connections,
 #      errors; BENCH_ONLY=soak runs this row alone (with nginx) and prints it,
 #      without writing the report;
+#   6g. WebSocket: against tests/tools/ws_server.py (python3-websockets, echo),
+#      BENCH_WS_VUS connections x BENCH_WS_ROUND_TRIPS round trips (bench/ws.lua)
+#      beside a bare python3-websockets client loop doing the same
+#      (bench/wsfloor.py), BENCH_WS_REPS rounds in alternation: round trips a
+#      second and CPU per message; then BENCH_WS_IDLE VUs of one worker holding
+#      an idle WebSocket each (bench/wsidle.lua): the worker's RSS before and
+#      after they connect; BENCH_ONLY=ws runs this row alone and prints it,
+#      without writing the report;
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -88,6 +96,8 @@
 #   BENCH_IPR_REPS [3]  rounds of that row (quern, the floor, the bare floor), medians reported
 #   BENCH_SKIP_SOAK [0]  1 skips step 6f   BENCH_SOAK_SECONDS [3600]  BENCH_SOAK_VUS [10000]
 #   BENCH_SOAK_RAMP [20]  its ramp-up (s)   BENCH_SOAK_EVERY [10]  seconds between RSS samples
+#   BENCH_SKIP_WS [0]  1 skips step 6g   BENCH_WS_VUS [10]  BENCH_WS_ROUND_TRIPS [2000] per connection
+#   BENCH_WS_REPS [3]  rounds of that row   BENCH_WS_IDLE [1000]  idle WebSockets of its second part
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -175,6 +185,8 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP_MEM:-0}; locust_needed=$((1 - locust_needed)) ;; esac
 [ "${BENCH_ONLY:-}" != ipr ] || locust_needed=0
 [ "${BENCH_ONLY:-}" != soak ] || locust_needed=0
+[ "${BENCH_ONLY:-}" != ws ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
+"$PY" -c 'import websockets' 2>/dev/null || need+=(python3-websockets)
 [ "$locust_needed" = 0 ] || [ -x /usr/bin/locust ] || need+=(python3-locust)
 [ -x /usr/bin/time ] || need+=(time)
 [ "${BENCH_SKIP_IPR:-0}" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
@@ -187,7 +199,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 [ -x bin/quern ] || make -s quern
-[ "$lag_only" = 1 ] || [ "$fleet_only" = 1 ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
+[ "$lag_only" = 1 ] || [ "$fleet_only" = 1 ] || [ "${BENCH_ONLY:-}" = ws ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
 [ "$fleet_only" = 1 ] || [ -x build/rel/reqfloor ] || make -s MODE=rel build/rel/reqfloor
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
 CPU_SRV=0
@@ -204,6 +216,7 @@ nginx_pid=
 cleanup() {
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
     [ -n "${soak_nginx:-}" ] && kill "$soak_nginx" 2>/dev/null && wait "$soak_nginx" 2>/dev/null
+    [ -n "${ws_srv:-}" ] && kill "$ws_srv" 2>/dev/null && wait "$ws_srv" 2>/dev/null
     if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -439,6 +452,79 @@ if [ "${BENCH_ONLY:-}" = soak ]; then
     log "soak: quern, $SOAK_VUS VUs paced at 1 s, a new cookie on every response, one worker (${SOAK_SECS}s)"
     soak_row "$tmp"
     "$PY" bench/report.py --only soak "$tmp"
+    exit 0
+fi
+
+# ------------------------------------------------------------ 6g. WebSocket
+# Against tests/tools/ws_server.py (python3-websockets) on CPU_SRV, each tool on
+# CPU_TOOL. ws_row DIR: DIR/ws.tsv, a line a round, "rep round_trips seconds
+# sent received errors user sys" of quern then "round_trips seconds user sys"
+# of the bare Python client (bench/wsfloor.py), then the exit status.
+# wsidle_row DIR: DIR/wsidle.tsv, "vus open_seen rss_before_kb rss_after_kb
+# opened errors exit": the worker's RSS with every VU waiting, then with every
+# VU holding an idle WebSocket.
+WS_VUS=${BENCH_WS_VUS:-10}
+WS_RT=${BENCH_WS_ROUND_TRIPS:-2000}
+WS_REPS=${BENCH_WS_REPS:-3}
+WS_IDLE=${BENCH_WS_IDLE:-1000}
+ws_srv=
+ws_start() {
+    rm -f "$1/ws.port"
+    taskset -c $CPU_SRV "$PY" tests/tools/ws_server.py "$1/ws.port" >"$1/ws.out" 2>"$1/ws.err" &
+    ws_srv=$!
+    for _ in $(seq 100); do [ -s "$1/ws.port" ] && break; sleep 0.1; done
+    [ -s "$1/ws.port" ] || die "the WebSocket server did not start: $(cat "$1/ws.err")"
+    ws_url="ws://127.0.0.1:$(cat "$1/ws.port")/echo"
+}
+ws_stop() { [ -z "$ws_srv" ] || { kill "$ws_srv" 2>/dev/null; wait "$ws_srv" 2>/dev/null || true; }; ws_srv=; }
+ws_row() {
+    local d=$1/ws st q f
+    mkdir -p "$d"
+    ws_start "$d"
+    : >"$1/ws.tsv"
+    for rep in $(seq "$WS_REPS"); do
+        st=0
+        /usr/bin/time -f '%U %S' -o "$d/q.time" taskset -c $CPU_TOOL bin/quern run bench/ws.lua \
+            --vus "$WS_VUS" --runs 1 --workers 1 --db none -q --summary-json "$d/q.json" \
+            -p ws_url="$ws_url" -p round_trips="$WS_RT" >"$d/q.out" 2>"$d/q.err" || st=$?
+        q=$(jq -r '[(.tests[] | select(.id == "SC-BENCH-WS-STEP-2") | .count), .run.duration_s,
+            ([.tests[].messages.sent] | add), ([.tests[].messages.received] | add),
+            ([.tests[] | .errors.technical + .errors.functional] | add)] | map(tostring) | join(" ")' \
+            "$d/q.json" 2>/dev/null || echo "? ? ? ? ?")
+        /usr/bin/time -f '%U %S' -o "$d/f.time" taskset -c $CPU_TOOL "$PY" bench/wsfloor.py "$ws_url" \
+            "$WS_VUS" "$WS_RT" >"$d/f.out" 2>"$d/f.err" || st=$((st + 100))
+        f="$(cat "$d/f.out" 2>/dev/null || echo "? ?") $(tail -1 "$d/f.time")"
+        echo "$rep $q $(tail -1 "$d/q.time") $f $st" >>"$1/ws.tsv"
+        log "  ws round $rep: $(tail -1 "$1/ws.tsv")"
+    done
+    ws_stop
+}
+wsidle_row() {
+    local d=$1/wsidle pid agent worker a b open st=0
+    mkdir -p "$d"
+    ws_start "$d"
+    taskset -c $CPU_TOOL bin/quern run bench/wsidle.lua --vus "$WS_IDLE" --ramp-up 2s --runs 1 \
+        --workers 1 --db none -q --summary-json "$d/q.json" -p ws_url="$ws_url" -p before=5s \
+        -p hold=8s >"$d/out" 2>"$d/err" &
+    pid=$!
+    sleep 4.5 # every VU started (a 2 s ramp), none connected yet (each waits 5 s)
+    agent=$(soak_kids "$pid" | awk '{ print $1; exit }')
+    worker=
+    [ -z "$agent" ] || worker=$(soak_kids "$agent" | awk '{ print $1; exit }')
+    a=$(soak_rss "$worker")
+    sleep 6 # every VU connected (from 5 to 7 s), each holding until 13 s or later
+    b=$(soak_rss "$worker")
+    open=$(curl -s "http://127.0.0.1:$(cat "$d/ws.port")/__stats" | jq .open 2>/dev/null || echo "?")
+    wait "$pid" || st=$?
+    ws_stop
+    echo "$WS_IDLE $open $a $b $(jq -r '[.tests[0].count, .tests[0].errors.technical + .tests[0].errors.functional] | map(tostring) | join(" ")' "$d/q.json" 2>/dev/null || echo "? ?") $st" >"$1/wsidle.tsv"
+    log "  ws idle: $(cat "$1/wsidle.tsv") (vus open rss_before_kb rss_after_kb opened errors exit)"
+}
+if [ "${BENCH_ONLY:-}" = ws ]; then
+    log "ws: $WS_VUS WebSockets x $WS_RT round trips, quern and a bare Python client; $WS_IDLE idle WebSockets"
+    ws_row "$tmp"
+    wsidle_row "$tmp"
+    "$PY" bench/report.py --only ws "$tmp"
     exit 0
 fi
 
@@ -909,6 +995,11 @@ fi
 if [ "${BENCH_SKIP_SOAK:-0}" != 1 ]; then
     log "soak: quern, $SOAK_VUS VUs paced at 1 s, a new cookie on every response, one worker (${SOAK_SECS}s)"
     soak_row "$tmp"
+fi
+if [ "${BENCH_SKIP_WS:-0}" != 1 ]; then
+    log "ws: $WS_VUS WebSockets x $WS_RT round trips, quern and a bare Python client; $WS_IDLE idle WebSockets"
+    ws_row "$tmp"
+    wsidle_row "$tmp"
 fi
 
 # ------------------------------------------------------- 7. console fan-in

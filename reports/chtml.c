@@ -49,6 +49,7 @@ static void chtml_run_column(FILE *out, const query_run *r, const char *role, co
 static void chtml_table(FILE *out, const chtml_page *pg)
 {
     char va[32], vb[32], dl[32];
+    double ma, mb;
 
     fputs("<section id=\"steps\">\n<h2>Steps</h2>\n<table class=\"compare\">\n<thead><tr>"
           "<th>Step</th><th>Verdict</th>",
@@ -64,7 +65,12 @@ static void chtml_table(FILE *out, const chtml_page *pg)
         html_esc(out, cmp_row_id(row));
         fputs("</code><br><span class=\"lbl\">", out);
         html_esc(out, cmp_row_label(row));
-        fprintf(out, "</span></td><td class=\"%s\">%s", cmp_verdict_class[row->overall],
+        fputs("</span>", out);
+        if (cmp_row_messages(row, pg->a, pg->b, &ma, &mb))
+            fprintf(out, "<br><span class=\"lbl\" data-messages=\"1\">messages/s %s → %s</span>",
+                    cmp_fmt_metric(CMP_TPS, mb, vb, sizeof(vb)),
+                    cmp_fmt_metric(CMP_TPS, ma, va, sizeof(va)));
+        fprintf(out, "</td><td class=\"%s\">%s", cmp_verdict_class[row->overall],
                 row->overall == CMP_NA ? cmp_na_reason(row) : cmp_verdict_text[row->overall]);
         if (pg->note[0] != '\0' && (row->overall == CMP_WORSE || row->overall == CMP_BETTER)) {
             fputs(" <span class=\"lbl load-note\">(note: ", out);

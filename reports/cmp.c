@@ -221,3 +221,21 @@ const char *cmp_na_reason(const cmp_row *row)
         return "not in the new run";
     return "too few samples to compare";
 }
+
+static double msg_rate(const query_run *r, const query_step *s)
+{
+    int64_t dur = r->duration_us > 0 ? r->duration_us : r->elapsed_us;
+
+    if (s == NULL || dur <= 0)
+        return 0;
+    return (double)(s->ws_sent + s->ws_recv) * 1e6 / (double)dur;
+}
+
+int cmp_row_messages(const cmp_row *row, const query_run *a, const query_run *b, double *ma,
+                     double *mb)
+{
+    *ma = msg_rate(a, row->a);
+    *mb = msg_rate(b, row->b);
+    return (row->a != NULL && row->a->ws_sent + row->a->ws_recv > 0) ||
+           (row->b != NULL && row->b->ws_sent + row->b->ws_recv > 0);
+}

@@ -69,6 +69,13 @@ const char *cmp_row_id(const cmp_row *row);
 /** The step label of a row (from A, else B). */
 const char *cmp_row_label(const cmp_row *row);
 
+/** The WebSocket messages (sent and received) per second of each run's
+ *  duration of the row's step, into *ma (A, the new run) and *mb (B); 1 when
+ *  either step has messages, else 0. Shown beside the figures, not judged:
+ *  how many messages a step exchanges is the script's choice. */
+int cmp_row_messages(const cmp_row *row, const query_run *a, const query_run *b, double *ma,
+                     double *mb);
+
 /** Why a row has no verdict. */
 const char *cmp_na_reason(const cmp_row *row);
 

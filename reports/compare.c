@@ -103,6 +103,7 @@ static void print_text(FILE *out, const query_run *a, const query_run *b, const 
                        size_t n, double thr, const char *note)
 {
     char va[32], vb[32], dl[32], hb[24], ha[24], t[32];
+    double ma, mb;
     char nm[TERMSAFE_MAX], st[TERMSAFE_MAX], vd[TERMSAFE_MAX], lb[TERMSAFE_MAX];
 
     /* Every string from the database is shown, never acted on by the terminal. */
@@ -149,6 +150,11 @@ static void print_text(FILE *out, const query_run *a, const query_run *b, const 
                 fprintf(out, "  %s", cmp_verdict_text[row->v[m]]);
             fputc('\n', out);
         }
+        if (cmp_row_messages(row, a, b, &ma, &mb))
+            fprintf(out, "  %-10s %14s %14s %12s\n", "messages/s",
+                    cmp_fmt_metric(CMP_TPS, mb, vb, sizeof(vb)),
+                    cmp_fmt_metric(CMP_TPS, ma, va, sizeof(va)),
+                    cmp_fmt_delta(CMP_TPS, ma, mb, dl, sizeof(dl)));
     }
 }
 

@@ -44,8 +44,9 @@ static const char *const stmt_sql[ST_COUNT] = {
                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, second) DO NOTHING",
     [ST_STEP_INTERVAL] = "INSERT INTO step_intervals (run_id, second, step_index, count, "
                          "err_tech, err_func, bytes_in, bytes_out, sum_dns, sum_connect, "
-                         "sum_tls, sum_ttfb, new_conns, histogram, service_histogram, requests) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         "sum_tls, sum_ttfb, new_conns, histogram, service_histogram, requests, "
+                         "ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_ERROR] = "INSERT INTO errors (run_id, step_index, kind, sample, count, first_second, "
                  "last_second, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                  "ON CONFLICT (run_id, step_index, kind) DO UPDATE SET "
@@ -65,8 +66,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_TOTAL] = "INSERT OR REPLACE INTO step_totals (run_id, step_index, count, err_tech, "
                  "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
                  "new_conns, tps, mean_us, min_us, p50_us, p90_us, p95_us, p99_us, max_us, "
-                 "histogram, service_histogram, requests) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                 "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 "histogram, service_histogram, requests, ws_sent, ws_recv, ws_bytes_sent, "
+                 "ws_bytes_recv) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                 "?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_END] = "UPDATE runs SET status = ?1, ended_at = ?2, ended_us = ?3, duration_us = ?4, "
                "status_reason = ?5, updated_us = ?6 WHERE id = ?7",
     /* A live console writing: a row wrongly marked abandoned runs again. */
@@ -402,6 +404,15 @@ static void bind_counters(sqlite3_stmt *st, int first, const step_stats *s)
     bind_u64(st, first + 9, s->new_conns);
 }
 
+/* Binds the WebSocket message counters of s at parameters first .. first + 3. */
+static void bind_ws(sqlite3_stmt *st, int first, const step_stats *s)
+{
+    bind_u64(st, first, s->ws_sent);
+    bind_u64(st, first + 1, s->ws_recv);
+    bind_u64(st, first + 2, s->ws_bytes_sent);
+    bind_u64(st, first + 3, s->ws_bytes_recv);
+}
+
 /* Inserts n rows with sql: ?1 the run id, ?2 the row's index, the rest
  * bound by bind(st, ri, i). */
 static int insert_each(db *d, int64_t id, const char *sql, size_t n,
@@ -584,7 +595,9 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         goto fail;
     for (size_t i = 0; i < iv->nsteps; i++) {
         const step_stats *s = &iv->steps[i];
-        if (s->count == 0) /* errors are samples too */
+        /* errors are samples too; a WebSocket's messages count in a
+         * second without one */
+        if (s->count == 0 && s->ws_sent == 0 && s->ws_recv == 0)
             continue;
         st = d->st[ST_STEP_INTERVAL];
         sqlite3_bind_int64(st, 1, run_id);
@@ -595,6 +608,7 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
             bind_service(d, st, 15, s, err, errlen) != 0)
             goto fail;
         bind_u64(st, 16, s->requests);
+        bind_ws(st, 17, s);
         if (step_done(d, st, "cannot record a step's interval", err, errlen) != 0)
             goto fail;
         if (s->err_tech > 0 && add_errors(d, run_id, i, "technical", s->err_tech, s->sample_tech,
@@ -724,6 +738,7 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
             bind_service(d, st, 22, s, err, errlen) != 0)
             goto fail;
         bind_u64(st, 23, s->requests);
+        bind_ws(st, 24, s);
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0 ||
             add_slowest(d, run_id, i, s->slow, err, errlen) != 0)
             goto fail;

@@ -263,8 +263,8 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     st = query_stmt(
         sq,
         "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, tps, mean_us, "
-        "min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram, requests FROM step_totals "
-        "WHERE run_id = ?",
+        "min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram, requests, ws_sent, "
+        "ws_recv, ws_bytes_sent, ws_bytes_recv FROM step_totals WHERE run_id = ?",
         r->id, err, errlen);
     if (st == NULL)
         goto out;
@@ -290,6 +290,10 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         s->max_us = query_col_u64(st, 13);
         query_col_hist(st, 14, hall);
         s->requests = query_col_u64(st, 15);
+        s->ws_sent = query_col_u64(st, 16);
+        s->ws_recv = query_col_u64(st, 17);
+        s->ws_bytes_sent = query_col_u64(st, 18);
+        s->ws_bytes_recv = query_col_u64(st, 19);
     }
     if (query_stmt_done(sq, st, step, err, errlen) != 0) {
         st = NULL;
@@ -302,7 +306,8 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         st = query_stmt(
             sq,
             "SELECT step_index, count, err_tech, err_func, bytes_in, bytes_out, histogram, "
-            "requests FROM step_intervals WHERE run_id = ? ORDER BY step_index",
+            "requests, ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv FROM step_intervals "
+            "WHERE run_id = ? ORDER BY step_index",
             r->id, err, errlen);
         if (st == NULL)
             goto out;
@@ -324,6 +329,10 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
             s->bytes_in += query_col_u64(st, 4);
             s->bytes_out += query_col_u64(st, 5);
             s->requests += query_col_u64(st, 7);
+            s->ws_sent += query_col_u64(st, 8);
+            s->ws_recv += query_col_u64(st, 9);
+            s->ws_bytes_sent += query_col_u64(st, 10);
+            s->ws_bytes_recv += query_col_u64(st, 11);
             query_col_hist(st, 6, h);
             query_col_hist(st, 6, hall);
         }
@@ -346,6 +355,10 @@ static int load_totals(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         r->all.bytes_in += s->bytes_in;
         r->all.bytes_out += s->bytes_out;
         r->all.requests += s->requests;
+        r->all.ws_sent += s->ws_sent;
+        r->all.ws_recv += s->ws_recv;
+        r->all.ws_bytes_sent += s->ws_bytes_sent;
+        r->all.ws_bytes_recv += s->ws_bytes_recv;
     }
     r->all.has_totals = missing == 0;
     r->all.tps = dur > 0 ? (double)r->all.count * 1e6 / (double)dur : 0.0;

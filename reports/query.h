@@ -60,6 +60,8 @@ typedef struct query_series {
     double *svc_p50_ms; /**< the same of the service times */
     double *svc_p95_ms;
     double *svc_p99_ms;
+    double *msg_sent_ps; /**< WebSocket messages sent per second */
+    double *msg_recv_ps; /**< WebSocket messages received per second */
 } query_series;
 
 /** A step's whole-run figures: from step_totals, or summed from the
@@ -72,6 +74,8 @@ typedef struct query_step {
     int has_totals;
     uint64_t count, err_tech, err_func, bytes_in, bytes_out;
     uint64_t requests; /**< HTTP requests sent (0 for a run before schema 9) */
+    /** WebSocket messages sent and received and their payload bytes (0 before schema 12) */
+    uint64_t ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv;
     double tps, mean_us;
     uint64_t min_us, p50_us, p90_us, p95_us, p99_us, max_us;
     query_series ts; /**< this step over time */

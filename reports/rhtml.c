@@ -183,6 +183,12 @@ static void rhtml_verdict_section(FILE *out, const query_run *r)
     fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
+/* 1 when a step of r sent or received a WebSocket message. */
+static int rhtml_has_messages(const query_run *r)
+{
+    return r->all.ws_sent > 0 || r->all.ws_recv > 0;
+}
+
 static void card(FILE *out, const char *key, const char *value, const char *small)
 {
     fprintf(out, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v\">%s", key, value);
@@ -272,6 +278,12 @@ static void rhtml_charts(FILE *out, const query_run *r)
              "Service time percentiles, from each request's actual start: below the response "
              "times when requests waited to start",
              "ms", CHART_LINES, sc, 3);
+        if (rhtml_has_messages(r)) {
+            chart_series ms[2] = {{"sent", "#7c3aed", r->all.ts.msg_sent_ps, r->npts, 0},
+                                  {"received", "#0891b2", r->all.ts.msg_recv_ps, r->npts, 0}};
+            draw(out, &c, "WebSocket messages per second: sent and received (all steps)", "msg/s",
+                 CHART_LINES, ms, 2);
+        }
         fputs("<div class=\"grid2\">\n", out);
         c.small = 1;
         draw(out, &c, "Errors per second: technical and functional", "errors/s", CHART_STACKED, es,
@@ -288,7 +300,7 @@ static void rhtml_charts(FILE *out, const query_run *r)
     xfree(s);
 }
 
-static void step_row(FILE *out, const query_step *s, int total)
+static void step_row(FILE *out, const query_step *s, int total, int msgs)
 {
     char b[64];
     uint64_t errs = s->err_tech + s->err_func;
@@ -311,6 +323,14 @@ static void step_row(FILE *out, const query_step *s, int total)
             html_count(s->count, b, sizeof(b)));
     fprintf(out, "<td class=\"n\" data-http-requests=\"%llu\">%s</td>",
             (unsigned long long)s->requests, html_count(s->requests, b, sizeof(b)));
+    if (msgs) {
+        fprintf(out, "<td class=\"n\" data-ws-sent=\"%llu\" data-ws-received=\"%llu\">%s",
+                (unsigned long long)s->ws_sent, (unsigned long long)s->ws_recv,
+                html_count(s->ws_sent, b, sizeof(b)));
+        fprintf(out, " / %s<br><span class=\"lbl\">", html_count(s->ws_recv, b, sizeof(b)));
+        fprintf(out, "%s B / ", html_count(s->ws_bytes_sent, b, sizeof(b)));
+        fprintf(out, "%s B</span></td>", html_count(s->ws_bytes_recv, b, sizeof(b)));
+    }
     fprintf(out, "<td class=\"n\" data-errors=\"%llu\">%s", (unsigned long long)errs,
             html_count(errs, b, sizeof(b)));
     fprintf(out, "<br><span class=\"lbl\">%s</span></td>", pct(errs, s->count, b, sizeof(b)));
@@ -325,11 +345,14 @@ static void step_row(FILE *out, const query_step *s, int total)
 
 static void steps_table(FILE *out, const query_run *r)
 {
-    int partial = 0;
+    int partial = 0, msgs = rhtml_has_messages(r);
 
     fputs("<section id=\"steps\">\n<h2>Steps</h2>\n<table class=\"steps\">\n<thead><tr>"
-          "<th>Step</th><th class=\"n\">Requests</th><th class=\"n\">HTTP requests</th>"
-          "<th class=\"n\">Errors</th>"
+          "<th>Step</th><th class=\"n\">Requests</th><th class=\"n\">HTTP requests</th>",
+          out);
+    if (msgs)
+        fputs("<th class=\"n\">Messages sent / received</th>", out);
+    fputs("<th class=\"n\">Errors</th>"
           "<th class=\"n\">TPS</th><th class=\"n\">Mean ms</th><th class=\"n\">p50 ms</th>"
           "<th class=\"n\">p90 ms</th><th class=\"n\">p95 ms</th><th class=\"n\">p99 ms</th>"
           "<th class=\"n\">Max ms</th></tr></thead>\n<tbody>\n",
@@ -337,16 +360,18 @@ static void steps_table(FILE *out, const query_run *r)
     for (size_t i = 0; i < r->nsteps; i++) {
         if (!query_step_shown(&r->steps[i]))
             continue;
-        step_row(out, &r->steps[i], 0);
+        step_row(out, &r->steps[i], 0, msgs);
         partial |= !r->steps[i].has_totals;
     }
     fputs("</tbody>\n<tfoot>\n", out);
-    step_row(out, &r->all, 1);
+    step_row(out, &r->all, 1, msgs);
     fputs("</tfoot>\n</table>\n<p class=\"note\">TPS: requests per second of the run's "
           "duration. HTTP requests: what the step sent, redirects and a page's resources "
           "included. Percentiles from the merged latency histograms (HDR-style, within "
           "0.4 %).",
           out);
+    if (msgs)
+        fputs(" Messages: WebSocket messages, and their payload bytes below.", out);
     if (partial)
         fputs(" The run did not end: figures summed from its recorded seconds.", out);
     fputs("</p>\n</section>\n", out);
@@ -380,6 +405,10 @@ static void step_charts(FILE *out, const query_run *r)
         fprintf(out, "%s errors · ", pct(s->err_tech + s->err_func, s->count, c2, sizeof(c2)));
         fprintf(out, "%s req/s · ", html_num(s->tps, b, sizeof(b)));
         fprintf(out, "p95 %s ms", html_ms((double)s->p95_us, b, sizeof(b)));
+        if (s->ws_sent > 0 || s->ws_recv > 0) {
+            fprintf(out, " · %s messages sent, ", html_count(s->ws_sent, b, sizeof(b)));
+            fprintf(out, "%s received", html_count(s->ws_recv, b, sizeof(b)));
+        }
         fputs("</p>\n<div class=\"grid2\">\n", out);
         draw(out, &c, "Responses per second", "req/s", CHART_STACKED, rs, 3);
         draw(out, &c, "Response time percentiles", "ms", CHART_LINES, ps, 3);

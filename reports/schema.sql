@@ -407,3 +407,17 @@ CREATE TABLE slowest (
     trace_id   TEXT,
     PRIMARY KEY (run_id, step_index, rank)
 );
+-- @migration 13
+-- A step's WebSocket messages (common/stats.h step_stats.ws_*): messages
+-- sent and received, and their payload bytes (frames' headers not
+-- counted), per second and in the totals. A second in which a step only
+-- exchanged messages (no sample ended) has a step_intervals row of count
+-- 0. 0 for a run from an older quern, and for a step without WebSocket.
+ALTER TABLE step_intervals ADD COLUMN ws_sent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_intervals ADD COLUMN ws_recv INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_intervals ADD COLUMN ws_bytes_sent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_intervals ADD COLUMN ws_bytes_recv INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_totals ADD COLUMN ws_sent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_totals ADD COLUMN ws_recv INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_totals ADD COLUMN ws_bytes_sent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE step_totals ADD COLUMN ws_bytes_recv INTEGER NOT NULL DEFAULT 0;

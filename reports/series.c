@@ -33,6 +33,8 @@ void series_init(query_series *s, size_t n)
     s->svc_p50_ms = nan_array(n);
     s->svc_p95_ms = nan_array(n);
     s->svc_p99_ms = nan_array(n);
+    s->msg_sent_ps = nan_array(n);
+    s->msg_recv_ps = nan_array(n);
 }
 
 void series_free(query_series *s)
@@ -47,6 +49,8 @@ void series_free(query_series *s)
     xfree(s->svc_p50_ms);
     xfree(s->svc_p95_ms);
     xfree(s->svc_p99_ms);
+    xfree(s->msg_sent_ps);
+    xfree(s->msg_recv_ps);
 }
 
 /* a + b (both >= 0), INT64_MAX past it: a database written by hand or
@@ -131,8 +135,8 @@ static void to_rates(query_series *s, size_t npts, const int64_t *len_us, unsign
 {
     for (size_t p = 0; p < npts; p++) {
         double secs = len_us[p] > 0 ? (double)len_us[p] / 1e6 : (double)width_s;
-        double *arr[4] = {s->rps, s->ok_ps, s->tech_ps, s->func_ps};
-        for (int k = 0; k < 4; k++)
+        double *arr[6] = {s->rps, s->ok_ps, s->tech_ps, s->func_ps, s->msg_sent_ps, s->msg_recv_ps};
+        for (int k = 0; k < 6; k++)
             arr[k][p] = isnan(arr[k][p]) ? 0.0 : arr[k][p] / secs;
     }
 }
@@ -159,11 +163,11 @@ static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *
         accs[i].h = hist_new();
         accs[i].svc = hist_new();
     }
-    st = query_stmt(
-        sq,
-        "SELECT second, step_index, count, err_tech, err_func, histogram, "
-        "service_histogram FROM step_intervals WHERE run_id = ? ORDER BY second, step_index",
-        r->id, err, errlen);
+    st = query_stmt(sq,
+                    "SELECT second, step_index, count, err_tech, err_func, histogram, "
+                    "service_histogram, ws_sent, ws_recv FROM step_intervals WHERE run_id = ? "
+                    "ORDER BY second, step_index",
+                    r->id, err, errlen);
     if (st == NULL)
         goto out;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -194,6 +198,8 @@ static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *
             add_count(ss[k]->ok_ps, p, ok);
             add_count(ss[k]->tech_ps, p, et);
             add_count(ss[k]->func_ps, p, ef);
+            add_count(ss[k]->msg_sent_ps, p, (double)query_col_u64(st, 7));
+            add_count(ss[k]->msg_recv_ps, p, (double)query_col_u64(st, 8));
             query_col_hist(st, 5, as[k]->h);
             /* NULL: the service times are the response times. */
             query_col_hist(st, sqlite3_column_type(st, 6) == SQLITE_NULL ? 5 : 6, as[k]->svc);

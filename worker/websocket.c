@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <wslay/wslay.h>
 
 #include "common/clock.h"
@@ -14,6 +15,8 @@
 #include "worker/lcoro.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
+#include "worker/vjar.h"
+#include "worker/wscookie.h"
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents);
 static void on_close_timer(struct ev_loop *loop, ev_timer *w, int revents);
@@ -96,6 +99,9 @@ static void shut(websocket *c, const char *why)
     c->share = NULL;
     xfree(c->hs);
     c->hs = NULL;
+    xfree(c->ck_host);
+    xfree(c->ck_path);
+    c->ck_host = c->ck_path = NULL;
 }
 
 static void conn_free(websocket *c)
@@ -293,6 +299,104 @@ static void became_open(websocket *c, size_t answer_len)
     pump(c, 1);
 }
 
+/* Adds one jar line to v's jar: into the cookie engine of the handle v
+ * holds, or, holding none, into its jar text (vjar.h), so that a VU that
+ * only speaks WebSocket takes no transfer handle for its cookies. */
+static void jar_add(vu *v, const char *line)
+{
+    char *merged;
+
+    if (v->xh != NULL) {
+        curl_easy_setopt(vu_easy(v), CURLOPT_COOKIELIST, line);
+        return;
+    }
+    if (v->jar_reset) { /* cookies = "reset": the run starts from none */
+        xfree(v->jar);
+        v->jar = NULL;
+        v->jar_reset = 0;
+    }
+    merged = vjar_merge(v->jar, NULL, line);
+    xfree(v->jar);
+    v->jar = merged;
+    v->jar_gen++;
+}
+
+/* The Set-Cookie lines of the 101 answer (its first len bytes) into the
+ * VU's jar, as libcurl does with an HTTP step's answer. */
+static void jar_from_answer(websocket *c, size_t len)
+{
+    static const char name[] = "set-cookie:";
+    const char *p = c->hs, *end = c->hs + len;
+
+    if (c->owner == NULL || c->ck_host == NULL)
+        return;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (eol != NULL ? eol : end) - p;
+        if (n > 0 && p[n - 1] == '\r')
+            n--;
+        if (n > sizeof(name) - 1 && n < 8192 && strncasecmp(p, name, sizeof(name) - 1) == 0) {
+            char value[8192], line[8192 + 512];
+            snprintf(value, sizeof(value), "%.*s", (int)(n - (sizeof(name) - 1)),
+                     p + sizeof(name) - 1);
+            if (wscookie_line(value, c->ck_host, c->ck_path, time(NULL), line, sizeof(line)) == 0)
+                jar_add(c->owner, line);
+        }
+        if (eol == NULL)
+            break;
+        p = eol + 1;
+    }
+}
+
+/* The VU's cookies for host and path (secure: wss://) as a Cookie header
+ * line in out, "" when none; a Cookie line among the script's headers
+ * wins. The jar is the cookie engine of the handle the VU holds, else its
+ * jar text. */
+static void jar_to_request(websocket *c, const char *headers, const char *host, const char *path,
+                           int secure, char *out, size_t cap)
+{
+    vu *v = c->owner;
+    struct curl_slist *list = NULL;
+    char *text = NULL;
+    const char **lines = NULL;
+    size_t n = 0, k = 0;
+
+    out[0] = '\0';
+    for (const char *h = headers; h != NULL && *h != '\0';) {
+        const char *eol = strchr(h, '\n');
+        if (strncasecmp(h, "cookie:", 7) == 0)
+            return;
+        h = eol != NULL ? eol + 1 : NULL;
+    }
+    if (v == NULL)
+        return;
+    if (v->xh != NULL) {
+        curl_easy_getinfo(vu_easy(v), CURLINFO_COOKIELIST, &list);
+        for (struct curl_slist *l = list; l != NULL; l = l->next)
+            n++;
+        lines = xcalloc(n + 1, sizeof(*lines));
+        for (struct curl_slist *l = list; l != NULL; l = l->next)
+            lines[k++] = l->data;
+    } else if (v->jar != NULL && !v->jar_reset) {
+        text = xstrdup(v->jar);
+        for (const char *t = text; *t != '\0'; t++)
+            n += *t == '\n';
+        lines = xcalloc(n + 2, sizeof(*lines));
+        for (char *t = text, *nl; t != NULL; t = nl) {
+            nl = strchr(t, '\n');
+            if (nl != NULL)
+                *nl++ = '\0';
+            if (*t != '\0')
+                lines[k++] = t;
+        }
+    }
+    if (k > 0)
+        wscookie_header(out, cap, lines, k, host, path, secure, time(NULL));
+    xfree(lines);
+    xfree(text);
+    curl_slist_free_all(list);
+}
+
 /* The upgrade request goes out, then its answer comes in. */
 static void upgrade_io(websocket *c)
 {
@@ -349,6 +453,7 @@ static void upgrade_io(websocket *c)
                      (double)(clock_mono_us() - c->start_us) / 1000.);
             traced(c, what, "< ", c->hs, (size_t)got);
             snprintf(c->protocol, sizeof(c->protocol), "%s", res.protocol);
+            jar_from_answer(c, (size_t)got);
             became_open(c, (size_t)got);
             return;
         }
@@ -471,6 +576,7 @@ static int set_url(websocket *c, const websocket_cfg *cfg, int *https, char *err
 {
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL, *path = NULL, *query = NULL, hostport[300], target[8192];
+    char cookie[WSHANDSHAKE_MAX], *extra = NULL;
     const char *url = cfg->url;
     char http_url[8192];
     int rc = -1, n;
@@ -497,18 +603,26 @@ static int set_url(websocket *c, const websocket_cfg *cfg, int *https, char *err
     snprintf(hostport, sizeof(hostport), "%s%s%s", host, port ? ":" : "", port ? port : "");
     n = snprintf(target, sizeof(target), "%s%s%s", path, query ? "?" : "", query ? query : "");
     c->hs = xmalloc(WSHANDSHAKE_MAX);
+    jar_to_request(c, cfg->headers, host, path, *https, cookie, sizeof(cookie));
+    if (cookie[0] != '\0') {
+        extra = xmalloc(strlen(cookie) + (cfg->headers ? strlen(cfg->headers) : 0) + 1);
+        sprintf(extra, "%s%s", cfg->headers ? cfg->headers : "", cookie);
+    }
     n = n > 0 && (size_t)n < sizeof(target)
             ? wshandshake_request(c->hs, WSHANDSHAKE_MAX, hostport, target, c->key, cfg->protocols,
-                                  cfg->headers)
+                                  extra != NULL ? extra : cfg->headers)
             : -1;
     if (n < 0) {
         err_set(err, errlen, "step:ws: the upgrade request exceeds %d bytes", WSHANDSHAKE_MAX);
         goto out;
     }
     c->hs_len = (size_t)n;
+    c->ck_host = xstrdup(host);
+    c->ck_path = xstrdup(path);
     curl_easy_setopt(c->easy, CURLOPT_URL, http_url);
     rc = 0;
 out:
+    xfree(extra);
     curl_free(host);
     curl_free(port);
     curl_free(path);

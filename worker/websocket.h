@@ -81,6 +81,7 @@ typedef struct websocket {
     char *hs;              /**< owned: the upgrade request, then its answer (WSHANDSHAKE_MAX) */
     size_t hs_len, hs_off; /**< request: length and bytes sent; answer: bytes read */
     size_t extra_off, extra_len; /**< frames read with the answer, fed to wslay first */
+    char *ck_host, *ck_path;     /**< owned: where the upgrade went, for its Set-Cookie */
     websocket_msg *qhead;        /**< owned: the queue */
     websocket_msg **qtail;
     size_t qcount, qbytes;

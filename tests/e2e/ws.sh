@@ -34,7 +34,8 @@ tot() { jq '[.tests[].messages.'"$2"'] | add' "$1"; }
 start_target
 start_ws "$TMP/ws.out"
 timeout 60 "$QUERN" run tests/e2e/scripts/ws.lua --vus 2 --runs 2 -q --allow-errors \
-  -p ws_url="ws://127.0.0.1:$WS_PORT" -p base_url="$BASE" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+  -p ws_url="ws://127.0.0.1:$WS_PORT" -p base_url="$BASE" --summary-json "$TMP/s.json" \
+  --db "$TMP/ws.db" >"$TMP/out" 2>"$TMP/err"
 eq "ws: run exits 0" "$?" 0
 stop_ws
 S=$TMP/s.json
@@ -54,12 +55,41 @@ eq "ws: bytes received = the server's" "$(tot "$S" bytes_received)" "$(jq .bytes
 eq "ws: echo's messages (4 a run each way)" "$(t 1 .messages.sent)/$(t 1 .messages.received)" 16/16
 eq "ws: push's messages" "$(t 3 .messages.received)" 12
 eq "ws: hold's messages, a second after its sample" "$(t 4 .messages.sent)/$(t 4 .messages.received)" 4/4
+# the database and the report: the messages per second and per step
+dq() { sqlite3 -batch -noheader "$TMP/ws.db" "$1"; }
+eq "db: per-second messages = the server's" \
+  "$(dq 'SELECT sum(ws_sent), sum(ws_recv), sum(ws_bytes_sent), sum(ws_bytes_recv) FROM step_intervals')" \
+  "$(jq -r '[.received, .sent, .bytes_received, .bytes_sent] | join("|")' "$W")"
+eq "db: step totals' messages = the server's" \
+  "$(dq 'SELECT sum(ws_sent), sum(ws_recv), sum(ws_bytes_sent), sum(ws_bytes_recv) FROM step_totals')" \
+  "$(jq -r '[.received, .sent, .bytes_received, .bytes_sent] | join("|")' "$W")"
+eq "db: echo's messages per step" \
+  "$(dq "SELECT ws_sent, ws_recv FROM step_totals t JOIN steps s USING (run_id, step_index) WHERE s.test_id = 'SC-WS-STEP-1'")" "16|16"
+"$QUERN" report --db "$TMP/ws.db" -o "$TMP/ws.html" >/dev/null 2>&1
+eq "report: written" "$?" 0
+eq "report: all steps' messages = the server's" \
+  "$(grep -o '<tr class="total">.*' "$TMP/ws.html" | grep -o 'data-ws-sent="[0-9]*" data-ws-received="[0-9]*"')" \
+  "data-ws-sent=\"$(jq .received "$W")\" data-ws-received=\"$(jq .sent "$W")\""
+check "report: a messages-per-second chart" grep -q "WebSocket messages per second" "$TMP/ws.html"
 eq "ws: every connection closed with 1000" "$(jq -c .closes "$W")" '{"1000":12}'
 # the hold connections never call receive for 2.5 s (a sleep, a slow HTTP
 # request) while pinged every 0.1 s
 between "ws: pings answered while the script sleeps and waits on HTTP" "$(jq .pongs "$W")" 80 1000
 eq "ws: the slow HTTP requests were made" "$(stat '.by_path["/slow"]')" 4
 eq "ws: no pong late" "$(jq .ping_timeouts "$W")" 0
+
+# --- the VU's cookie jar: an HTTP step's cookie on the upgrade, the 101's on
+# the next HTTP request (the script fails a run that does not get it) -------
+start_ws "$TMP/wsc.out"
+timeout 60 "$QUERN" run tests/e2e/scripts/ws_cookie.lua --vus 2 --runs 2 -q \
+  -p ws_url="ws://127.0.0.1:$WS_PORT" -p base_url="$BASE" --summary-json "$TMP/c.json" >"$TMP/cout" 2>"$TMP/cerr"
+eq "cookies: run exits 0" "$?" 0
+stop_ws
+eq "cookies: every step ok" "$(jq -c '[.tests[] | [.count, .errors.technical, .errors.functional]]' "$TMP/c.json")" \
+  '[[4,0,0],[4,0,0],[4,0,0]]'
+# each VU's first upgrade carries its HTTP cookie, its second the 101's too
+eq "cookies: the upgrades' Cookie headers, exactly" "$(jq -c '.cookies | sort' "$TMP/wsc.out")" \
+  '["A=one-1","A=one-1; WSC=from-101","A=one-2","A=one-2; WSC=from-101"]'
 
 # --- the receive queue's bound ----------------------------------------------
 start_ws "$TMP/wsf.out"

@@ -6,13 +6,16 @@ Paths:
   /push?n=N      sends N text messages "push 1" .. "push N", then echoes
   /hold          pings every 0.1 s and closes with 1011 if a pong is 0.5 s late
   /bye           closes at once with 4000 (its close is counted as 4000 too)
+  /cookie        echoes; its 101 sets the cookie WSC=from-101 (Path=/), and the
+                 Cookie header of its upgrade request is kept ("" when none)
   /__stats       (plain HTTP) the server's own counts, JSON
 anything else is refused with 404.
 
 Counts: handshakes (101 sent), refused (404 sent), received, sent, bytes
 received and sent (payloads), pings and pongs (/hold), ping_timeouts,
 closes by close code (what the client's close frame said; 1006: none), and
-the connections open now and at most at once (open, open_max).
+the connections open now and at most at once (open, open_max), and the
+Cookie headers /cookie's upgrade requests carried, in order (cookies).
 Usage: ws_server.py PORT_FILE [CERT KEY]: binds 127.0.0.1:0, writes its port."""
 import asyncio
 import http
@@ -26,7 +29,7 @@ import websockets
 
 counts = {"handshakes": 0, "refused": 0, "received": 0, "sent": 0, "bytes_received": 0,
           "bytes_sent": 0, "pings": 0, "pongs": 0, "ping_timeouts": 0, "closes": {},
-          "open": 0, "open_max": 0}
+          "open": 0, "open_max": 0, "cookies": []}
 
 
 def process_request(path, headers):
@@ -34,10 +37,18 @@ def process_request(path, headers):
     if route == "/__stats":
         return http.HTTPStatus.OK, [("Content-Type", "application/json")], \
             json.dumps(counts).encode()
-    if route not in ("/echo", "/push", "/hold", "/bye"):
+    if route == "/cookie":
+        counts["cookies"].append(headers.get("Cookie", ""))
+    if route not in ("/echo", "/push", "/hold", "/bye", "/cookie"):
         counts["refused"] += 1
         return http.HTTPStatus.NOT_FOUND, [], b"no such WebSocket\n"
     return None
+
+
+def extra_headers(path, headers):
+    if urllib.parse.urlparse(path).path == "/cookie":
+        return [("Set-Cookie", "WSC=from-101; Path=/")]
+    return []
 
 
 async def send(ws, msg):
@@ -99,6 +110,7 @@ async def main():
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
     # keepalive pings off: /hold pings on its own, with its own counts
     async with websockets.serve(handler, "127.0.0.1", 0, process_request=process_request,
+                                extra_headers=extra_headers,
                                 ping_interval=None, ssl=tls, max_size=1 << 24) as server:
         port = server.sockets[0].getsockname()[1]
         with open(sys.argv[1] + ".tmp", "w") as f:

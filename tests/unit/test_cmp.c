@@ -66,6 +66,37 @@ static void test_match_and_judge(void **state)
     xfree(rows);
 }
 
+/* WebSocket messages per second of each run's duration are shown, not
+ * judged; a step without any shows none. */
+static void test_messages(void **state)
+{
+    query_step sa[1], sb[1];
+    query_run a, b;
+    cmp_row *rows;
+    size_t n = 0;
+    double ma = -1, mb = -1;
+
+    sa[0] = step("SC-S-STEP-1", 100, 50.0, 10000, 0);
+    sb[0] = step("SC-S-STEP-1", 100, 50.0, 10000, 0);
+    run_of(&a, sa, 1);
+    run_of(&b, sb, 1);
+    a.duration_us = 2000000;
+    b.duration_us = 4000000;
+    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(cmp_row_messages(&rows[0], &a, &b, &ma, &mb), 0);
+    xfree(rows);
+    sa[0].ws_sent = 30;
+    sa[0].ws_recv = 10; /* 40 in 2 s */
+    sb[0].ws_recv = 40; /* 40 in 4 s */
+    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    assert_int_equal(cmp_row_messages(&rows[0], &a, &b, &ma, &mb), 1);
+    assert_true(ma == 20.0);
+    assert_true(mb == 10.0);
+    assert_int_equal(rows[0].overall, CMP_SAME); /* not a judged figure */
+    xfree(rows);
+}
+
 /* Sub-millisecond noise and small error-rate moves are no change. */
 static void test_floors(void **state)
 {
@@ -117,9 +148,8 @@ static void test_formats(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_match_and_judge),
-        cmocka_unit_test(test_floors),
-        cmocka_unit_test(test_incomplete),
+        cmocka_unit_test(test_match_and_judge), cmocka_unit_test(test_floors),
+        cmocka_unit_test(test_messages),        cmocka_unit_test(test_incomplete),
         cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -337,9 +337,29 @@ static void test_intervals_and_totals(void **state)
     for (int i = 0; i < 2; i++)
         stats_merge(&tot[i], &s[i]);
 
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM intervals"), 2);
+    /* Second 2: step 1 only exchanged WebSocket messages (no sample
+     * ended): a row of count 0 holds them. */
+    for (int i = 0; i < 2; i++)
+        stats_reset(&s[i]);
+    s[1].ws_sent = 3;
+    s[1].ws_recv = 5;
+    s[1].ws_bytes_sent = 30;
+    s[1].ws_bytes_recv = 500;
+    iv.second = 2;
+    iv.active_vus = 3;
+    assert_int_equal(db_interval(d, id, &iv, err, sizeof(err)), 0);
+    for (int i = 0; i < 2; i++)
+        stats_merge(&tot[i], &s[i]);
+    q_text(sq,
+           "SELECT count || '/' || ws_sent || '/' || ws_recv || '/' || ws_bytes_sent || '/' || "
+           "ws_bytes_recv FROM step_intervals WHERE second = 2 AND step_index = 1",
+           buf, sizeof(buf));
+    assert_string_equal(buf, "0/3/5/30/500");
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_intervals WHERE second = 2"), 1);
+
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM intervals"), 3);
     assert_int_equal(q_int(sq, "SELECT active_vus FROM intervals WHERE second = 0"), 3);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_intervals"), 4);
+    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_intervals WHERE second < 2"), 4);
     assert_int_equal(q_int(sq, "SELECT sum(count) FROM step_intervals"), 7);
     assert_int_equal(q_int(sq, "SELECT sum(count) FROM step_intervals WHERE step_index = 0"), 5);
     assert_int_equal(q_int(sq, "SELECT bytes_in FROM step_intervals WHERE second = 0 AND "
@@ -355,8 +375,9 @@ static void test_intervals_and_totals(void **state)
            "step_index = 1 AND kind = 'functional'",
            buf, sizeof(buf));
     assert_string_equal(buf, "check failed/2/1");
-    assert_int_equal(q_int(sq, "SELECT runs FROM scenario_totals"), 12);
-    assert_int_equal(q_int(sq, "SELECT missed_pacing FROM scenario_totals"), 3);
+    assert_int_equal(q_int(sq, "SELECT runs FROM scenario_totals"),
+                     16); /* 4 a second, 4 seconds written */
+    assert_int_equal(q_int(sq, "SELECT missed_pacing FROM scenario_totals"), 4);
 
     /* Each interval's histogram decodes to what was recorded. */
     assert_int_equal(
@@ -387,6 +408,13 @@ static void test_intervals_and_totals(void **state)
                      hist_percentile(tot[0].hist, 50));
     assert_int_equal(q_int(sq, "SELECT max_us FROM step_totals WHERE step_index = 0"), 50000);
     assert_int_equal(q_int(sq, "SELECT min_us FROM step_totals WHERE step_index = 1"), 700);
+    q_text(sq,
+           "SELECT ws_sent || '/' || ws_recv || '/' || ws_bytes_sent || '/' || ws_bytes_recv "
+           "FROM step_totals WHERE step_index = 1",
+           buf, sizeof(buf));
+    assert_string_equal(buf, "3/5/30/500");
+    assert_int_equal(q_int(sq, "SELECT ws_sent + ws_recv FROM step_totals WHERE step_index = 0"),
+                     0);
     assert_int_equal(q_int(sq, "SELECT CAST(tps * 10 AS INTEGER) FROM step_totals WHERE "
                                "step_index = 0"),
                      25);

@@ -102,12 +102,77 @@ static void test_fresh_tables(void **state)
     sqlite3_close(sq);
 }
 
+static long long one_int(sqlite3 *sq, const char *sql)
+{
+    sqlite3_stmt *st;
+    long long v;
+
+    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void exec_ok(sqlite3 *sq, const char *sql)
+{
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* The migration adding the WebSocket message counters keeps an older
+ * database's rows, with 0 messages, and then stores the four counters of
+ * each second and of the totals. */
+static void test_ws_messages(void **state)
+{
+    sqlite3 *sq;
+    unsigned ws = 0;
+
+    for (unsigned i = 1; i <= DB_SCHEMA_VERSION && ws == 0; i++) {
+        char *sql = schema_migration(i);
+        if (strstr(sql, "ADD COLUMN ws_sent") != NULL)
+            ws = i;
+        xfree(sql);
+    }
+    assert_true(ws > 1);
+    assert_int_equal(sqlite3_open(":memory:", &sq), SQLITE_OK);
+    for (unsigned i = 1; i <= DB_SCHEMA_VERSION; i++) {
+        char *sql = schema_migration(i);
+        if (i == ws) {
+            exec_ok(sq, "INSERT INTO step_intervals (run_id, second, step_index, count, err_tech, "
+                        "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
+                        "new_conns, histogram) VALUES (1, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, '')");
+            exec_ok(sq, "INSERT INTO step_totals (run_id, step_index, count, err_tech, err_func, "
+                        "bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, new_conns, "
+                        "tps, mean_us, min_us, p50_us, p90_us, p95_us, p99_us, max_us, histogram) "
+                        "VALUES (1, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, '')");
+        }
+        exec_ok(sq, sql);
+        xfree(sql);
+    }
+    assert_int_equal(one_int(sq, "SELECT count + ws_sent + ws_recv + ws_bytes_sent + "
+                                 "ws_bytes_recv FROM step_intervals"),
+                     5);
+    assert_int_equal(one_int(sq, "SELECT count + ws_sent + ws_recv + ws_bytes_sent + "
+                                 "ws_bytes_recv FROM step_totals"),
+                     5);
+    exec_ok(sq, "INSERT INTO step_intervals (run_id, second, step_index, count, err_tech, "
+                "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
+                "new_conns, histogram, ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv) "
+                "VALUES (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '', 3, 4, 30, 400)");
+    assert_int_equal(one_int(sq, "SELECT sum(ws_sent) * 1000000 + sum(ws_recv) * 10000 + "
+                                 "sum(ws_bytes_sent) * 1000 + sum(ws_bytes_recv) FROM "
+                                 "step_intervals"),
+                     3000000 + 40000 + 30000 + 400);
+    sqlite3_close(sq);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_file_matches),
         cmocka_unit_test(test_migrations),
         cmocka_unit_test(test_fresh_tables),
+        cmocka_unit_test(test_ws_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,20 @@
+-- The idle WebSockets row: every VU waits (no connection), then opens one
+-- WebSocket to the echo server and holds it idle, then closes it. The
+-- worker's RSS is read once in each wait: the difference over the VUs is
+-- the memory of an idle connection.
+--
+--   bin/quern run bench/wsidle.lua --vus 1000 --ramp-up 2s --runs 1 -q -p ws_url=ws://127.0.0.1:PORT/echo
+local quern = require "quern"
+
+local url = quern.property("ws_url", "ws://127.0.0.1:8765/echo")
+local before = quern.property("before", "5s")
+local hold = quern.property("hold", "8s")
+local sc = quern.scenario("BENCH-WSIDLE")
+local open = sc:step(1, "open")
+
+function sc.run(vu)
+  quern.sleep(before)
+  local c = open:ws(url)
+  quern.sleep(hold)
+  c:close()
+end
