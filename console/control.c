@@ -252,6 +252,8 @@ static void start_run(run *r)
     sr.jtl = r->o.jtl != NULL;
     sr.grinder_logs = r->o.grinder_dir != NULL;
     sr.trace = r->o.trace;
+    sr.setup_data.data = (uint8_t *)r->setup_data;
+    sr.setup_data.len = r->setup_len;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &sr;
     /* Interleave: in each block of W consecutive global indices, agent a owns
