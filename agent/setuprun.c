@@ -19,6 +19,7 @@ static int play(const setuprun_cfg *c, enum engine_life life, const char *json, 
     cfg.mem_limit = c->mem_limit;
     cfg.resolve = c->resolve;
     cfg.nresolve = c->nresolve;
+    cfg.handle_signals = c->handle_signals;
     cfg.life = life;
     cfg.setup_data = json;
     cfg.setup_len = len;

@@ -30,6 +30,8 @@ typedef struct setuprun_cfg {
     uint64_t mem_limit;         /**< bytes its Lua state may hold, 0: no bound */
     const char *const *resolve; /**< --resolve entries for its requests */
     size_t nresolve;
+    int handle_signals; /**< 1: SIGINT and SIGTERM stop it (the process watches them nowhere
+                             else meanwhile) */
 } setuprun_cfg;
 
 /** Runs every scenario's setup (all at once, one VU each) and hands back what they returned as JSON

@@ -113,18 +113,20 @@ static void setup_cfg(const run *r, setuprun_cfg *c)
         r->o.worker_memory ? r->o.worker_memory : memsize_worker_default(memsize_host_total(), 1);
     c->resolve = (const char *const *)r->o.resolve;
     c->nresolve = r->o.nresolve;
+    c->handle_signals = 1; /* a Ctrl-C stops it, as it stops the load */
 }
 
 /* Every VU ended (or the run never started): teardown, unless the tester
  * aborted the run (a second interrupt asks to leave now). Its error is
  * reported; the run's verdict is what its load did. */
-static void run_teardown(const run *r)
+static void run_teardown(run *r)
 {
     setuprun_cfg c;
     char err[2048];
 
     if (r->has_teardown == 0 || r->aborted)
         return;
+    control_end(r); /* its signal watchers: the teardown's loop takes the signals */
     setup_cfg(r, &c);
     if (setuprun_teardown(&c, r->setup_data, r->setup_len, err, sizeof(err)) != 0)
         log_msg(LOG_ERROR, "%s", err);

@@ -189,9 +189,13 @@ int lifecycle_result(engine *e, char **json, size_t *len, char *err, size_t errl
         if (!e->vus[i].init_ok) {
             char where[LUA_IDSIZE + 32];
             fn_where(&e->vus[i], where, sizeof(where));
-            snprintf(err, errlen, "%s: %s of scenario %s did not end within %d s", where,
-                     lifecycle_fn(e), e->scens.scens[e->vus[i].scen]->name,
-                     LIFECYCLE_MAX_US / 1000000);
+            if (e->status == ENGINE_COMPLETED)
+                snprintf(err, errlen, "%s: %s of scenario %s did not end within %d s", where,
+                         lifecycle_fn(e), e->scens.scens[e->vus[i].scen]->name,
+                         LIFECYCLE_MAX_US / 1000000);
+            else
+                snprintf(err, errlen, "%s: %s of scenario %s was interrupted", where,
+                         lifecycle_fn(e), e->scens.scens[e->vus[i].scen]->name);
             return -1;
         }
     }
