@@ -7,7 +7,7 @@
 #include "common/mem.h"
 #include "worker/ljson.h"
 
-/* Setup data nests no deeper than this once frozen (ljson bounds it too). */
+/* Setup data nests no deeper than what ljson encodes (64 tables). */
 #define FREEZE_DEPTH_MAX 64
 
 /* ljson's encoder pushes a few values per level of nesting and does not
@@ -85,21 +85,26 @@ static int ro_pairs(lua_State *L)
     return 3;
 }
 
-static void freeze(lua_State *L, int idx, int depth)
+/* 0, or -1 when the tables nest deeper than FREEZE_DEPTH_MAX (the table at
+ * idx is then left partly frozen). */
+static int freeze(lua_State *L, int idx, int depth)
 {
     idx = lua_absindex(L, idx);
-    if (depth < FREEZE_DEPTH_MAX) {
-        /* The nested tables first: a value replaced during lua_next is fine. */
-        lua_pushnil(L);
-        while (lua_next(L, idx) != 0) {
-            if (lua_type(L, -1) == LUA_TTABLE) {
-                freeze(L, -1, depth + 1);
-                lua_pushvalue(L, -2);
-                lua_insert(L, -2);
-                lua_rawset(L, idx);
-            } else {
-                lua_pop(L, 1);
+    if (depth > FREEZE_DEPTH_MAX || !lua_checkstack(L, 8))
+        return -1;
+    /* The nested tables first: a value replaced during lua_next is fine. */
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            if (freeze(L, -1, depth + 1) != 0) {
+                lua_pop(L, 2);
+                return -1;
             }
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, idx);
+        } else {
+            lua_pop(L, 1);
         }
     }
     lua_newtable(L); /* the proxy */
@@ -118,11 +123,12 @@ static void freeze(lua_State *L, int idx, int depth)
     lua_setfield(L, -2, "__metatable"); /* setmetatable cannot undo it */
     lua_setmetatable(L, -2);
     lua_replace(L, idx);
+    return 0;
 }
 
-void setupdata_freeze(lua_State *L, int idx)
+int setupdata_freeze(lua_State *L, int idx)
 {
-    freeze(L, idx, 0);
+    return freeze(L, idx, 0);
 }
 
 int setupdata_decode(lua_State *L, const char *s, size_t len, char *err, size_t errlen)
@@ -142,6 +148,10 @@ int setupdata_decode(lua_State *L, const char *s, size_t len, char *err, size_t 
         snprintf(err, errlen, "setup data is not a JSON object");
         return 0;
     }
-    setupdata_freeze(L, -1);
+    if (setupdata_freeze(L, -1) != 0) {
+        lua_pop(L, 1);
+        snprintf(err, errlen, "setup data nests tables deeper than %d", FREEZE_DEPTH_MAX);
+        return 0;
+    }
     return 1;
 }

@@ -30,7 +30,9 @@ int setupdata_encode(lua_State *L, int idx, char **out, size_t *len, char *err, 
 int setupdata_decode(lua_State *L, const char *s, size_t len, char *err, size_t errlen);
 
 /** Replaces the table at idx, and every table in it, by a read-only proxy:
- *  reads, #, pairs and ipairs see the values, a write raises an error. */
-void setupdata_freeze(lua_State *L, int idx);
+ *  reads, #, pairs and ipairs see the values, a write raises an error.
+ *  Returns 0, or -1 when they nest deeper than 64 (what setupdata_encode
+ *  refuses too), the table then partly frozen. */
+int setupdata_freeze(lua_State *L, int idx);
 
 #endif
