@@ -138,7 +138,7 @@ void lifecycle_returned(vu *v, lua_State *co, int nres)
     lua_pushvalue(co, -nres);
     lua_xmove(co, L, 1);
     if (setupdata_encode(L, -1, &json, &len, why, sizeof(why)) != 0) {
-        snprintf(msg, sizeof(msg), "%s: setup returned what JSON cannot carry: %s", where, why);
+        snprintf(msg, sizeof(msg), "%s: what setup returned cannot be sent: %s", where, why);
         lua_pop(L, 1);
         lifecycle_failed(v, msg);
         return;
@@ -211,7 +211,7 @@ int lifecycle_result(engine *e, char **json, size_t *len, char *err, size_t errl
     rc = setupdata_encode(e->L, -1, json, len, why, sizeof(why));
     lua_pop(e->L, 1);
     if (rc != 0)
-        snprintf(err, errlen, "%s: setup: %s",
+        snprintf(err, errlen, "%s: what the setups returned cannot be sent: %s",
                  e->cfg.script_display != NULL ? e->cfg.script_display : e->cfg.script, why);
     return rc;
 }

@@ -39,8 +39,7 @@ int setupdata_encode(lua_State *L, int idx, char **out, size_t *len, char *err, 
     }
     s = lua_tolstring(L, -1, &n);
     if (n > SETUPDATA_MAX) {
-        snprintf(err, errlen, "its data is %zu bytes as JSON, more than %u (1 MiB)", n,
-                 SETUPDATA_MAX);
+        snprintf(err, errlen, "%zu bytes as JSON, more than %u (1 MiB)", n, SETUPDATA_MAX);
         goto out;
     }
     *out = xmalloc(n + 1);

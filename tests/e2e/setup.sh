@@ -51,8 +51,9 @@ check "reads, # and pairs see the data (no assertion failed)" \
   bash -c "! grep -q 'allowed\|not readable\|pairs sees' '$TMP/w.err'"
 
 # ---- a failed setup: no load, file:line, exit 2
-for how in status:12:'POST http://127.0.0.1:[0-9]*/fail: HTTP status 500' error:14:'no token for this run' \
-  expect:16:'expected status 201'; do
+for how in status:13:'POST http://127.0.0.1:[0-9]*/fail: HTTP status 500' error:15:'no token for this run' \
+  expect:17:'expected status 201' \
+  big:11:'what setup returned cannot be sent: [0-9]* bytes as JSON, more than 1048576 (1 MiB)'; do
   IFS=: read -r kind line msg <<<"$how"
   : >"$TOK"
   "$QUERN" run tests/e2e/scripts/setup_fail.lua --vus 4 --duration 2s --workers 2 --db none -q \

@@ -107,13 +107,16 @@ static void test_failures(void **state)
         {"function a.setup() return 'x' end\n",
          ":7: setup must return a table (or nothing), not a string (setup of scenario A)"},
         {"function a.setup() return { f = print } end\n",
-         ":7: setup returned what JSON cannot carry: json: cannot encode a function"},
+         ":7: what setup returned cannot be sent: json: cannot encode a function"},
         {"function a.setup() local t = {} t.t = t return t end\n", "nested too deeply"},
         {"function a.setup()\n  http.post('http://127.0.0.1:1/login')\nend\n",
          ":8: POST http://127.0.0.1:1/login: "},
         {"function a.setup() http.get('http://user:secret@127.0.0.1:1/x') end\n",
          "GET http://user:***@127.0.0.1:1/x"},
         {"a.setup = 1\n", "scenario A: setup must be a function"},
+        {"function a.setup() return { s = string.rep('x', 1 << 20) } end\n",
+         ":7: what setup returned cannot be sent: 1048584 bytes as JSON, more than 1048576 (1 "
+         "MiB)"},
     };
     char *json, err[1024];
     size_t len;

@@ -1,5 +1,6 @@
 -- A setup that fails, as -p how= says: "status" (a request answered 500),
--- "error" (a Lua error), "expect" (a failed check). No VU may start.
+-- "error" (a Lua error), "expect" (a failed check), "big" (more than 1 MiB
+-- to send). No VU may start.
 local quern = require "quern"
 local http  = require "quern.http"
 local base = quern.property("base_url", "http://127.0.0.1:8080")
@@ -9,11 +10,13 @@ local hit = sc:step(1, "Hit")
 
 function sc.setup()
   if how == "status" then
-    hit:post(base .. "/fail")                     -- line 12
+    hit:post(base .. "/fail")
   elseif how == "error" then
-    error("no token for this run")                -- line 14
+    error("no token for this run")
+  elseif how == "expect" then
+    http.get(base .. "/login"):expect(201)
   else
-    http.get(base .. "/login"):expect(201)        -- line 16
+    return { blob = string.rep("x", 2 << 20) }
   end
   return { token = "never" }
 end
