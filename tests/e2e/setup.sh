@@ -42,13 +42,13 @@ eq "no error" "$(sj "$TMP/s.json" '.tests[0].errors.technical + .tests[0].errors
 check "no sanitizer report" no_sanitizer_report "$TMP/c.err" "$TMP"/agent-a*.log
 
 # ---- vu.setup is read-only
-"$QUERN" run tests/e2e/scripts/setup_write.lua --vus 2 --runs 1 --workers 2 --db none -q \
+"$QUERN" run tests/e2e/scripts/setup_write.lua --vus 4 --runs 1 --workers 2 --db none -q \
   --allow-errors --summary-json "$TMP/w.json" >"$TMP/w.out" 2>"$TMP/w.err"
-eq "a write to vu.setup: one functional error per VU" "$(sj "$TMP/w.json" '.tests[0].errors.functional')" 2
+eq "a write to vu.setup: one functional error per VU" "$(sj "$TMP/w.json" '.tests[0].errors.functional')" 4
 check "the error names the file and line of the write" \
-  grep -q 'setup_write.lua:17: vu.setup is read-only' "$TMP/w.err"
-check "reads, # and pairs see the data (no assertion failed)" \
-  bash -c "! grep -q 'allowed\|not readable\|pairs sees' '$TMP/w.err'"
+  grep -q 'setup_write.lua:21: vu.setup is read-only' "$TMP/w.err"
+check "reads, # and pairs see the data, one table for a worker's VUs (no assertion failed)" \
+  bash -c "! grep -q 'allowed\|not readable\|pairs sees\|a copy per VU' '$TMP/w.err'"
 
 # ---- a failed setup: no load, file:line, exit 2
 for how in status:13:'POST http://127.0.0.1:[0-9]*/fail: HTTP status 500' error:15:'no token for this run' \
