@@ -6,6 +6,7 @@
 #include "common/mem.h"
 #include "common/stages.h"
 #include "worker/engine.h"
+#include "worker/lifecycle.h"
 #include "worker/scen.h"
 
 int preflight_load(const char *script, const props *p, uint32_t vus_total, uint64_t mem_limit,
@@ -39,6 +40,8 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, uint6
         out->thresholds[i].where = xstrdup(ss->thresholds[i].where);
     }
     out->has_shared = scen_has_shared(ss);
+    out->has_setup = lifecycle_has(e, ENGINE_LIFE_SETUP);
+    out->has_teardown = lifecycle_has(e, ENGINE_LIFE_TEARDOWN);
     for (size_t i = 0; i < ss->nscens; i++) {
         const scen *sc = ss->scens[i];
         int64_t len;

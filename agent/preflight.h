@@ -52,6 +52,9 @@ typedef struct preflight {
     int rate_const;     /**< it is rate = "R": its length is the run's --duration */
     char rate_err[512]; /**< why the script cannot play that rate ("" when it can) */
     int rate_closed;    /**< other scenarios with a weight play --vus beside it (a mixed run) */
+
+    size_t has_setup;    /**< scenarios with a setup function (agent/setuprun.h) */
+    size_t has_teardown; /**< scenarios with a teardown function */
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;

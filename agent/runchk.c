@@ -12,6 +12,7 @@
 #include "common/rate.h"
 #include "common/hostres.h"
 #include "common/stages.h"
+#include "worker/setupdata.h"
 
 uint32_t runchk_agent_vus_max(void)
 {
@@ -203,6 +204,11 @@ int runchk_start(const Quern__StartRun *sr, uint32_t agent_vus_max, uint64_t *nv
     }
     if (check_ranges(sr, agent_vus_max, nvus, err, errlen) != 0)
         return -1;
+    if (sr->setup_data.len > SETUPDATA_MAX) {
+        err_set(err, errlen, "setup data of %zu bytes, more than %u", sr->setup_data.len,
+                SETUPDATA_MAX);
+        return -1;
+    }
     if (sr->workers > RUNCHK_WORKERS_MAX) {
         err_set(err, errlen, "%u workers, more than %u", sr->workers, RUNCHK_WORKERS_MAX);
         return -1;

@@ -262,6 +262,8 @@ static void start_run(run *r)
     sr.trace = r->o.trace;
     sr.traceparent = r->o.traceparent;
     sr.slowest = r->o.slowest;
+    sr.setup_data.data = (uint8_t *)r->setup_data;
+    sr.setup_data.len = r->setup_len;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &sr;
     /* Interleave: in each block of W consecutive global indices, agent a owns

@@ -18,6 +18,7 @@
 #include "console/verdict.h"
 #include "proto/auth.h"
 #include "agent/preflight.h"
+#include "agent/setuprun.h"
 
 /* Adds the thresholds the script declared (quern.threshold, a scenario's
  * thresholds option) after those of the command line, each checked against
@@ -96,6 +97,8 @@ static int script_preflight(run *r, char *err, size_t errlen)
                             pf.rate_err, err, errlen);
     if (rc == 0)
         rc = script_thresholds(r, &pf, err, errlen);
+    r->has_setup = pf.has_setup;
+    r->has_teardown = pf.has_teardown;
     preflight_free(&pf);
     return rc;
 }
@@ -108,6 +111,36 @@ static int pack_bundle(run *r, char *err, size_t errlen)
     bundle_opts bo = {own, opts_own_files(&r->o, own), secret, 1, r->o.embedded};
 
     return bundle_pack(r->o.script, &bo, &r->bundle, err, errlen);
+}
+
+/* sc.setup and sc.teardown run here, once for the whole run, with what
+ * the console's own check of the script may hold (agent/setuprun.h). */
+static void setup_cfg(const run *r, setuprun_cfg *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->script = r->o.script;
+    c->props = r->p;
+    c->mem_limit =
+        r->o.worker_memory ? r->o.worker_memory : memsize_worker_default(memsize_host_total(), 1);
+    c->resolve = (const char *const *)r->o.resolve;
+    c->nresolve = r->o.nresolve;
+    c->handle_signals = 1; /* a Ctrl-C stops it, as it stops the load */
+}
+
+/* Every VU ended (or the run never started): teardown, unless the tester
+ * aborted the run (a second interrupt asks to leave now). Its error is
+ * reported; the run's verdict is what its load did. */
+static void run_teardown(run *r)
+{
+    setuprun_cfg c;
+    char err[2048];
+
+    if (r->has_teardown == 0 || r->aborted)
+        return;
+    control_end(r); /* its signal watchers: the teardown's loop takes the signals */
+    setup_cfg(r, &c);
+    if (setuprun_teardown(&c, r->setup_data, r->setup_len, err, sizeof(err)) != 0)
+        log_msg(LOG_ERROR, "%s", err);
 }
 
 void run_free(run *r)
@@ -132,6 +165,7 @@ void run_free(run *r)
     xfree(r->labels);
     xfree(r->names);
     xfree(r->scen_names);
+    xfree(r->setup_data);
     if (r->have_agg)
         agg_free(&r->agg);
     if (r->loop != NULL) {
@@ -220,6 +254,15 @@ int run_main(int argc, char **argv)
         goto fail;
     if (pack_bundle(&r, err, sizeof(err)) != 0)
         goto fail;
+    if (r.has_setup > 0) {
+        setuprun_cfg c;
+        setup_cfg(&r, &c);
+        if (setuprun_setup(&c, &r.setup_data, &r.setup_len, err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s\n", err); /* file:line: message; no agent got anything */
+            snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
+            goto out;
+        }
+    }
     r.rc = RUN_EXIT_START;
     if (record_open(&r, err, sizeof(err)) != 0)
         goto fail;
@@ -240,6 +283,7 @@ int run_main(int argc, char **argv)
     ev_run(r.loop, 0);
     live_finish(r.live);
     log_set_before(NULL, NULL);
+    run_teardown(&r);
     if (r.start_error != 0) {
         fprintf(stderr, "quern run: the run could not start: %s\n", r.start_msg);
         r.rc = r.start_error == 2 ? RUN_EXIT_USAGE : RUN_EXIT_START;

@@ -111,6 +111,9 @@ typedef struct run {
     dbmon *dbmon;             /**< owned: their statements, NULL when not recorded */
     web *web;                 /**< owned: the --web page, NULL without */
     capsearch *cap;           /**< owned: the --capacity search once the steps are known, or NULL */
+    size_t has_setup, has_teardown; /**< scenarios with sc.setup, sc.teardown (preflight.h) */
+    char *setup_data;               /**< owned: what setup returned, as JSON, or NULL (StartRun) */
+    size_t setup_len;               /**< its bytes */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */

@@ -15,6 +15,7 @@
 #include "common/saturation.h"
 #include "worker/engine_int.h"
 #include "common/version.h"
+#include "worker/lifecycle.h"
 #include "worker/lscript.h"
 #include "worker/pageres.h"
 #include "worker/reqopt.h"
@@ -570,6 +571,10 @@ int64_t engine_rand_range(engine *e, int64_t lo, int64_t hi)
 
 void engine_log_script_error(engine *e, vu *v, const char *msg)
 {
+    if (e->cfg.life != ENGINE_LIFE_LOAD) {
+        lifecycle_failed(v, msg); /* one error, reported by the caller */
+        return;
+    }
     if (e->errors_logged >= SCRIPT_ERRORS_LOGGED)
         return;
     e->errors_logged++;
@@ -646,7 +651,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->cfg.nresolve = 0;
     e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
     scen_set_init(&e->scens);
-    if (lscript_load(e, err, errlen) != 0)
+    if (lscript_load(e, err, errlen) != 0 || lifecycle_load_data(e, err, errlen) != 0)
         goto fail;
     e->loop = ev_loop_new(EVFLAG_AUTO);
     e->multi = curl_multi_init();
@@ -686,6 +691,11 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     traceid_init(&e->tid);
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
     e->acount = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*e->acount));
+    if (cfg->life != ENGINE_LIFE_LOAD) {
+        if (lifecycle_make_vus(e, err, errlen) != 0)
+            goto fail;
+        return e;
+    }
     if (cfg->nrate_stages > 0) {
         warn_fd_limit(cfg->vu_count);
         e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
@@ -920,6 +930,7 @@ void engine_free(engine *e)
     xfree(e->src);
     xfree(e->stages);
     xfree(e->leave);
+    xfree(e->life_err);
     vustart_free(&e->vstart);
     if (e->L != NULL)
         lua_close(e->L);

@@ -67,6 +67,10 @@ typedef struct engine_interval {
 /** Receives each interval; called on the loop, must not block. */
 typedef void (*engine_sink_fn)(void *ud, const engine_interval *iv);
 
+/** What an engine plays: the load, or each scenario's setup or teardown
+ *  once (worker/lifecycle.h). */
+enum engine_life { ENGINE_LIFE_LOAD, ENGINE_LIFE_SETUP, ENGINE_LIFE_TEARDOWN };
+
 /** What to play. */
 typedef struct engine_cfg {
     const char *script;         /**< borrowed: path of the main scenario file */
@@ -120,6 +124,10 @@ typedef struct engine_cfg {
                                  (worker/traceid.h); a scenario may ask for it alone */
     uint32_t slowest;       /**< --slowest: samples kept per step among the run's slowest
                                  (common/slowest.h), 0 none */
+    enum engine_life life;  /**< the load, or the scenarios' setup or teardown */
+    const char *setup_data; /**< borrowed: what setup returned, as JSON (worker/setupdata.h),
+                                 each VU's vu.setup and teardown's argument; NULL: none */
+    size_t setup_len;       /**< its bytes */
 } engine_cfg;
 
 /** Why the engine stopped. */

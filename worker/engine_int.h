@@ -120,6 +120,9 @@ struct engine {
     struct curl_slist *ua_ae;
     /** owned: WebSockets whose VU's phase ended, finishing their close (websocket.h) */
     struct websocket *ws_closing;
+    int setup_ref;  /**< registry ref of the decoded setup data (lifecycle.h), 0: none */
+    int life_ref;   /**< setup mode: registry ref of what each setup returned, 0: none */
+    char *life_err; /**< owned: the first error of a setup or teardown, NULL: none */
 };
 
 /** Queues the VU's transfer (v->xh->easy, options set): it starts with the

@@ -8,6 +8,7 @@
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 #include "worker/lcookies.h"
+#include "worker/lifecycle.h"
 #include "worker/lscript.h"
 
 int lcoro_new_vu_table(lua_State *L, vu *v)
@@ -23,6 +24,8 @@ int lcoro_new_vu_table(lua_State *L, vu *v)
     lua_setfield(L, -2, "data");
     lua_pushstring(L, sc->name);
     lua_setfield(L, -2, "scenario");
+    lifecycle_push_setup(L, v); /* read-only, shared by the worker's VUs */
+    lua_setfield(L, -2, "setup");
     lcookies_push_metatable(L);
     lua_setmetatable(L, -2);
     return luaL_ref(L, LUA_REGISTRYINDEX);
@@ -40,6 +43,14 @@ int lcoro_push_phase(vu *v, const char *fn)
         return 0;
     }
     lua_remove(co, 1);
+    if (v->eng->cfg.life == ENGINE_LIFE_SETUP) {
+        lua_pushnil(co); /* sc.setup() */
+        return 1;
+    }
+    if (v->eng->cfg.life == ENGINE_LIFE_TEARDOWN) {
+        lifecycle_push_setup(co, v); /* sc.teardown(data) */
+        return 1;
+    }
     lua_rawgeti(co, LUA_REGISTRYINDEX, v->tbl_ref);
     lua_pushinteger(co, v->run);
     lua_setfield(co, -2, "run");
@@ -60,9 +71,7 @@ static void script_error(vu *v, const char *msg)
     }
 }
 
-/* "file:line" of the innermost Lua function of co's stack (level 0 may be
- * a C function: coroutine.yield, a pcall); "" when none has a line. */
-static void script_where(lua_State *co, char *out, size_t len)
+void lcoro_where(lua_State *co, char *out, size_t len)
 {
     lua_Debug ar;
 
@@ -83,7 +92,7 @@ static void stray_yield(vu *v)
 {
     char at[LUA_IDSIZE + 32], msg[sizeof(at) + 64];
 
-    script_where(v->co, at, sizeof(at));
+    lcoro_where(v->co, at, sizeof(at));
     snprintf(msg, sizeof(msg), "%scoroutine.yield outside a request or sleep", at);
     script_error(v, msg);
     v->pend.in_block = 0;
@@ -97,7 +106,7 @@ static const char *memory_error(vu *v, char *msg, size_t len)
 {
     char at[LUA_IDSIZE + 32], lim[MEMSIZE_FORMAT_MAX];
 
-    script_where(v->co, at, sizeof(at));
+    lcoro_where(v->co, at, sizeof(at));
     if (v->eng->mem.limit > 0)
         snprintf(msg, len,
                  "%snot enough memory (the worker's Lua state may hold %s, "
@@ -134,6 +143,8 @@ void lcoro_resume(vu *v, int nargs)
         return;
     }
     if (st == LUA_OK && !held) {
+        if (v->eng->cfg.life != ENGINE_LIFE_LOAD)
+            lifecycle_returned(v, co, nres);
         lua_settop(co, 0);
         vu_phase_end(v, 1);
         return;
@@ -154,7 +165,7 @@ void lcoro_resume(vu *v, int nargs)
         lua_xmove(co, L, 1);
         msg = lscript_errtext(L, -1);
     }
-    if (held || !v->check_failed)
+    if (held || !v->check_failed || v->eng->cfg.life != ENGINE_LIFE_LOAD)
         script_error(v, msg); /* the VU goes on with its next run */
     lua_settop(L, top);
     v->pend.in_block = 0;

@@ -269,8 +269,8 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
     for (size_t i = 0; i < e->scens.nscens; i++) {
         scen *sc = e->scens.scens[i];
         lua_rawgeti(L, LUA_REGISTRYINDEX, sc->table_ref);
-        for (int f = 0; f < 3; f++) {
-            static const char *names[] = {"run", "init", "finish"};
+        for (int f = 0; f < 5; f++) {
+            static const char *names[] = {"run", "init", "finish", "setup", "teardown"};
             int t = lua_getfield(L, -1, names[f]);
             lua_pop(L, 1);
             if (f == 0 && t != LUA_TFUNCTION) {

@@ -12,6 +12,7 @@
 #include "worker/intend.h"
 #include "worker/lapi.h"
 #include "worker/lcoro.h"
+#include "worker/lifecycle.h"
 #include "worker/pageres.h"
 #include "worker/reqlog.h"
 #include "worker/inflight.h"
@@ -543,6 +544,8 @@ void vu_xfer_resume(vu *v)
     curl_slist_free_all(v->req_headers);
     v->req_headers = NULL;
     v->wait = VU_IDLE;
+    if (v->eng->cfg.life != ENGINE_LIFE_LOAD && lifecycle_xfer_failed(v))
+        return; /* a setup's or teardown's failed request ends it */
     if (v->abandon) {
         /* The run was stopped while this request flew: the script still
          * checks its response (an expected 404 is no error, a failed check
@@ -618,6 +621,10 @@ void vu_phase_end(vu *v, int ok)
     v->yielded = 0;
     switch (v->phase) {
     case VU_INIT:
+        if (v->eng->cfg.life != ENGINE_LIFE_LOAD) {
+            vu_phase_start(v, VU_DONE); /* setup or teardown: once, never retried */
+            break;
+        }
         if (ok) {
             v->init_ok = 1;
             vu_next_run(v);
@@ -666,7 +673,10 @@ static void vu_pool_leave(vu *v, int64_t now)
 static void vu_phase_start(vu *v, enum vu_phase ph)
 {
     scen *sc = v->eng->scens.scens[v->scen];
-    const char *fn = ph == VU_INIT ? "init" : ph == VU_RUN ? "run" : "finish";
+    const char *fn = ph == VU_INIT
+                         ? (v->eng->cfg.life != ENGINE_LIFE_LOAD ? lifecycle_fn(v->eng) : "init")
+                     : ph == VU_RUN ? "run"
+                                    : "finish";
 
     websocket_vu_end(v); /* a phase cut short (stop, halt, kill) closes them too */
     sse_vu_end(v);

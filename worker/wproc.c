@@ -385,6 +385,8 @@ int wproc_main(int fd, int dirfd, unsigned number)
     cfg.vus_total = sr->vus_total;
     cfg.max_in_flight = sr->max_in_flight;
     cfg.mem_limit = sr->worker_memory;
+    cfg.setup_data = (const char *)sr->setup_data.data;
+    cfg.setup_len = sr->setup_data.len;
     if (sr->schedule != NULL) {
         cfg.duration_us = (int64_t)sr->schedule->duration_us;
         cfg.ramp_us = (int64_t)sr->schedule->ramp_up_us;
