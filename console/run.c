@@ -136,6 +136,7 @@ void run_free(run *r)
     db_close(r->db);
     gather_free(r->gather);
     metrics_stop(r->metrics, 0);
+    out_free(r->outs);
     monitor_stop(r->monitor);
     web_stop(r->web);
 }
@@ -155,7 +156,8 @@ int run_main(int argc, char **argv)
     char err[2048];
 
     run_init(&r, argc, argv);
-    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 || web_check(&r.o) != 0)
+    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 || web_check(&r.o) != 0 ||
+        out_check(&r.o) != 0)
         goto out;
     if (access(r.o.script, R_OK) != 0) {
         snprintf(err, sizeof(err), "cannot read script %s: %s", r.o.script, strerror(errno));
@@ -173,6 +175,13 @@ int run_main(int argc, char **argv)
         r.rc = RUN_EXIT_START;
         r.metrics = metrics_start(&r.o, err, sizeof(err));
         if (r.metrics == NULL)
+            goto fail;
+        r.rc = RUN_EXIT_USAGE;
+    }
+    if (r.o.nout > 0) {
+        r.rc = RUN_EXIT_START;
+        r.outs = out_start(&r.o, err, sizeof(err));
+        if (r.outs == NULL)
             goto fail;
         r.rc = RUN_EXIT_USAGE;
     }
@@ -221,6 +230,7 @@ int run_main(int argc, char **argv)
         goto out;
     }
     finish_run(&r);
+    out_end(r.outs, &r); /* the totals, and at most OUT_END_WAIT_MS for the pending pushes */
     if (r.have_agg)
         metrics_update(r.metrics, &r.agg, (const char *const *)r.ids, (const char *const *)r.names,
                        r.o.th, r.o.nth);
