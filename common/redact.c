@@ -65,6 +65,44 @@ static int scheme_char(char c)
            c == '-' || c == '.';
 }
 
+static int key_is_secret_n(const char *key, size_t n);
+
+/* Characters that end a URL. */
+static int url_end(char c)
+{
+    return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' ||
+           c == '<' || c == '>';
+}
+
+/* Copies the path and query of a URL from p, the value of each query
+ * parameter whose key names a secret (or is "p", InfluxDB 1.x's password)
+ * masked. Returns where the URL ends. */
+static const char *rest_to(sink *s, const char *p)
+{
+    int query = 0;
+
+    while (!url_end(*p) && *p != '#') {
+        const char *k, *eq;
+        if (*p != (query ? '&' : '?')) {
+            put(s, *p++);
+            continue;
+        }
+        query = 1;
+        put(s, *p++);
+        k = p;
+        for (eq = k; !url_end(*eq) && *eq != '#' && *eq != '&' && *eq != '='; eq++)
+            ;
+        if (*eq != '=' || eq[1] == '&' || url_end(eq[1]) || eq[1] == '#' ||
+            !((eq - k == 1 && *k == 'p') || key_is_secret_n(k, (size_t)(eq - k))))
+            continue;
+        put_n(s, k, (size_t)(eq - k) + 1);
+        mask(s);
+        for (p = eq + 1; !url_end(*p) && *p != '#' && *p != '&'; p++)
+            ;
+    }
+    return p;
+}
+
 static void url_to(sink *s, const char *in)
 {
     const char *p = in;
@@ -86,12 +124,13 @@ static void url_to(sink *s, const char *in)
                 break;
             }
         if (colon == NULL) {
-            p = a;
-            continue;
+            put_n(s, a, (size_t)(e - a));
+        } else {
+            put_n(s, a, (size_t)(colon - a) + 1);
+            mask(s);
+            put_n(s, at, (size_t)(e - at)); /* the '@' and the host as they are */
         }
-        put_n(s, a, (size_t)(colon - a) + 1);
-        mask(s);
-        p = at; /* the '@' and the host are copied as they are */
+        p = rest_to(s, e);
     }
 }
 

@@ -29,6 +29,9 @@
  *  URL is anything after "scheme://"; its authority ends at '/', '?', '#',
  *  a space, a quote or the end of in, and its user-info at the last '@'
  *  of the authority. A user without a password ("http://u@host") is kept.
+ *  So is the value of every query parameter whose key names a secret
+ *  (redact_key_is_secret) or is "p" (InfluxDB 1.x's password):
+ *  "http://h/write?db=x&p=pw&token=t" becomes "...?db=x&p=***&token=***".
  *  in may be any text (a message, a JTL line) holding any number of URLs.
  *  Returns the length of the whole result (>= outlen: truncated). */
 size_t redact_url(const char *in, char *out, size_t outlen);

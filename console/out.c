@@ -72,27 +72,7 @@ static int kind_of(const char *spec, const char **target)
 
 const char *out_redact(const char *url, char *buf, size_t buflen)
 {
-    char *q, *p;
-
     redact_url(url, buf, buflen);
-    q = strchr(buf, '?');
-    for (p = q; p != NULL; p = strchr(p + 1, '&')) {
-        char *key = p + 1, *eq = strchr(key, '='), *end;
-        size_t klen;
-        if (eq == NULL)
-            break;
-        end = strpbrk(eq + 1, "&#");
-        klen = (size_t)(eq - key);
-        char k[64];
-        snprintf(k, sizeof(k), "%.*s", (int)(klen < 63 ? klen : 63), key);
-        if (redact_key_is_secret(k) || strcmp(k, "u") == 0 || strcmp(k, "p") == 0) {
-            size_t tail = end != NULL ? strlen(end) : 0, room = buflen - (size_t)(eq + 1 - buf);
-            if (room > 4 + tail) {
-                memmove(eq + 4, end != NULL ? end : eq + 1 + strlen(eq + 1), tail + 1);
-                memcpy(eq + 1, "***", 3);
-            }
-        }
-    }
     return buf;
 }
 

@@ -91,9 +91,9 @@ void out_end(outs *s, const struct run *r);
 /** Frees s (stopping its threads if out_end was not called). NULL is fine. */
 void out_free(outs *s);
 
-/** Copies url to buf with its credentials masked: the password of its
- *  user-info, and the value of every query parameter whose key names a
- *  secret (common/redact.h) or is u, p. Returns buf. */
+/** Copies url to buf with its credentials masked (common/redact.h's
+ *  redact_url: the password of its user-info, the value of a query
+ *  parameter that names a secret). Returns buf. */
 const char *out_redact(const char *url, char *buf, size_t buflen);
 
 #endif

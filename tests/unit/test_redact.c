@@ -154,6 +154,11 @@ static void test_url_shapes(void **state)
     check_shape("http://u:a:b@host/", "http://u:***@host/");
     check_shape("http://host:8080/a@b", "http://host:8080/a@b");
     check_shape("http://host/?mail=a:b@c", "http://host/?mail=a:b@c");
+    check_shape("http://h/write?db=x&u=me&p=pw&api_token=t#f",
+                "http://h/write?db=x&u=me&p=***&api_token=***#f");
+    check_shape("see https://h/x?access_key=K1&page=2 and http://u:p@i/?p=", 
+                "see https://h/x?access_key=***&page=2 and http://u:***@i/?p=");
+    check_shape("http://h/a&p=1?q=1", "http://h/a&p=1?q=1");
     check_shape("http://user@host/", "http://user@host/");
     check_shape("no URL here: a:b@c", "no URL here: a:b@c");
     check_shape("ftp:/x", "ftp:/x");
