@@ -83,7 +83,7 @@ typedef struct run_opts {
     const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
     int64_t metrics_linger_us;               /**< --metrics-linger (--web's too) */
     const char *web, *web_port_file;         /**< borrowed: --web, --web-port-file */
-    const char **out;        /**< owned array of strings borrowed from argv: --out KIND=TARGET */
+    const char **out; /**< owned array of strings borrowed from argv: --out KIND=TARGET */
     size_t nout;
     const char **out_header; /**< owned array of strings borrowed from argv: --out-header */
     size_t nout_header;

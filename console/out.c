@@ -52,7 +52,7 @@ typedef struct output {
 struct outs {
     output o[OUT_MAX];
     size_t n;
-    struct curl_slist *headers; /* owned: --out-header lines */
+    struct curl_slist *headers;     /* owned: --out-header lines */
     struct curl_slist *prw_headers; /* owned: them and remote write's own */
     char run[256];
     uint32_t vus_max;
@@ -338,7 +338,8 @@ static void input_init(const outs *s, const run *r, out_input *in, const char **
         /* "SC-<scenario>-STEP-<n>" names its scenario */
         for (size_t j = 0; j < r->nscens; j++) {
             size_t n = strlen(r->scen_names[j]);
-            if (strncmp(r->ids[i], "SC-", 3) == 0 && strncmp(r->ids[i] + 3, r->scen_names[j], n) == 0 &&
+            if (strncmp(r->ids[i], "SC-", 3) == 0 &&
+                strncmp(r->ids[i] + 3, r->scen_names[j], n) == 0 &&
                 strncmp(r->ids[i] + 3 + n, "-STEP-", 6) == 0)
                 scens[i] = r->scen_names[j];
         }

@@ -50,21 +50,21 @@
 
 /** What one push shows: one merged second, or (final) the run's totals. */
 typedef struct out_input {
-    const char *run;              /**< borrowed: the run's name */
-    uint64_t run_id;              /**< the run's id in the database */
-    uint64_t second;              /**< the second's index; at the end, the seconds merged */
-    int late, final;              /**< a late second; the totals at the end */
-    size_t nsteps;                /**< entries of steps, names, scens */
-    const step_stats *steps;      /**< borrowed: the second's (final: the run's) per step */
-    const char *const *names;     /**< borrowed: full step names */
-    const char *const *scens;     /**< borrowed: each step's scenario ("" unknown) */
-    uint32_t vus;                 /**< active VUs at the second's end */
-    int has_arrivals;             /**< an open model: arrivals below are meaningful */
-    rate_counts arrivals;         /**< every scenario's, in the second (final: the run) */
-    const props *tags;            /**< borrowed: --tag pairs, or NULL */
-    const agg *a;                 /**< borrowed: the totals so far (remote write's counters) */
-    uint32_t vus_max;             /**< --vus */
-    int64_t now_ns;               /**< wall clock of the push, ns since the epoch */
+    const char *run;          /**< borrowed: the run's name */
+    uint64_t run_id;          /**< the run's id in the database */
+    uint64_t second;          /**< the second's index; at the end, the seconds merged */
+    int late, final;          /**< a late second; the totals at the end */
+    size_t nsteps;            /**< entries of steps, names, scens */
+    const step_stats *steps;  /**< borrowed: the second's (final: the run's) per step */
+    const char *const *names; /**< borrowed: full step names */
+    const char *const *scens; /**< borrowed: each step's scenario ("" unknown) */
+    uint32_t vus;             /**< active VUs at the second's end */
+    int has_arrivals;         /**< an open model: arrivals below are meaningful */
+    rate_counts arrivals;     /**< every scenario's, in the second (final: the run) */
+    const props *tags;        /**< borrowed: --tag pairs, or NULL */
+    const agg *a;             /**< borrowed: the totals so far (remote write's counters) */
+    uint32_t vus_max;         /**< --vus */
+    int64_t now_ns;           /**< wall clock of the push, ns since the epoch */
 } out_input;
 
 /** The outputs of a run; opaque. */

@@ -156,8 +156,8 @@ int run_main(int argc, char **argv)
     char err[2048];
 
     run_init(&r, argc, argv);
-    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 || web_check(&r.o) != 0 ||
-        out_check(&r.o) != 0)
+    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 ||
+        web_check(&r.o) != 0 || out_check(&r.o) != 0)
         goto out;
     if (access(r.o.script, R_OK) != 0) {
         snprintf(err, sizeof(err), "cannot read script %s: %s", r.o.script, strerror(errno));

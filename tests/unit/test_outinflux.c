@@ -73,17 +73,16 @@ static void test_points(void **state)
     got = outinflux_render(&in, &len);
     assert_int_equal(len, strlen(got));
     assert_string_equal(
-        got,
-        "quern,step=SC-A-STEP-1)Log\\ in,scenario=A\\ b,run=7,name=night\\,ly,env=pre\\ prod "
-        "count=2i,errors=1i,err_technical=1i,err_functional=0i,bytes_received=100i,"
-        "bytes_sent=50i,mean=2.000,p50=1.000,p90=3.000,p95=3.000,p99=3.000,max=3.000 "
-        "1700000000000000000\n"
-        "quern,step=SC-A-STEP-2)Buy\\=now,run=7,name=night\\,ly,env=pre\\ prod "
-        "count=0i,errors=0i,err_technical=0i,err_functional=0i,bytes_received=0i,"
-        "bytes_sent=0i,mean=0.000,p50=0.000,p90=0.000,p95=0.000,p99=0.000,max=0.000 "
-        "1700000000000000000\n"
-        "quern_run,run=7,name=night\\,ly,env=pre\\ prod vus=4i,arrivals_scheduled=5i,"
-        "arrivals_started=4i,arrivals_late=0i,arrivals_dropped=1i 1700000000000000000\n");
+        got, "quern,step=SC-A-STEP-1)Log\\ in,scenario=A\\ b,run=7,name=night\\,ly,env=pre\\ prod "
+             "count=2i,errors=1i,err_technical=1i,err_functional=0i,bytes_received=100i,"
+             "bytes_sent=50i,mean=2.000,p50=1.000,p90=3.000,p95=3.000,p99=3.000,max=3.000 "
+             "1700000000000000000\n"
+             "quern,step=SC-A-STEP-2)Buy\\=now,run=7,name=night\\,ly,env=pre\\ prod "
+             "count=0i,errors=0i,err_technical=0i,err_functional=0i,bytes_received=0i,"
+             "bytes_sent=0i,mean=0.000,p50=0.000,p90=0.000,p95=0.000,p99=0.000,max=0.000 "
+             "1700000000000000000\n"
+             "quern_run,run=7,name=night\\,ly,env=pre\\ prod vus=4i,arrivals_scheduled=5i,"
+             "arrivals_started=4i,arrivals_late=0i,arrivals_dropped=1i 1700000000000000000\n");
     xfree(got);
     in.final = 1;
     in.has_arrivals = 0;

@@ -156,7 +156,7 @@ static void test_url_shapes(void **state)
     check_shape("http://host/?mail=a:b@c", "http://host/?mail=a:b@c");
     check_shape("http://h/write?db=x&u=me&p=pw&api_token=t#f",
                 "http://h/write?db=x&u=me&p=***&api_token=***#f");
-    check_shape("see https://h/x?access_key=K1&page=2 and http://u:p@i/?p=", 
+    check_shape("see https://h/x?access_key=K1&page=2 and http://u:p@i/?p=",
                 "see https://h/x?access_key=***&page=2 and http://u:***@i/?p=");
     check_shape("http://h/a&p=1?q=1", "http://h/a&p=1?q=1");
     check_shape("http://user@host/", "http://user@host/");
