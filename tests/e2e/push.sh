@@ -60,6 +60,7 @@ curl -s -XPOST "http://127.0.0.1:$IP/query" --data-urlencode "q=CREATE DATABASE 
   --out "prometheus-rw=http://127.0.0.1:$PP/api/v1/write" \
   --out-header "X-Scope-OrgID: quern" >"$TMP/run.out" 2>"$TMP/run.err"
 eq "run: exit 0" "$?" 0
+TEND=$(($(date +%s) - 1))
 WANT=$(jq '[.tests[].count] | add' "$TMP/s.json")
 W1=$(jq '.tests[0].count' "$TMP/s.json")
 check "  it sent some ($WANT)" test "$WANT" -gt 100
@@ -96,15 +97,32 @@ WANTP=$(jq '.tests[0].p95_ms / 1000' "$TMP/s.json")
 between "prometheus: histogram_quantile p95 within bucket resolution (25 %) of quern's ($WANTP s)" \
   "$P95" "$(awk -v v="$WANTP" 'BEGIN{print v*0.75}')" "$(awk -v v="$WANTP" 'BEGIN{print v*1.25}')"
 eq "prometheus: vus_max" "$(pq 'last_over_time(quern_vus_max[5m])')" 5
-# The dashboard's queries run on the remote-written series.
-bad=0; empty=0
+# The dashboard's queries give data on the remote-written series, at the
+# run's last second.
+bad=0
 while read -r e; do
   e=${e//\$run/.*}
   e=${e//\$__rate_interval/5s}
-  r=$(curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$e")
-  [ "$(jq -r .status <<<"$r")" = success ] || { bad=$((bad + 1)); echo "# dashboard query failed: $e"; }
+  r=$(curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$e" --data-urlencode "time=$TEND")
+  [ "$(jq -r '.status + " " + (.data.result | length | tostring)' <<<"$r")" != "success 0" ] &&
+    [ "$(jq -r .status <<<"$r")" = success ] || { bad=$((bad + 1)); echo "# dashboard query without data: $e"; }
 done < <(jq -r '.panels[].targets[].expr' scripts/grafana/quern.json)
-eq "grafana dashboard: every query valid on remote-written series" "$bad" 0
+eq "grafana dashboard quern.json: every query has data on remote-written series" "$bad" 0
+# The InfluxDB dashboard's queries give data (the arrivals: a closed run has none).
+bad=0
+while read -r e; do
+  e=${e//\$timeFilter/time > now() - 1h}
+  e=${e//\$__interval/1s}
+  e=${e//\/^\$name\$\//\/.*\/}
+  r=$(curl -s "http://127.0.0.1:$IP/query?db=quern" --data-urlencode "q=$e")
+  n=$(jq -r '.results[0].series // [] | length' <<<"$r")
+  { [ "$(jq -r '.results[0].error // "none"' <<<"$r")" = none ] && { [ "$n" -gt 0 ] || [[ $e == *arrivals* ]]; }; } ||
+    { bad=$((bad + 1)); echo "# influxdb dashboard query failed: $e: $r"; }
+done < <(jq -r '.panels[].targets[].query' scripts/grafana/quern-influxdb.json)
+eq "grafana dashboard quern-influxdb.json: every query has data" "$bad" 0
+eq "  and its run variable lists the run" \
+  "$(curl -s "http://127.0.0.1:$IP/query?db=quern" --data-urlencode "q=$(jq -r '.templating.list[1].query' scripts/grafana/quern-influxdb.json)" |
+    jq -r '.results[0].series[0].values[0][1]')" prom
 # No credential anywhere.
 eq "credentials never shown nor stored" \
   "$(cat "$TMP/run.out" "$TMP/run.err" "$TMP/o.jsonl" "$TMP/q.db" | grep -ac 'pw-sekret')" 0
