@@ -60,10 +60,13 @@ static void common_tags(lbuf *b, const out_input *in)
     put_esc(b, in->run[0] != '\0' ? in->run : "-", OUTINFLUX_KEY);
     for (size_t i = 0; in->tags != NULL && i < props_count(in->tags); i++) {
         const char *v = props_value(in->tags, i);
-        if (v[0] == '\0') /* line protocol has no empty tag value */
+        const char *k = props_key(in->tags, i);
+        /* line protocol has no empty tag value; quern's own tags win */
+        if (v[0] == '\0' || strcmp(k, "step") == 0 || strcmp(k, "scenario") == 0 ||
+            strcmp(k, "run") == 0 || strcmp(k, "name") == 0)
             continue;
         lbuf_put(b, ",", 1);
-        put_esc(b, props_key(in->tags, i), OUTINFLUX_KEY);
+        put_esc(b, k, OUTINFLUX_KEY);
         lbuf_put(b, "=", 1);
         put_esc(b, v, OUTINFLUX_KEY);
     }

@@ -7,7 +7,8 @@
  * open model); the end gives the run's totals in "quern_total" (so that
  * sum(count) over "quern" stays the run's count) and a last "quern_run".
  * Tags: step and scenario (step points), run (the run's id), name (the
- * run's name) and every --tag. Timestamps: the push's wall clock, ns.
+ * run's name) and every --tag (but one of those names, or empty).
+ * Timestamps: the push's wall clock, ns.
  *
  * Usage:
  *     size_t len;

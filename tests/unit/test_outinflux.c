@@ -56,6 +56,7 @@ static void test_points(void **state)
     st[0].bytes_in = 100;
     st[0].bytes_out = 50;
     props_set(tags, "env", "pre prod");
+    props_set(tags, "run", "hidden"); /* quern's own tag wins */
     in.run = "night,ly";
     in.run_id = 7;
     in.second = 3;
