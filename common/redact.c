@@ -199,10 +199,28 @@ static int shell_safe(const char *a)
     return 1;
 }
 
-/* One argument, redacted as a property value (prop) or for URLs. */
+/* An HTTP header "Name: value" (--out-header): the value masked when the
+ * name names a secret (Authorization, X-Api-Key, ...). */
+static void header_to(sink *s, const char *h)
+{
+    const char *colon = strchr(h, ':');
+
+    if (colon == NULL || !key_is_secret_n(h, (size_t)(colon - h))) {
+        url_to(s, h);
+        return;
+    }
+    put_n(s, h, (size_t)(colon - h) + 1);
+    put(s, ' ');
+    mask(s);
+}
+
+/* One argument, redacted as a property value (prop 1), a header (2) or
+ * for URLs. */
 static void arg_to(sink *s, const char *a, int prop)
 {
-    if (prop)
+    if (prop == 2)
+        header_to(s, a);
+    else if (prop)
         property_to(s, a);
     else
         url_to(s, a);
@@ -227,6 +245,12 @@ size_t redact_argv(int argc, const char *const *argv, char *out, size_t outlen)
             prop = 1;
         } else if (strcmp(a, "-p") == 0 || strcmp(a, "--property") == 0) {
             prop_next = 1;
+        } else if (strncmp(a, "--out-header=", 13) == 0) {
+            put_n(&s, a, 13);
+            a += 13;
+            prop = 2;
+        } else if (strcmp(a, "--out-header") == 0) {
+            prop_next = 2;
         }
         /* A mask is "***", which a shell would expand: quote it too. */
         arg_to(&probe, a, prop);

@@ -48,6 +48,7 @@ enum {
     OPT_METRICS_PORT_FILE,
     OPT_OUT,
     OPT_OUT_HEADER,
+    OPT_OUT_TOKEN_FILE,
     OPT_METRICS_LINGER,
     OPT_WEB,
     OPT_WEB_PORT_FILE,
@@ -218,6 +219,10 @@ static const opttab_row rows[] = {
      "an HTTP header every --out push sends (repeatable), such as\n"
      "'Authorization: Bearer TOKEN'",
      OPTTAB_NONE},
+    {"out-token-file", required_argument, OPT_OUT_TOKEN_FILE, "--out-token-file FILE",
+     "every --out push sends \"Authorization: Bearer TOKEN\", TOKEN\n"
+     "read from FILE (kept out of the command line)",
+     OPTTAB_STR(run_opts, out_token_file)},
     {"metrics-linger", required_argument, OPT_METRICS_LINGER, "--metrics-linger D",
      "keep serving D after the run, for a last scrape (default 5s;\n"
      "--web too)",

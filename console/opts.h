@@ -87,6 +87,7 @@ typedef struct run_opts {
     size_t nout;
     const char **out_header; /**< owned array of strings borrowed from argv: --out-header */
     size_t nout_header;
+    const char *out_token_file; /**< borrowed: --out-token-file */
     int quiet, allow_loss;
     int allow_saturation; /**< --allow-saturation: a saturated injector warns */
     int allow_errors;     /**< --allow-errors: no default "errors<=0%" threshold */

@@ -227,6 +227,33 @@ static void *sender(void *ud)
     return NULL;
 }
 
+/* The "Authorization: Bearer TOKEN" line of --out-token-file into line
+ * (linelen bytes): 0, or -1 with a message in err. */
+static int token_header(const char *path, char *line, size_t linelen, char *err, size_t errlen)
+{
+    char tok[OUT_TOKEN_MAX + 2];
+    FILE *f = fopen(path, "r");
+    size_t n;
+
+    if (f == NULL) {
+        snprintf(err, errlen, "--out-token-file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    n = fread(tok, 1, sizeof(tok) - 1, f);
+    fclose(f);
+    tok[n] = '\0';
+    while (n > 0 && (tok[n - 1] == '\n' || tok[n - 1] == '\r' || tok[n - 1] == ' '))
+        tok[--n] = '\0';
+    if (n == 0 || n > OUT_TOKEN_MAX || strpbrk(tok, "\r\n") != NULL) {
+        snprintf(err, errlen, "--out-token-file %s: expected one line of 1 to %d bytes", path,
+                 OUT_TOKEN_MAX);
+        return -1;
+    }
+    snprintf(line, linelen, "Authorization: Bearer %s", tok);
+    memset(tok, 0, sizeof(tok));
+    return 0;
+}
+
 outs *out_start(const run_opts *o, char *err, size_t errlen)
 {
     outs *s;
@@ -240,6 +267,16 @@ outs *out_start(const run_opts *o, char *err, size_t errlen)
     for (size_t i = 0; i < o->nout_header; i++) {
         s->headers = curl_slist_append(s->headers, o->out_header[i]);
         s->prw_headers = curl_slist_append(s->prw_headers, o->out_header[i]);
+    }
+    if (o->out_token_file != NULL) {
+        char line[OUT_TOKEN_MAX + 32];
+        if (token_header(o->out_token_file, line, sizeof(line), err, errlen) != 0) {
+            out_free(s);
+            return NULL;
+        }
+        s->headers = curl_slist_append(s->headers, line);
+        s->prw_headers = curl_slist_append(s->prw_headers, line);
+        memset(line, 0, sizeof(line));
     }
     s->headers = curl_slist_append(s->headers, "Content-Type: text/plain; charset=utf-8");
     s->prw_headers = curl_slist_append(s->prw_headers, "Content-Encoding: snappy");

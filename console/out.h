@@ -5,7 +5,9 @@
  * Kinds: jsonl=FILE (console/outjsonl.h), influxdb=URL (console/outinflux.h,
  * the URL as given: InfluxDB 1.x /write?db=, 2.x /api/v2/write?org=&bucket=),
  * prometheus-rw=URL (console/outprw.h, remote write 1.0). --out-header
- * 'Name: value' (repeatable) goes with every HTTP push.
+ * 'Name: value' (repeatable) goes with every HTTP push, and so does
+ * "Authorization: Bearer TOKEN" with --out-token-file (the token is never
+ * shown; the command line stored shows secret headers masked).
  *
  * A receiver never slows the run: the loop only renders a push (its cost
  * is proportional to the steps) and queues it; each output has a thread of
@@ -45,6 +47,8 @@
 #define OUT_TRIES 3
 /** How long the end of the run waits for the pending pushes, ms. */
 #define OUT_END_WAIT_MS 3000
+/** Longest token of --out-token-file, bytes. */
+#define OUT_TOKEN_MAX 4096
 /** --out flags at most. */
 #define OUT_MAX 8
 

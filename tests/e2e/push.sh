@@ -146,6 +146,7 @@ def serve_500():
             data = b""
             while b"\r\n\r\n" not in data:
                 data += c.recv(65536)
+            open(sys.argv[1] + ".headers", "ab").write(data)
             c.sendall(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         except OSError:
             pass
@@ -164,9 +165,10 @@ check "bad receivers listening" wait_file "$TMP/bad.ports"
 read -r R500 RSILENT <"$TMP/bad.ports"
 ABSENT=$(port)
 reset_target
+printf 'tok-sekret-%s\n' "$RANDOM" >"$TMP/tok"
 T0=$(date +%s.%N)
-"$QUERN" run $S --vus 5 --duration 3s -p base_url="$BASE" --allow-errors --db none \
-  --summary-json "$TMP/s2.json" \
+"$QUERN" run $S --vus 5 --duration 3s -p base_url="$BASE" --allow-errors --db "$TMP/q2.db" \
+  --summary-json "$TMP/s2.json" --out-token-file "$TMP/tok" --out-header "X-Api-Key: key-sekret" \
   --out "influxdb=http://127.0.0.1:$R500/write?db=x" \
   --out "prometheus-rw=http://127.0.0.1:$RSILENT/api/v1/write" \
   --out "influxdb=http://127.0.0.1:$ABSENT/write?db=x" >"$TMP/run2.out" 2>"$TMP/run2.err"
@@ -182,3 +184,7 @@ eq "  one warning per receiver" "$(grep -c 'pushes lost' "$TMP/run2.err")" 3
 check "  the 500 named" grep -q "127.0.0.1:$R500.*pushes lost.*HTTP status 500" "$TMP/run2.err"
 check "  the silent one named" grep -q "127.0.0.1:$RSILENT.*pushes lost" "$TMP/run2.err"
 check "  the absent one named" grep -q "127.0.0.1:$ABSENT.*pushes lost.*connect" "$TMP/run2.err"
+check "  the token file's bearer token sent" grep -q "^Authorization: Bearer $(cat "$TMP/tok")" "$TMP/bad.ports.headers"
+check "  and the --out-header" grep -q "^X-Api-Key: key-sekret" "$TMP/bad.ports.headers"
+eq "  neither shown nor stored" \
+  "$(cat "$TMP/run2.out" "$TMP/run2.err" "$TMP/q2.db" | grep -ac 'sekret')" 0

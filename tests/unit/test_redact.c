@@ -121,6 +121,25 @@ static void test_argv(void **state)
     assert_null(strstr(out, ":pw@"));
 }
 
+static void test_argv_headers(void **state)
+{
+    const char *const argv[] = {"quern",
+                                "run",
+                                "--out-header",
+                                "Authorization: Bearer s3cr3t",
+                                "--out-header=X-Api-Key: k3y",
+                                "--out-header",
+                                "X-Scope-OrgID: team",
+                                "--out",
+                                "influxdb=http://h/write?db=q&p=pw"};
+    char out[512];
+
+    redact_argv((int)(sizeof(argv) / sizeof(argv[0])), argv, out, sizeof(out));
+    assert_string_equal(out, "quern run --out-header 'Authorization: ***' "
+                             "--out-header='X-Api-Key: ***' --out-header 'X-Scope-OrgID: team' "
+                             "--out 'influxdb=http://h/write?db=q&p=***'");
+}
+
 static void test_argv_truncated(void **state)
 {
     const char *const argv[] = {"quern", "run", "-p", "password=hunter2"};
@@ -179,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_property),
         cmocka_unit_test(test_argv),
         cmocka_unit_test(test_argv_truncated),
+        cmocka_unit_test(test_argv_headers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
