@@ -29,7 +29,9 @@ size_t outinflux_escape(const char *s, enum outinflux_what what, char *buf, size
          * character or at the end, where it would escape what follows. */
         if (c == '\\' && what != OUTINFLUX_STRING) {
             char next = p[1];
-            esc = next == '\0' || next == '\\' || special(next, what);
+            if (p[strspn(p, "\\")] == '\0') /* InfluxDB 1.x reads no trailing one */
+                break;
+            esc = next == '\\' || special(next, what);
         }
         if (esc) {
             if (n + 1 < buflen)

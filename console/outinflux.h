@@ -28,9 +28,11 @@ enum outinflux_what {
 };
 
 /** Appends s escaped as what says to buf (NUL-terminated, at most buflen
- *  bytes in all). A backslash is doubled where it would escape the next
- *  character or end the value; newlines and other control characters,
- *  which line protocol cannot carry, become spaces. Returns the length
+ *  bytes in all). Outside strings a backslash is literal, doubled where it
+ *  would escape the next character (InfluxDB 2.x reads one, 1.x two); the
+ *  backslashes that end a key or value are left out, as InfluxDB 1.x
+ *  refuses them in any form. Newlines and other control characters, which
+ *  line protocol cannot carry, become spaces. Returns the length
  *  the whole result needs (>= buflen: truncated). */
 size_t outinflux_escape(const char *s, enum outinflux_what what, char *buf, size_t buflen);
 

@@ -142,10 +142,27 @@ uint8_t *outprw_from_text(const char *text, const char *const *extra, size_t nex
     return out;
 }
 
+/* key as a label name, [a-zA-Z_][a-zA-Z0-9_]* (a receiver refuses a whole
+ * request for one bad name): every other character becomes '_'. Owned. */
+static char *label_name(const char *key)
+{
+    char *n = xmalloc(strlen(key) + 2), *w = n;
+
+    if (*key >= '0' && *key <= '9')
+        *w++ = '_';
+    for (const char *r = key; *r != '\0'; r++)
+        *w++ = (*r >= 'a' && *r <= 'z') || (*r >= 'A' && *r <= 'Z') || (*r >= '0' && *r <= '9')
+                   ? *r
+                   : '_';
+    *w = '\0';
+    return n;
+}
+
 uint8_t *outprw_render(const out_input *in, size_t *len)
 {
     prom_input pi = {0};
     const char **extra;
+    char **keys; /* owned: the tags' keys as label names */
     size_t ntags = in->tags != NULL ? props_count(in->tags) : 0, nextra = 0, tlen = 0, plen;
     char *text;
     uint8_t *pb, *out = NULL;
@@ -159,6 +176,7 @@ uint8_t *outprw_render(const out_input *in, size_t *len)
     if (text == NULL)
         return NULL;
     extra = xcalloc(2 * (ntags + 1), sizeof(*extra));
+    keys = xcalloc(ntags + 1, sizeof(*keys));
     extra[2 * nextra] = "name";
     extra[2 * nextra++ + 1] = in->run;
     for (size_t i = 0; i < ntags; i++) {
@@ -169,12 +187,16 @@ uint8_t *outprw_render(const out_input *in, size_t *len)
             strcmp(k, "agent") == 0 || strcmp(k, "worker") == 0 || strcmp(k, "role") == 0 ||
             strcmp(k, "expr") == 0 || strncmp(k, "__", 2) == 0)
             continue;
-        extra[2 * nextra] = k;
+        keys[i] = label_name(k);
+        extra[2 * nextra] = keys[i];
         extra[2 * nextra++ + 1] = props_value(in->tags, i);
     }
     pb = outprw_from_text(text, extra, nextra, in->now_ns / 1000000, &plen);
     xfree(text);
     xfree(extra);
+    for (size_t i = 0; i < ntags; i++)
+        xfree(keys[i]);
+    xfree(keys);
     if (pb == NULL)
         return NULL;
     clen = snappy_max_compressed_length(plen);

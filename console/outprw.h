@@ -4,7 +4,8 @@
  * The series and labels are those --metrics serves (console/prom.h): the
  * text prom_render writes is read back into time series, so both outputs
  * can never differ; each series gains the label name (the run's name, as
- * run is already that) and every --tag, its labels sorted by name as the
+ * run is already that) and every --tag (its key made a label name: other
+ * characters than letters, digits and '_' become '_'), its labels sorted by name as the
  * protocol wants, its one sample stamped with the push's wall clock (ms).
  * POSTed with Content-Encoding: snappy, Content-Type:
  * application/x-protobuf, X-Prometheus-Remote-Write-Version: 0.1.0.

@@ -54,7 +54,7 @@ curl -s -XPOST "http://127.0.0.1:$IP/query" --data-urlencode "q=CREATE DATABASE 
 # --- one run, the three outputs at once (credentials in the InfluxDB URL,
 # which InfluxDB without auth ignores)
 "$QUERN" run $S --vus 5 --duration 4s -p base_url="$BASE" --allow-errors --db "$TMP/q.db" \
-  --tag env="pre prod" --summary-json "$TMP/s.json" \
+  --tag env="pre prod" --tag 'team-x=a,b=c d\e' --tag 'path=C:\dir\' --summary-json "$TMP/s.json" \
   --out jsonl="$TMP/o.jsonl" \
   --out "influxdb=http://qu:pw-sekret1@127.0.0.1:$IP/write?db=quern&p=pw-sekret2" \
   --out "prometheus-rw=http://127.0.0.1:$PP/api/v1/write" \
@@ -84,6 +84,12 @@ eq "influxdb: technical errors == quern's" "$(iq "SELECT sum(err_technical) FROM
   "$(jq '[.tests[].errors.technical] | add' "$TMP/s.json")"
 eq "influxdb: the totals point" "$(iq "SELECT sum(count) FROM quern_total")" "$WANT"
 eq "influxdb: tag with a space" "$(iq "SELECT sum(count) FROM quern WHERE env='pre prod'")" "$WANT"
+tv() {
+  curl -s "http://127.0.0.1:$IP/query?db=quern" --data-urlencode "q=SHOW TAG VALUES FROM quern WITH KEY = \"$1\"" |
+    jq -r '.results[0].series[0].values[0][1]'
+}
+eq "influxdb: a tag with a comma, '=', a space and a backslash, as given" "$(tv team-x)" 'a,b=c d\e'
+eq "influxdb: a tag ending in a backslash, without it (1.x cannot read one)" "$(tv path)" 'C:\dir'
 check "influxdb: the run's VUs" test "$(iq "SELECT max(vus) FROM quern_run")" = 5
 # Prometheus: the last remote-written sample of each series
 pq() {
@@ -92,6 +98,9 @@ pq() {
 }
 eq "prometheus: last quern_requests_total == quern's" \
   "$(pq 'sum(last_over_time(quern_requests_total{env="pre prod",name="prom"}[5m]))')" "$WANT"
+eq "prometheus: the tags as labels, their keys made label names" \
+  "$(curl -s "http://127.0.0.1:$PP/api/v1/series" --data-urlencode 'match[]=quern_vus' | jq -r '.data[0] | .team_x + "|" + .path')" \
+  'a,b=c d\e|C:\dir\'
 P95=$(pq 'histogram_quantile(0.95, sum by (le) (last_over_time(quern_latency_seconds_bucket{step="SC-PROM-STEP-1)Page"}[5m])))')
 WANTP=$(jq '.tests[0].p95_ms / 1000' "$TMP/s.json")
 between "prometheus: histogram_quantile p95 within bucket resolution (25 %) of quern's ($WANTP s)" \

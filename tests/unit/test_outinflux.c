@@ -30,7 +30,8 @@ static void test_escaping(void **state)
     /* a literal backslash stays one, unless it would escape what follows */
     assert_string_equal(esc("C:\\temp", OUTINFLUX_KEY), "C:\\temp");
     assert_string_equal(esc("a\\ b", OUTINFLUX_KEY), "a\\\\\\ b");
-    assert_string_equal(esc("end\\", OUTINFLUX_KEY), "end\\\\");
+    assert_string_equal(esc("end\\\\", OUTINFLUX_KEY), "end");
+    assert_string_equal(esc("a\\\\b", OUTINFLUX_KEY), "a\\\\\\b");
     assert_string_equal(esc("two\nlines\tx", OUTINFLUX_KEY), "two\\ lines\\ x");
     /* truncation: the length needed is returned, the buffer stays a string */
     assert_int_equal(outinflux_escape("a b c d", OUTINFLUX_KEY, small, sizeof(small)), 10);

@@ -58,6 +58,7 @@ static void test_round_trip(void **state)
     st[0].err_tech = 1;
     agg_add(&a, st, &runs, &missed, 1000000, 2);
     props_set(tags, "env", "ci");
+    props_set(tags, "9-team.x", "a b");
     props_set(tags, "run", "hidden"); /* quern's own label wins */
     in.run = "nightly";
     in.nsteps = 1;
@@ -80,7 +81,8 @@ static void test_round_trip(void **state)
     assert_string_equal(label(ts, "run"), "nightly");
     assert_string_equal(label(ts, "name"), "nightly");
     assert_string_equal(label(ts, "env"), "ci");
-    assert_int_equal(ts->n_labels, 5);
+    assert_string_equal(label(ts, "_9_team_x"), "a b");
+    assert_int_equal(ts->n_labels, 6);
     assert_int_equal(ts->n_samples, 1);
     assert_true(ts->samples[0]->value == 3.0);
     assert_int_equal(ts->samples[0]->timestamp, 1700000000123);
