@@ -26,7 +26,8 @@ static const char *const kind_names[] = {"jsonl", "influxdb", "prometheus-rw"};
 typedef struct push {
     void *body; /* owned */
     size_t len;
-    int final; /* the totals, not a second */
+    int final;     /* the totals, not a second */
+    int64_t ts_ms; /* remote write: body is the text, encoded when sent, stamped ts_ms */
 } push;
 
 /* One output and its sending thread. */
@@ -47,6 +48,8 @@ typedef struct output {
     uint64_t sent, lost, lost_seconds, lost_final;
     char last_err[256];
     const struct curl_slist *headers; /* borrowed: the outs' */
+    const char *run;                  /* borrowed: the outs' run name */
+    const props *tags;                /* borrowed: --tag (the options outlive the thread) */
 } output;
 
 struct outs {
@@ -209,7 +212,15 @@ static void *sender(void *ud)
         op->n--;
         op->busy = 1;
         pthread_mutex_unlock(&op->mu);
-        ok = send_one(op, h, &p, err, sizeof(err)) == 0;
+        if (op->kind == KIND_PRW) { /* encoded here: it costs several times the text */
+            size_t len = 0;
+            uint8_t *pb = outprw_encode(p.body, op->run, op->tags, p.ts_ms, &len);
+            xfree(p.body);
+            p.body = pb;
+            p.len = len;
+            snprintf(err, sizeof(err), "a push would pass %u bytes", OUT_PUSH_MAX);
+        }
+        ok = p.body != NULL && send_one(op, h, &p, err, sizeof(err)) == 0;
         xfree(p.body);
         pthread_mutex_lock(&op->mu);
         op->busy = 0;
@@ -290,6 +301,8 @@ outs *out_start(const run_opts *o, char *err, size_t errlen)
         op->target = t;
         out_redact(t, op->shown, sizeof(op->shown));
         op->headers = op->kind == KIND_PRW ? s->prw_headers : s->headers;
+        op->run = s->run;
+        op->tags = o->db.tags;
         pthread_mutex_init(&op->mu, NULL);
         pthread_cond_init(&op->cond, NULL);
         s->n++;
@@ -313,11 +326,11 @@ outs *out_start(const run_opts *o, char *err, size_t errlen)
 }
 
 /* Queues body (owned); past OUT_QUEUE_MAX the oldest is dropped. */
-static void enqueue(output *op, void *body, size_t len, int final)
+static void enqueue(output *op, void *body, size_t len, int final, int64_t ts_ms)
 {
     pthread_mutex_lock(&op->mu);
     if (body == NULL) {
-        push p = {NULL, 0, final};
+        push p = {NULL, 0, final, 0};
         count_lost(op, &p);
         snprintf(op->last_err, sizeof(op->last_err), "a push would pass %u bytes", OUT_PUSH_MAX);
     } else {
@@ -329,7 +342,7 @@ static void enqueue(output *op, void *body, size_t len, int final)
             op->head = (op->head + 1) % OUT_QUEUE_MAX;
             op->n--;
         }
-        op->q[(op->head + op->n) % OUT_QUEUE_MAX] = (push){body, len, final};
+        op->q[(op->head + op->n) % OUT_QUEUE_MAX] = (push){body, len, final, ts_ms};
         op->n++;
     }
     pthread_cond_broadcast(&op->cond);
@@ -356,8 +369,12 @@ static void push_all(outs *s, const out_input *in)
         else if (op->kind == KIND_INFLUX)
             body = outinflux_render(in, &len);
         else
-            body = outprw_render(in, &len);
-        enqueue(op, body, len, in->final);
+            body = outprw_text(in, &len);
+        if (body != NULL && len > OUT_PUSH_MAX) {
+            xfree(body);
+            body = NULL;
+        }
+        enqueue(op, body, len, in->final, in->now_ns / 1000000);
     }
 }
 

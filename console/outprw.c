@@ -158,29 +158,31 @@ static char *label_name(const char *key)
     return n;
 }
 
-uint8_t *outprw_render(const out_input *in, size_t *len)
+char *outprw_text(const out_input *in, size_t *len)
 {
     prom_input pi = {0};
-    const char **extra;
-    char **keys; /* owned: the tags' keys as label names */
-    size_t ntags = in->tags != NULL ? props_count(in->tags) : 0, nextra = 0, tlen = 0, plen;
-    char *text;
-    uint8_t *pb, *out = NULL;
-    size_t clen;
 
     pi.run = in->run;
     pi.steps = in->names;
     pi.a = in->a;
     pi.vus_max = in->vus_max;
-    text = prom_render(&pi, &tlen);
-    if (text == NULL)
-        return NULL;
+    return prom_render(&pi, len);
+}
+
+uint8_t *outprw_encode(const char *text, const char *run, const props *tags, int64_t ts_ms,
+                       size_t *len)
+{
+    const char **extra;
+    char **keys; /* owned: the tags' keys as label names */
+    size_t ntags = tags != NULL ? props_count(tags) : 0, nextra = 0, plen, clen;
+    uint8_t *pb, *out;
+
     extra = xcalloc(2 * (ntags + 1), sizeof(*extra));
     keys = xcalloc(ntags + 1, sizeof(*keys));
     extra[2 * nextra] = "name";
-    extra[2 * nextra++ + 1] = in->run;
+    extra[2 * nextra++ + 1] = run;
     for (size_t i = 0; i < ntags; i++) {
-        const char *k = props_key(in->tags, i);
+        const char *k = props_key(tags, i);
         /* a tag never hides a label of quern's own */
         if (strcmp(k, "name") == 0 || strcmp(k, "run") == 0 || strcmp(k, "step") == 0 ||
             strcmp(k, "kind") == 0 || strcmp(k, "le") == 0 || strcmp(k, "state") == 0 ||
@@ -189,10 +191,9 @@ uint8_t *outprw_render(const out_input *in, size_t *len)
             continue;
         keys[i] = label_name(k);
         extra[2 * nextra] = keys[i];
-        extra[2 * nextra++ + 1] = props_value(in->tags, i);
+        extra[2 * nextra++ + 1] = props_value(tags, i);
     }
-    pb = outprw_from_text(text, extra, nextra, in->now_ns / 1000000, &plen);
-    xfree(text);
+    pb = outprw_from_text(text, extra, nextra, ts_ms, &plen);
     xfree(extra);
     for (size_t i = 0; i < ntags; i++)
         xfree(keys[i]);
@@ -208,5 +209,18 @@ uint8_t *outprw_render(const out_input *in, size_t *len)
     }
     xfree(pb);
     *len = clen;
+    return out;
+}
+
+uint8_t *outprw_render(const out_input *in, size_t *len)
+{
+    size_t tlen;
+    char *text = outprw_text(in, &tlen);
+    uint8_t *out;
+
+    if (text == NULL)
+        return NULL;
+    out = outprw_encode(text, in->run, in->tags, in->now_ns / 1000000, len);
+    xfree(text);
     return out;
 }

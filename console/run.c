@@ -108,6 +108,8 @@ void run_free(run *r)
     for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
         xfree(r->th_src[i]);
     xfree(r->th_src);
+    out_free(r->outs); /* its threads read the options */
+    r->outs = NULL;
     opts_free(&r->o);
     bundle_free(&r->bundle);
     for (size_t i = 0; r->ids != NULL && i < r->nsteps; i++) {
@@ -136,7 +138,6 @@ void run_free(run *r)
     db_close(r->db);
     gather_free(r->gather);
     metrics_stop(r->metrics, 0);
-    out_free(r->outs);
     monitor_stop(r->monitor);
     web_stop(r->web);
 }
