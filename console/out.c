@@ -228,7 +228,10 @@ static void *sender(void *ud)
             op->sent++;
         } else {
             count_lost(op, &p);
-            snprintf(op->last_err, sizeof(op->last_err), "%s", err);
+            /* an abort at the end's deadline keeps the receiver's own failure */
+            if (!op->abort || op->last_err[0] == '\0')
+                snprintf(op->last_err, sizeof(op->last_err), "%s",
+                         op->abort ? "the end's wait was over" : err);
         }
         pthread_cond_broadcast(&op->cond);
     }
