@@ -65,6 +65,44 @@ static int scheme_char(char c)
            c == '-' || c == '.';
 }
 
+static int key_is_secret_n(const char *key, size_t n);
+
+/* Characters that end a URL. */
+static int url_end(char c)
+{
+    return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' ||
+           c == '<' || c == '>';
+}
+
+/* Copies the path and query of a URL from p, the value of each query
+ * parameter whose key names a secret (or is "p", InfluxDB 1.x's password)
+ * masked. Returns where the URL ends. */
+static const char *rest_to(sink *s, const char *p)
+{
+    int query = 0;
+
+    while (!url_end(*p) && *p != '#') {
+        const char *k, *eq;
+        if (*p != (query ? '&' : '?')) {
+            put(s, *p++);
+            continue;
+        }
+        query = 1;
+        put(s, *p++);
+        k = p;
+        for (eq = k; !url_end(*eq) && *eq != '#' && *eq != '&' && *eq != '='; eq++)
+            ;
+        if (*eq != '=' || eq[1] == '&' || url_end(eq[1]) || eq[1] == '#' ||
+            !((eq - k == 1 && *k == 'p') || key_is_secret_n(k, (size_t)(eq - k))))
+            continue;
+        put_n(s, k, (size_t)(eq - k) + 1);
+        mask(s);
+        for (p = eq + 1; !url_end(*p) && *p != '#' && *p != '&'; p++)
+            ;
+    }
+    return p;
+}
+
 static void url_to(sink *s, const char *in)
 {
     const char *p = in;
@@ -86,12 +124,13 @@ static void url_to(sink *s, const char *in)
                 break;
             }
         if (colon == NULL) {
-            p = a;
-            continue;
+            put_n(s, a, (size_t)(e - a));
+        } else {
+            put_n(s, a, (size_t)(colon - a) + 1);
+            mask(s);
+            put_n(s, at, (size_t)(e - at)); /* the '@' and the host as they are */
         }
-        put_n(s, a, (size_t)(colon - a) + 1);
-        mask(s);
-        p = at; /* the '@' and the host are copied as they are */
+        p = rest_to(s, e);
     }
 }
 
@@ -160,10 +199,28 @@ static int shell_safe(const char *a)
     return 1;
 }
 
-/* One argument, redacted as a property value (prop) or for URLs. */
+/* An HTTP header "Name: value" (--out-header): the value masked when the
+ * name names a secret (Authorization, X-Api-Key, ...). */
+static void header_to(sink *s, const char *h)
+{
+    const char *colon = strchr(h, ':');
+
+    if (colon == NULL || !key_is_secret_n(h, (size_t)(colon - h))) {
+        url_to(s, h);
+        return;
+    }
+    put_n(s, h, (size_t)(colon - h) + 1);
+    put(s, ' ');
+    mask(s);
+}
+
+/* One argument, redacted as a property value (prop 1), a header (2) or
+ * for URLs. */
 static void arg_to(sink *s, const char *a, int prop)
 {
-    if (prop)
+    if (prop == 2)
+        header_to(s, a);
+    else if (prop)
         property_to(s, a);
     else
         url_to(s, a);
@@ -188,6 +245,12 @@ size_t redact_argv(int argc, const char *const *argv, char *out, size_t outlen)
             prop = 1;
         } else if (strcmp(a, "-p") == 0 || strcmp(a, "--property") == 0) {
             prop_next = 1;
+        } else if (strncmp(a, "--out-header=", 13) == 0) {
+            put_n(&s, a, 13);
+            a += 13;
+            prop = 2;
+        } else if (strcmp(a, "--out-header") == 0) {
+            prop_next = 2;
         }
         /* A mask is "***", which a shell would expand: quote it too. */
         arg_to(&probe, a, prop);

@@ -29,6 +29,9 @@
  *  URL is anything after "scheme://"; its authority ends at '/', '?', '#',
  *  a space, a quote or the end of in, and its user-info at the last '@'
  *  of the authority. A user without a password ("http://u@host") is kept.
+ *  So is the value of every query parameter whose key names a secret
+ *  (redact_key_is_secret) or is "p" (InfluxDB 1.x's password):
+ *  "http://h/write?db=x&p=pw&token=t" becomes "...?db=x&p=***&token=***".
  *  in may be any text (a message, a JTL line) holding any number of URLs.
  *  Returns the length of the whole result (>= outlen: truncated). */
 size_t redact_url(const char *in, char *out, size_t outlen);
@@ -47,7 +50,9 @@ size_t redact_property(const char *kv, char *out, size_t outlen);
 /** Joins the argc arguments of argv into one shell command line, each
  *  argument quoted for a POSIX shell when it needs it ('it'\''s'), with
  *  secrets redacted: the value of a property option ("-p K=V",
- *  "--property K=V", "--property=K=V") as redact_property does, and URL
+ *  "--property K=V", "--property=K=V") as redact_property does, the value
+ *  of a header option whose name names a secret ("--out-header
+ *  'Authorization: Bearer T'" becomes "'Authorization: ***'"), and URL
  *  passwords in every argument as redact_url does. Returns the length of
  *  the whole result (>= outlen: truncated, possibly inside an argument). */
 size_t redact_argv(int argc, const char *const *argv, char *out, size_t outlen);

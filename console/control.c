@@ -116,6 +116,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
     web_update(r->web, r, sum->steps, late);
+    out_second(r->outs, r, second, sum, late);
     /* a capacity step judged on its own seconds; the first that fails ends the search */
     if (r->cap != NULL &&
         capsearch_second(r->cap, second, sum, late, (const thresh *const *)r->o.th, r->nth_user,

@@ -25,6 +25,7 @@
 #include "common/hostres.h"
 #include "console/mhost.h"
 #include "console/monitor.h"
+#include "console/out.h"
 
 /* getopt_long values of the flags without a short form. */
 enum {
@@ -47,6 +48,9 @@ enum {
     OPT_PORT_FILE,
     OPT_METRICS,
     OPT_METRICS_PORT_FILE,
+    OPT_OUT,
+    OPT_OUT_HEADER,
+    OPT_OUT_TOKEN_FILE,
     OPT_METRICS_LINGER,
     OPT_WEB,
     OPT_WEB_PORT_FILE,
@@ -214,6 +218,21 @@ static const opttab_row rows[] = {
      OPTTAB_STR(run_opts, metrics)},
     {"metrics-port-file", required_argument, OPT_METRICS_PORT_FILE, "--metrics-port-file FILE",
      "write the metrics port there (useful with port 0)", OPTTAB_STR(run_opts, metrics_port_file)},
+    {"out", required_argument, OPT_OUT, "--out KIND=TARGET",
+     "push the merged seconds while the run goes, and the totals at\n"
+     "the end (repeatable): jsonl=FILE, influxdb=URL (the /write?db=\n"
+     "of InfluxDB 1.x, /api/v2/write?org=&bucket= of 2.x) or\n"
+     "prometheus-rw=URL (remote write 1.0); a receiver that is down\n"
+     "or slow never slows the run: its pushes are dropped and counted",
+     OPTTAB_NONE},
+    {"out-header", required_argument, OPT_OUT_HEADER, "--out-header 'NAME: VALUE'",
+     "an HTTP header every --out push sends (repeatable), such as\n"
+     "'Authorization: Bearer TOKEN'",
+     OPTTAB_NONE},
+    {"out-token-file", required_argument, OPT_OUT_TOKEN_FILE, "--out-token-file FILE",
+     "every --out push sends \"Authorization: Bearer TOKEN\", TOKEN\n"
+     "read from FILE (kept out of the command line)",
+     OPTTAB_STR(run_opts, out_token_file)},
     {"metrics-linger", required_argument, OPT_METRICS_LINGER, "--metrics-linger D",
      "keep serving D after the run, for a last scrape (default 5s;\n"
      "--web too)",
@@ -334,6 +353,12 @@ void opts_free(run_opts *o)
     xfree(o->monitor);
     o->monitor = NULL;
     o->nmonitor = 0;
+    xfree(o->out);
+    o->out = NULL;
+    o->nout = 0;
+    xfree(o->out_header);
+    o->out_header = NULL;
+    o->nout_header = 0;
     xfree(o->msel);
     xfree(o->msel_text);
     o->msel = NULL;
@@ -661,6 +686,22 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         }
         o->resolve = xrealloc(o->resolve, (o->nresolve + 1) * sizeof(*o->resolve));
         o->resolve[o->nresolve++] = xstrdup(v);
+        return 0;
+    case OPT_OUT:
+        if (o->nout >= OUT_MAX) {
+            usage_line("%s: at most %d outputs", flag, OUT_MAX);
+            return -1;
+        }
+        o->out = xrealloc(o->out, (o->nout + 1) * sizeof(*o->out));
+        o->out[o->nout++] = v;
+        return 0;
+    case OPT_OUT_HEADER:
+        if (o->nout_header >= OUT_MAX) {
+            usage_line("%s: at most %d headers", flag, OUT_MAX);
+            return -1;
+        }
+        o->out_header = xrealloc(o->out_header, (o->nout_header + 1) * sizeof(*o->out_header));
+        o->out_header[o->nout_header++] = v;
         return 0;
     case OPT_MONITOR:
         if (o->nmonitor >= MONITOR_URLS_MAX) {

@@ -83,6 +83,11 @@ typedef struct run_opts {
     const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
     int64_t metrics_linger_us;               /**< --metrics-linger (--web's too) */
     const char *web, *web_port_file;         /**< borrowed: --web, --web-port-file */
+    const char **out; /**< owned array of strings borrowed from argv: --out KIND=TARGET */
+    size_t nout;
+    const char **out_header; /**< owned array of strings borrowed from argv: --out-header */
+    size_t nout_header;
+    const char *out_token_file; /**< borrowed: --out-token-file */
     int quiet, allow_loss;
     int allow_saturation; /**< --allow-saturation: a saturated injector warns */
     int stopped_ok;       /**< --stopped-ok: a run stopped early is judged as one that ended */

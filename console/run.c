@@ -152,6 +152,8 @@ void run_free(run *r)
     for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
         xfree(r->th_src[i]);
     xfree(r->th_src);
+    out_free(r->outs); /* its threads read the options */
+    r->outs = NULL;
     opts_free(&r->o);
     bundle_free(&r->bundle);
     for (size_t i = 0; r->ids != NULL && i < r->nsteps; i++) {
@@ -202,7 +204,8 @@ int run_main(int argc, char **argv)
     char err[2048];
 
     run_init(&r, argc, argv);
-    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 || web_check(&r.o) != 0)
+    if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 ||
+        web_check(&r.o) != 0 || out_check(&r.o) != 0)
         goto out;
     if (r.o.summary_json != NULL && strcmp(r.o.summary_json, "-") == 0) {
         /* standard output carries the JSON alone, for a pipe: every other
@@ -232,6 +235,13 @@ int run_main(int argc, char **argv)
         r.rc = RUN_EXIT_START;
         r.metrics = metrics_start(&r.o, err, sizeof(err));
         if (r.metrics == NULL)
+            goto fail;
+        r.rc = RUN_EXIT_USAGE;
+    }
+    if (r.o.nout > 0) {
+        r.rc = RUN_EXIT_START;
+        r.outs = out_start(&r.o, err, sizeof(err));
+        if (r.outs == NULL)
             goto fail;
         r.rc = RUN_EXIT_USAGE;
     }
@@ -290,6 +300,7 @@ int run_main(int argc, char **argv)
         goto out;
     }
     finish_run(&r);
+    out_end(r.outs, &r); /* the totals, and at most OUT_END_WAIT_MS for the pending pushes */
     if (r.have_agg)
         metrics_update(r.metrics, &r.agg, (const char *const *)r.ids, (const char *const *)r.names,
                        r.o.th, r.o.nth);

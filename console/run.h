@@ -37,6 +37,7 @@
 #include "console/metrics.h"
 #include "console/monitor.h"
 #include "console/opts.h"
+#include "console/out.h"
 #include "console/selfload.h"
 #include "console/web.h"
 #include "proto/bundle.h"
@@ -107,6 +108,7 @@ typedef struct run {
     ratelog token_log;        /**< lines about peers with a wrong token */
     gather *gather;           /**< owned: --jtl / --grinder-logs files, NULL without */
     metrics *metrics;         /**< owned: the --metrics endpoint, NULL without */
+    outs *outs;               /**< owned: the --out pushes, NULL without */
     monitor *monitor;         /**< owned: the --monitor scrapes, from Go to the end; NULL without */
     dbmon *dbmon;             /**< owned: their statements, NULL when not recorded */
     web *web;                 /**< owned: the --web page, NULL without */

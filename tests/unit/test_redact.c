@@ -121,6 +121,25 @@ static void test_argv(void **state)
     assert_null(strstr(out, ":pw@"));
 }
 
+static void test_argv_headers(void **state)
+{
+    const char *const argv[] = {"quern",
+                                "run",
+                                "--out-header",
+                                "Authorization: Bearer s3cr3t",
+                                "--out-header=X-Api-Key: k3y",
+                                "--out-header",
+                                "X-Scope-OrgID: team",
+                                "--out",
+                                "influxdb=http://h/write?db=q&p=pw"};
+    char out[512];
+
+    redact_argv((int)(sizeof(argv) / sizeof(argv[0])), argv, out, sizeof(out));
+    assert_string_equal(out, "quern run --out-header 'Authorization: ***' "
+                             "--out-header='X-Api-Key: ***' --out-header 'X-Scope-OrgID: team' "
+                             "--out 'influxdb=http://h/write?db=q&p=***'");
+}
+
 static void test_argv_truncated(void **state)
 {
     const char *const argv[] = {"quern", "run", "-p", "password=hunter2"};
@@ -154,6 +173,11 @@ static void test_url_shapes(void **state)
     check_shape("http://u:a:b@host/", "http://u:***@host/");
     check_shape("http://host:8080/a@b", "http://host:8080/a@b");
     check_shape("http://host/?mail=a:b@c", "http://host/?mail=a:b@c");
+    check_shape("http://h/write?db=x&u=me&p=pw&api_token=t#f",
+                "http://h/write?db=x&u=me&p=***&api_token=***#f");
+    check_shape("see https://h/x?access_key=K1&page=2 and http://u:p@i/?p=",
+                "see https://h/x?access_key=***&page=2 and http://u:***@i/?p=");
+    check_shape("http://h/a&p=1?q=1", "http://h/a&p=1?q=1");
     check_shape("http://user@host/", "http://user@host/");
     check_shape("no URL here: a:b@c", "no URL here: a:b@c");
     check_shape("ftp:/x", "ftp:/x");
@@ -174,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_property),
         cmocka_unit_test(test_argv),
         cmocka_unit_test(test_argv_truncated),
+        cmocka_unit_test(test_argv_headers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

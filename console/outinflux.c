@@ -1,0 +1,137 @@
+/* outinflux — the pushes as InfluxDB line protocol; see outinflux.h. */
+#include "console/outinflux.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/hist.h"
+#include "common/lbuf.h"
+#include "common/mem.h"
+
+/* 1 when c must be escaped in what. */
+static int special(char c, enum outinflux_what what)
+{
+    if (what == OUTINFLUX_STRING)
+        return c == '"' || c == '\\';
+    if (what == OUTINFLUX_MEASUREMENT)
+        return c == ',' || c == ' ';
+    return c == ',' || c == '=' || c == ' ';
+}
+
+size_t outinflux_escape(const char *s, enum outinflux_what what, char *buf, size_t buflen)
+{
+    size_t n = 0;
+
+    for (const char *p = s; *p != '\0'; p++) {
+        char c = (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p;
+        int esc = special(c, what);
+        /* Outside strings a backslash is literal, except before a special
+         * character or at the end, where it would escape what follows. */
+        if (c == '\\' && what != OUTINFLUX_STRING) {
+            char next = p[1];
+            if (p[strspn(p, "\\")] == '\0') /* InfluxDB 1.x reads no trailing one */
+                break;
+            esc = next == '\\' || special(next, what);
+        }
+        if (esc) {
+            if (n + 1 < buflen)
+                buf[n] = '\\';
+            n++;
+        }
+        if (n + 1 < buflen)
+            buf[n] = c;
+        n++;
+    }
+    if (buflen > 0)
+        buf[n < buflen ? n : buflen - 1] = '\0';
+    return n;
+}
+
+/* Appends s escaped. */
+static void put_esc(lbuf *b, const char *s, enum outinflux_what what)
+{
+    size_t room = b->cap - b->len, n = outinflux_escape(s, what, b->p + b->len, room);
+
+    b->len += n < room ? n : room;
+}
+
+/* ",run=ID,name=NAME" then every --tag. */
+static void common_tags(lbuf *b, const out_input *in)
+{
+    lbuf_fmt(b, ",run=%" PRIu64 ",name=", in->run_id);
+    put_esc(b, in->run[0] != '\0' ? in->run : "-", OUTINFLUX_KEY);
+    for (size_t i = 0; in->tags != NULL && i < props_count(in->tags); i++) {
+        const char *v = props_value(in->tags, i);
+        const char *k = props_key(in->tags, i);
+        /* line protocol has no empty tag value; quern's own tags win */
+        if (v[0] == '\0' || strcmp(k, "step") == 0 || strcmp(k, "scenario") == 0 ||
+            strcmp(k, "run") == 0 || strcmp(k, "name") == 0)
+            continue;
+        lbuf_put(b, ",", 1);
+        put_esc(b, k, OUTINFLUX_KEY);
+        lbuf_put(b, "=", 1);
+        put_esc(b, v, OUTINFLUX_KEY);
+    }
+}
+
+static void step_point(lbuf *b, const out_input *in, size_t i)
+{
+    const step_stats *s = &in->steps[i];
+    const hist *h = s->hist;
+
+    lbuf_fmt(b, "%s,step=", in->final ? "quern_total" : "quern");
+    put_esc(b, in->names[i][0] != '\0' ? in->names[i] : "-", OUTINFLUX_KEY);
+    if (in->scens[i][0] != '\0') {
+        lbuf_put(b, ",scenario=", 10);
+        put_esc(b, in->scens[i], OUTINFLUX_KEY);
+    }
+    common_tags(b, in);
+    lbuf_fmt(b,
+             " count=%" PRIu64 "i,errors=%" PRIu64 "i,err_technical=%" PRIu64
+             "i,err_functional=%" PRIu64 "i,bytes_received=%" PRIu64 "i,bytes_sent=%" PRIu64 "i",
+             s->count, s->err_tech + s->err_func, s->err_tech, s->err_func, s->bytes_in,
+             s->bytes_out);
+    lbuf_fmt(b, ",mean=%.3f,p50=%.3f,p90=%.3f,p95=%.3f,p99=%.3f,max=%.3f %" PRId64 "\n",
+             hist_mean(h) / 1000.0, (double)hist_percentile(h, 50) / 1000.0,
+             (double)hist_percentile(h, 90) / 1000.0, (double)hist_percentile(h, 95) / 1000.0,
+             (double)hist_percentile(h, 99) / 1000.0, (double)hist_max(h) / 1000.0, in->now_ns);
+}
+
+char *outinflux_render(const out_input *in, size_t *len)
+{
+    size_t cap = 1024;
+    lbuf b;
+
+    for (size_t i = 0; in->tags != NULL && i < props_count(in->tags); i++)
+        cap += 2 * (strlen(props_key(in->tags, i)) + strlen(props_value(in->tags, i))) + 2;
+    cap += 2 * strlen(in->run);
+    {
+        size_t per = cap;
+        for (size_t i = 0; i < in->nsteps; i++)
+            cap += per + 2 * (strlen(in->names[i]) + strlen(in->scens[i])) + 512;
+    }
+    if (cap > OUT_PUSH_MAX)
+        return NULL;
+    b.p = xmalloc(cap);
+    b.len = 0;
+    b.cap = cap - 1;
+    for (size_t i = 0; i < in->nsteps; i++)
+        step_point(&b, in, i);
+    lbuf_put(&b, "quern_run", 9);
+    common_tags(&b, in);
+    lbuf_fmt(&b, " vus=%" PRIu32 "i", in->vus);
+    if (in->has_arrivals)
+        lbuf_fmt(&b,
+                 ",arrivals_scheduled=%" PRIu64 "i,arrivals_started=%" PRIu64
+                 "i,arrivals_late=%" PRIu64 "i,arrivals_dropped=%" PRIu64 "i",
+                 in->arrivals.scheduled, in->arrivals.started, in->arrivals.late,
+                 in->arrivals.dropped);
+    lbuf_fmt(&b, " %" PRId64 "\n", in->now_ns);
+    if (b.len >= b.cap) { /* cannot happen with the room counted above */
+        xfree(b.p);
+        return NULL;
+    }
+    b.p[b.len] = '\0';
+    *len = b.len;
+    return b.p;
+}

@@ -1,0 +1,80 @@
+/* JSON lines: a second and the end, read back with jansson. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "common/mem.h"
+#include "console/outjsonl.h"
+
+static void test_second_and_end(void **state)
+{
+    step_stats st;
+    const char *names[] = {"SC-A-STEP-1)Log \"in\""};
+    const char *scens[] = {"A"};
+    out_input in = {0};
+    json_t *o, *s;
+    size_t len;
+    char *got;
+
+    stats_init(&st);
+    stats_record(&st, 2000, 2000);
+    st.count = 1;
+    st.err_func = 1;
+    st.bytes_in = 10;
+    in.run = "nightly";
+    in.run_id = 3;
+    in.second = 5;
+    in.nsteps = 1;
+    in.steps = &st;
+    in.names = names;
+    in.scens = scens;
+    in.vus = 2;
+    got = outjsonl_render(&in, &len);
+    assert_int_equal(len, strlen(got));
+    assert_int_equal(got[len - 1], '\n');
+    assert_null(memchr(got, '\n', len - 1));
+    o = json_loads(got, 0, NULL);
+    assert_non_null(o);
+    assert_string_equal(json_string_value(json_object_get(o, "run")), "nightly");
+    assert_int_equal(json_integer_value(json_object_get(o, "run_id")), 3);
+    assert_int_equal(json_integer_value(json_object_get(o, "second")), 5);
+    assert_int_equal(json_integer_value(json_object_get(o, "vus")), 2);
+    assert_null(json_object_get(o, "arrivals"));
+    assert_null(json_object_get(o, "end"));
+    s = json_array_get(json_object_get(o, "steps"), 0);
+    assert_string_equal(json_string_value(json_object_get(s, "step")), names[0]);
+    assert_string_equal(json_string_value(json_object_get(s, "scenario")), "A");
+    assert_int_equal(json_integer_value(json_object_get(s, "count")), 1);
+    assert_int_equal(json_integer_value(json_object_get(s, "errors")), 1);
+    assert_int_equal(json_integer_value(json_object_get(s, "err_functional")), 1);
+    assert_int_equal(json_integer_value(json_object_get(s, "bytes_received")), 10);
+    assert_true(json_real_value(json_object_get(s, "p95_ms")) == 2.0);
+    assert_true(json_real_value(json_object_get(s, "max_ms")) == 2.0);
+    json_decref(o);
+    xfree(got);
+    in.final = 1;
+    in.has_arrivals = 1;
+    in.arrivals.scheduled = 9;
+    got = outjsonl_render(&in, &len);
+    o = json_loads(got, 0, NULL);
+    assert_true(json_is_true(json_object_get(o, "end")));
+    assert_int_equal(json_integer_value(json_object_get(o, "seconds")), 5);
+    assert_null(json_object_get(o, "second"));
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(o, "arrivals"), "scheduled")), 9);
+    json_decref(o);
+    xfree(got);
+    stats_free(&st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_second_and_end),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
