@@ -23,6 +23,7 @@
 
 #include "common/props.h"
 #include "common/rate.h"
+#include "proto/bundle.h"
 
 /** One step the script declares. */
 typedef struct preflight_step {
@@ -52,6 +53,8 @@ typedef struct preflight {
     int rate_const;     /**< it is rate = "R": its length is the run's --duration */
     char rate_err[512]; /**< why the script cannot play that rate ("" when it can) */
     int rate_closed;    /**< other scenarios with a weight play --vus beside it (a mixed run) */
+    bundle made;        /**< files the load made for the bundle (grpc.load's descriptor sets,
+                             compiled here so that agents need no protoc): bundle_add them */
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;

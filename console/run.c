@@ -95,6 +95,8 @@ static int script_preflight(run *r, char *err, size_t errlen)
                             pf.rate_err, err, errlen);
     if (rc == 0)
         rc = script_thresholds(r, &pf, err, errlen);
+    r->made = pf.made; /* shipped with the folder (run_main) */
+    memset(&pf.made, 0, sizeof(pf.made));
     preflight_free(&pf);
     return rc;
 }
@@ -110,6 +112,7 @@ void run_free(run *r)
     xfree(r->th_src);
     opts_free(&r->o);
     bundle_free(&r->bundle);
+    bundle_free(&r->made);
     for (size_t i = 0; r->ids != NULL && i < r->nsteps; i++) {
         xfree(r->ids[i]);
         xfree(r->labels[i]);
@@ -195,6 +198,10 @@ int run_main(int argc, char **argv)
         goto fail;
     if (bundle_pack(r.o.script, &r.bundle, err, sizeof(err)) != 0)
         goto fail;
+    for (size_t i = 0; i < r.made.nfiles; i++)
+        if (bundle_add(&r.bundle, r.made.files[i]->path, r.made.files[i]->data.data,
+                       r.made.files[i]->data.len, err, sizeof(err)) != 0)
+            goto fail;
     r.rc = RUN_EXIT_START;
     if (record_open(&r, err, sizeof(err)) != 0)
         goto fail;

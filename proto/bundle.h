@@ -56,6 +56,13 @@ typedef struct bundle {
 /** 1 if path is a safe relative bundle path (see above), else 0. */
 int bundle_path_ok(const char *path);
 
+/** Adds a file made for the bundle (path relative to the script's folder,
+ *  len bytes of data copied), replacing one of the same path: the
+ *  descriptor sets the console compiles from a script's .proto files
+ *  (worker/lgrpc.h). Returns 0, or -1 with err set (a path bundle_path_ok
+ *  refuses, the limits) and b unchanged. */
+int bundle_add(bundle *b, const char *path, const void *data, size_t len, char *err, size_t errlen);
+
 /** Packs the folder of script (see above) into b. Returns 0, or -1 with err
  *  set and b empty. */
 int bundle_pack(const char *script, bundle *b, char *err, size_t errlen);

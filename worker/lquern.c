@@ -16,6 +16,7 @@
 #include "worker/lcsv.h"
 #include "worker/lhttp.h"
 #include "worker/lscript.h"
+#include "worker/lgrpc.h"
 #include "worker/lwebsocket.h"
 #include "worker/reqopt.h"
 
@@ -507,6 +508,7 @@ void lquern_metatables(lua_State *L)
     lua_newtable(L);
     lhttp_register(L, lua_gettop(L));
     lwebsocket_register(L, lua_gettop(L));
+    lgrpc_register(L, lua_gettop(L));
     if (luaL_loadbuffer(L, prelude, sizeof(prelude) - 1, "=quern") != LUA_OK)
         lua_error(L);
     lua_pushvalue(L, -2);

@@ -1,5 +1,5 @@
 /* fuzz_pbcodec — the protobuf decoder (worker/pbcodec, worker/pbwire) as a
- * gRPC reply reaches it, over tests/unit/data/pb/types.proto's qt.All
+ * gRPC reply reaches it, over tests/e2e/scripts/grpc/types.proto's qt.All
  * (every field type, maps, oneof, recursion).
  *
  * Input: the message's bytes. Checks: pbcodec_decode pushes exactly one

@@ -1,4 +1,4 @@
-/* Unit tests for worker/pbcodec over tests/unit/data/pb/types.proto: known
+/* Unit tests for worker/pbcodec over tests/e2e/scripts/grpc/types.proto: known
  * encodings byte for byte (varint, zigzag, fixed, packed and unpacked),
  * every scalar type's extremes round-tripped, maps, nested messages, oneof,
  * enums by name and number, defaults, unknown fields skipped, and the
