@@ -18,6 +18,7 @@ local sc = quern.scenario("GRPC-ECHO", { pacing = quern.property("pacing", "100m
 
 local say = sc:step(1, "Say")
 local missing = sc:step(2, "Not found")
+local count = sc:step(3, "Count (a server stream)")
 
 function sc.run(vu)
   local r = say:grpc(target, "demo.Echo/Say", { name = "vu" .. vu.id, times = vu.run },
@@ -29,4 +30,13 @@ function sc.run(vu)
   -- an error status the step expects is no error
   local nf = missing:grpc(target, "demo.Echo/Abort", { code = 5, message = "no such user" })
   nf:expect("NOT_FOUND")
+
+  -- a server stream: the call is the sample, its messages are counted
+  local s = count:grpc_stream(target, "demo.Echo/Count", { name = "n", times = 3 })
+  local i = 0
+  for m in s:messages() do
+    i = i + 1
+    assert(m.text == "n " .. i and m.count == i, m.text)
+  end
+  assert(i == 3 and s.status_name == "OK", s.status_name)
 end

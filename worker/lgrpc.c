@@ -452,6 +452,69 @@ static int r_expect(lua_State *L)
 }
 
 /* Pushes the response table of the finished call (method meta at 8). */
+/* s:messages(): an iterator over the stream's messages (upvalue 1: their
+ * list, 2: the next index). */
+static int next_message(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    lua_rawgeti(L, lua_upvalueindex(1), i);
+    return 1;
+}
+
+static int s_messages(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (lua_getfield(L, 1, "message_list") != LUA_TTABLE)
+        return luaL_error(L, "messages: not a gRPC stream");
+    lua_pushinteger(L, 1);
+    lua_pushcclosure(L, next_message, 2);
+    return 1;
+}
+
+/* The step's counters of this VU's pending sample, or NULL. */
+static step_stats *counters(vu *v)
+{
+    int s = v->xfer_timed ? v->pend.step : -1;
+    return s >= 0 && (size_t)s < v->eng->scens.nsteps ? &v->eng->cur[s] : NULL;
+}
+
+/* Decodes every message of a server stream into a list at message_list;
+ * returns 0 with err set at the first that cannot be read. */
+static int read_stream(lua_State *L, vu *v, const pbmethod *m, char *err, size_t errlen)
+{
+    const uint8_t *body = (const uint8_t *)(v->xh->body.data ? v->xh->body.data : "");
+    size_t blen = v->xh->body.len, used = 0, n = 0;
+    const uint8_t *msg = NULL;
+    step_stats *c = counters(v);
+    lua_Integer i = 0;
+    int k, ok = 1;
+
+    if (v->xh->body.dropped > 0) {
+        snprintf(err, errlen, "the stream passed %zu bytes", v->xh->body.len);
+        ok = 0;
+    }
+    lua_newtable(L);
+    while (ok && (k = grpc_frame_next(body, blen, &used, &msg, &n, err, errlen)) != 0) {
+        if (k < 0 || !pbcodec_decode(L, set_of(L), m->out, msg, n, err, errlen)) {
+            ok = 0;
+            break;
+        }
+        lua_rawseti(L, -2, ++i);
+        if (c != NULL) {
+            c->ws_recv++;
+            c->ws_bytes_recv += n;
+        }
+    }
+    lua_setfield(L, -2, "message_list");
+    lua_pushcfunction(L, s_messages);
+    lua_setfield(L, -2, "messages");
+    lua_pushinteger(L, i);
+    lua_setfield(L, -2, "count");
+    return ok;
+}
+
 static int push_reply(lua_State *L, vu *v, const pbmethod *m)
 {
     const char *hdr = v->xh->hdr.data ? v->xh->hdr.data : "";
@@ -467,8 +530,14 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
     grpc_status_read(hdr, hlen, &st);
     status = call_status(v, &st, why, sizeof(why));
     lua_createtable(L, 0, 9);
-    /* the message: one, and only one, in a unary reply that is OK */
-    if (status == GRPC_OK) {
+    if (m->server_streaming) {
+        /* what came before a failure status is kept and counted */
+        if (!read_stream(L, v, m, err, sizeof(err)) && status == GRPC_OK) {
+            status = GRPC_INTERNAL;
+            snprintf(why, sizeof(why), "%s", err);
+        }
+    } else if (status == GRPC_OK) {
+        /* the message: one, and only one, in a unary reply that is OK */
         k = grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err));
         if (k == 1 && grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err)) != 0)
             snprintf(err, sizeof(err), "more than one message in a unary reply"), k = -1;
@@ -534,9 +603,12 @@ static int call_k(lua_State *L, int status, lua_KContext ctx)
     return push_reply(L, v, m);
 }
 
-/* step:grpc(target, method, request, opts) */
+/* step:grpc(target, method, request, opts) and step:grpc_stream(...):
+ * upvalue 1 is 1 for the stream. */
 static int step_grpc(lua_State *L)
 {
+    int stream = (int)lua_tointeger(L, lua_upvalueindex(1));
+    const char *fn = stream ? "grpc_stream" : "grpc";
     vu *v = vu_current(L);
     pbschema *s;
     const pbmethod *m;
@@ -561,15 +633,18 @@ static int step_grpc(lua_State *L)
         luaL_checktype(L, 5, LUA_TTABLE);
     lua_settop(L, 5);
     if (strncmp(target, "http://", 7) != 0 && strncmp(target, "https://", 8) != 0)
-        return luaL_error(L, "grpc: the target is http://host:port or https://host:port, not %s",
+        return luaL_error(L, "%s: the target is http://host:port or https://host:port, not %s", fn,
                           target);
     s = set_of(L);
     m = pbschema_method(s, lua_tostring(L, 3));
     if (m == NULL)
         return luaL_error(L, "grpc: no method %s in the files grpc.load read", lua_tostring(L, 3));
-    if (m->client_streaming || m->server_streaming)
-        return luaL_error(L, "grpc: %s is a streaming method (step:grpc is for unary calls)",
-                          m->path);
+    if (m->client_streaming)
+        return luaL_error(L, "%s: %s streams from the client: not supported yet", fn, m->path);
+    if (m->server_streaming != stream)
+        return luaL_error(L, "%s: %s is %s method: call it with step:%s", fn, m->path,
+                          stream ? "a unary" : "a server streaming",
+                          stream ? "grpc" : "grpc_stream");
     if (lua_istable(L, 5)) {
         lua_pushnil(L);
         while (lua_next(L, 5) != 0) {
@@ -612,6 +687,15 @@ static int step_grpc(lua_State *L)
     lua_replace(L, -2);
     lua_pushlightuserdata(L, (void *)m); /* 8 */
     lquern_vu_step(L, v, 1);
+    if (stream) {
+        /* the request is the stream's one message sent */
+        int sidx = lquern_step_index(L, 1);
+        size_t blen = lua_rawlen(L, 6);
+        if (sidx >= 0 && (size_t)sidx < v->eng->scens.nsteps) {
+            v->eng->cur[sidx].ws_sent++;
+            v->eng->cur[sidx].ws_bytes_sent += blen - 5;
+        }
+    }
     if (!v->pend.in_block) {
         vu_finalize(v);
         sc = v->eng->scens.scens[v->scen];
@@ -631,6 +715,10 @@ static int step_grpc(lua_State *L)
 
 void lgrpc_register(lua_State *L, int methods)
 {
-    lua_pushcfunction(L, step_grpc);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, step_grpc, 1);
     lua_setfield(L, methods, "grpc");
+    lua_pushinteger(L, 1);
+    lua_pushcclosure(L, step_grpc, 1);
+    lua_setfield(L, methods, "grpc_stream");
 }

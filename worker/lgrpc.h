@@ -1,6 +1,7 @@
 /* lgrpc — gRPC from Lua: the `quern.grpc` module (grpc.load at load time)
- * and the step method step:grpc(target, "pkg.Service/Method", request,
- * opts) for unary calls.
+ * and the step methods step:grpc(target, "pkg.Service/Method", request,
+ * opts) for unary calls and step:grpc_stream(...) for server streams (read
+ * to their end, then walked with s:messages()).
  *
  * grpc.load reads a descriptor set (a .pb file, or the one the console
  * compiled from a .proto and shipped in the bundle under
@@ -29,7 +30,7 @@
 int lgrpc_made(lua_State *L, size_t i, const char **path, const void **data, size_t *len);
 /** Pushes the quern.grpc module table. */
 int lgrpc_open(lua_State *L);
-/** Sets grpc into the step methods table at index methods. */
+/** Sets grpc and grpc_stream into the step methods table at index methods. */
 void lgrpc_register(lua_State *L, int methods);
 
 #endif

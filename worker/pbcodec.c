@@ -593,9 +593,10 @@ static int dec_field(dec *d, int t, const pbmsg *m, const pbfield *f, const pbwi
 /* Decodes message mi from p into the table on top of the stack. */
 static int dec_msg(dec *d, int mi, const uint8_t *p, size_t n, int depth)
 {
+    static const uint8_t none[1];
     lua_State *L = d->L;
     const pbmsg *m = &d->s->msgs[mi];
-    pbwire r = {p, p + n};
+    pbwire r = {p ? p : none, (p ? p : none) + n}; /* NULL + 0 is undefined */
     pbwire_field w;
     int k, t = lua_gettop(L);
 

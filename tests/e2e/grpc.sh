@@ -1,6 +1,7 @@
 # gRPC steps against a real server (tests/tools/grpc_server.py, on
-# python3-grpcio): scripts/grpc.lua's unary calls with metadata and an
-# expected NOT_FOUND over two workers, every field type round-tripped, a
+# python3-grpcio): scripts/grpc.lua's unary calls with metadata, an
+# expected NOT_FOUND and a server stream over two workers, every field type
+# round-tripped (unary and streamed), a
 # deadline the server lets pass, an abort no step expects, the .proto
 # compiled once by the console (agents need no protoc), and a .proto with a
 # syntax error refused before any load. quern's counts must equal the
@@ -52,6 +53,10 @@ between "grpc: the deadline's calls last about 200 ms" "$(s "$T" SC-GRPC-TYPES-S
 eq "grpc: an unexpected status is a technical error" "$(s "$T" SC-GRPC-TYPES-STEP-3 .errors.technical)" 6
 check "grpc: its sample names the status and message" grep -q "FAILED_PRECONDITION: not now" <<<"$(s "$T" SC-GRPC-TYPES-STEP-3 .errors.samples.technical)"
 eq "grpc: a status in expect's list is no error" "$(s "$T" SC-GRPC-TYPES-STEP-4 .errors.technical)/$(s "$T" SC-GRPC-TYPES-STEP-4 .errors.functional)" 0/0
+eq "grpc: streams are samples, no error" "$(s "$S" SC-GRPC-ECHO-STEP-3 .count)/$(s "$S" SC-GRPC-ECHO-STEP-3 .errors.technical)/$(s "$T" SC-GRPC-TYPES-STEP-5 .count)/$(s "$T" SC-GRPC-TYPES-STEP-5 .errors.technical)" 20/0/6/0
+eq "grpc: streams' messages received = the server's streamed" \
+  "$(($(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received) + $(s "$T" SC-GRPC-TYPES-STEP-5 .messages.received)))" "$(jq .streamed "$G")"
+eq "grpc: Count's messages (3 a call)" "$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received)/$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.sent)" 60/20
 eq "grpc: aborted calls = the server's" "$(($(s "$S" SC-GRPC-ECHO-STEP-2 .count) + $(s "$T" SC-GRPC-TYPES-STEP-3 .count) + $(s "$T" SC-GRPC-TYPES-STEP-4 .count)))" "$(jq .aborted "$G")"
 
 # --- a .proto that does not compile: refused before any load --------------------------

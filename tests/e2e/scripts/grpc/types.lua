@@ -12,6 +12,7 @@ local echo = sc:step(1, "Echo every type")
 local slow = sc:step(2, "Deadline")
 local abort = sc:step(3, "Unexpected status")
 local nf = sc:step(4, "Expected status")
+local stream = sc:step(5, "Stream every type")
 
 local function same(a, b, path)
   if type(a) ~= type(b) then error(path .. ": " .. tostring(a) .. " vs " .. tostring(b)) end
@@ -53,4 +54,17 @@ function sc.run(vu)
   assert(a.status == 9 and a.error == "not now", tostring(a.error))
 
   nf:grpc(target, "qt.Types/Abort", { i = 5, s = "gone" }):expect({ "OK", 5 })
+
+  local s = stream:grpc_stream(target, "qt.Types/Stream", all)
+  s:expect("OK")
+  local n = 0
+  for m in s:messages() do
+    same(all, m, "stream " .. n)
+    n = n + 1
+  end
+  assert(n == 2 and s.count == 2, "messages: " .. n)
+  -- a unary method is not a stream, and the other way round
+  assert(not pcall(stream.grpc_stream, stream, target, "qt.Types/Echo", {}))
+  local ok, err = pcall(echo.grpc, echo, target, "qt.Types/Echo", { nope = 1 })
+  assert(not ok and err:find("types.lua:%d+: grpc: unknown field 'nope' in qt.All"), err)
 end
