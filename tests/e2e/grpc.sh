@@ -2,7 +2,8 @@
 # python3-grpcio): scripts/grpc.lua's unary calls with metadata, an
 # expected NOT_FOUND and a server stream over two workers, every field type
 # round-tripped (unary and streamed), a
-# deadline the server lets pass, an abort no step expects, the .proto
+# deadline the server lets pass, an abort no step expects, https:// with a
+# self-signed certificate (verified against it, refused without), the .proto
 # compiled once by the console (agents need no protoc), and a .proto with a
 # syntax error refused before any load. quern's counts must equal the
 # server's own, printed by it at exit.
@@ -58,6 +59,37 @@ eq "grpc: streams' messages received = the server's streamed" \
   "$(($(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received) + $(s "$T" SC-GRPC-TYPES-STEP-5 .messages.received)))" "$(jq .streamed "$G")"
 eq "grpc: Count's messages (3 a call)" "$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received)/$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.sent)" 60/20
 eq "grpc: aborted calls = the server's" "$(($(s "$S" SC-GRPC-ECHO-STEP-2 .count) + $(s "$T" SC-GRPC-TYPES-STEP-3 .count) + $(s "$T" SC-GRPC-TYPES-STEP-4 .count)))" "$(jq .aborted "$G")"
+
+# --- https://: TLS with ALPN h2, the certificate checked against its CA --------
+mkdir -p "$TMP/tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+  -addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/tls/key.pem" -out "$TMP/tls/ca.pem" 2>/dev/null
+cp tests/e2e/scripts/grpc/types.proto "$TMP/tls/"
+rm -f "$TMP/gs.port"
+"$PY" tests/tools/grpc_server.py "$TMP/gs.port" "$TMP/tls/ca.pem" "$TMP/tls/key.pem" >"$TMP/gs.out" 2>"$TMP/gs.err" &
+G_PID=$!
+wait_file "$TMP/gs.port" || { notok "grpc TLS server starts: $(cat "$TMP/gs.err")"; exit 1; }
+cat >"$TMP/tls/tls.lua" <<LUA
+local grpc = require "quern.grpc"
+grpc.load("types.proto")
+local sc = require("quern").scenario("TLS", {})
+local echo, bad = sc:step(1, "echo"), sc:step(2, "unverified")
+function sc.run()
+  local r = echo:grpc("https://127.0.0.1:$(cat "$TMP/gs.port")", "qt.Types/Echo",
+                      { f_string = "over tls", r_int32 = { 1, 2 } }, { tls = { ca = "ca.pem" } })
+  assert(r.message.f_string == "over tls" and r.message.r_int32[2] == 2)
+  -- without the CA the certificate is refused: UNAVAILABLE, a technical error
+  local u = bad:grpc("https://127.0.0.1:$(cat "$TMP/gs.port")", "qt.Types/Echo", {})
+  assert(u.status_name == "UNAVAILABLE", u.status_name)
+end
+LUA
+timeout 30 "$QUERN" run "$TMP/tls/tls.lua" --vus 2 --runs 2 -q --allow-errors \
+  --summary-json "$TMP/tls.json" >"$TMP/tlsout" 2>"$TMP/tlserr"
+eq "grpc: the TLS run ends" "$?" 0
+kill -TERM "$G_PID"; wait "$G_PID"; G_PID=""
+eq "grpc: https:// calls verified against the CA, no error" "$(s "$TMP/tls.json" SC-TLS-STEP-1 .count)/$(s "$TMP/tls.json" SC-TLS-STEP-1 .errors.technical)" 4/0
+eq "grpc: https:// calls = the TLS server's" "$(jq .calls.TypesEcho "$TMP/gs.out")" 4
+eq "grpc: an unverified certificate is a technical error" "$(s "$TMP/tls.json" SC-TLS-STEP-2 .errors.technical)" 4
 
 # --- a .proto that does not compile: refused before any load --------------------------
 mkdir -p "$TMP/bad"

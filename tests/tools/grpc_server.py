@@ -18,7 +18,8 @@ tests/e2e/scripts/grpc/types.proto):
   qt.Types/Abort   aborts with status I and message S
 At SIGTERM it prints its counts as JSON: calls by method, messages streamed,
 metadata values seen (x-vu), aborted calls, deadlines the server saw pass.
-Usage: grpc_server.py PORT_FILE: binds 127.0.0.1:0, writes its port."""
+Usage: grpc_server.py PORT_FILE [CERT KEY]: binds 127.0.0.1:0 (TLS with the
+certificate and key given), writes its port."""
 import json
 import os
 import signal
@@ -140,7 +141,12 @@ def main():
             "Abort": unary(types_abort, types_pb2.Inner, types_pb2.Inner),
         }),
     ))
-    port = server.add_insecure_port("127.0.0.1:0")
+    if len(sys.argv) > 3:
+        with open(sys.argv[2], "rb") as c, open(sys.argv[3], "rb") as k:
+            creds = grpc.ssl_server_credentials(((k.read(), c.read()),))
+        port = server.add_secure_port("127.0.0.1:0", creds)
+    else:
+        port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     with open(sys.argv[1] + ".tmp", "w") as f:
         f.write(str(port))
