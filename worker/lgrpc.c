@@ -237,7 +237,7 @@ int lgrpc_open(lua_State *L)
     return 1;
 }
 
-/* --- a unary call ------------------------------------------------------------ */
+/* --- a call: unary or a server stream ---------------------------------------- */
 
 /* Adds one request header line. */
 static void add_line(vu *v, const char *name, const char *value)
@@ -250,7 +250,7 @@ static void add_line(vu *v, const char *name, const char *value)
 }
 
 /* Stack: 1 step, 2 target, 3 method, 4 request, 5 opts|nil, 6 the body
- * (pushed by call()), 7 the connection options (reqopt). Sets the handle up
+ * (pushed by step_grpc), 7 the connection options (reqopt). Sets the handle up
  * and queues the transfer. */
 static void start_xfer(lua_State *L, vu *v)
 {
