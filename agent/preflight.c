@@ -26,6 +26,17 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, uint6
     e = engine_new(&cfg, err, errlen);
     if (e == NULL)
         return -1;
+    {
+        const char *path;
+        const void *data;
+        size_t len;
+        for (size_t i = 0; engine_made_file(e, i, &path, &data, &len); i++)
+            if (bundle_add(&out->made, path, data, len, err, errlen) != 0) {
+                engine_free(e);
+                preflight_free(out);
+                return -1;
+            }
+    }
     ss = engine_scens(e);
     out->steps = xcalloc(ss->nsteps + 1, sizeof(*out->steps));
     out->nsteps = ss->nsteps;
@@ -86,6 +97,7 @@ void preflight_free(preflight *pf)
     if (pf == NULL)
         return;
     xfree(pf->rate_stages);
+    bundle_free(&pf->made);
     for (size_t i = 0; i < pf->nsteps; i++) {
         xfree(pf->steps[i].id);
         xfree(pf->steps[i].name);

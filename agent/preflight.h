@@ -23,6 +23,7 @@
 
 #include "common/props.h"
 #include "common/rate.h"
+#include "proto/bundle.h"
 
 /** One step the script declares. */
 typedef struct preflight_step {
@@ -55,6 +56,8 @@ typedef struct preflight {
 
     size_t has_setup;    /**< scenarios with a setup function (agent/setuprun.h) */
     size_t has_teardown; /**< scenarios with a teardown function */
+    bundle made;         /**< files the load made for the bundle (grpc.load's descriptor sets,
+                              compiled here so that agents need no protoc): bundle_add them */
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;

@@ -171,10 +171,6 @@ static int check_files(const Quern__StartRun *sr, char *err, size_t errlen)
             err_set(err, errlen, "bundle path \"%.200s\" is not a plain relative path", f->path);
             return -1;
         }
-        if (local && f->data.len != 0) {
-            err_set(err, errlen, "bundle file \"%.200s\" has data in a run by folder", f->path);
-            return -1;
-        }
         total += f->data.len;
         found |= strcmp(f->path, sr->script_name) == 0;
     }

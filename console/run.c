@@ -99,6 +99,8 @@ static int script_preflight(run *r, char *err, size_t errlen)
         rc = script_thresholds(r, &pf, err, errlen);
     r->has_setup = pf.has_setup;
     r->has_teardown = pf.has_teardown;
+    r->made = pf.made; /* shipped with the folder (run_main) */
+    memset(&pf.made, 0, sizeof(pf.made));
     preflight_free(&pf);
     return rc;
 }
@@ -156,6 +158,7 @@ void run_free(run *r)
     r->outs = NULL;
     opts_free(&r->o);
     bundle_free(&r->bundle);
+    bundle_free(&r->made);
     for (size_t i = 0; r->ids != NULL && i < r->nsteps; i++) {
         xfree(r->ids[i]);
         xfree(r->labels[i]);
@@ -264,6 +267,10 @@ int run_main(int argc, char **argv)
         goto fail;
     if (pack_bundle(&r, err, sizeof(err)) != 0)
         goto fail;
+    for (size_t i = 0; i < r.made.nfiles; i++)
+        if (bundle_add(&r.bundle, r.made.files[i]->path, r.made.files[i]->data.data,
+                       r.made.files[i]->data.len, err, sizeof(err)) != 0)
+            goto fail;
     if (r.has_setup > 0) {
         setuprun_cfg c;
         setup_cfg(&r, &c);

@@ -77,6 +77,7 @@ typedef struct run {
     FILE *json_out;        /* owned: the standard output kept for --summary-json -, or NULL */
     uint64_t run_id;
     bundle bundle; /**< the scenario's folder, packed once for every agent */
+    bundle made;   /**< files the script's check made for the bundle (preflight.made) */
     /* Steps, from the first agent's StepsDef. */
     size_t nsteps, nscens;
     char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */

@@ -396,6 +396,42 @@ char *bundle_describe(const bundle *b, char *buf, size_t len)
     return buf;
 }
 
+int bundle_add(bundle *b, const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+    Quern__BundleFile *f = NULL;
+    size_t i;
+
+    if (!bundle_path_ok(path)) {
+        err_set(err, errlen, "cannot ship %s: not a safe path of the bundle", path);
+        return -1;
+    }
+    for (i = 0; i < b->nfiles; i++)
+        if (strcmp(b->files[i]->path, path) == 0)
+            break;
+    if ((i == b->nfiles && b->nfiles >= BUNDLE_MAX_FILES) ||
+        b->bytes - (i < b->nfiles ? b->files[i]->data.len : 0) + len > BUNDLE_MAX_BYTES) {
+        err_set(err, errlen, "cannot ship %s: the bundle would pass its limits", path);
+        return -1;
+    }
+    if (i < b->nfiles) {
+        f = b->files[i];
+        b->bytes -= f->data.len;
+        xfree(f->data.data);
+    } else {
+        f = xmalloc(sizeof(*f));
+        quern__bundle_file__init(f);
+        f->path = xstrdup(path);
+        f->mode = 0644;
+        b->files = xrealloc(b->files, (b->nfiles + 1) * sizeof(*b->files));
+        b->files[b->nfiles++] = f;
+    }
+    f->data.data = xmalloc(len ? len : 1);
+    memcpy(f->data.data, data, len);
+    f->data.len = len;
+    b->bytes += len;
+    return 0;
+}
+
 void bundle_free(bundle *b)
 {
     if (b == NULL)
@@ -553,9 +589,16 @@ int bundle_link(const char *folder, Quern__BundleFile *const *files, size_t n, i
     }
     for (size_t i = 0; i < n; i++) {
         char src[PATH_MAX], target[PATH_MAX];
-        if (!bundle_path_ok(files[i]->path) || files[i]->data.len != 0) {
+        if (!bundle_path_ok(files[i]->path)) {
             err_set(err, errlen, "refused bundle path \"%.200s\"", files[i]->path);
             return -1;
+        }
+        if (files[i]->data.len != 0) {
+            /* a file the console made for the run (bundle_add: grpc.load's
+             * descriptor sets) travels with its bytes: written, not linked */
+            if (write_file(dirfd, files[i], NULL, err, errlen) != 0)
+                return -1;
+            continue;
         }
         /* the same rule as packing: nothing outside the folder */
         snprintf(src, sizeof(src), "%s/%s", real, files[i]->path);

@@ -42,8 +42,10 @@
  * names the folder's real path, and the agent makes each file of its run
  * folder a symbolic link to that file's real path (bundle_link), checked to
  * lie inside the folder: the same files as a distributed run, by the same
- * rules, at no cost whatever their size. An agent accepts a local_folder
- * only when started with --same-host (as `quern run` starts its own).
+ * rules, at no cost whatever their size. The files the console made for
+ * the run (bundle_add: grpc.load's descriptor sets) carry their bytes in
+ * either case, and are written. An agent accepts a local_folder only when
+ * started with --same-host (as `quern run` starts its own).
  *
  * Unpacking (bundle_unpack): paths come from the network: anything
  * absolute, with "..", "." or empty components, or a backslash is refused
@@ -126,6 +128,13 @@ int bundle_pack(const char *script, const bundle_opts *o, bundle *b, char *err, 
  *  (len bytes), the parenthesis only when something was; returns buf. */
 char *bundle_describe(const bundle *b, char *buf, size_t len);
 
+/** Adds a file made for the bundle (path relative to the script's folder,
+ *  len bytes of data copied), replacing one of the same path: the
+ *  descriptor sets the console compiles from a script's .proto files
+ *  (worker/lgrpc.h). Returns 0, or -1 with err set (a path bundle_path_ok
+ *  refuses, the limits) and b unchanged. */
+int bundle_add(bundle *b, const char *path, const void *data, size_t len, char *err, size_t errlen);
+
 /** Frees what bundle_pack put in b and empties it; fine on an empty bundle. */
 void bundle_free(bundle *b);
 
@@ -141,7 +150,8 @@ int bundle_unpack(Quern__BundleFile *const *files, size_t n, int dirfd, char *er
 
 /** For the local agent: makes each of the n files (paths only, no data)
  *  under the folder of dirfd (borrowed) a symbolic link to the real path of
- *  the same file under folder (absolute), refusing a path that is not
+ *  the same file under folder (absolute), and writes those with data (the
+ *  ones the console made, bundle_add), refusing a path that is not
  *  plain or that leads out of folder. Returns 0, or -1 with err set; links
  *  already made stay (the caller removes its folder). */
 int bundle_link(const char *folder, Quern__BundleFile *const *files, size_t n, int dirfd, char *err,

@@ -14,6 +14,7 @@
 #include "common/redact.h"
 #include "common/saturation.h"
 #include "worker/engine_int.h"
+#include "worker/lgrpc.h"
 #include "common/version.h"
 #include "worker/lifecycle.h"
 #include "worker/lscript.h"
@@ -807,6 +808,11 @@ out:
     xfree(assign);
     xfree(saved);
     return rc;
+}
+
+int engine_made_file(engine *e, size_t i, const char **path, const void **data, size_t *len)
+{
+    return lgrpc_made(e->L, i, path, data, len);
 }
 
 const scen_set *engine_scens(const engine *e)

@@ -142,6 +142,11 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen);
 /** The scenarios, steps and thresholds (scen_set.thresholds) the script
  *  declared; valid until engine_free. */
 const scen_set *engine_scens(const engine *e);
+/** The i-th file the script's load made for the bundle (a descriptor set
+ *  compiled from a .proto by grpc.load, worker/lgrpc.h): 1 with its path
+ *  (relative to the script's folder) and bytes, valid until engine_free;
+ *  0 past the last. */
+int engine_made_file(engine *e, size_t i, const char **path, const void **data, size_t *len);
 /** Plays the run to its end; returns how it ended. */
 enum engine_status engine_run(engine *e);
 /** Asks the run to stop (VUs finish their request in flight within the grace);

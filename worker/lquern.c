@@ -19,6 +19,7 @@
 #include "worker/ljson.h"
 #include "worker/lscript.h"
 #include "worker/lsse.h"
+#include "worker/lgrpc.h"
 #include "worker/lwebsocket.h"
 #include "worker/reqopt.h"
 
@@ -516,6 +517,7 @@ void lquern_metatables(lua_State *L)
     lhttp_register(L, lua_gettop(L));
     lwebsocket_register(L, lua_gettop(L));
     lsse_register(L, lua_gettop(L));
+    lgrpc_register(L, lua_gettop(L));
     if (luaL_loadbuffer(L, prelude, sizeof(prelude) - 1, "=quern") != LUA_OK)
         lua_error(L);
     lua_pushvalue(L, -2);

@@ -14,6 +14,7 @@
 #include "worker/lalloc.h"
 #include "worker/lapi.h"
 #include "worker/lcookies.h"
+#include "worker/lgrpc.h"
 #include "worker/lhttp.h"
 #include "worker/lquern.h"
 
@@ -189,6 +190,8 @@ static int setup(lua_State *L)
     lua_setfield(L, -2, "quern");
     lua_pushcfunction(L, lhttp_open);
     lua_setfield(L, -2, "quern.http");
+    lua_pushcfunction(L, lgrpc_open);
+    lua_setfield(L, -2, "quern.grpc");
     lua_pop(L, 2);
 
     lquern_metatables(L);

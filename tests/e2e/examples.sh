@@ -7,12 +7,16 @@ WS_PY=/usr/bin/python3
 [ -x "$WS_PY" ] || WS_PY=python3
 "$WS_PY" tests/tools/ws_server.py "$TMP/ws.port" >/dev/null 2>&1 &
 WS_PID=$!
-# the server-sent events example's source (tests/tools/sse_server.py)
+# the server-sent events example's source (tests/tools/sse_server.py) and
+# the gRPC example's server (tests/tools/grpc_server.py)
 "$WS_PY" tests/tools/sse_server.py "$TMP/sse.port" >/dev/null 2>&1 &
 SSE_PID=$!
-trap 'kill "$WS_PID" "$SSE_PID" 2>/dev/null; wait "$WS_PID" "$SSE_PID" 2>/dev/null; cleanup' EXIT
+"$WS_PY" tests/tools/grpc_server.py "$TMP/grpc.port" >/dev/null 2>&1 &
+GRPC_PID=$!
+trap 'kill "$WS_PID" "$SSE_PID" "$GRPC_PID" 2>/dev/null; wait "$WS_PID" "$SSE_PID" "$GRPC_PID" 2>/dev/null; cleanup' EXIT
 wait_file "$TMP/ws.port" || notok "the WebSocket server starts"
 wait_file "$TMP/sse.port" || notok "the SSE source starts"
+wait_file "$TMP/grpc.port" || notok "the gRPC server starts"
 WS_BASE="http://127.0.0.1:$(cat "$TMP/ws.port")"
 SSE_BASE="http://127.0.0.1:$(cat "$TMP/sse.port")"
 for s in scripts/*.lua; do
@@ -21,12 +25,15 @@ for s in scripts/*.lua; do
   sse0=$(curl -s "$SSE_BASE/__stats")
   "$QUERN" run "$s" --vus 4 --runs 2 -q -p base_url="$BASE" -p pacing=200ms \
     -p ws_url="ws://127.0.0.1:$(cat "$TMP/ws.port")" -p sse_url="$SSE_BASE" \
-    --summary-json "$TMP/s.json" >"$TMP/out" 2>&1
+    -p grpc_target="http://127.0.0.1:$(cat "$TMP/grpc.port")" --summary-json "$TMP/s.json" >"$TMP/out" 2>&1
   rc=$?
   eq "$s: exits 0" "$rc" 0
   [ "$rc" = 0 ] || { tail -5 "$TMP/out"; continue; }
   eq "$s: no errors" "$(sj "$TMP/s.json" '[.tests[].errors.technical, .tests[].errors.functional] | add')" 0
   eq "$s: every step ran" "$(sj "$TMP/s.json" '[.tests[] | select(.count == 0)] | length')" 0
+  # a gRPC example: its calls go to the gRPC server, whose counts
+  # tests/e2e/grpc.sh compares with quern's
+  grep -q ':grpc(' "$s" && continue
   if grep -q ':ws(' "$s"; then
     # a WebSocket example: its counts are the WebSocket server's
     ws1=$(curl -s "$WS_BASE/__stats")

@@ -535,14 +535,41 @@ static void test_link(void **state)
     rm_tree(dir);
 }
 
+/* bundle_add: a new file, one replacing another of its path, and refusals. */
+static void test_add(void **state)
+{
+    bundle b;
+    char err[256];
+
+    memset(&b, 0, sizeof(b));
+    assert_int_equal(bundle_add(&b, "quern-grpc/svc.proto.pb", "abc", 3, err, sizeof(err)), 0);
+    assert_int_equal(b.nfiles, 1);
+    assert_int_equal(b.bytes, 3);
+    assert_int_equal(bundle_add(&b, "quern-grpc/svc.proto.pb", "xy", 2, err, sizeof(err)), 0);
+    assert_int_equal(b.nfiles, 1);
+    assert_int_equal(b.bytes, 2);
+    assert_memory_equal(b.files[0]->data.data, "xy", 2);
+    assert_int_equal(bundle_add(&b, "../out.pb", "x", 1, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "safe path"));
+    assert_int_equal(bundle_add(&b, "big.pb", "x", BUNDLE_MAX_BYTES, err, sizeof(err)), -1);
+    assert_int_equal(b.nfiles, 1);
+    bundle_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_path_rules),         cmocka_unit_test(test_check_limits),
-        cmocka_unit_test(test_pack_content),       cmocka_unit_test(test_pack_limits),
-        cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_unpack_no_follow),
-        cmocka_unit_test(test_unpack_folder_link), cmocka_unit_test(test_pack_link_out),
-        cmocka_unit_test(test_pack_exclusions),    cmocka_unit_test(test_link),
+        cmocka_unit_test(test_path_rules),
+        cmocka_unit_test(test_check_limits),
+        cmocka_unit_test(test_pack_content),
+        cmocka_unit_test(test_pack_limits),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_unpack_no_follow),
+        cmocka_unit_test(test_unpack_folder_link),
+        cmocka_unit_test(test_pack_link_out),
+        cmocka_unit_test(test_pack_exclusions),
+        cmocka_unit_test(test_link),
+        cmocka_unit_test(test_add),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

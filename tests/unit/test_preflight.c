@@ -179,10 +179,51 @@ static void test_load_memory_limit(void **state)
     unlink(path);
 }
 
+/* grpc.load of a .proto: the descriptor set protoc made comes out for the
+ * bundle, under quern-grpc/ with the .proto's path. */
+static void test_made_files(void **state)
+{
+    preflight pf;
+    char err[512], dir[] = "/tmp/quern-test-preflight-grpc.XXXXXX", p[128];
+    FILE *f;
+
+    if (system("command -v protoc >/dev/null") != 0)
+        skip();
+    assert_non_null(mkdtemp(dir));
+    snprintf(p, sizeof(p), "%s/svc.proto", dir);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("syntax = \"proto3\";\npackage t;\nmessage A { int32 x = 1; }\n"
+          "service S { rpc M(A) returns (A); }\n",
+          f);
+    fclose(f);
+    snprintf(p, sizeof(p), "%s/s.lua", dir);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("require(\"quern.grpc\").load(\"svc.proto\")\n"
+          "local sc = require(\"quern\").scenario(\"G\", {})\n"
+          "sc:step(1, \"m\")\nfunction sc.run() end\n",
+          f);
+    fclose(f);
+    assert_int_equal(preflight_load(p, NULL, 1, 0, &pf, err, sizeof(err)), 0);
+    assert_int_equal(pf.made.nfiles, 1);
+    assert_string_equal(pf.made.files[0]->path, "quern-grpc/svc.proto.pb");
+    assert_true(pf.made.files[0]->data.len > 20);
+    assert_non_null(
+        memmem(pf.made.files[0]->data.data, pf.made.files[0]->data.len, "svc.proto", 9));
+    preflight_free(&pf);
+    assert_int_equal(pf.made.nfiles, 0);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/svc.proto", dir);
+    unlink(p);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_and_thresholds),
+        cmocka_unit_test(test_made_files),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_scenario_rate),
         cmocka_unit_test(test_os_exit_refused_everywhere),

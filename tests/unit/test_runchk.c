@@ -260,9 +260,11 @@ static void test_local_folder(void **state)
     m.sr.local_folder = (char *)"scen";
     refused(&m, "is not an absolute path");
     m.sr.local_folder = (char *)"/home/u/scen";
+    /* a file the console made for the run (grpc.load's descriptor sets)
+     * carries its bytes in a run by folder too */
     m.f[1].data.data = &byte;
     m.f[1].data.len = 1;
-    refused(&m, "has data in a run by folder");
+    assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
 }
 
 int main(void)

@@ -1,0 +1,42 @@
+-- A gRPC client: a unary call with metadata, a call whose status is
+-- expected not to be OK, and a server stream read message by message.
+--
+--   quern run scripts/grpc.lua --vus 10 --duration 30s -p grpc_target=http://127.0.0.1:PORT
+--
+-- The console compiles scripts/grpc/echo.proto with protoc (protobuf-compiler)
+-- and ships the descriptor set to the agents. tests/tools/grpc_server.py is
+-- such a server: python3 tests/tools/grpc_server.py /tmp/port, then
+-- grpc_target=http://127.0.0.1:$(cat /tmp/port).
+local quern = require "quern"
+local grpc = require "quern.grpc"
+
+grpc.load("grpc/echo.proto")
+
+local target = quern.property("grpc_target", "http://127.0.0.1:50051")
+
+local sc = quern.scenario("GRPC-ECHO", { pacing = quern.property("pacing", "100ms") })
+
+local say = sc:step(1, "Say")
+local missing = sc:step(2, "Not found")
+local count = sc:step(3, "Count (a server stream)")
+
+function sc.run(vu)
+  local r = say:grpc(target, "demo.Echo/Say", { name = "vu" .. vu.id, times = vu.run },
+                     { metadata = { ["x-vu"] = tostring(vu.id) }, timeout = "2s" })
+  assert(r.message.text == "hello vu" .. vu.id, r.message.text)
+  assert(r.message.count == (1 << 40) + vu.run)
+  assert(r.trailers["echo-x-vu"] == tostring(vu.id))
+
+  -- an error status the step expects is no error
+  local nf = missing:grpc(target, "demo.Echo/Abort", { code = 5, message = "no such user" })
+  nf:expect("NOT_FOUND")
+
+  -- a server stream: the call is the sample, its messages are counted
+  local s = count:grpc_stream(target, "demo.Echo/Count", { name = "n", times = 3 })
+  local i = 0
+  for m in s:messages() do
+    i = i + 1
+    assert(m.text == "n " .. i and m.count == i, m.text)
+  end
+  assert(i == 3 and s.status_name == "OK", s.status_name)
+end

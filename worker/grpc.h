@@ -1,0 +1,64 @@
+/* grpc — the gRPC-over-HTTP/2 protocol pieces that need no I/O: the
+ * length-prefixed message framing, status codes and names, the grpc-timeout
+ * header, the status an HTTP or transport failure maps to, and grpc-status /
+ * grpc-message found in a response's headers or trailers.
+ *
+ * What it is for: a gRPC step (worker/lgrpc) is an HTTP/2 POST on the VU's
+ * libcurl handle; these functions build its body and read its answer, and
+ * can be tested alone.
+ *
+ * Usage:
+ *     grpc_frame_header(hdr, msglen);                 // 5 bytes before the message
+ *     const uint8_t *m; size_t n; size_t used;
+ *     while ((k = grpc_frame_next(body, len, &used, &m, &n, err, sizeof(err))) > 0) ...
+ *     grpc_status st; grpc_status_read(hdrs, hlen, &st);   // st.code, st.message */
+#ifndef QUERN_GRPC_H
+#define QUERN_GRPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** gRPC status codes (the ones this file names; any 0..16 is valid). */
+enum {
+    GRPC_OK = 0,
+    GRPC_CANCELLED = 1,
+    GRPC_UNKNOWN = 2,
+    GRPC_DEADLINE_EXCEEDED = 4,
+    GRPC_PERMISSION_DENIED = 7,
+    GRPC_UNIMPLEMENTED = 12,
+    GRPC_INTERNAL = 13,
+    GRPC_UNAVAILABLE = 14,
+    GRPC_UNAUTHENTICATED = 16,
+};
+
+/** Largest message a reply may carry (bytes). */
+#define GRPC_MSG_MAX (4u << 20)
+
+/** The status of a call as its trailers (or headers) gave it. */
+typedef struct grpc_status {
+    int found;         /**< 1 if grpc-status was there */
+    int code;          /**< its value (GRPC_UNKNOWN if it was not a number) */
+    char message[160]; /**< grpc-message, percent-decoded, cut to fit */
+} grpc_status;
+
+/** The name of status code ("OK", "NOT_FOUND", ...); "UNKNOWN" past 16. */
+const char *grpc_status_name(int code);
+/** The code of a status name, -1 if none. */
+int grpc_status_code(const char *name);
+/** The status a non-200 HTTP status maps to (the gRPC spec's table). */
+int grpc_from_http(long http_status);
+/** Writes the 5-byte prefix of an uncompressed message of len bytes. */
+void grpc_frame_header(uint8_t out[5], uint32_t len);
+/** Reads the next message from body[*used..len): 1 with *msg, *n set and
+ *  *used advanced; 0 when nothing is left; -1 with err set when the rest is
+ *  a partial frame, a compressed one or larger than GRPC_MSG_MAX. */
+int grpc_frame_next(const uint8_t *body, size_t len, size_t *used, const uint8_t **msg, size_t *n,
+                    char *err, size_t errlen);
+/** Formats a grpc-timeout value for us microseconds ("250m", "3S"): at
+ *  most 8 digits, the finest unit that fits. Writes at most 16 bytes. */
+void grpc_timeout(char out[16], int64_t us);
+/** Reads grpc-status and grpc-message from raw header lines ("name:
+ *  value\r\n", headers then trailers; the last of each wins). */
+void grpc_status_read(const char *hdr, size_t len, grpc_status *st);
+
+#endif
