@@ -40,7 +40,14 @@ eq "make uninstall leaves only the agent's settings (edited, maybe)" "$(cd "$ROO
 # libraries as the tree (make deb and make test-package build and install it).
 eq "scripts/debian/changelog is of this version" \
   "$(sed -n '1s/^quern (\([^)]*\)).*/\1/p' scripts/debian/changelog)" "$("$QUERN" --version | awk '{print $2}')"
-for dev in $(grep -oE 'lib[a-z0-9.+-]+-dev' scripts/install-deps.sh | sort -u | grep -v '^libcmocka-dev$\|^libclang'); do
+# libprotobuf-dev is no build dependency: it holds the well-known .proto
+# files (google/protobuf/*.proto) that protoc reads when grpc.load compiles a
+# script's .proto, so the package recommends it beside protobuf-compiler and
+# the image installs both.
+check "scripts/debian/control recommends protobuf-compiler and libprotobuf-dev" \
+  grep -qE '^Recommends:.*protobuf-compiler, libprotobuf-dev' scripts/debian/control
+check "the Containerfile's image has protoc's well-known types" grep -qE 'protobuf-compiler libprotobuf-dev' scripts/container/Containerfile
+for dev in $(grep -oE 'lib[a-z0-9.+-]+-dev' scripts/install-deps.sh | sort -u | grep -v '^libcmocka-dev$\|^libclang\|^libprotobuf-dev$'); do
   check "scripts/debian/control builds with $dev" grep -qE "^ *(Build-Depends: *)?$dev(,|$)" scripts/debian/control
   check "the Containerfile builds with $dev" grep -qw -- "$dev" scripts/container/Containerfile
 done
