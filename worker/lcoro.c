@@ -121,11 +121,11 @@ void lcoro_resume(vu *v, int nargs)
 {
     lua_State *co = v->co;
     lua_State *L = v->eng->L;
-    int nres = 0, st, held, top;
+    int nres = 0, st, held, top, is_check = 0;
     const char *msg;
     char membuf[LUA_IDSIZE + 160];
 
-    v->check_failed = 0;
+    vu_check_reset(v, L);
     lwatch_begin(&v->eng->watch, co);
     lalloc_enforce(&v->eng->mem, 1);
     st = lua_resume(co, L, nargs, &nres);
@@ -163,9 +163,10 @@ void lcoro_resume(vu *v, int nargs)
         msg = memory_error(v, membuf, sizeof(membuf));
     } else {
         lua_xmove(co, L, 1);
+        is_check = vu_check_is(v, L, -1);
         msg = lscript_errtext(L, -1);
     }
-    if (held || !v->check_failed || v->eng->cfg.life != ENGINE_LIFE_LOAD)
+    if (held || !is_check || v->eng->cfg.life != ENGINE_LIFE_LOAD)
         script_error(v, msg); /* the VU goes on with its next run */
     lua_settop(L, top);
     v->pend.in_block = 0;

@@ -435,20 +435,8 @@ static int r_expect(lua_State *L)
     lua_getfield(L, 1, "error");
     snprintf(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(status),
              lua_isstring(L, -1) ? ": " : "", lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
-    if (v != NULL) {
-        if (seq != 0 && v->pend.step >= 0 && v->pend.seq == seq) {
-            if (v->pend.err == SAMPLE_OK) {
-                v->pend.err = SAMPLE_TECH;
-                snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
-            }
-        } else
-            vu_count_error(v, sidx >= 0 ? sidx : vu_current_step(v), 1, msg);
-        v->check_failed = 1;
-    }
-    luaL_where(L, 1);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    return lua_error(L);
+    return vu_check_fail(L, v, sidx,
+                         v != NULL && seq != 0 && v->pend.step >= 0 && v->pend.seq == seq, 1, msg);
 }
 
 /* Pushes the response table of the finished call (method meta at 8). */

@@ -132,24 +132,10 @@ static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
 {
     vu *v = vu_current(L);
 
-    if (v != NULL) {
-        if (r->seq != 0 && v->pend.step >= 0 && v->pend.seq == r->seq) {
-            if (v->pend.err == SAMPLE_OK) {
-                v->pend.err = technical ? SAMPLE_TECH : SAMPLE_FUNC;
-                snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
-            }
-        } else if (r->step >= 0) {
-            vu_count_error(v, r->step, technical, msg);
-        } else {
-            /* An untimed request's check counts against the current step. */
-            vu_count_error(v, vu_current_step(v), technical, msg);
-        }
-        v->check_failed = 1;
-    }
-    luaL_where(L, 1);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    return lua_error(L);
+    /* an untimed request's check counts against the current step */
+    return vu_check_fail(L, v, r->step,
+                         v != NULL && r->seq != 0 && v->pend.step >= 0 && v->pend.seq == r->seq,
+                         technical, msg);
 }
 
 /* A check or an extraction on a response that never came (a transport

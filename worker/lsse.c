@@ -36,19 +36,7 @@ typedef struct lsse {
  * is counted. */
 static int tech_fail(lua_State *L, vu *v, int sidx, int in_sample, const char *msg)
 {
-    if (in_sample && v->pend.step >= 0) {
-        if (v->pend.err == SAMPLE_OK) {
-            v->pend.err = SAMPLE_TECH;
-            snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
-        }
-    } else {
-        vu_count_error(v, sidx >= 0 ? sidx : vu_current_step(v), 1, msg);
-    }
-    v->check_failed = 1;
-    luaL_where(L, 1);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    return lua_error(L);
+    return vu_check_fail(L, v, sidx, in_sample && v->pend.step >= 0, 1, msg);
 }
 
 /* --- step:sse ------------------------------------------------------------ */
@@ -292,7 +280,6 @@ static int step_sse(lua_State *L)
         return luaL_error(L, "a VU makes one request at a time");
     if (v->halting)
         return lapi_halt(L, v);
-    v->check_failed = 0; /* a failed check that pcall caught is not this call's error */
     url = luaL_checkstring(L, 2);
     if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
         return luaL_error(L, "step:sse: \"%s\" is not an http:// or https:// URL", url);

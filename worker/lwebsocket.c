@@ -33,19 +33,7 @@ typedef struct lws {
  * pending sample takes it when it is the handshake's, else it is counted. */
 static int tech_fail(lua_State *L, vu *v, int sidx, int in_sample, const char *msg)
 {
-    if (in_sample && v->pend.step >= 0) {
-        if (v->pend.err == SAMPLE_OK) {
-            v->pend.err = SAMPLE_TECH;
-            snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
-        }
-    } else {
-        vu_count_error(v, sidx >= 0 ? sidx : vu_current_step(v), 1, msg);
-    }
-    v->check_failed = 1;
-    luaL_where(L, 1);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    return lua_error(L);
+    return vu_check_fail(L, v, sidx, in_sample && v->pend.step >= 0, 1, msg);
 }
 
 /* --- step:ws ------------------------------------------------------------- */

@@ -372,6 +372,49 @@ void vu_schedule_start(vu *v, int64_t delay_us)
     vu_wait_timer(v, delay_us, VU_SLEEP);
 }
 
+int vu_check_fail(lua_State *L, vu *v, int sidx, int mine, int technical, const char *msg)
+{
+    if (v != NULL && mine) {
+        if (v->pend.err == SAMPLE_OK) {
+            v->pend.err = technical ? SAMPLE_TECH : SAMPLE_FUNC;
+            snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
+        }
+    } else if (v != NULL) {
+        vu_count_error(v, sidx >= 0 ? sidx : vu_current_step(v), technical, msg);
+    }
+    luaL_where(L, 1);
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    if (v != NULL) {
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &v->check_failed);
+        v->check_failed = 1;
+    }
+    return lua_error(L);
+}
+
+int vu_check_is(vu *v, lua_State *L, int idx)
+{
+    int is;
+
+    if (!v->check_failed)
+        return 0;
+    idx = lua_absindex(L, idx);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &v->check_failed);
+    is = lua_rawequal(L, -1, idx);
+    lua_pop(L, 1);
+    return is;
+}
+
+void vu_check_reset(vu *v, lua_State *L)
+{
+    if (!v->check_failed)
+        return;
+    lua_pushnil(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &v->check_failed);
+    v->check_failed = 0;
+}
+
 int vu_current_step(const vu *v)
 {
     const scen *sc = v->eng->scens.scens[v->scen];

@@ -140,7 +140,8 @@ typedef struct vu {
     uint8_t wait;         /**< enum vu_wait */
     uint8_t init_ok;      /**< init succeeded: finish runs at the end */
     uint8_t yielded;      /**< the current phase yielded at least once */
-    uint8_t check_failed; /**< the error being raised is a failed check */
+    uint8_t check_failed; /**< a failed check raised its error in this resume: the
+                               registry keeps its value (vu_check_raise) */
     uint8_t abandon;      /**< stop requested while in flight: halt once it completed */
     uint8_t halting;      /**< the run stopped: the script checks the last response, then vu_halt */
     uint8_t started;      /**< left the ramp wait: counted as active */
@@ -239,6 +240,19 @@ void vu_phase_end(vu *v, int ok);
 /** Counts a functional error against the VU's current step without a sample
  *  (a late check, or a script error outside any sample). */
 void vu_count_error(vu *v, int sidx, int technical, const char *msg);
+/** A failed check (r:expect, r:contains, a refused handshake or stream, a
+ *  gRPC status not expected): the pending sample takes msg when mine (the
+ *  check is on its answer), else an error is counted against step sidx (-1:
+ *  the current step); then msg is raised at the script's line, kept (the
+ *  registry, keyed by v) so that the end of the resume tells it from a later
+ *  script error of the same resume (a check that pcall caught, then a bug).
+ *  v may be NULL (the script loading). Does not return. */
+int vu_check_fail(lua_State *L, vu *v, int sidx, int mine, int technical, const char *msg);
+/** 1 when the error value at idx of L is the failed check's of this resume. */
+int vu_check_is(vu *v, lua_State *L, int idx);
+/** Forgets the failed check of the previous resume, if any: nothing to do
+ *  when none failed. */
+void vu_check_reset(vu *v, lua_State *L);
 /** The step an error outside any sample counts against: the VU's current
  *  step, else its scenario's first; -1 when the scenario has none. */
 int vu_current_step(const vu *v);

@@ -45,6 +45,17 @@ check "init's xpath on a server that is down: the cause, not a parse error" \
   grep -q "xpath //input\[@name='csrf'\]/@value: no response: Failed to connect" "$TMP/nr2out" "$TMP/nr2err"
 check "  nothing says the body is not well-formed" sh -c "! grep -q 'well-formed' '$TMP/nr2out' '$TMP/nr2err'"
 
+# A check that pcall caught, then a bug in the same run: the bug is not
+# taken for the check's error on its way out (it was silent): it is logged
+# as a script error; the sample keeps one error, its first
+reset_target
+"$QUERN" run tests/e2e/scripts/caught.lua --vus 1 --runs 3 -q -p base_url="$BASE" --allow-errors --db none \
+  --summary-json "$TMP/c.json" >"$TMP/cout" 2>"$TMP/cerr"
+eq "a caught check, then a bug: one functional error a sample" \
+  "$(sj "$TMP/c.json" '.tests[0] | "\(.count) \(.errors.functional)"')" "3 3"
+eq "  the bug is logged as a script error, each run" \
+  "$(grep -c "caught.lua:13: attempt to index a nil value" "$TMP/cerr")" 3
+
 # A VU of scenario A records into scenario B's step: a functional error at
 # the call, counted against A's step, and no request for it.
 reset_target

@@ -4,6 +4,7 @@
 # never shown. Then receivers that answer 500, never answer, or are not
 # there: the run's counts and duration are those of a run without them
 # (plus the bounded wait at the end), and the loss is reported.
+# e2e: heavy (a Prometheus, an InfluxDB and a run at once; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 PROM=${PROMETHEUS:-/usr/bin/prometheus}
 INFLUXD=${INFLUXD:-/usr/bin/influxd}
@@ -66,6 +67,7 @@ W1=$(jq '.tests[0].count' "$TMP/s.json")
 check "  it sent some ($WANT)" test "$WANT" -gt 100
 eq "  the server counted them" "$(stat .requests)" "$WANT"
 eq "  nothing lost" "$(grep -c 'pushes lost' "$TMP/run.err")" 0
+grep -h 'pushes lost' "$TMP/run.err" | sed "s/^/# /"
 # JSON lines: one a second, then the end's totals
 eq "jsonl: one end line, the last" "$(tail -1 "$TMP/o.jsonl" | jq -r .end)" true
 eq "jsonl: seconds' counts sum to quern's" \
