@@ -46,6 +46,7 @@ typedef struct output {
     int stopping; /* send what is queued, then end */
     int abort;    /* end now: the end's wait is over */
     uint64_t sent, lost, lost_seconds, lost_final;
+    int64_t last_ts_ms; /* the last push's stamp: each is stamped after it */
     char last_err[256];
     const struct curl_slist *headers; /* borrowed: the outs' */
     const char *run;                  /* borrowed: the outs' run name */
@@ -345,6 +346,13 @@ static void enqueue(output *op, void *body, size_t len, int final, int64_t ts_ms
             op->head = (op->head + 1) % OUT_QUEUE_MAX;
             op->n--;
         }
+        /* Two seconds merged in one tick (agents late) are pushed in the
+         * same millisecond: a receiver refuses a series' second sample at
+         * one timestamp (Prometheus: HTTP 400), so each push is stamped
+         * after the one before. */
+        if (ts_ms <= op->last_ts_ms)
+            ts_ms = op->last_ts_ms + 1;
+        op->last_ts_ms = ts_ms;
         op->q[(op->head + op->n) % OUT_QUEUE_MAX] = (push){body, len, final, ts_ms};
         op->n++;
     }
