@@ -245,7 +245,9 @@ int check_main(int argc, char **argv)
     if (opts_parse(&r.o, argc, argv, over) != 0)
         goto out;
     if (run_load(&r, over, err, sizeof(err), &is_script) != 0) {
-        if (is_script)
+        if (strncmp(err, "quern run: ", 11) == 0) /* the load against a flag */
+            fprintf(stderr, "quern check: %s\n", err + 11);
+        else if (is_script)
             fprintf(stderr, "%s\n", err); /* file:line: what, as a run says it */
         else
             fprintf(stderr, "quern check: %s\n", err);

@@ -338,8 +338,8 @@ unsigned scan_script(const char *script, const preflight *pf, FILE *out)
     for (size_t i = 0; i < pf->nsteps; i++) {
         long line = where_line(pf->steps[i].where, script);
         if (line > 0 && step_unused(&t, line)) {
-            fprintf(out, "%s: warning: step %s is declared and never used\n", pf->steps[i].where,
-                    pf->steps[i].name);
+            fprintf(out, "%s: warning: step %s (\"%s\") is declared and never used\n",
+                    pf->steps[i].where, pf->steps[i].id, pf->steps[i].label);
             n++;
         }
     }

@@ -16,7 +16,8 @@ void tplot_draw(FILE *out, const double *y, size_t n, unsigned rows, int64_t tot
     for (size_t i = 0; i < n; i++)
         if (y[i] > top)
             top = y[i];
-    snprintf(label, sizeof(label), "%.*f %s", top == floor(top) ? 0 : 1, top, unit);
+    snprintf(label, sizeof(label), "%.*f%s%s", top == floor(top) ? 0 : 1, top,
+             unit[0] == '/' ? "" : " ", unit);
     w = (int)strlen(label);
     for (unsigned r = rows; r >= 1; r--) {
         fprintf(out, "  %*s |", w, r == rows ? label : "");
