@@ -287,11 +287,14 @@ static void push_names(lua_State *L, feeder *fd, const char *buf, long line)
  * script made it, for `quern check` (common/loadinfo.h). */
 static void record_columns(lua_State *L, const feeder *fd)
 {
+    struct engine *e = lapi_engine(L);
     const char *cols[CSV_MAX_FIELDS];
     size_t n, wlen;
     const char *w;
     char at[512];
 
+    if (e == NULL) /* a state of its own, without an engine (the unit tests') */
+        return;
     luaL_where(L, 1);
     w = lua_tolstring(L, -1, &wlen);
     while (wlen > 0 && (w[wlen - 1] == ' ' || w[wlen - 1] == ':'))
@@ -303,7 +306,7 @@ static void record_columns(lua_State *L, const feeder *fd)
         cols[n] = lua_tostring(L, -1); /* anchored by the names table */
         lua_pop(L, 1);
     }
-    loadinfo_add_csv(&lapi_engine(L)->info, fd->name, at, cols, n);
+    loadinfo_add_csv(&e->info, fd->name, at, cols, n);
 }
 
 /* Pushes a fresh table of data row i (1-based). */
