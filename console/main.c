@@ -8,7 +8,7 @@
 #include "agent/agent.h"
 #include "common/log.h"
 #include "common/salloc.h"
-#include "console/check.h"
+#include "console/preview.h"
 #include "console/opts.h"
 #include "console/run.h"
 #include "console/scaffold.h"
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (strcmp(argv[2], "check") == 0) {
-            check_usage(stdout);
+            preview_usage(stdout);
             return 0;
         }
         if (strcmp(argv[2], "new") == 0) {
@@ -125,14 +125,14 @@ int main(int argc, char **argv)
         return scaffold_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "check") == 0) {
         if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-            check_usage(stdout);
+            preview_usage(stdout);
             return 0;
         }
         if (salloc_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
             fprintf(stderr, "quern: cannot initialise libcurl\n");
             return 3;
         }
-        rc = check_main(argc - 1, argv + 1);
+        rc = preview_main(argc - 1, argv + 1);
         curl_global_cleanup();
         return rc;
     }

@@ -125,7 +125,7 @@ typedef struct run {
 /** Runs the command; argv[0] is "run". Returns the exit status. */
 int run_main(int argc, char **argv);
 /** What a run does before it starts anything, and all `quern check` does
- *  (console/check.h): reads the properties into r->p (the file, then over),
+ *  (console/preview.h): reads the properties into r->p (the file, then over),
  *  loads the script as every worker will (agent/preflight.h), prints its
  *  warnings on stderr (console/scan.h), checks what it declares against the
  *  options (stages, rate) and adds its thresholds. r->o is parsed. 0; -1

@@ -285,7 +285,7 @@ static void push_names(lua_State *L, feeder *fd, const char *buf, long line)
 
 /* Records the feeder's columns (the names table on top) with where the
  * script made it, for `quern check` (common/loadinfo.h). */
-static void record_columns(lua_State *L, const feeder *fd)
+static void note_columns(lua_State *L, const feeder *fd)
 {
     struct engine *e = lapi_engine(L);
     const char *cols[CSV_MAX_FIELDS];
@@ -466,7 +466,7 @@ int lcsv_new(lua_State *L)
     lua_pop(L, 1);
     if (fd->header) {
         push_names(L, fd, buf, first_line);
-        record_columns(L, fd);
+        note_columns(L, fd);
         lua_setiuservalue(L, 3, UV_NAMES);
     }
     lua_newtable(L);

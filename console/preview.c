@@ -1,6 +1,6 @@
-/* check — `quern check`: the script loaded as a run would, nothing sent;
- * see check.h. */
-#include "console/check.h"
+/* preview — `quern check`: the script loaded as a run would, nothing sent;
+ * see preview.h. */
+#include "console/preview.h"
 
 #include <string.h>
 
@@ -13,7 +13,7 @@
 #include "console/tplot.h"
 #include "agent/preflight.h"
 
-void check_usage(FILE *out)
+void preview_usage(FILE *out)
 {
     fputs("usage: quern check SCRIPT.lua [-p K=V]... [run options]\n"
           "\n"
@@ -233,7 +233,7 @@ static void print_props(const run *r)
         putchar('\n');
 }
 
-int check_main(int argc, char **argv)
+int preview_main(int argc, char **argv)
 {
     run r;
     props *over = props_new();

@@ -1,4 +1,4 @@
-/* check — `quern check SCRIPT [run options]`: the check before the load.
+/* preview — `quern check SCRIPT [run options]`: the check before the load.
  *
  * What it is for: the script is loaded exactly as `quern run` loads it
  * before a run (run_load, console/run.h: the properties, the script as
@@ -11,15 +11,15 @@
  * have none. Exit 0 when the run could start (warnings do not change it),
  * 2 with "file:line: what" (or the flag at fault) when it could not.
  *
- * Usage: check_main(argc - 1, argv + 1) from main (argv[0] is "check"). */
-#ifndef QUERN_CHECK_H
-#define QUERN_CHECK_H
+ * Usage: preview_main(argc - 1, argv + 1) from main (argv[0] is "check"). */
+#ifndef QUERN_PREVIEW_H
+#define QUERN_PREVIEW_H
 
 #include <stdio.h>
 
 /** Runs the command; argv[0] is "check". Returns the exit status. */
-int check_main(int argc, char **argv);
+int preview_main(int argc, char **argv);
 /** Prints the command's help (`quern help check`). */
-void check_usage(FILE *out);
+void preview_usage(FILE *out);
 
 #endif
