@@ -36,8 +36,8 @@ static int long_open(const char *s, const char *end)
     return s < end && *s == '[' ? lvl : -1;
 }
 
-/* Where the long bracket of level lvl opened before s closes: just past its
- * "]==]", or end. */
+/* Where the long bracket of level lvl opened before s closes: its "]==]",
+ * or NULL when it does not. */
 static const char *long_close(const char *s, const char *end, int lvl)
 {
     for (; s < end; s++) {
@@ -50,9 +50,9 @@ static const char *long_close(const char *s, const char *end, int lvl)
             k++;
         }
         if (k == lvl && q < end && *q == ']')
-            return q + 1;
+            return s;
     }
-    return end;
+    return NULL;
 }
 
 /* Blanks code[a..b) but its newlines. */
@@ -76,6 +76,7 @@ void scan_mask(const char *src, size_t n, char *code)
             lvl = long_open(p + 2, end);
             if (lvl >= 0) {
                 q = long_close(p + 2 + lvl + 2, end, lvl);
+                q = q != NULL ? q + lvl + 2 : end;
             } else {
                 q = memchr(p, '\n', (size_t)(end - p));
                 if (q == NULL)
@@ -93,8 +94,9 @@ void scan_mask(const char *src, size_t n, char *code)
             i = j < n ? j + 1 : n;
         } else if ((lvl = long_open(p, end)) >= 0) {
             const char *q = long_close(p + lvl + 2, end, lvl);
-            blank(code, src, i + (size_t)lvl + 2, (size_t)(q - src));
-            i = (size_t)(q - src);
+            size_t stop = q != NULL ? (size_t)(q - src) : n; /* its closing bracket kept */
+            blank(code, src, i + (size_t)lvl + 2, stop);
+            i = q != NULL ? stop + (size_t)lvl + 2 : n;
         } else {
             i++;
         }
