@@ -151,6 +151,8 @@ static void print_load(const run *r)
         plot(r, 1, len > total ? len : total);
         if (o->closed_vus == 0)
             return;
+    } else if (r->pf->has_shared == 0) {
+        printf("load: the scenarios' own stages, %s\n", dur_format(total, a, sizeof(a)));
     } else if (o->nstages > 0) {
         printf("load: stages %s, %s\n", stages_format(o->stages, o->nstages, a, sizeof(a)),
                dur_format(total, b, sizeof(b)));
