@@ -505,7 +505,8 @@ static char dir[64], script[96], csv[96];
 
 /* An engine with one VU, over a script that declares what the walk needs:
  * a scenario (global sc), a step (global step) and a feeder (which makes
- * the feeders' metatable). */
+ * the feeders' metatable). A kind of object whose metatable is made at its
+ * first use, as feeders' is, needs a line here that makes one. */
 static engine *make_engine(void)
 {
     engine_cfg cfg;
