@@ -151,6 +151,7 @@ check "it says it is not overwritten" grep -q "first.lua: File exists (not overw
 "$QUERN" check "$D/first.lua" >"$TMP/nc.out" 2>"$TMP/nc.err"
 eq "its scenario passes quern check" "$?" 0
 check "without a warning" test ! -s "$TMP/nc.err"
+check "luacheck finds nothing in it" luacheck --config .luacheckrc --formatter plain "$D/first.lua"
 check "with its two steps" grep -qE '^  SC-FIRST-STEP-2 +Profile' "$TMP/nc.out"
 check "its thresholds" grep -qE '^  SC-FIRST-STEP-\*: p95<500ms' "$TMP/nc.out"
 reset_target
