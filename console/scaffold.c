@@ -13,7 +13,7 @@ static const char head[] =
     "--   quern check %s                  what a run would do, nothing sent\n"
     "--   quern run %s --vus 10 --ramp-up 10s --duration 1m\n"
     "--\n"
-    "-- It logs in to the demo target (quern-target; `make demo` starts one) and\n"
+    "-- It logs in to the demo target (bin/quern-target --port 8080) and\n"
     "-- reads the profile; give another target with -p base_url=...\n"
     "local quern = require \"quern\"\n"
     "local http = require \"quern.http\"\n"
