@@ -303,6 +303,10 @@ static unsigned request_options(const text *t, const char *script, FILE *out)
         if (i > 1 && is_ident(t->code[i - 2]) == 0 && t->code[i - 2] != ')' &&
             t->code[i - 2] != ']')
             continue;
+        /* step:get(...), or http.get(...): another table's get is not a request */
+        if (t->code[i - 1] == '.' && (i < 5 || strncmp(t->code + i - 5, "http", 4) != 0 ||
+                                      (i > 5 && is_ident(t->code[i - 6]))))
+            continue;
         for (j = 0; j < sizeof(methods) / sizeof(methods[0]); j++) {
             size_t len = strlen(methods[j]);
             if (strncmp(t->code + i, methods[j], len) == 0 && t->code[i + len] == '(')

@@ -9,9 +9,10 @@
  *   - a step declared and never used: declared as `local NAME = sc:step(...)`
  *     (or `NAME = ...`) with NAME named nowhere else in the file, or not
  *     kept at all (`sc:step(3, "x")` alone);
- *   - an unknown key in a literal option table of a request,
- *     `step:get(url, { KEY = ... })`, `http.post(...)` and the other
- *     methods: a request checks its options only when it is made;
+ *   - an unknown key in a literal option table of an HTTP request,
+ *     `step:get(url, { KEY = ... })`, `http.post(...)` (the module bound to
+ *     `http`) and the other methods: a request checks its options only
+ *     when it is made;
  *   - a column of a CSV feeder with a header that the file never names, as
  *     `.col`, `["col"]` or `'col'` (a row walked with pairs() or read with
  *     a computed key reads columns this cannot see).

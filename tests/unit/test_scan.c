@@ -86,6 +86,8 @@ static void test_warnings(void **state)
                  "    query = { q = \"b\" } })\n"
                  "  http.post(\"http://h/\", { form = { p = row['password'] }, foo = 1 })\n"
                  "  vu.b = 1 -- a field named b, not the variable\n"
+                 "  local cache = { get = function() end }\n"
+                 "  cache.get(1, { bar = 1 }) -- not a request\n"
                  "end\n",
                  &n);
     assert_int_equal(n, 5);
@@ -98,6 +100,7 @@ static void test_warnings(void **state)
     assert_non_null(strstr(w, "s.lua:14: warning: unknown request option \"foo\""));
     assert_null(strstr(w, "\"x\"")); /* a header's name, one level down */
     assert_null(strstr(w, "\"q\""));
+    assert_null(strstr(w, "\"bar\""));
     assert_non_null(strstr(w, "s.lua:3: warning: column \"unused\" of users.csv is never read"));
     assert_null(strstr(w, "column \"user\""));
     assert_null(strstr(w, "column \"password\""));
