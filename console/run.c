@@ -19,6 +19,7 @@
 #include "console/verdict.h"
 #include "proto/auth.h"
 #include "agent/preflight.h"
+#include "agent/runchk.h"
 #include "agent/setuprun.h"
 
 /* Adds the thresholds the script declared (quern.threshold, a scenario's
@@ -122,6 +123,22 @@ int run_load(run *r, const props *over, char *err, size_t errlen, int *is_script
     r->p = opts_load_props(r->o.script, r->o.props_file, over, err, errlen);
     if (r->p == NULL)
         return -1;
+    /* what every agent checks (agent/runchk.h): refused here, the script's
+     * check and every worker's load see the same properties */
+    if (props_count(r->p) > RUNCHK_PROPS_MAX) {
+        snprintf(err, errlen, "%zu properties, more than the %u an agent takes", props_count(r->p),
+                 RUNCHK_PROPS_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < props_count(r->p); i++)
+        if (strlen(props_key(r->p, i)) > RUNCHK_NAME_MAX ||
+            strlen(props_value(r->p, i)) > RUNCHK_VALUE_MAX) {
+            snprintf(err, errlen,
+                     "property %.64s: longer than an agent takes (a name of %u bytes, a value "
+                     "of %u)",
+                     props_key(r->p, i), RUNCHK_NAME_MAX, RUNCHK_VALUE_MAX);
+            return -1;
+        }
     if (script_preflight(r, err, errlen) != 0) {
         *is_script = 1;
         return -1;

@@ -96,6 +96,10 @@ local rows = quern.csv(\"nope.csv\")
 function sc.run(vu) end"
 mistake norun 2 "has no run function" "$HEAD"
 
+"$QUERN" check scripts/mix.lua -p "long=$(head -c 70000 /dev/zero | tr '\0' a)" >/dev/null 2>"$TMP/long.err"
+eq "a property longer than an agent takes: exit 2" "$?" 2
+check "it is named before the load" grep -q "^quern check: property long: longer than an agent takes" "$TMP/long.err"
+
 # --- optional properties, and the worker given what the console was ---------------------
 cat >"$D/opt.lua" <<'EOF'
 local quern = require "quern"
