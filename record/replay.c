@@ -64,13 +64,17 @@ static void sent_value(replay_ctx *x, const char *key, const char *v, size_t at)
         return;
     }
     luaout_name(key, prop, sizeof(prop));
-    fputs("quern.property(", x->out);
-    luaout_str(x->out, prop);
-    fputc(')', x->out);
     for (i = 0; i < x->nsecrets && strcmp(x->secrets[i], prop) != 0; i++)
         ;
     if (i == x->nsecrets && i < sizeof(x->secrets) / sizeof(x->secrets[0]))
         snprintf(x->secrets[x->nsecrets++], sizeof(x->secrets[0]), "%s", prop);
+    if (i < x->nsecrets) { /* read once when the script loads: a run without it stops there */
+        fprintf(x->out, "secret_%s", prop);
+        return;
+    }
+    fputs("quern.property(", x->out);
+    luaout_str(x->out, prop);
+    fputc(')', x->out);
 }
 
 /* The origin of url ("scheme://host:port") in out. */
@@ -652,7 +656,13 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
     luaout_str(out, x->o->prop);
     fputs(", ", out);
     luaout_str(out, x->origin);
-    fputs(")\n\nlocal sc = quern.scenario(", out);
+    fputs(")\n", out);
+    for (size_t i = 0; i < x->nsecrets; i++) {
+        fprintf(out, "local secret_%s = quern.property(", x->secrets[i]);
+        luaout_str(out, x->secrets[i]);
+        fputs(") -- no default: give it with -p\n", out);
+    }
+    fputs("\nlocal sc = quern.scenario(", out);
     luaout_str(out, x->o->name);
     fputs(")\n\n", out);
     if (x->step_table)

@@ -815,6 +815,12 @@ int engine_made_file(engine *e, size_t i, const char **path, const void **data, 
     return lgrpc_made(e->L, i, path, data, len);
 }
 
+void engine_take_loadinfo(engine *e, loadinfo *out)
+{
+    *out = e->info;
+    memset(&e->info, 0, sizeof(e->info));
+}
+
 const scen_set *engine_scens(const engine *e)
 {
     return &e->scens;
@@ -941,6 +947,7 @@ void engine_free(engine *e)
     if (e->L != NULL)
         lua_close(e->L);
     scen_set_free(&e->scens);
+    loadinfo_free(&e->info);
     if (e->loop != NULL)
         ev_loop_destroy(e->loop);
     xfree(e);

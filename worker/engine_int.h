@@ -123,6 +123,7 @@ struct engine {
     int setup_ref;  /**< registry ref of the decoded setup data (lifecycle.h), 0: none */
     int life_ref;   /**< setup mode: registry ref of what each setup returned, 0: none */
     char *life_err; /**< owned: the first error of a setup or teardown, NULL: none */
+    loadinfo info;  /**< the properties and feeders the script's load asked for (quern check) */
 };
 
 /** Queues the VU's transfer (v->xh->easy, options set): it starts with the

@@ -33,11 +33,14 @@ function quern.scenario(name, opts) end
 ---A test property (`quern.properties`, `--properties FILE`, `-p key=value`),
 ---typed by the default: a number default gives a number, a boolean default a
 ---boolean (`true`, `1` or `yes`), else a string; `default` when not set.
+---Without a default and without a value it is an error where it is asked for
+---(the load stops naming it), unless `opts.optional`: then `nil`.
 ---@generic T
 ---@param key string
 ---@param default? T
+---@param opts? { optional?: boolean }
 ---@return T|string
-function quern.property(key, default) end
+function quern.property(key, default, opts) end
 
 ---Records the pending sample, then suspends the VU for `d`. Only from
 ---`init`, `run` or `finish`.

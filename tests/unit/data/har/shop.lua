@@ -10,6 +10,7 @@ local quern = require "quern"
 local http = require "quern.http"
 
 local base = quern.property("base_url", "https://shop.test")
+local secret_password = quern.property("password") -- no default: give it with -p
 
 local sc = quern.scenario("SHOP")
 
@@ -31,7 +32,7 @@ function sc.run(vu)
   quern.sleep("2480ms") -- think time as recorded
   s2:time(function() -- the page and its redirects as one sample
     http.post(base .. "/signin", {
-      form = { csrfmiddlewaretoken = csrfmiddlewaretoken, user = "alice", password = quern.property("password") },
+      form = { csrfmiddlewaretoken = csrfmiddlewaretoken, user = "alice", password = secret_password },
     }):expect(302)
     http.get(base .. "/account"):expect(200)
   end)

@@ -8,6 +8,7 @@ local quern = require "quern"
 local http = require "quern.http"
 
 local base = quern.property("shop_url", "https://shop.test")
+local secret_password = quern.property("password") -- no default: give it with -p
 
 local sc = quern.scenario("SHOP-LIST")
 
@@ -33,7 +34,7 @@ function sc.run(vu)
   quern.sleep("2430ms") -- think time as recorded
   s2:time(function() -- the page and its redirects as one sample
     http.post(base .. "/signin", {
-      form = { csrfmiddlewaretoken = csrfmiddlewaretoken, user = "alice", password = quern.property("password") },
+      form = { csrfmiddlewaretoken = csrfmiddlewaretoken, user = "alice", password = secret_password },
     }):expect(302)
     http.get(base .. "/account"):expect(200)
   end)
