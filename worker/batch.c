@@ -18,6 +18,15 @@ batch *batch_prepare(vu *v, size_t n, enum batch_mode mode)
         b->v = v;
     }
     batch_finalize(b);
+    /* The VU's own handle saves its cookies, which the batch's handles
+     * then start from (vu_attach). */
+    vu_release(v);
+    if (v->jar_reset) {
+        xfree(v->jar);
+        v->jar = NULL;
+        v->jar_gen++;
+        v->jar_reset = 0;
+    }
     if (n > b->cap) {
         b->it = xrealloc(b->it, n * sizeof(*b->it));
         b->busy = xrealloc(b->busy, n);

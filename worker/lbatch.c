@@ -141,11 +141,11 @@ static void begin_item_sample(vu *v, batch_item *r, int sidx)
     v->steps_in_run++;
 }
 
-static int batch_k(lua_State *L, int status, lua_KContext ctx);
+static int call_k(lua_State *L, int status, lua_KContext ctx);
 
 /* Builds every request (raising at the script's line, nothing sent, when
  * one is bad), then sends them. */
-static int batch_go(lua_State *L, vu *v)
+static int call_go(lua_State *L, vu *v)
 {
     int is_step = !lua_isnil(L, ARG_STEP);
     enum batch_mode mode = read_mode(L, v, is_step);
@@ -183,19 +183,19 @@ static int batch_go(lua_State *L, vu *v)
     }
     batch_start(b);
     if (b->left == 0)
-        return batch_k(L, LUA_OK, CTX_XFER); /* none could start */
+        return call_k(L, LUA_OK, CTX_XFER); /* none could start */
     v->wait = VU_XFER;
-    return lua_yieldk(L, 0, CTX_XFER, batch_k);
+    return lua_yieldk(L, 0, CTX_XFER, call_k);
 }
 
-static int batch_k(lua_State *L, int status, lua_KContext ctx)
+static int call_k(lua_State *L, int status, lua_KContext ctx)
 {
     vu *v = vu_current(L);
     batch *b = v->batch;
 
     (void)status;
     if (ctx == CTX_THINK)
-        return batch_go(L, v);
+        return call_go(L, v);
     lua_settop(L, ARG_ANCHORS);
     lua_createtable(L, (int)b->n, 0);
     for (size_t i = 0; i < b->n; i++) {
@@ -252,10 +252,10 @@ static int do_batch(lua_State *L)
         if (v->steps_in_run > 0 && sc->think_max_us > 0) {
             vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us),
                           VU_THINK);
-            return lua_yieldk(L, 0, CTX_THINK, batch_k);
+            return lua_yieldk(L, 0, CTX_THINK, call_k);
         }
     }
-    return batch_go(L, v);
+    return call_go(L, v);
 }
 
 /* step:batch(list, opts) */
