@@ -8,6 +8,8 @@
 #include "worker/engine_int.h"
 #include "worker/lcoro.h"
 #include "worker/pageres.h"
+#include "worker/reqlog.h"
+#include "worker/urlc.h"
 
 batch *batch_prepare(vu *v, size_t n, enum batch_mode mode)
 {
@@ -31,6 +33,10 @@ batch *batch_prepare(vu *v, size_t n, enum batch_mode mode)
         b->it = xrealloc(b->it, n * sizeof(*b->it));
         b->busy = xrealloc(b->busy, n);
         b->cap = n;
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        xfree(b->it[i].shown);
+        b->it[i].shown = NULL;
     }
     memset(b->it, 0, n * sizeof(*b->it));
     memset(b->busy, 0, n);
@@ -95,6 +101,17 @@ static void batch_item_done(batch *b, size_t i, CURLcode rc)
     vu_collect(b->v, r->x, r->url, rc, &r->res, p);
     if (b->mode == BATCH_ONE && p != NULL && !had && p->status_err)
         b->err_item = (int)i;
+    if (p != NULL && b->v->eng->cfg.reqlog != NULL) {
+        /* Others of the batch are noted before its sample is recorded, or
+         * its error becomes the sample's later: its URL is kept for then
+         * (batch_finalize, batch_accept). */
+        const char *eff = NULL;
+        long redirects = 0;
+        char buf[REQLOG_URL_MAX];
+        curl_easy_getinfo(r->x->easy, CURLINFO_EFFECTIVE_URL, &eff);
+        curl_easy_getinfo(r->x->easy, CURLINFO_REDIRECT_COUNT, &redirects);
+        r->shown = xstrdup(urlc_shown(r->url, eff != NULL ? eff : "", redirects, buf, sizeof(buf)));
+    }
 }
 
 /* Starts the queued requests whose origin has room, in order. */
@@ -201,6 +218,9 @@ void batch_finalize(batch *b)
         if (b->it[i].s.step < 0 || b->it[i].how != BATCH_DONE)
             continue;
         v->pend = b->it[i].s;
+        if (b->it[i].shown != NULL)
+            reqlog_note(v->eng->cfg.reqlog, v, &v->pend, b->it[i].res.status, b->it[i].res.curl_rc,
+                        b->it[i].shown);
         vu_record(v);
     }
     v->pend = keep;
@@ -239,11 +259,17 @@ void batch_accept(batch *b, sample *s, size_t i)
         if (r->how != BATCH_DONE)
             continue;
         if (r->res.curl_rc != CURLE_OK) {
+            if (b->v != NULL && b->v->eng->cfg.reqlog != NULL && r->shown != NULL)
+                reqlog_note(b->v->eng->cfg.reqlog, b->v, s, r->res.status, r->res.curl_rc,
+                            r->shown);
             s->err = SAMPLE_TECH;
             snprintf(s->msg, sizeof(s->msg), "%s", curl_easy_strerror((CURLcode)r->res.curl_rc));
             return;
         }
         if (r->res.status >= 400 && !r->accepted) {
+            if (b->v != NULL && b->v->eng->cfg.reqlog != NULL && r->shown != NULL)
+                reqlog_note(b->v->eng->cfg.reqlog, b->v, s, r->res.status, r->res.curl_rc,
+                            r->shown); /* before the error: its status becomes the line's */
             s->err = SAMPLE_TECH;
             s->status_err = 1;
             snprintf(s->msg, sizeof(s->msg), "HTTP status %d", r->res.status);
@@ -281,6 +307,7 @@ void batch_free(batch *b)
             xh_free(r->x);
         }
         curl_slist_free_all(r->hdrs);
+        xfree(r->shown);
     }
     xfree(b->it);
     xfree(b->busy);

@@ -54,6 +54,8 @@ typedef struct batch_item {
     struct curl_slist *hdrs; /**< owned: its header list (lhttp_req.hdrs) */
     struct urlc_ent *url;    /**< borrowed: its URL cache entry, or NULL */
     const char *urlstr;      /**< borrowed: its URL, a Lua string the VU's stack anchors */
+    char *shown;             /**< owned: its URL as result logs write it, for its sample's
+                                  line (BATCH_EACH with a reqlog), else NULL */
     size_t origin_len;       /**< bytes of urlstr up to its path (pageres_origin_len) */
     uint32_t origin;         /**< index of the first item of the same origin */
     uint8_t how;             /**< enum batch_how */

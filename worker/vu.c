@@ -553,8 +553,8 @@ void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x,
     x->requests = xh_requests(h);
     if (url != NULL && rc == CURLE_OK)
         urlc_seen(url, (uint64_t)dl + (uint64_t)hsize);
-    if (v->eng->cfg.reqlog != NULL && h == v->xh)
-        reqlog_xfer(v->eng->cfg.reqlog, v);
+    if (v->eng->cfg.reqlog != NULL)
+        reqlog_xfer(v->eng->cfg.reqlog, v, h, url, x, p);
 
     if (p == NULL)
         return; /* an untimed request */

@@ -55,7 +55,7 @@ SPAN=$(awk '{e = $1; s = $1 - $2; if (min == "" || s < min) min = s; if (e > max
 between "batch: its time is nginx's span, two rounds of 6 (span $SPAN ms)" "$(t batch 2 .max_ms)" $((SPAN - 100)) $((SPAN + 250))
 
 # ---- errors per request, an entry's own step, cookies, untimed batches
-run mixed
+run mixed --runs 1 --jtl "$TMP/m.jtl"
 eq "mixed: exit 0" "$?" 0
 eq "mixed: each: 4 samples, the 404 not expected technical" \
   "$(t mixed 1 .count)/$(t mixed 1 .errors.technical)/$(t mixed 1 .errors.functional)" 4/1/0
@@ -71,6 +71,11 @@ eq "mixed: the untimed batch: nginx saw both, no sample" "$(grep -c ' /fast?u' "
 eq "mixed: every batched request had the VU's cookie" "$(grep -v ' /login ' "$BL" | awk '$7 != "s1"' | wc -l)" 0
 eq "mixed: a cookie a batch response set goes with the next batch" "$(grep ' /fast?u' "$BL" | awk '$8 == "yes"' | wc -l)" 2
 check "mixed: the POST had its body" grep -q ' POST /setc ' "$BL"
+J=$(cut -d, -f3,4,8,14 "$TMP/m.jtl")
+check "mixed: JTL: a line per sample, its own status and URL" grep -q "a sample each,404,false,.*/missing?no$" <<<"$J"
+check "mixed: JTL: the accepted 404 a success" grep -q "a sample each,404,true,.*/missing?ok$" <<<"$J"
+check "mixed: JTL: the one sample's status is its error's" grep -q "error statuses in one sample,500,false,.*/fail$" <<<"$J"
+eq "mixed: JTL: 8 lines (6 samples, 2 untimed requests, no /login header line)" "$(grep -vc -e '^timeStamp' -e '/login' "$TMP/m.jtl")" 8
 
 # ---- per-VU connections, kept across runs: 2 VUs x 2 runs, 12 connections
 run reuse --vus 2 --runs 2
