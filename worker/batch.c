@@ -281,8 +281,8 @@ void batch_accept(batch *b, sample *s, size_t i)
 
 void batch_abort(batch *b)
 {
-    if (b == NULL)
-        return;
+    if (b == NULL || b->left == 0)
+        return; /* none in flight: a finished batch's samples stay pending */
     for (size_t i = 0; i < b->n; i++) {
         batch_item *r = &b->it[i];
         if (r->how == BATCH_INFLIGHT)

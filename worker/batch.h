@@ -105,8 +105,8 @@ sample *batch_sample(batch *b, uint32_t seq);
  *  that request is no error; in BATCH_ONE, the sample takes the next error
  *  of the batch not accepted, if any. */
 void batch_accept(batch *b, sample *s, size_t i);
-/** Removes whatever is in flight (the grace is over): no sample; NULL is
- *  fine. */
+/** Removes whatever is in flight (the grace is over): no sample of this
+ *  batch; a finished one is left as it is; NULL is fine. */
 void batch_abort(batch *b);
 /** Frees b and what it holds (after the engine's pool is gone); NULL is
  *  fine. */
