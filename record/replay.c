@@ -404,11 +404,14 @@ static void expect_lua(FILE *out, int status)
 }
 
 /* One request of a step: `r = WHO:get(URL, OPTS):expect(S)` and the
- * correlation rules whose source it is. */
+ * correlation rules whose source it is; `r = ` only before such rules, the
+ * only code that reads it (luacheck warns of a value never read). */
 static void request_lua(replay_ctx *x, const char *indent, const char *who, int dot, size_t at,
                         int assign, int resources)
 {
     const har_entry *e = &x->h->e[at];
+
+    assign = assign && x->rules_first[at] < x->rules_first[at + 1];
 
     if (har_header(e->headers, e->nheaders, "authorization") != NULL) {
         fputs(indent, x->out);
@@ -665,7 +668,9 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
         fputc(')', out);
         luaout_comment(out, " -- ", "%s %s", e->method, path);
     }
-    fputs("\nfunction sc.run(vu)\n  local r\n", out);
+    fputs("\nfunction sc.run(vu)\n", out);
+    if (x->c->n > 0)
+        fputs("  local r\n", out);
     if (x->var_table) {
         fputs("  local v = {} -- values the server handed out, set where they appear\n", out);
     } else if (x->c->n > 0) {

@@ -31,6 +31,9 @@ check "the recorded token is not replayed" bash -c "! grep -qF '$TOKEN' '$S'"
 check "no cookie, user agent or sec- header copied" bash -c "! grep -Eiq 'cookie|user-agent|sec-' '$S'"
 check "the password is a property, not copied" bash -c "grep -qF 'password = quern.property(\"password\")' '$S' && ! grep -qF '\"secret\"' '$S'"
 check "the origin is the base_url property" grep -qE '^local base = quern.property\("base_url", "http://127.0.0.1:[0-9]+"\)' "$S"
+# .luacheckrc's settings; recorded values are written on one line, as long as they came
+luacheck --formatter plain --codes --no-max-line-length "$S" >"$TMP/luacheck.out" 2>&1
+eq "luacheck warns of nothing in the script" "$?/$(head -c 300 "$TMP/luacheck.out")" "0/"
 
 # --- the replay, against a fresh target ---------------------------------------------
 start_target
