@@ -7,6 +7,7 @@
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/lcoro.h"
+#include "worker/lifecycle.h"
 #include "worker/pageres.h"
 #include "worker/reqlog.h"
 #include "worker/urlc.h"
@@ -156,6 +157,27 @@ void batch_start(batch *b)
         batch_end(b);
 }
 
+/* Setup or teardown: a request that failed ends it, as a single one does
+ * (lifecycle.h), judged as the VU's last transfer. Returns 1 when it did. */
+static int batch_life_failed(batch *b)
+{
+    vu *v = b->v;
+    size_t i;
+    xh *x;
+
+    for (i = 0; i < b->n; i++)
+        if (b->it[i].res.curl_rc != CURLE_OK || b->it[i].res.status >= 400)
+            break;
+    if (i == b->n)
+        return 0;
+    x = b->it[i].x;
+    b->it[i].x = NULL;
+    batch_release(b);
+    v->x = b->it[i].res;
+    v->xh = x; /* the VU's now: its phase's end gives it back */
+    return lifecycle_xfer_failed(v);
+}
+
 int batch_xfer_done(batch *b, CURL *easy, CURLcode rc)
 {
     vu *v;
@@ -176,8 +198,10 @@ int batch_xfer_done(batch *b, CURL *easy, CURLcode rc)
     if (b->left > 0)
         return 1;
     batch_end(b);
-    /* As vu_xfer_resume, without a single request's result to judge. */
+    /* As vu_xfer_resume, each request judged as a single one. */
     v->wait = VU_IDLE;
+    if (v->eng->cfg.life != ENGINE_LIFE_LOAD && batch_life_failed(b))
+        return 1;
     if (v->abandon) {
         v->abandon = 0;
         v->halting = 1; /* the script checks the responses, then halts */

@@ -16,6 +16,13 @@ local function list(n, path)
   return l
 end
 
+if what == "setup" then
+  -- a request of a batch that fails ends setup, as a single one does
+  function sc.setup()
+    whole:batch({ { "GET", base .. "/fast?s1" }, { "GET", base .. "/fail" } })
+  end
+end
+
 function sc.run(vu)
   if what == "each" then
     local rs = each:batch(list(12, "/slow"))
