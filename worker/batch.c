@@ -157,6 +157,13 @@ void batch_start(batch *b)
         batch_end(b);
 }
 
+/* What a batch set on a handle that others do not set again. */
+static void batch_handle_back(xh *x)
+{
+    curl_easy_setopt(x->easy, CURLOPT_MIMEPOST, NULL); /* its body goes with the GC */
+    curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT, 0L);
+}
+
 /* Setup or teardown: a request that failed ends it, as a single one does
  * (lifecycle.h), judged as the VU's last transfer. Returns 1 when it did. */
 static int batch_life_failed(batch *b)
@@ -172,6 +179,7 @@ static int batch_life_failed(batch *b)
         return 0;
     x = b->it[i].x;
     b->it[i].x = NULL;
+    batch_handle_back(x);
     batch_release(b);
     v->x = b->it[i].res;
     v->xh = x; /* the VU's now: its phase's end gives it back */
@@ -217,7 +225,7 @@ void batch_release(batch *b)
     for (size_t i = 0; i < b->n; i++) {
         batch_item *r = &b->it[i];
         if (r->x != NULL) {
-            curl_easy_setopt(r->x->easy, CURLOPT_MIMEPOST, NULL); /* its body goes with the GC */
+            batch_handle_back(r->x);
             xh_put(e, r->x);
             r->x = NULL;
         }

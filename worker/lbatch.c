@@ -2,6 +2,7 @@
 
 #include <lauxlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "worker/batch.h"
 #include "worker/engine_int.h"
@@ -105,7 +106,7 @@ static int build_entry(lua_State *L)
     size_t i = (size_t)lua_tointeger(L, 5);
     batch_item *r = &b->it[i];
     lhttp_req q;
-    int top;
+    int top, http2, once;
 
     lua_settop(L, 4);
     batch_take(b, i);
@@ -114,10 +115,14 @@ static int build_entry(lua_State *L)
     q.trace_id = r->res.trace_id;
     q.url = &r->url;
     lhttp_build(L, v, &q);
-    /* With HTTP/2 the requests wait for one connection and share it. */
-    curl_easy_setopt(r->x->easy, CURLOPT_PIPEWAIT,
-                     reqopt_http2(q.rro, v->eng->scens.scens[v->scen]->req, v->eng->run_ro) ? 1L
-                                                                                            : 0L);
+    http2 = reqopt_http2(q.rro, v->eng->scens.scens[v->scen]->req, v->eng->run_ro);
+    /* h2c before libcurl 8.0 fails a second request on a connection
+     * (reqopt.c): there each request opens its own rather than a stream of
+     * another's. Otherwise, with HTTP/2, they wait for one and share it. */
+    once = http2 && strncasecmp(lua_tostring(L, 3), "https:", 6) != 0 &&
+           curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
+    curl_easy_setopt(r->x->easy, CURLOPT_PIPEWAIT, http2 && !once ? 1L : 0L);
+    curl_easy_setopt(r->x->easy, CURLOPT_FRESH_CONNECT, once ? 1L : 0L); /* reset when released */
     if (v->eng->trace != NULL)
         curl_easy_setopt(r->x->easy, CURLOPT_VERBOSE, 0L); /* --trace shows single requests */
     batch_set_url(b, i, lua_tostring(L, 3));
