@@ -10,7 +10,9 @@
 D=tests/e2e/scripts
 mkdir -p "$TMP/www"
 head -c 65536 /dev/zero >"$TMP/www/slow.bin"
-start_nginx 256 "log_format batch '\$msec \$request_time \$connection \$status \$request_method \$request_uri \$cookie_sid \$cookie_b2';" \
+H2PORT=$(free_port_py)
+start_nginx 256 "log_format batch '\$msec \$request_time \$connection \$status \$request_method \$request_uri \$cookie_sid \$cookie_b2 \$server_protocol';
+   server { listen 127.0.0.1:$H2PORT http2; access_log $TMP/nginx/batch.log batch; location = /fast { return 200 'fast'; } }" \
   "access_log $TMP/nginx/batch.log batch;
    location = /slow { limit_rate 128k; default_type application/octet-stream; alias $TMP/www/slow.bin; }
    location = /fast { return 200 'fast'; }
@@ -89,6 +91,11 @@ eq "stopped: exit 0" "$?" 0
 eq "stopped: the batch in flight finished: samples = nginx's requests" "$(t loop 1 .count)" "$(grep -c ' /slow?i=' "$BL")"
 run loop --duration 1s --grace 100ms
 check "cut by the grace: the run ends" test -s "$TMP/loop.json"
+
+# ---- HTTP/2 (h2c): each request answered (before libcurl 8.0, a connection each)
+run h2c --runs 1 -p h2c_url="http://127.0.0.1:$H2PORT"
+eq "h2c: 12 samples, no error" "$(t h2c 1 .count)/$(t h2c 1 .errors.technical)/$(t h2c 1 .errors.functional)" 12/0/0
+eq "h2c: nginx saw 12 HTTP/2 requests" "$(grep -c ' /fast?i=.* HTTP/2.0$' "$BL")" 12
 
 # ---- setup: a request of a batch that fails ends it, no load
 run setup

@@ -60,6 +60,10 @@ function sc.run(vu)
     each:batch(list(12, "/fast"))
   elseif what == "loop" then
     each:batch(list(12, "/slow"))
+  elseif what == "h2c" then
+    local l = list(12, "/fast")
+    for _, e in ipairs(l) do e[2] = e[2]:gsub("^" .. base, quern.property("h2c_url")); e[3] = { http2 = true } end
+    for _, r in ipairs(each:batch(l)) do assert(r.protocol == "HTTP/2", r.protocol) end
   elseif what == "bad" then
     each:batch({ { "GET", base .. "/fast?never" }, { "GET" } })
   elseif what == "badopt" then
