@@ -2,10 +2,11 @@
  *
  * A VU plays its scenario's phases: init once, run again and again (paced,
  * with think time between steps), finish once when it stops. It owns one
- * libcurl easy handle while a transfer runs; its connections live in the
- * share of its group of VUs, keyed by its id (vshare.h), so that, as with a
- * browser, N VUs show N connections at the server; its cookies live in the
- * easy handle it holds, and as text while it holds none (vjar.h).
+ * libcurl easy handle while a transfer runs (a batch, one a request of it:
+ * batch.h); its connections live in the share of its group of VUs, keyed by
+ * its id (vshare.h), so that, as with a browser, N VUs show N connections at
+ * the server; its cookies live in the easy handle it holds, and as text
+ * while it holds none (vjar.h).
  *
  * A step sample stays "pending" after its response arrives, so that checks
  * made by the script on that response (r:expect, r:contains) can still class
