@@ -144,8 +144,11 @@ static void batch_end(batch *b)
 {
     vu *v = b->v;
 
-    if (b->mode == BATCH_ONE && b->seq != 0 && v->pend.seq == b->seq && !v->pend.in_block)
+    if (b->mode == BATCH_ONE && b->seq != 0 && v->pend.seq == b->seq && !v->pend.in_block &&
+        b->first_us != 0) {
+        v->pend.start_us = b->first_us; /* the requests built, the first one sent */
         v->pend.elapsed_us = clock_mono_us() - b->first_us;
+    }
     b->kept = b->mode == BATCH_EACH;
 }
 
