@@ -131,11 +131,22 @@ static void push_headers(lua_State *L, int ridx)
 static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
 {
     vu *v = vu_current(L);
+    int mine = v != NULL && r->seq != 0 && v->pend.step >= 0 && v->pend.seq == r->seq;
 
+    if (mine && v->pend.err == SAMPLE_OK) {
+        /* the response checked is the example of the sample's error */
+        size_t blen = 0;
+        const char *body, *url;
+        lua_getiuservalue(L, 1, UV_URL);
+        lua_getiuservalue(L, 1, UV_BODY);
+        url = lua_tostring(L, -2);
+        body = lua_tolstring(L, -1, &blen);
+        vu_error_example(v, technical ? (r->status != 0 ? r->status : r->curl_rc) : 0, url,
+                         r->status, body, blen, r->trace_id);
+        lua_pop(L, 2);
+    }
     /* an untimed request's check counts against the current step */
-    return vu_check_fail(L, v, r->step,
-                         v != NULL && r->seq != 0 && v->pend.step >= 0 && v->pend.seq == r->seq,
-                         technical, msg);
+    return vu_check_fail(L, v, r->step, mine, technical, msg);
 }
 
 /* A check or an extraction on a response that never came (a transport
@@ -185,6 +196,7 @@ static int r_expect(lua_State *L)
         if (v != NULL && r->seq != 0 && v->pend.seq == r->seq && v->pend.status_err) {
             v->pend.err = SAMPLE_OK;
             v->pend.status_err = 0;
+            v->pend.code = 0;
             v->pend.msg[0] = '\0';
         }
         lua_settop(L, 1);

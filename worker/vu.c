@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/errkinds.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/version.h"
@@ -353,6 +354,7 @@ void vu_free(vu *v)
 {
     /* The easy handles attached to the share go first (engine_free). */
     pageres_free(v->page);
+    xfree(v->ex);
     xfree(v->jar);
     curl_slist_free_all(v->req_headers);
     memset(v, 0, sizeof(*v));
@@ -436,6 +438,34 @@ void vu_count_error(vu *v, int sidx, int technical, const char *msg)
     else
         s->err_func++;
     stats_note_error_trace(s, technical, msg, v->pend.step == sidx ? v->pend.trace : NULL);
+    stats_note_kind(s, technical, 0, msg, clock_wall_us() / 1000, NULL);
+}
+
+void vu_error_example(vu *v, int32_t code, const char *url, int status, const char *body,
+                      size_t len, const char *trace_id)
+{
+    if (v->ex == NULL)
+        v->ex = xmalloc(sizeof(*v->ex));
+    errkinds_example_set(v->ex, url, status, body, len, trace_id);
+    v->ex_seq = v->pend.seq;
+    v->pend.code = code;
+}
+
+/* The pending sample's error by kind, at the time its request ended. */
+static void note_kind(vu *v, step_stats *s, const sample *p)
+{
+    engine *e = v->eng;
+    int technical = p->err == SAMPLE_TECH;
+    int64_t end_us =
+        e->t0_wall_us + (p->start_us + (p->elapsed_us > 0 ? p->elapsed_us : 0) - e->t0_us);
+    const errkind_example *ex = v->ex != NULL && v->ex_seq == p->seq ? v->ex : NULL;
+    errkind_example mine;
+
+    if (ex == NULL) {
+        errkinds_example_set(&mine, NULL, 0, NULL, 0, p->trace);
+        ex = &mine;
+    }
+    stats_note_kind(s, technical, technical ? p->code : 0, p->msg, end_us / 1000, ex);
 }
 
 /* Offers the sample to the run's slowest of its step; one that enters goes
@@ -484,9 +514,11 @@ void vu_finalize(vu *v)
     if (p->err == SAMPLE_TECH) {
         s->err_tech++;
         stats_note_error_trace(s, 1, p->msg, p->trace);
+        note_kind(v, s, p);
     } else if (p->err == SAMPLE_FUNC) {
         s->err_func++;
         stats_note_error_trace(s, 0, p->msg, p->trace);
+        note_kind(v, s, p);
     }
     if (v->eng->cfg.reqlog != NULL)
         reqlog_sample(v->eng->cfg.reqlog, v);
@@ -506,6 +538,15 @@ void vu_sample_begin(vu *v, int sidx)
     p->lag_us = intend_take(&v->run_lag_us);
     v->cur_step = sidx;
     v->steps_in_run++;
+}
+
+/* The erring transfer as the pending sample's example. */
+static void xfer_example(vu *v, int32_t code)
+{
+    char *url = NULL;
+
+    curl_easy_getinfo(v->xh->easy, CURLINFO_EFFECTIVE_URL, &url);
+    vu_error_example(v, code, url, v->x.status, v->xh->body.data, v->xh->body.len, v->x.trace_id);
 }
 
 /* Fills v->x from the finished transfer and adds it to the pending sample. */
@@ -565,10 +606,12 @@ static void collect(vu *v, CURLcode rc)
         p->err = SAMPLE_TECH;
         snprintf(p->msg, sizeof(p->msg), "%s",
                  v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc));
+        xfer_example(v, (int32_t)rc);
     } else if (status >= 400) {
         p->err = SAMPLE_TECH;
         p->status_err = 1;
         snprintf(p->msg, sizeof(p->msg), "HTTP status %ld", status);
+        xfer_example(v, (int32_t)status);
     }
 }
 
