@@ -269,6 +269,54 @@ static void injector(text *t, const prom_input *in)
     console_series(t, in, "quern_injector_saturated_seconds_total", 's');
 }
 
+static int same_code(const errkind *a, const errkind *b)
+{
+    return a->technical == b->technical && a->code == b->code &&
+           errkinds_is_other(a) == errkinds_is_other(b);
+}
+
+/* The errors per step, class and code (common/errkinds.h: the HTTP status,
+ * the libcurl code, 0 for a check; "other" for the kinds past the bound):
+ * only in a run that has some. A family apart from quern_errors_total, so
+ * that summing either counts each error once. */
+static void errors_by_code(text *t, const prom_input *in)
+{
+    int any = 0;
+
+    for (size_t i = 0; in->a != NULL && i < in->a->nsteps; i++)
+        any |= errkinds_total(in->a->total[i].kinds) > 0;
+    if (!any)
+        return;
+    family(t, "quern_errors_by_code_total", "counter",
+           "Samples that failed, per step, kind and code (the HTTP status, the libcurl error "
+           "code, 0 for a check or the script; \"other\" for the kinds past 32).");
+    for (size_t i = 0; i < in->a->nsteps; i++) {
+        const errkind *rows[ERRKIND_ROWS];
+        size_t n = errkinds_sorted(in->a->total[i].kinds, rows);
+        for (size_t j = 0; j < n; j++) {
+            uint64_t sum = 0;
+            int first = 1;
+            char extra[64];
+            for (size_t k = 0; k < j; k++)
+                if (same_code(rows[k], rows[j]))
+                    first = 0; /* written with the first row of its code */
+            if (!first)
+                continue;
+            for (size_t k = j; k < n; k++)
+                if (same_code(rows[k], rows[j]))
+                    sum += rows[k]->count;
+            if (errkinds_is_other(rows[j]))
+                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"other\"",
+                         errkinds_class(rows[j]));
+            else
+                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"%d\"",
+                         errkinds_class(rows[j]), (int)rows[j]->code);
+            sample_head(t, in, "quern_errors_by_code_total", i, extra);
+            fmt(t, "%" PRIu64 "\n", sum);
+        }
+    }
+}
+
 /* The WebSocket messages, per step: only in a run that has some. */
 static void ws_message_counters(text *t, const prom_input *in)
 {
@@ -310,6 +358,7 @@ char *prom_render(const prom_input *in, size_t *len)
         sample_head(&t, in, "quern_errors_total", i, ",kind=\"functional\"");
         fmt(&t, "%" PRIu64 "\n", in->a->total[i].err_func);
     }
+    errors_by_code(&t, in);
     counter(&t, in, "quern_bytes_received_total", "Bytes received (headers and bodies), per step.",
             offsetof(step_stats, bytes_in));
     counter(&t, in, "quern_bytes_sent_total",
