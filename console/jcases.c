@@ -73,9 +73,9 @@ static void kinds_text(const step_stats *s, char *buf, size_t len)
 
     buf[0] = '\0';
     for (size_t i = 0; i < n && at < len; i++) {
-        int w = snprintf(buf + at, len - at, "%s%llu %s %d %s", i ? ", " : "; by kind: ",
-                         (unsigned long long)rows[i]->count, errkinds_class(rows[i]),
-                         (int)rows[i]->code, rows[i]->msg);
+        int w = snprintf(buf + at, len - at, "%s%llu %s %d %s",
+                         i ? ", " : "; by kind: ", (unsigned long long)rows[i]->count,
+                         errkinds_class(rows[i]), (int)rows[i]->code, rows[i]->msg);
         if (w < 0)
             break;
         at += (size_t)w;
@@ -94,8 +94,7 @@ static char *step_errors(const step_stats *s)
         (unsigned long long)(s->err_tech + s->err_func), (unsigned long long)s->count,
         (unsigned long long)s->err_tech, s->sample_tech[0] ? " (first: " : "", s->sample_tech,
         s->sample_tech[0] ? ")" : "", (unsigned long long)s->err_func,
-        s->sample_func[0] ? " (first: " : "", s->sample_func, s->sample_func[0] ? ")" : "",
-        kinds);
+        s->sample_func[0] ? " (first: " : "", s->sample_func, s->sample_func[0] ? ")" : "", kinds);
 }
 
 /* Why step s (id, name) fails, one reason per line, or NULL: each failed

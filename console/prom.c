@@ -309,8 +309,8 @@ static void errors_by_code(text *t, const prom_input *in)
                 snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"other\"",
                          errkinds_class(rows[j]));
             else
-                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"%d\"",
-                         errkinds_class(rows[j]), (int)rows[j]->code);
+                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"%d\"", errkinds_class(rows[j]),
+                         (int)rows[j]->code);
             sample_head(t, in, "quern_errors_by_code_total", i, extra);
             fmt(t, "%" PRIu64 "\n", sum);
         }

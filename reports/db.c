@@ -602,8 +602,8 @@ static size_t kind_rows(const errkinds *t, const errkind *rows[ERRKIND_ROWS])
 }
 
 /* The step's errors by kind of one second. */
-static int add_kind_seconds(db *d, int64_t run_id, size_t step, const errkinds *t,
-                            uint64_t second, char *err, size_t errlen)
+static int add_kind_seconds(db *d, int64_t run_id, size_t step, const errkinds *t, uint64_t second,
+                            char *err, size_t errlen)
 {
     const errkind *rows[ERRKIND_ROWS];
     size_t n = kind_rows(t, rows);

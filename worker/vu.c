@@ -603,9 +603,16 @@ static void collect(vu *v, CURLcode rc)
         return; /* the first error of a sample is the one kept */
     memcpy(p->trace, x->trace_id, sizeof(p->trace));
     if (rc != CURLE_OK) {
+        const char *m = v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc);
+        long oserr = 0;
         p->err = SAMPLE_TECH;
-        snprintf(p->msg, sizeof(p->msg), "%s",
-                 v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc));
+        /* the system's cause ("Connection refused") when libcurl's text
+         * lacks it ("Couldn't connect to server") */
+        curl_easy_getinfo(v->xh->easy, CURLINFO_OS_ERRNO, &oserr);
+        if (oserr > 0 && strstr(m, strerror((int)oserr)) == NULL)
+            snprintf(p->msg, sizeof(p->msg), "%s (%s)", m, strerror((int)oserr));
+        else
+            snprintf(p->msg, sizeof(p->msg), "%s", m);
         xfer_example(v, (int32_t)rc);
     } else if (status >= 400) {
         p->err = SAMPLE_TECH;

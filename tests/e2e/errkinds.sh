@@ -1,0 +1,58 @@
+# Errors by kind, judged by a real nginx's access log: one step meets HTTP
+# 500s, 503s and timeouts; each cause is its own kind (class, code, folded
+# message) with the count nginx logged for its location, in the summary
+# JSON, the end summary and the database; the timed-out kind has an example
+# (URL, status 0) and times. With the server down, the kind names the
+# transport's cause.
+. "$(dirname "$0")/dist_lib.bash"
+. "$(dirname "$0")/nginx_lib.bash"
+mkdir -p "$TMP/www/slow"
+head -c 100000 /dev/zero | tr '\0' x >"$TMP/www/slow/big.txt"
+start_nginx 256 "" "location /e500 { return 500 \"boom\"; }
+   location /e503 { return 503; }
+   location /slow/ { root $TMP/www; limit_rate 1; sendfile off; }"
+DB=$TMP/ek.db
+"$QUERN" run tests/e2e/scripts/errkinds.lua --vus 4 --duration 2s -p base_url="$NGBASE" \
+  --allow-errors --db "$DB" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+eq "run exits 0" "$?" 0
+sleep 0.3 # nginx logs a request whose client left once it notices
+K='.tests[0].errors.kinds'
+n500=$(grep -c ' 500 - /e500$' "$LOG")
+n503=$(grep -c ' 503 - /e503$' "$LOG")
+nslow=$(grep -c ' /slow/big.txt$' "$LOG")
+check "nginx saw errors of each cause" test "$n500" -gt 0 -a "$n503" -gt 0 -a "$nslow" -gt 0
+eq "three kinds, all technical" "$(sj "$TMP/s.json" "\"\([$K[].class] | unique | join(\",\")) \($K | length)\"")" "technical 3"
+kc() { sj "$TMP/s.json" "[$K[] | select(.code == $1) | .count] | add"; }
+eq "500s: the kind's count is nginx's" "$(kc 500)" "$n500"
+eq "503s: the kind's count is nginx's" "$(kc 503)" "$n503"
+eq "timeouts: the kind's count is nginx's (code 28)" "$(kc 28)" "$nslow"
+eq "kinds add up to the technical errors" "$(sj "$TMP/s.json" "[$K[].count] | add")" \
+  "$(sj "$TMP/s.json" '.tests[0].errors.technical')"
+eq "503: message" "$(sj "$TMP/s.json" "$K[] | select(.code == 503) | .message")" "HTTP status 503"
+check "timeout: message folded (no number of milliseconds)" \
+  grep -qx "Operation timed out after N milliseconds with N\( out of N\)\? bytes received" \
+  <<<"$(sj "$TMP/s.json" "$K[] | select(.code == 28) | .message")"
+eq "500: example URL, status and body" \
+  "$(sj "$TMP/s.json" "$K[] | select(.code == 500) | .example | \"\(.url) \(.status) \(.body)\"")" \
+  "$NGBASE/e500 500 boom"
+eq "timeout: example has no status" "$(sj "$TMP/s.json" "$K[] | select(.code == 28) | .example.status")" 0
+check "first <= last, epoch ms" sj "$TMP/s.json" "$K[] | select(.first > 1700000000000 and .first <= .last)"
+check "end summary: the 503 row" grep -qE "^ +$n503 +technical +503 +HTTP status 503" "$TMP/out"
+check "end summary: the timeout row" grep -qE "^ +$nslow +technical +28 +Operation timed out" "$TMP/out"
+q() { sqlite3 "$DB" "$1"; }
+eq "database: three kinds" "$(q 'SELECT count(*) FROM error_kinds')" 3
+eq "database: 500s" "$(q 'SELECT count FROM error_kinds WHERE code = 500')" "$n500"
+eq "database: 503s" "$(q "SELECT count FROM error_kinds WHERE code = 503 AND class = 'technical'")" "$n503"
+eq "database: timeouts" "$(q 'SELECT count FROM error_kinds WHERE code = 28')" "$nslow"
+eq "database: the seconds add up to the totals" \
+  "$(q 'SELECT code, sum(count) FROM error_kind_seconds GROUP BY code ORDER BY code' | tr '\n' ' ')" \
+  "28|$nslow 500|$n500 503|$n503 "
+eq "database: the example's URL" "$(q 'SELECT url FROM error_kinds WHERE code = 503')" "$NGBASE/e503"
+
+# The server down: the kind says why
+"$QUERN" run tests/e2e/scripts/errkinds.lua --vus 1 --runs 2 -p base_url="http://127.0.0.1:$(free_port)" \
+  --allow-errors --db none --summary-json "$TMP/d.json" >"$TMP/dout" 2>"$TMP/derr"
+eq "server down: one kind, code 7 (couldn't connect)" \
+  "$(sj "$TMP/d.json" "[$K[] | \"\(.code) \(.count)\"] | join(\",\")")" "7 6"
+check "server down: the message carries the cause" \
+  grep -q "Connection refused" <<<"$(sj "$TMP/d.json" "$K[0].message")"
