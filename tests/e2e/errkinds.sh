@@ -56,3 +56,10 @@ eq "server down: one kind, code 7 (couldn't connect)" \
   "$(sj "$TMP/d.json" "[$K[] | \"\(.code) \(.count)\"] | join(\",\")")" "7 6"
 check "server down: the message carries the cause" \
   grep -q "Connection refused" <<<"$(sj "$TMP/d.json" "$K[0].message")"
+
+# The HTML report: a table per step and a chart of each kind's errors per second
+"$QUERN" report --db "$DB" -o "$TMP/r.html" >/dev/null 2>&1
+check "report: the 503 kind's row, nginx's count" \
+  grep -q "<td class=\"n\">$n503</td><td>technical</td><td class=\"n\">503</td><td><code>HTTP status 503" "$TMP/r.html"
+check "report: the timeout kind's row" grep -q "<td class=\"n\">$nslow</td><td>technical</td><td class=\"n\">28</td>" "$TMP/r.html"
+check "report: errors per second by kind" grep -q "aria-label=\"Errors per second by kind\"" "$TMP/r.html"
