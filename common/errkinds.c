@@ -360,3 +360,33 @@ size_t errkinds_sorted(const errkinds *t, const errkind *rows[ERRKIND_ROWS])
             rows[n++] = &t->other[c];
     return n;
 }
+
+size_t errkinds_by_code(const errkinds *t, errkind out[ERRKIND_ROWS])
+{
+    const errkind *rows[ERRKIND_ROWS];
+    size_t n = errkinds_sorted(t, rows), m = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const errkind *k = rows[i];
+        int other = errkinds_is_other(k);
+        size_t j = 0;
+        while (j < m && !(out[j].technical == k->technical && out[j].code == k->code &&
+                          errkinds_is_other(&out[j]) == other))
+            j++;
+        if (j == m) {
+            memset(&out[m], 0, sizeof(out[m]));
+            out[m].technical = k->technical;
+            out[m].code = k->code;
+            snprintf(out[m].msg, sizeof(out[m].msg), "%s", other ? ERRKIND_OTHER : "");
+            out[m].first_ms = k->first_ms;
+            out[m].last_ms = k->last_ms;
+            m++;
+        }
+        out[j].count += k->count;
+        if (k->first_ms < out[j].first_ms)
+            out[j].first_ms = k->first_ms;
+        if (k->last_ms > out[j].last_ms)
+            out[j].last_ms = k->last_ms;
+    }
+    return m;
+}

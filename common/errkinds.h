@@ -115,6 +115,11 @@ void errkinds_merge(errkinds *dst, const errkinds *src);
  *  first; ties by first time), then the other rows; returns how many
  *  (at most ERRKIND_ROWS; 0 for NULL). */
 size_t errkinds_sorted(const errkinds *t, const errkind *rows[ERRKIND_ROWS]);
+/** t's rows summed by class and code, in errkinds_sorted's order of their
+ *  first row, into out (msg "" for a code's sum, ERRKIND_OTHER for the
+ *  other rows'; no example); returns how many. For outputs that label by
+ *  code (Prometheus, InfluxDB), where a message would be too many series. */
+size_t errkinds_by_code(const errkinds *t, errkind out[ERRKIND_ROWS]);
 /** "technical" or "functional". */
 const char *errkinds_class(const errkind *k);
 /** 1 when k is an other row. */

@@ -269,12 +269,6 @@ static void injector(text *t, const prom_input *in)
     console_series(t, in, "quern_injector_saturated_seconds_total", 's');
 }
 
-static int same_code(const errkind *a, const errkind *b)
-{
-    return a->technical == b->technical && a->code == b->code &&
-           errkinds_is_other(a) == errkinds_is_other(b);
-}
-
 /* The errors per step, class and code (common/errkinds.h: the HTTP status,
  * the libcurl code, 0 for a check; "other" for the kinds past the bound):
  * only in a run that has some. A family apart from quern_errors_total, so
@@ -291,28 +285,18 @@ static void errors_by_code(text *t, const prom_input *in)
            "Samples that failed, per step, kind and code (the HTTP status, the libcurl error "
            "code, 0 for a check or the script; \"other\" for the kinds past 32).");
     for (size_t i = 0; i < in->a->nsteps; i++) {
-        const errkind *rows[ERRKIND_ROWS];
-        size_t n = errkinds_sorted(in->a->total[i].kinds, rows);
+        errkind sums[ERRKIND_ROWS];
+        size_t n = errkinds_by_code(in->a->total[i].kinds, sums);
         for (size_t j = 0; j < n; j++) {
-            uint64_t sum = 0;
-            int first = 1;
             char extra[64];
-            for (size_t k = 0; k < j; k++)
-                if (same_code(rows[k], rows[j]))
-                    first = 0; /* written with the first row of its code */
-            if (!first)
-                continue;
-            for (size_t k = j; k < n; k++)
-                if (same_code(rows[k], rows[j]))
-                    sum += rows[k]->count;
-            if (errkinds_is_other(rows[j]))
+            if (errkinds_is_other(&sums[j]))
                 snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"other\"",
-                         errkinds_class(rows[j]));
+                         errkinds_class(&sums[j]));
             else
-                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"%d\"", errkinds_class(rows[j]),
-                         (int)rows[j]->code);
+                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"%d\"", errkinds_class(&sums[j]),
+                         (int)sums[j].code);
             sample_head(t, in, "quern_errors_by_code_total", i, extra);
-            fmt(t, "%" PRIu64 "\n", sum);
+            fmt(t, "%" PRIu64 "\n", sums[j].count);
         }
     }
 }

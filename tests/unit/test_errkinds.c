@@ -245,6 +245,28 @@ static void test_example_bounded(void **state)
     assert_string_equal(ex.trace, "");
 }
 
+static void test_by_code(void **state)
+{
+    errkinds *t = errkinds_new();
+    errkind sums[ERRKIND_ROWS];
+    (void)state;
+
+    errkinds_note(t, 1, 28, "Operation timed out after 5 ms", 10, NULL);
+    errkinds_note(t, 1, 28, "Operation timed out after 5 ms with 3 bytes", 5, NULL);
+    errkinds_note(t, 1, 28, "Operation timed out after 7 ms", 20, NULL);
+    errkinds_note(t, 1, 500, "HTTP status 500", 1, NULL);
+    errkinds_note(t, 0, 28, "a check naming 28", 1, NULL);
+    assert_int_equal(errkinds_by_code(t, sums), 3);
+    assert_int_equal(sums[0].code, 28);
+    assert_int_equal(sums[0].technical, 1);
+    assert_int_equal(sums[0].count, 3);
+    assert_int_equal(sums[0].first_ms, 5);
+    assert_int_equal(sums[0].last_ms, 20);
+    assert_string_equal(sums[0].msg, "");
+    assert_int_equal(sums[1].count + sums[2].count, 2);
+    errkinds_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_merge_exact),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_example_bounded),
+        cmocka_unit_test(test_by_code),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
