@@ -273,7 +273,7 @@ static void injector(text *t, const prom_input *in)
  * the libcurl code, 0 for a check; "other" for the kinds past the bound):
  * only in a run that has some. A family apart from quern_errors_total, so
  * that summing either counts each error once. */
-static void errors_by_code(text *t, const prom_input *in)
+static void code_counters(text *t, const prom_input *in)
 {
     int any = 0;
 
@@ -342,7 +342,7 @@ char *prom_render(const prom_input *in, size_t *len)
         sample_head(&t, in, "quern_errors_total", i, ",kind=\"functional\"");
         fmt(&t, "%" PRIu64 "\n", in->a->total[i].err_func);
     }
-    errors_by_code(&t, in);
+    code_counters(&t, in);
     counter(&t, in, "quern_bytes_received_total", "Bytes received (headers and bodies), per step.",
             offsetof(step_stats, bytes_in));
     counter(&t, in, "quern_bytes_sent_total",

@@ -7,7 +7,7 @@
 #include "reports/html.h"
 
 /* A time in the run, seconds from its start. */
-static double run_s(const query_run *r, int64_t ms)
+static double since_start(const query_run *r, int64_t ms)
 {
     return (double)(ms * 1000 - r->started_us) / 1e6;
 }
@@ -21,7 +21,7 @@ static void kind_row(FILE *out, const query_run *r, const kindseries_row *k)
     fprintf(out, "</td><td class=\"n\">%lld</td><td><code>", (long long)k->code);
     html_esc(out, k->message);
     fprintf(out, "</code></td><td class=\"n\">%.1f s</td><td class=\"n\">%.1f s</td><td>",
-            run_s(r, k->first_ms), run_s(r, k->last_ms));
+            since_start(r, k->first_ms), since_start(r, k->last_ms));
     if (k->url[0] != '\0') {
         fputs("<code>", out);
         html_esc(out, k->url);

@@ -1,5 +1,5 @@
-/* errors — a run's errors by kind in the summary; see errors.h. */
-#include "console/errors.h"
+/* errsummary — a run's errors by kind in the summary; see errsummary.h. */
+#include "console/errsummary.h"
 
 #include <jansson.h>
 
@@ -30,14 +30,15 @@ static void print_row(FILE *out, const errkind *k, int64_t started_us)
     fprintf(out, "\n");
 }
 
-void errors_print(FILE *out, const step_stats *steps, const char *const *step_ids, size_t nsteps,
-                  int64_t started_us)
+void errsummary_print(FILE *out, const step_stats *steps, const char *const *step_ids,
+                      size_t nsteps, int64_t started_us)
 {
     int header = 0;
 
     for (size_t i = 0; i < nsteps; i++) {
         const errkind *rows[ERRKIND_ROWS];
-        size_t n = errkinds_sorted(steps[i].kinds, rows), shown = n < ERRORS_TOP ? n : ERRORS_TOP;
+        size_t n = errkinds_sorted(steps[i].kinds, rows),
+               shown = n < ERRSUMMARY_TOP ? n : ERRSUMMARY_TOP;
         uint64_t rest = 0;
         char nm[TERMSAFE_MAX];
 
@@ -67,7 +68,7 @@ static json_t *example_json(const errkind_example *ex)
     return o;
 }
 
-json_t *errors_json(const errkinds *t)
+json_t *errsummary_json(const errkinds *t)
 {
     const errkind *rows[ERRKIND_ROWS];
     size_t n = errkinds_sorted(t, rows);
