@@ -2,6 +2,7 @@
 #include "reports/kindseries.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/mem.h"
@@ -41,8 +42,31 @@ static kindseries_row *find(kindseries *ks, int64_t step, const char *cls, int64
     return NULL;
 }
 
-int kindseries_load(sqlite3 *sq, int64_t id, size_t npts, unsigned width_s, kindseries *ks,
-                    char *err, size_t errlen)
+/* A run whose end was not written (the console died) has no totals: its
+ * kinds are summed from its seconds, times to the second, no example. */
+static int from_seconds(sqlite3 *sq, int64_t id, int64_t started_us, kindseries *ks, char *err,
+                        size_t errlen)
+{
+    char sql[512];
+    sqlite3_stmt *st;
+    int rc;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT step_index, class, code, message, sum(count), "
+             "%lld + 1000 * min(second), %lld + 1000 * max(second), '', 0, '', NULL "
+             "FROM error_kind_seconds WHERE run_id = ? GROUP BY step_index, class, code, message "
+             "ORDER BY step_index, sum(count) DESC, min(second)",
+             (long long)(started_us / 1000), (long long)(started_us / 1000));
+    st = query_stmt(sq, sql, id, err, errlen);
+    if (st == NULL)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        row_kind(st, ks);
+    return query_stmt_done(sq, st, rc, err, errlen);
+}
+
+int kindseries_load(sqlite3 *sq, int64_t id, size_t npts, unsigned width_s, int64_t started_us,
+                    kindseries *ks, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
     int rc;
@@ -59,6 +83,8 @@ int kindseries_load(sqlite3 *sq, int64_t id, size_t npts, unsigned width_s, kind
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         row_kind(st, ks);
     if (query_stmt_done(sq, st, rc, err, errlen) != 0)
+        return -1;
+    if (ks->n == 0 && from_seconds(sq, id, started_us, ks, err, errlen) != 0)
         return -1;
     if (ks->n == 0 || npts == 0)
         return 0;

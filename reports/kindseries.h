@@ -9,7 +9,7 @@
  *
  * Usage:
  *     kindseries ks;
- *     kindseries_load(sq, run_id, npts, width_s, &ks, err, sizeof(err));
+ *     kindseries_load(sq, run_id, npts, width_s, started_us, &ks, err, sizeof(err));
  *     for (size_t i = 0; i < ks.n; i++) ks.rows[i].count, ks.rows[i].ps[p] ...
  *     kindseries_free(&ks);
  */
@@ -44,9 +44,11 @@ typedef struct kindseries {
 
 /** Reads the kinds of run id into ks (emptied first); a second's count
  *  goes into point second / width_s (the last point takes the seconds past
- *  npts). 0, or -1 with err set. */
-int kindseries_load(struct sqlite3 *sq, int64_t id, size_t npts, unsigned width_s, kindseries *ks,
-                    char *err, size_t errlen);
+ *  npts). A run without totals (its end never written) has its kinds summed
+ *  from its seconds, first and last to the second from started_us (epoch
+ *  us), without examples. 0, or -1 with err set. */
+int kindseries_load(struct sqlite3 *sq, int64_t id, size_t npts, unsigned width_s,
+                    int64_t started_us, kindseries *ks, char *err, size_t errlen);
 /** Releases what ks owns; ks may be loaded again. */
 void kindseries_free(kindseries *ks);
 

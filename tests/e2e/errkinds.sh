@@ -63,3 +63,8 @@ check "report: the 503 kind's row, nginx's count" \
   grep -q "<td class=\"n\">$n503</td><td>technical</td><td class=\"n\">503</td><td><code>HTTP status 503" "$TMP/r.html"
 check "report: the timeout kind's row" grep -q "<td class=\"n\">$nslow</td><td>technical</td><td class=\"n\">28</td>" "$TMP/r.html"
 check "report: errors per second by kind" grep -q "aria-label=\"Errors per second by kind\"" "$TMP/r.html"
+# a run whose end was never written (no totals): the kinds summed from its seconds
+q 'DELETE FROM error_kinds'
+"$QUERN" report --db "$DB" -o "$TMP/r2.html" >/dev/null 2>&1
+check "report without totals: the 500 kind from the seconds, nginx's count" \
+  grep -q "<td class=\"n\">$n500</td><td>technical</td><td class=\"n\">500</td>" "$TMP/r2.html"
