@@ -57,6 +57,15 @@ eq "server down: one kind, code 7 (couldn't connect)" \
 check "server down: the message carries the cause" \
   grep -q "Connection refused" <<<"$(sj "$TMP/d.json" "$K[0].message")"
 
+# More causes than a step keeps: 32 kinds, the rest in one "(other kinds)" row
+"$QUERN" run tests/e2e/scripts/errkinds_many.lua --vus 1 --runs 40 -p base_url="$NGBASE" \
+  --allow-errors --db none --summary-json "$TMP/m.json" >"$TMP/mout" 2>"$TMP/merr"
+eq "40 causes: 32 kinds and the other row" "$(sj "$TMP/m.json" "$K | length")" 33
+eq "  the other row counts the 8 others, last" \
+  "$(sj "$TMP/m.json" "$K[-1] | \"\(.message) \(.class) \(.code) \(.count)\"")" "(other kinds) functional 0 8"
+eq "  every error counted once" "$(sj "$TMP/m.json" "[$K[].count] | add")" 40
+check "  the end summary shows 5 and says how many more" grep -q "^  and 28 more (35 errors)$" "$TMP/mout"
+
 # The HTML report: a table per step and a chart of each kind's errors per second
 "$QUERN" report --db "$DB" -o "$TMP/r.html" >/dev/null 2>&1
 check "report: the 503 kind's row, nginx's count" \
