@@ -13,7 +13,7 @@ start_nginx 256 "" "location /e500 { return 500 \"boom\"; }
    location /slow/ { root $TMP/www; limit_rate 1; sendfile off; }"
 DB=$TMP/ek.db
 "$QUERN" run tests/e2e/scripts/errkinds.lua --vus 4 --duration 2s -p base_url="$NGBASE" \
-  --allow-errors --db "$DB" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+  --traceparent --allow-errors --db "$DB" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
 eq "run exits 0" "$?" 0
 sleep 0.3 # nginx logs a request whose client left once it notices
 K='.tests[0].errors.kinds'
@@ -35,6 +35,8 @@ check "timeout: message folded (no number of milliseconds)" \
 eq "500: example URL, status and body" \
   "$(sj "$TMP/s.json" "$K[] | select(.code == 500) | .example | \"\(.url) \(.status) \(.body)\"")" \
   "$NGBASE/e500 500 boom"
+check "500: example's trace id (--traceparent)" grep -qE '^[0-9a-f]{32}$' \
+  <<<"$(sj "$TMP/s.json" "$K[] | select(.code == 500) | .example.trace_id")"
 eq "timeout: example has no status" "$(sj "$TMP/s.json" "$K[] | select(.code == 28) | .example.status")" 0
 check "first <= last, epoch ms" sj "$TMP/s.json" "$K[] | select(.first > 1700000000000 and .first <= .last)"
 check "end summary: the 503 row" grep -qE "^ +$n503 +technical +503 +HTTP status 503" "$TMP/out"
