@@ -1,9 +1,12 @@
 # Errors by kind, judged by a real nginx's access log: one step meets HTTP
-# 500s, 503s and timeouts; each cause is its own kind (class, code, folded
-# message) with the count nginx logged for its location, in the summary
-# JSON, the end summary and the database; the timed-out kind has an example
-# (URL, status 0) and times. With the server down, the kind names the
-# transport's cause.
+# 500s, 503s and timeouts (limit_rate 1 against a 300 ms request timeout);
+# each cause is its own kind (class, code, folded message) whose count is the
+# one nginx logged for its location, in the summary JSON, the end summary,
+# the database (totals and seconds) and the HTML report (also for a run
+# whose totals were never written); an example (URL, status, body, trace id)
+# and times with each. More causes than a step keeps: 32 kinds and one other
+# row, nothing lost. With the server down, the kind names the transport's
+# cause (Connection refused).
 . "$(dirname "$0")/dist_lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 mkdir -p "$TMP/www/slow"
