@@ -18,11 +18,16 @@ DB=$TMP/ek.db
 "$QUERN" run tests/e2e/scripts/errkinds.lua --vus 4 --duration 2s -p base_url="$NGBASE" \
   --traceparent --allow-errors --db "$DB" --summary-json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
 eq "run exits 0" "$?" 0
-sleep 0.3 # nginx logs a request whose client left once it notices
+# nginx logs a timed-out request once it notices its client left: wait for
+# the log to settle
+for _ in 1 2 3 4 5 6; do
+  a=$(wc -l <"$LOG"); sleep 0.4; [ "$(wc -l <"$LOG")" = "$a" ] && break
+done
 K='.tests[0].errors.kinds'
 n500=$(grep -c ' 500 - /e500$' "$LOG")
 n503=$(grep -c ' 503 - /e503$' "$LOG")
 nslow=$(grep -c ' /slow/big.txt$' "$LOG")
+echo "# nginx: 500 $n500, 503 $n503, /slow $nslow ($(grep ' /slow/big.txt$' "$LOG" | awk '{print $2}' | sort | uniq -c | tr '\n' ' '))"
 check "nginx saw errors of each cause" test "$n500" -gt 0 -a "$n503" -gt 0 -a "$nslow" -gt 0
 eq "three kinds, all technical" "$(sj "$TMP/s.json" "\"\([$K[].class] | unique | join(\",\")) \($K | length)\"")" "technical 3"
 kc() { sj "$TMP/s.json" "[$K[] | select(.code == $1) | .count] | add"; }
