@@ -40,18 +40,50 @@ uint64_t errkinds_total(const errkinds *t)
 
 /* --- folding ----------------------------------------------------------- */
 
-/* A bounded writer: bytes past the end are dropped, out stays terminated. */
+#define ERRKIND_FOLD_IN 512 /* bytes of a message read (the rest is past the bound) */
+
+/* Copies in[0..n) to out (cap bytes, NUL included) as UTF-8 without control
+ * characters: a stray byte is '?', a control a space. */
+static void clean_text(const char *in, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < n && o + 1 < cap;) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode((const unsigned char *)in + i, n - i, &cp);
+        if (len == 0) {
+            out[o++] = '?';
+            i++;
+        } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+            out[o++] = ' ';
+            i += len;
+        } else if (o + len < cap) {
+            memcpy(out + o, in + i, len);
+            o += len;
+            i += len;
+        } else {
+            break;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* A bounded writer that takes each piece whole or not at all: once one
+ * does not fit, it is full and takes nothing more, so that its text ends
+ * at a piece's end (cut inside a word, "deadbeef-x" would read as an id
+ * when folded again). out stays terminated. */
 typedef struct fold_out {
     char *s;
     size_t len, cap; /* cap counts the NUL */
+    int full;
 } fold_out;
 
 static void put(fold_out *o, const char *p, size_t n)
 {
-    if (o->len + 1 >= o->cap)
+    if (o->full || n > o->cap - 1 - o->len) {
+        o->full = 1;
         return;
-    if (n > o->cap - 1 - o->len)
-        n = utf8_cut(p, n, o->cap - 1 - o->len); /* whole characters */
+    }
     memcpy(o->s + o->len, p, n);
     o->len += n;
     o->s[o->len] = '\0';
@@ -89,6 +121,15 @@ static int is_id(const char *s, size_t n)
     return (n >= 8 && hex && digit && hexletter) || (n >= 16 && alnum && digit && letter);
 }
 
+/* 1 when msg[0..at) ends with w, a whole word and a space ("status "). */
+static int after_word(const char *msg, size_t at, const char *w)
+{
+    size_t n = strlen(w);
+
+    return at >= n && memcmp(msg + at - n, w, n) == 0 &&
+           (at == n || !is_word((unsigned char)msg[at - n - 1]));
+}
+
 /* 1 when the digits msg[at..at+n) are kept: the kind's code, a script's
  * line ("x.lua:12"), an HTTP status after "status " or "got ". */
 static int keep_number(const char *msg, size_t at, size_t n, int32_t code)
@@ -101,8 +142,7 @@ static int keep_number(const char *msg, size_t at, size_t n, int32_t code)
     if (at >= 5 && memcmp(msg + at - 5, ".lua:", 5) == 0)
         return 1;
     if (n == 3 && msg[at] >= '1' && msg[at] <= '5' &&
-        ((at >= 7 && memcmp(msg + at - 7, "status ", 7) == 0) ||
-         (at >= 4 && memcmp(msg + at - 4, "got ", 4) == 0)))
+        (after_word(msg, at, "status ") || after_word(msg, at, "got ")))
         return 1;
     return 0;
 }
@@ -110,12 +150,14 @@ static int keep_number(const char *msg, size_t at, size_t n, int32_t code)
 /* A word: an id becomes ID; else each of its parts between dashes and
  * underscores has its leading digits ("3000", "200ms") folded to N unless
  * kept; digits after a letter ("e2e", "http2", "sha256") are a name. */
-static void fold_word(fold_out *o, const char *msg, size_t at, size_t n, int32_t code)
+static void fold_word(fold_out *out, const char *msg, size_t at, size_t n, int32_t code)
 {
+    char buf[ERRKIND_FOLD_IN];
+    fold_out w = {buf, 0, sizeof(buf), 0}, *o = &w;
     size_t end = at + n;
 
     if (is_id(msg + at, n)) {
-        put(o, "ID", 2);
+        put(out, "ID", 2);
         return;
     }
     while (at < end) {
@@ -133,66 +175,75 @@ static void fold_word(fold_out *o, const char *msg, size_t at, size_t n, int32_t
         put(o, msg + at, part);
         at += part;
     }
+    put(out, buf, w.len); /* whole */
 }
 
 /* The quoted value at msg[i] (a quote), when it closes: its start, "..." */
 static size_t fold_quote(fold_out *o, const char *msg, size_t i)
 {
     const char *close = strchr(msg + i + 1, msg[i]);
-    size_t n;
+    char buf[ERRKIND_QUOTE_MAX + 8], red[2 * ERRKIND_QUOTE_MAX + 16];
+    size_t n, k;
 
     if (close == NULL)
         return 0;
     n = (size_t)(close - (msg + i + 1));
-    put(o, msg + i, 1);
-    if (n > ERRKIND_QUOTE_MAX) {
-        put(o, msg + i + 1, utf8_cut(msg + i + 1, n, ERRKIND_QUOTE_MAX));
-        put(o, "...", 3);
-    } else {
-        put(o, msg + i + 1, n);
+    /* cut only past the room of "...": a value cut once is not cut again */
+    k = n > ERRKIND_QUOTE_MAX + 3 ? utf8_cut(msg + i + 1, n, ERRKIND_QUOTE_MAX) : n;
+    buf[0] = msg[i];
+    memcpy(buf + 1, msg + i + 1, k);
+    if (k < n) {
+        memcpy(buf + 1 + k, "...", 3);
+        k += 3;
     }
-    put(o, close, 1);
+    buf[1 + k] = msg[i];
+    buf[2 + k] = '\0';
+    /* a cut inside a secret query value ("?p=**...") is redacted again now,
+     * so that a second folding finds nothing more to hide */
+    redact_url(buf, red, sizeof(red));
+    put(o, red, strlen(red)); /* whole */
     return n + 2;
 }
 
 size_t errkinds_fold(const char *msg, int32_t code, char *out, size_t outlen)
 {
-    char safe[512];
-    fold_out o = {out, 0, outlen < ERRKIND_MSG_MAX ? outlen : ERRKIND_MSG_MAX};
+    char safe[ERRKIND_FOLD_IN], clean[ERRKIND_FOLD_IN];
+    fold_out o = {out, 0, outlen < ERRKIND_MSG_MAX ? outlen : ERRKIND_MSG_MAX, 0};
     size_t i = 0, n;
 
     if (outlen == 0)
         return 0;
     out[0] = '\0';
-    redact_url(msg != NULL ? msg : "error", safe, sizeof(safe));
-    n = strlen(safe);
-    while (i < n && o.len + 1 < o.cap) { /* a character past the bound is dropped whole */
-        unsigned char c = (unsigned char)safe[i];
+    /* well-formed, no control character (quoted values are copied as is),
+     * then redacted: what redaction reads is what is kept */
+    if (msg == NULL)
+        msg = "error";
+    clean_text(msg, strnlen(msg, sizeof(safe) - 1), safe, sizeof(safe));
+    redact_url(safe, clean, sizeof(clean));
+    n = strlen(clean);
+    while (i < n && !o.full) {
+        unsigned char c = (unsigned char)clean[i];
         uint32_t cp;
         size_t len, q;
 
-        if (c <= ' ' || c == 0x7f) {
+        if (c == ' ') {
             if (o.len > 0 && out[o.len - 1] != ' ')
                 put(&o, " ", 1);
             i++;
-        } else if ((c == '"' || c == '\'') && (i == 0 || !is_word((unsigned char)safe[i - 1])) &&
-                   (q = fold_quote(&o, safe, i)) > 0) {
+        } else if ((c == '"' || c == '\'') && (i == 0 || !is_word((unsigned char)clean[i - 1])) &&
+                   (q = fold_quote(&o, clean, i)) > 0) {
             i += q;
         } else if (is_word(c)) {
             size_t j = i;
-            while (j < n && is_word((unsigned char)safe[j]))
+            while (j < n && is_word((unsigned char)clean[j]))
                 j++;
-            fold_word(&o, safe, i, j - i, code);
+            fold_word(&o, clean, i, j - i, code);
             i = j;
-        } else if (c < 0x80) {
-            put(&o, safe + i, 1);
-            i++;
-        } else if ((len = utf8_decode((const unsigned char *)safe + i, n - i, &cp)) == 0) {
-            put(&o, "?", 1);
-            i++;
         } else {
-            put(&o, safe + i, len);
-            i += len;
+            /* 0 only for a character the redaction's bound cut */
+            len = utf8_decode((const unsigned char *)clean + i, n - i, &cp);
+            put(&o, len > 0 ? clean + i : "?", len > 0 ? len : 1);
+            i += len > 0 ? len : 1;
         }
     }
     while (o.len > 0 && out[o.len - 1] == ' ')
@@ -201,32 +252,6 @@ size_t errkinds_fold(const char *msg, int32_t code, char *out, size_t outlen)
 }
 
 /* --- examples ---------------------------------------------------------- */
-
-/* Copies in[0..n) to out (cap bytes, NUL included) as UTF-8 without control
- * characters: a stray byte is '?', a control a space. */
-static void clean_text(const char *in, size_t n, char *out, size_t cap)
-{
-    size_t o = 0;
-
-    for (size_t i = 0; i < n && o + 1 < cap;) {
-        uint32_t cp = 0;
-        size_t len = utf8_decode((const unsigned char *)in + i, n - i, &cp);
-        if (len == 0) {
-            out[o++] = '?';
-            i++;
-        } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
-            out[o++] = ' ';
-            i += len;
-        } else if (o + len < cap) {
-            memcpy(out + o, in + i, len);
-            o += len;
-            i += len;
-        } else {
-            break;
-        }
-    }
-    out[o] = '\0';
-}
 
 void errkinds_example_set(errkind_example *ex, const char *url, int status, const char *body,
                           size_t len, const char *trace)

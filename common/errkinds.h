@@ -89,9 +89,11 @@ uint64_t errkinds_total(const errkinds *t);
  *  code (when code > 0: "HTTP status 503" stays), a script's line
  *  ("x.lua:12:") and an HTTP status after "status " or "got " ("expected
  *  status 200, got 503" stays);
- *  a quoted value ('...' or "...", opened at the start of a word) keeps its
- *  first ERRKIND_QUOTE_MAX bytes and then "..."; bytes that are not UTF-8
- *  become '?'. Returns strlen(out). */
+ *  a quoted value ('...' or "...", opened at the start of a word) longer
+ *  than ERRKIND_QUOTE_MAX + 3 bytes keeps its first ERRKIND_QUOTE_MAX and
+ *  then "..."; bytes that are not UTF-8 become '?'; the text ends at a
+ *  word's end. Folding a folded message changes nothing. Returns
+ *  strlen(out). */
 size_t errkinds_fold(const char *msg, int32_t code, char *out, size_t outlen);
 
 /** Fills ex: url redacted and cut, body[0..len) cut to ERRKIND_BODY_MAX,

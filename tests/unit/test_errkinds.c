@@ -49,6 +49,8 @@ static void test_fold(void **state)
     /* a check's statuses say the cause; other numbers do not */
     assert_string_equal(fold("expected status 200, got 503 (1234 bytes)", 0),
                         "expected status 200, got 503 (N bytes)");
+    /* ... a whole word's: "xstatus 500" is no check's status */
+    assert_string_equal(fold("xstatus 500", 0), "xstatus N");
     /* quoted values kept short; an apostrophe inside a word is no quote */
     assert_string_equal(
         fold("body does not contain \"a very long expected value, longer than that\"", 0),
