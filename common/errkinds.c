@@ -130,12 +130,14 @@ static int after_word(const char *msg, size_t at, const char *w)
            (at == n || !is_word((unsigned char)msg[at - n - 1]));
 }
 
-/* 1 when the digits msg[at..at+n) are kept: the kind's code, a script's
+/* 1 when the digits msg[at..at+n) are kept: the kind's code when it is an
+ * HTTP status, a script's
  * line ("x.lua:12"), an HTTP status after "status " or "got ". */
 static int keep_number(const char *msg, size_t at, size_t n, int32_t code)
 {
     char c[16];
-    int clen = code > 0 ? snprintf(c, sizeof(c), "%d", (int)code) : 0;
+    /* an HTTP status only: libcurl's small codes would keep "after 28 ms" */
+    int clen = code >= 100 ? snprintf(c, sizeof(c), "%d", (int)code) : 0;
 
     if (clen > 0 && (size_t)clen == n && memcmp(msg + at, c, n) == 0)
         return 1;

@@ -32,6 +32,7 @@ static void test_fold(void **state)
 {
     (void)state;
     assert_string_equal(fold("HTTP status 503", 503), "HTTP status 503");
+    assert_string_equal(fold("timed out after 28 ms", 28), "timed out after N ms"); /* no status */
     assert_string_equal(
         fold("Operation timed out after 2001 milliseconds with 0 bytes received", 28),
         "Operation timed out after N milliseconds with N bytes received");
