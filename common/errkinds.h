@@ -86,9 +86,9 @@ uint64_t errkinds_total(const errkinds *t);
  *  or of 16 or more letters and digits with both (a session id) becomes
  *  "ID"; the digits a word starts with ("3000", "200ms") become "N" (digits
  *  after a letter are a name: "e2e", "http2"), except a number equal to
- *  code when it is an HTTP status (code >= 100: "HTTP status 503" stays), a script's line
- *  ("x.lua:12:") and an HTTP status after "status " or "got " ("expected
- *  status 200, got 503" stays);
+ *  code when it is an HTTP status (code >= 100: "HTTP status 503" stays),
+ *  a script's line ("x.lua:12:") and an HTTP status after the word
+ *  "status" or "got" ("expected status 200, got 503" stays);
  *  a quoted value ('...' or "...", opened at the start of a word) longer
  *  than ERRKIND_QUOTE_MAX + 3 bytes keeps its first ERRKIND_QUOTE_MAX and
  *  then "..."; bytes that are not UTF-8 become '?'; the text ends at a
