@@ -80,7 +80,9 @@ static void step_kinds(FILE *out, const query_run *r, size_t from, size_t to)
     if (r->npts > 0) {
         c.series = s;
         c.nseries = ns;
+        fputs("<div class=\"grid2\">\n", out); /* half width, as each step's charts */
         chart_svg(out, &c);
+        fputs("</div>\n", out);
     }
 }
 
