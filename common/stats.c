@@ -17,6 +17,8 @@ void stats_free(step_stats *s)
     hist_free(s->hist);
     hist_free(s->svc);
     slowest_free(s->slow);
+    errkinds_free(s->kinds);
+    s->kinds = NULL;
     s->slow = NULL;
     s->hist = NULL;
     s->svc = NULL;
@@ -27,8 +29,11 @@ void stats_reset(step_stats *s)
 {
     hist *h = s->hist, *svc = s->svc;
     slowest *slow = s->slow;
+    errkinds *kinds = s->kinds;
     memset(s, 0, sizeof(*s));
     s->hist = h;
+    s->kinds = kinds;
+    errkinds_reset(kinds);
     s->slow = slow;
     if (slow != NULL)
         slowest_reset(slow);
@@ -96,6 +101,19 @@ void stats_merge(step_stats *dst, const step_stats *src)
             dst->slow = slowest_new(SLOWEST_MAX);
         slowest_merge(dst->slow, src->slow);
     }
+    if (errkinds_total(src->kinds) > 0) {
+        if (dst->kinds == NULL)
+            dst->kinds = errkinds_new();
+        errkinds_merge(dst->kinds, src->kinds);
+    }
+}
+
+void stats_note_kind(step_stats *s, int technical, int32_t code, const char *msg, int64_t now_ms,
+                     const errkind_example *ex)
+{
+    if (s->kinds == NULL)
+        s->kinds = errkinds_new();
+    errkinds_note(s->kinds, technical, code, msg, now_ms, ex);
 }
 
 void stats_note_error(step_stats *s, int technical, const char *msg)

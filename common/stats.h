@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/errkinds.h"
 #include "common/hist.h"
 #include "common/slowest.h"
 
@@ -44,8 +45,10 @@ typedef struct step_stats {
     char sample_func[STATS_SAMPLE_MAX]; /**< first functional error message seen */
     char trace_tech[SLOWEST_TRACE_LEN]; /**< trace id of sample_tech's request, "" if none */
     char trace_func[SLOWEST_TRACE_LEN]; /**< trace id of sample_func's request, "" if none */
-    slowest *slow; /**< owned, NULL until a sample is offered: the slowest samples
-                        (common/slowest.h); stats_reset empties it */
+    slowest *slow;   /**< owned, NULL until a sample is offered: the slowest samples
+                          (common/slowest.h); stats_reset empties it */
+    errkinds *kinds; /**< owned, NULL until the first error: the errors by kind
+                          (common/errkinds.h); stats_reset empties it */
 
     /** WebSocket messages sent and received (worker/websocket.h), and their payload bytes */
     uint64_t ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv;
@@ -58,7 +61,8 @@ void stats_free(step_stats *s);
 /** Empties s, keeping its histogram allocation. */
 void stats_reset(step_stats *s);
 /** dst += src; the first non-empty sample messages are kept; the slowest
- *  samples merge (dst's heap, made on first use, keeps SLOWEST_MAX). */
+ *  samples merge (dst's heap, made on first use, keeps SLOWEST_MAX); the
+ *  kinds merge by key (dst's table made on first use). */
 void stats_merge(step_stats *dst, const step_stats *src);
 /** Records one sample's latencies (microseconds): the response time, from
  *  its intended start, and the service time, from its actual start. */
@@ -73,6 +77,11 @@ void stats_note_error(step_stats *s, int technical, const char *msg);
 /** stats_note_error, keeping trace (a trace id, or NULL or "" for none)
  *  with the message. */
 void stats_note_error_trace(step_stats *s, int technical, const char *msg, const char *trace);
+/** Counts one error by kind (common/errkinds.h errkinds_note), making s's
+ *  table on first use: code the HTTP status, the libcurl code or 0; ex the
+ *  example (NULL none). The counters (err_tech, err_func) are the caller's. */
+void stats_note_kind(step_stats *s, int technical, int32_t code, const char *msg, int64_t now_ms,
+                     const errkind_example *ex);
 /** Offers x to s's slowest samples, a heap of cap entries made on first use. */
 void stats_offer_slow(step_stats *s, size_t cap, const slowest_entry *x);
 

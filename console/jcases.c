@@ -64,15 +64,37 @@ static char *step_report(const step_stats *s, double elapsed_s)
         s->sample_func, tf, s->sample_func[0] ? "\n" : "");
 }
 
-/* The step's errors, their kinds and the first of each kind, on one line. */
+/* The step's kinds of errors with their counts, by count: "; by kind: 72
+ * technical 503 HTTP status 503, 5 ..."; "" when it has none. */
+static void kinds_text(const step_stats *s, char *buf, size_t len)
+{
+    const errkind *rows[ERRKIND_ROWS];
+    size_t n = errkinds_sorted(s->kinds, rows), at = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < len; i++) {
+        int w = snprintf(buf + at, len - at, "%s%llu %s %d %s",
+                         i ? ", " : "; by kind: ", (unsigned long long)rows[i]->count,
+                         errkinds_class(rows[i]), (int)rows[i]->code, rows[i]->msg);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+/* The step's errors, their classes and the first of each, and its kinds,
+ * on one line. */
 static char *step_errors(const step_stats *s)
 {
-    return xasprintf("%llu error(s) in %llu sample(s): %llu technical%s%s%s, %llu functional%s%s%s",
-                     (unsigned long long)(s->err_tech + s->err_func), (unsigned long long)s->count,
-                     (unsigned long long)s->err_tech, s->sample_tech[0] ? " (first: " : "",
-                     s->sample_tech, s->sample_tech[0] ? ")" : "", (unsigned long long)s->err_func,
-                     s->sample_func[0] ? " (first: " : "", s->sample_func,
-                     s->sample_func[0] ? ")" : "");
+    char kinds[ERRKIND_ROWS * (ERRKIND_MSG_MAX + 40)];
+
+    kinds_text(s, kinds, sizeof(kinds));
+    return xasprintf(
+        "%llu error(s) in %llu sample(s): %llu technical%s%s%s, %llu functional%s%s%s%s",
+        (unsigned long long)(s->err_tech + s->err_func), (unsigned long long)s->count,
+        (unsigned long long)s->err_tech, s->sample_tech[0] ? " (first: " : "", s->sample_tech,
+        s->sample_tech[0] ? ")" : "", (unsigned long long)s->err_func,
+        s->sample_func[0] ? " (first: " : "", s->sample_func, s->sample_func[0] ? ")" : "", kinds);
 }
 
 /* Why step s (id, name) fails, one reason per line, or NULL: each failed

@@ -97,6 +97,36 @@ static void step_point(lbuf *b, const out_input *in, size_t i)
              (double)hist_percentile(h, 99) / 1000.0, (double)hist_max(h) / 1000.0, in->now_ns);
 }
 
+/* At most the points error_points writes for t. */
+static size_t kind_rows(const errkinds *t)
+{
+    return t == NULL ? 0 : t->n + (t->other[0].count > 0) + (t->other[1].count > 0);
+}
+
+/* The step's errors per class and code (common/errkinds.h), one point each:
+ * measurement quern_errors (quern_errors_total at the end), tags step,
+ * scenario, class and code ("other" for the kinds past the bound). */
+static void error_points(lbuf *b, const out_input *in, size_t i)
+{
+    errkind sums[ERRKIND_ROWS];
+    size_t n = errkinds_by_code(in->steps[i].kinds, sums);
+
+    for (size_t j = 0; j < n; j++) {
+        lbuf_fmt(b, "%s,step=", in->final ? "quern_errors_total" : "quern_errors");
+        put_esc(b, in->names[i][0] != '\0' ? in->names[i] : "-", OUTINFLUX_KEY);
+        if (in->scens[i][0] != '\0') {
+            lbuf_put(b, ",scenario=", 10);
+            put_esc(b, in->scens[i], OUTINFLUX_KEY);
+        }
+        common_tags(b, in);
+        if (errkinds_is_other(&sums[j]))
+            lbuf_fmt(b, ",class=%s,code=other", errkinds_class(&sums[j]));
+        else
+            lbuf_fmt(b, ",class=%s,code=%d", errkinds_class(&sums[j]), (int)sums[j].code);
+        lbuf_fmt(b, " count=%" PRIu64 "i %" PRId64 "\n", sums[j].count, in->now_ns);
+    }
+}
+
 char *outinflux_render(const out_input *in, size_t *len)
 {
     size_t cap = 1024;
@@ -108,15 +138,19 @@ char *outinflux_render(const out_input *in, size_t *len)
     {
         size_t per = cap;
         for (size_t i = 0; i < in->nsteps; i++)
-            cap += per + 2 * (strlen(in->names[i]) + strlen(in->scens[i])) + 512;
+            cap += (per + 2 * (strlen(in->names[i]) + strlen(in->scens[i]))) *
+                       (1 + kind_rows(in->steps[i].kinds)) +
+                   512;
     }
     if (cap > OUT_PUSH_MAX)
         return NULL;
     b.p = xmalloc(cap);
     b.len = 0;
     b.cap = cap - 1;
-    for (size_t i = 0; i < in->nsteps; i++)
+    for (size_t i = 0; i < in->nsteps; i++) {
         step_point(&b, in, i);
+        error_points(&b, in, i);
+    }
     lbuf_put(&b, "quern_run", 9);
     common_tags(&b, in);
     lbuf_fmt(&b, " vus=%" PRIu32 "i", in->vus);

@@ -13,6 +13,21 @@ static double ms(uint64_t us)
     return (double)us / 1000.0;
 }
 
+/* The step's errors by kind (common/errkinds.h): class, code, message,
+ * count; the examples are the summary's and the database's. */
+static json_t *kinds_json(const errkinds *t)
+{
+    const errkind *rows[ERRKIND_ROWS];
+    size_t n = errkinds_sorted(t, rows);
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{sssIsssI}", "class", errkinds_class(rows[i]), "code",
+                                           (json_int_t)rows[i]->code, "message", rows[i]->msg,
+                                           "count", (json_int_t)rows[i]->count));
+    return a;
+}
+
 static json_t *step_json(const out_input *in, size_t i)
 {
     const step_stats *s = &in->steps[i];
@@ -33,6 +48,8 @@ static json_t *step_json(const out_input *in, size_t i)
     json_object_set_new(o, "p95_ms", json_real(ms(hist_percentile(h, 95))));
     json_object_set_new(o, "p99_ms", json_real(ms(hist_percentile(h, 99))));
     json_object_set_new(o, "max_ms", json_real(ms(hist_max(h))));
+    if (errkinds_total(s->kinds) > 0)
+        json_object_set_new(o, "error_kinds", kinds_json(s->kinds));
     return o;
 }
 

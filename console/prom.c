@@ -269,6 +269,38 @@ static void injector(text *t, const prom_input *in)
     console_series(t, in, "quern_injector_saturated_seconds_total", 's');
 }
 
+/* The errors per step, class and code (common/errkinds.h: the HTTP status,
+ * the libcurl code, 0 for a check; "other" for the kinds past the bound):
+ * only in a run that has some. A family apart from quern_errors_total, so
+ * that summing either counts each error once. */
+static void code_counters(text *t, const prom_input *in)
+{
+    int any = 0;
+
+    for (size_t i = 0; in->a != NULL && i < in->a->nsteps; i++)
+        any |= errkinds_total(in->a->total[i].kinds) > 0;
+    if (!any)
+        return;
+    family(t, "quern_errors_by_code_total", "counter",
+           "Samples that failed, per step, kind and code (the HTTP status, the libcurl error "
+           "code, 0 for a check or the script; \"other\" for the kinds past 32).");
+    for (size_t i = 0; i < in->a->nsteps; i++) {
+        errkind sums[ERRKIND_ROWS];
+        size_t n = errkinds_by_code(in->a->total[i].kinds, sums);
+        for (size_t j = 0; j < n; j++) {
+            char extra[64];
+            if (errkinds_is_other(&sums[j]))
+                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"other\"",
+                         errkinds_class(&sums[j]));
+            else
+                snprintf(extra, sizeof(extra), ",kind=\"%s\",code=\"%d\"", errkinds_class(&sums[j]),
+                         (int)sums[j].code);
+            sample_head(t, in, "quern_errors_by_code_total", i, extra);
+            fmt(t, "%" PRIu64 "\n", sums[j].count);
+        }
+    }
+}
+
 /* The WebSocket messages, per step: only in a run that has some. */
 static void ws_message_counters(text *t, const prom_input *in)
 {
@@ -310,6 +342,7 @@ char *prom_render(const prom_input *in, size_t *len)
         sample_head(&t, in, "quern_errors_total", i, ",kind=\"functional\"");
         fmt(&t, "%" PRIu64 "\n", in->a->total[i].err_func);
     }
+    code_counters(&t, in);
     counter(&t, in, "quern_bytes_received_total", "Bytes received (headers and bodies), per step.",
             offsetof(step_stats, bytes_in));
     counter(&t, in, "quern_bytes_sent_total",

@@ -9,6 +9,7 @@
 #include "common/termsafe.h"
 #include "reports/dbrow.h"
 #include "console/delivery.h"
+#include "console/errsummary.h"
 #include "console/thresh.h"
 
 static double ms(uint64_t us)
@@ -123,6 +124,7 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
                     termsafe(t->sample_func, msg, sizeof(msg)), t->trace_func[0] ? " (trace " : "",
                     t->trace_func, t->trace_func[0] ? ")" : "");
     }
+    errsummary_print(out, a->total, si->step_ids, a->nsteps, si->started_us);
     if (si->load != NULL && si->load->asked > 0 && si->vu_pool > 0)
         fprintf(out, "Load: %llu arrivals asked, %llu sent, %llu dropped (%.0f %%), %llu late\n",
                 (unsigned long long)si->load->asked, (unsigned long long)si->load->sent,
@@ -312,6 +314,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         if (s->trace_func[0])
             json_object_set_new(samples, "functional_trace_id", json_string(s->trace_func));
         json_object_set_new(e, "samples", samples);
+        json_object_set_new(e, "kinds", errsummary_json(s->kinds));
         json_object_set_new(t, "errors", e);
         json_object_set_new(t, "tps", json_real(tps(a, s->count)));
         latency_json(t, s->hist);

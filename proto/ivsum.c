@@ -166,6 +166,74 @@ static void add_slowest(step_stats *d, const Quern__StepInterval *si)
     }
 }
 
+/* The step's errors by kind of m into d, by key; what a sender wrote is
+ * folded and cleaned again (folding a folded message changes nothing). */
+static void add_kinds(step_stats *d, const Quern__StepInterval *si)
+{
+    for (size_t i = 0; i < si->n_error_kinds; i++) {
+        const Quern__ErrorKind *q = si->error_kinds[i];
+        errkind k;
+        if (q->count == 0)
+            continue;
+        k.technical = q->technical ? 1 : 0;
+        k.code = q->code;
+        errkinds_fold(q->message != NULL ? q->message : "", q->code, k.msg, sizeof(k.msg));
+        k.count = q->count;
+        k.first_ms = q->first_ms;
+        k.last_ms = q->last_ms > q->first_ms ? q->last_ms : q->first_ms;
+        errkinds_example_set(&k.ex, q->url, (int)q->status, q->body,
+                             q->body != NULL ? strlen(q->body) : 0, checked_id(q->trace_id));
+        if (d->kinds == NULL)
+            d->kinds = errkinds_new();
+        errkinds_add(d->kinds, &k);
+    }
+}
+
+static Quern__ErrorKind *kind_msg(const errkind *k)
+{
+    Quern__ErrorKind *q = xmalloc(sizeof(*q));
+
+    quern__error_kind__init(q);
+    q->technical = k->technical;
+    q->code = k->code;
+    q->message = xstrdup(k->msg);
+    q->count = k->count;
+    q->first_ms = k->first_ms;
+    q->last_ms = k->last_ms;
+    q->url = xstrdup(k->ex.url);
+    q->status = (uint32_t)(k->ex.status > 0 ? k->ex.status : 0);
+    q->body = xstrdup(k->ex.body);
+    q->trace_id = xstrdup(k->ex.trace);
+    return q;
+}
+
+/* The step's errors by kind as messages (n set); NULL when none. */
+static Quern__ErrorKind **kind_msgs(const errkinds *t, size_t *n)
+{
+    const errkind *rows[ERRKIND_ROWS];
+    Quern__ErrorKind **out;
+
+    *n = errkinds_sorted(t, rows);
+    if (*n == 0)
+        return NULL;
+    out = xcalloc(*n, sizeof(*out));
+    for (size_t i = 0; i < *n; i++)
+        out[i] = kind_msg(rows[i]);
+    return out;
+}
+
+static void kind_msgs_free(Quern__ErrorKind **q, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        xfree(q[i]->message);
+        xfree(q[i]->url);
+        xfree(q[i]->body);
+        xfree(q[i]->trace_id);
+        xfree(q[i]);
+    }
+    xfree(q);
+}
+
 /* The step's slowest samples as messages (n_slowest set); NULL when none. */
 static Quern__SlowSample **slow_msgs(const slowest *h, size_t *n)
 {
@@ -233,6 +301,7 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
             stats_note_error_trace(d, 0, si->sample_functional,
                                    checked_id(si->sample_functional_trace));
         add_slowest(d, si);
+        add_kinds(d, si);
     }
     for (size_t i = 0; i < m->n_scenarios; i++) {
         const Quern__ScenarioCount *sc = m->scenarios[i];
@@ -334,6 +403,7 @@ Quern__Interval *ivsum_msg_new(uint64_t run_id, uint64_t second, const step_stat
         si->sample_technical_trace = xstrdup(st->trace_tech);
         si->sample_functional_trace = xstrdup(st->trace_func);
         si->slowest = slow_msgs(st->slow, &si->n_slowest);
+        si->error_kinds = kind_msgs(st->kinds, &si->n_error_kinds);
         m->steps[n++] = si;
     }
     m->n_steps = n;
@@ -394,6 +464,7 @@ void ivsum_msg_free(Quern__Interval *m)
             xfree(m->steps[i]->slowest[j]);
         }
         xfree(m->steps[i]->slowest);
+        kind_msgs_free(m->steps[i]->error_kinds, m->steps[i]->n_error_kinds);
         xfree(m->steps[i]);
     }
     xfree(m->steps);

@@ -33,6 +33,8 @@ enum db_stmt {
     ST_AGENTS_END,
     ST_TOUCH,
     ST_SLOW,
+    ST_KIND,
+    ST_KIND_SECOND,
     ST_COUNT
 };
 
@@ -77,6 +79,13 @@ static const char *const stmt_sql[ST_COUNT] = {
                  "status = CASE status WHEN 'abandoned' THEN 'running' ELSE status END "
                  "WHERE id = ?2",
     [ST_AGENTS_END] = "UPDATE agents SET status = ? WHERE run_id = ? AND status = 'running'",
+    [ST_KIND] = "INSERT OR REPLACE INTO error_kinds (run_id, step_index, class, code, message, "
+                "count, first_ms, last_ms, url, status, body, trace_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_KIND_SECOND] = "INSERT INTO error_kind_seconds (run_id, second, step_index, class, code, "
+                       "message, count) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                       "ON CONFLICT (run_id, step_index, second, class, code, message) "
+                       "DO UPDATE SET count = count + excluded.count",
 };
 
 struct db {
@@ -579,6 +588,72 @@ static int add_errors(db *d, int64_t run_id, size_t step, const char *kind, uint
     return step_done(d, st, "cannot record errors", err, errlen);
 }
 
+/* The rows of t in table order (the order a reader merging them meets). */
+static size_t kind_rows(const errkinds *t, const errkind *rows[ERRKIND_ROWS])
+{
+    size_t n = 0;
+
+    for (size_t i = 0; t != NULL && i < t->n; i++)
+        rows[n++] = &t->k[i];
+    for (int c = 1; t != NULL && c >= 0; c--)
+        if (t->other[c].count > 0)
+            rows[n++] = &t->other[c];
+    return n;
+}
+
+/* The step's errors by kind of one second. */
+static int add_kind_seconds(db *d, int64_t run_id, size_t step, const errkinds *t, uint64_t second,
+                            char *err, size_t errlen)
+{
+    const errkind *rows[ERRKIND_ROWS];
+    size_t n = kind_rows(t, rows);
+
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_stmt *st = d->st[ST_KIND_SECOND];
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_u64(st, 2, second);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)step);
+        sqlite3_bind_text(st, 4, errkinds_class(rows[i]), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 5, rows[i]->code);
+        sqlite3_bind_text(st, 6, rows[i]->msg, -1, SQLITE_STATIC);
+        bind_u64(st, 7, rows[i]->count);
+        if (step_done(d, st, "cannot record errors by kind", err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The step's errors by kind over the run, with their examples. */
+static int add_kinds(db *d, int64_t run_id, size_t step, const errkinds *t, char *err,
+                     size_t errlen)
+{
+    const errkind *rows[ERRKIND_ROWS];
+    size_t n = kind_rows(t, rows);
+
+    for (size_t i = 0; i < n; i++) {
+        const errkind *k = rows[i];
+        sqlite3_stmt *st = d->st[ST_KIND];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)step);
+        sqlite3_bind_text(st, 3, errkinds_class(k), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, k->code);
+        sqlite3_bind_text(st, 5, k->msg, -1, SQLITE_STATIC);
+        bind_u64(st, 6, k->count);
+        sqlite3_bind_int64(st, 7, k->first_ms);
+        sqlite3_bind_int64(st, 8, k->last_ms);
+        sqlite3_bind_text(st, 9, k->ex.url, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 10, k->ex.status);
+        sqlite3_bind_text(st, 11, k->ex.body, -1, SQLITE_STATIC);
+        if (k->ex.trace[0] != '\0')
+            sqlite3_bind_text(st, 12, k->ex.trace, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 12);
+        if (step_done(d, st, "cannot record errors by kind", err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -616,6 +691,8 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
             goto fail;
         if (s->err_func > 0 && add_errors(d, run_id, i, "functional", s->err_func, s->sample_func,
                                           s->trace_func, iv->second, err, errlen) != 0)
+            goto fail;
+        if (add_kind_seconds(d, run_id, i, s->kinds, iv->second, err, errlen) != 0)
             goto fail;
     }
     for (size_t i = 0; i < iv->nscens; i++) {
@@ -740,7 +817,8 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
         bind_u64(st, 23, s->requests);
         bind_ws(st, 24, s);
         if (step_done(d, st, "cannot record the totals", err, errlen) != 0 ||
-            add_slowest(d, run_id, i, s->slow, err, errlen) != 0)
+            add_slowest(d, run_id, i, s->slow, err, errlen) != 0 ||
+            add_kinds(d, run_id, i, s->kinds, err, errlen) != 0)
             goto fail;
     }
     if (end_status(d, run_id, ei, reason, err, errlen) != 0)

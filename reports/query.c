@@ -580,6 +580,7 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
     if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
         load_tables(sq, r, err, errlen) != 0 ||
         mseries_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0 ||
+        kindseries_load(sq, id, r->npts, r->width_s, r->started_us, &r->kinds, err, errlen) != 0 ||
         load_capacity(sq, r, err, errlen) != 0)
         goto fail;
     if (r->duration_us < 0)
@@ -647,6 +648,7 @@ void query_run_free(query_run *r)
     for (size_t i = 0; i < r->nslow; i++)
         xfree(r->slow[i].trace_id);
     xfree(r->slow);
+    kindseries_free(&r->kinds);
     for (size_t i = 0; i < r->nscens; i++)
         xfree(r->scens[i].name);
     xfree(r->scens);

@@ -28,6 +28,7 @@
 
 #include "reports/chart.h"
 #include "reports/db.h"
+#include "reports/kindseries.h"
 #include "reports/mseries.h"
 #include "reports/runverdict.h"
 
@@ -143,6 +144,7 @@ typedef struct query_run {
     size_t nerrors;
     query_slow *slow; /**< by step, then rank */
     size_t nslow;
+    kindseries kinds; /**< errors by kind, with their errors per second (reports/kindseries.h) */
     query_scen *scens;
     size_t nscens;
 

@@ -13,6 +13,7 @@
 #include "reports/knee.h"
 #include "reports/lchart.h"
 #include "reports/injector.h"
+#include "reports/kindshtml.h"
 #include "reports/slowhtml.h"
 
 /* --------------------------------------------------------------------- HTML */
@@ -622,7 +623,8 @@ void rhtml_write(FILE *out, const query_run *r)
             "</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
             "<a href=\"#charts\">Charts</a>%s"
             "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
-            "<a href=\"#errors\">Errors</a><a href=\"#slowest\">Slowest</a>"
+            "<a href=\"#errors\">Errors</a><a href=\"#kinds\">Errors by kind</a>"
+            "<a href=\"#slowest\">Slowest</a>"
             "<a href=\"#agents\">Injectors</a>"
             "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
             r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "");
@@ -639,6 +641,7 @@ void rhtml_write(FILE *out, const query_run *r)
     steps_table(out, r);
     step_charts(out, r);
     errors_table(out, r);
+    kindshtml_section(out, r);
     slowhtml_section(out, r);
     rhtml_agents(out, r);
     settings(out, r);

@@ -421,3 +421,42 @@ ALTER TABLE step_totals ADD COLUMN ws_sent INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE step_totals ADD COLUMN ws_recv INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE step_totals ADD COLUMN ws_bytes_sent INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE step_totals ADD COLUMN ws_bytes_recv INTEGER NOT NULL DEFAULT 0;
+-- @migration 14
+-- Errors by kind (common/errkinds.h): a kind is (class, code, message):
+-- class 'technical' or 'functional'; code the HTTP status of an unaccepted
+-- status, the libcurl error code of a failed transfer, else 0 (a check, a
+-- script error); message folded so that one cause is one row (numbers "N",
+-- ids "ID", quoted values cut). At most 32 kinds a step, the rest in one row
+-- a class whose message is '(other kinds)' and code 0: the counts of a step's
+-- rows of a class add up to its errors of that class.
+--   error_kinds: the run's totals, written with the step totals at the end:
+--     count, first_ms and last_ms (epoch milliseconds), and the example of
+--     its first error: url (passwords redacted), status (0 none), body (at
+--     most 200 bytes of it, redacted), trace_id (NULL without --traceparent).
+--   error_kind_seconds: the count of each kind in each second (the same
+--     bound, a step a second), written with each interval.
+CREATE TABLE error_kinds (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step_index INTEGER NOT NULL,
+    class      TEXT NOT NULL CHECK (class IN ('technical', 'functional')),
+    code       INTEGER NOT NULL,
+    message    TEXT NOT NULL,
+    count      INTEGER NOT NULL,
+    first_ms   INTEGER NOT NULL,
+    last_ms    INTEGER NOT NULL,
+    url        TEXT NOT NULL,
+    status     INTEGER NOT NULL,
+    body       TEXT NOT NULL,
+    trace_id   TEXT,
+    PRIMARY KEY (run_id, step_index, class, code, message)
+);
+CREATE TABLE error_kind_seconds (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    second     INTEGER NOT NULL,
+    step_index INTEGER NOT NULL,
+    class      TEXT NOT NULL CHECK (class IN ('technical', 'functional')),
+    code       INTEGER NOT NULL,
+    message    TEXT NOT NULL,
+    count      INTEGER NOT NULL,
+    PRIMARY KEY (run_id, step_index, second, class, code, message)
+);

@@ -275,6 +275,7 @@ static void sample_clear_err(sample *s)
 {
     s->err = SAMPLE_OK;
     s->status_err = 0;
+    s->code = 0;
     s->msg[0] = '\0';
 }
 
@@ -289,6 +290,8 @@ void batch_accept(batch *b, sample *s, size_t i)
         return; /* the sample's error is another request's */
     sample_clear_err(s);
     b->err_item = -1;
+    if (b->v != NULL && b->v->ex_seq == s->seq)
+        b->v->ex_seq = 0; /* the example was the accepted request's */
     for (size_t j = 0; j < b->n; j++) {
         const batch_item *r = &b->it[j];
         if (r->how != BATCH_DONE)
@@ -298,6 +301,7 @@ void batch_accept(batch *b, sample *s, size_t i)
                 reqlog_note(b->v->eng->cfg.reqlog, b->v, s, r->res.status, r->res.curl_rc,
                             r->shown);
             s->err = SAMPLE_TECH;
+            s->code = r->res.curl_rc;
             snprintf(s->msg, sizeof(s->msg), "%s", curl_easy_strerror((CURLcode)r->res.curl_rc));
             return;
         }
@@ -307,6 +311,7 @@ void batch_accept(batch *b, sample *s, size_t i)
                             r->shown); /* before the error: its status becomes the line's */
             s->err = SAMPLE_TECH;
             s->status_err = 1;
+            s->code = r->res.status;
             snprintf(s->msg, sizeof(s->msg), "HTTP status %d", r->res.status);
             b->err_item = (int)j;
             return;

@@ -158,9 +158,22 @@ static sample *resp_sample(vu *v, const resp *r)
 static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
 {
     vu *v = vu_current(L);
+    sample *p = resp_sample(v, r);
 
+    if (p != NULL && p->err == SAMPLE_OK) {
+        /* the response checked is the example of the sample's error */
+        size_t blen = 0;
+        const char *body, *url;
+        lua_getiuservalue(L, 1, UV_URL);
+        lua_getiuservalue(L, 1, UV_BODY);
+        url = lua_tostring(L, -2);
+        body = lua_tolstring(L, -1, &blen);
+        vu_error_example(v, p, technical ? (r->status != 0 ? r->status : r->curl_rc) : 0, url,
+                         r->status, body, blen, r->trace_id);
+        lua_pop(L, 2);
+    }
     /* an untimed request's check counts against the current step */
-    return vu_check_fail_in(L, v, resp_sample(v, r), r->step, technical, msg);
+    return vu_check_fail_in(L, v, p, r->step, technical, msg);
 }
 
 /* A check or an extraction on a response that never came (a transport
@@ -214,6 +227,7 @@ static int r_expect(lua_State *L)
             } else {
                 s->err = SAMPLE_OK;
                 s->status_err = 0;
+                s->code = 0;
                 s->msg[0] = '\0';
             }
         }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/errkinds.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/version.h"
@@ -355,6 +356,7 @@ void vu_free(vu *v)
     /* The easy handles attached to the share go first (engine_free). */
     pageres_free(v->page);
     batch_free(v->batch);
+    xfree(v->ex);
     xfree(v->jar);
     curl_slist_free_all(v->req_headers);
     memset(v, 0, sizeof(*v));
@@ -443,6 +445,34 @@ void vu_count_error(vu *v, int sidx, int technical, const char *msg)
     else
         s->err_func++;
     stats_note_error_trace(s, technical, msg, v->pend.step == sidx ? v->pend.trace : NULL);
+    stats_note_kind(s, technical, 0, msg, clock_wall_us() / 1000, NULL);
+}
+
+void vu_error_example(vu *v, sample *p, int32_t code, const char *url, int status, const char *body,
+                      size_t len, const char *trace_id)
+{
+    if (v->ex == NULL)
+        v->ex = xmalloc(sizeof(*v->ex));
+    errkinds_example_set(v->ex, url, status, body, len, trace_id);
+    v->ex_seq = p->seq;
+    p->code = code;
+}
+
+/* The pending sample's error by kind, at the time its request ended. */
+static void note_kind(vu *v, step_stats *s, const sample *p)
+{
+    engine *e = v->eng;
+    int technical = p->err == SAMPLE_TECH;
+    int64_t end_us =
+        e->t0_wall_us + (p->start_us + (p->elapsed_us > 0 ? p->elapsed_us : 0) - e->t0_us);
+    const errkind_example *ex = v->ex != NULL && v->ex_seq == p->seq ? v->ex : NULL;
+    errkind_example mine;
+
+    if (ex == NULL) {
+        errkinds_example_set(&mine, NULL, 0, NULL, 0, p->trace);
+        ex = &mine;
+    }
+    stats_note_kind(s, technical, technical ? p->code : 0, p->msg, end_us / 1000, ex);
 }
 
 /* Offers the sample to the run's slowest of its step; one that enters goes
@@ -497,9 +527,11 @@ void vu_record(vu *v)
     if (p->err == SAMPLE_TECH) {
         s->err_tech++;
         stats_note_error_trace(s, 1, p->msg, p->trace);
+        note_kind(v, s, p);
     } else if (p->err == SAMPLE_FUNC) {
         s->err_func++;
         stats_note_error_trace(s, 0, p->msg, p->trace);
+        note_kind(v, s, p);
     }
     if (v->eng->cfg.reqlog != NULL)
         reqlog_sample(v->eng->cfg.reqlog, v);
@@ -519,6 +551,15 @@ void vu_sample_begin(vu *v, int sidx)
     p->lag_us = intend_take(&v->run_lag_us);
     v->cur_step = sidx;
     v->steps_in_run++;
+}
+
+/* The erring transfer h as sample p's example. */
+static void xfer_example(vu *v, xh *h, const xfer_result *x, sample *p, int32_t code)
+{
+    char *url = NULL;
+
+    curl_easy_getinfo(h->easy, CURLINFO_EFFECTIVE_URL, &url);
+    vu_error_example(v, p, code, url, x->status, h->body.data, h->body.len, x->trace_id);
 }
 
 void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x, sample *p)
@@ -572,12 +613,22 @@ void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x,
         return; /* the first error of a sample is the one kept */
     memcpy(p->trace, x->trace_id, sizeof(p->trace));
     if (rc != CURLE_OK) {
+        const char *m = h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc);
+        long oserr = 0;
         p->err = SAMPLE_TECH;
-        snprintf(p->msg, sizeof(p->msg), "%s", h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
+        /* the system's cause ("Connection refused") when libcurl's text
+         * lacks it ("Couldn't connect to server") */
+        curl_easy_getinfo(h->easy, CURLINFO_OS_ERRNO, &oserr);
+        if (oserr > 0 && strstr(m, strerror((int)oserr)) == NULL)
+            snprintf(p->msg, sizeof(p->msg), "%s (%s)", m, strerror((int)oserr));
+        else
+            snprintf(p->msg, sizeof(p->msg), "%s", m);
+        xfer_example(v, h, x, p, (int32_t)rc);
     } else if (status >= 400) {
         p->err = SAMPLE_TECH;
         p->status_err = 1;
         snprintf(p->msg, sizeof(p->msg), "HTTP status %ld", status);
+        xfer_example(v, h, x, p, (int32_t)status);
     }
 }
 

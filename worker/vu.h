@@ -48,6 +48,8 @@ typedef struct sample {
     uint8_t err;        /**< enum sample_err */
     uint8_t status_err; /**< the technical error is only an unaccepted status */
     uint8_t in_block;   /**< inside step:time(fn): requests add to it */
+    int32_t code;       /**< the technical error's code: HTTP status or CURLcode, 0 other
+                             (common/errkinds.h) */
     int64_t start_us;   /**< monotonic start */
     int64_t lag_us;     /**< how long before start_us it was intended (the run's lag, first
                              sample of a run only): the response time counts it */
@@ -187,6 +189,9 @@ typedef struct vu {
     struct sse *sse;                /**< owned: its event streams of this phase (sse.h) */
     struct batch *batch;            /**< owned: its requests sent at once (batch.h), NULL until
                                          it first batches */
+    struct errkind_example *ex;     /**< owned, NULL until its first error: the example of the
+                                         pending sample's error when ex_seq is its seq */
+    uint32_t ex_seq;                /**< the sample ex belongs to */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
@@ -247,6 +252,12 @@ vu *vu_current(lua_State *L);
 void vu_wait_timer(vu *v, int64_t us, enum vu_wait what);
 /** The current phase's function returned (ok = 1) or raised (ok = 0). */
 void vu_phase_end(vu *v, int ok);
+/** Sample p's error (the VU's pending one or a batch's) has code (HTTP
+ *  status, CURLcode or 0) and this example (common/errkinds.h
+ *  errkinds_example_set: url, body, trace may be NULL); made on the error
+ *  path only. The VU keeps one example, for the sample that erred last. */
+void vu_error_example(vu *v, sample *p, int32_t code, const char *url, int status, const char *body,
+                      size_t len, const char *trace);
 /** Counts a functional error against the VU's current step without a sample
  *  (a late check, or a script error outside any sample). */
 void vu_count_error(vu *v, int sidx, int technical, const char *msg);

@@ -9,7 +9,8 @@
  * adds to the same counts and histograms; adding it twice doubles them (or
  * is refused), the load asked and sent (VUs planned and started, pacing)
  * too; through ivwin every second is handed on once the window is
- * flushed. The service times and the start lags travel the same way. */
+ * flushed. The service times and the start lags travel the same way, and
+ * the errors by kind keep their counts. */
 #include <string.h>
 
 #include "common/hist.h"
@@ -45,6 +46,8 @@ static void check_same(const ivsum *a, const ivsum *b)
                    hist_count(stats_service(&b->steps[i])));
         fuzz_check(hist_sum(stats_service(&a->steps[i])) == hist_sum(stats_service(&b->steps[i])));
         fuzz_check(strcmp(a->steps[i].sample_tech, b->steps[i].sample_tech) == 0);
+        /* the errors by kind: folded again, merged again, none lost */
+        fuzz_check(errkinds_total(a->steps[i].kinds) == errkinds_total(b->steps[i].kinds));
     }
     for (size_t j = 0; j < a->nscens; j++) {
         fuzz_check(a->runs[j] == b->runs[j] && a->missed[j] == b->missed[j]);

@@ -467,6 +467,65 @@ static void test_slowest(void **state)
     stats_array_free(st, 2);
 }
 
+/* Errors by kind travel with a step's interval, packed and unpacked, and
+ * two senders' add by key; what a sender wrote is folded and cleaned again. */
+static void test_error_kinds(void **state)
+{
+    step_stats *st = stats_array_new(2);
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    Quern__Interval *a, *b, *c;
+    errkind_example ex;
+    const errkind *rows[ERRKIND_ROWS];
+    ivsum s;
+    uint8_t buf[8192];
+    size_t len;
+    char err[128];
+    (void)state;
+
+    st[0].count = 3;
+    st[0].err_tech = 3;
+    errkinds_example_set(&ex, "http://h/a", 503, "down", 4, "0af7651916cd43dd8448eb211c80319c");
+    stats_note_kind(&st[0], 1, 503, "HTTP status 503", 2000, &ex);
+    stats_note_kind(&st[0], 1, 503, "HTTP status 503", 2500, NULL);
+    stats_note_kind(&st[0], 1, 28, "Operation timed out after 1001 milliseconds", 2100, NULL);
+    a = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    assert_int_equal(a->steps[0]->n_error_kinds, 2);
+    len = quern__interval__pack(a, buf);
+    assert_true(len < sizeof(buf));
+    c = quern__interval__unpack(NULL, len, buf);
+    assert_non_null(c);
+    stats_reset(&st[0]);
+    st[0].count = 1;
+    st[0].err_tech = 1;
+    stats_note_kind(&st[0], 1, 503, "HTTP status 503", 1500, NULL);
+    b = ivsum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    xfree(b->steps[0]->error_kinds[0]->trace_id);
+    b->steps[0]->error_kinds[0]->trace_id = xstrdup("\x1b[2J not an id");
+    ivsum_init(&s, 2, 2);
+    assert_int_equal(ivsum_add_msg(&s, c, scens, err, sizeof(err)), 0);
+    assert_int_equal(ivsum_add_msg(&s, b, scens, err, sizeof(err)), 0);
+    assert_int_equal(errkinds_sorted(s.steps[0].kinds, rows), 2);
+    assert_int_equal(rows[0]->code, 503);
+    assert_int_equal(rows[0]->count, 3);
+    assert_int_equal(rows[0]->first_ms, 1500);
+    assert_int_equal(rows[0]->last_ms, 2500);
+    /* the earliest had no example (its trace id, not one, was dropped): the other's kept */
+    assert_string_equal(rows[0]->ex.trace, "0af7651916cd43dd8448eb211c80319c");
+    assert_string_equal(rows[1]->msg, "Operation timed out after N milliseconds");
+    assert_null(s.steps[1].kinds);
+    ivsum_reset(&s);
+    assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
+    assert_int_equal(errkinds_sorted(s.steps[0].kinds, rows), 2);
+    assert_string_equal(rows[0]->ex.url, "http://h/a");
+    assert_string_equal(rows[0]->ex.body, "down");
+    assert_string_equal(rows[0]->ex.trace, "0af7651916cd43dd8448eb211c80319c");
+    quern__interval__free_unpacked(c, NULL);
+    ivsum_msg_free(a);
+    ivsum_msg_free(b);
+    ivsum_free(&s);
+    stats_array_free(st, 2);
+}
+
 static void test_injector(void **state)
 {
     ivsum agent1, agent2, console;
@@ -530,7 +589,7 @@ int main(void)
         cmocka_unit_test(test_service),  cmocka_unit_test(test_scenario_names),
         cmocka_unit_test(test_limits),   cmocka_unit_test(test_start_lag),
         cmocka_unit_test(test_injector), cmocka_unit_test(test_websocket),
-        cmocka_unit_test(test_slowest),
+        cmocka_unit_test(test_slowest),  cmocka_unit_test(test_error_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,9 @@ static void build(agg *a)
     steps[1].err_tech = 3;
     steps[1].err_func = 1;
     stats_note_error(&steps[1], 1, "HTTP 503 <Service Unavailable> & co");
+    for (int k = 0; k < 3; k++)
+        stats_note_kind(&steps[1], 1, 503, "HTTP status 503", 10 + k, NULL);
+    stats_note_kind(&steps[1], 0, 0, "expected status 200, got 302", 20, NULL);
     agg_add(a, steps, runs, missed, 10000000, 5);
     for (size_t i = 0; i < 3; i++)
         stats_free(&steps[i]);
@@ -101,7 +104,8 @@ static void test_run_cases(void **state)
     /* its errors first (a failed errors threshold covers it), then the rest */
     assert_string_equal(c->failure_message,
                         "4 error(s) in 100 sample(s): 3 technical (first: HTTP 503 <Service "
-                        "Unavailable> & co), 1 functional (and 1 more)");
+                        "Unavailable> & co), 1 functional; by kind: 3 technical 503 HTTP status "
+                        "503, 1 functional 0 expected status 200, got 302 (and 1 more)");
     snprintf(buf, sizeof(buf), "%s", c->system_out);
     assert_non_null(strstr(buf, "count 100, errors 4 (technical 3, functional 1), error rate 4 %"));
     assert_non_null(strstr(buf, "technical error, e.g. HTTP 503 <Service Unavailable> & co"));
@@ -164,10 +168,12 @@ static void test_run_cases_errors(void **state)
     c = &j.cases[1];
     assert_string_equal(c->failure_message,
                         "4 error(s) in 100 sample(s): 3 technical (first: HTTP 503 <Service "
-                        "Unavailable> & co), 1 functional");
+                        "Unavailable> & co), 1 functional; by kind: 3 technical 503 HTTP status "
+                        "503, 1 functional 0 expected status 200, got 302");
     snprintf(buf, sizeof(buf), "%s", c->failure_text);
     assert_string_equal(buf, "4 error(s) in 100 sample(s): 3 technical (first: HTTP 503 <Service "
-                             "Unavailable> & co), 1 functional");
+                             "Unavailable> & co), 1 functional; by kind: 3 technical 503 HTTP "
+                             "status 503, 1 functional 0 expected status 200, got 302");
     assert_false((&j.cases[2])->failed);
     jcases_free(&j);
     thresh_free(t);

@@ -93,6 +93,18 @@ static void test_points(void **state)
     assert_null(strstr(got, "\nquern,"));
     assert_non_null(strstr(got, "quern_run,run=7,name=night\\,ly,env=pre\\ prod vus=4i "));
     xfree(got);
+    /* errors by kind: one point per class and code, messages summed */
+    stats_note_kind(&st[0], 1, 503, "HTTP status 503", 1, NULL);
+    stats_note_kind(&st[0], 1, 503, "HTTP status 503", 2, NULL);
+    stats_note_kind(&st[0], 0, 0, "check a", 3, NULL);
+    stats_note_kind(&st[0], 0, 0, "check b", 4, NULL);
+    in.final = 0;
+    got = outinflux_render(&in, &len);
+    assert_non_null(strstr(got, "\nquern_errors,step=SC-A-STEP-1)Log\\ in,scenario=A\\ b,run=7,"
+                                "name=night\\,ly,env=pre\\ prod,class=technical,code=503 count=2i "
+                                "1700000000000000000\n"));
+    assert_non_null(strstr(got, ",class=functional,code=0 count=2i "));
+    xfree(got);
     props_free(tags);
     stats_free(&st[0]);
     stats_free(&st[1]);

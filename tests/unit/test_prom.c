@@ -200,6 +200,39 @@ static void test_service_and_arrivals(void **state)
     fx_free(&x);
 }
 
+/* Errors by code: a family of their own, only once a run has some. */
+static void test_errors_by_code(void **state)
+{
+    fx x;
+    const char *names[] = {"S"};
+    prom_input in = {"r", names, NULL, 1, NULL, 0};
+    size_t len;
+    char *got;
+
+    fx_init(&x, 1);
+    fx_add(&x, 1);
+    in.a = &x.a;
+    got = prom_render(&in, &len);
+    assert_null(strstr(got, "quern_errors_by_code_total"));
+    xfree(got);
+    x.st[0].count = 3;
+    x.st[0].err_tech = 3;
+    stats_note_kind(&x.st[0], 1, 500, "HTTP status 500", 1, NULL);
+    stats_note_kind(&x.st[0], 1, 28, "Operation timed out after 1 ms", 2, NULL);
+    stats_note_kind(&x.st[0], 1, 28, "Operation timed out after 2 ms with 5 bytes", 3, NULL);
+    fx_add(&x, 1);
+    got = prom_render(&in, &len);
+    /* by count, then first seen: the 500 came first; code 28's two kinds summed */
+    assert_non_null(strstr(got,
+                           "# TYPE quern_errors_by_code_total counter\n"
+                           "quern_errors_by_code_total{run=\"r\",step=\"S\",kind=\"technical\","
+                           "code=\"500\"} 1\n"
+                           "quern_errors_by_code_total{run=\"r\",step=\"S\",kind=\"technical\","
+                           "code=\"28\"} 2\n"));
+    xfree(got);
+    fx_free(&x);
+}
+
 static void test_no_steps_yet(void **state)
 {
     prom_input in = {"r", NULL, NULL, 3, NULL, 0};
@@ -431,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_exact_output),
         cmocka_unit_test(test_no_steps_yet),
         cmocka_unit_test(test_label_escaping),
+        cmocka_unit_test(test_errors_by_code),
         cmocka_unit_test(test_buckets_and_quantiles),
         cmocka_unit_test(test_service_and_arrivals),
         cmocka_unit_test(test_injector),
