@@ -108,6 +108,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
     agg_add_arrivals(&r->agg, sum->arrivals);
     agg_add_lag(&r->agg, sum->lag);
+    agg_add_tally(&r->agg, &sum->tally);
     agg_add_held(&r->agg, sum->held, sum->held_us, sum->held_max_us);
     agg_add_delivery(&r->agg, sum->vus_planned, sum->vus_started, sum->pace_asked_us,
                      sum->pace_lost_us);

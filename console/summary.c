@@ -9,6 +9,7 @@
 #include "common/termsafe.h"
 #include "reports/dbrow.h"
 #include "console/delivery.h"
+#include "console/sumtally.h"
 #include "console/thresh.h"
 
 static double ms(uint64_t us)
@@ -94,6 +95,7 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
         print_row_of(out, "Totals", width, a, &all, stats_service(&all));
     }
     stats_free(&all);
+    sumtally_print(out, a);
     fprintf(out, "\n");
     for (size_t i = 0; i < a->nscens; i++)
         fprintf(out, "Scenario %s: %llu runs, %llu missed pacing\n",
@@ -352,6 +354,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_array_append_new(scens, sc);
     }
     json_object_set_new(root, "scenarios", scens);
+    sumtally_json(root, a);
     json_object_set_new(root, "thresholds", thresholds_json(si));
     if (si->verdict != NULL) {
         json_t *v = json_object();

@@ -23,6 +23,7 @@
 #include "common/rate.h"
 #include "common/stages.h"
 #include "common/stats.h"
+#include "common/tally.h"
 #include "worker/scen.h"
 
 struct vu;
@@ -62,6 +63,7 @@ typedef struct engine_interval {
     const hist *loop_lag;      /**< the loop's lateness samples, or NULL */
     uint64_t start_lag_p99_us; /**< the open model's start lags, p99 over every scenario */
     unsigned saturated;        /**< common/saturation.h SATURATION_* bits; 0: kept up */
+    const tally *tally;        /**< the script's checks and custom metrics of the interval */
 } engine_interval;
 
 /** Receives each interval; called on the loop, must not block. */

@@ -1,0 +1,47 @@
+-- Soft checks and custom metrics: checks count their passes and failures
+-- without ending the run (r:expect is the hard form), and a script's own
+-- counter, gauge and trend go to the summary, the database, the report,
+-- Prometheus and the thresholds beside the steps' figures.
+--
+--   quern run scripts/checks_metrics.lua --vus 10 --duration 30s -p base_url=http://127.0.0.1:PORT \
+--         --threshold 'checks>=99%' --threshold 'metric{body_kb}.p95<64'
+local quern = require "quern"
+local http  = require "quern.http"
+
+local base = quern.property("base_url", "http://127.0.0.1:8080")
+
+local sc = quern.scenario("CHECKS-METRICS", { pacing = quern.property("pacing", "300ms") })
+local page = sc:step(1, "Profile page")
+local api  = sc:step(2, "Profile API")
+
+-- Declared as the script loads, like steps: a name, a kind.
+local pages   = quern.metric.counter("pages_read")     -- a total (and a rate)
+local users   = quern.metric.gauge("vus_logged_in")    -- a value: each worker's latest, summed
+local body_kb = quern.metric.trend("body_kb")          -- a distribution, in the unit given (KiB)
+
+local logged_in = 0 -- this worker's VUs that logged in (one Lua state per worker)
+
+function sc.init(vu)
+  local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
+  local r = http.post(base .. "/login",
+                      { form = { user = "user" .. vu.id, password = "secret", csrf = token } })
+  if r:check("login: status is 200", r.status == 200) then
+    logged_in = logged_in + 1
+    users:set(logged_in)
+  end
+end
+
+function sc.run(vu)
+  local r = page:get(base .. "/profile")
+  -- a set of checks on one value, as k6's check(): true when all passed
+  page:check(r, {
+    ["page: status is 200"] = function(res) return res.status == 200 end,
+    ["page: under 2 s"]     = r.time < 2000,
+  })
+  pages:add()                       -- add() is add(1)
+  body_kb:add(#r.body / 1024)
+
+  local j = api:get(base .. "/api/profile", { headers = { Accept = "application/json" } })
+  -- one named check on a response
+  j:check("api: JSON body", function(res) return res:json().name == "user" .. vu.id end)
+end
