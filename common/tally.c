@@ -27,7 +27,6 @@ void tally_next(tally *t)
         m->sum = 0;
         if (m->h != NULL)
             hist_reset(m->h);
-        m->min = m->max = m->value; /* a gauge's next second starts from where it is */
     }
 }
 
@@ -37,6 +36,7 @@ void tally_reset(tally *t)
     for (size_t i = 0; i < t->nmetrics; i++) {
         t->metrics[i].has_value = 0;
         t->metrics[i].value = t->metrics[i].min = t->metrics[i].max = 0;
+        t->metrics[i].set_us = 0;
     }
 }
 
@@ -134,8 +134,9 @@ void tally_counter_add(tally_metric *m, double n)
     m->sum += n;
 }
 
-void tally_gauge_set(tally_metric *m, double v)
+void tally_gauge_set(tally_metric *m, double v, int64_t now_wall_us)
 {
+    m->set_us = now_wall_us;
     m->n++;
     if (!m->has_value || v < m->min)
         m->min = v;
@@ -187,8 +188,20 @@ static tally_metric *peer_metric(tally *dst, const tally_metric *src, char *err,
     return i < 0 ? NULL : &dst->metrics[i];
 }
 
-/* The checks and the kinds both merges add the same way. */
-static int add_common(tally *dst, const tally *src, int run, char *err, size_t errlen)
+void tally_gauge_merge(tally_metric *d, double value, int64_t set_us, double min, double max)
+{
+    if (!d->has_value || set_us >= d->set_us) {
+        d->value = value;
+        d->set_us = set_us;
+    }
+    if (!d->has_value || min < d->min)
+        d->min = min;
+    if (!d->has_value || max > d->max)
+        d->max = max;
+    d->has_value = 1;
+}
+
+int tally_merge(tally *dst, const tally *src, char *err, size_t errlen)
 {
     for (size_t i = 0; i < src->nchecks; i++) {
         int j = tally_check_id(dst, src->checks[i].name);
@@ -209,29 +222,8 @@ static int add_common(tally *dst, const tally *src, int run, char *err, size_t e
         d->sum += s->sum;
         if (s->h != NULL)
             hist_merge(d->h, s->h);
-        if (s->kind != TALLY_GAUGE || !s->has_value)
-            continue;
-        if (run) {
-            d->value = s->value;
-            if (!d->has_value || s->value < d->min)
-                d->min = s->value;
-            if (!d->has_value || s->value > d->max)
-                d->max = s->value;
-        } else {
-            d->value += s->value;
-            d->min = d->max = d->value;
-        }
-        d->has_value = 1;
+        if (s->kind == TALLY_GAUGE && s->has_value)
+            tally_gauge_merge(d, s->value, s->set_us, s->min, s->max);
     }
     return 0;
-}
-
-int tally_add_second(tally *dst, const tally *src, char *err, size_t errlen)
-{
-    return add_common(dst, src, 0, err, errlen);
-}
-
-int tally_add_run(tally *run, const tally *sec, char *err, size_t errlen)
-{
-    return add_common(run, sec, 1, err, errlen);
 }

@@ -5,14 +5,15 @@
  * A worker keeps one tally, records into it by index (the name is looked up
  * once, when it is first used or declared), sends it up every second and
  * empties it (tally_next); an agent and the console add the tallies of one
- * second together (tally_add_second), and the console adds each merged
- * second into the run's totals (tally_add_run). Every merge is exact:
- * counts and counter totals add, trends merge bucket by bucket.
+ * second together, and the console adds each merged second into the run's
+ * totals, both with tally_merge. Every merge is exact: counts and counter
+ * totals add, trends merge bucket by bucket.
  *
- * Gauges: a worker's gauge is its latest value, sent every second once set.
- * A second's gauge is the sum of every worker's latest value (a queue depth
- * of the whole run), and the run keeps the latest second's sum as the
- * gauge's value, and the least and the most of those seconds' sums.
+ * Gauges: one value for the whole run, as k6's: the value last set, by any
+ * VU of any worker (the latest by wall clock, each worker's own), and the
+ * least and the most ever set. A worker sends its gauge every second once
+ * set (its latest value, when it was set, its least and its most), so the
+ * merge is the same whatever seconds the workers' last reports fall in.
  *
  * Trends hold their values as thousandths of the script's unit in a hist
  * (common/hist.h): 0.001 is the resolution; values up to HIST_MAX_US / 1000
@@ -63,8 +64,9 @@ typedef struct tally_metric {
     uint64_t n;     /**< observations (adds, sets) since the last tally_next */
     double sum;     /**< counter: the total added */
     int has_value;  /**< gauge: set at least once (value, min and max mean something) */
-    double value;   /**< gauge: the latest value (a sum of senders' in a second) */
-    double min;     /**< gauge: the least value (tally_add_run: of the seconds) */
+    double value;   /**< gauge: the value last set */
+    int64_t set_us; /**< gauge: when it was set, wall clock (epoch microseconds) */
+    double min;     /**< gauge: the least value ever set */
     double max;     /**< gauge: the most */
     hist *h;        /**< owned, trend only: the values, in thousandths */
 } tally_metric;
@@ -81,8 +83,8 @@ typedef struct tally {
 void tally_init(tally *t);
 /** Releases what t owns (the trends' histograms); t is then empty. */
 void tally_free(tally *t);
-/** Empties t's counts for a new second, keeping the names, the kinds and a
- *  gauge's latest value (a worker's state: sent again next second). */
+/** Empties t's counts for a new second, keeping the names, the kinds and the
+ *  gauges (a worker's state: sent again next second). */
 void tally_next(tally *t);
 /** Empties t entirely, names kept: a sum of senders starting again. */
 void tally_reset(tally *t);
@@ -107,21 +109,22 @@ const char *tally_kind_name(enum tally_kind kind);
 
 /** Records one observation into m (its kind's way; trend: v >= 0). */
 void tally_counter_add(tally_metric *m, double n);
-void tally_gauge_set(tally_metric *m, double v);
+void tally_gauge_set(tally_metric *m, double v, int64_t now_wall_us);
 void tally_trend_add(tally_metric *m, double v);
 
+/** Merges a gauge's report into d (a gauge): the value set latest wins,
+ *  min and max are both's. */
+void tally_gauge_merge(tally_metric *d, double value, int64_t set_us, double min, double max);
 /** The checks' passes and failures, every name together. */
 void tally_checks_all(const tally *t, uint64_t *passes, uint64_t *fails);
 /** A trend's statistic in the script's unit: "count", "mean", "min", "max",
  *  or a percentile pct (0..100) when what is NULL. 0 when empty. */
 double tally_trend_stat(const tally_metric *m, const char *what, double pct);
 
-/** Adds one sender's second src into dst, the sum of that second; -1 with
- *  err when a metric of src has another kind in dst, or dst is full (dst
- *  holds what came before). */
-int tally_add_second(tally *dst, const tally *src, char *err, size_t errlen);
-/** Adds one merged second sec into the run's totals run (gauges: the value
- *  becomes sec's, min and max are over the seconds); -1 as above. */
-int tally_add_run(tally *run, const tally *sec, char *err, size_t errlen);
+/** Adds src into dst: one sender's second into the sum of that second, or a
+ *  merged second into the run's totals (the same rule). -1 with err when a
+ *  metric of src has another kind in dst, or dst is full (dst then holds
+ *  what came before it). */
+int tally_merge(tally *dst, const tally *src, char *err, size_t errlen);
 
 #endif

@@ -108,7 +108,7 @@ void agg_add_tally(agg *a, const tally *sec)
 {
     char err[256];
 
-    if (tally_add_run(&a->tally, sec, err, sizeof(err)) != 0 && !a->tally_warned) {
+    if (tally_merge(&a->tally, sec, err, sizeof(err)) != 0 && !a->tally_warned) {
         a->tally_warned = 1;
         log_msg(LOG_WARN, "checks and metrics: %s (dropped)", err);
     }

@@ -64,7 +64,7 @@ double agg_held_mean_ms(const agg *a);
 /** Merges one interval's start lags (nscens entries, borrowed; NULL ones
  *  and lag NULL add nothing). */
 void agg_add_lag(agg *a, hist *const *lag);
-/** Adds one merged second's checks and custom metrics (tally_add_run);
+/** Adds one merged second's checks and custom metrics (tally_merge);
  *  what passes the tally's bounds is dropped, with one warning. */
 void agg_add_tally(agg *a, const tally *sec);
 /** The arrivals of every scenario together into *out; 1 when the run had

@@ -34,6 +34,9 @@ static Quern__MetricSample *metric_msg(const tally_metric *t, uint8_t **buf)
     o->sum = t->sum;
     o->has_value = t->has_value ? 1 : 0;
     o->value = t->value;
+    o->set_us = t->set_us;
+    o->min = t->min;
+    o->max = t->max;
     if (t->h != NULL && hist_count(t->h) > 0) {
         if (*buf == NULL)
             *buf = xmalloc(cap);
@@ -108,7 +111,7 @@ static int add_metric(tally *t, const Quern__MetricSample *s, char *err, size_t 
         err_set(err, errlen, "malformed metric name");
         return -1;
     }
-    if (!isfinite(s->sum) || !isfinite(s->value)) {
+    if (!isfinite(s->sum) || !isfinite(s->value) || !isfinite(s->min) || !isfinite(s->max)) {
         err_set(err, errlen, "metric %s: a number that is not finite", s->name);
         return -1;
     }
@@ -120,11 +123,8 @@ static int add_metric(tally *t, const Quern__MetricSample *s, char *err, size_t 
     d = &t->metrics[i];
     d->n += s->n;
     d->sum += s->sum;
-    if (d->kind == TALLY_GAUGE && s->has_value) {
-        d->value += s->value;
-        d->min = d->max = d->value;
-        d->has_value = 1;
-    }
+    if (d->kind == TALLY_GAUGE && s->has_value)
+        tally_gauge_merge(d, s->value, s->set_us, s->min, s->max);
     if (s->histogram.len > 0 &&
         (d->h == NULL || hist_merge_encoded(d->h, s->histogram.data, s->histogram.len) != 0)) {
         err_set(err, errlen, "metric %s: malformed histogram", s->name);

@@ -3,6 +3,7 @@
 #include <lauxlib.h>
 #include <math.h>
 
+#include "common/clock.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 
@@ -92,7 +93,7 @@ static int m_set(lua_State *L)
 {
     tally_metric *t = recording(L, TALLY_GAUGE, "set");
 
-    tally_gauge_set(t, number(L, 2, t, 0));
+    tally_gauge_set(t, number(L, 2, t, 0), clock_wall_us());
     return 0;
 }
 
