@@ -14,6 +14,7 @@
 #include "reports/lchart.h"
 #include "reports/injector.h"
 #include "reports/slowhtml.h"
+#include "reports/tallyhtml.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -638,6 +639,7 @@ void rhtml_write(FILE *out, const query_run *r)
     injector_section(out, r->inj, r->ninj, &r->sat);
     steps_table(out, r);
     step_charts(out, r);
+    tallyhtml_section(out, r);
     errors_table(out, r);
     slowhtml_section(out, r);
     rhtml_agents(out, r);
