@@ -77,10 +77,9 @@ void sumtally_print(FILE *out, const agg *a)
         print_metric(out, a, &a->tally.metrics[i], width);
 }
 
-static json_t *metric_json(const agg *a, const tally_metric *m)
+json_t *sumtally_metric_json(const tally_metric *m, double el)
 {
     json_t *o = json_object();
-    double el = elapsed_s(a);
 
     json_object_set_new(o, "name", json_string(m->name));
     json_object_set_new(o, "kind", json_string(tally_kind_name(m->kind)));
@@ -108,21 +107,25 @@ static json_t *metric_json(const agg *a, const tally_metric *m)
     return o;
 }
 
+json_t *sumtally_check_json(const tally_check *c)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "name", json_string(c->name));
+    json_object_set_new(o, "passes", json_integer((json_int_t)c->passes));
+    json_object_set_new(o, "fails", json_integer((json_int_t)c->fails));
+    json_object_set_new(o, "pass_pct", json_real(sumtally_pass_pct(c->passes, c->fails)));
+    return o;
+}
+
 void sumtally_json(json_t *root, const agg *a)
 {
     json_t *checks = json_array(), *metrics = json_array();
 
-    for (size_t i = 0; i < a->tally.nchecks; i++) {
-        const tally_check *c = &a->tally.checks[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(c->name));
-        json_object_set_new(o, "passes", json_integer((json_int_t)c->passes));
-        json_object_set_new(o, "fails", json_integer((json_int_t)c->fails));
-        json_object_set_new(o, "pass_pct", json_real(sumtally_pass_pct(c->passes, c->fails)));
-        json_array_append_new(checks, o);
-    }
+    for (size_t i = 0; i < a->tally.nchecks; i++)
+        json_array_append_new(checks, sumtally_check_json(&a->tally.checks[i]));
     for (size_t i = 0; i < a->tally.nmetrics; i++)
-        json_array_append_new(metrics, metric_json(a, &a->tally.metrics[i]));
+        json_array_append_new(metrics, sumtally_metric_json(&a->tally.metrics[i], elapsed_s(a)));
     json_object_set_new(root, "checks", checks);
     json_object_set_new(root, "metrics", metrics);
 }

@@ -17,6 +17,13 @@ void sumtally_print(FILE *out, const agg *a);
 /** Sets root's "checks" ([{name, passes, fails, pass_pct}]) and "metrics"
  *  ([{name, kind, ...}]): empty arrays for a run without them. */
 void sumtally_json(struct json_t *root, const agg *a);
+/** One check as JSON: {name, passes, fails, pass_pct}. New reference. */
+struct json_t *sumtally_check_json(const tally_check *c);
+/** One metric as JSON over elapsed_s seconds (a counter's rate): {name,
+ *  kind, total, rate} (counter), {name, kind, value, min, max} (gauge, null
+ *  never set), {name, kind, count, mean, min, p50, p90, p95, p99, max}
+ *  (trend). New reference. */
+struct json_t *sumtally_metric_json(const tally_metric *m, double elapsed_s);
 /** The share of passes of a check, in percent (100 when it never ran). */
 double sumtally_pass_pct(uint64_t passes, uint64_t fails);
 
