@@ -11,8 +11,9 @@ local http  = require "quern.http"
 local base = quern.property("base_url", "http://127.0.0.1:8080")
 
 local sc = quern.scenario("CHECKS-METRICS", { pacing = quern.property("pacing", "300ms") })
-local page = sc:step(1, "Profile page")
-local api  = sc:step(2, "Profile API")
+local login = sc:step(1, "Login")
+local page  = sc:step(2, "Profile page")
+local api   = sc:step(3, "Profile API")
 
 -- Declared as the script loads, like steps: a name, a kind.
 local pages   = quern.metric.counter("pages_read")     -- a total (and a rate)
@@ -21,8 +22,8 @@ local body_kb = quern.metric.trend("body_kb")          -- a distribution, in the
 
 function sc.init(vu)
   local token = http.get(base .. "/login"):xpath("//input[@name='csrf']/@value")
-  local r = http.post(base .. "/login",
-                      { form = { user = "user" .. vu.id, password = "secret", csrf = token } })
+  local r = login:post(base .. "/login",
+                       { form = { user = "user" .. vu.id, password = "secret", csrf = token } })
   -- a named check on a response (false, counted, and the VU goes on)
   r:check("login: status is 200", r.status == 200)
 end
