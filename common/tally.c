@@ -181,7 +181,7 @@ double tally_trend_stat(const tally_metric *m, const char *what, double pct)
 }
 
 /* The metric of dst named as src's, added when new; NULL with err set. */
-static tally_metric *peer_metric(tally *dst, const tally_metric *src, char *err, size_t errlen)
+static tally_metric *metric_of(tally *dst, const tally_metric *src, char *err, size_t errlen)
 {
     int i = tally_metric_def(dst, src->name, src->kind, err, errlen);
 
@@ -215,7 +215,7 @@ int tally_merge(tally *dst, const tally *src, char *err, size_t errlen)
     }
     for (size_t i = 0; i < src->nmetrics; i++) {
         const tally_metric *s = &src->metrics[i];
-        tally_metric *d = peer_metric(dst, s, err, errlen);
+        tally_metric *d = metric_of(dst, s, err, errlen);
         if (d == NULL)
             return -1;
         d->n += s->n;

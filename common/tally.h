@@ -38,9 +38,9 @@
 
 #include "common/hist.h"
 
-#define TALLY_CHECKS_MAX 64  /* check names a run may use */
-#define TALLY_METRICS_MAX 64 /* custom metrics a run may declare */
-#define TALLY_NAME_MAX 128   /* bytes of a name, NUL included */
+#define TALLY_CHECKS_MAX 64      /* check names a run may use */
+#define TALLY_METRICS_MAX 64     /* custom metrics a run may declare */
+#define TALLY_NAME_MAX 128       /* bytes of a name, NUL included */
 #define TALLY_TREND_SCALE 1000.0 /* a trend's values are kept as thousandths */
 
 /** The kinds of custom metric (their numbers travel on the wire). */

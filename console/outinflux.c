@@ -100,7 +100,7 @@ static void step_point(lbuf *b, const out_input *in, size_t i)
 /* The script's checks and custom metrics: one point each (measurements
  * quern_check and quern_metric; quern_check_total and quern_metric_total at
  * the end). */
-static void tally_points(lbuf *b, const out_input *in)
+static void script_points(lbuf *b, const out_input *in)
 {
     const tally *t = in->tally;
 
@@ -153,7 +153,7 @@ char *outinflux_render(const out_input *in, size_t *len)
     b.cap = cap - 1;
     for (size_t i = 0; i < in->nsteps; i++)
         step_point(&b, in, i);
-    tally_points(&b, in);
+    script_points(&b, in);
     lbuf_put(&b, "quern_run", 9);
     common_tags(&b, in);
     lbuf_fmt(&b, " vus=%" PRIu32 "i", in->vus);

@@ -350,8 +350,7 @@ static void metric_series(text *t, const prom_input *in)
                 snprintf(extra, sizeof(extra), ",quantile=\"%g\"", q[k]);
                 metric_sample(t, in, m->name, "", extra, tally_trend_stat(m, NULL, q[k] * 100));
             }
-            metric_sample(t, in, m->name, "_sum", "",
-                          (double)hist_sum(m->h) / TALLY_TREND_SCALE);
+            metric_sample(t, in, m->name, "_sum", "", (double)hist_sum(m->h) / TALLY_TREND_SCALE);
             metric_sample(t, in, m->name, "_count", "", (double)hist_count(m->h));
             break;
         }

@@ -232,8 +232,8 @@ static int named_prefix(const char *e)
 {
     if (strncmp(e, "metric{", 7) == 0)
         return 1;
-    return strncmp(e, "checks", 6) == 0 &&
-           (e[6] == '{' || e[6] == '<' || e[6] == '>' || e[6] == '\0' || isspace((unsigned char)e[6]));
+    return strncmp(e, "checks", 6) == 0 && (e[6] == '{' || e[6] == '<' || e[6] == '>' ||
+                                            e[6] == '\0' || isspace((unsigned char)e[6]));
 }
 
 /* A metric's field: total, rate, value, min, max, count, mean or pN. */
@@ -340,7 +340,8 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
             size_t sn = (size_t)(colon - t->expr);
             const char *sc = trim(t->expr, &sn);
             if (sn == 0) {
-                err_set(err, errlen, "'%s': nothing before ':' (write STEP-GLOB: p95<500ms)", t->expr);
+                err_set(err, errlen, "'%s': nothing before ':' (write STEP-GLOB: p95<500ms)",
+                        t->expr);
                 goto out;
             }
             t->scope = xstrndup(sc, sn);

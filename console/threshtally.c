@@ -53,10 +53,10 @@ static void eval_checks(const thresh *t, const agg *a, thresh_result *out)
     out->passed = thresh_holds_exact(t->op, (unsigned __int128)p * 100 * PCT_SCALE,
                                      (unsigned __int128)t->limit_pct_e9 * n);
     out->measured = sumtally_pass_pct(p, f);
-    snprintf(out->desc, sizeof(out->desc), "checks%s%s%s = %s %% (%llu of %llu passed), limit %s %s %%",
-             t->name ? "{" : "", t->name ? t->name : "", t->name ? "}" : "",
-             thresh_num(out->measured, mv, sizeof(mv)), (unsigned long long)p,
-             (unsigned long long)n, op, lv);
+    snprintf(out->desc, sizeof(out->desc),
+             "checks%s%s%s = %s %% (%llu of %llu passed), limit %s %s %%", t->name ? "{" : "",
+             t->name ? t->name : "", t->name ? "}" : "", thresh_num(out->measured, mv, sizeof(mv)),
+             (unsigned long long)p, (unsigned long long)n, op, lv);
 }
 
 /* The field of m a threshold asks for into *v; the field's name in *what.

@@ -148,8 +148,8 @@ typedef struct db_run_end_info {
     int64_t duration_us;      /**< measured length of the load (TPS divides by it) */
     const step_stats *totals; /**< nsteps entries: whole-run totals per step */
     size_t nsteps;
-    const tally *tally;       /**< the script's checks and custom metrics (reports/dbtally.h);
-                                   NULL: none */
+    const tally *tally; /**< the script's checks and custom metrics (reports/dbtally.h);
+                             NULL: none */
 } db_run_end_info;
 
 /** Writes the per-step totals, the status and the end time, in one

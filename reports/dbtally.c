@@ -78,11 +78,12 @@ static int write_metrics(sqlite3 *sq, int64_t run_id, const tally *t, double ela
     uint8_t *buf = NULL;
     int rc = -1;
 
-    if (sqlite3_prepare_v2(sq,
-                           "INSERT OR REPLACE INTO metrics (run_id, name, kind, total, rate, value, "
-                           "count, mean, min, p50, p90, p95, p99, max, histogram) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            sq,
+            "INSERT OR REPLACE INTO metrics (run_id, name, kind, total, rate, value, "
+            "count, mean, min, p50, p90, p95, p99, max, histogram) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            -1, &st, NULL) != SQLITE_OK)
         goto out;
     buf = xmalloc(cap);
     for (size_t i = 0; i < t->nmetrics; i++) {

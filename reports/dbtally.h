@@ -18,12 +18,12 @@ struct sqlite3;
 /** One metric's row, as the report shows it. */
 typedef struct dbtally_metric {
     char name[TALLY_NAME_MAX];
-    char kind[16];   /**< "counter", "gauge", "trend" */
-    double total;    /**< counter */
-    double rate;     /**< counter, per second */
-    int has_value;   /**< gauge: value, min and max mean something */
-    double value;    /**< gauge: the last set */
-    uint64_t count;  /**< trend */
+    char kind[16];                             /**< "counter", "gauge", "trend" */
+    double total;                              /**< counter */
+    double rate;                               /**< counter, per second */
+    int has_value;                             /**< gauge: value, min and max mean something */
+    double value;                              /**< gauge: the last set */
+    uint64_t count;                            /**< trend */
     double mean, min, p50, p90, p95, p99, max; /**< trend (min, max: gauge too) */
 } dbtally_metric;
 

@@ -580,8 +580,7 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
     if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
         load_tables(sq, r, err, errlen) != 0 ||
         mseries_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0 ||
-        load_capacity(sq, r, err, errlen) != 0 ||
-        dbtally_read(sq, id, &r->tally, err, errlen) != 0)
+        load_capacity(sq, r, err, errlen) != 0 || dbtally_read(sq, id, &r->tally, err, errlen) != 0)
         goto fail;
     if (r->duration_us < 0)
         r->duration_us = r->elapsed_us;

@@ -17,15 +17,17 @@ static void checks_table(FILE *out, const dbtally *t)
         uint64_t n = c->passes + c->fails;
         fputs("<tr><td>", out);
         html_esc(out, c->name);
-        fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
-                     "<td class=\"n\">%.2f %%</td></tr>\n",
+        fprintf(out,
+                "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
+                "<td class=\"n\">%.2f %%</td></tr>\n",
                 (unsigned long long)c->passes, (unsigned long long)c->fails,
                 n ? 100.0 * (double)c->passes / (double)n : 100.0);
         p += c->passes;
         f += c->fails;
     }
-    fprintf(out, "<tr><td><b>All checks</b></td><td class=\"n\">%llu</td><td class=\"n\">%llu"
-                 "</td><td class=\"n\">%.2f %%</td></tr>\n</tbody>\n</table>\n",
+    fprintf(out,
+            "<tr><td><b>All checks</b></td><td class=\"n\">%llu</td><td class=\"n\">%llu"
+            "</td><td class=\"n\">%.2f %%</td></tr>\n</tbody>\n</table>\n",
             (unsigned long long)p, (unsigned long long)f,
             p + f ? 100.0 * (double)p / (double)(p + f) : 100.0);
 }

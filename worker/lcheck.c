@@ -57,7 +57,8 @@ static int judge(lua_State *L, struct engine *e, int name_idx, int cond, int val
             ok = 0;
             if (!(e->check_logged & (UINT64_C(1) << id))) {
                 e->check_logged |= UINT64_C(1) << id;
-                log_msg(LOG_WARN, "check \"%s\" raised an error, counted as failed (logged once): %s",
+                log_msg(LOG_WARN,
+                        "check \"%s\" raised an error, counted as failed (logged once): %s",
                         e->tally.checks[id].name,
                         lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(not a string)");
             }

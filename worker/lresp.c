@@ -425,8 +425,9 @@ static int r_tostring(lua_State *L)
 void lresp_metatable(lua_State *L)
 {
     static const luaL_Reg resp_fns[] = {
-        {"expect", r_expect}, {"contains", r_contains},   {"match", r_match},   {"json", r_json},
-        {"xpath", r_xpath},   {"xpath_all", r_xpath_all}, {"header", r_header}, {"check", lcheck_resp}, {NULL, NULL}};
+        {"expect", r_expect}, {"contains", r_contains}, {"match", r_match},
+        {"json", r_json},     {"xpath", r_xpath},       {"xpath_all", r_xpath_all},
+        {"header", r_header}, {"check", lcheck_resp},   {NULL, NULL}};
 
     lapi_newmt(L, &resp_key, RESP_MT);
     lua_pushcfunction(L, r_tostring);

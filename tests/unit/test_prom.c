@@ -397,13 +397,14 @@ static void test_checks_and_metrics(void **state)
     tally_trend_add(&x.a.tally.metrics[tr], 6);
     got = prom_render(&in, &len);
     assert_non_null(strstr(got, "# TYPE quern_checks_total counter\n"));
-    assert_non_null(
-        strstr(got, "quern_checks_total{run=\"m\",check=\"status \\\"200\\\"\",result=\"pass\"} 9\n"));
-    assert_non_null(
-        strstr(got, "quern_checks_total{run=\"m\",check=\"status \\\"200\\\"\",result=\"fail\"} 1\n"));
+    assert_non_null(strstr(
+        got, "quern_checks_total{run=\"m\",check=\"status \\\"200\\\"\",result=\"pass\"} 9\n"));
+    assert_non_null(strstr(
+        got, "quern_checks_total{run=\"m\",check=\"status \\\"200\\\"\",result=\"fail\"} 1\n"));
     assert_non_null(strstr(got, "# TYPE quern_metric_orders_total counter\n"
                                 "quern_metric_orders_total{run=\"m\"} 12\n"));
-    assert_non_null(strstr(got, "# TYPE quern_metric_queue gauge\nquern_metric_queue{run=\"m\"} 2.5\n"));
+    assert_non_null(
+        strstr(got, "# TYPE quern_metric_queue gauge\nquern_metric_queue{run=\"m\"} 2.5\n"));
     assert_non_null(strstr(got, "# TYPE quern_metric_basket summary\n"));
     assert_non_null(strstr(got, "quern_metric_basket{run=\"m\",quantile=\"0.99\"} 6\n"));
     assert_non_null(strstr(got, "quern_metric_basket_sum{run=\"m\"} 10\n"));
@@ -478,7 +479,8 @@ int main(void)
         cmocka_unit_test(test_buckets_and_quantiles),
         cmocka_unit_test(test_service_and_arrivals),
         cmocka_unit_test(test_injector),
-        cmocka_unit_test(test_websocket), cmocka_unit_test(test_checks_and_metrics),
+        cmocka_unit_test(test_websocket),
+        cmocka_unit_test(test_checks_and_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

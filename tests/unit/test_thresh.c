@@ -710,7 +710,6 @@ static void test_unit_and_measured(void **state)
     agg_free(&a);
 }
 
-
 /* ---- soft checks and custom metrics (console/threshtally.h) */
 
 static void test_checks_and_metrics(void **state)
@@ -780,15 +779,15 @@ static void test_checks_and_metrics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_latency),     cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_parse_tps_count),   cmocka_unit_test(test_parse_scope),
-        cmocka_unit_test(test_parse_bad),         cmocka_unit_test(test_eval_percentile_boundary),
-        cmocka_unit_test(test_eval_mean_max),     cmocka_unit_test(test_service),
-        cmocka_unit_test(test_eval_merged),       cmocka_unit_test(test_eval_errors),
-        cmocka_unit_test(test_eval_tps_count),    cmocka_unit_test(test_eval_globs),
-        cmocka_unit_test(test_eval_no_samples),   cmocka_unit_test(test_eval_accumulates),
-        cmocka_unit_test(test_can_still_pass),    cmocka_unit_test(test_abort_on_partial_data),
-        cmocka_unit_test(test_unit_and_measured), cmocka_unit_test(test_arrivals),
+        cmocka_unit_test(test_parse_latency),      cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_tps_count),    cmocka_unit_test(test_parse_scope),
+        cmocka_unit_test(test_parse_bad),          cmocka_unit_test(test_eval_percentile_boundary),
+        cmocka_unit_test(test_eval_mean_max),      cmocka_unit_test(test_service),
+        cmocka_unit_test(test_eval_merged),        cmocka_unit_test(test_eval_errors),
+        cmocka_unit_test(test_eval_tps_count),     cmocka_unit_test(test_eval_globs),
+        cmocka_unit_test(test_eval_no_samples),    cmocka_unit_test(test_eval_accumulates),
+        cmocka_unit_test(test_can_still_pass),     cmocka_unit_test(test_abort_on_partial_data),
+        cmocka_unit_test(test_unit_and_measured),  cmocka_unit_test(test_arrivals),
         cmocka_unit_test(test_checks_and_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
