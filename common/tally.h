@@ -27,7 +27,7 @@
  *     tally t; tally_init(&t);
  *     int c = tally_check_id(&t, "status is 200"); t.checks[c].passes++;
  *     int m = tally_metric_def(&t, "queue", TALLY_GAUGE, err, sizeof(err));
- *     tally_gauge_set(&t.metrics[m], 12);
+ *     tally_gauge_set(&t.metrics[m], 12, clock_wall_us());
  *     ...each second: send t, then tally_next(&t)...
  *     tally_free(&t); */
 #ifndef QUERN_TALLY_H
