@@ -44,6 +44,7 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
                 r->scen_names[r->nscens++] = xstrdup(s->scenario);
         }
         agg_init(&r->agg, r->nsteps, r->nscens);
+        agg_add_tally(&r->agg, &r->decl); /* the metrics declared, before any value */
         ivwin_init(&r->win, r->nsteps, r->nscens, CONTROL_MERGE_GRACE_US, on_second, r);
         r->have_agg = 1;
         if (r->o.cap != NULL) {

@@ -40,7 +40,8 @@
  *             ("metric{basket}:p95<200").
  *
  * Verdicts: a scope that matches no step fails, a check or metric the run
- * never recorded fails; a response-time or error
+ * never recorded fails (a metric the script does not declare is refused
+ * before the run: threshtally_check); a response-time or error
  * threshold over steps without a single sample fails ("no samples"): a
  * threshold that could not be checked is not a pass.
  *

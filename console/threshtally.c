@@ -105,6 +105,30 @@ static int field_value(const thresh *t, const tally_metric *m, double elapsed_s,
     return -1;
 }
 
+int threshtally_check(const struct thresh *t, const tally *decl, char *err, size_t errlen)
+{
+    int i;
+    double v;
+    const char *what;
+
+    if (t->metric != THRESH_METRIC)
+        return 0;
+    i = tally_metric_find(decl, t->name);
+    if (i < 0) {
+        err_set(err, errlen,
+                "'%s': the script declares no metric %s (quern.metric.counter, gauge or trend)",
+                t->expr, t->name);
+        return -1;
+    }
+    if (field_value(t, &decl->metrics[i], 1, &v, &what) != 0) {
+        err_set(err, errlen, "'%s': %s is a %s, which has no %s", t->expr, t->name,
+                tally_kind_name(decl->metrics[i].kind),
+                t->field[0] ? t->field : "default field (say which: .p95, .mean, .max, .count)");
+        return -1;
+    }
+    return 0;
+}
+
 static int metric_has_values(const tally_metric *m)
 {
     switch (m->kind) {

@@ -817,6 +817,11 @@ int engine_made_file(engine *e, size_t i, const char **path, const void **data, 
     return lgrpc_made(e->L, i, path, data, len);
 }
 
+const tally *engine_tally(const engine *e)
+{
+    return &e->tally;
+}
+
 const scen_set *engine_scens(const engine *e)
 {
     return &e->scens;

@@ -144,6 +144,9 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen);
 /** The scenarios, steps and thresholds (scen_set.thresholds) the script
  *  declared; valid until engine_free. */
 const scen_set *engine_scens(const engine *e);
+/** The script's checks and custom metrics: after the load, the metrics it
+ *  declares (names and kinds). Borrowed. */
+const tally *engine_tally(const engine *e);
 /** The i-th file the script's load made for the bundle (a descriptor set
  *  compiled from a .proto by grpc.load, worker/lgrpc.h): 1 with its path
  *  (relative to the script's folder) and bytes, valid until engine_free;

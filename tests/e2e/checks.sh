@@ -63,3 +63,14 @@ LUA
 "$QUERN" run "$TMP/dup.lua" --db none -q >"$TMP/dup.out" 2>&1
 eq "a redefinition: exit 2" "$?" 2
 check "... names file:line" grep -q 'dup.lua:4: metric orders is a counter already, not a trend' "$TMP/dup.out"
+
+# ---- a threshold on a metric the script does not declare, or on a field its kind has not:
+# a usage error before any request
+new_log
+"$QUERN" run $D/checks.lua --db none -q -p base_url="$NGBASE" --threshold 'metric{nope}>1' >"$TMP/undecl.out" 2>&1
+eq "an undeclared metric's threshold: exit 2" "$?" 2
+check "... says so" grep -q "the script declares no metric nope" "$TMP/undecl.out"
+"$QUERN" run $D/checks.lua --db none -q -p base_url="$NGBASE" --threshold 'metric{ok_ms}<1' >"$TMP/nofield.out" 2>&1
+eq "a trend's threshold without a field: exit 2" "$?" 2
+check "... says which" grep -q "ok_ms is a trend, which has no default field" "$TMP/nofield.out"
+eq "... and nothing was sent" "$(grep -c ' /ok$\| /bad$' "$LOG")" 0
