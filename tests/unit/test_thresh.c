@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "console/thresh.h"
+#include "console/threshtally.h"
 
 #include <math.h>
 #include <string.h>
@@ -773,6 +774,22 @@ static void test_checks_and_metrics(void **state)
     assert_false(eval("metric{basket}<1000", &a, 10, &r)); /* a trend has no default */
     assert_desc(&r, "metric{basket} is a trend: it has no default field (say which)");
     assert_false(eval("metric{orders}.p95<1", &a, 10, &r));
+
+    /* before the run: the metrics the script declares */
+    t = parse_ok("metric{orders}.rate>1");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), 0);
+    thresh_free(t);
+    t = parse_ok("metric{nope}>1");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "the script declares no metric nope"));
+    thresh_free(t);
+    t = parse_ok("metric{queue}.p95>1");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "queue is a gauge, which has no p95"));
+    thresh_free(t);
+    t = parse_ok("checks>1%");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), 0);
+    thresh_free(t);
     agg_free(&a);
 }
 
