@@ -622,11 +622,12 @@ void rhtml_write(FILE *out, const query_run *r)
     fprintf(out,
             "</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
             "<a href=\"#charts\">Charts</a>%s"
-            "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
+            "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>%s"
             "<a href=\"#errors\">Errors</a><a href=\"#slowest\">Slowest</a>"
             "<a href=\"#agents\">Injectors</a>"
             "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
-            r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "");
+            r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "",
+            r->tally.nchecks + r->tally.nmetrics > 0 ? "<a href=\"#checks\">Checks</a>" : "");
     rhtml_notice(out, r);
     rhtml_cards(out, r);
     rhtml_verdict_section(out, r);
