@@ -4,11 +4,13 @@
 #   make demo       install missing packages, build, start the demo target, run an example
 #   make test       install missing packages, build under ASan+UBSan, run every test
 #   make lint       layering of includes, headers that compile alone, clang-format, tests/unit
-#                   mirroring the tree, module prefixes (tests/lint/; also part of make test)
+#                   mirroring the tree, module prefixes, luacheck over the Lua scripts
+#                   (tests/lint/; also part of make test)
 #   make test-valgrind   unit tests under valgrind, zero leaks
 #   make fuzz       build the libFuzzer targets with clang, run each FUZZ_SECONDS (tests/fuzz/)
 #   make bench      quern against wrk and Locust (not part of make test)
-#   make install    bin/quern and its man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
+#   make install    bin/quern, its man pages and the Lua annotations under $(DESTDIR)$(PREFIX)
+#                   (default /usr/local)
 #   make clean
 
 CC      ?= cc
@@ -231,7 +233,7 @@ clean:
 
 # Man pages, one a command, written from the help each command prints
 # (scripts/manpage.sh), so they cannot disagree with it.
-MAN_CMDS := run agent runs report compare har2lua
+MAN_CMDS := run check new agent runs report compare har2lua
 MAN_PAGES := $(B)/man/quern.1 $(patsubst %,$(B)/man/quern-%.1,$(MAN_CMDS))
 man: $(MAN_PAGES)
 
@@ -244,14 +246,22 @@ $(B)/man/quern-%.1: $(B)/quern scripts/manpage.sh
 	scripts/manpage.sh $(B)/quern $* >$@.tmp && mv $@.tmp $@
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, its man pages,
-# the agent's systemd unit and its settings file (kept if already there).
+# the scripts' editor annotations (share/annotations/, for LuaLS and EmmyLua)
+# with an example .luarc.json naming their folder, the agent's systemd unit
+# and its settings file (kept if already there).
 PREFIX ?= /usr/local
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+DATADIR ?= $(PREFIX)/share/quern
 install: $(B)/quern man
 	install -D -m 755 $(B)/quern $(DESTDIR)$(PREFIX)/bin/quern
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(DATADIR)/annotations/quern
+	install -m 644 share/annotations/*.lua $(DESTDIR)$(DATADIR)/annotations/
+	install -m 644 share/annotations/quern/*.lua $(DESTDIR)$(DATADIR)/annotations/quern/
+	sed 's|/usr/share/quern/|$(DATADIR)/|' docs/luarc.json >$(DESTDIR)$(DATADIR)/luarc.json
+	chmod 644 $(DESTDIR)$(DATADIR)/luarc.json
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/systemd/quern-agent.service \
 	  >$(DESTDIR)$(UNITDIR)/quern-agent.service
@@ -280,6 +290,7 @@ test-package:
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/quern $(DESTDIR)$(UNITDIR)/quern-agent.service
 	rm -f $(patsubst $(B)/man/%,$(DESTDIR)$(PREFIX)/share/man/man1/%,$(MAN_PAGES))
+	rm -rf $(DESTDIR)$(DATADIR)
 
 # The files tests/lint/format.sh checks.
 FORMAT_DIRS := common proto worker agent reports record console tests/unit tests/fuzz tests/tools tests/target

@@ -6,6 +6,7 @@
 #include "common/mem.h"
 #include "common/stages.h"
 #include "worker/engine.h"
+#include "worker/lhttp.h"
 #include "worker/lifecycle.h"
 #include "worker/scen.h"
 
@@ -43,7 +44,35 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, uint6
     for (size_t i = 0; i < ss->nsteps; i++) {
         out->steps[i].id = xstrdup(ss->steps[i]->id);
         out->steps[i].name = xstrdup(ss->steps[i]->name);
+        out->steps[i].label = xstrdup(ss->steps[i]->label);
+        out->steps[i].where = xstrdup(ss->steps[i]->where);
+        out->steps[i].scen = (size_t)ss->steps[i]->scen->index;
     }
+    out->scens = xcalloc(ss->nscens + 1, sizeof(*out->scens));
+    out->nscens = ss->nscens;
+    for (size_t i = 0; i < ss->nscens; i++) {
+        const scen *sc = ss->scens[i];
+        preflight_scen *o = &out->scens[i];
+        o->name = xstrdup(sc->name);
+        o->where = xstrdup(sc->where);
+        o->weight = sc->weight;
+        o->pacing_min_us = sc->pacing_min_us;
+        o->pacing_max_us = sc->pacing_max_us;
+        o->think_min_us = sc->think_min_us;
+        o->think_max_us = sc->think_max_us;
+        if (sc->nstages > 0) {
+            o->stages = xcalloc(sc->nstages, sizeof(*o->stages));
+            memcpy(o->stages, sc->stages, sc->nstages * sizeof(*sc->stages));
+            o->nstages = sc->nstages;
+        }
+        if (sc->nrate_stages > 0) {
+            o->rate_stages = xcalloc(sc->nrate_stages, sizeof(*o->rate_stages));
+            memcpy(o->rate_stages, sc->rate_stages, sc->nrate_stages * sizeof(*sc->rate_stages));
+            o->nrate_stages = sc->nrate_stages;
+        }
+        o->rate_const = sc->rate_const;
+    }
+    engine_take_loadinfo(e, &out->info);
     out->thresholds = xcalloc(ss->nthresholds + 1, sizeof(*out->thresholds));
     out->nthresholds = ss->nthresholds;
     for (size_t i = 0; i < ss->nthresholds; i++) {
@@ -97,6 +126,11 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, uint6
     return 0;
 }
 
+int preflight_request_option(const char *key)
+{
+    return lhttp_option_known(key);
+}
+
 void preflight_free(preflight *pf)
 {
     if (pf == NULL)
@@ -106,7 +140,17 @@ void preflight_free(preflight *pf)
     for (size_t i = 0; i < pf->nsteps; i++) {
         xfree(pf->steps[i].id);
         xfree(pf->steps[i].name);
+        xfree(pf->steps[i].label);
+        xfree(pf->steps[i].where);
     }
+    for (size_t i = 0; i < pf->nscens; i++) {
+        xfree(pf->scens[i].name);
+        xfree(pf->scens[i].where);
+        xfree(pf->scens[i].stages);
+        xfree(pf->scens[i].rate_stages);
+    }
+    xfree(pf->scens);
+    loadinfo_free(&pf->info);
     for (size_t i = 0; i < pf->nthresholds; i++) {
         xfree(pf->thresholds[i].expr);
         xfree(pf->thresholds[i].where);

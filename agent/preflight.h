@@ -21,16 +21,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/loadinfo.h"
 #include "common/props.h"
 #include "common/rate.h"
 #include "common/tally.h"
+#include "common/stages.h"
 #include "proto/bundle.h"
 
 /** One step the script declares. */
 typedef struct preflight_step {
-    char *id;   /**< owned: "SC-<scenario>-STEP-<n>" */
-    char *name; /**< owned: id + ")" + label */
+    char *id;    /**< owned: "SC-<scenario>-STEP-<n>" */
+    char *name;  /**< owned: id + ")" + label */
+    char *label; /**< owned: the declared label */
+    char *where; /**< owned: "file:line" of the declaration */
+    size_t scen; /**< index of its scenario in preflight.scens */
 } preflight_step;
+
+/** One scenario the script declares, as `quern check` shows it. */
+typedef struct preflight_scen {
+    char *name;                           /**< owned */
+    char *where;                          /**< owned: "file:line" of the declaration */
+    double weight;                        /**< share of the run's VUs */
+    int64_t pacing_min_us, pacing_max_us; /**< 0: none */
+    int64_t think_min_us, think_max_us;   /**< 0: none */
+    stage *stages;                        /**< owned: its own stages, NULL: none */
+    size_t nstages;
+    rate_stage *rate_stages; /**< owned: its own rate, NULL: none */
+    size_t nrate_stages;
+    int rate_const; /**< rate = "R": its length is the run's --duration */
+} preflight_scen;
 
 /** One threshold the script states (quern.threshold, a scenario's
  *  thresholds option). */
@@ -43,6 +62,9 @@ typedef struct preflight_threshold {
 typedef struct preflight {
     preflight_step *steps; /**< owned: nsteps, by step index */
     size_t nsteps;
+    preflight_scen *scens; /**< owned: nscens, in declaration order */
+    size_t nscens;
+    loadinfo info;                   /**< the properties and CSV feeders the load asked for */
     preflight_threshold *thresholds; /**< owned: nthresholds, in declaration order */
     size_t nthresholds;
     int has_shared;          /**< a scenario without stages of its own can play the run's VUs */
@@ -68,6 +90,11 @@ typedef struct preflight {
  *  err set ("file:line: ..." for a script error) and out empty. */
 int preflight_load(const char *script, const props *p, uint32_t vus_total, uint64_t mem_limit,
                    preflight *out, char *err, size_t errlen);
+
+/** 1 when key is an option of an HTTP request (step:get(url, { KEY = ... })
+ *  and the others): for the console's reading of a script's text
+ *  (console/scan.h), which may not include worker/. */
+int preflight_request_option(const char *key);
 
 /** Frees what preflight_load filled and empties pf; fine on an empty one. */
 void preflight_free(preflight *pf);

@@ -12,7 +12,7 @@
  *                totals, the JTL's thread counts and the live line; a
  *                threshold that can no longer pass stops the run with
  *                --abort-on-fail; the run ends when every agent finished or
- *                was lost, or 15 s after a Stop nobody answered;
+ *                was lost, or CONTROL_STOP_WAIT_US after a Stop (and the grace) nobody answered;
  *   PHASE_END    ev_break: run.c judges and reports.
  * SIGINT/SIGTERM stops gracefully (VUs finish their request in flight), a
  * second one at once. */

@@ -8,8 +8,10 @@
 #include "agent/agent.h"
 #include "common/log.h"
 #include "common/salloc.h"
+#include "console/preview.h"
 #include "console/opts.h"
 #include "console/run.h"
+#include "console/scaffold.h"
 #include "reports/compare.h"
 #include "reports/report.h"
 #include "reports/runs.h"
@@ -22,6 +24,8 @@ static void usage(FILE *out)
           "\n"
           "commands:\n"
           "  run SCRIPT.lua    play a load test and report its statistics\n"
+          "  check SCRIPT.lua  what a run would do, nothing sent (quern help check)\n"
+          "  new NAME          write NAME.lua, a first scenario (quern help new)\n"
           "  agent             serve a console as a load injector (quern help agent)\n"
           "  runs              list the runs in the results database (quern help runs)\n"
           "  report [RUN]      write a run's HTML report (quern help report)\n"
@@ -72,6 +76,14 @@ int main(int argc, char **argv)
             opts_usage(stdout);
             return 0;
         }
+        if (strcmp(argv[2], "check") == 0) {
+            preview_usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[2], "new") == 0) {
+            scaffold_usage(stdout);
+            return 0;
+        }
         if (strcmp(argv[2], "agent") == 0) {
             agent_usage(stdout);
             return 0;
@@ -109,6 +121,21 @@ int main(int argc, char **argv)
         return compare_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "har2lua") == 0)
         return har2lua_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "new") == 0)
+        return scaffold_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "check") == 0) {
+        if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            preview_usage(stdout);
+            return 0;
+        }
+        if (salloc_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+            fprintf(stderr, "quern: cannot initialise libcurl\n");
+            return 3;
+        }
+        rc = preview_main(argc - 1, argv + 1);
+        curl_global_cleanup();
+        return rc;
+    }
     if (strcmp(argv[1], "run") == 0) {
         if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
             opts_usage(stdout);

@@ -16,9 +16,11 @@
 #include "console/hsrv.h"
 #include "console/record.h"
 #include "console/threshtally.h"
+#include "console/scan.h"
 #include "console/verdict.h"
 #include "proto/auth.h"
 #include "agent/preflight.h"
+#include "agent/runchk.h"
 #include "agent/setuprun.h"
 
 /* Adds the thresholds the script declared (quern.threshold, a scenario's
@@ -97,6 +99,7 @@ static int script_preflight(run *r, char *err, size_t errlen)
 
     if (preflight_load(r->o.script, r->p, r->o.vu_ids, mem, &pf, err, errlen) != 0)
         return -1;
+    r->nwarnings = scan_script(r->o.script, &pf, stderr);
     rc = opts_scen_stages(&r->o, pf.has_shared, pf.staged_ids, pf.staged_max, pf.stages_us, err,
                           errlen);
     if (rc == 0)
@@ -110,8 +113,46 @@ static int script_preflight(run *r, char *err, size_t errlen)
     r->has_teardown = pf.has_teardown;
     r->made = pf.made; /* shipped with the folder (run_main) */
     memset(&pf.made, 0, sizeof(pf.made));
-    preflight_free(&pf);
+    if (rc == 0 && r->keep_pf) {
+        r->pf = xmalloc(sizeof(*r->pf));
+        *r->pf = pf;
+    } else {
+        preflight_free(&pf);
+    }
     return rc;
+}
+
+int run_load(run *r, const props *over, char *err, size_t errlen, int *is_script)
+{
+    *is_script = 0;
+    if (access(r->o.script, R_OK) != 0) {
+        snprintf(err, errlen, "cannot read script %s: %s", r->o.script, strerror(errno));
+        return -1;
+    }
+    r->p = opts_load_props(r->o.script, r->o.props_file, over, err, errlen);
+    if (r->p == NULL)
+        return -1;
+    /* what every agent checks (agent/runchk.h): refused here, the script's
+     * check and every worker's load see the same properties */
+    if (props_count(r->p) > RUNCHK_PROPS_MAX) {
+        snprintf(err, errlen, "%zu properties, more than the %u an agent takes", props_count(r->p),
+                 RUNCHK_PROPS_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < props_count(r->p); i++)
+        if (strlen(props_key(r->p, i)) > RUNCHK_NAME_MAX ||
+            strlen(props_value(r->p, i)) > RUNCHK_VALUE_MAX) {
+            snprintf(err, errlen,
+                     "property %.64s: longer than an agent takes (a name of %u bytes, a value "
+                     "of %u)",
+                     props_key(r->p, i), RUNCHK_NAME_MAX, RUNCHK_VALUE_MAX);
+            return -1;
+        }
+    if (script_preflight(r, err, errlen) != 0) {
+        *is_script = 1;
+        return -1;
+    }
+    return 0;
 }
 
 /* Packs the script's folder, never with this run's own files; for the
@@ -181,6 +222,8 @@ void run_free(run *r)
     xfree(r->names);
     xfree(r->scen_names);
     xfree(r->setup_data);
+    preflight_free(r->pf);
+    xfree(r->pf);
     if (r->have_agg)
         agg_free(&r->agg);
     if (r->loop != NULL) {
@@ -215,6 +258,7 @@ int run_main(int argc, char **argv)
     run r;
     props *over = props_new();
     char err[2048];
+    int is_script;
 
     run_init(&r, argc, argv);
     if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 ||
@@ -232,14 +276,9 @@ int run_main(int argc, char **argv)
             goto fail;
         }
     }
-    if (access(r.o.script, R_OK) != 0) {
-        snprintf(err, sizeof(err), "cannot read script %s: %s", r.o.script, strerror(errno));
-        goto fail;
-    }
-    r.p = opts_load_props(r.o.script, r.o.props_file, over, err, sizeof(err));
-    if (r.p == NULL)
-        goto fail;
-    if (script_preflight(&r, err, sizeof(err)) != 0) {
+    if (run_load(&r, over, err, sizeof(err), &is_script) != 0) {
+        if (!is_script)
+            goto fail;
         fprintf(stderr, "%s\n", err); /* file:line: message, as the script's own */
         snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
         goto out;

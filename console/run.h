@@ -121,10 +121,21 @@ typedef struct run {
     size_t has_setup, has_teardown; /**< scenarios with sc.setup, sc.teardown (preflight.h) */
     char *setup_data;               /**< owned: what setup returned, as JSON, or NULL (StartRun) */
     size_t setup_len;               /**< its bytes */
+    int keep_pf;                    /**< run_load keeps the script's load in pf (quern check) */
+    struct preflight *pf;           /**< owned: that load, or NULL */
+    unsigned nwarnings;             /**< warnings the script's check printed (console/scan.h) */
 } run;
 
 /** Runs the command; argv[0] is "run". Returns the exit status. */
 int run_main(int argc, char **argv);
+/** What a run does before it starts anything, and all `quern check` does
+ *  (console/preview.h): reads the properties into r->p (the file, then over;
+ *  each within what an agent takes, agent/runchk.h), loads the script as every worker will
+ * (agent/preflight.h), prints its warnings on stderr (console/scan.h), checks what it declares
+ * against the options (stages, rate) and adds its thresholds. r->o is parsed. 0; -1 with one line
+ * in err, *is_script set to 1 when it is the script's
+ *  ("file:line: ...") and 0 when it is the run's. */
+int run_load(run *r, const props *over, char *err, size_t errlen, int *is_script);
 /** Sets r to an empty run with the options' defaults (for tests and fuzzing). */
 void run_init(run *r, int argc, char **argv);
 /** Frees what r owns (not r itself). */

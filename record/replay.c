@@ -64,13 +64,17 @@ static void sent_value(replay_ctx *x, const char *key, const char *v, size_t at)
         return;
     }
     luaout_name(key, prop, sizeof(prop));
-    fputs("quern.property(", x->out);
-    luaout_str(x->out, prop);
-    fputc(')', x->out);
     for (i = 0; i < x->nsecrets && strcmp(x->secrets[i], prop) != 0; i++)
         ;
     if (i == x->nsecrets && i < sizeof(x->secrets) / sizeof(x->secrets[0]))
         snprintf(x->secrets[x->nsecrets++], sizeof(x->secrets[0]), "%s", prop);
+    if (i < x->nsecrets) { /* read once when the script loads: a run without it stops there */
+        fprintf(x->out, "secret_%s", prop);
+        return;
+    }
+    fputs("quern.property(", x->out);
+    luaout_str(x->out, prop);
+    fputc(')', x->out);
 }
 
 /* The origin of url ("scheme://host:port") in out. */
@@ -404,11 +408,14 @@ static void expect_lua(FILE *out, int status)
 }
 
 /* One request of a step: `r = WHO:get(URL, OPTS):expect(S)` and the
- * correlation rules whose source it is. */
+ * correlation rules whose source it is; `r = ` only before such rules, the
+ * only code that reads it (luacheck warns of a value never read). */
 static void request_lua(replay_ctx *x, const char *indent, const char *who, int dot, size_t at,
                         int assign, int resources)
 {
     const har_entry *e = &x->h->e[at];
+
+    assign = assign && x->rules_first[at] < x->rules_first[at + 1];
 
     if (har_header(e->headers, e->nheaders, "authorization") != NULL) {
         fputs(indent, x->out);
@@ -649,7 +656,13 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
     luaout_str(out, x->o->prop);
     fputs(", ", out);
     luaout_str(out, x->origin);
-    fputs(")\n\nlocal sc = quern.scenario(", out);
+    fputs(")\n", out);
+    for (size_t i = 0; i < x->nsecrets; i++) {
+        fprintf(out, "local secret_%s = quern.property(", x->secrets[i]);
+        luaout_str(out, x->secrets[i]);
+        fputs(") -- no default: give it with -p\n", out);
+    }
+    fputs("\nlocal sc = quern.scenario(", out);
     luaout_str(out, x->o->name);
     fputs(")\n\n", out);
     if (x->step_table)
@@ -665,7 +678,9 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
         fputc(')', out);
         luaout_comment(out, " -- ", "%s %s", e->method, path);
     }
-    fputs("\nfunction sc.run(vu)\n  local r\n", out);
+    fputs("\nfunction sc.run(vu)\n", out);
+    if (x->c->n > 0)
+        fputs("  local r\n", out);
     if (x->var_table) {
         fputs("  local v = {} -- values the server handed out, set where they appear\n", out);
     } else if (x->c->n > 0) {

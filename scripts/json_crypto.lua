@@ -35,7 +35,9 @@ function sc.run(vu)
   if sent.coupon ~= json.null or getmetatable(sent.items) ~= getmetatable(json.array{}) then
     error("the server received " .. echo.body)
   end
-  if echo.headers["idempotency-key"] ~= key then error("key received as " .. tostring(echo.headers["idempotency-key"])) end
+  if echo.headers["idempotency-key"] ~= key then
+    error("key received as " .. tostring(echo.headers["idempotency-key"]))
+  end
 
   -- A signed body: encode it once and sign those very bytes.
   local body = json.encode({ event = "order.paid", order = key, at = os.time() }, { sort_keys = true })

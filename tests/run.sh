@@ -18,7 +18,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export CMOCKA_MESSAGE_OUTPUT=stdout
 
 # The checks of tests/lint/ (layering, headers alone, clang-format, tests
-# mirroring the tree): one test each, a failure's output shown below it.
+# mirroring the tree, prefixes, luacheck): one test each, a failure's output
+# shown below it.
 if [ $valgrind = 0 ]; then
   log="$LOGDIR/lint.log"
   tests/lint/run.sh >"$log" 2>&1

@@ -822,6 +822,12 @@ const tally *engine_tally(const engine *e)
     return &e->tally;
 }
 
+void engine_take_loadinfo(engine *e, loadinfo *out)
+{
+    *out = e->info;
+    memset(&e->info, 0, sizeof(e->info));
+}
+
 const scen_set *engine_scens(const engine *e)
 {
     return &e->scens;
@@ -949,6 +955,7 @@ void engine_free(engine *e)
     if (e->L != NULL)
         lua_close(e->L);
     scen_set_free(&e->scens);
+    loadinfo_free(&e->info);
     if (e->loop != NULL)
         ev_loop_destroy(e->loop);
     xfree(e);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/loadinfo.h"
 #include "common/props.h"
 #include "common/rate.h"
 #include "common/stages.h"
@@ -152,6 +153,10 @@ const tally *engine_tally(const engine *e);
  *  (relative to the script's folder) and bytes, valid until engine_free;
  *  0 past the last. */
 int engine_made_file(engine *e, size_t i, const char **path, const void **data, size_t *len);
+/** Moves what the script's load asked for (its quern.property calls and
+ *  quern.csv feeders, common/loadinfo.h) into out, which the caller then
+ *  owns; e keeps an empty record. */
+void engine_take_loadinfo(engine *e, loadinfo *out);
 /** Plays the run to its end; returns how it ended. */
 enum engine_status engine_run(engine *e);
 /** Asks the run to stop (VUs finish their request in flight within the grace);

@@ -129,6 +129,7 @@ struct engine {
     tally tally;
     uint64_t check_logged; /**< bit i: check i raised an error, which was logged */
     int check_ref;         /**< registry ref of the table check name -> index, 0: none yet */
+    loadinfo info; /**< the properties and feeders the script's load asked for (quern check) */
 };
 
 /** Queues the VU's transfer (v->xh->easy, options set): it starts with the

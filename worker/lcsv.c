@@ -10,6 +10,7 @@
 
 #include "common/mem.h"
 #include "worker/engine_int.h"
+#include "worker/lapi.h"
 #include "worker/lscript.h"
 
 #define FEEDER_MT "quern.Feeder"
@@ -282,6 +283,32 @@ static void push_names(lua_State *L, feeder *fd, const char *buf, long line)
     lua_pop(L, 1);
 }
 
+/* Records the feeder's columns (the names table on top) with where the
+ * script made it, for `quern check` (common/loadinfo.h). */
+static void note_columns(lua_State *L, const feeder *fd)
+{
+    struct engine *e = lapi_engine(L);
+    const char *cols[CSV_MAX_FIELDS];
+    size_t n, wlen;
+    const char *w;
+    char at[512];
+
+    if (e == NULL) /* a state of its own, without an engine (the unit tests') */
+        return;
+    luaL_where(L, 1);
+    w = lua_tolstring(L, -1, &wlen);
+    while (wlen > 0 && (w[wlen - 1] == ' ' || w[wlen - 1] == ':'))
+        wlen--; /* "file:line: " */
+    snprintf(at, sizeof(at), "%.*s", (int)wlen, w);
+    lua_pop(L, 1);
+    for (n = 0; n < (size_t)fd->ncols; n++) {
+        lua_rawgeti(L, -1, (lua_Integer)n + 1);
+        cols[n] = lua_tostring(L, -1); /* anchored by the names table */
+        lua_pop(L, 1);
+    }
+    loadinfo_add_csv(&e->info, fd->name, at, cols, n);
+}
+
 /* Pushes a fresh table of data row i (1-based). */
 static void push_row(lua_State *L, int fidx, feeder *fd, lua_Integer i)
 {
@@ -439,6 +466,7 @@ int lcsv_new(lua_State *L)
     lua_pop(L, 1);
     if (fd->header) {
         push_names(L, fd, buf, first_line);
+        note_columns(L, fd);
         lua_setiuservalue(L, 3, UV_NAMES);
     }
     lua_newtable(L);

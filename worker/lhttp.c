@@ -401,6 +401,17 @@ static int do_request(lua_State *L)
     return lua_yieldk(L, 0, CTX_XFER, request_k);
 }
 
+int lhttp_option_known(const char *key)
+{
+    static const char *const own[] = {"headers", "query",     "form",    "json",
+                                      "body",    "multipart", "timeout", "redirects"};
+
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if (strcmp(key, own[i]) == 0)
+            return 1;
+    return reqopt_is_key(key);
+}
+
 /* The methods with a function of their own: step:get(url, opts) and
  * http.get(url, opts), ... (Lua name, HTTP method). */
 static const char *const short_methods[][2] = {{"get", "GET"},       {"post", "POST"},

@@ -21,5 +21,9 @@
 void lhttp_register(lua_State *L, int methods);
 /** Loader of `quern.http`. */
 int lhttp_open(lua_State *L);
+/** 1 when key is an option of an HTTP request (step:get(url, opts) and the
+ *  others): what a request checks when it is made, and what `quern check`
+ *  reads in the script's text before any request (agent/preflight.h). */
+int lhttp_option_known(const char *key);
 
 #endif

@@ -7,7 +7,7 @@
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 
-#define METRIC_MT "quern.metric"
+#define METRIC_MT "quern.Metric"
 
 static const char metric_key = 0;
 

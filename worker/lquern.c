@@ -414,16 +414,57 @@ static int l_time_end(lua_State *L)
 
 /* --- quern.property, quern.sleep, quern.log ------------------------------ */
 
+/* The options of quern.property (a table at 3, or none): 1 when it says
+ * { optional = true }. */
+static int property_optional(lua_State *L, const char *key)
+{
+    int optional;
+
+    if (lua_isnoneornil(L, 3))
+        return 0;
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 3) != 0) {
+        if (lua_type(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -2), "optional") != 0)
+            luaL_error(L, "property %s: unknown option \"%s\" (known: optional)", key,
+                       lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?");
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, 3, "optional");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+        luaL_error(L, "property %s: optional must be true or false", key);
+    optional = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return optional;
+}
+
+/* A property with no default and no value is an error where the script asks
+ * for it, unless it is optional: a typo in a -p flag, or a forgotten one,
+ * stops the run before its load rather than sending requests to "nil". The
+ * console loads the script with the properties it sends every worker, so a
+ * worker's load finds what the console's did. */
 static int l_property(lua_State *L)
 {
     struct engine *e = lapi_engine(L);
     const char *key = luaL_checkstring(L, 1);
     const char *val = e->cfg.props ? props_get(e->cfg.props, key) : NULL;
+    int optional = property_optional(L, key);
 
+    if (!e->loaded) { /* what `quern check` lists; VUs' calls are not recorded */
+        char at[512];
+        where(L, at, sizeof(at));
+        loadinfo_add_prop(&e->info, key, at,
+                          lua_isnoneornil(L, 2) ? NULL : luaL_tolstring(L, 2, NULL), optional);
+        if (!lua_isnoneornil(L, 2))
+            lua_pop(L, 1);
+    }
     if (val == NULL) {
+        if (lua_isnoneornil(L, 2) && !optional)
+            return luaL_error(L, "property \"%s\" has no value: give it with -p %s=...", key, key);
         lua_settop(L, 2);
         return 1;
     }
+    lua_settop(L, 2);
     if (lua_type(L, 2) == LUA_TNUMBER) {
         if (lua_stringtonumber(L, val) == 0)
             return luaL_error(L, "property %s: \"%s\" is not a number", key, val);

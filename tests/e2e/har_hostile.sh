@@ -35,8 +35,13 @@ case_of() {
   rm -f "$HAR_MARK"
   "$QUERN" har2lua "$file" -o "$out" >"$TMP/$name.conv" 2>&1
   eq "$name: har2lua exits 0" "$?" 0
+  # every secret the header asks for (-p NAME=...): a property without a value stops the load
+  local secrets=() p
+  for p in $(grep -o -- '-p [A-Za-z0-9_]*=\.\.\.' "$out" | sed 's/^-p //; s/=\.\.\.$//'); do
+    secrets+=(-p "$p=x")
+  done
   "$QUERN" run "$out" --vus 1 --runs 1 -q --db none -p base_url="$BASE" -p password=x \
-    -p token=x >"$TMP/$name.out" 2>&1
+    -p token=x "${secrets[@]}" >"$TMP/$name.out" 2>&1
   rc=$?
   check "$name: the script loads and runs (exit 0 or 1, not a script error)" test "$rc" -le 1
   check "$name: the payload did not run (no marker file)" test ! -e "$HAR_MARK"

@@ -1,6 +1,7 @@
 # make install: the binary and a man page per command under DESTDIR/PREFIX,
-# the pages written from the help each command prints; make uninstall takes
-# them away again, all but the agent's settings file.
+# the pages written from the help each command prints, the Lua annotations
+# for editors; make uninstall takes them away again, all but the agent's
+# settings file.
 # e2e: heavy (it drives a CPU-bound load; tests/run.sh gives it two slots)
 . "$(dirname "$0")/lib.bash"
 B=$(dirname "$QUERN")
@@ -10,7 +11,7 @@ ROOT="$TMP/root"
 make -s MODE="$MODE" install DESTDIR="$ROOT" PREFIX=/usr >"$TMP/install.log" 2>&1
 eq "make install: exit 0" "$?" 0
 eq "the installed binary is this build's" "$("$ROOT/usr/bin/quern" --version)" "$("$QUERN" --version)"
-for page in quern quern-run quern-agent quern-runs quern-report quern-compare quern-har2lua; do
+for page in quern quern-run quern-check quern-new quern-agent quern-runs quern-report quern-compare quern-har2lua; do
   f="$ROOT/usr/share/man/man1/$page.1"
   check "$page(1) installed" test -s "$f"
   groff -man -ww -z "$f" 2>"$TMP/groff.$page"
@@ -31,6 +32,10 @@ done
 eq "quern-agent(1) has every flag of quern help agent" "$missing" 0
 check "quern(1) lists the commands" bash -c "man -l '$ROOT/usr/share/man/man1/quern.1' 2>/dev/null | sed 's/.\x08//g' | grep -q 'compare \[A \[B\]\]'"
 check "quern(1) lists har2lua" bash -c "man -l '$ROOT/usr/share/man/man1/quern.1' 2>/dev/null | sed 's/.\x08//g' | grep -q 'har2lua FILE.har'"
+eq "the Lua annotations, each file of share/annotations/" \
+  "$(cd "$ROOT/usr/share/quern/annotations" && find . -type f | sort)" "$(cd share/annotations && find . -type f | sort)"
+eq "the example .luarc.json names their folder" \
+  "$(jq -r '.workspace.library[0]' "$ROOT/usr/share/quern/luarc.json")" /usr/share/quern/annotations
 
 make -s MODE="$MODE" uninstall DESTDIR="$ROOT" PREFIX=/usr >>"$TMP/install.log" 2>&1
 eq "make uninstall: exit 0" "$?" 0

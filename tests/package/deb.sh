@@ -43,6 +43,7 @@ chroot "$R" sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/'"$(basenam
 check "apt-get installs it with its dependencies" test $? = 0
 check "quern --version in the root" bash -c "chroot '$R' quern --version | grep -qx 'quern $V'"
 check "its man page is there" test -s "$R/usr/share/man/man1/quern-run.1.gz"
+check "the Lua annotations are there" test -s "$R/usr/share/quern/annotations/quern/http.lua"
 # systemd and man-db as a host that runs the agent has them, for verify.
 chroot "$R" apt-get install -y -qq systemd man-db >>"$TMP/apt.log" 2>&1
 chroot "$R" systemd-analyze verify /lib/systemd/system/quern-agent.service >"$TMP/verify.log" 2>&1

@@ -219,10 +219,72 @@ static void test_made_files(void **state)
     rmdir(dir);
 }
 
+/* What `quern check` prints: each property asked for (first place, default,
+ * optional), each scenario's options, each step's scenario and place; a
+ * property with neither default nor value stops the load at its line. */
+static void test_properties_and_scenarios(void **state)
+{
+    preflight pf;
+    props *p = props_new();
+    char err[512], want[600];
+
+    (void)state;
+    write_script("local quern = require \"quern\"\n"
+                 "local base = quern.property(\"base_url\", \"http://h:1\")\n"
+                 "local n = quern.property(\"n\", 3)\n"
+                 "local tok = quern.property(\"token\", nil, { optional = true })\n"
+                 "local pw = quern.property(\"password\")\n"
+                 "local sc = quern.scenario(\"A\", { pacing = \"2s\", think = { min = \"1s\", "
+                 "max = \"3s\" }, weight = 2 })\n"
+                 "local s = sc:step(4, \"Four\")\n"
+                 "function sc.run(vu) end\n");
+    assert_int_equal(preflight_load(path, NULL, 1, 0, &pf, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want),
+             "%s:5: property \"password\" has no value: give it with -p password=...", path);
+    assert_string_equal(err, want);
+    props_set(p, "password", "pw");
+    assert_int_equal(preflight_load(path, p, 1, 0, &pf, err, sizeof(err)), 0);
+    assert_int_equal(pf.info.nprops, 4);
+    assert_string_equal(pf.info.props[0].name, "base_url");
+    assert_string_equal(pf.info.props[0].dflt, "http://h:1");
+    assert_string_equal(pf.info.props[1].dflt, "3");
+    assert_null(pf.info.props[2].dflt);
+    assert_int_equal(pf.info.props[2].optional, 1);
+    assert_null(pf.info.props[3].dflt);
+    assert_int_equal(pf.info.props[3].optional, 0);
+    snprintf(want, sizeof(want), "%s:5", path);
+    assert_string_equal(pf.info.props[3].where, want);
+    assert_int_equal(pf.nscens, 1);
+    assert_string_equal(pf.scens[0].name, "A");
+    assert_true(pf.scens[0].weight == 2);
+    assert_int_equal(pf.scens[0].pacing_min_us, 2000000);
+    assert_int_equal(pf.scens[0].think_max_us, 3000000);
+    assert_int_equal(pf.steps[0].scen, 0);
+    assert_string_equal(pf.steps[0].label, "Four");
+    snprintf(want, sizeof(want), "%s:7", path);
+    assert_string_equal(pf.steps[0].where, want);
+    preflight_free(&pf);
+    assert_int_equal(pf.info.nprops, 0);
+    props_free(p);
+    unlink(path);
+}
+
+/* The request options a request knows, and not others. */
+static void test_request_option(void **state)
+{
+    (void)state;
+    assert_int_equal(preflight_request_option("headers"), 1);
+    assert_int_equal(preflight_request_option("timeout"), 1);
+    assert_int_equal(preflight_request_option("tls"), 1);
+    assert_int_equal(preflight_request_option("tiemout"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_and_thresholds),
+        cmocka_unit_test(test_properties_and_scenarios),
+        cmocka_unit_test(test_request_option),
         cmocka_unit_test(test_made_files),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_scenario_rate),

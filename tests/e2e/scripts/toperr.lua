@@ -1,4 +1,4 @@
 local quern = require "quern"
 local sc = quern.scenario("TOP")
-local n = quern.property("count") + 1
+local n = quern.property("count", nil, { optional = true }) + 1 -- nil + 1
 function sc.run(vu) end

@@ -29,22 +29,22 @@ function sc.run(vu)
     }):expect(303)
     -- orders_id: the Location header of POST /orders (303)
     orders_id = r:header("location"):match("/orders/([^/?&#]+)")
-    r = http.get(base .. "/orders/" .. orders_id .. "?step=confirm"):expect(302)
-    r = http.get(base .. "/orders/" .. orders_id):expect(200)
+    http.get(base .. "/orders/" .. orders_id .. "?step=confirm"):expect(302)
+    http.get(base .. "/orders/" .. orders_id):expect(200)
     http.get(base .. "/static/order.css"):expect({ 200, 304 })
   end)
 
   quern.sleep("437ms") -- think time as recorded
-  r = s3:patch(base .. "/api/orders/" .. orders_id, {
+  s3:patch(base .. "/api/orders/" .. orders_id, {
     headers = { ["X-Requested-With"] = "XMLHttpRequest" },
     json = { { op = "replace", path = "/qty", value = 3 } },
   }):expect(200)
 
-  r = s4:request("OPTIONS", base .. "/api/ping", {
+  s4:request("OPTIONS", base .. "/api/ping", {
     headers = { ["Content-Type"] = "text/plain" },
     body = "line \"1\"\n",
   }):expect(204)
 
   quern.sleep("2896ms") -- think time as recorded
-  r = s5:get(base .. "/logout"):expect(200)
+  s5:get(base .. "/logout"):expect(200)
 end
