@@ -74,3 +74,8 @@ check "... says so" grep -q "the script declares no metric nope" "$TMP/undecl.ou
 eq "a trend's threshold without a field: exit 2" "$?" 2
 check "... says which" grep -q "ok_ms is a trend, which has no default field" "$TMP/nofield.out"
 eq "... and nothing was sent" "$(grep -c ' /ok$\| /bad$' "$LOG")" 0
+
+# ---- quern check lists the metrics the script declares
+"$QUERN" check $D/checks.lua -p base_url="$NGBASE" >"$TMP/check.out" 2>&1
+eq "quern check: exit 0" "$?" 0
+check "quern check lists the trend with its kind" grep -Eq '^  ok_ms +trend$' "$TMP/check.out"
