@@ -79,3 +79,22 @@ eq "... and nothing was sent" "$(grep -c ' /ok$\| /bad$' "$LOG")" 0
 "$QUERN" check $D/checks.lua -p base_url="$NGBASE" >"$TMP/check.out" 2>&1
 eq "quern check: exit 0" "$?" 0
 check "quern check lists the trend with its kind" grep -Eq '^  ok_ms +trend$' "$TMP/check.out"
+
+# ---- two agents of two workers each: every merge exact (workers, agents, the console)
+new_log
+start_console d $D/checks.lua --vus 8 --runs 3 --agents 2 --wait 20s -p base_url="$NGBASE" \
+  --db none --allow-errors --summary-json "$TMP/d.json"
+start_agent a1 2
+start_agent a2 2
+wait_exit "$CONSOLE_PID" 60
+eq "two agents: exit 0" "$WAIT_RC" 0
+ok200=$(awk '$2 == 200' "$LOG" | wc -l)
+bad=$(awk '$2 == 500 && $4 == "/bad"' "$LOG" | wc -l)
+d() { sj "$TMP/d.json" "$1"; }
+eq "two agents: nginx saw 8 VUs x 3 runs x 10 requests" "$((ok200 + bad))" 240
+eq "two agents: the check's passes are nginx's 200s" \
+  "$(d '.checks[] | select(.name == "status is 200") | .passes')" "$ok200"
+eq "two agents: its failures are nginx's 500s" \
+  "$(d '.checks[] | select(.name == "status is 200") | .fails')" "$bad"
+eq "two agents: the counter is nginx's 500s" "$(d '.metrics[] | select(.name == "bad_seen") | .total')" "$bad"
+eq "two agents: the trend's count is nginx's 200s" "$(d '.metrics[] | select(.name == "ok_ms") | .count')" "$ok200"
