@@ -5,15 +5,21 @@
 
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/utf8.h"
 
 int ivtally_check_name_ok(const char *name)
 {
-    size_t n = 0;
+    size_t n = strlen(name), len;
+    uint32_t c = 0;
 
-    for (; name[n] != '\0'; n++)
-        if ((unsigned char)name[n] < 0x20 || name[n] == 0x7f)
-            return 0;
-    return n > 0 && n < TALLY_NAME_MAX;
+    if (n == 0 || n >= TALLY_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i += len) {
+        len = utf8_decode((const unsigned char *)name + i, n - i, &c);
+        if (len == 0 || c < 0x20 || (c >= 0x7f && c < 0xa0))
+            return 0; /* JSON, XML and terminals take it as it is */
+    }
+    return 1;
 }
 
 /* 1 when m has something to say this second. */

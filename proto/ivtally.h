@@ -19,8 +19,9 @@
 #include "common/tally.h"
 #include "proto/quern.pb-c.h"
 
-/** 1 when name may name a check: 1 to TALLY_NAME_MAX - 1 bytes, none of them
- *  a control character (it is shown on terminals and in reports). */
+/** 1 when name may name a check: 1 to TALLY_NAME_MAX - 1 bytes of UTF-8
+ *  without a control character (it is shown on terminals, in the summary's
+ *  JSON and in reports). */
 int ivtally_check_name_ok(const char *name);
 /** Sets m's checks and metrics from t (borrowed; copied into m, which owns
  *  them: ivtally_msg_clear, or ivsum_msg_free, releases them). */

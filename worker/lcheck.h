@@ -10,7 +10,7 @@
  *
  * A name is looked up once per call in a Lua table (name -> index), filled
  * the first time the name is seen: at most TALLY_CHECKS_MAX names a run,
- * each at most TALLY_NAME_MAX - 1 bytes without control characters; past
+ * each at most TALLY_NAME_MAX - 1 bytes of UTF-8 without control characters; past
  * either, the call raises (a script error, file:line).
  *
  * Use: lcheck_register(L, idx) sets quern.check into the module table at

@@ -103,6 +103,8 @@ static void test_two_workers(void **state)
     ma->metrics[0]->value = NAN;
     assert_int_equal(ivsum_add_msg(&s, ma, NULL, err, sizeof(err)), -1);
     assert_false(ivtally_check_name_ok("tab\there"));
+    assert_false(ivtally_check_name_ok("latin-1 \xe9t\xe9"));
+    assert_false(ivtally_check_name_ok("c1 \xc2\x85"));
     assert_true(ivtally_check_name_ok("status is 200 ✓"));
 
     quern__interval__free_unpacked(ma, NULL);
