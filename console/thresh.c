@@ -325,37 +325,37 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
     t = xcalloc(1, sizeof(*t));
     t->expr = xstrndup(s, n);
 
-    if (named_prefix(t->expr)) {
+    if (named_prefix(t->expr)) { /* checks, checks{NAME}, metric{NAME}: no scope */
         if (parse_named(t, &opstart, err, errlen) != 0)
             goto out;
         body = t->expr;
         bn = n;
         mn = (size_t)(opstart - body);
-    } else {
-        /* the scope ends at the last ':': the metric part never holds one */
-        colon = memrchr(t->expr, ':', n);
-        body = t->expr;
-        bn = n;
-        if (colon != NULL) {
-            size_t sn = (size_t)(colon - t->expr);
-            const char *sc = trim(t->expr, &sn);
-            if (sn == 0) {
-                err_set(err, errlen, "'%s': nothing before ':' (write STEP-GLOB: p95<500ms)",
-                        t->expr);
-                goto out;
-            }
-            t->scope = xstrndup(sc, sn);
-            body = colon + 1;
-            bn = n - (size_t)(body - t->expr);
-        }
-        body = trim(body, &bn);
-
-        for (mn = 0; mn < bn && is_metric_char(body[mn]); mn++)
-            ;
-        if (parse_metric(t, body, mn, err, errlen) != 0)
-            goto out;
-        opstart = body + mn;
+        goto comparison;
     }
+    /* the scope ends at the last ':': the metric part never holds one */
+    colon = memrchr(t->expr, ':', n);
+    body = t->expr;
+    bn = n;
+    if (colon != NULL) {
+        size_t sn = (size_t)(colon - t->expr);
+        const char *sc = trim(t->expr, &sn);
+        if (sn == 0) {
+            err_set(err, errlen, "'%s': nothing before ':' (write STEP-GLOB: p95<500ms)", t->expr);
+            goto out;
+        }
+        t->scope = xstrndup(sc, sn);
+        body = colon + 1;
+        bn = n - (size_t)(body - t->expr);
+    }
+    body = trim(body, &bn);
+
+    for (mn = 0; mn < bn && is_metric_char(body[mn]); mn++)
+        ;
+    if (parse_metric(t, body, mn, err, errlen) != 0)
+        goto out;
+    opstart = body + mn;
+comparison:
     while (opstart < body + bn && isspace((unsigned char)*opstart))
         opstart++;
     if (opstart == body + bn) {
