@@ -19,6 +19,7 @@
 #include "worker/lifecycle.h"
 #include "worker/lscript.h"
 #include "worker/pageres.h"
+#include "worker/batch.h"
 #include "worker/reqopt.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
@@ -49,6 +50,8 @@ static void check_done(engine *e)
          * is resumed here, on the loop, outside any libcurl callback. */
         if (pageres_xfer_done(v->page, easy, rc))
             continue; /* one of the resources of v's page (pageres.h) */
+        if (batch_xfer_done(v->batch, easy, rc))
+            continue; /* one of v's requests sent at once (batch.h) */
         if (v->ws != NULL && websocket_xfer_done(v, easy, rc))
             continue; /* a WebSocket connected: it stays in the multi (websocket.h) */
         if (v->sse != NULL && sse_xfer_done(v, easy, rc))

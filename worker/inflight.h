@@ -13,8 +13,9 @@
  * The wait is the injector's, not the server's: it goes into the sample's
  * lag (vu.h: response time counts it, service time does not), and the
  * interval counts the requests held back and their waits, which the console
- * reports. A page's resources and a VU that already holds a handle are not
- * held back: a VU never waits while holding one, so the queue always moves.
+ * reports. A page's resources, a batch's requests (batch.h) and a VU that
+ * already holds a handle are not held back: a VU never waits while holding
+ * one, so the queue always moves.
  *
  * Internal to worker/. */
 #ifndef QUERN_INFLIGHT_H

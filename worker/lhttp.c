@@ -8,6 +8,7 @@
 #include "common/version.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
+#include "worker/lbatch.h"
 #include "worker/ljson.h"
 #include "worker/lquern.h"
 #include "worker/lresp.h"
@@ -115,25 +116,23 @@ static void push_encoded_pairs(lua_State *L, int idx, int form, const char *what
     luaL_pushresultsize(&b, len);
 }
 
-/* Adds "Name: value" to the VU's request headers. */
-static void add_line(vu *v, const char *line)
+/* Adds "Name: value" to a request's headers. */
+static void add_line(struct curl_slist **l, const char *line)
 {
-    v->req_headers = curl_slist_append(v->req_headers, line);
-    if (v->req_headers == NULL)
+    struct curl_slist *n = curl_slist_append(*l, line);
+    if (n == NULL)
         xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
+    *l = n;
 }
 
-static void add_header(vu *v, const char *name, const char *value)
+static void add_header(struct curl_slist **l, const char *name, const char *value)
 {
     char line[8192];
     snprintf(line, sizeof(line), "%s: %s", name, value);
-    add_line(v, line);
+    add_line(l, line);
 }
 
-/* Stack: 1 step|nil, 2 method, 3 url, 4 opts|nil. Sets the easy handle up
- * and adds the transfer; the values it pushes (URL, body) stay on the stack
- * until the continuation runs. */
-static int start_xfer(lua_State *L, vu *v)
+void lhttp_build(lua_State *L, vu *v, lhttp_req *q)
 {
     const char *method = lua_tostring(L, 2);
     const char *url = lua_tostring(L, 3);
@@ -152,16 +151,14 @@ static int start_xfer(lua_State *L, vu *v)
     int own_ro = 0;         /* the request gives connection options of its own */
     curl_mime *mime = NULL; /* a multipart body, owned by a userdata on the stack */
     const reqopt *sro = v->eng->scens.scens[v->scen]->req, *rro = NULL;
-    CURL *h = vu_easy(v);
+    CURL *h = q->x->easy;
 
     if (sro != NULL && (sro->set & REQOPT_TIMEOUT))
         timeout_ms = sro->timeout_ms;
     if (sro != NULL && (sro->set & REQOPT_REDIRECTS))
         max_redirs = sro->max_redirs;
     lua_settop(L, 4);
-    curl_slist_free_all(v->req_headers);
-    v->req_headers = NULL;
-    v->x.trace_id[0] = '\0';
+    q->trace_id[0] = '\0';
     if (lua_istable(L, 4)) {
         lua_pushnil(L);
         while (lua_next(L, 4) != 0) {
@@ -246,9 +243,9 @@ static int start_xfer(lua_State *L, vu *v)
                     own_ae = 1;
                 if (strcasecmp(lua_tostring(L, -2), "traceparent") == 0) {
                     own_tp = 1; /* its id is the response's when well formed */
-                    traceid_parse(lua_tostring(L, -1), v->x.trace_id);
+                    traceid_parse(lua_tostring(L, -1), q->trace_id);
                 }
-                add_header(v, lua_tostring(L, -2), lua_tostring(L, -1));
+                add_header(q->hdrs, lua_tostring(L, -2), lua_tostring(L, -1));
                 lua_pop(L, 1);
             }
         }
@@ -266,9 +263,9 @@ static int start_xfer(lua_State *L, vu *v)
         body_len = 0;
     }
     if (ctype != NULL)
-        add_header(v, "Content-Type", ctype);
+        add_header(q->hdrs, "Content-Type", ctype);
     if ((body != NULL && body_len > 1024) || mime != NULL)
-        add_header(v, "Expect", ""); /* no 100-continue round trip */
+        add_header(q->hdrs, "Expect", ""); /* no 100-continue round trip */
     /* quern's User-Agent and Accept-Encoding go with the other headers: as
      * CURLOPT_USERAGENT and CURLOPT_ACCEPT_ENCODING's own line, libcurl
      * would format each twice per request (8 % and 10 % of a small
@@ -276,28 +273,28 @@ static int start_xfer(lua_State *L, vu *v)
      * of the engine's shared lists, or, traced, its handle's own, whose
      * traceparent line is rewritten in place (xh_traceparent). */
     traced = !own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent);
-    if (traced && v->req_headers != NULL) {
+    if (traced && *q->hdrs != NULL) {
         char line[TRACEID_LINE_LEN + 1];
-        traceid_line(&v->eng->tid, line, v->x.trace_id);
-        add_line(v, line);
+        traceid_line(&v->eng->tid, line, q->trace_id);
+        add_line(q->hdrs, line);
     }
     compressed = reqopt_compressed(rro, sro, v->eng->run_ro);
-    if (v->req_headers != NULL && !own_ua)
-        add_header(v, "User-Agent", QUERN_USER_AGENT);
-    if (v->req_headers != NULL && compressed && !own_ae)
-        add_line(v, reqopt_accept_encoding());
+    if (*q->hdrs != NULL && !own_ua)
+        add_header(q->hdrs, "User-Agent", QUERN_USER_AGENT);
+    if (*q->hdrs != NULL && compressed && !own_ae)
+        add_line(q->hdrs, reqopt_accept_encoding());
 
     /* Every option a previous request may have changed is set again. The
      * URL string still names the URL (effective URL, retries); its parsed
      * form, made once per distinct URL, spares libcurl the parse. */
     curl_easy_setopt(h, CURLOPT_URL, url);
-    v->url = urlc_get(v->eng->urls, url, strlen(url));
-    curl_easy_setopt(h, CURLOPT_CURLU, v->url != NULL ? v->url->u : NULL);
+    *q->url = urlc_get(v->eng->urls, url, strlen(url));
+    curl_easy_setopt(h, CURLOPT_CURLU, *q->url != NULL ? (*q->url)->u : NULL);
     /* HTTP/2 frames are read whole into this buffer: libcurl 7.88 stalls
      * on a body when it is smaller than its default. */
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE,
                      reqopt_http2(rro, sro, v->eng->run_ro) ? (long)URLC_RECV_MAX
-                     : v->url != NULL                       ? (long)v->url->recv_buf
+                     : *q->url != NULL                      ? (long)(*q->url)->recv_buf
                                                             : (long)URLC_RECV_FIRST);
     curl_easy_setopt(h, CURLOPT_NOBODY, is_head ? 1L : 0L);
     if (!is_head)
@@ -316,20 +313,41 @@ static int start_xfer(lua_State *L, vu *v)
                          ? NULL
                          : method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER,
-                     v->req_headers != NULL ? v->req_headers
-                     : traced     ? xh_traceparent(v->xh, &v->eng->tid, compressed, v->x.trace_id)
-                     : compressed ? v->eng->ua_ae
-                                  : v->eng->ua);
+                     *q->hdrs != NULL ? *q->hdrs
+                     : traced         ? xh_traceparent(q->x, &v->eng->tid, compressed, q->trace_id)
+                     : compressed     ? v->eng->ua_ae
+                                      : v->eng->ua);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
     /* libcurl counts digest's second round trip against MAXREDIRS: with
      * redirects off, FOLLOWLOCATION alone keeps Location unfollowed. */
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs > 0 ? max_redirs : -1L);
-    reqopt_apply(h, &v->xh->ro, rro, sro, v->eng->run_ro, strncasecmp(url, "https:", 6) == 0,
+    reqopt_apply(h, &q->x->ro, rro, sro, v->eng->run_ro, strncasecmp(url, "https:", 6) == 0,
                  v->eng->env_ca);
+    q->timeout_ms = timeout_ms;
+    q->rro = rro;
+    q->is_head = is_head;
+}
+
+/* Stack: 1 step|nil, 2 method, 3 url, 4 opts|nil. Sets the VU's easy handle
+ * up and adds the transfer; the values it pushes (URL, body) stay on the
+ * stack until the continuation runs. */
+static int start_xfer(lua_State *L, vu *v)
+{
+    lhttp_req q;
+    CURL *h = vu_easy(v);
+
+    curl_slist_free_all(v->req_headers);
+    v->req_headers = NULL;
+    q.x = v->xh;
+    q.hdrs = &v->req_headers;
+    q.trace_id = v->x.trace_id;
+    q.url = &v->url;
+    lhttp_build(L, v, &q);
     if (v->eng->trace != NULL)
-        trace_request(v->eng->trace, v, h, method);
-    pageres_want(v, is_head ? NULL : rro, is_head ? NULL : sro, timeout_ms);
+        trace_request(v->eng->trace, v, h, lua_tostring(L, 2));
+    pageres_want(v, q.is_head ? NULL : q.rro, q.is_head ? NULL : v->eng->scens.scens[v->scen]->req,
+                 q.timeout_ms);
 
     vu_xfer_begin(v);
     v->wait = VU_XFER;
@@ -479,6 +497,7 @@ void lhttp_register(lua_State *L, int methods)
     set_short_methods(L, step_method);
     lua_pushcfunction(L, step_request);
     lua_setfield(L, -2, "request");
+    lbatch_register(L);
     lua_pop(L, 1);
     lresp_metatable(L);
 }
@@ -489,5 +508,6 @@ int lhttp_open(lua_State *L)
     set_short_methods(L, http_method);
     lua_pushcfunction(L, http_request);
     lua_setfield(L, -2, "request");
+    lbatch_open_field(L);
     return 1;
 }

@@ -8,13 +8,40 @@
  * given to libcurl (URL, body) stay on the suspended coroutine's stack, so they
  * live as long as the transfer without a copy.
  *
+ * lhttp_build sets any handle of the VU up from (method, url, opts), so that
+ * a batch (lbatch.h) builds its requests as single ones are.
+ *
  * Use: lhttp_register() when the Step metatable is made (lquern.h);
  * lhttp_open as the loader of "quern.http" (lscript.h). Internal to
  * worker/. */
 #ifndef QUERN_LHTTP_H
 #define QUERN_LHTTP_H
 
+#include <curl/curl.h>
 #include <lua.h>
+
+struct reqopt;
+struct urlc_ent;
+struct vu;
+struct xh;
+
+/** One request to build (lhttp_build): where it goes, what it gives back. */
+typedef struct lhttp_req {
+    struct xh *x;             /**< borrowed: the handle, attached to the VU */
+    struct curl_slist **hdrs; /**< where its header list is made (NULL on entry); the list
+                                   is owned by whoever owns *hdrs, kept until the transfer ends */
+    char *trace_id;           /**< TRACEID_HEX_LEN + 1 bytes: its traceparent's trace id */
+    struct urlc_ent **url;    /**< where its URL cache entry is set (borrowed) */
+    long timeout_ms;          /**< out: the request's timeout */
+    const struct reqopt *rro; /**< out: its own connection options, on the stack; NULL none */
+    int is_head;              /**< out: a HEAD request */
+} lhttp_req;
+
+/** Stack: 1 step|nil, 2 method (upper case), 3 url, 4 opts|nil. Reads the
+ *  options (raising a Lua error on a bad one) and sets q->x's easy handle
+ *  up for the request; the values it pushes (URL, body, options) must stay
+ *  referenced until the transfer ends. Adds nothing to the multi handle. */
+void lhttp_build(lua_State *L, struct vu *v, lhttp_req *q);
 
 /** Registers the step request methods into the methods table at index
  *  methods, and creates the responses' metatable (lresp.h). */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/lbuf.h"
+#include "worker/batch.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 #include "worker/lcheck.h"
@@ -20,6 +21,7 @@ enum { UV_BODY = 1, UV_HEADERS_RAW, UV_HEADERS, UV_URL, UV_ERROR, UV_COUNT = UV_
 typedef struct resp {
     uint32_t seq; /**< sample it belongs to, 0 when untimed */
     int step;     /**< step index, -1 when untimed */
+    int item;     /**< its place in a batch, 1-based; 0 when not of one (batch.h) */
     int status;   /**< HTTP status, 0 when none came */
     int curl_rc;
     double time_ms;
@@ -32,13 +34,16 @@ typedef struct resp {
     char trace_id[TRACEID_HEX_LEN + 1]; /**< its request's trace id, "" none (traceid.h) */
 } resp;
 
-int lresp_push(lua_State *L, vu *v, int url_idx)
+int lresp_push_xfer(lua_State *L, const xfer_result *x, const xh *h, uint32_t seq, int sidx,
+                    int item, int url_idx)
 {
-    resp *r = lua_newuserdatauv(L, sizeof(*r), UV_COUNT);
-    const xfer_result *x = &v->x;
+    resp *r;
 
-    r->seq = v->xfer_timed && v->pend.step >= 0 ? v->pend.seq : 0;
-    r->step = v->xfer_timed ? v->pend.step : -1;
+    url_idx = lua_absindex(L, url_idx);
+    r = lua_newuserdatauv(L, sizeof(*r), UV_COUNT);
+    r->seq = seq;
+    r->step = sidx;
+    r->item = item;
     r->status = x->status;
     r->curl_rc = x->curl_rc;
     memcpy(r->trace_id, x->trace_id, sizeof(r->trace_id));
@@ -49,22 +54,33 @@ int lresp_push(lua_State *L, vu *v, int url_idx)
     r->ttfb_us = x->ttfb_us;
     r->bytes_in = x->bytes_in;
     r->http_version = 0;
-    curl_easy_getinfo(v->xh->easy, CURLINFO_HTTP_VERSION, &r->http_version);
-    r->page = v->page != NULL && v->page->asked;
-    if (r->page) {
-        r->res = v->page->counts;
-        r->page_ms = (double)v->page->elapsed_us / 1000.0;
-    }
+    curl_easy_getinfo(h->easy, CURLINFO_HTTP_VERSION, &r->http_version);
+    r->page = 0;
     lapi_setmt(L, &resp_key);
-    lua_pushlstring(L, v->xh->body.data ? v->xh->body.data : "", v->xh->body.len);
+    lua_pushlstring(L, h->body.data ? h->body.data : "", h->body.len);
     lua_setiuservalue(L, -2, UV_BODY);
-    lua_pushlstring(L, v->xh->hdr.data ? v->xh->hdr.data : "", v->xh->hdr.len);
+    lua_pushlstring(L, h->hdr.data ? h->hdr.data : "", h->hdr.len);
     lua_setiuservalue(L, -2, UV_HEADERS_RAW);
     lua_pushvalue(L, url_idx);
     lua_setiuservalue(L, -2, UV_URL);
     if (x->curl_rc != CURLE_OK) {
-        lua_pushstring(L, v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(x->curl_rc));
+        lua_pushstring(L, h->errbuf[0] ? h->errbuf : curl_easy_strerror(x->curl_rc));
         lua_setiuservalue(L, -2, UV_ERROR);
+    }
+    return 1;
+}
+
+int lresp_push(lua_State *L, vu *v, int url_idx)
+{
+    resp *r;
+
+    lresp_push_xfer(L, &v->x, v->xh, v->xfer_timed && v->pend.step >= 0 ? v->pend.seq : 0,
+                    v->xfer_timed ? v->pend.step : -1, 0, url_idx);
+    r = lua_touserdata(L, -1);
+    r->page = v->page != NULL && v->page->asked;
+    if (r->page) {
+        r->res = v->page->counts;
+        r->page_ms = (double)v->page->elapsed_us / 1000.0;
     }
     return 1;
 }
@@ -129,14 +145,23 @@ static void push_headers(lua_State *L, int ridx)
 /* A failed check: the response's sample (if still pending) takes the error;
  * a check on an older response counts an error without a sample. Then the
  * run is aborted with the message, as a functional error. */
+/* The pending sample r belongs to: the VU's, or one a batch keeps; NULL
+ * when untimed or already recorded. */
+static sample *resp_sample(vu *v, const resp *r)
+{
+    if (v == NULL || r->seq == 0)
+        return NULL;
+    if (v->pend.step >= 0 && v->pend.seq == r->seq)
+        return &v->pend;
+    return batch_sample(v->batch, r->seq);
+}
+
 static int check_fail(lua_State *L, resp *r, int technical, const char *msg)
 {
     vu *v = vu_current(L);
 
     /* an untimed request's check counts against the current step */
-    return vu_check_fail(L, v, r->step,
-                         v != NULL && r->seq != 0 && v->pend.step >= 0 && v->pend.seq == r->seq,
-                         technical, msg);
+    return vu_check_fail_in(L, v, resp_sample(v, r), r->step, technical, msg);
 }
 
 /* A check or an extraction on a response that never came (a transport
@@ -183,10 +208,15 @@ static int r_expect(lua_State *L)
         return luaL_error(L, "expect: give a status or a list of statuses");
     if (status_in(L, 2, r->status)) {
         /* The step accepts this status: an error status is not an error. */
-        if (v != NULL && r->seq != 0 && v->pend.seq == r->seq && v->pend.status_err) {
-            v->pend.err = SAMPLE_OK;
-            v->pend.status_err = 0;
-            v->pend.msg[0] = '\0';
+        sample *s = resp_sample(v, r);
+        if (s != NULL && s->status_err) {
+            if (r->item > 0) {
+                batch_accept(v->batch, s, (size_t)(r->item - 1));
+            } else {
+                s->err = SAMPLE_OK;
+                s->status_err = 0;
+                s->msg[0] = '\0';
+            }
         }
         lua_settop(L, 1);
         return 1;

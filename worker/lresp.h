@@ -10,13 +10,15 @@
  * first use.
  *
  * Use: lresp_metatable() once (lhttp_register does it); lresp_push() when a
- * VU's transfer completed (lhttp.c). Internal to worker/. */
+ * VU's transfer completed (lhttp.c), lresp_push_xfer() for each of a
+ * batch's (lbatch.c). Internal to worker/. */
 #ifndef QUERN_LRESP_H
 #define QUERN_LRESP_H
 
 #include <lua.h>
+#include <stdint.h>
 
-struct vu;
+#include "worker/vu.h"
 
 /** Creates the responses' metatable. */
 void lresp_metatable(lua_State *L);
@@ -24,5 +26,12 @@ void lresp_metatable(lua_State *L);
  *  and headers); url_idx is the stack index of the URL it was asked for.
  *  Returns 1 (values pushed). */
 int lresp_push(lua_State *L, struct vu *v, int url_idx);
+/** Pushes the response of a transfer: x its result, h its handle (body,
+ *  headers, error message); seq and sidx its sample's (step index) (0 and -1: none);
+ *  item its place in a batch, 1-based (0: none), for r:expect
+ *  (batch_accept); url_idx the stack index of the URL it was asked for.
+ *  Returns 1. */
+int lresp_push_xfer(lua_State *L, const xfer_result *x, const xh *h, uint32_t seq, int sidx,
+                    int item, int url_idx);
 
 #endif

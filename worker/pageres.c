@@ -15,6 +15,14 @@
 #define PAGERES_MAX (2u * EMBED_MAX)
 #define PAGERES_REDIRS 5L
 
+size_t pageres_origin_len(const char *url)
+{
+    const char *path = strstr(url, "://");
+
+    path = path != NULL ? strchr(path + 3, '/') : NULL;
+    return path != NULL ? (size_t)(path - url) : strlen(url);
+}
+
 void pageres_want(vu *v, const reqopt *req, const reqopt *sro, long timeout_ms)
 {
     const reqopt *o = reqopt_pick(REQOPT_RESOURCES, req, sro, NULL);
@@ -52,7 +60,6 @@ static void pageres_reset(pageres *p)
 static void pageres_add(pageres *p, char *url, int css)
 {
     pageres_item *r;
-    const char *path;
 
     if (p->n >= PAGERES_MAX || !embed_keep(p->filt, p->origin, url)) {
         xfree(url);
@@ -72,9 +79,7 @@ static void pageres_add(pageres *p, char *url, int css)
     memset(r, 0, sizeof(*r));
     r->url = url;
     r->css = (uint8_t)css;
-    path = strstr(url, "://");
-    path = path != NULL ? strchr(path + 3, '/') : NULL;
-    r->origin_len = path != NULL ? (size_t)(path - url) : strlen(url);
+    r->origin_len = pageres_origin_len(url);
 }
 
 /* Adds what a stylesheet names, newline-separated (kept in the cache). */

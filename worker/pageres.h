@@ -44,8 +44,12 @@
 struct vu;
 struct xh;
 
-/** Resources of one origin fetched at once. */
+/** Resources of one origin fetched at once (a batch's requests too, batch.h). */
 #define PAGERES_PER_HOST 6
+
+/** Bytes of url up to its path ("http://h:1" of "http://h:1/a?b"): the
+ *  per-origin limit's key, compared without case. */
+size_t pageres_origin_len(const char *url);
 
 /** How a resource was served. */
 enum pageres_how {

@@ -94,30 +94,34 @@ static void reqlog_jtl_out(reqlog *l, vu *v, jtl_rec *r, int status, int curl_rc
     jtl_write(&l->jtl, r, status, curl_rc, cmsg, v->eng->second, v->eng->active);
 }
 
-void reqlog_xfer(reqlog *l, vu *v)
+void reqlog_note(reqlog *l, vu *v, const sample *p, int status, int curl_rc, const char *url)
 {
-    const xfer_result *x = &v->x;
-    const sample *p = &v->pend;
+    vslot *s = slot_of(l, v);
+
+    if (s == NULL)
+        return;
+    if (s->seq != p->seq || p->err == SAMPLE_OK) {
+        /* The first error's status is the sample's, as its message is. */
+        s->status = status;
+        s->curl_rc = curl_rc;
+    }
+    s->seq = p->seq;
+    snprintf(s->url, sizeof(s->url), "%s", url);
+}
+
+void reqlog_xfer(reqlog *l, vu *v, const xh *h, const urlc_ent *ue, const xfer_result *x,
+                 const sample *p)
+{
     const char *url = NULL;
     char buf[REQLOG_URL_MAX];
     long redirects = 0;
-    vslot *s;
 
     /* The URL as written: its password redacted once per URL by the cache. */
-    curl_easy_getinfo(v->xh->easy, CURLINFO_EFFECTIVE_URL, &url);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_REDIRECT_COUNT, &redirects);
-    url = urlc_shown(v->url, url != NULL ? url : "", redirects, buf, sizeof(buf));
-    if (p->step >= 0 && v->xfer_timed) {
-        s = slot_of(l, v);
-        if (s == NULL)
-            return;
-        if (s->seq != p->seq || p->err == SAMPLE_OK) {
-            /* The first error's status is the sample's, as its message is. */
-            s->status = x->status;
-            s->curl_rc = x->curl_rc;
-        }
-        s->seq = p->seq;
-        snprintf(s->url, sizeof(s->url), "%s", url);
+    curl_easy_getinfo(h->easy, CURLINFO_EFFECTIVE_URL, &url);
+    curl_easy_getinfo(h->easy, CURLINFO_REDIRECT_COUNT, &redirects);
+    url = urlc_shown(ue, url != NULL ? url : "", redirects, buf, sizeof(buf));
+    if (p != NULL) {
+        reqlog_note(l, v, p, x->status, x->curl_rc, url);
         return;
     }
     if (l->jtl.fd >= 0) {
@@ -134,7 +138,7 @@ void reqlog_xfer(reqlog *l, vu *v)
         }
         if (x->curl_rc != CURLE_OK)
             snprintf(fail, sizeof(fail), "%s",
-                     v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror((CURLcode)x->curl_rc));
+                     h->errbuf[0] ? h->errbuf : curl_easy_strerror((CURLcode)x->curl_rc));
         else if (x->status >= 400)
             snprintf(fail, sizeof(fail), "HTTP status %d", x->status);
         memset(&r, 0, sizeof(r));

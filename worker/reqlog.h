@@ -33,8 +33,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct vu;
 struct scen_set;
+struct sample;
+struct urlc_ent;
+struct vu;
+struct xfer_result;
+struct xh;
 
 /** Longest URL kept per VU (longer ones are truncated). */
 #define REQLOG_URL_MAX 512u
@@ -56,9 +60,16 @@ reqlog *reqlog_new(const reqlog_cfg *cfg, char *err, size_t errlen);
 /** Sizes the per-step and per-VU state; VUs are first, first + stride, ... */
 void reqlog_begin(reqlog *l, size_t nsteps, uint32_t vu_first, uint32_t vu_stride,
                   uint32_t vu_count);
-/** A transfer of v completed (v->x filled); call before it is added to the
- *  pending sample. An untimed request is written now. */
-void reqlog_xfer(reqlog *l, struct vu *v);
+/** A transfer of v completed: x its result (filled), h its handle, ue its
+ *  URL cache entry (or NULL), p the sample it adds to (NULL: untimed, its
+ *  line written now); call before it is added to p. */
+void reqlog_xfer(reqlog *l, struct vu *v, const struct xh *h, const struct urlc_ent *ue,
+                 const struct xfer_result *x, const struct sample *p);
+/** Notes status, curl_rc and url (as written) as p's, v's sample about to
+ *  be recorded: for a request whose sample waited in a batch (batch.h)
+ *  while others were noted. */
+void reqlog_note(reqlog *l, struct vu *v, const struct sample *p, int status, int curl_rc,
+                 const char *url);
 /** v's pending sample is being recorded. */
 void reqlog_sample(reqlog *l, struct vu *v);
 /** The run is over (elapsed_us long): flushes the files and writes the out_

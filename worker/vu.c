@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/version.h"
+#include "worker/batch.h"
 #include "worker/engine_int.h"
 #include "worker/intend.h"
 #include "worker/lapi.h"
@@ -353,6 +354,7 @@ void vu_free(vu *v)
 {
     /* The easy handles attached to the share go first (engine_free). */
     pageres_free(v->page);
+    batch_free(v->batch);
     xfree(v->jar);
     curl_slist_free_all(v->req_headers);
     memset(v, 0, sizeof(*v));
@@ -374,10 +376,15 @@ void vu_schedule_start(vu *v, int64_t delay_us)
 
 int vu_check_fail(lua_State *L, vu *v, int sidx, int mine, int technical, const char *msg)
 {
-    if (v != NULL && mine) {
-        if (v->pend.err == SAMPLE_OK) {
-            v->pend.err = technical ? SAMPLE_TECH : SAMPLE_FUNC;
-            snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
+    return vu_check_fail_in(L, v, v != NULL && mine ? &v->pend : NULL, sidx, technical, msg);
+}
+
+int vu_check_fail_in(lua_State *L, vu *v, sample *s, int sidx, int technical, const char *msg)
+{
+    if (v != NULL && s != NULL) {
+        if (s->err == SAMPLE_OK) {
+            s->err = technical ? SAMPLE_TECH : SAMPLE_FUNC;
+            snprintf(s->msg, sizeof(s->msg), "%s", msg);
         }
     } else if (v != NULL) {
         vu_count_error(v, sidx >= 0 ? sidx : vu_current_step(v), technical, msg);
@@ -459,6 +466,12 @@ static void offer_slow(vu *v, step_stats *s, const sample *p, uint64_t us)
 
 void vu_finalize(vu *v)
 {
+    batch_finalize(v->batch); /* a batch's own samples, if it kept any */
+    vu_record(v);
+}
+
+void vu_record(vu *v)
+{
     sample *p = &v->pend;
     step_stats *s;
     uint64_t resp_us;
@@ -508,25 +521,22 @@ void vu_sample_begin(vu *v, int sidx)
     v->steps_in_run++;
 }
 
-/* Fills v->x from the finished transfer and adds it to the pending sample. */
-static void collect(vu *v, CURLcode rc)
+void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x, sample *p)
 {
-    xfer_result *x = &v->x;
     curl_off_t t_dns = 0, t_conn = 0, t_tls = 0, t_start = 0, t_total = 0, dl = 0, ul = 0;
     long status = 0, hsize = 0, rsize = 0, nconn = 0;
-    sample *p = &v->pend;
 
-    curl_easy_getinfo(v->xh->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_STARTTRANSFER_TIME_T, &t_start);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_TOTAL_TIME_T, &t_total);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_SIZE_UPLOAD_T, &ul);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_HEADER_SIZE, &hsize);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_REQUEST_SIZE, &rsize);
-    curl_easy_getinfo(v->xh->easy, CURLINFO_NUM_CONNECTS, &nconn);
+    curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(h->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
+    curl_easy_getinfo(h->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
+    curl_easy_getinfo(h->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    curl_easy_getinfo(h->easy, CURLINFO_STARTTRANSFER_TIME_T, &t_start);
+    curl_easy_getinfo(h->easy, CURLINFO_TOTAL_TIME_T, &t_total);
+    curl_easy_getinfo(h->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
+    curl_easy_getinfo(h->easy, CURLINFO_SIZE_UPLOAD_T, &ul);
+    curl_easy_getinfo(h->easy, CURLINFO_HEADER_SIZE, &hsize);
+    curl_easy_getinfo(h->easy, CURLINFO_REQUEST_SIZE, &rsize);
+    curl_easy_getinfo(h->easy, CURLINFO_NUM_CONNECTS, &nconn);
 
     x->curl_rc = (int)rc;
     x->status = (int)status;
@@ -540,13 +550,13 @@ static void collect(vu *v, CURLcode rc)
     x->bytes_in = (uint64_t)dl + (uint64_t)hsize;
     x->bytes_out = (uint64_t)ul + (uint64_t)rsize;
     x->new_conns = (uint64_t)nconn;
-    x->requests = xh_requests(v->xh);
-    if (v->url != NULL && rc == CURLE_OK)
-        urlc_seen(v->url, (uint64_t)dl + (uint64_t)hsize);
+    x->requests = xh_requests(h);
+    if (url != NULL && rc == CURLE_OK)
+        urlc_seen(url, (uint64_t)dl + (uint64_t)hsize);
     if (v->eng->cfg.reqlog != NULL)
-        reqlog_xfer(v->eng->cfg.reqlog, v);
+        reqlog_xfer(v->eng->cfg.reqlog, v, h, url, x, p);
 
-    if (p->step < 0 || !v->xfer_timed)
+    if (p == NULL)
         return; /* an untimed request */
     p->bytes_in += x->bytes_in;
     p->bytes_out += x->bytes_out;
@@ -563,8 +573,7 @@ static void collect(vu *v, CURLcode rc)
     memcpy(p->trace, x->trace_id, sizeof(p->trace));
     if (rc != CURLE_OK) {
         p->err = SAMPLE_TECH;
-        snprintf(p->msg, sizeof(p->msg), "%s",
-                 v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc));
+        snprintf(p->msg, sizeof(p->msg), "%s", h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
     } else if (status >= 400) {
         p->err = SAMPLE_TECH;
         p->status_err = 1;
@@ -574,7 +583,7 @@ static void collect(vu *v, CURLcode rc)
 
 void vu_xfer_done(vu *v, CURLcode rc)
 {
-    collect(v, rc);
+    vu_collect(v, v->xh, v->url, rc, &v->x, v->pend.step >= 0 && v->xfer_timed ? &v->pend : NULL);
     if (v->eng->trace != NULL)
         trace_response(v->eng->trace, v, rc);
     if (pageres_start(v))
@@ -858,8 +867,10 @@ void vu_kill(vu *v)
     if (v->wait == VU_XFER) {
         /* Not completed: not a sample. */
         v->queued = 0; /* if not started yet, it never will be */
-        curl_multi_remove_handle(v->eng->multi, v->xh->easy);
+        if (v->xh != NULL)
+            curl_multi_remove_handle(v->eng->multi, v->xh->easy);
         pageres_abort(v->page);
+        batch_abort(v->batch);
         curl_slist_free_all(v->req_headers);
         v->req_headers = NULL;
         v->pend.step = -1;

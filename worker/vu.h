@@ -2,10 +2,11 @@
  *
  * A VU plays its scenario's phases: init once, run again and again (paced,
  * with think time between steps), finish once when it stops. It owns one
- * libcurl easy handle while a transfer runs; its connections live in the
- * share of its group of VUs, keyed by its id (vshare.h), so that, as with a
- * browser, N VUs show N connections at the server; its cookies live in the
- * easy handle it holds, and as text while it holds none (vjar.h).
+ * libcurl easy handle while a transfer runs (a batch, one a request of it:
+ * batch.h); its connections live in the share of its group of VUs, keyed by
+ * its id (vshare.h), so that, as with a browser, N VUs show N connections at
+ * the server; its cookies live in the easy handle it holds, and as text
+ * while it holds none (vjar.h).
  *
  * A step sample stays "pending" after its response arrives, so that checks
  * made by the script on that response (r:expect, r:contains) can still class
@@ -184,6 +185,8 @@ typedef struct vu {
                                       until a request asks for resources */
     struct websocket *ws;           /**< owned: its WebSockets of this phase (websocket.h) */
     struct sse *sse;                /**< owned: its event streams of this phase (sse.h) */
+    struct batch *batch;            /**< owned: its requests sent at once (batch.h), NULL until
+                                         it first batches */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
@@ -219,8 +222,15 @@ void vu_xfer_resume(vu *v);
  *  cookies, its source address, CURLINFO_PRIVATE. xh_put saves the cookies
  *  back into v, merged with what another handle of v saved meanwhile. */
 void vu_attach(vu *v, xh *x);
-/** Records the pending sample, if any, into the engine's current interval. */
+/** Records the pending sample, if any, into the engine's current interval
+ *  (and the samples a batch keeps pending, batch.h). */
 void vu_finalize(vu *v);
+/** Records v->pend alone, if any (vu_finalize without the batch's). */
+void vu_record(vu *v);
+/** Fills x from h's finished transfer (url: its URL cache entry, or NULL)
+ *  and adds it to p (NULL: untimed): bytes, timings, connections, and the
+ *  sample's first error (a transport failure, a status of 400 or more). */
+void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x, sample *p);
 /** Starts a new pending sample for step (finalizing the previous one). */
 void vu_sample_begin(vu *v, int sidx);
 /** Empties the response buffers of a transfer about to be queued (its start
@@ -248,6 +258,9 @@ void vu_count_error(vu *v, int sidx, int technical, const char *msg);
  *  script error of the same resume (a check that pcall caught, then a bug).
  *  v may be NULL (the script loading). Does not return. */
 int vu_check_fail(lua_State *L, vu *v, int sidx, int mine, int technical, const char *msg);
+/** vu_check_fail with the pending sample named: s takes msg (NULL: an
+ *  error counted against step sidx). */
+int vu_check_fail_in(lua_State *L, vu *v, sample *s, int sidx, int technical, const char *msg);
 /** 1 when the error value at idx of L is the failed check's of this resume. */
 int vu_check_is(vu *v, lua_State *L, int idx);
 /** Forgets the failed check of the previous resume, if any: nothing to do

@@ -178,6 +178,25 @@ function Step:head(url, opts) end
 ---@return quern.Response
 function Step:request(method, url, opts) end
 
+---A request of a batch: `{ method, url, opts, step = s }` (docs/scenarios.md,
+---"Batches"); `step` names the step of its own sample (`sample = "each"`).
+---@class quern.BatchEntry
+---@field [1] string The method, in upper case.
+---@field [2] string The URL.
+---@field [3]? quern.RequestOptions The options of a single request (not `resources`).
+---@field step? quern.Step
+
+---Options of a batch.
+---@class quern.BatchOptions
+---@field sample? "each"|"batch" A sample per request (default), or one for the whole batch.
+
+---Up to 100 requests at once on the VU's connections (6 at once per
+---origin); the responses in the order given.
+---@param reqs quern.BatchEntry[]
+---@param opts? quern.BatchOptions
+---@return quern.Response[]
+function Step:batch(reqs, opts) end
+
 ---Untimed requests: no sample, counted nowhere, no think time.
 ---@class quern.http
 local http = {}
@@ -224,5 +243,10 @@ function http.head(url, opts) end
 ---@param opts? quern.RequestOptions
 ---@return quern.Response
 function http.request(method, url, opts) end
+
+---Untimed requests at once (as step:batch, no sample).
+---@param reqs quern.BatchEntry[]
+---@return quern.Response[]
+function http.batch(reqs) end
 
 return http
