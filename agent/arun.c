@@ -20,6 +20,7 @@
 #include "common/memsize.h"
 #include "proto/handshake.h"
 #include "proto/ivsum.h"
+#include "proto/ivtally.h"
 #include "worker/wproc.h"
 
 static void send_ready_up(agent *a, uint64_t run_id, int ok, const char *error, uint32_t vus)
@@ -69,6 +70,7 @@ static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
                            sum->pace_lost_us);
     ivsum_msg_set_lag(m, sum->lag);
     ivsum_msg_set_injector(m, sum->load, sum->nload, r->a->name); /* each worker's, named */
+    ivtally_msg_set(m, &sum->tally);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     uplink_send(r->a, &env);

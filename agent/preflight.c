@@ -79,6 +79,11 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, uint6
         out->thresholds[i].expr = xstrdup(ss->thresholds[i].expr);
         out->thresholds[i].where = xstrdup(ss->thresholds[i].where);
     }
+    tally_init(&out->metrics);
+    for (size_t i = 0; i < engine_tally(e)->nmetrics; i++) {
+        const tally_metric *m = &engine_tally(e)->metrics[i];
+        tally_metric_def(&out->metrics, m->name, m->kind, NULL, 0);
+    }
     out->has_shared = scen_has_shared(ss);
     out->has_setup = lifecycle_has(e, ENGINE_LIFE_SETUP);
     out->has_teardown = lifecycle_has(e, ENGINE_LIFE_TEARDOWN);
@@ -152,5 +157,6 @@ void preflight_free(preflight *pf)
     }
     xfree(pf->steps);
     xfree(pf->thresholds);
+    tally_free(&pf->metrics);
     memset(pf, 0, sizeof(*pf));
 }

@@ -24,6 +24,7 @@
 #include "common/loadinfo.h"
 #include "common/props.h"
 #include "common/rate.h"
+#include "common/tally.h"
 #include "common/stages.h"
 #include "proto/bundle.h"
 
@@ -80,6 +81,7 @@ typedef struct preflight {
     size_t has_teardown; /**< scenarios with a teardown function */
     bundle made;         /**< files the load made for the bundle (grpc.load's descriptor sets,
                               compiled here so that agents need no protoc): bundle_add them */
+    tally metrics;       /**< the custom metrics the script declares: names and kinds */
 } preflight;
 
 /** Loads script as a worker does (properties p, borrowed, may be NULL;

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "common/log.h"
 #include "common/mem.h"
 
 void agg_init(agg *a, size_t nsteps, size_t nscens)
@@ -17,6 +18,7 @@ void agg_init(agg *a, size_t nsteps, size_t nscens)
     a->start_lag = xcalloc(nscens ? nscens : 1, sizeof(*a->start_lag));
     injtot_init(&a->inj);
     injtot_init(&a->console);
+    tally_init(&a->tally);
 }
 
 void agg_free(agg *a)
@@ -31,6 +33,7 @@ void agg_free(agg *a)
     xfree(a->start_lag);
     injtot_free(&a->inj);
     injtot_free(&a->console);
+    tally_free(&a->tally);
     memset(a, 0, sizeof(*a));
 }
 
@@ -99,4 +102,14 @@ int agg_arrivals_all(const agg *a, rate_counts *out)
     for (size_t i = 0; i < a->nscens; i++)
         rate_counts_add(out, &a->arrivals[i]);
     return out->scheduled > 0 || out->dropped > 0;
+}
+
+void agg_add_tally(agg *a, const tally *sec)
+{
+    char err[256];
+
+    if (tally_merge(&a->tally, sec, err, sizeof(err)) != 0 && !a->tally_warned) {
+        a->tally_warned = 1;
+        log_msg(LOG_WARN, "checks and metrics: %s (dropped)", err);
+    }
 }

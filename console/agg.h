@@ -12,6 +12,7 @@
 
 #include "common/rate.h"
 #include "common/stats.h"
+#include "common/tally.h"
 #include "console/injtot.h"
 
 /** The running totals of a run. */
@@ -38,6 +39,8 @@ typedef struct agg {
     uint64_t pace_lost_us;  /**< how late those runs started past their slot, summed */
     injtot inj;             /**< the workers' own load, per worker and per second */
     injtot console;         /**< the console's own load, its seconds (console/selfload.h) */
+    tally tally;            /**< the script's checks and custom metrics, the run's totals */
+    int tally_warned;       /**< 1 once a merge of tally was refused and said so */
 } agg;
 
 /** Initialises for nsteps steps and nscens scenarios. */
@@ -61,6 +64,9 @@ double agg_held_mean_ms(const agg *a);
 /** Merges one interval's start lags (nscens entries, borrowed; NULL ones
  *  and lag NULL add nothing). */
 void agg_add_lag(agg *a, hist *const *lag);
+/** Adds one merged second's checks and custom metrics (tally_merge);
+ *  what passes the tally's bounds is dropped, with one warning. */
+void agg_add_tally(agg *a, const tally *sec);
 /** The arrivals of every scenario together into *out; 1 when the run had
  *  any (an open model), else 0. */
 int agg_arrivals_all(const agg *a, rate_counts *out);

@@ -188,6 +188,7 @@ int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
             agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 0, sum->active_vus);
             agg_add_arrivals(&cs->a, sum->arrivals);
             agg_add_lag(&cs->a, sum->lag);
+            agg_add_tally(&cs->a, &sum->tally);
             add_little(&cs->steps[i], sum);
         }
         return 0;
@@ -208,6 +209,7 @@ int capsearch_second(capsearch *cs, uint64_t second, const ivsum *sum, int late,
     agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 1000000, sum->active_vus);
     agg_add_arrivals(&cs->a, sum->arrivals);
     agg_add_lag(&cs->a, sum->lag);
+    agg_add_tally(&cs->a, &sum->tally);
     add_little(&cs->steps[i], sum);
     cs->steps[i].seconds++;
     cs->steps[i].saturated_seconds += any_saturated(sum);

@@ -44,6 +44,7 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
                 r->scen_names[r->nscens++] = xstrdup(s->scenario);
         }
         agg_init(&r->agg, r->nsteps, r->nscens);
+        agg_add_tally(&r->agg, &r->decl); /* the metrics declared, before any value */
         ivwin_init(&r->win, r->nsteps, r->nscens, CONTROL_MERGE_GRACE_US, on_second, r);
         r->have_agg = 1;
         if (r->o.cap != NULL) {
@@ -108,6 +109,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
     agg_add_arrivals(&r->agg, sum->arrivals);
     agg_add_lag(&r->agg, sum->lag);
+    agg_add_tally(&r->agg, &sum->tally);
     agg_add_held(&r->agg, sum->held, sum->held_us, sum->held_max_us);
     agg_add_delivery(&r->agg, sum->vus_planned, sum->vus_started, sum->pace_asked_us,
                      sum->pace_lost_us);

@@ -265,7 +265,10 @@ static const opttab_row rows[] = {
      "'p95<500ms', 'errors<1%', 'tps>100', 'count>=1000',\n"
      "'SC-CONSULTATION-PROFIL-STEP-2: p99<1s', 'SC-*-STEP-1: mean<200ms'\n"
      "(metrics: pN, mean, max, errors, errors.technical,\n"
-     "errors.functional, tps, count; a bare number is ms)",
+     "errors.functional, tps, count; a bare number is ms);\n"
+     "the script's soft checks and metrics: 'checks>=99%',\n"
+     "'checks{status is 200}>=99%', 'metric{orders}>=100',\n"
+     "'metric{basket}.p95<200'",
      OPTTAB_NONE},
     {"abort-on-fail", no_argument, OPT_ABORT_ON_FAIL, "--abort-on-fail",
      "stop the run once a threshold can no longer pass (after\n"

@@ -432,6 +432,8 @@ void out_second(outs *s, const run *r, uint64_t second, const ivsum *sum, int la
     for (size_t i = 0; sum->arrivals != NULL && i < sum->nscens; i++)
         rate_counts_add(&in.arrivals, &sum->arrivals[i]);
     in.has_arrivals = agg_arrivals_all(&r->agg, &(rate_counts){0});
+    in.tally = &sum->tally;
+    in.seconds = 1;
     push_all(s, &in);
     xfree(scens);
 }
@@ -479,6 +481,8 @@ void out_end(outs *s, const run *r)
         in.steps = r->agg.total;
         in.vus = r->agg.active_vus;
         in.has_arrivals = agg_arrivals_all(&r->agg, &in.arrivals);
+        in.tally = &r->agg.tally;
+        in.seconds = (double)r->agg.elapsed_us / 1e6;
         push_all(s, &in);
         xfree(scens);
     }

@@ -69,6 +69,9 @@ typedef struct out_input {
     const agg *a;             /**< borrowed: the totals so far (remote write's counters) */
     uint32_t vus_max;         /**< --vus */
     int64_t now_ns;           /**< wall clock of the push, ns since the epoch */
+    const tally *tally;       /**< borrowed: the second's (final: the run's) checks and custom
+                                   metrics, or NULL */
+    double seconds;           /**< the seconds tally covers (a counter's rate) */
 } out_input;
 
 /** The outputs of a run; opaque. */

@@ -127,6 +127,40 @@ static void error_points(lbuf *b, const out_input *in, size_t i)
     }
 }
 
+/* The script's checks and custom metrics: one point each (measurements
+ * quern_check and quern_metric; quern_check_total and quern_metric_total at
+ * the end). */
+static void script_points(lbuf *b, const out_input *in)
+{
+    const tally *t = in->tally;
+
+    for (size_t i = 0; t != NULL && i < t->nchecks; i++) {
+        lbuf_fmt(b, "%s,check=", in->final ? "quern_check_total" : "quern_check");
+        put_esc(b, t->checks[i].name, OUTINFLUX_KEY);
+        common_tags(b, in);
+        lbuf_fmt(b, " passes=%" PRIu64 "i,fails=%" PRIu64 "i %" PRId64 "\n", t->checks[i].passes,
+                 t->checks[i].fails, in->now_ns);
+    }
+    for (size_t i = 0; t != NULL && i < t->nmetrics; i++) {
+        const tally_metric *m = &t->metrics[i];
+        if (m->kind == TALLY_GAUGE && !m->has_value)
+            continue;
+        lbuf_fmt(b, "%s,metric=%s,kind=%s", in->final ? "quern_metric_total" : "quern_metric",
+                 m->name, tally_kind_name(m->kind));
+        common_tags(b, in);
+        if (m->kind == TALLY_COUNTER)
+            lbuf_fmt(b, " total=%.17g", m->sum);
+        else if (m->kind == TALLY_GAUGE)
+            lbuf_fmt(b, " value=%.17g,min=%.17g,max=%.17g", m->value, m->min, m->max);
+        else
+            lbuf_fmt(b, " count=%" PRIu64 "i,mean=%.17g,p50=%.17g,p95=%.17g,p99=%.17g,max=%.17g",
+                     hist_count(m->h), tally_trend_stat(m, "mean", 0),
+                     tally_trend_stat(m, NULL, 50), tally_trend_stat(m, NULL, 95),
+                     tally_trend_stat(m, NULL, 99), tally_trend_stat(m, "max", 0));
+        lbuf_fmt(b, " %" PRId64 "\n", in->now_ns);
+    }
+}
+
 char *outinflux_render(const out_input *in, size_t *len)
 {
     size_t cap = 1024;
@@ -141,6 +175,8 @@ char *outinflux_render(const out_input *in, size_t *len)
             cap += (per + 2 * (strlen(in->names[i]) + strlen(in->scens[i]))) *
                        (1 + kind_rows(in->steps[i].kinds)) +
                    512;
+        if (in->tally != NULL) /* a name escaped takes twice its bytes at most */
+            cap += (in->tally->nchecks + in->tally->nmetrics) * (per + 2 * TALLY_NAME_MAX + 512);
     }
     if (cap > OUT_PUSH_MAX)
         return NULL;
@@ -151,6 +187,7 @@ char *outinflux_render(const out_input *in, size_t *len)
         step_point(&b, in, i);
         error_points(&b, in, i);
     }
+    script_points(&b, in);
     lbuf_put(&b, "quern_run", 9);
     common_tags(&b, in);
     lbuf_fmt(&b, " vus=%" PRIu32 "i", in->vus);

@@ -7,6 +7,7 @@
 
 #include "common/hist.h"
 #include "common/mem.h"
+#include "console/sumtally.h"
 
 static double ms(uint64_t us)
 {
@@ -78,6 +79,15 @@ char *outjsonl_render(const out_input *in, size_t *len)
     for (size_t i = 0; i < in->nsteps; i++)
         json_array_append_new(steps, step_json(in, i));
     json_object_set_new(o, "steps", steps);
+    if (in->tally != NULL && in->tally->nchecks + in->tally->nmetrics > 0) {
+        json_t *c = json_array(), *m = json_array();
+        for (size_t i = 0; i < in->tally->nchecks; i++)
+            json_array_append_new(c, sumtally_check_json(&in->tally->checks[i]));
+        for (size_t i = 0; i < in->tally->nmetrics; i++)
+            json_array_append_new(m, sumtally_metric_json(&in->tally->metrics[i], in->seconds));
+        json_object_set_new(o, "checks", c);
+        json_object_set_new(o, "metrics", m);
+    }
     if (in->tags != NULL && props_count(in->tags) > 0) {
         json_t *t = json_object();
         for (size_t i = 0; i < props_count(in->tags); i++)

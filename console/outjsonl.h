@@ -4,7 +4,9 @@
  * started,late,dropped} (open model only),"steps":[{"step","scenario",
  * "count","errors","err_technical","err_functional","bytes_received",
  * "bytes_sent","mean_ms","p50_ms","p90_ms","p95_ms","p99_ms","max_ms"}],
- * "tags"{...}}; the end: the same for the run's totals with "end": true
+ * "checks":[{name,passes,fails,pass_pct}],"metrics":[{name,kind,...}] (the
+ * script's, as the summary JSON's: console/sumtally.h; only when it has
+ * some), "tags"{...}}; the end: the same for the run's totals with "end": true
  * and "seconds" the seconds merged in place of "second".
  *
  * Usage:

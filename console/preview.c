@@ -186,6 +186,17 @@ static void print_thresholds(const run *r)
         printf("  none\n");
 }
 
+/* The custom metrics the script declares (quern.metric), when it has any. */
+static void print_metrics(const run *r)
+{
+    if (r->decl.nmetrics == 0)
+        return;
+    printf("metrics:\n");
+    for (size_t i = 0; i < r->decl.nmetrics; i++)
+        printf("  %-40s %s\n", r->decl.metrics[i].name, tally_kind_name(r->decl.metrics[i].kind));
+    putchar('\n');
+}
+
 /* The value shown for property key: masked when its name says it is a
  * secret, URLs' passwords masked in any other. */
 static const char *shown(const char *key, const char *v, char *buf, size_t len)
@@ -262,6 +273,7 @@ int preview_main(int argc, char **argv)
     putchar('\n');
     print_thresholds(&r);
     putchar('\n');
+    print_metrics(&r);
     print_props(&r);
     printf("\n%u warning%s\n", r.nwarnings, r.nwarnings == 1 ? "" : "s");
     fflush(stdout);

@@ -323,6 +323,72 @@ static void ws_message_counters(text *t, const prom_input *in)
             offsetof(step_stats, ws_bytes_recv));
 }
 
+/* The script's soft checks and custom metrics (common/tally.h). */
+static void checks_series(text *t, const prom_input *in)
+{
+    const tally *ty = in->a != NULL ? &in->a->tally : NULL;
+
+    if (ty == NULL || ty->nchecks == 0)
+        return;
+    family(t, "quern_checks_total", "counter",
+           "Soft checks (quern.check, r:check) by name and result (pass or fail).");
+    for (size_t i = 0; i < ty->nchecks; i++) {
+        for (int pass = 1; pass >= 0; pass--) {
+            puts_(t, "quern_checks_total{run=\"");
+            label_value(t, in->run);
+            puts_(t, "\",check=\"");
+            label_value(t, ty->checks[i].name);
+            fmt(t, "\",result=\"%s\"} %" PRIu64 "\n", pass ? "pass" : "fail",
+                pass ? ty->checks[i].passes : ty->checks[i].fails);
+        }
+    }
+}
+
+/* name{run="..."extra} value: one sample of a custom metric. */
+static void metric_sample(text *t, const prom_input *in, const char *name, const char *suffix,
+                          const char *extra, double v)
+{
+    fmt(t, "quern_metric_%s%s{run=\"", name, suffix);
+    label_value(t, in->run);
+    fmt(t, "\"%s} %.17g\n", extra, v);
+}
+
+static void metric_series(text *t, const prom_input *in)
+{
+    static const double q[] = {0.5, 0.9, 0.95, 0.99};
+    char fam[TALLY_NAME_MAX + 32], extra[32];
+
+    for (size_t i = 0; in->a != NULL && i < in->a->tally.nmetrics; i++) {
+        const tally_metric *m = &in->a->tally.metrics[i];
+        switch (m->kind) {
+        case TALLY_COUNTER:
+            snprintf(fam, sizeof(fam), "quern_metric_%s_total", m->name);
+            family(t, fam, "counter", "The script's counter (quern.metric.counter).");
+            metric_sample(t, in, m->name, "_total", "", m->sum);
+            break;
+        case TALLY_GAUGE:
+            if (!m->has_value)
+                break;
+            snprintf(fam, sizeof(fam), "quern_metric_%s", m->name);
+            family(t, fam, "gauge", "The script's gauge (quern.metric.gauge): the value last set.");
+            metric_sample(t, in, m->name, "", "", m->value);
+            break;
+        case TALLY_TREND:
+            snprintf(fam, sizeof(fam), "quern_metric_%s", m->name);
+            family(t, fam, "summary",
+                   "The script's trend (quern.metric.trend), in its unit: quantiles from the "
+                   "merged HDR histogram.");
+            for (size_t k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
+                snprintf(extra, sizeof(extra), ",quantile=\"%g\"", q[k]);
+                metric_sample(t, in, m->name, "", extra, tally_trend_stat(m, NULL, q[k] * 100));
+            }
+            metric_sample(t, in, m->name, "_sum", "", (double)hist_sum(m->h) / TALLY_TREND_SCALE);
+            metric_sample(t, in, m->name, "_count", "", (double)hist_count(m->h));
+            break;
+        }
+    }
+}
+
 char *prom_render(const prom_input *in, size_t *len)
 {
     text t = {0};
@@ -357,6 +423,8 @@ char *prom_render(const prom_input *in, size_t *len)
     arrivals(&t, in);
     held_back(&t, in);
     injector(&t, in);
+    checks_series(&t, in);
+    metric_series(&t, in);
     family(&t, "quern_vus", "gauge", "Active virtual users, every agent and worker together.");
     sample_head(&t, in, "quern_vus", SIZE_MAX, "");
     fmt(&t, "%" PRIu32 "\n", in->a != NULL ? in->a->active_vus : 0);

@@ -21,6 +21,11 @@
  *       {agent,worker}   gauges: each worker's CPU (1 = a core) and worst
  *       loop lag in its latest second; quern_injector_saturated_seconds_total
  *       the seconds a worker could not keep up in (absent until one reported);
+ *   quern_checks_total{check,result="pass|fail"}   the script's soft checks;
+ *   quern_metric_NAME_total   a custom counter (quern.metric.counter);
+ *   quern_metric_NAME   a custom gauge (the value last set), or a custom
+ *       trend as a summary: quantile="0.5|0.9|0.95|0.99", _sum, _count, in
+ *       the script's unit, from the merged HDR histogram; one family each;
  *   quern_vus, quern_vus_max   gauges: active VUs, the VUs asked for;
  *   quern_threshold_passed{expr=...}   1 or 0, per threshold.
  * Label values are escaped as the format says (\\, \", \n).

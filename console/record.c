@@ -160,7 +160,8 @@ void record_end(run *r, const char **status)
 
     if (r->db == NULL || r->db_run <= 0)
         return;
-    ei = (db_run_end_info){*status, clock_wall_us(), r->agg.elapsed_us, r->agg.total, r->nsteps};
+    ei = (db_run_end_info){*status,      clock_wall_us(), r->agg.elapsed_us,
+                           r->agg.total, r->nsteps,       &r->agg.tally};
     record_agents(r);
     /* 1: the status, end and reason were written, not the totals */
     rc = db_run_end_reason(r->db, r->db_run, &ei, r->db_failed ? r->degraded_why : NULL, err,

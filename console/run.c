@@ -15,6 +15,7 @@
 #include "console/finish.h"
 #include "console/hsrv.h"
 #include "console/record.h"
+#include "console/threshtally.h"
 #include "console/scan.h"
 #include "console/verdict.h"
 #include "proto/auth.h"
@@ -37,6 +38,11 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
     size_t ndflt;
 
     r->th_src = xcalloc(r->o.nth + pf->nthresholds + 3, sizeof(*r->th_src));
+    for (size_t i = 0; i < r->o.nth; i++)
+        if (threshtally_check(r->o.th[i], &pf->metrics, msg, sizeof(msg)) != 0) {
+            err_set(err, errlen, "quern run: --threshold %s", msg);
+            goto out;
+        }
     for (size_t i = 0; i < pf->nsteps; i++) {
         ids[i] = pf->steps[i].id;
         names[i] = pf->steps[i].name;
@@ -51,7 +57,8 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
         r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(st->where);
         r->o.th[r->o.nth++] = t;
-        if (thresh_check_scope(t, ids, names, pf->nsteps, msg, sizeof(msg)) != 0) {
+        if (thresh_check_scope(t, ids, names, pf->nsteps, msg, sizeof(msg)) != 0 ||
+            threshtally_check(t, &pf->metrics, msg, sizeof(msg)) != 0) {
             err_set(err, errlen, "%s: threshold %s", st->where, msg);
             goto out;
         }
@@ -100,6 +107,8 @@ static int script_preflight(run *r, char *err, size_t errlen)
                             pf.rate_err, err, errlen);
     if (rc == 0)
         rc = script_thresholds(r, &pf, err, errlen);
+    r->decl = pf.metrics; /* the run's totals start with them (control.c) */
+    memset(&pf.metrics, 0, sizeof(pf.metrics));
     r->has_setup = pf.has_setup;
     r->has_teardown = pf.has_teardown;
     r->made = pf.made; /* shipped with the folder (run_main) */
@@ -195,6 +204,7 @@ void run_free(run *r)
     for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
         xfree(r->th_src[i]);
     xfree(r->th_src);
+    tally_free(&r->decl);
     out_free(r->outs); /* its threads read the options */
     r->outs = NULL;
     opts_free(&r->o);

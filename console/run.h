@@ -27,6 +27,7 @@
 
 #include "common/props.h"
 #include "common/ratelog.h"
+#include "common/tally.h"
 #include "console/agents.h"
 #include "console/agg.h"
 #include "console/capsearch.h"
@@ -103,6 +104,9 @@ typedef struct run {
     int threshold_stop;       /**< --abort-on-fail stopped the run */
     char **th_src;            /**< owned: per o.th, NULL (--threshold) or owned "file:line" */
     size_t nth_user;          /**< o.th[nth_user..] are the defaults (console/verdict.h) */
+    tally decl;               /**< the custom metrics the script declares (names, kinds): the
+                                   run's totals start with them (a metric never given a value
+                                   is shown too) */
     char degraded_why[512];   /**< what degraded the run, when not only a lost agent */
     local_agent la;           /**< the embedded agent, when o.embedded */
     ratelog refused_log;      /**< lines about peers refused during the handshake */

@@ -10,6 +10,7 @@
 #include "reports/dbrow.h"
 #include "console/delivery.h"
 #include "console/errsummary.h"
+#include "console/sumtally.h"
 #include "console/thresh.h"
 
 static double ms(uint64_t us)
@@ -95,6 +96,7 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
         print_row_of(out, "Totals", width, a, &all, stats_service(&all));
     }
     stats_free(&all);
+    sumtally_print(out, a);
     fprintf(out, "\n");
     for (size_t i = 0; i < a->nscens; i++)
         fprintf(out, "Scenario %s: %llu runs, %llu missed pacing\n",
@@ -355,6 +357,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_array_append_new(scens, sc);
     }
     json_object_set_new(root, "scenarios", scens);
+    sumtally_json(root, a);
     json_object_set_new(root, "thresholds", thresholds_json(si));
     if (si->verdict != NULL) {
         json_t *v = json_object();

@@ -13,6 +13,9 @@
 #include "common/dur.h"
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/tally.h"
+#include "console/threshtally.h"
+#include "proto/ivtally.h"
 
 #define METRICS_HINT                                                                               \
     "(use p95, p99.9, mean, max, errors, errors.technical, errors.functional, tps, count, "        \
@@ -224,6 +227,81 @@ static int parse_count(thresh *t, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+/* 1 when e is about the script's checks or custom metrics. */
+static int named_prefix(const char *e)
+{
+    if (strncmp(e, "metric{", 7) == 0)
+        return 1;
+    return strncmp(e, "checks", 6) == 0 && (e[6] == '{' || e[6] == '<' || e[6] == '>' ||
+                                            e[6] == '\0' || isspace((unsigned char)e[6]));
+}
+
+/* A metric's field: total, rate, value, min, max, count, mean or pN. */
+static int parse_field(thresh *t, const char *f, size_t n, char *err, size_t errlen)
+{
+    static const char *const names[] = {"total", "rate", "value", "min", "max", "count", "mean"};
+    char *end;
+
+    if (n == 0 || n >= sizeof(t->field))
+        goto bad;
+    memcpy(t->field, f, n);
+    t->field[n] = '\0';
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(t->field, names[i]) == 0)
+            return 0;
+    if (t->field[0] == 'p' && is_decimal(t->field + 1, n - 1)) {
+        t->pct = strtod(t->field + 1, &end);
+        if (*end == '\0' && t->pct >= 0 && t->pct <= 100)
+            return 0;
+    }
+bad:
+    err_set(err, errlen,
+            "'%s': \"%.*s\" is not a metric's field (use total or rate for a counter; value, min "
+            "or max for a gauge; pN, mean, min, max or count for a trend)",
+            t->expr, (int)n, f);
+    return -1;
+}
+
+/* checks, checks{NAME}, metric{NAME}[.FIELD]: sets t's metric, name and
+ * field, and *after to what follows them (the comparison). */
+static int parse_named(thresh *t, const char **after, char *err, size_t errlen)
+{
+    const char *open = t->expr + 6, *close, *p, *f;
+    int metric = t->expr[0] == 'm';
+
+    t->metric = metric ? THRESH_METRIC : THRESH_CHECKS;
+    *after = open;
+    if (*open != '{')
+        return 0;
+    close = strrchr(open, '}');
+    if (close == NULL) {
+        err_set(err, errlen, "'%s': no '}' closes the name", t->expr);
+        return -1;
+    }
+    t->name = xstrndup(open + 1, (size_t)(close - open - 1));
+    if (metric ? !tally_name_ok(t->name) : !ivtally_check_name_ok(t->name)) {
+        err_set(err, errlen, "'%s': \"%s\" is not a %s name", t->expr, t->name,
+                metric ? "metric" : "check");
+        return -1;
+    }
+    p = close + 1;
+    if (*p == '.' || *p == ':') {
+        if (!metric) {
+            err_set(err, errlen, "'%s': a check has no field (write checks{NAME}>=99%%)", t->expr);
+            return -1;
+        }
+        p++;
+        while (isspace((unsigned char)*p))
+            p++;
+        for (f = p; isalnum((unsigned char)*p) || *p == '.'; p++)
+            ;
+        if (parse_field(t, f, (size_t)(p - f), err, errlen) != 0)
+            return -1;
+    }
+    *after = p;
+    return 0;
+}
+
 thresh *thresh_parse(const char *expr, char *err, size_t errlen)
 {
     thresh *t = NULL;
@@ -247,6 +325,14 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
     t = xcalloc(1, sizeof(*t));
     t->expr = xstrndup(s, n);
 
+    if (named_prefix(t->expr)) { /* checks, checks{NAME}, metric{NAME}: no scope */
+        if (parse_named(t, &opstart, err, errlen) != 0)
+            goto out;
+        body = t->expr;
+        bn = n;
+        mn = (size_t)(opstart - body);
+        goto comparison;
+    }
     /* the scope ends at the last ':': the metric part never holds one */
     colon = memrchr(t->expr, ':', n);
     body = t->expr;
@@ -269,6 +355,7 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
     if (parse_metric(t, body, mn, err, errlen) != 0)
         goto out;
     opstart = body + mn;
+comparison:
     while (opstart < body + bn && isspace((unsigned char)*opstart))
         opstart++;
     if (opstart == body + bn) {
@@ -316,6 +403,12 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
     case THRESH_COUNT:
         rc = parse_count(t, value, err, errlen);
         break;
+    case THRESH_CHECKS:
+        rc = parse_percent(t, value, err, errlen);
+        break;
+    case THRESH_METRIC:
+        rc = threshtally_parse_limit(t, value, err, errlen);
+        break;
     case THRESH_ARR_SCHEDULED:
     case THRESH_ARR_STARTED:
     case THRESH_ARR_LATE:
@@ -344,6 +437,7 @@ void thresh_free(thresh *t)
         return;
     xfree(t->expr);
     xfree(t->scope);
+    xfree(t->name);
     xfree(t);
 }
 
@@ -417,6 +511,21 @@ static int holds_double(enum thresh_op op, double v, double limit)
     return op_holds(op, (v > limit) - (v < limit));
 }
 
+const char *thresh_op_str(enum thresh_op op)
+{
+    return op_str(op);
+}
+
+int thresh_holds(enum thresh_op op, double v, double limit)
+{
+    return holds_double(op, v, limit);
+}
+
+int thresh_holds_exact(enum thresh_op op, unsigned __int128 v, unsigned __int128 limit)
+{
+    return holds_u128(op, v, limit);
+}
+
 /* v with up to 3 decimals, trailing zeros dropped: "612.3", "500", "0.25". */
 const char *thresh_num(double v, char *buf, size_t len)
 {
@@ -477,6 +586,10 @@ static const char *metric_base(const thresh *t, char *buf, size_t len)
         return "arrivals.late";
     case THRESH_ARR_DROPPED:
         return "arrivals.dropped";
+    case THRESH_CHECKS:
+        return "checks";
+    case THRESH_METRIC:
+        return "metric";
     }
     return "?";
 }
@@ -527,6 +640,10 @@ int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
     uint64_t errors;
 
     memset(out, 0, sizeof(*out));
+    if (t->metric == THRESH_CHECKS || t->metric == THRESH_METRIC) {
+        threshtally_eval(t, a, elapsed_s, out);
+        return out->passed;
+    }
     select_steps(&sel, t, a, step_ids, step_names);
     out->samples = sel.count;
     out->nsteps = sel.nsteps;
@@ -609,6 +726,9 @@ int thresh_eval(const thresh *t, const agg *a, const char *const *step_ids,
                  (unsigned long long)v, op, (unsigned long long)t->limit_count);
         break;
     }
+    case THRESH_CHECKS:
+    case THRESH_METRIC:
+        break; /* threshtally_eval, above */
     }
     if (t->scope != NULL && sel.nsteps == 0) {
         out->passed = 0;
@@ -668,6 +788,9 @@ const char *thresh_unit(const thresh *t)
         return "%";
     case THRESH_TPS:
         return "/s";
+    case THRESH_CHECKS:
+        return "%";
+    case THRESH_METRIC:
     case THRESH_COUNT:
     case THRESH_ARR_SCHEDULED:
     case THRESH_ARR_STARTED:
@@ -682,6 +805,8 @@ int thresh_measured(const thresh *t, const thresh_result *r)
 {
     if (t->scope != NULL && r->nsteps == 0)
         return 0;
+    if (t->metric == THRESH_CHECKS || t->metric == THRESH_METRIC)
+        return r->samples > 0;
     return t->metric == THRESH_TPS || t->metric == THRESH_COUNT ||
            t->metric >= THRESH_ARR_SCHEDULED || r->samples > 0;
 }

@@ -28,7 +28,20 @@
  *             scenario (worker/arrive.h), VALUE a whole number; no scope.
  *     OP      < <= > >=
  *
- * Verdicts: a scope that matches no step fails; a response-time or error
+ * The script's soft checks and custom metrics (common/tally.h), without a
+ * scope (their braces name them; a name runs to the last '}'):
+ *     checks OP PCT            every check's passes over its runs, merged
+ *     checks{NAME} OP PCT      one check's ("checks{status is 200}>=99%")
+ *     metric{NAME}[.FIELD] OP NUMBER
+ *             a custom metric, in the script's unit: a counter's total
+ *             (the default) or rate (per second); a gauge's value (the
+ *             default), min or max; a trend's pN, mean, min, max or count
+ *             (a trend has no default). ':' may stand for '.'
+ *             ("metric{basket}:p95<200").
+ *
+ * Verdicts: a scope that matches no step fails, a check or metric the run
+ * never recorded fails (a metric the script does not declare is refused
+ * before the run: threshtally_check); a response-time or error
  * threshold over steps without a single sample fails ("no samples"): a
  * threshold that could not be checked is not a pass.
  *
@@ -75,6 +88,8 @@ enum thresh_metric {
     THRESH_ARR_STARTED,   /**< arrivals started */
     THRESH_ARR_LATE,      /**< arrivals that waited for a VU of a full pool */
     THRESH_ARR_DROPPED,   /**< arrivals never started */
+    THRESH_CHECKS,        /**< soft checks' passes / runs (name: one check, else all) */
+    THRESH_METRIC,        /**< a custom metric's field (name, field) */
 };
 
 /** Comparison: the measured value must be OP the limit to pass. */
@@ -98,6 +113,11 @@ typedef struct thresh {
     uint64_t limit_pct_e9;     /**< error metrics: the limit in percent times 10^9 (exact) */
     double limit_tps;          /**< THRESH_TPS: the limit, samples per second */
     uint64_t limit_count;      /**< THRESH_COUNT and the arrivals: the limit */
+    char *name;                /**< owned: THRESH_CHECKS's check (NULL: every check),
+                                    THRESH_METRIC's metric */
+    char field[16];            /**< THRESH_METRIC: "" (the kind's default), "total", "rate",
+                                    "value", "min", "max", "count", "mean" or "pN" (pct) */
+    double limit_val;          /**< THRESH_METRIC: the limit, in the script's unit */
 } thresh;
 
 /** Length of thresh_result.desc. */
@@ -166,6 +186,12 @@ int thresh_can_still_pass(const thresh *t, const thresh_result *r, double elapse
 /** Formats v as thresholds print numbers: at most 3 decimals, no trailing
  *  zeros ("612.3", "0.5", "2"). Returns buf. */
 const char *thresh_num(double v, char *buf, size_t len);
+/** The comparison's text: "<", "<=", ">", ">=". */
+const char *thresh_op_str(enum thresh_op op);
+/** 1 when v OP limit holds (a NaN passes nothing). */
+int thresh_holds(enum thresh_op op, double v, double limit);
+/** The same between two integers, exactly. */
+int thresh_holds_exact(enum thresh_op op, unsigned __int128 v, unsigned __int128 limit);
 /** 1 when t is about errors (errors, errors.technical, errors.functional). */
 int thresh_about_errors(const thresh *t);
 

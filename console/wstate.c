@@ -10,6 +10,7 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/utf8.h"
+#include "console/sumtally.h"
 #include "reports/chart.h"
 
 /* The charts' series, one value per point. */
@@ -427,6 +428,12 @@ char *wstate_render(const wstate *w, const wstate_input *in, size_t *len)
         json_array_append_new(th, o);
     }
     json_object_set_new(root, "thresholds", th);
+    if (in->a != NULL)
+        sumtally_json(root, in->a); /* "checks" and "metrics", the run's so far */
+    else {
+        json_object_set_new(root, "checks", json_array());
+        json_object_set_new(root, "metrics", json_array());
+    }
     json_object_set_new(root, "injector", inj_json(w, in->a));
     if (in->summary != NULL || w->charts == NULL)
         json_object_set_new(root, "charts", charts_json(w, in->summary != NULL));

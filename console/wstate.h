@@ -12,6 +12,8 @@
  *   run "count", "tech_total", "func_total";
  *   "agents": name, host, state, vus, requests, errors;
  *   "thresholds": expr, passed, desc (each on the totals so far);
+ *   "checks", "metrics": the script's soft checks and custom metrics so
+ *   far, as the summary JSON has them (console/sumtally.h);
  *   "injector": "saturated" when a worker did not keep up in one of the
  *   latest WSTATE_SAT_HOLD_S seconds (a stall's seconds arrive together
  *   once it ends: held so that it stays in sight), with that stretch's

@@ -8,6 +8,7 @@
 
 /* Wire types of the protobuf encoding. */
 #define WT_VARINT 0
+#define WT_I64 1
 #define WT_LEN 2
 
 #define ENVELOPE_INTERVAL 13
@@ -25,8 +26,12 @@ struct rd {
 
 /* What the first pass counts, for the second's allocation. */
 struct counts {
-    size_t steps, scens, inj, slow, strings;
+    size_t steps, scens, inj, slow, checks, metrics, strings;
 };
+
+/* Interval's lists of the script's checks and metrics (proto/ivtally.h),
+ * their numbers read from the descriptor. */
+static uint32_t iv_checks, iv_metrics;
 
 /* Where the second pass puts the next SlowSample and its pointer. */
 struct slots {
@@ -99,7 +104,7 @@ static inline int get_len(struct rd *r, struct rd *sub)
 }
 
 /* The kinds of field a message of ours has. */
-enum kind { K_NONE, K_U32, K_U64, K_I64, K_BOOL, K_BYTES, K_STRING };
+enum kind { K_NONE, K_U32, K_U64, K_I64, K_BOOL, K_BYTES, K_STRING, K_DOUBLE };
 
 /* One field of a message: its kind and where it goes (offset in the struct). */
 struct field {
@@ -117,7 +122,7 @@ struct table {
     size_t n; /**< highest field number + 1 */
 };
 
-static struct table step_tab, scen_tab, inj_tab, iv_tab, slow_tab;
+static struct table step_tab, scen_tab, inj_tab, iv_tab, slow_tab, check_tab, metric_tab;
 static pthread_once_t tabs_once = PTHREAD_ONCE_INIT;
 
 /* Fills t from md: the plain scalars and bytes ivdecode reads; repeated,
@@ -151,6 +156,9 @@ static void table_from(const ProtobufCMessageDescriptor *md, struct table *t)
         case PROTOBUF_C_TYPE_STRING:
             k = K_STRING;
             break;
+        case PROTOBUF_C_TYPE_DOUBLE:
+            k = K_DOUBLE;
+            break;
         default:
             continue;
         }
@@ -167,6 +175,20 @@ static void tables_init(void)
     table_from(&quern__injector_load__descriptor, &inj_tab);
     table_from(&quern__interval__descriptor, &iv_tab);
     table_from(&quern__slow_sample__descriptor, &slow_tab);
+    table_from(&quern__check_count__descriptor, &check_tab);
+    table_from(&quern__metric_sample__descriptor, &metric_tab);
+    iv_checks =
+        protobuf_c_message_descriptor_get_field_by_name(&quern__interval__descriptor, "checks")->id;
+    iv_metrics =
+        protobuf_c_message_descriptor_get_field_by_name(&quern__interval__descriptor, "metrics")
+            ->id;
+}
+
+/* 1 when num is one of the Interval's lists of messages. */
+static int iv_list(uint32_t num)
+{
+    return num == IV_STEPS || num == IV_SCENARIOS || num == IV_INJECTOR || num == iv_checks ||
+           num == iv_metrics;
 }
 
 /* Reads one field of a table's message at r into msg (NULL: only checks it),
@@ -198,6 +220,19 @@ static inline int read_field(struct rd *r, uint32_t num, unsigned wt, const stru
             b->len = (size_t)(sub.end - sub.p);
             b->data = b->len > 0 ? sub.p : NULL;
         }
+        return 0;
+    }
+    if (f->kind == K_DOUBLE) {
+        double d;
+        if (wt != WT_I64 || r->end - r->p < 8)
+            return -1;
+        v = 0;
+        for (int i = 7; i >= 0; i--)
+            v = v << 8 | r->p[i]; /* little-endian on the wire */
+        r->p += 8;
+        memcpy(&d, &v, sizeof(d));
+        if (msg != NULL)
+            *(double *)((char *)msg + f->off) = d;
         return 0;
     }
     if (wt != WT_VARINT || get_varint(r, &v) != 0)
@@ -330,6 +365,10 @@ static int count_top(struct rd r, struct counts *c)
             c->scens++;
         else if (num == IV_INJECTOR)
             c->inj++;
+        else if (num == iv_checks)
+            c->checks++;
+        else if (num == iv_metrics)
+            c->metrics++;
         else
             return -1;
     }
@@ -350,7 +389,7 @@ static int walk(struct rd r, struct counts *c, ivdecode *fill, struct slots *sl,
 
         if (get_key(&r, &num, &wt) != 0)
             return -1;
-        if (num != IV_STEPS && num != IV_SCENARIOS && num != IV_INJECTOR) {
+        if (!iv_list(num)) {
             if (read_field(&r, num, wt, iv_tab.f, iv_tab.n, iv, strings, &nstr) != 0)
                 return -1;
             continue;
@@ -367,11 +406,21 @@ static int walk(struct rd r, struct counts *c, ivdecode *fill, struct slots *sl,
             if (read_msg(sub, scen_tab.f, scen_tab.n, m, strings, &nstr) != 0)
                 return -1;
             c->scens++;
-        } else {
+        } else if (num == IV_INJECTOR) {
             void *m = iv != NULL ? iv->injector[iv->n_injector++] : NULL;
             if (read_msg(sub, inj_tab.f, inj_tab.n, m, strings, &nstr) != 0)
                 return -1;
             c->inj++;
+        } else if (num == iv_checks) {
+            void *m = iv != NULL ? iv->checks[iv->n_checks++] : NULL;
+            if (read_msg(sub, check_tab.f, check_tab.n, m, strings, &nstr) != 0)
+                return -1;
+            c->checks++;
+        } else {
+            void *m = iv != NULL ? iv->metrics[iv->n_metrics++] : NULL;
+            if (read_msg(sub, metric_tab.f, metric_tab.n, m, strings, &nstr) != 0)
+                return -1;
+            c->metrics++;
         }
     }
     c->strings += nstr;
@@ -386,6 +435,8 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
     Quern__ScenarioCount *scens;
     Quern__InjectorLoad *inj;
     Quern__SlowSample *slow;
+    Quern__CheckCount *checks;
+    Quern__MetricSample *metrics;
     struct slots sl;
     char *strings;
     size_t n;
@@ -394,20 +445,26 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
     pthread_once(&tabs_once, tables_init);
     if (find_interval(body, len, &iv) != 0 || count_top(iv, &c) != 0)
         return 0;
-    n = c.steps + c.scens + c.inj + c.slow;
-    /* one block: the structs, then the pointer arrays, then the strings */
+    n = c.steps + c.scens + c.inj + c.slow + c.checks + c.metrics;
+    /* one block: the structs, then the pointer arrays, then the strings (the
+     * structs' sizes are multiples of 8: every part stays aligned) */
     d->block = xmalloc(c.steps * sizeof(*steps) + c.scens * sizeof(*scens) + c.inj * sizeof(*inj) +
-                       c.slow * sizeof(*slow) + (n + 4) * sizeof(void *) + c.strings + 1);
+                       c.slow * sizeof(*slow) + c.checks * sizeof(*checks) +
+                       c.metrics * sizeof(*metrics) + (n + 6) * sizeof(void *) + c.strings + 1);
     steps = d->block;
     scens = (Quern__ScenarioCount *)(steps + c.steps);
     inj = (Quern__InjectorLoad *)(scens + c.scens);
     slow = (Quern__SlowSample *)(inj + c.inj);
+    checks = (Quern__CheckCount *)(slow + c.slow);
+    metrics = (Quern__MetricSample *)(checks + c.checks);
     quern__envelope__init(&d->env);
     quern__interval__init(&d->iv);
-    d->iv.steps = (Quern__StepInterval **)(slow + c.slow);
+    d->iv.steps = (Quern__StepInterval **)(metrics + c.metrics);
     d->iv.scenarios = (Quern__ScenarioCount **)(d->iv.steps + c.steps + 1);
     d->iv.injector = (Quern__InjectorLoad **)(d->iv.scenarios + c.scens + 1);
-    sl.ptr = (Quern__SlowSample **)(d->iv.injector + c.inj + 1);
+    d->iv.checks = (Quern__CheckCount **)(d->iv.injector + c.inj + 1);
+    d->iv.metrics = (Quern__MetricSample **)(d->iv.checks + c.checks + 1);
+    sl.ptr = (Quern__SlowSample **)(d->iv.metrics + c.metrics + 1);
     sl.next = slow;
     strings = (char *)(sl.ptr + c.slow + 1);
     for (size_t i = 0; i < c.steps; i++) {
@@ -424,6 +481,14 @@ int ivdecode_envelope(uint8_t *body, size_t len, ivdecode *d)
     }
     for (size_t i = 0; i < c.slow; i++)
         quern__slow_sample__init(&slow[i]);
+    for (size_t i = 0; i < c.checks; i++) {
+        quern__check_count__init(&checks[i]);
+        d->iv.checks[i] = &checks[i];
+    }
+    for (size_t i = 0; i < c.metrics; i++) {
+        quern__metric_sample__init(&metrics[i]);
+        d->iv.metrics[i] = &metrics[i];
+    }
     if (walk(iv, &again, d, &sl, &strings) != 0) {
         ivdecode_free(d); /* nothing was taken from it yet: protobuf-c judges it */
         return 0;

@@ -9,8 +9,8 @@
  * given: three allocations a message instead of a few hundred.
  *
  * It reads only what it knows: an Envelope holding only an Interval, whose
- * fields, steps (and their slowest samples), scenarios and injector entries
- * are those of quern.proto
+ * fields, steps (and their slowest samples), scenarios, injector entries,
+ * checks and metrics are those of quern.proto
  * with their declared wire types, in any order. Anything else (another
  * message, an unknown field, a status list, a malformed or truncated
  * encoding) is left to protobuf-c (ivdecode_envelope returns 0), which also
@@ -34,7 +34,8 @@
 /** One decoded Envelope; every pointer inside env is into block or body. */
 typedef struct ivdecode {
     Quern__Envelope env; /**< body_case QUERN__ENVELOPE__BODY_INTERVAL, interval = &iv */
-    Quern__Interval iv;  /**< its steps, scenarios and injector entries point into block */
+    Quern__Interval iv;  /**< its lists (steps, scenarios, injector, checks, metrics) point into
+                              block */
     void *block;         /**< owned: the arrays of structs and pointers, and the strings */
 } ivdecode;
 

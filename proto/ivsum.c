@@ -5,6 +5,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
+#include "proto/ivtally.h"
 
 void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
 {
@@ -16,6 +17,7 @@ void ivsum_init(ivsum *s, size_t nsteps, size_t nscens)
     s->missed = xcalloc(nscens ? nscens : 1, sizeof(*s->missed));
     s->arrivals = xcalloc(nscens ? nscens : 1, sizeof(*s->arrivals));
     s->lag = xcalloc(nscens ? nscens : 1, sizeof(*s->lag));
+    tally_init(&s->tally);
 }
 
 void ivsum_free(ivsum *s)
@@ -30,6 +32,7 @@ void ivsum_free(ivsum *s)
     for (size_t i = 0; s->lag != NULL && i < s->nscens; i++)
         hist_free(s->lag[i]);
     xfree(s->lag);
+    tally_free(&s->tally);
     memset(s, 0, sizeof(*s));
 }
 
@@ -53,6 +56,7 @@ void ivsum_reset(ivsum *s)
     for (size_t i = 0; i < s->nload; i++)
         ivsum_load_clear(&s->load[i]);
     s->nload = 0;
+    tally_reset(&s->tally);
 }
 
 /* Adds a sender's service times into d->svc: its own histogram when it sent
@@ -339,6 +343,8 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
     s->vus_started += m->vus_started;
     s->pace_asked_us += m->pacing_asked_us;
     s->pace_lost_us += m->pacing_lost_us;
+    if (ivtally_add_msg(&s->tally, m, err, errlen) != 0)
+        return -1;
     add_loads(s, m);
     s->senders++;
     return 0;
@@ -480,6 +486,7 @@ void ivsum_msg_free(Quern__Interval *m)
         xfree(m->injector[i]);
     }
     xfree(m->injector);
+    ivtally_msg_clear(m);
     xfree(m);
 }
 

@@ -36,6 +36,7 @@
 
 #include "common/rate.h"
 #include "common/stats.h"
+#include "common/tally.h"
 #include "proto/quern.pb-c.h"
 
 #define IVSUM_LOAD_MAX 4096 /* injector entries kept in one sum; more are dropped */
@@ -85,6 +86,7 @@ typedef struct ivsum {
     ivsum_load *load;       /**< owned: nload entries, the senders' workers' own loads,
                                  concatenated in arrival order */
     size_t nload, capload;
+    tally tally; /**< the script's checks and custom metrics of the second (proto/ivtally.h) */
 } ivsum;
 
 /** Initialises s empty for nsteps steps and nscens scenarios. */

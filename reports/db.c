@@ -14,6 +14,7 @@
 #include "common/redact.h"
 #include "common/version.h"
 #include "reports/dbrow.h"
+#include "reports/dbtally.h"
 #include "reports/schema.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
@@ -821,6 +822,9 @@ int db_run_end_reason(db *d, int64_t run_id, const db_run_end_info *ei, const ch
             add_kinds(d, run_id, i, s->kinds, err, errlen) != 0)
             goto fail;
     }
+    if (ei->tally != NULL &&
+        dbtally_write(d->sq, run_id, ei->tally, (double)ei->duration_us / 1e6, err, errlen) != 0)
+        goto fail;
     if (end_status(d, run_id, ei, reason, err, errlen) != 0)
         goto fail;
     if (tx_commit(d, err, errlen) == 0)

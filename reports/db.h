@@ -40,11 +40,12 @@
 #include "common/props.h"
 #include "common/rate.h"
 #include "common/stats.h"
+#include "common/tally.h"
 
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 14
+#define DB_SCHEMA_VERSION 15
 
 /** An open results database; created by db_open, released by db_close. */
 typedef struct db db;
@@ -147,6 +148,8 @@ typedef struct db_run_end_info {
     int64_t duration_us;      /**< measured length of the load (TPS divides by it) */
     const step_stats *totals; /**< nsteps entries: whole-run totals per step */
     size_t nsteps;
+    const tally *tally; /**< the script's checks and custom metrics (reports/dbtally.h);
+                             NULL: none */
 } db_run_end_info;
 
 /** Writes the per-step totals, the status and the end time, in one

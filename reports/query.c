@@ -581,7 +581,7 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
         load_tables(sq, r, err, errlen) != 0 ||
         mseries_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0 ||
         kindseries_load(sq, id, r->npts, r->width_s, r->started_us, &r->kinds, err, errlen) != 0 ||
-        load_capacity(sq, r, err, errlen) != 0)
+        load_capacity(sq, r, err, errlen) != 0 || dbtally_read(sq, id, &r->tally, err, errlen) != 0)
         goto fail;
     if (r->duration_us < 0)
         r->duration_us = r->elapsed_us;
@@ -666,5 +666,6 @@ void query_run_free(query_run *r)
     xfree(r->run_verdict);
     xfree(r->run_verdict_reason);
     mseries_free(&r->mon);
+    dbtally_free(&r->tally);
     xfree(r);
 }

@@ -29,6 +29,7 @@
 #include "reports/chart.h"
 #include "reports/db.h"
 #include "reports/kindseries.h"
+#include "reports/dbtally.h"
 #include "reports/mseries.h"
 #include "reports/runverdict.h"
 
@@ -168,6 +169,8 @@ typedef struct query_run {
     chart_shade sat; /**< the saturated seconds of inj as bands, shaded on every time chart */
     int abandoned;   /**< 1: left running by a console that is gone (status is then
                           "abandoned", status_reason says why) */
+
+    dbtally tally; /**< the script's checks and custom metrics (reports/dbtally.h) */
 
     query_threshold *thresholds; /**< nthresholds, by position */
     size_t nthresholds;

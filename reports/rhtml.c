@@ -15,6 +15,7 @@
 #include "reports/injector.h"
 #include "reports/kindshtml.h"
 #include "reports/slowhtml.h"
+#include "reports/tallyhtml.h"
 
 /* --------------------------------------------------------------------- HTML */
 
@@ -622,12 +623,13 @@ void rhtml_write(FILE *out, const query_run *r)
     fprintf(out,
             "</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
             "<a href=\"#charts\">Charts</a>%s"
-            "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
+            "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>%s"
             "<a href=\"#errors\">Errors</a><a href=\"#kinds\">Errors by kind</a>"
             "<a href=\"#slowest\">Slowest</a>"
             "<a href=\"#agents\">Injectors</a>"
             "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
-            r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "");
+            r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "",
+            r->tally.nchecks + r->tally.nmetrics > 0 ? "<a href=\"#checks\">Checks</a>" : "");
     rhtml_notice(out, r);
     rhtml_cards(out, r);
     rhtml_verdict_section(out, r);
@@ -640,6 +642,7 @@ void rhtml_write(FILE *out, const query_run *r)
     injector_section(out, r->inj, r->ninj, &r->sat);
     steps_table(out, r);
     step_charts(out, r);
+    tallyhtml_section(out, r);
     errors_table(out, r);
     kindshtml_section(out, r);
     slowhtml_section(out, r);

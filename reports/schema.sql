@@ -460,3 +460,38 @@ CREATE TABLE error_kind_seconds (
     count      INTEGER NOT NULL,
     PRIMARY KEY (run_id, step_index, second, class, code, message)
 );
+-- @migration 15
+-- The script's soft checks and custom metrics (common/tally.h), the run's
+-- totals, written with the step totals at the end:
+--   checks: one row a check name: passes and fails over the run.
+--   metrics: one row a custom metric; kind 'counter', 'gauge' or 'trend';
+--     a counter's total and rate (per second of the run); a gauge's value
+--     (the last set), min and max; a trend's count, mean, min, p50, p90, p95,
+--     p99, max, in the script's unit, and its histogram (common/hist.h
+--     encoding, values in thousandths of that unit). The columns another
+--     kind has are NULL.
+CREATE TABLE checks (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    name   TEXT NOT NULL,
+    passes INTEGER NOT NULL,
+    fails  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE metrics (
+    run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    name      TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    total     REAL,
+    rate      REAL,
+    value     REAL,
+    count     INTEGER,
+    mean      REAL,
+    min       REAL,
+    p50       REAL,
+    p90       REAL,
+    p95       REAL,
+    p99       REAL,
+    max       REAL,
+    histogram BLOB,
+    PRIMARY KEY (run_id, name)
+);

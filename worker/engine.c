@@ -365,9 +365,11 @@ static void emit(engine *e, int64_t now)
     iv.nscens = e->scens.nscens;
     for (size_t i = 0; i < e->narr; i++)
         arrive_count_due(&e->arr[i], e, now - e->t0_us);
+    iv.tally = &e->tally;
     judge_second(e, &iv);
     if (e->cfg.sink != NULL)
         e->cfg.sink(e->cfg.sink_ud, &iv);
+    tally_next(&e->tally);
     selfmon_next(&e->mon);
     for (size_t i = 0; i < e->scens.nsteps; i++)
         stats_reset(&e->cur[i]);
@@ -818,6 +820,11 @@ int engine_made_file(engine *e, size_t i, const char **path, const void **data, 
     return lgrpc_made(e->L, i, path, data, len);
 }
 
+const tally *engine_tally(const engine *e)
+{
+    return &e->tally;
+}
+
 void engine_take_loadinfo(engine *e, loadinfo *out)
 {
     *out = e->info;
@@ -884,6 +891,7 @@ void engine_free(engine *e)
 {
     if (e == NULL)
         return;
+    tally_free(&e->tally);
     websocket_free_all(e); /* their handles are in the multi */
     sse_free_all(e);
     /* Easy handles first: each is attached to a group's share. */

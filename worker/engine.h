@@ -24,6 +24,7 @@
 #include "common/rate.h"
 #include "common/stages.h"
 #include "common/stats.h"
+#include "common/tally.h"
 #include "worker/scen.h"
 
 struct vu;
@@ -63,6 +64,7 @@ typedef struct engine_interval {
     const hist *loop_lag;      /**< the loop's lateness samples, or NULL */
     uint64_t start_lag_p99_us; /**< the open model's start lags, p99 over every scenario */
     unsigned saturated;        /**< common/saturation.h SATURATION_* bits; 0: kept up */
+    const tally *tally;        /**< the script's checks and custom metrics of the interval */
 } engine_interval;
 
 /** Receives each interval; called on the loop, must not block. */
@@ -143,6 +145,9 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen);
 /** The scenarios, steps and thresholds (scen_set.thresholds) the script
  *  declared; valid until engine_free. */
 const scen_set *engine_scens(const engine *e);
+/** The script's checks and custom metrics: after the load, the metrics it
+ *  declares (names and kinds). Borrowed. */
+const tally *engine_tally(const engine *e);
 /** The i-th file the script's load made for the bundle (a descriptor set
  *  compiled from a .proto by grpc.load, worker/lgrpc.h): 1 with its path
  *  (relative to the script's folder) and bytes, valid until engine_free;

@@ -123,7 +123,13 @@ struct engine {
     int setup_ref;  /**< registry ref of the decoded setup data (lifecycle.h), 0: none */
     int life_ref;   /**< setup mode: registry ref of what each setup returned, 0: none */
     char *life_err; /**< owned: the first error of a setup or teardown, NULL: none */
-    loadinfo info;  /**< the properties and feeders the script's load asked for (quern check) */
+    /** the script's soft checks and custom metrics (common/tally.h, worker/lcheck.h,
+     *  worker/lmetric.h): metrics declared at load, check names as first used; its
+     *  counts emptied each interval */
+    tally tally;
+    uint64_t check_logged; /**< bit i: check i raised an error, which was logged */
+    int check_ref;         /**< registry ref of the table check name -> index, 0: none yet */
+    loadinfo info; /**< the properties and feeders the script's load asked for (quern check) */
 };
 
 /** Queues the VU's transfer (v->xh->easy, options set): it starts with the

@@ -12,10 +12,12 @@
 #include "common/version.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
+#include "worker/lcheck.h"
 #include "worker/lcodec.h"
 #include "worker/lcrypto.h"
 #include "worker/lcsv.h"
 #include "worker/lhttp.h"
+#include "worker/lmetric.h"
 #include "worker/ljson.h"
 #include "worker/lscript.h"
 #include "worker/lsse.h"
@@ -523,6 +525,8 @@ int lquern_open(lua_State *L)
     lcodec_register(L, -1);
     ljson_register(L, -1);
     lcrypto_register(L, -1);
+    lcheck_register(L, -1);
+    lmetric_register(L, -1);
     lua_pushstring(L, QUERN_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushinteger(L, e->cfg.vus_total);
@@ -559,6 +563,7 @@ void lquern_metatables(lua_State *L)
     lwebsocket_register(L, lua_gettop(L));
     lsse_register(L, lua_gettop(L));
     lgrpc_register(L, lua_gettop(L));
+    lcheck_register_step(L, lua_gettop(L));
     if (luaL_loadbuffer(L, prelude, sizeof(prelude) - 1, "=quern") != LUA_OK)
         lua_error(L);
     lua_pushvalue(L, -2);

@@ -7,6 +7,7 @@
 #include "worker/batch.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
+#include "worker/lcheck.h"
 #include "worker/ljson.h"
 #include "worker/lxml.h"
 #include "worker/pageres.h"
@@ -468,8 +469,9 @@ static int r_tostring(lua_State *L)
 void lresp_metatable(lua_State *L)
 {
     static const luaL_Reg resp_fns[] = {
-        {"expect", r_expect}, {"contains", r_contains},   {"match", r_match},   {"json", r_json},
-        {"xpath", r_xpath},   {"xpath_all", r_xpath_all}, {"header", r_header}, {NULL, NULL}};
+        {"expect", r_expect}, {"contains", r_contains}, {"match", r_match},
+        {"json", r_json},     {"xpath", r_xpath},       {"xpath_all", r_xpath_all},
+        {"header", r_header}, {"check", lcheck_resp},   {NULL, NULL}};
 
     lapi_newmt(L, &resp_key, RESP_MT);
     lua_pushcfunction(L, r_tostring);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "proto/ivsum.h"
+#include "proto/ivtally.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -160,6 +161,7 @@ static void on_interval(void *ud, const engine_interval *iv)
                            iv->pace_lost_us);
     ivsum_msg_set_lag(m, iv->start_lag);
     set_load(m, c->number, iv);
+    ivtally_msg_set(m, iv->tally);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     if (send_env(c->fd, &env) != 0) {

@@ -18,6 +18,7 @@
 ---@class quern
 ---@field json quern.json JSON both ways (`quern.json.encode`, `decode`, `null`, `array`, `object`).
 ---@field crypto quern.crypto Digests, HMAC, random bytes, UUIDs.
+---@field metric quern.metric The script's own metrics: `counter`, `gauge`, `trend`, declared at load time.
 ---@field version string quern's version (`"0.1.0"`).
 ---@field vus integer The number of VUs of the whole test (`--vus`).
 local quern = {}
@@ -63,6 +64,16 @@ function quern.csv(path, opts) end
 ---(`"p95<500ms"`, `"SC-*-STEP-1: errors<1%"`, `"tps>100"`), at load time.
 ---@param expr string
 function quern.threshold(expr) end
+
+---A soft check: judges each entry of `set` (name -> a function called with
+---`value`, passing when it returns a true value, or any value, passing when
+---true) and counts its pass or failure by name, never ending the run nor
+---failing a sample. A function that raises counts as failed. Returns true
+---when every one passed. From `init`, `run` or `finish`; at most 64 names.
+---@param value any
+---@param set table<string, any>
+---@return boolean
+function quern.check(value, set) end
 
 ---`s` in base64 (RFC 4648, standard alphabet, padded).
 ---@param s string
@@ -135,6 +146,13 @@ local Step = {}
 ---@param ... any
 ---@return any ...
 function Step:time(fn, ...) end
+
+---Soft checks on `value`, as `quern.check(value, set)`: counted by name,
+---never failing the step's sample. Returns true when every one passed.
+---@param value any
+---@param set table<string, any>
+---@return boolean
+function Step:check(value, set) end
 
 ---The VU's table, given to `init`, `run` and `finish`: the same one for the
 ---VU's whole life.

@@ -5,12 +5,14 @@
  * within THRESH_EXPR_MAX and a known metric and operator; its scope check,
  * its evaluation on a small run's totals (with samples, and with none), the
  * --abort-on-fail rule and the JUnit cases built from it all run to the end
- * with a NUL-terminated description; a refused one leaves a message. */
+ * with a NUL-terminated description, on the steps' totals and on the
+ * script's checks and metrics; a refused one leaves a message. */
 #include <string.h>
 
 #include "common/hist.h"
 #include "console/jcases.h"
 #include "console/thresh.h"
+#include "console/threshtally.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #define NSTEPS 3
@@ -51,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     fuzz_check(strlen(t->expr) <= THRESH_EXPR_MAX);
-    fuzz_check(t->metric >= THRESH_PERCENTILE && t->metric <= THRESH_ARR_DROPPED);
+    fuzz_check(t->metric >= THRESH_PERCENTILE && t->metric <= THRESH_METRIC);
+    fuzz_check(t->metric != THRESH_METRIC || (t->name != NULL && tally_name_ok(t->name)));
     fuzz_check(t->op >= THRESH_LT && t->op <= THRESH_GE);
     fuzz_check(t->metric != THRESH_PERCENTILE || (t->pct >= 0 && t->pct <= 100));
     thresh_unit(t);
@@ -77,6 +80,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         iv[1].count = 0; /* a step without samples */
         hist_reset(iv[1].hist);
         agg_add(&a, iv, runs, missed, 1000000, 4);
+        {
+            /* the script's checks and one metric of each kind (console/threshtally.h) */
+            char e[128];
+            tally *ty = &a.tally;
+            ty->checks[tally_check_id(ty, "status is 200")].passes = 9;
+            ty->checks[tally_check_id(ty, "status is 200")].fails = 1;
+            tally_counter_add(&ty->metrics[tally_metric_def(ty, "orders", TALLY_COUNTER, e, 128)],
+                              4);
+            tally_gauge_set(&ty->metrics[tally_metric_def(ty, "queue", TALLY_GAUGE, e, 128)], 2, 1);
+            tally_trend_add(&ty->metrics[tally_metric_def(ty, "basket", TALLY_TREND, e, 128)], 7);
+            threshtally_check(t, ty, err, sizeof(err));
+        }
         check_eval(t, &a, 1.0);
         check_eval(t, &a, 30.0);
         for (size_t i = 0; i < NSTEPS; i++)

@@ -48,7 +48,7 @@ static int64_t add_run(fx *f, const char *name, uint64_t n, uint64_t errs, const
     iv.nsteps = 1;
     assert_int_equal(db_interval(f->d, id, &iv, err, sizeof(err)), 0);
     if (status != NULL) {
-        db_run_end_info ei = {status, ri.started_us + 2000000, 2000000, &s, 1};
+        db_run_end_info ei = {status, ri.started_us + 2000000, 2000000, &s, 1, NULL};
         assert_int_equal(db_run_end(f->d, id, &ei, err, sizeof(err)), 0);
     }
     stats_free(&s);

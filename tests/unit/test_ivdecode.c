@@ -16,6 +16,7 @@
 #include "common/stats.h"
 #include "proto/ivdecode.h"
 #include "proto/ivsum.h"
+#include "proto/ivtally.h"
 
 static uint64_t seed = 88172645463325252ull;
 
@@ -40,7 +41,16 @@ static uint8_t *packed_interval(size_t nsteps, size_t *len)
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__Interval *m;
     uint8_t *out;
+    tally t;
+    char err[128];
 
+    tally_init(&t);
+    t.checks[tally_check_id(&t, "status is 200")].passes = 9;
+    t.checks[tally_check_id(&t, "status is 200")].fails = 1;
+    tally_counter_add(&t.metrics[tally_metric_def(&t, "orders", TALLY_COUNTER, err, 128)], 2.5);
+    tally_gauge_set(&t.metrics[tally_metric_def(&t, "queue", TALLY_GAUGE, err, 128)], -3.25,
+                    1700000000000000);
+    tally_trend_add(&t.metrics[tally_metric_def(&t, "basket", TALLY_TREND, err, 128)], 12.5);
     for (size_t i = 0; i < nsteps; i++) {
         for (int k = 0; k < 20; k++) {
             uint64_t us = 1000 + rng() % 200000;
@@ -72,12 +82,14 @@ static uint8_t *packed_interval(size_t nsteps, size_t *len)
     ivsum_msg_set_injector(m, load, 2, "agent-a");
     ivsum_msg_set_little(m, 5, 6, 7);
     ivsum_msg_set_held(m, 3, 300, 200);
+    ivtally_msg_set(m, &t);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     *len = quern__envelope__get_packed_size(&env);
     out = xmalloc(*len);
     quern__envelope__pack(&env, out);
     ivsum_msg_free(m);
+    tally_free(&t);
     ivsum_load_clear(&load[0]);
     hist_free(lag);
     stats_array_free(st, nsteps);
@@ -113,6 +125,12 @@ static void test_round_trip(void **state)
     assert_string_equal(d.iv.scenarios[0]->name, "FANIN");
     assert_string_equal(d.iv.injector[0]->agent, "agent-a");
     assert_string_equal(d.iv.steps[1]->sample_technical, "connection refused");
+    assert_int_equal(d.iv.n_checks, 1);
+    assert_string_equal(d.iv.checks[0]->name, "status is 200");
+    assert_int_equal(d.iv.checks[0]->fails, 1);
+    assert_int_equal(d.iv.n_metrics, 3);
+    assert_true(d.iv.metrics[0]->sum == 2.5);
+    assert_true(d.iv.metrics[1]->value == -3.25 && d.iv.metrics[1]->set_us == 1700000000000000);
     assert_int_equal(d.iv.steps[3]->errors_technical, 1);
     /* the histograms are not copied: they point into the frame */
     assert_true(d.iv.steps[0]->histogram.data > buf && d.iv.steps[0]->histogram.data < buf + len);
@@ -203,6 +221,9 @@ static void fill_scalars(const ProtobufCMessageDescriptor *md, void *msg, char *
         case PROTOBUF_C_TYPE_BOOL:
             *(protobuf_c_boolean *)p = 1;
             break;
+        case PROTOBUF_C_TYPE_DOUBLE:
+            *(double *)p = -0.5 - fd->id;
+            break;
         case PROTOBUF_C_TYPE_STRING:
             *(char **)p = str;
             break;
@@ -228,6 +249,8 @@ static void test_every_field_in_place(void **state)
     Quern__InjectorLoad il = QUERN__INJECTOR_LOAD__INIT, *ilp = &il;
     Quern__SlowSample sl[2] = {QUERN__SLOW_SAMPLE__INIT, QUERN__SLOW_SAMPLE__INIT};
     Quern__SlowSample *slp[2] = {&sl[0], &sl[1]};
+    Quern__CheckCount cc = QUERN__CHECK_COUNT__INIT, *ccp = &cc;
+    Quern__MetricSample ms = QUERN__METRIC_SAMPLE__INIT, *msp = &ms;
     char str[] = "abc";
     size_t len, len2;
     uint8_t *buf, *again;
@@ -240,7 +263,13 @@ static void test_every_field_in_place(void **state)
     fill_scalars(&quern__injector_load__descriptor, &il, str);
     fill_scalars(&quern__slow_sample__descriptor, &sl[0], str);
     fill_scalars(&quern__slow_sample__descriptor, &sl[1], str);
+    fill_scalars(&quern__check_count__descriptor, &cc, str);
+    fill_scalars(&quern__metric_sample__descriptor, &ms, str);
     sl[1].latency_us = 7;
+    iv.checks = &ccp;
+    iv.n_checks = 1;
+    iv.metrics = &msp;
+    iv.n_metrics = 1;
     si.slowest = slp;
     si.n_slowest = 2;
     iv.steps = &sip;

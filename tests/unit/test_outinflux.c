@@ -105,6 +105,36 @@ static void test_points(void **state)
                                 "1700000000000000000\n"));
     assert_non_null(strstr(got, ",class=functional,code=0 count=2i "));
     xfree(got);
+
+    /* the script's checks and metrics: a point each, the check's name escaped */
+    {
+        tally t;
+        char err[128];
+        tally_init(&t);
+        t.checks[tally_check_id(&t, "status is 200")].passes = 9;
+        t.checks[tally_check_id(&t, "status is 200")].fails = 1;
+        tally_counter_add(&t.metrics[tally_metric_def(&t, "orders", TALLY_COUNTER, err, 128)], 3);
+        tally_metric_def(&t, "queue", TALLY_GAUGE, err, 128); /* never set: no point */
+        tally_trend_add(&t.metrics[tally_metric_def(&t, "basket", TALLY_TREND, err, 128)], 2);
+        in.tally = &t;
+        in.final = 0;
+        got = outinflux_render(&in, &len);
+        assert_non_null(strstr(got, "quern_check,check=status\\ is\\ 200,run=7,name=night\\,ly,"
+                                    "env=pre\\ prod passes=9i,fails=1i 1700000000000000000\n"));
+        assert_non_null(strstr(got,
+                               "quern_metric,metric=orders,kind=counter,run=7,"
+                               "name=night\\,ly,env=pre\\ prod total=3 1700000000000000000\n"));
+        assert_non_null(strstr(got, "quern_metric,metric=basket,kind=trend,run=7,name=night\\,ly,"
+                                    "env=pre\\ prod count=1i,mean=2,p50=2,p95=2,p99=2,max=2 "));
+        assert_null(strstr(got, "metric=queue"));
+        xfree(got);
+        in.final = 1;
+        got = outinflux_render(&in, &len);
+        assert_non_null(strstr(got, "quern_check_total,check=status\\ is\\ 200,"));
+        assert_non_null(strstr(got, "quern_metric_total,metric=orders,"));
+        xfree(got);
+        tally_free(&t);
+    }
     props_free(tags);
     stats_free(&st[0]);
     stats_free(&st[1]);

@@ -66,8 +66,35 @@ static void test_second_and_end(void **state)
     assert_null(json_object_get(o, "second"));
     assert_int_equal(
         json_integer_value(json_object_get(json_object_get(o, "arrivals"), "scheduled")), 9);
+    assert_null(json_object_get(o, "checks")); /* a run without any */
     json_decref(o);
     xfree(got);
+
+    /* the script's checks and metrics, as the summary JSON has them */
+    {
+        tally t;
+        char err[128];
+        json_t *c, *m;
+        tally_init(&t);
+        t.checks[tally_check_id(&t, "status is 200")].passes = 3;
+        t.checks[tally_check_id(&t, "status is 200")].fails = 1;
+        tally_counter_add(&t.metrics[tally_metric_def(&t, "orders", TALLY_COUNTER, err, 128)], 8);
+        in.tally = &t;
+        in.seconds = 2;
+        got = outjsonl_render(&in, &len);
+        o = json_loads(got, 0, NULL);
+        c = json_array_get(json_object_get(o, "checks"), 0);
+        m = json_array_get(json_object_get(o, "metrics"), 0);
+        assert_string_equal(json_string_value(json_object_get(c, "name")), "status is 200");
+        assert_int_equal(json_integer_value(json_object_get(c, "fails")), 1);
+        assert_true(json_real_value(json_object_get(c, "pass_pct")) == 75.0);
+        assert_string_equal(json_string_value(json_object_get(m, "kind")), "counter");
+        assert_true(json_real_value(json_object_get(m, "total")) == 8.0);
+        assert_true(json_real_value(json_object_get(m, "rate")) == 4.0);
+        json_decref(o);
+        xfree(got);
+        tally_free(&t);
+    }
     stats_free(&st);
 }
 

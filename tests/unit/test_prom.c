@@ -401,6 +401,51 @@ static void test_websocket(void **state)
     fx_free(&x);
 }
 
+static void test_checks_and_metrics(void **state)
+{
+    fx x;
+    const char *names[] = {"SC-A-STEP-1)Login"};
+    prom_input in = {"m", names, NULL, 1, NULL, 0};
+    char err[128];
+    size_t len;
+    char *got;
+    int c, k, g, tr;
+
+    fx_init(&x, 1);
+    in.a = &x.a;
+    fx_add(&x, 1);
+    got = prom_render(&in, &len);
+    assert_null(strstr(got, "quern_checks_total"));
+    assert_null(strstr(got, "quern_metric_"));
+    xfree(got);
+    c = tally_check_id(&x.a.tally, "status \"200\"");
+    x.a.tally.checks[c].passes = 9;
+    x.a.tally.checks[c].fails = 1;
+    k = tally_metric_def(&x.a.tally, "orders", TALLY_COUNTER, err, sizeof(err));
+    g = tally_metric_def(&x.a.tally, "queue", TALLY_GAUGE, err, sizeof(err));
+    tr = tally_metric_def(&x.a.tally, "basket", TALLY_TREND, err, sizeof(err));
+    tally_counter_add(&x.a.tally.metrics[k], 12);
+    tally_gauge_set(&x.a.tally.metrics[g], 2.5, 1);
+    tally_trend_add(&x.a.tally.metrics[tr], 4);
+    tally_trend_add(&x.a.tally.metrics[tr], 6);
+    got = prom_render(&in, &len);
+    assert_non_null(strstr(got, "# TYPE quern_checks_total counter\n"));
+    assert_non_null(strstr(
+        got, "quern_checks_total{run=\"m\",check=\"status \\\"200\\\"\",result=\"pass\"} 9\n"));
+    assert_non_null(strstr(
+        got, "quern_checks_total{run=\"m\",check=\"status \\\"200\\\"\",result=\"fail\"} 1\n"));
+    assert_non_null(strstr(got, "# TYPE quern_metric_orders_total counter\n"
+                                "quern_metric_orders_total{run=\"m\"} 12\n"));
+    assert_non_null(
+        strstr(got, "# TYPE quern_metric_queue gauge\nquern_metric_queue{run=\"m\"} 2.5\n"));
+    assert_non_null(strstr(got, "# TYPE quern_metric_basket summary\n"));
+    assert_non_null(strstr(got, "quern_metric_basket{run=\"m\",quantile=\"0.99\"} 6\n"));
+    assert_non_null(strstr(got, "quern_metric_basket_sum{run=\"m\"} 10\n"));
+    assert_non_null(strstr(got, "quern_metric_basket_count{run=\"m\"} 2\n"));
+    xfree(got);
+    fx_free(&x);
+}
+
 static void test_injector(void **state)
 {
     fx x;
@@ -469,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_service_and_arrivals),
         cmocka_unit_test(test_injector),
         cmocka_unit_test(test_websocket),
+        cmocka_unit_test(test_checks_and_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,7 +77,7 @@ static int64_t write_run(fx *f, int end)
             stats_merge(&tot[i], &s[i]);
     }
     if (end) {
-        db_run_end_info ei = {"completed", ri.started_us + 3000000, 3000000, tot, 2};
+        db_run_end_info ei = {"completed", ri.started_us + 3000000, 3000000, tot, 2, NULL};
         assert_int_equal(db_run_end(f->d, id, &ei, err, sizeof(err)), 0);
     }
     for (int i = 0; i < 2; i++) {

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "console/thresh.h"
+#include "console/threshtally.h"
 
 #include <math.h>
 #include <string.h>
@@ -710,18 +711,101 @@ static void test_unit_and_measured(void **state)
     agg_free(&a);
 }
 
+/* ---- soft checks and custom metrics (console/threshtally.h) */
+
+static void test_checks_and_metrics(void **state)
+{
+    agg a;
+    thresh_result r;
+    thresh *t;
+    char err[128];
+    int c, k, g, tr;
+    fill f[3] = {{1000, 10, 0, 0, 0, 0}, {0}, {0}};
+
+    build(&a, f, 10);
+    /* a name runs to the last '}', a ':' inside it is no scope */
+    t = parse_ok("checks{a: b}>=99.5%");
+    assert_int_equal(t->metric, THRESH_CHECKS);
+    assert_string_equal(t->name, "a: b");
+    assert_null(t->scope);
+    thresh_free(t);
+    t = parse_ok("metric{basket}:p99.9<200");
+    assert_string_equal(t->field, "p99.9");
+    assert_true(t->pct == 99.9 && t->limit_val == 200);
+    thresh_free(t);
+    parse_fails("checks{x}.rate>1%", "a check has no field");
+    parse_fails("metric{x}.p101<3", "not a metric's field");
+    parse_fails("metric{x-y}>3", "is not a metric name");
+    parse_fails("metric{x}>3ms", "is not a number");
+    parse_fails("checks>=101%", "0% to 100%");
+
+    /* nothing recorded: every one fails */
+    assert_false(eval("checks>=0%", &a, 10, &r));
+    assert_desc(&r, "checks: no check ran, limit >= 0 %");
+    assert_false(eval("metric{orders}>=0", &a, 10, &r));
+
+    c = tally_check_id(&a.tally, "status is 200");
+    a.tally.checks[c].passes = 9;
+    a.tally.checks[c].fails = 1;
+    a.tally.checks[tally_check_id(&a.tally, "body")].passes = 10;
+    assert_true(eval("checks>=95%", &a, 10, &r)); /* 19 of 20 */
+    assert_desc(&r, "checks = 95 % (19 of 20 passed), limit >= 95 %");
+    assert_false(eval("checks>95%", &a, 10, &r));
+    assert_false(eval("checks{status is 200}>=90.000000001%", &a, 10, &r));
+    assert_true(eval("checks{status is 200}>=90%", &a, 10, &r));
+    assert_false(eval("checks{no such}>=0%", &a, 10, &r));
+    assert_desc(&r, "checks{no such}: no such check ran, limit >= 0 %");
+
+    k = tally_metric_def(&a.tally, "orders", TALLY_COUNTER, err, sizeof(err));
+    g = tally_metric_def(&a.tally, "queue", TALLY_GAUGE, err, sizeof(err));
+    tr = tally_metric_def(&a.tally, "basket", TALLY_TREND, err, sizeof(err));
+    tally_counter_add(&a.tally.metrics[k], 30);
+    tally_gauge_set(&a.tally.metrics[g], 7, 1);
+    tally_gauge_set(&a.tally.metrics[g], 2, 2);
+    for (int i = 1; i <= 100; i++)
+        tally_trend_add(&a.tally.metrics[tr], i);
+    assert_true(eval("metric{orders}>=30", &a, 10, &r));
+    assert_desc(&r, "metric{orders}.total = 30, limit >= 30");
+    assert_true(eval("metric{orders}.rate>=3", &a, 10, &r));
+    assert_true(eval("metric{queue}<3", &a, 10, &r));
+    assert_true(eval("metric{queue}.max>=7", &a, 10, &r));
+    assert_true(eval("metric{basket}.p95<=95.5", &a, 10, &r));
+    assert_true(eval("metric{basket}.count>=100", &a, 10, &r));
+    assert_false(eval("metric{basket}<1000", &a, 10, &r)); /* a trend has no default */
+    assert_desc(&r, "metric{basket} is a trend: it has no default field (say which)");
+    assert_false(eval("metric{orders}.p95<1", &a, 10, &r));
+
+    /* before the run: the metrics the script declares */
+    t = parse_ok("metric{orders}.rate>1");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), 0);
+    thresh_free(t);
+    t = parse_ok("metric{nope}>1");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "the script declares no metric nope"));
+    thresh_free(t);
+    t = parse_ok("metric{queue}.p95>1");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "queue is a gauge, which has no p95"));
+    thresh_free(t);
+    t = parse_ok("checks>1%");
+    assert_int_equal(threshtally_check(t, &a.tally, err, sizeof(err)), 0);
+    thresh_free(t);
+    agg_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_latency),     cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_parse_tps_count),   cmocka_unit_test(test_parse_scope),
-        cmocka_unit_test(test_parse_bad),         cmocka_unit_test(test_eval_percentile_boundary),
-        cmocka_unit_test(test_eval_mean_max),     cmocka_unit_test(test_service),
-        cmocka_unit_test(test_eval_merged),       cmocka_unit_test(test_eval_errors),
-        cmocka_unit_test(test_eval_tps_count),    cmocka_unit_test(test_eval_globs),
-        cmocka_unit_test(test_eval_no_samples),   cmocka_unit_test(test_eval_accumulates),
-        cmocka_unit_test(test_can_still_pass),    cmocka_unit_test(test_abort_on_partial_data),
-        cmocka_unit_test(test_unit_and_measured), cmocka_unit_test(test_arrivals),
+        cmocka_unit_test(test_parse_latency),      cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_tps_count),    cmocka_unit_test(test_parse_scope),
+        cmocka_unit_test(test_parse_bad),          cmocka_unit_test(test_eval_percentile_boundary),
+        cmocka_unit_test(test_eval_mean_max),      cmocka_unit_test(test_service),
+        cmocka_unit_test(test_eval_merged),        cmocka_unit_test(test_eval_errors),
+        cmocka_unit_test(test_eval_tps_count),     cmocka_unit_test(test_eval_globs),
+        cmocka_unit_test(test_eval_no_samples),    cmocka_unit_test(test_eval_accumulates),
+        cmocka_unit_test(test_can_still_pass),     cmocka_unit_test(test_abort_on_partial_data),
+        cmocka_unit_test(test_unit_and_measured),  cmocka_unit_test(test_arrivals),
+        cmocka_unit_test(test_checks_and_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

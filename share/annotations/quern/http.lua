@@ -90,6 +90,15 @@ local Response = {}
 ---@return quern.Response
 function Response:expect(status) end
 
+---A soft check named `name` on this response: `cond` a function called with
+---`r` (passes when it returns a true value) or a value (passes when true).
+---Counted by name; it never fails the sample nor ends the run. Returns
+---whether it passed.
+---@param name string
+---@param cond any
+---@return boolean
+function Response:check(name, cond) end
+
 ---Passes when the body contains `s`, plainly (no pattern). Returns `r`.
 ---@param s string
 ---@return quern.Response
