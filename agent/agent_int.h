@@ -154,6 +154,10 @@ void arun_start(agent *a, const Quern__StartRun *sr);
 
 /** Stops the workers: immediate SIGKILLs them, else Stop or SIGTERM. */
 void arun_stop(arun *r, int immediate, const char *why);
+/** The console's Steer (env->steer, run r's): checked, then passed to every
+ *  live worker as it is (each takes its own share of a new number of VUs,
+ *  its stripe of a new rate); dropped before Go or once stopping. */
+void arun_steer(arun *r, const Quern__Envelope *env);
 
 /** Reaps exited workers, enforces the deadlines, ends the run when every
  *  worker is gone. */

@@ -18,6 +18,8 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/memsize.h"
+#include "common/rate.h"
+#include "common/stages.h"
 #include "proto/handshake.h"
 #include "proto/ivsum.h"
 #include "worker/wproc.h"
@@ -67,6 +69,7 @@ static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
     ivsum_msg_set_held(m, sum->held, sum->held_us, sum->held_max_us);
     ivsum_msg_set_delivery(m, sum->vus_planned, sum->vus_started, sum->pace_asked_us,
                            sum->pace_lost_us);
+    ivsum_msg_set_paused(m, sum->paused_us);
     ivsum_msg_set_lag(m, sum->lag);
     ivsum_msg_set_injector(m, sum->load, sum->nload, r->a->name); /* each worker's, named */
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
@@ -125,6 +128,22 @@ void arun_stop(arun *r, int immediate, const char *why)
      * that, agent/stall.h judges it. */
     if (r->kill_at_us == 0 || immediate)
         r->kill_at_us = now + (immediate ? 0 : r->grace_us + AGENT_KILL_AFTER_US);
+}
+
+void arun_steer(arun *r, const Quern__Envelope *env)
+{
+    const Quern__Steer *st = env->steer;
+
+    if (!r->go || r->stopping)
+        return;
+    if (!(st->rate >= 0 && st->rate <= RATE_MAX_PER_S) || st->vus > STAGES_VUS_MAX) {
+        log_msg(LOG_ERROR, "run %llu: refused a steer out of bounds",
+                (unsigned long long)r->run_id);
+        return;
+    }
+    for (unsigned i = 0; i < r->nworkers; i++)
+        if (r->w[i].pid > 0 && peer_alive(&r->w[i].link))
+            peer_send(&r->w[i].link, (Quern__Envelope *)env);
 }
 
 void arun_free(arun *r)
