@@ -136,8 +136,9 @@ static int post(const char *console, const char *path, const char *token, size_t
     if (status == 200) {
         ret = 0;
     } else if (status == 401) {
-        fprintf(stderr, "quern ctl: the console refused the token (401): %s (--token-file)\n",
-                token == NULL ? "give the run's --token-file" : "not the run's --token-file");
+        fprintf(stderr, "quern ctl: the console refused the request (401): %s\n",
+                token == NULL ? "it asks for a token: give --token-file, the run's"
+                              : "--token-file is not the run's token");
     } else if (status == 400 || status == 404) {
         fprintf(stderr, "quern ctl: %s\n", body.buf);
     } else if (status == 421) {
