@@ -68,23 +68,31 @@ between "the run's duration leaves the pause out (s)" "$(sj "$TMP/closed.json" '
 between "yet the load went on 2 s longer: its last hit (s after vus 10)" \
   "$(awk '$4 == "/hit" { t = $1 } END { print t }' "$LOG" | awk -v a="$T_VUS" '{ printf "%.1f", $1 - a }')" 6.0 7.2
 eq "the console's count is nginx's" "$(sj "$TMP/closed.json" '.tests[0].count')" "$(grep -c ' /hit$' "$LOG")"
+# a run's pacing slot moves with the pause: no response time counts it
+between "closed: the slowest response time leaves the pause out (ms)" "$(sj "$TMP/closed.json" '.tests[0].max_ms')" 0 800
 eq "the database keeps the change of VUs" "$(sqlite3 "$TMP/closed.db" "SELECT value FROM steers WHERE kind = 'vus'")" 10.0
 between "the database keeps the pause (s)" \
   "$(sqlite3 "$TMP/closed.db" "SELECT (end_us - at_us) / 1e6 FROM steers WHERE kind = 'pause'")" 1.9 2.3
 between "the seconds say how long they were paused (s)" \
   "$(sqlite3 "$TMP/closed.db" 'SELECT sum(paused_us) / 1e6 FROM intervals')" 1.9 2.3
 
-# ---- the open model: 100/s, then rate 200/s, then stop
+# ---- the open model: 100/s, a 1 s pause, then rate 200/s, then stop
 new_log
 start_run open --rate 100/s --duration 8s --max-vus 50
 wait_for "$LOG" ' /hit$' 10
-sleep 2.5
+sleep 0.5
+ctl pause
+T_OPAUSE=$(now)
+sleep 1
+T_ORESUME=$(now)
+ctl resume
+sleep 2
 ctl vus 5
 eq "vus in the open model: refused (exit 1)" "$?" 1
 T_RATE=$(now)
 ctl rate 200/s
 eq "rate 200/s: exit 0" "$?" 0
-sleep 2.5
+sleep 2
 T_STOP=$(now)
 ctl stop
 eq "stop: exit 0" "$?" 0
@@ -92,10 +100,14 @@ wait_exit "$RUN_PID" 20
 eq "stop: the run exits 1" "$WAIT_RC" 1
 eq "stop: the verdict is stopped" "$(sj "$TMP/open.json" '.run.status')" stopped
 check "stop: the verdict says quern ctl stopped it" grep -q 'quern ctl stop' "$TMP/open.out" "$TMP/open.err"
-before=$(hits "$(plus "$T_RATE" -2)" "$T_RATE")
-after=$(hits "$(plus "$T_RATE" 0.5)" "$(plus "$T_RATE" 2.5)")
-echo "# arrivals in the 2 s before rate 200/s: $before, in 2 s after: $after"
+before=$(hits "$(plus "$T_ORESUME" 0.5)" "$T_RATE")
+after=$(hits "$(plus "$T_RATE" 0.5)" "$(plus "$T_RATE" 2)")
+echo "# arrivals in the 1.5 s before rate 200/s: $before, in 1.5 s after: $after"
 between "rate 200/s: twice the arrivals a second (ratio)" "$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.2f", b / a }')" 1.8 2.2
+eq "open: paused, no arrival" "$(hits "$(plus "$T_OPAUSE" 0.2)" "$T_ORESUME")" 0
+# the arrivals' schedule moves with the pause: none is late by it
+between "open: the slowest response time leaves the pause out (ms)" "$(sj "$TMP/open.json" '.tests[0].max_ms')" 0 500
+eq "open: no arrival dropped" "$(sj "$TMP/open.json" '.scenarios[0].arrivals.dropped')" 0
 eq "stop: no request after it (0.5 s on)" "$(hits "$(plus "$T_STOP" 0.5)" 9999999999)" 0
 eq "the database keeps the change of rate" "$(sqlite3 "$TMP/open.db" "SELECT value FROM steers WHERE kind = 'rate'")" 200.0
 no_sanitizer_report "$TMP"/*.err && ok "no sanitizer report" || notok "no sanitizer report"
