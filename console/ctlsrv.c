@@ -42,10 +42,10 @@ struct ctlsrv {
     int stopping; /* a stop was taken */
     uint32_t vus_max;
     int open;
-    ev_async wake;     /* the HTTP thread wakes the loop */
-    struct run *r;     /* borrowed, once attached */
-    unsigned seq;      /* steers sent */
-    unsigned pause_seq; /* the pause under way's seq */
+    ev_async wake;         /* the HTTP thread wakes the loop */
+    struct run *r;         /* borrowed, once attached */
+    unsigned seq;          /* steers sent */
+    unsigned pause_seq;    /* the pause under way's seq */
     int64_t pause_from_us; /* monotonic, 0: not paused (the loop's view) */
     int64_t paused_us;     /* pauses ended, summed */
 };
@@ -103,8 +103,10 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
             return MHD_HTTP_CONFLICT;
         }
         if (end == NULL || *end != '\0' || n < 1 || n > s->vus_max) {
-            snprintf(msg, msglen, "vus: N must be a whole number from 1 to %u (the run's ceiling, "
-                     "--max-vus)\n", s->vus_max);
+            snprintf(msg, msglen,
+                     "vus: N must be a whole number from 1 to %u (the run's ceiling, "
+                     "--max-vus)\n",
+                     s->vus_max);
             return MHD_HTTP_BAD_REQUEST;
         }
         cmd->vus = (uint32_t)n;
@@ -113,7 +115,8 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
         char err[160];
         cmd->kind = QUERN__STEER__KIND__RATE;
         if (!s->open) {
-            snprintf(msg, msglen, "rate: this run has no arrival rate (the closed model): use vus\n");
+            snprintf(msg, msglen,
+                     "rate: this run has no arrival rate (the closed model): use vus\n");
             return MHD_HTTP_CONFLICT;
         }
         if (v == NULL || rate_parse(v, 1, &cmd->rate, err, sizeof(err)) != 0) {
@@ -131,9 +134,10 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
 static unsigned admit(ctlsrv *s, const ctlsrv_cmd *cmd, char *msg, size_t msglen)
 {
     if (!s->running || s->stopping) {
-        snprintf(msg, msglen, "%s\n", s->stopping ? "the run is stopping"
-                                                  : "the run is not under way (not started yet, "
-                                                    "or over)");
+        snprintf(msg, msglen, "%s\n",
+                 s->stopping ? "the run is stopping"
+                             : "the run is not under way (not started yet, "
+                               "or over)");
         return MHD_HTTP_CONFLICT;
     }
     if (cmd->kind == QUERN__STEER__KIND__PAUSE && s->paused) {
@@ -269,7 +273,8 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
         break;
     default:
         record_steer(r, seq, at, "stop", 0, 0);
-        log_msg(LOG_INFO, "quern ctl stop: stopping the agents (VUs finish their request in flight)");
+        log_msg(LOG_INFO,
+                "quern ctl stop: stopping the agents (VUs finish their request in flight)");
         control_interrupt(r, CONTROL_STOP_CTL);
         break;
     }

@@ -271,8 +271,7 @@ static const opttab_row rows[] = {
      "else 10 x --vus (at most 1000)",
      OPTTAB_STR(run_opts, control)},
     {"control-port-file", required_argument, OPT_CONTROL_PORT_FILE, "--control-port-file FILE",
-     "write the control port there (useful with port 0)",
-     OPTTAB_STR(run_opts, control_port_file)},
+     "write the control port there (useful with port 0)", OPTTAB_STR(run_opts, control_port_file)},
     {NULL, 0, 0, NULL, "\npass/fail:", OPTTAB_NONE},
     {"threshold", required_argument, OPT_THRESHOLD, "--threshold EXPR",
      "a condition the run must meet (repeatable), e.g.\n"

@@ -127,11 +127,17 @@ void record_thresholds(run *r, const thresh_result *rs)
 
 void record_second(run *r, uint64_t second, const ivsum *sum)
 {
-    db_iv div = {second,     r->db_start_us + (int64_t)second * 1000000,
-                 1000000,    sum->active_vus,
-                 sum->steps, r->nsteps,
-                 sum->runs,  sum->missed,
-                 r->nscens,  sum->arrivals, (int64_t)sum->paused_us};
+    db_iv div = {second,
+                 r->db_start_us + (int64_t)second * 1000000,
+                 1000000,
+                 sum->active_vus,
+                 sum->steps,
+                 r->nsteps,
+                 sum->runs,
+                 sum->missed,
+                 r->nscens,
+                 sum->arrivals,
+                 (int64_t)sum->paused_us};
     char err[1024];
 
     if (record_db(r) != NULL && db_interval(r->db, r->db_run, &div, err, sizeof(err)) != 0)

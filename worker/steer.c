@@ -77,8 +77,8 @@ void steer_resume(engine *e)
     len = now - e->paused_at_us;
     e->paused = 0;
     e->load_t0_us += len;
-    e->iv_paused_us += (uint64_t)(now - (e->paused_at_us > e->iv_start_us ? e->paused_at_us
-                                                                           : e->iv_start_us));
+    e->iv_paused_us +=
+        (uint64_t)(now - (e->paused_at_us > e->iv_start_us ? e->paused_at_us : e->iv_start_us));
     for (uint32_t i = 0; i < e->nvus; i++) {
         vu *v = &e->vus[i];
         uint8_t held = v->held;
@@ -188,8 +188,7 @@ int steer_vus(engine *e, uint32_t n)
             } else {
                 vu_wait_timer(v, 0, VU_PACING); /* its next run, at once */
             }
-        } else if (v->gid > n && !v->dormant &&
-                   (v->phase == VU_WAITING || v->phase == VU_PACE)) {
+        } else if (v->gid > n && !v->dormant && (v->phase == VU_WAITING || v->phase == VU_PACE)) {
             go_dormant(v); /* not in a run: at once */
         }
         /* those in a run go dormant at its end (steer_out) */
