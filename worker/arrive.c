@@ -434,7 +434,7 @@ void arrive_pause(arrive *a, struct engine *e, int paused)
         arm(a, e);
 }
 
-int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s)
+int arrive_restage(arrive *a, uint32_t stripe, int64_t at_us, double per_s)
 {
     int64_t end = rate_total_us(a->st, a->nst), t = 0;
     rate_stage *st = xcalloc(a->nst + 3, sizeof(*st));
@@ -470,7 +470,7 @@ int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s)
     a->st = st;
     a->nst = n;
     /* The arrivals already taken stay taken: the walk resumes at the next. */
-    rate_cursor_init(&a->cur, a->st, a->nst, (e->cfg.vu_first - 1) % stripes, stripes);
+    rate_cursor_init(&a->cur, a->st, a->nst, stripe % stripes, stripes);
     for (;;) {
         if (rate_cursor_next(&a->cur, &a->next_us) != 0) {
             a->next_us = -1;
@@ -480,6 +480,15 @@ int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s)
             break;
     }
     a->spare_at_us = 0;
+    return 0;
+}
+
+int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s)
+{
+    uint32_t stripes = a->stripes ? a->stripes : 1;
+
+    if (arrive_restage(a, (e->cfg.vu_first - 1) % stripes, at_us, per_s) != 0)
+        return -1;
     duefd_stop(&a->due, e->loop);
     if (a->next_us >= 0 && !e->paused)
         arm(a, e);

@@ -127,6 +127,12 @@ void arrive_stop(arrive *a, struct engine *e);
 /** A pause (worker/steer.h) stops the timer; its end arms it again, on the
  *  load clock moved on by the pause. */
 void arrive_pause(arrive *a, struct engine *e, int paused);
+/** arrive_set_rate's schedule alone (stripe: this worker's, of a's
+ *  stripes): a's stages cut at at_us, then per_s x a->share held to the
+ *  planned end (a->st, owned, replaced), the cursor at the next arrival not
+ *  taken; no timer touched. 0, or -1 (nothing changed) when at_us is past
+ *  the end or a stopped. */
+int arrive_restage(arrive *a, uint32_t stripe, int64_t at_us, double per_s);
 /** The rate becomes per_s of the whole run (a's share of it) from at_us of
  *  the load clock to the planned end; the arrivals already taken stay, the
  *  next one is the next k of the new list. 0, or -1 when at_us is past the
