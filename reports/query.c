@@ -428,6 +428,17 @@ static void row_slow(sqlite3_stmt *st, query_run *r)
     q->trace_id = sqlite3_column_type(st, 5) != SQLITE_NULL ? query_col_str(st, 5) : NULL;
 }
 
+static void row_steer(sqlite3_stmt *st, query_run *r)
+{
+    query_steer *q;
+    r->steers = xrealloc(r->steers, (r->nsteers + 1) * sizeof(*r->steers));
+    q = &r->steers[r->nsteers++];
+    q->at_us = sqlite3_column_int64(st, 0);
+    q->kind = query_col_str(st, 1);
+    q->value = sqlite3_column_type(st, 2) != SQLITE_NULL ? sqlite3_column_double(st, 2) : NAN;
+    q->end_us = sqlite3_column_type(st, 3) != SQLITE_NULL ? sqlite3_column_int64(st, 3) : -1;
+}
+
 static void row_scen(sqlite3_stmt *st, query_run *r)
 {
     query_scen *s;
@@ -471,6 +482,9 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
                   "SELECT step_index, rank, latency_us, start_us, vu, trace_id FROM slowest "
                   "WHERE run_id = ? ORDER BY step_index, rank",
                   row_slow, err, errlen) != 0 ||
+        load_rows(sq, r,
+                  "SELECT at_us, kind, value, end_us FROM steers WHERE run_id = ? ORDER BY seq",
+                  row_steer, err, errlen) != 0 ||
         load_rows(sq, r,
                   "SELECT name, runs, missed_pacing, arr_scheduled, arr_started, arr_late, "
                   "arr_dropped FROM scenario_totals WHERE run_id = ? "
@@ -647,6 +661,9 @@ void query_run_free(query_run *r)
     for (size_t i = 0; i < r->nslow; i++)
         xfree(r->slow[i].trace_id);
     xfree(r->slow);
+    for (size_t i = 0; i < r->nsteers; i++)
+        xfree(r->steers[i].kind);
+    xfree(r->steers);
     for (size_t i = 0; i < r->nscens; i++)
         xfree(r->scens[i].name);
     xfree(r->scens);

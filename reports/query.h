@@ -102,6 +102,14 @@ typedef struct query_slow {
     char *trace_id; /**< owned, NULL when none */
 } query_slow;
 
+/** One steers row: a change made to the running load (quern ctl). */
+typedef struct query_steer {
+    int64_t at_us;  /**< from the start of the load */
+    char *kind;     /**< owned: "pause", "vus", "rate", "stop" */
+    double value;   /**< the VUs or the rate asked (NAN: none) */
+    int64_t end_us; /**< a pause's resume, from the start; -1: none */
+} query_steer;
+
 /** One scenario_totals row. */
 typedef struct query_scen {
     char *name; /**< owned */
@@ -145,6 +153,8 @@ typedef struct query_run {
     size_t nslow;
     query_scen *scens;
     size_t nscens;
+    query_steer *steers; /**< the changes made while it ran, in order */
+    size_t nsteers;
 
     /* What the run was asked to do (-1 or NULL: not recorded, an older quern). */
     int64_t req_duration_us;    /**< --duration (0: none) */

@@ -526,6 +526,43 @@ static void kv(FILE *out, const char *key, const char *value, int code)
     fprintf(out, "%s</dd>\n", code ? "</code>" : "");
 }
 
+/* The changes made to the running load (quern ctl, the live page), one row
+ * each: a pause with how long it held the load, which the run's duration
+ * and rates leave out; a new number of VUs or rate from then on. */
+static void steers_section(FILE *out, const query_run *r)
+{
+    char b[64], v[64];
+
+    if (r->nsteers == 0)
+        return;
+    fputs("<section id=\"steers\">\n<h2>Manual changes</h2>\n<p>Made while the run went on "
+          "(quern ctl). A pause held every VU; its time is left out of the run's duration, "
+          "rates and response times.</p>\n<table class=\"steps\"><thead><tr><th>at</th>"
+          "<th>change</th><th>for</th></tr></thead>\n<tbody>\n",
+          out);
+    for (size_t i = 0; i < r->nsteers; i++) {
+        const query_steer *q = &r->steers[i];
+        if (strcmp(q->kind, "vus") == 0)
+            snprintf(v, sizeof(v), "%.0f VUs from then on", q->value);
+        else if (strcmp(q->kind, "rate") == 0)
+            snprintf(v, sizeof(v), "%g/s from then on", q->value);
+        else if (strcmp(q->kind, "pause") == 0)
+            snprintf(v, sizeof(v), "paused");
+        else
+            snprintf(v, sizeof(v), "%s", q->kind);
+        fputs("<tr class=\"steer-", out);
+        html_esc(out, q->kind);
+        fprintf(out, "\"><td>%.1f s</td><td>", (double)q->at_us / 1e6);
+        html_esc(out, v);
+        fputs("</td><td>", out);
+        if (strcmp(q->kind, "pause") == 0)
+            html_esc(out,
+                     q->end_us >= 0 ? dur_prose(q->end_us - q->at_us, b, sizeof(b)) : "to the end");
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table>\n</section>\n", out);
+}
+
 static void settings(FILE *out, const query_run *r)
 {
     char b[64], t[64];
@@ -623,9 +660,10 @@ void rhtml_write(FILE *out, const query_run *r)
             "<a href=\"#charts\">Charts</a>%s"
             "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>"
             "<a href=\"#errors\">Errors</a><a href=\"#slowest\">Slowest</a>"
-            "<a href=\"#agents\">Injectors</a>"
+            "<a href=\"#agents\">Injectors</a>%s"
             "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
-            r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "");
+            r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "",
+            r->nsteers > 0 ? "<a href=\"#steers\">Manual changes</a>" : "");
     rhtml_notice(out, r);
     rhtml_cards(out, r);
     rhtml_verdict_section(out, r);
@@ -641,6 +679,7 @@ void rhtml_write(FILE *out, const query_run *r)
     errors_table(out, r);
     slowhtml_section(out, r);
     rhtml_agents(out, r);
+    steers_section(out, r);
     settings(out, r);
     fputs("</main>\n<footer>quern " QUERN_VERSION
           " · from the results database alone · this page needs no network</footer>\n",

@@ -73,6 +73,9 @@ between "closed: the slowest response time leaves the pause out (ms)" "$(sj "$TM
 eq "the database keeps the change of VUs" "$(sqlite3 "$TMP/closed.db" "SELECT value FROM steers WHERE kind = 'vus'")" 10.0
 between "the database keeps the pause (s)" \
   "$(sqlite3 "$TMP/closed.db" "SELECT (end_us - at_us) / 1e6 FROM steers WHERE kind = 'pause'")" 1.9 2.3
+"$QUERN" report --db "$TMP/closed.db" -o "$TMP/closed.html" >/dev/null 2>&1
+check "the report lists the change of VUs" grep -q '10 VUs from then on' "$TMP/closed.html"
+check "the report lists the pause" grep -q '<tr class="steer-pause">' "$TMP/closed.html"
 between "the seconds say how long they were paused (s)" \
   "$(sqlite3 "$TMP/closed.db" 'SELECT sum(paused_us) / 1e6 FROM intervals')" 1.9 2.3
 
