@@ -155,26 +155,12 @@ static unsigned admit(ctlsrv *s, const ctlsrv_cmd *cmd, char *msg, size_t msglen
     return 0;
 }
 
-/* MHD's access handler, on its thread: answers at the first call. */
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_len, void **req_cls)
+enum MHD_Result ctlsrv_command(ctlsrv *s, struct MHD_Connection *c, const char *path)
 {
-    ctlsrv *s = cls;
     ctlsrv_cmd cmd;
     char msg[256];
-    unsigned status;
+    unsigned status = parse(s, c, path, &cmd, msg, sizeof(msg));
 
-    if (strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
-        const char *hdrs[] = {MHD_HTTP_HEADER_ALLOW, "POST", NULL};
-        static const char body[] = "method not allowed: the commands are POST requests\n";
-        return hsrv_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", body,
-                          sizeof(body) - 1, hdrs);
-    }
-    if (!hsrv_token_ok(&s->srv, hsrv_bearer(MHD_lookup_connection_value(
-                                    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))))
-        return reply(c, MHD_HTTP_UNAUTHORIZED, "a bearer token is required (--token-file)\n");
-    status = parse(s, c, url, &cmd, msg, sizeof(msg));
     if (status != 0)
         return reply(c, status, msg);
     pthread_mutex_lock(&s->mu);
@@ -189,9 +175,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     pthread_mutex_unlock(&s->mu);
     if (status != 0)
         return reply(c, status, msg);
-    if (s->r != NULL)
-        ev_async_send(s->r->loop, &s->wake);
+    /* running, so attached: r is set */
+    ev_async_send(s->r->loop, &s->wake);
     return reply(c, MHD_HTTP_OK, "ok\n");
+}
+
+/* MHD's access handler, on its thread: answers at the first call. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_len, void **req_cls)
+{
+    ctlsrv *s = cls;
+
+    if (strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
+        const char *hdrs[] = {MHD_HTTP_HEADER_ALLOW, "POST", NULL};
+        static const char body[] = "method not allowed: the commands are POST requests\n";
+        return hsrv_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", body,
+                          sizeof(body) - 1, hdrs);
+    }
+    if (!hsrv_token_ok(&s->srv, hsrv_bearer(MHD_lookup_connection_value(
+                                    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))))
+        return reply(c, MHD_HTTP_UNAUTHORIZED, "a bearer token is required (--token-file)\n");
+    return ctlsrv_command(s, c, url);
 }
 
 ctlsrv *ctlsrv_start(const run_opts *o, uint32_t vus_max, int open, char *err, size_t errlen)

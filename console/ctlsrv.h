@@ -34,8 +34,13 @@
 #ifndef QUERN_CTLSRV_H
 #define QUERN_CTLSRV_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <microhttpd.h>
 
 #include "console/opts.h"
 
@@ -71,6 +76,11 @@ int64_t ctlsrv_paused_us(const ctlsrv *s, int64_t now);
 
 /** 1 while paused (NULL: 0). */
 int ctlsrv_is_paused(const ctlsrv *s);
+
+/** Takes the command of path ("/pause", "/vus", ...; its query in c) from
+ *  a request already authorised (the live page's, console/web.h) and
+ *  answers it as the endpoint does. MHD's thread. */
+enum MHD_Result ctlsrv_command(ctlsrv *s, struct MHD_Connection *c, const char *path);
 
 /** Stops serving and frees s (NULL is fine). */
 void ctlsrv_stop(ctlsrv *s);

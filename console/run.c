@@ -308,6 +308,7 @@ int run_main(int argc, char **argv)
         goto fail;
     r.loop = ev_loop_new(EVFLAG_AUTO);
     ctlsrv_attach(r.ctl, &r);
+    web_set_control(r.web, r.ctl);
     agents_watch(&r);
     control_start(&r);
     ev_run(r.loop, 0);

@@ -29,8 +29,19 @@ ctl() { "$QUERN" ctl --console "$CTL" --token-file "$TMP/token" "$@" 2>>"$TMP/ct
 
 # ---- the closed model: --vus 5, then vus 10, then a 2 s pause
 new_log
-start_run closed --vus 5 --duration 6s
+start_run closed --vus 5 --duration 6s --web 127.0.0.1:0 --web-port-file "$TMP/closed.wport" \
+  --metrics-linger 0
 wait_for "$LOG" ' /hit$' 10
+# the live page: its controls' secret only for a page opened with the token
+WEB=http://127.0.0.1:$(cat "$TMP/closed.wport")
+eq "the page with a wrong token: 401" "$(curl -s -o /dev/null -w '%{http_code}' "$WEB/?token=x$(cat "$TMP/token")")" 401
+KEY=$(curl -s -o /dev/null -w '%{redirect_url}' "$WEB/?token=$(cat "$TMP/token")" | sed -n 's|.*/#k=\([0-9a-f]\{64\}\)$|\1|p')
+eq "the page with the token: its redirect gives the controls a secret (not the token)" "${#KEY}" 64
+check "the page has the controls (hidden until opened with the token)" sh -c "curl -s '$WEB/' | grep -q 'id=\"controls\"'"
+eq "a command from the page without the secret: 401" "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$WEB/control/stop")" 401
+eq "a command from the page with another secret: 401" \
+  "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Quern-Control: ${KEY%?}0" "$WEB/control/stop")" 401
+eq "a command from the page by GET: 405" "$(curl -s -o /dev/null -w '%{http_code}' -H "X-Quern-Control: $KEY" "$WEB/control/stop")" 405
 sleep 1
 "$QUERN" ctl --console "$CTL" --token-file "$TMP/wrong" vus 10 2>"$TMP/wrong.err"
 eq "a wrong token: exit 2" "$?" 2
@@ -54,8 +65,8 @@ ctl pause
 eq "pause again: refused (exit 1)" "$?" 1
 sleep 2
 T_RESUME=$(now)
-ctl resume
-eq "resume: exit 0" "$?" 0
+eq "resume from the live page's controls: 200" \
+  "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Quern-Control: $KEY" "$WEB/control/resume")" 200
 wait_exit "$RUN_PID" 20
 eq "closed: the run completes (exit 0)" "$WAIT_RC" 0
 eq "before vus 10 (the wrong token changed nothing): 5 VUs" "$(distinct "$(plus "$T_VUS" -1.2)" "$T_VUS")" 5
