@@ -277,6 +277,11 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
                 rate_format(c->rate, rb, sizeof(rb)), (double)at / 1e6);
         break;
     default:
+        if (s->pause_from_us > 0) { /* the workers resume to stop: the pause ends here */
+            s->paused_us += now - s->pause_from_us;
+            record_steer_end(r, s->pause_seq, at);
+            s->pause_from_us = 0;
+        }
         record_steer(r, seq, at, "stop", 0, 0);
         log_msg(LOG_INFO,
                 "quern ctl stop: stopping the agents (VUs finish their request in flight)");

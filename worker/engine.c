@@ -558,9 +558,11 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 
 void engine_check_dormant(engine *e)
 {
-    /* The planned end, as when the last VU did its runs; through the end
-     * timer, not from inside a VU's call. */
-    if (e->ndormant > 0 && e->done + e->ndormant == e->nvus && !e->stopping) {
+    /* --runs: the planned end, as when the last VU did its runs; through
+     * the end timer, not from inside a VU's call. (With a duration, the
+     * end timer ends the run, and a dormant VU may yet be asked for.) */
+    if (e->cfg.duration_us == 0 && e->ndormant > 0 && e->done + e->ndormant == e->nvus &&
+        !e->stopping) {
         ev_timer_stop(e->loop, &e->end_timer);
         ev_timer_set(&e->end_timer, 0., 0.);
         ev_timer_start(e->loop, &e->end_timer);
@@ -880,7 +882,8 @@ enum engine_status engine_run(engine *e)
         ev_timer_start(e->loop, &e->end_timer);
     }
     if (e->arr == NULL || e->nvus > 0)
-        schedule_vus(e); /* the closed model's VUs, and a mixed run's closed ones */
+        schedule_vus(e);     /* the closed model's VUs, and a mixed run's closed ones */
+    engine_check_dormant(e); /* --runs and none of this worker's VUs asked */
     for (size_t i = 0; i < e->narr; i++)
         arrive_start(&e->arr[i], e);
     ev_prepare_start(e->loop, &e->starter);
