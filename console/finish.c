@@ -138,6 +138,7 @@ void finish_run(run *r)
     si.name = db_opts_name(&r->o.db, r->o.script, run_name, sizeof(run_name));
     si.started_us = r->go_wall_us;
     si.vus = r->o.vus;
+    si.paused_us = ctlsrv_paused_us(r->ctl, r->end_us);
     si.vu_ids = r->o.vu_ids;
     si.step_ids = (const char *const *)r->ids;
     si.step_labels = (const char *const *)r->labels;

@@ -76,6 +76,7 @@ eq "after vus 10: VUs 1 to 10" "$(awk -v a="$(plus "$T_VUS" 0.4)" '$4 == "/hit" 
 eq "paused: no request in the 2 s" "$(hits "$(plus "$T_PAUSE" 0.3)" "$T_RESUME")" 0
 eq "after the resume: 10 VUs again" "$(distinct "$(plus "$T_RESUME" 0.3)" "$(plus "$T_RESUME" 1.3)")" 10
 between "the run's duration leaves the pause out (s)" "$(sj "$TMP/closed.json" '.run.duration_s')" 5.8 6.8
+between "the summary says how long it was paused (s)" "$(sj "$TMP/closed.json" '.run.paused_s')" 1.9 2.3
 between "yet the load went on 2 s longer: its last hit (s after vus 10)" \
   "$(awk '$4 == "/hit" { t = $1 } END { print t }' "$LOG" | awk -v a="$T_VUS" '{ printf "%.1f", $1 - a }')" 6.0 7.2
 eq "the console's count is nginx's" "$(sj "$TMP/closed.json" '.tests[0].count')" "$(grep -c ' /hit$' "$LOG")"
