@@ -218,6 +218,8 @@ ctlsrv *ctlsrv_start(const run_opts *o, uint32_t vus_max, int open, char *err, s
         ctlsrv_stop(s);
         return NULL;
     }
+    if (s->srv.token != NULL)
+        log_msg(LOG_INFO, "control: every command must carry the token of --token-file");
     return s;
 }
 

@@ -125,4 +125,8 @@ between "open: the slowest response time leaves the pause out (ms)" "$(sj "$TMP/
 eq "open: no arrival dropped" "$(sj "$TMP/open.json" '.scenarios[0].arrivals.dropped')" 0
 eq "stop: no request after it (0.5 s on)" "$(hits "$(plus "$T_STOP" 0.5)" 9999999999)" 0
 eq "the database keeps the change of rate" "$(sqlite3 "$TMP/open.db" "SELECT value FROM steers WHERE kind = 'rate'")" 200.0
+# the run is over: its console is gone
+"$QUERN" ctl --console "$CTL" --token-file "$TMP/token" pause 2>"$TMP/gone.err"
+eq "a console that is gone: exit 2" "$?" 2
+check "a console that is gone: --console is named" grep -q 'cannot reach the console at --console' "$TMP/gone.err"
 no_sanitizer_report "$TMP"/*.err && ok "no sanitizer report" || notok "no sanitizer report"
