@@ -2,6 +2,7 @@
 #include "console/ctlsrv.h"
 
 #include <ev.h>
+#include <openssl/crypto.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ struct ctlsrv {
     int running;  /* between Go and the end */
     int paused;   /* as the commands taken left it */
     int stopping; /* a stop was taken */
+    char *token;  /* owned: --token-file's, which every command must carry; NULL: none (loopback) */
+    size_t token_len;
     uint32_t vus_max;
     int open;
     ev_async wake;         /* the HTTP thread wakes the loop */
@@ -186,6 +189,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   size_t *upload_len, void **req_cls)
 {
     ctlsrv *s = cls;
+    const char *bearer;
 
     if (strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
         const char *hdrs[] = {MHD_HTTP_HEADER_ALLOW, "POST", NULL};
@@ -193,8 +197,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return hsrv_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", body,
                           sizeof(body) - 1, hdrs);
     }
-    if (!hsrv_token_ok(&s->srv, hsrv_bearer(MHD_lookup_connection_value(
-                                    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))))
+    bearer =
+        hsrv_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+    if (s->token != NULL && (bearer == NULL || strlen(bearer) != s->token_len ||
+                             CRYPTO_memcmp(bearer, s->token, s->token_len) != 0))
         return reply(c, MHD_HTTP_UNAUTHORIZED, "a bearer token is required (--token-file)\n");
     return ctlsrv_command(s, c, url);
 }
@@ -206,19 +212,16 @@ ctlsrv *ctlsrv_start(const run_opts *o, uint32_t vus_max, int open, char *err, s
     pthread_mutex_init(&s->mu, NULL);
     s->vus_max = vus_max;
     s->open = open;
-    if (hsrv_start(&s->srv, "--control", o->control, o->token_file, o->control_port_file,
+    /* With --token-file the token is asked on loopback too: steering is
+     * more than reading. Read before the server's thread starts. */
+    if ((o->token_file != NULL &&
+         auth_read_token_file(o->token_file, &s->token, &s->token_len, err, errlen) != 0) ||
+        hsrv_start(&s->srv, "--control", o->control, o->token_file, o->control_port_file,
                    on_request, s, "/", err, errlen) != 0) {
         ctlsrv_stop(s);
         return NULL;
     }
-    /* With --token-file the token is asked on loopback too: steering is
-     * more than reading. */
-    if (o->token_file != NULL && s->srv.token == NULL &&
-        auth_read_token_file(o->token_file, &s->srv.token, &s->srv.token_len, err, errlen) != 0) {
-        ctlsrv_stop(s);
-        return NULL;
-    }
-    if (s->srv.token != NULL)
+    if (s->token != NULL)
         log_msg(LOG_INFO, "control: every command must carry the token of --token-file");
     return s;
 }
@@ -346,6 +349,7 @@ void ctlsrv_stop(ctlsrv *s)
     hsrv_stop(&s->srv); /* its thread first: nothing calls on_request past this */
     if (s->r != NULL)
         ev_async_stop(s->r->loop, &s->wake);
+    auth_token_free(s->token, s->token_len);
     pthread_mutex_destroy(&s->mu);
     xfree(s);
 }

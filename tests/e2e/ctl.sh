@@ -117,8 +117,11 @@ eq "stop: the verdict is stopped" "$(sj "$TMP/open.json" '.run.status')" stopped
 check "stop: the verdict says quern ctl stopped it" grep -q 'quern ctl stop' "$TMP/open.out" "$TMP/open.err"
 before=$(hits "$(plus "$T_ORESUME" 0.5)" "$T_RATE")
 after=$(hits "$(plus "$T_RATE" 0.5)" "$(plus "$T_RATE" 2)")
-echo "# arrivals in the 1.5 s before rate 200/s: $before, in 1.5 s after: $after"
-between "rate 200/s: twice the arrivals a second (ratio)" "$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.2f", b / a }')" 1.8 2.2
+# a second each: the window before lasts from 0.5 s after the resume to the change
+wb=$(awk -v a="$T_ORESUME" -v b="$T_RATE" 'BEGIN { printf "%.3f", b - a - 0.5 }')
+echo "# arrivals in the $wb s before rate 200/s: $before, in 1.5 s after: $after"
+between "rate 200/s: twice the arrivals a second (ratio)" \
+  "$(awk -v a="$before" -v b="$after" -v w="$wb" 'BEGIN { printf "%.2f", (b / 1.5) / (a / w) }')" 1.8 2.2
 eq "open: paused, no arrival" "$(hits "$(plus "$T_OPAUSE" 0.2)" "$T_ORESUME")" 0
 # the arrivals' schedule moves with the pause: none is late by it
 between "open: the slowest response time leaves the pause out (ms)" "$(sj "$TMP/open.json" '.tests[0].max_ms')" 0 500
