@@ -170,6 +170,7 @@ void control_stop(run *r, const char *reason, int immediate)
     env.body_case = QUERN__ENVELOPE__BODY_STOP;
     env.stop = &st;
     agents_send_all(r, &env);
+    ctlsrv_running(r->ctl, 0); /* the load ends: nothing more to steer */
     if (r->stop_us == 0)
         r->stop_us = clock_mono_us();
 }

@@ -242,14 +242,35 @@ static void send_steer(run *r, unsigned seq, int kind, uint32_t vus, double rate
     agents_send_all(r, &env);
 }
 
+/* The pause under way, if any, ends at now (a resume, or the load's end:
+ * the workers resume to stop). */
+static void close_pause(ctlsrv *s, int64_t now)
+{
+    if (s->pause_from_us == 0 || s->r == NULL)
+        return;
+    s->paused_us += now - s->pause_from_us;
+    record_steer_end(s->r, s->pause_seq, now - s->r->go_us);
+    log_msg(LOG_INFO, "resumed after %.1f s paused", (double)(now - s->pause_from_us) / 1e6);
+    s->pause_from_us = 0;
+}
+
 /* The loop carries out one command. */
 static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
 {
     run *r = s->r;
     int64_t now = clock_mono_us(), at = now - r->go_us;
-    unsigned seq = ++s->seq;
+    unsigned seq;
     char rb[64];
 
+    /* past the planned end (the workers stop on their own) or the stop,
+     * the load is over: taken by the HTTP thread, done by nobody */
+    if (c->kind != CMD_STOP && c->kind != QUERN__STEER__KIND__RESUME &&
+        (r->stop_us != 0 ||
+         (r->o.duration_us > 0 && at - ctlsrv_paused_us(s, now) >= r->o.duration_us))) {
+        log_msg(LOG_WARN, "quern ctl: the load is over: nothing steered");
+        return;
+    }
+    seq = ++s->seq;
     switch (c->kind) {
     case QUERN__STEER__KIND__PAUSE:
         send_steer(r, seq, c->kind, 0, 0, 0);
@@ -260,13 +281,7 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
         break;
     case QUERN__STEER__KIND__RESUME:
         send_steer(r, seq, c->kind, 0, 0, 0);
-        if (s->pause_from_us > 0) {
-            s->paused_us += now - s->pause_from_us;
-            record_steer_end(r, s->pause_seq, at);
-            log_msg(LOG_INFO, "resumed after %.1f s paused",
-                    (double)(now - s->pause_from_us) / 1e6);
-        }
-        s->pause_from_us = 0;
+        close_pause(s, now);
         s->seq--; /* a resume ends its pause's row: no row of its own */
         break;
     case QUERN__STEER__KIND__VUS:
@@ -282,11 +297,7 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
                 rate_format(c->rate, rb, sizeof(rb)), (double)at / 1e6);
         break;
     default:
-        if (s->pause_from_us > 0) { /* the workers resume to stop: the pause ends here */
-            s->paused_us += now - s->pause_from_us;
-            record_steer_end(r, s->pause_seq, at);
-            s->pause_from_us = 0;
-        }
+        close_pause(s, now); /* the workers resume to stop */
         record_steer(r, seq, at, "stop", 0, 0);
         log_msg(LOG_INFO,
                 "quern ctl stop: stopping the agents (VUs finish their request in flight)");
@@ -328,6 +339,8 @@ void ctlsrv_running(ctlsrv *s, int on)
     pthread_mutex_lock(&s->mu);
     s->running = on;
     pthread_mutex_unlock(&s->mu);
+    if (!on)
+        close_pause(s, clock_mono_us()); /* a stop resumes the workers */
 }
 
 int64_t ctlsrv_paused_us(const ctlsrv *s, int64_t now)

@@ -66,8 +66,9 @@ ctlsrv *ctlsrv_start(const run_opts *o, uint32_t vus_max, int open, char *err, s
 /** The loop that carries out the commands (r->loop), once it exists. */
 void ctlsrv_attach(ctlsrv *s, struct run *r);
 
-/** The run is under way (1, at Go) or over (0): commands are taken only
- *  while it is. Loop thread. */
+/** The run is under way (1, at Go) or over (0, at the stop or the end; a
+ *  pause under way ends there): commands are taken only while it is. Loop
+ *  thread. */
 void ctlsrv_running(ctlsrv *s, int on);
 
 /** Microseconds the run was paused so far, the pause under way included

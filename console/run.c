@@ -262,7 +262,8 @@ int run_main(int argc, char **argv)
         if (r.o.nrate_stages == 0 && r.o.nstages == 0 && r.o.staged_ids == 0 && r.o.cap == NULL)
             r.ctl_vus_max = ctlsrv_ceiling(&r.o);
         r.rc = RUN_EXIT_START;
-        r.ctl = ctlsrv_start(&r.o, r.ctl_vus_max, r.o.nrate_stages > 0, err, sizeof(err));
+        r.ctl = ctlsrv_start(&r.o, r.ctl_vus_max, r.o.nrate_stages > 0 && r.o.cap == NULL, err,
+                             sizeof(err));
         if (r.ctl == NULL)
             goto fail;
         r.rc = RUN_EXIT_USAGE;
