@@ -141,6 +141,14 @@ void arun_steer(arun *r, const Quern__Envelope *env)
                 (unsigned long long)r->run_id);
         return;
     }
+    /* the planned end moves on by a pause, as the workers' does */
+    if (st->kind == QUERN__STEER__KIND__PAUSE && r->paused_at_us == 0)
+        r->paused_at_us = clock_mono_us();
+    if (st->kind == QUERN__STEER__KIND__RESUME && r->paused_at_us != 0) {
+        if (r->end_by_us != 0)
+            r->end_by_us += clock_mono_us() - r->paused_at_us;
+        r->paused_at_us = 0;
+    }
     for (unsigned i = 0; i < r->nworkers; i++)
         if (r->w[i].pid > 0 && peer_alive(&r->w[i].link))
             peer_send(&r->w[i].link, (Quern__Envelope *)env);
@@ -228,7 +236,7 @@ static int64_t arun_due(const arun *r)
 {
     int64_t due = r->kill_at_us;
 
-    if (r->end_by_us != 0 && (due == 0 || r->end_by_us < due))
+    if (r->end_by_us != 0 && r->paused_at_us == 0 && (due == 0 || r->end_by_us < due))
         due = r->end_by_us;
     return due;
 }
