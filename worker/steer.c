@@ -88,8 +88,10 @@ void steer_resume(engine *e)
             v->run_due_us += len;
         if (v->phase == VU_RUN || v->phase == VU_INIT)
             v->run_start_us += len;
-        if (v->pend.step >= 0 && (held || v->wait == VU_SLOT))
+        if (v->pend.step >= 0 && held)
             v->pend.start_us += len;
+        if (v->wait == VU_SLOT)
+            v->slot_since_us += len; /* its wait for a handle, without the pause */
         v->held = HELD_NONE;
         if (held == HELD_TIMER && v->phase != VU_DONE) {
             ev_timer_set(&v->timer, engine_after(e, v->held_left_us), 0.);
