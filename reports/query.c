@@ -573,6 +573,18 @@ static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         return -1;
     chart_shade_init(&r->sat, "injector saturated", CHART_SAT_COLOR);
     injector_shade(r->inj, r->ninj, &r->sat);
+    chart_shade_init(&r->paused, "paused (quern ctl)", CHART_PAUSE_COLOR);
+    r->paused.plain = 1;
+    for (size_t i = 0; i < r->nsteers; i++) {
+        const query_steer *q = &r->steers[i];
+        chart_sat none;
+        uint64_t from = (uint64_t)(q->at_us > 0 ? q->at_us : 0) / 1000000;
+        memset(&none, 0, sizeof(none));
+        if (strcmp(q->kind, "pause") == 0)
+            chart_shade_add(
+                &r->paused, from,
+                q->end_us > q->at_us ? (uint64_t)(q->end_us + 999999) / 1000000 : from + 1, &none);
+    }
     return 0;
 }
 
@@ -632,6 +644,7 @@ void query_run_free(query_run *r)
     xfree(r->little);
     xfree(r->inj);
     chart_shade_free(&r->sat);
+    chart_shade_free(&r->paused);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);

@@ -173,9 +173,10 @@ typedef struct query_run {
     size_t nlittle;             /**< entries in little (0: none, a run from an older quern) */
     struct injector_row *inj; /**< owned: the injector's own load per second (reports/injector.h) */
     size_t ninj;              /**< entries in inj (0: none, a run from an older quern) */
-    chart_shade sat; /**< the saturated seconds of inj as bands, shaded on every time chart */
-    int abandoned;   /**< 1: left running by a console that is gone (status is then
-                          "abandoned", status_reason says why) */
+    chart_shade sat;    /**< the saturated seconds of inj as bands, shaded on every time chart */
+    chart_shade paused; /**< the seconds paused (steers), shaded beside them */
+    int abandoned;      /**< 1: left running by a console that is gone (status is then
+                             "abandoned", status_reason says why) */
 
     query_threshold *thresholds; /**< nthresholds, by position */
     size_t nthresholds;

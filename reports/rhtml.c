@@ -241,7 +241,8 @@ static void rhtml_charts(FILE *out, const query_run *r)
 {
     size_t ns = r->nsteps + 1;
     chart_series *s = xcalloc(ns, sizeof(*s));
-    chart c = {.npts = r->npts, .width_s = r->width_s, .shades = &r->sat, .nshades = 1};
+    chart_shade sh[2] = {r->sat, r->paused}; /* views: query_run_free frees them */
+    chart c = {.npts = r->npts, .width_s = r->width_s, .shades = sh, .nshades = 2};
     size_t shown = 1;
 
     fputs("<section id=\"charts\">\n<h2>Over time</h2>\n", out);
@@ -392,8 +393,8 @@ static void step_charts(FILE *out, const query_run *r)
         chart_series ps[3] = {{"p50", "#16a34a", s->ts.p50_ms, r->npts, 0},
                               {"p95", "#d97706", s->ts.p95_ms, r->npts, 0},
                               {"p99", "#e5533d", s->ts.p99_ms, r->npts, 0}};
-        chart c = {
-            .npts = r->npts, .width_s = r->width_s, .small = 1, .shades = &r->sat, .nshades = 1};
+        chart_shade sh[2] = {r->sat, r->paused};
+        chart c = {.npts = r->npts, .width_s = r->width_s, .small = 1, .shades = sh, .nshades = 2};
         if (!query_step_shown(s))
             continue;
         fprintf(out, "<div class=\"stepbox\" id=\"step-%zu\">\n<h3><code>", i);

@@ -88,6 +88,7 @@ between "the database keeps the pause (s)" \
 "$QUERN" report --db "$TMP/closed.db" -o "$TMP/closed.html" >/dev/null 2>&1
 check "the report lists the change of VUs" grep -q '10 VUs from then on' "$TMP/closed.html"
 check "the report lists the pause" grep -q '<tr class="steer-pause">' "$TMP/closed.html"
+check "the report's charts shade the seconds paused" grep -q '<title>paused (quern ctl) [0-9]' "$TMP/closed.html"
 between "the seconds say how long they were paused (s)" \
   "$(sqlite3 "$TMP/closed.db" 'SELECT sum(paused_us) / 1e6 FROM intervals')" 1.9 2.3
 
