@@ -18,8 +18,6 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/memsize.h"
-#include "common/rate.h"
-#include "common/stages.h"
 #include "proto/handshake.h"
 #include "proto/ivsum.h"
 #include "worker/wproc.h"
@@ -133,12 +131,12 @@ void arun_stop(arun *r, int immediate, const char *why)
 void arun_steer(arun *r, const Quern__Envelope *env)
 {
     const Quern__Steer *st = env->steer;
+    char err[256];
 
     if (!r->go || r->stopping)
         return;
-    if (!(st->rate >= 0 && st->rate <= RATE_MAX_PER_S) || st->vus > STAGES_VUS_MAX) {
-        log_msg(LOG_ERROR, "run %llu: refused a steer out of bounds",
-                (unsigned long long)r->run_id);
+    if (runchk_steer(st, err, sizeof(err)) != 0) {
+        log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)r->run_id, err);
         return;
     }
     /* the planned end moves on by a pause, as the workers' does */
