@@ -2,6 +2,7 @@
 # loopback): both agents follow the same change of VUs and the same pause,
 # judged by a real nginx's log (each request names its VU, X-VU; agent a
 # plays the odd ids, agent b the even ones, as the first split).
+# e2e: alone (it judges a pause to the tenth of a second; tests/run.sh runs it by itself)
 . "$(dirname "$0")/dist_lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 D=tests/e2e/scripts

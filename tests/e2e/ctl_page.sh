@@ -2,6 +2,7 @@
 # headless Chromium: a page opened without the token has none; one opened
 # with /?token= shows them, and its Pause button holds the load (no request
 # in nginx's log while paused) until its Resume button.
+# e2e: alone (it judges a pause to the tenth of a second; tests/run.sh runs it by itself)
 . "$(dirname "$0")/dist_lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 . "$(dirname "$0")/browser_lib.bash"
