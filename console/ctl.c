@@ -35,8 +35,13 @@ void ctl_usage(FILE *out)
           "  --console HOST:PORT   the run's --control address\n"
           "  --token-file FILE     the run's --token-file (sent as a bearer token)\n"
           "\n"
-          "exit: 0 taken; 1 refused now (not under way, paused already, ...);\n"
-          "2 a usage error, a console not reached or a token refused (401)\n",
+          "exit status:\n"
+          "  0  the console took the command (a line says what it does)\n"
+          "  1  the console refused it now: the run is not under way, is paused\n"
+          "     already, or has the other model (vus is the closed model's, rate the\n"
+          "     open one's)\n"
+          "  2  a usage error (the argument named), a console not reached (--console)\n"
+          "     or a token refused (401: --token-file)\n",
           out);
 }
 
@@ -56,8 +61,10 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
     return len;
 }
 
-/* The command's path into path: 0, or 2 after a usage line. */
-static int command_path(int argc, char **argv, int i, char *path, size_t len)
+/* The command's path into path, and what to say once it is taken into
+ * done: 0, or 2 after a usage line. */
+static int command_path(int argc, char **argv, int i, char *path, size_t len, char *done,
+                        size_t donelen)
 {
     const char *cmd = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
     int nargs = strcmp(cmd, "vus") == 0 || strcmp(cmd, "rate") == 0;
@@ -70,6 +77,10 @@ static int command_path(int argc, char **argv, int i, char *path, size_t len)
     }
     if (strcmp(cmd, "pause") == 0 || strcmp(cmd, "resume") == 0 || strcmp(cmd, "stop") == 0) {
         snprintf(path, len, "/%s", cmd);
+        snprintf(done, donelen, "%s",
+                 strcmp(cmd, "pause") == 0    ? "paused"
+                 : strcmp(cmd, "resume") == 0 ? "resumed"
+                                              : "stopping");
     } else if (strcmp(cmd, "vus") == 0) {
         char *end = NULL;
         unsigned long n = arg[0] >= '0' && arg[0] <= '9' ? strtoul(arg, &end, 10) : 0;
@@ -78,6 +89,7 @@ static int command_path(int argc, char **argv, int i, char *path, size_t len)
             return 2;
         }
         snprintf(path, len, "/vus?n=%lu", n);
+        snprintf(done, donelen, "%lu VUs from now on", n);
     } else if (strcmp(cmd, "rate") == 0) {
         double r;
         char rb[64];
@@ -85,8 +97,8 @@ static int command_path(int argc, char **argv, int i, char *path, size_t len)
             fprintf(stderr, "quern ctl: rate R: %s\n", err);
             return 2;
         }
-        snprintf(path, len, "/rate?r=%s", rate_format(r, rb, sizeof(rb)));
-        /* '/' is fine in a query */
+        snprintf(path, len, "/rate?r=%s", rate_format(r, rb, sizeof(rb))); /* '/' fits a query */
+        snprintf(done, donelen, "%s from now on", rb);
     } else {
         fprintf(stderr, "quern ctl: unknown command \"%s\" (pause, resume, vus N, rate R, stop)\n",
                 cmd);
@@ -95,8 +107,10 @@ static int command_path(int argc, char **argv, int i, char *path, size_t len)
     return 0;
 }
 
-/* POSTs path to the console; the exit status. */
-static int post(const char *console, const char *path, const char *token, size_t token_len)
+/* POSTs path to the console (done: the line printed once it took it); the
+ * exit status. */
+static int post(const char *console, const char *path, const char *done, const char *token,
+                size_t token_len)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *h = NULL;
@@ -134,6 +148,7 @@ static int post(const char *console, const char *path, const char *token, size_t
     while (body.len > 0 && (body.buf[body.len - 1] == '\n' || body.buf[body.len - 1] == '\r'))
         body.buf[--body.len] = '\0';
     if (status == 200) {
+        printf("%s\n", done);
         ret = 0;
     } else if (status == 401) {
         fprintf(stderr, "quern ctl: the console refused the request (401): %s\n",
@@ -160,7 +175,7 @@ out:
 int ctl_main(int argc, char **argv)
 {
     const char *console = NULL, *token_file = NULL;
-    char path[128], err[512], *token = NULL;
+    char path[128], done[128], err[512], *token = NULL;
     size_t token_len = 0;
     int i, rc;
 
@@ -193,7 +208,7 @@ int ctl_main(int argc, char **argv)
         fprintf(stderr, "quern ctl: give a command: pause, resume, vus N, rate R or stop\n");
         return 2;
     }
-    rc = command_path(argc, argv, i, path, sizeof(path));
+    rc = command_path(argc, argv, i, path, sizeof(path), done, sizeof(done));
     if (rc != 0)
         return rc;
     if (token_file != NULL &&
@@ -201,7 +216,7 @@ int ctl_main(int argc, char **argv)
         fprintf(stderr, "quern ctl: --token-file: %s\n", err);
         return 2;
     }
-    rc = post(console, path, token, token_len);
+    rc = post(console, path, done, token, token_len);
     auth_token_free(token, token_len);
     return rc;
 }

@@ -25,7 +25,7 @@ start_run() {
   wait_file "$TMP/$pre.cport"
   CTL=127.0.0.1:$(cat "$TMP/$pre.cport")
 }
-ctl() { "$QUERN" ctl --console "$CTL" --token-file "$TMP/token" "$@" 2>>"$TMP/ctl.err"; }
+ctl() { "$QUERN" ctl --console "$CTL" --token-file "$TMP/token" "$@" >>"$TMP/ctl.out" 2>>"$TMP/ctl.err"; }
 
 # ---- the closed model: --vus 5, then vus 10, then a 2 s pause
 new_log
@@ -57,6 +57,7 @@ sleep 0.5
 T_VUS=$(now)
 ctl vus 10
 eq "vus 10: exit 0" "$?" 0
+check "vus 10: quern ctl says what it did" grep -qx '10 VUs from now on' "$TMP/ctl.out"
 sleep 1.5
 T_PAUSE=$(now)
 ctl pause
@@ -108,7 +109,7 @@ eq "vus in the open model: refused (exit 1)" "$?" 1
 T_RATE=$(now)
 ctl rate 200/s
 eq "rate 200/s: exit 0" "$?" 0
-sleep 2
+sleep 2.5
 T_STOP=$(now)
 ctl stop
 eq "stop: exit 0" "$?" 0
@@ -117,12 +118,14 @@ eq "stop: the run exits 1" "$WAIT_RC" 1
 eq "stop: the verdict is stopped" "$(sj "$TMP/open.json" '.run.status')" stopped
 check "stop: the verdict says quern ctl stopped it" grep -q 'quern ctl stop' "$TMP/open.out" "$TMP/open.err"
 before=$(hits "$(plus "$T_ORESUME" 0.5)" "$T_RATE")
-after=$(hits "$(plus "$T_RATE" 0.5)" "$(plus "$T_RATE" 2)")
-# a second each: the window before lasts from 0.5 s after the resume to the change
+after=$(hits "$(plus "$T_RATE" 1)" "$T_STOP")
+# a second each: the window before lasts from 0.5 s after the resume to the
+# change, the one after from 1 s after it (the command on its way) to the stop
 wb=$(awk -v a="$T_ORESUME" -v b="$T_RATE" 'BEGIN { printf "%.3f", b - a - 0.5 }')
-echo "# arrivals in the $wb s before rate 200/s: $before, in 1.5 s after: $after"
+wa=$(awk -v a="$T_RATE" -v b="$T_STOP" 'BEGIN { printf "%.3f", b - a - 1 }')
+echo "# arrivals in the $wb s before rate 200/s: $before, in the $wa s after: $after"
 between "rate 200/s: twice the arrivals a second (ratio)" \
-  "$(awk -v a="$before" -v b="$after" -v w="$wb" 'BEGIN { printf "%.2f", (b / 1.5) / (a / w) }')" 1.8 2.2
+  "$(awk -v a="$before" -v b="$after" -v w="$wb" -v x="$wa" 'BEGIN { printf "%.2f", (b / x) / (a / w) }')" 1.8 2.2
 eq "open: paused, no arrival" "$(hits "$(plus "$T_OPAUSE" 0.2)" "$T_ORESUME")" 0
 # the arrivals' schedule moves with the pause: none is late by it
 between "open: the slowest response time leaves the pause out (ms)" "$(sj "$TMP/open.json" '.tests[0].max_ms')" 0 500

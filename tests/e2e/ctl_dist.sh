@@ -20,7 +20,7 @@ start_agent a 1
 start_agent b 1
 wait_file "$TMP/cport"
 CTL=127.0.0.1:$(cat "$TMP/cport")
-ctl() { "$QUERN" ctl --console "$CTL" --token-file "$TMP/token" "$@" 2>>"$TMP/ctl.err"; }
+ctl() { "$QUERN" ctl --console "$CTL" --token-file "$TMP/token" "$@" >>"$TMP/ctl.out" 2>>"$TMP/ctl.err"; }
 wait_for "$LOG" ' /hit$' 20
 sleep 1
 T_VUS=$(now)
