@@ -318,6 +318,7 @@ static void render(web *w, const run *r, const step_stats *second, const json_t 
     }
     in.th = th;
     in.summary = summary;
+    in.paused = ctlsrv_is_paused(r->ctl);
     text = wstate_render(w->hist, &in, &len);
     publish(w, text, len);
     xfree(ag);

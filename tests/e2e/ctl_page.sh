@@ -27,6 +27,7 @@ eq "without the token: no controls" "$(jq -r .controls_without_token "$P")" fals
 eq "with the token: the controls" "$(jq -r .controls_with_token "$P")" true
 eq "with the token: the address keeps neither token nor secret" "$(jq -r .url_after "$P")" "http://127.0.0.1:$(cat "$TMP/wport")/"
 eq "Pause: the console took it" "$(jq -r .paused_msg "$P")" paused
+eq "Pause: the page says the run is paused" "$(jq -r .badge_paused "$P")" true
 check "Resume twice: the page says why the console refused" sh -c "jq -r .resume_again_msg '$P' | grep -q 'not paused'"
 wait_exit "$RUN_PID" 20
 eq "the run completes (exit 0)" "$WAIT_RC" 0

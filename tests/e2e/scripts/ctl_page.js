@@ -30,7 +30,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     await page.waitForFunction(() => document.getElementById("ctl-msg").textContent === "paused",
                                null, { timeout: 5000 });
     out.paused_msg = await page.textContent("#ctl-msg");
-    await sleep(1500);
+    await page.waitForFunction(() => document.getElementById("badge").textContent === "paused",
+                               null, { timeout: 3000 }).then(() => { out.badge_paused = true; },
+                                                              () => { out.badge_paused = false; });
+    await sleep(1000);
     out.resume_at = Date.now() / 1000;
     await page.click("#ctl-resume");
     await page.waitForFunction(() => document.getElementById("ctl-msg").textContent === "resumed",
