@@ -156,6 +156,9 @@ typedef struct vu {
     uint8_t pool_idle;              /**< open model: idle in the pool, not in the system */
     uint8_t in_slotq;               /**< linked in the engine's queue for a handle (inflight.h) */
     uint8_t ran;                    /**< began a run once (worker/vustart.h counts the first) */
+    uint8_t held;                   /**< a pause holds its timer or its request (steer.h) */
+    uint8_t dormant;                /**< beyond the VUs asked (steer_vus): waits, no run */
+    int64_t held_left_us;           /**< a held timer's time left */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
