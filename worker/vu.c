@@ -17,6 +17,7 @@
 #include "worker/reqlog.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/gstream.h"
 #include "worker/sse.h"
 #include "worker/websocket.h"
 #include "worker/vjar.h"
@@ -659,6 +660,7 @@ void vu_phase_end(vu *v, int ok)
 
     websocket_vu_end(v);
     sse_vu_end(v);
+    gstream_vu_end(v);
     vu_finalize(v);
     vu_release(v);
     v->yielded = 0;
@@ -723,6 +725,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
 
     websocket_vu_end(v); /* a phase cut short (stop, halt, kill) closes them too */
     sse_vu_end(v);
+    gstream_vu_end(v);
     if (ph == VU_DONE) {
         if (v->phase != VU_DONE) {
             v->phase = VU_DONE;

@@ -33,6 +33,8 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HAL
 enum { VU_WSOPEN = VU_SLOT + 1, VU_WSRECV };
 /* And a server-sent events stream's headers and its next event (sse.h). */
 enum { VU_SSEOPEN = VU_WSRECV + 1, VU_SSENEXT };
+/* And a gRPC server stream's headers and its next message (gstream.h). */
+enum { VU_GRPCOPEN = VU_SSENEXT + 1, VU_GRPCNEXT };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -184,6 +186,7 @@ typedef struct vu {
                                       until a request asks for resources */
     struct websocket *ws;           /**< owned: its WebSockets of this phase (websocket.h) */
     struct sse *sse;                /**< owned: its event streams of this phase (sse.h) */
+    struct gstream *gstream;        /**< owned: its gRPC server streams of this phase (gstream.h) */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
