@@ -5,6 +5,7 @@ Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only fleet TMPDIR      (the same, BENCH_ONLY=fleet)
        report.py --only soak TMPDIR       (that row alone, BENCH_ONLY=soak)
        report.py --only ws TMPDIR         (that row alone, BENCH_ONLY=ws)
+       report.py --only grpc TMPDIR       (that row alone, BENCH_ONLY=grpc)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -26,7 +27,9 @@ steps requests correlated quern_s parse_s exit") and ipr.tsv ("vus runs requests
 errors quern_ir floor_ir bare_ir floor_ok bare_ok headers", headers joined by "|"
 with "_" for spaces), soak.tsv ("vus secs ramp requests nginx_lines established
 new_connections errors_tech errors_func exit missed_pacing saturated_s measured_s
-loop_lag_p99_ms") and soak.rss ("seconds console_kb agent_kb worker_kb"). Whatever
+loop_lag_p99_ms"), soak.rss ("seconds console_kb agent_kb worker_kb") and grpc.tsv
+("rep calls seconds errors user sys" of quern, "calls seconds user sys" of the
+floor, exit). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -186,6 +189,57 @@ def ws_section(d, http_rps=None):
                  f"**{fmt(per)} kB per connection** (RSS delta / {vus}); handshakes {opened}, "
                  f"errors {errs}, exit {st}.")
         o.append("")
+    return "\n".join(o)
+
+
+GRPC_TITLE = "### gRPC: unary calls"
+
+
+def grpc_section(d):
+    """The gRPC row (bench/run.sh step 6h), from grpc.tsv; None when it did
+    not run."""
+    rows = [r for r in read_rows(os.path.join(d, "grpc.tsv")) if len(r) >= 11]
+    if not rows:
+        return None
+    q_rate, q_cpu, f_rate, f_cpu, errs, sts, calls = [], [], [], [], 0, set(), None
+    for r in rows:
+        n, secs, err, user, sys_ = (_num(x) for x in r[1:6])
+        fn, fsecs, fuser, fsys = (_num(x) for x in r[6:10])
+        sts.add(r[10])
+        errs += int(err) if err is not None else 0
+        calls = calls or n
+        if n and secs:
+            q_rate.append(n / secs)
+        if n and user is not None and sys_ is not None:
+            q_cpu.append((user + sys_) * 1e6 / n)
+        if fn and fsecs:
+            f_rate.append(fn / fsecs)
+        if fn and fuser is not None and fsys is not None:
+            f_cpu.append((fuser + fsys) * 1e6 / fn)
+    qr, qc, fr, fc = _median(q_rate), _median(q_cpu), _median(f_rate), _median(f_cpu)
+    o = [GRPC_TITLE, ""]
+    o.append(f"Against `tests/tools/grpc_server.py` (python3-grpcio, `demo.Echo/Say`) on CPU 0, "
+             f"each client on CPU 1: `bin/quern run grpc.lua --vus N --runs 1 --workers 1 --db "
+             f"none` (`bench/grpc.lua` beside `scripts/grpc/echo.proto`: each VU its calls one "
+             f"after the other on its HTTP/2 connection, {fmt(calls, 0) if calls else '?'} in "
+             f"all) beside `bench/grpcfloor.py`, a bare python3-grpcio (`grpc.aio`) client doing "
+             f"the same, a channel per client, {len(rows)} rounds in alternation, medians. Calls "
+             f"a second: quern's from its own count and run duration; CPU per call: user + "
+             f"system time of the whole tool (quern: console, agent and worker, its protoc run "
+             f"and start included; the floor: its protoc run and start too) over the calls.")
+    o.append("")
+    o.append("| | calls/s (median) | per round | CPU µs per call | quern / it (rate) | "
+             "quern / it (CPU per call) |")
+    o.append("|---|---:|---|---:|---:|---:|")
+    o.append(f"| quern ({errs} errors, exit {','.join(sorted(sts))}) | {fmt(qr)} | "
+             f"{', '.join(fmt(x) for x in q_rate)} | {fmt(qc)} | | |")
+    o.append(f"| bare python3-grpcio client | {fmt(fr)} | {', '.join(fmt(x) for x in f_rate)} "
+             f"| {fmt(fc)} | {fmt(qr / fr) if qr and fr else '?'}× | "
+             f"{fmt(qc / fc) if qc and fc else '?'}× |")
+    o.append("")
+    o.append("The server is one Python process: both clients wait on it, so the rates say as much "
+             "about the server as about the clients; CPU per call is the client's own cost.")
+    o.append("")
     return "\n".join(o)
 
 
@@ -396,6 +450,10 @@ def read_meta(d):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "grpc":
+        s = grpc_section(sys.argv[3])
+        print(s if s else "grpc: no result")
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "ws":
         s = ws_section(sys.argv[3])
         print(s if s else "ws: no result")
@@ -695,6 +753,9 @@ def main():
     ws = ws_section(d, med("quern", "rps") if "quern" in speed else None)
     if ws:
         w(ws)
+    g = grpc_section(d)
+    if g:
+        w(g)
 
     w("## Method")
     w("")

@@ -14,6 +14,10 @@
 
 static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
 
+/* The address scopes given to streams so far: above any VU's id (a VU's
+ * connections carry its id, vshare.h), one per stream. */
+static uint32_t scopes;
+
 /* --- counting and the queue ---------------------------------------------- */
 
 static step_stats *step_of(gstream *c)
@@ -389,13 +393,17 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     memset(&mark, 0, sizeof(mark));
     reqopt_apply(c->easy, &mark, cfg->req, cfg->scen, e->run_ro,
                  strncasecmp(cfg->url, "https:", 6) == 0, e->env_ca);
-    /* The VU's connections, as its unary calls: the stream is one more
-     * HTTP/2 stream on the VU's connection to the target, as on a gRPC
-     * channel (a connection of its own that closed with it would cut the
-     * other streams a multiplexing peer put on it). After reqopt: bound
-     * only by the call's deadline. */
+    /* After reqopt: the stream's connection is its own, closed with it (a
+     * cancel the server sees at once), and bound only by the call's
+     * deadline. Its own: a cache key no other transfer has (the address
+     * scope, as vshare.h keys a VU's connections), so that nothing is
+     * multiplexed on it; libcurl before 8.0 breaks a second stream on an
+     * h2c connection (reqopt.c), and a connection shared with the stream
+     * would close under the other. */
     curl_easy_setopt(c->easy, CURLOPT_SHARE, v->share);
-    curl_easy_setopt(c->easy, CURLOPT_ADDRESS_SCOPE, (long)v->gid);
+    curl_easy_setopt(c->easy, CURLOPT_ADDRESS_SCOPE,
+                     (long)(0x80000000u | (++scopes & 0x7fffffffu)));
+    curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
     curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);
     c->start_us = clock_mono_us();
     if (curl_multi_add_handle(e->multi, c->easy) != CURLM_OK) {

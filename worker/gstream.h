@@ -5,9 +5,9 @@
  * script runs while messages come. The header callback keeps the reply's
  * headers and trailers (at most GSTREAM_HDR_MAX bytes), the write callback
  * cuts the body into messages (grpc.h framing) and queues them, undecoded,
- * until the script takes them. The stream's connection is its own, closed
- * with it: a stream ended early is cancelled (the server sees RST_STREAM
- * and the connection close).
+ * until the script takes them. The stream's connection is its own (no
+ * other transfer is multiplexed on it), closed with it: a stream ended
+ * early is cancelled (the server sees RST_STREAM and the connection close).
  *
  * The queue is bounded (GSTREAM_QUEUE_MAX messages, GSTREAM_QUEUE_BYTES
  * bytes): past it, the stream is cancelled and ends as RESOURCE_EXHAUSTED,

@@ -1,8 +1,8 @@
 # A gRPC server stream is live (tests/tools/grpc_server.py's qt.Types/Drip:
 # headers, then 5 messages 200 ms apart): the script gets the first message
 # well before the stream ends, the rest as they come; a loop left with break
-# and a stream left open at the run's end cancel the call, which the server
-# sees. quern's counts must equal the server's own, printed by it at exit.
+# and streams left open at the run's end cancel the call, which the server
+# sees; a unary call and a second stream of the VU meanwhile are unharmed. quern's counts must equal the server's own, printed by it at exit.
 . "$(dirname "$0")/lib.bash"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -27,7 +27,7 @@ grpc.load("types.proto")
 local target = "http://127.0.0.1:$(cat "$TMP/g.port")"
 local sc = quern.scenario("DRIP", {})
 local open, first, rest = sc:step(1, "open"), sc:step(2, "first message"), sc:step(3, "the rest")
-local early, left = sc:step(4, "break"), sc:step(5, "left open")
+local early, left, echo = sc:step(4, "break"), sc:step(5, "left open"), sc:step(6, "echo")
 function sc.run()
   local s = open:grpc_stream(target, "qt.Types/Drip", { i = 5 })
   assert(s.status == nil, "the stream is open")
@@ -49,9 +49,14 @@ function sc.run()
   for _ in b:messages() do break end
   assert(b.status_name == "CANCELLED", b.status_name)
 
-  -- left open: the run's end cancels it
+  -- left open: the run's end cancels it; meanwhile the same VU makes a
+  -- unary call and opens a second stream
   local l = left:grpc_stream(target, "qt.Types/Drip", { i = 5 })
   assert(l:next().s == "1")
+  local e = echo:grpc(target, "qt.Types/Echo", { f_string = "x" })
+  assert(e.message.f_string == "x", e.status_name)
+  local l2 = left:grpc_stream(target, "qt.Types/Drip", { i = 5 })
+  assert(l2:next().s == "1" and l:next().s == "2")
 end
 LUA
 timeout 30 "$QUERN" run "$TMP/d/drip.lua" --vus 2 --runs 2 -q \
@@ -62,7 +67,7 @@ kill -TERM "$G_PID"; wait "$G_PID"; G_PID=""
 S=$TMP/s.json G=$TMP/g.out
 s() { sj "$S" ".tests[] | select(.id == \"SC-DRIP-STEP-$1\") | $2"; }
 ms() { s "$1" '.mean_ms | floor'; }
-eq "grpc_stream: samples, no error" "$(s 1 .count)/$(s 1 .errors.technical)/$(s 4 .count)/$(s 4 .errors.technical)/$(s 5 .errors.technical)" 4/0/4/0/0
+eq "grpc_stream: samples, no error" "$(s 1 .count)/$(s 1 .errors.technical)/$(s 4 .count)/$(s 4 .errors.technical)/$(s 5 .count)/$(s 5 .errors.technical)/$(s 6 .errors.technical)" 4/0/4/0/8/0/0
 # the stream lasts 1 s: its headers and first message come in 200 ms
 between "grpc_stream: the first message is waited for (ms)" "$(ms 2)" 150 450
 check "grpc_stream: the first message comes before half the stream ($(ms 1) + $(ms 2) ms)" \
@@ -71,6 +76,6 @@ check "grpc_stream: the whole stream lasts its 1 s ($(ms 1) + $(ms 2) + $(ms 3) 
   test "$(($(ms 1) + $(ms 2) + $(ms 3)))" -ge 900
 eq "grpc_stream: messages received = the server's sent" \
   "$(($(s 1 .messages.received) + $(s 4 .messages.received) + $(s 5 .messages.received)))" "$(jq .drip_sent "$G")"
-eq "grpc_stream: one message each before break and the run's end" "$(s 4 .messages.received)/$(s 5 .messages.received)" 4/4
-eq "grpc_stream: the server saw the break and the run's end cancel" "$(jq .drip_cancelled "$G")" 8
-eq "grpc_stream: Drip's calls = the server's" "$(jq .calls.TypesDrip "$G")" 12
+eq "grpc_stream: messages before break, and before the run's end" "$(s 4 .messages.received)/$(s 5 .messages.received)" 4/12
+eq "grpc_stream: the server saw the break and the run's end cancel" "$(jq .drip_cancelled "$G")" 12
+eq "grpc_stream: Drip's calls = the server's" "$(jq .calls.TypesDrip "$G")" 16
