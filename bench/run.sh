@@ -3,7 +3,8 @@
 #
 # What it does (docs/benchmarks.md explains the method and holds the results):
 #   1. installs what it lacks from Debian (nginx, wrk, python3-locust, GNU time,
-#      util-linux for taskset), with sudo when not root;
+#      util-linux for taskset, python3-grpcio and protobuf-compiler for the gRPC
+#      row), with sudo when not root;
 #   2. starts nginx on two free loopback ports from a config written into a
 #      temp dir (1 worker, pinned to CPU 0): one port without access log for
 #      the speed rows, one with an access log for the cross-check;
