@@ -23,6 +23,7 @@
 #include "worker/reqopt.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/gstream.h"
 #include "worker/sse.h"
 #include "worker/steer.h"
 #include "worker/websocket.h"
@@ -57,6 +58,8 @@ static void check_done(engine *e)
             continue; /* a WebSocket connected: it stays in the multi (websocket.h) */
         if (v->sse != NULL && sse_xfer_done(v, easy, rc))
             continue; /* an event stream ended (sse.h) */
+        if (v->gstream != NULL && gstream_xfer_done(v, easy, rc))
+            continue; /* a gRPC server stream ended (gstream.h) */
         curl_multi_remove_handle(e->multi, easy);
         vu_xfer_done(v, rc);
     }
@@ -938,6 +941,7 @@ void engine_free(engine *e)
     tally_free(&e->tally);
     websocket_free_all(e); /* their handles are in the multi */
     sse_free_all(e);
+    gstream_free_all(e);
     /* Easy handles first: each is attached to a group's share. */
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         if (e->vus[i].xh != NULL) {

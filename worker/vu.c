@@ -19,6 +19,7 @@
 #include "worker/reqlog.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/gstream.h"
 #include "worker/sse.h"
 #include "worker/steer.h"
 #include "worker/websocket.h"
@@ -724,6 +725,7 @@ void vu_phase_end(vu *v, int ok)
 
     websocket_vu_end(v);
     sse_vu_end(v);
+    gstream_vu_end(v);
     vu_finalize(v);
     vu_release(v);
     v->yielded = 0;
@@ -788,6 +790,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
 
     websocket_vu_end(v); /* a phase cut short (stop, halt, kill) closes them too */
     sse_vu_end(v);
+    gstream_vu_end(v);
     if (v->dormant) { /* stopped, or asked again (steer.h) */
         v->dormant = 0;
         v->eng->ndormant--;

@@ -34,6 +34,8 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HAL
 enum { VU_WSOPEN = VU_SLOT + 1, VU_WSRECV };
 /* And a server-sent events stream's headers and its next event (sse.h). */
 enum { VU_SSEOPEN = VU_WSRECV + 1, VU_SSENEXT };
+/* And a gRPC server stream's headers and its next message (gstream.h). */
+enum { VU_GRPCOPEN = VU_SSENEXT + 1, VU_GRPCNEXT };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -195,6 +197,7 @@ typedef struct vu {
     struct errkind_example *ex;     /**< owned, NULL until its first error: the example of the
                                          pending sample's error when ex_seq is its seq */
     uint32_t ex_seq;                /**< the sample ex belongs to */
+    struct gstream *gstream;        /**< owned: its gRPC server streams of this phase (gstream.h) */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
