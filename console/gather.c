@@ -207,7 +207,7 @@ void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
         size_t cap = g->cap_active ? g->cap_active : 256;
         while (cap <= second)
             cap *= 2;
-        g->active = xrealloc(g->active, cap * sizeof(*g->active));
+        g->active = xreallocarray(g->active, cap, sizeof(*g->active));
         memset(g->active + g->cap_active, 0, (cap - g->cap_active) * sizeof(*g->active));
         g->cap_active = cap;
     }

@@ -246,7 +246,7 @@ static void add_line(vu *v, const char *name, const char *value)
     snprintf(line, sizeof(line), "%s: %s", name, value);
     v->req_headers = curl_slist_append(v->req_headers, line);
     if (v->req_headers == NULL)
-        xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
+        xoom("curl_slist_append");
 }
 
 /* Stack: 1 step, 2 target, 3 method, 4 request, 5 opts|nil, 6 the body

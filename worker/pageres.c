@@ -73,7 +73,7 @@ static void pageres_add(pageres *p, char *url, int css)
     }
     if (p->n == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 16;
-        p->r = xrealloc(p->r, p->cap * sizeof(*p->r));
+        p->r = xreallocarray(p->r, p->cap, sizeof(*p->r));
     }
     r = &p->r[p->n++];
     memset(r, 0, sizeof(*r));
@@ -136,7 +136,7 @@ static void pageres_header(struct curl_slist **l, const char *name, const char *
     snprintf(line, sizeof(line), "%s: %s", name, value);
     n = curl_slist_append(*l, line);
     if (n == NULL)
-        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+        xoom("curl_slist_append");
     *l = n;
 }
 

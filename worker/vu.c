@@ -107,7 +107,7 @@ xh *xh_get(struct engine *e)
     x->src = -1;
     x->easy = curl_easy_init();
     if (x->easy == NULL)
-        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+        xoom("curl_easy_init");
     xh_defaults(e, x);
     return x;
 }
@@ -203,7 +203,7 @@ static void tp_append(struct curl_slist **l, const char *line)
 {
     struct curl_slist *n = curl_slist_append(*l, line);
     if (n == NULL)
-        xmalloc((size_t)-1 >> 1); /* the one abort path */
+        xoom("curl_slist_append");
     *l = n;
 }
 
