@@ -28,8 +28,8 @@
 /** Bytes of the first allocation. */
 #define DBUF_MIN 256
 
-/** A bounded growable buffer. Callers read p and len; they change them only
- *  through these functions. */
+/** A bounded growable buffer. Callers read p and len and may rewrite the
+ *  bytes in place; they change len only through these functions. */
 typedef struct dbuf {
     char *p;    /**< owned, NULL until the first append: len bytes, then a NUL */
     size_t len; /**< bytes held, the NUL not counted */
