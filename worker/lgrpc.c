@@ -472,14 +472,14 @@ static step_stats *counters(vu *v)
  * returns 0 with err set at the first that cannot be read. */
 static int read_stream(lua_State *L, vu *v, const pbmethod *m, char *err, size_t errlen)
 {
-    const uint8_t *body = (const uint8_t *)(v->xh->body.data ? v->xh->body.data : "");
+    const uint8_t *body = (const uint8_t *)(v->xh->body.p ? v->xh->body.p : "");
     size_t blen = v->xh->body.len, used = 0, n = 0;
     const uint8_t *msg = NULL;
     step_stats *c = counters(v);
     lua_Integer i = 0;
     int k, ok = 1;
 
-    if (v->xh->body.dropped > 0) {
+    if (v->xh->body_dropped > 0) {
         snprintf(err, errlen, "the stream passed %zu bytes", v->xh->body.len);
         ok = 0;
     }
@@ -505,9 +505,9 @@ static int read_stream(lua_State *L, vu *v, const pbmethod *m, char *err, size_t
 
 static int push_reply(lua_State *L, vu *v, const pbmethod *m)
 {
-    const char *hdr = v->xh->hdr.data ? v->xh->hdr.data : "";
+    const char *hdr = v->xh->hdr.p ? v->xh->hdr.p : "";
     size_t hlen = v->xh->hdr.len;
-    const uint8_t *body = (const uint8_t *)(v->xh->body.data ? v->xh->body.data : "");
+    const uint8_t *body = (const uint8_t *)(v->xh->body.p ? v->xh->body.p : "");
     size_t blen = v->xh->body.len, used = 0, n = 0;
     const uint8_t *msg = NULL;
     const char *split;
