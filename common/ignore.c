@@ -235,7 +235,7 @@ static int parse_line(ignore *ig, const char *s, size_t n, char *why, size_t why
         return -1;
     }
     r.pat = pat;
-    ig->rules = xrealloc(ig->rules, (ig->n + 1) * sizeof(*ig->rules));
+    ig->rules = xreallocarray(ig->rules, (ig->n + 1), sizeof(*ig->rules));
     ig->rules[ig->n++] = r;
     return 0;
 }

@@ -21,7 +21,7 @@ void loadinfo_add_prop(loadinfo *li, const char *name, const char *where, const 
     }
     if (li->nprops >= LOADINFO_MAX)
         return;
-    li->props = xrealloc(li->props, (li->nprops + 1) * sizeof(*li->props));
+    li->props = xreallocarray(li->props, (li->nprops + 1), sizeof(*li->props));
     p = &li->props[li->nprops++];
     p->name = xstrdup(name);
     p->where = xstrdup(where);
@@ -36,7 +36,7 @@ void loadinfo_add_csv(loadinfo *li, const char *file, const char *where, const c
 
     if (li->ncsvs >= LOADINFO_MAX)
         return;
-    li->csvs = xrealloc(li->csvs, (li->ncsvs + 1) * sizeof(*li->csvs));
+    li->csvs = xreallocarray(li->csvs, (li->ncsvs + 1), sizeof(*li->csvs));
     c = &li->csvs[li->ncsvs++];
     c->file = xstrdup(file);
     c->where = xstrdup(where);

@@ -1,5 +1,7 @@
 #include "common/mem.h"
 
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,12 @@
 static void oom(size_t n)
 {
     fprintf(stderr, "quern: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+
+void xoom(const char *what)
+{
+    fprintf(stderr, "quern: out of memory (%s)\n", what);
     abort();
 }
 
@@ -34,6 +42,15 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+void *xreallocarray(void *p, size_t count, size_t size)
+{
+    if (size != 0 && count > SIZE_MAX / size) {
+        fprintf(stderr, "quern: out of memory (%zu x %zu bytes overflows)\n", count, size);
+        abort();
+    }
+    return xrealloc(p, count * size);
+}
+
 char *xstrdup(const char *s)
 {
     if (s == NULL)
@@ -48,6 +65,19 @@ char *xstrndup(const char *s, size_t n)
     memcpy(d, s, len);
     d[len] = '\0';
     return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        xoom("formatting a string");
+    return s;
 }
 
 void xfree(void *p)

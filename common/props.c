@@ -72,7 +72,7 @@ static void set_n(props *p, const char *key, size_t klen, const char *value, siz
     }
     if (p->len == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 16;
-        p->items = xrealloc(p->items, p->cap * sizeof(*p->items));
+        p->items = xreallocarray(p->items, p->cap, sizeof(*p->items));
     }
     p->items[p->len].key = xstrndup(key, klen);
     p->items[p->len].value = xstrndup(value, vlen);

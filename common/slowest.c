@@ -82,7 +82,7 @@ int slowest_offer(slowest *h, const slowest_entry *x)
         h->alloc = h->alloc == 0           ? (h->cap < 16 ? h->cap : 16)
                    : h->alloc * 2 > h->cap ? h->cap
                                            : h->alloc * 2;
-        h->e = xrealloc(h->e, h->alloc * sizeof(*h->e));
+        h->e = xreallocarray(h->e, h->alloc, sizeof(*h->e));
     }
     i = h->n++;
     h->e[i] = *x;

@@ -413,7 +413,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
     /* Small frames until the peer has proved the token (conn_seal). */
     peer_init(&c->link, loop, fd, FRAME_MAX_PREAUTH, AGENTS_QUEUE_MAX, agents_on_msg,
               agents_on_close, c);
-    r->conns = xrealloc(r->conns, (r->nconns + 1) * sizeof(*r->conns));
+    r->conns = xreallocarray(r->conns, (r->nconns + 1), sizeof(*r->conns));
     r->conns[r->nconns++] = c;
 }
 

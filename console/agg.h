@@ -27,6 +27,8 @@ typedef struct agg {
     hist **start_lag;        /**< owned: per scenario, NULL until one came: the start lags */
     uint64_t intervals;      /**< intervals merged */
     int64_t elapsed_us;      /**< sum of interval lengths */
+    int64_t paused_us;       /**< the load's time paused (quern ctl pause), as the workers
+                                  paused it: the merged seconds' paused_us summed */
     int64_t last_length_us;
     uint32_t active_vus;    /**< at the latest interval's end */
     uint32_t vus_peak;      /**< the most at an interval's end (the open model: the pool's peak) */

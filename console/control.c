@@ -110,6 +110,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed,
             late || sum->paused_us >= 1000000 ? 0 : 1000000 - (int64_t)sum->paused_us,
             sum->active_vus);
+    r->agg.paused_us += (int64_t)sum->paused_us;
     agg_add_arrivals(&r->agg, sum->arrivals);
     agg_add_lag(&r->agg, sum->lag);
     agg_add_tally(&r->agg, &sum->tally);

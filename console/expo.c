@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/mem.h"
 
 /* One line being read: a copy of it, cut into the sample's strings in place. */
 typedef struct expo_line {
@@ -195,14 +196,10 @@ static int parse_sample(expo_line *ln, expo_sample *s, const char **why)
 
 int expo_parse(const char *text, size_t len, expo_fn fn, void *ud, char *err, size_t errlen)
 {
-    expo_line *ln = malloc(sizeof(*ln));
+    expo_line *ln = xmalloc(sizeof(*ln));
     size_t pos = 0, lineno = 0, nseries = 0;
     int rc = -1;
 
-    if (ln == NULL) {
-        err_set(err, errlen, "out of memory");
-        return -1;
-    }
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t n = nl != NULL ? (size_t)(nl - (text + pos)) : len - pos;
@@ -241,7 +238,7 @@ int expo_parse(const char *text, size_t len, expo_fn fn, void *ud, char *err, si
     }
     rc = 0;
 out:
-    free(ln);
+    xfree(ln);
     return rc;
 }
 
@@ -274,15 +271,15 @@ static void sel_sample(void *ud, const expo_sample *s)
         sr->why = "more than 8 labels";
         return;
     }
-    strcpy(sr->sel->name, s->name);
+    memcpy(sr->sel->name, s->name, strlen(s->name) + 1);
     for (size_t i = 0; i < s->nlabels; i++) {
         if (strlen(s->labels[i].name) >= EXPO_SEL_TEXT ||
             strlen(s->labels[i].value) >= EXPO_SEL_TEXT) {
             sr->why = "a label name or value is too long";
             return;
         }
-        strcpy(sr->sel->lname[i], s->labels[i].name);
-        strcpy(sr->sel->lvalue[i], s->labels[i].value);
+        memcpy(sr->sel->lname[i], s->labels[i].name, strlen(s->labels[i].name) + 1);
+        memcpy(sr->sel->lvalue[i], s->labels[i].value, strlen(s->labels[i].value) + 1);
     }
     sr->sel->nlabels = s->nlabels;
 }

@@ -118,8 +118,10 @@ void finish_run(run *r)
 
     capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
                   (const char *const *)r->names);
-    /* the time paused (quern ctl pause) is no time of the load's */
-    r->agg.elapsed_us = r->end_us - r->go_us - ctlsrv_paused_us(r->ctl, r->end_us);
+    /* the time paused (quern ctl pause) is no time of the load's: the time
+     * the workers held it, which the console's own clock of the commands
+     * overstates by however late a pause reached them */
+    r->agg.elapsed_us = r->end_us - r->go_us - r->agg.paused_us;
     for (size_t i = 0; i < r->nsteps; i++) /* the sums kept SLOWEST_MAX */
         if (r->agg.total[i].slow != NULL)
             slowest_trim(r->agg.total[i].slow, r->o.slowest);
@@ -138,7 +140,7 @@ void finish_run(run *r)
     si.name = db_opts_name(&r->o.db, r->o.script, run_name, sizeof(run_name));
     si.started_us = r->go_wall_us;
     si.vus = r->o.vus;
-    si.paused_us = ctlsrv_paused_us(r->ctl, r->end_us);
+    si.paused_us = r->agg.paused_us;
     si.vu_ids = r->o.vu_ids;
     si.step_ids = (const char *const *)r->ids;
     si.step_labels = (const char *const *)r->labels;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/dbuf.h"
 #include "common/err.h"
 #include "common/mem.h"
 #include "proto/wfiles.h"
@@ -25,9 +26,9 @@ struct gather {
     uint32_t *active;   /**< owned: the run's active VUs at the end of each second merged */
     size_t nactive;     /**< seconds below this are merged (or were skipped) */
     size_t cap_active;  /**< entries allocated in active */
-    char *hold;         /**< owned: JTL lines (with their prefix) waiting for their second */
-    size_t hold_len, hold_cap;
-    char *out; /**< owned: JTL bytes not yet written, GATHER_OUT_BUF */
+    dbuf hold;          /**< JTL lines (with their prefix) waiting for their second, up to
+                             GATHER_HOLD_MAX */
+    char *out;          /**< owned: JTL bytes not yet written, GATHER_OUT_BUF */
     size_t out_len;
 };
 
@@ -154,20 +155,9 @@ static void gather_jtl_lines_in(gather *g, const char *p, size_t n)
         const char *body;
         size_t bl, at, tl;
 
-        if (gather_jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) && !gather_jtl_known(g, k) &&
-            g->hold_len + len <= GATHER_HOLD_MAX) {
-            if (g->hold_len + len > g->hold_cap) {
-                size_t cap = g->hold_cap ? g->hold_cap : 64u << 10;
-                while (cap < g->hold_len + len)
-                    cap *= 2;
-                g->hold = xrealloc(g->hold, cap < GATHER_HOLD_MAX ? cap : GATHER_HOLD_MAX);
-                g->hold_cap = cap < GATHER_HOLD_MAX ? cap : GATHER_HOLD_MAX;
-            }
-            memcpy(g->hold + g->hold_len, p, len);
-            g->hold_len += len;
-        } else {
-            gather_jtl_write_line(g, p, len);
-        }
+        if (!gather_jtl_parse(p, len, &k, &own, &body, &bl, &at, &tl) || gather_jtl_known(g, k) ||
+            dbuf_put(&g->hold, p, len) != 0)
+            gather_jtl_write_line(g, p, len); /* its second known, or the hold full */
         p += len;
         n -= len;
     }
@@ -179,9 +169,9 @@ static void gather_jtl_release(gather *g, int every)
 {
     size_t keep = 0, off = 0;
 
-    while (off < g->hold_len) {
-        const char *p = g->hold + off, *eol = memchr(p, '\n', g->hold_len - off);
-        size_t len = eol != NULL ? (size_t)(eol - p) + 1 : g->hold_len - off;
+    while (off < g->hold.len) {
+        const char *p = g->hold.p + off, *eol = memchr(p, '\n', g->hold.len - off);
+        size_t len = eol != NULL ? (size_t)(eol - p) + 1 : g->hold.len - off;
         uint64_t k;
         uint32_t own;
         const char *body;
@@ -191,12 +181,12 @@ static void gather_jtl_release(gather *g, int every)
             gather_jtl_known(g, k)) {
             gather_jtl_write_line(g, p, len);
         } else {
-            memmove(g->hold + keep, p, len);
+            memmove(g->hold.p + keep, p, len);
             keep += len;
         }
         off += len;
     }
-    g->hold_len = keep;
+    dbuf_cut(&g->hold, keep);
 }
 
 void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
@@ -207,7 +197,7 @@ void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
         size_t cap = g->cap_active ? g->cap_active : 256;
         while (cap <= second)
             cap *= 2;
-        g->active = xrealloc(g->active, cap * sizeof(*g->active));
+        g->active = xreallocarray(g->active, cap, sizeof(*g->active));
         memset(g->active + g->cap_active, 0, (cap - g->cap_active) * sizeof(*g->active));
         g->cap_active = cap;
     }
@@ -215,7 +205,7 @@ void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
     g->active[second] = late ? g->active[second] + active_vus : active_vus;
     if (second >= g->nactive)
         g->nactive = (size_t)second + 1;
-    if (g->hold_len > 0) {
+    if (g->hold.len > 0) {
         gather_jtl_release(g, 0);
         gather_jtl_flush(g);
     }
@@ -236,6 +226,7 @@ gather *gather_new_traced(const char *jtl_path, const char *grinder_dir, int tra
     size_t hlen = traced ? sizeof(with) - 1 : sizeof(plain) - 1;
 
     g->jtl_fd = -1;
+    dbuf_init(&g->hold, GATHER_HOLD_MAX);
     if (jtl_path != NULL) {
         g->jtl_path = xstrdup(jtl_path);
         g->jtl_fd = open(jtl_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -360,7 +351,7 @@ void gather_free(gather *g)
     xfree(g->jtl_path);
     xfree(g->dir);
     xfree(g->active);
-    xfree(g->hold);
+    dbuf_free(&g->hold);
     xfree(g->out);
     xfree(g);
 }

@@ -33,7 +33,7 @@ static injtot_worker *find_worker(injtot *t, const char *agent, uint32_t worker)
         return NULL;
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 4;
-        t->w = xrealloc(t->w, t->cap * sizeof(*t->w));
+        t->w = xreallocarray(t->w, t->cap, sizeof(*t->w));
     }
     w = &t->w[t->n++];
     memset(w, 0, sizeof(*w));

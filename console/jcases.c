@@ -1,7 +1,6 @@
 /* jcases — a run's JUnit test cases; see jcases.h. */
 #include "console/jcases.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,24 +12,6 @@
 static const char *keep(jcases *j, char *s)
 {
     j->strs[j->nstrs++] = s;
-    return s;
-}
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-    int n;
-
-    va_start(ap, fmt);
-    n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        fprintf(stderr, "quern: out of memory\n");
-        abort();
-    }
     return s;
 }
 
@@ -118,15 +99,15 @@ static char *step_failures(size_t *nfailed, const step_stats *s, const char *id,
             continue;
         more = xasprintf("%s%sthreshold '%s' failed: %s", text ? text : "", text ? "\n" : "",
                          ts[k]->expr, rs[k].desc);
-        free(text);
+        xfree(text);
         text = more;
         (*nfailed)++;
     }
     if (errors_failed) {
         char *e = step_errors(s);
         more = xasprintf("%s%s%s", e, text ? "\n" : "", text ? text : "");
-        free(e);
-        free(text);
+        xfree(e);
+        xfree(text);
         text = more;
         (*nfailed)++;
     }
@@ -196,8 +177,8 @@ void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why)
     if (t->saturated_s == 0)
         return; /* kept up: nothing to show */
     /* strs holds at most 1 + 4 per case: room for this one's too */
-    j->cases = xrealloc(j->cases, (j->n + 1) * sizeof(*j->cases));
-    j->strs = xrealloc(j->strs, (1 + 4 * (j->n + 1)) * sizeof(*j->strs));
+    j->cases = xreallocarray(j->cases, (j->n + 1), sizeof(*j->cases));
+    j->strs = xreallocarray(j->strs, (1 + 4 * (j->n + 1)), sizeof(*j->strs));
     jc = &j->cases[j->n];
     memset(jc, 0, sizeof(*jc));
     jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
@@ -218,8 +199,8 @@ void jcases_add_stopped(jcases *j, const char *why)
     junit_case *jc;
 
     /* strs holds at most 1 + 4 per case: room for this one's too */
-    j->cases = xrealloc(j->cases, (j->n + 1) * sizeof(*j->cases));
-    j->strs = xrealloc(j->strs, (1 + 4 * (j->n + 1)) * sizeof(*j->strs));
+    j->cases = xreallocarray(j->cases, (j->n + 1), sizeof(*j->cases));
+    j->strs = xreallocarray(j->strs, (1 + 4 * (j->n + 1)), sizeof(*j->strs));
     jc = &j->cases[j->n];
     memset(jc, 0, sizeof(*jc));
     jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
@@ -233,7 +214,7 @@ void jcases_add_stopped(jcases *j, const char *why)
 void jcases_free(jcases *j)
 {
     for (size_t i = 0; i < j->nstrs; i++)
-        free(j->strs[i]);
+        xfree(j->strs[i]);
     xfree(j->strs);
     xfree(j->cases);
     memset(j, 0, sizeof(*j));

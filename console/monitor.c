@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/dbuf.h"
 #include "common/err.h"
 #include "common/mem.h"
 #include "console/mhost.h"
@@ -17,9 +18,8 @@
 typedef struct monitor_host {
     CURL *easy;      /* owned */
     const char *url; /* borrowed from the caller */
-    char *body;      /* owned: cap bytes */
-    size_t len, cap;
-    int toobig; /* the answer passed MONITOR_BODY_MAX */
+    dbuf body;       /* the answer, up to MONITOR_BODY_MAX */
+    int toobig;      /* the answer passed MONITOR_BODY_MAX */
     int done, reported, has_prev;
     CURLcode result;
     int64_t start_wall, start_mono, prev_wall, prev_mono;
@@ -96,19 +96,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
     monitor_host *h = ud;
     size_t n = size * nmemb;
 
-    if (n > MONITOR_BODY_MAX - h->len) {
+    if (dbuf_put(&h->body, data, n) != 0) {
         h->toobig = 1;
         return 0; /* aborts the transfer */
     }
-    if (h->len + n > h->cap) {
-        size_t cap = h->cap;
-        while (cap < h->len + n)
-            cap *= 2;
-        h->body = xrealloc(h->body, cap);
-        h->cap = cap;
-    }
-    memcpy(h->body + h->len, data, n);
-    h->len += n;
     return n;
 }
 
@@ -168,7 +159,7 @@ static void finish(monitor *m, monitor_host *h)
         return;
     }
     mhost_scrape_init(&h->cur, m->sels, m->nsel);
-    if (expo_parse(h->body, h->len, mhost_add, &h->cur, perr, sizeof(perr)) != 0) {
+    if (expo_parse(h->body.p, h->body.len, mhost_add, &h->cur, perr, sizeof(perr)) != 0) {
         snprintf(why, sizeof(why), "not Prometheus text: %s", perr);
         problem(m, h, why);
         return;
@@ -194,7 +185,7 @@ static void scrape_all(monitor *m)
 
     for (size_t i = 0; i < m->n; i++) {
         monitor_host *h = &m->hosts[i];
-        h->len = 0;
+        dbuf_reset(&h->body);
         h->toobig = 0;
         h->done = 0;
         h->errbuf[0] = '\0';
@@ -261,8 +252,7 @@ monitor *monitor_start(const char *const *urls, size_t n, const expo_sel *sels, 
     for (size_t i = 0; i < n; i++) {
         monitor_host *h = &m->hosts[i];
         h->url = urls[i];
-        h->cap = 65536;
-        h->body = xmalloc(h->cap);
+        dbuf_init(&h->body, MONITOR_BODY_MAX);
         h->easy = curl_easy_init();
         if (h->easy == NULL) {
             err_set(err, errlen, "--monitor: cannot initialise libcurl");
@@ -339,7 +329,7 @@ void monitor_stop(monitor *m)
     for (size_t i = 0; i < m->n; i++) {
         if (m->hosts[i].easy != NULL)
             curl_easy_cleanup(m->hosts[i].easy);
-        xfree(m->hosts[i].body);
+        dbuf_free(&m->hosts[i].body);
     }
     if (m->multi != NULL)
         curl_multi_cleanup(m->multi);

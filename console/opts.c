@@ -440,7 +440,7 @@ static int parse_addrs(const char *flag, const char *v, run_opts *o)
             xfree(list);
             return -1;
         }
-        o->src = xrealloc(o->src, (o->nsrc + 1) * sizeof(*o->src));
+        o->src = xreallocarray(o->src, (o->nsrc + 1), sizeof(*o->src));
         o->src[o->nsrc++] = xstrdup(a);
     }
     xfree(list);
@@ -701,7 +701,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             fprintf(stderr, "quern run: %s: %s\n", flag, err);
             return -1;
         }
-        o->resolve = xrealloc(o->resolve, (o->nresolve + 1) * sizeof(*o->resolve));
+        o->resolve = xreallocarray(o->resolve, (o->nresolve + 1), sizeof(*o->resolve));
         o->resolve[o->nresolve++] = xstrdup(v);
         return 0;
     case OPT_OUT:
@@ -709,7 +709,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             usage_line("%s: at most %d outputs", flag, OUT_MAX);
             return -1;
         }
-        o->out = xrealloc(o->out, (o->nout + 1) * sizeof(*o->out));
+        o->out = xreallocarray(o->out, (o->nout + 1), sizeof(*o->out));
         o->out[o->nout++] = v;
         return 0;
     case OPT_OUT_HEADER:
@@ -717,7 +717,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             usage_line("%s: at most %d headers", flag, OUT_MAX);
             return -1;
         }
-        o->out_header = xrealloc(o->out_header, (o->nout_header + 1) * sizeof(*o->out_header));
+        o->out_header = xreallocarray(o->out_header, (o->nout_header + 1), sizeof(*o->out_header));
         o->out_header[o->nout_header++] = v;
         return 0;
     case OPT_MONITOR:
@@ -729,7 +729,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             usage_line("%s: %s", flag, err);
             return -1;
         }
-        o->monitor = xrealloc(o->monitor, (o->nmonitor + 1) * sizeof(*o->monitor));
+        o->monitor = xreallocarray(o->monitor, (o->nmonitor + 1), sizeof(*o->monitor));
         o->monitor[o->nmonitor++] = v;
         return 0;
     case OPT_MONITOR_METRIC:
@@ -737,8 +737,8 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             usage_line("%s: at most %d series", flag, MHOST_SELS_MAX);
             return -1;
         }
-        o->msel = xrealloc(o->msel, (o->nmsel + 1) * sizeof(*o->msel));
-        o->msel_text = xrealloc(o->msel_text, (o->nmsel + 1) * sizeof(*o->msel_text));
+        o->msel = xreallocarray(o->msel, (o->nmsel + 1), sizeof(*o->msel));
+        o->msel_text = xreallocarray(o->msel_text, (o->nmsel + 1), sizeof(*o->msel_text));
         if (expo_sel_parse(v, &o->msel[o->nmsel], err, sizeof(err)) != 0) {
             usage_line("%s: %s", flag, err);
             return -1;
@@ -751,7 +751,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
             fprintf(stderr, "quern run: --threshold %s (see quern help run)\n", err);
             return -1;
         }
-        o->th = xrealloc(o->th, (o->nth + 1) * sizeof(*o->th));
+        o->th = xreallocarray(o->th, (o->nth + 1), sizeof(*o->th));
         o->th[o->nth++] = t;
         return 0;
     }

@@ -97,15 +97,13 @@ char *outjsonl_render(const out_input *in, size_t *len)
     line = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(o);
     if (line == NULL) /* only when out of memory */
-        line = strdup("{}");
-    if (line == NULL)
-        abort();
+        xoom("json_dumps");
     n = strlen(line);
     out = xmalloc(n + 2);
     memcpy(out, line, n);
     out[n] = '\n';
     out[n + 1] = '\0';
-    free(line);
+    free(line); /* jansson's: malloc'd */
     *len = n + 1;
     return out;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/dbuf.h"
 #include "common/mem.h"
 
 #define DECADE(m)                                                                                  \
@@ -17,34 +18,17 @@ const uint64_t prom_bounds_us[PROM_NBOUNDS] = {
     DECADE(100000ULL), DECADE(1000000ULL), DECADE(10000000ULL),
 };
 
-/* The text being written: grows up to PROM_TEXT_MAX, then only records that
- * it overflowed (the text is then dropped whole). */
+/* The text being written: up to PROM_TEXT_MAX with its NUL, then only
+ * records that it overflowed (the text is then dropped whole). */
 typedef struct text {
-    char *p; /* owned */
-    size_t len, cap;
+    dbuf b;
     int over;
 } text;
 
 static void put(text *t, const char *s, size_t n)
 {
-    if (t->over)
-        return;
-    if (t->len + n + 1 > PROM_TEXT_MAX) {
+    if (!t->over && dbuf_put(&t->b, s, n) != 0)
         t->over = 1;
-        return;
-    }
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap == 0 ? 4096 : t->cap;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        if (cap > PROM_TEXT_MAX)
-            cap = PROM_TEXT_MAX;
-        t->p = xrealloc(t->p, cap);
-        t->cap = cap;
-    }
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
 }
 
 static void puts_(text *t, const char *s)
@@ -55,15 +39,14 @@ static void puts_(text *t, const char *s)
 static void fmt(text *t, const char *f, ...) __attribute__((format(printf, 2, 3)));
 static void fmt(text *t, const char *f, ...)
 {
-    char buf[128];
     va_list ap;
-    int n;
 
+    if (t->over)
+        return;
     va_start(ap, f);
-    n = vsnprintf(buf, sizeof(buf), f, ap);
+    if (dbuf_vfmt(&t->b, f, ap) != 0)
+        t->over = 1;
     va_end(ap);
-    if (n > 0)
-        put(t, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 /* A label value, escaped: backslash, double quote and newline. */
@@ -393,6 +376,7 @@ char *prom_render(const prom_input *in, size_t *len)
 {
     text t = {0};
 
+    dbuf_init(&t.b, PROM_TEXT_MAX - 1);
     counter(&t, in, "quern_requests_total", "Samples completed (successes and errors), per step.",
             offsetof(step_stats, count));
     counter(&t, in, "quern_http_requests_total",
@@ -441,9 +425,8 @@ char *prom_render(const prom_input *in, size_t *len)
         fmt(&t, "\"} %d\n", in->th[i].passed ? 1 : 0);
     }
     if (t.over) {
-        xfree(t.p);
+        dbuf_free(&t.b);
         return NULL;
     }
-    *len = t.len;
-    return t.p;
+    return dbuf_take(&t.b, len);
 }

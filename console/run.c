@@ -54,7 +54,7 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
             err_set(err, errlen, "%s: threshold %s", st->where, msg);
             goto out;
         }
-        r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
+        r->o.th = xreallocarray(r->o.th, (r->o.nth + 1), sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(st->where);
         r->o.th[r->o.nth++] = t;
         if (thresh_check_scope(t, ids, names, pf->nsteps, msg, sizeof(msg)) != 0 ||
@@ -76,7 +76,7 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
                              : verdict_defaults((const thresh *const *)r->o.th, r->o.nth,
                                                 r->o.allow_errors, pf->nsteps, dflt);
     for (size_t i = 0; i < ndflt; i++) {
-        r->o.th = xrealloc(r->o.th, (r->o.nth + 1) * sizeof(*r->o.th));
+        r->o.th = xreallocarray(r->o.th, (r->o.nth + 1), sizeof(*r->o.th));
         r->th_src[r->o.nth] = xstrdup(VERDICT_DEFAULT);
         r->o.th[r->o.nth++] = thresh_parse(dflt[i], msg, sizeof(msg));
     }

@@ -162,8 +162,8 @@ static void add_file(walk *w, const char *relp, const struct stat *st)
     quern__bundle_file__init(f);
     f->path = xstrdup(relp);
     f->mode = st->st_mode & 0755;
-    b->files = xrealloc(b->files, (b->nfiles + 1) * sizeof(*b->files));
-    w->sizes = xrealloc(w->sizes, (b->nfiles + 1) * sizeof(*w->sizes));
+    b->files = xreallocarray(b->files, (b->nfiles + 1), sizeof(*b->files));
+    w->sizes = xreallocarray(w->sizes, (b->nfiles + 1), sizeof(*w->sizes));
     w->sizes[b->nfiles] = (uint64_t)st->st_size;
     b->files[b->nfiles++] = f;
     b->bytes += (size_t)st->st_size;
@@ -275,7 +275,7 @@ static void note_own(walk *w, const char *const *paths, size_t n, int kind)
             snprintf(p, sizeof(p), "%s%s", paths[i], side[k]);
             if (stat(p, &st) != 0)
                 continue;
-            w->own = xrealloc(w->own, (w->nown + 1) * sizeof(*w->own));
+            w->own = xreallocarray(w->own, (w->nown + 1), sizeof(*w->own));
             w->own[w->nown].dev = st.st_dev;
             w->own[w->nown].ino = st.st_ino;
             w->own[w->nown++].kind = kind;
@@ -422,7 +422,7 @@ int bundle_add(bundle *b, const char *path, const void *data, size_t len, char *
         quern__bundle_file__init(f);
         f->path = xstrdup(path);
         f->mode = 0644;
-        b->files = xrealloc(b->files, (b->nfiles + 1) * sizeof(*b->files));
+        b->files = xreallocarray(b->files, (b->nfiles + 1), sizeof(*b->files));
         b->files[b->nfiles++] = f;
     }
     f->data.data = xmalloc(len ? len : 1);

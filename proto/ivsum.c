@@ -129,7 +129,7 @@ static void add_loads(ivsum *s, const Quern__Interval *m)
 
         if (s->nload == s->capload) {
             s->capload = s->capload ? s->capload * 2 : 4;
-            s->load = xrealloc(s->load, s->capload * sizeof(*s->load));
+            s->load = xreallocarray(s->load, s->capload, sizeof(*s->load));
         }
         l = &s->load[s->nload++];
         memset(l, 0, sizeof(*l));

@@ -27,7 +27,7 @@ static void vlist_add(void *arg, const char *name, const char *value)
     (void)name;
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
-        l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+        l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
     }
     l->v[l->n++] = xstrdup(value);
 }
@@ -269,7 +269,7 @@ static void holds_add(holds *x, strtab *t, const char *key, size_t entry, hold_h
         return;
     if (x->n == x->cap) {
         x->cap = x->cap ? 2 * x->cap : 64;
-        x->h = xrealloc(x->h, x->cap * sizeof(*x->h));
+        x->h = xreallocarray(x->h, x->cap, sizeof(*x->h));
     }
     *slot = x->n;
     o = &x->h[x->n++];
@@ -359,10 +359,10 @@ static void location_index(holds *x, const char *loc, size_t entry)
 static void holds_free(holds *x)
 {
     for (size_t i = 0; i < x->n; i++) {
-        free(x->h[i].name);
-        free(x->h[i].path);
+        xfree(x->h[i].name);
+        xfree(x->h[i].path);
     }
-    free(x->h);
+    xfree(x->h);
     strtab_free(&x->values);
     strtab_free(&x->atoms);
 }
@@ -433,15 +433,13 @@ static void rule_add(correl *c, size_t src, const char *from, const char *value,
 
     var_name(c, from, var, sizeof(var));
     f = open_memstream(&expr, &elen);
-    if (f == NULL) {
-        fprintf(stderr, "quern: out of memory\n");
-        abort();
-    }
+    if (f == NULL)
+        xoom("open_memstream");
     fn(f, arg);
     fclose(f);
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 8;
-        c->r = xrealloc(c->r, c->cap * sizeof(*c->r));
+        c->r = xreallocarray(c->r, c->cap, sizeof(*c->r));
     }
     *strtab_put(&c->byvalue, value, NULL) = c->n;
     r = &c->r[c->n++];
@@ -571,9 +569,9 @@ void correl_find(const har *h, const unsigned char *keep, correl *c)
                 rule_find(c, h, &x, sent.v[k], j);
         }
         for (size_t k = 0; k < sent.n; k++)
-            free(sent.v[k]);
+            xfree(sent.v[k]);
     }
-    free(sent.v);
+    xfree(sent.v);
     strtab_free(&seen);
     holds_free(&x);
 }
@@ -588,12 +586,12 @@ const correl_rule *correl_lookup(const correl *c, const char *value, size_t at)
 void correl_free(correl *c)
 {
     for (size_t i = 0; i < c->n; i++) {
-        free(c->r[i].var);
-        free(c->r[i].value);
-        free(c->r[i].expr);
-        free(c->r[i].why);
+        xfree(c->r[i].var);
+        xfree(c->r[i].value);
+        free(c->r[i].expr); /* open_memstream's: malloc'd by libc */
+        xfree(c->r[i].why);
     }
-    free(c->r);
+    xfree(c->r);
     strtab_free(&c->byvalue);
     strtab_free(&c->vars);
     strtab_free(&c->bases);

@@ -66,10 +66,10 @@ static void kv_list(json_t *arr, har_kv **out, size_t *n)
 static void kv_free(har_kv *kv, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        free(kv[i].name);
-        free(kv[i].value);
+        xfree(kv[i].name);
+        xfree(kv[i].value);
     }
-    free(kv);
+    xfree(kv);
 }
 
 const char *har_header(const har_kv *kv, size_t n, const char *name)
@@ -315,7 +315,7 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
     {
         har_entry *tmp = xcalloc(h->n + 1, sizeof(*tmp));
         entries_sort(h->e, h->n, tmp);
-        free(tmp);
+        xfree(tmp);
     }
     {
         double first = 0;
@@ -339,20 +339,20 @@ void har_free(har *h)
 {
     for (size_t i = 0; i < h->n; i++) {
         har_entry *e = &h->e[i];
-        free(e->method);
-        free(e->url);
+        xfree(e->method);
+        xfree(e->url);
         kv_free(e->headers, e->nheaders);
-        free(e->req_mime);
-        free(e->req_text);
+        xfree(e->req_mime);
+        xfree(e->req_text);
         kv_free(e->params, e->nparams);
-        free(e->location);
-        free(e->resp_mime);
-        free(e->resp_text);
-        free(e->title);
+        xfree(e->location);
+        xfree(e->resp_mime);
+        xfree(e->resp_text);
+        xfree(e->title);
     }
-    free(h->e);
-    free(h->creator);
-    free(h->browser);
-    free(h->started);
+    xfree(h->e);
+    xfree(h->creator);
+    xfree(h->browser);
+    xfree(h->started);
     memset(h, 0, sizeof(*h));
 }

@@ -119,7 +119,7 @@ static char *read_all(const char *path, size_t *len)
     }
     buf = xmalloc((size_t)n + 1);
     if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
+        xfree(buf);
         buf = NULL;
         errno = EIO;
     }
@@ -230,7 +230,7 @@ int har2lua_main(int argc, char **argv)
             fprintf(stderr, "quern har2lua: cannot write %s: %s\n", outp, strerror(errno));
     }
 out:
-    free(buf);
-    free(text);
+    free(buf); /* open_memstream's: malloc'd by libc */
+    xfree(text);
     return rc;
 }

@@ -151,7 +151,7 @@ static void url_expr(replay_ctx *x, size_t at)
         /* a delimiter after it: one more operand at most */
         if (n + 2 >= cap) {
             cap *= 2;
-            p = xrealloc(p, cap * sizeof(*p));
+            p = xreallocarray(p, cap, sizeof(*p));
         }
         if (r != NULL)
             p[n++] = (url_part){r->var, NULL, 0};
@@ -172,7 +172,7 @@ static void url_expr(replay_ctx *x, size_t at)
         fputs("\"\"", x->out);
     else
         concat_lua(x, p, n);
-    free(p);
+    xfree(p);
 }
 
 /* A JSON value as a Lua one, correlated leaves as their locals. */
@@ -264,7 +264,7 @@ static void kv_push(void *arg, const char *name, const char *value)
         har_kv *kv;
         size_t n;
     } *l = arg;
-    l->kv = xrealloc(l->kv, (l->n + 1) * sizeof(*l->kv));
+    l->kv = xreallocarray(l->kv, (l->n + 1), sizeof(*l->kv));
     l->kv[l->n].name = xstrdup(name);
     l->kv[l->n].value = xstrdup(value);
     l->n++;
@@ -314,10 +314,10 @@ static void form_lua(replay_ctx *x, const har_entry *e, size_t at)
     }
     fputs(" }", x->out);
     for (size_t i = 0; i < parsed.n; i++) {
-        free(parsed.kv[i].name);
-        free(parsed.kv[i].value);
+        xfree(parsed.kv[i].name);
+        xfree(parsed.kv[i].value);
     }
-    free(parsed.kv);
+    xfree(parsed.kv);
 }
 
 /* The request's options table, or nothing when it has none. */
@@ -691,7 +691,7 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
     }
     fwrite(run, 1, rlen, out);
     fputs("end\n", out);
-    free(run);
+    free(run); /* open_memstream's: malloc'd by libc */
 }
 
 void replay_write(const har *h, const replay_opts *o, FILE *out)
@@ -778,12 +778,12 @@ void replay_write(const har *h, const replay_opts *o, FILE *out)
     for (size_t i = 0; i < c.n; i++)
         x.rules_at[x.rules_first[c.r[i].src + 1]++] = i;
     script_lua(&x, st, ns, &third, excluded, others);
-    free(x.rules_first);
-    free(x.rules_at);
+    xfree(x.rules_first);
+    xfree(x.rules_at);
     for (size_t i = 0; i < third.n; i++)
-        free(third.name[i]);
-    free(st);
-    free(idx);
+        xfree(third.name[i]);
+    xfree(st);
+    xfree(idx);
     correl_free(&c);
-    free(keep);
+    xfree(keep);
 }

@@ -185,7 +185,7 @@ int catalog_list(db *d, const char *name, long limit, catalog_row **rows, size_t
             dur = sqlite3_column_int64(elapsed, 0);
             sqlite3_reset(elapsed);
         }
-        out = xrealloc(out, (nout + 1) * sizeof(*out));
+        out = xreallocarray(out, (nout + 1), sizeof(*out));
         r = &out[nout++];
         r->id = id;
         r->name = query_col_str(list, 1);

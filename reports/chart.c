@@ -72,7 +72,7 @@ void chart_shade_add(chart_shade *sh, uint64_t from_s, uint64_t to_s, const char
     }
     if (sh->n == sh->cap) {
         sh->cap = sh->cap ? 2 * sh->cap : 16;
-        sh->bands = xrealloc(sh->bands, sh->cap * sizeof(*sh->bands));
+        sh->bands = xreallocarray(sh->bands, sh->cap, sizeof(*sh->bands));
     }
     last = &sh->bands[sh->n++];
     memset(last, 0, sizeof(*last));

@@ -84,8 +84,8 @@ char *dbrow_props_json(const props *p, int redacted)
     }
     s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     json_decref(o);
-    if (s == NULL)
-        abort(); /* only when out of memory */
+    if (s == NULL) /* only when out of memory */
+        xoom("json_dumps");
     return s;
 }
 

@@ -125,7 +125,7 @@ static int read_checks(sqlite3 *sq, int64_t run_id, dbtally *out)
     sqlite3_bind_int64(st, 1, run_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && out->nchecks < TALLY_CHECKS_MAX) {
         tally_check *c;
-        out->checks = xrealloc(out->checks, (out->nchecks + 1) * sizeof(*out->checks));
+        out->checks = xreallocarray(out->checks, out->nchecks + 1, sizeof(*out->checks));
         c = &out->checks[out->nchecks++];
         snprintf(c->name, sizeof(c->name), "%s", (const char *)sqlite3_column_text(st, 0));
         c->passes = (uint64_t)sqlite3_column_int64(st, 1);
@@ -148,7 +148,7 @@ static int read_metrics(sqlite3 *sq, int64_t run_id, dbtally *out)
     sqlite3_bind_int64(st, 1, run_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && out->nmetrics < TALLY_METRICS_MAX) {
         dbtally_metric *m;
-        out->metrics = xrealloc(out->metrics, (out->nmetrics + 1) * sizeof(*out->metrics));
+        out->metrics = xreallocarray(out->metrics, out->nmetrics + 1, sizeof(*out->metrics));
         m = &out->metrics[out->nmetrics++];
         memset(m, 0, sizeof(*m));
         snprintf(m->name, sizeof(m->name), "%s", (const char *)sqlite3_column_text(st, 0));

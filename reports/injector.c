@@ -67,7 +67,7 @@ int injector_load(sqlite3 *sq, int64_t run_id, injector_row **rows, size_t *n, c
         injector_row *r;
         if (*n == cap) {
             cap = cap ? 2 * cap : 64;
-            *rows = xrealloc(*rows, cap * sizeof(**rows));
+            *rows = xreallocarray(*rows, cap, sizeof(**rows));
         }
         r = &(*rows)[(*n)++];
         r->second = (uint64_t)sqlite3_column_int64(st, 0);

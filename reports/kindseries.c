@@ -12,7 +12,7 @@ static void row_kind(sqlite3_stmt *st, kindseries *ks)
 {
     kindseries_row *k;
 
-    ks->rows = xrealloc(ks->rows, (ks->n + 1) * sizeof(*ks->rows));
+    ks->rows = xreallocarray(ks->rows, (ks->n + 1), sizeof(*ks->rows));
     k = &ks->rows[ks->n++];
     k->step = sqlite3_column_int64(st, 0);
     k->cls = query_col_str(st, 1);

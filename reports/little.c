@@ -64,7 +64,7 @@ int little_load(sqlite3 *sq, int64_t run_id, little_row **rows, size_t *n, char 
         little_row *r;
         if (*n == cap) {
             cap = cap ? 2 * cap : 64;
-            *rows = xrealloc(*rows, cap * sizeof(**rows));
+            *rows = xreallocarray(*rows, cap, sizeof(**rows));
         }
         r = &(*rows)[(*n)++];
         r->second = (uint64_t)sqlite3_column_int64(st, 0);

@@ -27,7 +27,7 @@ static mseries_metric *metric_of(mseries_host *h, const char *name, size_t npts)
             return &h->m[i];
     if (h->nm == MSERIES_METRICS_MAX)
         return NULL;
-    h->m = xrealloc(h->m, (h->nm + 1) * sizeof(*h->m));
+    h->m = xreallocarray(h->m, (h->nm + 1), sizeof(*h->m));
     h->m[h->nm].name = xstrdup(name);
     h->m[h->nm].y = xmalloc((npts > 0 ? npts : 1) * sizeof(double));
     for (size_t p = 0; p < npts; p++)
@@ -54,7 +54,7 @@ int mseries_load(sqlite3 *sq, int64_t run_id, size_t npts, unsigned width_s, mse
     sqlite3_bind_int(st, 2, MSERIES_HOSTS_MAX);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         mseries_host *h;
-        ms->hosts = xrealloc(ms->hosts, (ms->nhosts + 1) * sizeof(*ms->hosts));
+        ms->hosts = xreallocarray(ms->hosts, (ms->nhosts + 1), sizeof(*ms->hosts));
         h = &ms->hosts[ms->nhosts++];
         memset(h, 0, sizeof(*h));
         h->host = col_str(st, 1);

@@ -389,7 +389,7 @@ static int load_rows(sqlite3 *sq, query_run *r, const char *sql,
 static void row_agent(sqlite3_stmt *st, query_run *r)
 {
     query_agent *a;
-    r->agents = xrealloc(r->agents, (r->nagents + 1) * sizeof(*r->agents));
+    r->agents = xreallocarray(r->agents, (r->nagents + 1), sizeof(*r->agents));
     a = &r->agents[r->nagents++];
     a->name = query_col_str(st, 0);
     a->host = query_col_str(st, 1);
@@ -404,7 +404,7 @@ static void row_agent(sqlite3_stmt *st, query_run *r)
 static void row_error(sqlite3_stmt *st, query_run *r)
 {
     query_error *e;
-    r->errors = xrealloc(r->errors, (r->nerrors + 1) * sizeof(*r->errors));
+    r->errors = xreallocarray(r->errors, (r->nerrors + 1), sizeof(*r->errors));
     e = &r->errors[r->nerrors++];
     e->step = sqlite3_column_int64(st, 0);
     e->kind = query_col_str(st, 1);
@@ -418,7 +418,7 @@ static void row_error(sqlite3_stmt *st, query_run *r)
 static void row_slow(sqlite3_stmt *st, query_run *r)
 {
     query_slow *q;
-    r->slow = xrealloc(r->slow, (r->nslow + 1) * sizeof(*r->slow));
+    r->slow = xreallocarray(r->slow, (r->nslow + 1), sizeof(*r->slow));
     q = &r->slow[r->nslow++];
     q->step = sqlite3_column_int64(st, 0);
     q->rank = sqlite3_column_int64(st, 1);
@@ -431,7 +431,7 @@ static void row_slow(sqlite3_stmt *st, query_run *r)
 static void row_steer(sqlite3_stmt *st, query_run *r)
 {
     query_steer *q;
-    r->steers = xrealloc(r->steers, (r->nsteers + 1) * sizeof(*r->steers));
+    r->steers = xreallocarray(r->steers, r->nsteers + 1, sizeof(*r->steers));
     q = &r->steers[r->nsteers++];
     q->at_us = sqlite3_column_int64(st, 0);
     q->kind = query_col_str(st, 1);
@@ -442,7 +442,7 @@ static void row_steer(sqlite3_stmt *st, query_run *r)
 static void row_scen(sqlite3_stmt *st, query_run *r)
 {
     query_scen *s;
-    r->scens = xrealloc(r->scens, (r->nscens + 1) * sizeof(*r->scens));
+    r->scens = xreallocarray(r->scens, (r->nscens + 1), sizeof(*r->scens));
     s = &r->scens[r->nscens++];
     s->name = query_col_str(st, 0);
     s->runs = sqlite3_column_int64(st, 1);
@@ -456,7 +456,7 @@ static void row_scen(sqlite3_stmt *st, query_run *r)
 static void row_threshold(sqlite3_stmt *st, query_run *r)
 {
     query_threshold *t;
-    r->thresholds = xrealloc(r->thresholds, (r->nthresholds + 1) * sizeof(*r->thresholds));
+    r->thresholds = xreallocarray(r->thresholds, (r->nthresholds + 1), sizeof(*r->thresholds));
     t = &r->thresholds[r->nthresholds++];
     t->expr = query_col_str(st, 0);
     t->source = query_col_str(st, 1);

@@ -31,7 +31,7 @@ batch *batch_prepare(vu *v, size_t n, enum batch_mode mode)
         v->jar_reset = 0;
     }
     if (n > b->cap) {
-        b->it = xrealloc(b->it, n * sizeof(*b->it));
+        b->it = xreallocarray(b->it, n, sizeof(*b->it));
         b->busy = xrealloc(b->busy, n);
         b->cap = n;
     }

@@ -94,7 +94,7 @@ int embed_add(embed_list *l, const char *base, const char *ref, size_t reflen, i
     }
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 16;
-        l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+        l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
     }
     l->v[l->n].url = url;
     l->v[l->n].css = (uint8_t)(css != 0);
@@ -428,7 +428,7 @@ void embed_filter_add(embed_filter *f, int exclude, const char *pattern)
     char ***v = exclude ? &f->exclude : &f->include;
     size_t *n = exclude ? &f->nexclude : &f->ninclude;
 
-    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    *v = xreallocarray(*v, (*n + 1), sizeof(**v));
     (*v)[(*n)++] = xstrdup(pattern);
 }
 

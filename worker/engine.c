@@ -100,7 +100,7 @@ static sockw *watcher_new(engine *e, curl_socket_t s, int conn)
         int n = e->nfdw ? e->nfdw : 64;
         while (n <= s)
             n *= 2;
-        e->fdw = xrealloc(e->fdw, (size_t)n * sizeof(*e->fdw));
+        e->fdw = xreallocarray(e->fdw, (size_t)n, sizeof(*e->fdw));
         memset(e->fdw + e->nfdw, 0, (size_t)(n - e->nfdw) * sizeof(*e->fdw));
         e->nfdw = n;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/mem.h"
 #include "worker/engine_int.h"
 
 #define VU_MT "quern.VU"
@@ -47,9 +48,7 @@ static int l_cookies(lua_State *L)
     lua_newtable(L);
     for (struct curl_slist *c = list; c != NULL; c = c->next) {
         char *f[7];
-        char *line = strdup(c->data);
-        if (line == NULL)
-            break;
+        char *line = xstrdup(c->data);
         /* An expired cookie (Max-Age=0 from a logout) is no longer in the jar. */
         if (split_line(line, f) &&
             !(strtoll(f[4], NULL, 10) != 0 && strtoll(f[4], NULL, 10) < (long long)time(NULL))) {
@@ -72,7 +71,7 @@ static int l_cookies(lua_State *L)
             lua_setfield(L, -2, "http_only");
             lua_rawseti(L, -2, ++n);
         }
-        free(line);
+        xfree(line);
     }
     curl_slist_free_all(list);
     return 1;

@@ -218,7 +218,7 @@ static void add_cells(feeder *fd, const csv_in *in, const char *buf)
         fd->cap = fd->cap ? fd->cap * 2 : 1024;
         while (fd->cap < fd->ncells + (size_t)in->nf)
             fd->cap *= 2;
-        fd->cells = xrealloc(fd->cells, fd->cap * sizeof(*fd->cells));
+        fd->cells = xreallocarray(fd->cells, fd->cap, sizeof(*fd->cells));
     }
     for (int i = 0; i < in->nf; i++) {
         fd->cells[fd->ncells].off = (uint32_t)(in->f[i].s - buf);

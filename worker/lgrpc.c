@@ -247,7 +247,7 @@ static void add_line(vu *v, const char *name, const char *value)
     snprintf(line, sizeof(line), "%s: %s", name, value);
     v->req_headers = curl_slist_append(v->req_headers, line);
     if (v->req_headers == NULL)
-        xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
+        xoom("curl_slist_append");
 }
 
 struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, long *curl_ms,
@@ -460,9 +460,9 @@ static int r_expect(lua_State *L)
 /* Pushes the response table of the finished unary call. */
 static int push_reply(lua_State *L, vu *v, const pbmethod *m)
 {
-    const char *hdr = v->xh->hdr.data ? v->xh->hdr.data : "";
+    const char *hdr = v->xh->hdr.p ? v->xh->hdr.p : "";
     size_t hlen = v->xh->hdr.len;
-    const uint8_t *body = (const uint8_t *)(v->xh->body.data ? v->xh->body.data : "");
+    const uint8_t *body = (const uint8_t *)(v->xh->body.p ? v->xh->body.p : "");
     size_t blen = v->xh->body.len, used = 0, n = 0;
     const uint8_t *msg = NULL;
     const char *split;

@@ -121,7 +121,7 @@ static void add_line(struct curl_slist **l, const char *line)
 {
     struct curl_slist *n = curl_slist_append(*l, line);
     if (n == NULL)
-        xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
+        xoom("curl_slist_append");
     *l = n;
 }
 

@@ -57,9 +57,9 @@ int lresp_push_xfer(lua_State *L, const xfer_result *x, const xh *h, uint32_t se
     curl_easy_getinfo(h->easy, CURLINFO_HTTP_VERSION, &r->http_version);
     r->page = 0;
     lapi_setmt(L, &resp_key);
-    lua_pushlstring(L, h->body.data ? h->body.data : "", h->body.len);
+    lua_pushlstring(L, h->body.p ? h->body.p : "", h->body.len);
     lua_setiuservalue(L, -2, UV_BODY);
-    lua_pushlstring(L, h->hdr.data ? h->hdr.data : "", h->hdr.len);
+    lua_pushlstring(L, h->hdr.p ? h->hdr.p : "", h->hdr.len);
     lua_setiuservalue(L, -2, UV_HEADERS_RAW);
     lua_pushvalue(L, url_idx);
     lua_setiuservalue(L, -2, UV_URL);

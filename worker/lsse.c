@@ -140,7 +140,7 @@ static struct curl_slist *header_list(lua_State *L, int idx)
         snprintf(line, sizeof(line), "%.*s", (int)(end - p), p);
         list = curl_slist_append(list, line);
         if (list == NULL)
-            xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
+            xoom("curl_slist_append");
         p = end + 1;
     }
     return list;

@@ -178,7 +178,7 @@ curl_mime *mpart_push(lua_State *L, int idx, CURL *easy, const char *dir)
     lua_setmetatable(L, -2);
     m->mime = curl_mime_init(easy);
     if (m->mime == NULL)
-        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+        xoom("curl_mime_init");
     lua_pushnil(L);
     while (lua_next(L, idx) != 0) {
         const char *field;

@@ -73,7 +73,7 @@ static void pageres_add(pageres *p, char *url, int css)
     }
     if (p->n == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 16;
-        p->r = xrealloc(p->r, p->cap * sizeof(*p->r));
+        p->r = xreallocarray(p->r, p->cap, sizeof(*p->r));
     }
     r = &p->r[p->n++];
     memset(r, 0, sizeof(*r));
@@ -136,7 +136,7 @@ static void pageres_header(struct curl_slist **l, const char *name, const char *
     snprintf(line, sizeof(line), "%s: %s", name, value);
     n = curl_slist_append(*l, line);
     if (n == NULL)
-        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+        xoom("curl_slist_append");
     *l = n;
 }
 
@@ -274,7 +274,7 @@ int pageres_start(vu *v)
         p->cache = rcache_new();
     p->seq = v->xfer_timed && v->pend.step >= 0 ? v->pend.seq : 0;
     embed_list_init(&l);
-    embed_html(&l, v->xh->body.data, v->xh->body.len, p->base);
+    embed_html(&l, v->xh->body.p, v->xh->body.len, p->base);
     for (size_t i = 0; i < l.n; i++) {
         pageres_add(p, l.v[i].url, l.v[i].css);
         l.v[i].url = NULL; /* the page owns it (or freed it) */
@@ -299,7 +299,7 @@ static void pageres_scan_css(pageres *p, pageres_item *r, const xh *x)
 
     curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
     embed_list_init(&l);
-    embed_css(&l, x->body.data, x->body.len, eff != NULL ? eff : r->url, 0);
+    embed_css(&l, x->body.p, x->body.len, eff != NULL ? eff : r->url, 0);
     if (p->use_cache && l.n > 0) {
         for (size_t i = 0; i < l.n; i++)
             dlen += strlen(l.v[i].url) + 1;
@@ -366,7 +366,7 @@ int pageres_xfer_done(pageres *p, CURL *easy, CURLcode rc)
         s->requests += xh_requests(x);
     }
     if (p->use_cache)
-        rcache_update(p->cache, r->url, rc == CURLE_OK ? (int)status : 0, x->hdr.data, x->hdr.len,
+        rcache_update(p->cache, r->url, rc == CURLE_OK ? (int)status : 0, x->hdr.p, x->hdr.len,
                       clock_mono_us());
     if (rc != CURLE_OK) {
         pageres_fail(p, r, x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));

@@ -48,7 +48,7 @@ static int read_enum(pbschema *s, const char *scope, const uint8_t *p, size_t n,
         }
     if (k < 0 || name == NULL)
         BAD("malformed enum");
-    s->enums = xrealloc(s->enums, (s->nenums + 1) * sizeof(*s->enums));
+    s->enums = xreallocarray(s->enums, (s->nenums + 1), sizeof(*s->enums));
     e = &s->enums[s->nenums++];
     memset(e, 0, sizeof(*e));
     e->name = join(scope, name);
@@ -71,7 +71,7 @@ static int read_enum(pbschema *s, const char *scope, const uint8_t *p, size_t n,
             xfree(ev.name);
             BAD("malformed enum value");
         }
-        e->values = xrealloc(e->values, (e->nvalues + 1) * sizeof(*e->values));
+        e->values = xreallocarray(e->values, (e->nvalues + 1), sizeof(*e->values));
         e->values[e->nvalues++] = ev;
     }
     return 1;
@@ -148,7 +148,7 @@ static int read_msg(pbschema *s, const char *scope, int proto3, int depth, const
     if (k < 0 || name == NULL)
         BAD("malformed message");
     full = join(scope, name);
-    s->msgs = xrealloc(s->msgs, (s->nmsgs + 1) * sizeof(*s->msgs));
+    s->msgs = xreallocarray(s->msgs, (s->nmsgs + 1), sizeof(*s->msgs));
     mi = s->nmsgs++;
     memset(&s->msgs[mi], 0, sizeof(s->msgs[mi]));
     s->msgs[mi].name = full;
@@ -159,7 +159,7 @@ static int read_msg(pbschema *s, const char *scope, int proto3, int depth, const
             continue;
         if (f.num == 2) {
             pbmsg *m = &s->msgs[mi];
-            m->fields = xrealloc(m->fields, (m->nfields + 1) * sizeof(*m->fields));
+            m->fields = xreallocarray(m->fields, (m->nfields + 1), sizeof(*m->fields));
             if (!read_field(&m->fields[m->nfields], proto3, f.p, f.n, err, errlen)) {
                 xfree(m->fields[m->nfields].name);
                 xfree(m->fields[m->nfields].type_name);
@@ -234,7 +234,7 @@ static int read_service(pbschema *s, const char *scope, const uint8_t *p, size_t
         memcpy(m.path + a + 1, mname, b + 1);
         xfree(mname);
         m.in = m.out = -1;
-        s->methods = xrealloc(s->methods, (s->nmethods + 1) * sizeof(*s->methods));
+        s->methods = xreallocarray(s->methods, (s->nmethods + 1), sizeof(*s->methods));
         s->methods[s->nmethods++] = m;
     }
     xfree(name);

@@ -183,7 +183,7 @@ static rcache_ent *rcache_slot(rcache *c)
     if (c->n < RCACHE_MAX) {
         if (c->n == c->cap) {
             c->cap = c->cap ? c->cap * 2 : 16;
-            c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+            c->v = xreallocarray(c->v, c->cap, sizeof(*c->v));
         }
         memset(&c->v[c->n], 0, sizeof(c->v[c->n]));
         return &c->v[c->n++];

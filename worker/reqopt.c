@@ -137,7 +137,7 @@ int reqopt_add_resolve(reqopt *ro, const char *entry, char *err, size_t errlen)
         return -1;
     l = curl_slist_append(ro->resolve, entry);
     if (l == NULL)
-        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+        xoom("curl_slist_append");
     ro->resolve = l;
     ro->set |= REQOPT_RESOLVE;
     return 0;

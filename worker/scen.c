@@ -57,7 +57,8 @@ int scen_add_threshold(scen_set *set, const char *expr, const char *where, char 
         snprintf(err, errlen, "%s: threshold: more than %d thresholds", where, SCEN_THRESHOLDS_MAX);
         return -1;
     }
-    set->thresholds = xrealloc(set->thresholds, (set->nthresholds + 1) * sizeof(*set->thresholds));
+    set->thresholds =
+        xreallocarray(set->thresholds, (set->nthresholds + 1), sizeof(*set->thresholds));
     t = &set->thresholds[set->nthresholds++];
     t->expr = xstrdup(expr);
     t->where = xstrdup(where);
@@ -118,7 +119,7 @@ scen *scen_add(scen_set *set, const char *name, const char *where, char *err, si
     sc->where = xstrdup(where);
     sc->weight = 1;
     sc->table_ref = -1;
-    set->scens = xrealloc(set->scens, (set->nscens + 1) * sizeof(*set->scens));
+    set->scens = xreallocarray(set->scens, (set->nscens + 1), sizeof(*set->scens));
     set->scens[set->nscens++] = sc;
     return sc;
 }
@@ -154,11 +155,10 @@ step *scen_add_step(scen_set *set, scen *sc, int num, const char *label, const c
     st->label = xstrdup(label);
     st->where = xstrdup(where);
     st->scen = sc;
-    st->name = xmalloc(strlen(id) + strlen(label) + 2);
-    sprintf(st->name, "%s)%s", id, label);
+    st->name = xasprintf("%s)%s", id, label);
     if (sc->first_step == NULL || num < sc->first_step->num)
         sc->first_step = st;
-    set->steps = xrealloc(set->steps, (set->nsteps + 1) * sizeof(*set->steps));
+    set->steps = xreallocarray(set->steps, (set->nsteps + 1), sizeof(*set->steps));
     set->steps[set->nsteps++] = st;
     return st;
 }

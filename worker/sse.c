@@ -312,7 +312,7 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
     ev_init(&c->wake, on_wake);
     c->easy = curl_easy_init();
     if (c->easy == NULL)
-        xmalloc((size_t)-1 >> 1);
+        xoom("curl_easy_init");
     curl_easy_setopt(c->easy, CURLOPT_URL, cfg->url);
     curl_easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);

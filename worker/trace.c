@@ -171,18 +171,18 @@ void trace_response(trace *t, vu *v, CURLcode rc)
              x->trace_id[0] != '\0' ? ", trace " : "", x->trace_id);
     headers(&o, "> ", s->req, s->req_len);
     if (x->status > 0) {
-        headers(&o, "< ", v->xh->hdr.data != NULL ? v->xh->hdr.data : "", v->xh->hdr.len);
-        body = v->xh->body.len + v->xh->body.dropped;
+        headers(&o, "< ", v->xh->hdr.p != NULL ? v->xh->hdr.p : "", v->xh->hdr.len);
+        body = v->xh->body.len + v->xh->body_dropped;
         /* At most TRACE_BODY_MAX bytes, cut between characters. */
-        nshow = utf8_cut(v->xh->body.data, v->xh->body.len, TRACE_BODY_MAX);
+        nshow = utf8_cut(v->xh->body.p, v->xh->body.len, TRACE_BODY_MAX);
         for (size_t i = 0; i < nshow; i++) {
             /* Bytes a terminal would take as commands are shown as '.'. */
-            unsigned char c = (unsigned char)v->xh->body.data[i];
+            unsigned char c = (unsigned char)v->xh->body.p[i];
             char ch = c >= 0x20 && c != 0x7f ? (char)c : c == '\n' || c == '\t' ? (char)c : '.';
             lbuf_put(&o, &ch, 1);
             off = i + 1;
         }
-        if (off > 0 && v->xh->body.data[off - 1] != '\n')
+        if (off > 0 && v->xh->body.p[off - 1] != '\n')
             lbuf_put(&o, "\n", 1);
         if (body > off)
             lbuf_fmt(&o, "[... %zu more bytes of the body]\n", body - off);

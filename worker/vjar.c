@@ -22,8 +22,8 @@ static void vjar_split(const char *text, vjar_lines *l)
         if (len > 0) {
             if (l->n == cap) {
                 cap = cap ? cap * 2 : 8;
-                l->at = xrealloc(l->at, cap * sizeof(*l->at));
-                l->len = xrealloc(l->len, cap * sizeof(*l->len));
+                l->at = xreallocarray(l->at, cap, sizeof(*l->at));
+                l->len = xreallocarray(l->len, cap, sizeof(*l->len));
             }
             l->at[l->n] = p;
             l->len[l->n++] = len;

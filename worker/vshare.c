@@ -12,7 +12,7 @@ CURLSH *vshare_get(vshare_set *s, uint32_t idx)
         uint32_t n = s->n ? s->n : 16;
         while (n <= g)
             n *= 2;
-        s->sh = xrealloc(s->sh, n * sizeof(*s->sh));
+        s->sh = xreallocarray(s->sh, n, sizeof(*s->sh));
         memset(s->sh + s->n, 0, (n - s->n) * sizeof(*s->sh));
         s->n = n;
     }

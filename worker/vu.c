@@ -39,40 +39,27 @@ vu *vu_current(lua_State *L)
     return *(vu **)lua_getextraspace(L);
 }
 
-static size_t buf_append(vu_buf *b, const char *p, size_t n, size_t max)
+/* Appends what fits below b's maximum; returns the bytes dropped. */
+static size_t buf_append(dbuf *b, const char *p, size_t n)
 {
-    if (b->len + n > max) {
-        size_t room = max > b->len ? max - b->len : 0;
-        b->dropped += n - room;
-        n = room;
-    }
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256; /* most headers and small bodies fit */
-        while (cap < b->len + n)
-            cap *= 2;
-        b->data = xrealloc(b->data, cap);
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return n;
+    size_t keep = n < b->max - b->len ? n : b->max - b->len;
+
+    dbuf_put(b, p, keep); /* fits: cannot fail */
+    return n - keep;
 }
 
-static void buf_clear(vu_buf *b)
+static void buf_clear(dbuf *b)
 {
-    b->len = 0;
-    b->dropped = 0;
-    if (b->cap > VU_BUF_KEEP) {
-        xfree(b->data);
-        b->data = NULL;
-        b->cap = 0;
-    }
+    if (b->cap > VU_BUF_KEEP)
+        dbuf_free(b);
+    else
+        dbuf_reset(b);
 }
 
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
     xh *x = ud;
-    buf_append(&x->body, p, size * n, VU_BODY_MAX);
+    x->body_dropped += buf_append(&x->body, p, size * n);
     return size * n;
 }
 
@@ -82,11 +69,11 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
     /* A new status line (after a redirect or a 100-continue) starts over. */
     if (size * n > 5 && memcmp(p, "HTTP/", 5) == 0) {
         const char *sp = memchr(p, ' ', size * n);
-        x->hdr.len = 0;
+        dbuf_reset(&x->hdr);
         if (sp == NULL || sp + 1 >= p + size * n || sp[1] != '1')
             x->responses++; /* a 1xx is not an answer to a request of its own */
     }
-    buf_append(&x->hdr, p, size * n, VU_HDR_MAX);
+    buf_append(&x->hdr, p, size * n); /* what passes VU_HDR_MAX is dropped */
     return size * n;
 }
 
@@ -106,10 +93,12 @@ xh *xh_get(struct engine *e)
         return x;
     }
     x = xcalloc(1, sizeof(*x));
+    dbuf_init(&x->body, VU_BODY_MAX);
+    dbuf_init(&x->hdr, VU_HDR_MAX);
     x->src = -1;
     x->easy = curl_easy_init();
     if (x->easy == NULL)
-        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+        xoom("curl_easy_init");
     xh_defaults(e, x);
     return x;
 }
@@ -166,6 +155,7 @@ void xh_put(struct engine *e, xh *x)
         vu_detach(x);
     buf_clear(&x->body);
     buf_clear(&x->hdr);
+    x->body_dropped = 0;
     x->next = e->free_xh;
     e->free_xh = x;
     e->nfree_xh++;
@@ -205,7 +195,7 @@ static void tp_append(struct curl_slist **l, const char *line)
 {
     struct curl_slist *n = curl_slist_append(*l, line);
     if (n == NULL)
-        xmalloc((size_t)-1 >> 1); /* the one abort path */
+        xoom("curl_slist_append");
     *l = n;
 }
 
@@ -233,8 +223,8 @@ void xh_free(xh *x)
     curl_slist_free_all(x->tp[1]);
     curl_easy_cleanup(x->easy); /* detaches it from the group share */
     xfree(x->jar_base);
-    xfree(x->body.data);
-    xfree(x->hdr.data);
+    dbuf_free(&x->body);
+    dbuf_free(&x->hdr);
     xfree(x);
 }
 
@@ -304,6 +294,7 @@ void xh_begin(xh *x)
 {
     buf_clear(&x->body);
     buf_clear(&x->hdr);
+    x->body_dropped = 0;
     x->errbuf[0] = '\0';
     x->responses = 0;
 }
@@ -563,7 +554,7 @@ static void xfer_example(vu *v, xh *h, const xfer_result *x, sample *p, int32_t 
     char *url = NULL;
 
     curl_easy_getinfo(h->easy, CURLINFO_EFFECTIVE_URL, &url);
-    vu_error_example(v, p, code, url, x->status, h->body.data, h->body.len, x->trace_id);
+    vu_error_example(v, p, code, url, x->status, h->body.p, h->body.len, x->trace_id);
 }
 
 void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x, sample *p)

@@ -21,6 +21,7 @@
 #include <lua.h>
 #include <stdint.h>
 
+#include "common/dbuf.h"
 #include "worker/reqopt.h"
 #include "worker/traceid.h"
 
@@ -76,13 +77,6 @@ typedef struct xfer_result {
                                              sent (worker/traceid.h) */
 } xfer_result;
 
-/** A growable byte buffer with a hard maximum (bytes past it are dropped). */
-typedef struct vu_buf {
-    char *data; /**< owned */
-    size_t len, cap;
-    size_t dropped; /**< bytes refused because of the maximum */
-} vu_buf;
-
 /** An easy handle and the buffers of one transfer. A VU holds one only
  *  while it has a request in flight or a response to read; an idle VU (in
  *  think time or pacing) holds none, so idle VUs cost little: their
@@ -95,7 +89,8 @@ typedef struct xh {
     uint32_t jar_gen;             /**< the owner's jar_gen when attached */
     int src;                      /**< source address index set, -1 none */
     uint8_t jar_full;             /**< its cookie engine may hold cookies */
-    vu_buf body, hdr;             /**< the response */
+    dbuf body, hdr;               /**< the response, up to VU_BODY_MAX and VU_HDR_MAX */
+    size_t body_dropped;          /**< body bytes past VU_BODY_MAX, counted but not kept */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message for a failure */
     reqopt_mark ro;               /**< the request options easy has (reqopt.h) */
     uint32_t responses;           /**< final (not 1xx) status lines of this transfer */

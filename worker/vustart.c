@@ -23,7 +23,7 @@ void vustart_add(vustart *s, int64_t start_us)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 64;
-        s->at = xrealloc(s->at, s->cap * sizeof(*s->at));
+        s->at = xreallocarray(s->at, s->cap, sizeof(*s->at));
     }
     s->at[s->n++] = start_us;
 }

@@ -283,7 +283,7 @@ static void became_open(websocket *c, size_t answer_len)
     wslay_event_context_ptr ctx;
 
     if (wslay_event_context_client_init(&ctx, &cbs, c) != 0)
-        xmalloc((size_t)-1 >> 1); /* out of memory: the one abort path */
+        xoom("wslay_event_context_client_init");
     wslay_event_config_set_max_recv_msg_length(ctx, WEBSOCKET_MSG_MAX);
     c->ctx = ctx;
     c->state = WEBSOCKET_OPEN;
@@ -582,7 +582,7 @@ static int set_url(websocket *c, const websocket_cfg *cfg, int *https, char *err
     int rc = -1, n;
 
     if (u == NULL)
-        xmalloc((size_t)-1 >> 1);
+        xoom("curl_url");
     if (strncasecmp(url, "ws://", 5) == 0) {
         *https = 0;
         n = snprintf(http_url, sizeof(http_url), "http://%s", url + 5);
@@ -605,8 +605,7 @@ static int set_url(websocket *c, const websocket_cfg *cfg, int *https, char *err
     c->hs = xmalloc(WSHANDSHAKE_MAX);
     jar_to_request(c, cfg->headers, host, path, *https, cookie, sizeof(cookie));
     if (cookie[0] != '\0') {
-        extra = xmalloc(strlen(cookie) + (cfg->headers ? strlen(cfg->headers) : 0) + 1);
-        sprintf(extra, "%s%s", cfg->headers ? cfg->headers : "", cookie);
+        extra = xasprintf("%s%s", cfg->headers ? cfg->headers : "", cookie);
     }
     n = n > 0 && (size_t)n < sizeof(target)
             ? wshandshake_request(c->hs, WSHANDSHAKE_MAX, hostport, target, c->key, cfg->protocols,
@@ -653,7 +652,7 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     c->easy = curl_easy_init();
     c->share = curl_share_init();
     if (c->easy == NULL || c->share == NULL)
-        xmalloc((size_t)-1 >> 1);
+        xoom("curl_easy_init, curl_share_init");
     curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
     if (set_url(c, cfg, &https, err, errlen) != 0) {
         c->state = WEBSOCKET_CLOSED;
