@@ -60,7 +60,10 @@ curl -s -XPOST "http://127.0.0.1:$IP/query" --data-urlencode "q=CREATE DATABASE 
   --out "influxdb=http://qu:pw-sekret1@127.0.0.1:$IP/write?db=quern&p=pw-sekret2" \
   --out "prometheus-rw=http://127.0.0.1:$PP/api/v1/write" \
   --out-header "X-Scope-OrgID: quern" >"$TMP/run.out" 2>"$TMP/run.err"
-eq "run: exit 0" "$?" 0
+RC=$?
+# a failed run says why in the check's name (its verdict and its last error)
+WHY=$( (grep -h '^Verdict' "$TMP/run.out"; grep -h 'warning\|error:' "$TMP/run.err" | tail -1) | tr '\n' ' ' | cut -c1-300)
+eq "run: exit 0${WHY:+ ($WHY)}" "$RC" 0
 TEND=$(($(date +%s) - 1))
 WANT=$(jq '[.tests[].count] | add' "$TMP/s.json")
 W1=$(jq '.tests[0].count' "$TMP/s.json")
