@@ -81,10 +81,16 @@ const char *opttab_name(const opttab *t, int val, char *buf, size_t len)
     return buf;
 }
 
+/* The format of an unknown flag's message, one %s for the flag. */
+static const char *unknown_fmt(const opttab *t)
+{
+    return t->unknown != NULL ? t->unknown : "unknown option %s";
+}
+
 /* "--quiet" of "--quiet=1": a long flag as typed, without its value. */
 static const char *typed_long(const char *a, char *buf, size_t len)
 {
-    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+    const char *eq = strchr(a, '=');
 
     snprintf(buf, len, "%.*s", eq != NULL ? (int)(eq - a) : (int)strlen(a), a);
     return buf;
@@ -93,7 +99,7 @@ static const char *typed_long(const char *a, char *buf, size_t len)
 /* The message of what getopt_long refused ('?' or ':'), in err. */
 static void refused(const opttab *t, int c, char **argv, char *err, size_t errlen)
 {
-    const char *unknown = t->unknown != NULL ? t->unknown : "unknown option %s";
+    const char *unknown = unknown_fmt(t);
     /* the bad flag is the argument before optind, short or long */
     const char *a = argv[optind - 1];
     char flag[64];
@@ -177,11 +183,11 @@ int opttab_parse(const opttab *t, int argc, char **argv, opttab_fn fn, void *ctx
     }
     if (t->args == OPTTAB_ARGS_INLINE && !t->dashdash_ok && optind > 1 &&
         strcmp(argv[optind - 1], "--") == 0) {
-        err_set(err, errlen, t->unknown != NULL ? t->unknown : "unknown option %s", "--");
+        err_set(err, errlen, unknown_fmt(t), "--");
         goto out;
     }
     if (t->args == OPTTAB_ARGS_NONE && optind < argc) {
-        err_set(err, errlen, t->unknown != NULL ? t->unknown : "unknown option %s", argv[optind]);
+        err_set(err, errlen, unknown_fmt(t), argv[optind]);
         goto out;
     }
     if (t->args == OPTTAB_ARGS_AFTER) {

@@ -64,7 +64,9 @@ enum opttab_args {
 #define OPTTAB_DONE 1
 
 /** A command's options. The fields after col say how its command line
- *  reads; zero is the result commands' way (runs, report, compare). */
+ *  reads; zero is the result commands' way (report, compare). A table names
+ *  at least one of them (.args = OPTTAB_ARGS_INLINE): -Wextra wants every
+ *  field of an initializer without names. */
 typedef struct opttab {
     const opttab_row *rows; /**< borrowed: n rows */
     size_t n;
