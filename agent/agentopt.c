@@ -1,6 +1,5 @@
 /* agentopt — the options of `quern agent`, their table and their help side
  * by side (see agent/agent_int.h). */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 
 #include "agent/agent_int.h"
 #include "agent/rundir.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/memsize.h"
@@ -60,100 +60,100 @@ static const opttab_row agentopt_rows[] = {
     {"verbose", no_argument, 'v', "-v, --verbose", "debug messages", OPTTAB_NONE},
     {"quiet", no_argument, 'q', "-q, --quiet", "warnings and errors only", OPTTAB_NONE},
 };
+/* '+' (OPTTAB_ARGS_NONE): the first argument that is not an option ends the
+ * options, and is refused. */
 static const opttab agentopt_tab = {agentopt_rows, sizeof(agentopt_rows) / sizeof(agentopt_rows[0]),
-                                    21};
+                                    21, .args = OPTTAB_ARGS_NONE,
+                                    .unknown = "unknown option %s (see quern agent --help)"};
 
 void agentopt_usage(FILE *out)
 {
     opttab_usage(&agentopt_tab, out);
 }
 
+/* What agentopt_parse fills besides the agent. */
+typedef struct agentopt_args {
+    agent *a;                /* borrowed: the agent being set up */
+    const char *console;     /* borrowed: --console */
+    const char **token_file; /* borrowed from the caller: --token-file */
+} agentopt_args;
+
+/* opttab_parse's handler of one flag. */
+static int agentopt_one(void *ctx, int val, const char *flag, const char *v, char *err,
+                        size_t errlen)
+{
+    agentopt_args *g = ctx;
+    agent *a = g->a;
+
+    (void)flag;
+    switch (val) {
+    case 'v':
+        log_set_level(LOG_DEBUG);
+        return 0;
+    case 'q':
+        log_set_level(LOG_WARN); /* warnings and errors only */
+        return 0;
+    case OPT_CONSOLE:
+        g->console = v;
+        return 0;
+    case OPT_TOKEN_FILE:
+        *g->token_file = v;
+        return 0;
+    case OPT_WORKERS: {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (*v == '\0' || *end != '\0' || n < 1 || n > AGENT_WORKERS_MAX) {
+            err_set(err, errlen, "--workers: \"%s\" is not a number from 1 to %d", v,
+                    AGENT_WORKERS_MAX);
+            return -1;
+        }
+        a->workers = (unsigned)n;
+        return 0;
+    }
+    case OPT_WORKER_MEMORY: {
+        char why[256];
+        if (memsize_parse(v, &a->lua_mem, why, sizeof(why)) != 0) {
+            err_set(err, errlen, "--worker-memory: %s", why);
+            return -1;
+        }
+        if (a->lua_mem < MEMSIZE_WORKER_MIN || a->lua_mem > MEMSIZE_WORKER_MAX) {
+            err_set(err, errlen, "--worker-memory: \"%s\" is not from 16M to 1T", v);
+            return -1;
+        }
+        return 0;
+    }
+    case OPT_SAME_HOST:
+        a->same_host = 1;
+        return 0;
+    case OPT_NAME:
+        if (v[0] == '\0' || strlen(v) >= sizeof(a->name)) {
+            err_set(err, errlen, "--name must have 1 to %zu characters", sizeof(a->name) - 1);
+            return -1;
+        }
+        snprintf(a->name, sizeof(a->name), "%s", v);
+        return 0;
+    default: /* OPT_WORK_DIR */
+        if (rundir_workdir(v, err, errlen) != 0)
+            return -1;
+        a->work_dir = v;
+        return 0;
+    }
+}
+
 int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
 {
-    const char *console = "127.0.0.1:6372";
+    agentopt_args g = {a, "127.0.0.1:6372", token_file};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *colon;
-    struct option lopts[sizeof(agentopt_rows) / sizeof(agentopt_rows[0]) + 1];
-    int c;
+    const char *console, *colon;
+    char err[PATH_MAX + 256];
 
     a->workers = cores > 0 ? (unsigned)cores : 1;
     gethostname(a->name, sizeof(a->name) - 1);
-    opttab_longopts(&agentopt_tab, lopts);
-    opterr = 0;
-    optind = 0; /* a fresh scan, whatever parsed argv before */
-    /* '+': the first argument that is not an option ends the options (and is
-     * refused below); ':': a missing value is told apart from an unknown flag. */
-    while ((c = getopt_long(argc, argv, "+:vq", lopts, NULL)) != -1) {
-        const char *v = optarg;
-        switch (c) {
-        case 'v':
-            log_set_level(LOG_DEBUG);
-            break;
-        case 'q':
-            log_set_level(LOG_WARN); /* warnings and errors only */
-            break;
-        case OPT_CONSOLE:
-            console = v;
-            break;
-        case OPT_TOKEN_FILE:
-            *token_file = v;
-            break;
-        case OPT_WORKERS: {
-            char *end;
-            unsigned long n = strtoul(v, &end, 10);
-            if (*v == '\0' || *end != '\0' || n < 1 || n > AGENT_WORKERS_MAX) {
-                fprintf(stderr, "quern agent: --workers: \"%s\" is not a number from 1 to %d\n", v,
-                        AGENT_WORKERS_MAX);
-                return -1;
-            }
-            a->workers = (unsigned)n;
-            break;
-        }
-        case OPT_WORKER_MEMORY: {
-            char err[256];
-            if (memsize_parse(v, &a->lua_mem, err, sizeof(err)) != 0) {
-                fprintf(stderr, "quern agent: --worker-memory: %s\n", err);
-                return -1;
-            }
-            if (a->lua_mem < MEMSIZE_WORKER_MIN || a->lua_mem > MEMSIZE_WORKER_MAX) {
-                fprintf(stderr, "quern agent: --worker-memory: \"%s\" is not from 16M to 1T\n", v);
-                return -1;
-            }
-            break;
-        }
-        case OPT_SAME_HOST:
-            a->same_host = 1;
-            break;
-        case OPT_NAME:
-            if (v[0] == '\0' || strlen(v) >= sizeof(a->name)) {
-                fprintf(stderr, "quern agent: --name must have 1 to %zu characters\n",
-                        sizeof(a->name) - 1);
-                return -1;
-            }
-            snprintf(a->name, sizeof(a->name), "%s", v);
-            break;
-        case OPT_WORK_DIR: {
-            char err[PATH_MAX + 128];
-            if (rundir_workdir(v, err, sizeof(err)) != 0) {
-                fprintf(stderr, "quern agent: %s\n", err);
-                return -1;
-            }
-            a->work_dir = v;
-            break;
-        }
-        case ':':
-            fprintf(stderr, "quern agent: %s needs a value\n", argv[optind - 1]);
-            return -1;
-        default:
-            fprintf(stderr, "quern agent: unknown option %s (see quern agent --help)\n",
-                    argv[optind - 1]);
-            return -1;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "quern agent: unknown option %s (see quern agent --help)\n", argv[optind]);
+    if (opttab_parse(&agentopt_tab, argc, argv, agentopt_one, &g, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern agent: %s\n", err);
         return -1;
     }
+    console = g.console;
     colon = strrchr(console, ':');
     if (colon == NULL || colon == console || colon[1] == '\0' ||
         strlen(colon + 1) >= sizeof(a->port)) {
@@ -169,7 +169,6 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
     if (a->work_dir == NULL) {
         /* The default is held to the rule of --work-dir: the agent runs what
          * it finds there. */
-        char err[PATH_MAX + 256];
         if (rundir_workdir(NULL, err, sizeof(err)) != 0) {
             fprintf(stderr, "quern agent: %s (or choose one with --work-dir)\n", err);
             return -1;

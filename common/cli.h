@@ -1,18 +1,15 @@
 /* cli — what the commands share on their command line (`quern run`, `runs`,
- * `report`, `compare`).
+ * `report`, `compare`, `har2lua`).
  *
- * What it is for: each command keeps its own getopt_long table next to its
- * help text (console/opts.c, reports/runs.c, report.c, compare.c); they
+ * What it is for: each command keeps its options in a table next to its
+ * help text (common/opttab.h) and parses them with opttab_parse; they
  * report a usage error the same way: one line on stderr, "quern CMD: what
- * (see quern help CMD)", exit status 2. The result commands parse in order
- * with optstring "-:..." (a leading '-' returns the run arguments as 1 in
- * their place, ':' reports a missing value as ':').
+ * (see quern help CMD)", exit status 2. cli_flag names a flag as typed, for
+ * opttab_parse's messages.
  *
  * Usage:
- *     opterr = 0; optind = 0;   // 0: glibc starts afresh, whatever parsed before
- *     while ((c = getopt_long(argc, argv, "-:ho:", opts, NULL)) != -1) ...
- *         case ':': return cli_usage_err("report", "%s needs a value", cli_flag(argv, optind,
- * NULL));
+ *     if (opttab_parse(&tab, argc, argv, x_opt, &o, err, sizeof(err)) < 0)
+ *         return cli_usage_err("report", "%s", err);
  */
 #ifndef QUERN_CLI_H
 #define QUERN_CLI_H

@@ -6,7 +6,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -17,6 +16,7 @@
 
 #include "common/cli.h"
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/memsize.h"
 #include "common/opttab.h"
@@ -320,7 +320,9 @@ static const opttab_row rows[] = {
      OPTTAB_NONE},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
-static const opttab tab = {rows, NROWS, 21};
+/* The script anywhere among the flags; a flag named by its row ("--vus"
+ * for -u) in every message. */
+static const opttab tab = {rows, NROWS, 21, .args = OPTTAB_ARGS_AFTER, .named = 1};
 
 void opts_usage(FILE *out)
 {
@@ -494,15 +496,6 @@ static unsigned ramp_started(const run_opts *o)
     while (n < o->vus && ramp_start_of(o, n) < o->duration_us)
         n++;
     return n;
-}
-
-/* The flag the user typed at av[i], without its "=value". */
-static const char *typed_flag(const char *a, char *buf, size_t len)
-{
-    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-
-    snprintf(buf, len, "%.*s", eq != NULL ? (int)(eq - a) : (int)strlen(a), a);
-    return buf;
 }
 
 /* One usage error line of the open model's flags: "quern run: ..." and the
@@ -867,60 +860,46 @@ static void resolve(run_opts *o)
     }
 }
 
+/* What opts_one works on. */
+typedef struct opts_args {
+    run_opts *o; /* borrowed: the options being filled */
+    props *over; /* borrowed: the -p overrides */
+} opts_args;
+
+/* opttab_parse's handler: a flag goes to apply, which says why it refuses
+ * one; the script is the one argument. */
+static int opts_one(void *ctx, int val, const char *flag, const char *v, char *err, size_t errlen)
+{
+    opts_args *g = ctx;
+
+    if (val != OPTTAB_ARG)
+        return apply(g->o, val, flag, v, g->over);
+    if (g->o->script != NULL) {
+        err_set(err, errlen, "one script only, got also \"%s\"", v);
+        return -1;
+    }
+    g->o->script = v;
+    return 0;
+}
+
 int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
 {
-    struct option lopts[NROWS + 1];
-    char shorts[64], flag[64];
-    size_t ns = 0;
+    opts_args g = {o, overrides};
+    char err[1024];
     /* getopt_long reorders what it parses; the database records argv as given */
     char **av = xcalloc((size_t)argc + 1, sizeof(*av));
-    int c, rc = -1;
+    int rc = -1;
 
     memcpy(av, argv, (size_t)argc * sizeof(*av));
-    shorts[ns++] = ':'; /* a missing value returns ':', not '?' */
-    opttab_longopts(&tab, lopts);
-    for (size_t i = 0; i < NROWS; i++) {
-        if (rows[i].name != NULL && rows[i].val < 128) {
-            shorts[ns++] = (char)rows[i].val;
-            if (rows[i].has_arg == required_argument)
-                shorts[ns++] = ':';
-        }
-    }
-    shorts[ns] = '\0';
     /* --allow-saturation's default, for a box known to be slower than its
      * target (a CI job on a sanitizer build) */
     if (getenv(OPTS_ALLOW_SATURATION_ENV) != NULL &&
         strcmp(getenv(OPTS_ALLOW_SATURATION_ENV), "1") == 0)
         o->allow_saturation = 1;
-    opterr = 0;
-    optind = 0; /* glibc: start afresh */
-    while ((c = getopt_long(argc, av, shorts, lopts, NULL)) != -1) {
-        if (c == '?') {
-            /* av[optind - 1] holds the bad option, short or long */
-            const char *a = av[optind - 1];
-            if (strncmp(a, "--", 2) != 0) {
-                snprintf(flag, sizeof(flag), "-%c", optopt);
-                cli_usage_err("run", "unknown option %s", flag);
-            } else if (optopt != 0) {
-                cli_usage_err("run", "%s takes no value", typed_flag(a, flag, sizeof(flag)));
-            } else {
-                cli_usage_err("run", "unknown option %s", typed_flag(a, flag, sizeof(flag)));
-            }
-            goto out;
-        }
-        if (c == ':') {
-            cli_usage_err("run", "%s needs a value", opttab_name(&tab, optopt, flag, sizeof(flag)));
-            goto out;
-        }
-        if (apply(o, c, opttab_name(&tab, c, flag, sizeof(flag)), optarg, overrides) != 0)
-            goto out;
-    }
-    for (int i = optind; i < argc; i++) {
-        if (o->script != NULL) {
-            cli_usage_err("run", "one script only, got also \"%s\"", av[i]);
-            goto out;
-        }
-        o->script = av[i];
+    if (opttab_parse(&tab, argc, av, opts_one, &g, err, sizeof(err)) != 0) {
+        if (err[0] != '\0')
+            cli_usage_err("run", "%s", err);
+        goto out;
     }
     if (o->script == NULL) {
         cli_usage_err("run", "%s", "no script given");

@@ -2,11 +2,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/mem.h"
 #include "common/opttab.h"
@@ -62,7 +62,10 @@ static const opttab_row h2l_rows[] = {
      "(FILE:LINE:COLUMN: what); 3 the script cannot be written.",
      OPTTAB_NONE},
 };
-static const opttab h2l_tab = {h2l_rows, sizeof(h2l_rows) / sizeof(h2l_rows[0]), 24};
+/* "--" ends the flags quietly: what follows it is not read */
+static const opttab h2l_tab = {
+    h2l_rows,        sizeof(h2l_rows) / sizeof(h2l_rows[0]), 24, .shorts = "ho:", .refuse_empty = 1,
+    .dashdash_ok = 1};
 
 void har2lua_usage(FILE *out)
 {
@@ -131,67 +134,81 @@ static char *read_all(const char *path, size_t *len)
     return buf;
 }
 
+/* What the command line asked. */
+typedef struct h2l_args {
+    replay_opts *o;   /* borrowed: the conversion's options */
+    const char *in;   /* borrowed: FILE.har */
+    const char *outp; /* borrowed: -o (NULL: standard output) */
+} h2l_args;
+
+/* opttab_parse's handler of one flag or argument. */
+static int h2l_opt(void *ctx, int val, const char *flag, const char *v, char *err, size_t errlen)
+{
+    h2l_args *a = ctx;
+    replay_opts *o = a->o;
+
+    (void)flag;
+    switch (val) {
+    case 'h':
+        har2lua_usage(stdout);
+        return OPTTAB_DONE;
+    case 'o':
+        a->outp = v;
+        return 0;
+    case 'n':
+        o->name = v;
+        return 0;
+    case 'b':
+        o->prop = v;
+        return 0;
+    case 'r':
+        if (strcmp(v, "auto") == 0)
+            o->resources = REPLAY_RES_AUTO;
+        else if (strcmp(v, "list") == 0)
+            o->resources = REPLAY_RES_LIST;
+        else if (strcmp(v, "none") == 0)
+            o->resources = REPLAY_RES_NONE;
+        else {
+            err_set(err, errlen, "--resources %s: expected auto, list or none", v);
+            return -1;
+        }
+        return 0;
+    case 'i':
+    case 'x':
+        if ((val == 'i' ? o->ninclude : o->nexclude) == REPLAY_PATTERNS) {
+            err_set(err, errlen, "%s: at most 16 patterns", val == 'i' ? "--include" : "--exclude");
+            return -1;
+        }
+        if (val == 'i')
+            o->include[o->ninclude++] = v;
+        else
+            o->exclude[o->nexclude++] = v;
+        return 0;
+    default: /* OPTTAB_ARG: the HAR file */
+        if (a->in != NULL) {
+            err_set(err, errlen, "one HAR file only, got a second: %s", v);
+            return -1;
+        }
+        a->in = v;
+        return 0;
+    }
+}
+
 int har2lua_main(int argc, char **argv)
 {
     replay_opts o = {.prop = "base_url", .resources = REPLAY_RES_AUTO};
-    const char *in = NULL, *outp = NULL;
+    h2l_args args = {&o, NULL, NULL};
+    const char *in, *outp;
     char name[128], err[512], *text = NULL, *buf = NULL;
     size_t len = 0, blen = 0;
-    int c, rc = 2;
+    int rc = 2;
     FILE *mem;
-    struct option lopts[sizeof(h2l_rows) / sizeof(h2l_rows[0]) + 1];
+    int prc = opttab_parse(&h2l_tab, argc, argv, h2l_opt, &args, err, sizeof(err));
 
-    opttab_longopts(&h2l_tab, lopts);
-    opterr = 0;
-    optind = 0; /* 0, not 1: glibc then starts afresh */
-    while ((c = getopt_long(argc, argv, "-:ho:", lopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            har2lua_usage(stdout);
-            return 0;
-        case 'o':
-        case 'n':
-        case 'b':
-        case 'r':
-        case 'i':
-        case 'x':
-            if (optarg[0] == '\0')
-                return cli_usage_err("har2lua", "%s needs a value", cli_flag(argv, optind, optarg));
-            if (c == 'o')
-                outp = optarg;
-            else if (c == 'n')
-                o.name = optarg;
-            else if (c == 'b')
-                o.prop = optarg;
-            else if (c == 'r') {
-                if (strcmp(optarg, "auto") == 0)
-                    o.resources = REPLAY_RES_AUTO;
-                else if (strcmp(optarg, "list") == 0)
-                    o.resources = REPLAY_RES_LIST;
-                else if (strcmp(optarg, "none") == 0)
-                    o.resources = REPLAY_RES_NONE;
-                else
-                    return cli_usage_err("har2lua", "--resources %s: expected auto, list or none",
-                                         optarg);
-            } else if ((c == 'i' ? o.ninclude : o.nexclude) == REPLAY_PATTERNS) {
-                return cli_usage_err("har2lua", "%s: at most 16 patterns",
-                                     c == 'i' ? "--include" : "--exclude");
-            } else if (c == 'i')
-                o.include[o.ninclude++] = optarg;
-            else
-                o.exclude[o.nexclude++] = optarg;
-            break;
-        case ':':
-            return cli_usage_err("har2lua", "%s needs a value", cli_flag(argv, optind, NULL));
-        case 1:
-            if (in != NULL)
-                return cli_usage_err("har2lua", "one HAR file only, got a second: %s", optarg);
-            in = optarg;
-            break;
-        default:
-            return cli_usage_err("har2lua", "unknown option %s", cli_flag(argv, optind, NULL));
-        }
-    }
+    if (prc != 0)
+        return prc > 0 ? 0 : cli_usage_err("har2lua", "%s", err);
+    in = args.in;
+    outp = args.outp;
     if (in == NULL)
         return cli_usage_err("har2lua", "%s", "no HAR file given");
     if (o.name == NULL) {

@@ -1,13 +1,13 @@
 #include "reports/compare.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/opttab.h"
 #include "common/clock.h"
 #include "common/mem.h"
@@ -45,8 +45,8 @@ static const opttab_row compare_rows[] = {
      "the page cannot be written.",
      OPTTAB_NONE},
 };
-static const opttab compare_tab = {compare_rows, sizeof(compare_rows) / sizeof(compare_rows[0]),
-                                   26};
+static const opttab compare_tab = {compare_rows, sizeof(compare_rows) / sizeof(compare_rows[0]), 26,
+                                   .shorts = "ho:", .refuse_empty = 1};
 
 void compare_usage(FILE *out)
 {
@@ -199,13 +199,67 @@ static double parse_pct(const char *s)
     return v;
 }
 
+/* What the command line asked. */
+typedef struct compare_args {
+    const char *path;   /* borrowed: --db (NULL: the default) */
+    const char *outp;   /* borrowed: -o (NULL: quern-compare-A-B.html) */
+    const char *ids[2]; /* borrowed: A and B as given */
+    int64_t id[2];      /* their ids */
+    size_t nids;
+    double thr; /* --fail-on-regression's percentage, or the default */
+    int fail_on;
+} compare_args;
+
+/* opttab_parse's handler of one flag or argument. */
+static int compare_opt(void *ctx, int val, const char *flag, const char *v, char *err,
+                       size_t errlen)
+{
+    compare_args *a = ctx;
+
+    (void)flag;
+    switch (val) {
+    case 'h':
+        compare_usage(stdout);
+        return OPTTAB_DONE;
+    case 'd':
+        a->path = v;
+        return 0;
+    case 'o':
+        a->outp = v;
+        return 0;
+    case 'f':
+        a->thr = parse_pct(v);
+        if (a->thr < 0) {
+            err_set(err, errlen, "--fail-on-regression: \"%s\" is not a percentage such as 10%%",
+                    v);
+            return -1;
+        }
+        a->fail_on = 1;
+        return 0;
+    default: /* OPTTAB_ARG: a run */
+        if (a->nids == 2) {
+            err_set(err, errlen, "two runs at most, got a third: %s", v);
+            return -1;
+        }
+        a->ids[a->nids] = v;
+        a->id[a->nids] = catalog_parse_id(v);
+        if (a->id[a->nids] <= 0) {
+            err_set(err, errlen, "\"%s\" is not a run id (quern runs lists them)", v);
+            return -1;
+        }
+        a->nids++;
+        return 0;
+    }
+}
+
 int compare_main(int argc, char **argv)
 {
-    const char *path = NULL, *outp = NULL, *ids[2] = {NULL, NULL};
-    int64_t id[2] = {0, 0};
-    size_t nids = 0, nrows = 0;
-    double thr = COMPARE_THRESHOLD_DEFAULT;
-    int fail_on = 0, rc = 3, c;
+    compare_args args = {.thr = COMPARE_THRESHOLD_DEFAULT};
+    const char *path, *outp, **ids = args.ids;
+    int64_t *id = args.id;
+    size_t nids, nrows = 0;
+    double thr;
+    int fail_on, rc = 3;
     db_opts dbo = {0};
     db *d = NULL;
     int open_rc;
@@ -215,53 +269,15 @@ int compare_main(int argc, char **argv)
     uint64_t sa, sb;
     unsigned width;
     char err[1024], def[96], note[NOTE_MAX], why[160], nm[TERMSAFE_MAX];
-    struct option lopts[sizeof(compare_rows) / sizeof(compare_rows[0]) + 1];
+    int prc = opttab_parse(&compare_tab, argc, argv, compare_opt, &args, err, sizeof(err));
 
-    opttab_longopts(&compare_tab, lopts);
-    opterr = 0;
-    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
-    while ((c = getopt_long(argc, argv, "-:ho:", lopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            compare_usage(stdout);
-            return 0;
-        case 'd':
-        case 'o':
-        case 'f':
-            if (optarg[0] == '\0')
-                return cli_usage_err("compare", "%s needs a value", cli_flag(argv, optind, optarg));
-            if (c == 'd') {
-                path = optarg;
-            } else if (c == 'f') {
-                thr = parse_pct(optarg);
-                if (thr < 0)
-                    return cli_usage_err("compare",
-                                         "--fail-on-regression: \"%s\" is not a percentage such "
-                                         "as 10%%",
-                                         optarg);
-                fail_on = 1;
-            } else {
-                outp = optarg;
-            }
-            break;
-        case ':':
-            return cli_usage_err("compare", "%s needs a value", cli_flag(argv, optind, NULL));
-        case 1:
-            if (nids == 2)
-                return cli_usage_err("compare", "two runs at most, got a third: %s", optarg);
-            ids[nids] = optarg;
-            id[nids] = catalog_parse_id(optarg);
-            if (id[nids] <= 0)
-                return cli_usage_err("compare", "\"%s\" is not a run id (quern runs lists them)",
-                                     optarg);
-            nids++;
-            break;
-        default:
-            return cli_usage_err("compare", "unknown option %s", cli_flag(argv, optind, NULL));
-        }
-    }
-    if (optind > 1 && strcmp(argv[optind - 1], "--") == 0)
-        return cli_usage_err("compare", "unknown option %s", "--");
+    if (prc != 0)
+        return prc > 0 ? 0 : cli_usage_err("compare", "%s", err);
+    path = args.path;
+    outp = args.outp;
+    nids = args.nids;
+    thr = args.thr;
+    fail_on = args.fail_on;
     dbo.path = path;
     path = db_opts_path(&dbo);
     if (path == NULL)

@@ -1,10 +1,11 @@
 #include "reports/report.h"
 
-#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/opttab.h"
 #include "reports/abandon.h"
 #include "reports/catalog.h"
@@ -13,6 +14,14 @@
 #include "reports/html.h"
 #include "reports/query.h"
 #include "reports/rhtml.h"
+
+/* What the command line asked. */
+typedef struct report_args {
+    const char *path;   /* borrowed: --db (NULL: the default) */
+    const char *outp;   /* borrowed: -o (NULL: quern-report-RUN.html) */
+    const char *runarg; /* borrowed: RUN as given (NULL: the latest) */
+    int64_t id;         /* RUN's id; 0: the latest */
+} report_args;
 
 /* The options and their help: one table. */
 static const opttab_row report_rows[] = {
@@ -30,20 +39,46 @@ static const opttab_row report_rows[] = {
      "options:",
      OPTTAB_NONE},
     {"db", required_argument, 'd', "--db FILE",
-     "results database (default ./quern-results.db, or $QUERN_DB)", OPTTAB_NONE},
+     "results database (default ./quern-results.db, or $QUERN_DB)", OPTTAB_STR(report_args, path)},
     {"output", required_argument, 'o', "-o FILE", "output file (default quern-report-RUN.html)",
-     OPTTAB_NONE},
+     OPTTAB_STR(report_args, outp)},
     {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
     {NULL, 0, 0, NULL,
      "\nexit status: 0 written; 2 usage error or unknown run; 3 the database cannot\n"
      "be read or the file cannot be written.",
      OPTTAB_NONE},
 };
-static const opttab report_tab = {report_rows, sizeof(report_rows) / sizeof(report_rows[0]), 15};
+static const opttab report_tab = {report_rows, sizeof(report_rows) / sizeof(report_rows[0]), 15,
+                                  .shorts = "ho:", .refuse_empty = 1};
 
 void report_usage(FILE *out)
 {
     opttab_usage(&report_tab, out);
+}
+
+/* opttab_parse's handler of one flag or argument. */
+static int report_opt(void *ctx, int val, const char *flag, const char *v, char *err, size_t errlen)
+{
+    report_args *a = ctx;
+
+    (void)flag;
+    if (opttab_plain(&report_tab, val, v, a))
+        return 0;
+    if (val == 'h') {
+        report_usage(stdout);
+        return OPTTAB_DONE;
+    }
+    if (a->runarg != NULL) {
+        err_set(err, errlen, "one run only, got a second: %s", v);
+        return -1;
+    }
+    a->runarg = v;
+    a->id = catalog_parse_id(v);
+    if (a->id <= 0) {
+        err_set(err, errlen, "\"%s\" is not a run id (quern runs lists them)", v);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- command */
@@ -57,50 +92,22 @@ static void report_write(FILE *out, const void *arg)
 
 int report_main(int argc, char **argv)
 {
-    const char *path = NULL, *outp = NULL, *runarg = NULL;
+    report_args a = {0};
+    const char *path, *outp;
     db_opts dbo = {0};
     db *d = NULL;
     int open_rc;
     query_run *r = NULL;
-    int64_t id = 0;
+    int64_t id;
     char err[1024], def[64];
-    int rc = 3, missing = 0, c;
-    struct option lopts[sizeof(report_rows) / sizeof(report_rows[0]) + 1];
+    int rc = 3, missing = 0;
+    int prc = opttab_parse(&report_tab, argc, argv, report_opt, &a, err, sizeof(err));
 
-    opttab_longopts(&report_tab, lopts);
-    opterr = 0;
-    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
-    while ((c = getopt_long(argc, argv, "-:ho:", lopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            report_usage(stdout);
-            return 0;
-        case 'd':
-        case 'o':
-            if (optarg[0] == '\0')
-                return cli_usage_err("report", "%s needs a value", cli_flag(argv, optind, optarg));
-            if (c == 'd')
-                path = optarg;
-            else
-                outp = optarg;
-            break;
-        case ':':
-            return cli_usage_err("report", "%s needs a value", cli_flag(argv, optind, NULL));
-        case 1:
-            if (runarg != NULL)
-                return cli_usage_err("report", "one run only, got a second: %s", optarg);
-            runarg = optarg;
-            id = catalog_parse_id(optarg);
-            if (id <= 0)
-                return cli_usage_err("report", "\"%s\" is not a run id (quern runs lists them)",
-                                     optarg);
-            break;
-        default:
-            return cli_usage_err("report", "unknown option %s", cli_flag(argv, optind, NULL));
-        }
-    }
-    if (optind > 1 && strcmp(argv[optind - 1], "--") == 0)
-        return cli_usage_err("report", "unknown option %s", "--");
+    if (prc != 0)
+        return prc > 0 ? 0 : cli_usage_err("report", "%s", err);
+    path = a.path;
+    outp = a.outp;
+    id = a.id;
     dbo.path = path;
     path = db_opts_path(&dbo);
     if (path == NULL)

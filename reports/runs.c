@@ -1,7 +1,6 @@
 #include "reports/runs.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/opttab.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
@@ -53,59 +53,55 @@ static const opttab_row runs_rows[] = {
      OPTTAB_NONE},
     {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
 };
-static const opttab runs_tab = {runs_rows, sizeof(runs_rows) / sizeof(runs_rows[0]), 15};
+static const opttab runs_tab = {runs_rows, sizeof(runs_rows) / sizeof(runs_rows[0]), 15,
+                                .shorts = "h", .unknown = "unknown argument %s"};
 
 void runs_usage(FILE *out)
 {
     opttab_usage(&runs_tab, out);
 }
 
+/* opttab_parse's handler of one flag or argument. */
+static int runs_opt(void *ctx, int val, const char *flag, const char *v, char *err, size_t errlen)
+{
+    runs_opts *o = ctx;
+    char *end;
+
+    (void)flag;
+    if (opttab_plain(&runs_tab, val, v, o))
+        return 0;
+    switch (val) {
+    case 'h':
+        runs_usage(stdout);
+        return OPTTAB_DONE;
+    case 'l':
+        errno = 0;
+        o->limit = strtol(v, &end, 10);
+        if (errno != 0 || end == v || *end != '\0' || o->limit < 0) {
+            err_set(err, errlen, "--limit: \"%s\" is not a whole number", v);
+            return -1;
+        }
+        return 0;
+    default: /* OPTTAB_ARG: this command takes none */
+        err_set(err, errlen, "unknown argument %s", v);
+        return -1;
+    }
+}
+
 /* Parses argv into o: 0 to go on, else the exit status (help: 0, usage
  * error: 2) in *exit_rc and -1. */
 static int runs_parse(int argc, char **argv, runs_opts *o, int *exit_rc)
 {
-    struct option lopts[sizeof(runs_rows) / sizeof(runs_rows[0]) + 1];
-    int c;
+    char err[1024];
+    int rc;
 
     o->path = o->name = NULL;
     o->limit = RUNS_LIMIT_DEFAULT;
-    opttab_longopts(&runs_tab, lopts);
-    opterr = 0;
-    optind = 0; /* 0, not 1: glibc then starts afresh (a caller may have parsed before) */
     *exit_rc = 0;
-    while ((c = getopt_long(argc, argv, "-:h", lopts, NULL)) != -1) {
-        if (opttab_plain(&runs_tab, c, optarg, o))
-            continue;
-        switch (c) {
-        case 'h':
-            runs_usage(stdout);
-            return -1;
-        case 'l': {
-            char *end;
-            errno = 0;
-            o->limit = strtol(optarg, &end, 10);
-            if (errno != 0 || end == optarg || *end != '\0' || o->limit < 0) {
-                *exit_rc = cli_usage_err("runs", "--limit: \"%s\" is not a whole number", optarg);
-                return -1;
-            }
-            break;
-        }
-        case ':':
-            *exit_rc = cli_usage_err("runs", "%s needs a value", cli_flag(argv, optind, NULL));
-            return -1;
-        case 1: /* a run argument: this command takes none */
-            *exit_rc = cli_usage_err("runs", "unknown argument %s", optarg);
-            return -1;
-        default:
-            *exit_rc = cli_usage_err("runs", "unknown argument %s", cli_flag(argv, optind, NULL));
-            return -1;
-        }
-    }
-    if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
-        *exit_rc = cli_usage_err("runs", "unknown argument %s", "--");
-        return -1;
-    }
-    return 0;
+    rc = opttab_parse(&runs_tab, argc, argv, runs_opt, o, err, sizeof(err));
+    if (rc < 0)
+        *exit_rc = cli_usage_err("runs", "%s", err);
+    return rc == 0 ? 0 : -1;
 }
 
 /* One line of the table, formatted. */
