@@ -490,9 +490,9 @@ void arun_start(agent *a, const Quern__StartRun *sr)
     }
     refused = runchk_start(sr, a->vus_max, &nvus, err, sizeof(err)) != 0;
     if (!refused && sr->local_folder != NULL && sr->local_folder[0] != '\0' && !a->same_host) {
-        snprintf(err, sizeof(err),
-                 "a run by folder (%.200s) is for the console's own agent (--same-host)",
-                 sr->local_folder);
+        err_set(err, sizeof(err),
+                "a run by folder (%.200s) is for the console's own agent (--same-host)",
+                sr->local_folder);
         refused = 1;
     }
     if (refused) {

@@ -17,6 +17,7 @@
 
 #include "common/cli.h"
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/memsize.h"
 #include "common/opttab.h"
@@ -939,18 +940,18 @@ int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t 
                            : (o->given & OPTS_GIVEN_RAMP) ? "--ramp-up"
                                                           : NULL;
         if (flag != NULL) {
-            snprintf(err, errlen,
-                     "quern run: %s: every scenario of %s has stages of its own: no VU is left "
-                     "for it",
-                     flag, o->script);
+            err_set(err, errlen,
+                    "quern run: %s: every scenario of %s has stages of its own: no VU is left "
+                    "for it",
+                    flag, o->script);
             return -1;
         }
         shared = 0;
     }
     if ((uint64_t)shared + staged_ids > STAGES_VUS_MAX) {
-        snprintf(err, errlen,
-                 "quern run: the run and its scenarios' stages use %llu VUs, more than %u",
-                 (unsigned long long)shared + staged_ids, STAGES_VUS_MAX);
+        err_set(err, errlen,
+                "quern run: the run and its scenarios' stages use %llu VUs, more than %u",
+                (unsigned long long)shared + staged_ids, STAGES_VUS_MAX);
         return -1;
     }
     o->staged_ids = (unsigned)staged_ids;
@@ -1002,26 +1003,26 @@ int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant, in
     if (n == 0)
         return 0;
     if (script_err != NULL && script_err[0] != '\0') {
-        snprintf(err, errlen, "%s", script_err);
+        err_set(err, errlen, "%s", script_err);
         return -1;
     }
     if (flag != NULL) {
-        snprintf(err, errlen,
-                 "quern run: %s: a scenario of %s has a rate of its own (the open model), which "
-                 "sets the arrivals%s",
-                 flag, o->script, constant ? "" : " and the run's length");
+        err_set(err, errlen,
+                "quern run: %s: a scenario of %s has a rate of its own (the open model), which "
+                "sets the arrivals%s",
+                flag, o->script, constant ? "" : " and the run's length");
         return -1;
     }
     if (constant && !(o->given & OPTS_GIVEN_DURATION)) {
-        snprintf(err, errlen,
-                 "quern run: a scenario of %s has a rate: give --duration (how long the arrivals "
-                 "go on)",
-                 o->script);
+        err_set(err, errlen,
+                "quern run: a scenario of %s has a rate: give --duration (how long the arrivals "
+                "go on)",
+                o->script);
         return -1;
     }
     if (!closed && o->vus > o->max_vus) {
-        snprintf(err, errlen, "quern run: --vus %u is more than --max-vus %u (the pool's size)",
-                 o->vus, o->max_vus);
+        err_set(err, errlen, "quern run: --vus %u is more than --max-vus %u (the pool's size)",
+                o->vus, o->max_vus);
         return -1;
     }
     o->rate_stages = xcalloc(n, sizeof(*o->rate_stages));
