@@ -9,6 +9,7 @@
 
 #include "agent/agent_int.h"
 #include "agent/rundir.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/memsize.h"
@@ -110,7 +111,7 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
             break;
         }
         case OPT_WORKER_MEMORY: {
-            char err[256];
+            char err[ERR_MAX];
             if (memsize_parse(v, &a->lua_mem, err, sizeof(err)) != 0) {
                 fprintf(stderr, "quern agent: --worker-memory: %s\n", err);
                 return -1;
@@ -133,6 +134,7 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
             snprintf(a->name, sizeof(a->name), "%s", v);
             break;
         case OPT_WORK_DIR: {
+            /* not ERR_MAX: the path and why it is refused (tests/lint/errrule.allow) */
             char err[PATH_MAX + 128];
             if (rundir_workdir(v, err, sizeof(err)) != 0) {
                 fprintf(stderr, "quern agent: %s\n", err);
@@ -169,6 +171,7 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
     if (a->work_dir == NULL) {
         /* The default is held to the rule of --work-dir: the agent runs what
          * it finds there. */
+        /* not ERR_MAX: the path and why it is refused (tests/lint/errrule.allow) */
         char err[PATH_MAX + 256];
         if (rundir_workdir(NULL, err, sizeof(err)) != 0) {
             fprintf(stderr, "quern agent: %s (or choose one with --work-dir)\n", err);

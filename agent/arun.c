@@ -84,7 +84,7 @@ static void arun_flush(arun *r, int force)
 
 static void arun_add_interval(arun *r, wslot *w, const Quern__Interval *m)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (!r->have_steps)
         return;
@@ -480,6 +480,8 @@ static uint64_t arun_worker_memory(const agent *a, const Quern__StartRun *sr, un
 void arun_start(agent *a, const Quern__StartRun *sr)
 {
     arun *r;
+    /* not ERR_MAX: runchk's reason, carried whole in the refusal (msg[1100])
+     * (tests/lint/errrule.allow) */
     char err[1024];
     uint64_t nvus = 0;
     int refused;

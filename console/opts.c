@@ -390,7 +390,7 @@ static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, u
 
 static int parse_worker_memory(const char *flag, const char *v, uint64_t *out)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (memsize_parse(v, out, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s: %s\n", flag, err);
@@ -405,7 +405,7 @@ static int parse_worker_memory(const char *flag, const char *v, uint64_t *out)
 
 static int parse_d(const char *flag, const char *v, int64_t *out)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (dur_parse(v, out, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s: %s\n", flag, err);
@@ -442,7 +442,7 @@ static int parse_addrs(const char *flag, const char *v, run_opts *o)
 /* --stages D:N,...: a staged load (common/stages.h). */
 static int parse_stages(const char *flag, const char *v, run_opts *o)
 {
-    char err[512];
+    char err[ERR_MAX];
     stage *st = xcalloc(STAGES_MAX, sizeof(*st));
     size_t n;
 
@@ -511,7 +511,7 @@ static void usage_line(const char *fmt, ...)
  * --rate-stages D:R,... (common/rate.h). */
 static int parse_rate(const char *flag, const char *v, int staged, run_opts *o)
 {
-    char err[256];
+    char err[ERR_MAX];
     rate_stage *st = xcalloc(staged ? RATE_STAGES_MAX : 2, sizeof(*st));
     size_t n = 2;
 
@@ -538,7 +538,7 @@ static int parse_rate(const char *flag, const char *v, int staged, run_opts *o)
 /* --capacity START:STEP:HOLD[:MAX] (common/capacity.h). */
 static int parse_capacity(const char *flag, const char *v, run_opts *o)
 {
-    char err[256];
+    char err[ERR_MAX];
     capacity_plan p;
 
     if (o->cap != NULL) {
@@ -567,7 +567,7 @@ static int check_capacity(run_opts *o)
                  {OPTS_GIVEN_DURATION, "--duration"},
                  {OPTS_GIVEN_RUNS, "--runs"},
                  {OPTS_GIVEN_RATE_STAGES, "--rate-stages"}};
-    char err[256];
+    char err[ERR_MAX];
 
     if (o->cap == NULL) {
         if (o->given & OPTS_GIVEN_SETTLE) {
@@ -609,7 +609,7 @@ static int check_capacity(run_opts *o)
 /* Applies one option with its value v (NULL when it has none). */
 static int apply(run_opts *o, int val, const char *flag, const char *v, props *over)
 {
-    char err[512];
+    char err[ERR_MAX];
 
     if (opttab_plain(&tab, val, v, o))
         return 0;

@@ -48,7 +48,7 @@ typedef struct output {
     int abort;    /* end now: the end's wait is over */
     uint64_t sent, lost, lost_seconds, lost_final;
     int64_t last_ts_ms; /* the last push's stamp: each is stamped after it */
-    char last_err[256];
+    char last_err[ERR_MAX];
     const struct curl_slist *headers; /* borrowed: the outs' */
     const char *run;                  /* borrowed: the outs' run name */
     const props *tags;                /* borrowed: --tag (the options outlive the thread) */
@@ -203,7 +203,7 @@ static void *sender(void *ud)
     pthread_mutex_lock(&op->mu);
     for (;;) {
         push p;
-        char err[256] = "";
+        char err[ERR_MAX] = "";
         int ok;
         while (op->n == 0 && !op->stopping && !op->abort)
             pthread_cond_wait(&op->cond, &op->mu);

@@ -185,6 +185,7 @@ static void setup_cfg(const run *r, setuprun_cfg *c)
 static void run_teardown(run *r)
 {
     setuprun_cfg c;
+    /* not ERR_MAX: a script's error, whole (tests/lint/errrule.allow) */
     char err[2048];
 
     if (r->has_teardown == 0 || r->aborted)
@@ -257,6 +258,8 @@ int run_main(int argc, char **argv)
 {
     run r;
     props *over = props_new();
+    /* not ERR_MAX: a script's error, whole, or "results database: " and dberr[1900]
+     * (tests/lint/errrule.allow) */
     char err[2048];
     int is_script;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/mem.h"
 #include "common/opttab.h"
@@ -135,7 +136,7 @@ int har2lua_main(int argc, char **argv)
 {
     replay_opts o = {.prop = "base_url", .resources = REPLAY_RES_AUTO};
     const char *in = NULL, *outp = NULL;
-    char name[128], err[512], *text = NULL, *buf = NULL;
+    char name[128], err[ERR_MAX], *text = NULL, *buf = NULL;
     size_t len = 0, blen = 0;
     int c, rc = 2;
     FILE *mem;

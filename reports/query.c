@@ -21,7 +21,7 @@
 
 db *query_open(const char *cmd, const char *path, int *exit_rc)
 {
-    char err[512];
+    char err[ERR_MAX];
     db *d;
 
     if (access(path, F_OK) != 0) {

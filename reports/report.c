@@ -63,6 +63,7 @@ int report_main(int argc, char **argv)
     int open_rc;
     query_run *r = NULL;
     int64_t id = 0;
+    /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
     char err[1024], def[64];
     int rc = 3, missing = 0, c;
     struct option lopts[sizeof(report_rows) / sizeof(report_rows[0]) + 1];

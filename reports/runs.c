@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/opttab.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
@@ -196,7 +197,7 @@ int runs_main(int argc, char **argv)
     runs_line *lines = NULL;
     size_t nrows = 0;
     int rc = 3;
-    char err[512];
+    char err[ERR_MAX];
 
     if (runs_parse(argc, argv, &o, &rc) != 0)
         return rc;

@@ -839,7 +839,7 @@ const scen_set *engine_scens(const engine *e)
 
 enum engine_status engine_run(engine *e)
 {
-    char err[160];
+    char err[ERR_MAX];
 
     if (lwatch_timer_start(&e->watch, err, sizeof(err)) != 0)
         log_msg(LOG_WARN, "VUs that hold the loop cannot be cut (%s)", err);

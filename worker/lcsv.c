@@ -17,7 +17,6 @@
 #define FEEDER_MT "quern.Feeder"
 #define CSV_MAX_BYTES (64u << 20) /* the largest file quern.csv reads */
 #define CSV_MAX_FIELDS 1024       /* columns of one row */
-#define CSV_ERR_MAX 512
 
 enum csv_mode { CSV_SEQUENTIAL, CSV_UNIQUE, CSV_CIRCULAR, CSV_RANDOM };
 enum csv_exhausted { CSV_EX_ERROR, CSV_EX_WRAP, CSV_EX_STOP };
@@ -393,7 +392,7 @@ static int opt_enum(lua_State *L, int opts, const char *key, const char *const n
 int lcsv_new(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    char full[4096], err[CSV_ERR_MAX];
+    char full[4096], err[ERR_MAX];
     int exhausted_given;
     long first_line = 1;
     char *buf;

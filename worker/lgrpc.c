@@ -194,6 +194,8 @@ static int l_load(lua_State *L)
     const char *dir = lscript_dir(L);
     pbschema *s;
     int n = lua_gettop(L);
+    /* not ERR_MAX: a path of up to 4,200 bytes and why it cannot be read (tests/lint/errrule.allow)
+     */
     char err[600], path[4200];
 
     if (vu_current(L) != NULL || lapi_engine(L)->loaded)
@@ -513,7 +515,7 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
     const uint8_t *msg = NULL;
     const char *split;
     grpc_status st;
-    char why[VU_MSG_MAX], err[200];
+    char why[VU_MSG_MAX], err[ERR_MAX];
     int status, k;
 
     grpc_status_read(hdr, hlen, &st);
@@ -603,7 +605,7 @@ static int step_grpc(lua_State *L)
     const pbmethod *m;
     pbbuf b = {0};
     uint8_t pre[5];
-    char err[300];
+    char err[ERR_MAX];
     const char *target;
     reqopt *ro;
     scen *sc;

@@ -537,7 +537,7 @@ static int l_decode(lua_State *L)
     size_t n;
     const char *s = luaL_checklstring(L, 1, &n);
     int flags = LJSON_NULL;
-    char err[256];
+    char err[ERR_MAX];
 
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);

@@ -181,7 +181,7 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
 static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
 {
     sse *c = ud;
-    char err[SSE_ERR_MAX];
+    char err[ERR_MAX];
     int rc;
 
     n *= size;

@@ -404,7 +404,7 @@ static void upgrade_io(websocket *c)
     CURLcode rc;
     int got;
     wshandshake_res res;
-    char err[WEBSOCKET_ERR_MAX];
+    char err[ERR_MAX];
 
     while (c->hs_off < c->hs_len && c->bytes_out == 0) {
         rc = curl_easy_send(c->easy, c->hs + c->hs_off, c->hs_len - c->hs_off, &n);

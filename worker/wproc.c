@@ -324,7 +324,9 @@ int wproc_main(int fd, int dirfd, unsigned number)
     engine *e = NULL;
     engine_cfg cfg;
     wproc_ctx c;
-    char err[2048], direrr[256], script[PATH_MAX], role[32];
+    /* not ERR_MAX: a script's load error goes whole to the console (Ready.error)
+     * (tests/lint/errrule.allow) */
+    char err[2048], direrr[ERR_MAX], script[PATH_MAX], role[32];
     int rc = 3, n, entered;
     enum engine_status st;
     reqlog *rl = NULL;
