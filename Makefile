@@ -234,7 +234,7 @@ clean:
 
 # Man pages, one a command, written from the help each command prints
 # (scripts/manpage.sh), so they cannot disagree with it.
-MAN_CMDS := run check new agent runs report compare har2lua
+MAN_CMDS := run check new agent runs report compare har2lua ctl
 MAN_PAGES := $(B)/man/quern.1 $(patsubst %,$(B)/man/quern-%.1,$(MAN_CMDS))
 man: $(MAN_PAGES)
 

@@ -66,13 +66,15 @@ typedef struct arun {
     unsigned nworkers;
     wslot *w; /**< owned: nworkers entries */
     int have_steps, ready_sent, failed, go, stopping, orphan;
-    int immediate;      /**< the stop was immediate: workers are SIGKILLed at once, by choice */
-    int64_t kill_at_us; /**< immediate: SIGKILL what is left at this time; else the stop's due
-                             time, past which agent/stall.h judges each worker (0: not armed) */
-    int64_t grace_us;   /**< the schedule's grace */
-    int64_t planned_us; /**< duration + grace from Go, 0 when the run has no duration */
-    int64_t end_by_us;  /**< the planned end's due time: a worker still there is judged by
-                             agent/stall.h (0: none) */
+    int immediate;        /**< the stop was immediate: workers are SIGKILLed at once, by choice */
+    int64_t kill_at_us;   /**< immediate: SIGKILL what is left at this time; else the stop's due
+                               time, past which agent/stall.h judges each worker (0: not armed) */
+    int64_t grace_us;     /**< the schedule's grace */
+    int64_t planned_us;   /**< duration + grace from Go, 0 when the run has no duration */
+    int64_t end_by_us;    /**< the planned end's due time: a worker still there is judged by
+                               agent/stall.h (0: none) */
+    int64_t paused_at_us; /**< a Steer paused the load then (monotonic; 0: not paused): the
+                               planned end is not due, and comes later by the pause */
     size_t nsteps, nscens;
     char **scen_names;  /**< owned: nscens owned names */
     ivwin win;          /**< the seconds being merged from the workers */
@@ -154,6 +156,10 @@ void arun_start(agent *a, const Quern__StartRun *sr);
 
 /** Stops the workers: immediate SIGKILLs them, else Stop or SIGTERM. */
 void arun_stop(arun *r, int immediate, const char *why);
+/** The console's Steer (env->steer, run r's): checked, then passed to every
+ *  live worker as it is (each takes its own share of a new number of VUs,
+ *  its stripe of a new rate); dropped before Go or once stopping. */
+void arun_steer(arun *r, const Quern__Envelope *env);
 
 /** Reaps exited workers, enforces the deadlines, ends the run when every
  *  worker is gone. */

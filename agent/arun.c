@@ -68,6 +68,7 @@ static void send_second(void *ud, uint64_t second, const ivsum *sum, int late)
     ivsum_msg_set_held(m, sum->held, sum->held_us, sum->held_max_us);
     ivsum_msg_set_delivery(m, sum->vus_planned, sum->vus_started, sum->pace_asked_us,
                            sum->pace_lost_us);
+    ivsum_msg_set_paused(m, sum->paused_us);
     ivsum_msg_set_lag(m, sum->lag);
     ivsum_msg_set_injector(m, sum->load, sum->nload, r->a->name); /* each worker's, named */
     ivtally_msg_set(m, &sum->tally);
@@ -127,6 +128,30 @@ void arun_stop(arun *r, int immediate, const char *why)
      * that, agent/stall.h judges it. */
     if (r->kill_at_us == 0 || immediate)
         r->kill_at_us = now + (immediate ? 0 : r->grace_us + AGENT_KILL_AFTER_US);
+}
+
+void arun_steer(arun *r, const Quern__Envelope *env)
+{
+    const Quern__Steer *st = env->steer;
+    char err[ERR_MAX];
+
+    if (!r->go || r->stopping)
+        return;
+    if (runchk_steer(st, err, sizeof(err)) != 0) {
+        log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)r->run_id, err);
+        return;
+    }
+    /* the planned end moves on by a pause, as the workers' does */
+    if (st->kind == QUERN__STEER__KIND__PAUSE && r->paused_at_us == 0)
+        r->paused_at_us = clock_mono_us();
+    if (st->kind == QUERN__STEER__KIND__RESUME && r->paused_at_us != 0) {
+        if (r->end_by_us != 0)
+            r->end_by_us += clock_mono_us() - r->paused_at_us;
+        r->paused_at_us = 0;
+    }
+    for (unsigned i = 0; i < r->nworkers; i++)
+        if (r->w[i].pid > 0 && peer_alive(&r->w[i].link))
+            peer_send(&r->w[i].link, (Quern__Envelope *)env);
 }
 
 void arun_free(arun *r)
@@ -211,7 +236,7 @@ static int64_t arun_due(const arun *r)
 {
     int64_t due = r->kill_at_us;
 
-    if (r->end_by_us != 0 && (due == 0 || r->end_by_us < due))
+    if (r->end_by_us != 0 && r->paused_at_us == 0 && (due == 0 || r->end_by_us < due))
         due = r->end_by_us;
     return due;
 }

@@ -288,3 +288,21 @@ int runchk_stop(const Quern__Stop *st, char *err, size_t errlen)
     }
     return 0;
 }
+
+int runchk_steer(const Quern__Steer *st, char *err, size_t errlen)
+{
+    if (st->kind < QUERN__STEER__KIND__PAUSE || st->kind > QUERN__STEER__KIND__RATE) {
+        err_set(err, errlen, "Steer of an unknown kind %d", (int)st->kind);
+        return -1;
+    }
+    if (st->kind == QUERN__STEER__KIND__VUS && (st->vus < 1 || st->vus > STAGES_VUS_MAX)) {
+        err_set(err, errlen, "Steer with %u VUs (1 to %u)", st->vus, STAGES_VUS_MAX);
+        return -1;
+    }
+    if (st->kind == QUERN__STEER__KIND__RATE && (!(st->rate >= 0 && st->rate <= RATE_MAX_PER_S) ||
+                                                 st->at_us < 0 || st->at_us > RATE_TIME_MAX_US)) {
+        err_set(err, errlen, "Steer with a rate or a moment out of bounds");
+        return -1;
+    }
+    return 0;
+}

@@ -63,4 +63,9 @@ int runchk_go(const Quern__Go *go, char *err, size_t errlen);
  *  and passed to the workers). Returns 0, or -1 with err. */
 int runchk_stop(const Quern__Stop *st, char *err, size_t errlen);
 
+/** Checks a Steer (a kind the agent knows, VUs up to STAGES_VUS_MAX, a
+ *  rate from 0 to RATE_MAX_PER_S, a moment from 0 to RATE_TIME_MAX_US).
+ *  Returns 0, or -1 with err. */
+int runchk_steer(const Quern__Steer *st, char *err, size_t errlen);
+
 #endif

@@ -174,6 +174,10 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         }
         break;
     }
+    case QUERN__ENVELOPE__BODY_STEER:
+        if (a->run != NULL && a->run->run_id == env->steer->run_id)
+            arun_steer(a->run, env);
+        break;
     case QUERN__ENVELOPE__BODY_STOP: {
         char err[ERR_MAX];
         if (a->run != NULL && a->run->run_id == env->stop->run_id)

@@ -5,6 +5,7 @@ Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only fleet TMPDIR      (the same, BENCH_ONLY=fleet)
        report.py --only soak TMPDIR       (that row alone, BENCH_ONLY=soak)
        report.py --only ws TMPDIR         (that row alone, BENCH_ONLY=ws)
+       report.py --only grpc TMPDIR       (that row alone, BENCH_ONLY=grpc)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -26,7 +27,9 @@ steps requests correlated quern_s parse_s exit") and ipr.tsv ("vus runs requests
 errors quern_ir floor_ir bare_ir floor_ok bare_ok headers", headers joined by "|"
 with "_" for spaces), soak.tsv ("vus secs ramp requests nginx_lines established
 new_connections errors_tech errors_func exit missed_pacing saturated_s measured_s
-loop_lag_p99_ms") and soak.rss ("seconds console_kb agent_kb worker_kb"). Whatever
+loop_lag_p99_ms"), soak.rss ("seconds console_kb agent_kb worker_kb") and grpc.tsv
+("rep calls seconds errors user sys" of quern, "calls seconds user sys" of the
+floor, exit, mode h2c or tls, quern's new connections). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -186,6 +189,68 @@ def ws_section(d, http_rps=None):
                  f"**{fmt(per)} kB per connection** (RSS delta / {vus}); handshakes {opened}, "
                  f"errors {errs}, exit {st}.")
         o.append("")
+    return "\n".join(o)
+
+
+GRPC_TITLE = "### gRPC: unary calls"
+
+
+def grpc_section(d):
+    """The gRPC rows (bench/run.sh step 6h), from grpc.tsv; None when they did
+    not run."""
+    rows = [r for r in read_rows(os.path.join(d, "grpc.tsv")) if len(r) >= 13]
+    if not rows:
+        return None
+    o = [GRPC_TITLE, ""]
+    calls = _num(rows[0][1])
+    reps = len({r[0] for r in rows})
+    o.append(f"Against `tests/tools/grpc_server.py` (python3-grpcio, `demo.Echo/Say`) on CPU 0, "
+             f"each client on CPU 1: `bin/quern run grpc.lua --vus N --runs 1 --workers 1 --db "
+             f"none` (`bench/grpc.lua` beside `scripts/grpc/echo.proto`: each VU its calls one "
+             f"after the other, {fmt(calls, 0) if calls else '?'} in all) beside "
+             f"`bench/grpcfloor.py`, a bare python3-grpcio (`grpc.aio`) client doing the same "
+             f"with a channel per client, cleartext (h2c) and TLS (`https://`, the server's "
+             f"certificate checked), {reps} rounds in alternation, medians. Calls a second: "
+             f"quern's from its own count and run duration; CPU per call: user + system time of "
+             f"the whole tool (quern: console, agent and worker, its protoc run and start "
+             f"included; the floor: its protoc run and start too) over the calls.")
+    o.append("")
+    o.append("| | calls/s (median) | per round | CPU µs per call | quern / it (rate) | "
+             "quern / it (CPU per call) |")
+    o.append("|---|---:|---|---:|---:|---:|")
+    for mode, name in (("h2c", "cleartext (h2c)"), ("tls", "TLS")):
+        q_rate, q_cpu, f_rate, f_cpu, errs, sts, conns = [], [], [], [], 0, set(), []
+        for r in (r for r in rows if r[11] == mode):
+            n, secs, err, user, sys_ = (_num(x) for x in r[1:6])
+            fn, fsecs, fuser, fsys = (_num(x) for x in r[6:10])
+            sts.add(r[10])
+            errs += int(err) if err is not None else 0
+            conns.append(r[12])
+            if n and secs:
+                q_rate.append(n / secs)
+            if n and user is not None and sys_ is not None:
+                q_cpu.append((user + sys_) * 1e6 / n)
+            if fn and fsecs:
+                f_rate.append(fn / fsecs)
+            if fn and fuser is not None and fsys is not None:
+                f_cpu.append((fuser + fsys) * 1e6 / fn)
+        if not q_rate and not f_rate:
+            continue
+        qr, qc, fr, fc = _median(q_rate), _median(q_cpu), _median(f_rate), _median(f_cpu)
+        o.append(f"| quern, {name} ({errs} errors, exit {','.join(sorted(sts))}, "
+                 f"{conns[0] if conns else '?'} connections) | {fmt(qr)} | "
+                 f"{', '.join(fmt(x) for x in q_rate)} | {fmt(qc)} | | |")
+        o.append(f"| bare python3-grpcio client, {name} | {fmt(fr)} | "
+                 f"{', '.join(fmt(x) for x in f_rate)} | {fmt(fc)} | "
+                 f"{fmt(qr / fr) if qr and fr else '?'}× | {fmt(qc / fc) if qc and fc else '?'}× |")
+    o.append("")
+    o.append("The server is one Python process: both clients wait on it, so the rates say as much "
+             "about the server as about the clients; CPU per call is the client's own cost. "
+             "Cleartext, quern opens a connection per call: libcurl before 8.0 (Debian 12 has "
+             "7.88) fails a second request on an h2c connection with prior knowledge (curl issue "
+             "10634), so such a connection serves one request (worker/reqopt.c); over TLS the "
+             "connections are kept, one per VU.")
+    o.append("")
     return "\n".join(o)
 
 
@@ -396,6 +461,10 @@ def read_meta(d):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "grpc":
+        s = grpc_section(sys.argv[3])
+        print(s if s else "grpc: no result")
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "ws":
         s = ws_section(sys.argv[3])
         print(s if s else "ws: no result")
@@ -695,6 +764,9 @@ def main():
     ws = ws_section(d, med("quern", "rps") if "quern" in speed else None)
     if ws:
         w(ws)
+    g = grpc_section(d)
+    if g:
+        w(g)
 
     w("## Method")
     w("")

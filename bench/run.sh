@@ -3,7 +3,8 @@
 #
 # What it does (docs/benchmarks.md explains the method and holds the results):
 #   1. installs what it lacks from Debian (nginx, wrk, python3-locust, GNU time,
-#      util-linux for taskset), with sudo when not root;
+#      util-linux for taskset, python3-grpcio and protobuf-compiler for the gRPC
+#      row), with sudo when not root;
 #   2. starts nginx on two free loopback ports from a config written into a
 #      temp dir (1 worker, pinned to CPU 0): one port without access log for
 #      the speed rows, one with an access log for the cross-check;
@@ -64,6 +65,12 @@
 #      an idle WebSocket each (bench/wsidle.lua): the worker's RSS before and
 #      after they connect; BENCH_ONLY=ws runs this row alone and prints it,
 #      without writing the report;
+#   6h. gRPC: against tests/tools/grpc_server.py (python3-grpcio), cleartext
+#      and TLS, BENCH_GRPC_VUS VUs x BENCH_GRPC_CALLS unary calls each (bench/grpc.lua)
+#      beside a bare python3-grpcio client doing the same (bench/grpcfloor.py),
+#      BENCH_GRPC_REPS rounds in alternation: calls a second and CPU per call;
+#      BENCH_ONLY=grpc runs this row alone and prints it, without writing the
+#      report;
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -98,6 +105,8 @@
 #   BENCH_SOAK_RAMP [20]  its ramp-up (s)   BENCH_SOAK_EVERY [10]  seconds between RSS samples
 #   BENCH_SKIP_WS [0]  1 skips step 6g   BENCH_WS_VUS [10]  BENCH_WS_ROUND_TRIPS [2000] per connection
 #   BENCH_WS_REPS [3]  rounds of that row   BENCH_WS_IDLE [1000]  idle WebSockets of its second part
+#   BENCH_SKIP_GRPC [0]  1 skips step 6h   BENCH_GRPC_VUS [10]  BENCH_GRPC_CALLS [2000] per VU
+#   BENCH_GRPC_REPS [3]  rounds of that row
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -186,7 +195,10 @@ case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP
 [ "${BENCH_ONLY:-}" != ipr ] || locust_needed=0
 [ "${BENCH_ONLY:-}" != soak ] || locust_needed=0
 [ "${BENCH_ONLY:-}" != ws ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
+[ "${BENCH_ONLY:-}" != grpc ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 "$PY" -c 'import websockets' 2>/dev/null || need+=(python3-websockets)
+"$PY" -c 'import grpc, google.protobuf' 2>/dev/null || need+=(python3-grpcio python3-protobuf)
+command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 [ "$locust_needed" = 0 ] || [ -x /usr/bin/locust ] || need+=(python3-locust)
 [ -x /usr/bin/time ] || need+=(time)
 [ "${BENCH_SKIP_IPR:-0}" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
@@ -199,7 +211,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 [ -x bin/quern ] || make -s quern
-[ "$lag_only" = 1 ] || [ "$fleet_only" = 1 ] || [ "${BENCH_ONLY:-}" = ws ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
+[ "$lag_only" = 1 ] || [ "$fleet_only" = 1 ] || [ "${BENCH_ONLY:-}" = ws ] ||
+    [ "${BENCH_ONLY:-}" = grpc ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
 [ "$fleet_only" = 1 ] || [ -x build/rel/reqfloor ] || make -s MODE=rel build/rel/reqfloor
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
 CPU_SRV=0
@@ -217,6 +230,8 @@ cleanup() {
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
     [ -n "${soak_nginx:-}" ] && kill "$soak_nginx" 2>/dev/null && wait "$soak_nginx" 2>/dev/null
     [ -n "${ws_srv:-}" ] && kill "$ws_srv" 2>/dev/null && wait "$ws_srv" 2>/dev/null
+    [ -n "${grpc_srv:-}" ] && kill "$grpc_srv" 2>/dev/null && wait "$grpc_srv" 2>/dev/null
+    [ -n "${grpc_tls_srv:-}" ] && kill "$grpc_tls_srv" 2>/dev/null && wait "$grpc_tls_srv" 2>/dev/null
     if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -525,6 +540,67 @@ if [ "${BENCH_ONLY:-}" = ws ]; then
     ws_row "$tmp"
     wsidle_row "$tmp"
     "$PY" bench/report.py --only ws "$tmp"
+    exit 0
+fi
+
+# ------------------------------------------------------------ 6h. gRPC
+# Against tests/tools/grpc_server.py (python3-grpcio) on CPU_SRV, twice:
+# cleartext (h2c) and TLS (a certificate made here); each tool on CPU_TOOL.
+# grpc_row DIR: DIR/grpc.tsv, a line a round and mode, "rep calls seconds
+# errors user sys" of quern then "calls seconds user sys" of the bare Python
+# client (bench/grpcfloor.py), then the exit status, then the mode (h2c, tls)
+# and quern's new connections.
+GRPC_VUS=${BENCH_GRPC_VUS:-10}
+GRPC_CALLS=${BENCH_GRPC_CALLS:-2000}
+GRPC_REPS=${BENCH_GRPC_REPS:-3}
+grpc_srv=
+grpc_tls_srv=
+grpc_start() { # grpc_start DIR NAME [CERT KEY]: the server's pid in grpc_pid
+    rm -f "$1/$2.port"
+    taskset -c $CPU_SRV "$PY" tests/tools/grpc_server.py "$1/$2.port" "${@:3}" >"$1/$2.out" 2>"$1/$2.err" &
+    grpc_pid=$!
+    for _ in $(seq 100); do [ -s "$1/$2.port" ] && break; sleep 0.1; done
+    [ -s "$1/$2.port" ] || die "the gRPC server did not start: $(cat "$1/$2.err")"
+}
+grpc_row() {
+    local d=$1/grpc st q f hp target ca mode
+    mkdir -p "$d/script"
+    # the script beside its .proto and the CA: grpc.load and tls.ca read
+    # files inside the script's folder
+    cp bench/grpc.lua scripts/grpc/echo.proto "$d/script/"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 -keyout "$d/key.pem" -out "$d/script/ca.pem" 2>/dev/null
+    grpc_start "$d" h2c
+    grpc_srv=$grpc_pid
+    grpc_start "$d" tls "$d/script/ca.pem" "$d/key.pem"
+    grpc_tls_srv=$grpc_pid
+    : >"$1/grpc.tsv"
+    for rep in $(seq "$GRPC_REPS"); do
+        for mode in h2c tls; do
+            st=0
+            hp="127.0.0.1:$(cat "$d/$mode.port")"
+            if [ $mode = tls ]; then target="https://$hp" ca=ca.pem; else target="http://$hp" ca=; fi
+            /usr/bin/time -f '%U %S' -o "$d/q.time" taskset -c $CPU_TOOL bin/quern run "$d/script/grpc.lua" \
+                --vus "$GRPC_VUS" --runs 1 --workers 1 --db none -q --summary-json "$d/q.json" \
+                -p grpc_target="$target" -p ca="$ca" -p calls="$GRPC_CALLS" >"$d/q.out" 2>"$d/q.err" || st=$?
+            q=$(jq -r '[(.tests[] | select(.id == "SC-BENCH-GRPC-STEP-1") | .count), .run.duration_s,
+                ([.tests[] | .errors.technical + .errors.functional] | add)] | map(tostring) | join(" ")' \
+                "$d/q.json" 2>/dev/null || echo "? ? ?")
+            /usr/bin/time -f '%U %S' -o "$d/f.time" taskset -c $CPU_TOOL "$PY" bench/grpcfloor.py "$hp" \
+                "$GRPC_VUS" "$GRPC_CALLS" ${ca:+"$d/script/$ca"} >"$d/f.out" 2>"$d/f.err" || st=$((st + 100))
+            f="$(cat "$d/f.out" 2>/dev/null || echo "? ?") $(tail -1 "$d/f.time")"
+            echo "$rep $q $(tail -1 "$d/q.time") $f $st $mode $(jq '[.tests[].new_connections] | add' "$d/q.json" 2>/dev/null || echo '?')" >>"$1/grpc.tsv"
+            log "  grpc round $rep ($mode): $(tail -1 "$1/grpc.tsv")"
+        done
+    done
+    kill "$grpc_srv" "$grpc_tls_srv" 2>/dev/null
+    wait "$grpc_srv" "$grpc_tls_srv" 2>/dev/null || true
+    grpc_srv= grpc_tls_srv=
+}
+if [ "${BENCH_ONLY:-}" = grpc ]; then
+    log "grpc: $GRPC_VUS VUs x $GRPC_CALLS unary calls, quern and a bare Python grpcio client"
+    grpc_row "$tmp"
+    "$PY" bench/report.py --only grpc "$tmp"
     exit 0
 fi
 
@@ -1000,6 +1076,10 @@ if [ "${BENCH_SKIP_WS:-0}" != 1 ]; then
     log "ws: $WS_VUS WebSockets x $WS_RT round trips, quern and a bare Python client; $WS_IDLE idle WebSockets"
     ws_row "$tmp"
     wsidle_row "$tmp"
+fi
+if [ "${BENCH_SKIP_GRPC:-0}" != 1 ]; then
+    log "grpc: $GRPC_VUS VUs x $GRPC_CALLS unary calls, quern and a bare Python grpcio client"
+    grpc_row "$tmp"
 fi
 
 # ------------------------------------------------------- 7. console fan-in

@@ -106,8 +106,11 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     record_second(r, second, sum);
     record_little(r, second, sum);
     record_injector(r, second, sum);
-    /* A late second adds to the totals without adding time. */
-    agg_add(&r->agg, sum->steps, sum->runs, sum->missed, late ? 0 : 1000000, sum->active_vus);
+    /* A late second adds to the totals without adding time; a paused one
+     * adds only the time it was not paused (quern ctl pause). */
+    agg_add(&r->agg, sum->steps, sum->runs, sum->missed,
+            late || sum->paused_us >= 1000000 ? 0 : 1000000 - (int64_t)sum->paused_us,
+            sum->active_vus);
     agg_add_arrivals(&r->agg, sum->arrivals);
     agg_add_lag(&r->agg, sum->lag);
     agg_add_tally(&r->agg, &sum->tally);
@@ -170,6 +173,7 @@ void control_stop(run *r, const char *reason, int immediate)
     env.body_case = QUERN__ENVELOPE__BODY_STOP;
     env.stop = &st;
     agents_send_all(r, &env);
+    ctlsrv_running(r->ctl, 0); /* the load ends: nothing more to steer */
     if (r->stop_us == 0)
         r->stop_us = clock_mono_us();
 }
@@ -217,6 +221,12 @@ static void start_run(run *r)
     sch.stages = stp;
     sch.n_stages = r->o.nstages;
     sch.staged_vus = r->o.staged_ids;
+    /* --control: a closed load of --vus that `vus N` may raise to the
+     * ceiling; the ids beyond --vus wait, dormant, on their workers. */
+    if (r->ctl_vus_max > r->o.vus) {
+        sch.active_vus = r->o.vus;
+        ids = r->ctl_vus_max;
+    }
     /* The open model: every worker computes its own arrivals (the k of its
      * stripe) from the same global list; the pool has a VU a worker at
      * least, so that every worker has a stripe. */
@@ -382,12 +392,14 @@ static void send_go(run *r)
     start_monitor(r);
     if (r->have_agg)
         selfload_start(&r->self, r->loop, &r->agg.console);
+    ctlsrv_running(r->ctl, 1);
     if (r->interrupted)
         control_stop(r, "interrupted", 0);
 }
 
 static void end_phase(run *r)
 {
+    ctlsrv_running(r->ctl, 0);
     take_monitor(r);
     monitor_stop(r->monitor);
     r->monitor = NULL;
@@ -455,7 +467,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
             control_flush(r, 1);
             end_phase(r);
         } else if (planned > 0 && r->stop_us == 0 &&
-                   now - r->go_us > planned + CONTROL_FINISH_MARGIN_US) {
+                   now - r->go_us - ctlsrv_paused_us(r->ctl, now) >
+                       planned + CONTROL_FINISH_MARGIN_US) {
             log_msg(LOG_ERROR, "the run overran its schedule: stopping it");
             control_stop(r, "schedule overrun", 1);
         }
@@ -466,10 +479,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     }
 }
 
-static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
+void control_interrupt(run *r, int signum)
 {
-    run *r = w->data;
-
     if (r->interrupted) {
         log_msg(LOG_WARN, "second interrupt: aborting now");
         r->aborted = 1;
@@ -480,17 +491,25 @@ static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
     }
     r->interrupted = 1;
     if (r->phase == PHASE_START || r->phase == PHASE_RUN) {
-        int64_t at = r->phase == PHASE_RUN ? clock_mono_us() - r->go_us : 0;
-        if (r->o.duration_us == 0 || at < r->o.duration_us) {
-            r->stop_signal = w->signum;
+        int64_t now = clock_mono_us();
+        int64_t at = r->phase == PHASE_RUN ? now - r->go_us : 0;
+        /* the planned end came later by the pauses */
+        if (r->o.duration_us == 0 || at - ctlsrv_paused_us(r->ctl, now) < r->o.duration_us) {
+            r->stop_signal = signum;
             r->stop_signal_us = at;
         }
     }
     if (r->phase == PHASE_RUN) {
-        log_msg(LOG_INFO, "interrupted: stopping the agents (VUs finish their request in "
-                          "flight; interrupt again to abort)");
+        if (signum != CONTROL_STOP_CTL)
+            log_msg(LOG_INFO, "interrupted: stopping the agents (VUs finish their request in "
+                              "flight; interrupt again to abort)");
         control_stop(r, "interrupted", 0);
     }
+}
+
+static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    control_interrupt(w->data, w->signum);
 }
 
 void control_start(run *r)

@@ -39,6 +39,13 @@ enum run_phase { PHASE_WAIT, PHASE_START, PHASE_RUN, PHASE_END };
 void control_start(struct run *r);
 /** Stops the watchers control_start started (safe when it did not run). */
 void control_end(struct run *r);
+/** run.stop_signal of a stop asked by `quern ctl stop` (console/ctlsrv.h). */
+#define CONTROL_STOP_CTL (-1)
+
+/** Stops the run as SIGINT/SIGTERM do (signum, or CONTROL_STOP_CTL): the
+ *  first time gracefully, its verdict stopped when before the planned end;
+ *  a second time at once. */
+void control_interrupt(struct run *r, int signum);
 /** Sends Stop to every agent in the run (immediate: without the grace). */
 void control_stop(struct run *r, const char *reason, int immediate);
 /** An agent's StepsDef: the first defines the run's steps (and checks the

@@ -120,7 +120,8 @@ void finish_run(run *r)
 
     capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
                   (const char *const *)r->names);
-    r->agg.elapsed_us = r->end_us - r->go_us;
+    /* the time paused (quern ctl pause) is no time of the load's */
+    r->agg.elapsed_us = r->end_us - r->go_us - ctlsrv_paused_us(r->ctl, r->end_us);
     for (size_t i = 0; i < r->nsteps; i++) /* the sums kept SLOWEST_MAX */
         if (r->agg.total[i].slow != NULL)
             slowest_trim(r->agg.total[i].slow, r->o.slowest);
@@ -139,6 +140,7 @@ void finish_run(run *r)
     si.name = db_opts_name(&r->o.db, r->o.script, run_name, sizeof(run_name));
     si.started_us = r->go_wall_us;
     si.vus = r->o.vus;
+    si.paused_us = ctlsrv_paused_us(r->ctl, r->end_us);
     si.vu_ids = r->o.vu_ids;
     si.step_ids = (const char *const *)r->ids;
     si.step_labels = (const char *const *)r->labels;
@@ -175,7 +177,9 @@ void finish_run(run *r)
     if (vi.stopped) {
         char of[DUR_FORMAT_MAX];
         int n = snprintf(why_stop, sizeof(why_stop), "%s at %.1f s",
-                         r->stop_signal == SIGTERM ? "SIGTERM" : "SIGINT",
+                         r->stop_signal == CONTROL_STOP_CTL ? "quern ctl stop"
+                         : r->stop_signal == SIGTERM        ? "SIGTERM"
+                                                            : "SIGINT",
                          (double)r->stop_signal_us / 1e6);
         if (r->o.duration_us > 0 && n > 0 && (size_t)n < sizeof(why_stop))
             snprintf(why_stop + n, sizeof(why_stop) - (size_t)n, " of %s",

@@ -102,6 +102,19 @@ int hsrv_check(const char *flag, const char *addr, const char *token_file)
     return 0;
 }
 
+int hsrv_needs_token(const char *addr)
+{
+    char err[ERR_MAX];
+    struct addrinfo *res = addr != NULL ? resolve_addr(addr, err, sizeof(err)) : NULL;
+    int loop;
+
+    if (res == NULL)
+        return 0;
+    loop = inaddr_is_loopback(res->ai_addr);
+    freeaddrinfo(res);
+    return !loop;
+}
+
 static int write_port_file(const char *flag, const char *path, unsigned port, char *err,
                            size_t errlen)
 {

@@ -85,6 +85,10 @@ typedef struct hsrv {
  *  one usage line on stderr naming flag. */
 int hsrv_check(const char *flag, const char *addr, const char *token_file);
 
+/** 1 when addr (as hsrv_check took it) is not a loopback address: its
+ *  server reads the token and asks every request for it. 0 otherwise. */
+int hsrv_needs_token(const char *addr);
+
 /** Reads the token (a non-loopback address), binds addr, writes the port
  *  into port_file (NULL: none), serves with cb(cls, ...) and logs
  *  "WHAT at http://HOST:PORT" + path. 0, or -1 with err (s then holds

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/salloc.h"
 #include "console/preview.h"
+#include "console/ctl.h"
 #include "console/opts.h"
 #include "console/run.h"
 #include "console/scaffold.h"
@@ -31,6 +32,7 @@ static void usage(FILE *out)
           "  report [RUN]      write a run's HTML report (quern help report)\n"
           "  compare [A [B]]   compare two runs step by step (quern help compare)\n"
           "  har2lua FILE.har  turn a browser's recording into a scenario (quern help har2lua)\n"
+          "  ctl COMMAND       pause, resume, rescale or stop a running run (quern help ctl)\n"
           "  help [COMMAND]    show help for a command\n"
           "  version           print the version\n"
           "\n"
@@ -104,6 +106,10 @@ int main(int argc, char **argv)
             har2lua_usage(stdout);
             return 0;
         }
+        if (strcmp(argv[2], "ctl") == 0) {
+            ctl_usage(stdout);
+            return 0;
+        }
         fprintf(stderr, "quern help: unknown command \"%s\"\n", argv[2]);
         return 2;
     }
@@ -115,6 +121,8 @@ int main(int argc, char **argv)
         return agent_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "runs") == 0)
         return runs_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "ctl") == 0)
+        return ctl_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return report_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "compare") == 0)

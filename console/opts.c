@@ -55,6 +55,8 @@ enum {
     OPT_METRICS_LINGER,
     OPT_WEB,
     OPT_WEB_PORT_FILE,
+    OPT_CONTROL,
+    OPT_CONTROL_PORT_FILE,
     OPT_SOURCE_ADDRS,
     OPT_MAX_IN_FLIGHT,
     OPT_WORKER_MEMORY,
@@ -260,6 +262,17 @@ static const opttab_row rows[] = {
      OPTTAB_STR(run_opts, web)},
     {"web-port-file", required_argument, OPT_WEB_PORT_FILE, "--web-port-file FILE",
      "write the page's port there (useful with port 0)", OPTTAB_STR(run_opts, web_port_file)},
+    {NULL, 0, 0, NULL, "\nsteering:", OPTTAB_NONE},
+    {"control", required_argument, OPT_CONTROL, "--control HOST:PORT",
+     "take `quern ctl` commands while the run lasts (pause,\n"
+     "resume, vus N, rate R, stop), and the live page's buttons;\n"
+     "a non-loopback address needs --token-file, and with\n"
+     "--token-file every command must send its token. In the\n"
+     "closed model `vus N` may go up to --max-vus when given,\n"
+     "else 10 x --vus (at most 1000)",
+     OPTTAB_STR(run_opts, control)},
+    {"control-port-file", required_argument, OPT_CONTROL_PORT_FILE, "--control-port-file FILE",
+     "write the control port there (useful with port 0)", OPTTAB_STR(run_opts, control_port_file)},
     {NULL, 0, 0, NULL, "\npass/fail:", OPTTAB_NONE},
     {"threshold", required_argument, OPT_THRESHOLD, "--threshold EXPR",
      "a condition the run must meet (repeatable), e.g.\n"
@@ -632,6 +645,7 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         o->given |= OPTS_GIVEN_SETTLE;
         return parse_d(flag, v, &o->cap_settle_us);
     case OPT_MAX_VUS:
+        o->given |= OPTS_GIVEN_MAX_VUS;
         return parse_u(flag, v, 1, OPTS_MAX_VUS_MAX, &o->max_vus);
     case OPT_MAX_LAG:
         if (parse_d(flag, v, &o->max_lag_us) != 0)

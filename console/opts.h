@@ -46,6 +46,7 @@ struct props;
 #define OPTS_GIVEN_RUNS 8u
 #define OPTS_GIVEN_RATE_STAGES 16u
 #define OPTS_GIVEN_SETTLE 32u
+#define OPTS_GIVEN_MAX_VUS 64u
 
 /** The environment variable that, set to 1, makes --allow-saturation the
  *  default. */
@@ -83,6 +84,7 @@ typedef struct run_opts {
     const char *metrics, *metrics_port_file; /**< borrowed: --metrics, --metrics-port-file */
     int64_t metrics_linger_us;               /**< --metrics-linger (--web's too) */
     const char *web, *web_port_file;         /**< borrowed: --web, --web-port-file */
+    const char *control, *control_port_file; /**< borrowed: --control, --control-port-file */
     const char **out; /**< owned array of strings borrowed from argv: --out KIND=TARGET */
     size_t nout;
     const char **out_header; /**< owned array of strings borrowed from argv: --out-header */

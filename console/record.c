@@ -130,14 +130,38 @@ void record_thresholds(run *r, const thresh_result *rs)
 
 void record_second(run *r, uint64_t second, const ivsum *sum)
 {
-    db_iv div = {second,     r->db_start_us + (int64_t)second * 1000000,
-                 1000000,    sum->active_vus,
-                 sum->steps, r->nsteps,
-                 sum->runs,  sum->missed,
-                 r->nscens,  sum->arrivals};
+    db_iv div = {second,
+                 r->db_start_us + (int64_t)second * 1000000,
+                 1000000,
+                 sum->active_vus,
+                 sum->steps,
+                 r->nsteps,
+                 sum->runs,
+                 sum->missed,
+                 r->nscens,
+                 sum->arrivals,
+                 (int64_t)sum->paused_us};
     char err[1024];
 
     if (record_db(r) != NULL && db_interval(r->db, r->db_run, &div, err, sizeof(err)) != 0)
+        record_failed(r, err);
+}
+
+void record_steer(run *r, unsigned seq, int64_t at_us, const char *kind, double value,
+                  int has_value)
+{
+    char err[1024];
+
+    if (record_db(r) != NULL &&
+        db_steer(r->db, r->db_run, seq, at_us, kind, value, has_value, err, sizeof(err)) != 0)
+        record_failed(r, err);
+}
+
+void record_steer_end(run *r, unsigned seq, int64_t end_us)
+{
+    char err[1024];
+
+    if (record_db(r) != NULL && db_steer_end(r->db, r->db_run, seq, end_us, err, sizeof(err)) != 0)
         record_failed(r, err);
 }
 

@@ -30,6 +30,11 @@ db *record_db(const struct run *r);
 void record_begin(struct run *r);
 /** Writes (or updates) a row per agent of the run. */
 void record_agents(struct run *r);
+/** A steer of the running load (console/steer.h) goes to table steers. */
+void record_steer(struct run *r, unsigned seq, int64_t at_us, const char *kind, double value,
+                  int has_value);
+/** Pause seq ended at end_us from Go. */
+void record_steer_end(struct run *r, unsigned seq, int64_t end_us);
 /** Records one merged second. */
 void record_second(struct run *r, uint64_t second, const ivsum *sum);
 /** Records the --monitor endpoints of the run (at Go, after record_begin). */

@@ -227,6 +227,7 @@ void run_free(run *r)
     xfree(r->pf);
     if (r->have_agg)
         agg_free(&r->agg);
+    ctlsrv_stop(r->ctl); /* before the loop its wake-up is on */
     if (r->loop != NULL) {
         control_end(r);
         ev_io_stop(r->loop, &r->accept_io);
@@ -265,7 +266,7 @@ int run_main(int argc, char **argv)
 
     run_init(&r, argc, argv);
     if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 ||
-        web_check(&r.o) != 0 || out_check(&r.o) != 0)
+        web_check(&r.o) != 0 || out_check(&r.o) != 0 || ctlsrv_check(&r.o) != 0)
         goto out;
     if (r.o.summary_json != NULL && strcmp(r.o.summary_json, "-") == 0) {
         /* standard output carries the JSON alone, for a pipe: every other
@@ -304,6 +305,18 @@ int run_main(int argc, char **argv)
         r.rc = RUN_EXIT_START;
         r.web = web_start(&r.o, err, sizeof(err));
         if (r.web == NULL)
+            goto fail;
+        r.rc = RUN_EXIT_USAGE;
+    }
+    if (r.o.control != NULL) {
+        /* vus N: the closed model of --vus alone (no stages of the run or
+         * of a scenario, no capacity search) */
+        if (r.o.nrate_stages == 0 && r.o.nstages == 0 && r.o.staged_ids == 0 && r.o.cap == NULL)
+            r.ctl_vus_max = ctlsrv_ceiling(&r.o);
+        r.rc = RUN_EXIT_START;
+        r.ctl = ctlsrv_start(&r.o, r.ctl_vus_max, r.o.nrate_stages > 0 && r.o.cap == NULL, err,
+                             sizeof(err));
+        if (r.ctl == NULL)
             goto fail;
         r.rc = RUN_EXIT_USAGE;
     }
@@ -347,6 +360,8 @@ int run_main(int argc, char **argv)
     if (r.o.embedded && local_agent_start(&r.la, r.port, r.o.workers, err, sizeof(err)) != 0)
         goto fail;
     r.loop = ev_loop_new(EVFLAG_AUTO);
+    ctlsrv_attach(r.ctl, &r);
+    web_set_control(r.web, r.ctl);
     agents_watch(&r);
     control_start(&r);
     ev_run(r.loop, 0);

@@ -32,6 +32,7 @@
 #include "console/agg.h"
 #include "console/capsearch.h"
 #include "console/control.h"
+#include "console/ctlsrv.h"
 #include "console/gather.h"
 #include "console/live.h"
 #include "console/local.h"
@@ -117,6 +118,9 @@ typedef struct run {
     monitor *monitor;         /**< owned: the --monitor scrapes, from Go to the end; NULL without */
     dbmon *dbmon;             /**< owned: their statements, NULL when not recorded */
     web *web;                 /**< owned: the --web page, NULL without */
+    ctlsrv *ctl;              /**< owned: the --control endpoint, NULL without */
+    uint32_t ctl_vus_max;     /**< --control in the closed model: the ceiling of vus N (the
+                                   run's VU ids), 0 when its VUs cannot be steered */
     capsearch *cap;           /**< owned: the --capacity search once the steps are known, or NULL */
     size_t has_setup, has_teardown; /**< scenarios with sc.setup, sc.teardown (preflight.h) */
     char *setup_data;               /**< owned: what setup returned, as JSON, or NULL (StartRun) */

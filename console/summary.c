@@ -140,10 +140,13 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
                 (double)si->load->pace_lost_us / 1e6, (unsigned long long)si->load->vus_never,
                 (unsigned long long)si->load->vus_planned, 100.0 * si->load->share);
     if (si->vu_pool > 0)
-        fprintf(out, "Run %s: %.1f s, VUs: pool peak %u of %u\n", si->status,
+        fprintf(out, "Run %s: %.1f s, VUs: pool peak %u of %u", si->status,
                 (double)a->elapsed_us / 1e6, si->vus_peak, si->vu_pool);
     else
-        fprintf(out, "Run %s: %.1f s, %u VUs\n", si->status, (double)a->elapsed_us / 1e6, si->vus);
+        fprintf(out, "Run %s: %.1f s, %u VUs", si->status, (double)a->elapsed_us / 1e6, si->vus);
+    if (si->paused_us > 0)
+        fprintf(out, " (%.1f s paused, left out)", (double)si->paused_us / 1e6);
+    fputc('\n', out);
 }
 
 /* run.load: {asked, sent, dropped, late, missed_pacing, pacing_lost_s, vus_planned,
@@ -281,6 +284,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
     json_object_set_new(run, "vus", json_integer(si->vus));
     json_object_set_new(run, "vu_ids", json_integer(si->vu_ids));
     json_object_set_new(run, "duration_s", json_real((double)a->elapsed_us / 1e6));
+    json_object_set_new(run, "paused_s", json_real((double)si->paused_us / 1e6));
     json_object_set_new(run, "vus_peak",
                         json_integer(si->vu_pool > 0 ? si->vus_peak : a->vus_peak));
     if (si->vu_pool > 0)

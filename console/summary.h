@@ -36,6 +36,8 @@ typedef struct summary_info {
     unsigned vus_peak;           /**< the open model: the pool's peak (VUs at a second's end) */
     const struct delivery *load; /**< borrowed: the load asked against sent (the JSON's
                                       run.load, the line "Load: ..."); NULL: none */
+    int64_t paused_us;           /**< time paused by quern ctl, left out of the duration
+                                      (the JSON's run.paused_s); 0: none */
 } summary_info;
 
 /** The share by which a step's service times (from each request's actual

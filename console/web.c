@@ -13,13 +13,19 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/agents.h"
+#include "console/ctlsrv.h"
 #include "console/hsrv.h"
 #include "console/run.h"
 #include "console/summary.h"
 #include "console/thresh.h"
 #include "console/webpage.h"
 #include "console/wstate.h"
+#include "proto/auth.h"
 #include "reports/html.h"
+
+/* The header the page's controls carry their secret in: a page of another
+ * site cannot send it without a preflight nobody answers. */
+#define CTL_HEADER "X-Quern-Control"
 
 /* What the page may do: nothing from elsewhere, nothing sent elsewhere. */
 #define PAGE_CSP                                                                                   \
@@ -34,11 +40,17 @@ struct web {
     size_t len;
     char *page; /* owned: the whole page, built once */
     size_t page_len;
-    char *cookie;  /* owned: WEB_COOKIE's value, WEB_SECRET_LEN random bytes in hex made for
-                      this run (never the token), before the server starts */
-    wstate *hist;  /* owned: the charts' history */
-    char run[256]; /* the run's name */
-    int final;     /* web_final rendered the summary: no more updates */
+    char *cookie;    /* owned: WEB_COOKIE's value, WEB_SECRET_LEN random bytes in hex made for
+                        this run (never the token), before the server starts */
+    wstate *hist;    /* owned: the charts' history */
+    char run[256];   /* the run's name */
+    int final;       /* web_final rendered the summary: no more updates */
+    char *ctl_key;   /* owned: with --control and --token-file, the secret (hex, as the cookie's)
+                        the page's controls send as CTL_HEADER; NULL: a read-only page */
+    char *ctl_token; /* owned: --token-file's token, when the page's address needs none
+                        (loopback) but its controls do; NULL otherwise */
+    size_t ctl_token_len;
+    ctlsrv *ctl; /* borrowed, under mu: where the page's commands go, once set */
     int too_big_logged;
 };
 
@@ -95,6 +107,12 @@ static int allowed(const web *w, struct MHD_Connection *c)
  * a '+' into a space, so a token with '+' typed as is arrives with spaces:
  * it is compared as given and with every space a '+' again (both always,
  * in constant time). */
+/* tok (NUL-terminated) is want (len bytes), in constant time. */
+static int same_secret(const char *tok, const char *want, size_t len)
+{
+    return strlen(tok) == len && CRYPTO_memcmp(tok, want, len) == 0;
+}
+
 static int param_token_ok(const web *w, const char *tok)
 {
     size_t n = strlen(tok);
@@ -104,8 +122,13 @@ static int param_token_ok(const web *w, const char *tok)
     for (size_t i = 0; i < n; i++)
         if (plus[i] == ' ')
             plus[i] = '+';
-    ok = hsrv_token_ok(&w->srv, tok);
-    ok |= hsrv_token_ok(&w->srv, plus);
+    if (w->srv.token != NULL) {
+        ok = hsrv_token_ok(&w->srv, tok);
+        ok |= hsrv_token_ok(&w->srv, plus);
+    } else {
+        ok = same_secret(tok, w->ctl_token, w->ctl_token_len);
+        ok |= same_secret(plus, w->ctl_token, w->ctl_token_len);
+    }
     OPENSSL_cleanse(plus, n);
     xfree(plus);
     return ok;
@@ -119,22 +142,60 @@ static enum MHD_Result refuse(struct MHD_Connection *c)
 }
 
 /* "/?token=TOKEN": the cookie carries the run's secret from now on, and
- * the redirect takes the token out of the address bar. */
+ * the redirect takes the token out of the address bar. With --control the
+ * redirect's fragment gives the page its controls' secret (never sent to
+ * a server, never the token; the page keeps it in the tab and clears the
+ * address); a loopback page needs no cookie, only that. */
 static enum MHD_Result token_once(const web *w, struct MHD_Connection *c, const char *tok)
 {
-    char set[2 * WEB_SECRET_LEN + 128];
-    const char *hdrs[] = {
-        "Set-Cookie",      set,           "Location", "/", "Cache-Control", "no-store",
-        "Referrer-Policy", "no-referrer", NULL};
+    char set[2 * WEB_SECRET_LEN + 128], loc[2 * WEB_SECRET_LEN + 8];
+    const char *hdrs[] = {"Location",
+                          loc,
+                          "Cache-Control",
+                          "no-store",
+                          "Referrer-Policy",
+                          "no-referrer",
+                          "Set-Cookie",
+                          set,
+                          NULL};
     enum MHD_Result ret;
 
     if (!param_token_ok(w, tok))
         return refuse(c);
-    snprintf(set, sizeof(set), "%s%u=%s; Path=/; HttpOnly; SameSite=Strict", WEB_COOKIE,
-             w->srv.port, w->cookie);
+    snprintf(loc, sizeof(loc), "/%s%s", w->ctl_key != NULL ? "#k=" : "",
+             w->ctl_key != NULL ? w->ctl_key : "");
+    if (w->srv.token != NULL)
+        snprintf(set, sizeof(set), "%s%u=%s; Path=/; HttpOnly; SameSite=Strict", WEB_COOKIE,
+                 w->srv.port, w->cookie);
+    else
+        hdrs[6] = NULL; /* nothing to remember: the page is open */
     ret = hsrv_reply(c, MHD_HTTP_SEE_OTHER, "text/plain; charset=utf-8", "", 0, hdrs);
     OPENSSL_cleanse(set, sizeof(set));
+    OPENSSL_cleanse(loc, sizeof(loc));
     return ret;
+}
+
+/* POST /control/COMMAND from the page's controls: their secret in
+ * CTL_HEADER (a cookie alone is not enough: a form of another site would
+ * send it), then the command as --control takes it. */
+static enum MHD_Result control(web *w, struct MHD_Connection *c, const char *url,
+                               const char *method)
+{
+    const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, CTL_HEADER);
+    ctlsrv *ctl;
+
+    if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
+        return answer_plain(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: POST\n",
+                            MHD_HTTP_HEADER_ALLOW, "POST");
+    if (key == NULL || !same_secret(key, w->ctl_key, strlen(w->ctl_key)))
+        return answer_plain(c, MHD_HTTP_UNAUTHORIZED,
+                            "the controls need the page opened with /?token=TOKEN\n", NULL, NULL);
+    pthread_mutex_lock(&w->mu);
+    ctl = w->ctl;
+    pthread_mutex_unlock(&w->mu);
+    if (ctl == NULL)
+        return answer_plain(c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready yet\n", NULL, NULL);
+    return ctlsrv_command(ctl, c, url + strlen("/control"));
 }
 
 /* MHD's access handler, on its thread: answers at the first call. */
@@ -146,12 +207,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     enum MHD_Result ret;
     int page = strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0;
 
+    if (w->ctl_key != NULL && strncmp(url, "/control/", 9) == 0)
+        return control(w, c, url, method);
     if (!page && strcmp(url, "/state.json") != 0)
         return answer_plain(c, MHD_HTTP_NOT_FOUND, "not found: the page is at /\n", NULL, NULL);
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
         return answer_plain(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: read-only\n",
                             MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    if (page && w->srv.token != NULL) {
+    if (page && (w->srv.token != NULL || w->ctl_token != NULL)) {
         const char *tok = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
         if (tok != NULL)
             return token_once(w, c, tok);
@@ -256,6 +319,7 @@ static void render(web *w, const run *r, const step_stats *second, const json_t 
     }
     in.th = th;
     in.summary = summary;
+    in.paused = ctlsrv_is_paused(r->ctl);
     text = wstate_render(w->hist, &in, &len);
     publish(w, text, len);
     xfree(ag);
@@ -267,17 +331,17 @@ static void render(web *w, const run *r, const step_stats *second, const json_t 
  * browser also sends to every other server on this host (cookies are
  * scoped by host, not port), gives away nothing that lets anyone pose as
  * the console to an agent. 0, or -1 if the random generator failed. */
-static int make_secret(web *w)
+static int make_secret(char **out)
 {
     unsigned char raw[WEB_SECRET_LEN];
     int rc = -1;
 
-    w->cookie = xmalloc(2 * WEB_SECRET_LEN + 1);
-    w->cookie[0] = '\0';
+    *out = xmalloc(2 * WEB_SECRET_LEN + 1);
+    (*out)[0] = '\0';
     if (RAND_bytes(raw, (int)sizeof(raw)) != 1)
         goto out;
     for (size_t i = 0; i < sizeof(raw); i++)
-        snprintf(w->cookie + 2 * i, 3, "%02x", raw[i]);
+        snprintf(*out + 2 * i, 3, "%02x", raw[i]);
     rc = 0;
 out:
     OPENSSL_cleanse(raw, sizeof(raw));
@@ -299,10 +363,15 @@ web *web_start(const run_opts *o, char *err, size_t errlen)
         goto fail;
     }
     /* before the server starts: its thread reads it */
-    if (make_secret(w) != 0) {
+    if (make_secret(&w->cookie) != 0 ||
+        (o->control != NULL && o->token_file != NULL && make_secret(&w->ctl_key) != 0)) {
         err_set(err, errlen, "--web: cannot make a random secret for the cookie");
         goto fail;
     }
+    /* the token that opens the controls, where the page needs none */
+    if (w->ctl_key != NULL && !hsrv_needs_token(o->web) &&
+        auth_read_token_file(o->token_file, &w->ctl_token, &w->ctl_token_len, err, errlen) != 0)
+        goto fail;
     if (hsrv_start(&w->srv, "--web", o->web, o->token_file, o->web_port_file, on_request, w, "/",
                    err, errlen) != 0)
         goto fail;
@@ -333,6 +402,15 @@ void web_final(web *w, const run *r, const summary_info *si)
     w->final = 1;
 }
 
+void web_set_control(web *w, ctlsrv *ctl)
+{
+    if (w == NULL)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->ctl = ctl;
+    pthread_mutex_unlock(&w->mu);
+}
+
 void web_stop(web *w)
 {
     if (w == NULL)
@@ -344,6 +422,10 @@ void web_stop(web *w)
     if (w->cookie != NULL)
         OPENSSL_cleanse(w->cookie, 2 * WEB_SECRET_LEN + 1);
     xfree(w->cookie);
+    if (w->ctl_key != NULL)
+        OPENSSL_cleanse(w->ctl_key, 2 * WEB_SECRET_LEN + 1);
+    xfree(w->ctl_key);
+    auth_token_free(w->ctl_token, w->ctl_token_len);
     wstate_free(w->hist);
     xfree(w);
 }

@@ -4,7 +4,11 @@
  * elsewhere, works offline) at "/", which polls "/state.json" every second
  * (console/wstate.h) and draws the live table, the charts, the agents, the
  * thresholds and the progress; after the run, the verdict and the summary.
- * Read-only: nothing served starts, stops or changes anything.
+ * Read-only, unless the run has --control and --token-file: then a page
+ * opened with "/?token=TOKEN" gets a secret of its own in the redirect's
+ * fragment and shows controls, which POST to /control/COMMAND with it in
+ * the X-Quern-Control header (never a cookie alone: no CSRF); the
+ * commands are --control's (console/ctlsrv.h).
  *
  * Cost: the loop renders the state once per merged second (web_update,
  * after agg_add) and swaps it in under a mutex; a request only copies
@@ -48,6 +52,8 @@ struct summary_info;
 /** Random bytes of the cookie's secret (its value is them in hex). */
 #define WEB_SECRET_LEN 32
 
+struct ctlsrv;
+
 /** A running page server; opaque. */
 typedef struct web web;
 
@@ -72,5 +78,10 @@ void web_final(web *w, const struct run *r, const struct summary_info *si);
 /** Stops serving and frees w (no linger: the caller waits first). NULL is
  *  fine. */
 void web_stop(web *w);
+
+/** With --control and --token-file the page has controls (pause, resume,
+ *  vus, rate, stop), shown once it was opened with "/?token=TOKEN" (on
+ *  loopback too): their commands go to ctl (borrowed; NULL: none yet). */
+void web_set_control(web *w, struct ctlsrv *ctl);
 
 #endif

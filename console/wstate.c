@@ -401,6 +401,7 @@ char *wstate_render(const wstate *w, const wstate_input *in, size_t *len)
 
     json_object_set_new(root, "run", safe_string(in->run));
     json_object_set_new(root, "final", json_boolean(in->summary != NULL));
+    json_object_set_new(root, "paused", json_boolean(in->paused && in->summary == NULL));
     json_object_set_new(root, "elapsed_s",
                         json_real(in->a != NULL ? (double)in->a->elapsed_us / 1e6 : 0.0));
     json_object_set_new(root, "planned_s", json_real((double)in->planned_us / 1e6));

@@ -85,6 +85,7 @@ typedef struct wstate_input {
     const wstate_threshold *th; /**< nth */
     size_t nth;
     const struct json_t *summary; /**< the summary once the run is over, else NULL */
+    int paused;                   /**< quern ctl paused the load (console/ctlsrv.h) */
 } wstate_input;
 
 /** The history of the charts; opaque. */

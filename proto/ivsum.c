@@ -51,6 +51,7 @@ void ivsum_reset(ivsum *s)
     s->vu_us = s->run_us = s->wait_us = 0;
     s->held = s->held_us = s->held_max_us = 0;
     s->vus_planned = s->vus_started = 0;
+    s->paused_us = 0;
     s->pace_asked_us = s->pace_lost_us = 0;
     s->senders = 0;
     for (size_t i = 0; i < s->nload; i++)
@@ -345,6 +346,8 @@ int ivsum_add_msg(ivsum *s, const Quern__Interval *m, const char *const *scen_na
     s->pace_lost_us += m->pacing_lost_us;
     if (ivtally_add_msg(&s->tally, m, err, errlen) != 0)
         return -1;
+    if (m->paused_us > s->paused_us)
+        s->paused_us = m->paused_us;
     add_loads(s, m);
     s->senders++;
     return 0;
@@ -527,6 +530,11 @@ void ivsum_msg_set_held(Quern__Interval *m, uint64_t held, uint64_t held_us, uin
     m->held_back = held;
     m->held_back_us = held_us;
     m->held_back_max_us = max_us;
+}
+
+void ivsum_msg_set_paused(Quern__Interval *m, uint64_t paused_us)
+{
+    m->paused_us = paused_us;
 }
 
 void ivsum_msg_set_delivery(Quern__Interval *m, uint32_t vus_planned, uint32_t vus_started,

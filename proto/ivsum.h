@@ -82,6 +82,7 @@ typedef struct ivsum {
     uint32_t vus_started;   /**< VUs that began their first run in it */
     uint64_t pace_asked_us; /**< the pacing slots of the runs paced in it, summed */
     uint64_t pace_lost_us;  /**< how late those runs started past their slot, summed */
+    uint64_t paused_us;     /**< how long the load was paused in it (Steer), the senders' most */
     unsigned senders;       /**< messages added since init/reset */
     ivsum_load *load;       /**< owned: nload entries, the senders' workers' own loads,
                                  concatenated in arrival order */
@@ -125,6 +126,8 @@ void ivsum_msg_set_held(Quern__Interval *m, uint64_t held, uint64_t held_us, uin
  *  vus_started, pacing_asked_us, pacing_lost_us). */
 void ivsum_msg_set_delivery(Quern__Interval *m, uint32_t vus_planned, uint32_t vus_started,
                             uint64_t pace_asked_us, uint64_t pace_lost_us);
+/** Sets how long m's sender was paused in the interval (Interval.paused_us). */
+void ivsum_msg_set_paused(Quern__Interval *m, uint64_t paused_us);
 /** Sets the start lags of m's scenarios from lag (nscens entries, borrowed,
  *  NULL entries and lag NULL leave them empty). */
 void ivsum_msg_set_lag(Quern__Interval *m, hist *const *lag);

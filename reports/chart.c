@@ -303,10 +303,13 @@ static void band_title(FILE *out, const chart_shade *sh, const chart_band *b)
 
     html_esc(out, sh->label);
     if (b->to_s - b->from_s > 1)
-        fprintf(out, " %llu\xe2\x80\x93%llu s: ", (unsigned long long)b->from_s,
+        fprintf(out, " %llu\xe2\x80\x93%llu s", (unsigned long long)b->from_s,
                 (unsigned long long)(b->to_s - 1));
     else
-        fprintf(out, " %llu s: ", (unsigned long long)b->from_s);
+        fprintf(out, " %llu s", (unsigned long long)b->from_s);
+    if (sh->plain)
+        return;
+    fputs(": ", out);
     if (w->who[0] != '\0') {
         html_esc(out, w->who);
         fprintf(out, " CPU %.0f %%, lag %.0f ms", w->cpu_pct, w->lag_ms);

@@ -38,6 +38,8 @@ extern const char *const chart_palette[CHART_PALETTE_SIZE];
 
 /** The colour of the injector's saturated seconds on a run's report. */
 #define CHART_SAT_COLOR "#f59e0b"
+/** The shade of the seconds a run was paused (quern ctl pause). */
+#define CHART_PAUSE_COLOR "#64748b"
 /** Most bands a shade keeps: later stretches widen the last band (it then
  *  says "and later stretches"), so that a run saturated every other second
  *  for a week does not draw a million rectangles per chart. */
@@ -70,6 +72,7 @@ typedef struct chart_shade {
     const char *color; /**< borrowed: "#rrggbb" */
     chart_band *bands; /**< owned: n of cap, sorted, not overlapping */
     size_t n, cap;
+    int plain; /**< 1: its bands carry no figures (a run's pauses): a title names the seconds */
 } chart_shade;
 
 /** An empty shade drawn in color, named label in the legends. */

@@ -44,8 +44,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
-    [ST_INTERVAL] = "INSERT INTO intervals (run_id, second, start_us, length_us, active_vus) "
-                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, second) DO NOTHING",
+    [ST_INTERVAL] = "INSERT INTO intervals (run_id, second, start_us, length_us, active_vus, "
+                    "paused_us) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, second) DO NOTHING",
     [ST_STEP_INTERVAL] = "INSERT INTO step_intervals (run_id, second, step_index, count, "
                          "err_tech, err_func, bytes_in, bytes_out, sum_dns, sum_connect, "
                          "sum_tls, sum_ttfb, new_conns, histogram, service_histogram, requests, "
@@ -668,6 +668,7 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
     sqlite3_bind_int64(st, 3, iv->start_us);
     sqlite3_bind_int64(st, 4, iv->length_us);
     sqlite3_bind_int64(st, 5, iv->active_vus);
+    sqlite3_bind_int64(st, 6, iv->paused_us);
     if (step_done(d, st, "cannot record an interval", err, errlen) != 0)
         goto fail;
     for (size_t i = 0; i < iv->nsteps; i++) {
@@ -890,6 +891,50 @@ int db_run_vus(db *d, int64_t run_id, int64_t vus_peak, int64_t vu_pool, char *e
         sqlite3_bind_null(st, 2);
     sqlite3_bind_int64(st, 3, run_id);
     rc = step_done(d, st, "cannot record the run's VUs", err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_steer(db *d, int64_t run_id, unsigned seq, int64_t at_us, const char *kind, double value,
+             int has_value, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(d->sq,
+                           "INSERT OR REPLACE INTO steers (run_id, seq, at_us, kind, value) "
+                           "VALUES (?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record a steer");
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, seq);
+    sqlite3_bind_int64(st, 3, at_us);
+    sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
+    if (has_value)
+        sqlite3_bind_double(st, 5, value);
+    else
+        sqlite3_bind_null(st, 5);
+    rc = step_done(d, st, "cannot record a steer", err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_steer_end(db *d, int64_t run_id, unsigned seq, int64_t end_us, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(d->sq, "UPDATE steers SET end_us = ? WHERE run_id = ? AND seq = ?", -1,
+                           &st, NULL) != SQLITE_OK) {
+        set_err(d, err, errlen, "cannot record a pause's end");
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, end_us);
+    sqlite3_bind_int64(st, 2, run_id);
+    sqlite3_bind_int64(st, 3, seq);
+    rc = step_done(d, st, "cannot record a pause's end", err, errlen);
     sqlite3_finalize(st);
     return rc;
 }

@@ -45,7 +45,7 @@
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 15
+#define DB_SCHEMA_VERSION 16
 
 /** An open results database; created by db_open, released by db_close. */
 typedef struct db db;
@@ -127,6 +127,7 @@ typedef struct db_iv {
     const uint64_t *missed; /**< nscens entries; may be NULL when nscens is 0 */
     size_t nscens;
     const rate_counts *arrivals; /**< nscens entries, the open model's; NULL: none */
+    int64_t paused_us;           /**< how long the load was paused in it (quern ctl pause) */
 } db_iv;
 
 /** Writes one interval in one transaction: its intervals row (kept as it is
@@ -191,6 +192,12 @@ enum db_failure db_failure_kind(const db *d);
  *  Returns 0, or -1 with err set. */
 int db_run_verdict(db *d, int64_t run_id, int passed, const char *reason, char *err, size_t errlen);
 
+/** Records steer seq of the run (table steers): kind ("pause", "vus",
+ *  "rate", "stop") at_us from Go, value when has_value. 0, or -1 with err. */
+int db_steer(db *d, int64_t run_id, unsigned seq, int64_t at_us, const char *kind, double value,
+             int has_value, char *err, size_t errlen);
+/** Records when pause seq ended (its resume), end_us from Go. 0, or -1 with err. */
+int db_steer_end(db *d, int64_t run_id, unsigned seq, int64_t end_us, char *err, size_t errlen);
 /** Records the VUs the run had: vus_peak, the most at a second's end (the
  *  open model: its pool's peak), and vu_pool, the open model's pool
  *  (--max-vus; 0 in the closed model: stored NULL). Returns 0, or -1 with

@@ -429,6 +429,17 @@ static void row_slow(sqlite3_stmt *st, query_run *r)
     q->trace_id = sqlite3_column_type(st, 5) != SQLITE_NULL ? query_col_str(st, 5) : NULL;
 }
 
+static void row_steer(sqlite3_stmt *st, query_run *r)
+{
+    query_steer *q;
+    r->steers = xrealloc(r->steers, (r->nsteers + 1) * sizeof(*r->steers));
+    q = &r->steers[r->nsteers++];
+    q->at_us = sqlite3_column_int64(st, 0);
+    q->kind = query_col_str(st, 1);
+    q->value = sqlite3_column_type(st, 2) != SQLITE_NULL ? sqlite3_column_double(st, 2) : NAN;
+    q->end_us = sqlite3_column_type(st, 3) != SQLITE_NULL ? sqlite3_column_int64(st, 3) : -1;
+}
+
 static void row_scen(sqlite3_stmt *st, query_run *r)
 {
     query_scen *s;
@@ -472,6 +483,9 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
                   "SELECT step_index, rank, latency_us, start_us, vu, trace_id FROM slowest "
                   "WHERE run_id = ? ORDER BY step_index, rank",
                   row_slow, err, errlen) != 0 ||
+        load_rows(sq, r,
+                  "SELECT at_us, kind, value, end_us FROM steers WHERE run_id = ? ORDER BY seq",
+                  row_steer, err, errlen) != 0 ||
         load_rows(sq, r,
                   "SELECT name, runs, missed_pacing, arr_scheduled, arr_started, arr_late, "
                   "arr_dropped FROM scenario_totals WHERE run_id = ? "
@@ -560,6 +574,18 @@ static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         return -1;
     chart_shade_init(&r->sat, "injector saturated", CHART_SAT_COLOR);
     injector_shade(r->inj, r->ninj, &r->sat);
+    chart_shade_init(&r->paused, "paused (quern ctl)", CHART_PAUSE_COLOR);
+    r->paused.plain = 1;
+    for (size_t i = 0; i < r->nsteers; i++) {
+        const query_steer *q = &r->steers[i];
+        chart_sat none;
+        uint64_t from = (uint64_t)(q->at_us > 0 ? q->at_us : 0) / 1000000;
+        memset(&none, 0, sizeof(none));
+        if (strcmp(q->kind, "pause") == 0)
+            chart_shade_add(
+                &r->paused, from,
+                q->end_us > q->at_us ? (uint64_t)(q->end_us + 999999) / 1000000 : from + 1, &none);
+    }
     return 0;
 }
 
@@ -620,6 +646,7 @@ void query_run_free(query_run *r)
     xfree(r->little);
     xfree(r->inj);
     chart_shade_free(&r->sat);
+    chart_shade_free(&r->paused);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);
@@ -650,6 +677,9 @@ void query_run_free(query_run *r)
         xfree(r->slow[i].trace_id);
     xfree(r->slow);
     kindseries_free(&r->kinds);
+    for (size_t i = 0; i < r->nsteers; i++)
+        xfree(r->steers[i].kind);
+    xfree(r->steers);
     for (size_t i = 0; i < r->nscens; i++)
         xfree(r->scens[i].name);
     xfree(r->scens);

@@ -104,6 +104,14 @@ typedef struct query_slow {
     char *trace_id; /**< owned, NULL when none */
 } query_slow;
 
+/** One steers row: a change made to the running load (quern ctl). */
+typedef struct query_steer {
+    int64_t at_us;  /**< from the start of the load */
+    char *kind;     /**< owned: "pause", "vus", "rate", "stop" */
+    double value;   /**< the VUs or the rate asked (NAN: none) */
+    int64_t end_us; /**< a pause's resume, from the start; -1: none */
+} query_steer;
+
 /** One scenario_totals row. */
 typedef struct query_scen {
     char *name; /**< owned */
@@ -148,6 +156,8 @@ typedef struct query_run {
     kindseries kinds; /**< errors by kind, with their errors per second (reports/kindseries.h) */
     query_scen *scens;
     size_t nscens;
+    query_steer *steers; /**< the changes made while it ran, in order */
+    size_t nsteers;
 
     /* What the run was asked to do (-1 or NULL: not recorded, an older quern). */
     int64_t req_duration_us;    /**< --duration (0: none) */
@@ -166,9 +176,10 @@ typedef struct query_run {
     size_t nlittle;             /**< entries in little (0: none, a run from an older quern) */
     struct injector_row *inj; /**< owned: the injector's own load per second (reports/injector.h) */
     size_t ninj;              /**< entries in inj (0: none, a run from an older quern) */
-    chart_shade sat; /**< the saturated seconds of inj as bands, shaded on every time chart */
-    int abandoned;   /**< 1: left running by a console that is gone (status is then
-                          "abandoned", status_reason says why) */
+    chart_shade sat;    /**< the saturated seconds of inj as bands, shaded on every time chart */
+    chart_shade paused; /**< the seconds paused (steers), shaded beside them */
+    int abandoned;      /**< 1: left running by a console that is gone (status is then
+                             "abandoned", status_reason says why) */
 
     dbtally tally; /**< the script's checks and custom metrics (reports/dbtally.h) */
 

@@ -243,7 +243,8 @@ static void rhtml_charts(FILE *out, const query_run *r)
 {
     size_t ns = r->nsteps + 1;
     chart_series *s = xcalloc(ns, sizeof(*s));
-    chart c = {.npts = r->npts, .width_s = r->width_s, .shades = &r->sat, .nshades = 1};
+    chart_shade sh[2] = {r->sat, r->paused}; /* views: query_run_free frees them */
+    chart c = {.npts = r->npts, .width_s = r->width_s, .shades = sh, .nshades = 2};
     size_t shown = 1;
 
     fputs("<section id=\"charts\">\n<h2>Over time</h2>\n", out);
@@ -394,8 +395,8 @@ static void step_charts(FILE *out, const query_run *r)
         chart_series ps[3] = {{"p50", "#16a34a", s->ts.p50_ms, r->npts, 0},
                               {"p95", "#d97706", s->ts.p95_ms, r->npts, 0},
                               {"p99", "#e5533d", s->ts.p99_ms, r->npts, 0}};
-        chart c = {
-            .npts = r->npts, .width_s = r->width_s, .small = 1, .shades = &r->sat, .nshades = 1};
+        chart_shade sh[2] = {r->sat, r->paused};
+        chart c = {.npts = r->npts, .width_s = r->width_s, .small = 1, .shades = sh, .nshades = 2};
         if (!query_step_shown(s))
             continue;
         fprintf(out, "<div class=\"stepbox\" id=\"step-%zu\">\n<h3><code>", i);
@@ -528,6 +529,43 @@ static void kv(FILE *out, const char *key, const char *value, int code)
     fprintf(out, "%s</dd>\n", code ? "</code>" : "");
 }
 
+/* The changes made to the running load (quern ctl, the live page), one row
+ * each: a pause with how long it held the load, which the run's duration
+ * and rates leave out; a new number of VUs or rate from then on. */
+static void steers_section(FILE *out, const query_run *r)
+{
+    char b[64], v[64];
+
+    if (r->nsteers == 0)
+        return;
+    fputs("<section id=\"steers\">\n<h2>Manual changes</h2>\n<p>Made while the run went on "
+          "(quern ctl). A pause held every VU; its time is left out of the run's duration, "
+          "rates and response times.</p>\n<table class=\"steps\"><thead><tr><th>at</th>"
+          "<th>change</th><th>for</th></tr></thead>\n<tbody>\n",
+          out);
+    for (size_t i = 0; i < r->nsteers; i++) {
+        const query_steer *q = &r->steers[i];
+        if (strcmp(q->kind, "vus") == 0)
+            snprintf(v, sizeof(v), "%.0f VUs from then on", q->value);
+        else if (strcmp(q->kind, "rate") == 0)
+            snprintf(v, sizeof(v), "%g/s from then on", q->value);
+        else if (strcmp(q->kind, "pause") == 0)
+            snprintf(v, sizeof(v), "paused");
+        else
+            snprintf(v, sizeof(v), "%s", q->kind);
+        fputs("<tr class=\"steer-", out);
+        html_esc(out, q->kind);
+        fprintf(out, "\"><td>%.1f s</td><td>", (double)q->at_us / 1e6);
+        html_esc(out, v);
+        fputs("</td><td>", out);
+        if (strcmp(q->kind, "pause") == 0)
+            html_esc(out,
+                     q->end_us >= 0 ? dur_prose(q->end_us - q->at_us, b, sizeof(b)) : "to the end");
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table>\n</section>\n", out);
+}
+
 static void settings(FILE *out, const query_run *r)
 {
     char b[64], t[64];
@@ -626,10 +664,11 @@ void rhtml_write(FILE *out, const query_run *r)
             "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>%s"
             "<a href=\"#errors\">Errors</a><a href=\"#kinds\">Errors by kind</a>"
             "<a href=\"#slowest\">Slowest</a>"
-            "<a href=\"#agents\">Injectors</a>"
+            "<a href=\"#agents\">Injectors</a>%s"
             "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
             r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "",
-            r->tally.nchecks + r->tally.nmetrics > 0 ? "<a href=\"#checks\">Checks</a>" : "");
+            r->tally.nchecks + r->tally.nmetrics > 0 ? "<a href=\"#checks\">Checks</a>" : "",
+            r->nsteers > 0 ? "<a href=\"#steers\">Manual changes</a>" : "");
     rhtml_notice(out, r);
     rhtml_cards(out, r);
     rhtml_verdict_section(out, r);
@@ -647,6 +686,7 @@ void rhtml_write(FILE *out, const query_run *r)
     kindshtml_section(out, r);
     slowhtml_section(out, r);
     rhtml_agents(out, r);
+    steers_section(out, r);
     settings(out, r);
     fputs("</main>\n<footer>quern " QUERN_VERSION
           " · from the results database alone · this page needs no network</footer>\n",

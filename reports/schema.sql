@@ -495,3 +495,20 @@ CREATE TABLE metrics (
     histogram BLOB,
     PRIMARY KEY (run_id, name)
 );
+-- @migration 16
+-- steers: the changes made to a running load from `quern ctl` (or the live
+--   page), in order (seq from 1): kind 'pause' (end_us when it was resumed,
+--   NULL when the run ended paused), 'vus' (value the VUs asked), 'rate'
+--   (value the arrivals a second), 'stop'. at_us and end_us are from Go,
+--   wall time; a pause's seconds are left out of the run's duration and
+--   rates, and intervals.paused_us says how long each second was paused.
+CREATE TABLE steers (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq    INTEGER NOT NULL,
+    at_us  INTEGER NOT NULL,
+    kind   TEXT NOT NULL,
+    value  REAL,
+    end_us INTEGER,
+    PRIMARY KEY (run_id, seq)
+);
+ALTER TABLE intervals ADD COLUMN paused_us INTEGER NOT NULL DEFAULT 0;

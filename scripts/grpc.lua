@@ -31,7 +31,8 @@ function sc.run(vu)
   local nf = missing:grpc(target, "demo.Echo/Abort", { code = 5, message = "no such user" })
   nf:expect("NOT_FOUND")
 
-  -- a server stream: the call is the sample, its messages are counted
+  -- a server stream, live: the sample is the time to its headers, each
+  -- message comes to the loop as it arrives and is counted
   local s = count:grpc_stream(target, "demo.Echo/Count", { name = "n", times = 3 })
   local i = 0
   for m in s:messages() do

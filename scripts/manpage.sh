@@ -68,6 +68,6 @@ NR == 1 && /^usage: / { sub(/^usage: /, ""); printf ".SH SYNOPSIS\n%s\n.SH DESCR
 /^   / { s = $0; sub(/^ +/, "", s); printf "%s\n", esc(s); next }
 { printf "%s\n", esc($0) }
 END {
-  if (name == "quern") printf ".SH SEE ALSO\n\\fBquern\\-run\\fR(1), \\fBquern\\-agent\\fR(1), \\fBquern\\-runs\\fR(1), \\fBquern\\-report\\fR(1), \\fBquern\\-compare\\fR(1), \\fBquern\\-har2lua\\fR(1)\n"
+  if (name == "quern") printf ".SH SEE ALSO\n\\fBquern\\-run\\fR(1), \\fBquern\\-agent\\fR(1), \\fBquern\\-runs\\fR(1), \\fBquern\\-report\\fR(1), \\fBquern\\-compare\\fR(1), \\fBquern\\-har2lua\\fR(1), \\fBquern\\-ctl\\fR(1)\n"
   else printf ".SH SEE ALSO\n\\fBquern\\fR(1)\n"
 }'

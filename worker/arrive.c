@@ -45,6 +45,7 @@ static int arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share, 
         a->st[i].per_s *= share;
     }
     a->max_lag_us = cfg->max_lag_us;
+    a->share = share;
     a->stripes = stripes;
     a->open_vus = cfg->open_vus;
     a->cap = cap;
@@ -196,7 +197,7 @@ static void play(struct engine *e, vu *v, int64_t due, int late)
     c->started++;
     if (late)
         c->late++;
-    v->run_due_us = e->t0_us + due; /* its response times count from there */
+    v->run_due_us = e->load_t0_us + due; /* its response times count from there */
     hist_record(e->alag[v->scen], (uint64_t)intend_lag(v->run_due_us, clock_mono_us()));
     vu_start_run(v);
 }
@@ -235,7 +236,7 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
     /* Taken already past --max-lag (the worker fell behind its schedule):
      * as one that waited so long for a VU, dropped, and the worker catches
      * up instead of starting runs seconds late. */
-    if (clock_mono_us() - e->t0_us - due >= a->max_lag_us) {
+    if (clock_mono_us() - e->load_t0_us - due >= a->max_lag_us) {
         e->acount[a->scen].dropped++;
         return;
     }
@@ -336,7 +337,7 @@ static void take_one(void *ctx, int64_t due)
 /* Arms the timer at the next arrival's due time, from the run's start. */
 static void arm(arrive *a, struct engine *e)
 {
-    if (duefd_arm(&a->due, e->loop, e->t0_us + a->next_us) != 0)
+    if (duefd_arm(&a->due, e->loop, e->load_t0_us + a->next_us) != 0)
         log_msg(LOG_ERROR, "cannot arm the arrival timer (timerfd): %s", strerror(errno));
 }
 
@@ -344,7 +345,7 @@ static void on_arrival(struct ev_loop *loop, duefd *d)
 {
     arrive *a = d->data;
     struct engine *e = ev_userdata(loop);
-    int64_t now = clock_mono_us() - e->t0_us;
+    int64_t now = clock_mono_us() - e->load_t0_us;
     size_t n;
 
     if (a->stopped)
@@ -354,7 +355,7 @@ static void on_arrival(struct ev_loop *loop, duefd *d)
      * while the batch ran (the clock read again), then the timer once. */
     n = arrive_take(a, now, ARRIVE_BATCH_MAX, take_one, a);
     if (n < ARRIVE_BATCH_MAX && a->next_us >= 0) {
-        now = clock_mono_us() - e->t0_us;
+        now = clock_mono_us() - e->load_t0_us;
         arrive_take(a, now, ARRIVE_BATCH_MAX - n, take_one, a);
     }
     if (a->stopped)
@@ -379,7 +380,7 @@ void arrive_start(arrive *a, struct engine *e)
 void arrive_vu_free(struct engine *e, vu *v)
 {
     arrive *a = arrive_of(e, v->scen);
-    int64_t now = clock_mono_us() - e->t0_us;
+    int64_t now = clock_mono_us() - e->load_t0_us;
 
     if (a == NULL)
         return;
@@ -402,7 +403,7 @@ void arrive_vu_free(struct engine *e, vu *v)
 
 void arrive_stop(arrive *a, struct engine *e)
 {
-    int64_t now = clock_mono_us() - e->t0_us;
+    int64_t now = clock_mono_us() - e->load_t0_us;
 
     /* Arrivals due already whose timer has not run yet (the stop came first
      * in this loop iteration): due, never started. */
@@ -424,6 +425,75 @@ void arrive_stop(arrive *a, struct engine *e)
     e->acount[a->scen].dropped += a->qlen;
     a->qlen = 0;
     a->nidle = 0;
+}
+
+void arrive_pause(arrive *a, struct engine *e, int paused)
+{
+    if (paused)
+        duefd_stop(&a->due, e->loop);
+    else if (!a->stopped && a->next_us >= 0)
+        arm(a, e);
+}
+
+int arrive_restage(arrive *a, uint32_t stripe, int64_t at_us, double per_s)
+{
+    int64_t end = rate_total_us(a->st, a->nst), t = 0;
+    rate_stage *st = xcalloc(a->nst + 3, sizeof(*st));
+    uint32_t stripes = a->stripes ? a->stripes : 1;
+    /* The next arrival not taken: the one next_us holds (the cursor is a
+     * stripe past it), or, once the list ran out, the cursor's. */
+    uint64_t pend = a->next_us >= 0 ? a->cur.k - stripes : a->cur.k;
+    size_t n = 0;
+
+    if (at_us < 0)
+        at_us = 0;
+    if (a->stopped || at_us >= end) {
+        xfree(st);
+        return -1;
+    }
+    /* The stages up to at_us as they were (a cut one ends at the rate it
+     * had then), a jump to the new rate, held to the planned end: L(t) is
+     * the same up to at_us, so arrival k is the same k everywhere. */
+    for (size_t i = 0; i < a->nst && t < at_us; i++) {
+        st[n] = a->st[i];
+        if (t + a->st[i].dur_us > at_us) {
+            st[n].dur_us = at_us - t;
+            st[n].per_s = rate_at(a->st, a->nst, at_us);
+        }
+        t += st[n].dur_us;
+        n++;
+    }
+    st[n].dur_us = 0;
+    st[n++].per_s = per_s * a->share;
+    st[n].dur_us = end - at_us;
+    st[n++].per_s = per_s * a->share;
+    xfree(a->st);
+    a->st = st;
+    a->nst = n;
+    /* The arrivals already taken stay taken: the walk resumes at the next. */
+    rate_cursor_init(&a->cur, a->st, a->nst, stripe % stripes, stripes);
+    for (;;) {
+        if (rate_cursor_next(&a->cur, &a->next_us) != 0) {
+            a->next_us = -1;
+            break;
+        }
+        if (a->cur.k - stripes >= pend)
+            break;
+    }
+    a->spare_at_us = 0;
+    return 0;
+}
+
+int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s)
+{
+    uint32_t stripes = a->stripes ? a->stripes : 1;
+
+    if (arrive_restage(a, (e->cfg.vu_first - 1) % stripes, at_us, per_s) != 0)
+        return -1;
+    duefd_stop(&a->due, e->loop);
+    if (a->next_us >= 0 && !e->paused)
+        arm(a, e);
+    return 0;
 }
 
 void arrive_halt(arrive *a, struct engine *e)

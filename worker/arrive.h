@@ -73,6 +73,7 @@ typedef struct arrive {
     uint32_t made;       /**< VUs created for it */
     uint32_t pre;        /**< of them, created before the start (its share of --vus) */
     uint32_t starting;   /**< VUs created whose init has not ended */
+    double share;        /**< of the run's rate, this scenario's (its weight's share) */
     uint32_t stripes;    /**< the workers sharing the arrivals (rate / stripes is this one's) */
     uint32_t spare;      /**< VUs kept ready ahead of need (arrive_spare) */
     int64_t spare_at_us; /**< when spare is next looked up, from the run's start */
@@ -123,6 +124,20 @@ void arrive_start(arrive *a, struct engine *e);
 void arrive_vu_free(struct engine *e, struct vu *v);
 /** The run stops: no more arrivals; those waiting are dropped (counted). */
 void arrive_stop(arrive *a, struct engine *e);
+/** A pause (worker/steer.h) stops the timer; its end arms it again, on the
+ *  load clock moved on by the pause. */
+void arrive_pause(arrive *a, struct engine *e, int paused);
+/** arrive_set_rate's schedule alone (stripe: this worker's, of a's
+ *  stripes): a's stages cut at at_us, then per_s x a->share held to the
+ *  planned end (a->st, owned, replaced), the cursor at the next arrival not
+ *  taken; no timer touched. 0, or -1 (nothing changed) when at_us is past
+ *  the end or a stopped. */
+int arrive_restage(arrive *a, uint32_t stripe, int64_t at_us, double per_s);
+/** The rate becomes per_s of the whole run (a's share of it) from at_us of
+ *  the load clock to the planned end; the arrivals already taken stay, the
+ *  next one is the next k of the new list. 0, or -1 when at_us is past the
+ *  end or a stopped. */
+int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s);
 /** Stops the timer's watcher (the loop has ended; arrive_stop does it too). */
 void arrive_halt(arrive *a, struct engine *e);
 /** Releases what a owns, its timerfd closed. */

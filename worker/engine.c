@@ -24,7 +24,9 @@
 #include "worker/reqopt.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/gstream.h"
 #include "worker/sse.h"
+#include "worker/steer.h"
 #include "worker/websocket.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
@@ -57,6 +59,8 @@ static void check_done(engine *e)
             continue; /* a WebSocket connected: it stays in the multi (websocket.h) */
         if (v->sse != NULL && sse_xfer_done(v, easy, rc))
             continue; /* an event stream ended (sse.h) */
+        if (v->gstream != NULL && gstream_xfer_done(v, easy, rc))
+            continue; /* a gRPC server stream ended (gstream.h) */
         curl_multi_remove_handle(e->multi, easy);
         vu_xfer_done(v, rc);
     }
@@ -176,6 +180,8 @@ static void on_curl_timer(struct ev_loop *loop, ev_timer *w, int revents)
 
 void engine_start_xfer(engine *e, vu *v)
 {
+    if (steer_hold_xfer(v))
+        return; /* paused: queued at the resume */
     v->start_next = NULL;
     v->queued = 1;
     *e->startq_tail = v;
@@ -355,7 +361,8 @@ static void emit(engine *e, int64_t now)
     iv.held = e->held;
     iv.held_us = e->held_us;
     iv.held_max_us = e->held_max_us;
-    vustart_take(&e->vstart, now - e->t0_us, &iv.vus_planned, &iv.vus_started);
+    vustart_take(&e->vstart, now - e->load_t0_us, &iv.vus_planned, &iv.vus_started);
+    iv.paused_us = steer_paused_in(e, e->iv_start_us, now);
     iv.pace_asked_us = e->pace_asked_us;
     iv.pace_lost_us = e->pace_lost_us;
     iv.steps = e->cur;
@@ -365,7 +372,7 @@ static void emit(engine *e, int64_t now)
     iv.start_lag = e->alag;
     iv.nscens = e->scens.nscens;
     for (size_t i = 0; i < e->narr; i++)
-        arrive_count_due(&e->arr[i], e, now - e->t0_us);
+        arrive_count_due(&e->arr[i], e, now - e->load_t0_us);
     iv.tally = &e->tally;
     judge_second(e, &iv);
     if (e->cfg.sink != NULL)
@@ -405,7 +412,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
 static void on_leave(struct ev_loop *loop, ev_timer *w, int revents)
 {
     engine *e = ev_userdata(loop);
-    int64_t now = clock_mono_us() - e->t0_us;
+    int64_t now = clock_mono_us() - e->load_t0_us;
 
     while (e->leave_next < e->nleave && e->leave[e->leave_next].at_us <= now)
         vu_leave(&e->vus[e->leave[e->leave_next++].vu]);
@@ -431,6 +438,8 @@ static void schedule_vus(engine *e)
 {
     uint32_t shared = e->cfg.vus_total - e->cfg.staged_vus; /* ramp_us spreads these */
 
+    if (e->steer_vus)
+        shared = e->vus_target; /* the ids beyond wait, dormant */
     e->nleave = e->leave_next = 0;
     if (e->cfg.nstages > 0 || e->cfg.staged_vus > 0)
         e->leave = xcalloc(e->cfg.vu_count ? e->cfg.vu_count : 1, sizeof(*e->leave));
@@ -438,6 +447,8 @@ static void schedule_vus(engine *e)
         vu *v = &e->vus[i];
         const scen *sc = e->scens.scens[v->scen];
         int64_t start = 0, leave = -1;
+        if (steer_dormant_at_start(v))
+            continue;
         if (sc->nstages > 0)
             stages_id_times(sc->stages, sc->nstages, v->gid - sc->id_base, &start, &leave);
         else if (e->cfg.nstages > 0)
@@ -522,9 +533,10 @@ void engine_stop(engine *e, enum engine_status why)
         }
         return;
     }
+    steer_resume(e); /* a VU held cannot end */
     e->stopping = 1;
     e->status = why;
-    vustart_stop(&e->vstart, clock_mono_us() - e->t0_us);
+    vustart_stop(&e->vstart, clock_mono_us() - e->load_t0_us);
     ev_timer_stop(e->loop, &e->leave_timer);
     ev_timer_stop(e->loop, &e->end_timer);
     for (size_t i = 0; i < e->narr; i++)
@@ -553,9 +565,23 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     engine_stop(e, ENGINE_STOPPED);
 }
 
+void engine_check_dormant(engine *e)
+{
+    /* --runs: the planned end, as when the last VU did its runs; through
+     * the end timer, not from inside a VU's call. (With a duration, the
+     * end timer ends the run, and a dormant VU may yet be asked for.) */
+    if (e->cfg.duration_us == 0 && e->ndormant > 0 && e->done + e->ndormant == e->nvus &&
+        !e->stopping) {
+        ev_timer_stop(e->loop, &e->end_timer);
+        ev_timer_set(&e->end_timer, 0., 0.);
+        ev_timer_start(e->loop, &e->end_timer);
+    }
+}
+
 void engine_vu_done(engine *e)
 {
     e->done++;
+    engine_check_dormant(e);
     if (e->done == e->nvus && (e->arr == NULL || e->stopping)) {
         if (!e->stopping)
             e->stopping = 1; /* every VU did its runs */
@@ -748,6 +774,11 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         const scen *sc = scen_of_id(&e->scens, g);
         assign[g - 1] = sc != NULL ? (uint16_t)sc->index : 0;
     }
+    if (cfg->active_vus > 0 && cfg->active_vus <= cfg->vus_total && cfg->nstages == 0 &&
+        cfg->staged_vus == 0) {
+        e->steer_vus = 1;
+        e->vus_target = cfg->active_vus;
+    }
     warn_fd_limit(cfg->vu_count);
     e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
     for (uint32_t i = 0; i < cfg->vu_count; i++) {
@@ -837,6 +868,14 @@ const scen_set *engine_scens(const engine *e)
     return &e->scens;
 }
 
+static void on_ctl(struct ev_loop *loop, ev_io *w, int revents)
+{
+    engine *e = ev_userdata(loop);
+
+    if (e->cfg.ctl(e->cfg.sink_ud) != 0)
+        ev_io_stop(loop, w);
+}
+
 enum engine_status engine_run(engine *e)
 {
     char err[ERR_MAX];
@@ -850,6 +889,7 @@ enum engine_status engine_run(engine *e)
         ev_signal_start(e->loop, &e->sig_term);
     }
     e->t0_us = clock_mono_us();
+    e->load_t0_us = e->t0_us;
     e->t0_wall_us = clock_wall_us();
     e->iv_start_us = e->t0_us;
     e->active_mark_us = e->t0_us;
@@ -862,12 +902,19 @@ enum engine_status engine_run(engine *e)
         ev_timer_start(e->loop, &e->end_timer);
     }
     if (e->arr == NULL || e->nvus > 0)
-        schedule_vus(e); /* the closed model's VUs, and a mixed run's closed ones */
+        schedule_vus(e);     /* the closed model's VUs, and a mixed run's closed ones */
+    engine_check_dormant(e); /* --runs and none of this worker's VUs asked */
     for (size_t i = 0; i < e->narr; i++)
         arrive_start(&e->arr[i], e);
     ev_prepare_start(e->loop, &e->starter);
+    if (e->cfg.ctl != NULL) {
+        ev_io_init(&e->ctl_io, on_ctl, e->cfg.ctl_fd, EV_READ);
+        ev_io_start(e->loop, &e->ctl_io);
+    }
     if (e->cfg.vu_count > 0)
         ev_run(e->loop, 0);
+    if (e->cfg.ctl != NULL)
+        ev_io_stop(e->loop, &e->ctl_io);
     ev_prepare_stop(e->loop, &e->starter);
     ev_timer_stop(e->loop, &e->kick);
     /* The last, partial interval. */
@@ -895,6 +942,7 @@ void engine_free(engine *e)
     tally_free(&e->tally);
     websocket_free_all(e); /* their handles are in the multi */
     sse_free_all(e);
+    gstream_free_all(e);
     /* Easy handles first: each is attached to a group's share. */
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         if (e->vus[i].xh != NULL) {

@@ -52,6 +52,7 @@ typedef struct engine_interval {
     uint32_t vus_started;    /**< closed-model VUs that began their first run in it */
     uint64_t pace_asked_us;  /**< the pacing slots of the runs paced in it, summed */
     uint64_t pace_lost_us;   /**< how late those runs started past their slot, summed */
+    uint64_t paused_us;      /**< how long the load was paused in it (worker/steer.h) */
     const step_stats *steps; /**< nsteps entries, by step index */
     size_t nsteps;
     const scen_counts *scens;    /**< nscens entries, by scenario index */
@@ -131,6 +132,12 @@ typedef struct engine_cfg {
     const char *setup_data; /**< borrowed: what setup returned, as JSON (worker/setupdata.h),
                                  each VU's vu.setup and teardown's argument; NULL: none */
     size_t setup_len;       /**< its bytes */
+    uint32_t active_vus;    /**< the closed model without stages: VUs of a global index up
+                                 to this start, the others wait dormant until steered
+                                 (worker/steer.h); 0: all, and no steering of the VUs */
+    int (*ctl)(void *ud);   /**< called on the loop when ctl_fd is readable during the run
+                                 (sink_ud passed); -1: watch it no more; NULL: none */
+    int ctl_fd;             /**< the descriptor ctl watches */
 } engine_cfg;
 
 /** Why the engine stopped. */

@@ -94,6 +94,16 @@ struct engine {
     ev_timer leave_timer;   /**< fires at leave[leave_next].at_us */
     selfmon mon;            /**< the worker's own CPU and loop lag, while engine_run runs */
     int64_t t0_us;          /**< monotonic start of the run */
+    int64_t load_t0_us;     /**< the load clock's start: t0_us moved on by every pause
+                                 (worker/steer.h); the schedule's times count from it */
+    int paused;             /**< steer_pause: the load is held */
+    int64_t paused_at_us;   /**< monotonic: when the pause began */
+    uint64_t iv_paused_us;  /**< this interval's time paused, of pauses ended in it */
+    int64_t end_left_us;    /**< the planned end's time left at the pause, -1 none */
+    int steer_vus;          /**< the closed model's VUs may be steered (steer_vus) */
+    uint32_t vus_target;    /**< then, VUs of a global index up to this are active */
+    uint32_t ndormant;      /**< VUs dormant, beyond vus_target */
+    ev_io ctl_io;           /**< cfg.ctl_fd, while engine_run runs */
     int64_t t0_wall_us;
     int64_t iv_start_us;    /**< monotonic start of the current interval */
     uint64_t second;        /**< current interval number */
@@ -151,6 +161,8 @@ void engine_active(struct engine *e, int delta, int64_t now);
  *  VU of the pool is not in the system (Little's N): it waits for an
  *  arrival, not for the server. */
 void engine_pool_idle(struct engine *e, int delta, int64_t now);
+/** Ends the run (its planned way) when every VU not dormant is done. */
+void engine_check_dormant(struct engine *e);
 /** Called when a VU reaches VU_DONE. */
 void engine_vu_done(struct engine *e);
 /** Logs a script error with its traceback, a bounded number of times. */

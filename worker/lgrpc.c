@@ -18,6 +18,7 @@
 #include "worker/grpc.h"
 #include "worker/inflight.h"
 #include "worker/lapi.h"
+#include "worker/lgstream.h"
 #include "worker/lquern.h"
 #include "worker/lscript.h"
 #include "worker/pageres.h"
@@ -252,24 +253,20 @@ static void add_line(vu *v, const char *name, const char *value)
         xmalloc((size_t)-1 >> 1); /* aborts through the one OOM path */
 }
 
-/* Stack: 1 step, 2 target, 3 method, 4 request, 5 opts|nil, 6 the body
- * (pushed by step_grpc), 7 the connection options (reqopt). Sets the handle up
- * and queues the transfer. */
-static void start_xfer(lua_State *L, vu *v)
+struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, long *curl_ms,
+                                 int *deadline)
 {
     const char *target = lua_tostring(L, 2), *method = lua_tostring(L, 3);
-    const char *body;
-    size_t body_len;
     const reqopt *sro = v->eng->scens.scens[v->scen]->req;
-    const reqopt *rro = lua_touserdata(L, 7);
     int64_t timeout_us = -1;
-    long curl_ms = 60000;
-    char url[4200], tmo[16];
-    CURL *h = vu_easy(v);
+    char tmo[16];
+    struct curl_slist *list;
 
+    *curl_ms = 60000;
+    *deadline = 0;
     if (sro != NULL && (sro->set & REQOPT_TIMEOUT))
-        curl_ms = sro->timeout_ms;
-    body = lua_tolstring(L, 6, &body_len);
+        *curl_ms = sro->timeout_ms;
+    /* built in the VU's list: a Lua error midway leaks nothing */
     curl_slist_free_all(v->req_headers);
     v->req_headers = NULL;
     add_line(v, "Content-Type", "application/grpc");
@@ -296,10 +293,32 @@ static void start_xfer(lua_State *L, vu *v)
          * later, so that the server's DEADLINE_EXCEEDED is what comes. */
         grpc_timeout(tmo, timeout_us);
         add_line(v, "grpc-timeout", tmo);
-        curl_ms = (long)(timeout_us / 1000) + 100 + (long)(timeout_us / 10000);
+        *curl_ms = (long)(timeout_us / 1000) + 100 + (long)(timeout_us / 10000);
+        *deadline = 1;
     }
-    snprintf(url, sizeof(url), "%s%s%s", target,
+    snprintf(url, urllen, "%s%s%s", target,
              target[0] && target[strlen(target) - 1] == '/' ? "" : "/", method);
+    list = v->req_headers;
+    v->req_headers = NULL;
+    return list;
+}
+
+/* Stack: 1 step, 2 target, 3 method, 4 request, 5 opts|nil, 6 the body
+ * (pushed by step_grpc), 7 the connection options (reqopt). Sets the handle up
+ * and queues the transfer. */
+static void start_xfer(lua_State *L, vu *v)
+{
+    const char *body;
+    size_t body_len;
+    const reqopt *sro = v->eng->scens.scens[v->scen]->req;
+    const reqopt *rro = lua_touserdata(L, 7);
+    long curl_ms;
+    int deadline;
+    char url[4200];
+    CURL *h = vu_easy(v);
+
+    v->req_headers = lgrpc_prepare(L, v, url, sizeof(url), &curl_ms, &deadline);
+    body = lua_tolstring(L, 6, &body_len);
     curl_easy_setopt(h, CURLOPT_URL, url);
     v->url = NULL;
     curl_easy_setopt(h, CURLOPT_CURLU, NULL);
@@ -323,8 +342,7 @@ static void start_xfer(lua_State *L, vu *v)
     engine_start_xfer(v->eng, v);
 }
 
-/* Pushes the header lines of raw[from, to) as a table, names lower case. */
-static void push_headers(lua_State *L, const char *p, const char *end)
+void lgrpc_push_headers(lua_State *L, const char *p, const char *end)
 {
     lua_newtable(L);
     while (p < end) {
@@ -392,7 +410,7 @@ static void sample_error(vu *v, int status_err, const char *msg)
     }
 }
 
-static int status_of(lua_State *L, int idx)
+int lgrpc_status_arg(lua_State *L, int idx)
 {
     if (lua_type(L, idx) == LUA_TNUMBER)
         return (int)lua_tointeger(L, idx);
@@ -421,11 +439,11 @@ static int r_expect(lua_State *L)
     if (lua_istable(L, 2)) {
         for (lua_Integer i = 1, n = luaL_len(L, 2); i <= n && !ok; i++) {
             lua_geti(L, 2, i);
-            ok = status_of(L, -1) == status;
+            ok = lgrpc_status_arg(L, -1) == status;
             lua_pop(L, 1);
         }
     } else
-        ok = status_of(L, 2) == status;
+        ok = lgrpc_status_arg(L, 2) == status;
     if (ok) {
         if (v != NULL && seq != 0 && v->pend.seq == seq && v->pend.status_err) {
             v->pend.err = SAMPLE_OK;
@@ -442,70 +460,7 @@ static int r_expect(lua_State *L)
                          v != NULL && seq != 0 && v->pend.step >= 0 && v->pend.seq == seq, 1, msg);
 }
 
-/* Pushes the response table of the finished call (method meta at 8). */
-/* s:messages(): an iterator over the stream's messages (upvalue 1: their
- * list, 2: the next index). */
-static int next_message(lua_State *L)
-{
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
-    lua_rawgeti(L, lua_upvalueindex(1), i);
-    return 1;
-}
-
-static int s_messages(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    if (lua_getfield(L, 1, "message_list") != LUA_TTABLE)
-        return luaL_error(L, "messages: not a gRPC stream");
-    lua_pushinteger(L, 1);
-    lua_pushcclosure(L, next_message, 2);
-    return 1;
-}
-
-/* The step's counters of this VU's pending sample, or NULL. */
-static step_stats *counters(vu *v)
-{
-    int s = v->xfer_timed ? v->pend.step : -1;
-    return s >= 0 && (size_t)s < v->eng->scens.nsteps ? &v->eng->cur[s] : NULL;
-}
-
-/* Decodes every message of a server stream into a list at message_list;
- * returns 0 with err set at the first that cannot be read. */
-static int read_stream(lua_State *L, vu *v, const pbmethod *m, char *err, size_t errlen)
-{
-    const uint8_t *body = (const uint8_t *)(v->xh->body.data ? v->xh->body.data : "");
-    size_t blen = v->xh->body.len, used = 0, n = 0;
-    const uint8_t *msg = NULL;
-    step_stats *c = counters(v);
-    lua_Integer i = 0;
-    int k, ok = 1;
-
-    if (v->xh->body.dropped > 0) {
-        err_set(err, errlen, "the stream passed %zu bytes", v->xh->body.len);
-        ok = 0;
-    }
-    lua_newtable(L);
-    while (ok && (k = grpc_frame_next(body, blen, &used, &msg, &n, err, errlen)) != 0) {
-        if (k < 0 || !pbcodec_decode(L, set_of(L), m->out, msg, n, err, errlen)) {
-            ok = 0;
-            break;
-        }
-        lua_rawseti(L, -2, ++i);
-        if (c != NULL) {
-            c->ws_recv++;
-            c->ws_bytes_recv += n;
-        }
-    }
-    lua_setfield(L, -2, "message_list");
-    lua_pushcfunction(L, s_messages);
-    lua_setfield(L, -2, "messages");
-    lua_pushinteger(L, i);
-    lua_setfield(L, -2, "count");
-    return ok;
-}
-
+/* Pushes the response table of the finished unary call. */
 static int push_reply(lua_State *L, vu *v, const pbmethod *m)
 {
     const char *hdr = v->xh->hdr.data ? v->xh->hdr.data : "";
@@ -521,13 +476,7 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
     grpc_status_read(hdr, hlen, &st);
     status = call_status(v, &st, why, sizeof(why));
     lua_createtable(L, 0, 9);
-    if (m->server_streaming) {
-        /* what came before a failure status is kept and counted */
-        if (!read_stream(L, v, m, err, sizeof(err)) && status == GRPC_OK) {
-            status = GRPC_INTERNAL;
-            err_set(why, sizeof(why), "%s", err);
-        }
-    } else if (status == GRPC_OK) {
+    if (status == GRPC_OK) {
         /* the message: one, and only one, in a unary reply that is OK */
         k = grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err));
         if (k == 1 && grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err)) != 0)
@@ -554,9 +503,9 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
     lua_setfield(L, -2, "time");
     /* headers up to the blank line, trailers after it */
     split = memmem(hdr, hlen, "\r\n\r\n", 4);
-    push_headers(L, hdr, split ? split + 2 : hdr + hlen);
+    lgrpc_push_headers(L, hdr, split ? split + 2 : hdr + hlen);
     lua_setfield(L, -2, "headers");
-    push_headers(L, split ? split + 4 : hdr + hlen, hdr + hlen);
+    lgrpc_push_headers(L, split ? split + 4 : hdr + hlen, hdr + hlen);
     lua_setfield(L, -2, "trailers");
     lua_pushinteger(L, v->xfer_timed && v->pend.step >= 0 ? v->pend.seq : 0);
     lua_pushinteger(L, v->xfer_timed ? v->pend.step : -1);
@@ -579,6 +528,8 @@ static int call_k(lua_State *L, int status, lua_KContext ctx)
 
     if (ctx == CTX_THINK) {
         vu_sample_begin(v, lquern_step_index(L, 1));
+        if (m->server_streaming)
+            return lgstream_start(L, v, m, set_of(L));
         v->xfer_timed = 1;
         if (inflight_wait(v))
             return lua_yieldk(L, 0, CTX_SLOT, call_k);
@@ -697,6 +648,8 @@ static int step_grpc(lua_State *L)
         }
         vu_sample_begin(v, lquern_step_index(L, 1));
     }
+    if (stream) /* on a handle of its own, while the script runs (gstream.h) */
+        return lgstream_start(L, v, m, s);
     v->xfer_timed = 1;
     if (inflight_wait(v))
         return lua_yieldk(L, 0, CTX_SLOT, call_k);
@@ -712,4 +665,5 @@ void lgrpc_register(lua_State *L, int methods)
     lua_pushinteger(L, 1);
     lua_pushcclosure(L, step_grpc, 1);
     lua_setfield(L, methods, "grpc_stream");
+    lgstream_register(L);
 }

@@ -1,7 +1,7 @@
 /* lgrpc — gRPC from Lua: the `quern.grpc` module (grpc.load at load time)
  * and the step methods step:grpc(target, "pkg.Service/Method", request,
- * opts) for unary calls and step:grpc_stream(...) for server streams (read
- * to their end, then walked with s:messages()).
+ * opts) for unary calls and step:grpc_stream(...) for server streams
+ * (worker/lgstream: live, walked with s:messages() as messages come).
  *
  * grpc.load reads a descriptor set (a .pb file, or the one the console
  * compiled from a .proto and shipped in the bundle under
@@ -18,7 +18,11 @@
 #ifndef QUERN_LGRPC_H
 #define QUERN_LGRPC_H
 
+#include <curl/curl.h>
 #include <lua.h>
+#include <stddef.h>
+
+struct vu;
 
 /** Folder of the bundle where the console puts the descriptor sets it
  *  compiled: LGRPC_DIR "/" + the .proto's path + ".pb". */
@@ -30,6 +34,17 @@
 int lgrpc_made(lua_State *L, size_t i, const char **path, const void **data, size_t *len);
 /** Pushes the quern.grpc module table. */
 int lgrpc_open(lua_State *L);
+/** For a call's stack (1 step, 2 target, 3 method, 4 request, 5 opts|nil):
+ *  its request header lines (metadata, grpc-timeout; owned by the caller),
+ *  its URL into url, libcurl's bound on the call in *curl_ms (the deadline
+ *  and a margin, else the scenario's request timeout, else 60 s) and
+ *  *deadline 1 when the call has one. Raises on bad metadata. */
+struct curl_slist *lgrpc_prepare(lua_State *L, struct vu *v, char *url, size_t urllen,
+                                 long *curl_ms, int *deadline);
+/** Pushes the header lines of [p, end) as a table, names in lower case. */
+void lgrpc_push_headers(lua_State *L, const char *p, const char *end);
+/** The gRPC status at idx: a name ("NOT_FOUND") or a number; raises otherwise. */
+int lgrpc_status_arg(lua_State *L, int idx);
 /** Sets grpc and grpc_stream into the step methods table at index methods. */
 void lgrpc_register(lua_State *L, int methods);
 

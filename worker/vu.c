@@ -19,7 +19,9 @@
 #include "worker/reqlog.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
+#include "worker/gstream.h"
 #include "worker/sse.h"
+#include "worker/steer.h"
 #include "worker/websocket.h"
 #include "worker/vjar.h"
 
@@ -365,9 +367,11 @@ void vu_free(vu *v)
 void vu_wait_timer(vu *v, int64_t us, enum vu_wait what)
 {
     vu_release(v); /* an idle VU holds no easy handle */
+    v->wait = (uint8_t)what;
+    if (steer_hold_timer(v, us))
+        return; /* paused: started at the resume */
     ev_timer_set(&v->timer, engine_after(v->eng, us), 0.);
     ev_timer_start(v->eng->loop, &v->timer);
-    v->wait = (uint8_t)what;
 }
 
 void vu_schedule_start(vu *v, int64_t delay_us)
@@ -682,6 +686,8 @@ static void vu_next_run(vu *v)
         vu_phase_start(v, VU_FINISH);
         return;
     }
+    if (steer_out(v))
+        return; /* beyond the VUs asked now: waits to be asked again */
     if (arrive_of(v->eng, v->scen) != NULL) {
         /* The open model: the next run is an arrival's. */
         v->phase = VU_PACE;
@@ -719,6 +725,7 @@ void vu_phase_end(vu *v, int ok)
 
     websocket_vu_end(v);
     sse_vu_end(v);
+    gstream_vu_end(v);
     vu_finalize(v);
     vu_release(v);
     v->yielded = 0;
@@ -783,6 +790,11 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
 
     websocket_vu_end(v); /* a phase cut short (stop, halt, kill) closes them too */
     sse_vu_end(v);
+    gstream_vu_end(v);
+    if (v->dormant) { /* stopped, or asked again (steer.h) */
+        v->dormant = 0;
+        v->eng->ndormant--;
+    }
     if (ph == VU_DONE) {
         if (v->phase != VU_DONE) {
             v->phase = VU_DONE;

@@ -34,6 +34,8 @@ enum vu_wait { VU_IDLE, VU_XFER, VU_SLEEP, VU_THINK, VU_PACING, VU_YIELD, VU_HAL
 enum { VU_WSOPEN = VU_SLOT + 1, VU_WSRECV };
 /* And a server-sent events stream's headers and its next event (sse.h). */
 enum { VU_SSEOPEN = VU_WSRECV + 1, VU_SSENEXT };
+/* And a gRPC server stream's headers and its next message (gstream.h). */
+enum { VU_GRPCOPEN = VU_SSENEXT + 1, VU_GRPCNEXT };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -156,6 +158,9 @@ typedef struct vu {
     uint8_t pool_idle;              /**< open model: idle in the pool, not in the system */
     uint8_t in_slotq;               /**< linked in the engine's queue for a handle (inflight.h) */
     uint8_t ran;                    /**< began a run once (worker/vustart.h counts the first) */
+    uint8_t held;                   /**< a pause holds its timer or its request (steer.h) */
+    uint8_t dormant;                /**< beyond the VUs asked (steer_vus): waits, no run */
+    int64_t held_left_us;           /**< a held timer's time left */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */
     int tbl_ref;                    /**< registry ref of the vu table given to init/run/finish */
@@ -192,6 +197,7 @@ typedef struct vu {
     struct errkind_example *ex;     /**< owned, NULL until its first error: the example of the
                                          pending sample's error when ex_seq is its seq */
     uint32_t ex_seq;                /**< the sample ex belongs to */
+    struct gstream *gstream;        /**< owned: its gRPC server streams of this phase (gstream.h) */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */

@@ -25,6 +25,7 @@
 #include "worker/engine.h"
 #include "proto/wfiles.h"
 #include "worker/reqlog.h"
+#include "worker/steer.h"
 
 #define WPROC_START_TIMEOUT_MS 60000 /* StartRun must come this soon after fork */
 #define WPROC_GO_TIMEOUT_MS 600000   /* the start barrier may wait this long */
@@ -39,7 +40,42 @@ typedef struct wproc_ctx {
     uint64_t *runs, *missed; /**< owned scratch, nscens each */
     int broken;              /**< 1: the fd stopped taking frames */
     uint32_t number;         /**< the worker's index inside its agent */
+    frame_reader *r;         /**< borrowed: the agent's frames */
 } wproc_ctx;
+
+/* The agent's frames during the run: its Steers (worker/steer.h). The
+ * stop comes as a signal. -1 once the agent's side is closed. */
+static int on_ctl(void *ud)
+{
+    wproc_ctx *c = ud;
+    Quern__Envelope *env = NULL;
+    char err[ERR_MAX];
+    ssize_t n = frame_reader_read_fd(c->r, c->fd, err, sizeof(err));
+    int rc;
+
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        return -1;
+    while ((rc = frame_reader_next(c->r, &env, err, sizeof(err))) == 1) {
+        const Quern__Steer *st = env->body_case == QUERN__ENVELOPE__BODY_STEER ? env->steer : NULL;
+        if (st != NULL && st->run_id == c->run_id) {
+            if (st->kind == QUERN__STEER__KIND__PAUSE)
+                steer_pause(c->e);
+            else if (st->kind == QUERN__STEER__KIND__RESUME)
+                steer_resume(c->e);
+            else if (st->kind == QUERN__STEER__KIND__VUS)
+                steer_vus(c->e, st->vus);
+            else if (st->kind == QUERN__STEER__KIND__RATE)
+                steer_rate(c->e, st->at_us, st->rate);
+        }
+        quern__envelope__free_unpacked(env, NULL);
+        env = NULL;
+    }
+    if (rc < 0) {
+        log_msg(LOG_ERROR, "bad frame from the agent: %s", err);
+        return -1;
+    }
+    return 0;
+}
 
 /* Writes one envelope, waiting at most WPROC_SEND_TIMEOUT_MS in all.
  * Returns 0 or -1 (errno set). */
@@ -161,6 +197,7 @@ static void on_interval(void *ud, const engine_interval *iv)
     ivsum_msg_set_delivery(m, iv->vus_planned, iv->vus_started, iv->pace_asked_us,
                            iv->pace_lost_us);
     ivsum_msg_set_lag(m, iv->start_lag);
+    ivsum_msg_set_paused(m, iv->paused_us);
     set_load(m, c->number, iv);
     ivtally_msg_set(m, iv->tally);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
@@ -432,6 +469,11 @@ int wproc_main(int fd, int dirfd, unsigned number)
     }
     cfg.sink = on_interval;
     cfg.sink_ud = &c;
+    cfg.ctl = on_ctl;
+    cfg.ctl_fd = fd;
+    c.r = r;
+    if (sr->schedule != NULL)
+        cfg.active_vus = sr->schedule->active_vus;
     cfg.handle_signals = 1;
     cfg.trace = sr->trace;
     cfg.traceparent = sr->traceparent;

@@ -11,7 +11,7 @@ ROOT="$TMP/root"
 make -s MODE="$MODE" install DESTDIR="$ROOT" PREFIX=/usr >"$TMP/install.log" 2>&1
 eq "make install: exit 0" "$?" 0
 eq "the installed binary is this build's" "$("$ROOT/usr/bin/quern" --version)" "$("$QUERN" --version)"
-for page in quern quern-run quern-check quern-new quern-agent quern-runs quern-report quern-compare quern-har2lua; do
+for page in quern quern-run quern-check quern-new quern-agent quern-runs quern-report quern-compare quern-har2lua quern-ctl; do
   f="$ROOT/usr/share/man/man1/$page.1"
   check "$page(1) installed" test -s "$f"
   groff -man -ww -z "$f" 2>"$TMP/groff.$page"

@@ -16,8 +16,11 @@ tests/e2e/scripts/grpc/types.proto):
   qt.Types/Stream  answers its request back twice, as a stream
   qt.Types/Sleep   sleeps I ms, then answers its request (a deadline's test)
   qt.Types/Abort   aborts with status I and message S
+  qt.Types/Drip    sends its headers, then I messages 200 ms apart (S "i"),
+                   watching for the client's cancel
 At SIGTERM it prints its counts as JSON: calls by method, messages streamed,
-metadata values seen (x-vu), aborted calls, deadlines the server saw pass.
+metadata values seen (x-vu), aborted calls, deadlines the server saw pass,
+Drip's messages sent and the Drip calls the client cancelled.
 Usage: grpc_server.py PORT_FILE [CERT KEY]: binds 127.0.0.1:0 (TLS with the
 certificate and key given), writes its port."""
 import json
@@ -43,7 +46,8 @@ import echo_pb2  # noqa: E402
 import types_pb2  # noqa: E402
 
 lock = threading.Lock()
-counts = {"calls": {}, "streamed": 0, "x_vu": {}, "aborted": 0, "deadline_passed": 0}
+counts = {"calls": {}, "streamed": 0, "x_vu": {}, "aborted": 0, "deadline_passed": 0,
+          "drip_sent": 0, "drip_cancelled": 0}
 
 
 def count(name):
@@ -114,6 +118,28 @@ def types_abort(req, ctx):
     ctx.abort(next(c for c in grpc.StatusCode if c.value[0] == req.i), req.s)
 
 
+def types_drip(req, ctx):
+    count("TypesDrip")
+    ended = threading.Event()
+    done = []
+
+    def on_end():  # when the call ends: one the client cancelled has not done
+        if not done:
+            with lock:
+                counts["drip_cancelled"] += 1
+        ended.set()
+
+    ctx.add_callback(on_end)
+    ctx.send_initial_metadata(())
+    for i in range(1, req.i + 1):
+        if ended.wait(0.2):
+            return
+        with lock:
+            counts["drip_sent"] += 1
+        yield types_pb2.Inner(s=str(i), i=i)
+    done.append(1)
+
+
 def unary(fn, req_cls, resp_cls):
     return grpc.unary_unary_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
                                                response_serializer=resp_cls.SerializeToString)
@@ -138,6 +164,7 @@ def main():
             "Stream": streaming(types_stream, types_pb2.All, types_pb2.All),
             "Sleep": unary(types_sleep, types_pb2.Inner, types_pb2.Inner),
             "Abort": unary(types_abort, types_pb2.Inner, types_pb2.Inner),
+            "Drip": streaming(types_drip, types_pb2.Inner, types_pb2.Inner),
         }),
     ))
     if len(sys.argv) > 3:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/mem.h"
 #include "worker/arrive.h"
 
 /* What arrive_take started: the due times, in order. */
@@ -172,6 +173,40 @@ static void test_due_by(void **state)
     assert_int_equal(arrive_due_by(&a, 9000000), 1000);
 }
 
+/* rate R at a moment: the arrivals before it as they were, then R a second
+ * from it to the planned end, numbered on (each stripe keeps its own). */
+static void test_restage(void **state)
+{
+    for (uint32_t stripes = 1; stripes <= 3; stripes++) {
+        uint64_t n = 0;
+        for (uint32_t w = 0; w < stripes; w++) {
+            arrive a;
+            taken t = {.n = 0};
+            memset(&a, 0, sizeof(a));
+            a.nst = 2;
+            a.st = xcalloc(2, sizeof(*a.st));
+            a.st[0].per_s = a.st[1].per_s = 100;
+            a.st[1].dur_us = 4000000; /* 100/s for 4 s */
+            a.share = 1;
+            a.stripes = stripes;
+            rate_cursor_init(&a.cur, a.st, a.nst, w, stripes);
+            assert_int_equal(rate_cursor_next(&a.cur, &a.next_us), 0);
+            arrive_take(&a, 1999999, 2048, note, &t); /* the first 2 s: 200 in all */
+            assert_int_equal(arrive_restage(&a, w, 2000000, 200), 0);
+            /* the next one at 2 s (to the rounding of its due time), then each
+             * stripe's at 200/s */
+            assert_true(a.next_us >= 1999990 && a.next_us < 2000000 + 5000 * (int64_t)stripes);
+            arrive_take(&a, 4000000, 2048, note, &t);
+            for (size_t i = 1; i < t.n && i < 2048; i++)
+                assert_true(t.due[i] > t.due[i - 1]);
+            n += t.n;
+            assert_int_equal(arrive_restage(&a, w, 4000000, 50), -1); /* past the end */
+            xfree(a.st);
+        }
+        assert_int_equal(n, 200 + 400); /* 100/s for 2 s, then 200/s for 2 s */
+    }
+}
+
 static void test_spare(void **state)
 {
     /* the arrivals of the next 2 ms, plus one, at most 256 */
@@ -191,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_take_all_due_in_one_wake),
         cmocka_unit_test(test_take_bounded_and_striped),
         cmocka_unit_test(test_due_by),
+        cmocka_unit_test(test_restage),
         cmocka_unit_test(test_spare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,6 +164,29 @@ static void test_schedule(void **state)
         st.reason = longer;
         assert_int_equal(runchk_stop(&st, err, sizeof(err)), -1);
     }
+    {
+        Quern__Steer st = QUERN__STEER__INIT;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), -1); /* no kind */
+        st.kind = QUERN__STEER__KIND__PAUSE;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), 0);
+        st.kind = QUERN__STEER__KIND__VUS;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), -1); /* 0 VUs */
+        st.vus = 10;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), 0);
+        st.vus = STAGES_VUS_MAX + 1;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), -1);
+        st.kind = QUERN__STEER__KIND__RATE;
+        st.rate = 200;
+        st.at_us = 5000000;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), 0);
+        st.rate = NAN;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), -1);
+        st.rate = 200;
+        st.at_us = -1;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), -1);
+        st.kind = (Quern__Steer__Kind)9;
+        assert_int_equal(runchk_steer(&st, err, sizeof(err)), -1);
+    }
 }
 
 /* --resolve entries: each checked, and bounded in number. */

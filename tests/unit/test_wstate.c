@@ -56,7 +56,7 @@ static json_t *fx_render(fx *x, const json_t *summary)
 {
     wstate_agent ag = {"local", "host1", "running", 10, 42, 3};
     wstate_threshold th = {"p95<500ms", 1, "p95 of all steps = 10 ms, limit < 500 ms"};
-    wstate_input in = {"nightly", x->names, &x->a, x->st, 10, 30000000, &ag, 1, &th, 1, summary};
+    wstate_input in = {"nightly", x->names, &x->a, x->st, 10, 30000000, &ag, 1, &th, 1, summary, 0};
     size_t len = 0;
     char *text = wstate_render(x->w, &in, &len);
     json_error_t e;
@@ -286,7 +286,7 @@ static void test_not_utf8(void **state)
 static void test_no_steps_yet(void **state)
 {
     wstate *w = wstate_new();
-    wstate_input in = {"r", NULL, NULL, NULL, 3, 0, NULL, 0, NULL, 0, NULL};
+    wstate_input in = {"r", NULL, NULL, NULL, 3, 0, NULL, 0, NULL, 0, NULL, 0};
     size_t len = 0;
     char *text = wstate_render(w, &in, &len);
     json_t *j = json_loads(text, 0, NULL);

@@ -22,17 +22,38 @@
 ---@field time number The call's time in ms.
 ---@field expect fun(self: quern.GrpcResponse, status: quern.GrpcStatus|quern.GrpcStatus[]): quern.GrpcResponse Accepts a status by name or number, or a list: that status is then no error.
 
----A server stream, read to its end (a plain table).
+---A live server stream: messages reach the script as they arrive.
 ---@class quern.GrpcStream
----@field status integer
----@field status_name string
----@field error string?
----@field count integer Messages received.
----@field headers table<string, string>
----@field trailers table<string, string>
----@field time number
----@field expect fun(self: quern.GrpcStream, status: quern.GrpcStatus|quern.GrpcStatus[]): quern.GrpcStream
----@field messages fun(self: quern.GrpcStream): fun(): table? Iterates over the messages received.
+---@field status integer? The gRPC status, `nil` while the stream is open.
+---@field status_name string? Its name, `nil` while open; `"CANCELLED"` once the script or the VU's end closed it.
+---@field error string? `grpc-message` (or why the call failed) once ended with a status not OK.
+---@field count integer Messages received so far.
+---@field headers table<string, string> The reply's headers, names in lower case.
+---@field trailers table<string, string> Its trailers, once ended.
+---@field time number The sample's time in ms: to the reply's headers.
+local GrpcStream = {}
+
+---Iterates over the messages: each turn takes the next one received or yields
+---the VU until it comes; the loop ends with the stream. Leaving the loop early
+---(break, an error) cancels the call.
+---@return fun(): table?
+---@return quern.GrpcStream
+---@return nil
+---@return quern.GrpcStream
+function GrpcStream:messages() end
+
+---The next message, waiting for it; `nil` at the end.
+---@return table?
+function GrpcStream:next() end
+
+---Cancels the call if it is still open (no error).
+function GrpcStream:close() end
+
+---Before the end: the statuses the stream may end with without error; after
+---it, as a unary response's `expect`.
+---@param status quern.GrpcStatus|quern.GrpcStatus[]
+---@return quern.GrpcStream
+function GrpcStream:expect(status) end
 
 ---@class quern.grpc
 local grpc = {}
@@ -56,8 +77,8 @@ local Step = {}
 ---@return quern.GrpcResponse
 function Step:grpc(target, method, request, opts) end
 
----A server-streaming call; the VU yields until the server's trailers, the
----whole call being the step's sample.
+---A server-streaming call; the VU yields until the reply's headers, the
+---step's sample, and gets the stream, live (`s:messages()`).
 ---@param target string
 ---@param method string
 ---@param request table

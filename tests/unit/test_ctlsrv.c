@@ -1,0 +1,140 @@
+/* The --control endpoint (console/ctlsrv.c) on a real loopback server: the
+ * ceiling of vus N; the token asked on loopback too when there is a token
+ * file (401 without it or with another); only POST; a bad argument named
+ * (400); the other model, a run not under way, a pause twice refused (409);
+ * a command taken (200) while the run is under way. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "console/ctlsrv.h"
+#include "console/run.h"
+
+#define TOKEN "a-token-of-the-control-test-0123456789"
+
+/* POSTs (or GETs) path with the bearer tok (NULL: none) to 127.0.0.1:port:
+ * the answer's status. */
+static int ask(unsigned port, const char *method, const char *path, const char *tok)
+{
+    struct sockaddr_in sa;
+    char req[512], buf[2048];
+    ssize_t n, got = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), status = 0;
+
+    snprintf(req, sizeof(req),
+             "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 0\r\n%s%s%s"
+             "Connection: close\r\n\r\n",
+             method, path, port, tok != NULL ? "Authorization: Bearer " : "",
+             tok != NULL ? tok : "", tok != NULL ? "\r\n" : "");
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+    while (got < (ssize_t)sizeof(buf) - 1 &&
+           (n = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+        got += n;
+    buf[got] = '\0';
+    close(fd);
+    sscanf(buf, "HTTP/1.1 %d", &status);
+    return status;
+}
+
+static void test_ceiling(void **state)
+{
+    run_opts o;
+    char *argv[] = {"run", NULL};
+
+    opts_init(&o, 1, argv);
+    o.vus = 5;
+    assert_int_equal(ctlsrv_ceiling(&o), 50); /* 10 x --vus */
+    o.vus = 400;
+    assert_int_equal(ctlsrv_ceiling(&o), 1000); /* at most 1000 */
+    o.vus = 2000;
+    assert_int_equal(ctlsrv_ceiling(&o), 2000); /* never below --vus */
+    o.given |= OPTS_GIVEN_MAX_VUS;
+    o.max_vus = 3000;
+    o.vus = 5;
+    assert_int_equal(ctlsrv_ceiling(&o), 3000); /* --max-vus when given */
+}
+
+static void test_serve(void **state)
+{
+    char dir[] = "/tmp/quern-ctlsrv-XXXXXX", tokf[64], portf[64], err[ERR_MAX],
+         *argv[] = {"run", NULL};
+    unsigned port = 0;
+    run r;
+    ctlsrv *s;
+    FILE *f;
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(tokf, sizeof(tokf), "%s/token", dir);
+    snprintf(portf, sizeof(portf), "%s/port", dir);
+    f = fopen(tokf, "w");
+    fprintf(f, "%s\n", TOKEN);
+    fclose(f);
+    chmod(tokf, 0600);
+    run_init(&r, 1, argv);
+    r.o.control = "127.0.0.1:0";
+    r.o.control_port_file = portf;
+    r.o.token_file = tokf;
+    s = ctlsrv_start(&r.o, 20, 0, err, sizeof(err));
+    assert_non_null(s);
+    f = fopen(portf, "r");
+    assert_int_equal(fscanf(f, "%u", &port), 1);
+    fclose(f);
+    r.loop = ev_loop_new(EVFLAG_AUTO);
+    ctlsrv_attach(s, &r);
+
+    /* the token, on loopback too */
+    assert_int_equal(ask(port, "POST", "/pause", NULL), 401);
+    assert_int_equal(ask(port, "POST", "/pause", TOKEN "x"), 401);
+    assert_int_equal(ask(port, "GET", "/pause", TOKEN), 405);
+    assert_int_equal(ask(port, "POST", "/nothing", TOKEN), 404);
+    /* arguments checked before anything else */
+    assert_int_equal(ask(port, "POST", "/vus?n=0", TOKEN), 400);
+    assert_int_equal(ask(port, "POST", "/vus?n=21", TOKEN), 400); /* past the ceiling */
+    assert_int_equal(ask(port, "POST", "/vus?n=ten", TOKEN), 400);
+    assert_int_equal(ask(port, "POST", "/rate?r=200/s", TOKEN), 409); /* the closed model */
+    /* not under way yet */
+    assert_int_equal(ask(port, "POST", "/pause", TOKEN), 409);
+    ctlsrv_running(s, 1);
+    assert_int_equal(ask(port, "POST", "/vus?n=20", TOKEN), 200);
+    assert_int_equal(ask(port, "POST", "/resume", TOKEN), 409); /* not paused */
+    assert_int_equal(ask(port, "POST", "/pause", TOKEN), 200);
+    assert_int_equal(ask(port, "POST", "/pause", TOKEN), 409); /* paused already */
+    assert_int_equal(ask(port, "POST", "/resume", TOKEN), 200);
+    assert_int_equal(ask(port, "POST", "/stop", TOKEN), 200);
+    assert_int_equal(ask(port, "POST", "/vus?n=3", TOKEN), 409); /* stopping */
+    /* the loop's side: not in PHASE_RUN, the queue is emptied, nothing sent */
+    ev_run(r.loop, EVRUN_NOWAIT);
+    assert_int_equal(ctlsrv_paused_us(s, 0), 0);
+    ctlsrv_stop(s);
+    r.o.token_file = NULL;
+    r.o.control = NULL;
+    run_free(&r);
+    unlink(tokf);
+    unlink(portf);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ceiling),
+        cmocka_unit_test(test_serve),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

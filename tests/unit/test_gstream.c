@@ -1,0 +1,152 @@
+/* Unit tests for worker/gstream's reading side: a server stream's body cut
+ * into messages whatever the reads' sizes (a prefix or a message split
+ * across reads, several in one), the queue taken in order, and what ends a
+ * stream: a compressed frame, a frame past GRPC_MSG_MAX, the queue's bound.
+ * The callbacks are static: the test includes the .c (as h2o's t/00unit
+ * does) and drives write_cb on a stream with no engine (no step, nobody
+ * waiting: neither is reached). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "worker/gstream.c"
+
+/* A stream as gstream_open leaves it once the headers said 200. */
+static void stream_init(gstream *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->step = -1;
+    c->qtail = &c->qhead;
+    c->http_status = 200;
+    c->state = GSTREAM_OPEN;
+}
+
+static void stream_done(gstream *c)
+{
+    queue_free(c);
+    xfree(c->cur);
+}
+
+/* Appends a frame of text to buf at *n. */
+static void frame(uint8_t *buf, size_t *n, const char *text)
+{
+    size_t len = strlen(text);
+    grpc_frame_header(buf + *n, (uint32_t)len);
+    memcpy(buf + *n + 5, text, len);
+    *n += 5 + len;
+}
+
+static void expect_msg(gstream *c, const char *text)
+{
+    gstream_msg *m = gstream_pop(c);
+    assert_non_null(m);
+    assert_int_equal(m->len, strlen(text));
+    assert_memory_equal(m->data, text, m->len);
+    xfree(m);
+}
+
+static void test_any_cut(void **state)
+{
+    uint8_t body[64];
+    size_t n = 0;
+
+    frame(body, &n, "one");
+    frame(body, &n, "");
+    frame(body, &n, "three!");
+    /* every read size from 1 byte to the whole body at once */
+    for (size_t cut = 1; cut <= n; cut++) {
+        gstream c;
+        stream_init(&c);
+        for (size_t at = 0; at < n; at += cut) {
+            size_t k = n - at < cut ? n - at : cut;
+            assert_int_equal(write_cb((char *)body + at, 1, k, &c), k);
+        }
+        assert_int_equal(c.received, 3);
+        assert_int_equal(c.qcount, 3);
+        assert_int_equal(c.qbytes, 9);
+        expect_msg(&c, "one");
+        expect_msg(&c, "");
+        expect_msg(&c, "three!");
+        assert_null(gstream_pop(&c));
+        assert_int_equal(c.qbytes, 0);
+        assert_int_equal(c.pre_len, 0);
+        assert_null(c.cur);
+        stream_done(&c);
+    }
+}
+
+static void test_partial_then_rest(void **state)
+{
+    uint8_t body[32];
+    size_t n = 0;
+    gstream c;
+
+    frame(body, &n, "hello");
+    stream_init(&c);
+    assert_int_equal(write_cb((char *)body, 1, 7, &c), 7); /* prefix and "he" */
+    assert_int_equal(c.qcount, 0);
+    assert_non_null(c.cur); /* an end now would be a partial message (final_status) */
+    assert_int_equal(write_cb((char *)body + 7, 1, n - 7, &c), n - 7);
+    expect_msg(&c, "hello");
+    stream_done(&c);
+}
+
+static void test_refused(void **state)
+{
+    uint8_t b[5] = {1, 0, 0, 0, 1};
+    gstream c;
+
+    stream_init(&c);
+    assert_int_equal(write_cb((char *)b, 1, 5, &c), 0); /* compressed */
+    assert_true(c.local);
+    assert_int_equal(c.status, GRPC_INTERNAL);
+    assert_non_null(strstr(c.err, "compressed"));
+    stream_done(&c);
+
+    stream_init(&c);
+    grpc_frame_header(b, GRPC_MSG_MAX + 1);
+    assert_int_equal(write_cb((char *)b, 1, 5, &c), 0); /* too large */
+    assert_int_equal(c.status, GRPC_RESOURCE_EXHAUSTED);
+    stream_done(&c);
+
+    /* not a gRPC reply: its body is not read */
+    stream_init(&c);
+    c.http_status = 404;
+    b[0] = 1;
+    assert_int_equal(write_cb((char *)b, 1, 5, &c), 5);
+    assert_false(c.local);
+    stream_done(&c);
+}
+
+static void test_queue_bound(void **state)
+{
+    uint8_t f[6];
+    size_t n = 0;
+    gstream c;
+
+    frame(f, &n, "x");
+    stream_init(&c);
+    for (int i = 0; i < GSTREAM_QUEUE_MAX; i++)
+        assert_int_equal(write_cb((char *)f, 1, n, &c), n);
+    assert_int_equal(c.qcount, GSTREAM_QUEUE_MAX);
+    /* one more while the script takes none: the stream ends */
+    assert_int_equal(write_cb((char *)f, 1, n, &c), 0);
+    assert_int_equal(c.status, GRPC_RESOURCE_EXHAUSTED);
+    assert_non_null(strstr(c.err, "waiting for the script"));
+    assert_int_equal(c.received, GSTREAM_QUEUE_MAX);
+    expect_msg(&c, "x"); /* what was queued can still be read */
+    stream_done(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_any_cut),
+        cmocka_unit_test(test_partial_then_rest),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_queue_bound),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,434 @@
+/* gstream — one gRPC server stream of a VU (gstream.h). */
+#include "worker/gstream.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/mem.h"
+#include "worker/engine_int.h"
+#include "worker/lcoro.h"
+#include "worker/reqopt.h"
+
+static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* The address scopes given to streams so far: above any VU's id (a VU's
+ * connections carry its id, vshare.h), one per stream. */
+static uint32_t scopes;
+
+/* --- counting and the queue ---------------------------------------------- */
+
+static step_stats *step_of(gstream *c)
+{
+    return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
+}
+
+static void queue_free(gstream *c)
+{
+    while (c->qhead != NULL) {
+        gstream_msg *m = c->qhead;
+        c->qhead = m->next;
+        xfree(m);
+    }
+    c->qtail = &c->qhead;
+    c->qcount = c->qbytes = 0;
+}
+
+gstream_msg *gstream_pop(gstream *c)
+{
+    gstream_msg *m = c->qhead;
+
+    if (m == NULL)
+        return NULL;
+    c->qhead = m->next;
+    if (c->qhead == NULL)
+        c->qtail = &c->qhead;
+    c->qcount--;
+    c->qbytes -= m->len;
+    m->next = NULL;
+    return m;
+}
+
+/* Resumes the VU from the loop, not from inside libcurl (gstream.h). */
+static void wake_soon(gstream *c)
+{
+    if (c->waiting && !ev_is_active(&c->wake)) {
+        ev_timer_set(&c->wake, 0., 0.);
+        ev_timer_start(c->eng->loop, &c->wake);
+    }
+}
+
+/* The status quern gives the call itself (a bound passed, a bad frame):
+ * the transfer is then ended by the callback's refusal. */
+static void set_local(gstream *c, int status, const char *why)
+{
+    c->local = 1;
+    c->status = status;
+    err_set(c->err, sizeof(c->err), "%s", why);
+}
+
+/* --- libcurl's callbacks (no libcurl call but getinfo, no Lua) ----------- */
+
+/* The reply's headers are in: their figures for the sample. */
+static void headers_done(gstream *c)
+{
+    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0;
+    long nconn = 0, req = 0, status = 0;
+
+    c->elapsed_us = clock_mono_us() - c->start_us;
+    curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(c->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
+    curl_easy_getinfo(c->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
+    curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    curl_easy_getinfo(c->easy, CURLINFO_NUM_CONNECTS, &nconn);
+    curl_easy_getinfo(c->easy, CURLINFO_REQUEST_SIZE, &req);
+    c->http_status = (int)status;
+    c->dns_us = t_dns;
+    c->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
+    c->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
+    c->new_conns = (uint64_t)nconn;
+    c->bytes_out = (uint64_t)req + c->body_len;
+    c->hdr_end = c->hdr_len;
+    c->state = GSTREAM_OPEN;
+}
+
+static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
+{
+    gstream *c = ud;
+
+    n *= size;
+    c->bytes_in += n;
+    if (c->state == GSTREAM_CONNECTING && n >= 5 && strncmp(buf, "HTTP/", 5) == 0)
+        c->hdr_len = 0; /* a new answer (after a 1xx) */
+    if (c->hdr_len + n <= GSTREAM_HDR_MAX) {
+        memcpy(c->hdr + c->hdr_len, buf, n);
+        c->hdr_len += n;
+    }
+    if (c->state != GSTREAM_CONNECTING || !(n == 2 || n == 1) || (buf[0] != '\r' && buf[0] != '\n'))
+        return n;
+    /* the empty line: the reply's headers end, unless an interim answer's */
+    {
+        long status = 0;
+        curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status < 200)
+            return n;
+    }
+    headers_done(c);
+    wake_soon(c);
+    return n;
+}
+
+/* A whole message is in: counted, queued. */
+static void got_message(gstream *c)
+{
+    gstream_msg *m = c->cur;
+    step_stats *s = step_of(c);
+
+    c->cur = NULL;
+    c->pre_len = 0;
+    c->received++;
+    if (s != NULL) {
+        s->ws_recv++;
+        s->ws_bytes_recv += m->len;
+    }
+    *c->qtail = m;
+    c->qtail = &m->next;
+    c->qcount++;
+    c->qbytes += m->len;
+}
+
+/* Reads a frame's 5-byte prefix: 0 with the local status set when the frame
+ * cannot be taken. */
+static int prefix_read(gstream *c)
+{
+    uint32_t mlen = (uint32_t)c->pre[1] << 24 | (uint32_t)c->pre[2] << 16 |
+                    (uint32_t)c->pre[3] << 8 | c->pre[4];
+    char why[GSTREAM_ERR_MAX];
+
+    if (c->pre[0] != 0) {
+        set_local(c, GRPC_INTERNAL, "a compressed message (grpc-encoding is not supported)");
+        return 0;
+    }
+    if (mlen > GRPC_MSG_MAX) {
+        snprintf(why, sizeof(why), "a message of %u bytes (at most %u)", mlen, GRPC_MSG_MAX);
+        set_local(c, GRPC_RESOURCE_EXHAUSTED, why);
+        return 0;
+    }
+    if (c->qcount >= GSTREAM_QUEUE_MAX || c->qbytes + mlen > GSTREAM_QUEUE_BYTES) {
+        /* The script does not keep up: a bound, not a growing heap. */
+        snprintf(why, sizeof(why), "more than %d messages (or %u bytes) waiting for the script",
+                 GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
+        set_local(c, GRPC_RESOURCE_EXHAUSTED, why);
+        return 0;
+    }
+    c->cur = xmalloc(sizeof(*c->cur) + mlen);
+    c->cur->next = NULL;
+    c->cur->len = mlen;
+    c->cur_len = 0;
+    return 1;
+}
+
+static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
+{
+    gstream *c = ud;
+    const uint8_t *p = (const uint8_t *)buf;
+    size_t left = n * size;
+
+    if (c->http_status != 200)
+        return n * size; /* not a gRPC reply: its status says what it is */
+    while (left > 0) {
+        size_t k;
+        if (c->cur == NULL) {
+            k = 5 - c->pre_len < left ? 5 - c->pre_len : left;
+            memcpy(c->pre + c->pre_len, p, k);
+            c->pre_len += k;
+            p += k;
+            left -= k;
+            if (c->pre_len < 5)
+                break;
+            if (!prefix_read(c)) {
+                wake_soon(c);
+                return 0; /* the transfer ends: gstream_xfer_done */
+            }
+        }
+        k = c->cur->len - c->cur_len < left ? c->cur->len - c->cur_len : left;
+        memcpy(c->cur->data + c->cur_len, p, k);
+        c->cur_len += k;
+        p += k;
+        left -= k;
+        if (c->cur_len == c->cur->len)
+            got_message(c);
+    }
+    if (c->qhead != NULL)
+        wake_soon(c);
+    return n * size;
+}
+
+/* --- the stream's life --------------------------------------------------- */
+
+/* Releases libcurl's side; the struct, its queue and its lines stay. */
+static void shut(gstream *c)
+{
+    if (c->in_multi)
+        curl_multi_remove_handle(c->eng->multi, c->easy);
+    c->in_multi = 0;
+    if (c->easy != NULL)
+        curl_easy_cleanup(c->easy);
+    c->easy = NULL;
+    curl_slist_free_all(c->headers);
+    c->headers = NULL;
+    xfree(c->cur);
+    c->cur = NULL;
+    if (c->state == GSTREAM_CONNECTING)
+        c->elapsed_us = clock_mono_us() - c->start_us;
+    c->state = GSTREAM_CLOSED;
+}
+
+static void stream_free(gstream *c)
+{
+    shut(c);
+    ev_timer_stop(c->eng->loop, &c->wake);
+    queue_free(c);
+    xfree(c->hdr);
+    xfree(c->body);
+    if (c->slot != NULL)
+        *c->slot = NULL;
+    xfree(c);
+}
+
+/* Resumes c's VU when it waits on c and c has what it waits for. Called
+ * last: the script may free c. */
+static void wake(gstream *c)
+{
+    vu *v = c->owner;
+
+    if (!c->waiting)
+        return;
+    if (v->wait == VU_GRPCOPEN && c->state == GSTREAM_CONNECTING)
+        return;
+    if (v->wait == VU_GRPCNEXT && c->qhead == NULL && c->state == GSTREAM_OPEN)
+        return;
+    if (v->wait != VU_GRPCOPEN && v->wait != VU_GRPCNEXT)
+        return;
+    c->waiting = 0;
+    ev_timer_stop(v->eng->loop, &v->timer);
+    v->wait = VU_IDLE;
+    lcoro_resume(v, 0);
+}
+
+static void on_wake(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    wake((gstream *)((char *)w - offsetof(gstream, wake)));
+}
+
+/* The status of the call libcurl ended (as lgrpc.c's unary call_status). */
+static void final_status(gstream *c, CURLcode rc)
+{
+    grpc_status st;
+
+    grpc_status_read(c->hdr != NULL ? c->hdr : "", c->hdr_len, &st);
+    c->from_server = 0;
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+        c->status = GRPC_DEADLINE_EXCEEDED;
+        err_set(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : "timed out");
+    } else if (rc != CURLE_OK) {
+        c->status = GRPC_UNAVAILABLE;
+        err_set(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+    } else if (c->http_status != 200) {
+        c->status = grpc_from_http(c->http_status);
+        err_set(c->err, sizeof(c->err), "HTTP status %d", c->http_status);
+    } else if (!st.found) {
+        c->status = GRPC_INTERNAL;
+        err_set(c->err, sizeof(c->err), "no grpc-status in the reply");
+    } else if (st.code == GRPC_OK && (c->pre_len > 0 || c->cur != NULL)) {
+        c->status = GRPC_INTERNAL;
+        err_set(c->err, sizeof(c->err), "a partial message at the end of the stream");
+    } else {
+        c->status = st.code;
+        c->from_server = 1;
+        err_set(c->err, sizeof(c->err), "%s", st.message);
+    }
+}
+
+int gstream_xfer_done(vu *v, CURL *easy, CURLcode rc)
+{
+    gstream *c = v->gstream;
+
+    while (c != NULL && c->easy != easy)
+        c = c->next;
+    if (c == NULL)
+        return 0;
+    if (!c->local)
+        final_status(c, rc);
+    shut(c);
+    gstream_end(c);
+    wake(c);
+    return 1;
+}
+
+void gstream_end(gstream *c)
+{
+    vu *v = c->owner;
+    sample *p = &v->pend;
+    char msg[VU_MSG_MAX];
+
+    if (c->ended || c->state != GSTREAM_CLOSED)
+        return;
+    c->ended = 1;
+    if (c->status >= 0 && c->status < 64 && (c->accept >> c->status & 1))
+        return;
+    snprintf(msg, sizeof(msg), "gRPC status %s%s%s", grpc_status_name(c->status),
+             c->err[0] ? ": " : "", c->err);
+    if (p->step >= 0 && p->seq == c->seq) {
+        if (p->err == SAMPLE_OK) {
+            p->err = SAMPLE_TECH;
+            p->status_err = c->from_server; /* a status the script may still accept */
+            snprintf(p->msg, sizeof(p->msg), "%s", msg);
+        }
+    } else
+        vu_count_error(v, c->step, 1, msg);
+}
+
+void gstream_cancel(gstream *c, int status, const char *why)
+{
+    if (c->state == GSTREAM_CLOSED)
+        return;
+    set_local(c, status, why);
+    shut(c);
+    if (status == GRPC_CANCELLED)
+        c->ended = 1; /* the client's choice: no error */
+    gstream_end(c);
+}
+
+/* --- opening ------------------------------------------------------------- */
+
+gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
+{
+    engine *e = v->eng;
+    gstream *c = xcalloc(1, sizeof(*c));
+    reqopt_mark mark;
+
+    c->eng = e;
+    c->owner = v;
+    c->step = cfg->step;
+    c->seq = cfg->seq;
+    c->accept = 1; /* OK */
+    c->qtail = &c->qhead;
+    c->state = GSTREAM_CONNECTING;
+    c->headers = cfg->headers;
+    cfg->headers = NULL;
+    c->hdr = xmalloc(GSTREAM_HDR_MAX);
+    c->body = xmalloc(cfg->body_len > 0 ? cfg->body_len : 1);
+    memcpy(c->body, cfg->body, cfg->body_len);
+    c->body_len = cfg->body_len;
+    ev_init(&c->wake, on_wake);
+    c->easy = curl_easy_init();
+    if (c->easy == NULL)
+        xmalloc((size_t)-1 >> 1);
+    curl_easy_setopt(c->easy, CURLOPT_URL, cfg->url);
+    curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+    curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, c->body);
+    curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);
+    curl_easy_setopt(c->easy, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
+    curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
+    curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_PRIVATE, v);
+    curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
+    if (e->no_env_proxy) {
+        curl_easy_setopt(c->easy, CURLOPT_PROXY, "");
+        curl_easy_setopt(c->easy, CURLOPT_NOPROXY, "");
+    }
+    if (e->cfg.nsource_addrs > 0) {
+        char ifc[80];
+        snprintf(ifc, sizeof(ifc), "host!%s",
+                 e->cfg.source_addrs[(v->gid - 1) % e->cfg.nsource_addrs]);
+        curl_easy_setopt(c->easy, CURLOPT_INTERFACE, ifc);
+    }
+    engine_watch_sockets(e, c->easy);
+    memset(&mark, 0, sizeof(mark));
+    reqopt_apply(c->easy, &mark, cfg->req, cfg->scen, e->run_ro,
+                 strncasecmp(cfg->url, "https:", 6) == 0, e->env_ca);
+    /* After reqopt: the stream's connection is its own, closed with it (a
+     * cancel the server sees at once), and bound only by the call's
+     * deadline. Its own: a cache key no other transfer has (the address
+     * scope, as vshare.h keys a VU's connections), so that nothing is
+     * multiplexed on it; libcurl before 8.0 breaks a second stream on an
+     * h2c connection (reqopt.c), and a connection shared with the stream
+     * would close under the other. */
+    curl_easy_setopt(c->easy, CURLOPT_SHARE, v->share);
+    curl_easy_setopt(c->easy, CURLOPT_ADDRESS_SCOPE,
+                     (long)(0x80000000u | (++scopes & 0x7fffffffu)));
+    curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);
+    c->start_us = clock_mono_us();
+    if (curl_multi_add_handle(e->multi, c->easy) != CURLM_OK) {
+        err_set(err, errlen, "step:grpc_stream: libcurl refused the request");
+        stream_free(c);
+        return NULL;
+    }
+    c->in_multi = 1;
+    c->next = v->gstream;
+    v->gstream = c;
+    return c;
+}
+
+void gstream_vu_end(vu *v)
+{
+    while (v->gstream != NULL) {
+        gstream *c = v->gstream;
+        v->gstream = c->next;
+        gstream_cancel(c, GRPC_CANCELLED, "the VU's phase ended");
+        stream_free(c);
+    }
+}
+
+void gstream_free_all(engine *e)
+{
+    for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++)
+        gstream_vu_end(&e->vus[i]);
+}
