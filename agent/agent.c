@@ -12,6 +12,7 @@
 #include "agent/rundir.h"
 #include "agent/runchk.h"
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/salloc.h"
@@ -86,7 +87,7 @@ int agent_main(int argc, char **argv)
 {
     agent a;
     const char *token_file = NULL;
-    char err[512];
+    char err[ERR_MAX];
     struct sigaction sa;
     int curl_ok = 0, n;
 

@@ -145,6 +145,7 @@ int agentopt_parse(agent *a, int argc, char **argv, const char **token_file)
     agentopt_args g = {a, "127.0.0.1:6372", token_file};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *console, *colon;
+    /* not ERR_MAX: the path and why it is refused (tests/lint/errrule.allow) */
     char err[PATH_MAX + 256];
 
     a->workers = cores > 0 ? (unsigned)cores : 1;

@@ -85,7 +85,7 @@ static void arun_flush(arun *r, int force)
 
 static void arun_add_interval(arun *r, wslot *w, const Quern__Interval *m)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (!r->have_steps)
         return;
@@ -133,7 +133,7 @@ void arun_stop(arun *r, int immediate, const char *why)
 void arun_steer(arun *r, const Quern__Envelope *env)
 {
     const Quern__Steer *st = env->steer;
-    char err[256];
+    char err[ERR_MAX];
 
     if (!r->go || r->stopping)
         return;
@@ -505,6 +505,8 @@ static uint64_t arun_worker_memory(const agent *a, const Quern__StartRun *sr, un
 void arun_start(agent *a, const Quern__StartRun *sr)
 {
     arun *r;
+    /* not ERR_MAX: runchk's reason, carried whole in the refusal (msg[1100])
+     * (tests/lint/errrule.allow) */
     char err[1024];
     uint64_t nvus = 0;
     int refused;
@@ -515,9 +517,9 @@ void arun_start(agent *a, const Quern__StartRun *sr)
     }
     refused = runchk_start(sr, a->vus_max, &nvus, err, sizeof(err)) != 0;
     if (!refused && sr->local_folder != NULL && sr->local_folder[0] != '\0' && !a->same_host) {
-        snprintf(err, sizeof(err),
-                 "a run by folder (%.200s) is for the console's own agent (--same-host)",
-                 sr->local_folder);
+        err_set(err, sizeof(err),
+                "a run by folder (%.200s) is for the console's own agent (--same-host)",
+                sr->local_folder);
         refused = 1;
     }
     if (refused) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/stages.h"
 #include "worker/engine.h"
@@ -105,9 +106,9 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, uint6
         if (sc->nrate_stages == 0)
             continue;
         if (out->rate_stages != NULL) {
-            snprintf(out->rate_err, sizeof(out->rate_err),
-                     "%s: scenarios %s and another have a rate: the open model plays one scenario",
-                     script, sc->name);
+            err_set(out->rate_err, sizeof(out->rate_err),
+                    "%s: scenarios %s and another have a rate: the open model plays one scenario",
+                    script, sc->name);
             break;
         }
         out->rate_stages = xcalloc(sc->nrate_stages, sizeof(*out->rate_stages));
@@ -119,8 +120,8 @@ int preflight_load(const char *script, const props *p, uint32_t vus_total, uint6
             if (j != i && ss->scens[j]->weight > 0 && ss->scens[j]->nstages == 0)
                 out->rate_closed = 1;
         if (sc->nstages > 0 || sc->weight <= 0)
-            snprintf(out->rate_err, sizeof(out->rate_err), "%s: scenario %s has a rate and %s",
-                     script, sc->name, sc->nstages > 0 ? "stages of its own" : "weight 0");
+            err_set(out->rate_err, sizeof(out->rate_err), "%s: scenario %s has a rate and %s",
+                    script, sc->name, sc->nstages > 0 ? "stages of its own" : "weight 0");
     }
     engine_free(e);
     return 0;

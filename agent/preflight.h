@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "common/loadinfo.h"
 #include "common/props.h"
 #include "common/rate.h"
@@ -73,9 +74,9 @@ typedef struct preflight {
     int64_t stages_us;       /**< the longest of their lists */
     rate_stage *rate_stages; /**< owned: a scenario's rate or rate_stages option, NULL: none */
     size_t nrate_stages;
-    int rate_const;     /**< it is rate = "R": its length is the run's --duration */
-    char rate_err[512]; /**< why the script cannot play that rate ("" when it can) */
-    int rate_closed;    /**< other scenarios with a weight play --vus beside it (a mixed run) */
+    int rate_const;         /**< it is rate = "R": its length is the run's --duration */
+    char rate_err[ERR_MAX]; /**< why the script cannot play that rate ("" when it can) */
+    int rate_closed;        /**< other scenarios with a weight play --vus beside it (a mixed run) */
 
     size_t has_setup;    /**< scenarios with a setup function (agent/setuprun.h) */
     size_t has_teardown; /**< scenarios with a teardown function */

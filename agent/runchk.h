@@ -8,7 +8,7 @@
  * the caller answers a refusal with Ready(ok=false, error) and starts
  * nothing (no folder, no worker).
  *
- *     char err[512];
+ *     char err[ERR_MAX];
  *     uint64_t nvus;
  *     if (runchk_start(sr, agent_vus_max, &nvus, err, sizeof(err)) != 0)
  *         refuse with err;

@@ -11,6 +11,7 @@
 #include "agent/agent_int.h"
 #include "agent/runchk.h"
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "proto/handshake.h"
 
@@ -72,7 +73,7 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
     a->last_rx_us = clock_mono_us();
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_HELLO: {
-        char err[128], msg[256];
+        char err[ERR_MAX], msg[256];
         /* A second Hello is refused in the same words as a bad one. */
         if (handshake_hello_take(&a->hs, a->cs == CS_HELLO ? env : NULL, err, sizeof(err)) != 0) {
             snprintf(msg, sizeof(msg), "bad hello from the console (%s?)", err);
@@ -152,7 +153,7 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         arun_start(a, env->start_run);
         break;
     case QUERN__ENVELOPE__BODY_GO: {
-        char err[256];
+        char err[ERR_MAX];
         if (a->run != NULL && a->run->run_id == env->go->run_id &&
             runchk_go(env->go, err, sizeof(err)) != 0) {
             log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)a->run->run_id, err);
@@ -178,7 +179,7 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
             arun_steer(a->run, env);
         break;
     case QUERN__ENVELOPE__BODY_STOP: {
-        char err[256];
+        char err[ERR_MAX];
         if (a->run != NULL && a->run->run_id == env->stop->run_id)
             arun_stop(a->run, env->stop->immediate,
                       runchk_stop(env->stop, err, sizeof(err)) == 0 ? env->stop->reason

@@ -16,7 +16,7 @@
 static int parse_load(const char *what, const char *s, double *out, int *is_rate, char *err,
                       size_t errlen)
 {
-    char rerr[160], *end;
+    char rerr[ERR_MAX], *end;
     unsigned long long v;
 
     if (strchr(s, '/') != NULL) {
@@ -42,7 +42,7 @@ static int parse_load(const char *what, const char *s, double *out, int *is_rate
 
 int capacity_parse(const char *s, capacity_plan *p, char *err, size_t errlen)
 {
-    char part[4][PART_MAX], derr[160];
+    char part[4][PART_MAX], derr[ERR_MAX];
     static const char *const what[4] = {"START", "STEP", "HOLD", "MAX"};
     size_t n = 0;
     const char *at = s;

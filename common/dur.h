@@ -8,7 +8,7 @@
  * microseconds, held in an int64_t.
  *
  * Usage:
- *     char err[128];
+ *     char err[ERR_MAX];
  *     int64_t us;
  *     if (dur_parse(arg, &us, err, sizeof(err)) != 0)
  *         die("%s", err);

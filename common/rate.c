@@ -72,7 +72,7 @@ char *rate_format(double per_s, char *buf, size_t len)
 int rate_stage_parse_one(const char *s, rate_stage *out, char *err, size_t errlen)
 {
     const char *rest;
-    char rerr[200];
+    char rerr[ERR_MAX];
     rate_stage st;
 
     if (stages_split(s, "D:R (a duration, ':', a rate; e.g. 30s:100/s)", &st.dur_us, &rest, err,

@@ -18,7 +18,7 @@
  * Usage:
  *     rate_stage st[RATE_STAGES_MAX];
  *     size_t n;
- *     char err[256];
+ *     char err[ERR_MAX];
  *     if (rate_stages_parse("10s:100/s,30s:100/s", st, RATE_STAGES_MAX, &n, err, sizeof(err)))
  *         die("--rate-stages: %s", err);
  *     uint64_t all = rate_total(st, n);             // 3500 arrivals

@@ -32,7 +32,7 @@ int stages_split(const char *s, const char *shape, int64_t *dur_us, const char *
                  size_t errlen)
 {
     const char *colon = strchr(s, ':');
-    char dur[PART_MAX], derr[160];
+    char dur[PART_MAX], derr[ERR_MAX];
     size_t dlen;
 
     if (colon == NULL) {

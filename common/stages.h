@@ -21,7 +21,7 @@
  * Usage:
  *     stage st[STAGES_MAX];
  *     size_t n;
- *     char err[256];
+ *     char err[ERR_MAX];
  *     if (stages_parse("3s:20,4s:20,3s:0", st, STAGES_MAX, &n, err, sizeof(err)) != 0)
  *         die("--stages: %s", err);
  *     uint64_t ids = stages_ids(st, n);            // 20: the run's global indexes

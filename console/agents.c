@@ -260,7 +260,7 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
         break;
     case QUERN__ENVELOPE__BODY_FILE_PART:
         if (c->in_run && !c->finished && env->file_part->run_id == r->run_id && r->gather != NULL) {
-            char err[512];
+            char err[ERR_MAX];
             if (gather_part(r->gather, env->file_part, err, sizeof(err)) != 0)
                 log_msg(LOG_ERROR, "agent %s: %s", c->name, err);
         }

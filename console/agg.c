@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 
@@ -106,7 +107,7 @@ int agg_arrivals_all(const agg *a, rate_counts *out)
 
 void agg_add_tally(agg *a, const tally *sec)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (tally_merge(&a->tally, sec, err, sizeof(err)) != 0 && !a->tally_warned) {
         a->tally_warned = 1;

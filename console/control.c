@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/props.h"
@@ -52,7 +53,7 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
             r->cap->pool = r->o.cap->open ? r->o.max_vus : 0;
         }
         for (size_t i = 0; i < r->o.nth && !r->start_error; i++) {
-            char err[512];
+            char err[ERR_MAX];
             if (thresh_check_scope(r->o.th[i], (const char *const *)r->ids,
                                    (const char *const *)r->names, r->nsteps, err,
                                    sizeof(err)) != 0) {
@@ -146,7 +147,7 @@ void control_flush(run *r, int force)
 
 void control_interval(run *r, aconn *c, const Quern__Interval *m)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (!r->have_agg || m->run_id != r->run_id)
         return;
@@ -365,7 +366,7 @@ static void take_monitor(run *r)
 
 static void start_monitor(run *r)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (r->o.nmonitor == 0)
         return;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/rate.h"
 #include "proto/auth.h"
@@ -68,7 +69,7 @@ static int command_path(int argc, char **argv, int i, char *path, size_t len, ch
 {
     const char *cmd = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
     int nargs = strcmp(cmd, "vus") == 0 || strcmp(cmd, "rate") == 0;
-    char err[160];
+    char err[ERR_MAX];
 
     if (argc - i - 1 != nargs) {
         fprintf(stderr, "quern ctl: %s %s\n", cmd,
@@ -175,7 +176,7 @@ out:
 int ctl_main(int argc, char **argv)
 {
     const char *console = NULL, *token_file = NULL;
-    char path[128], done[128], err[512], *token = NULL;
+    char path[128], done[128], err[ERR_MAX], *token = NULL;
     size_t token_len = 0;
     int i, rc;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/rate.h"
@@ -115,7 +116,7 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
         cmd->vus = (uint32_t)n;
     } else if (strcmp(url, "/rate") == 0) {
         const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "r");
-        char err[160];
+        char err[ERR_MAX];
         cmd->kind = QUERN__STEER__KIND__RATE;
         if (!s->open) {
             snprintf(msg, msglen,

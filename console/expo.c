@@ -287,7 +287,7 @@ static void sel_sample(void *ud, const expo_sample *s)
 int expo_sel_parse(const char *text, expo_sel *sel, char *err, size_t errlen)
 {
     /* A selector is a sample without its value: read it as one, with 0. */
-    char line[EXPO_LINE_MAX], perr[128];
+    char line[EXPO_LINE_MAX], perr[ERR_MAX];
     size_t n = strlen(text);
     expo_selread sr = {sel, 0, NULL};
 

@@ -44,6 +44,7 @@ static size_t print_thresholds(run *r, thresh_result *rs)
 static void write_junit(run *r, const thresh_result *rs, const char *start_msg, int inj_failed,
                         const char *inj_why, const char *stopped_why)
 {
+    /* not ERR_MAX: --junit's path and why it cannot be written (tests/lint/errrule.allow) */
     char name[256], err[1024];
     jcases j;
     double el = (double)r->agg.elapsed_us / 1e6;
@@ -113,6 +114,7 @@ void finish_run(run *r)
     verdict_in vi;
     verdict v;
     delivery dl;
+    /* not ERR_MAX: the run's messages, as long as run_load's (tests/lint/errrule.allow) */
     char err[2048], why_sat[IVSUM_LOAD_NAME + 96], why_stop[96], run_name[256];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 

@@ -77,7 +77,7 @@ static struct addrinfo *resolve_addr(const char *a, char *err, size_t errlen)
 
 int hsrv_check(const char *flag, const char *addr, const char *token_file)
 {
-    char err[512], line[800];
+    char err[ERR_MAX], line[800];
     struct addrinfo *res;
     int loop;
 
@@ -104,7 +104,7 @@ int hsrv_check(const char *flag, const char *addr, const char *token_file)
 
 int hsrv_needs_token(const char *addr)
 {
-    char err[512];
+    char err[ERR_MAX];
     struct addrinfo *res = addr != NULL ? resolve_addr(addr, err, sizeof(err)) : NULL;
     int loop;
 

@@ -139,7 +139,7 @@ static void problem(monitor *m, monitor_host *h, const char *why)
 /* One endpoint's answer: parsed, compared with its previous scrape. */
 static void finish(monitor *m, monitor_host *h)
 {
-    char why[600], perr[256];
+    char why[600], perr[ERR_MAX];
     long code = 0;
 
     if (h->result != CURLE_OK) {

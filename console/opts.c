@@ -404,7 +404,7 @@ static int parse_u(const char *flag, const char *v, unsigned lo, unsigned max, u
 
 static int parse_worker_memory(const char *flag, const char *v, uint64_t *out)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (memsize_parse(v, out, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s: %s\n", flag, err);
@@ -419,7 +419,7 @@ static int parse_worker_memory(const char *flag, const char *v, uint64_t *out)
 
 static int parse_d(const char *flag, const char *v, int64_t *out)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (dur_parse(v, out, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s: %s\n", flag, err);
@@ -456,7 +456,7 @@ static int parse_addrs(const char *flag, const char *v, run_opts *o)
 /* --stages D:N,...: a staged load (common/stages.h). */
 static int parse_stages(const char *flag, const char *v, run_opts *o)
 {
-    char err[512];
+    char err[ERR_MAX];
     stage *st = xcalloc(STAGES_MAX, sizeof(*st));
     size_t n;
 
@@ -516,7 +516,7 @@ static void usage_line(const char *fmt, ...)
  * --rate-stages D:R,... (common/rate.h). */
 static int parse_rate(const char *flag, const char *v, int staged, run_opts *o)
 {
-    char err[256];
+    char err[ERR_MAX];
     rate_stage *st = xcalloc(staged ? RATE_STAGES_MAX : 2, sizeof(*st));
     size_t n = 2;
 
@@ -543,7 +543,7 @@ static int parse_rate(const char *flag, const char *v, int staged, run_opts *o)
 /* --capacity START:STEP:HOLD[:MAX] (common/capacity.h). */
 static int parse_capacity(const char *flag, const char *v, run_opts *o)
 {
-    char err[256];
+    char err[ERR_MAX];
     capacity_plan p;
 
     if (o->cap != NULL) {
@@ -572,7 +572,7 @@ static int check_capacity(run_opts *o)
                  {OPTS_GIVEN_DURATION, "--duration"},
                  {OPTS_GIVEN_RUNS, "--runs"},
                  {OPTS_GIVEN_RATE_STAGES, "--rate-stages"}};
-    char err[256];
+    char err[ERR_MAX];
 
     if (o->cap == NULL) {
         if (o->given & OPTS_GIVEN_SETTLE) {
@@ -614,7 +614,7 @@ static int check_capacity(run_opts *o)
 /* Applies one option with its value v (NULL when it has none). */
 static int apply(run_opts *o, int val, const char *flag, const char *v, props *over)
 {
-    char err[512];
+    char err[ERR_MAX];
 
     if (opttab_plain(&tab, val, v, o))
         return 0;
@@ -885,6 +885,7 @@ static int opts_one(void *ctx, int val, const char *flag, const char *v, char *e
 int opts_parse(run_opts *o, int argc, char **argv, props *overrides)
 {
     opts_args g = {o, overrides};
+    /* not ERR_MAX: a usage error quotes the value given (tests/lint/errrule.allow) */
     char err[1024];
     /* getopt_long reorders what it parses; the database records argv as given */
     char **av = xcalloc((size_t)argc + 1, sizeof(*av));
@@ -932,18 +933,18 @@ int opts_scen_stages(run_opts *o, int has_shared, uint64_t staged_ids, uint64_t 
                            : (o->given & OPTS_GIVEN_RAMP) ? "--ramp-up"
                                                           : NULL;
         if (flag != NULL) {
-            snprintf(err, errlen,
-                     "quern run: %s: every scenario of %s has stages of its own: no VU is left "
-                     "for it",
-                     flag, o->script);
+            err_set(err, errlen,
+                    "quern run: %s: every scenario of %s has stages of its own: no VU is left "
+                    "for it",
+                    flag, o->script);
             return -1;
         }
         shared = 0;
     }
     if ((uint64_t)shared + staged_ids > STAGES_VUS_MAX) {
-        snprintf(err, errlen,
-                 "quern run: the run and its scenarios' stages use %llu VUs, more than %u",
-                 (unsigned long long)shared + staged_ids, STAGES_VUS_MAX);
+        err_set(err, errlen,
+                "quern run: the run and its scenarios' stages use %llu VUs, more than %u",
+                (unsigned long long)shared + staged_ids, STAGES_VUS_MAX);
         return -1;
     }
     o->staged_ids = (unsigned)staged_ids;
@@ -995,26 +996,26 @@ int opts_scen_rate(run_opts *o, const rate_stage *st, size_t n, int constant, in
     if (n == 0)
         return 0;
     if (script_err != NULL && script_err[0] != '\0') {
-        snprintf(err, errlen, "%s", script_err);
+        err_set(err, errlen, "%s", script_err);
         return -1;
     }
     if (flag != NULL) {
-        snprintf(err, errlen,
-                 "quern run: %s: a scenario of %s has a rate of its own (the open model), which "
-                 "sets the arrivals%s",
-                 flag, o->script, constant ? "" : " and the run's length");
+        err_set(err, errlen,
+                "quern run: %s: a scenario of %s has a rate of its own (the open model), which "
+                "sets the arrivals%s",
+                flag, o->script, constant ? "" : " and the run's length");
         return -1;
     }
     if (constant && !(o->given & OPTS_GIVEN_DURATION)) {
-        snprintf(err, errlen,
-                 "quern run: a scenario of %s has a rate: give --duration (how long the arrivals "
-                 "go on)",
-                 o->script);
+        err_set(err, errlen,
+                "quern run: a scenario of %s has a rate: give --duration (how long the arrivals "
+                "go on)",
+                o->script);
         return -1;
     }
     if (!closed && o->vus > o->max_vus) {
-        snprintf(err, errlen, "quern run: --vus %u is more than --max-vus %u (the pool's size)",
-                 o->vus, o->max_vus);
+        err_set(err, errlen, "quern run: --vus %u is more than --max-vus %u (the pool's size)",
+                o->vus, o->max_vus);
         return -1;
     }
     o->rate_stages = xcalloc(n, sizeof(*o->rate_stages));

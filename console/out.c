@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/redact.h"
@@ -47,7 +48,7 @@ typedef struct output {
     int abort;    /* end now: the end's wait is over */
     uint64_t sent, lost, lost_seconds, lost_final;
     int64_t last_ts_ms; /* the last push's stamp: each is stamped after it */
-    char last_err[256];
+    char last_err[ERR_MAX];
     const struct curl_slist *headers; /* borrowed: the outs' */
     const char *run;                  /* borrowed: the outs' run name */
     const props *tags;                /* borrowed: --tag (the options outlive the thread) */
@@ -149,12 +150,12 @@ static int post(output *op, CURL *h, const push *p, char *err, size_t errlen)
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
     rc = curl_easy_perform(h);
     if (rc != CURLE_OK) {
-        snprintf(err, errlen, "%s", curl_easy_strerror(rc));
+        err_set(err, errlen, "%s", curl_easy_strerror(rc));
         return -1;
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     if (status < 200 || status > 299) {
-        snprintf(err, errlen, "HTTP status %ld", status);
+        err_set(err, errlen, "HTTP status %ld", status);
         return -1;
     }
     return 0;
@@ -165,7 +166,7 @@ static int send_one(output *op, CURL *h, const push *p, char *err, size_t errlen
 {
     if (op->kind == KIND_JSONL) {
         if (fwrite(p->body, 1, p->len, op->f) != p->len || fflush(op->f) != 0) {
-            snprintf(err, errlen, "%s", strerror(errno));
+            err_set(err, errlen, "%s", strerror(errno));
             return -1;
         }
         return 0;
@@ -202,7 +203,7 @@ static void *sender(void *ud)
     pthread_mutex_lock(&op->mu);
     for (;;) {
         push p;
-        char err[256] = "";
+        char err[ERR_MAX] = "";
         int ok;
         while (op->n == 0 && !op->stopping && !op->abort)
             pthread_cond_wait(&op->cond, &op->mu);
@@ -219,7 +220,7 @@ static void *sender(void *ud)
             xfree(p.body);
             p.body = pb;
             p.len = len;
-            snprintf(err, sizeof(err), "a push would pass %u bytes", OUT_PUSH_MAX);
+            err_set(err, sizeof(err), "a push would pass %u bytes", OUT_PUSH_MAX);
         }
         ok = p.body != NULL && send_one(op, h, &p, err, sizeof(err)) == 0;
         xfree(p.body);
@@ -231,8 +232,8 @@ static void *sender(void *ud)
             count_lost(op, &p);
             /* an abort at the end's deadline keeps the receiver's own failure */
             if (!op->abort || op->last_err[0] == '\0')
-                snprintf(op->last_err, sizeof(op->last_err), "%s",
-                         op->abort ? "the end's wait was over" : err);
+                err_set(op->last_err, sizeof(op->last_err), "%s",
+                        op->abort ? "the end's wait was over" : err);
         }
         pthread_cond_broadcast(&op->cond);
     }
@@ -251,7 +252,7 @@ static int token_header(const char *path, char *line, size_t linelen, char *err,
     size_t n;
 
     if (f == NULL) {
-        snprintf(err, errlen, "--out-token-file %s: %s", path, strerror(errno));
+        err_set(err, errlen, "--out-token-file %s: %s", path, strerror(errno));
         return -1;
     }
     n = fread(tok, 1, sizeof(tok) - 1, f);
@@ -260,8 +261,8 @@ static int token_header(const char *path, char *line, size_t linelen, char *err,
     while (n > 0 && (tok[n - 1] == '\n' || tok[n - 1] == '\r' || tok[n - 1] == ' '))
         tok[--n] = '\0';
     if (n == 0 || n > OUT_TOKEN_MAX || strpbrk(tok, "\r\n") != NULL) {
-        snprintf(err, errlen, "--out-token-file %s: expected one line of 1 to %d bytes", path,
-                 OUT_TOKEN_MAX);
+        err_set(err, errlen, "--out-token-file %s: expected one line of 1 to %d bytes", path,
+                OUT_TOKEN_MAX);
         return -1;
     }
     snprintf(line, linelen, "Authorization: Bearer %s", tok);
@@ -313,13 +314,13 @@ outs *out_start(const run_opts *o, char *err, size_t errlen)
         if (op->kind == KIND_JSONL) {
             op->f = fopen(t, "w");
             if (op->f == NULL) {
-                snprintf(err, errlen, "--out jsonl=%s: %s", op->shown, strerror(errno));
+                err_set(err, errlen, "--out jsonl=%s: %s", op->shown, strerror(errno));
                 out_free(s);
                 return NULL;
             }
         }
         if (pthread_create(&op->thread, NULL, sender, op) != 0) {
-            snprintf(err, errlen, "--out: cannot start a thread");
+            err_set(err, errlen, "--out: cannot start a thread");
             out_free(s);
             return NULL;
         }
@@ -336,12 +337,12 @@ static void enqueue(output *op, void *body, size_t len, int final, int64_t ts_ms
     if (body == NULL) {
         push p = {NULL, 0, final, 0};
         count_lost(op, &p);
-        snprintf(op->last_err, sizeof(op->last_err), "a push would pass %u bytes", OUT_PUSH_MAX);
+        err_set(op->last_err, sizeof(op->last_err), "a push would pass %u bytes", OUT_PUSH_MAX);
     } else {
         if (op->n == OUT_QUEUE_MAX) {
             push *old = &op->q[op->head];
             count_lost(op, old);
-            snprintf(op->last_err, sizeof(op->last_err), "%d pushes pending", OUT_QUEUE_MAX);
+            err_set(op->last_err, sizeof(op->last_err), "%d pushes pending", OUT_QUEUE_MAX);
             xfree(old->body);
             op->head = (op->head + 1) % OUT_QUEUE_MAX;
             op->n--;

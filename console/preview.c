@@ -250,6 +250,7 @@ int preview_main(int argc, char **argv)
 {
     run r;
     props *over = props_new();
+    /* not ERR_MAX: a script's error, whole (as quern run) (tests/lint/errrule.allow) */
     char err[2048];
     int is_script, rc = RUN_EXIT_USAGE;
 

@@ -34,6 +34,9 @@ db *record_db(const run *r)
     return r->db_failed ? NULL : r->db;
 }
 
+/* The err[1024] of this file, not ERR_MAX: the database's path (--db) and
+ * SQLite's message (tests/lint/errrule.allow). */
+
 /* Writes (or updates) a row per agent of the run. */
 void record_agents(run *r)
 {
@@ -164,6 +167,8 @@ void record_steer_end(run *r, unsigned seq, int64_t end_us)
 
 int record_open(run *r, char *err, size_t errlen)
 {
+    /* not ERR_MAX: db_open's reason, under the caller's 2,048 bytes with its prefix
+     * (tests/lint/errrule.allow) */
     char dberr[1900];
 
     if (db_opts_path(&r->o.db) == NULL)

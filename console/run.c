@@ -126,7 +126,7 @@ int run_load(run *r, const props *over, char *err, size_t errlen, int *is_script
 {
     *is_script = 0;
     if (access(r->o.script, R_OK) != 0) {
-        snprintf(err, errlen, "cannot read script %s: %s", r->o.script, strerror(errno));
+        err_set(err, errlen, "cannot read script %s: %s", r->o.script, strerror(errno));
         return -1;
     }
     r->p = opts_load_props(r->o.script, r->o.props_file, over, err, errlen);
@@ -135,17 +135,17 @@ int run_load(run *r, const props *over, char *err, size_t errlen, int *is_script
     /* what every agent checks (agent/runchk.h): refused here, the script's
      * check and every worker's load see the same properties */
     if (props_count(r->p) > RUNCHK_PROPS_MAX) {
-        snprintf(err, errlen, "%zu properties, more than the %u an agent takes", props_count(r->p),
-                 RUNCHK_PROPS_MAX);
+        err_set(err, errlen, "%zu properties, more than the %u an agent takes", props_count(r->p),
+                RUNCHK_PROPS_MAX);
         return -1;
     }
     for (size_t i = 0; i < props_count(r->p); i++)
         if (strlen(props_key(r->p, i)) > RUNCHK_NAME_MAX ||
             strlen(props_value(r->p, i)) > RUNCHK_VALUE_MAX) {
-            snprintf(err, errlen,
-                     "property %.64s: longer than an agent takes (a name of %u bytes, a value "
-                     "of %u)",
-                     props_key(r->p, i), RUNCHK_NAME_MAX, RUNCHK_VALUE_MAX);
+            err_set(err, errlen,
+                    "property %.64s: longer than an agent takes (a name of %u bytes, a value "
+                    "of %u)",
+                    props_key(r->p, i), RUNCHK_NAME_MAX, RUNCHK_VALUE_MAX);
             return -1;
         }
     if (script_preflight(r, err, errlen) != 0) {
@@ -185,6 +185,7 @@ static void setup_cfg(const run *r, setuprun_cfg *c)
 static void run_teardown(run *r)
 {
     setuprun_cfg c;
+    /* not ERR_MAX: a script's error, whole (tests/lint/errrule.allow) */
     char err[2048];
 
     if (r->has_teardown == 0 || r->aborted)
@@ -258,6 +259,8 @@ int run_main(int argc, char **argv)
 {
     run r;
     props *over = props_new();
+    /* not ERR_MAX: a script's error, whole, or "results database: " and dberr[1900]
+     * (tests/lint/errrule.allow) */
     char err[2048];
     int is_script;
 
@@ -273,7 +276,7 @@ int run_main(int argc, char **argv)
             dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
             if (fd >= 0 && r.json_out == NULL)
                 close(fd);
-            snprintf(err, sizeof(err), "--summary-json -: %s", strerror(errno));
+            err_set(err, sizeof(err), "--summary-json -: %s", strerror(errno));
             goto fail;
         }
     }

@@ -46,7 +46,7 @@
  * threshold that could not be checked is not a pass.
  *
  * Usage:
- *     char err[256];
+ *     char err[ERR_MAX];
  *     thresh *t = thresh_parse("p95<500ms", err, sizeof(err));
  *     if (t == NULL)
  *         fprintf(stderr, "quern run: --threshold %s\n", err);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/agents.h"
@@ -358,13 +359,13 @@ web *web_start(const run_opts *o, char *err, size_t errlen)
     w->state = xstrdup(empty);
     w->len = strlen(empty);
     if (build_page(w) != 0) {
-        snprintf(err, errlen, "--web: cannot build the page");
+        err_set(err, errlen, "--web: cannot build the page");
         goto fail;
     }
     /* before the server starts: its thread reads it */
     if (make_secret(&w->cookie) != 0 ||
         (o->control != NULL && o->token_file != NULL && make_secret(&w->ctl_key) != 0)) {
-        snprintf(err, errlen, "--web: cannot make a random secret for the cookie");
+        err_set(err, errlen, "--web: cannot make a random secret for the cookie");
         goto fail;
     }
     /* the token that opens the controls, where the page needs none */

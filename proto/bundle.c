@@ -288,7 +288,7 @@ static void note_own(walk *w, const char *const *paths, size_t n, int kind)
 static void too_big(const walk *w, char *err, size_t errlen)
 {
     const bundle *b = w->b;
-    size_t top[5], ntop = 0, used;
+    size_t top[5], ntop = 0;
 
     for (size_t i = 0; i < b->nfiles; i++) {
         size_t j = ntop < 5 ? ntop++ : 5;
@@ -302,17 +302,16 @@ static void too_big(const walk *w, char *err, size_t errlen)
         }
         top[j] = i;
     }
-    used = (size_t)snprintf(err, errlen,
-                            "the scenario's folder %s is too big to ship to agents (%zu files, "
-                            "%.1f MiB; at most %d files, %u MiB): its largest files",
-                            w->root, b->nfiles, (double)b->bytes / 1048576.0, BUNDLE_MAX_FILES,
-                            BUNDLE_MAX_BYTES >> 20);
-    for (size_t i = 0; i < ntop && used < errlen; i++)
-        used += (size_t)snprintf(err + used, errlen - used, "%s %s %.1f MiB", i ? "," : "",
-                                 b->files[top[i]]->path, (double)w->sizes[top[i]] / 1048576.0);
-    if (used < errlen)
-        snprintf(err + used, errlen - used,
-                 "; add them to %s/" BUNDLE_IGNORE_FILE " or move them out of the folder", w->root);
+    err_set(err, errlen,
+            "the scenario's folder %s is too big to ship to agents (%zu files, "
+            "%.1f MiB; at most %d files, %u MiB): its largest files",
+            w->root, b->nfiles, (double)b->bytes / 1048576.0, BUNDLE_MAX_FILES,
+            BUNDLE_MAX_BYTES >> 20);
+    for (size_t i = 0; i < ntop; i++)
+        err_append(err, errlen, "%s %s %.1f MiB", i ? "," : "", b->files[top[i]]->path,
+                   (double)w->sizes[top[i]] / 1048576.0);
+    err_append(err, errlen,
+               "; add them to %s/" BUNDLE_IGNORE_FILE " or move them out of the folder", w->root);
 }
 
 /* The limits of what is shipped, then each file's data. */

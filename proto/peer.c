@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 
 static void on_later(struct ev_loop *loop, ev_timer *w, int revents)
@@ -58,7 +59,7 @@ static void on_write(struct ev_loop *loop, ev_io *w, int revents)
  * arrived just before the peer closed; returns what the read returned. */
 static ssize_t read_some(peer *l)
 {
-    char err[256] = "", ferr[256] = "";
+    char err[ERR_MAX] = "", ferr[ERR_MAX] = "";
     ssize_t n = frame_reader_read_fd(l->r, l->fd, err, sizeof(err));
     int saved = errno;
     Quern__Envelope *env;
@@ -174,7 +175,7 @@ int peer_seal_send(peer *l, const uint8_t key[SEAL_KEY_LEN])
 
 int peer_seal_recv(peer *l, const uint8_t key[SEAL_KEY_LEN], size_t max_in)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     if (!peer_alive(l))
         return -1;

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 
 /* A string member of o, copied; NULL when absent or not a string. */
@@ -156,8 +157,8 @@ static int entry_read(json_t *je, json_t *titles, har_entry *e, size_t idx, char
     e->method = (str_dup(req, "method"));
     e->url = (str_dup(req, "url"));
     if (e->method == NULL || e->url == NULL) {
-        snprintf(err, errlen, "1:1: not a HAR file: entry %zu has no request method or url",
-                 idx + 1);
+        err_set(err, errlen, "1:1: not a HAR file: entry %zu has no request method or url",
+                idx + 1);
         return -1;
     }
     kv_list(json_object_get(req, "headers"), &e->headers, &e->nheaders);
@@ -273,13 +274,13 @@ int har_parse(const char *text, size_t len, har *h, char *err, size_t errlen)
     memset(h, 0, sizeof(*h));
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (root == NULL) {
-        snprintf(err, errlen, "%d:%d: not JSON: %s", je.line, je.column, je.text);
+        err_set(err, errlen, "%d:%d: not JSON: %s", je.line, je.column, je.text);
         return -1;
     }
     log = json_object_get(root, "log");
     entries = json_object_get(log, "entries");
     if (!json_is_object(log) || !json_is_array(entries)) {
-        snprintf(err, errlen, "1:1: not a HAR file: no \"log\" object with an \"entries\" list");
+        err_set(err, errlen, "1:1: not a HAR file: no \"log\" object with an \"entries\" list");
         json_decref(root);
         return -1;
     }

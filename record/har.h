@@ -9,7 +9,7 @@
  *
  * Usage:
  *     har h;
- *     char err[256];
+ *     char err[ERR_MAX];
  *     if (har_parse(text, len, &h, err, sizeof(err)) != 0) { print "FILE:" err; exit 2 }
  *     for (size_t i = 0; i < h.n; i++) ... h.e[i].url ...
  *     har_free(&h);

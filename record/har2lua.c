@@ -199,7 +199,7 @@ int har2lua_main(int argc, char **argv)
     replay_opts o = {.prop = "base_url", .resources = REPLAY_RES_AUTO};
     h2l_args args = {&o, NULL, NULL};
     const char *in, *outp;
-    char name[128], err[512], *text = NULL, *buf = NULL;
+    char name[128], err[ERR_MAX], *text = NULL, *buf = NULL;
     size_t len = 0, blen = 0;
     int rc = 2;
     FILE *mem;

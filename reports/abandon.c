@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/dur.h"
+#include "common/err.h"
 #include "reports/html.h"
 
 /* What the rows' judgement needs: id, host, pid, last write. */
@@ -66,7 +67,7 @@ int abandon_run(db *d, int64_t id, int64_t now_us, char *why, size_t whylen)
 
     why[0] = '\0';
     if (sqlite3_prepare_v2(sq, ABANDON_SELECT " AND id = ?", -1, &st, NULL) != SQLITE_OK) {
-        snprintf(why, whylen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(why, whylen, "cannot read the database: %s", sqlite3_errmsg(sq));
         return -1;
     }
     sqlite3_bind_int64(st, 1, id);
@@ -74,7 +75,7 @@ int abandon_run(db *d, int64_t id, int64_t now_us, char *why, size_t whylen)
     if (rc == SQLITE_ROW)
         out = judge_row(st, now_us, why, whylen);
     else if (rc != SQLITE_DONE) {
-        snprintf(why, whylen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(why, whylen, "cannot read the database: %s", sqlite3_errmsg(sq));
         out = -1;
     }
     sqlite3_finalize(st);
@@ -91,14 +92,14 @@ int abandon_sweep(db *d, int64_t now_us, char *err, size_t errlen)
 
     err[0] = '\0';
     if (sqlite3_prepare_v2(sq, ABANDON_SELECT, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
         return -1;
     }
     while (n < ABANDON_SWEEP_MAX && (rc = sqlite3_step(st)) == SQLITE_ROW)
         if (judge_row(st, now_us, why[n], sizeof(why[n])) == 1)
             ids[n++] = sqlite3_column_int64(st, 0);
     if (n < ABANDON_SWEEP_MAX && rc != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
         sqlite3_finalize(st);
         return -1;
     }
@@ -125,7 +126,7 @@ int abandon_sweep(db *d, int64_t now_us, char *err, size_t errlen)
     sqlite3_finalize(st);
     return marked;
 nowrite:
-    snprintf(err, errlen, "cannot mark abandoned runs: %s", sqlite3_errmsg(sq));
+    err_set(err, errlen, "cannot mark abandoned runs: %s", sqlite3_errmsg(sq));
     sqlite3_finalize(st);
     if (!sqlite3_get_autocommit(sq))
         sqlite3_exec(sq, "ROLLBACK", NULL, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "reports/query.h"
@@ -20,7 +21,7 @@ int catalog_find(db *d, const char *name, int64_t before, int64_t *id, char *err
                            "SELECT id FROM runs WHERE (?1 IS NULL OR name = ?1) "
                            "AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
         sqlite3_finalize(st);
         return -1;
     }
@@ -76,7 +77,7 @@ int catalog_name(db *d, int64_t id, char **name, char *err, size_t errlen)
 
     *name = NULL;
     if (sqlite3_prepare_v2(sq, "SELECT name FROM runs WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
         sqlite3_finalize(st);
         return -1;
     }
@@ -209,7 +210,7 @@ int catalog_list(db *d, const char *name, long limit, catalog_row **rows, size_t
     rc = 0;
     goto out;
 sqlerr:
-    snprintf(err, errlen, "%s", sqlite3_errmsg(sq));
+    err_set(err, errlen, "%s", sqlite3_errmsg(sq));
 out:
     catalog_free(out, nout);
     hist_free(sum.h);

@@ -268,6 +268,7 @@ int compare_main(int argc, char **argv)
     cmp_row *rows = NULL;
     uint64_t sa, sb;
     unsigned width;
+    /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
     char err[1024], def[96], note[NOTE_MAX], why[160], nm[TERMSAFE_MAX];
     int prc = opttab_parse(&compare_tab, argc, argv, compare_opt, &args, err, sizeof(err));
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/redact.h"
@@ -107,12 +108,12 @@ static void set_err(db *d, char *err, size_t errlen, const char *what)
 
     d->fail_rc = rc;
     if ((rc & 0xff) == SQLITE_FULL)
-        snprintf(err, errlen, "%s: %s: disk full (%s)", d->path, what, sqlite3_errmsg(d->sq));
+        err_set(err, errlen, "%s: %s: disk full (%s)", d->path, what, sqlite3_errmsg(d->sq));
     else if ((rc & 0xff) == SQLITE_IOERR)
-        snprintf(err, errlen, "%s: %s: I/O error (%s, SQLite code %d)", d->path, what,
-                 sqlite3_errmsg(d->sq), rc);
+        err_set(err, errlen, "%s: %s: I/O error (%s, SQLite code %d)", d->path, what,
+                sqlite3_errmsg(d->sq), rc);
     else
-        snprintf(err, errlen, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->sq));
+        err_set(err, errlen, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->sq));
 }
 
 enum db_failure db_failure_kind(const db *d)
@@ -139,7 +140,7 @@ static int exec_sql(db *d, const char *sql, const char *what, char *err, size_t 
     char *msg = NULL;
 
     if (sqlite3_exec(d->sq, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s: %s", d->path, what, msg != NULL ? msg : "error");
+        err_set(err, errlen, "%s: %s: %s", d->path, what, msg != NULL ? msg : "error");
         sqlite3_free(msg);
         return -1;
     }
@@ -171,10 +172,10 @@ static int db_schema_version(db *d, const char *path, int64_t *v, char *err, siz
     if (db_pragma_int(d, "PRAGMA user_version", v, err, errlen) != 0)
         return -1;
     if (*v > DB_SCHEMA_VERSION) {
-        snprintf(err, errlen,
-                 "%s: schema version %lld is newer than this quern (%s) understands (%d): use a "
-                 "newer quern",
-                 path, (long long)*v, QUERN_VERSION, DB_SCHEMA_VERSION);
+        err_set(err, errlen,
+                "%s: schema version %lld is newer than this quern (%s) understands (%d): use a "
+                "newer quern",
+                path, (long long)*v, QUERN_VERSION, DB_SCHEMA_VERSION);
         return -1;
     }
     return 0;
@@ -192,8 +193,8 @@ static int foreign_keys_ok(db *d, char *err, size_t errlen)
     }
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
-        snprintf(err, errlen, "%s: schema migration: a row of table %s refers to nothing", d->path,
-                 (const char *)sqlite3_column_text(st, 0));
+        err_set(err, errlen, "%s: schema migration: a row of table %s refers to nothing", d->path,
+                (const char *)sqlite3_column_text(st, 0));
     else if (rc != SQLITE_DONE)
         set_err(d, err, errlen, "cannot check the foreign keys");
     sqlite3_finalize(st);
@@ -222,7 +223,7 @@ static int migrate(db *d, char *err, size_t errlen)
 
         snprintf(sql, sizeof(sql), "schema migration %lld", (long long)v + 1);
         if (mig == NULL) {
-            snprintf(err, errlen, "%s: %s: not in this quern's schema", d->path, sql);
+            err_set(err, errlen, "%s: %s: not in this quern's schema", d->path, sql);
             goto fail;
         }
         rc = exec_sql(d, mig, sql, err, errlen);
@@ -255,7 +256,7 @@ db *db_open(const char *path, char *err, size_t errlen)
     if (sqlite3_open_v2(path, &d->sq, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
         if (d->sq == NULL)
-            snprintf(err, errlen, "%s: cannot open: out of memory", path);
+            err_set(err, errlen, "%s: cannot open: out of memory", path);
         else
             set_err(d, err, errlen, "cannot open");
         goto fail;
@@ -273,8 +274,8 @@ db *db_open(const char *path, char *err, size_t errlen)
     }
     mode = (const char *)sqlite3_column_text(st, 0);
     if (mode == NULL || strcmp(mode, "wal") != 0) {
-        snprintf(err, errlen, "%s: cannot use WAL mode (journal mode is %s)", path,
-                 mode != NULL ? mode : "unknown");
+        err_set(err, errlen, "%s: cannot use WAL mode (journal mode is %s)", path,
+                mode != NULL ? mode : "unknown");
         sqlite3_finalize(st);
         goto fail;
     }
@@ -373,7 +374,7 @@ static int bind_hist(db *d, sqlite3_stmt *st, int i, const hist *h, char *err, s
 
     if (n > 0 && sqlite3_bind_blob(st, i, d->buf, (int)n, SQLITE_STATIC) == SQLITE_OK)
         return 0;
-    snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
+    err_set(err, errlen, "%s: cannot encode a histogram", d->path);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return -1;
@@ -392,7 +393,7 @@ static int bind_service(db *d, sqlite3_stmt *st, int i, const step_stats *s, cha
     n = hist_encode(s->svc, d->svcbuf, d->bufcap);
     rc = n > 0 && sqlite3_bind_blob(st, i, d->svcbuf, (int)n, SQLITE_STATIC) == SQLITE_OK ? 0 : -1;
     if (rc != 0) {
-        snprintf(err, errlen, "%s: cannot encode a histogram", d->path);
+        err_set(err, errlen, "%s: cannot encode a histogram", d->path);
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
     }
@@ -838,17 +839,14 @@ fallback:
     if (tx_begin(d, err2, sizeof(err2)) != 0 ||
         end_status(d, run_id, ei, reason, err2, sizeof(err2)) != 0) {
         tx_rollback(d);
-        snprintf(err + strlen(err), errlen - strlen(err),
-                 "; the status of the run could not be written either");
+        err_append(err, errlen, "; the status of the run could not be written either");
         return -1;
     }
     if (tx_commit(d, err2, sizeof(err2)) != 0) {
-        snprintf(err + strlen(err), errlen - strlen(err),
-                 "; the status of the run could not be written either");
+        err_append(err, errlen, "; the status of the run could not be written either");
         return -1;
     }
-    snprintf(err + strlen(err), errlen - strlen(err),
-             "; the status of the run was written, not its totals");
+    err_append(err, errlen, "; the status of the run was written, not its totals");
     return 1;
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 int db_opts_flag(const char *flag)
 {
     return strcmp(flag, "--db") == 0 || strcmp(flag, "--name") == 0 || strcmp(flag, "--tag") == 0;
@@ -13,13 +15,13 @@ int db_opts_set(db_opts *o, const char *flag, const char *val, char *err, size_t
 {
     if (strcmp(flag, "--db") == 0) {
         if (val[0] == '\0') {
-            snprintf(err, errlen, "an empty path (use --db none to record nothing)");
+            err_set(err, errlen, "an empty path (use --db none to record nothing)");
             return -1;
         }
         o->path = val;
     } else if (strcmp(flag, "--name") == 0) {
         if (val[0] == '\0') {
-            snprintf(err, errlen, "the run name is empty");
+            err_set(err, errlen, "the run name is empty");
             return -1;
         }
         o->name = val;
@@ -29,7 +31,7 @@ int db_opts_set(db_opts *o, const char *flag, const char *val, char *err, size_t
         if (props_set_arg(o->tags, val, err, errlen) != 0)
             return -1;
     } else {
-        snprintf(err, errlen, "not a results option");
+        err_set(err, errlen, "not a results option");
         return -1;
     }
     return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/redact.h"
 
@@ -35,23 +36,23 @@ int dbrow_hash_file(const char *path, char hex[65], char *err, size_t errlen)
     int rc = -1;
 
     if (f == NULL) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
     ctx = EVP_MD_CTX_new();
     if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-        snprintf(err, errlen, "SHA-256 is not available");
+        err_set(err, errlen, "SHA-256 is not available");
         goto out;
     }
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
         total += n;
         if (total > DB_SCRIPT_MAX || EVP_DigestUpdate(ctx, chunk, n) != 1) {
-            snprintf(err, errlen, "cannot hash %s: too big", path);
+            err_set(err, errlen, "cannot hash %s: too big", path);
             goto out;
         }
     }
     if (ferror(f) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-        snprintf(err, errlen, "cannot hash %s", path);
+        err_set(err, errlen, "cannot hash %s", path);
         goto out;
     }
     for (unsigned i = 0; i < mdlen; i++)

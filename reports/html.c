@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/version.h"
 
@@ -199,18 +200,18 @@ int html_write_file(const char *path, void (*emit)(FILE *out, const void *arg), 
     snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
     f = fopen(tmp, "w");
     if (f == NULL) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
         goto out;
     }
     emit(f, arg);
     if (ferror(f)) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
         fclose(f);
         unlink(tmp);
         goto out;
     }
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         goto out;
     }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
@@ -20,7 +21,7 @@
 
 db *query_open(const char *cmd, const char *path, int *exit_rc)
 {
-    char err[512];
+    char err[ERR_MAX];
     db *d;
 
     if (access(path, F_OK) != 0) {
@@ -43,7 +44,7 @@ sqlite3_stmt *query_stmt(sqlite3 *sq, const char *sql, int64_t id, char *err, si
     sqlite3_stmt *st = NULL;
 
     if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
         sqlite3_finalize(st);
         return NULL;
     }
@@ -54,7 +55,7 @@ sqlite3_stmt *query_stmt(sqlite3 *sq, const char *sql, int64_t id, char *err, si
 int query_stmt_done(sqlite3 *sq, sqlite3_stmt *st, int rc, char *err, size_t errlen)
 {
     if (rc != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
         sqlite3_finalize(st);
         return -1;
     }
@@ -153,7 +154,7 @@ static int load_run_row(sqlite3 *sq, query_run *r, int *missing, char *err, size
         return -1;
     rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
-        snprintf(err, errlen, "no run %lld in the database", (long long)r->id);
+        err_set(err, errlen, "no run %lld in the database", (long long)r->id);
         *missing = 1;
         sqlite3_finalize(st);
         return -1;
@@ -512,7 +513,7 @@ static int judge_abandoned(db *d, query_run *r, char *err, size_t errlen)
         return 0;
     rc = abandon_run(d, r->id, clock_wall_us(), why, sizeof(why));
     if (rc < 0) {
-        snprintf(err, errlen, "%s", why);
+        err_set(err, errlen, "%s", why);
         return -1;
     }
     if (rc == 1) {

@@ -98,7 +98,8 @@ int report_main(int argc, char **argv)
     db *d = NULL;
     int open_rc;
     query_run *r = NULL;
-    int64_t id;
+    int64_t id = 0;
+    /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
     char err[1024], def[64];
     int rc = 3, missing = 0;
     int prc = opttab_parse(&report_tab, argc, argv, report_opt, &a, err, sizeof(err));

@@ -92,6 +92,7 @@ static int runs_opt(void *ctx, int val, const char *flag, const char *v, char *e
  * error: 2) in *exit_rc and -1. */
 static int runs_parse(int argc, char **argv, runs_opts *o, int *exit_rc)
 {
+    /* not ERR_MAX: a usage error quotes the value given (tests/lint/errrule.allow) */
     char err[1024];
     int rc;
 
@@ -192,7 +193,7 @@ int runs_main(int argc, char **argv)
     runs_line *lines = NULL;
     size_t nrows = 0;
     int rc = 3;
-    char err[512];
+    char err[ERR_MAX];
 
     if (runs_parse(argc, argv, &o, &rc) != 0)
         return rc;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 
 /* Appends s to out (of cap bytes) at *len, cut with "..." to end at most at
@@ -152,7 +153,7 @@ int runverdict_load(db *d, int64_t id, const char *status, uint64_t count, uint6
     out = 0;
     goto done;
 sqlerr:
-    snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+    err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
 done:
     sqlite3_finalize(st);
     for (size_t i = 0; i < in.nfailed && i < RUNVERDICT_FAILED_MAX; i++)

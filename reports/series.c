@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 
@@ -207,7 +208,7 @@ static int load_series(sqlite3 *sq, query_run *r, uint64_t nsec, const int64_t *
         }
     }
     if (step != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
         goto out;
     }
     if (r->npts > 0) {

@@ -18,7 +18,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export CMOCKA_MESSAGE_OUTPUT=stdout
 
 # The checks of tests/lint/ (layering, headers alone, clang-format, tests
-# mirroring the tree, prefixes, luacheck): one test each, a failure's output
+# mirroring the tree, prefixes, error messages, luacheck): one test each, a failure's output
 # shown below it.
 if [ $valgrind = 0 ]; then
   log="$LOGDIR/lint.log"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
@@ -104,7 +105,7 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
     if (rate_stages_check(cfg->rate_stages, cfg->nrate_stages, err, errlen) != 0)
         goto out;
     if (cfg->staged_vus > 0 || cfg->nstages > 0 || cfg->runs > 0) {
-        snprintf(err, errlen, "an arrival rate cannot be combined with stages or --runs");
+        err_set(err, errlen, "an arrival rate cannot be combined with stages or --runs");
         goto out;
     }
     /* The scenarios with a weight share the arrivals by it; in a mixed run
@@ -115,8 +116,8 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
         if (cfg->closed_vus > 0 && sc->nrate_stages == 0)
             continue;
         if (sc->nstages > 0) {
-            snprintf(err, errlen, "%s: scenario %s has stages of its own: not with an arrival rate",
-                     cfg->script, sc->name);
+            err_set(err, errlen, "%s: scenario %s has stages of its own: not with an arrival rate",
+                    cfg->script, sc->name);
             goto out;
         }
         if (sc->weight > 0) {
@@ -126,7 +127,7 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
         }
     }
     if (n == 0) {
-        snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+        err_set(err, errlen, "%s: every scenario has weight 0", cfg->script);
         goto out;
     }
     cap = xcalloc(n, sizeof(*cap));
@@ -146,7 +147,7 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
     for (size_t i = 0; i < n; i++)
         if (arrive_one(&e->arr[i], e, idx[i], w[i] / sum, cap[i],
                        pre[i] < cap[i] ? pre[i] : cap[i]) != 0) {
-            snprintf(err, errlen, "cannot make the arrival timer (timerfd): %s", strerror(errno));
+            err_set(err, errlen, "cannot make the arrival timer (timerfd): %s", strerror(errno));
             goto out;
         }
     rc = 0;

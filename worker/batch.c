@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/lcoro.h"
@@ -130,7 +131,7 @@ static void batch_pump(batch *b)
         if (r->s.step >= 0)
             r->s.start_us = r->res.start_us;
         if (curl_multi_add_handle(e->multi, r->x->easy) != CURLM_OK) {
-            snprintf(r->x->errbuf, sizeof(r->x->errbuf), "cannot start the transfer");
+            err_set(r->x->errbuf, sizeof(r->x->errbuf), "cannot start the transfer");
             batch_item_done(b, i, CURLE_FAILED_INIT);
             continue;
         }

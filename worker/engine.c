@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/redact.h"
@@ -688,7 +689,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     e->loop = ev_loop_new(EVFLAG_AUTO);
     e->multi = curl_multi_init();
     if (e->loop == NULL || e->multi == NULL) {
-        snprintf(err, errlen, "cannot create the event loop");
+        err_set(err, errlen, "cannot create the event loop");
         goto fail;
     }
     ev_set_userdata(e->loop, e);
@@ -742,31 +743,31 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
      * The shared indexes go by weight; after them, each scenario with
      * stages of its own has a block of its ids. */
     if (cfg->staged_vus > cfg->vus_total) {
-        snprintf(err, errlen, "%u staged VU ids of %u", cfg->staged_vus, cfg->vus_total);
+        err_set(err, errlen, "%u staged VU ids of %u", cfg->staged_vus, cfg->vus_total);
         goto fail;
     }
     shared = cfg->vus_total - cfg->staged_vus;
     staged = scen_layout(&e->scens, shared);
     if ((cfg->vu_count > 0 || cfg->staged_vus > 0) && staged != cfg->staged_vus) {
-        snprintf(err, errlen,
-                 "the scenarios' stages use %llu VU ids here, %u for the console (not the same "
-                 "script?)",
-                 (unsigned long long)staged, cfg->staged_vus);
+        err_set(err, errlen,
+                "the scenarios' stages use %llu VU ids here, %u for the console (not the same "
+                "script?)",
+                (unsigned long long)staged, cfg->staged_vus);
         goto fail;
     }
     if (e->stages != NULL && stages_ids(e->stages, cfg->nstages) != shared) {
-        snprintf(err, errlen, "the stages use %llu VU indexes, the run has %u",
-                 (unsigned long long)stages_ids(e->stages, cfg->nstages), shared);
+        err_set(err, errlen, "the stages use %llu VU indexes, the run has %u",
+                (unsigned long long)stages_ids(e->stages, cfg->nstages), shared);
         goto fail;
     }
     assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
     if (shared > 0 && scen_has_shared(&e->scens)) {
         if (scen_assign(&e->scens, shared, assign) != 0) {
-            snprintf(err, errlen, "%s: every scenario has weight 0", cfg->script);
+            err_set(err, errlen, "%s: every scenario has weight 0", cfg->script);
             goto fail;
         }
     } else if (shared > 0 && cfg->vu_count > 0) {
-        snprintf(err, errlen, "%s: every scenario has weight 0 or stages of its own", cfg->script);
+        err_set(err, errlen, "%s: every scenario has weight 0 or stages of its own", cfg->script);
         goto fail;
     }
     for (uint32_t g = shared + 1; g <= cfg->vus_total && g > shared; g++) {
@@ -783,11 +784,11 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     for (uint32_t i = 0; i < cfg->vu_count; i++) {
         uint32_t gid = cfg->vu_first + i * e->cfg.vu_stride;
         if (gid < 1 || gid > cfg->vus_total) {
-            snprintf(err, errlen, "VU index %u outside 1..%u", gid, cfg->vus_total);
+            err_set(err, errlen, "VU index %u outside 1..%u", gid, cfg->vus_total);
             goto fail;
         }
         if (vu_init(&e->vus[i], e, gid, assign[gid - 1]) != 0) {
-            snprintf(err, errlen, "cannot create VU %u (libcurl)", gid);
+            err_set(err, errlen, "cannot create VU %u (libcurl)", gid);
             goto fail;
         }
         e->nvus = i + 1;
@@ -826,7 +827,7 @@ static int make_closed(engine *e, char *err, size_t errlen)
     for (size_t i = 0; i < e->scens.nscens; i++)
         e->scens.scens[i]->weight = saved[i];
     if (!ok) {
-        snprintf(err, errlen, "%s: no scenario without a rate has a weight", cfg->script);
+        err_set(err, errlen, "%s: no scenario without a rate has a weight", cfg->script);
         goto out;
     }
     for (uint32_t i = 0; i < cfg->vu_count; i++) {
@@ -834,7 +835,7 @@ static int make_closed(engine *e, char *err, size_t errlen)
         if (gid > cfg->closed_vus)
             break;
         if (vu_init(&e->vus[i], e, gid, assign[gid - 1]) != 0) {
-            snprintf(err, errlen, "cannot create VU %u (libcurl)", gid);
+            err_set(err, errlen, "cannot create VU %u (libcurl)", gid);
             goto out;
         }
         e->nvus = i + 1;
@@ -877,7 +878,7 @@ static void on_ctl(struct ev_loop *loop, ev_io *w, int revents)
 
 enum engine_status engine_run(engine *e)
 {
-    char err[160];
+    char err[ERR_MAX];
 
     if (lwatch_timer_start(&e->watch, err, sizeof(err)) != 0)
         log_msg(LOG_WARN, "VUs that hold the loop cannot be cut (%s)", err);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/version.h"
 #include "worker/scen.h"
@@ -132,7 +133,7 @@ static int write_out(glog *l, const scen_set *ss, int64_t elapsed_us, char *err,
     int64_t now = clock_wall_us();
 
     if (f == NULL) {
-        snprintf(err, errlen, "%s: %s", l->out_path, strerror(errno));
+        err_set(err, errlen, "%s: %s", l->out_path, strerror(errno));
         return -1;
     }
     memset(&tot, 0, sizeof(tot));
@@ -193,7 +194,7 @@ static int write_out(glog *l, const scen_set *ss, int64_t elapsed_us, char *err,
           "\n",
           f);
     if (ferror(f) || fclose(f) != 0) {
-        snprintf(err, errlen, "%s: write failed", l->out_path);
+        err_set(err, errlen, "%s: write failed", l->out_path);
         return -1;
     }
     return 0;
@@ -204,7 +205,7 @@ int glog_end(glog *g, const scen_set *ss, int64_t elapsed_us, char *err, size_t 
     int rc = 0;
 
     if (g->data.fd >= 0 && wfile_close(&g->data) != 0) {
-        snprintf(err, errlen, "Grinder data log: %s", strerror(g->data.err));
+        err_set(err, errlen, "Grinder data log: %s", strerror(g->data.err));
         rc = -1;
     }
     if (g->out_path != NULL && write_out(g, ss, elapsed_us, err, errlen) != 0)

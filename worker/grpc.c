@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/err.h"
+
 static const char *const names[] = {
     "OK",
     "CANCELLED",
@@ -79,21 +81,21 @@ int grpc_frame_next(const uint8_t *body, size_t len, size_t *used, const uint8_t
     if (rest == 0)
         return 0;
     if (rest < 5) {
-        snprintf(err, errlen, "a partial message frame (%zu bytes)", rest);
+        err_set(err, errlen, "a partial message frame (%zu bytes)", rest);
         return -1;
     }
     if (body[at] != 0) {
-        snprintf(err, errlen, "a compressed message (grpc-encoding is not supported)");
+        err_set(err, errlen, "a compressed message (grpc-encoding is not supported)");
         return -1;
     }
     mlen = (uint32_t)body[at + 1] << 24 | (uint32_t)body[at + 2] << 16 |
            (uint32_t)body[at + 3] << 8 | body[at + 4];
     if (mlen > GRPC_MSG_MAX) {
-        snprintf(err, errlen, "a message of %u bytes (at most %u)", mlen, GRPC_MSG_MAX);
+        err_set(err, errlen, "a message of %u bytes (at most %u)", mlen, GRPC_MSG_MAX);
         return -1;
     }
     if (rest - 5 < mlen) {
-        snprintf(err, errlen, "a partial message (%zu of %u bytes)", rest - 5, mlen);
+        err_set(err, errlen, "a partial message (%zu of %u bytes)", rest - 5, mlen);
         return -1;
     }
     *msg = body + at + 5;

@@ -66,7 +66,7 @@ static void set_local(gstream *c, int status, const char *why)
 {
     c->local = 1;
     c->status = status;
-    snprintf(c->err, sizeof(c->err), "%s", why);
+    err_set(c->err, sizeof(c->err), "%s", why);
 }
 
 /* --- libcurl's callbacks (no libcurl call but getinfo, no Lua) ----------- */
@@ -272,23 +272,23 @@ static void final_status(gstream *c, CURLcode rc)
     c->from_server = 0;
     if (rc == CURLE_OPERATION_TIMEDOUT) {
         c->status = GRPC_DEADLINE_EXCEEDED;
-        snprintf(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : "timed out");
+        err_set(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : "timed out");
     } else if (rc != CURLE_OK) {
         c->status = GRPC_UNAVAILABLE;
-        snprintf(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+        err_set(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
     } else if (c->http_status != 200) {
         c->status = grpc_from_http(c->http_status);
-        snprintf(c->err, sizeof(c->err), "HTTP status %d", c->http_status);
+        err_set(c->err, sizeof(c->err), "HTTP status %d", c->http_status);
     } else if (!st.found) {
         c->status = GRPC_INTERNAL;
-        snprintf(c->err, sizeof(c->err), "no grpc-status in the reply");
+        err_set(c->err, sizeof(c->err), "no grpc-status in the reply");
     } else if (st.code == GRPC_OK && (c->pre_len > 0 || c->cur != NULL)) {
         c->status = GRPC_INTERNAL;
-        snprintf(c->err, sizeof(c->err), "a partial message at the end of the stream");
+        err_set(c->err, sizeof(c->err), "a partial message at the end of the stream");
     } else {
         c->status = st.code;
         c->from_server = 1;
-        snprintf(c->err, sizeof(c->err), "%s", st.message);
+        err_set(c->err, sizeof(c->err), "%s", st.message);
     }
 }
 

@@ -3,6 +3,7 @@
 #include <lauxlib.h>
 
 #include "common/dur.h"
+#include "common/err.h"
 #include "worker/vu.h"
 
 /* Registry key of the engine pointer. */
@@ -68,7 +69,7 @@ void lapi_setmt(lua_State *L, const void *key)
 
 int64_t lapi_check_duration(lua_State *L, int idx, const char *what)
 {
-    char err[160];
+    char err[ERR_MAX];
     int64_t us;
 
     if (lua_type(L, idx) == LUA_TNUMBER) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/memsize.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
@@ -108,12 +109,12 @@ static const char *memory_error(vu *v, char *msg, size_t len)
 
     lcoro_where(v->co, at, sizeof(at));
     if (v->eng->mem.limit > 0)
-        snprintf(msg, len,
-                 "%snot enough memory (the worker's Lua state may hold %s, "
-                 "--worker-memory)",
-                 at, memsize_format(v->eng->mem.limit, lim, sizeof(lim)));
+        err_set(msg, len,
+                "%snot enough memory (the worker's Lua state may hold %s, "
+                "--worker-memory)",
+                at, memsize_format(v->eng->mem.limit, lim, sizeof(lim)));
     else
-        snprintf(msg, len, "%snot enough memory", at);
+        err_set(msg, len, "%snot enough memory", at);
     return msg;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
@@ -16,7 +17,6 @@
 #define FEEDER_MT "quern.Feeder"
 #define CSV_MAX_BYTES (64u << 20) /* the largest file quern.csv reads */
 #define CSV_MAX_FIELDS 1024       /* columns of one row */
-#define CSV_ERR_MAX 512
 
 enum csv_mode { CSV_SEQUENTIAL, CSV_UNIQUE, CSV_CIRCULAR, CSV_RANDOM };
 enum csv_exhausted { CSV_EX_ERROR, CSV_EX_WRAP, CSV_EX_STOP };
@@ -88,8 +88,7 @@ static int csv_record(csv_in *in, char *err, size_t errlen)
         int quoted = p < end && *p == '"';
 
         if (in->nf == CSV_MAX_FIELDS) {
-            snprintf(err, errlen, "%s:%ld: more than %d fields", in->name, in->line,
-                     CSV_MAX_FIELDS);
+            err_set(err, errlen, "%s:%ld: more than %d fields", in->name, in->line, CSV_MAX_FIELDS);
             return -1;
         }
         if (quoted) {
@@ -98,10 +97,10 @@ static int csv_record(csv_in *in, char *err, size_t errlen)
             for (;;) {
                 char c;
                 if (p == end) {
-                    snprintf(err, errlen,
-                             "%s:%ld: quoted field not closed before the end of "
-                             "the file",
-                             in->name, qline);
+                    err_set(err, errlen,
+                            "%s:%ld: quoted field not closed before the end of "
+                            "the file",
+                            in->name, qline);
                     return -1;
                 }
                 c = *p++;
@@ -118,10 +117,10 @@ static int csv_record(csv_in *in, char *err, size_t errlen)
                 *w++ = c;
             }
             if (p < end && *p != ',' && !at_line_end(in, p)) {
-                snprintf(err, errlen,
-                         "%s:%ld: unexpected character after a closing quote (a "
-                         "quote inside a quoted field is written twice: \"\")",
-                         in->name, in->line);
+                err_set(err, errlen,
+                        "%s:%ld: unexpected character after a closing quote (a "
+                        "quote inside a quoted field is written twice: \"\")",
+                        in->name, in->line);
                 return -1;
             }
             if (p < end && *p == '\r')
@@ -129,10 +128,10 @@ static int csv_record(csv_in *in, char *err, size_t errlen)
         } else {
             while (p < end && *p != ',' && *p != '\n') {
                 if (*p == '"') {
-                    snprintf(err, errlen,
-                             "%s:%ld: quote in an unquoted field (quote the whole "
-                             "field and write inner quotes twice)",
-                             in->name, in->line);
+                    err_set(err, errlen,
+                            "%s:%ld: quote in an unquoted field (quote the whole "
+                            "field and write inner quotes twice)",
+                            in->name, in->line);
                     return -1;
                 }
                 p++;
@@ -175,16 +174,16 @@ static int read_file(lua_State *L, const char *path, const char *name, char **bu
     size_t n;
 
     if (f == NULL) {
-        snprintf(err, errlen, "cannot open %s (%s): %s", name, path, strerror(errno));
+        err_set(err, errlen, "cannot open %s (%s): %s", name, path, strerror(errno));
         return -1;
     }
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s (%s) is not a regular file", name, path);
+        err_set(err, errlen, "%s (%s) is not a regular file", name, path);
         fclose(f);
         return -1;
     }
     if ((unsigned long long)st.st_size > CSV_MAX_BYTES) {
-        snprintf(err, errlen, "%s is larger than %u MiB", name, CSV_MAX_BYTES >> 20);
+        err_set(err, errlen, "%s is larger than %u MiB", name, CSV_MAX_BYTES >> 20);
         fclose(f);
         return -1;
     }
@@ -192,7 +191,7 @@ static int read_file(lua_State *L, const char *path, const char *name, char **bu
     n = fread(*buf, 1, (size_t)st.st_size, f);
     (*buf)[n] = '\0'; /* the parser stops at len; this byte is never stale */
     if (ferror(f)) {
-        snprintf(err, errlen, "cannot read %s (%s): %s", name, path, strerror(errno));
+        err_set(err, errlen, "cannot read %s (%s): %s", name, path, strerror(errno));
         fclose(f);
         return -1;
     }
@@ -242,8 +241,8 @@ static int parse_cells(feeder *fd, csv_in *in, const char *buf, long *first_line
             fd->ncols = in->nf;
             *first_line = in->rec_line;
         } else if (in->nf != fd->ncols) {
-            snprintf(err, errlen, "%s:%ld: %d field%s, expected %d (as on line %ld)", in->name,
-                     in->rec_line, in->nf, in->nf == 1 ? "" : "s", fd->ncols, *first_line);
+            err_set(err, errlen, "%s:%ld: %d field%s, expected %d (as on line %ld)", in->name,
+                    in->rec_line, in->nf, in->nf == 1 ? "" : "s", fd->ncols, *first_line);
             return -1;
         }
         add_cells(fd, in, buf);
@@ -254,7 +253,7 @@ static int parse_cells(feeder *fd, csv_in *in, const char *buf, long *first_line
     if (fd->header && fd->nrows > 0)
         fd->nrows--;
     if (fd->nrows == 0) {
-        snprintf(err, errlen, "%s has no data rows", in->name);
+        err_set(err, errlen, "%s has no data rows", in->name);
         return -1;
     }
     return 0;
@@ -393,7 +392,7 @@ static int opt_enum(lua_State *L, int opts, const char *key, const char *const n
 int lcsv_new(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    char full[4096], err[CSV_ERR_MAX];
+    char full[4096], err[ERR_MAX];
     int exhausted_given;
     long first_line = 1;
     char *buf;

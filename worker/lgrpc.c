@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/grpc.h"
@@ -77,7 +78,7 @@ static uint8_t *read_all(const char *path, size_t *len, char *err, size_t errlen
     size_t n = 0;
 
     if (f == NULL) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
     b = xmalloc(SET_MAX + 1);
@@ -85,7 +86,7 @@ static uint8_t *read_all(const char *path, size_t *len, char *err, size_t errlen
     fclose(f);
     if (n > SET_MAX) {
         xfree(b);
-        snprintf(err, errlen, "%s is larger than %u bytes", path, SET_MAX);
+        err_set(err, errlen, "%s is larger than %u bytes", path, SET_MAX);
         return NULL;
     }
     *len = n;
@@ -105,7 +106,7 @@ static uint8_t *compile(const char *dir, const char *name, size_t *len, char *er
     pid_t pid;
 
     if (ofd < 0 || (efd = mkstemp(msg)) < 0) {
-        snprintf(err, errlen, "cannot make a temporary file: %s", strerror(errno));
+        err_set(err, errlen, "cannot make a temporary file: %s", strerror(errno));
         goto out;
     }
     snprintf(inc, sizeof(inc), "-I%s", dir);
@@ -116,9 +117,9 @@ static uint8_t *compile(const char *dir, const char *name, size_t *len, char *er
     posix_spawn_file_actions_adddup2(&fa, efd, 1);
     if (posix_spawnp(&pid, "protoc", &fa, NULL, argv, environ) != 0) {
         posix_spawn_file_actions_destroy(&fa);
-        snprintf(err, errlen,
-                 "%s: protoc not found (install protobuf-compiler, or give a descriptor set .pb)",
-                 name);
+        err_set(err, errlen,
+                "%s: protoc not found (install protobuf-compiler, or give a descriptor set .pb)",
+                name);
         goto out;
     }
     posix_spawn_file_actions_destroy(&fa);
@@ -129,7 +130,7 @@ static uint8_t *compile(const char *dir, const char *name, size_t *len, char *er
         ssize_t n = pread(efd, text, sizeof(text) - 1, 0);
         text[n > 0 ? n : 0] = '\0';
         text[strcspn(text, "\n")] = '\0';
-        snprintf(err, errlen, "%s", text[0] ? text : "protoc failed");
+        err_set(err, errlen, "%s", text[0] ? text : "protoc failed");
         goto out;
     }
     b = read_all(out, len, err, errlen);
@@ -194,6 +195,8 @@ static int l_load(lua_State *L)
     const char *dir = lscript_dir(L);
     pbschema *s;
     int n = lua_gettop(L);
+    /* not ERR_MAX: a path of up to 4,200 bytes and why it cannot be read (tests/lint/errrule.allow)
+     */
     char err[600], path[4200];
 
     if (vu_current(L) != NULL || lapi_engine(L)->loaded)
@@ -371,23 +374,23 @@ static int call_status(vu *v, const grpc_status *st, char *msg, size_t msglen)
     const xfer_result *x = &v->x;
 
     if (x->curl_rc == CURLE_OPERATION_TIMEDOUT) {
-        snprintf(msg, msglen, "%s", v->xh->errbuf[0] ? v->xh->errbuf : "timed out");
+        err_set(msg, msglen, "%s", v->xh->errbuf[0] ? v->xh->errbuf : "timed out");
         return GRPC_DEADLINE_EXCEEDED;
     }
     if (x->curl_rc != CURLE_OK) {
-        snprintf(msg, msglen, "%s",
-                 v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror((CURLcode)x->curl_rc));
+        err_set(msg, msglen, "%s",
+                v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror((CURLcode)x->curl_rc));
         return GRPC_UNAVAILABLE;
     }
     if (x->status != 200) {
-        snprintf(msg, msglen, "HTTP status %d", x->status);
+        err_set(msg, msglen, "HTTP status %d", x->status);
         return grpc_from_http(x->status);
     }
     if (!st->found) {
-        snprintf(msg, msglen, "no grpc-status in the reply");
+        err_set(msg, msglen, "no grpc-status in the reply");
         return GRPC_INTERNAL;
     }
-    snprintf(msg, msglen, "%s", st->message);
+    err_set(msg, msglen, "%s", st->message);
     return st->code;
 }
 
@@ -467,7 +470,7 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
     const uint8_t *msg = NULL;
     const char *split;
     grpc_status st;
-    char why[VU_MSG_MAX], err[200];
+    char why[VU_MSG_MAX], err[ERR_MAX];
     int status, k;
 
     grpc_status_read(hdr, hlen, &st);
@@ -477,14 +480,14 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
         /* the message: one, and only one, in a unary reply that is OK */
         k = grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err));
         if (k == 1 && grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err)) != 0)
-            snprintf(err, sizeof(err), "more than one message in a unary reply"), k = -1;
+            err_set(err, sizeof(err), "more than one message in a unary reply"), k = -1;
         else if (k == 0)
-            snprintf(err, sizeof(err), "no message in the reply"), k = -1;
+            err_set(err, sizeof(err), "no message in the reply"), k = -1;
         if (k == 1 && !pbcodec_decode(L, set_of(L), m->out, msg, n, err, sizeof(err)))
             k = -1;
         if (k < 0) {
             status = GRPC_INTERNAL;
-            snprintf(why, sizeof(why), "%s", err);
+            err_set(why, sizeof(why), "%s", err);
         } else
             lua_setfield(L, -2, "message");
     }
@@ -553,7 +556,7 @@ static int step_grpc(lua_State *L)
     const pbmethod *m;
     pbbuf b = {0};
     uint8_t pre[5];
-    char err[300];
+    char err[ERR_MAX];
     const char *target;
     reqopt *ro;
     scen *sc;

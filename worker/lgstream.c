@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/grpc.h"
@@ -74,7 +75,7 @@ int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
     gstream_cfg cfg;
     long curl_ms;
     int deadline;
-    char url[4200], err[GSTREAM_ERR_MAX];
+    char url[4200], err[ERR_MAX];
     lgstream *ud;
 
     lua_settop(L, 8);
@@ -125,7 +126,7 @@ static lgstream *check(lua_State *L, vu *v)
 static int push_message(lua_State *L, lgstream *ud)
 {
     gstream_msg *m = ud->c != NULL ? gstream_pop(ud->c) : NULL;
-    char err[200];
+    char err[ERR_MAX];
     int ok;
 
     if (m == NULL)

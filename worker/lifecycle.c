@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/redact.h"
 #include "worker/engine_int.h"
@@ -78,7 +79,7 @@ int lifecycle_make_vus(engine *e, char *err, size_t errlen)
         if (!has_fn(e->L, e->scens.scens[i], fn))
             continue;
         if (vu_init(&e->vus[e->nvus], e, e->nvus + 1, (uint16_t)i) != 0) {
-            snprintf(err, errlen, "cannot create the VU of %s (libcurl)", fn);
+            err_set(err, errlen, "cannot create the VU of %s (libcurl)", fn);
             return -1;
         }
         e->nvus++;
@@ -110,8 +111,8 @@ void lifecycle_failed(vu *v, const char *msg)
         return;
     n = strlen(msg) + strlen(e->scens.scens[v->scen]->name) + 64;
     e->life_err = xmalloc(n);
-    snprintf(e->life_err, n, "%s (%s of scenario %s)", msg, lifecycle_fn(e),
-             e->scens.scens[v->scen]->name);
+    err_set(e->life_err, n, "%s (%s of scenario %s)", msg, lifecycle_fn(e),
+            e->scens.scens[v->scen]->name);
 }
 
 void lifecycle_returned(vu *v, lua_State *co, int nres)
@@ -182,7 +183,7 @@ int lifecycle_result(engine *e, char **json, size_t *len, char *err, size_t errl
     *json = NULL;
     *len = 0;
     if (e->life_err != NULL) {
-        snprintf(err, errlen, "%s", e->life_err);
+        err_set(err, errlen, "%s", e->life_err);
         return -1;
     }
     for (uint32_t i = 0; i < e->nvus; i++) {
@@ -190,12 +191,12 @@ int lifecycle_result(engine *e, char **json, size_t *len, char *err, size_t errl
             char where[LUA_IDSIZE + 32];
             fn_where(&e->vus[i], where, sizeof(where));
             if (e->status == ENGINE_COMPLETED)
-                snprintf(err, errlen, "%s: %s of scenario %s did not end within %d s", where,
-                         lifecycle_fn(e), e->scens.scens[e->vus[i].scen]->name,
-                         LIFECYCLE_MAX_US / 1000000);
+                err_set(err, errlen, "%s: %s of scenario %s did not end within %d s", where,
+                        lifecycle_fn(e), e->scens.scens[e->vus[i].scen]->name,
+                        LIFECYCLE_MAX_US / 1000000);
             else
-                snprintf(err, errlen, "%s: %s of scenario %s was interrupted", where,
-                         lifecycle_fn(e), e->scens.scens[e->vus[i].scen]->name);
+                err_set(err, errlen, "%s: %s of scenario %s was interrupted", where,
+                        lifecycle_fn(e), e->scens.scens[e->vus[i].scen]->name);
             return -1;
         }
     }
@@ -211,7 +212,7 @@ int lifecycle_result(engine *e, char **json, size_t *len, char *err, size_t errl
     rc = setupdata_encode(e->L, -1, json, len, why, sizeof(why));
     lua_pop(e->L, 1);
     if (rc != 0)
-        snprintf(err, errlen, "%s: what the setups returned cannot be sent: %s",
-                 e->cfg.script_display != NULL ? e->cfg.script_display : e->cfg.script, why);
+        err_set(err, errlen, "%s: what the setups returned cannot be sent: %s",
+                e->cfg.script_display != NULL ? e->cfg.script_display : e->cfg.script, why);
     return rc;
 }

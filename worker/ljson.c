@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 /* Their addresses file, in the registry, what every state makes once. */
 static const char null_key, array_key, object_key, box_key;
 
@@ -170,7 +172,7 @@ int ljson_decode(lua_State *L, const char *s, size_t len, int flags, char *err, 
     box = box_push(L);
     *box = json_loadb(s, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (*box == NULL) {
-        snprintf(err, errlen, "%s (line %d, column %d)", je.text, je.line, je.column);
+        err_set(err, errlen, "%s (line %d, column %d)", je.text, je.line, je.column);
         lua_settop(L, base);
         return 0;
     }
@@ -178,7 +180,7 @@ int ljson_decode(lua_State *L, const char *s, size_t len, int flags, char *err, 
     json_decref(*box);
     *box = NULL;
     if (!ok) {
-        snprintf(err, errlen, "nested deeper than %d", LJSON_DEPTH_MAX);
+        err_set(err, errlen, "nested deeper than %d", LJSON_DEPTH_MAX);
         lua_settop(L, base);
         return 0;
     }
@@ -535,7 +537,7 @@ static int l_decode(lua_State *L)
     size_t n;
     const char *s = luaL_checklstring(L, 1, &n);
     int flags = LJSON_NULL;
-    char err[256];
+    char err[ERR_MAX];
 
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 
@@ -21,7 +22,7 @@ static int declare(lua_State *L, enum tally_kind kind)
 {
     struct engine *e = lapi_engine(L);
     const char *name = luaL_checkstring(L, 1);
-    char err[256];
+    char err[ERR_MAX];
     metric_ud *m;
     int id;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/rate.h"
@@ -73,6 +74,8 @@ static void check_range(lua_State *L, int idx, const char *what, int64_t *lo, in
 /* Records expr, declared at at, in the engine's list; raises the error. */
 static void add_threshold(lua_State *L, struct engine *e, const char *expr, const char *at)
 {
+    /* not ERR_MAX: the script's where (at[512]) and the expression at fault
+     * (tests/lint/errrule.allow) */
     char err[1024];
 
     if (scen_add_threshold(&e->scens, expr, at, err, sizeof(err)) != 0) {
@@ -127,7 +130,7 @@ static void declare_thresholds(lua_State *L, struct engine *e, const scen *sc, i
  * whole, so that a bad one fails the load before any request. */
 static void declare_stages(lua_State *L, scen *sc, int idx)
 {
-    char err[512];
+    char err[ERR_MAX];
     lua_Integer n;
 
     if (lua_type(L, idx) != LUA_TTABLE)
@@ -160,7 +163,7 @@ static void declare_stages(lua_State *L, scen *sc, int idx)
  * scenario sc at idx: the open model's arrivals (common/rate.h). */
 static void declare_rate(lua_State *L, scen *sc, int idx, int staged)
 {
-    char err[512];
+    char err[ERR_MAX];
     lua_Integer n = 1;
 
     if (sc->rate_stages != NULL)
@@ -204,6 +207,7 @@ static int l_scenario(lua_State *L)
     struct engine *e = lapi_engine(L);
     size_t name_len;
     const char *name = luaL_checklstring(L, 1, &name_len);
+    /* not ERR_MAX: the script's where (at[512]) and the name at fault (tests/lint/errrule.allow) */
     char at[512], err[1024];
     scen *sc;
 
@@ -282,6 +286,8 @@ static int l_scen_step(lua_State *L)
     lua_Integer num;
     const char *label;
     size_t label_len;
+    /* not ERR_MAX: the script's where (at[512]) and the label at fault (tests/lint/errrule.allow)
+     */
     char at[512], err[1024];
     scen *sc;
     step *st;

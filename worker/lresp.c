@@ -3,6 +3,7 @@
 #include <lauxlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/lbuf.h"
 #include "worker/batch.h"
 #include "worker/engine_int.h"
@@ -311,7 +312,7 @@ static int r_json(lua_State *L)
     resp *r = lapi_checkud(L, 1, &resp_key, RESP_MT);
     size_t n;
     const char *s;
-    char err[160], msg[VU_MSG_MAX];
+    char err[ERR_MAX], msg[VU_MSG_MAX];
     int flags = 0;
 
     /* r:json{ null = true }: null as quern.json.null; nil by default, as
@@ -342,7 +343,7 @@ static int xpath_common(lua_State *L, int all)
     size_t n;
     const char *s, *ct;
     int html;
-    char err[160], msg[VU_MSG_MAX];
+    char err[ERR_MAX], msg[VU_MSG_MAX];
 
     snprintf(msg, sizeof(msg), "xpath %.60s", expr);
     no_response(L, r, msg);

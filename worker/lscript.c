@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/memsize.h"
@@ -161,10 +162,10 @@ static void load_memory_error(const struct engine *e, char *err, size_t errlen)
     char lim[MEMSIZE_FORMAT_MAX];
     const char *name = e->cfg.script_display != NULL ? e->cfg.script_display : e->cfg.script;
 
-    snprintf(err, errlen,
-             "%s: not enough memory while the script loaded (its Lua state may hold %s, "
-             "--worker-memory)",
-             name, memsize_format(e->mem.limit, lim, sizeof(lim)));
+    err_set(err, errlen,
+            "%s: not enough memory while the script loaded (its Lua state may hold %s, "
+            "--worker-memory)",
+            name, memsize_format(e->mem.limit, lim, sizeof(lim)));
 }
 
 static int setup(lua_State *L)
@@ -227,7 +228,7 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
     e->mem.limit = (size_t)e->cfg.mem_limit;
     L = lua_newstate(lalloc_fn, &e->mem);
     if (L == NULL) {
-        snprintf(err, errlen, "cannot create a Lua state");
+        err_set(err, errlen, "cannot create a Lua state");
         return -1;
     }
     e->L = L;
@@ -240,7 +241,7 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
     lua_pushcfunction(L, setup);
     lua_pushlightuserdata(L, e);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-        snprintf(err, errlen, "%s", lscript_errtext(L, -1));
+        err_set(err, errlen, "%s", lscript_errtext(L, -1));
         lua_pop(L, 2);
         return -1;
     }
@@ -251,7 +252,7 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
         rc = lua_pcall(L, 0, 0, 0);
     lalloc_enforce(&e->mem, 0);
     if (lwatch_load_end(&e->watch, L)) {
-        snprintf(err, errlen, "%s", e->watch.msg);
+        err_set(err, errlen, "%s", e->watch.msg);
         lua_pop(L, 1);
         return -1;
     }
@@ -261,12 +262,12 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
         return -1;
     }
     if (rc != LUA_OK) {
-        snprintf(err, errlen, "%s", lscript_errtext(L, -1));
+        err_set(err, errlen, "%s", lscript_errtext(L, -1));
         lua_pop(L, 2);
         return -1;
     }
     if (e->scens.nscens == 0) {
-        snprintf(err, errlen, "%s: no scenario declared (call quern.scenario)", e->cfg.script);
+        err_set(err, errlen, "%s: no scenario declared (call quern.scenario)", e->cfg.script);
         return -1;
     }
     for (size_t i = 0; i < e->scens.nscens; i++) {
@@ -277,16 +278,16 @@ int lscript_load(struct engine *e, char *err, size_t errlen)
             int t = lua_getfield(L, -1, names[f]);
             lua_pop(L, 1);
             if (f == 0 && t != LUA_TFUNCTION) {
-                snprintf(err, errlen,
-                         "%s: scenario %s has no run function (define function "
-                         "sc.run(vu))",
-                         sc->where, sc->name);
+                err_set(err, errlen,
+                        "%s: scenario %s has no run function (define function "
+                        "sc.run(vu))",
+                        sc->where, sc->name);
                 lua_pop(L, 1);
                 return -1;
             }
             if (t != LUA_TNIL && t != LUA_TFUNCTION) {
-                snprintf(err, errlen, "%s: scenario %s: %s must be a function", sc->where, sc->name,
-                         names[f]);
+                err_set(err, errlen, "%s: scenario %s: %s must be a function", sc->where, sc->name,
+                        names[f]);
                 lua_pop(L, 1);
                 return -1;
             }

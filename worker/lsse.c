@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/version.h"
 #include "worker/engine_int.h"
@@ -168,7 +169,7 @@ static int start_open(lua_State *L, vu *v)
     scen *sc = v->eng->scens.scens[v->scen];
     sse_cfg cfg;
     int64_t timeout_us = LSSE_TIMEOUT_US;
-    char err[SSE_ERR_MAX];
+    char err[ERR_MAX];
     lsse *ud;
 
     lua_settop(L, IDX_OPTS);

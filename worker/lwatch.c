@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 
 /* Registry key of the watch, for the hooks. */
 static const char watch_key = 'w';
@@ -137,7 +138,7 @@ int lwatch_timer_start(lwatch *w, char *err, size_t errlen)
     /* The handler stays: a signal still pending when the timer is deleted
      * must not find the default action (which ends the process). */
     if (sigaction(LWATCH_SIGNAL, &sa, NULL) != 0) {
-        snprintf(err, errlen, "sigaction: %s", strerror(errno));
+        err_set(err, errlen, "sigaction: %s", strerror(errno));
         g_watch = NULL;
         return -1;
     }
@@ -146,7 +147,7 @@ int lwatch_timer_start(lwatch *w, char *err, size_t errlen)
     sev.sigev_signo = LWATCH_SIGNAL;
     sev._sigev_un._tid = gettid();
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &w->timer) != 0) {
-        snprintf(err, errlen, "timer_create: %s", strerror(errno));
+        err_set(err, errlen, "timer_create: %s", strerror(errno));
         g_watch = NULL;
         return -1;
     }
@@ -154,7 +155,7 @@ int lwatch_timer_start(lwatch *w, char *err, size_t errlen)
     its.it_value.tv_sec = its.it_interval.tv_sec = 0;
     its.it_value.tv_nsec = its.it_interval.tv_nsec = LWATCH_TICK_NS;
     if (timer_settime(w->timer, 0, &its, NULL) != 0) {
-        snprintf(err, errlen, "timer_settime: %s", strerror(errno));
+        err_set(err, errlen, "timer_settime: %s", strerror(errno));
         lwatch_timer_stop(w);
         return -1;
     }

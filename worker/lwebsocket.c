@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
@@ -125,7 +126,7 @@ static int start_open(lua_State *L, vu *v)
     scen *sc = v->eng->scens.scens[v->scen];
     websocket_cfg cfg;
     int64_t timeout_us = LWS_TIMEOUT_US;
-    char err[WEBSOCKET_ERR_MAX];
+    char err[ERR_MAX];
     lws *ud;
 
     lua_settop(L, IDX_OPTS);

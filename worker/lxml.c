@@ -6,6 +6,8 @@
 #include <libxml/xpath.h>
 #include <stdio.h>
 
+#include "common/err.h"
+
 static void push_node(lua_State *L, xmlNodePtr n)
 {
     xmlChar *s = xmlNodeGetContent(n);
@@ -23,7 +25,7 @@ int lxml_xpath(lua_State *L, const char *doc, size_t len, int html, const char *
     int ok = 0;
 
     if (len > (size_t)INT32_MAX) {
-        snprintf(err, errlen, "document too large");
+        err_set(err, errlen, "document too large");
         goto out;
     }
     if (html)
@@ -33,17 +35,17 @@ int lxml_xpath(lua_State *L, const char *doc, size_t len, int html, const char *
     else
         d = xmlReadMemory(doc, (int)len, NULL, NULL, opts);
     if (d == NULL) {
-        snprintf(err, errlen, "body is not well-formed %s", html ? "HTML" : "XML");
+        err_set(err, errlen, "body is not well-formed %s", html ? "HTML" : "XML");
         goto out;
     }
     ctx = xmlXPathNewContext(d);
     if (ctx == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         goto out;
     }
     obj = xmlXPathEvalExpression((const xmlChar *)expr, ctx);
     if (obj == NULL) {
-        snprintf(err, errlen, "bad XPath expression");
+        err_set(err, errlen, "bad XPath expression");
         goto out;
     }
     switch (obj->type) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/pbwire.h"
 
@@ -141,13 +142,13 @@ static int enc_msg(enc *e, int idx, int mi, int depth);
 
 static int too_big(enc *e)
 {
-    snprintf(e->err, e->errlen, "message larger than %u bytes", PBCODEC_MAX_SIZE);
+    err_set(e->err, e->errlen, "message larger than %u bytes", PBCODEC_MAX_SIZE);
     return 0;
 }
 
 static int wrong(enc *e, const pbmsg *m, const pbfield *f, const char *what)
 {
-    snprintf(e->err, e->errlen, "field '%s' of %s: %s", f->name, m->name, what);
+    err_set(e->err, e->errlen, "field '%s' of %s: %s", f->name, m->name, what);
     return 0;
 }
 
@@ -308,11 +309,11 @@ static int enc_msg(enc *e, int idx, int mi, int depth)
     const pbmsg *m = &e->s->msgs[mi];
 
     if (depth > PBCODEC_MAX_DEPTH) {
-        snprintf(e->err, e->errlen, "messages nested deeper than %d", PBCODEC_MAX_DEPTH);
+        err_set(e->err, e->errlen, "messages nested deeper than %d", PBCODEC_MAX_DEPTH);
         return 0;
     }
     if (!lua_checkstack(L, 8)) {
-        snprintf(e->err, e->errlen, "out of Lua stack");
+        err_set(e->err, e->errlen, "out of Lua stack");
         return 0;
     }
     lua_pushnil(L);
@@ -324,10 +325,10 @@ static int enc_msg(enc *e, int idx, int mi, int depth)
             const char *k = lua_tolstring(L, v - 1, &kn);
             f = pbschema_field(m, k, kn);
             if (f == NULL)
-                snprintf(e->err, e->errlen, "unknown field '%s' in %s", k, m->name);
+                err_set(e->err, e->errlen, "unknown field '%s' in %s", k, m->name);
         } else
-            snprintf(e->err, e->errlen, "a %s key in %s: field names are strings",
-                     luaL_typename(L, v - 1), m->name);
+            err_set(e->err, e->errlen, "a %s key in %s: field names are strings",
+                    luaL_typename(L, v - 1), m->name);
         if (f == NULL) {
             lua_pop(L, 2);
             return 0;
@@ -358,8 +359,8 @@ int pbcodec_encode(lua_State *L, int idx, const pbschema *s, int msg, pbbuf *b, 
 
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx)) {
-        snprintf(err, errlen, "%s: a table expected, got %s", s->msgs[msg].name,
-                 luaL_typename(L, idx));
+        err_set(err, errlen, "%s: a table expected, got %s", s->msgs[msg].name,
+                luaL_typename(L, idx));
         return 0;
     }
     ok = enc_msg(&e, idx, msg, 0);
@@ -463,9 +464,9 @@ static int push_default(dec *d, const pbfield *f, int depth)
 static int bad(dec *d, const pbmsg *m, const pbfield *f, const char *what)
 {
     if (f)
-        snprintf(d->err, d->errlen, "%s.%s: %s", m->name, f->name, what);
+        err_set(d->err, d->errlen, "%s.%s: %s", m->name, f->name, what);
     else
-        snprintf(d->err, d->errlen, "%s: %s", m->name, what);
+        err_set(d->err, d->errlen, "%s: %s", m->name, what);
     return 0;
 }
 
@@ -633,7 +634,7 @@ int pbcodec_decode(lua_State *L, const pbschema *s, int msg, const uint8_t *p, s
     int top = lua_gettop(L);
 
     if (len > PBCODEC_MAX_SIZE) {
-        snprintf(err, errlen, "message larger than %u bytes", PBCODEC_MAX_SIZE);
+        err_set(err, errlen, "message larger than %u bytes", PBCODEC_MAX_SIZE);
         return 0;
     }
     lua_newtable(L);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/pbwire.h"
 
@@ -28,7 +29,7 @@ static char *join(const char *scope, const char *name)
 
 #define BAD(msg)                                                                                   \
     do {                                                                                           \
-        snprintf(err, errlen, "descriptor set: %s", msg);                                          \
+        err_set(err, errlen, "descriptor set: %s", msg);                                           \
         goto fail;                                                                                 \
     } while (0)
 
@@ -316,12 +317,12 @@ static int resolve(pbschema *s, char *err, size_t errlen)
             if (f->type == PB_ENUM && f->enm < 0)
                 f->enm = find_enum(s, f->type_name);
             if ((f->type == PB_MESSAGE && f->msg < 0) || (f->type == PB_ENUM && f->enm < 0)) {
-                snprintf(err, errlen, "descriptor set: type %s of %s.%s is not in the set",
-                         f->type_name, m->name, f->name);
+                err_set(err, errlen, "descriptor set: type %s of %s.%s is not in the set",
+                        f->type_name, m->name, f->name);
                 return 0;
             }
             if (f->type == PB_ENUM && s->enums[f->enm].nvalues == 0) {
-                snprintf(err, errlen, "descriptor set: enum %s has no value", f->type_name);
+                err_set(err, errlen, "descriptor set: enum %s has no value", f->type_name);
                 return 0;
             }
         }
@@ -331,7 +332,7 @@ static int resolve(pbschema *s, char *err, size_t errlen)
         m->in = pbschema_msg(s, m->in_name);
         m->out = pbschema_msg(s, m->out_name);
         if (m->in < 0 || m->out < 0) {
-            snprintf(err, errlen, "descriptor set: a type of %s is not in the set", m->path);
+            err_set(err, errlen, "descriptor set: a type of %s is not in the set", m->path);
             return 0;
         }
     }
@@ -353,7 +354,7 @@ int pbschema_add(pbschema *s, const uint8_t *set, size_t len, char *err, size_t 
         if (f.num == 1 && f.wt == 2 && !read_file(s, f.p, f.n, err, errlen))
             return 0;
     if (k < 0) {
-        snprintf(err, errlen, "descriptor set: malformed (not a FileDescriptorSet)");
+        err_set(err, errlen, "descriptor set: malformed (not a FileDescriptorSet)");
         return 0;
     }
     return resolve(s, err, errlen);

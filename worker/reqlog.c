@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/redact.h"
 #include "worker/engine_int.h"
@@ -253,7 +254,7 @@ int reqlog_end(reqlog *l, const scen_set *ss, int64_t elapsed_us, char *err, siz
     int rc = 0;
 
     if (l->jtl.fd >= 0 && wfile_close(&l->jtl) != 0) {
-        snprintf(err, errlen, "JTL: %s", strerror(l->jtl.err));
+        err_set(err, errlen, "JTL: %s", strerror(l->jtl.err));
         rc = -1;
     }
     if (glog_end(&l->glog, ss, elapsed_us, err, errlen) != 0)

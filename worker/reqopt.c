@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/hostres.h"
 #include "worker/lapi.h"
@@ -224,7 +225,7 @@ static void read_tls(lua_State *L, int idx, const char *dir, int check, reqopt *
 
 static void read_resolve(lua_State *L, int idx, reqopt *ro, const reqopt *run)
 {
-    char err[200];
+    char err[ERR_MAX];
     lua_Integer n;
 
     idx = lua_absindex(L, idx);

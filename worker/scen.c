@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/utf8.h"
 
@@ -46,15 +47,15 @@ int scen_add_threshold(scen_set *set, const char *expr, const char *where, char 
     scen_threshold *t;
 
     if (strspn(expr, " \t") == n) {
-        snprintf(err, errlen, "%s: threshold: the expression is empty", where);
+        err_set(err, errlen, "%s: threshold: the expression is empty", where);
         return -1;
     }
     if (n > SCEN_THRESHOLD_MAX) {
-        snprintf(err, errlen, "%s: threshold: longer than %d bytes", where, SCEN_THRESHOLD_MAX);
+        err_set(err, errlen, "%s: threshold: longer than %d bytes", where, SCEN_THRESHOLD_MAX);
         return -1;
     }
     if (set->nthresholds >= SCEN_THRESHOLDS_MAX) {
-        snprintf(err, errlen, "%s: threshold: more than %d thresholds", where, SCEN_THRESHOLDS_MAX);
+        err_set(err, errlen, "%s: threshold: more than %d thresholds", where, SCEN_THRESHOLDS_MAX);
         return -1;
     }
     set->thresholds =
@@ -98,18 +99,18 @@ scen *scen_add(scen_set *set, const char *name, const char *where, char *err, si
     long bad = bad_utf8_at(name);
 
     if (bad >= 0) {
-        snprintf(err, errlen, "%s: scenario name is not valid UTF-8 (byte %ld)", where, bad + 1);
+        err_set(err, errlen, "%s: scenario name is not valid UTF-8 (byte %ld)", where, bad + 1);
         return NULL;
     }
     if (!valid_name(name)) {
-        snprintf(err, errlen, "%s: bad scenario name \"%s\" (use letters, digits, '-' and '_')",
-                 where, name);
+        err_set(err, errlen, "%s: bad scenario name \"%s\" (use letters, digits, '-' and '_')",
+                where, name);
         return NULL;
     }
     for (size_t i = 0; i < set->nscens; i++) {
         if (strcmp(set->scens[i]->name, name) == 0) {
-            snprintf(err, errlen, "%s: scenario \"%s\" is already declared at %s", where, name,
-                     set->scens[i]->where);
+            err_set(err, errlen, "%s: scenario \"%s\" is already declared at %s", where, name,
+                    set->scens[i]->where);
             return NULL;
         }
     }
@@ -132,19 +133,19 @@ step *scen_add_step(scen_set *set, scen *sc, int num, const char *label, const c
     long bad = bad_utf8_at(label);
 
     if (num < 0) {
-        snprintf(err, errlen, "%s: step number must be 0 or more, got %d", where, num);
+        err_set(err, errlen, "%s: step number must be 0 or more, got %d", where, num);
         return NULL;
     }
     if (bad >= 0) {
-        snprintf(err, errlen, "%s: step %d: label is not valid UTF-8 (byte %ld)", where, num,
-                 bad + 1);
+        err_set(err, errlen, "%s: step %d: label is not valid UTF-8 (byte %ld)", where, num,
+                bad + 1);
         return NULL;
     }
     snprintf(id, sizeof(id), "SC-%s-STEP-%d", sc->name, num);
     for (size_t i = 0; i < set->nsteps; i++) {
         if (strcmp(set->steps[i]->id, id) == 0) {
-            snprintf(err, errlen, "%s: duplicate step id %s (already declared at %s)", where, id,
-                     set->steps[i]->where);
+            err_set(err, errlen, "%s: duplicate step id %s (already declared at %s)", where, id,
+                    set->steps[i]->where);
             return NULL;
         }
     }

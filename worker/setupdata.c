@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/ljson.h"
 
@@ -34,12 +35,12 @@ int setupdata_encode(lua_State *L, int idx, char **out, size_t *len, char *err, 
     lua_pushvalue(L, idx);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
         s = lua_tostring(L, -1);
-        snprintf(err, errlen, "%s", s != NULL ? s : "json: cannot encode");
+        err_set(err, errlen, "%s", s != NULL ? s : "json: cannot encode");
         goto out;
     }
     s = lua_tolstring(L, -1, &n);
     if (n > SETUPDATA_MAX) {
-        snprintf(err, errlen, "%zu bytes as JSON, more than %u (1 MiB)", n, SETUPDATA_MAX);
+        err_set(err, errlen, "%zu bytes as JSON, more than %u (1 MiB)", n, SETUPDATA_MAX);
         goto out;
     }
     *out = xmalloc(n + 1);
@@ -135,21 +136,21 @@ int setupdata_decode(lua_State *L, const char *s, size_t len, char *err, size_t 
     char why[256];
 
     if (len > SETUPDATA_MAX) {
-        snprintf(err, errlen, "setup data of %zu bytes, more than %u", len, SETUPDATA_MAX);
+        err_set(err, errlen, "setup data of %zu bytes, more than %u", len, SETUPDATA_MAX);
         return 0;
     }
     if (!ljson_decode(L, s, len, 0, why, sizeof(why))) {
-        snprintf(err, errlen, "setup data is not JSON: %s", why);
+        err_set(err, errlen, "setup data is not JSON: %s", why);
         return 0;
     }
     if (lua_type(L, -1) != LUA_TTABLE) {
         lua_pop(L, 1);
-        snprintf(err, errlen, "setup data is not a JSON object");
+        err_set(err, errlen, "setup data is not a JSON object");
         return 0;
     }
     if (setupdata_freeze(L, -1) != 0) {
         lua_pop(L, 1);
-        snprintf(err, errlen, "setup data nests tables deeper than %d", FREEZE_DEPTH_MAX);
+        err_set(err, errlen, "setup data nests tables deeper than %d", FREEZE_DEPTH_MAX);
         return 0;
     }
     return 1;

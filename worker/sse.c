@@ -84,9 +84,9 @@ static int on_event(void *ud, const sseparse_event *ev)
     }
     if (c->qcount >= SSE_QUEUE_MAX || c->qbytes + n > SSE_QUEUE_BYTES) {
         /* The script does not keep up: a bound, not a growing heap. */
-        snprintf(c->err, sizeof(c->err),
-                 "SSE: more than %d events (or %u bytes) waiting for next: closed", SSE_QUEUE_MAX,
-                 SSE_QUEUE_BYTES);
+        err_set(c->err, sizeof(c->err),
+                "SSE: more than %d events (or %u bytes) waiting for next: closed", SSE_QUEUE_MAX,
+                SSE_QUEUE_BYTES);
         return 1;
     }
     m = xmalloc(sizeof(*m) + n);
@@ -140,9 +140,9 @@ static void headers_done(sse *c, int ctype_ok)
     c->new_conns = (uint64_t)nconn;
     c->bytes_out = (uint64_t)req;
     if (c->status < 200 || c->status > 299)
-        snprintf(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
+        err_set(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
     else if (!ctype_ok)
-        snprintf(c->err, sizeof(c->err), "SSE: the answer's Content-Type is not text/event-stream");
+        err_set(c->err, sizeof(c->err), "SSE: the answer's Content-Type is not text/event-stream");
     else {
         c->state = SSE_OPEN;
         c->opened = 1;
@@ -181,7 +181,7 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
 static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
 {
     sse *c = ud;
-    char err[SSE_ERR_MAX];
+    char err[ERR_MAX];
     int rc;
 
     n *= size;
@@ -193,7 +193,7 @@ static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
     if (rc == 0)
         return n;
     if (rc < 0)
-        snprintf(c->err, sizeof(c->err), "%s: closed", err);
+        err_set(c->err, sizeof(c->err), "%s: closed", err);
     c->failed = 1;
     vu_count_error(c->owner, c->step, 1, c->err);
     wake_soon(c);
@@ -264,13 +264,13 @@ int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
         /* no answer, or one whose headers never ended */
         c->elapsed_us = clock_mono_us() - c->start_us;
         if (rc == CURLE_OK && c->status > 0)
-            snprintf(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
+            err_set(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
         else
-            snprintf(c->err, sizeof(c->err), "SSE: %s",
-                     c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+            err_set(c->err, sizeof(c->err), "SSE: %s",
+                    c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
     } else if (c->opened && c->err[0] == '\0') {
-        snprintf(c->err, sizeof(c->err), "SSE: the server ended the stream%s%s",
-                 rc != CURLE_OK ? ": " : "", rc != CURLE_OK ? curl_easy_strerror(rc) : "");
+        err_set(c->err, sizeof(c->err), "SSE: the server ended the stream%s%s",
+                rc != CURLE_OK ? ": " : "", rc != CURLE_OK ? curl_easy_strerror(rc) : "");
     }
     shut(c);
     wake(c);
@@ -361,7 +361,7 @@ void sse_close(sse *c)
     if (c->state == SSE_CLOSED)
         return;
     if (c->err[0] == '\0')
-        snprintf(c->err, sizeof(c->err), "SSE: closed by the script");
+        err_set(c->err, sizeof(c->err), "SSE: closed by the script");
     shut(c);
 }
 

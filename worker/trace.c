@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/lbuf.h"
 #include "common/utf8.h"
 #include "common/mem.h"
@@ -188,7 +189,7 @@ void trace_response(trace *t, vu *v, CURLcode rc)
             lbuf_fmt(&o, "[... %zu more bytes of the body]\n", body - off);
         lbuf_fmt(&o, "--- %d", x->status);
     } else {
-        char err[CURL_ERROR_SIZE + 64];
+        char err[ERR_MAX];
         redact_url(v->xh->errbuf[0] ? v->xh->errbuf : curl_easy_strerror(rc), err, sizeof(err));
         lbuf_fmt(&o, "--- no response: %s (curl error %d)", err, (int)rc);
     }

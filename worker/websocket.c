@@ -81,7 +81,7 @@ static void shut(websocket *c, const char *why)
     if (c->state == WEBSOCKET_CLOSED)
         return;
     if (why != NULL && c->err[0] == '\0')
-        snprintf(c->err, sizeof(c->err), "%s", why);
+        err_set(c->err, sizeof(c->err), "%s", why);
     c->state = WEBSOCKET_CLOSED;
     ev_io_stop(c->eng->loop, &c->io);
     ev_timer_stop(c->eng->loop, &c->timer);
@@ -171,8 +171,8 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
     c->budget -= n < c->budget ? n : c->budget;
     if (rc != CURLE_OK || n == 0) {
         if (c->err[0] == '\0')
-            snprintf(c->err, sizeof(c->err), "WebSocket: %s",
-                     rc != CURLE_OK ? curl_easy_strerror(rc) : "the server closed the connection");
+            err_set(c->err, sizeof(c->err), "WebSocket: %s",
+                    rc != CURLE_OK ? curl_easy_strerror(rc) : "the server closed the connection");
         wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
         return -1;
     }
@@ -192,7 +192,7 @@ static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
     }
     if (rc != CURLE_OK) {
         if (c->err[0] == '\0')
-            snprintf(c->err, sizeof(c->err), "WebSocket: %s", curl_easy_strerror(rc));
+            err_set(c->err, sizeof(c->err), "WebSocket: %s", curl_easy_strerror(rc));
         wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
         return -1;
     }
@@ -233,7 +233,7 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
                  "with 1008",
                  WEBSOCKET_QUEUE_MAX, WEBSOCKET_QUEUE_BYTES);
         vu_count_error(c->owner, c->step, 1, msg);
-        snprintf(c->err, sizeof(c->err), "%s", msg);
+        err_set(c->err, sizeof(c->err), "%s", msg);
         wslay_event_queue_close(ctx, 1008, (const uint8_t *)"receive queue full", 18);
         c->state = WEBSOCKET_CLOSING;
         return;
@@ -266,7 +266,7 @@ static void pump(websocket *c, int readable)
     if (wslay_event_get_close_received(ctx) && c->state == WEBSOCKET_OPEN) {
         c->state = WEBSOCKET_CLOSING;
         if (c->err[0] == '\0')
-            snprintf(c->err, sizeof(c->err), "WebSocket closed by the server (%d)", c->close_code);
+            err_set(c->err, sizeof(c->err), "WebSocket closed by the server (%d)", c->close_code);
     }
     if (!wslay_event_want_read(ctx) && !wslay_event_want_write(ctx)) {
         shut(c, NULL); /* both closes went: the handshake is over */
@@ -404,7 +404,7 @@ static void upgrade_io(websocket *c)
     CURLcode rc;
     int got;
     wshandshake_res res;
-    char err[WEBSOCKET_ERR_MAX];
+    char err[ERR_MAX];
 
     while (c->hs_off < c->hs_len && c->bytes_out == 0) {
         rc = curl_easy_send(c->easy, c->hs + c->hs_off, c->hs_len - c->hs_off, &n);
@@ -413,7 +413,7 @@ static void upgrade_io(websocket *c)
             return;
         }
         if (rc != CURLE_OK) {
-            snprintf(c->err, sizeof(c->err), "WebSocket handshake: %s", curl_easy_strerror(rc));
+            err_set(c->err, sizeof(c->err), "WebSocket handshake: %s", curl_easy_strerror(rc));
             shut(c, NULL);
             return;
         }
@@ -431,8 +431,8 @@ static void upgrade_io(websocket *c)
             return;
         }
         if (rc != CURLE_OK || n == 0) {
-            snprintf(c->err, sizeof(c->err), "WebSocket handshake: %s",
-                     rc != CURLE_OK ? curl_easy_strerror(rc) : "the server closed the connection");
+            err_set(c->err, sizeof(c->err), "WebSocket handshake: %s",
+                    rc != CURLE_OK ? curl_easy_strerror(rc) : "the server closed the connection");
             shut(c, NULL);
             return;
         }
@@ -442,7 +442,7 @@ static void upgrade_io(websocket *c)
         if (got < 0) {
             c->elapsed_us = clock_mono_us() - c->start_us;
             c->bytes_in = c->hs_off;
-            snprintf(c->err, sizeof(c->err), "%s", err);
+            err_set(c->err, sizeof(c->err), "%s", err);
             traced(c, err, "< ", c->hs, c->hs_off);
             shut(c, NULL);
             return;
@@ -544,7 +544,7 @@ int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
         return 0;
     if (rc != CURLE_OK) {
         c->elapsed_us = clock_mono_us() - c->start_us;
-        snprintf(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+        err_set(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
         traced(c, c->err, "", NULL, 0);
         shut(c, NULL);
         wake(c);
@@ -557,7 +557,7 @@ int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
     c->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
     c->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
     if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) {
-        snprintf(c->err, sizeof(c->err), "WebSocket: no socket after the connect");
+        err_set(c->err, sizeof(c->err), "WebSocket: no socket after the connect");
         shut(c, NULL);
         wake(c);
         return 1;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 
 int wfile_open(wfile *f, const char *path, size_t cap, char *err, size_t errlen)
@@ -13,12 +14,12 @@ int wfile_open(wfile *f, const char *path, size_t cap, char *err, size_t errlen)
     memset(f, 0, sizeof(*f));
     f->fd = -1;
     if (cap < WFILE_LINE_MAX) {
-        snprintf(err, errlen, "%s: buffer too small", path);
+        err_set(err, errlen, "%s: buffer too small", path);
         return -1;
     }
     f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (f->fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        err_set(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
     f->buf = xmalloc(cap);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "proto/ivsum.h"
 #include "proto/ivtally.h"
 #include "common/clock.h"
@@ -48,7 +49,7 @@ static int on_ctl(void *ud)
 {
     wproc_ctx *c = ud;
     Quern__Envelope *env = NULL;
-    char err[256];
+    char err[ERR_MAX];
     ssize_t n = frame_reader_read_fd(c->r, c->fd, err, sizeof(err));
     int rc;
 
@@ -141,16 +142,16 @@ static int recv_env(int fd, frame_reader *r, Quern__Envelope **env, int timeout_
         int64_t left = (deadline - clock_mono_us()) / 1000;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (left <= 0) {
-            snprintf(err, errlen, "timed out waiting for the agent");
+            err_set(err, errlen, "timed out waiting for the agent");
             return 0;
         }
         if (poll(&p, 1, (int)left) < 0 && errno != EINTR) {
-            snprintf(err, errlen, "poll: %s", strerror(errno));
+            err_set(err, errlen, "poll: %s", strerror(errno));
             return -1;
         }
         ssize_t n = frame_reader_read_fd(r, fd, err, errlen);
         if (n == 0) {
-            snprintf(err, errlen, "the agent closed the connection");
+            err_set(err, errlen, "the agent closed the connection");
             return 0;
         }
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -224,33 +225,33 @@ int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *firs
         if (r->count == 0)
             continue;
         if (r->first == 0 || gid + r->count - 1 > UINT32_MAX) {
-            snprintf(err, errlen, "VU range %u+%u is out of bounds", r->first, r->count);
+            err_set(err, errlen, "VU range %u+%u is out of bounds", r->first, r->count);
             return -1;
         }
         if (n == 0) {
             *first = r->first;
         } else if (n == 1) {
             if (gid <= prev) {
-                snprintf(err, errlen, "VU indices are not increasing at %llu",
-                         (unsigned long long)gid);
+                err_set(err, errlen, "VU indices are not increasing at %llu",
+                        (unsigned long long)gid);
                 return -1;
             }
             *stride = (uint32_t)(gid - prev);
         } else if (gid != prev + *stride) {
-            snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
-                     (unsigned long long)gid);
+            err_set(err, errlen, "VU indices are not evenly spaced at %llu",
+                    (unsigned long long)gid);
             return -1;
         }
         /* Inside a range the VUs are consecutive: only stride 1 takes two. */
         if (r->count > 1 && n > 0 && *stride != 1) {
-            snprintf(err, errlen, "VU indices are not evenly spaced at %llu",
-                     (unsigned long long)gid + 1);
+            err_set(err, errlen, "VU indices are not evenly spaced at %llu",
+                    (unsigned long long)gid + 1);
             return -1;
         }
         prev = gid + r->count - 1;
         n += r->count;
         if (n > UINT32_MAX) {
-            snprintf(err, errlen, "too many VUs");
+            err_set(err, errlen, "too many VUs");
             return -1;
         }
     }
@@ -339,11 +340,11 @@ static int enter_rundir(int dirfd, char *err, size_t errlen)
     int rc = -1;
 
     if (fstat(dirfd, &st) != 0 || !S_ISDIR(st.st_mode))
-        snprintf(err, errlen, "the run folder's descriptor %d is not a folder", dirfd);
+        err_set(err, errlen, "the run folder's descriptor %d is not a folder", dirfd);
     else if (st.st_uid != geteuid() || (st.st_mode & 077) != 0)
-        snprintf(err, errlen, "the run folder is not this user's private folder");
+        err_set(err, errlen, "the run folder is not this user's private folder");
     else if (fchdir(dirfd) != 0)
-        snprintf(err, errlen, "cannot enter the run folder: %s", strerror(errno));
+        err_set(err, errlen, "cannot enter the run folder: %s", strerror(errno));
     else
         rc = 0;
     close(dirfd);
@@ -360,7 +361,9 @@ int wproc_main(int fd, int dirfd, unsigned number)
     engine *e = NULL;
     engine_cfg cfg;
     wproc_ctx c;
-    char err[2048], direrr[256], script[PATH_MAX], role[32];
+    /* not ERR_MAX: a script's load error goes whole to the console (Ready.error)
+     * (tests/lint/errrule.allow) */
+    char err[2048], direrr[ERR_MAX], script[PATH_MAX], role[32];
     int rc = 3, n, entered;
     enum engine_status st;
     reqlog *rl = NULL;

@@ -19,6 +19,7 @@
 
 #include <ftw.h>
 
+#include "common/err.h"
 #include "tests/fuzz/fuzz_util.h"
 
 static struct ev_loop *loop;
@@ -85,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sv[2], from_worker;
     size_t chunk;
     frame_reader *fr;
-    char err[256];
+    char err[ERR_MAX];
 
     if (size < 1)
         return 0;

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "console/run.h"
@@ -77,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sv[2], where;
     size_t chunk;
     frame_reader *fr;
-    char err[256];
+    char err[ERR_MAX];
 
     if (size < 1)
         return 0;

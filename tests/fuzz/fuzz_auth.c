@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "proto/auth.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t na[AUTH_NONCE_LEN], nc[AUTH_NONCE_LEN], mac[AUTH_MAC_LEN], bad[AUTH_MAC_LEN];
     const uint8_t *peer_mac;
     size_t split, peer_len;
-    char *token = NULL, err[512];
+    char *token = NULL, err[ERR_MAX];
     size_t token_len = 0;
     const char *path;
 

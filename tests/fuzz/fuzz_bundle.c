@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent/rundir.h"
+#include "common/err.h"
 #include "proto/bundle.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -75,7 +76,7 @@ static int count_tmp(const char *path, const struct stat *st, int flag, struct F
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Quern__StartRun *sr;
-    char dir[256], err[512];
+    char dir[256], err[ERR_MAX];
     int fd;
 
     if (tmpdir[0] == '\0') {

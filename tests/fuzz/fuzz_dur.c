@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "common/dur.h"
+#include "common/err.h"
 #include "tests/fuzz/fuzz_util.h"
 
 /* dur_format(us) parses back to us, and small buffers stay terminated. */
 static void check_format(int64_t us)
 {
-    char buf[DUR_FORMAT_MAX], err[128];
+    char buf[DUR_FORMAT_MAX], err[ERR_MAX];
     int64_t back = -1;
 
     dur_format(us, buf, sizeof(buf));
@@ -33,7 +34,7 @@ static void check_format(int64_t us)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = fuzz_str(data, size), err[128];
+    char *s = fuzz_str(data, size), err[ERR_MAX];
     int64_t us = -7;
 
     if (dur_parse(s, &us, err, sizeof(err)) == 0) {

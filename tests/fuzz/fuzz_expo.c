@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "console/expo.h"
 #include "console/mhost.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -30,7 +31,7 @@ static void on_sample(void *ud, const expo_sample *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static mhost_scrape a, b;
-    char err[256], *s;
+    char err[ERR_MAX], *s;
     double v[MHOST_FIXED];
     expo_sel sel;
 

@@ -15,6 +15,7 @@
  * that decodes and encodes again to the same bytes. */
 #include <string.h>
 
+#include "common/err.h"
 #include "proto/bundle.h"
 #include "agent/rundir.h"
 #include "common/mem.h"
@@ -42,7 +43,7 @@ static void cleanup(void)
 /* The private folder the console writes result files into. */
 static void setup(void)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     snprintf(gdir, sizeof(gdir), "/tmp/quern-fuzz-frame.XXXXXX");
     fuzz_check(mkdtemp(gdir) != NULL);
@@ -62,7 +63,7 @@ static void check_str(const char *s)
 /* What the handlers of agent/agent.c and console/agents.c read of env. */
 static void handle(const Quern__Envelope *env, ivwin *w)
 {
-    char err[512];
+    char err[ERR_MAX];
 
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_HELLO: {
@@ -205,7 +206,7 @@ static void roundtrip(const Quern__Envelope *env)
     ssize_t n1 = frame_encode(env, FRAME_MAX_DEFAULT, &f1), n2;
     frame_reader *r;
     Quern__Envelope *back = NULL;
-    char err[256];
+    char err[ERR_MAX];
 
     if (n1 < 0) {
         fuzz_check(f1 == NULL);
@@ -233,7 +234,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t chunk, max, fed = 0;
     frame_reader *r;
     ivwin w;
-    char err[256];
+    char err[ERR_MAX];
     int failed = 0;
 
     if (size < 1)

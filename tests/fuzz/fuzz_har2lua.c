@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/utf8.h"
 #include "record/har2lua.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -251,7 +252,7 @@ static void script_run(const char *buf, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     replay_opts o = {.source = "f.har", .name = "F", .prop = "base_url"};
-    char err[512], *buf = NULL, file[256];
+    char err[ERR_MAX], *buf = NULL, file[256];
     size_t blen = 0, skip = 1;
     FILE *out;
     int rc;

@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hostres.h"
 #include "tests/fuzz/fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = fuzz_str(data, size), err[256];
+    char *s = fuzz_str(data, size), err[ERR_MAX];
     int rc = hostres_check(s, err, sizeof(err));
 
     fuzz_check(rc == hostres_check(s, NULL, 0));

@@ -13,6 +13,7 @@
  * the errors by kind keep their counts. */
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "proto/ivwin.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -67,7 +68,7 @@ static void roundtrip(const ivsum *s)
     uint8_t *buf;
     Quern__Interval *back;
     ivsum s2;
-    char err[256];
+    char err[ERR_MAX];
 
     ivsum_msg_set_lag(m, s->lag);
     ivsum_msg_set_delivery(m, s->vus_planned, s->vus_started, s->pace_asked_us, s->pace_lost_us);
@@ -91,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Quern__Interval *m;
     size_t nsteps, nscens;
-    char err[256];
+    char err[ERR_MAX];
     ivsum s;
 
     if (size < 1)

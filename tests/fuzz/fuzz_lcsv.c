@@ -23,7 +23,7 @@ static void parse_exact(const uint8_t *data, size_t size)
 {
     char *buf = malloc(size ? size : 1);
     csv_in *in = calloc(1, sizeof(*in));
-    char err[CSV_ERR_MAX];
+    char err[ERR_MAX];
     int st, records = 0;
 
     fuzz_check(buf != NULL && in != NULL);

@@ -11,6 +11,7 @@
 #include <lualib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/ljson.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -34,7 +35,7 @@ static int encode_top(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[256];
+    char err[ERR_MAX];
     int top;
 
     if (L == NULL) {

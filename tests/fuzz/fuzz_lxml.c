@@ -10,6 +10,7 @@
 #include <libxml/xmlerror.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/lxml.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -22,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static lua_State *L;
     const uint8_t *nul;
-    char *expr, err[256];
+    char *expr, err[ERR_MAX];
     int html, all, top;
     size_t elen;
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/pbcodec.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -22,7 +23,7 @@ static int All;
 static void init(void)
 {
     static uint8_t set[8192];
-    char err[256];
+    char err[ERR_MAX];
     FILE *f = fopen("tests/unit/data/pb/types.pb", "rb");
     size_t n;
 
@@ -38,7 +39,7 @@ static void init(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[256];
+    char err[ERR_MAX];
     pbbuf b1 = {0}, b2 = {0};
     int top;
 

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/props.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file(data, size);
     props *p = props_new();
-    char err[512];
+    char err[ERR_MAX];
     char *arg;
 
     props_set(p, "fuzz.before", "kept");

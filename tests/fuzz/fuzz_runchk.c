@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "proto/bundle.h"
 #include "agent/runchk.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -19,7 +20,7 @@
 
 static void check_start(const Quern__StartRun *sr)
 {
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     uint64_t nvus = 0, sum = 0, next = 1;
     int in_bundle = 0;
 
@@ -51,7 +52,7 @@ static void check_start(const Quern__StartRun *sr)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[512];
+    char err[ERR_MAX];
 
     if (size < 1)
         return 0;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "proto/frame.h"
 #include "proto/seal.h"
@@ -32,7 +33,7 @@ static void stream(const uint8_t *data, size_t size, unsigned plain, unsigned cu
 {
     frame_reader *r = frame_reader_new(64 * 1024);
     seal *rx = seal_new(key);
-    char err[256];
+    char err[ERR_MAX];
     int failed = 0, sealed = plain == 0;
     size_t off = 0, step = (size_t)cut + 1;
 

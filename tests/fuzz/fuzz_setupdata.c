@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/setupdata.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -37,7 +38,7 @@ static const char walk[] =
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[512];
+    char err[ERR_MAX];
     int top;
 
     if (L == NULL) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "worker/sseparse.h"
 
@@ -47,7 +48,7 @@ static int run(const char *buf, size_t n, size_t cut, size_t step, sum *s, uint6
                int64_t *retry)
 {
     sseparse p;
-    char err[128];
+    char err[ERR_MAX];
     int rc = 0;
 
     memset(s, 0, sizeof(*s));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/stages.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -37,7 +38,7 @@ static void check_ids(const stage *st, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = fuzz_str(data, size), err[256];
+    char *s = fuzz_str(data, size), err[ERR_MAX];
     stage st[FUZZ_STAGES];
     size_t n = 7;
 

@@ -9,6 +9,7 @@
  * script's checks and metrics; a refused one leaves a message. */
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "console/jcases.h"
 #include "console/thresh.h"
@@ -42,7 +43,7 @@ static void check_eval(const thresh *t, const agg *a, double elapsed_s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = fuzz_str(data, size), err[256];
+    char *s = fuzz_str(data, size), err[ERR_MAX];
     thresh *t;
 
     err[0] = '\0';

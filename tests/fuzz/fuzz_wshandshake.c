@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "worker/wshandshake.h"
 
@@ -20,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *buf = (const char *)data;
     wshandshake_res res, res2;
-    char err[160];
+    char err[ERR_MAX];
     int n = wshandshake_parse(buf, size, key, &res, err, sizeof(err));
 
     fuzz_check(n == wshandshake_parse(buf, size, key, &res2, NULL, 0));

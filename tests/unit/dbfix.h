@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "reports/db.h"
 
@@ -41,7 +42,7 @@ static int setup(void **state)
 
 static __attribute__((unused)) int setup_open(void **state)
 {
-    char err[512];
+    char err[ERR_MAX];
     fx *f;
 
     if (setup(state) != 0)

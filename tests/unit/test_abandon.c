@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
@@ -43,7 +44,7 @@ static int64_t begin_run(fx *f, db *d, props *tags)
     static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
     static const char *const scens[1] = {"S"};
     db_run_info ri = {0};
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     ri.name = "plan";
@@ -77,7 +78,7 @@ static pid_t dead_pid(void)
 static void test_abandoned(void **state)
 {
     fx *f = *state;
-    char err[512], why[256], sql[256], buf[256];
+    char err[ERR_MAX], why[256], sql[256], buf[256];
     db *d = db_open(f->path, err, sizeof(err));
     step_stats s[2];
     uint64_t zero = 0;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "proto/auth.h"
 
 static const char TOKEN[] = "s3cret-token-for-tests";
@@ -181,7 +182,7 @@ static void write_file(const char *path, const char *data, size_t len, mode_t mo
 static void test_token_trimmed(void **state)
 {
     struct tmpdir *t = *state;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     char *tok = NULL;
     size_t len = 0;
 
@@ -202,7 +203,7 @@ static void test_token_trimmed(void **state)
 static void test_token_empty(void **state)
 {
     struct tmpdir *t = *state;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     char *tok = (char *)"unchanged";
     size_t len = 99;
 
@@ -221,7 +222,7 @@ static void test_token_empty(void **state)
 static void test_token_mode(void **state)
 {
     struct tmpdir *t = *state;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     char *tok = NULL;
     size_t len = 0;
 
@@ -248,7 +249,7 @@ static void test_token_size(void **state)
 {
     struct tmpdir *t = *state;
     char *big = malloc(AUTH_TOKEN_MAX + 2);
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     char *tok = NULL;
     size_t len = 0;
 
@@ -279,7 +280,7 @@ static void test_token_size(void **state)
 static void test_token_min(void **state)
 {
     struct tmpdir *t = *state;
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     char *tok = NULL;
     size_t len = 0;
 
@@ -303,7 +304,7 @@ static void test_token_min(void **state)
 static void test_token_missing(void **state)
 {
     struct tmpdir *t = *state;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     char *tok = NULL;
     size_t len = 0;
 

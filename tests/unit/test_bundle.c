@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent/rundir.h"
+#include "common/err.h"
 #include "proto/bundle.h"
 
 /* The recursive removal of the agent's run folders (no link followed). */
@@ -134,7 +135,7 @@ static void test_check_limits(void **state)
     Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, big = QUERN__BUNDLE_FILE__INIT;
     Quern__BundleFile **fp = calloc(n, sizeof(*fp));
     Quern__BundleFile *two[2] = {&f, &big};
-    char err[256];
+    char err[ERR_MAX];
 
     assert_non_null(fp);
     f.path = (char *)"a.csv";
@@ -169,7 +170,7 @@ static void test_pack_content(void **state)
     char dir[64], script[128], deep[4096] = "";
     char name[201];
     bundle b;
-    char err[256];
+    char err[ERR_MAX];
     const Quern__BundleFile *f;
 
     tmp_folder(dir, sizeof(dir));
@@ -268,7 +269,7 @@ static void test_pack_limits(void **state)
 /* Pack a folder, unpack it elsewhere: the same files, bytes and modes. */
 static void test_round_trip(void **state)
 {
-    char src[64], dst[64], script[128], err[256];
+    char src[64], dst[64], script[128], err[ERR_MAX];
     bundle b, back;
     unsigned char bin[300];
 
@@ -321,7 +322,7 @@ static void test_round_trip(void **state)
 /* A link already in the folder is not followed by a file written there. */
 static void test_unpack_no_follow(void **state)
 {
-    char dst[64], target[128], err[256];
+    char dst[64], target[128], err[ERR_MAX];
     Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
     struct stat st;
 
@@ -345,7 +346,7 @@ static void test_unpack_no_follow(void **state)
  * file meant for data/ is not written where the link points. */
 static void test_unpack_folder_link(void **state)
 {
-    char dst[64], out[64], path[160], err[256];
+    char dst[64], out[64], path[160], err[ERR_MAX];
     Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
     struct stat st;
 
@@ -368,7 +369,7 @@ static void test_unpack_folder_link(void **state)
  * fine, however it is written. */
 static void test_pack_link_out(void **state)
 {
-    char dir[64], out[64], script[128], target[128], want[512], err[512];
+    char dir[64], out[64], script[128], target[128], want[512], err[ERR_MAX];
     bundle b;
 
     tmp_folder(dir, sizeof(dir));
@@ -424,7 +425,7 @@ static void chmod_at(const char *dir, const char *rel, mode_t mode)
  * what looks alike but is the tester's is kept. */
 static void test_pack_exclusions(void **state)
 {
-    char dir[64], script[128], err[512], p[3][256], what[256];
+    char dir[64], script[128], err[ERR_MAX], p[3][256], what[256];
     const char *outs[2], *secrets[1];
     bundle b;
 
@@ -494,7 +495,7 @@ static void test_pack_exclusions(void **state)
  * the same bytes; a path leading out of the folder is refused. */
 static void test_link(void **state)
 {
-    char dir[64], run[64], script[128], err[512], path[256], buf[16];
+    char dir[64], run[64], script[128], err[ERR_MAX], path[256], buf[16];
     bundle_opts local = {NULL, 0, NULL, 0, 1};
     bundle b;
     FILE *f;
@@ -539,7 +540,7 @@ static void test_link(void **state)
 static void test_add(void **state)
 {
     bundle b;
-    char err[256];
+    char err[ERR_MAX];
 
     memset(&b, 0, sizeof(b));
     assert_int_equal(bundle_add(&b, "quern-grpc/svc.proto.pb", "abc", 3, err, sizeof(err)), 0);

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "common/capacity.h"
+#include "common/err.h"
 
 #include <string.h>
 
@@ -13,7 +14,7 @@
 
 static void parse_ok(const char *s, capacity_plan *p)
 {
-    char err[256] = "";
+    char err[ERR_MAX] = "";
 
     if (capacity_parse(s, p, err, sizeof(err)) != 0)
         fail_msg("capacity_parse(\"%s\") failed: %s", s, err);
@@ -22,7 +23,7 @@ static void parse_ok(const char *s, capacity_plan *p)
 static void parse_fails(const char *s, const char *want)
 {
     capacity_plan p;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
 
     if (capacity_parse(s, &p, err, sizeof(err)) != -1)
         fail_msg("capacity_parse(\"%s\") accepted it", s);
@@ -69,7 +70,7 @@ static void test_stages(void **state)
 {
     capacity_plan p;
     stage st[2 * CAPACITY_STEPS_MAX];
-    char err[256];
+    char err[ERR_MAX];
     size_t n;
     int64_t start, leave;
 
@@ -97,7 +98,7 @@ static void test_rate_stages(void **state)
 {
     capacity_plan p;
     rate_stage st[2 * CAPACITY_STEPS_MAX];
-    char err[256];
+    char err[ERR_MAX];
     size_t n;
 
     (void)state;
@@ -151,7 +152,7 @@ static void test_seconds(void **state)
 static void test_settle(void **state)
 {
     capacity_plan p;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
 
     (void)state;
     parse_ok("1:1:2s:3", &p);

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "reports/capdb.h"
 
 #include <string.h>
@@ -14,7 +15,7 @@
 static int64_t begin_run(fx *f)
 {
     db_run_info ri;
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     memset(&ri, 0, sizeof(ri));
@@ -31,7 +32,7 @@ static int64_t begin_run(fx *f)
 static void test_roundtrip(void **state)
 {
     fx *f = *state;
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     capdb_step st[3];
     capdb_run c, got;
     capdb_window w[4];

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "console/capsearch.h"
 
 #include <jansson.h>
@@ -37,7 +38,7 @@ static int feed(capsearch *cs, uint64_t second, uint64_t n, uint64_t errs, uint6
 static capsearch *search(const char *spec)
 {
     capacity_plan p;
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(capacity_parse(spec, &p, err, sizeof(err)), 0);
     return capsearch_new(&p, CAPACITY_SETTLE_US, 1, 1);
@@ -45,7 +46,7 @@ static capsearch *search(const char *spec)
 
 static void test_stops_at_first_failing_step(void **state)
 {
-    char err[256], why[512];
+    char err[ERR_MAX], why[512];
     thresh *th[2];
     capsearch *cs = search("10/s:10/s:3s:50/s");
     size_t k;
@@ -112,7 +113,7 @@ static void test_stops_at_first_failing_step(void **state)
 
 static void test_start_fails(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     thresh *th = thresh_parse("errors<1%", err, sizeof(err));
     capsearch *cs = search("5:5:2s");
     size_t k;
@@ -137,7 +138,7 @@ static void test_start_fails(void **state)
 
 static void test_last_step_at_end_with_late_parts(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     thresh *th = thresh_parse("count>=15", err, sizeof(err));
     capsearch *cs = search("1/s:1/s:2s:2/s");
     size_t k;
@@ -215,7 +216,7 @@ static int feed_open(capsearch *cs, uint64_t second, uint64_t n, uint64_t lat_us
  * sent in full is the server's. */
 static void test_limited_by(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     thresh *th = thresh_parse("p95<100ms", err, sizeof(err));
     capsearch *cs = search("10000/s:10000/s:2s:30000/s");
     verdict v = {1, 0, 0, "passed"};

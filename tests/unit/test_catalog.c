@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
@@ -27,7 +28,7 @@ static int64_t add_run(fx *f, const char *name, uint64_t n, uint64_t errs, const
     db_run_info ri = {0};
     step_stats s;
     db_iv iv = {0};
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     ri.name = name;
@@ -58,7 +59,7 @@ static int64_t add_run(fx *f, const char *name, uint64_t n, uint64_t errs, const
 static void test_list(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     catalog_row *rows = NULL;
     size_t n = 0;
     int64_t a = add_run(f, "plan", 10, 1, "completed");
@@ -90,7 +91,7 @@ static void test_list(void **state)
 static void test_find_and_baseline(void **state)
 {
     fx *f = *state;
-    char err[512], *name = NULL;
+    char err[ERR_MAX], *name = NULL;
     int64_t id = -1, base = -1;
     int complete = -1;
     int64_t a = add_run(f, "plan", 5, 0, "completed");

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "common/err.h"
 #include "record/correl.h"
 
 /* Entries: GET /a answers resp (of MIME mime, Location loc), then POST /b
@@ -18,7 +19,7 @@
 static void find(const char *mime, const char *resp, const char *loc, const char *body,
                  const char *url, correl *c, har *h)
 {
-    char text[8192], err[256];
+    char text[8192], err[ERR_MAX];
     unsigned char keep[3] = {1, 1, 1};
 
     snprintf(
@@ -147,7 +148,7 @@ static void rec_add(rec *r, const char *url, const char *mime, const char *resp,
 static void rec_find(rec *r, har *h, correl *c)
 {
     json_t *root = json_pack("{s:{s:o}}", "log", "entries", r->entries);
-    char *text = json_dumps(root, 0), err[256];
+    char *text = json_dumps(root, 0), err[ERR_MAX];
     unsigned char *keep;
 
     assert_int_equal(har_parse(text, strlen(text), h, err, sizeof(err)), 0);

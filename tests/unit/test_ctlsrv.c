@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "console/ctlsrv.h"
 #include "console/run.h"
 
@@ -71,7 +72,8 @@ static void test_ceiling(void **state)
 
 static void test_serve(void **state)
 {
-    char dir[] = "/tmp/quern-ctlsrv-XXXXXX", tokf[64], portf[64], err[256], *argv[] = {"run", NULL};
+    char dir[] = "/tmp/quern-ctlsrv-XXXXXX", tokf[64], portf[64], err[ERR_MAX],
+         *argv[] = {"run", NULL};
     unsigned port = 0;
     run r;
     ctlsrv *s;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
@@ -59,7 +60,7 @@ static void exec_migration(sqlite3 *sq, unsigned n)
 static void test_create(void **state)
 {
     fx *f = *state;
-    char err[512], mode[16];
+    char err[ERR_MAX], mode[16];
     db *d = db_open(f->path, err, sizeof(err));
     sqlite3 *sq;
 
@@ -87,7 +88,7 @@ static void test_migrate_from_v0(void **state)
 {
     fx *f = *state;
     sqlite3 *sq;
-    char err[512];
+    char err[ERR_MAX];
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
@@ -110,7 +111,7 @@ static void test_migrate_from_v1(void **state)
 {
     fx *f = *state;
     sqlite3 *sq;
-    char err[512];
+    char err[ERR_MAX];
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
@@ -139,7 +140,7 @@ static void test_migrate_from_v2(void **state)
 {
     fx *f = *state;
     sqlite3 *sq;
-    char err[512], buf[128];
+    char err[ERR_MAX], buf[128];
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
@@ -187,7 +188,7 @@ static void test_refuse_newer(void **state)
 {
     fx *f = *state;
     sqlite3 *sq;
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     db *d;
 
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
@@ -207,7 +208,7 @@ static void test_refuse_newer(void **state)
 static void test_not_a_database(void **state)
 {
     fx *f = *state;
-    char err[512] = "";
+    char err[ERR_MAX] = "";
 
     /* The script file is not a database. */
     assert_null(db_open(f->script, err, sizeof(err)));
@@ -220,7 +221,7 @@ static int64_t begin_run(fx *f, db *d, props *tags)
     static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
     static const char *const scens[1] = {"S"};
     db_run_info ri = {0};
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     ri.name = "plan";
@@ -240,7 +241,7 @@ static int64_t begin_run(fx *f, db *d, props *tags)
 static void test_run_rows(void **state)
 {
     fx *f = *state;
-    char err[512], buf[256];
+    char err[ERR_MAX], buf[256];
     db *d = db_open(f->path, err, sizeof(err));
     props *tags = props_new();
     db_agent_info ai = {"local", "h1", 2, 3, 0, NULL, 0, 0};
@@ -271,7 +272,7 @@ static void test_run_rows(void **state)
 static void test_intervals_and_totals(void **state)
 {
     fx *f = *state;
-    char err[512], buf[256];
+    char err[ERR_MAX], buf[256];
     db *d = db_open(f->path, err, sizeof(err));
     step_stats s[2], tot[2];
     uint64_t runs = 4, missed = 1;
@@ -446,7 +447,7 @@ static void test_intervals_and_totals(void **state)
 static void test_interval_committed(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     db *d = db_open(f->path, err, sizeof(err));
     step_stats s[2];
     db_iv iv = {0};
@@ -479,7 +480,7 @@ static void test_interval_committed(void **state)
 static void test_thresholds(void **state)
 {
     fx *f = *state;
-    char err[512], buf[256];
+    char err[ERR_MAX], buf[256];
     db *d = db_open(f->path, err, sizeof(err));
     db_threshold ts[2] = {
         {"p95<500ms", "cli", 0, 1, 612.5, 500, "ms", "p95 of all steps = 612.5 ms, limit < 500 ms"},
@@ -516,7 +517,7 @@ static void test_run_settings(void **state)
         "-p",     "password=hunter2", "-p",    "base_url=http://bob:s3cret@h:8080/",
         "--name", "nightly build"};
     fx *f = *state;
-    char err[512], buf[512], host[256];
+    char err[ERR_MAX], buf[512], host[256];
     db *d = db_open(f->path, err, sizeof(err));
     props *p = props_new();
     db_run_info ri = {0};
@@ -570,7 +571,7 @@ static void test_run_settings(void **state)
 static void test_disk_full(void **state)
 {
     fx *f = *state;
-    char err[512] = "", sql[128], buf[256];
+    char err[ERR_MAX] = "", sql[128], buf[256];
     db *d = db_open(f->path, err, sizeof(err));
     step_stats s[2];
     uint64_t zero = 0;
@@ -635,7 +636,7 @@ static void test_disk_full(void **state)
 static void test_run_end_fallback(void **state)
 {
     fx *f = *state;
-    char err[512], buf[256];
+    char err[ERR_MAX], buf[256];
     db *d = db_open(f->path, err, sizeof(err));
     step_stats s[2];
     db_run_end_info ei = {0};

@@ -7,13 +7,14 @@
 
 #include <stdlib.h>
 
+#include "common/err.h"
 #include "common/props.h"
 #include "reports/dbopts.h"
 
 static void test_opts(void **state)
 {
     db_opts o = {0};
-    char err[256], buf[64];
+    char err[ERR_MAX], buf[64];
 
     assert_true(db_opts_flag("--db"));
     assert_true(db_opts_flag("--tag"));
@@ -43,7 +44,7 @@ static void test_opts(void **state)
 static void test_opts_errors(void **state)
 {
     db_opts o = {0};
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(db_opts_set(&o, "--db", "", err, sizeof(err)), -1);
     assert_string_equal(err, "an empty path (use --db none to record nothing)");

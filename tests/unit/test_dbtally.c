@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "reports/dbtally.h"
 
 #include <string.h>
@@ -15,7 +16,7 @@
 static void test_round_trip(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     db_step steps[1] = {{"SC-A-STEP-1", "home", "A"}};
     const char *scens[1] = {"A"};
     db_run_info ri;

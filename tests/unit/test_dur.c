@@ -6,13 +6,14 @@
 #include <cmocka.h>
 
 #include "common/dur.h"
+#include "common/err.h"
 
 #include <string.h>
 
 /* Parses s, asserting success and returning the result. */
 static int64_t parse_ok(const char *s)
 {
-    char err[128] = "";
+    char err[ERR_MAX] = "";
     int64_t us = -42;
     if (dur_parse(s, &us, err, sizeof(err)) != 0)
         fail_msg("dur_parse(\"%s\") failed: %s", s, err);
@@ -22,7 +23,7 @@ static int64_t parse_ok(const char *s)
 /* Parses s, asserting failure with an error containing want; *us untouched. */
 static void parse_fails(const char *s, const char *want)
 {
-    char err[160] = "";
+    char err[ERR_MAX] = "";
     int64_t us = -42;
     if (dur_parse(s, &us, err, sizeof(err)) != -1)
         fail_msg("dur_parse(\"%s\") accepted it as %lld", s, (long long)us);
@@ -97,7 +98,7 @@ static void test_parse_limits(void **state)
 
 static void test_parse_errors(void **state)
 {
-    char err[160];
+    char err[ERR_MAX];
     int64_t us = 7;
 
     /* the exact message for the common mistake */

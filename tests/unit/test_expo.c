@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "console/expo.h"
 
 #include <math.h>
@@ -44,7 +45,7 @@ static int parse(const char *text, seen *x, char *err, size_t errlen)
 static void test_samples(void **state)
 {
     seen x;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     const char *node = "# HELP node_cpu_seconds_total Seconds the CPUs spent in each mode.\n"
                        "# TYPE node_cpu_seconds_total counter\n"
                        "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 18854.36\n"
@@ -75,7 +76,7 @@ static void test_samples(void **state)
 static void fails(const char *text, size_t len, const char *want)
 {
     seen x;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
 
     memset(&x, 0, sizeof(x));
     if (expo_parse(text, len, on_sample, &x, err, sizeof(err)) == 0)
@@ -106,7 +107,7 @@ static void test_limits(void **state)
     size_t n = EXPO_LINE_MAX + 10, off = 0;
     char *big = malloc(64 * 40 + EXPO_LINE_MAX + 64);
     seen x;
-    char err[256];
+    char err[ERR_MAX];
 
     /* a line of EXPO_LINE_MAX bytes is read, one more is refused */
     memset(big, 'a', n);
@@ -148,7 +149,7 @@ static void test_limits(void **state)
 static void test_selectors(void **state)
 {
     expo_sel sel;
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     expo_label l[2] = {{"cpu", "0"}, {"mode", "user"}};
     expo_sample s = {"node_cpu_seconds_total", l, 2, 1.0};
 

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "proto/frame.h"
 
@@ -67,7 +68,7 @@ static Quern__Envelope *roundtrip(const Quern__Envelope *in)
     frame_reader *r = frame_reader_new(FRAME_MAX_DEFAULT);
     Quern__Envelope *out = NULL;
     uint8_t *buf = NULL;
-    char err[128] = "";
+    char err[ERR_MAX] = "";
     ssize_t n = frame_encode(in, FRAME_MAX_DEFAULT, &buf);
     size_t half;
 
@@ -480,7 +481,7 @@ static void test_one_byte_at_a_time(void **state)
     Quern__LogLine log;
     frame_reader *r = frame_reader_new(FRAME_MAX_SMALL);
     uint8_t *buf;
-    char err[128] = "";
+    char err[ERR_MAX] = "";
     ssize_t n;
 
     make_log(&env, &log, "info", "fed one byte at a time");
@@ -511,7 +512,7 @@ static void test_several_frames_one_feed(void **state)
     frame_reader *r = frame_reader_new(FRAME_MAX_SMALL);
     uint8_t stream[1024];
     size_t len = 0;
-    char err[128] = "";
+    char err[ERR_MAX] = "";
 
     for (int i = 0; i < 3; i++) {
         uint8_t *buf;
@@ -547,7 +548,7 @@ static void test_max_size(void **state)
     char *text = make_log_of_size(&env, &log, max);
     uint8_t *buf = NULL;
     uint8_t hdr[4] = {0, 0, 0x03, 0xe9}; /* 1001 */
-    char err[128] = "";
+    char err[ERR_MAX] = "";
     ssize_t n;
 
     /* Exactly max: encoded and accepted. */
@@ -589,7 +590,7 @@ static void test_zero_length_refused(void **state)
 {
     frame_reader *r = frame_reader_new(FRAME_MAX_SMALL);
     uint8_t hdr[4] = {0, 0, 0, 0};
-    char err[128] = "";
+    char err[ERR_MAX] = "";
 
     assert_int_equal(frame_reader_feed(r, hdr, 4, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "empty frame"));
@@ -610,7 +611,7 @@ static void test_garbage_body(void **state)
     Quern__Envelope env, *out = NULL;
     Quern__LogLine log;
     uint8_t *buf;
-    char err[128] = "";
+    char err[ERR_MAX] = "";
     ssize_t n;
 
     make_log(&env, &log, "info", "after the garbage");
@@ -632,7 +633,7 @@ static void test_garbage_body(void **state)
 static int drain(frame_reader *r, int *decoded, int *garbage)
 {
     Quern__Envelope *out;
-    char err[128];
+    char err[ERR_MAX];
     int rc;
 
     while ((rc = frame_reader_next(r, &out, err, sizeof(err))) == 1) {
@@ -648,7 +649,7 @@ static void test_fuzz_random(void **state)
 {
     frame_reader *r = frame_reader_new(4096);
     uint8_t chunk[512];
-    char err[128];
+    char err[ERR_MAX];
     int decoded = 0, garbage = 0, refused = 0;
 
     for (int iter = 0; iter < 20000; iter++) {
@@ -704,7 +705,7 @@ static void test_fuzz_mutated(void **state)
     Quern__LogLine log;
     frame_reader *r = frame_reader_new(FRAME_MAX_SMALL);
     uint8_t *buf;
-    char err[128];
+    char err[ERR_MAX];
     int decoded = 0, garbage = 0;
     ssize_t n;
 
@@ -744,7 +745,7 @@ static void test_buffer_compacts(void **state)
     frame_reader *r = frame_reader_new(FRAME_MAX_DEFAULT);
     char *big = make_log_of_size(&env, &log, 3 * 1024 * 1024);
     uint8_t *buf;
-    char err[128];
+    char err[ERR_MAX];
     ssize_t n;
 
     /* One large frame, fed in 64 KiB pieces. */
@@ -811,7 +812,7 @@ static void test_read_fd(void **state)
     Quern__LogLine log;
     frame_reader *r = frame_reader_new(FRAME_MAX_SMALL);
     uint8_t *buf;
-    char err[128] = "";
+    char err[ERR_MAX] = "";
     int sv[2];
     ssize_t n;
 
@@ -862,7 +863,7 @@ static void test_writer_partial_writes(void **state)
     Quern__Envelope env, *out = NULL;
     Quern__LogLine log;
     char *texts[WRITER_FRAMES];
-    char err[128];
+    char err[ERR_MAX];
     int sv[2];
     int got = 0, saw_pending = 0, rc = 0;
 

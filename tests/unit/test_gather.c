@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "console/gather.h"
 #include "proto/wfiles.h"
 
@@ -54,7 +55,7 @@ static const char *body(void)
 static void part(gather *g, const char *data)
 {
     Quern__FilePart fp = QUERN__FILE_PART__INIT;
-    char err[256];
+    char err[ERR_MAX];
 
     fp.name = "jtl";
     fp.data.data = (uint8_t *)data;
@@ -79,7 +80,7 @@ static const char *line(uint64_t s, unsigned own, const char *label)
 
 static void test_rewritten_when_merged(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     gather *g = gather_new(path, NULL, err, sizeof(err));
     char data[1024];
 
@@ -106,7 +107,7 @@ static void test_rewritten_when_merged(void **state)
 /* --traceparent: the header names the workers' last column. */
 static void test_traced_header(void **state)
 {
-    char err[256], buf[512];
+    char err[ERR_MAX], buf[512];
     gather *g = gather_new_traced(path, NULL, 1, err, sizeof(err));
     FILE *f;
     size_t n;
@@ -124,7 +125,7 @@ static void test_traced_header(void **state)
 
 static void test_floor_late_and_close(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     gather *g = gather_new(path, NULL, err, sizeof(err));
 
     assert_non_null(g);
@@ -151,7 +152,7 @@ static void test_floor_late_and_close(void **state)
 /* A line without a well-formed prefix is written as it came. */
 static void test_malformed(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     gather *g = gather_new(path, NULL, err, sizeof(err));
 
     assert_non_null(g);
@@ -183,7 +184,7 @@ static int gpart(gather *g, const char *name, uint64_t offset, const char *data,
  * inside the folder, never through a link. */
 static void test_grinder_names(void **state)
 {
-    char dir[64], err[256], p[128], buf[64];
+    char dir[64], err[ERR_MAX], p[128], buf[64];
     gather *g;
     FILE *f;
     size_t n;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "worker/glog.h"
 #include "worker/scen.h"
 
@@ -30,7 +31,7 @@ static char *slurp(const char *path)
 
 static void test_data_and_out(void **state)
 {
-    char dir[] = "/tmp/quern-glog-XXXXXX", data[64], out[64], err[256];
+    char dir[] = "/tmp/quern-glog-XXXXXX", data[64], out[64], err[ERR_MAX];
     scen_set ss;
     scen *sc;
     glog g;
@@ -97,7 +98,7 @@ static void test_data_and_out(void **state)
 static void test_open_errors(void **state)
 {
     glog g;
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(glog_open(&g, "/nonexistent-dir/data", NULL, NULL, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "/nonexistent-dir/data"));

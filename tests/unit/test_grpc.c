@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/grpc.h"
 
 static void test_names(void **state)
@@ -31,7 +32,7 @@ static void test_frames(void **state)
     uint8_t b[32];
     const uint8_t *m;
     size_t n, used = 0;
-    char err[128];
+    char err[ERR_MAX];
 
     grpc_frame_header(b, 3);
     memcpy(b + 5, "abc", 3);

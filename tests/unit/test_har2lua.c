@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "record/har.h"
 #include "record/har2lua.h"
 
@@ -56,7 +57,7 @@ static char *convert(const char *text, size_t len, const replay_opts *o, char *e
 
 static void expect_script(const char *file, const char *want, replay_opts *o)
 {
-    char path[256], err[256];
+    char path[256], err[ERR_MAX];
     size_t len;
     char *text, *got, *exp;
 
@@ -125,7 +126,7 @@ static void test_resources_none(void **state)
 {
     replay_opts o = {
         .name = "N", .prop = "base_url", .source = "orders.har", .resources = REPLAY_RES_NONE};
-    char err[256];
+    char err[ERR_MAX];
     size_t len;
     char *text = slurp(DATA "orders.har", &len), *got;
 
@@ -143,7 +144,7 @@ static void test_resources_none(void **state)
 static void test_bad_input(void **state)
 {
     replay_opts o = {.name = "X", .prop = "base_url", .source = "x.har"};
-    char err[256];
+    char err[ERR_MAX];
     static const char notjson[] = "{\"log\": {\n  \"entries\": [,]\n}}";
     static const char nothar[] = "[1, 2]";
     static const char nourl[] = "{\"log\": {\"entries\": [{\"request\": {\"method\": \"GET\"}}]}}";
@@ -175,7 +176,7 @@ static void test_hostile(void **state)
         " \"postData\": {\"mimeType\": \"application/json\", \"text\": "
         "\"{\\\"a\\\": \\\"tok3n9999\\\", \\\"b\\\": \\\"tok3n8888\\\"}\"}},"
         " \"response\": {\"status\": 200}}]}}";
-    char err[256], *got, *line;
+    char err[ERR_MAX], *got, *line;
 
     (void)state;
     got = convert(text, strlen(text), &o, err, sizeof(err));
@@ -203,7 +204,7 @@ static void test_hostile_names(void **state)
         "{\"method\": \"POST\", \"url\": \"http://h/b\", \"postData\": {\"mimeType\": "
         "\"application/json\", \"text\": \"{\\\"token\\\\ros.exit(6)\\\": \\\"s\\\"}\"}}, "
         "\"response\": {\"status\": 200}}]}}";
-    char err[256], *got;
+    char err[ERR_MAX], *got;
 
     (void)state;
     got = convert(text, strlen(text), &o, err, sizeof(err));
@@ -227,7 +228,7 @@ static void test_many(void **state)
 {
     replay_opts o = {.name = "MANY", .prop = "base_url", .source = "m.har"};
     size_t cap = 1 << 20, n = 0;
-    char *text = malloc(cap), err[256], *got;
+    char *text = malloc(cap), err[ERR_MAX], *got;
 
     (void)state;
     n += (size_t)snprintf(text + n, cap - n, "{\"log\": {\"entries\": [");
@@ -263,7 +264,7 @@ static void test_empty(void **state)
 {
     replay_opts o = {.name = "EMPTY", .prop = "base_url", .source = "e.har"};
     static const char empty[] = "{\"log\": {\"version\": \"1.2\", \"entries\": []}}";
-    char err[256], *got;
+    char err[ERR_MAX], *got;
 
     (void)state;
     got = convert(empty, strlen(empty), &o, err, sizeof(err));

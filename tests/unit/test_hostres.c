@@ -7,11 +7,12 @@
 
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hostres.h"
 
 static int ok(const char *e)
 {
-    char err[256];
+    char err[ERR_MAX];
     err[0] = '\0';
     return hostres_check(e, err, sizeof(err)) == 0 && err[0] == '\0';
 }
@@ -26,7 +27,7 @@ static void test_good(void **state)
 
 static void test_bad(void **state)
 {
-    char err[256], big[HOSTRES_ENTRY_MAX + 8];
+    char err[ERR_MAX], big[HOSTRES_ENTRY_MAX + 8];
 
     assert_false(ok(""));
     assert_false(ok("host"));

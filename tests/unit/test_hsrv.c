@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "console/hsrv.h"
 
 static void test_check(void **state)
@@ -77,7 +78,7 @@ static void ask(unsigned port, const char *req, char *buf, size_t len)
 static void test_serve(void **state)
 {
     hsrv s;
-    char err[256], buf[1024], req[256];
+    char err[ERR_MAX], buf[1024], req[256];
 
     assert_int_equal(
         hsrv_start(&s, "--web", "127.0.0.1:0", NULL, NULL, on_req, NULL, "/", err, sizeof(err)), 0);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/ignore.h"
 
 typedef struct ignore_case {
@@ -72,7 +73,7 @@ static const ignore_case cases[] = {
 
 static void test_cases(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -127,7 +128,7 @@ static void test_malformed(void **state)
         {"x\n/\n", "s/.quernignore:2: an empty pattern"},
         {"a\n\0b\n", "s/.quernignore:2: a NUL byte"},
     };
-    char err[256], longline[IGNORE_LINE_MAX + 2];
+    char err[ERR_MAX], longline[IGNORE_LINE_MAX + 2];
 
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "reports/injector.h"
 
 #include <stdio.h>
@@ -19,7 +20,7 @@ static void test_store(void **state)
 {
     fx *f = *state;
     db_run_info ri;
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     injector_row a = {0, 1, 0, 420, 3000};
     injector_row late = {0, 1, 1, 990, 280000}; /* a second worker's part, after the second */
     injector_row c = {1, 2, 0, 300, 2000};

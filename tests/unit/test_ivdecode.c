@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/stats.h"
 #include "proto/ivdecode.h"
@@ -42,7 +43,7 @@ static uint8_t *packed_interval(size_t nsteps, size_t *len)
     Quern__Interval *m;
     uint8_t *out;
     tally t;
-    char err[128];
+    char err[ERR_MAX];
 
     tally_init(&t);
     t.checks[tally_check_id(&t, "status is 200")].passes = 9;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "proto/ivsum.h"
@@ -81,7 +82,7 @@ static void test_sum(void **state)
 {
     Quern__Interval *a = sender(5, 1000, 4, "HTTP 500"), *b = sender(3, 200000, 6, "timeout");
     ivsum s;
-    char err[256];
+    char err[ERR_MAX];
 
     ivsum_init(&s, 2, 2);
     assert_int_equal(ivsum_add_msg(&s, a, scens, err, sizeof(err)), 0);
@@ -203,7 +204,7 @@ static void test_service(void **state)
     /* late by less than a bucket: the sums differ, it is sent */
     Quern__Interval *nearly = sender_lag(0, 2, 100000, 3);
     Quern__Interval *order[2][3] = {{ontime, late, nearly}, {late, nearly, ontime}};
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(ontime->steps[0]->service_histogram.len, 0);
     assert_true(late->steps[0]->service_histogram.len > 0);
@@ -256,7 +257,7 @@ static void test_start_lag(void **state)
     hist *lag[2] = {NULL, hist_new()};
     Quern__Interval *a, *b;
     ivsum s;
-    char err[256];
+    char err[ERR_MAX];
 
     stats_init(&st[0]);
     stats_init(&st[1]);
@@ -295,7 +296,7 @@ static void test_scenario_names(void **state)
     static const char *const mine[] = {"SHOP", "LOGIN"};
     Quern__Interval *a = sender(1, 10, 4, NULL);
     ivsum s;
-    char err[256];
+    char err[ERR_MAX];
 
     a->scenarios[0]->name[0] = 'X'; /* "XOGIN": not ours */
     ivsum_init(&s, 2, 2);
@@ -310,7 +311,7 @@ static void test_limits(void **state)
 {
     Quern__Interval *a = sender(2, 10, 0, NULL);
     ivsum s;
-    char err[256];
+    char err[ERR_MAX];
     uint8_t junk[3] = {0xff, 0xff, 0xff};
 
     /* A receiver that knows one step only: step 1 is out of range. */
@@ -379,7 +380,7 @@ static void test_websocket(void **state)
     uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
     Quern__Interval *m;
     ivsum s;
-    char err[128];
+    char err[ERR_MAX];
 
     st[1].ws_sent = 3;
     st[1].ws_recv = 5;
@@ -413,7 +414,7 @@ static void test_slowest(void **state)
     Quern__Interval *a, *b;
     slowest_entry e, out[4];
     ivsum s;
-    char err[128];
+    char err[ERR_MAX];
 
     st[0].count = 3;
     st[0].err_tech = 1;
@@ -479,7 +480,7 @@ static void test_error_kinds(void **state)
     ivsum s;
     uint8_t buf[8192];
     size_t len;
-    char err[128];
+    char err[ERR_MAX];
     (void)state;
 
     st[0].count = 3;
@@ -531,7 +532,7 @@ static void test_injector(void **state)
     ivsum agent1, agent2, console;
     Quern__Interval *w0 = worker_load(0, 400, 1000, 0), *w1 = worker_load(1, 1000, 250000, 1);
     Quern__Interval *up1, *up2;
-    char err[128];
+    char err[ERR_MAX];
 
     (void)state;
     assert_int_equal(w0->n_injector, 1);

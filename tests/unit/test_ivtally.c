@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "proto/ivtally.h"
 
 #include <math.h>
@@ -37,7 +38,7 @@ static Quern__Interval *over_the_wire(const tally *t)
 
 static void fill(tally *t, uint64_t pass, double add, double gauge, int64_t at, double v)
 {
-    char err[128];
+    char err[ERR_MAX];
     int c = tally_check_id(t, "status is 200");
     int unused = tally_check_id(t, "never ran");
     int k = tally_metric_def(t, "orders", TALLY_COUNTER, err, sizeof(err));
@@ -57,7 +58,7 @@ static void test_two_workers(void **state)
     tally a, b;
     ivsum s;
     Quern__Interval *ma, *mb;
-    char err[128];
+    char err[ERR_MAX];
     const tally_metric *m;
 
     tally_init(&a);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "proto/ivwin.h"
 
 typedef struct seen {
@@ -41,7 +42,7 @@ static Quern__Interval *msg(uint64_t second, uint64_t count)
 
 static void add(ivwin *w, uint64_t second, uint64_t count, unsigned alive)
 {
-    char err[128];
+    char err[ERR_MAX];
     Quern__Interval *m = msg(second, count);
     assert_int_equal(ivwin_add(w, m, NULL, alive, err, sizeof(err)), 0);
     ivsum_msg_free(m);

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/stats.h"
 #include "console/agg.h"
@@ -59,7 +60,7 @@ static void test_run_cases(void **state)
     thresh *ts[NT];
     thresh_result rs[NT];
     jcases j;
-    char err[256] = "", buf[2048];
+    char err[ERR_MAX] = "", buf[2048];
     const junit_case *c;
     agg a;
 
@@ -154,7 +155,7 @@ static void test_run_cases_errors(void **state)
     thresh *t;
     thresh_result r;
     jcases j;
-    char err[256] = "", buf[2048];
+    char err[ERR_MAX] = "", buf[2048];
     const junit_case *c;
     agg a;
 

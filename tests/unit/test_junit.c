@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "reports/junit.h"
 
 #include <libxml/parser.h>
@@ -107,7 +108,7 @@ static void test_write_basic(void **state)
          "threshold", "details\nline 2", NULL},
         {"quern.demo", "threshold errors<1%", 0, 0, NULL, NULL, NULL, NULL},
     };
-    char err[256] = "", buf[1024];
+    char err[ERR_MAX] = "", buf[1024];
     xmlNodePtr s, c;
     xmlDocPtr doc;
 
@@ -154,7 +155,7 @@ static void test_write_escaping(void **state)
         {"quern.<&\">", nasty, 0, 1, "1 < 2 && \"x\" > 'y'\nnext line\ttab", "t<&>",
          "body <tag> & \"q\" ]]> end", "out <&> ]]>"},
     };
-    char err[256] = "", buf[1024];
+    char err[ERR_MAX] = "", buf[1024];
     xmlNodePtr s, c, f;
     xmlDocPtr doc;
 
@@ -183,7 +184,7 @@ static void test_write_untrusted_bytes(void **state)
         {"quern.x", "caf\xc3\xa9 \xe2\x82\xac", 0, 1, "bell\x07 esc\x1b nul-less \xff\xfe end",
          NULL, "overlong \xc0\xaf surrogate \xed\xa0\x80 cut \xe2\x82", "\x01\x02ok\r\n"},
     };
-    char err[256] = "", buf[1024];
+    char err[ERR_MAX] = "", buf[1024];
     xmlNodePtr c;
     xmlDocPtr doc;
 
@@ -201,7 +202,7 @@ static void test_write_untrusted_bytes(void **state)
 static void test_write_empty_and_nulls(void **state)
 {
     junit_case cases[] = {{NULL, NULL, -1, 1, NULL, NULL, NULL, NULL}};
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     xmlNodePtr s, c;
     xmlDocPtr doc;
 
@@ -228,7 +229,7 @@ static void test_write_empty_and_nulls(void **state)
 static void test_write_fails(void **state)
 {
     junit_case c = {"quern.x", "n", 0, 0, NULL, NULL, NULL, NULL};
-    char err[256] = "", bad[160];
+    char err[ERR_MAX] = "", bad[160];
 
     snprintf(bad, sizeof(bad), "%s/no/such/dir/junit.xml", dir);
     assert_int_equal(junit_write(bad, "s", &c, 1, 0, err, sizeof(err)), -1);

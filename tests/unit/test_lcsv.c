@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "worker/lcsv.c"
+#include "common/err.h"
 
 #include <lualib.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ static int parse(const char *text, size_t len, char *out, size_t outlen, char *e
 
 static void test_trailing_comma_at_eof(void **state)
 {
-    char out[256], err[256];
+    char out[256], err[ERR_MAX];
 
     /* The input of the heap overflow: a field starts at the end of the input. */
     assert_int_equal(PARSE("user,pass\nu1,", out, err), 0);
@@ -66,7 +67,7 @@ static void test_trailing_comma_at_eof(void **state)
 
 static void test_quote_at_eof(void **state)
 {
-    char out[256], err[256];
+    char out[256], err[ERR_MAX];
 
     /* A lone quote, and a quote that opens a field at the end. */
     assert_int_equal(PARSE("\"", out, err), -1);
@@ -87,7 +88,7 @@ static void test_quote_at_eof(void **state)
 
 static void test_empty_quoted_at_eof(void **state)
 {
-    char out[256], err[256];
+    char out[256], err[ERR_MAX];
 
     assert_int_equal(PARSE("user,pass\nu1,\"\"", out, err), 0);
     assert_string_equal(out, "user|pass;u1|;");
@@ -99,7 +100,7 @@ static void test_empty_quoted_at_eof(void **state)
 
 static void test_crlf_at_eof(void **state)
 {
-    char out[256], err[256];
+    char out[256], err[ERR_MAX];
 
     assert_int_equal(PARSE("a,b\r\n1,2\r\n", out, err), 0);
     assert_string_equal(out, "a|b;1|2;");
@@ -121,7 +122,7 @@ static void test_crlf_at_eof(void **state)
 
 static void test_well_formed(void **state)
 {
-    char out[256], err[256];
+    char out[256], err[ERR_MAX];
 
     assert_int_equal(PARSE("", out, err), 0);
     assert_string_equal(out, "");
@@ -136,7 +137,7 @@ static void test_well_formed(void **state)
 static void test_long_and_multiline_fields(void **state)
 {
     size_t big = 200000, len;
-    char *text = xmalloc(2 * big + 16), *out = xmalloc(2 * big + 16), err[256], small[64];
+    char *text = xmalloc(2 * big + 16), *out = xmalloc(2 * big + 16), err[ERR_MAX], small[64];
 
     assert_int_equal(PARSE("\"a\r\nb\",\"c\rd\"\r\ne", small, err), 0);
     assert_string_equal(small, "a\r\nb|c\rd;e;");
@@ -171,7 +172,7 @@ static void test_long_and_multiline_fields(void **state)
 static void test_too_many_fields(void **state)
 {
     size_t n = CSV_MAX_FIELDS + 1;
-    char *text = xmalloc(n + 8), out[16], err[256];
+    char *text = xmalloc(n + 8), out[16], err[ERR_MAX];
 
     memcpy(text, "a\n", 2);
     memset(text + 2, ',', n - 1);

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "reports/little.h"
 
 #include <math.h>
@@ -42,7 +43,7 @@ static void test_store(void **state)
 {
     fx *f = *state;
     db_run_info ri;
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     little_row a = {0, 1000000, 5000000, 10, 100000, 400000};
     little_row late = {0, 1000000, 1000000, 2, 20000, 80000};
     little_row c = {1, 1000000, 6000000, 12, 120000, 480000};

@@ -12,6 +12,7 @@
 #include <lualib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/ljson.h"
 
 static lua_State *state_new(void)
@@ -173,7 +174,7 @@ static void test_body_encode(void **state)
 static void test_decode_errors(void **state)
 {
     lua_State *L = state_new();
-    char err[256];
+    char err[ERR_MAX];
     char deep[600];
 
     assert_int_equal(ljson_decode(L, "{\"a\":}", 6, 0, err, sizeof(err)), 0);

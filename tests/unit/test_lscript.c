@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "worker/engine.h"
 #include "worker/engine_int.h"
 #include "worker/vu.h"
@@ -512,7 +513,7 @@ static engine *make_engine(void)
 {
     engine_cfg cfg;
     engine *e;
-    char err[512];
+    char err[ERR_MAX];
     FILE *f;
 
     snprintf(dir, sizeof(dir), "/tmp/quern-test-lscript.XXXXXX");

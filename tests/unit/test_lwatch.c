@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "worker/lwatch.h"
 
 typedef struct fixture {
@@ -23,7 +24,7 @@ typedef struct fixture {
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    char err[160];
+    char err[ERR_MAX];
 
     f->L = luaL_newstate();
     luaL_openlibs(f->L);

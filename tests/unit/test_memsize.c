@@ -5,13 +5,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "common/memsize.h"
 
 #include <string.h>
 
 static uint64_t parse_ok(const char *s)
 {
-    char err[160] = "";
+    char err[ERR_MAX] = "";
     uint64_t b = 42;
     if (memsize_parse(s, &b, err, sizeof(err)) != 0)
         fail_msg("memsize_parse(\"%s\") failed: %s", s, err);
@@ -20,7 +21,7 @@ static uint64_t parse_ok(const char *s)
 
 static void parse_fails(const char *s, const char *want)
 {
-    char err[200] = "";
+    char err[ERR_MAX] = "";
     uint64_t b = 42;
     if (memsize_parse(s, &b, err, sizeof(err)) != -1)
         fail_msg("memsize_parse(\"%s\") accepted it as %llu", s, (unsigned long long)b);

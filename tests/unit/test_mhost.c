@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "console/mhost.h"
 
 #include <math.h>
@@ -15,7 +16,7 @@
 
 static void scrape(mhost_scrape *s, const char *text, const expo_sel *sels, size_t nsel)
 {
-    char err[256];
+    char err[ERR_MAX];
 
     mhost_scrape_init(s, sels, nsel);
     if (expo_parse(text, strlen(text), mhost_add, s, err, sizeof(err)) != 0)
@@ -68,7 +69,7 @@ static void test_node(void **state)
     static mhost_scrape a, b;
     expo_sel sels[3];
     double v[MHOST_FIXED + 3];
-    char err[128];
+    char err[ERR_MAX];
 
     assert_int_equal(expo_sel_parse("app_pool_active{pool=\"db\"}", &sels[0], err, sizeof(err)), 0);
     assert_int_equal(expo_sel_parse("app_gc_seconds_total", &sels[1], err, sizeof(err)), 0);
@@ -128,7 +129,7 @@ static void test_not_finite(void **state)
     static mhost_scrape a, b;
     expo_sel sels[3];
     double v[MHOST_FIXED + 3];
-    char err[128];
+    char err[ERR_MAX];
 
     assert_int_equal(expo_sel_parse("app_big", &sels[0], err, sizeof(err)), 0);
     assert_int_equal(expo_sel_parse("app_big_total", &sels[1], err, sizeof(err)), 0);

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "console/monitor.h"
 
 #include <curl/curl.h>
@@ -82,7 +83,7 @@ static void test_scrapes(void **state)
 {
     struct MHD_Daemon *d;
     const union MHD_DaemonInfo *info;
-    char urls[4][128], err[256];
+    char urls[4][128], err[ERR_MAX];
     const char *u[4];
     expo_sel sel;
     monitor *m;
@@ -140,7 +141,7 @@ static void test_too_big(void **state)
 {
     struct MHD_Daemon *d;
     const union MHD_DaemonInfo *info;
-    char url[128], err[256];
+    char url[128], err[ERR_MAX];
     const char *u[1] = {url};
     monitor *m;
     got g;
@@ -173,7 +174,7 @@ static void test_too_big(void **state)
 
 static void test_urls(void **state)
 {
-    char err[256], host[128];
+    char err[ERR_MAX], host[128];
 
     assert_int_equal(monitor_check_url("http://10.0.0.5:9100/metrics", err, sizeof(err)), 0);
     assert_int_equal(monitor_check_url("https://h/m", err, sizeof(err)), 0);

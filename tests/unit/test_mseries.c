@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "reports/dbmon.h"
 #include "reports/mseries.h"
 
@@ -18,7 +19,7 @@
 static int64_t begin(fx *f)
 {
     db_run_info ri = {0};
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     ri.name = "plan";
@@ -33,7 +34,7 @@ static int64_t begin(fx *f)
 static void test_round_trip(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     int64_t id = begin(f);
     dbmon *m = dbmon_new(f->d, err, sizeof(err));
     const char *names[3] = {"cpu_busy", "load1", "app_pool{p=\"a\"}"};

@@ -128,7 +128,7 @@ static void test_parse_in_order(void **state)
 {
     opttab t = tab;
     t_seen s = {"", 0, 0};
-    char err[128];
+    char err[ERR_MAX];
 
     (void)state;
     t.shorts = "hqd:";
@@ -145,7 +145,7 @@ static void test_parse_refused(void **state)
 {
     opttab t = tab;
     t_seen s = {"", 0, 0};
-    char err[128];
+    char err[ERR_MAX];
 
     (void)state;
     t.shorts = "hqd:";
@@ -182,7 +182,7 @@ static void test_parse_named(void **state)
 {
     opttab t = tab;
     t_seen s = {"", 0, 0};
-    char err[128];
+    char err[ERR_MAX];
 
     (void)state;
     t.named = 1;
@@ -204,7 +204,7 @@ static void test_parse_no_args(void **state)
 {
     opttab t = tab;
     t_seen s = {"", 0, 0};
-    char err[128];
+    char err[ERR_MAX];
 
     (void)state;
     t.args = OPTTAB_ARGS_NONE;
@@ -219,7 +219,7 @@ static void test_parse_handler(void **state)
 {
     opttab t = tab;
     t_seen s = {"", 300, 'h'};
-    char err[128];
+    char err[ERR_MAX];
 
     (void)state;
     assert_int_equal(t_parse(&t, "x -q --limit 3 -q", &s, err, sizeof(err)), -1);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "console/out.c"
+#include "common/err.h"
 
 static run_opts opts(const char **out, size_t nout)
 {
@@ -61,7 +62,7 @@ static void test_refused_and_bounded(void **state)
     const char *out[] = {"influxdb=http://127.0.0.1:1/write?db=q"};
     run_opts o = opts(out, 1);
     static run r; /* out_end reads have_agg only: 0 */
-    char err[256];
+    char err[ERR_MAX];
     outs *s = out_start(&o, err, sizeof(err));
     output *op;
     double t0;
@@ -93,7 +94,7 @@ static void test_jsonl_in_order(void **state)
     const char *out[] = {spec};
     run_opts o = opts(out, 1);
     static run r;
-    char err[256];
+    char err[ERR_MAX];
     outs *s;
     FILE *f;
 

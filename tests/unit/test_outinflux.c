@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "console/outinflux.h"
 
@@ -109,7 +110,7 @@ static void test_points(void **state)
     /* the script's checks and metrics: a point each, the check's name escaped */
     {
         tally t;
-        char err[128];
+        char err[ERR_MAX];
         tally_init(&t);
         t.checks[tally_check_id(&t, "status is 200")].passes = 9;
         t.checks[tally_check_id(&t, "status is 200")].fails = 1;

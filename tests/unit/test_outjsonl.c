@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "console/outjsonl.h"
 
@@ -73,7 +74,7 @@ static void test_second_and_end(void **state)
     /* the script's checks and metrics, as the summary JSON has them */
     {
         tally t;
-        char err[128];
+        char err[ERR_MAX];
         json_t *c, *m;
         tally_init(&t);
         t.checks[tally_check_id(&t, "status is 200")].passes = 3;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/pbcodec.h"
 
 static pbschema *schema;
@@ -21,7 +22,7 @@ static pbschema *schema;
 static int setup(void **state)
 {
     static uint8_t set[8192];
-    char err[256];
+    char err[ERR_MAX];
     size_t n;
     FILE *f = fopen("tests/unit/data/pb/types.pb", "rb");
 
@@ -42,7 +43,7 @@ static int teardown(void **state)
 /* enc(table [, message]) -> bytes, or nil and the message */
 static int l_enc(lua_State *L)
 {
-    char err[256];
+    char err[ERR_MAX];
     pbbuf b = {0};
     int m = pbschema_msg(schema, luaL_optstring(L, 2, "qt.All"));
 
@@ -60,7 +61,7 @@ static int l_enc(lua_State *L)
 /* dec(bytes [, message]) -> table, or nil and the message */
 static int l_dec(lua_State *L)
 {
-    char err[256];
+    char err[ERR_MAX];
     size_t n;
     const char *p = luaL_checklstring(L, 1, &n);
     int m = pbschema_msg(schema, luaL_optstring(L, 2, "qt.All"));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/pbschema.h"
 
 static uint8_t set[8192];
@@ -28,7 +29,7 @@ static int setup(void **state)
 
 static void test_index(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     pbschema *s = pbschema_new();
     const pbmsg *m;
     const pbfield *f;
@@ -91,7 +92,7 @@ static void test_index(void **state)
 
 static void test_refused(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     pbschema *s;
 
     /* every truncation of a valid set is refused or read, never past its end */

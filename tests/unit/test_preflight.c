@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/preflight.h"
+#include "common/err.h"
 
 static char path[64];
 
@@ -32,7 +33,7 @@ static void write_script(const char *text)
 static void test_steps_and_thresholds(void **state)
 {
     preflight pf;
-    char err[512], where[128];
+    char err[ERR_MAX], where[128];
     const char *base;
 
     write_script("local quern = require \"quern\"\n"
@@ -75,7 +76,7 @@ static void test_scenario_rate(void **state)
         {"local i = quern.scenario(\"IDLE\", { weight = 0 })\nfunction i.run(vu) end\n", 0, 0},
         {"local a = quern.scenario(\"API2\", { rate = \"5/s\" })\nfunction a.run(vu) end\n", 0, 1},
     };
-    char text[512], err[512];
+    char text[512], err[ERR_MAX];
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         preflight pf;
@@ -99,7 +100,7 @@ static void test_scenario_rate(void **state)
 static void test_syntax_error(void **state)
 {
     preflight pf;
-    char err[512], where[128];
+    char err[ERR_MAX], where[128];
 
     write_script("local quern = require \"quern\"\n"
                  "local sc = quern.scenario(\"SYN\")\n"
@@ -117,7 +118,7 @@ static void test_syntax_error(void **state)
 static void load_fails_at(const char *text, int line, const char *want)
 {
     preflight pf;
-    char err[512], where[128];
+    char err[ERR_MAX], where[128];
 
     write_script(text);
     assert_int_equal(preflight_load(path, NULL, 1, 0, &pf, err, sizeof(err)), -1);
@@ -151,7 +152,7 @@ static void test_os_exit_refused_everywhere(void **state)
 static void test_error_object_tostring_raises(void **state)
 {
     preflight pf;
-    char err[512];
+    char err[ERR_MAX];
 
     (void)state;
     write_script("local quern = require \"quern\"\n"
@@ -166,7 +167,7 @@ static void test_error_object_tostring_raises(void **state)
 static void test_load_memory_limit(void **state)
 {
     preflight pf;
-    char err[512];
+    char err[ERR_MAX];
 
     (void)state;
     write_script("local quern = require \"quern\"\n"
@@ -184,7 +185,7 @@ static void test_load_memory_limit(void **state)
 static void test_made_files(void **state)
 {
     preflight pf;
-    char err[512], dir[] = "/tmp/quern-test-preflight-grpc.XXXXXX", p[128];
+    char err[ERR_MAX], dir[] = "/tmp/quern-test-preflight-grpc.XXXXXX", p[128];
     FILE *f;
 
     if (system("command -v protoc >/dev/null") != 0)
@@ -226,7 +227,7 @@ static void test_properties_and_scenarios(void **state)
 {
     preflight pf;
     props *p = props_new();
-    char err[512], want[600];
+    char err[ERR_MAX], want[600];
 
     (void)state;
     write_script("local quern = require \"quern\"\n"

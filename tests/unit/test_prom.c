@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "console/prom.h"
 
@@ -406,7 +407,7 @@ static void test_checks_and_metrics(void **state)
     fx x;
     const char *names[] = {"SC-A-STEP-1)Login"};
     prom_input in = {"m", names, NULL, 1, NULL, 0};
-    char err[128];
+    char err[ERR_MAX];
     size_t len;
     char *got;
     int c, k, g, tr;

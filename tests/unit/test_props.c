@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "common/props.h"
 #include "common/mem.h"
 
@@ -104,7 +105,7 @@ static void test_load_file_forms(void **state)
                         "last = no newline";
     char *path = temp_file(text, strlen(text));
     props *p = props_new();
-    char err[256] = "";
+    char err[ERR_MAX] = "";
 
     assert_int_equal(props_load_file(p, path, err, sizeof(err)), 0);
     assert_string_equal(props_get(p, "a"), "override");
@@ -136,7 +137,7 @@ static void test_load_file_overrides_and_args(void **state)
     const char text[] = "threads = 4\nduration = 10s\n";
     char *path = temp_file(text, strlen(text));
     props *p = props_new();
-    char err[256];
+    char err[ERR_MAX];
 
     props_set(p, "duration", "1s");
     props_set(p, "early", "yes");
@@ -173,7 +174,7 @@ static void load_fails(const char *text, size_t len, int line, const char *want)
 {
     char *path = temp_file(text, len);
     props *p = props_new();
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     char prefix[128];
 
     props_set(p, "keep", "me");
@@ -218,7 +219,7 @@ static void test_load_file_errors(void **state)
 static void test_load_file_missing(void **state)
 {
     props *p = props_new();
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     const char *path = "/nonexistent/quern/dir/quern.properties";
     assert_int_equal(props_load_file(p, path, err, sizeof(err)), -1);
     assert_string_equal(err, "cannot open /nonexistent/quern/dir/quern.properties: "
@@ -232,7 +233,7 @@ static void test_load_file_missing(void **state)
 static void test_set_arg(void **state)
 {
     props *p = props_new();
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(props_set_arg(p, "k=v", err, sizeof(err)), 0);
     assert_string_equal(props_get(p, "k"), "v");

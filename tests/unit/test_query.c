@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
@@ -33,7 +34,7 @@ static int64_t write_run(fx *f, int end)
     uint64_t runs = 1, missed = 0;
     rate_counts arr = {4, 3, 1, 1}; /* the open model's arrivals each second */
     db_iv iv = {0};
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     ri.name = "plan";
@@ -114,7 +115,7 @@ static void check_figures(const query_run *r)
 static void test_load_ended(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     int missing = 1;
     int64_t id = write_run(f, 1);
     uint64_t nsec = 0;
@@ -146,7 +147,7 @@ static void test_load_ended(void **state)
 static void test_load_partial(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     int64_t id = write_run(f, 0);
     query_run *r = query_run_load(f->d, id, 0, NULL, err, sizeof(err));
 
@@ -165,7 +166,7 @@ static void test_load_partial(void **state)
 static void test_load_width(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     int64_t id = write_run(f, 1);
     query_run *r = query_run_load(f->d, id, 2, NULL, err, sizeof(err));
 
@@ -179,7 +180,7 @@ static void test_load_width(void **state)
 static void test_load_missing(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     int missing = 0;
 
     assert_null(query_run_load(f->d, 42, 0, &missing, err, sizeof(err)));

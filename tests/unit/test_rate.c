@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "common/rate.h"
 
 #include <math.h>
@@ -15,7 +16,7 @@
 
 static double rate_ok(const char *s)
 {
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     double r = -1;
 
     if (rate_parse(s, 0, &r, err, sizeof(err)) != 0)
@@ -25,7 +26,7 @@ static double rate_ok(const char *s)
 
 static void rate_fails(const char *s, int zero_ok, const char *want)
 {
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     double r = -1;
 
     assert_int_equal(rate_parse(s, zero_ok, &r, err, sizeof(err)), -1);
@@ -35,7 +36,7 @@ static void rate_fails(const char *s, int zero_ok, const char *want)
 
 static void test_parse(void **state)
 {
-    char err[256];
+    char err[ERR_MAX];
     double r;
     (void)state;
     assert_true(rate_ok("200/s") == 200);
@@ -55,7 +56,7 @@ static void test_parse(void **state)
 
 static size_t stages_ok(const char *s, rate_stage *st)
 {
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     size_t n = 99;
 
     if (rate_stages_parse(s, st, RATE_STAGES_MAX, &n, err, sizeof(err)) != 0)
@@ -66,7 +67,7 @@ static size_t stages_ok(const char *s, rate_stage *st)
 static void test_stages(void **state)
 {
     rate_stage st[8];
-    char err[256], buf[256];
+    char err[ERR_MAX], buf[256];
     size_t n;
     (void)state;
     n = stages_ok("10s:100/s,30s:100/s,10s:0/s", st);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/reqopt.h"
 
@@ -177,7 +178,7 @@ static void test_levels(void **state)
 {
     lua_State *L = luaL_newstate();
     reqopt run, *scen, *req;
-    char err[128];
+    char err[ERR_MAX];
 
     memset(&run, 0, sizeof(run));
     assert_int_equal(reqopt_add_resolve(&run, "a:1:10.0.0.9", err, sizeof(err)), 0);

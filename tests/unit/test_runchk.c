@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/runchk.h"
+#include "common/err.h"
 #include "common/hostres.h"
 
 typedef struct msg {
@@ -61,7 +62,7 @@ static void make(msg *m)
 
 static void refused(msg *m, const char *what)
 {
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     uint64_t n;
 
     assert_int_equal(runchk_start(&m->sr, 1000, &n, err, sizeof(err)), -1);
@@ -73,7 +74,7 @@ static void refused(msg *m, const char *what)
 static void test_valid(void **state)
 {
     msg m;
-    char err[256];
+    char err[ERR_MAX];
     uint64_t n;
 
     make(&m);
@@ -103,7 +104,7 @@ static void test_counts(void **state)
     m.r[0].count = 2;
     refused(&m, "outside");
     {
-        char err[256];
+        char err[ERR_MAX];
         uint64_t n;
         m.sr.vus_total = 5000000;
         m.r[1].count = 2000000;
@@ -140,7 +141,7 @@ static void test_schedule(void **state)
 {
     msg m;
     Quern__Go go = QUERN__GO__INIT;
-    char err[256];
+    char err[ERR_MAX];
 
     make(&m);
     m.sch.duration_us = UINT64_MAX;
@@ -194,7 +195,7 @@ static void test_resolve(void **state)
     static char *good[] = {(char *)"quern.test:443:127.0.0.1", (char *)"b:80:[::1]"};
     char *bad[1] = {(char *)"quern.test:443"};
     char *many[HOSTRES_ENTRIES_MAX + 1];
-    char err[256];
+    char err[ERR_MAX];
     uint64_t n;
     msg m;
 
@@ -217,7 +218,7 @@ static void test_stages(void **state)
 {
     msg m;
     Quern__RampStage st[3], *sp[3];
-    char err[256];
+    char err[ERR_MAX];
     uint64_t n;
     static Quern__RampStage many[RUNCHK_STAGES_MAX + 1];
     static Quern__RampStage *manyp[RUNCHK_STAGES_MAX + 1];
@@ -274,7 +275,7 @@ static void test_local_folder(void **state)
 {
     static uint8_t byte = 'x';
     msg m;
-    char err[256];
+    char err[ERR_MAX];
     uint64_t n;
 
     make(&m);

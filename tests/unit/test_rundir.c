@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/rundir.h"
+#include "common/err.h"
 #include "proto/bundle.h"
 
 /* Another user (nobody), owner of the folders that must be refused. */
@@ -60,7 +61,7 @@ static void put(const char *path, const char *text)
 static void test_new_and_sweep(void **state)
 {
     Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
-    char dir[PATH_MAX], path[PATH_MAX + 32], err[256];
+    char dir[PATH_MAX], path[PATH_MAX + 32], err[ERR_MAX];
     int fd;
 
     f.path = (char *)"data/users.csv";
@@ -90,7 +91,7 @@ static void test_new_and_sweep(void **state)
 static void test_refused(void **state)
 {
     Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
-    char dir[PATH_MAX], err[256];
+    char dir[PATH_MAX], err[ERR_MAX];
 
     f.path = (char *)"../escape.lua";
     assert_int_equal(rundir_new(NULL, fp, 1, dir, sizeof(dir), err, sizeof(err)), -1);
@@ -249,7 +250,7 @@ static void test_workdir_link(void **state)
  * is the folder its path names. */
 static void test_private(void **state)
 {
-    char dir[PATH_MAX], err[256];
+    char dir[PATH_MAX], err[ERR_MAX];
     struct stat byfd, bypath;
     mode_t old = umask(0);
     int fd = rundir_new(NULL, NULL, 0, dir, sizeof(dir), err, sizeof(err));
@@ -273,7 +274,7 @@ static void test_private(void **state)
 static void test_planted_link(void **state)
 {
     Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
-    char dir[PATH_MAX], path[PATH_MAX + 16], victim[PATH_MAX], err[256], buf[16] = "";
+    char dir[PATH_MAX], path[PATH_MAX + 16], victim[PATH_MAX], err[ERR_MAX], buf[16] = "";
     FILE *in;
     int fd = rundir_new(NULL, NULL, 0, dir, sizeof(dir), err, sizeof(err));
 
@@ -304,7 +305,7 @@ static void test_planted_link(void **state)
 static void test_remove_by_descriptor(void **state)
 {
     Quern__BundleFile f = QUERN__BUNDLE_FILE__INIT, *fp[1] = {&f};
-    char dir[PATH_MAX], moved[PATH_MAX + 8], path[PATH_MAX + 32], err[256];
+    char dir[PATH_MAX], moved[PATH_MAX + 8], path[PATH_MAX + 32], err[ERR_MAX];
     int fd;
 
     f.path = (char *)"users.csv";

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
@@ -31,7 +32,7 @@ static int64_t begin_run(fx *f, db *d, props *tags)
     static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
     static const char *const scens[1] = {"S"};
     db_run_info ri = {0};
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     ri.name = "plan";
@@ -52,7 +53,7 @@ static int64_t begin_run(fx *f, db *d, props *tags)
 static void test_run_verdict(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     db *d = db_open(f->path, err, sizeof(err));
     db_threshold t = {"p95<500ms", "cli", 0, 1, 612.5, 500, "ms", "p95 = 612.5 ms"};
     runverdict v;

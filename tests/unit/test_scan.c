@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/preflight.h"
+#include "common/err.h"
 #include "console/scan.h"
 
 static void masks(const char *in, const char *want)
@@ -38,7 +39,7 @@ static void test_mask(void **state)
 /* The warnings about script text, loaded with its CSV file beside it. */
 static char *warnings(const char *text, unsigned *n)
 {
-    char dir[] = "/tmp/quern-test-scan.XXXXXX", p[128], err[512];
+    char dir[] = "/tmp/quern-test-scan.XXXXXX", p[128], err[ERR_MAX];
     preflight pf;
     char *buf = NULL;
     size_t len = 0;

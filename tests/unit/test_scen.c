@@ -6,13 +6,14 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/scen.h"
 
 static void test_step_ids_and_names(void **state)
 {
     scen_set set;
-    char err[256];
+    char err[ERR_MAX];
     scen *sc;
     step *st;
 
@@ -33,7 +34,7 @@ static void test_step_ids_and_names(void **state)
 static void test_duplicate_step_names_both_places(void **state)
 {
     scen_set set;
-    char err[256];
+    char err[ERR_MAX];
     scen *sc;
 
     scen_set_init(&set);
@@ -52,7 +53,7 @@ static void test_duplicate_step_names_both_places(void **state)
 static void test_bad_and_duplicate_scenarios(void **state)
 {
     scen_set set;
-    char err[256];
+    char err[ERR_MAX];
 
     scen_set_init(&set);
     assert_null(scen_add(&set, "", "a.lua:1", err, sizeof(err)));
@@ -67,7 +68,7 @@ static void test_bad_and_duplicate_scenarios(void **state)
 
 static void make3(scen_set *set, double w0, double w1, double w2)
 {
-    char err[256];
+    char err[ERR_MAX];
     scen_set_init(set);
     scen_add(set, "A", "x:1", err, sizeof(err))->weight = w0;
     scen_add(set, "B", "x:2", err, sizeof(err))->weight = w1;
@@ -133,7 +134,7 @@ static void test_split_remainders_and_zero(void **state)
 static void test_thresholds_kept(void **state)
 {
     scen_set set;
-    char err[256], big[SCEN_THRESHOLD_MAX + 2];
+    char err[ERR_MAX], big[SCEN_THRESHOLD_MAX + 2];
 
     scen_set_init(&set);
     assert_int_equal(scen_add_threshold(&set, "p95<500ms", "a.lua:3", err, sizeof(err)), 0);
@@ -198,7 +199,7 @@ static void test_staged_layout(void **state)
 static void test_names_must_be_utf8(void **state)
 {
     scen_set set;
-    char err[256];
+    char err[ERR_MAX];
     scen *sc;
     (void)state;
 

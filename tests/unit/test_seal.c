@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
@@ -224,7 +225,7 @@ static void test_frames_switch(void **state)
     frame_reader *r = frame_reader_new(64);
     Quern__Envelope env = QUERN__ENVELOPE__INIT, *got;
     Quern__LogLine ll = QUERN__LOG_LINE__INIT;
-    char err[256];
+    char err[ERR_MAX];
     int sv[2];
     uint8_t buf[4096];
     ssize_t n;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
@@ -33,7 +34,7 @@ static int64_t write_run(fx *f, uint64_t nsec)
     uint64_t runs = 1, missed = 0;
     rate_counts arr = {0, 0, 0, 0};
     db_iv iv = {0};
-    char err[512];
+    char err[ERR_MAX];
     int64_t id;
 
     ri.name = "plan";
@@ -81,7 +82,7 @@ static void exec_sql(fx *f, const char *sql)
 static void test_points(void **state)
 {
     fx *f = *state;
-    char err[512];
+    char err[ERR_MAX];
     int64_t id = write_run(f, 3);
     query_run *r = query_run_load(f->d, id, 0, NULL, err, sizeof(err));
 
@@ -104,7 +105,7 @@ static void test_points(void **state)
 static void test_huge_lengths(void **state)
 {
     fx *f = *state;
-    char err[512], sql[256];
+    char err[ERR_MAX], sql[256];
     int64_t id = write_run(f, 4);
     query_run *r;
 
@@ -128,7 +129,7 @@ static void test_huge_lengths(void **state)
 static void test_negative_length(void **state)
 {
     fx *f = *state;
-    char err[512], sql[256];
+    char err[ERR_MAX], sql[256];
     int64_t id = write_run(f, 3);
     query_run *r;
 

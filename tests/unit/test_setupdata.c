@@ -13,6 +13,7 @@
 #include <lualib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "worker/setupdata.h"
 
@@ -33,7 +34,7 @@ static int encode_chunk(lua_State *L, const char *chunk, char **json, size_t *le
 static void test_round_trip(void **state)
 {
     lua_State *L = luaL_newstate();
-    char *json, err[256];
+    char *json, err[ERR_MAX];
     size_t len;
     static const char script[] =
         "local d = ...\n"
@@ -66,7 +67,7 @@ static void test_round_trip(void **state)
 static void test_read_only(void **state)
 {
     lua_State *L = luaL_newstate();
-    char err[256];
+    char err[ERR_MAX];
     static const char json[] = "{\"S\":{\"x\":0,\"t\":{\"y\":0},\"l\":[1,2]}}";
     static const char script[] =
         "local d = ...\n"
@@ -97,7 +98,7 @@ static void test_read_only(void **state)
 static void test_refused(void **state)
 {
     lua_State *L = luaL_newstate();
-    char *json, err[256];
+    char *json, err[ERR_MAX];
     size_t len;
 
     luaL_openlibs(L);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/sseparse.h"
 
 /* The events seen, one record each: "id|event|data|retry;" (data as is). */
@@ -40,7 +41,7 @@ static int on_event(void *ud, const sseparse_event *ev)
 static int feed_cut(const char *in, size_t n, size_t cut, seen *s, char *last_id, size_t idlen)
 {
     sseparse p;
-    char err[128];
+    char err[ERR_MAX];
     int rc;
 
     memset(s, 0, sizeof(*s));
@@ -221,7 +222,7 @@ static void test_retry(void **state)
 static void test_line_bound(void **state)
 {
     size_t n = SSEPARSE_LINE_MAX + 2;
-    char *big = malloc(n + 8), err[128];
+    char *big = malloc(n + 8), err[ERR_MAX];
     sseparse p;
     seen s;
 
@@ -256,7 +257,7 @@ static void test_line_bound(void **state)
 static void test_data_bound(void **state)
 {
     size_t line = 1000, lines = SSEPARSE_DATA_MAX / line + 1;
-    char *l = malloc(line + 8), err[128];
+    char *l = malloc(line + 8), err[ERR_MAX];
     sseparse p;
     seen s;
     int rc = 0;

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "common/stages.h"
 
 #include <string.h>
@@ -13,7 +14,7 @@
 
 static size_t parse_ok(const char *s, stage *st)
 {
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     size_t n = 99;
 
     if (stages_parse(s, st, STAGES_MAX, &n, err, sizeof(err)) != 0)
@@ -24,7 +25,7 @@ static size_t parse_ok(const char *s, stage *st)
 static void parse_fails(const char *s, const char *want)
 {
     stage st[8];
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     size_t n = 99;
 
     if (stages_parse(s, st, 8, &n, err, sizeof(err)) != -1)
@@ -65,7 +66,7 @@ static void test_parse(void **state)
 static void test_parse_errors(void **state)
 {
     stage one;
-    char err[256];
+    char err[ERR_MAX];
 
     parse_fails("", "empty");
     parse_fails("3s", "\"3s\" is not D:N");
@@ -213,7 +214,7 @@ static void test_zero_length(void **state)
 static void test_check(void **state)
 {
     stage st[2] = {{1000000, 5}, {-1, 0}};
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(stages_check(st, 1, err, sizeof(err)), 0);
     assert_int_equal(stages_check(st, 2, err, sizeof(err)), -1);
@@ -227,7 +228,7 @@ static void test_format(void **state)
 {
     stage st[STAGES_MAX], back[STAGES_MAX];
     size_t n = 0, m = 0;
-    char err[256], buf[256], tiny[8];
+    char err[ERR_MAX], buf[256], tiny[8];
 
     (void)state;
     assert_int_equal(

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "common/tally.h"
 
 #include <math.h>
@@ -16,7 +17,7 @@
 static void test_names(void **state)
 {
     tally t;
-    char err[256], name[TALLY_NAME_MAX + 1];
+    char err[ERR_MAX], name[TALLY_NAME_MAX + 1];
 
     tally_init(&t);
     assert_int_equal(tally_check_id(&t, "status is 200"), 0);
@@ -52,7 +53,7 @@ static void test_names(void **state)
 static void worker_second(tally *w, uint64_t pass, uint64_t fail, double add, double gauge,
                           int64_t set_us, const double *vals, size_t nvals)
 {
-    char err[128];
+    char err[ERR_MAX];
     int c = tally_check_id(w, "status is 200");
     int k = tally_metric_def(w, "orders", TALLY_COUNTER, err, sizeof(err));
     int g = tally_metric_def(w, "queue", TALLY_GAUGE, err, sizeof(err));
@@ -70,7 +71,7 @@ static void test_merge_exact(void **state)
 {
     tally a, b, ab, ba, run;
     double va[] = {1.5, 2.25, 300}, vb[] = {0.001, 7, 7, 2.25};
-    char err[128];
+    char err[ERR_MAX];
     uint64_t p, f;
     int k, g, tr;
 
@@ -138,7 +139,7 @@ static void test_merge_exact(void **state)
 static void test_merge_kind_clash(void **state)
 {
     tally a, b;
-    char err[128];
+    char err[ERR_MAX];
 
     tally_init(&a);
     tally_init(&b);

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "console/thresh.h"
 #include "console/threshtally.h"
 
@@ -18,7 +19,7 @@
 
 static thresh *parse_ok(const char *expr)
 {
-    char err[256] = "";
+    char err[ERR_MAX] = "";
     thresh *t = thresh_parse(expr, err, sizeof(err));
     if (t == NULL)
         fail_msg("thresh_parse(\"%s\") failed: %s", expr, err);
@@ -27,7 +28,7 @@ static thresh *parse_ok(const char *expr)
 
 static void parse_fails(const char *expr, const char *want)
 {
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     thresh *t = thresh_parse(expr, err, sizeof(err));
     if (t != NULL) {
         thresh_free(t);
@@ -461,7 +462,7 @@ static void test_eval_globs(void **state)
 {
     fill f[3] = {{10 * MS, 10, 0, 0, 0, 0}, {20 * MS, 20, 0, 0, 0, 0}, {30 * MS, 30, 0, 0, 0, 0}};
     thresh_result r;
-    char err[256];
+    char err[ERR_MAX];
     thresh *t;
     agg a;
 
@@ -718,7 +719,7 @@ static void test_checks_and_metrics(void **state)
     agg a;
     thresh_result r;
     thresh *t;
-    char err[128];
+    char err[ERR_MAX];
     int c, k, g, tr;
     fill f[3] = {{1000, 10, 0, 0, 0, 0}, {0}, {0}};
 

@@ -8,12 +8,13 @@
 
 #include <string.h>
 
+#include "common/err.h"
 #include "console/run.h"
 #include "console/verdict.h"
 
 static thresh *parse(const char *expr)
 {
-    char err[256];
+    char err[ERR_MAX];
     thresh *t = thresh_parse(expr, err, sizeof(err));
     assert_non_null(t);
     return t;

@@ -11,11 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "worker/wfile.h"
 
 static void test_file_buffers_until_full(void **state)
 {
-    char path[] = "/tmp/quern-wfile-XXXXXX", err[256], line[100];
+    char path[] = "/tmp/quern-wfile-XXXXXX", err[ERR_MAX], line[100];
     int fd = mkstemp(path);
     wfile f;
     struct stat st;
@@ -73,7 +74,7 @@ static void test_file_buffers_until_full(void **state)
 static void test_file_open_errors(void **state)
 {
     wfile f;
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(wfile_open(&f, "/nonexistent-dir/x.jtl", 65536, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "/nonexistent-dir/x.jtl"));
@@ -88,7 +89,7 @@ static void test_file_open_errors(void **state)
  * neither truncated nor written. */
 static void test_file_no_follow(void **state)
 {
-    char dir[64], link[96], victim[96], err[256];
+    char dir[64], link[96], victim[96], err[ERR_MAX];
     struct stat st;
     wfile f;
     FILE *out;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "worker/wproc.h"
 
 #define MAXR 8
@@ -36,7 +37,7 @@ static int share(uint32_t *first, uint32_t *stride, uint32_t *count, char *err, 
 static void test_empty(void **state)
 {
     uint32_t f = 9, s = 9, c = 9;
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(wproc_vu_share(NULL, 0, &f, &s, &c, err, sizeof(err)), 0);
     assert_int_equal(c, 0);
@@ -49,7 +50,7 @@ static void test_empty(void **state)
 static void test_progressions(void **state)
 {
     uint32_t f, s, c;
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(share(&f, &s, &c, err, 1, 5u, 3u), 0);
     assert_true(f == 5 && s == 1 && c == 3);
@@ -70,7 +71,7 @@ static void test_progressions(void **state)
 static void test_overlapping_and_repeated(void **state)
 {
     uint32_t f, s, c;
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(share(&f, &s, &c, err, 2, 1u, 3u, 2u, 2u), -1);
     assert_non_null(strstr(err, "not evenly spaced at 2"));
@@ -86,7 +87,7 @@ static void test_overlapping_and_repeated(void **state)
 static void test_uneven(void **state)
 {
     uint32_t f, s, c;
-    char err[256];
+    char err[ERR_MAX];
 
     assert_int_equal(share(&f, &s, &c, err, 3, 1u, 1u, 3u, 1u, 4u, 1u), -1);
     assert_non_null(strstr(err, "not evenly spaced at 4"));
@@ -101,7 +102,7 @@ static void test_uneven(void **state)
 static void test_out_of_bounds(void **state)
 {
     uint32_t f, s, c;
-    char err[256];
+    char err[ERR_MAX];
 
     /* VU indices start at 1. */
     assert_int_equal(share(&f, &s, &c, err, 1, 0u, 1u), -1);
@@ -118,7 +119,7 @@ static void test_out_of_bounds(void **state)
 static void test_huge(void **state)
 {
     uint32_t f, s, c;
-    char err[256];
+    char err[ERR_MAX];
     clock_t t0 = clock();
 
     assert_int_equal(share(&f, &s, &c, err, 1, 1u, UINT32_MAX), 0);

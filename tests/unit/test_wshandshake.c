@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/wshandshake.h"
 
 /* RFC 6455 1.3's example */
@@ -52,7 +53,7 @@ static void test_request(void **state)
 
 static void test_good(void **state)
 {
-    char s[512], err[160];
+    char s[512], err[ERR_MAX];
     wshandshake_res res;
     int n;
 
@@ -69,7 +70,7 @@ static void test_good(void **state)
 
 static void test_partial(void **state)
 {
-    char err[160];
+    char err[ERR_MAX];
     wshandshake_res res;
 
     assert_int_equal(parse("", &res, err, sizeof(err)), 0);
@@ -79,7 +80,7 @@ static void test_partial(void **state)
 
 static void test_refused(void **state)
 {
-    char s[512], err[160];
+    char s[512], err[ERR_MAX];
     wshandshake_res res;
     static char big[WSHANDSHAKE_MAX + 16];
 
