@@ -12,6 +12,8 @@ unset QUERN_DB
 start_target
 DB=$TMP/results.db
 q() { sqlite3 -batch -noheader "$DB" "$1"; }
+# recorded NAME: the run NAME has a second in the database
+recorded() { [ "$(q "SELECT count(*) FROM intervals i JOIN runs r ON r.id = i.run_id WHERE r.name = '$1'")" -ge 1 ]; }
 
 # A completed run.
 "$QUERN" run scripts/consultation_profil.lua --vus 8 --duration 4s -q --db "$DB" \
@@ -83,7 +85,8 @@ reset_target
 "$QUERN" run scripts/consultation_profil.lua --vus 6 --duration 60s -q --db "$DB" --name sigint \
   -p base_url="$BASE" -p pacing=300ms >/dev/null 2>&1 &
 pid=$!
-sleep 2.5
+# once its first second is recorded
+check "while running, its first second recorded" wait_until 20 recorded sigint
 eq "while running, status is running" "$(q "SELECT status FROM runs WHERE name = 'sigint'")" running
 check "while running, intervals are already written" \
   test "$(q "SELECT count(*) FROM intervals i JOIN runs r ON r.id = i.run_id WHERE r.name = 'sigint'")" -ge 1

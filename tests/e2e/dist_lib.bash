@@ -53,12 +53,6 @@ wait_exit() {
   if kill -0 "$1" 2>/dev/null; then WAIT_RC=124; return; fi
   wait "$1"; WAIT_RC=$?
 }
-# wait_for FILE PATTERN SECONDS: waits until FILE has a line matching PATTERN.
-wait_for() {
-  local t=$(( $3 * 10 ))
-  while ! grep -q "$2" "$1" 2>/dev/null && [ $t -gt 0 ]; do sleep 0.1; t=$((t - 1)); done
-  grep -q "$2" "$1" 2>/dev/null
-}
 # send_raw BYTES_PRINTF_FORMAT: sends bytes to the console port and waits
 # (5 s at most) for the console to close the connection; 0 if it did.
 send_raw() {

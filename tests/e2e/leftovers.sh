@@ -23,9 +23,10 @@ run=$(folders | head -n 1)
 check "during the run: the agent's folder exists" test -n "$run"
 eq "during the run: its mode is 700" "$(command stat -c %a "$run" 2>/dev/null)" 700
 # A second agent starting now must not touch the live run's folder.
-"$QUERN" agent --console 127.0.0.1:1 --token-file "$TMP/token" --name a2 >"$TMP/a2.log" 2>&1 &
+"$QUERN" agent -v --console 127.0.0.1:1 --token-file "$TMP/token" --name a2 >"$TMP/a2.log" 2>&1 &
 a2=$!
-sleep 3
+# its sweep is done once it tries the console (refused on port 1: -v says so)
+check "the second agent tried the console" wait_for "$TMP/a2.log" 'connect 127.0.0.1:1: ' 10
 kill $a2 2>/dev/null; wait $a2 2>/dev/null
 check "a second agent leaves the live run's folder" test -d "$run"
 kill -9 $AGENT_PID

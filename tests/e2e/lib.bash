@@ -54,6 +54,23 @@ free_port_py() {
 }
 # wait_file FILE: until FILE is not empty, 10 s at most.
 wait_file() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
+# wait_for FILE PATTERN SECONDS: waits until FILE has a line matching PATTERN.
+wait_for() {
+  local t=$(( $3 * 10 ))
+  while ! grep -q "$2" "$1" 2>/dev/null && [ $t -gt 0 ]; do sleep 0.1; t=$((t - 1)); done
+  grep -q "$2" "$1" 2>/dev/null
+}
+# wait_until SECONDS COMMAND...: until COMMAND succeeds (its output dropped),
+# SECONDS at most; 1 if it never did.
+wait_until() {
+  local t=$(( $1 * 10 ))
+  shift
+  until "$@" >/dev/null 2>&1; do
+    [ $t -gt 0 ] || return 1
+    sleep 0.1
+    t=$((t - 1))
+  done
+}
 # wait_requests N SECONDS: until the server has counted N requests.
 wait_requests() {
   local i

@@ -61,8 +61,10 @@ YML
 PROM_PID=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && break; sleep 0.1; done
 check "Prometheus ready" curl -sf "http://127.0.0.1:$PP/-/ready"
-# A scrape of our own during the run: the format's headers.
-sleep 2
+# A scrape of our own during the run: the format's headers, once it serves
+# the latency histograms.
+served() { curl -s "http://127.0.0.1:$MP/metrics" | grep -q '^# TYPE quern_latency_seconds histogram'; }
+check "the histograms served during the run" wait_until 10 served
 curl -s -D "$TMP/h" -o "$TMP/m1" "http://127.0.0.1:$MP/metrics"
 check "content type 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' "$TMP/h"
 check "TYPE lines" grep -q '^# TYPE quern_latency_seconds histogram' "$TMP/m1"

@@ -11,6 +11,8 @@ start_target
 DB=$TMP/r.db
 ART=${QUERN_TEST_ARTIFACTS:-}
 q() { sqlite3 -batch -noheader "$DB" "$1" 2>/dev/null; }
+# recorded NAME: the run NAME has a second in the database
+recorded() { [ "$(q "SELECT count(*) FROM intervals i JOIN runs r ON r.id = i.run_id WHERE r.name = '$1'")" -ge 1 ]; }
 # counts NAME FILE: the data-count of each step row of a report, one a line
 step_counts() { grep '<tr class="step">' "$1" | grep -o 'data-count="[0-9]*"' | tr -dc '0-9\n'; }
 sum_lines() { awk '{s += $1} END {print s + 0}'; }
@@ -148,7 +150,8 @@ check "quern help compare" "$QUERN" help compare
 "$QUERN" run scripts/consultation_profil.lua --vus 4 --duration 60s -q -p base_url="$BASE" \
   -p pacing=200ms --db "$DB" --name live >/dev/null 2>"$TMP/live.err" &
 pid=$!
-sleep 2.5
+# once its first second is recorded
+check "report of a running run: its first second recorded" wait_until 20 recorded live
 "$QUERN" report --db "$DB" -o "$TMP/live.html" >/dev/null 2>>"$TMP/report.err"
 eq "report of a running run: exit 0" "$?" 0
 check "report of a running run: status running" grep -q 'badge st-running' "$TMP/live.html"

@@ -94,7 +94,7 @@ check "no agent: nothing left (WAL, token)" nothing_left "$TMP/w.db"
 "$QUERN" run $S/verdict_agent.lua --listen 127.0.0.1:0 --agents 1 --token-file "$TMP/token" --wait 30s \
   -p base_url="$BASE" --db "$TMP/w2.db" --junit "$TMP/j10.xml" >"$TMP/o10" 2>"$TMP/e10" &
 pid=$!
-sleep 1
+check "the console waits for its agent" wait_for "$TMP/e10" 'waiting for 1 agent' 10
 kill -INT $pid
 wait_exit $pid 10
 eq "Ctrl-C while waiting: exit 3" "$WAIT_RC" 3
