@@ -311,33 +311,27 @@ size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
     return pos;
 }
 
-/* Reads a varint at *p, before end: at most VARINT_MAX bytes, no bits
- * beyond 64. Bounds are checked once when a whole varint fits. */
-static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+/* Reads a varint at p, before end: at most VARINT_MAX bytes, no bits
+ * beyond 64. Returns the position after it, NULL if it is not one. Taking
+ * and giving back the position (not its address) keeps it in a register in
+ * add_buckets' loop. */
+static const uint8_t *varint_at(const uint8_t *p, const uint8_t *end, uint64_t *out)
 {
-    const uint8_t *q = *p;
     uint64_t v = 0;
 
-    /* Most varints of an encoding (index deltas, small counts) are one byte. */
-    if (q < end && q[0] < 0x80) {
-        *out = q[0];
-        *p = q + 1;
-        return 0;
-    }
     for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (q >= end)
-            return -1;
-        uint8_t b = *q++;
+        if (p >= end)
+            return NULL;
+        uint8_t b = *p++;
         if (shift == 63 && b > 1) /* bits beyond 64, or an 11th byte */
-            return -1;
+            return NULL;
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             *out = v;
-            *p = q;
-            return 0;
+            return p;
         }
     }
-    return -1;
+    return NULL;
 }
 
 /* Reads and checks the header of an encoding, leaving r at its first
@@ -349,11 +343,10 @@ static int read_head(struct reader *r, struct enc_head *hd)
 
     if (r->len < 1 || r->buf[0] != HIST_ENCODING_VERSION)
         return -1;
-    p = r->buf + 1;
     end = r->buf + r->len;
-    if (get_varint(&p, end, &hd->count) || get_varint(&p, end, &hd->min) ||
-        get_varint(&p, end, &hd->max) || get_varint(&p, end, &hd->sum) ||
-        get_varint(&p, end, &hd->nbuckets))
+    if ((p = varint_at(r->buf + 1, end, &hd->count)) == NULL ||
+        (p = varint_at(p, end, &hd->min)) == NULL || (p = varint_at(p, end, &hd->max)) == NULL ||
+        (p = varint_at(p, end, &hd->sum)) == NULL || (p = varint_at(p, end, &hd->nbuckets)) == NULL)
         return -1;
     r->pos = (size_t)(p - r->buf);
     if (hd->count == 0)
@@ -370,8 +363,8 @@ static void undo_buckets(const uint8_t *p, const uint8_t *end, uint64_t n, uint6
     uint64_t index = 0, delta = 0, c = 0;
 
     for (uint64_t k = 0; k < n; k++) {
-        get_varint(&p, end, &delta);
-        get_varint(&p, end, &c);
+        p = varint_at(p, end, &delta);
+        p = varint_at(p, end, &c);
         index += delta;
         buckets[index] -= c;
     }
@@ -383,23 +376,28 @@ static void undo_buckets(const uint8_t *p, const uint8_t *end, uint64_t n, uint6
  * indexes strictly increasing and in range, no zero counts, bucket counts
  * adding up to count without overflow, min and max falling in the first and
  * last buckets. The console runs this for every step of every agent each
- * second: the position and the sums stay in locals, the first bucket (whose
- * delta may be 0 and must be min's) is read before the loop. */
+ * second: the first bucket (whose delta may be 0 and must be min's) is read
+ * before the loop, and a bucket of a one-byte delta and a one-byte count
+ * (most buckets of a second) without a call. */
 static int add_buckets(const struct reader *r, const struct enc_head *hd, uint64_t *buckets)
 {
     const uint8_t *p = r->buf + r->pos, *end = r->buf + r->len, *start = p;
     uint64_t index, total, k = 0, delta, n;
 
-    if (get_varint(&p, end, &index) || get_varint(&p, end, &total) || total == 0 ||
-        index != bucket_of(hd->min))
+    if ((p = varint_at(p, end, &index)) == NULL || (p = varint_at(p, end, &total)) == NULL ||
+        total == 0 || index != bucket_of(hd->min))
         goto bad;
     buckets[index] += total;
     for (k = 1; k < hd->nbuckets; k++) {
-        if (get_varint(&p, end, &delta) || get_varint(&p, end, &n))
+        if (end - p >= 2 && (p[0] | p[1]) < 0x80) {
+            delta = p[0];
+            n = p[1];
+            p += 2;
+        } else if ((p = varint_at(p, end, &delta)) == NULL || (p = varint_at(p, end, &n)) == NULL) {
             goto bad;
-        /* index < NBUCKETS: delta in [1, NBUCKETS - index) */
-        if (delta == 0 || delta >= NBUCKETS - index || n == 0 ||
-            __builtin_add_overflow(total, n, &total))
+        }
+        /* index < NBUCKETS: delta in [1, NBUCKETS - index), in one compare */
+        if (delta - 1 >= NBUCKETS - 1 - index || n == 0 || __builtin_add_overflow(total, n, &total))
             goto bad;
         index += delta;
         buckets[index] += n;
