@@ -47,6 +47,18 @@ static inline int get_varint(struct rd *r, uint64_t *out)
         r->p = (uint8_t *)p + 1;
         return 0;
     }
+    /* two and three bytes (counts, sums of a second in microseconds) */
+    if (r->end - p >= 3 && (p[1] < 0x80 || p[2] < 0x80)) {
+        v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7;
+        if (p[1] < 0x80) {
+            r->p = (uint8_t *)p + 2;
+        } else {
+            v |= (uint64_t)p[2] << 14;
+            r->p = (uint8_t *)p + 3;
+        }
+        *out = v;
+        return 0;
+    }
     for (unsigned shift = 0; shift < 64; shift += 7) {
         uint8_t b;
         if (p >= r->end)
