@@ -34,9 +34,10 @@ struct slots {
     Quern__SlowSample **ptr;
 };
 
-/* Keys and most values are one byte: that first, inline; longer ones in a
- * loop on a local pointer (a console reads 50 steps of every agent each
- * second: a call and a position kept in memory per varint showed up). */
+/* Keys and most values are one byte: that first, then two or three bytes,
+ * inline; longer ones in a loop on a local pointer (a console reads 50 steps
+ * of every agent each second: a call and a position kept in memory per
+ * varint showed up). */
 static inline int get_varint(struct rd *r, uint64_t *out)
 {
     const uint8_t *p = r->p;
