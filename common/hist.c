@@ -311,42 +311,27 @@ size_t hist_encode(const hist *h, uint8_t *buf, size_t cap)
     return pos;
 }
 
-static int get_varint_long(struct reader *r, uint64_t *out)
+/* Reads a varint at p, before end: at most VARINT_MAX bytes, no bits
+ * beyond 64. Returns the position after it, NULL if it is not one. Taking
+ * and giving back the position (not its address) keeps it in a register in
+ * add_buckets' loop. */
+static const uint8_t *varint_at(const uint8_t *p, const uint8_t *end, uint64_t *out)
 {
     uint64_t v = 0;
+
     for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (r->pos >= r->len)
-            return -1;
-        uint8_t b = r->buf[r->pos++];
+        if (p >= end)
+            return NULL;
+        uint8_t b = *p++;
         if (shift == 63 && b > 1) /* bits beyond 64, or an 11th byte */
-            return -1;
+            return NULL;
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             *out = v;
-            return 0;
+            return p;
         }
     }
-    return -1;
-}
-
-/* Most varints of an encoding (index deltas, small counts) are one or two
- * bytes: read those inline, the rest in get_varint_long. */
-static inline int get_varint(struct reader *r, uint64_t *out)
-{
-    const uint8_t *p = r->buf + r->pos;
-    size_t left = r->len - r->pos;
-
-    if (left >= 1 && p[0] < 0x80) {
-        *out = p[0];
-        r->pos++;
-        return 0;
-    }
-    if (left >= 2 && p[1] < 0x80) {
-        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-        r->pos += 2;
-        return 0;
-    }
-    return get_varint_long(r, out);
+    return NULL;
 }
 
 /* Reads and checks the header of an encoding, leaving r at its first
@@ -354,12 +339,16 @@ static inline int get_varint(struct reader *r, uint64_t *out)
  * bytes, a bucket count in range, min <= max <= sum. */
 static int read_head(struct reader *r, struct enc_head *hd)
 {
+    const uint8_t *p, *end;
+
     if (r->len < 1 || r->buf[0] != HIST_ENCODING_VERSION)
         return -1;
-    r->pos = 1;
-    if (get_varint(r, &hd->count) || get_varint(r, &hd->min) || get_varint(r, &hd->max) ||
-        get_varint(r, &hd->sum) || get_varint(r, &hd->nbuckets))
+    end = r->buf + r->len;
+    if ((p = varint_at(r->buf + 1, end, &hd->count)) == NULL ||
+        (p = varint_at(p, end, &hd->min)) == NULL || (p = varint_at(p, end, &hd->max)) == NULL ||
+        (p = varint_at(p, end, &hd->sum)) == NULL || (p = varint_at(p, end, &hd->nbuckets)) == NULL)
         return -1;
+    r->pos = (size_t)(p - r->buf);
     if (hd->count == 0)
         return hd->min || hd->max || hd->sum || hd->nbuckets || r->pos != r->len ? -1 : 0;
     if (hd->nbuckets == 0 || hd->nbuckets > NBUCKETS || hd->min > hd->max || hd->sum < hd->max)
@@ -367,15 +356,15 @@ static int read_head(struct reader *r, struct enc_head *hd)
     return 0;
 }
 
-/* Takes back the first n buckets at r from buckets[], read without checks:
- * add_buckets has read them already. */
-static void undo_buckets(struct reader *r, uint64_t n, uint64_t *buckets)
+/* Takes back the first n buckets from p on out of buckets[], read without
+ * checks: add_buckets has read them already. */
+static void undo_buckets(const uint8_t *p, const uint8_t *end, uint64_t n, uint64_t *buckets)
 {
     uint64_t index = 0, delta = 0, c = 0;
 
     for (uint64_t k = 0; k < n; k++) {
-        get_varint(r, &delta);
-        get_varint(r, &c);
+        p = varint_at(p, end, &delta);
+        p = varint_at(p, end, &c);
         index += delta;
         buckets[index] -= c;
     }
@@ -386,34 +375,37 @@ static void undo_buckets(struct reader *r, uint64_t n, uint64_t *buckets)
  * taken back, so nothing is half-applied. Checks: no trailing bytes,
  * indexes strictly increasing and in range, no zero counts, bucket counts
  * adding up to count without overflow, min and max falling in the first and
- * last buckets. */
-static int add_buckets(struct reader *r, const struct enc_head *hd, uint64_t *buckets)
+ * last buckets. The console runs this for every step of every agent each
+ * second: the first bucket (whose delta may be 0 and must be min's) is read
+ * before the loop, and a bucket of a one-byte delta and a one-byte count
+ * (most buckets of a second) without a call. */
+static int add_buckets(const struct reader *r, const struct enc_head *hd, uint64_t *buckets)
 {
-    struct reader again = *r;
-    uint64_t index = 0, total = 0, k = 0;
+    const uint8_t *p = r->buf + r->pos, *end = r->buf + r->len, *start = p;
+    uint64_t index, total, k = 0, delta, n;
 
-    for (; k < hd->nbuckets; k++) {
-        uint64_t delta, n;
-        if (get_varint(r, &delta) || get_varint(r, &n))
+    if ((p = varint_at(p, end, &index)) == NULL || (p = varint_at(p, end, &total)) == NULL ||
+        total == 0 || index != bucket_of(hd->min))
+        goto bad;
+    buckets[index] += total;
+    for (k = 1; k < hd->nbuckets; k++) {
+        if (end - p >= 2 && (p[0] | p[1]) < 0x80) {
+            delta = p[0];
+            n = p[1];
+            p += 2;
+        } else if ((p = varint_at(p, end, &delta)) == NULL || (p = varint_at(p, end, &n)) == NULL) {
             goto bad;
-        if (k > 0 && delta == 0)
-            goto bad;
-        if (delta >= NBUCKETS || index + delta >= NBUCKETS)
+        }
+        /* index < NBUCKETS: delta in [1, NBUCKETS - index), in one compare */
+        if (delta - 1 >= NBUCKETS - 1 - index || n == 0 || __builtin_add_overflow(total, n, &total))
             goto bad;
         index += delta;
-        if (n == 0 || __builtin_add_overflow(total, n, &total))
-            goto bad;
-        if (k == 0 && index != bucket_of(hd->min))
-            goto bad;
         buckets[index] += n;
     }
-    if (index != bucket_of(hd->max) || total != hd->count || r->pos != r->len) {
-        undo_buckets(&again, k, buckets);
-        return -1;
-    }
-    return 0;
+    if (index == bucket_of(hd->max) && total == hd->count && p == end)
+        return 0;
 bad:
-    undo_buckets(&again, k, buckets);
+    undo_buckets(start, end, k, buckets);
     return -1;
 }
 

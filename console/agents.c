@@ -573,7 +573,7 @@ void agents_watch(run *r)
 
 void agents_tick(run *r, int64_t now, agents_counts *n)
 {
-    int ping = now - r->last_ping_us >= 1000000;
+    int ping = now - r->last_ping_us >= 1000000, run_ping;
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
     Quern__Ping pi = QUERN__PING__INIT;
 
@@ -581,12 +581,14 @@ void agents_tick(run *r, int64_t now, agents_counts *n)
         r->accept_paused_us = 0;
         ev_io_start(r->loop, &r->accept_io);
     }
-    pi.seq = ++r->ping_seq;
-    pi.sent_us = clock_wall_us();
     env.body_case = QUERN__ENVELOPE__BODY_PING;
     env.ping = &pi;
-    if (ping)
+    if (ping) {
         r->last_ping_us = now;
+        pi.seq = ++r->ping_seq; /* one a ping second: every 2nd goes to a running agent */
+        pi.sent_us = clock_wall_us();
+    }
+    run_ping = ping && (r->phase != PHASE_RUN || pi.seq % AGENTS_RUN_PING_EVERY == 0);
     memset(n, 0, sizeof(*n));
     for (size_t i = 0; i < r->nconns; i++) {
         aconn *c = r->conns[i];
@@ -604,7 +606,7 @@ void agents_tick(run *r, int64_t now, agents_counts *n)
             peer_fail(&c->link, "handshake timeout");
         } else if (c->state == AC_AGENT && now - c->last_rx_us > AGENTS_SILENCE_US) {
             peer_fail(&c->link, "silent for 5 s");
-        } else if (c->state == AC_AGENT && ping) {
+        } else if (c->state == AC_AGENT && (c->in_run ? run_ping : ping)) {
             peer_send(&c->link, &env);
         }
         n->registered += c->state == AC_AGENT;

@@ -34,6 +34,14 @@ struct run;
 #define AGENTS_REFUSAL_BURST 5         /**< ... this many at once */
 #define AGENTS_WORKERS_MAX 1024        /**< workers an agent may register with */
 #define AGENTS_SILENCE_US 5000000      /**< an agent silent this long is lost */
+/** During a run an agent that is in it gets every 2nd Ping of the console's
+ *  seconds, not each (the console sends it nothing else, and a sealed Ping
+ *  to every agent each second was most of the console's system time at
+ *  1,000 agents). An agent still leaves a console silent for 5 s
+ *  (AGENT_SILENCE_US): the pings at most 2.2 s apart (the 0.1 s tick), a
+ *  console whose loop stalls for under 2.8 s keeps its agents (3.9 s with a
+ *  Ping each second, and outside a run). */
+#define AGENTS_RUN_PING_EVERY 2
 /** What may wait to be sent to one agent: a whole bundle frame and more. */
 #define AGENTS_QUEUE_MAX (FRAME_MAX_DEFAULT + 65536u)
 
@@ -85,8 +93,9 @@ int agents_listen(struct run *r, char *err, size_t errlen);
 /** Starts accepting agents on run->loop. */
 void agents_watch(struct run *r);
 /** Once per tick: closes what is closing, times out handshakes and silent
- *  agents, pings the agents once a second, resumes a paused accept, forgets
- *  closed connections, and counts what is left into *n. */
+ *  agents, pings the agents once a second (those in a run every
+ *  AGENTS_RUN_PING_EVERY seconds while it runs), resumes a paused accept,
+ *  forgets closed connections, and counts what is left into *n. */
 void agents_tick(struct run *r, int64_t now_us, agents_counts *n);
 
 /** The peer callbacks of an agent's connection (public for the fuzz target). */

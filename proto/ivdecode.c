@@ -39,42 +39,47 @@ struct slots {
     Quern__SlowSample **ptr;
 };
 
-static int get_varint_long(struct rd *r, uint64_t *out)
+/* Keys and most values are one byte: that first, then two or three bytes,
+ * inline; longer ones in a loop on a local pointer (a console reads 50 steps
+ * of every agent each second: a call and a position kept in memory per
+ * varint showed up). */
+static inline int get_varint(struct rd *r, uint64_t *out)
 {
+    const uint8_t *p = r->p;
     uint64_t v = 0;
 
+    if (p < r->end && p[0] < 0x80) {
+        *out = p[0];
+        r->p = (uint8_t *)p + 1;
+        return 0;
+    }
+    /* two and three bytes (counts, sums of a second in microseconds) */
+    if (r->end - p >= 3 && (p[1] < 0x80 || p[2] < 0x80)) {
+        v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7;
+        if (p[1] < 0x80) {
+            r->p = (uint8_t *)p + 2;
+        } else {
+            v |= (uint64_t)p[2] << 14;
+            r->p = (uint8_t *)p + 3;
+        }
+        *out = v;
+        return 0;
+    }
     for (unsigned shift = 0; shift < 64; shift += 7) {
         uint8_t b;
-        if (r->p >= r->end)
+        if (p >= r->end)
             return -1;
-        b = *r->p++;
+        b = *p++;
         if (shift == 63 && b > 1)
             return -1;
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             *out = v;
+            r->p = (uint8_t *)p;
             return 0;
         }
     }
     return -1;
-}
-
-/* Keys and most values are one or two bytes: read those inline. */
-static inline int get_varint(struct rd *r, uint64_t *out)
-{
-    const uint8_t *p = r->p;
-
-    if (r->end - p >= 1 && p[0] < 0x80) {
-        *out = p[0];
-        r->p++;
-        return 0;
-    }
-    if (r->end - p >= 2 && p[1] < 0x80) {
-        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-        r->p += 2;
-        return 0;
-    }
-    return get_varint_long(r, out);
 }
 
 /* Reads a field's key; -1 past the end or for field 0 or a field number
@@ -194,8 +199,9 @@ static int iv_list(uint32_t num)
 /* Reads one field of a table's message at r into msg (NULL: only checks it),
  * a string copied to *strings (advanced; NULL with msg NULL: only counted in
  * *nstr). 0, or -1 when the field is not one ivdecode reads as it came. */
-static inline int read_field(struct rd *r, uint32_t num, unsigned wt, const struct field *tab,
-                             size_t n, void *msg, char **strings, size_t *nstr)
+static inline __attribute__((always_inline)) int read_field(struct rd *r, uint32_t num, unsigned wt,
+                                                            const struct field *tab, size_t n,
+                                                            void *msg, char **strings, size_t *nstr)
 {
     const struct field *f = num < n ? &tab[num] : NULL;
     uint64_t v;

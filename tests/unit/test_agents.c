@@ -2,17 +2,25 @@
  * one (agents_victim). Authenticated connections never go; the network, then
  * the address, holding the most gives one up; within it one that has not said
  * Hello, then the oldest; and an agent's handshake outlives a flood of any
- * rate from other addresses. */
+ * rate from other addresses. And the heartbeat of agents_tick: a Ping a
+ * second, every 2 s to an agent in a running run, never more than 2.2 s
+ * apart (an agent leaves a console silent for 5 s). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <ev.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/mem.h"
 #include "console/agents.h"
+#include "console/control.h"
+#include "console/run.h"
 
 #define MAXC 80
 
@@ -144,12 +152,86 @@ static void test_flood(void **state)
     clear(&cs);
 }
 
+static void no_msg(peer *l, const Quern__Envelope *env, void *ud)
+{
+}
+
+static void no_close(peer *l, const char *why, void *ud)
+{
+}
+
+/* Ticks the console 0.1 s at a time over 12 s with one registered agent
+ * (in_run, in the given phase); returns the pings it got, their largest gap
+ * in ticks in *gap. */
+static int pings_over(enum run_phase phase, int in_run, int *gap)
+{
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    run r;
+    aconn *c = xcalloc(1, sizeof(*c));
+    int sv[2], pings = 0, last = -1;
+    agents_counts n;
+    char buf[512];
+
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    memset(&r, 0, sizeof(r));
+    r.loop = loop;
+    r.phase = phase;
+    r.conns = xcalloc(1, sizeof(*r.conns));
+    r.conns[0] = c;
+    r.nconns = 1;
+    c->r = &r;
+    c->state = AC_AGENT;
+    c->in_run = in_run;
+    peer_init(&c->link, loop, sv[0], 1 << 16, 1 << 16, no_msg, no_close, NULL);
+    *gap = 0;
+    for (int k = 0; k < 120; k++) {
+        int64_t now = 1000000000 + (int64_t)k * 100000;
+        c->last_rx_us = now; /* the agent's intervals */
+        agents_tick(&r, now, &n);
+        assert_int_equal(n.registered, 1);
+        if (read(sv[1], buf, sizeof(buf)) > 0) { /* a Ping: one small frame a tick at most */
+            if (last >= 0 && k - last > *gap)
+                *gap = k - last;
+            last = k;
+            pings++;
+        } else {
+            assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+        }
+    }
+    peer_close(&c->link);
+    xfree(c);
+    xfree(r.conns);
+    close(sv[1]);
+    ev_loop_destroy(loop);
+    return pings;
+}
+
+static void test_pings(void **state)
+{
+    int gap;
+
+    assert_int_equal(pings_over(PHASE_WAIT, 0, &gap), 12);
+    assert_int_equal(gap, 10);
+    assert_int_equal(pings_over(PHASE_RUN, 0, &gap), 12); /* not in the run */
+    assert_int_equal(gap, 10);
+    assert_int_equal(pings_over(PHASE_END, 1, &gap), 12);
+    assert_int_equal(gap, 10);
+    /* in a running run: every 2nd, within the bound an agent keeps a console */
+    assert_int_equal(pings_over(PHASE_RUN, 1, &gap), 6);
+    assert_int_equal(gap, 10 * AGENTS_RUN_PING_EVERY);
+    assert_true(gap * 100000 <= 2200000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_none_pending),      cmocka_unit_test(test_network_with_most),
-        cmocka_unit_test(test_address_with_most), cmocka_unit_test(test_silent_then_oldest),
-        cmocka_unit_test(test_from_one_address),  cmocka_unit_test(test_flood),
+        cmocka_unit_test(test_none_pending),
+        cmocka_unit_test(test_network_with_most),
+        cmocka_unit_test(test_address_with_most),
+        cmocka_unit_test(test_silent_then_oldest),
+        cmocka_unit_test(test_from_one_address),
+        cmocka_unit_test(test_flood),
+        cmocka_unit_test(test_pings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
