@@ -47,7 +47,7 @@
 #include "reports/db.h"
 #include "reports/dbmon.h"
 
-/** Exit statuses of quern run (documented in the README and `quern help run`). */
+/** Exit statuses of quern run (documented in docs/running.md and `quern help run`). */
 enum run_exit {
     RUN_EXIT_OK = 0,     /**< the run completed (or was stopped by the user) */
     RUN_EXIT_FAILED = 1, /**< a threshold failed, a regression, or a degraded run */
