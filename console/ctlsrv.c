@@ -102,8 +102,8 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
         cmd->kind = QUERN__STEER__KIND__VUS;
         if (s->vus_max == 0) {
             snprintf(msg, msglen,
-                     "vus: this run's VUs cannot be steered (the open model, stages or a "
-                     "capacity search): use rate\n");
+                     "vus: this run's VUs cannot be steered (the open model, a scenario's "
+                     "own stages or a capacity search): use rate\n");
             return MHD_HTTP_CONFLICT;
         }
         if (end == NULL || *end != '\0' || n < 1 || n > s->vus_max) {
@@ -286,7 +286,8 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
         s->seq--; /* a resume ends its pause's row: no row of its own */
         break;
     case QUERN__STEER__KIND__VUS:
-        send_steer(r, seq, c->kind, c->vus, 0, 0);
+        /* with stages, they are cut at this moment of the load clock */
+        send_steer(r, seq, c->kind, c->vus, 0, at - ctlsrv_paused_us(s, now));
         record_steer(r, seq, at, "vus", c->vus, 1);
         log_msg(LOG_INFO, "VUs: %u from %.1f s on (quern ctl)", c->vus, (double)at / 1e6);
         break;
