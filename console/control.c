@@ -120,6 +120,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
                      sum->pace_lost_us);
     injtot_add(&r->agg.inj, second, sum->load, sum->nload, late);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
+    metrics_steered(r->metrics, ctlsrv_vus_asked(r->ctl, r->o.vus), ctlsrv_is_paused(r->ctl));
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
     web_update(r->web, r, sum->steps, late);
