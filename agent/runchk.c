@@ -72,9 +72,11 @@ static int check_schedule(const Quern__Schedule *s, uint32_t vus_total, char *er
             err_set(err, errlen, "schedule: %s", why);
             return -1;
         }
-        if (stages_ids(st, s->n_stages) != vus_total - s->staged_vus) {
-            err_set(err, errlen, "schedule: the stages use %llu VU ids, vus_total is %u",
-                    (unsigned long long)stages_ids(st, s->n_stages), vus_total - s->staged_vus);
+        /* steered (active_vus): the ids beyond the stages' wait for a vus N */
+        uint32_t planned = s->active_vus > 0 ? s->active_vus : vus_total - s->staged_vus;
+        if (s->active_vus > vus_total || stages_ids(st, s->n_stages) != planned) {
+            err_set(err, errlen, "schedule: the stages use %llu VU ids, the run has %u",
+                    (unsigned long long)stages_ids(st, s->n_stages), planned);
             return -1;
         }
     }

@@ -120,6 +120,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
                      sum->pace_lost_us);
     injtot_add(&r->agg.inj, second, sum->load, sum->nload, late);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
+    metrics_steered(r->metrics, ctlsrv_vus_asked(r->ctl, r->o.vus), ctlsrv_is_paused(r->ctl));
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
     web_update(r->web, r, sum->steps, late);
@@ -223,8 +224,13 @@ static void start_run(run *r)
     sch.n_stages = r->o.nstages;
     sch.staged_vus = r->o.staged_ids;
     /* --control: a closed load of --vus that `vus N` may raise to the
-     * ceiling; the ids beyond --vus wait, dormant, on their workers. */
-    if (r->ctl_vus_max > r->o.vus) {
+     * ceiling; the ids beyond --vus wait, dormant, on their workers. With
+     * stages, the ceiling's ids come after the stages' own: the stages may
+     * have let every one of theirs go by the time of a vus N. */
+    if (r->ctl_vus_max > 0 && r->o.nstages > 0) {
+        sch.active_vus = r->o.vu_ids;
+        ids = r->o.vu_ids + r->ctl_vus_max;
+    } else if (r->ctl_vus_max > r->o.vus) {
         sch.active_vus = r->o.vus;
         ids = r->ctl_vus_max;
     }

@@ -52,6 +52,7 @@ struct ctlsrv {
     unsigned pause_seq;    /* the pause under way's seq */
     int64_t pause_from_us; /* monotonic, 0: not paused (the loop's view) */
     int64_t paused_us;     /* pauses ended, summed */
+    uint32_t vus_asked;    /* the last vus N carried out, 0: none */
 };
 
 int ctlsrv_check(const run_opts *o)
@@ -102,8 +103,8 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
         cmd->kind = QUERN__STEER__KIND__VUS;
         if (s->vus_max == 0) {
             snprintf(msg, msglen,
-                     "vus: this run's VUs cannot be steered (the open model, stages or a "
-                     "capacity search): use rate\n");
+                     "vus: this run's VUs cannot be steered (the open model, a scenario's "
+                     "own stages or a capacity search): use rate\n");
             return MHD_HTTP_CONFLICT;
         }
         if (end == NULL || *end != '\0' || n < 1 || n > s->vus_max) {
@@ -286,8 +287,10 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
         s->seq--; /* a resume ends its pause's row: no row of its own */
         break;
     case QUERN__STEER__KIND__VUS:
-        send_steer(r, seq, c->kind, c->vus, 0, 0);
+        /* with stages, they are cut at this moment of the load clock */
+        send_steer(r, seq, c->kind, c->vus, 0, at - ctlsrv_paused_us(s, now));
         record_steer(r, seq, at, "vus", c->vus, 1);
+        s->vus_asked = c->vus;
         log_msg(LOG_INFO, "VUs: %u from %.1f s on (quern ctl)", c->vus, (double)at / 1e6);
         break;
     case QUERN__STEER__KIND__RATE:
@@ -349,6 +352,11 @@ int64_t ctlsrv_paused_us(const ctlsrv *s, int64_t now)
     if (s == NULL)
         return 0;
     return s->paused_us + (s->pause_from_us > 0 ? now - s->pause_from_us : 0);
+}
+
+uint32_t ctlsrv_vus_asked(const ctlsrv *s, uint32_t planned)
+{
+    return s != NULL && s->vus_asked > 0 ? s->vus_asked : planned;
 }
 
 int ctlsrv_is_paused(const ctlsrv *s)

@@ -75,6 +75,10 @@ void ctlsrv_running(ctlsrv *s, int on);
  *  (monotonic now); 0 for NULL. Loop thread. */
 int64_t ctlsrv_paused_us(const ctlsrv *s, int64_t now);
 
+/** The VUs asked for: the last vus N carried out, else planned (the
+ *  run's --vus); NULL: planned. Loop thread. */
+uint32_t ctlsrv_vus_asked(const ctlsrv *s, uint32_t planned);
+
 /** 1 while paused (NULL: 0). */
 int ctlsrv_is_paused(const ctlsrv *s);
 

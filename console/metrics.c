@@ -14,8 +14,9 @@ struct metrics {
     pthread_mutex_t mu; /* guards text and len */
     char *text;         /* owned: what a scrape gets */
     size_t len;
-    char run[256]; /* the run's name */
-    uint32_t vus_max;
+    char run[256];    /* the run's name */
+    uint32_t vus_max; /* the VUs asked for: --vus, then metrics_steered's */
+    int paused;       /* metrics_steered's */
     int too_big_logged;
 };
 
@@ -91,6 +92,14 @@ metrics *metrics_start(const run_opts *o, char *err, size_t errlen)
     return m;
 }
 
+void metrics_steered(metrics *m, uint32_t vus_max, int paused)
+{
+    if (m == NULL)
+        return;
+    m->vus_max = vus_max;
+    m->paused = paused;
+}
+
 void metrics_update(metrics *m, const agg *a, const char *const *step_ids,
                     const char *const *step_names, thresh *const *th, size_t nth)
 {
@@ -112,6 +121,7 @@ void metrics_update(metrics *m, const agg *a, const char *const *step_ids,
     in.steps = step_names;
     in.a = a;
     in.vus_max = m->vus_max;
+    in.paused = m->paused;
     in.th = pt;
     in.nth = nth;
     text = prom_render(&in, &len);

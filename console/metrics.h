@@ -56,6 +56,11 @@ metrics *metrics_start(const run_opts *o, char *err, size_t errlen);
 void metrics_update(metrics *m, const agg *a, const char *const *step_ids,
                     const char *const *step_names, thresh *const *th, size_t nth);
 
+/** What quern ctl left (console/ctlsrv.h): the VUs asked for and whether
+ *  the load is paused, shown from the next metrics_update on. Loop thread;
+ *  m may be NULL. */
+void metrics_steered(metrics *m, uint32_t vus_max, int paused);
+
 /** Keeps serving for linger_us (0: not at all; a SIGINT or SIGTERM ends it
  *  early), then stops the server and frees m. NULL is fine. */
 void metrics_stop(metrics *m, int64_t linger_us);

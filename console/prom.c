@@ -412,9 +412,12 @@ char *prom_render(const prom_input *in, size_t *len)
     family(&t, "quern_vus", "gauge", "Active virtual users, every agent and worker together.");
     sample_head(&t, in, "quern_vus", SIZE_MAX, "");
     fmt(&t, "%" PRIu32 "\n", in->a != NULL ? in->a->active_vus : 0);
-    family(&t, "quern_vus_max", "gauge", "Virtual users asked for (--vus).");
+    family(&t, "quern_vus_max", "gauge", "Virtual users asked for (--vus, or quern ctl vus N).");
     sample_head(&t, in, "quern_vus_max", SIZE_MAX, "");
     fmt(&t, "%" PRIu32 "\n", in->vus_max);
+    family(&t, "quern_paused", "gauge", "1 while quern ctl pause holds the load, else 0.");
+    sample_head(&t, in, "quern_paused", SIZE_MAX, "");
+    fmt(&t, "%d\n", in->paused ? 1 : 0);
     family(&t, "quern_threshold_passed", "gauge",
            "1 when the threshold passes on the totals so far, else 0.");
     for (size_t i = 0; i < in->nth; i++) {

@@ -27,11 +27,12 @@
  *       trend as a summary: quantile="0.5|0.9|0.95|0.99", _sum, _count, in
  *       the script's unit, from the merged HDR histogram; one family each;
  *   quern_vus, quern_vus_max   gauges: active VUs, the VUs asked for;
+ *   quern_paused   gauge: 1 while quern ctl holds the load, else 0;
  *   quern_threshold_passed{expr=...}   1 or 0, per threshold.
  * Label values are escaped as the format says (\\, \", \n).
  *
  * Usage:
- *     prom_input in = {"nightly", names, &agg, 50, ths, nth};
+ *     prom_input in = {"nightly", names, &agg, 50, ths, nth, 0};
  *     size_t len;
  *     char *text = prom_render(&in, &len);   // owned, NUL-terminated; NULL: too big
  *     ...
@@ -66,9 +67,10 @@ typedef struct prom_input {
     const char *run;          /**< borrowed: the run's name */
     const char *const *steps; /**< borrowed: a->nsteps full step names */
     const agg *a;             /**< borrowed: the totals so far; NULL before the steps are known */
-    uint32_t vus_max;         /**< the VUs asked for (--vus) */
+    uint32_t vus_max;         /**< the VUs asked for (--vus, or quern ctl's vus N) */
     const prom_threshold *th; /**< borrowed: nth verdicts */
     size_t nth;
+    int paused; /**< quern ctl paused the load */
 } prom_input;
 
 /** Renders in as exposition text: HELP and TYPE lines then the samples of

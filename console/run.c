@@ -309,9 +309,9 @@ int run_main(int argc, char **argv)
         r.rc = RUN_EXIT_USAGE;
     }
     if (r.o.control != NULL) {
-        /* vus N: the closed model of --vus alone (no stages of the run or
-         * of a scenario, no capacity search) */
-        if (r.o.nrate_stages == 0 && r.o.nstages == 0 && r.o.staged_ids == 0 && r.o.cap == NULL)
+        /* vus N: the closed model, --vus or --stages (not a scenario's own
+         * stages, nor a capacity search) */
+        if (r.o.nrate_stages == 0 && r.o.staged_ids == 0 && r.o.cap == NULL)
             r.ctl_vus_max = ctlsrv_ceiling(&r.o);
         r.rc = RUN_EXIT_START;
         r.ctl = ctlsrv_start(&r.o, r.ctl_vus_max, r.o.nrate_stages > 0 && r.o.cap == NULL, err,

@@ -300,7 +300,7 @@ static void render(web *w, const run *r, const step_stats *second, const json_t 
     in.steps = (const char *const *)r->names;
     in.a = r->have_agg ? &r->agg : NULL;
     in.second = second;
-    in.vus_max = r->o.vus;
+    in.vus_max = ctlsrv_vus_asked(r->ctl, r->o.vus); /* a vus N's, once one came */
     in.planned_us = r->o.duration_us;
     for (size_t i = 0; i < r->nconns; i++) {
         const aconn *c = r->conns[i];

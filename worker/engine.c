@@ -755,9 +755,17 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
                 (unsigned long long)staged, cfg->staged_vus);
         goto fail;
     }
-    if (e->stages != NULL && stages_ids(e->stages, cfg->nstages) != shared) {
+    /* steered: the ids beyond active_vus (with stages: the stages' own)
+     * wait for a vus N */
+    if (cfg->active_vus > 0 && cfg->active_vus <= cfg->vus_total && cfg->staged_vus == 0) {
+        e->steer_vus = 1;
+        e->vus_target = cfg->active_vus;
+    }
+    if (e->stages != NULL &&
+        stages_ids(e->stages, cfg->nstages) != (e->steer_vus ? e->vus_target : shared)) {
         err_set(err, errlen, "the stages use %llu VU indexes, the run has %u",
-                (unsigned long long)stages_ids(e->stages, cfg->nstages), shared);
+                (unsigned long long)stages_ids(e->stages, cfg->nstages),
+                e->steer_vus ? e->vus_target : shared);
         goto fail;
     }
     assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
@@ -774,11 +782,6 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         const scen *sc = scen_of_id(&e->scens, g);
         assign[g - 1] = sc != NULL ? (uint16_t)sc->index : 0;
     }
-    if (cfg->active_vus > 0 && cfg->active_vus <= cfg->vus_total && cfg->nstages == 0 &&
-        cfg->staged_vus == 0) {
-        e->steer_vus = 1;
-        e->vus_target = cfg->active_vus;
-    }
     warn_fd_limit(cfg->vu_count);
     e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
     for (uint32_t i = 0; i < cfg->vu_count; i++) {
@@ -791,6 +794,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
             err_set(err, errlen, "cannot create VU %u (libcurl)", gid);
             goto fail;
         }
+        e->vus[i].rank = gid;
         e->nvus = i + 1;
     }
     xfree(assign);

@@ -101,7 +101,8 @@ struct engine {
     uint64_t iv_paused_us;  /**< this interval's time paused, of pauses ended in it */
     int64_t end_left_us;    /**< the planned end's time left at the pause, -1 none */
     int steer_vus;          /**< the closed model's VUs may be steered (steer_vus) */
-    uint32_t vus_target;    /**< then, VUs of a global index up to this are active */
+    uint32_t vus_target;    /**< then, VUs of a rank (vu.rank) up to this are active */
+    int stages_cut;         /**< a vus N ended the stages' own starts and leaves */
     uint32_t ndormant;      /**< VUs dormant, beyond vus_target */
     ev_io ctl_io;           /**< cfg.ctl_fd, while engine_run runs */
     int64_t t0_wall_us;

@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/stages.h"
 #include "worker/engine_int.h"
 
 enum { HELD_NONE, HELD_TIMER, HELD_XFER };
@@ -145,7 +146,7 @@ int steer_dormant_at_start(vu *v)
 {
     engine *e = v->eng;
 
-    if (!e->steer_vus || v->gid <= e->vus_target)
+    if (!e->steer_vus || v->rank <= e->vus_target)
         return 0;
     v->phase = VU_WAITING;
     go_dormant(v);
@@ -156,7 +157,7 @@ int steer_out(vu *v)
 {
     engine *e = v->eng;
 
-    if (!e->steer_vus || v->gid <= e->vus_target)
+    if (!e->steer_vus || v->rank <= e->vus_target)
         return 0;
     v->phase = VU_PACE;
     go_dormant(v);
@@ -164,23 +165,69 @@ int steer_out(vu *v)
     return 1;
 }
 
-int steer_vus(engine *e, uint32_t n)
+/* Whether the global id g is still in the load at at_us of the load clock:
+ * beyond the stages' ids, or one of theirs that has not left by then. */
+static int stage_kept(const engine *e, uint32_t g, int64_t at_us)
+{
+    int64_t start, leave;
+
+    if (stages_id_times(e->cfg.stages, e->cfg.nstages, g, &start, &leave) != 0)
+        return 1;
+    return leave < 0 || leave > at_us;
+}
+
+/* The first vus N of a staged run: the stages end at at_us (the console's
+ * moment, the same on every worker). The VUs due to leave by then leave,
+ * none after; each VU's rank is then its place among the ids still in the
+ * load, counted over every id of the run so that all workers agree. Once
+ * a run: from then on the ranks stay. */
+static void cut_stages(engine *e, int64_t at_us)
+{
+    uint32_t rank = 0, g = 1;
+
+    while (e->leave_next < e->nleave && e->leave[e->leave_next].at_us <= at_us)
+        vu_leave(&e->vus[e->leave[e->leave_next++].vu]);
+    e->leave_next = e->nleave;
+    ev_timer_stop(e->loop, &e->leave_timer);
+    vustart_cut(&e->vstart, at_us); /* starts after the cut are vus N's to ask */
+    for (uint32_t i = 0; i < e->nvus; i++) {
+        vu *v = &e->vus[i];
+        int kept = 0;
+        for (; g <= v->gid; g++) {
+            kept = stage_kept(e, g, at_us);
+            rank += (uint32_t)kept;
+        }
+        v->rank = kept && !v->leaving ? rank : UINT32_MAX;
+    }
+    e->stages_cut = 1;
+}
+
+int steer_vus(engine *e, int64_t at_us, uint32_t n)
 {
     int64_t now = clock_mono_us();
 
     if (!e->steer_vus) {
-        log_msg(LOG_WARN, "vus %u: this run's VUs cannot be steered (the open model, or stages)",
+        log_msg(LOG_WARN,
+                "vus %u: this run's VUs cannot be steered (the open model, a scenario's stages)",
                 n);
         return -1;
     }
     if (n > e->cfg.vus_total)
         n = e->cfg.vus_total; /* the console checked it: the ceiling */
+    if (e->cfg.nstages > 0 && !e->stages_cut)
+        cut_stages(e, at_us);
     e->vus_target = n;
     for (uint32_t i = 0; i < e->nvus && !e->stopping; i++) {
         vu *v = &e->vus[i];
-        if (v->phase == VU_DONE)
+        if (v->phase == VU_DONE || v->leaving)
             continue;
-        if (v->gid <= n && v->dormant) {
+        if (v->rank <= n && v->phase == VU_WAITING && !v->dormant && !v->started) {
+            /* a stage's start not come yet: at once */
+            ev_timer_stop(e->loop, &v->timer);
+            vu_schedule_start(v, 0);
+            vustart_add(&e->vstart, now - e->load_t0_us);
+            vustart_sorted(&e->vstart);
+        } else if (v->rank <= n && v->dormant) {
             v->dormant = 0;
             e->ndormant--;
             if (v->phase == VU_WAITING) {
@@ -190,7 +237,7 @@ int steer_vus(engine *e, uint32_t n)
             } else {
                 vu_wait_timer(v, 0, VU_PACING); /* its next run, at once */
             }
-        } else if (v->gid > n && !v->dormant && (v->phase == VU_WAITING || v->phase == VU_PACE)) {
+        } else if (v->rank > n && !v->dormant && (v->phase == VU_WAITING || v->phase == VU_PACE)) {
             go_dormant(v); /* not in a run: at once */
         }
         /* those in a run go dormant at its end (steer_out) */

@@ -10,8 +10,10 @@
  * load clock (engine.load_t0_us) is the run's start moved on by every
  * pause; each interval says how long it was paused (steer_paused_in).
  *
- * `vus N` (the closed model, no stages): the VUs of global index up to N
- * are the active ones from then on, within the ids the run has (the
+ * `vus N` (the closed model): the VUs of global index up to N
+ * are the active ones from then on (with stages, the first cuts them: the
+ * VUs due to leave by then leave, the starts after it are dropped, and N
+ * counts the ids still in the load, in order, then those beyond), within the ids the run has (the
  * console gives more ids than --vus, the ceiling, to a run it may steer):
  * those beyond N end their current run and wait, dormant, and those within
  * it start (their init first, once) at once. `rate R` (the open model)
@@ -34,9 +36,10 @@ struct vu;
 void steer_pause(struct engine *e);
 /** Lets it go on, every clock of the schedule moved by the pause. */
 void steer_resume(struct engine *e);
-/** The closed model: VUs of global index up to n active from now on. 0, or
- *  -1 when the run cannot (the open model, stages): logged. */
-int steer_vus(struct engine *e, uint32_t n);
+/** The closed model: VUs of rank up to n active from now on; with stages
+ *  the first cuts them at at_us of the load clock. 0, or -1 when the run
+ *  cannot (the open model, a scenario's stages): logged. */
+int steer_vus(struct engine *e, int64_t at_us, uint32_t n);
 /** The open model: per_s arrivals a second of the whole run from at_us of
  *  the load clock to the planned end. 0, or -1 when the run has no rate. */
 int steer_rate(struct engine *e, int64_t at_us, double per_s);

@@ -155,6 +155,9 @@ typedef struct vu {
     uint8_t ran;                    /**< began a run once (worker/vustart.h counts the first) */
     uint8_t held;                   /**< a pause holds its timer or its request (steer.h) */
     uint8_t dormant;                /**< beyond the VUs asked (steer_vus): waits, no run */
+    uint32_t rank;                  /**< its place among the VUs vus N counts: gid, or, once
+                                         vus N cut the stages, among those not left
+                                         (UINT32_MAX: left) */
     int64_t held_left_us;           /**< a held timer's time left */
     lua_State *co;                  /**< the VU's thread, anchored by co_ref */
     int co_ref;                     /**< registry ref of co */

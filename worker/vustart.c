@@ -52,6 +52,15 @@ void vustart_stop(vustart *s, int64_t t_us)
         s->stop_us = t_us;
 }
 
+void vustart_cut(vustart *s, int64_t t_us)
+{
+    size_t k = s->n;
+
+    while (k > s->next && s->at[k - 1] > t_us)
+        k--;
+    s->n = k;
+}
+
 void vustart_take(vustart *s, int64_t t_us, uint32_t *planned, uint32_t *started)
 {
     int64_t until = s->stop_us >= 0 && s->stop_us < t_us ? s->stop_us : t_us;

@@ -37,6 +37,9 @@ void vustart_init(vustart *s);
 void vustart_free(vustart *s);
 /** The schedule starts a VU at start_us from the run's start. */
 void vustart_add(vustart *s, int64_t start_us);
+/** Drops the starts after t_us not counted yet (the schedule was cut
+ *  there: worker/steer.h); those added later count as before. */
+void vustart_cut(vustart *s, int64_t t_us);
 /** Sorts the start times: once, after the last vustart_add. */
 void vustart_sorted(vustart *s);
 /** A VU of the closed model began its first run. */

@@ -63,7 +63,7 @@ static int on_ctl(void *ud)
             else if (st->kind == QUERN__STEER__KIND__RESUME)
                 steer_resume(c->e);
             else if (st->kind == QUERN__STEER__KIND__VUS)
-                steer_vus(c->e, st->vus);
+                steer_vus(c->e, st->at_us, st->vus);
             else if (st->kind == QUERN__STEER__KIND__RATE)
                 steer_rate(c->e, st->at_us, st->rate);
         }

@@ -30,7 +30,7 @@ ctl() { "$QUERN" ctl --console "$CTL" --token-file "$TMP/token" "$@" >>"$TMP/ctl
 # ---- the closed model: --vus 5, then vus 10, then a 2 s pause
 new_log
 start_run closed --vus 5 --duration 6s --web 127.0.0.1:0 --web-port-file "$TMP/closed.wport" \
-  --metrics-linger 0
+  --metrics 127.0.0.1:0 --metrics-port-file "$TMP/closed.mport" --metrics-linger 0
 wait_for "$LOG" ' /hit$' 10
 # the live page: its controls' secret only for a page opened with the token
 WEB=http://127.0.0.1:$(cat "$TMP/closed.wport")
@@ -59,13 +59,22 @@ ctl vus 10
 eq "vus 10: exit 0" "$?" 0
 check "vus 10: quern ctl says what it did" grep -qx '10 VUs from now on' "$TMP/ctl.out"
 sleep 1.5
+# the live page and the Prometheus text say the VUs asked for now, not --vus
+state() { curl -s -H "Authorization: Bearer $(cat "$TMP/token")" "$WEB/state.json"; }
+prom() { curl -s -H "Authorization: Bearer $(cat "$TMP/token")" "http://127.0.0.1:$(cat "$TMP/closed.mport")/metrics" |
+  awk -v m="$1" '$1 ~ "^" m "[{]" { print $2 }'; }
+eq "after vus 10: the live page says of 10 VUs" "$(state | jq -r .vus_max)" 10
+eq "after vus 10: quern_vus_max is 10" "$(prom quern_vus_max)" 10
+eq "running: quern_paused is 0" "$(prom quern_paused)" 0
 T_PAUSE0=$(now)
 ctl pause
 eq "pause: exit 0" "$?" 0
 T_PAUSE=$(now) # the pause is in effect once quern ctl returns (a loaded machine starts it slowly)
 ctl pause
 eq "pause again: refused (exit 1)" "$?" 1
-sleep 2
+sleep 1.4
+eq "paused: quern_paused is 1" "$(prom quern_paused)" 1
+sleep 0.6
 T_RESUME=$(now)
 eq "resume from the live page's controls: 200" \
   "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Quern-Control: $KEY" "$WEB/control/resume")" 200

@@ -85,7 +85,7 @@ static void test_exact_output(void **state)
     fx x;
     const char *names[] = {"SC-A-STEP-1)Login"};
     prom_threshold th[] = {{"p95<500ms", 1}, {"errors<=0%", 0}};
-    prom_input in = {"nightly", names, NULL, 10, th, 2};
+    prom_input in = {"nightly", names, NULL, 10, th, 2, 0};
     char *want, *got;
     size_t len, wlen = 0;
     FILE *f;
@@ -135,9 +135,12 @@ static void test_exact_output(void **state)
     fputs("# HELP quern_vus Active virtual users, every agent and worker together.\n"
           "# TYPE quern_vus gauge\n"
           "quern_vus{run=\"nightly\"} 7\n"
-          "# HELP quern_vus_max Virtual users asked for (--vus).\n"
+          "# HELP quern_vus_max Virtual users asked for (--vus, or quern ctl vus N).\n"
           "# TYPE quern_vus_max gauge\n"
           "quern_vus_max{run=\"nightly\"} 10\n"
+          "# HELP quern_paused 1 while quern ctl pause holds the load, else 0.\n"
+          "# TYPE quern_paused gauge\n"
+          "quern_paused{run=\"nightly\"} 0\n"
           "# HELP quern_threshold_passed 1 when the threshold passes on the totals so far, "
           "else 0.\n"
           "# TYPE quern_threshold_passed gauge\n"
@@ -160,7 +163,7 @@ static void test_service_and_arrivals(void **state)
 {
     fx x;
     const char *names[] = {"SC-A-STEP-1)Login"};
-    prom_input in = {"nightly", names, NULL, 10, NULL, 0};
+    prom_input in = {"nightly", names, NULL, 10, NULL, 0, 0};
     rate_counts arr = {.scheduled = 9, .started = 7, .late = 3, .dropped = 2};
     size_t len;
     char *got, *svc;
@@ -206,7 +209,7 @@ static void test_errors_by_code(void **state)
 {
     fx x;
     const char *names[] = {"S"};
-    prom_input in = {"r", names, NULL, 1, NULL, 0};
+    prom_input in = {"r", names, NULL, 1, NULL, 0, 0};
     size_t len;
     char *got;
 
@@ -236,7 +239,7 @@ static void test_errors_by_code(void **state)
 
 static void test_no_steps_yet(void **state)
 {
-    prom_input in = {"r", NULL, NULL, 3, NULL, 0};
+    prom_input in = {"r", NULL, NULL, 3, NULL, 0, 0};
     size_t len;
     char *got = prom_render(&in, &len);
 
@@ -244,6 +247,11 @@ static void test_no_steps_yet(void **state)
         strstr(got, "# TYPE quern_http_requests_total counter\n# HELP quern_errors_total"));
     assert_non_null(strstr(got, "quern_vus{run=\"r\"} 0\n"));
     assert_non_null(strstr(got, "quern_vus_max{run=\"r\"} 3\n"));
+    assert_non_null(strstr(got, "quern_paused{run=\"r\"} 0\n"));
+    xfree(got);
+    in.paused = 1; /* quern ctl pause */
+    got = prom_render(&in, &len);
+    assert_non_null(strstr(got, "quern_paused{run=\"r\"} 1\n"));
     xfree(got);
 }
 
@@ -252,7 +260,7 @@ static void test_label_escaping(void **state)
     fx x;
     const char *names[] = {"SC-Q-STEP-1)say \"hi\"\\n\nnext"};
     prom_threshold th[] = {{"SC-Q-*: p95<\"1s\"", 1}};
-    prom_input in = {"a\\b\"c\nd", names, NULL, 1, th, 1};
+    prom_input in = {"a\\b\"c\nd", names, NULL, 1, th, 1, 0};
     size_t len;
     char *got;
 
@@ -338,7 +346,7 @@ static void test_buckets_and_quantiles(void **state)
     srand48(15);
     for (int s = UNIFORM; s <= WIDE; s++) {
         fx x;
-        prom_input in = {"q", names, NULL, 1, NULL, 0};
+        prom_input in = {"q", names, NULL, 1, NULL, 0, 0};
         uint64_t cum[PROM_NBOUNDS + 1], count;
         size_t len;
         char *got;
@@ -374,7 +382,7 @@ static void test_websocket(void **state)
 {
     fx x;
     const char *names[] = {"SC-W-STEP-1)chat", "SC-W-STEP-2)http"};
-    prom_input in = {"w", names, NULL, 1, NULL, 0};
+    prom_input in = {"w", names, NULL, 1, NULL, 0, 0};
     size_t len;
     char *got;
 
@@ -406,7 +414,7 @@ static void test_checks_and_metrics(void **state)
 {
     fx x;
     const char *names[] = {"SC-A-STEP-1)Login"};
-    prom_input in = {"m", names, NULL, 1, NULL, 0};
+    prom_input in = {"m", names, NULL, 1, NULL, 0, 0};
     char err[ERR_MAX];
     size_t len;
     char *got;
@@ -451,7 +459,7 @@ static void test_injector(void **state)
 {
     fx x;
     const char *names[] = {"SC-A-STEP-1)Login"};
-    prom_input in = {"nightly", names, NULL, 10, NULL, 0};
+    prom_input in = {"nightly", names, NULL, 10, NULL, 0, 0};
     ivsum_load l[2];
     size_t len;
     char *got;

@@ -213,7 +213,8 @@ static void test_resolve(void **state)
     refused(&m, "resolve entries, more than");
 }
 
-/* A staged load: bounded, and vus_total is every id the stages use. */
+/* A staged load: bounded, and vus_total is every id the stages use (or,
+ * steered, active_vus is). */
 static void test_stages(void **state)
 {
     msg m;
@@ -238,7 +239,17 @@ static void test_stages(void **state)
     assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
     m.sch.stages = sp;
     m.sch.n_stages = 2; /* 6 ids, not 10 */
-    refused(&m, "the stages use 6 VU ids, vus_total is 10");
+    refused(&m, "the stages use 6 VU ids, the run has 10");
+    /* steered (--control): the stages' 6 ids, then 4 that wait for a vus N */
+    m.sch.active_vus = 6;
+    m.sch.stages = sp;
+    m.sch.n_stages = 2;
+    assert_int_equal(runchk_start(&m.sr, 1000, &n, err, sizeof(err)), 0);
+    m.sch.active_vus = 11;
+    m.sch.stages = sp;
+    m.sch.n_stages = 2;
+    refused(&m, "the stages use 6 VU ids, the run has 11");
+    m.sch.active_vus = 0;
     st[1].duration_us = UINT64_MAX;
     m.sch.stages = sp;
     m.sch.n_stages = 3;
@@ -266,7 +277,7 @@ static void test_stages(void **state)
     m.sch.staged_vus = 3;
     m.sch.stages = sp;
     m.sch.n_stages = 1;
-    refused(&m, "the stages use 6 VU ids, vus_total is 7");
+    refused(&m, "the stages use 6 VU ids, the run has 7");
 }
 
 /* A run by folder (the local agent): an absolute folder, paths without

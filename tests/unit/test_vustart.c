@@ -58,11 +58,39 @@ static void test_stop(void **state)
     vustart_free(&s); /* empty again: fine */
 }
 
+/* A cut (vus N in a staged run) drops the starts after it, not those
+ * counted or due before it; a start added after it counts. */
+static void test_cut(void **state)
+{
+    vustart s;
+    uint32_t planned, started;
+
+    (void)state;
+    vustart_init(&s);
+    vustart_add(&s, 0);
+    vustart_add(&s, 1500000);
+    vustart_add(&s, 2500000);
+    vustart_add(&s, 4000000);
+    vustart_sorted(&s);
+    vustart_take(&s, 1000000, &planned, &started);
+    assert_int_equal(planned, 1);
+    vustart_cut(&s, 2000000);
+    vustart_add(&s, 2000000);
+    vustart_sorted(&s);
+    vustart_take(&s, 5000000, &planned, &started);
+    assert_int_equal(planned, 2); /* 1.5 s and the one added at the cut */
+    vustart_cut(&s, 0);           /* all counted: nothing to drop */
+    vustart_take(&s, 6000000, &planned, &started);
+    assert_int_equal(planned, 0);
+    vustart_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take),
         cmocka_unit_test(test_stop),
+        cmocka_unit_test(test_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
