@@ -53,7 +53,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     int64_t now = clock_mono_us();
 
     uplink_tick(a, now);
-    arun_check(a);
+    agent_run_check(a);
 }
 
 static void on_sigio(struct ev_loop *loop, ev_io *w, int revents)
@@ -66,7 +66,7 @@ static void on_sigio(struct ev_loop *loop, ev_io *w, int revents)
     if (a->quitting) {
         log_msg(LOG_WARN, "second signal: killing the workers and leaving");
         if (a->run != NULL)
-            arun_stop(a->run, 1, "agent killed");
+            agent_run_stop(a->run, 1, "agent killed");
         ev_break(loop, EVBREAK_ALL);
         return;
     }
@@ -78,7 +78,7 @@ static void on_sigio(struct ev_loop *loop, ev_io *w, int revents)
         return;
     }
     a->run->orphan = 1;
-    arun_stop(a->run, 0, "agent stopping");
+    agent_run_stop(a->run, 0, "agent stopping");
 }
 
 /* ---------------------------------------------------------------- main */
@@ -147,7 +147,7 @@ int agent_main(int argc, char **argv)
 
 out:
     if (a.loop != NULL) {
-        arun_free(a.run);
+        agent_run_free(a.run);
         peer_close(&a.con);
         if (a.cfd >= 0)
             close(a.cfd);

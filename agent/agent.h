@@ -7,7 +7,7 @@
  * (agent/rundir.h), forks its worker processes (worker/wproc.h) with an
  * interleaved share of its VUs each, holds the start barrier (Ready up when
  * every worker is ready, or the first error), relays Go and Stop down,
- * merges its workers' statistics per second (proto/ivsum.h) and sends them
+ * merges its workers' statistics per second (proto/interval_sum.h) and sends them
  * up, reports a crashed worker, and sends RunFinished when every worker has
  * ended.
  *
@@ -18,7 +18,7 @@
  *
  * Files: agent.c the process (main, signals, tick), agentopt.c the options
  * and their help, uplink.c the console link and its handshake
- * (proto/handshake.h), arun.c the run and its workers, rundir.c the run
+ * (proto/handshake.h), agent_run.c the run and its workers, rundir.c the run
  * folder, runchk.c the checks of a StartRun, fileup.c the result files sent
  * up, preflight.c the script loaded once for the console. */
 #ifndef QUERN_AGENT_H

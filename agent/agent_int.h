@@ -3,7 +3,7 @@
  *
  * agent.c owns the process (main, signals, the tick), agentopt.c the
  * options, uplink.c the link to the console (connect, retry, handshake,
- * the console's messages), arun.c the run (bundle, workers, barrier,
+ * the console's messages), agent_run.c the run (bundle, workers, barrier,
  * merging, crashes, result files). */
 #ifndef QUERN_AGENT_INT_H
 #define QUERN_AGENT_INT_H
@@ -18,7 +18,7 @@
 #include "agent/stall.h"
 #include "common/ratelog.h"
 #include "proto/handshake.h"
-#include "proto/ivwin.h"
+#include "proto/interval_window.h"
 #include "proto/peer.h"
 
 #define AGENT_BACKOFF_MIN 1.0
@@ -40,11 +40,11 @@
 enum conn_state { CS_IDLE, CS_CONNECTING, CS_HELLO, CS_PROOF, CS_RESULT, CS_REGISTER, CS_READY };
 
 struct agent;
-struct arun;
+struct agent_run;
 
 /** One worker process of the current run. */
 typedef struct wslot {
-    struct arun *run; /**< borrowed: the run it belongs to */
+    struct agent_run *run; /**< borrowed: the run it belongs to */
     unsigned index;
     pid_t pid; /**< 0 once reaped */
     peer link; /**< the socketpair to it */
@@ -58,7 +58,7 @@ typedef struct wslot {
 } wslot;
 
 /** The run in progress. */
-typedef struct arun {
+typedef struct agent_run {
     struct agent *a; /**< borrowed */
     uint64_t run_id;
     char dir[PATH_MAX]; /**< the unpacked bundle, "" if none */
@@ -76,14 +76,14 @@ typedef struct arun {
     int64_t paused_at_us; /**< a Steer paused the load then (monotonic; 0: not paused): the
                                planned end is not due, and comes later by the pause */
     size_t nsteps, nscens;
-    char **scen_names;  /**< owned: nscens owned names */
-    ivwin win;          /**< the seconds being merged from the workers */
-    uint64_t crashed;   /**< workers that crashed */
-    const char *status; /**< borrowed literal: "completed", "stopped", ... */
-    int want_files;     /**< StartRun asked for the JTL or the Grinder logs */
-    fileup *up;         /**< owned: those files going up, once the workers are gone */
-    uint64_t lua_mem;   /**< bytes each worker's Lua state may hold (--worker-memory) */
-} arun;
+    char **scen_names;   /**< owned: nscens owned names */
+    interval_window win; /**< the seconds being merged from the workers */
+    uint64_t crashed;    /**< workers that crashed */
+    const char *status;  /**< borrowed literal: "completed", "stopped", ... */
+    int want_files;      /**< StartRun asked for the JTL or the Grinder logs */
+    fileup *up;          /**< owned: those files going up, once the workers are gone */
+    uint64_t lua_mem;    /**< bytes each worker's Lua state may hold (--worker-memory) */
+} agent_run;
 
 /** The agent process: its console link and its run. */
 typedef struct agent {
@@ -112,7 +112,7 @@ typedef struct agent {
     uint64_t ping_seq;
     ev_timer tick; /**< 100 ms: pings, silence, reaping, merge grace */
 
-    arun *run;      /**< owned: NULL when idle */
+    agent_run *run; /**< owned: NULL when idle */
     int sigpipe[2]; /**< owned: self-pipe of SIGINT/SIGTERM */
     ev_io sigio;
     int quitting;
@@ -149,23 +149,23 @@ void uplink_tick(agent *a, int64_t now_us);
 void uplink_on_connected(struct ev_loop *loop, ev_io *w, int revents);
 void uplink_on_retry(struct ev_loop *loop, ev_timer *w, int revents);
 
-/* arun.c */
+/* agent_run.c */
 
 /** Starts the run sr asks for (or answers Ready(false) why not). */
-void arun_start(agent *a, const Quern__StartRun *sr);
+void agent_run_start(agent *a, const Quern__StartRun *sr);
 
 /** Stops the workers: immediate SIGKILLs them, else Stop or SIGTERM. */
-void arun_stop(arun *r, int immediate, const char *why);
+void agent_run_stop(agent_run *r, int immediate, const char *why);
 /** The console's Steer (env->steer, run r's): checked, then passed to every
  *  live worker as it is (each takes its own share of a new number of VUs,
  *  its stripe of a new rate); dropped before Go or once stopping. */
-void arun_steer(arun *r, const Quern__Envelope *env);
+void agent_run_steer(agent_run *r, const Quern__Envelope *env);
 
 /** Reaps exited workers, enforces the deadlines, ends the run when every
  *  worker is gone. */
-void arun_check(agent *a);
+void agent_run_check(agent *a);
 
 /** Kills what is left of r and frees it; fine on NULL. */
-void arun_free(arun *r);
+void agent_run_free(agent_run *r);
 
 #endif

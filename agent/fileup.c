@@ -9,7 +9,7 @@
 
 #include "common/log.h"
 #include "common/mem.h"
-#include "proto/wfiles.h"
+#include "proto/workerfiles.h"
 
 /* What the three files of a worker are called here and at the console. */
 enum { UP_JTL, UP_DATA, UP_OUT, UP_KINDS };
@@ -53,9 +53,9 @@ static int next_file(fileup *u)
 
         u->item++;
         snprintf(f, sizeof(f),
-                 kind == UP_JTL    ? WFILES_JTL
-                 : kind == UP_DATA ? WFILES_DATA
-                                   : WFILES_OUT,
+                 kind == UP_JTL    ? WORKERFILES_JTL
+                 : kind == UP_DATA ? WORKERFILES_DATA
+                                   : WORKERFILES_OUT,
                  w);
         u->fd = openat(u->dirfd, f, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (u->fd < 0) {

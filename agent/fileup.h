@@ -1,7 +1,7 @@
 /* fileup — sends the result files a run's workers wrote up to the console.
  *
  * What it is for: with --jtl or --grinder-logs each worker writes its files
- * into the agent's run directory (names in proto/wfiles.h). When every
+ * into the agent's run directory (names in proto/workerfiles.h). When every
  * worker has exited, and before RunFinished, the agent sends them as
  * FilePart messages of at most FILEUP_CHUNK bytes: the JTL parts of all
  * workers under the name "jtl", cut at line ends so that the console can

@@ -29,7 +29,7 @@ static void console_lost(agent *a, const char *why)
     if (a->cs == CS_READY && a->run != NULL) {
         log_msg(LOG_WARN, "console lost (%s): stopping the load now", why);
         a->run->orphan = 1;
-        arun_stop(a->run, 0, "console lost");
+        agent_run_stop(a->run, 0, "console lost");
     } else if (a->cs == CS_READY) {
         log_msg(LOG_INFO, "console disconnected (%s): waiting for the next one", why);
     } else if (strcmp(why, "handshake refused") != 0) {
@@ -150,7 +150,7 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
     }
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_START_RUN:
-        arun_start(a, env->start_run);
+        agent_run_start(a, env->start_run);
         break;
     case QUERN__ENVELOPE__BODY_GO: {
         char err[ERR_MAX];
@@ -158,7 +158,7 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
             runchk_go(env->go, err, sizeof(err)) != 0) {
             log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)a->run->run_id, err);
             a->run->status = "aborted";
-            arun_stop(a->run, 1, "refused Go");
+            agent_run_stop(a->run, 1, "refused Go");
             break;
         }
         if (a->run != NULL && a->run->run_id == env->go->run_id && !a->run->failed &&
@@ -176,14 +176,15 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
     }
     case QUERN__ENVELOPE__BODY_STEER:
         if (a->run != NULL && a->run->run_id == env->steer->run_id)
-            arun_steer(a->run, env);
+            agent_run_steer(a->run, env);
         break;
     case QUERN__ENVELOPE__BODY_STOP: {
         char err[ERR_MAX];
         if (a->run != NULL && a->run->run_id == env->stop->run_id)
-            arun_stop(a->run, env->stop->immediate,
-                      runchk_stop(env->stop, err, sizeof(err)) == 0 ? env->stop->reason
-                                                                    : "stop (reason too long)");
+            agent_run_stop(a->run, env->stop->immediate,
+                           runchk_stop(env->stop, err, sizeof(err)) == 0
+                               ? env->stop->reason
+                               : "stop (reason too long)");
         break;
     }
     default:

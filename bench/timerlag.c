@@ -48,10 +48,10 @@ static struct {
     ev_timer curl_timer;
     const char *url;
     long requests;
-    double rate;    /* rate mode: arrivals a second, 0 otherwise */
-    int64_t t0;     /* rate mode: the start, arrival 0's due time */
-    size_t wakes;   /* rate mode: wake-ups that took at least one arrival */
-    CURL **spare;   /* rate mode with URL: finished handles, for reuse */
+    double rate;  /* rate mode: arrivals a second, 0 otherwise */
+    int64_t t0;   /* rate mode: the start, arrival 0's due time */
+    size_t wakes; /* rate mode: wake-ups that took at least one arrival */
+    CURL **spare; /* rate mode with URL: finished handles, for reuse */
     size_t nspare, capspare;
 } g;
 

@@ -1,6 +1,6 @@
 /* agg — the console's running totals of a run.
  *
- * The agents' seconds, merged (proto/ivwin.h), arrive once per second; agg
+ * The agents' seconds, merged (proto/interval_window.h), arrive once per second; agg
  * keeps the whole-run totals per step and per scenario by
  * merging, and the latest interval for the live display. Its cost per second
  * is proportional to the number of steps, never to the number of requests. */

@@ -13,10 +13,10 @@
 #include "common/mem.h"
 #include "common/props.h"
 #include "common/rate.h"
-#include "console/record.h"
+#include "console/rundb.h"
 #include "console/run.h"
 
-static void on_second(void *ud, uint64_t second, const ivsum *sum, int late);
+static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late);
 
 static void clear_live(void *ud)
 {
@@ -46,10 +46,10 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
         }
         agg_init(&r->agg, r->nsteps, r->nscens);
         agg_add_tally(&r->agg, &r->decl); /* the metrics declared, before any value */
-        ivwin_init(&r->win, r->nsteps, r->nscens, CONTROL_MERGE_GRACE_US, on_second, r);
+        interval_window_init(&r->win, r->nsteps, r->nscens, CONTROL_MERGE_GRACE_US, on_second, r);
         r->have_agg = 1;
         if (r->o.cap != NULL) {
-            r->cap = capsearch_new(r->o.cap, r->o.cap_settle_us, r->nsteps, r->nscens);
+            r->cap = capacity_search_new(r->o.cap, r->o.cap_settle_us, r->nsteps, r->nscens);
             r->cap->pool = r->o.cap->open ? r->o.max_vus : 0;
         }
         for (size_t i = 0; i < r->o.nth && !r->start_error; i++) {
@@ -99,13 +99,13 @@ static void check_abort(run *r)
 }
 
 /* A merged second goes to the database, the totals and the live line. */
-static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
+static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late)
 {
     run *r = ud;
 
-    record_second(r, second, sum);
-    record_little(r, second, sum);
-    record_injector(r, second, sum);
+    rundb_second(r, second, sum);
+    rundb_little(r, second, sum);
+    rundb_injector(r, second, sum);
     /* A late second adds to the totals without adding time; a paused one
      * adds only the time it was not paused (quern ctl pause). */
     agg_add(&r->agg, sum->steps, sum->runs, sum->missed,
@@ -127,8 +127,9 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
     out_second(r->outs, r, second, sum, late);
     /* a capacity step judged on its own seconds; the first that fails ends the search */
     if (r->cap != NULL &&
-        capsearch_second(r->cap, second, sum, late, (const thresh *const *)r->o.th, r->nth_user,
-                         (const char *const *)r->ids, (const char *const *)r->names) &&
+        capacity_search_second(r->cap, second, sum, late, (const thresh *const *)r->o.th,
+                               r->nth_user, (const char *const *)r->ids,
+                               (const char *const *)r->names) &&
         r->stop_us == 0) {
         log_msg(LOG_INFO, "capacity step %zu failed: stopping the run", r->cap->failed_step + 1);
         control_stop(r, "capacity step failed", 0);
@@ -143,7 +144,7 @@ static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
 
 void control_flush(run *r, int force)
 {
-    ivwin_flush(&r->win, agents_running(r), force);
+    interval_window_flush(&r->win, agents_running(r), force);
 }
 
 void control_interval(run *r, aconn *c, const Quern__Interval *m)
@@ -152,8 +153,8 @@ void control_interval(run *r, aconn *c, const Quern__Interval *m)
 
     if (!r->have_agg || m->run_id != r->run_id)
         return;
-    if (ivwin_add(&r->win, m, (const char *const *)r->scen_names, agents_running(r), err,
-                  sizeof(err)) != 0) {
+    if (interval_window_add(&r->win, m, (const char *const *)r->scen_names, agents_running(r), err,
+                            sizeof(err)) != 0) {
         log_msg(LOG_ERROR, "agent %s sent a bad interval (%s): dropping it", c->name, err);
         peer_fail(&c->link, "bad interval");
         return;
@@ -359,7 +360,7 @@ static void start_run(run *r)
 /* --monitor: scrapes from Go to the end, their figures taken at each tick. */
 static void on_monitor_item(void *ud, const monitor_item *it)
 {
-    record_monitor_item(ud, it);
+    rundb_monitor_item(ud, it);
 }
 
 static void take_monitor(run *r)
@@ -376,7 +377,7 @@ static void start_monitor(run *r)
 
     if (r->o.nmonitor == 0)
         return;
-    record_monitor_hosts(r);
+    rundb_monitor_hosts(r);
     r->monitor =
         monitor_start(r->o.monitor, r->o.nmonitor, r->o.msel, r->o.nmsel, err, sizeof(err));
     if (r->monitor == NULL)
@@ -395,7 +396,7 @@ static void send_go(run *r)
     r->phase = PHASE_RUN;
     r->go_us = r->phase_us = clock_mono_us();
     r->go_wall_us = clock_wall_us();
-    record_begin(r);
+    rundb_begin(r);
     start_monitor(r);
     if (r->have_agg)
         selfload_start(&r->self, r->loop, &r->agg.console);

@@ -15,7 +15,7 @@
 #include "common/rate.h"
 #include "console/agents.h"
 #include "console/hsrv.h"
-#include "console/record.h"
+#include "console/rundb.h"
 #include "console/run.h"
 #include "proto/auth.h"
 
@@ -251,7 +251,7 @@ static void close_pause(ctlsrv *s, int64_t now)
     if (s->pause_from_us == 0 || s->r == NULL)
         return;
     s->paused_us += now - s->pause_from_us;
-    record_steer_end(s->r, s->pause_seq, now - s->r->go_us);
+    rundb_steer_end(s->r, s->pause_seq, now - s->r->go_us);
     log_msg(LOG_INFO, "resumed after %.1f s paused", (double)(now - s->pause_from_us) / 1e6);
     s->pause_from_us = 0;
 }
@@ -278,7 +278,7 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
         send_steer(r, seq, c->kind, 0, 0, 0);
         s->pause_from_us = now;
         s->pause_seq = seq;
-        record_steer(r, seq, at, "pause", 0, 0);
+        rundb_steer(r, seq, at, "pause", 0, 0);
         log_msg(LOG_INFO, "paused at %.1f s (quern ctl resume goes on)", (double)at / 1e6);
         break;
     case QUERN__STEER__KIND__RESUME:
@@ -289,20 +289,20 @@ static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
     case QUERN__STEER__KIND__VUS:
         /* with stages, they are cut at this moment of the load clock */
         send_steer(r, seq, c->kind, c->vus, 0, at - ctlsrv_paused_us(s, now));
-        record_steer(r, seq, at, "vus", c->vus, 1);
+        rundb_steer(r, seq, at, "vus", c->vus, 1);
         s->vus_asked = c->vus;
         log_msg(LOG_INFO, "VUs: %u from %.1f s on (quern ctl)", c->vus, (double)at / 1e6);
         break;
     case QUERN__STEER__KIND__RATE:
         /* from now on the load clock, which the pauses left behind */
         send_steer(r, seq, c->kind, 0, c->rate, at - ctlsrv_paused_us(s, now));
-        record_steer(r, seq, at, "rate", c->rate, 1);
+        rundb_steer(r, seq, at, "rate", c->rate, 1);
         log_msg(LOG_INFO, "rate: %s from %.1f s on (quern ctl)",
                 rate_format(c->rate, rb, sizeof(rb)), (double)at / 1e6);
         break;
     default:
         close_pause(s, now); /* the workers resume to stop */
-        record_steer(r, seq, at, "stop", 0, 0);
+        rundb_steer(r, seq, at, "stop", 0, 0);
         log_msg(LOG_INFO,
                 "quern ctl stop: stopping the agents (VUs finish their request in flight)");
         control_interrupt(r, CONTROL_STOP_CTL);

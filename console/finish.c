@@ -13,7 +13,7 @@
 #include "console/delivery.h"
 #include "console/gather.h"
 #include "console/jcases.h"
-#include "console/record.h"
+#include "console/rundb.h"
 #include "console/run.h"
 #include "console/summary.h"
 #include "console/verdict.h"
@@ -28,7 +28,7 @@ static size_t print_thresholds(run *r, thresh_result *rs)
             r->cap != NULL ? " (a capacity search: on the step that decided it)" : "");
     for (size_t i = 0; i < r->o.nth; i++) {
         const char *src = r->th_src != NULL ? r->th_src[i] : NULL;
-        if (r->cap == NULL || !capsearch_result(r->cap, i, &rs[i]))
+        if (r->cap == NULL || !capacity_search_result(r->cap, i, &rs[i]))
             thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
                         (const char *const *)r->names, el, &rs[i]);
         failed += !rs[i].passed;
@@ -115,11 +115,11 @@ void finish_run(run *r)
     verdict v;
     delivery dl;
     /* not ERR_MAX: the run's messages, as long as run_load's (tests/lint/errrule.allow) */
-    char err[2048], why_sat[IVSUM_LOAD_NAME + 96], why_stop[96], run_name[256];
+    char err[2048], why_sat[INTERVAL_SUM_LOAD_NAME + 96], why_stop[96], run_name[256];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
-    capsearch_end(r->cap, (const thresh *const *)r->o.th, r->nth_user, (const char *const *)r->ids,
-                  (const char *const *)r->names);
+    capacity_search_end(r->cap, (const thresh *const *)r->o.th, r->nth_user,
+                        (const char *const *)r->ids, (const char *const *)r->names);
     /* the time paused (quern ctl pause) is no time of the load's: the time
      * the workers held it, which the console's own clock of the commands
      * overstates by however late a pause reached them */
@@ -150,8 +150,8 @@ void finish_run(run *r)
     si.scen_names = (const char *const *)r->scen_names;
     si.max_in_flight = r->o.max_in_flight;
     finish_delivery(r, &si, &dl);
-    record_vus(r, si.vu_pool > 0 ? si.vus_peak : r->agg.vus_peak, si.vu_pool);
-    record_end(r, &status);
+    rundb_vus(r, si.vu_pool > 0 ? si.vus_peak : r->agg.vus_peak, si.vu_pool);
+    rundb_end(r, &status);
     si.status = status;
     summary_print(stdout, &r->agg, &si);
     if (r->agg.held > 0)
@@ -166,7 +166,7 @@ void finish_run(run *r)
     rs = xcalloc(r->o.nth + 1, sizeof(*rs));
     if (r->o.nth > 0) {
         print_thresholds(r, rs);
-        record_thresholds(r, rs);
+        rundb_thresholds(r, rs);
         si.thresholds = (const thresh *const *)r->o.th;
         si.threshold_results = rs;
         si.threshold_sources = (const char *const *)r->th_src;
@@ -206,19 +206,19 @@ void finish_run(run *r)
         vi.samples += r->agg.total[i].count;
     for (size_t i = 0; i < r->nscens; i++)
         vi.runs += r->agg.runs[i];
-    /* a capacity search judges what each step sent (capsearch_step_injector) */
+    /* a capacity search judges what each step sent (capacity_search_step_injector) */
     vi.undelivered_share = r->cap != NULL ? 0 : dl.share;
     vi.why_undelivered = dl.why;
     verdict_decide(&vi, &v);
     if (r->cap != NULL) {
-        capsearch_print(r->cap, stdout);
-        capsearch_verdict(r->cap, &v);
-        cap_json = capsearch_json(r->cap);
+        capacity_search_print(r->cap, stdout);
+        capacity_search_verdict(r->cap, &v);
+        cap_json = capacity_search_json(r->cap);
         si.capacity = cap_json;
-        record_capacity(r);
+        rundb_capacity(r);
     }
     r->rc = v.rc;
-    record_verdict(r, v.passed, v.why);
+    rundb_verdict(r, v.passed, v.why);
     si.verdict_passed = v.passed;
     si.verdict = v.why;
     fprintf(stdout, "\nVerdict: %s\n", v.why);

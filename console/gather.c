@@ -12,7 +12,7 @@
 #include "common/dbuf.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "proto/wfiles.h"
+#include "proto/workerfiles.h"
 
 #define GATHER_NAME_MAX 200
 #define GATHER_OUT_BUF (64u << 10) /* JTL bytes gathered per write() */
@@ -76,13 +76,14 @@ static void gather_jtl_put(gather *g, const char *p, size_t n)
 }
 
 /* A worker's line: "SECOND OWN AT\t" then the JTL line, whose grpThreads
- * column starts at AT with "OWN,OWN," (WFILES_JTL_PREFIX). 0 when line (n
+ * column starts at AT with "OWN,OWN," (WORKERFILES_JTL_PREFIX). 0 when line (n
  * bytes) is not one; the body is what follows the tab. */
 static int gather_jtl_parse(const char *line, size_t n, uint64_t *second, uint32_t *own,
                             const char **body, size_t *body_len, size_t *at, size_t *threads_len)
 {
-    const char *tab = memchr(line, '\t', n < WFILES_JTL_PREFIX_MAX ? n : WFILES_JTL_PREFIX_MAX);
-    char pre[WFILES_JTL_PREFIX_MAX], want[32];
+    const char *tab =
+        memchr(line, '\t', n < WORKERFILES_JTL_PREFIX_MAX ? n : WORKERFILES_JTL_PREFIX_MAX);
+    char pre[WORKERFILES_JTL_PREFIX_MAX], want[32];
     unsigned long long s;
     unsigned long o, a;
     int used = 0, w;
@@ -220,8 +221,8 @@ gather *gather_new_traced(const char *jtl_path, const char *grinder_dir, int tra
                           size_t errlen)
 {
     gather *g = xcalloc(1, sizeof(*g));
-    static const char plain[] = WFILES_JTL_HEADER "\n";
-    static const char with[] = WFILES_JTL_HEADER WFILES_JTL_TRACE_COLUMN "\n";
+    static const char plain[] = WORKERFILES_JTL_HEADER "\n";
+    static const char with[] = WORKERFILES_JTL_HEADER WORKERFILES_JTL_TRACE_COLUMN "\n";
     const char *hdr = traced ? with : plain;
     size_t hlen = traced ? sizeof(with) - 1 : sizeof(plain) - 1;
 

@@ -10,9 +10,9 @@
  * symbolic link.
  *
  * The JTL's grpThreads and allThreads are the run's active VUs, which only
- * the console knows: it merges every agent's seconds (proto/ivwin.h). Each
- * line comes from its worker behind a prefix (WFILES_JTL_PREFIX in
- * proto/wfiles.h) naming the second the sample was recorded in and the
+ * the console knows: it merges every agent's seconds (proto/interval_window.h). Each
+ * line comes from its worker behind a prefix (WORKERFILES_JTL_PREFIX in
+ * proto/workerfiles.h) naming the second the sample was recorded in and the
  * worker's own count then; gather writes the line without it, with the
  * run's count of that second in both columns, which is exact to the
  * second, costs a table lookup per line, and needs nothing sent down to the
@@ -56,7 +56,7 @@ typedef struct gather gather;
  *  either may be NULL. NULL with err set if one cannot be created. */
 gather *gather_new(const char *jtl_path, const char *grinder_dir, char *err, size_t errlen);
 /** gather_new; traced: the run sends traceparent headers, the JTL header
- *  names the workers' last column (WFILES_JTL_TRACE_COLUMN). */
+ *  names the workers' last column (WORKERFILES_JTL_TRACE_COLUMN). */
 gather *gather_new_traced(const char *jtl_path, const char *grinder_dir, int traced, char *err,
                           size_t errlen);
 /** The console merged second (late: a late sender's part of a second handed

@@ -84,7 +84,7 @@ static void count_second(injtot *t, uint64_t second, int sat)
     }
 }
 
-void injtot_add(injtot *t, uint64_t second, const ivsum_load *l, size_t n, int late)
+void injtot_add(injtot *t, uint64_t second, const interval_sum_load *l, size_t n, int late)
 {
     int any = 0;
 

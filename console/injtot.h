@@ -3,7 +3,7 @@
  * What it is for: every worker measures itself each second (common/selfmon.h)
  * and says whether it kept up (common/saturation.h); the entries come up
  * with the statistics, one per agent's worker (Interval.injector, kept apart
- * by proto/ivsum.h). injtot keeps, per (agent, worker), the seconds it
+ * by proto/interval_sum.h). injtot keeps, per (agent, worker), the seconds it
  * reported and those it was saturated in, its CPU at worst and its loop lags
  * merged (an exact p99 over the run), and for the run the seconds measured
  * and the seconds in which any worker was saturated: the verdict's share
@@ -25,25 +25,25 @@
 #include <stdint.h>
 
 #include "common/hist.h"
-#include "proto/ivsum.h"
+#include "proto/interval_sum.h"
 
 #define INJTOT_SECONDS_MAX (7u * 86400u) /* seconds whose flags are kept (a week) */
 #define INJTOT_WORKERS_MAX 4096          /* workers kept apart; more are not counted */
 
 /** One worker's figures over the run. */
 typedef struct injtot_worker {
-    char agent[IVSUM_LOAD_NAME]; /**< the agent's name */
-    uint32_t worker;             /**< worker number inside it */
-    uint64_t seconds;            /**< seconds it reported */
-    uint64_t saturated_s;        /**< of them, those it did not keep up in */
-    unsigned why;                /**< SATURATION_* bits seen over the run */
-    uint32_t cpu_max_permille;   /**< its CPU at worst, 1000 = one core */
-    uint32_t lag_max_us;         /**< its loop's worst lateness */
-    hist *lag;                   /**< owned: its loop lag samples, merged */
-    uint64_t last_second;        /**< the latest second it reported */
-    uint32_t last_cpu_permille;  /**< its CPU in that second */
-    uint32_t last_lag_us;        /**< its loop's worst lateness in that second */
-    int last_saturated;          /**< 1: saturated in that second */
+    char agent[INTERVAL_SUM_LOAD_NAME]; /**< the agent's name */
+    uint32_t worker;                    /**< worker number inside it */
+    uint64_t seconds;                   /**< seconds it reported */
+    uint64_t saturated_s;               /**< of them, those it did not keep up in */
+    unsigned why;                       /**< SATURATION_* bits seen over the run */
+    uint32_t cpu_max_permille;          /**< its CPU at worst, 1000 = one core */
+    uint32_t lag_max_us;                /**< its loop's worst lateness */
+    hist *lag;                          /**< owned: its loop lag samples, merged */
+    uint64_t last_second;               /**< the latest second it reported */
+    uint32_t last_cpu_permille;         /**< its CPU in that second */
+    uint32_t last_lag_us;               /**< its loop's worst lateness in that second */
+    int last_saturated;                 /**< 1: saturated in that second */
 } injtot_worker;
 
 /** The run's figures. */
@@ -66,7 +66,7 @@ void injtot_init(injtot *t);
 void injtot_free(injtot *t);
 /** Adds one merged second's entries (n, borrowed); late: it came after the
  *  second was handed on (counted once all the same). */
-void injtot_add(injtot *t, uint64_t second, const ivsum_load *l, size_t n, int late);
+void injtot_add(injtot *t, uint64_t second, const interval_sum_load *l, size_t n, int late);
 /** 1 when second was measured and some worker was saturated in it. */
 int injtot_second_saturated(const injtot *t, uint64_t second);
 /** Saturated seconds over measured seconds, 0..1; 0 when none was measured. */

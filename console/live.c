@@ -236,7 +236,7 @@ static int inj_text(const agg *a, char *buf, size_t len, uint32_t *lag_us)
 {
     const injtot *t = &a->inj;
     const injtot_worker *worst = t->last_saturated ? injtot_last_worst(t, NULL, NULL) : NULL;
-    char who[IVSUM_LOAD_NAME + 24];
+    char who[INTERVAL_SUM_LOAD_NAME + 24];
 
     if (worst == NULL || !worst->last_saturated) {
         /* the console's own latest second (console/selfload.h) */

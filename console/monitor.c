@@ -12,7 +12,7 @@
 #include "common/dbuf.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "console/mhost.h"
+#include "console/monitor_host.h"
 
 /* One endpoint: its transfer, the answer being read, its last scrape. */
 typedef struct monitor_host {
@@ -23,7 +23,7 @@ typedef struct monitor_host {
     int done, reported, has_prev;
     CURLcode result;
     int64_t start_wall, start_mono, prev_wall, prev_mono;
-    mhost_scrape prev, cur;
+    monitor_host_scrape prev, cur;
     char errbuf[CURL_ERROR_SIZE];
 } monitor_host;
 
@@ -32,7 +32,7 @@ typedef struct monitor_slot {
     size_t host;
     int64_t wall_us;
     int is_problem;
-    double v[MHOST_FIXED + MHOST_SELS_MAX];
+    double v[MONITOR_HOST_FIXED + MONITOR_HOST_SELS_MAX];
     char problem[512];
 } monitor_slot;
 
@@ -40,7 +40,7 @@ struct monitor {
     CURLM *multi;        /* owned */
     monitor_host *hosts; /* owned: n */
     size_t n;
-    const expo_sel *sels; /* borrowed */
+    const monitor_expo_sel *sels; /* borrowed */
     size_t nsel;
     pthread_t th;
     int started;
@@ -122,7 +122,7 @@ static void push(monitor *m, const monitor_host *h, int64_t wall_us, const doubl
     if (problem != NULL)
         snprintf(s->problem, sizeof(s->problem), "%s", problem);
     else
-        memcpy(s->v, v, (MHOST_FIXED + m->nsel) * sizeof(double));
+        memcpy(s->v, v, (MONITOR_HOST_FIXED + m->nsel) * sizeof(double));
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -158,15 +158,16 @@ static void finish(monitor *m, monitor_host *h)
         problem(m, h, why);
         return;
     }
-    mhost_scrape_init(&h->cur, m->sels, m->nsel);
-    if (expo_parse(h->body.p, h->body.len, mhost_add, &h->cur, perr, sizeof(perr)) != 0) {
+    monitor_host_scrape_init(&h->cur, m->sels, m->nsel);
+    if (monitor_expo_parse(h->body.p, h->body.len, monitor_host_add, &h->cur, perr, sizeof(perr)) !=
+        0) {
         snprintf(why, sizeof(why), "not Prometheus text: %s", perr);
         problem(m, h, why);
         return;
     }
     if (h->has_prev) {
-        double v[MHOST_FIXED + MHOST_SELS_MAX];
-        mhost_derive(&h->prev, &h->cur, (double)(h->start_mono - h->prev_mono) / 1e6, v);
+        double v[MONITOR_HOST_FIXED + MONITOR_HOST_SELS_MAX];
+        monitor_host_derive(&h->prev, &h->cur, (double)(h->start_mono - h->prev_mono) / 1e6, v);
         /* The figures cover the time between the scrapes: dated by its middle. */
         push(m, h, h->prev_wall + (h->start_wall - h->prev_wall) / 2, v, NULL);
     }
@@ -231,7 +232,7 @@ static void *monitor_thread(void *arg)
     return NULL;
 }
 
-monitor *monitor_start(const char *const *urls, size_t n, const expo_sel *sels, size_t nsel,
+monitor *monitor_start(const char *const *urls, size_t n, const monitor_expo_sel *sels, size_t nsel,
                        char *err, size_t errlen)
 {
     monitor *m = xcalloc(1, sizeof(*m));
@@ -239,7 +240,7 @@ monitor *monitor_start(const char *const *urls, size_t n, const expo_sel *sels, 
 
     m->n = n;
     m->sels = sels;
-    m->nsel = nsel < MHOST_SELS_MAX ? nsel : MHOST_SELS_MAX;
+    m->nsel = nsel < MONITOR_HOST_SELS_MAX ? nsel : MONITOR_HOST_SELS_MAX;
     m->hosts = xcalloc(n + 1, sizeof(*m->hosts));
     m->q = xcalloc(MONITOR_QUEUE, sizeof(*m->q));
     pthread_mutex_init(&m->mu, NULL);
@@ -306,7 +307,7 @@ size_t monitor_drain(monitor *m, monitor_fn fn, void *ud)
         m->qlen--;
         pthread_mutex_unlock(&m->mu);
         it = (monitor_item){s.host, s.wall_us, s.is_problem ? NULL : s.v,
-                            s.is_problem ? 0 : MHOST_FIXED + m->nsel,
+                            s.is_problem ? 0 : MONITOR_HOST_FIXED + m->nsel,
                             s.is_problem ? s.problem : NULL};
         fn(ud, &it);
     }

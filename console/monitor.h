@@ -6,7 +6,7 @@
  * slow or gone, so the scrapes run on a thread of their own, every endpoint
  * at once on one libcurl multi handle, each scrape bounded by
  * MONITOR_TIMEOUT_MS and its body by MONITOR_BODY_MAX. Each answer is read
- * by console/expo.h and turned into the host's figures by console/mhost.h;
+ * by console/monitor_expo.h and turned into the host's figures by console/monitor_host.h;
  * the thread queues them (at most MONITOR_QUEUE) and the loop takes them
  * with monitor_drain, which it calls from its tick: the database is written
  * from the loop only. The first failure of an endpoint (unreachable, an
@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "console/expo.h"
+#include "console/monitor_expo.h"
 
 /** Most --monitor endpoints. */
 #define MONITOR_URLS_MAX 32
@@ -45,9 +45,10 @@ typedef struct monitor monitor;
 /** What monitor_drain hands the loop: one scrape's figures of one host,
  *  or an endpoint's first problem. Borrowed during the call. */
 typedef struct monitor_item {
-    size_t host;         /**< index of the endpoint, as given */
-    int64_t wall_us;     /**< when the scrape began (epoch microseconds) */
-    const double *v;     /**< borrowed: MHOST_FIXED + nsel figures (mhost.h); NULL with a problem */
+    size_t host;     /**< index of the endpoint, as given */
+    int64_t wall_us; /**< when the scrape began (epoch microseconds) */
+    const double *
+        v; /**< borrowed: MONITOR_HOST_FIXED + nsel figures (monitor_host.h); NULL with a problem */
     size_t nv;           /**< entries in v */
     const char *problem; /**< borrowed: why the endpoint failed, NULL with figures */
 } monitor_item;
@@ -64,7 +65,7 @@ const char *monitor_host_of(const char *url, char *buf, size_t len);
 
 /** Starts scraping the n urls (borrowed, must outlive m) once a second,
  *  summing the nsel selectors (borrowed) too. NULL with err. */
-monitor *monitor_start(const char *const *urls, size_t n, const expo_sel *sels, size_t nsel,
+monitor *monitor_start(const char *const *urls, size_t n, const monitor_expo_sel *sels, size_t nsel,
                        char *err, size_t errlen);
 
 /** Hands every queued item to fn, in order, from the calling thread (the

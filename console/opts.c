@@ -23,7 +23,7 @@
 #include "common/props.h"
 #include "common/slowest.h"
 #include "common/hostres.h"
-#include "console/mhost.h"
+#include "console/monitor_host.h"
 #include "console/monitor.h"
 #include "console/out.h"
 
@@ -726,13 +726,13 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
         o->monitor[o->nmonitor++] = v;
         return 0;
     case OPT_MONITOR_METRIC:
-        if (o->nmsel >= MHOST_SELS_MAX) {
-            usage_line("%s: at most %d series", flag, MHOST_SELS_MAX);
+        if (o->nmsel >= MONITOR_HOST_SELS_MAX) {
+            usage_line("%s: at most %d series", flag, MONITOR_HOST_SELS_MAX);
             return -1;
         }
         o->msel = xreallocarray(o->msel, (o->nmsel + 1), sizeof(*o->msel));
         o->msel_text = xreallocarray(o->msel_text, (o->nmsel + 1), sizeof(*o->msel_text));
-        if (expo_sel_parse(v, &o->msel[o->nmsel], err, sizeof(err)) != 0) {
+        if (monitor_expo_sel_parse(v, &o->msel[o->nmsel], err, sizeof(err)) != 0) {
             usage_line("%s: %s", flag, err);
             return -1;
         }

@@ -26,7 +26,7 @@
 #include "common/capacity.h"
 #include "common/rate.h"
 #include "common/stages.h"
-#include "console/expo.h"
+#include "console/monitor_expo.h"
 #include "console/thresh.h"
 #include "reports/dbopts.h"
 
@@ -111,7 +111,7 @@ typedef struct run_opts {
     unsigned slowest;        /**< --slowest: slowest samples kept per step (default 10), 0 none */
     const char **monitor;    /**< owned array of strings borrowed from argv: --monitor URLs */
     size_t nmonitor;
-    expo_sel *msel;         /**< owned: the --monitor-metric selectors, read */
+    monitor_expo_sel *msel; /**< owned: the --monitor-metric selectors, read */
     const char **msel_text; /**< owned array of strings borrowed from argv: them as given */
     size_t nmsel;
     int argc; /**< with argv (borrowed): the arguments, for the database */

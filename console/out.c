@@ -417,7 +417,7 @@ static void input_init(const outs *s, const run *r, out_input *in, const char **
     in->now_ns = now_ns();
 }
 
-void out_second(outs *s, const run *r, uint64_t second, const ivsum *sum, int late)
+void out_second(outs *s, const run *r, uint64_t second, const interval_sum *sum, int late)
 {
     const char **scens;
     out_input in;

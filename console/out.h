@@ -35,7 +35,7 @@
 #include "common/stats.h"
 #include "console/agg.h"
 #include "console/opts.h"
-#include "proto/ivsum.h"
+#include "proto/interval_sum.h"
 
 /** Pushes pending per output at most. */
 #define OUT_QUEUE_MAX 16
@@ -88,7 +88,7 @@ outs *out_start(const run_opts *o, char *err, size_t errlen);
 /** Queues one merged second for every output. Loop thread only; s may be
  *  NULL. run is the console's struct run (console/run.h). */
 struct run;
-void out_second(outs *s, const struct run *r, uint64_t second, const ivsum *sum, int late);
+void out_second(outs *s, const struct run *r, uint64_t second, const interval_sum *sum, int late);
 
 /** Queues the totals, waits OUT_END_WAIT_MS at most for every output to
  *  send what is pending, stops the threads and warns once per output that

@@ -14,7 +14,7 @@
 #include "common/memsize.h"
 #include "console/finish.h"
 #include "console/hsrv.h"
-#include "console/record.h"
+#include "console/rundb.h"
 #include "console/threshtally.h"
 #include "console/scan.h"
 #include "console/verdict.h"
@@ -199,9 +199,9 @@ static void run_teardown(run *r)
 void run_free(run *r)
 {
     agents_free(r);
-    ivwin_free(&r->win);
+    interval_window_free(&r->win);
     live_free(r->live);
-    capsearch_free(r->cap);
+    capacity_search_free(r->cap);
     for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
         xfree(r->th_src[i]);
     xfree(r->th_src);
@@ -237,7 +237,8 @@ void run_free(run *r)
         close(r->lfd);
     auth_token_free(r->token, r->token_len);
     props_free(r->p);
-    dbmon_free(r->dbmon); /* its statements first: the database closes only without them */
+    monitor_db_free(
+        r->monitor_db); /* its statements first: the database closes only without them */
     db_close(r->db);
     gather_free(r->gather);
     metrics_stop(r->metrics, 0);
@@ -346,7 +347,7 @@ int run_main(int argc, char **argv)
         }
     }
     r.rc = RUN_EXIT_START;
-    if (record_open(&r, err, sizeof(err)) != 0)
+    if (rundb_open(&r, err, sizeof(err)) != 0)
         goto fail;
     if (r.o.jtl != NULL || r.o.grinder_dir != NULL) {
         r.gather = gather_new_traced(r.o.jtl, r.o.grinder_dir, r.o.traceparent, err, sizeof(err));

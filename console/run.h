@@ -13,7 +13,7 @@
  *              listening socket, the local agent, then the loop;
  *   agents.c   connections: handshake, registration, what agents send;
  *   control.c  the barrier, Go and Stop, merging, the tick, the signals;
- *   record.c   the results database;
+ *   rundb.c   the results database;
  *   finish.c   the summary, the thresholds' verdicts, the exit status,
  *              JUnit, the summary JSON.
  * struct run is the state they share; only these files see its fields. */
@@ -30,7 +30,7 @@
 #include "common/tally.h"
 #include "console/agents.h"
 #include "console/agg.h"
-#include "console/capsearch.h"
+#include "console/capacity_search.h"
 #include "console/control.h"
 #include "console/ctlsrv.h"
 #include "console/gather.h"
@@ -43,9 +43,9 @@
 #include "console/selfload.h"
 #include "console/web.h"
 #include "proto/bundle.h"
-#include "proto/ivwin.h"
+#include "proto/interval_window.h"
 #include "reports/db.h"
-#include "reports/dbmon.h"
+#include "reports/monitor_db.h"
 
 /** Exit statuses of quern run (documented in docs/running.md and `quern help run`). */
 enum run_exit {
@@ -85,8 +85,8 @@ typedef struct run {
     char **ids, **labels, **names, **scen_names; /**< owned arrays of owned strings */
     agg agg;
     int have_agg;
-    ivwin win;     /**< the seconds being merged from the agents */
-    selfload self; /**< the console's own load, from Go to the end */
+    interval_window win; /**< the seconds being merged from the agents */
+    selfload self;       /**< the console's own load, from Go to the end */
     int interrupted, aborted, degraded, start_error, rc;
     /* The signal that stopped the load before its planned end (0: none, or
      * it came once the plan was done), and when, from Go. */
@@ -116,12 +116,12 @@ typedef struct run {
     metrics *metrics;         /**< owned: the --metrics endpoint, NULL without */
     outs *outs;               /**< owned: the --out pushes, NULL without */
     monitor *monitor;         /**< owned: the --monitor scrapes, from Go to the end; NULL without */
-    dbmon *dbmon;             /**< owned: their statements, NULL when not recorded */
+    monitor_db *monitor_db;   /**< owned: their statements, NULL when not recorded */
     web *web;                 /**< owned: the --web page, NULL without */
     ctlsrv *ctl;              /**< owned: the --control endpoint, NULL without */
     uint32_t ctl_vus_max;     /**< --control in the closed model: the ceiling of vus N (the
                                    run's VU ids), 0 when its VUs cannot be steered */
-    capsearch *cap;           /**< owned: the --capacity search once the steps are known, or NULL */
+    capacity_search *cap;     /**< owned: the --capacity search once the steps are known, or NULL */
     size_t has_setup, has_teardown; /**< scenarios with sc.setup, sc.teardown (preflight.h) */
     char *setup_data;               /**< owned: what setup returned, as JSON, or NULL (StartRun) */
     size_t setup_len;               /**< its bytes */

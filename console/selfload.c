@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "common/saturation.h"
-#include "proto/ivsum.h"
+#include "proto/interval_sum.h"
 
 unsigned selfload_add(injtot *tot, uint64_t second, const selfmon_second *m)
 {
     saturation_in in = {.cpu_permille = m->cpu_permille, .loop_lag_max_us = m->loop_lag_max_us};
-    ivsum_load l;
+    interval_sum_load l;
 
     memset(&l, 0, sizeof(l));
     snprintf(l.agent, sizeof(l.agent), "%s", SELFLOAD_AGENT);
@@ -18,9 +18,9 @@ unsigned selfload_add(injtot *tot, uint64_t second, const selfmon_second *m)
     l.loop_lag_max_us = m->loop_lag_max_us;
     l.why = saturation_judge(&in);
     l.saturated = l.why != 0;
-    ivsum_load_set_lag(&l, m->lag);
+    interval_sum_load_set_lag(&l, m->lag);
     injtot_add(tot, second, &l, 1, 0);
-    ivsum_load_clear(&l);
+    interval_sum_load_clear(&l);
     return l.why;
 }
 

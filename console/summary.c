@@ -423,7 +423,7 @@ void summary_print_injector(FILE *out, const agg *a)
 {
     const injtot *t = &a->inj;
     const injtot_worker *w = injtot_worst(t);
-    char d[IVSUM_LOAD_NAME + 96], con[160];
+    char d[INTERVAL_SUM_LOAD_NAME + 96], con[160];
 
     console_text(&a->console, con, sizeof(con));
     if (t->measured_s == 0 || w == NULL) {

@@ -15,7 +15,7 @@
 #include "common/mem.h"
 #include "common/tally.h"
 #include "console/threshtally.h"
-#include "proto/ivtally.h"
+#include "proto/interval_tally.h"
 
 #define METRICS_HINT                                                                               \
     "(use p95, p99.9, mean, max, errors, errors.technical, errors.functional, tps, count, "        \
@@ -279,7 +279,7 @@ static int parse_named(thresh *t, const char **after, char *err, size_t errlen)
         return -1;
     }
     t->name = xstrndup(open + 1, (size_t)(close - open - 1));
-    if (metric ? !tally_name_ok(t->name) : !ivtally_check_name_ok(t->name)) {
+    if (metric ? !tally_name_ok(t->name) : !interval_tally_check_name_ok(t->name)) {
         err_set(err, errlen, "'%s': \"%s\" is not a %s name", t->expr, t->name,
                 metric ? "metric" : "check");
         return -1;

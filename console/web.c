@@ -19,7 +19,7 @@
 #include "console/summary.h"
 #include "console/thresh.h"
 #include "console/webpage.h"
-#include "console/wstate.h"
+#include "console/web_state.h"
 #include "proto/auth.h"
 #include "reports/html.h"
 
@@ -42,7 +42,7 @@ struct web {
     size_t page_len;
     char *cookie;    /* owned: WEB_COOKIE's value, WEB_SECRET_LEN random bytes in hex made for
                         this run (never the token), before the server starts */
-    wstate *hist;    /* owned: the charts' history */
+    web_state *hist; /* owned: the charts' history */
     char run[256];   /* the run's name */
     int final;       /* web_final rendered the summary: no more updates */
     char *ctl_key;   /* owned: with --control and --token-file, the secret (hex, as the cookie's)
@@ -256,7 +256,7 @@ static void publish(web *w, char *state, size_t len)
     if (state == NULL) {
         if (!w->too_big_logged)
             log_msg(LOG_WARN, "--web: the state would pass %u bytes: serving the last one",
-                    WSTATE_TEXT_MAX);
+                    WEB_STATE_TEXT_MAX);
         w->too_big_logged = 1;
         return;
     }
@@ -287,9 +287,9 @@ static const char *conn_state(const aconn *c)
 static void render(web *w, const run *r, const step_stats *second, const json_t *summary,
                    const thresh_result *rs)
 {
-    wstate_input in;
-    wstate_agent *ag = xcalloc(r->nconns + 1, sizeof(*ag));
-    wstate_threshold *th = xcalloc(r->o.nth + 1, sizeof(*th));
+    web_state_input in;
+    web_state_agent *ag = xcalloc(r->nconns + 1, sizeof(*ag));
+    web_state_threshold *th = xcalloc(r->o.nth + 1, sizeof(*th));
     thresh_result *ev = rs == NULL ? xcalloc(r->o.nth + 1, sizeof(*ev)) : NULL;
     double el = r->have_agg ? (double)r->agg.elapsed_us / 1e6 : 0.0;
     size_t len = 0;
@@ -307,7 +307,7 @@ static void render(web *w, const run *r, const step_stats *second, const json_t 
         if (c->state != AC_AGENT && !c->in_run)
             continue;
         ag[in.nagents++] =
-            (wstate_agent){c->name, c->host, conn_state(c), c->vus, c->requests, c->errors};
+            (web_state_agent){c->name, c->host, conn_state(c), c->vus, c->requests, c->errors};
     }
     in.agents = ag;
     for (size_t i = 0; i < r->o.nth && r->have_agg; i++) {
@@ -315,12 +315,12 @@ static void render(web *w, const run *r, const step_stats *second, const json_t 
         if (rs == NULL)
             thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
                         (const char *const *)r->names, el, &ev[i]);
-        th[in.nth++] = (wstate_threshold){r->o.th[i]->expr, res->passed, res->desc};
+        th[in.nth++] = (web_state_threshold){r->o.th[i]->expr, res->passed, res->desc};
     }
     in.th = th;
     in.summary = summary;
     in.paused = ctlsrv_is_paused(r->ctl);
-    text = wstate_render(w->hist, &in, &len);
+    text = web_state_render(w->hist, &in, &len);
     publish(w, text, len);
     xfree(ag);
     xfree(th);
@@ -355,7 +355,7 @@ web *web_start(const run_opts *o, char *err, size_t errlen)
 
     pthread_mutex_init(&w->mu, NULL);
     db_opts_name(&o->db, o->script, w->run, sizeof(w->run));
-    w->hist = wstate_new();
+    w->hist = web_state_new();
     w->state = xstrdup(empty);
     w->len = strlen(empty);
     if (build_page(w) != 0) {
@@ -385,7 +385,7 @@ void web_update(web *w, const run *r, const step_stats *second, int late)
 {
     if (w == NULL || w->final || !r->have_agg)
         return;
-    wstate_add(w->hist, &r->agg, late);
+    web_state_add(w->hist, &r->agg, late);
     if (!late)
         render(w, r, second, NULL, NULL);
 }
@@ -426,6 +426,6 @@ void web_stop(web *w)
         OPENSSL_cleanse(w->ctl_key, 2 * WEB_SECRET_LEN + 1);
     xfree(w->ctl_key);
     auth_token_free(w->ctl_token, w->ctl_token_len);
-    wstate_free(w->hist);
+    web_state_free(w->hist);
     xfree(w);
 }

@@ -2,7 +2,7 @@
  *
  * What it is for: one self-contained page (console/webpage.h: no file from
  * elsewhere, works offline) at "/", which polls "/state.json" every second
- * (console/wstate.h) and draws the live table, the charts, the agents, the
+ * (console/web_state.h) and draws the live table, the charts, the agents, the
  * thresholds and the progress; after the run, the verdict and the summary.
  * Read-only, unless the run has --control and --token-file: then a page
  * opened with "/?token=TOKEN" gets a secret of its own in the redirect's

@@ -5,7 +5,7 @@
  * the Makefile turns it into build/gen/console/webpage_html.c, which defines
  * webpage_html. console/web.c puts the reports' stylesheet (reports/html.h)
  * in front of it once, at start. The page polls state.json every second
- * (console/wstate.h says what it holds) and draws it. */
+ * (console/web_state.h says what it holds) and draws it. */
 #ifndef QUERN_WEBPAGE_H
 #define QUERN_WEBPAGE_H
 

@@ -243,8 +243,8 @@ int frame_reader_feed(frame_reader *r, const uint8_t *data, size_t len, char *er
 }
 
 /* frame_reader_next's work; an Interval goes to *iv without copying when iv
- * is not NULL (ivdecode.h), the frame then lent out until the next call. */
-static int next_frame(frame_reader *r, Quern__Envelope **env, ivdecode *iv, char *err,
+ * is not NULL (interval_decode.h), the frame then lent out until the next call. */
+static int next_frame(frame_reader *r, Quern__Envelope **env, interval_decode *iv, char *err,
                       size_t errlen)
 {
     size_t used;
@@ -276,7 +276,7 @@ static int next_frame(frame_reader *r, Quern__Envelope **env, ivdecode *iv, char
             return reader_fail(r, err, errlen);
         }
     }
-    if (iv != NULL && ivdecode_envelope(base + FRAME_HEADER_LEN, n, iv) == 1) {
+    if (iv != NULL && interval_decode_envelope(base + FRAME_HEADER_LEN, n, iv) == 1) {
         *env = &iv->env;
         r->in.start += total;
         r->scan -= total;
@@ -300,16 +300,16 @@ int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t 
     return next_frame(r, env, NULL, err, errlen);
 }
 
-int frame_reader_next_iv(frame_reader *r, Quern__Envelope **env, ivdecode *iv, char *err,
+int frame_reader_next_iv(frame_reader *r, Quern__Envelope **env, interval_decode *iv, char *err,
                          size_t errlen)
 {
     return next_frame(r, env, iv, err, errlen);
 }
 
-void frame_env_free(Quern__Envelope *env, ivdecode *iv)
+void frame_env_free(Quern__Envelope *env, interval_decode *iv)
 {
     if (env != NULL && iv != NULL && env == &iv->env)
-        ivdecode_free(iv);
+        interval_decode_free(iv);
     else if (env != NULL)
         quern__envelope__free_unpacked(env, NULL);
 }

@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proto/ivdecode.h"
+#include "proto/interval_decode.h"
 #include "proto/quern.pb-c.h"
 #include "proto/seal.h"
 
@@ -85,14 +85,14 @@ int frame_reader_feed(frame_reader *r, const uint8_t *data, size_t len, char *er
  *  QUERN__ENVELOPE__BODY__NOT_SET (a message kind this build does not know). */
 int frame_reader_next(frame_reader *r, Quern__Envelope **env, char *err, size_t errlen);
 /** As frame_reader_next, but an Envelope holding an Interval is decoded into
- *  *iv without copying (proto/ivdecode.h) when ivdecode reads it, *env then
+ *  *iv without copying (proto/interval_decode.h) when interval_decode reads it, *env then
  *  being &iv->env, which borrows the reader's buffer until the next call on
  *  r. Release what it gives with frame_env_free(env, iv), before that call. */
-int frame_reader_next_iv(frame_reader *r, Quern__Envelope **env, ivdecode *iv, char *err,
+int frame_reader_next_iv(frame_reader *r, Quern__Envelope **env, interval_decode *iv, char *err,
                          size_t errlen);
 /** Releases an envelope from frame_reader_next_iv (or frame_reader_next,
  *  with iv NULL); NULL env is fine. */
-void frame_env_free(Quern__Envelope *env, ivdecode *iv);
+void frame_env_free(Quern__Envelope *env, interval_decode *iv);
 
 /** Reads what a non-blocking fd has into the reader: loops until the fd would
  *  block, a read returns less than it asked (the fd is then drained, or

@@ -31,7 +31,8 @@ void handshake_init(handshake *hs, const char *role)
 
 int handshake_keys(handshake *hs)
 {
-    if (auth_nonce(hs->nonce) != 0 || kx_keypair(hs->kx_priv, hs->kx_pub) != 0)
+    if (auth_nonce(hs->nonce) != 0 ||
+        keyexchange_keypair(hs->keyexchange_priv, hs->keyexchange_pub) != 0)
         return -1;
     return 0;
 }
@@ -46,8 +47,8 @@ Quern__Envelope *handshake_hello(const handshake *hs, handshake_msg *m)
     h->role = (char *)hs->role;
     h->nonce.data = (uint8_t *)hs->nonce;
     h->nonce.len = AUTH_NONCE_LEN;
-    h->kx.data = (uint8_t *)hs->kx_pub;
-    h->kx.len = KX_LEN;
+    h->kx.data = (uint8_t *)hs->keyexchange_pub;
+    h->kx.len = KEYEXCHANGE_LEN;
     h->quern_version = (char *)QUERN_VERSION;
     m->env.body_case = QUERN__ENVELOPE__BODY_HELLO;
     m->env.hello = h;
@@ -60,12 +61,12 @@ int handshake_hello_take(handshake *hs, const Quern__Envelope *env, char *err, s
 
     if (env == NULL || env->body_case != QUERN__ENVELOPE__BODY_HELLO ||
         h->version != AUTH_PROTO_VERSION || strcmp(h->role, other_role(hs)) != 0 ||
-        h->nonce.len != AUTH_NONCE_LEN || h->kx.len != KX_LEN) {
+        h->nonce.len != AUTH_NONCE_LEN || h->kx.len != KEYEXCHANGE_LEN) {
         err_set(err, errlen, "not a quern %s of protocol %d", other_role(hs), AUTH_PROTO_VERSION);
         return -1;
     }
     memcpy(hs->peer_nonce, h->nonce.data, AUTH_NONCE_LEN);
-    memcpy(hs->peer_kx, h->kx.data, KX_LEN);
+    memcpy(hs->peer_kx, h->kx.data, KEYEXCHANGE_LEN);
     return 0;
 }
 
@@ -109,9 +110,9 @@ seal_hs handshake_seal_hs(const handshake *hs, const uint8_t *secret)
     seal_hs s;
 
     if (is_console(hs)) {
-        s = (seal_hs){hs->peer_nonce, hs->nonce, hs->peer_kx, hs->kx_pub, secret};
+        s = (seal_hs){hs->peer_nonce, hs->nonce, hs->peer_kx, hs->keyexchange_pub, secret};
     } else {
-        s = (seal_hs){hs->nonce, hs->peer_nonce, hs->kx_pub, hs->peer_kx, secret};
+        s = (seal_hs){hs->nonce, hs->peer_nonce, hs->keyexchange_pub, hs->peer_kx, secret};
     }
     return s;
 }
@@ -120,8 +121,8 @@ int handshake_seal(peer *l, handshake *hs, const char *token, size_t token_len, 
 {
     seal_hs s = handshake_seal_hs(hs, NULL);
 
-    return peer_seal_link(l, token, token_len, &s, hs->kx_priv, hs->peer_kx, is_console(hs),
-                          max_in);
+    return peer_seal_link(l, token, token_len, &s, hs->keyexchange_priv, hs->peer_kx,
+                          is_console(hs), max_in);
 }
 
 Quern__Envelope *handshake_register(const char *name, uint32_t workers, handshake_msg *m)

@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "proto/auth.h"
-#include "proto/kx.h"
+#include "proto/keyexchange.h"
 #include "proto/peer.h"
 #include "proto/quern.pb-c.h"
 #include "proto/seal.h"
@@ -40,9 +40,10 @@ typedef struct handshake {
     const char *role;                   /**< borrowed literal: "agent" or "console", our side */
     uint8_t nonce[AUTH_NONCE_LEN];      /**< ours, in our Hello */
     uint8_t peer_nonce[AUTH_NONCE_LEN]; /**< theirs, from their Hello */
-    uint8_t kx_priv[KX_LEN];            /**< our key pair's private half (wiped once sealed) */
-    uint8_t kx_pub[KX_LEN];             /**< ours, in our Hello */
-    uint8_t peer_kx[KX_LEN];            /**< theirs, from their Hello */
+    uint8_t
+        keyexchange_priv[KEYEXCHANGE_LEN]; /**< our key pair's private half (wiped once sealed) */
+    uint8_t keyexchange_pub[KEYEXCHANGE_LEN]; /**< ours, in our Hello */
+    uint8_t peer_kx[KEYEXCHANGE_LEN];         /**< theirs, from their Hello */
 } handshake;
 
 /** Room for one handshake message: fill it with a builder below, send the
@@ -93,7 +94,7 @@ int handshake_proof_ok(const handshake *hs, const char *token, size_t token_len,
 Quern__Envelope *handshake_result(int ok, const char *reason, handshake_msg *m);
 
 /** The keys' inputs of this connection, in the agent/console order seal.h
- *  wants; secret (KX_LEN bytes, borrowed) is the caller's kx_shared. */
+ *  wants; secret (KEYEXCHANGE_LEN bytes, borrowed) is the caller's keyexchange_shared. */
 seal_hs handshake_seal_hs(const handshake *hs, const uint8_t *secret);
 
 /** Seals both directions of l once both proofs are checked (the console

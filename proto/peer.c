@@ -63,7 +63,7 @@ static ssize_t read_some(peer *l)
     ssize_t n = frame_reader_read_fd(l->r, l->fd, err, sizeof(err));
     int saved = errno;
     Quern__Envelope *env;
-    ivdecode iv; /* an Interval read in place: a console gets one per agent a second */
+    interval_decode iv; /* an Interval read in place: a console gets one per agent a second */
     int rc = 0;
 
     for (;;) {
@@ -191,15 +191,16 @@ int peer_seal_recv(peer *l, const uint8_t key[SEAL_KEY_LEN], size_t max_in)
 }
 
 int peer_seal_link(peer *l, const char *token, size_t token_len, seal_hs *hs,
-                   uint8_t my_priv[KX_LEN], const uint8_t *their_kx, int is_console, size_t max_in)
+                   uint8_t my_priv[KEYEXCHANGE_LEN], const uint8_t *their_kx, int is_console,
+                   size_t max_in)
 {
-    uint8_t to_console[SEAL_KEY_LEN], to_agent[SEAL_KEY_LEN], secret[KX_LEN];
+    uint8_t to_console[SEAL_KEY_LEN], to_agent[SEAL_KEY_LEN], secret[KEYEXCHANGE_LEN];
     const uint8_t *tx = is_console ? to_agent : to_console,
                   *rx = is_console ? to_console : to_agent;
     int rc = -1;
 
     hs->secret = secret;
-    if (kx_shared(my_priv, their_kx, secret) != 0 ||
+    if (keyexchange_shared(my_priv, their_kx, secret) != 0 ||
         seal_derive_keys(token, token_len, hs, to_console, to_agent) != 0) {
         peer_fail(l, "cannot derive the link's keys (bad key exchange)");
         goto out;
@@ -214,7 +215,7 @@ out:
     OPENSSL_cleanse(to_console, sizeof(to_console));
     OPENSSL_cleanse(to_agent, sizeof(to_agent));
     OPENSSL_cleanse(secret, sizeof(secret));
-    OPENSSL_cleanse(my_priv, KX_LEN);
+    OPENSSL_cleanse(my_priv, KEYEXCHANGE_LEN);
     hs->secret = NULL;
     return rc;
 }

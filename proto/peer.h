@@ -100,7 +100,8 @@ int peer_seal_recv(peer *l, const uint8_t key[SEAL_KEY_LEN], size_t max_in);
  *  order of its side. Wipes my_priv and every derived secret. Returns 0, or
  *  -1 (the peer has failed). */
 int peer_seal_link(peer *l, const char *token, size_t token_len, seal_hs *hs,
-                   uint8_t my_priv[KX_LEN], const uint8_t *their_kx, int is_console, size_t max_in);
+                   uint8_t my_priv[KEYEXCHANGE_LEN], const uint8_t *their_kx, int is_console,
+                   size_t max_in);
 
 /** 1 once both directions are sealed. */
 int peer_sealed(const peer *l);

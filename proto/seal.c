@@ -24,8 +24,8 @@ struct seal {
 int seal_derive_key(const char *token, size_t token_len, const seal_hs *hs, const char *dir,
                     uint8_t key[SEAL_KEY_LEN])
 {
-    uint8_t info[SEAL_DIR_MAX + 1 + 2 * AUTH_NONCE_LEN + 2 * KX_LEN];
-    uint8_t ikm[AUTH_TOKEN_MAX + KX_LEN];
+    uint8_t info[SEAL_DIR_MAX + 1 + 2 * AUTH_NONCE_LEN + 2 * KEYEXCHANGE_LEN];
+    uint8_t ikm[AUTH_TOKEN_MAX + KEYEXCHANGE_LEN];
     size_t dlen = dir != NULL ? strlen(dir) : 0, ilen;
     size_t keylen = SEAL_KEY_LEN;
     EVP_PKEY_CTX *pc = NULL;
@@ -35,23 +35,23 @@ int seal_derive_key(const char *token, size_t token_len, const seal_hs *hs, cons
         dlen > SEAL_DIR_MAX)
         goto out;
     memcpy(ikm, token, token_len);
-    memcpy(ikm + token_len, hs->secret, KX_LEN);
+    memcpy(ikm + token_len, hs->secret, KEYEXCHANGE_LEN);
     memcpy(info, dir, dlen + 1); /* the NUL ends the label */
     ilen = dlen + 1;
     memcpy(info + ilen, hs->agent_nonce, AUTH_NONCE_LEN);
     ilen += AUTH_NONCE_LEN;
     memcpy(info + ilen, hs->console_nonce, AUTH_NONCE_LEN);
     ilen += AUTH_NONCE_LEN;
-    memcpy(info + ilen, hs->agent_kx, KX_LEN);
-    ilen += KX_LEN;
-    memcpy(info + ilen, hs->console_kx, KX_LEN);
-    ilen += KX_LEN;
+    memcpy(info + ilen, hs->agent_kx, KEYEXCHANGE_LEN);
+    ilen += KEYEXCHANGE_LEN;
+    memcpy(info + ilen, hs->console_kx, KEYEXCHANGE_LEN);
+    ilen += KEYEXCHANGE_LEN;
     pc = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
     if (pc == NULL || EVP_PKEY_derive_init(pc) <= 0 ||
         EVP_PKEY_CTX_set_hkdf_md(pc, EVP_sha256()) <= 0 ||
         EVP_PKEY_CTX_set1_hkdf_salt(pc, (const unsigned char *)SEAL_SALT,
                                     (int)sizeof(SEAL_SALT) - 1) <= 0 ||
-        EVP_PKEY_CTX_set1_hkdf_key(pc, ikm, (int)(token_len + KX_LEN)) <= 0 ||
+        EVP_PKEY_CTX_set1_hkdf_key(pc, ikm, (int)(token_len + KEYEXCHANGE_LEN)) <= 0 ||
         EVP_PKEY_CTX_add1_hkdf_info(pc, info, (int)ilen) <= 0 ||
         EVP_PKEY_derive(pc, key, &keylen) <= 0 || keylen != SEAL_KEY_LEN)
         goto out;

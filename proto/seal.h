@@ -10,7 +10,7 @@
  *
  * Keys (seal_derive_key): HKDF-SHA256 with input key material token || S,
  * where S is the X25519 secret the two Hello.kx public keys share
- * (proto/kx.h), salt "quern-seal-v1", and info = direction label NUL || Na ||
+ * (proto/keyexchange.h), salt "quern-seal-v1", and info = direction label NUL || Na ||
  * Nc || Ka || Kc, where Na, Ka are the agent's Hello nonce and public key and
  * Nc, Kc the console's; the label is SEAL_DIR_TO_CONSOLE ("agent->console")
  * or SEAL_DIR_TO_AGENT ("console->agent"). Each direction has its own 32-byte
@@ -46,7 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto/kx.h"
+#include "proto/keyexchange.h"
 
 /** Bytes of a direction key. */
 #define SEAL_KEY_LEN 32
@@ -64,9 +64,9 @@ typedef struct seal seal;
 typedef struct seal_hs {
     const uint8_t *agent_nonce;   /**< borrowed: AUTH_NONCE_LEN bytes (the agent's Hello) */
     const uint8_t *console_nonce; /**< borrowed: AUTH_NONCE_LEN bytes (the console's Hello) */
-    const uint8_t *agent_kx;      /**< borrowed: KX_LEN bytes, the agent's Hello.kx */
-    const uint8_t *console_kx;    /**< borrowed: KX_LEN bytes, the console's Hello.kx */
-    const uint8_t *secret;        /**< borrowed: KX_LEN bytes, from kx_shared */
+    const uint8_t *agent_kx;      /**< borrowed: KEYEXCHANGE_LEN bytes, the agent's Hello.kx */
+    const uint8_t *console_kx;    /**< borrowed: KEYEXCHANGE_LEN bytes, the console's Hello.kx */
+    const uint8_t *secret;        /**< borrowed: KEYEXCHANGE_LEN bytes, from keyexchange_shared */
 } seal_hs;
 
 /** Derives the key of one direction (see above) into key. Returns 0, or -1

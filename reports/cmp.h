@@ -5,7 +5,7 @@
  * test id, and judges each figure (TPS, mean, p50, p95, p99, error rate) and
  * each step: worse, better or no significant change, by the rules and
  * constants of reports/compare.h. A run still running or abandoned gives no
- * verdict. The text output (compare.c) and the HTML page (reports/chtml.h)
+ * verdict. The text output (compare.c) and the HTML page (reports/compare_html.h)
  * show the same rows.
  *
  * Usage:

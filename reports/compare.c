@@ -13,10 +13,10 @@
 #include "common/mem.h"
 #include "common/termsafe.h"
 #include "reports/abandon.h"
-#include "reports/capcmp.h"
+#include "reports/capacity_compare.h"
 #include "reports/catalog.h"
 #include "reports/chart.h"
-#include "reports/chtml.h"
+#include "reports/compare_html.h"
 #include "common/cli.h"
 #include "reports/cmp.h"
 #include "reports/dbopts.h"
@@ -163,20 +163,21 @@ static void print_text(FILE *out, const query_run *a, const query_run *b, const 
 /* html_write_file's writer of the page. */
 static void page_emit(FILE *out, const void *arg)
 {
-    chtml_write(out, arg);
+    compare_html_write(out, arg);
 }
 
 /* "10%", "10", "2.5%": a percentage in (0, THRESHOLD_MAX]. -1 if not. */
-/* The runs' capacity searches (reports/capcmp.h): one line, and 1 when the
+/* The runs' capacity searches (reports/capacity_compare.h): one line, and 1 when the
  * capacity fell and --fail-on-regression was given. */
 static int compare_capacity(const query_run *a, const query_run *b, double thr, int fail_on)
 {
     char line[256];
-    enum capcmp_verdict v = capcmp_judge(a->capacity, b->capacity, thr, line, sizeof(line));
+    enum capacity_compare_verdict v =
+        capacity_compare_judge(a->capacity, b->capacity, thr, line, sizeof(line));
 
     if (line[0] != '\0')
         printf("%s\n", line);
-    if (fail_on && v == CAPCMP_WORSE) {
+    if (fail_on && v == CAPACITY_COMPARE_WORSE) {
         printf("regression: the capacity fell\n");
         return 1;
     }
@@ -343,8 +344,8 @@ int compare_main(int argc, char **argv)
     cmp_load_note(a, b, note, sizeof(note));
     print_text(stdout, a, b, rows, nrows, thr, note);
     {
-        chtml_page pg = {a,     b,   rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts,
-                         width, note};
+        compare_html_page pg = {a,     b,   rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts,
+                                width, note};
         size_t worse = 0, better = 0, same = 0;
         if (outp == NULL) {
             snprintf(def, sizeof(def), "quern-compare-%lld-%lld.html", (long long)a->id,

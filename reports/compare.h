@@ -31,7 +31,7 @@
  * dashed). Both runs are bucketed with the same width so their points line
  * up.
  *
- * The comparison itself is reports/cmp.h, the page reports/chtml.h; this
+ * The comparison itself is reports/cmp.h, the page reports/compare_html.h; this
  * file is the command: its options beside their help, and the text output.
  *
  * Exit status: 0 no step worse (or no --fail-on-regression); 1 with

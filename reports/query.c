@@ -13,7 +13,7 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "reports/abandon.h"
-#include "reports/capdb.h"
+#include "reports/capacity_db.h"
 #include "reports/injector.h"
 #include "reports/little.h"
 #include "reports/chart.h"
@@ -554,13 +554,13 @@ int query_run_incomplete(const query_run *r)
     return r->abandoned || strcmp(r->status, "running") == 0;
 }
 
-/* The run's capacity search, when it had one (reports/capdb.h), and its
+/* The run's capacity search, when it had one (reports/capacity_db.h), and its
  * Little's law seconds (reports/little.h) and the injector's own load
  * (reports/injector.h). */
 static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
 {
-    capdb_run c;
-    int h = capdb_read(sq, r->id, &c, err, errlen);
+    capacity_db_run c;
+    int h = capacity_db_read(sq, r->id, &c, err, errlen);
 
     if (h == 1) {
         r->capacity = xmalloc(sizeof(*r->capacity));
@@ -606,7 +606,7 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
     r->width_s = width_s > 0 ? width_s : 1;
     if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
         load_tables(sq, r, err, errlen) != 0 ||
-        mseries_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0 ||
+        monitor_series_load(sq, id, r->npts, r->width_s, &r->mon, err, errlen) != 0 ||
         kindseries_load(sq, id, r->npts, r->width_s, r->started_us, &r->kinds, err, errlen) != 0 ||
         load_capacity(sq, r, err, errlen) != 0 || dbtally_read(sq, id, &r->tally, err, errlen) != 0)
         goto fail;
@@ -641,7 +641,7 @@ void query_run_free(query_run *r)
     if (r == NULL)
         return;
     if (r->capacity != NULL)
-        capdb_free(r->capacity);
+        capacity_db_free(r->capacity);
     xfree(r->capacity);
     xfree(r->little);
     xfree(r->inj);
@@ -696,7 +696,7 @@ void query_run_free(query_run *r)
     xfree(r->status_reason);
     xfree(r->run_verdict);
     xfree(r->run_verdict_reason);
-    mseries_free(&r->mon);
+    monitor_series_free(&r->mon);
     dbtally_free(&r->tally);
     xfree(r);
 }

@@ -3,10 +3,10 @@
  *
  * What it is for: `quern runs`, `report` and `compare` read the results
  * database (reports/schema.sql) through here and reports/catalog.h only, so
- * that their renderers (runs.c, rhtml.c, chtml.c) hold no SQL. query_open opens the file for
- * reading (it must exist); query_run_load reads everything known about one run into a query_run:
- * its row, steps, intervals as time series, whole-run totals (summed from the intervals when the
- * run did not end: partial totals), agents, errors, scenarios, thresholds and verdict
+ * that their renderers (runs.c, report_html.c, compare_html.c) hold no SQL. query_open opens the
+ * file for reading (it must exist); query_run_load reads everything known about one run into a
+ * query_run: its row, steps, intervals as time series, whole-run totals (summed from the intervals
+ * when the run did not end: partial totals), agents, errors, scenarios, thresholds and verdict
  * (reports/runverdict.h); a run left running by a console that is gone (reports/abandon.h) is
  * loaded with status "abandoned". Which runs there are is reports/catalog.h.
  *
@@ -30,7 +30,7 @@
 #include "reports/db.h"
 #include "reports/kindseries.h"
 #include "reports/dbtally.h"
-#include "reports/mseries.h"
+#include "reports/monitor_series.h"
 #include "reports/runverdict.h"
 
 struct sqlite3;
@@ -160,20 +160,21 @@ typedef struct query_run {
     size_t nsteers;
 
     /* What the run was asked to do (-1 or NULL: not recorded, an older quern). */
-    int64_t req_duration_us;    /**< --duration (0: none) */
-    int64_t req_ramp_up_us;     /**< --ramp-up */
-    int64_t req_runs;           /**< --runs (0: none) */
-    char *req_stages;           /**< owned: --stages ("3s:20,4s:20,3s:0"), NULL: none */
-    char *command_line;         /**< owned; redacted when recorded */
-    char *console_host;         /**< owned */
-    int64_t console_pid;        /**< 0: not recorded */
-    char *status_reason;        /**< owned: why it ended so, or why it is abandoned; NULL: none */
-    char *run_verdict;          /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
-    char *run_verdict_reason;   /**< owned: runs.verdict_reason, NULL: none */
-    mseries mon;                /**< the --monitor hosts' figures, in the same points */
-    struct capdb_run *capacity; /**< owned: its --capacity search (reports/capdb.h), NULL: none */
-    struct little_row *little;  /**< owned: Little's law per second (reports/little.h) */
-    size_t nlittle;             /**< entries in little (0: none, a run from an older quern) */
+    int64_t req_duration_us;  /**< --duration (0: none) */
+    int64_t req_ramp_up_us;   /**< --ramp-up */
+    int64_t req_runs;         /**< --runs (0: none) */
+    char *req_stages;         /**< owned: --stages ("3s:20,4s:20,3s:0"), NULL: none */
+    char *command_line;       /**< owned; redacted when recorded */
+    char *console_host;       /**< owned */
+    int64_t console_pid;      /**< 0: not recorded */
+    char *status_reason;      /**< owned: why it ended so, or why it is abandoned; NULL: none */
+    char *run_verdict;        /**< owned: runs.verdict ("passed"/"failed"), NULL: none */
+    char *run_verdict_reason; /**< owned: runs.verdict_reason, NULL: none */
+    monitor_series mon;       /**< the --monitor hosts' figures, in the same points */
+    struct capacity_db_run
+        *capacity; /**< owned: its --capacity search (reports/capacity_db.h), NULL: none */
+    struct little_row *little; /**< owned: Little's law per second (reports/little.h) */
+    size_t nlittle;            /**< entries in little (0: none, a run from an older quern) */
     struct injector_row *inj; /**< owned: the injector's own load per second (reports/injector.h) */
     size_t ninj;              /**< entries in inj (0: none, a run from an older quern) */
     chart_shade sat;    /**< the saturated seconds of inj as bands, shaded on every time chart */

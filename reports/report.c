@@ -13,7 +13,7 @@
 #include "reports/dbopts.h"
 #include "reports/html.h"
 #include "reports/query.h"
-#include "reports/rhtml.h"
+#include "reports/report_html.h"
 
 /* What the command line asked. */
 typedef struct report_args {
@@ -87,7 +87,7 @@ static void report_write(FILE *out, const void *arg)
 {
     const query_run *r = arg;
 
-    rhtml_write(out, r);
+    report_html_write(out, r);
 }
 
 int report_main(int argc, char **argv)

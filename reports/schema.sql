@@ -355,7 +355,7 @@ ALTER TABLE step_totals ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
 -- and each step's injector; an open-model run's pool.
 --   capacity.limited_by: what decided the search: 'injector' (the first
 --     failing step's arrivals were late or dropped past the rule of
---     console/capsearch.h: its capacity is a lower bound), 'server' (the
+--     console/capacity_search.h: its capacity is a lower bound), 'server' (the
 --     first failing step's thresholds, the injector keeping up), 'max'
 --     (every step passed up to MAX), 'stopped' (the run ended before);
 --     NULL for a run from an older quern.

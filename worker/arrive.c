@@ -24,7 +24,7 @@
 #define ARRIVE_SPARE_EVERY_US 100000
 
 /* The arrival timer's callback, below. */
-static void on_arrival(struct ev_loop *loop, duefd *d);
+static void on_arrival(struct ev_loop *loop, duetimer *d);
 
 /* One scenario's arrivals: share of the rate (stages scaled by it), cap
  * VUs of the pool, pre of them made before the start. 0, or -1 when its
@@ -54,7 +54,7 @@ static int arrive_one(arrive *a, struct engine *e, uint16_t sidx, double share, 
     if (rate_cursor_next(&a->cur, &a->next_us) != 0)
         a->next_us = -1;
     a->idle = xcalloc(cap ? cap : 1, sizeof(*a->idle));
-    return duefd_init(&a->due, on_arrival, a);
+    return duetimer_init(&a->due, on_arrival, a);
 }
 
 void arrive_split(const double *weights, size_t n, uint32_t total, uint32_t *out)
@@ -140,7 +140,7 @@ int arrive_set_init(struct engine *e, char *err, size_t errlen)
     e->arr = xcalloc(n, sizeof(*e->arr));
     e->narr = n;
     for (size_t i = 0; i < n; i++)
-        duefd_clear(&e->arr[i].due); /* arrive_free of those not made yet closes nothing */
+        duetimer_clear(&e->arr[i].due); /* arrive_free of those not made yet closes nothing */
     e->alag = xcalloc(e->scens.nscens, sizeof(*e->alag));
     for (size_t i = 0; i < n; i++)
         e->alag[idx[i]] = hist_new();
@@ -337,11 +337,11 @@ static void take_one(void *ctx, int64_t due)
 /* Arms the timer at the next arrival's due time, from the run's start. */
 static void arm(arrive *a, struct engine *e)
 {
-    if (duefd_arm(&a->due, e->loop, e->load_t0_us + a->next_us) != 0)
+    if (duetimer_arm(&a->due, e->loop, e->load_t0_us + a->next_us) != 0)
         log_msg(LOG_ERROR, "cannot arm the arrival timer (timerfd): %s", strerror(errno));
 }
 
-static void on_arrival(struct ev_loop *loop, duefd *d)
+static void on_arrival(struct ev_loop *loop, duetimer *d)
 {
     arrive *a = d->data;
     struct engine *e = ev_userdata(loop);
@@ -421,7 +421,7 @@ void arrive_stop(arrive *a, struct engine *e)
             a->next_us = -1;
     }
     a->stopped = 1;
-    duefd_stop(&a->due, e->loop);
+    duetimer_stop(&a->due, e->loop);
     e->acount[a->scen].dropped += a->qlen;
     a->qlen = 0;
     a->nidle = 0;
@@ -430,7 +430,7 @@ void arrive_stop(arrive *a, struct engine *e)
 void arrive_pause(arrive *a, struct engine *e, int paused)
 {
     if (paused)
-        duefd_stop(&a->due, e->loop);
+        duetimer_stop(&a->due, e->loop);
     else if (!a->stopped && a->next_us >= 0)
         arm(a, e);
 }
@@ -490,7 +490,7 @@ int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s)
 
     if (arrive_restage(a, (e->cfg.vu_first - 1) % stripes, at_us, per_s) != 0)
         return -1;
-    duefd_stop(&a->due, e->loop);
+    duetimer_stop(&a->due, e->loop);
     if (a->next_us >= 0 && !e->paused)
         arm(a, e);
     return 0;
@@ -498,12 +498,12 @@ int arrive_set_rate(arrive *a, struct engine *e, int64_t at_us, double per_s)
 
 void arrive_halt(arrive *a, struct engine *e)
 {
-    duefd_stop(&a->due, e->loop);
+    duetimer_stop(&a->due, e->loop);
 }
 
 void arrive_free(arrive *a)
 {
-    duefd_free(&a->due);
+    duetimer_free(&a->due);
     xfree(a->st);
     xfree(a->q);
     xfree(a->idle);

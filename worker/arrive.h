@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #include "common/rate.h"
-#include "worker/duefd.h"
+#include "worker/duetimer.h"
 
 struct engine;
 struct vu;
@@ -64,7 +64,7 @@ typedef struct arrive {
     int64_t max_lag_us;
     uint32_t open_vus; /**< VUs with a global index up to this are created at the start */
     uint16_t scen;     /**< the scenario the arrivals play */
-    duefd due;         /**< wakes the loop at next_us, to the microsecond */
+    duetimer due;      /**< wakes the loop at next_us, to the microsecond */
     arrive_wait *q;    /**< owned ring of the arrivals waiting, oldest at qhead */
     size_t qhead, qlen, qcap;
     uint32_t *idle; /**< owned: indexes in engine.vus of the idle VUs (a stack) */

@@ -7,7 +7,7 @@
 
 #include "common/lbuf.h"
 #include "common/redact.h"
-#include "proto/wfiles.h"
+#include "proto/workerfiles.h"
 
 /* A CSV field cut to at most max bytes of output. */
 static void csv_field(lbuf *w, const char *s, size_t max)
@@ -67,7 +67,7 @@ size_t jtl_line(char *out, size_t room, const jtl_rec *r, size_t *threads_at)
     lbuf_fmt(&w, "%u,%u,", r->grp, r->all);
     csv_field(&w, r->url, 1100);
     lbuf_fmt(&w, ",%" PRId64 ",0,%" PRId64, r->latency_ms, r->connect_ms);
-    if (r->trace != NULL) /* JMeter has no column for it: one more, last (proto/wfiles.h) */
+    if (r->trace != NULL) /* JMeter has no column for it: one more, last (proto/workerfiles.h) */
         lbuf_fmt(&w, ",%.32s", r->trace);
     lbuf_put(&w, "\n", 1);
     if (w.len == w.cap) /* cut: the line still ends */
@@ -148,7 +148,7 @@ void jtl_write(wfile *f, jtl_rec *r, int status, int curl_rc, const char *cmsg, 
                uint32_t active)
 {
     char code[96], msg[256];
-    char line[WFILE_LINE_MAX - WFILES_JTL_PREFIX_MAX];
+    char line[WFILE_LINE_MAX - WORKERFILES_JTL_PREFIX_MAX];
     char *out = wfile_reserve(f);
     size_t n, at = 0;
     int k;
@@ -168,11 +168,11 @@ void jtl_write(wfile *f, jtl_rec *r, int status, int curl_rc, const char *cmsg, 
     r->code = code;
     r->message = msg;
     /* The worker's count, and what the console needs to write the run's
-     * (see WFILES_JTL_PREFIX): the second the sample counts in. */
+     * (see WORKERFILES_JTL_PREFIX): the second the sample counts in. */
     r->grp = r->all = active;
     n = jtl_line(line, sizeof(line), r, &at);
-    k = snprintf(out, WFILES_JTL_PREFIX_MAX, WFILES_JTL_PREFIX, second, active, at);
-    if (k <= 0 || (size_t)k >= WFILES_JTL_PREFIX_MAX)
+    k = snprintf(out, WORKERFILES_JTL_PREFIX_MAX, WORKERFILES_JTL_PREFIX, second, active, at);
+    if (k <= 0 || (size_t)k >= WORKERFILES_JTL_PREFIX_MAX)
         return;
     memcpy(out + k, line, n);
     wfile_commit(f, (size_t)k + n);

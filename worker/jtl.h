@@ -1,6 +1,6 @@
 /* jtl — JMeter's CSV result format (a .jtl file, as --jtl writes it): the
  * line of one sample, with CSV quoting and the prefix the console removes
- * (proto/wfiles.h).
+ * (proto/workerfiles.h).
  *
  * What it is for: tools that read JMeter results (the Jenkins Performance
  * plugin, JMeter's HTML dashboard) read quern's results unchanged. What a
@@ -40,11 +40,11 @@ typedef struct jtl_rec {
     const char *url;
     int64_t latency_ms, connect_ms;
     const char *trace; /**< NULL: no traceId column (--traceparent off); else the sample's
-                            trace id, "" when none (WFILES_JTL_TRACE_COLUMN) */
+                            trace id, "" when none (WORKERFILES_JTL_TRACE_COLUMN) */
 } jtl_rec;
 
 /** Formats one JTL line with its newline into out (room >= WFILE_LINE_MAX -
- *  WFILES_JTL_PREFIX_MAX); returns its length. threads_at (may be NULL)
+ *  WORKERFILES_JTL_PREFIX_MAX); returns its length. threads_at (may be NULL)
  *  receives the offset of the grpThreads column. */
 size_t jtl_line(char *out, size_t room, const jtl_rec *r, size_t *threads_at);
 

@@ -10,7 +10,7 @@
 #include "worker/lapi.h"
 #include "worker/lhttp.h"
 #include "worker/lquern.h"
-#include "worker/lresp.h"
+#include "worker/lresponse.h"
 
 enum { CTX_THINK = 1, CTX_XFER = 2 };
 
@@ -209,7 +209,7 @@ static int call_k(lua_State *L, int status, lua_KContext ctx)
         int sidx = b->mode == BATCH_EACH ? r->s.step : b->seq != 0 ? v->pend.step : -1;
         lua_geti(L, ARG_ANCHORS, (lua_Integer)i + 1);
         lua_geti(L, -1, 1);
-        lresp_push_xfer(L, &r->res, r->x, seq, sidx, (int)i + 1, -1);
+        lresponse_push_xfer(L, &r->res, r->x, seq, sidx, (int)i + 1, -1);
         lua_rawseti(L, ARG_ANCHORS + 1, (lua_Integer)i + 1);
         lua_pop(L, 2);
     }

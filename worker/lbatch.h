@@ -6,7 +6,7 @@
  * and its request built before any is sent, so that a bad one raises at the
  * script's line with nothing sent; then the requests go out together
  * (batch.h), the VU yields once, and the continuation returns their
- * responses (lresp.h) in the order given. The values libcurl points at (URL,
+ * responses (lresponse.h) in the order given. The values libcurl points at (URL,
  * body, options) are kept in a table on the suspended coroutine's stack.
  *
  * Use: lbatch_register() beside the step request methods (lhttp_register);

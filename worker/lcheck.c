@@ -3,7 +3,7 @@
 #include <lauxlib.h>
 
 #include "common/log.h"
-#include "proto/ivtally.h"
+#include "proto/interval_tally.h"
 #include "worker/engine_int.h"
 #include "worker/lapi.h"
 
@@ -26,7 +26,7 @@ static int check_id(lua_State *L, struct engine *e, int idx)
     }
     lua_pop(L, 1);
     name = lua_tostring(L, idx);
-    if (!ivtally_check_name_ok(name))
+    if (!interval_tally_check_name_ok(name))
         return luaL_error(L, "a check's name: 1 to %d bytes of UTF-8, no control character",
                           TALLY_NAME_MAX - 1);
     id = tally_check_id(&e->tally, name);

@@ -6,7 +6,7 @@
  * table's fields (id, run, data, scenario) are made by lcoro.h.
  *
  * The jar is the cookie engine of the libcurl handle the VU holds, kept as
- * text while it holds none (vjar.h). It persists
+ * text while it holds none (cookiejar.h). It persists
  * across runs unless the scenario says cookies = "reset", and can be saved to
  * and loaded from a file (Netscape cookie-file format, as curl and browsers
  * export) so a session survives from one test run to the next.

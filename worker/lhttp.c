@@ -11,7 +11,7 @@
 #include "worker/lbatch.h"
 #include "worker/ljson.h"
 #include "worker/lquern.h"
-#include "worker/lresp.h"
+#include "worker/lresponse.h"
 #include "worker/lscript.h"
 #include "worker/mpart.h"
 #include "worker/pageres.h"
@@ -377,7 +377,7 @@ static int request_k(lua_State *L, int status, lua_KContext ctx)
         curl_easy_setopt(v->xh->easy, CURLOPT_MIMEPOST, NULL); /* its body goes with the GC */
     if (lua_istable(L, 4))
         lua_pop(L, 1);
-    return lresp_push(L, v, 3); /* the URL is argument 3 */
+    return lresponse_push(L, v, 3); /* the URL is argument 3 */
 }
 
 /* Stack: 1 step|nil, 2 method, 3 url, 4 opts. */
@@ -499,7 +499,7 @@ void lhttp_register(lua_State *L, int methods)
     lua_setfield(L, -2, "request");
     lbatch_register(L);
     lua_pop(L, 1);
-    lresp_metatable(L);
+    lresponse_metatable(L);
 }
 
 int lhttp_open(lua_State *L)

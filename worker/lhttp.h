@@ -4,7 +4,7 @@
  *
  * A request sets the VU's easy handle up, adds it to the engine's multi handle
  * and yields the VU's coroutine; the engine resumes it when the transfer
- * completes and the continuation returns a response object (lresp.h). Strings
+ * completes and the continuation returns a response object (lresponse.h). Strings
  * given to libcurl (URL, body) stay on the suspended coroutine's stack, so they
  * live as long as the transfer without a copy.
  *
@@ -44,7 +44,7 @@ typedef struct lhttp_req {
 void lhttp_build(lua_State *L, struct vu *v, lhttp_req *q);
 
 /** Registers the step request methods into the methods table at index
- *  methods, and creates the responses' metatable (lresp.h). */
+ *  methods, and creates the responses' metatable (lresponse.h). */
 void lhttp_register(lua_State *L, int methods);
 /** Loader of `quern.http`. */
 int lhttp_open(lua_State *L);

@@ -17,7 +17,7 @@
  * holes past index 16) raises an error naming its path (`$.items[2].id`,
  * Lua indices). Both directions nest at most LJSON_DEPTH_MAX deep.
  *
- * Use: ljson_decode() for r:json() (lresp.c), ljson_encode() for a
+ * Use: ljson_decode() for r:json() (lresponse.c), ljson_encode() for a
  * request's json = ... body (lhttp.c), ljson_register() for quern.json
  * (lquern.c). Internal to worker/. */
 #ifndef QUERN_LJSON_H

@@ -33,7 +33,7 @@ typedef struct lsse {
 } lsse;
 
 /* A technical error of the stream's step, raised like a failed check
- * (lresp.c): the pending sample takes it when it is the answer's, else it
+ * (lresponse.c): the pending sample takes it when it is the answer's, else it
  * is counted. */
 static int tech_fail(lua_State *L, vu *v, int sidx, int in_sample, const char *msg)
 {

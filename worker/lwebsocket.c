@@ -30,7 +30,7 @@ typedef struct lws {
     websocket *c; /**< borrowed: owned by the VU's list, NULL once gone */
 } lws;
 
-/* A technical error of c's step, raised like a failed check (lresp.c): the
+/* A technical error of c's step, raised like a failed check (lresponse.c): the
  * pending sample takes it when it is the handshake's, else it is counted. */
 static int tech_fail(lua_State *L, vu *v, int sidx, int in_sample, const char *msg)
 {

@@ -2,7 +2,7 @@
  * engine feeds: it maps the VU's transfers and step samples to the lines of
  * the JTL (JMeter's CSV result format, --jtl, written by jtl.h) and of The
  * Grinder 3 worker logs (data_ and out_, --grinder-logs, written by glog.h).
- * Where the files are and how the console merges them: proto/wfiles.h.
+ * Where the files are and how the console merges them: proto/workerfiles.h.
  *
  * What it is for: tools that read JMeter or Grinder results (the Jenkins
  * Performance and Grinder plugins, JMeter's HTML dashboard, Grinder
@@ -19,7 +19,7 @@
  * URL's path ("http" without one), written when it completes. threadName is
  * "<agent> <worker+1>-<global VU index>". grpThreads and allThreads are the
  * run's active VUs, which no worker knows: the worker's file holds each line
- * behind a prefix (WFILES_JTL_PREFIX) that says which second the sample was
+ * behind a prefix (WORKERFILES_JTL_PREFIX) that says which second the sample was
  * recorded in, and the console, which merges every worker's seconds, writes
  * the run's count there (console/gather.h). The Grinder logs have a line per
  * step sample only (glog.h).

@@ -11,7 +11,7 @@
 #include "worker/engine_int.h"
 #include "worker/lcoro.h"
 #include "worker/reqopt.h"
-#include "worker/vjar.h"
+#include "worker/cookiejar.h"
 
 static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
 
@@ -288,9 +288,9 @@ static void put_cookies(sse *c, vu *v)
 
     if (v->jar_reset)
         return; /* emptied at its next use: none now */
-    jar = v->xh != NULL && v->xh->owner == v ? vjar_take(v->xh->easy) : xstrdup(v->jar);
+    jar = v->xh != NULL && v->xh->owner == v ? cookiejar_take(v->xh->easy) : xstrdup(v->jar);
     if (jar != NULL)
-        vjar_put(c->easy, jar);
+        cookiejar_put(c->easy, jar);
     xfree(jar);
 }
 

@@ -8,7 +8,7 @@
  * libcurl puts in the key of a connection (and uses for nothing else but
  * IPv6 link-local addresses), so a VU reuses only the connections it
  * opened, as it did with a share of its own. Cookies are not in these
- * shares: a VU's jar is its own (vjar.h).
+ * shares: a VU's jar is its own (cookiejar.h).
  *
  * A group's connections are checked for liveness by libcurl once a second,
  * all of them: groups keep that check small.

@@ -23,7 +23,7 @@
 #include "worker/sse.h"
 #include "worker/steer.h"
 #include "worker/websocket.h"
-#include "worker/vjar.h"
+#include "worker/cookiejar.h"
 
 /* Bodies and headers above these are counted but not kept. */
 #define VU_BODY_MAX (16u << 20)
@@ -126,7 +126,7 @@ static void xh_defaults(struct engine *e, xh *x)
 static void vu_detach(xh *x)
 {
     vu *v = x->owner;
-    char *mine = vjar_take(x->easy);
+    char *mine = cookiejar_take(x->easy);
 
     x->jar_full = mine != NULL;
     if (x->jar_gen == v->jar_gen) {
@@ -138,7 +138,7 @@ static void vu_detach(xh *x)
         }
     } else {
         /* Another handle of v saved since x started from jar_base. */
-        char *merged = vjar_merge(v->jar, x->jar_base, mine);
+        char *merged = cookiejar_merge(v->jar, x->jar_base, mine);
         xfree(v->jar);
         v->jar = merged;
         v->jar_gen++;
@@ -261,7 +261,7 @@ void vu_attach(vu *v, xh *x)
     }
     /* The VU's cookies into the handle's engine, unless both are empty. */
     if (x->jar_full || v->jar != NULL)
-        vjar_put(x->easy, v->jar);
+        cookiejar_put(x->easy, v->jar);
     x->jar_full = v->jar != NULL;
     x->jar_base = xstrdup(v->jar);
     x->jar_gen = v->jar_gen;

@@ -6,7 +6,7 @@
  * batch.h); its connections live in the share of its group of VUs, keyed by
  * its id (vshare.h), so that, as with a browser, N VUs show N connections at
  * the server; its cookies live in the easy handle it holds, and as text
- * while it holds none (vjar.h).
+ * while it holds none (cookiejar.h).
  *
  * A step sample stays "pending" after its response arrives, so that checks
  * made by the script on that response (r:expect, r:contains) can still class
@@ -85,7 +85,7 @@ typedef struct xh {
     CURL *easy;                   /**< owned */
     CURLSH *share;                /**< borrowed: the group share last attached */
     struct vu *owner;             /**< borrowed: the VU attached, NULL in the pool */
-    char *jar_base;               /**< owned: the owner's jar when attached (vjar.h) */
+    char *jar_base;               /**< owned: the owner's jar when attached (cookiejar.h) */
     uint32_t jar_gen;             /**< the owner's jar_gen when attached */
     int src;                      /**< source address index set, -1 none */
     uint8_t jar_full;             /**< its cookie engine may hold cookies */
@@ -165,7 +165,7 @@ typedef struct vu {
     xh *xh;                         /**< borrowed from the pool while busy, else NULL */
     CURLSH *share;                  /**< borrowed: the share of its group (vshare.h) */
     char *jar;                      /**< owned: its cookies while it holds no handle, NULL: none
-                                         (vjar.h) */
+                                         (cookiejar.h) */
     uint32_t jar_gen;               /**< counts the changes of jar */
     struct curl_slist *req_headers; /**< owned while a transfer runs */
     struct vu *start_next;          /**< borrowed: next in the engine's start queue */

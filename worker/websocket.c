@@ -15,7 +15,7 @@
 #include "worker/lcoro.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
-#include "worker/vjar.h"
+#include "worker/cookiejar.h"
 #include "worker/wscookie.h"
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents);
@@ -300,7 +300,7 @@ static void became_open(websocket *c, size_t answer_len)
 }
 
 /* Adds one jar line to v's jar: into the cookie engine of the handle v
- * holds, or, holding none, into its jar text (vjar.h), so that a VU that
+ * holds, or, holding none, into its jar text (cookiejar.h), so that a VU that
  * only speaks WebSocket takes no transfer handle for its cookies. */
 static void jar_add(vu *v, const char *line)
 {
@@ -315,7 +315,7 @@ static void jar_add(vu *v, const char *line)
         v->jar = NULL;
         v->jar_reset = 0;
     }
-    merged = vjar_merge(v->jar, NULL, line);
+    merged = cookiejar_merge(v->jar, NULL, line);
     xfree(v->jar);
     v->jar = merged;
     v->jar_gen++;

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "proto/ivsum.h"
-#include "proto/ivtally.h"
+#include "proto/interval_sum.h"
+#include "proto/interval_tally.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -23,7 +23,7 @@
 #include "proto/frame.h"
 #include "proto/handshake.h"
 #include "worker/engine.h"
-#include "proto/wfiles.h"
+#include "proto/workerfiles.h"
 #include "worker/reqlog.h"
 #include "worker/steer.h"
 
@@ -162,7 +162,7 @@ static int recv_env(int fd, frame_reader *r, Quern__Envelope **env, int timeout_
 /* The worker's own load, one entry in m (the agent names it). */
 static void set_load(Quern__Interval *m, uint32_t number, const engine_interval *iv)
 {
-    ivsum_load l;
+    interval_sum_load l;
 
     memset(&l, 0, sizeof(l));
     l.worker = number;
@@ -172,9 +172,9 @@ static void set_load(Quern__Interval *m, uint32_t number, const engine_interval 
         iv->start_lag_p99_us > UINT32_MAX ? UINT32_MAX : (uint32_t)iv->start_lag_p99_us;
     l.why = iv->saturated;
     l.saturated = iv->saturated != 0;
-    ivsum_load_set_lag(&l, iv->loop_lag);
-    ivsum_msg_set_injector(m, &l, 1, NULL);
-    ivsum_load_clear(&l);
+    interval_sum_load_set_lag(&l, iv->loop_lag);
+    interval_sum_msg_set_injector(m, &l, 1, NULL);
+    interval_sum_load_clear(&l);
 }
 
 static void on_interval(void *ud, const engine_interval *iv)
@@ -189,17 +189,17 @@ static void on_interval(void *ud, const engine_interval *iv)
         c->runs[i] = iv->scens[i].runs;
         c->missed[i] = iv->scens[i].missed_pacing;
     }
-    m = ivsum_msg_new(c->run_id, iv->second, iv->steps, iv->nsteps, c->runs, c->missed,
-                      c->scen_names, iv->nscens, iv->active_vus, 0, 0);
-    ivsum_msg_set_arrivals(m, iv->arrivals);
-    ivsum_msg_set_little(m, iv->vu_us, iv->run_us, iv->wait_us);
-    ivsum_msg_set_held(m, iv->held, iv->held_us, iv->held_max_us);
-    ivsum_msg_set_delivery(m, iv->vus_planned, iv->vus_started, iv->pace_asked_us,
-                           iv->pace_lost_us);
-    ivsum_msg_set_lag(m, iv->start_lag);
-    ivsum_msg_set_paused(m, iv->paused_us);
+    m = interval_sum_msg_new(c->run_id, iv->second, iv->steps, iv->nsteps, c->runs, c->missed,
+                             c->scen_names, iv->nscens, iv->active_vus, 0, 0);
+    interval_sum_msg_set_arrivals(m, iv->arrivals);
+    interval_sum_msg_set_little(m, iv->vu_us, iv->run_us, iv->wait_us);
+    interval_sum_msg_set_held(m, iv->held, iv->held_us, iv->held_max_us);
+    interval_sum_msg_set_delivery(m, iv->vus_planned, iv->vus_started, iv->pace_asked_us,
+                                  iv->pace_lost_us);
+    interval_sum_msg_set_lag(m, iv->start_lag);
+    interval_sum_msg_set_paused(m, iv->paused_us);
     set_load(m, c->number, iv);
-    ivtally_msg_set(m, iv->tally);
+    interval_tally_msg_set(m, iv->tally);
     env.body_case = QUERN__ENVELOPE__BODY_INTERVAL;
     env.interval = m;
     if (send_env(c->fd, &env) != 0) {
@@ -208,7 +208,7 @@ static void on_interval(void *ud, const engine_interval *iv)
         c->broken = 1;
         engine_stop(c->e, ENGINE_ABORTED);
     }
-    ivsum_msg_free(m);
+    interval_sum_msg_free(m);
 }
 
 int wproc_vu_share(Quern__VuRange *const *ranges, size_t nranges, uint32_t *first, uint32_t *stride,
@@ -295,7 +295,7 @@ static int send_steps(int fd, uint64_t run_id, const scen_set *ss)
     return rc;
 }
 
-/* The request logs StartRun asks for, in dir (names in proto/wfiles.h); NULL
+/* The request logs StartRun asks for, in dir (names in proto/workerfiles.h); NULL
  * with *failed = 0 when none is asked for, NULL with *failed = 1 and err set
  * when they cannot be created. */
 static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned number, int *failed,
@@ -314,14 +314,14 @@ static reqlog *open_reqlog(const Quern__StartRun *sr, const char *dir, unsigned 
     rc.process = proc;
     rc.worker = number;
     if (sr->jtl) {
-        snprintf(f, sizeof(f), WFILES_JTL, number);
+        snprintf(f, sizeof(f), WORKERFILES_JTL, number);
         snprintf(jtl, sizeof(jtl), "%s/%s", dir, f);
         rc.jtl_path = jtl;
     }
     if (sr->grinder_logs) {
-        snprintf(f, sizeof(f), WFILES_DATA, number);
+        snprintf(f, sizeof(f), WORKERFILES_DATA, number);
         snprintf(data, sizeof(data), "%s/%s", dir, f);
-        snprintf(f, sizeof(f), WFILES_OUT, number);
+        snprintf(f, sizeof(f), WORKERFILES_OUT, number);
         snprintf(outp, sizeof(outp), "%s/%s", dir, f);
         rc.data_path = data;
         rc.out_path = outp;

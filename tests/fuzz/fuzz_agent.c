@@ -1,4 +1,4 @@
-/* fuzz_agent — the agent's message handlers (agent/uplink.c, agent/arun.c), driven without
+/* fuzz_agent — the agent's message handlers (agent/uplink.c, agent/agent_run.c), driven without
  * a network and without forking: what the console sends (on_console_msg)
  * and what a worker sends (on_worker_msg).
  *
@@ -14,7 +14,7 @@
  * Checks: no handler crashes or leaks; every run the agent started is
  * gone or still its own when the connection ends, and no bundle is left. */
 #include "agent/agent.c"
-#include "agent/arun.c"
+#include "agent/agent_run.c"
 #include "agent/uplink.c"
 
 #include <ftw.h>
@@ -63,9 +63,9 @@ static void drain(int fd)
 }
 
 /* A run in progress with one worker slot (no process, no link). */
-static arun *fake_run(agent *a)
+static agent_run *fake_run(agent *a)
 {
-    arun *r = xcalloc(1, sizeof(*r));
+    agent_run *r = xcalloc(1, sizeof(*r));
 
     r->a = a;
     r->run_id = 1;
@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     frame_reader_free(fr);
     if (a.run != NULL) {
         fuzz_check(a.run->a == &a);
-        arun_free(a.run);
+        agent_run_free(a.run);
         a.run = NULL;
     }
     entries = 0;

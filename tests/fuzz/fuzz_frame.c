@@ -7,7 +7,7 @@
  * stream. Each envelope taken goes to the checks a handler runs on it:
  * Hello (protocol, role, nonce length), AuthProof (auth_verify, any mac
  * length), Register (the console's agent name), StepsDef (the agent's
- * scenario table), StartRun (VU ranges, bundle paths), Interval (ivwin_add,
+ * scenario table), StartRun (VU ranges, bundle paths), Interval (interval_window_add,
  * as both the console and the agent merge them), FilePart (gather_part, the
  * console writing result files into a private folder), and the text fields
  * of the others. Then: the reader never holds more than it was fed; once
@@ -22,7 +22,7 @@
 #include "console/gather.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
-#include "proto/ivwin.h"
+#include "proto/interval_window.h"
 #include "tests/fuzz/fuzz_util.h"
 
 static const char *const scen_names[] = {"CONSULTATION-PROFIL", "API"};
@@ -30,7 +30,7 @@ static const char token[] = "fuzz-token";
 static char gdir[64];
 static gather *g;
 
-static void on_second(void *ud, uint64_t second, const ivsum *sum, int late)
+static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late)
 {
 }
 
@@ -61,7 +61,7 @@ static void check_str(const char *s)
 }
 
 /* What the handlers of agent/agent.c and console/agents.c read of env. */
-static void handle(const Quern__Envelope *env, ivwin *w)
+static void handle(const Quern__Envelope *env, interval_window *w)
 {
     char err[ERR_MAX];
 
@@ -135,7 +135,7 @@ static void handle(const Quern__Envelope *env, ivwin *w)
         check_str(env->stop->reason);
         break;
     case QUERN__ENVELOPE__BODY_INTERVAL:
-        ivwin_add(w, env->interval, scen_names, 1, err, sizeof(err));
+        interval_window_add(w, env->interval, scen_names, 1, err, sizeof(err));
         break;
     case QUERN__ENVELOPE__BODY_WORKER_STATE:
         check_str(env->worker_state->state);
@@ -233,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t chunk, max, fed = 0;
     frame_reader *r;
-    ivwin w;
+    interval_window w;
     char err[ERR_MAX];
     int failed = 0;
 
@@ -247,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size--;
     r = frame_reader_new(max);
     memset(&w, 0, sizeof(w));
-    ivwin_init(&w, 3, 2, 1000000, on_second, NULL);
+    interval_window_init(&w, 3, 2, 1000000, on_second, NULL);
     for (size_t off = 0; off < size && !failed; off += chunk) {
         size_t n = size - off < chunk ? size - off : chunk;
         Quern__Envelope *env;
@@ -270,8 +270,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc < 0)
             failed = 1; /* a malformed frame: the connection is closed */
     }
-    ivwin_flush(&w, 0, 1);
-    ivwin_free(&w);
+    interval_window_flush(&w, 0, 1);
+    interval_window_free(&w);
     frame_reader_free(r);
     return 0;
 }

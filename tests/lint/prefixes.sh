@@ -21,8 +21,17 @@ for d in "${dirs[@]}"; do
     [ -e "$f" ] || continue
     own=$(basename "$f" .c)
     while IFS=: read -r line name; do
-      pre=${name%%_*}
-      if [ "$pre" != "$name" ] && [ "$pre" != "$own" ] && [ -n "${mod[$pre]:-}" ]; then
+      # the longest module name the function's name starts with (monitor_host_
+      # is monitor_host.c's, not monitor.c's)
+      pre=
+      rest=$name
+      cand=
+      while [ "$rest" != "${rest#*_}" ]; do
+        cand=${cand:+${cand}_}${rest%%_*}
+        rest=${rest#*_}
+        [ -n "${mod[$cand]:-}" ] && pre=$cand
+      done
+      if [ -n "$pre" ] && [ "$pre" != "$own" ]; then
         echo "$f:$line: static $name looks like ${mod[$pre]}'s"
         bad=1
       fi

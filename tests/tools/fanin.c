@@ -10,7 +10,7 @@
  * StepsDef (STEPS steps "SC-<SCENARIO>-STEP-<n>", n = 1..STEPS, the ids
  * `quern.scenario(SCENARIO):step(n, ...)` gives) and Ready; after Go it sends
  * one Interval a second with an entry for every step (counts, byte and timing
- * sums, a small encoded latency histogram: proto/ivsum.h), pings the console
+ * sums, a small encoded latency histogram: proto/interval_sum.h), pings the console
  * every second as an agent does, answers Ping with Pong, and once the
  * schedule's duration has passed since its Go (or on Stop) sends RunFinished.
  * Every agent sends the same numbers; the Interval of one second is encoded
@@ -48,7 +48,7 @@
 #include "proto/frame.h"
 #include "proto/handshake.h"
 #include "proto/peer.h"
-#include "proto/ivsum.h"
+#include "proto/interval_sum.h"
 #include "proto/seal.h"
 
 #define FANIN_CONNECTING_MAX                                                                       \
@@ -90,7 +90,7 @@ typedef struct sim {
     ag *a; /**< owned: n agents */
     unsigned next_connect, connecting;
     /* The Interval template and the frame of the last second encoded. */
-    Quern__Interval *tmpl; /**< owned (ivsum_msg_free) */
+    Quern__Interval *tmpl; /**< owned (interval_sum_msg_free) */
     uint64_t enc_run, enc_second;
     uint8_t *enc; /**< owned: frame of (enc_run, enc_second) */
     size_t enc_len;
@@ -403,10 +403,10 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
             return;
         }
         {
-            uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KX_LEN] = {0};
+            uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KEYEXCHANGE_LEN] = {0};
             seal_hs hs = handshake_seal_hs(&a->hs, secret);
             char err[256];
-            if (kx_shared(a->hs.kx_priv, a->hs.peer_kx, secret) != 0 ||
+            if (keyexchange_shared(a->hs.keyexchange_priv, a->hs.peer_kx, secret) != 0 ||
                 seal_derive_keys(s->token, s->token_len, &hs, up, down) != 0 ||
                 (a->tx = seal_new(up)) == NULL || (a->rx = seal_new(down)) == NULL ||
                 frame_reader_seal(a->r, a->rx, FRAME_MAX_DEFAULT, err, sizeof(err)) != 0) {
@@ -644,7 +644,7 @@ static Quern__Interval *make_template(sim *s)
             stats_note_error(&st[i], 0, "expect: status 200, got 500");
         }
     }
-    m = ivsum_msg_new(0, 0, st, s->steps, &runs, &missed, names, 1, 1, 0, 0);
+    m = interval_sum_msg_new(0, 0, st, s->steps, &runs, &missed, names, 1, 1, 0, 0);
     for (unsigned i = 0; i < s->steps; i++)
         stats_free(&st[i]);
     xfree(st);
@@ -781,7 +781,7 @@ int main(int argc, char **argv)
         ag_close(&s, &s.a[i]);
     xfree(s.a);
     xfree(s.enc);
-    ivsum_msg_free(s.tmpl);
+    interval_sum_msg_free(s.tmpl);
     auth_token_free(s.token, s.token_len);
     close(s.ep);
     return rc;

@@ -402,7 +402,7 @@ static void fake_badproof(int fd)
     Quern__Hello h = QUERN__HELLO__INIT;
     Quern__AuthProof pr = QUERN__AUTH_PROOF__INIT;
     Quern__AuthResult ar = QUERN__AUTH_RESULT__INIT;
-    uint8_t nonce[AUTH_NONCE_LEN], mac[AUTH_MAC_LEN], priv[KX_LEN], pub[KX_LEN];
+    uint8_t nonce[AUTH_NONCE_LEN], mac[AUTH_MAC_LEN], priv[KEYEXCHANGE_LEN], pub[KEYEXCHANGE_LEN];
 
     in = recv_env(fd, 5000); /* the agent's Hello: we answer in its version */
     if (in == NULL || in->body_case != QUERN__ENVELOPE__BODY_HELLO)
@@ -411,9 +411,9 @@ static void fake_badproof(int fd)
     quern__envelope__free_unpacked(in, NULL);
     auth_nonce(nonce);
     auth_nonce(mac);
-    kx_keypair(priv, pub);
+    keyexchange_keypair(priv, pub);
     h.kx.data = pub;
-    h.kx.len = KX_LEN;
+    h.kx.len = KEYEXCHANGE_LEN;
     h.role = (char *)"console";
     h.nonce.data = nonce;
     h.nonce.len = sizeof(nonce);
@@ -536,7 +536,8 @@ static int econ_handshake(econ *e, const char *tok, size_t toklen)
     Quern__Registered rg = QUERN__REGISTERED__INIT;
     uint8_t na[AUTH_NONCE_LEN], nc[AUTH_NONCE_LEN], mac[AUTH_MAC_LEN], up[SEAL_KEY_LEN],
         down[SEAL_KEY_LEN];
-    uint8_t priv[KX_LEN], pub[KX_LEN], akx[KX_LEN] = {0}, secret[KX_LEN] = {0};
+    uint8_t priv[KEYEXCHANGE_LEN], pub[KEYEXCHANGE_LEN], akx[KEYEXCHANGE_LEN] = {0},
+                                                         secret[KEYEXCHANGE_LEN] = {0};
     seal_hs hs = {na, nc, akx, pub, secret};
     char err[256];
 
@@ -544,13 +545,13 @@ static int econ_handshake(econ *e, const char *tok, size_t toklen)
     if (in == NULL || in->body_case != QUERN__ENVELOPE__BODY_HELLO || in->hello->nonce.len != 32)
         return -1;
     memcpy(na, in->hello->nonce.data, sizeof(na));
-    if (in->hello->kx.len == KX_LEN)
-        memcpy(akx, in->hello->kx.data, KX_LEN);
+    if (in->hello->kx.len == KEYEXCHANGE_LEN)
+        memcpy(akx, in->hello->kx.data, KEYEXCHANGE_LEN);
     quern__envelope__free_unpacked(in, NULL);
     auth_nonce(nc);
-    kx_keypair(priv, pub);
+    keyexchange_keypair(priv, pub);
     h.kx.data = pub;
-    h.kx.len = KX_LEN;
+    h.kx.len = KEYEXCHANGE_LEN;
     h.version = AUTH_PROTO_VERSION;
     h.role = (char *)"console";
     h.nonce.data = nc;
@@ -573,7 +574,7 @@ static int econ_handshake(econ *e, const char *tok, size_t toklen)
     env.body_case = QUERN__ENVELOPE__BODY_AUTH_RESULT;
     env.auth_result = &ar;
     econ_send(e, &env);
-    kx_shared(priv, akx, secret);
+    keyexchange_shared(priv, akx, secret);
     seal_derive_keys(tok, toklen, &hs, up, down);
     e->tx = seal_new(down);
     e->rx = seal_new(up);

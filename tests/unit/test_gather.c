@@ -13,7 +13,7 @@
 
 #include "common/err.h"
 #include "console/gather.h"
-#include "proto/wfiles.h"
+#include "proto/workerfiles.h"
 
 static char path[64];
 
@@ -48,7 +48,8 @@ static const char *body(void)
     buf[n] = '\0';
     nl = strchr(buf, '\n');
     assert_non_null(nl);
-    assert_int_equal(strncmp(buf, WFILES_JTL_HEADER "\n", strlen(WFILES_JTL_HEADER) + 1), 0);
+    assert_int_equal(strncmp(buf, WORKERFILES_JTL_HEADER "\n", strlen(WORKERFILES_JTL_HEADER) + 1),
+                     0);
     return nl + 1;
 }
 
@@ -120,7 +121,7 @@ static void test_traced_header(void **state)
     n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
     buf[n] = '\0';
-    assert_string_equal(buf, WFILES_JTL_HEADER ",traceId\n");
+    assert_string_equal(buf, WORKERFILES_JTL_HEADER ",traceId\n");
 }
 
 static void test_floor_late_and_close(void **state)

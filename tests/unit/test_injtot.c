@@ -14,10 +14,10 @@
 #include "console/injtot.h"
 
 /* An entry for (agent, worker) with n lag samples of lag_us each. */
-static ivsum_load entry(const char *agent, uint32_t worker, uint32_t cpu, uint64_t lag_us,
-                        unsigned n, int sat)
+static interval_sum_load entry(const char *agent, uint32_t worker, uint32_t cpu, uint64_t lag_us,
+                               unsigned n, int sat)
 {
-    ivsum_load l;
+    interval_sum_load l;
     hist *h = hist_new();
 
     memset(&l, 0, sizeof(l));
@@ -28,7 +28,7 @@ static ivsum_load entry(const char *agent, uint32_t worker, uint32_t cpu, uint64
     l.saturated = sat;
     l.why = sat ? 1 : 0;
     hist_record_n(h, lag_us, n);
-    ivsum_load_set_lag(&l, h);
+    interval_sum_load_set_lag(&l, h);
     hist_free(h);
     return l;
 }
@@ -36,7 +36,7 @@ static ivsum_load entry(const char *agent, uint32_t worker, uint32_t cpu, uint64
 static void test_two_workers(void **state)
 {
     injtot t;
-    ivsum_load l[2];
+    interval_sum_load l[2];
     char d[128];
     const injtot_worker *w;
 
@@ -47,8 +47,8 @@ static void test_two_workers(void **state)
         l[0] = entry("a", 0, 300, 1000, 10, 0);
         l[1] = entry("a", 1, s == 1 ? 1000 : 500, s == 1 ? 280000 : 2000, 10, s == 1);
         injtot_add(&t, s, l, 2, 0);
-        ivsum_load_clear(&l[0]);
-        ivsum_load_clear(&l[1]);
+        interval_sum_load_clear(&l[0]);
+        interval_sum_load_clear(&l[1]);
         assert_int_equal(t.last_saturated, s == 1);
     }
     assert_int_equal(t.n, 2);
@@ -83,19 +83,19 @@ static void test_two_workers(void **state)
 static void test_late_and_agents(void **state)
 {
     injtot t;
-    ivsum_load l;
+    interval_sum_load l;
 
     (void)state;
     injtot_init(&t);
     l = entry("a", 0, 100, 10, 1, 0);
     injtot_add(&t, 5, &l, 1, 0);
-    ivsum_load_clear(&l);
+    interval_sum_load_clear(&l);
     /* the same worker number on another agent is another worker; it came late
      * and saturated: the second is measured once, saturated once */
     l = entry("b", 0, 990, 90000, 1, 1);
     injtot_add(&t, 5, &l, 1, 1);
     injtot_add(&t, 5, &l, 1, 1);
-    ivsum_load_clear(&l);
+    interval_sum_load_clear(&l);
     assert_int_equal(t.n, 2);
     assert_int_equal(t.measured_s, 1);
     assert_int_equal(t.saturated_s, 1);
@@ -108,7 +108,7 @@ static void test_late_and_agents(void **state)
     l = entry("a", 0, 100, 10, 1, 0);
     l.lag[0] ^= 0xff;
     injtot_add(&t, 7, &l, 1, 0);
-    ivsum_load_clear(&l);
+    interval_sum_load_clear(&l);
     assert_int_equal(t.bad, 1);
     injtot_free(&t);
     injtot_init(&t);
@@ -120,7 +120,7 @@ static void test_late_and_agents(void **state)
 static void test_last_worst(void **state)
 {
     injtot t;
-    ivsum_load l[3];
+    interval_sum_load l[3];
     uint32_t nsat = 9, n = 9;
     char name[96];
     const injtot_worker *w;
@@ -139,7 +139,7 @@ static void test_last_worst(void **state)
     injtot_name(&t, w, name, sizeof(name));
     assert_string_equal(name, "worker 1");
     for (size_t i = 0; i < 2; i++)
-        ivsum_load_clear(&l[i]);
+        interval_sum_load_clear(&l[i]);
 
     /* the next second: only a worker of another agent reported it */
     l[2] = entry("a2", 0, 100, 1000, 1, 0);
@@ -148,7 +148,7 @@ static void test_last_worst(void **state)
     assert_int_equal(n, 1);
     injtot_name(&t, w, name, sizeof(name));
     assert_string_equal(name, "worker a2/0");
-    ivsum_load_clear(&l[2]);
+    interval_sum_load_clear(&l[2]);
     injtot_free(&t);
 }
 

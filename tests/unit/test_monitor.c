@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "console/mhost.h"
+#include "console/monitor_host.h"
 
 static char *big; /* MONITOR_BODY_MAX + 1 bytes of comments */
 static int served;
@@ -72,11 +72,11 @@ static void on_item(void *ud, const monitor_item *it)
         snprintf(g->problem[it->host], sizeof(g->problem[0]), "%s", it->problem);
         return;
     }
-    assert_int_equal(it->nv, MHOST_FIXED + 1);
+    assert_int_equal(it->nv, MONITOR_HOST_FIXED + 1);
     g->figures[it->host]++;
-    g->busy = it->v[MHOST_CPU_BUSY];
-    g->load = it->v[MHOST_LOAD1];
-    g->reqs = it->v[MHOST_FIXED];
+    g->busy = it->v[MONITOR_HOST_CPU_BUSY];
+    g->load = it->v[MONITOR_HOST_LOAD1];
+    g->reqs = it->v[MONITOR_HOST_FIXED];
 }
 
 static void test_scrapes(void **state)
@@ -85,7 +85,7 @@ static void test_scrapes(void **state)
     const union MHD_DaemonInfo *info;
     char urls[4][128], err[ERR_MAX];
     const char *u[4];
-    expo_sel sel;
+    monitor_expo_sel sel;
     monitor *m;
     got g;
 
@@ -99,7 +99,7 @@ static void test_scrapes(void **state)
     snprintf(urls[3], sizeof(urls[3]), "http://127.0.0.1:1/metrics");
     for (int i = 0; i < 4; i++)
         u[i] = urls[i];
-    assert_int_equal(expo_sel_parse("app_requests_total", &sel, err, sizeof(err)), 0);
+    assert_int_equal(monitor_expo_sel_parse("app_requests_total", &sel, err, sizeof(err)), 0);
     memset(&g, 0, sizeof(g));
     m = monitor_start(u, 4, &sel, 1, err, sizeof(err));
     assert_non_null(m);

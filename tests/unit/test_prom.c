@@ -460,7 +460,7 @@ static void test_injector(void **state)
     fx x;
     const char *names[] = {"SC-A-STEP-1)Login"};
     prom_input in = {"nightly", names, NULL, 10, NULL, 0, 0};
-    ivsum_load l[2];
+    interval_sum_load l[2];
     size_t len;
     char *got;
 

@@ -33,8 +33,8 @@ static void nonces(uint8_t na[AUTH_NONCE_LEN], uint8_t nc[AUTH_NONCE_LEN])
 }
 
 /* Fixed public keys and secret: the derivation, not the exchange, is tested
- * here (test_kx below does the exchange). */
-static uint8_t KA[KX_LEN] = {1}, KC[KX_LEN] = {2}, SECRET[KX_LEN] = {3};
+ * here (test_keyexchange below does the exchange). */
+static uint8_t KA[KEYEXCHANGE_LEN] = {1}, KC[KEYEXCHANGE_LEN] = {2}, SECRET[KEYEXCHANGE_LEN] = {3};
 
 static int derive(const char *tok, const uint8_t *na, const uint8_t *nc, const char *dir,
                   uint8_t key[SEAL_KEY_LEN])
@@ -288,30 +288,32 @@ static void test_frames_switch(void **state)
 
 /* The exchange: both ends get the same secret, a third party another; a
  * low-order public key (all zeros) is refused. */
-static void test_kx(void **state)
+static void test_keyexchange(void **state)
 {
-    uint8_t pa[KX_LEN], qa[KX_LEN], pc[KX_LEN], qc[KX_LEN], pe[KX_LEN], qe[KX_LEN];
-    uint8_t sa[KX_LEN], sc[KX_LEN], se[KX_LEN], zero[KX_LEN] = {0};
+    uint8_t pa[KEYEXCHANGE_LEN], qa[KEYEXCHANGE_LEN], pc[KEYEXCHANGE_LEN], qc[KEYEXCHANGE_LEN],
+        pe[KEYEXCHANGE_LEN], qe[KEYEXCHANGE_LEN];
+    uint8_t sa[KEYEXCHANGE_LEN], sc[KEYEXCHANGE_LEN], se[KEYEXCHANGE_LEN],
+        zero[KEYEXCHANGE_LEN] = {0};
 
-    assert_int_equal(kx_keypair(pa, qa), 0);
-    assert_int_equal(kx_keypair(pc, qc), 0);
-    assert_int_equal(kx_keypair(pe, qe), 0);
-    assert_memory_not_equal(qa, qc, KX_LEN);
-    assert_int_equal(kx_shared(pa, qc, sa), 0);
-    assert_int_equal(kx_shared(pc, qa, sc), 0);
-    assert_memory_equal(sa, sc, KX_LEN);
-    assert_int_equal(kx_shared(pe, qc, se), 0);
-    assert_memory_not_equal(sa, se, KX_LEN);
-    assert_int_equal(kx_shared(pa, zero, se), -1);
+    assert_int_equal(keyexchange_keypair(pa, qa), 0);
+    assert_int_equal(keyexchange_keypair(pc, qc), 0);
+    assert_int_equal(keyexchange_keypair(pe, qe), 0);
+    assert_memory_not_equal(qa, qc, KEYEXCHANGE_LEN);
+    assert_int_equal(keyexchange_shared(pa, qc, sa), 0);
+    assert_int_equal(keyexchange_shared(pc, qa, sc), 0);
+    assert_memory_equal(sa, sc, KEYEXCHANGE_LEN);
+    assert_int_equal(keyexchange_shared(pe, qc, se), 0);
+    assert_memory_not_equal(sa, se, KEYEXCHANGE_LEN);
+    assert_int_equal(keyexchange_shared(pa, zero, se), -1);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_flipped_byte),
-        cmocka_unit_test(test_replay),    cmocka_unit_test(test_reorder_and_drop),
-        cmocka_unit_test(test_wrong_key), cmocka_unit_test(test_frames_switch),
-        cmocka_unit_test(test_kx),
+        cmocka_unit_test(test_roundtrip),   cmocka_unit_test(test_flipped_byte),
+        cmocka_unit_test(test_replay),      cmocka_unit_test(test_reorder_and_drop),
+        cmocka_unit_test(test_wrong_key),   cmocka_unit_test(test_frames_switch),
+        cmocka_unit_test(test_keyexchange),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

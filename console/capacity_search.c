@@ -1,0 +1,439 @@
+/* capacity_search — a capacity search while it runs; see capacity_search.h. */
+#include "console/capacity_search.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "common/dur.h"
+#include "common/hist.h"
+#include "common/mem.h"
+
+capacity_search *capacity_search_new(const capacity_plan *plan, int64_t settle_us, size_t nsteps,
+                                     size_t nscens)
+{
+    capacity_search *cs = xcalloc(1, sizeof(*cs));
+
+    cs->plan = *plan;
+    cs->settle_us = settle_us;
+    cs->nsteps = nsteps;
+    cs->nscens = nscens;
+    cs->steps = xcalloc(plan->nsteps, sizeof(*cs->steps));
+    for (size_t i = 0; i < plan->nsteps; i++) {
+        capacity_search_step *s = &cs->steps[i];
+        s->load = capacity_load(plan, i);
+        capacity_window(plan, i, &s->t0_us, &s->t1_us);
+        s->from_us = (s->t0_us + settle_us + 999999) / 1000000 * 1000000;
+    }
+    agg_init(&cs->a, nsteps, nscens);
+    return cs;
+}
+
+void capacity_search_free(capacity_search *cs)
+{
+    if (cs == NULL)
+        return;
+    agg_free(&cs->a);
+    for (size_t i = 0; i < cs->plan.nsteps; i++)
+        xfree(cs->steps[i].rs);
+    xfree(cs->steps);
+    xfree(cs);
+}
+
+static double pct_ms(const hist *h, double p)
+{
+    return (double)hist_percentile(h, p) / 1000.0;
+}
+
+int capacity_search_step_waited(uint64_t scheduled, uint64_t late, uint64_t dropped,
+                                int64_t lag_p99_us)
+{
+    double sch = (double)scheduled;
+
+    if (scheduled > 0 && (double)dropped > CAPACITY_SEARCH_INJ_DROPPED_MAX * sch)
+        return 1;
+    return scheduled > 0 && (double)late > CAPACITY_SEARCH_INJ_LATE_MAX * sch &&
+           lag_p99_us > CAPACITY_SEARCH_INJ_LAG_US;
+}
+
+int capacity_search_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped,
+                                  int64_t lag_p99_us, int pool_full, unsigned seconds,
+                                  unsigned saturated_seconds)
+{
+    if (saturated_seconds > 0 &&
+        (double)saturated_seconds > CAPACITY_SEARCH_INJ_SATURATED_MAX * (double)seconds)
+        return 1;
+    return !pool_full && capacity_search_step_waited(scheduled, late, dropped, lag_p99_us);
+}
+
+/* 1 when a worker did not keep up in the second sum holds. */
+static unsigned any_saturated(const interval_sum *sum)
+{
+    for (size_t k = 0; k < sum->nload; k++)
+        if (sum->load[k].saturated)
+            return 1;
+    return 0;
+}
+
+/* One second's runs, their durations and its VUs into s (Little's law). */
+static void add_little(capacity_search_step *s, const interval_sum *sum)
+{
+    for (size_t j = 0; j < sum->nscens; j++)
+        s->runs += sum->runs[j];
+    s->run_us += sum->run_us;
+    if (sum->active_vus > s->vus_peak)
+        s->vus_peak = sum->active_vus;
+}
+
+/* The injector's figures of the step being summed into s. */
+static void judge_injector(capacity_search *cs, capacity_search_step *s)
+{
+    rate_counts arr;
+    hist *lag = NULL; /* owned: every scenario's start lags */
+    int64_t p99;
+    int pool_full;
+
+    agg_arrivals_all(&cs->a, &arr);
+    for (size_t i = 0; i < cs->a.nscens; i++) {
+        if (cs->a.start_lag[i] == NULL)
+            continue;
+        if (lag == NULL)
+            lag = hist_new();
+        hist_merge(lag, cs->a.start_lag[i]);
+    }
+    s->arr_scheduled = arr.scheduled;
+    s->arr_late = arr.late;
+    s->arr_dropped = arr.dropped;
+    s->lag_p99_ms = lag != NULL ? pct_ms(lag, 99) : 0;
+    p99 = lag != NULL ? (int64_t)hist_percentile(lag, 99) : 0;
+    pool_full = cs->pool > 0 && s->vus_peak >= cs->pool;
+    s->injector_saturated = capacity_search_step_injector(
+        arr.scheduled, arr.late, arr.dropped, p99, pool_full, s->seconds, s->saturated_seconds);
+    s->pool_limited = !s->injector_saturated && pool_full &&
+                      capacity_search_step_waited(arr.scheduled, arr.late, arr.dropped, p99);
+    if (s->injector_saturated) {
+        char why[64];
+        if (capacity_search_step_injector(0, 0, 0, 0, 1, s->seconds, s->saturated_seconds))
+            snprintf(why, sizeof(why), "injector saturated in %u of %u s", s->saturated_seconds,
+                     s->seconds);
+        else
+            snprintf(why, sizeof(why), "VUs not ready in time, the pool at %u of %u", s->vus_peak,
+                     cs->pool);
+        snprintf(s->injector, sizeof(s->injector),
+                 "%s; %llu started, %llu late, %llu dropped of %llu arrivals, start lag p99 "
+                 "%.0f ms",
+                 why, (unsigned long long)arr.started, (unsigned long long)arr.late,
+                 (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled, s->lag_p99_ms);
+    }
+    if (s->pool_limited) {
+        /* Little's law: the VUs busy that the load asks at this response time */
+        double r_s = s->runs > 0 ? (double)s->run_us / 1e6 / (double)s->runs : 0;
+        snprintf(s->pool, sizeof(s->pool),
+                 "pool too small for the server's response time: %.0f/s x %.3f s = %.0f VUs "
+                 "busy, the pool has %u; %llu late, %llu dropped of %llu arrivals",
+                 s->load, r_s, s->load * r_s, cs->pool, (unsigned long long)arr.late,
+                 (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled);
+    }
+    hist_free(lag);
+}
+
+/* Judges the step being summed on its seconds; 1 when it failed. */
+static int judge(capacity_search *cs, const thresh *const *ths, size_t nth, const char *const *ids,
+                 const char *const *names)
+{
+    capacity_search_step *s = &cs->steps[cs->cur];
+    step_stats all;
+    uint64_t errs = 0;
+
+    stats_init(&all);
+    for (size_t i = 0; i < cs->a.nsteps; i++)
+        stats_merge(&all, &cs->a.total[i]);
+    errs = all.err_tech + all.err_func;
+    s->count = all.count;
+    s->tps = s->seconds > 0 ? (double)all.count / (double)s->seconds : 0;
+    s->p50_ms = pct_ms(all.hist, 50);
+    s->p95_ms = pct_ms(all.hist, 95);
+    s->p99_ms = pct_ms(all.hist, 99);
+    s->errors_pct = all.count > 0 ? 100.0 * (double)errs / (double)all.count : 0;
+    stats_free(&all);
+    judge_injector(cs, s);
+    s->judged = 1;
+    s->passed = 1;
+    s->rs = xcalloc(nth + 1, sizeof(*s->rs));
+    s->nrs = nth;
+    for (size_t i = 0; i < nth; i++) {
+        if (!thresh_eval(ths[i], &cs->a, ids, names, (double)s->seconds, &s->rs[i]) && s->passed) {
+            s->passed = 0;
+            snprintf(s->failed, sizeof(s->failed), "%s: %s", ths[i]->expr, s->rs[i].desc);
+        }
+    }
+    agg_free(&cs->a);
+    agg_init(&cs->a, cs->nsteps, cs->nscens);
+    cs->summing = 0;
+    if (!s->passed) {
+        cs->failed = 1;
+        cs->failed_step = cs->cur;
+    }
+    return !s->passed;
+}
+
+int capacity_search_second(capacity_search *cs, uint64_t second, const interval_sum *sum, int late,
+                           const thresh *const *ths, size_t nth, const char *const *ids,
+                           const char *const *names)
+{
+    size_t i;
+    int last;
+
+    if (cs->failed)
+        return 0;
+    if (late) {
+        if (cs->summing && capacity_second(&cs->plan, cs->settle_us, second, &i, &last) == 0 &&
+            i == cs->cur) {
+            agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 0, sum->active_vus);
+            agg_add_arrivals(&cs->a, sum->arrivals);
+            agg_add_lag(&cs->a, sum->lag);
+            agg_add_tally(&cs->a, &sum->tally);
+            add_little(&cs->steps[i], sum);
+        }
+        return 0;
+    }
+    if (capacity_second(&cs->plan, cs->settle_us, second, &i, &last) != 0) {
+        /* a step's last second never came (no report that second): judge it now */
+        if (cs->summing && (int64_t)second * 1000000 >= cs->steps[cs->cur].t1_us &&
+            cs->cur + 1 < cs->plan.nsteps)
+            return judge(cs, ths, nth, ids, names);
+        return 0;
+    }
+    if (cs->summing && i != cs->cur && judge(cs, ths, nth, ids, names))
+        return 1;
+    if (!cs->summing) {
+        cs->cur = i;
+        cs->summing = 1;
+    }
+    agg_add(&cs->a, sum->steps, sum->runs, sum->missed, 1000000, sum->active_vus);
+    agg_add_arrivals(&cs->a, sum->arrivals);
+    agg_add_lag(&cs->a, sum->lag);
+    agg_add_tally(&cs->a, &sum->tally);
+    add_little(&cs->steps[i], sum);
+    cs->steps[i].seconds++;
+    cs->steps[i].saturated_seconds += any_saturated(sum);
+    return last && i + 1 < cs->plan.nsteps ? judge(cs, ths, nth, ids, names) : 0;
+}
+
+void capacity_search_end(capacity_search *cs, const thresh *const *ths, size_t nth,
+                         const char *const *ids, const char *const *names)
+{
+    if (cs != NULL && cs->summing && !cs->failed)
+        judge(cs, ths, nth, ids, names);
+}
+
+int capacity_search_found(const capacity_search *cs, size_t *step)
+{
+    size_t n = 0;
+
+    /* a step that passed at a load the injector did not send is no capacity */
+    while (n < cs->plan.nsteps && cs->steps[n].judged && cs->steps[n].passed &&
+           !cs->steps[n].injector_saturated)
+        n++;
+    if (n == 0)
+        return 0;
+    *step = n - 1;
+    return 1;
+}
+
+int capacity_search_result(const capacity_search *cs, size_t i, thresh_result *out)
+{
+    size_t k;
+    const capacity_search_step *s;
+    char lb[CAPACITY_LOAD_MAX], desc[THRESH_DESC_MAX];
+
+    if (!capacity_search_found(cs, &k)) {
+        if (!cs->steps[0].judged)
+            return 0;
+        k = 0;
+    }
+    s = &cs->steps[k];
+    if (i >= s->nrs)
+        return 0;
+    *out = s->rs[i];
+    snprintf(desc, sizeof(desc), "step at %s: %s",
+             capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->rs[i].desc);
+    memcpy(out->desc, desc, sizeof(out->desc));
+    return 1;
+}
+
+size_t capacity_search_judged(const capacity_search *cs)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < cs->plan.nsteps; i++)
+        if (cs->steps[i].judged)
+            n = i + 1;
+    return n;
+}
+
+/* The first judged step the injector limited, passed or failed; NULL when none. */
+static const capacity_search_step *first_injector(const capacity_search *cs)
+{
+    for (size_t i = 0; i < capacity_search_judged(cs); i++)
+        if (cs->steps[i].judged && cs->steps[i].injector_saturated)
+            return &cs->steps[i];
+    return NULL;
+}
+
+char *capacity_search_why(const capacity_search *cs, char *buf, size_t len)
+{
+    char a[CAPACITY_LOAD_MAX], b[CAPACITY_LOAD_MAX], what[CAPACITY_SEARCH_FAILED_MAX + 32];
+    size_t k;
+    const capacity_search_step *f = cs->failed ? &cs->steps[cs->failed_step] : NULL;
+    const capacity_search_step *inj = first_injector(cs);
+
+    if (inj != NULL) {
+        capacity_format(&cs->plan, inj->load, b, sizeof(b));
+        if (inj->passed)
+            snprintf(what, sizeof(what), "it passed on figures that were");
+        else
+            snprintf(what, sizeof(what), "its failure (%s) was", inj->failed);
+        if (!capacity_search_found(cs, &k))
+            snprintf(buf, len,
+                     "no capacity measured: the first step, %s, was limited by the injector "
+                     "(%s): %s quern's own queue, not the server's",
+                     b, inj->injector, what);
+        else
+            snprintf(buf, len,
+                     "capacity at least %s%s: the step at %s was limited by the injector (%s): "
+                     "%s quern's own queue, not the server's",
+                     capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a)),
+                     cs->plan.open ? "" : " VUs", b, inj->injector, what);
+        return buf;
+    }
+    if (!capacity_search_found(cs, &k)) {
+        if (f != NULL)
+            snprintf(buf, len, "no capacity: the first step, %s, failed: %s%s%s",
+                     capacity_format(&cs->plan, f->load, a, sizeof(a)), f->failed,
+                     f->pool_limited ? "; the server's limit: " : "", f->pool);
+        else
+            snprintf(buf, len, "no capacity: no step was judged");
+        return buf;
+    }
+    capacity_format(&cs->plan, cs->steps[k].load, a, sizeof(a));
+    if (f != NULL)
+        snprintf(buf, len, "capacity %s%s (the step at %s failed: %s%s%s)", a,
+                 cs->plan.open ? "" : " VUs", capacity_format(&cs->plan, f->load, b, sizeof(b)),
+                 f->failed, f->pool_limited ? "; the server's limit: " : "", f->pool);
+    else if (k + 1 == cs->plan.nsteps)
+        snprintf(buf, len, "capacity %s%s at least (every step passed, up to MAX)", a,
+                 cs->plan.open ? "" : " VUs");
+    else
+        snprintf(buf, len, "capacity %s%s at least (the run ended before a step failed)", a,
+                 cs->plan.open ? "" : " VUs");
+    return buf;
+}
+
+const char *capacity_search_limited_by(const capacity_search *cs)
+{
+    size_t k;
+
+    if (first_injector(cs) != NULL)
+        return "injector";
+    if (cs->failed)
+        return "server";
+    if (capacity_search_judged(cs) == 0)
+        return NULL;
+    return capacity_search_found(cs, &k) && k + 1 == cs->plan.nsteps ? "max" : "stopped";
+}
+
+void capacity_search_verdict(const capacity_search *cs, verdict *v)
+{
+    char why[VERDICT_WHY_MAX - 16];
+    size_t k;
+    const char *by = capacity_search_limited_by(cs);
+
+    if (!v->passed)
+        return;
+    if (by != NULL && strcmp(by, "injector") == 0) {
+        v->passed = 0;
+        v->inconclusive = 1;
+        v->rc = 1; /* console/run.h's RUN_EXIT_FAILED */
+        snprintf(v->why, sizeof(v->why), "inconclusive: %s",
+                 capacity_search_why(cs, why, sizeof(why)));
+        return;
+    }
+    v->passed = capacity_search_found(cs, &k);
+    v->rc = v->passed ? 0 : 1; /* console/run.h's RUN_EXIT_OK, RUN_EXIT_FAILED */
+    snprintf(v->why, sizeof(v->why), "%s: %s", v->passed ? "passed" : "failed",
+             capacity_search_why(cs, why, sizeof(why)));
+}
+
+void capacity_search_print(const capacity_search *cs, FILE *out)
+{
+    char sb[DUR_FORMAT_MAX], why[CAPACITY_SEARCH_FAILED_MAX + 128];
+
+    fprintf(out, "\nCapacity search (each step judged after its first %s):\n",
+            dur_format(cs->settle_us, sb, sizeof(sb)));
+    fprintf(out, "  %4s  %10s  %10s  %9s  %9s  %9s  %8s  %s\n", "step", "load", "tps", "p50 ms",
+            "p95 ms", "p99 ms", "errors", "verdict");
+    for (size_t i = 0; i < capacity_search_judged(cs); i++) {
+        const capacity_search_step *s = &cs->steps[i];
+        char lb[CAPACITY_LOAD_MAX];
+        if (!s->judged)
+            continue;
+        fprintf(out, "  %4zu  %10s  %10.1f  %9.1f  %9.1f  %9.1f  %6.2f %%  %s%s%s%s%s%s%s%s\n",
+                i + 1, capacity_format(&cs->plan, s->load, lb, sizeof(lb)), s->tps, s->p50_ms,
+                s->p95_ms, s->p99_ms, s->errors_pct, s->passed ? "PASS" : "FAIL ", s->failed,
+                s->injector_saturated ? " [injector-limited: " : "", s->injector,
+                s->injector_saturated ? "]" : "", s->pool_limited ? " [server-limited: " : "",
+                s->pool, s->pool_limited ? "]" : "");
+    }
+    fprintf(out, "Capacity: %s\n", capacity_search_why(cs, why, sizeof(why)));
+}
+
+json_t *capacity_search_json(const capacity_search *cs)
+{
+    json_t *o = json_object(), *steps = json_array();
+    size_t k;
+    int found = capacity_search_found(cs, &k);
+
+    json_object_set_new(o, "found", json_boolean(found));
+    json_object_set_new(o, "value", found ? json_real(cs->steps[k].load) : json_null());
+    json_object_set_new(o, "unit", json_string(capacity_unit(&cs->plan)));
+    json_object_set_new(o, "settle_s", json_real((double)cs->settle_us / 1e6));
+    json_object_set_new(o, "limited_by",
+                        capacity_search_limited_by(cs) != NULL
+                            ? json_string(capacity_search_limited_by(cs))
+                            : json_null());
+    for (size_t i = 0; i < capacity_search_judged(cs); i++) {
+        const capacity_search_step *s = &cs->steps[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "load", json_real(s->load));
+        json_object_set_new(j, "start_s", json_real((double)s->t0_us / 1e6));
+        json_object_set_new(j, "end_s", json_real((double)s->t1_us / 1e6));
+        json_object_set_new(j, "seconds", json_integer(s->seconds));
+        json_object_set_new(j, "saturated_seconds", json_integer(s->saturated_seconds));
+        json_object_set_new(j, "count", json_integer((json_int_t)s->count));
+        json_object_set_new(j, "tps", json_real(s->tps));
+        json_object_set_new(j, "p50_ms", json_real(s->p50_ms));
+        json_object_set_new(j, "p95_ms", json_real(s->p95_ms));
+        json_object_set_new(j, "p99_ms", json_real(s->p99_ms));
+        json_object_set_new(j, "errors_pct", json_real(s->errors_pct));
+        json_object_set_new(j, "passed", json_boolean(s->judged && s->passed));
+        json_object_set_new(j, "failed",
+                            s->failed[0] != '\0' ? json_string(s->failed) : json_null());
+        json_object_set_new(j, "injector_saturated", json_boolean(s->injector_saturated));
+        if (s->injector_saturated)
+            json_object_set_new(j, "injector", json_string(s->injector));
+        json_object_set_new(j, "pool_limited", json_boolean(s->pool_limited));
+        if (s->pool_limited)
+            json_object_set_new(j, "pool", json_string(s->pool));
+        if (s->arr_scheduled > 0 || s->arr_dropped > 0) {
+            json_t *ar = json_object();
+            json_object_set_new(ar, "scheduled", json_integer((json_int_t)s->arr_scheduled));
+            json_object_set_new(ar, "late", json_integer((json_int_t)s->arr_late));
+            json_object_set_new(ar, "dropped", json_integer((json_int_t)s->arr_dropped));
+            json_object_set_new(ar, "start_lag_p99_ms", json_real(s->lag_p99_ms));
+            json_object_set_new(j, "arrivals", ar);
+        }
+        json_array_append_new(steps, j);
+    }
+    json_object_set_new(o, "steps", steps);
+    return o;
+}

@@ -1,0 +1,25 @@
+/* report_html — the HTML page of one run's report.
+ *
+ * What it is for: turns a query_run (reports/query.h) into one
+ * self-contained page: summary, charts (inline SVG, reports/chart.h) of
+ * throughput, response-time percentiles, errors and active VUs for the run
+ * and for each step (every time chart shading the seconds the injector was
+ * saturated, query_run.sat), then the step, agent, error and scenario tables and the
+ * run's settings. Its verdict (reports/runverdict.h) heads the page, with a
+ * section listing each threshold's verdict; an abandoned or still running
+ * run is said to be incomplete. It reads no database.
+ *
+ * Usage:
+ *     report_html_write(out, r);    // the caller checks ferror(out)
+ */
+#ifndef QUERN_REPORT_HTML_H
+#define QUERN_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "reports/query.h"
+
+/** Writes the HTML report of r to out. */
+void report_html_write(FILE *out, const query_run *r);
+
+#endif
