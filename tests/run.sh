@@ -41,6 +41,7 @@ fi
 for t in "$B"/tests/test_*; do
   [ -x "$t" ] || continue
   name=$(basename "$t")
+  [ -e "tests/unit/$name.c" ] || continue # a binary left by a renamed or removed test
   log="$LOGDIR/$name.log"
   if [ $valgrind = 1 ]; then
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
@@ -68,6 +69,7 @@ if [ $valgrind = 0 ]; then
   for t in "$B"/fuzz/fuzz_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
+    [ -e "tests/fuzz/$name.c" ] || continue # left by a renamed or removed target
     corpus="tests/fuzz/corpus/${name#fuzz_}"
     log="$LOGDIR/$name.log"
     "$t" "$corpus" >"$log" 2>&1
