@@ -844,30 +844,43 @@ print(a["scheduled"], a["started"], a["late"], a["dropped"], l.get("p50_ms", "?"
 }
 # lag_floor R: the bare timerfd loop at R a second, pinned as quern is;
 # "p50_ms p99_ms max_ms".
+# With a URL (lag_floor R URL): the libcurl floor, the same schedule with
+# each arrival's GET on a bare libcurl multi, a pool of 50 handles grown up
+# to 500 as quern's --vus 50 grows to its --max-vus.
 lag_floor() {
-    taskset -c $CPU_TOOL "$TIMERLAG" rate "$1" "$LAG_SECS" 2>/dev/null |
+    taskset -c $CPU_TOOL "$TIMERLAG" rate "$1" "$LAG_SECS" ${2:+"$2" 50 500} 2>/dev/null |
         sed -n 's/.* p50=\([0-9]*\) p90=[0-9]* p99=\([0-9]*\) max=\([0-9]*\) us.*/\1 \2 \3/p' |
         awk '{ printf "%.3f %.3f %.3f\n", $1 / 1e3, $2 / 1e3, $3 / 1e3 }' | grep . || echo "? ? ?"
 }
-# lag_row R: quern and its floor at R, in alternation (the floor first every
-# other row); appends "rate scheduled started late dropped lag_p50_ms
-# lag_p99_ms lag_max_ms requests exit_status floor_p50_ms floor_p99_ms
-# floor_max_ms" to lag.tsv and returns 0 when the rate was kept (p99 within
-# LAG_X of the floor's, and under 1 ms where the floor's is; none dropped,
-# exit 0), else 1.
+# lag_row R: quern and its two floors at R, in turn (each first every third
+# row); appends "rate scheduled started late dropped lag_p50_ms lag_p99_ms
+# lag_max_ms requests exit_status floor_p50_ms floor_p99_ms floor_max_ms
+# curl_p50_ms curl_p99_ms curl_max_ms" to lag.tsv and returns 0 when the
+# rate was kept by the bare floor (p99 within LAG_X of the floor's, and
+# under 1 ms where the floor's is; none dropped, exit 0), else 1.
 lag_n=0
 lag_row() {
-    local r=$1 q f
+    local r=$1 q f c
     lag_n=$((lag_n + 1))
-    if [ $((lag_n % 2)) = 0 ]; then
+    case $((lag_n % 3)) in
+    0)
         f=$(lag_floor "$r")
+        c=$(lag_floor "$r" "$base/small")
         q=$(lag_quern "$r")
-    else
+        ;;
+    1)
         q=$(lag_quern "$r")
         f=$(lag_floor "$r")
-    fi
-    echo "$r $q $f" >>"$tmp/lag.tsv"
-    log "  start lag at $r/s: scheduled started late dropped p50 p99 max (ms) requests exit: $q; floor p50 p99 max (ms): $f"
+        c=$(lag_floor "$r" "$base/small")
+        ;;
+    *)
+        c=$(lag_floor "$r" "$base/small")
+        q=$(lag_quern "$r")
+        f=$(lag_floor "$r")
+        ;;
+    esac
+    echo "$r $q $f $c" >>"$tmp/lag.tsv"
+    log "  start lag at $r/s: scheduled started late dropped p50 p99 max (ms) requests exit: $q; floor p50 p99 max (ms): $f; libcurl floor: $c"
     set -- $q $f
     [ "$9" = 0 ] && [ "$4" = 0 ] && "$PY" -c "
 import sys

@@ -6,7 +6,7 @@
  * start-lag row (build/rel/timerlag, `make MODE=rel build/rel/timerlag`):
  *
  *   ./timerlag timer|tfd N [URL CONNS]
- *   ./timerlag rate R SECS [URL]
+ *   ./timerlag rate R SECS [URL [POOL MAX]]
  *
  * timer|tfd: due times are spaced 200 to 1,200 us apart (a fixed
  * pseudo-random sequence), so they fall anywhere within a millisecond.
@@ -14,9 +14,17 @@
  * schedules a constant rate (common/rate.h), for SECS seconds; one timerfd,
  * and each wake takes every arrival due by then before re-arming once for
  * the next, as worker/arrive.c does; with URL each arrival also starts one
- * GET of URL on the loop's libcurl multi (handles kept and reused, so
- * connections are kept alive). Prints the lateness p50, p90, p99 and max in
- * microseconds; in rate mode also "wakes=" (wake-ups that took arrivals). */
+ * GET of URL on the loop's libcurl multi, as quern's open model does with
+ * its pool of VUs: POOL handles (default 50) made at the start, each keeping
+ * its connection alive, grown one at a time up to MAX (default 500, what
+ * --vus 50 gives --max-vus) when an arrival finds none idle; past MAX the
+ * arrival waits for the next handle to finish, and its lateness is taken
+ * when it gets one, as quern takes a run's start lag when a VU plays it.
+ * The handles taken in one wake are added to the multi together and started
+ * by the one timeout libcurl sets, as quern's start queue does. Prints the
+ * lateness p50, p90, p99 and max in microseconds; in rate mode also
+ * "wakes=" (wake-ups that took arrivals) and "waited=" (arrivals that found
+ * no handle). */
 #include <curl/curl.h>
 #include <ev.h>
 #include <stdint.h>
@@ -51,8 +59,11 @@ static struct {
     double rate;  /* rate mode: arrivals a second, 0 otherwise */
     int64_t t0;   /* rate mode: the start, arrival 0's due time */
     size_t wakes; /* rate mode: wake-ups that took at least one arrival */
-    CURL **spare; /* rate mode with URL: finished handles, for reuse */
+    CURL **spare; /* rate mode with URL: idle handles; owns them */
     size_t nspare, capspare;
+    size_t made, max_made; /* rate mode with URL: handles made, the most */
+    size_t waiting;        /* arrivals due with no handle, oldest first */
+    size_t waited;         /* arrivals that ever waited for a handle */
 } g;
 
 static void arm(struct ev_loop *loop)
@@ -80,7 +91,7 @@ static int64_t rate_due(size_t k)
 static void rate_arm(void)
 {
     struct itimerspec its = {0};
-    int64_t at = rate_due(g.done);
+    int64_t at = rate_due(g.done + g.waiting); /* the next not yet taken */
 
     its.it_value.tv_sec = at / 1000000;
     its.it_value.tv_nsec = (at % 1000000) * 1000;
@@ -88,6 +99,7 @@ static void rate_arm(void)
 }
 
 static void add_one(void);
+static int take_handle(void);
 
 /* Rate mode: every arrival due by now, each with its own lateness, then
  * the timer once for the next. */
@@ -96,10 +108,15 @@ static void rate_wake(struct ev_loop *loop)
     int64_t now = now_us();
     size_t took = 0;
 
-    while (g.done < g.n && rate_due(g.done) <= now) {
+    while (g.done + g.waiting < g.n && rate_due(g.done + g.waiting) <= now) {
+        took++;
+        if (g.url != NULL && (g.waiting > 0 || !take_handle())) {
+            g.waiting++;
+            g.waited++;
+            continue;
+        }
         g.late[g.done] = now - rate_due(g.done);
         g.done++;
-        took++;
         if (g.url != NULL)
             add_one();
         now = now_us();
@@ -107,7 +124,7 @@ static void rate_wake(struct ev_loop *loop)
     g.wakes += took > 0;
     if (g.done == g.n)
         ev_break(loop, EVBREAK_ALL);
-    else
+    else if (g.done + g.waiting < g.n)
         rate_arm();
 }
 
@@ -149,6 +166,27 @@ static size_t sink(char *p, size_t s, size_t n, void *u)
     return s * n;
 }
 
+static void keep_handle(CURL *h)
+{
+    if (g.nspare == g.capspare) {
+        g.capspare = g.capspare ? g.capspare * 2 : 64;
+        g.spare = realloc(g.spare, g.capspare * sizeof(*g.spare));
+    }
+    g.spare[g.nspare++] = h;
+}
+
+/* Rate mode: whether a handle is idle for an arrival, or can be made. */
+static int take_handle(void)
+{
+    if (g.nspare > 0)
+        return 1;
+    if (g.made >= g.max_made)
+        return 0;
+    keep_handle(curl_easy_init());
+    g.made++;
+    return 1;
+}
+
 static void add_one(void)
 {
     CURL *h = g.nspare > 0 ? g.spare[--g.nspare] : curl_easy_init();
@@ -159,23 +197,28 @@ static void add_one(void)
     curl_multi_add_handle(g.multi, h);
 }
 
-/* A finished transfer: its handle kept for the next arrival (rate mode), or
- * freed and replaced at once (the constant CONNS of the other modes). */
-static void done_one(CURL *h)
+/* A finished transfer: its handle kept for the next arrival, first for the
+ * oldest one waiting (rate mode), or freed and replaced at once (the
+ * constant CONNS of the other modes). */
+static void done_one(struct ev_loop *loop, CURL *h)
 {
     if (g.rate == 0) {
         curl_easy_cleanup(h);
         add_one();
         return;
     }
-    if (g.nspare == g.capspare) {
-        g.capspare = g.capspare ? g.capspare * 2 : 64;
-        g.spare = realloc(g.spare, g.capspare * sizeof(*g.spare));
+    keep_handle(h);
+    if (g.waiting > 0) {
+        g.late[g.done] = now_us() - rate_due(g.done);
+        g.done++;
+        g.waiting--;
+        add_one();
+        if (g.done == g.n)
+            ev_break(loop, EVBREAK_ALL);
     }
-    g.spare[g.nspare++] = h;
 }
 
-static void reap(void)
+static void reap(struct ev_loop *loop)
 {
     CURLMsg *m;
     int left;
@@ -186,7 +229,7 @@ static void reap(void)
         CURL *h = m->easy_handle;
         curl_multi_remove_handle(g.multi, h);
         g.requests++;
-        done_one(h);
+        done_one(loop, h);
     }
 }
 
@@ -195,20 +238,18 @@ static void on_sock(struct ev_loop *loop, ev_io *w, int revents)
     int running, fl = (revents & EV_READ ? CURL_CSELECT_IN : 0) |
                       (revents & EV_WRITE ? CURL_CSELECT_OUT : 0);
 
-    (void)loop;
     curl_multi_socket_action(g.multi, w->fd, fl, &running);
-    reap();
+    reap(loop);
 }
 
 static void on_curl_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
     int running;
 
-    (void)loop;
     (void)w;
     (void)revents;
     curl_multi_socket_action(g.multi, CURL_SOCKET_TIMEOUT, 0, &running);
-    reap();
+    reap(loop);
 }
 
 static int sock_cb(CURL *h, curl_socket_t s, int what, void *u, void *sp)
@@ -261,7 +302,9 @@ int main(int argc, char **argv)
     int conns = argc > 4 ? atoi(argv[4]) : 0;
 
     if (argc < 3 || (strcmp(argv[1], "rate") == 0 && argc < 4)) {
-        fprintf(stderr, "usage: timerlag timer|tfd N [URL CONNS] | timerlag rate R SECS [URL]\n");
+        fprintf(
+            stderr,
+            "usage: timerlag timer|tfd N [URL CONNS] | timerlag rate R SECS [URL [POOL MAX]]\n");
         return 2;
     }
     g.use_tfd = strcmp(argv[1], "tfd") == 0 || strcmp(argv[1], "rate") == 0;
@@ -269,6 +312,7 @@ int main(int argc, char **argv)
         g.rate = strtod(argv[2], NULL);
         g.n = (size_t)(g.rate * strtod(argv[3], NULL));
         conns = argc > 4;
+        g.max_made = argc > 6 ? strtoul(argv[6], NULL, 10) : 500;
         if (g.rate <= 0 || g.n == 0) {
             fprintf(stderr, "timerlag: rate: R and SECS must be above 0\n");
             return 2;
@@ -292,8 +336,18 @@ int main(int argc, char **argv)
         curl_multi_setopt(g.multi, CURLMOPT_TIMERFUNCTION, timer_cb);
         curl_multi_setopt(g.multi, CURLMOPT_TIMERDATA, loop);
         ev_init(&g.curl_timer, on_curl_timer);
+        /* One connection kept per handle, as quern keeps one per VU: by
+         * default the cache holds 4 per handle in the multi, few at once
+         * when each arrival's handle leaves it at its end. */
+        if (g.rate > 0)
+            curl_multi_setopt(g.multi, CURLMOPT_MAXCONNECTS, (long)g.max_made);
         for (int i = 0; i < conns && g.rate == 0; i++)
             add_one();
+        for (size_t i = 0, pool = argc > 5 ? strtoul(argv[5], NULL, 10) : 50;
+             g.rate > 0 && i < pool && g.made < g.max_made; i++) {
+            keep_handle(curl_easy_init());
+            g.made++;
+        }
     }
     if (g.rate > 0) {
         g.t0 = now_us() + 10000;
@@ -306,9 +360,10 @@ int main(int argc, char **argv)
     ev_run(loop, 0);
     double secs = (double)(now_us() - t0) / 1e6;
     qsort(g.late, g.n, sizeof(*g.late), cmp);
-    printf("%s%s n=%zu p50=%lld p90=%lld p99=%lld max=%lld us; requests/s=%.0f wakes=%zu\n",
+    printf("%s%s n=%zu p50=%lld p90=%lld p99=%lld max=%lld us; requests/s=%.0f wakes=%zu "
+           "waited=%zu handles=%zu\n",
            argv[1], conns > 0 ? "+curl" : "", g.n, (long long)g.late[g.n / 2],
            (long long)g.late[g.n * 9 / 10], (long long)g.late[g.n * 99 / 100],
-           (long long)g.late[g.n - 1], g.requests / secs, g.wakes);
+           (long long)g.late[g.n - 1], g.requests / secs, g.wakes, g.waited, g.made);
     return 0;
 }
