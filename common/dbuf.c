@@ -12,6 +12,7 @@ void dbuf_init(dbuf *b, size_t max)
     b->len = 0;
     b->cap = 0;
     b->max = max;
+    b->refused = 0;
 }
 
 /* Makes room for n more bytes and the NUL; -1 when they pass the maximum. */
@@ -19,8 +20,10 @@ static int grow(dbuf *b, size_t n)
 {
     size_t want, cap;
 
-    if (n > b->max - b->len)
+    if (n > b->max - b->len) {
+        b->refused = 1;
         return -1;
+    }
     want = b->len + n + 1;
     if (want <= b->cap)
         return 0;
@@ -62,6 +65,7 @@ int dbuf_vfmt(dbuf *b, const char *fmt, va_list ap)
     }
     va_end(again);
     if (n < 0) {
+        b->refused = 1;
         if (b->p != NULL)
             b->p[b->len] = '\0'; /* what a partial piece wrote is not kept */
         return -1;
@@ -98,12 +102,14 @@ char *dbuf_take(dbuf *b, size_t *len)
     b->p = NULL;
     b->len = 0;
     b->cap = 0;
+    b->refused = 0;
     return s;
 }
 
 void dbuf_reset(dbuf *b)
 {
     b->len = 0;
+    b->refused = 0;
     if (b->p != NULL)
         b->p[0] = '\0';
 }
@@ -114,4 +120,5 @@ void dbuf_free(dbuf *b)
     b->p = NULL;
     b->len = 0;
     b->cap = 0;
+    b->refused = 0;
 }

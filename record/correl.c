@@ -8,11 +8,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/dbuf.h"
 #include "common/mem.h"
 #include "record/luaout.h"
 
 #define VALUE_MAX 4096 /* longer values are not correlated */
 #define NAME_MAX_LEN 48
+/* An extracting expression: its quoted text (an XPath, a Location pattern:
+ * VALUE_MAX + 64 bytes at most) at 4 bytes a byte ("\ddd") and the call
+ * around it. One longer is not written: the value stays as recorded. */
+#define EXPR_MAX (4 * (VALUE_MAX + 64) + 64)
 
 /* A list of strings (the values one entry sends). */
 typedef struct vlist {
@@ -422,21 +427,21 @@ static const char *url_path(const char *url)
 }
 
 /* Adds a rule; expr is written by fn(out, arg) (luaout makes what it
- * quotes inert). */
+ * quotes inert). An expression past EXPR_MAX adds none. */
 static void rule_add(correl *c, size_t src, const char *from, const char *value,
-                     void (*fn)(FILE *out, const void *arg), const void *arg, const char *why)
+                     void (*fn)(dbuf *out, const void *arg), const void *arg, const char *why)
 {
-    char var[NAME_MAX_LEN + 24], *expr = NULL;
-    size_t elen = 0;
+    char var[NAME_MAX_LEN + 24];
     correl_rule *r;
-    FILE *f;
+    dbuf expr;
 
+    dbuf_init(&expr, EXPR_MAX);
+    fn(&expr, arg);
+    if (expr.refused) {
+        dbuf_free(&expr);
+        return;
+    }
     var_name(c, from, var, sizeof(var));
-    f = open_memstream(&expr, &elen);
-    if (f == NULL)
-        xoom("open_memstream");
-    fn(f, arg);
-    fclose(f);
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 8;
         c->r = xreallocarray(c->r, c->cap, sizeof(*c->r));
@@ -446,28 +451,28 @@ static void rule_add(correl *c, size_t src, const char *from, const char *value,
     r->src = src;
     r->var = xstrdup(var);
     r->value = xstrdup(value);
-    r->expr = expr;
+    r->expr = dbuf_take(&expr, NULL);
     r->why = xstrdup(why);
 }
 
-static void expr_xpath(FILE *out, const void *xp)
+static void expr_xpath(dbuf *out, const void *xp)
 {
-    fputs("r:xpath(", out);
+    dbuf_fmt(out, "r:xpath(");
     luaout_str(out, xp);
-    fputc(')', out);
+    dbuf_fmt(out, ")");
 }
 
 /* path: an index chain of luaout_plain keys and numbers */
-static void expr_json(FILE *out, const void *path)
+static void expr_json(dbuf *out, const void *path)
 {
-    fprintf(out, "r:json()%s", (const char *)path);
+    dbuf_fmt(out, "r:json()%s", (const char *)path);
 }
 
-static void expr_location(FILE *out, const void *pat)
+static void expr_location(dbuf *out, const void *pat)
 {
-    fputs("r:header(\"location\"):match(", out);
+    dbuf_fmt(out, "r:header(\"location\"):match(");
     luaout_str(out, pat);
-    fputc(')', out);
+    dbuf_fmt(out, ")");
 }
 
 /* The rule of a hidden input, a meta or a JSON leaf. */
@@ -588,7 +593,7 @@ void correl_free(correl *c)
     for (size_t i = 0; i < c->n; i++) {
         xfree(c->r[i].var);
         xfree(c->r[i].value);
-        free(c->r[i].expr); /* open_memstream's: malloc'd by libc */
+        xfree(c->r[i].expr);
         xfree(c->r[i].why);
     }
     xfree(c->r);

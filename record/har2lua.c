@@ -7,7 +7,7 @@
 
 #include "common/cli.h"
 #include "common/err.h"
-#include "common/mem.h"
+#include "common/dbuf.h"
 #include "common/mem.h"
 #include "common/opttab.h"
 #include "record/har.h"
@@ -59,7 +59,8 @@ static const opttab_row h2l_rows[] = {
     {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
     {NULL, 0, 0, NULL,
      "\nexit status: 0 written; 2 usage error, or a file that is not JSON or not a HAR\n"
-     "(FILE:LINE:COLUMN: what); 3 the script cannot be written.",
+     "(FILE:LINE:COLUMN: what); 3 the script cannot be written, or would be longer\n"
+     "than 64 MiB (the request at fault is named).",
      OPTTAB_NONE},
 };
 /* "--" ends the flags quietly: what follows it is not read */
@@ -72,16 +73,17 @@ void har2lua_usage(FILE *out)
     opttab_usage(&h2l_tab, out);
 }
 
-int har2lua_convert(const char *text, size_t len, const replay_opts *o, FILE *out, char *err,
+int har2lua_convert(const char *text, size_t len, const replay_opts *o, dbuf *out, char *err,
                     size_t errlen)
 {
     har h;
+    int rc;
 
     if (har_parse(text, len, &h, err, errlen) != 0)
         return -1;
-    replay_write(&h, o, out);
+    rc = replay_write(&h, o, out, err, errlen) != 0 ? -2 : 0;
     har_free(&h);
-    return 0;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- command */
@@ -199,10 +201,10 @@ int har2lua_main(int argc, char **argv)
     replay_opts o = {.prop = "base_url", .resources = REPLAY_RES_AUTO};
     h2l_args args = {&o, NULL, NULL};
     const char *in, *outp;
-    char name[128], err[ERR_MAX], *text = NULL, *buf = NULL;
-    size_t len = 0, blen = 0;
-    int rc = 2;
-    FILE *mem;
+    char name[128], err[ERR_MAX], *text = NULL;
+    size_t len = 0;
+    int rc = 2, crc;
+    dbuf script;
     int prc = opttab_parse(&h2l_tab, argc, argv, h2l_opt, &args, err, sizeof(err));
 
     if (prc != 0)
@@ -222,24 +224,20 @@ int har2lua_main(int argc, char **argv)
         return 2;
     }
     /* the script is built in memory: an error leaves no half-written file */
-    mem = open_memstream(&buf, &blen);
-    if (mem == NULL) {
-        fprintf(stderr, "quern har2lua: out of memory\n");
-        rc = 3;
+    dbuf_init(&script, REPLAY_SCRIPT_MAX);
+    crc = har2lua_convert(text, len, &o, &script, err, sizeof(err));
+    if (crc != 0) {
+        /* not a HAR: FILE:LINE:COLUMN: what; too long: FILE: what */
+        fprintf(stderr, "quern har2lua: %s:%s%s\n", in, crc == -2 ? " " : "", err);
+        rc = crc == -2 ? 3 : 2;
         goto out;
     }
-    if (har2lua_convert(text, len, &o, mem, err, sizeof(err)) != 0) {
-        fclose(mem);
-        fprintf(stderr, "quern har2lua: %s:%s\n", in, err);
-        goto out;
-    }
-    fclose(mem);
     if (outp == NULL) {
-        rc = fwrite(buf, 1, blen, stdout) == blen && fflush(stdout) == 0 ? 0 : 3;
+        rc = fwrite(script.p, 1, script.len, stdout) == script.len && fflush(stdout) == 0 ? 0 : 3;
     } else {
         FILE *f = fopen(outp, "w");
         rc = 3;
-        if (f != NULL && fwrite(buf, 1, blen, f) == blen && fclose(f) == 0)
+        if (f != NULL && fwrite(script.p, 1, script.len, f) == script.len && fclose(f) == 0)
             rc = 0;
         else if (f != NULL)
             fclose(f);
@@ -247,7 +245,7 @@ int har2lua_main(int argc, char **argv)
             fprintf(stderr, "quern har2lua: cannot write %s: %s\n", outp, strerror(errno));
     }
 out:
-    free(buf); /* open_memstream's: malloc'd by libc */
+    dbuf_free(&script);
     xfree(text);
     return rc;
 }

@@ -22,11 +22,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "common/dbuf.h"
 #include "record/replay.h"
 
-/** Writes the script for the HAR text (len bytes) to out. Returns 0, or -1
- *  with "LINE:COLUMN: what" in err when the text is not a HAR. */
-int har2lua_convert(const char *text, size_t len, const replay_opts *o, FILE *out, char *err,
+/** Appends the script for the HAR text (len bytes) to out, bounded by its
+ *  maximum (the command's is REPLAY_SCRIPT_MAX). Returns 0; -1 with
+ *  "LINE:COLUMN: what" in err when the text is not a HAR; -2 with "the
+ *  script would be longer than N bytes at step S, METHOD URL ..." when it
+ *  does not fit (out then holds part of it). */
+int har2lua_convert(const char *text, size_t len, const replay_opts *o, dbuf *out, char *err,
                     size_t errlen);
 
 /** Runs the command; argv[0] is "har2lua". Returns 0, 2 on a usage error or

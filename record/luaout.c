@@ -3,9 +3,21 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/utf8.h"
+
+/* A string or a byte into out; a refusal is kept in out->refused. */
+static void put_s(dbuf *out, const char *s)
+{
+    dbuf_put(out, s, strlen(s));
+}
+
+static void put_c(dbuf *out, char c)
+{
+    dbuf_put(out, &c, 1);
+}
 
 /* 1 for a character that is well-formed but changes what a reader sees:
  * C1 controls (a terminal's CSI is U+009B), the marks that reorder text
@@ -34,44 +46,44 @@ static size_t visible(const unsigned char *s, size_t n)
     return len > 0 && !hidden(c) ? len : 0;
 }
 
-void luaout_str_n(FILE *out, const char *s, size_t n)
+void luaout_str_n(dbuf *out, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
     while (p < end) {
         size_t len = visible(p, (size_t)(end - p));
         if (*p == '"' || *p == '\\') {
-            fputc('\\', out);
-            fputc(*p++, out);
+            put_c(out, '\\');
+            put_c(out, (char)*p++);
         } else if (len > 0) {
-            fwrite(p, 1, len, out);
+            dbuf_put(out, p, len);
             p += len;
         } else if (*p == '\n') {
-            fputs("\\n", out);
+            put_s(out, "\\n");
             p++;
         } else if (*p == '\r') {
-            fputs("\\r", out);
+            put_s(out, "\\r");
             p++;
         } else if (*p == '\t') {
-            fputs("\\t", out);
+            put_s(out, "\\t");
             p++;
         } else {
             /* three digits always: a digit after it is not read as its fourth */
             size_t k = *p < 0x80 ? 1 : utf8_decode(p, (size_t)(end - p), &(uint32_t){0});
             for (size_t i = 0; i < (k > 0 ? k : 1); i++)
-                fprintf(out, "\\%03u", *p++);
+                dbuf_fmt(out, "\\%03u", *p++);
         }
     }
 }
 
-void luaout_str(FILE *out, const char *s)
+void luaout_str(dbuf *out, const char *s)
 {
-    fputc('"', out);
+    put_c(out, '"');
     luaout_str_n(out, s, strlen(s));
-    fputc('"', out);
+    put_c(out, '"');
 }
 
-void luaout_key(FILE *out, const char *k)
+void luaout_key(dbuf *out, const char *k)
 {
     static const char *const kw[] = {"and",   "break", "do",       "else", "elseif", "end",
                                      "false", "for",   "function", "goto", "if",     "in",
@@ -85,16 +97,16 @@ void luaout_key(FILE *out, const char *k)
     for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]) && ok; i++)
         ok = strcmp(k, kw[i]) != 0;
     if (ok)
-        fputs(k, out);
+        put_s(out, k);
     else {
-        fputc('[', out);
+        put_c(out, '[');
         luaout_str(out, k);
-        fputc(']', out);
+        put_c(out, ']');
     }
-    fputs(" = ", out);
+    put_s(out, " = ");
 }
 
-void luaout_comment(FILE *out, const char *lead, const char *fmt, ...)
+void luaout_comment(dbuf *out, const char *lead, const char *fmt, ...)
 {
     char buf[LUAOUT_COMMENT_MAX + 1];
     const unsigned char *p = (const unsigned char *)buf, *end;
@@ -106,7 +118,7 @@ void luaout_comment(FILE *out, const char *lead, const char *fmt, ...)
     n = vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     len = n < 0 ? 0 : (size_t)n;
-    fputs(lead, out);
+    put_s(out, lead);
     if (len > LUAOUT_COMMENT_MAX) {
         len = utf8_cut(buf, LUAOUT_COMMENT_MAX, LUAOUT_COMMENT_MAX - 3);
         cut = 1;
@@ -114,14 +126,14 @@ void luaout_comment(FILE *out, const char *lead, const char *fmt, ...)
     for (end = p + len; p < end;) {
         size_t k = visible(p, (size_t)(end - p));
         if (k > 0) {
-            fwrite(p, 1, k, out);
+            dbuf_put(out, p, k);
             p += k;
         } else {
-            fputc('?', out);
+            put_c(out, '?');
             p++;
         }
     }
-    fputs(cut ? "...\n" : "\n", out);
+    put_s(out, cut ? "...\n" : "\n");
 }
 
 size_t luaout_name(const char *s, char *out, size_t len)

@@ -19,7 +19,8 @@
  *   - luaout_name: a name made of [A-Za-z0-9_] only (a property name given
  *     on a command line, a local's name), other bytes mapped to '_'.
  * luaout_plain says whether text may stand as it is (inside an XPath or an
- * index chain that is then written whole).
+ * index chain that is then written whole). They append to a dbuf: one that
+ * is full keeps its refusal (out->refused), which the writer checks once.
  *
  * Usage:
  *     luaout_str(out, url);                          // "http://h/a\010b"
@@ -30,27 +31,28 @@
 #define QUERN_LUAOUT_H
 
 #include <stddef.h>
-#include <stdio.h>
+
+#include "common/dbuf.h"
 
 /** The most bytes of text one comment line holds (longer text is cut at a
  *  character's boundary and ends with "..."). */
 #define LUAOUT_COMMENT_MAX 1024
 
 /** Writes s as a Lua string literal, quotes included. */
-void luaout_str(FILE *out, const char *s);
+void luaout_str(dbuf *out, const char *s);
 
 /** Writes the n bytes of s (NUL bytes included) as a string literal's
  *  content, without the quotes. */
-void luaout_str_n(FILE *out, const char *s, size_t n);
+void luaout_str_n(dbuf *out, const char *s, size_t n);
 
 /** Writes a table key followed by " = ": `k = ` when k is a Lua name and no
  *  keyword, else `["k"] = `. */
-void luaout_key(FILE *out, const char *k);
+void luaout_key(dbuf *out, const char *k);
 
 /** Writes lead (the caller's own text: "-- ", "--   ", or " -- " after
  *  code; "--" then a space, so that no text starts a long comment) and then
  *  the text printf formats, made inert as said above, and a '\n'. */
-void luaout_comment(FILE *out, const char *lead, const char *fmt, ...)
+void luaout_comment(dbuf *out, const char *lead, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /** Copies s into out (len bytes, NUL-ended, cut to len - 1) with every

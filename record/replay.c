@@ -5,12 +5,16 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/dbuf.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/redact.h"
+#include "common/termsafe.h"
 #include "record/correl.h"
 #include "record/luaout.h"
 
@@ -26,7 +30,7 @@ typedef struct replay_ctx {
     const har *h;
     const replay_opts *o;
     const correl *c;
-    FILE *out;
+    dbuf *out;           /* borrowed: where the text goes, run()'s body or the script */
     char origin[512];    /* the recorded origin: "http://127.0.0.1:8080" */
     char secrets[8][64]; /* names of the recorded secrets given as properties */
     size_t nsecrets;
@@ -35,6 +39,18 @@ typedef struct replay_ctx {
     size_t *rules_at;    /* owned: rule indexes grouped by source entry, in rule order */
     size_t *rules_first; /* owned, h->n + 1: entry i's rules are rules_at[first[i]..first[i+1]) */
 } replay_ctx;
+
+/* A string or a byte into out; a refusal is kept in out->refused, which
+ * the script's writer checks once a request is written. */
+static void put_s(dbuf *out, const char *s)
+{
+    dbuf_put(out, s, strlen(s));
+}
+
+static void put_c(dbuf *out, char c)
+{
+    dbuf_put(out, &c, 1);
+}
 
 /* A step: entries first..last of h, those marked in its member list. */
 typedef struct replay_step {
@@ -56,7 +72,7 @@ static void sent_value(replay_ctx *x, const char *key, const char *v, size_t at)
     size_t i;
 
     if (r != NULL) {
-        fprintf(x->out, "%s%s", x->var_table ? "v." : "", r->var);
+        dbuf_fmt(x->out, "%s%s", x->var_table ? "v." : "", r->var);
         return;
     }
     if (key == NULL || !redact_key_is_secret(key)) {
@@ -69,12 +85,12 @@ static void sent_value(replay_ctx *x, const char *key, const char *v, size_t at)
     if (i == x->nsecrets && i < sizeof(x->secrets) / sizeof(x->secrets[0]))
         snprintf(x->secrets[x->nsecrets++], sizeof(x->secrets[0]), "%s", prop);
     if (i < x->nsecrets) { /* read once when the script loads: a run without it stops there */
-        fprintf(x->out, "secret_%s", prop);
+        dbuf_fmt(x->out, "secret_%s", prop);
         return;
     }
-    fputs("quern.property(", x->out);
+    put_s(x->out, "quern.property(");
     luaout_str(x->out, prop);
-    fputc(')', x->out);
+    put_c(x->out, ')');
 }
 
 /* The origin of url ("scheme://host:port") in out. */
@@ -106,13 +122,14 @@ static void concat_lua(replay_ctx *x, const url_part *p, size_t n)
 
     if (n <= CONCAT_RUN) {
         for (size_t i = 0; i < n; i++) {
-            fputs(i ? " .. " : "", x->out);
+            put_s(x->out, i ? " .. " : "");
             if (p[i].var != NULL) {
-                fprintf(x->out, "%s%s", p[i].var != base_var && x->var_table ? "v." : "", p[i].var);
+                dbuf_fmt(x->out, "%s%s", p[i].var != base_var && x->var_table ? "v." : "",
+                         p[i].var);
             } else {
-                fputc('"', x->out);
+                put_c(x->out, '"');
                 luaout_str_n(x->out, p[i].s, p[i].n);
-                fputc('"', x->out);
+                put_c(x->out, '"');
             }
         }
         return;
@@ -120,9 +137,9 @@ static void concat_lua(replay_ctx *x, const url_part *p, size_t n)
     while (per * CONCAT_RUN < n)
         per *= CONCAT_RUN;
     for (size_t i = 0; i < n; i += per) {
-        fputs(i ? " .. (" : "(", x->out);
+        put_s(x->out, i ? " .. (" : "(");
         concat_lua(x, p + i, n - i < per ? n - i : per);
-        fputc(')', x->out);
+        put_c(x->out, ')');
     }
 }
 
@@ -169,7 +186,7 @@ static void url_expr(replay_ctx *x, size_t at)
         }
     }
     if (n == 0)
-        fputs("\"\"", x->out);
+        put_s(x->out, "\"\"");
     else
         concat_lua(x, p, n);
     xfree(p);
@@ -185,27 +202,27 @@ static void json_lua(replay_ctx *x, const char *key, json_t *j, size_t at)
 
     switch (json_typeof(j)) {
     case JSON_OBJECT:
-        fputs("{ ", x->out);
+        put_s(x->out, "{ ");
         json_object_foreach(j, k, v)
         {
-            fputs(n++ ? ", " : "", x->out);
+            put_s(x->out, n++ ? ", " : "");
             luaout_key(x->out, k);
             json_lua(x, k, v, at);
         }
-        fputs(n ? " }" : "}", x->out);
+        put_s(x->out, n ? " }" : "}");
         break;
     case JSON_ARRAY:
         if (json_array_size(j) == 0) {
-            fputs("quern.json.array{}", x->out); /* a plain {} would be sent as an object */
+            put_s(x->out, "quern.json.array{}"); /* a plain {} would be sent as an object */
             break;
         }
-        fputs("{ ", x->out);
+        put_s(x->out, "{ ");
         json_array_foreach(j, i, v)
         {
-            fputs(i ? ", " : "", x->out);
+            put_s(x->out, i ? ", " : "");
             json_lua(x, key, v, at);
         }
-        fputs(" }", x->out);
+        put_s(x->out, " }");
         break;
     case JSON_STRING:
         sent_value(x, key, json_string_value(j), at);
@@ -215,19 +232,19 @@ static void json_lua(replay_ctx *x, const char *key, json_t *j, size_t at)
         if (correl_lookup(x->c, num, at) != NULL)
             sent_value(x, key, num, at);
         else
-            fputs(num, x->out);
+            put_s(x->out, num);
         break;
     case JSON_REAL:
-        fprintf(x->out, "%.17g", json_real_value(j));
+        dbuf_fmt(x->out, "%.17g", json_real_value(j));
         break;
     case JSON_TRUE:
-        fputs("true", x->out);
+        put_s(x->out, "true");
         break;
     case JSON_FALSE:
-        fputs("false", x->out);
+        put_s(x->out, "false");
         break;
     default:
-        fputs("quern.json.null", x->out); /* nil would drop the key */
+        put_s(x->out, "quern.json.null"); /* nil would drop the key */
     }
 }
 
@@ -290,7 +307,7 @@ static void form_lua(replay_ctx *x, const har_entry *e, size_t at)
         kv = parsed.kv;
         n = parsed.n;
     }
-    fputs("form = { ", x->out);
+    put_s(x->out, "form = { ");
     for (size_t i = 0, w = 0; i < n; i++) {
         size_t same = 0, seen = 0;
         for (size_t k = 0; k < n; k++)
@@ -299,20 +316,20 @@ static void form_lua(replay_ctx *x, const har_entry *e, size_t at)
             seen += strcmp(kv[k].name, kv[i].name) == 0;
         if (seen)
             continue;
-        fputs(w++ ? ", " : "", x->out);
+        put_s(x->out, w++ ? ", " : "");
         luaout_key(x->out, kv[i].name);
         if (same > 1) {
-            fputs("{ ", x->out);
+            put_s(x->out, "{ ");
             for (size_t k = i, m = 0; k < n; k++)
                 if (strcmp(kv[k].name, kv[i].name) == 0) {
-                    fputs(m++ ? ", " : "", x->out);
+                    put_s(x->out, m++ ? ", " : "");
                     sent_value(x, kv[k].name, kv[k].value, at);
                 }
-            fputs(" }", x->out);
+            put_s(x->out, " }");
         } else
             sent_value(x, kv[i].name, kv[i].value, at);
     }
-    fputs(" }", x->out);
+    put_s(x->out, " }");
     for (size_t i = 0; i < parsed.n; i++) {
         xfree(parsed.kv[i].name);
         xfree(parsed.kv[i].value);
@@ -339,72 +356,72 @@ static void options_lua(replay_ctx *x, size_t at, int resources, const char *ind
     nh += raw && e->req_mime[0] != '\0';
     if (nh == 0 && e->req_text == NULL) {
         if (resources)
-            fputs(", { resources = true }", x->out);
+            put_s(x->out, ", { resources = true }");
         return;
     }
     /* one option a line: a tester edits them */
-    fputs(", {\n", x->out);
+    put_s(x->out, ", {\n");
     if (nh > 0) {
         int w = 0;
-        fprintf(x->out, "%s  headers = { ", indent);
+        dbuf_fmt(x->out, "%s  headers = { ", indent);
         for (size_t i = 0; i < e->nheaders; i++) {
             if (har_header_own(e->headers[i].name))
                 continue;
-            fputs(w++ ? ", " : "", x->out);
+            put_s(x->out, w++ ? ", " : "");
             luaout_key(x->out, e->headers[i].name);
             sent_value(x, e->headers[i].name, e->headers[i].value, at);
         }
         if (raw && e->req_mime[0] != '\0') {
-            fputs(w++ ? ", " : "", x->out);
-            fputs("[\"Content-Type\"] = ", x->out);
+            put_s(x->out, w++ ? ", " : "");
+            put_s(x->out, "[\"Content-Type\"] = ");
             luaout_str(x->out, e->req_mime);
         }
-        fputs(" },\n", x->out);
+        put_s(x->out, " },\n");
     }
     if (e->req_text != NULL) {
-        fprintf(x->out, "%s  ", indent);
+        dbuf_fmt(x->out, "%s  ", indent);
         if (j != NULL) {
-            fputs("json = ", x->out);
+            put_s(x->out, "json = ");
             json_lua(x, NULL, j, at);
         } else if (!raw)
             form_lua(x, e, at);
         else {
-            fputs("body = ", x->out);
+            put_s(x->out, "body = ");
             luaout_str(x->out, e->req_text);
         }
-        fputs(",\n", x->out);
+        put_s(x->out, ",\n");
     }
     if (resources)
-        fprintf(x->out, "%s  resources = true,\n", indent);
-    fprintf(x->out, "%s}", indent);
+        dbuf_fmt(x->out, "%s  resources = true,\n", indent);
+    dbuf_fmt(x->out, "%s}", indent);
     json_decref(j);
 }
 
 /* The method call: ":get(" or ".request(\"OPTIONS\", ". */
-static void call_lua(FILE *out, const char *who, int dot, const char *method)
+static void call_lua(dbuf *out, const char *who, int dot, const char *method)
 {
     static const char *const plain[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"};
 
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
         if (strcmp(method, plain[i]) == 0) {
-            fprintf(out, "%s%c", who, dot ? '.' : ':');
+            dbuf_fmt(out, "%s%c", who, dot ? '.' : ':');
             for (const char *p = method; *p; p++)
-                fputc(tolower((unsigned char)*p), out);
-            fputc('(', out);
+                put_c(out, (char)tolower((unsigned char)*p));
+            put_c(out, '(');
             return;
         }
-    fprintf(out, "%s%crequest(", who, dot ? '.' : ':');
+    dbuf_fmt(out, "%s%crequest(", who, dot ? '.' : ':');
     luaout_str(out, method);
-    fputs(", ", out);
+    put_s(out, ", ");
 }
 
 /* The check of a recorded status. */
-static void expect_lua(FILE *out, int status)
+static void expect_lua(dbuf *out, int status)
 {
     if (status == 304) /* a browser's cache revalidation: a VU has no cache */
-        fputs(":expect({ 200, 304 })", out);
+        put_s(out, ":expect({ 200, 304 })");
     else if (status > 0)
-        fprintf(out, ":expect(%d)", status);
+        dbuf_fmt(out, ":expect(%d)", status);
 }
 
 /* One request of a step: `r = WHO:get(URL, OPTS):expect(S)` and the
@@ -418,22 +435,22 @@ static void request_lua(replay_ctx *x, const char *indent, const char *who, int 
     assign = assign && x->rules_first[at] < x->rules_first[at + 1];
 
     if (har_header(e->headers, e->nheaders, "authorization") != NULL) {
-        fputs(indent, x->out);
+        put_s(x->out, indent);
         luaout_comment(x->out, "-- ", "%s",
                        "recorded with an Authorization header, not copied: add auth = { ... }");
     }
-    fprintf(x->out, "%s%s", indent, assign ? "r = " : "");
+    dbuf_fmt(x->out, "%s%s", indent, assign ? "r = " : "");
     call_lua(x->out, who, dot, e->method);
     url_expr(x, at);
     options_lua(x, at, resources, indent);
-    fputc(')', x->out);
+    put_c(x->out, ')');
     expect_lua(x->out, e->status);
-    fputc('\n', x->out);
+    put_c(x->out, '\n');
     for (size_t i = x->rules_first[at]; i < x->rules_first[at + 1]; i++) {
         const correl_rule *r = &x->c->r[x->rules_at[i]];
-        fputs(indent, x->out);
+        put_s(x->out, indent);
         luaout_comment(x->out, "-- ", "%s: %s", r->var, r->why);
-        fprintf(x->out, "%s%s%s = %s\n", indent, x->var_table ? "v." : "", r->var, r->expr);
+        dbuf_fmt(x->out, "%s%s%s = %s\n", indent, x->var_table ? "v." : "", r->var, r->expr);
     }
 }
 
@@ -546,10 +563,12 @@ static void origins_add(replay_origins *o, const char *url)
     o->count[o->n++] = 1;
 }
 
-/* Writes run()'s steps to x->out. */
-static void body_lua(replay_ctx *x, replay_step *st, size_t ns)
+/* Writes run()'s steps to x->out. Returns 0, or -1 when they do not fit
+ * in it, with *full the entry whose request was refused (or its step's
+ * first) and *step its step: written no further. */
+static int body_lua(replay_ctx *x, replay_step *st, size_t ns, size_t *step, size_t *full)
 {
-    FILE *out = x->out;
+    dbuf *out = x->out;
     double prev_end = 0;
 
     for (size_t s = 0; s < ns; s++) {
@@ -559,10 +578,12 @@ static void body_lua(replay_ctx *x, replay_step *st, size_t ns)
         double gap = prev_end > 0 ? first->start_ms - prev_end : 0;
         int res = x->o->resources == REPLAY_RES_AUTO && p->nstatic > 0;
 
-        fputc('\n', out);
+        put_c(out, '\n');
         if (gap >= THINK_MIN_MS && isfinite(gap))
-            fprintf(out, "  quern.sleep(\"%.0fms\") -- think time as recorded\n", gap);
+            dbuf_fmt(out, "  quern.sleep(\"%.0fms\") -- think time as recorded\n", gap);
         snprintf(who, sizeof(who), x->step_table ? "s[%zu]" : "s%zu", s + 1);
+        *step = s;
+        *full = p->e[0];
         if (p->n == 1) {
             request_lua(x, "  ", who, 0, p->e[0], 1, res);
         } else {
@@ -570,43 +591,63 @@ static void body_lua(replay_ctx *x, replay_step *st, size_t ns)
             for (size_t k = 0; k < p->n; k++)
                 nstatic += x->h->e[p->e[k]].kind == HAR_STATIC;
             int redirs = p->n > nstatic + 1;
-            fprintf(out, "  %s:time(function() -- the page%s%s%s as one sample\n", who,
-                    redirs && nstatic ? ", its redirects"
-                    : redirs          ? " and its redirects"
-                                      : "",
-                    nstatic ? " and its resources" : "", "");
-            for (size_t k = 0; k < p->n; k++) {
+            dbuf_fmt(out, "  %s:time(function() -- the page%s%s%s as one sample\n", who,
+                     redirs && nstatic ? ", its redirects"
+                     : redirs          ? " and its redirects"
+                                       : "",
+                     nstatic ? " and its resources" : "", "");
+            for (size_t k = 0; k < p->n && !out->refused; k++) {
                 const har_entry *e = &x->h->e[p->e[k]];
+                *full = p->e[k];
                 request_lua(x, "    ", "http", 1, p->e[k], e->kind != HAR_STATIC,
                             res && p->e[k] == p->page);
             }
-            fputs("  end)\n", out);
+            put_s(out, "  end)\n");
         }
+        if (out->refused)
+            return -1;
         for (size_t k = 0; k < p->n; k++) {
             const har_entry *e = &x->h->e[p->e[k]];
             if (e->start_ms + e->time_ms > prev_end)
                 prev_end = e->start_ms + e->time_ms;
         }
     }
+    return 0;
+}
+
+/* What did not fit in out: the request (entry at, step s), named by its
+ * method and URL (secrets masked, made safe to print) for --exclude. */
+static void too_long(const replay_ctx *x, const dbuf *out, size_t s, size_t at, char *err,
+                     size_t errlen)
+{
+    const har_entry *e = &x->h->e[at];
+    char url[ERR_MAX / 2], safe[ERR_MAX / 2], method[32];
+
+    redact_url(e->url, url, sizeof(url));
+    err_set(err, errlen,
+            "the script would be longer than %zu bytes at step %zu, %s %s (a request body of %zu "
+            "bytes): leave it out with --exclude",
+            out->max, s + 1, termsafe(e->method, method, sizeof(method)),
+            termsafe(url, safe, sizeof(safe)), e->req_text != NULL ? strlen(e->req_text) : 0);
 }
 
 /* Writes the whole script: run()'s body first, into memory, since the
- * header says which secrets it left to properties. */
-static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_origins *third,
-                       int excluded, int others)
+ * header says which secrets it left to properties. Returns 0, or -1 with
+ * err set when it does not fit in x->out (left incomplete). */
+static int script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_origins *third,
+                      int excluded, int others, char *err, size_t errlen)
 {
-    FILE *out = x->out;
-    size_t nreq = 0, rlen = 0;
-    int uses_http = 0;
-    char *run = NULL;
+    dbuf *out = x->out, run;
+    size_t nreq = 0, step = 0, full = 0;
+    int uses_http = 0, rc = -1;
 
-    x->out = open_memstream(&run, &rlen);
-    if (x->out == NULL) {
+    dbuf_init(&run, out->max); /* the body alone must fit the script */
+    x->out = &run;
+    if (body_lua(x, st, ns, &step, &full) != 0) {
         x->out = out;
-        return;
+        too_long(x, out, step, full, err, errlen);
+        goto done;
     }
-    body_lua(x, st, ns);
-    fclose(x->out);
     x->out = out;
     for (size_t s = 0; s < ns; s++) {
         nreq += st[s].n;
@@ -649,52 +690,61 @@ static void script_lua(replay_ctx *x, replay_step *st, size_t ns, const replay_o
         luaout_comment(out, "-- ", "Recorded secrets are not copied: give them as properties:%s",
                        line);
     }
-    fputs("local quern = require \"quern\"\n", out);
+    put_s(out, "local quern = require \"quern\"\n");
     if (uses_http)
-        fputs("local http = require \"quern.http\"\n", out);
-    fprintf(out, "\nlocal base = quern.property(");
+        put_s(out, "local http = require \"quern.http\"\n");
+    dbuf_fmt(out, "\nlocal base = quern.property(");
     luaout_str(out, x->o->prop);
-    fputs(", ", out);
+    put_s(out, ", ");
     luaout_str(out, x->origin);
-    fputs(")\n", out);
+    put_s(out, ")\n");
     for (size_t i = 0; i < x->nsecrets; i++) {
-        fprintf(out, "local secret_%s = quern.property(", x->secrets[i]);
+        dbuf_fmt(out, "local secret_%s = quern.property(", x->secrets[i]);
         luaout_str(out, x->secrets[i]);
-        fputs(") -- no default: give it with -p\n", out);
+        put_s(out, ") -- no default: give it with -p\n");
     }
-    fputs("\nlocal sc = quern.scenario(", out);
+    put_s(out, "\nlocal sc = quern.scenario(");
     luaout_str(out, x->o->name);
-    fputs(")\n\n", out);
+    put_s(out, ")\n\n");
     if (x->step_table)
-        fputs("local s = {} -- s[n] is step n\n", out);
+        put_s(out, "local s = {} -- s[n] is step n\n");
     for (size_t s = 0; s < ns; s++) {
         char label[1024], path[1024];
         const har_entry *e = &x->h->e[st[s].e[0]];
         label_of(&x->h->e[st[s].page], label, sizeof(label));
         path_of(e->url, path, sizeof(path));
-        fprintf(out, x->step_table ? "s[%zu] = sc:step(%zu, " : "local s%zu = sc:step(%zu, ", s + 1,
-                s + 1);
+        dbuf_fmt(out, x->step_table ? "s[%zu] = sc:step(%zu, " : "local s%zu = sc:step(%zu, ",
+                 s + 1, s + 1);
         luaout_str(out, label);
-        fputc(')', out);
+        put_c(out, ')');
         luaout_comment(out, " -- ", "%s %s", e->method, path);
     }
-    fputs("\nfunction sc.run(vu)\n", out);
+    put_s(out, "\nfunction sc.run(vu)\n");
     if (x->c->n > 0)
-        fputs("  local r\n", out);
+        put_s(out, "  local r\n");
     if (x->var_table) {
-        fputs("  local v = {} -- values the server handed out, set where they appear\n", out);
+        put_s(out, "  local v = {} -- values the server handed out, set where they appear\n");
     } else if (x->c->n > 0) {
-        fputs("  local ", out);
+        put_s(out, "  local ");
         for (size_t i = 0; i < x->c->n; i++)
-            fprintf(out, "%s%s", i ? ", " : "", x->c->r[i].var);
-        fputs(" -- values the server handed out, set where they appear\n", out);
+            dbuf_fmt(out, "%s%s", i ? ", " : "", x->c->r[i].var);
+        put_s(out, " -- values the server handed out, set where they appear\n");
     }
-    fwrite(run, 1, rlen, out);
-    fputs("end\n", out);
-    free(run); /* open_memstream's: malloc'd by libc */
+    dbuf_put(out, run.p, run.len);
+    put_s(out, "end\n");
+    if (out->refused) {
+        err_set(err, errlen,
+                "the script would be longer than %zu bytes: its header and %zu steps together",
+                out->max, ns);
+        goto done;
+    }
+    rc = 0;
+done:
+    dbuf_free(&run);
+    return rc;
 }
 
-void replay_write(const har *h, const replay_opts *o, FILE *out)
+int replay_write(const har *h, const replay_opts *o, dbuf *out, char *err, size_t errlen)
 {
     correl c;
     replay_ctx x = {0};
@@ -703,7 +753,7 @@ void replay_write(const har *h, const replay_opts *o, FILE *out)
     size_t *idx;
     size_t ns = 0, first = SIZE_MAX;
     replay_origins third = {0};
-    int excluded = 0, others = 0;
+    int excluded = 0, others = 0, rc;
 
     x.h = h;
     x.o = o;
@@ -777,7 +827,7 @@ void replay_write(const har *h, const replay_opts *o, FILE *out)
         x.rules_first[i] += x.rules_first[i - 1];
     for (size_t i = 0; i < c.n; i++)
         x.rules_at[x.rules_first[c.r[i].src + 1]++] = i;
-    script_lua(&x, st, ns, &third, excluded, others);
+    rc = script_lua(&x, st, ns, &third, excluded, others, err, errlen);
     xfree(x.rules_first);
     xfree(x.rules_at);
     for (size_t i = 0; i < third.n; i++)
@@ -786,4 +836,5 @@ void replay_write(const har *h, const replay_opts *o, FILE *out)
     xfree(idx);
     correl_free(&c);
     xfree(keep);
+    return rc;
 }

@@ -17,14 +17,15 @@
  *
  * Usage:
  *     replay_opts o = {.source = "journey.har", .name = "JOURNEY", .prop = "base_url"};
- *     replay_write(&h, &o, stdout);
+ *     dbuf b; dbuf_init(&b, REPLAY_SCRIPT_MAX);
+ *     if (replay_write(&h, &o, &b, err, sizeof(err)) != 0) ... too long: err says where ...
  */
 #ifndef QUERN_REPLAY_H
 #define QUERN_REPLAY_H
 
 #include <stddef.h>
-#include <stdio.h>
 
+#include "common/dbuf.h"
 #include "record/har.h"
 
 /** How a page's static resources are replayed. */
@@ -33,6 +34,13 @@ typedef enum replay_res {
     REPLAY_RES_LIST, /**< each recorded resource requested, the page timed as one block */
     REPLAY_RES_NONE, /**< not replayed */
 } replay_res;
+
+/** The longest script written, in bytes: a recording that would pass it
+ *  (large uploads, tens of thousands of calls) is refused, naming the
+ *  request at fault, which --exclude leaves out. Four times what a run may
+ *  bundle (BUNDLE_MAX_BYTES, proto/bundle.h): room for a script a tester
+ *  trims before running it, not for one nobody could. */
+#define REPLAY_SCRIPT_MAX (64u << 20)
 
 /** The most include or exclude patterns. */
 #define REPLAY_PATTERNS 16
@@ -49,7 +57,10 @@ typedef struct replay_opts {
     size_t nexclude;                      /**< number of exclude patterns */
 } replay_opts;
 
-/** Writes the scenario replaying h to out. */
-void replay_write(const har *h, const replay_opts *o, FILE *out);
+/** Appends the scenario replaying h to out (its maximum bounds the
+ *  script: REPLAY_SCRIPT_MAX for the command). Returns 0, or -1 with "the
+ *  script would be longer than N bytes at step S, METHOD URL ..." in err
+ *  when it does not fit (out then holds part of it). */
+int replay_write(const har *h, const replay_opts *o, dbuf *out, char *err, size_t errlen);
 
 #endif

@@ -2,7 +2,8 @@
 # holds a line end followed by Lua must stay inside its comment. Each
 # recording is converted by the real binary and the script run by quern
 # against the demo target; the payload would touch a marker file when the
-# script loads.
+# script loads. A recording whose script would pass its maximum is refused,
+# naming the request at fault.
 . "$(dirname "$0")/lib.bash"
 start_target
 export HAR_MARK="$TMP/pwned"
@@ -62,4 +63,30 @@ har "$FILE" "user_name"
 case_of newline-in-file-name "$FILE"
 check "the file's name is in the header, its line end replaced" \
   grep -qF -- "-- converted by quern har2lua from journey?os.execute(" "$TMP/newline-in-file-name.lua"
+# A recording whose script would pass 64 MiB (REPLAY_SCRIPT_MAX): 5.7 million
+# zero-width spaces in a body, 3 bytes each in the HAR, 12 in the script
+# ("\226\128\139"). Refused whole, with one line naming the request (its
+# URL's token masked), exit 3 and no file; left out with --exclude, the rest
+# converts.
+/usr/bin/python3 - "$TMP/big.har" <<'EOF'
+import json, sys
+entries = [
+  {"_resourceType": "document", "request": {"method": "GET", "url": "http://127.0.0.1:8080/"},
+   "response": {"status": 200}},
+  {"_resourceType": "fetch",
+   "request": {"method": "POST", "url": "http://127.0.0.1:8080/upload?token=s3cr3t",
+               "postData": {"mimeType": "text/plain", "text": "\u200b" * 5700000}},
+   "response": {"status": 201}}]
+json.dump({"log": {"version": "1.2", "entries": entries}}, open(sys.argv[1], "w"), ensure_ascii=False)
+EOF
+"$QUERN" har2lua "$TMP/big.har" -o "$TMP/big.lua" >"$TMP/big.conv" 2>&1
+eq "too long: exit 3" "$?" 3
+eq "too long: one line naming the step and the request, its token masked" "$(cat "$TMP/big.conv")" \
+  "quern har2lua: $TMP/big.har: the script would be longer than 67108864 bytes at step 2, POST http://127.0.0.1:8080/upload?token=*** (a request body of 17100000 bytes): leave it out with --exclude"
+check "too long: no script written" test ! -e "$TMP/big.lua"
+"$QUERN" har2lua "$TMP/big.har" --exclude '*/upload*' -o "$TMP/big.lua" >"$TMP/big-excluded.conv" 2>&1
+eq "the upload left out with --exclude: exit 0" "$?" 0
+check "the upload left out: the script says so" grep -qF -- "-- Left out by --exclude: 1 request." "$TMP/big.lua"
+rm -f "$TMP/big.har"
+
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$TMP'/*.out '$TMP'/*.conv"

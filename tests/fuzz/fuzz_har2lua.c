@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dbuf.h"
 #include "common/err.h"
 #include "common/utf8.h"
 #include "record/har2lua.h"
@@ -252,9 +253,9 @@ static void script_run(const char *buf, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     replay_opts o = {.source = "f.har", .name = "F", .prop = "base_url"};
-    char err[ERR_MAX], *buf = NULL, file[256];
-    size_t blen = 0, skip = 1;
-    FILE *out;
+    char err[ERR_MAX], *buf, file[256];
+    size_t blen, skip = 1;
+    dbuf out;
     int rc;
 
     if (size < 1)
@@ -273,11 +274,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (skip > size)
             skip = size;
     }
-    out = open_memstream(&buf, &blen);
-    fuzz_check(out != NULL);
+    dbuf_init(&out, REPLAY_SCRIPT_MAX);
     err[0] = '\0';
-    rc = har2lua_convert((const char *)data + skip, size - skip, &o, out, err, sizeof(err));
-    fclose(out);
+    rc = har2lua_convert((const char *)data + skip, size - skip, &o, &out, err, sizeof(err));
+    buf = out.p;
+    blen = out.len;
     if (rc != 0) {
         unsigned line, col;
         fuzz_check(sscanf(err, "%u:%u: ", &line, &col) == 2);
@@ -292,6 +293,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         script_run(buf, blen);
     }
-    free(buf);
+    dbuf_free(&out);
     return 0;
 }

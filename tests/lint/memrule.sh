@@ -2,20 +2,21 @@
 # The memory rule (docs/CODE_STYLE.md, Memory): quern's allocations go through
 # common/mem.h. Fails, outside common/mem.c, on a raw malloc, calloc, realloc,
 # strdup, strndup or free; on sprintf, vsprintf, strcpy or strcat (snprintf and
-# memcpy take a size); and on xrealloc( with a '*' in its size (a count times a
-# size is xreallocarray, which checks the product). Comments and string
-# literals are skipped.
+# memcpy take a size); on xrealloc( with a '*' in its size (a count times a
+# size is xreallocarray, which checks the product); and, outside common/, on
+# open_memstream or open_wmemstream (text that grows is a dbuf, common/dbuf.h:
+# bounded, and released with xfree). Comments and string literals are skipped.
 # tests/lint/memrule.allow lists the justified exceptions, one a line:
 #   FILE | TEXT ON THE LINE | why
 # (memory a library allocated and documents free() for, the allocator
-# common/salloc.c itself). An entry that matches nothing fails too, and the
+# common/salloc.c itself, a file not yet moved onto dbuf). An entry that matches nothing fails too, and the
 # list may only shrink: ALLOW_MAX below is lowered with each entry removed,
 # never raised.
 #   tests/lint/memrule.sh    prints FILE:LINE: what, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-ALLOW_MAX=15
+ALLOW_MAX=14
 
 files=()
 for d in common proto worker agent reports record console; do
@@ -59,6 +60,11 @@ for my $file (@files) {
         my $fn = $1;
         my $what = $fn =~ /printf|strc/ ? "$fn: use snprintf or memcpy with a size" : "raw $fn: use common/mem.h";
         push @hits, [pos($src), $what];
+    }
+    if ($file !~ m{^common/}) {
+        while ($src =~ /(?<![\w.>])(open_w?memstream)\s*\(/g) {
+            push @hits, [pos($src), "$1: grow the text in a dbuf (common/dbuf.h)"];
+        }
     }
     while ($src =~ /(?<![\w.>])xrealloc\s*\(/g) {
         my $start = pos($src);

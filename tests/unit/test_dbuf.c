@@ -151,12 +151,46 @@ static void test_take_reset_cut(void **state)
     dbuf_free(&b);
 }
 
+/* A refusal is remembered until the buffer is emptied: a writer of many
+ * pieces learns at the end that one did not fit, though later ones did. */
+static void test_refused(void **state)
+{
+    dbuf b;
+    char big[100];
+    char *s;
+
+    memset(big, 'd', sizeof(big));
+    dbuf_init(&b, 50);
+    assert_int_equal(b.refused, 0);
+    assert_int_equal(dbuf_put(&b, big, 40), 0);
+    assert_int_equal(b.refused, 0);
+    assert_int_equal(dbuf_put(&b, big, 20), -1);
+    assert_int_equal(b.refused, 1);
+    assert_int_equal(dbuf_put(&b, "ok", 2), 0); /* a later piece fits: still refused */
+    assert_int_equal(b.refused, 1);
+    assert_int_equal(b.len, 42);
+    dbuf_reset(&b);
+    assert_int_equal(b.refused, 0);
+    assert_int_equal(dbuf_fmt(&b, "%.*s", 60, big), -1); /* formatted: the same */
+    assert_int_equal(b.refused, 1);
+    assert_int_equal(b.len, 0);
+    s = dbuf_take(&b, NULL);
+    assert_int_equal(b.refused, 0);
+    xfree(s);
+    assert_int_equal(dbuf_put(&b, big, 51), -1);
+    dbuf_free(&b);
+    assert_int_equal(b.refused, 0);
+    dbuf_init(&b, 50);
+    assert_int_equal(b.refused, 0);
+    dbuf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty),          cmocka_unit_test(test_growth),
         cmocka_unit_test(test_bound),          cmocka_unit_test(test_fmt),
-        cmocka_unit_test(test_take_reset_cut),
+        cmocka_unit_test(test_take_reset_cut), cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,9 @@
 
 #include <cmocka.h>
 
+#include "common/dbuf.h"
 #include "common/err.h"
+#include "common/mem.h"
 #include "record/har.h"
 #include "record/har2lua.h"
 
@@ -37,22 +39,29 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* Converts DATA/har with o; returns the script (malloc'd) or NULL with err. */
-static char *convert(const char *text, size_t len, const replay_opts *o, char *err, size_t elen)
+/* Converts the HAR text with o into at most max bytes; returns the script
+ * (xfree it) or NULL with err and *rc har2lua_convert's. */
+static char *convert_max(const char *text, size_t len, const replay_opts *o, size_t max, int *rc,
+                         char *err, size_t elen)
 {
-    char *buf = NULL;
-    size_t blen = 0;
-    FILE *f = open_memstream(&buf, &blen);
-    int rc;
+    dbuf b;
 
-    assert_non_null(f);
-    rc = har2lua_convert(text, len, o, f, err, elen);
-    fclose(f);
-    if (rc != 0) {
-        free(buf);
+    dbuf_init(&b, max);
+    *rc = har2lua_convert(text, len, o, &b, err, elen);
+    if (*rc != 0) {
+        dbuf_free(&b);
         return NULL;
     }
-    return buf;
+    return dbuf_take(&b, NULL);
+}
+
+/* Converts the HAR text with o, as the command does; the script (xfree it)
+ * or NULL with err. */
+static char *convert(const char *text, size_t len, const replay_opts *o, char *err, size_t elen)
+{
+    int rc;
+
+    return convert_max(text, len, o, REPLAY_SCRIPT_MAX, &rc, err, elen);
 }
 
 static void expect_script(const char *file, const char *want, replay_opts *o)
@@ -78,7 +87,7 @@ static void expect_script(const char *file, const char *want, replay_opts *o)
     exp = slurp(path, NULL);
     assert_string_equal(got, exp);
     free(exp);
-    free(got);
+    xfree(got);
     free(text);
 }
 
@@ -136,7 +145,7 @@ static void test_resources_none(void **state)
     assert_null(strstr(got, "order.css"));
     assert_null(strstr(got, "resources = true"));
     assert_non_null(strstr(got, "the page and its redirects as one sample"));
-    free(got);
+    xfree(got);
     free(text);
 }
 
@@ -156,6 +165,49 @@ static void test_bad_input(void **state)
     assert_string_equal(err, "1:1: not a HAR file: no \"log\" object with an \"entries\" list");
     assert_null(convert(nourl, strlen(nourl), &o, err, sizeof(err)));
     assert_string_equal(err, "1:1: not a HAR file: entry 1 has no request method or url");
+}
+
+/* A script that would pass its maximum is refused whole, naming the
+ * request at fault (its URL's secrets masked) so that --exclude leaves it
+ * out; the header counts too. */
+static void test_too_long(void **state)
+{
+    replay_opts o = {.name = "BIG", .prop = "base_url", .source = "big.har"};
+    static const char empty[] = "{\"log\": {\"entries\": []}}";
+    char text[8192], body[5001], err[ERR_MAX], *got;
+    int n, rc;
+
+    (void)state;
+    memset(body, 'a', sizeof(body) - 1);
+    body[sizeof(body) - 1] = '\0';
+    n = snprintf(text, sizeof(text),
+                 "{\"log\": {\"entries\": [{\"_resourceType\": \"document\", \"request\": "
+                 "{\"method\": \"GET\", \"url\": \"http://h/\"}, \"response\": {\"status\": "
+                 "200}}, {\"_resourceType\": \"fetch\", \"request\": {\"method\": \"POST\", "
+                 "\"url\": \"http://h/upload?token=s3cr3t\", \"postData\": {\"mimeType\": "
+                 "\"text/plain\", \"text\": \"%s\"}}, \"response\": {\"status\": 201}}]}}",
+                 body);
+    assert_true(n > 0 && (size_t)n < sizeof(text));
+    got = convert_max(text, (size_t)n, &o, 4000, &rc, err, sizeof(err));
+    assert_null(got);
+    assert_int_equal(rc, -2);
+    assert_string_equal(err, "the script would be longer than 4000 bytes at step 2, POST "
+                             "http://h/upload?token=*** (a request body of 5000 bytes): leave it "
+                             "out with --exclude");
+    /* left out, it fits */
+    o.exclude[0] = "*/upload*";
+    o.nexclude = 1;
+    got = convert_max(text, (size_t)n, &o, 4000, &rc, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(got, "Left out by --exclude: 1 request."));
+    assert_null(strstr(got, "aaaa"));
+    xfree(got);
+    /* no step at all, but the header alone passes the maximum */
+    got = convert_max(empty, strlen(empty), &o, 100, &rc, err, sizeof(err));
+    assert_null(got);
+    assert_int_equal(rc, -2);
+    assert_string_equal(err, "the script would be longer than 100 bytes: its header and 0 steps "
+                             "together");
 }
 
 /* What a page, a URL or a title holds cannot add a line of code to the
@@ -186,7 +238,7 @@ static void test_hostile(void **state)
          line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
         assert_false(strncmp(line, "os.exit", 7) == 0);
     assert_non_null(strstr(got, "\"tok3n9999\""));
-    free(got);
+    xfree(got);
 }
 
 /* Secret-like field names (form, JSON, header) and the file's name that
@@ -219,7 +271,7 @@ static void test_hostile_names(void **state)
     assert_non_null(strstr(got, "\nlocal secret_password_os_exit_5___ = "
                                 "quern.property(\"password_os_exit_5___\")"));
     assert_null(strstr(got, "hunter2"));
-    free(got);
+    xfree(got);
 }
 
 /* Past 100 steps or 100 values (Lua allows 200 locals a function), steps
@@ -255,7 +307,7 @@ static void test_many(void **state)
     assert_non_null(strstr(got, "\n  s[240]:post(base .. \"/f\", {\n    form = { t = v.t_120 },"));
     assert_non_null(strstr(got, "\n  r = s[239]:get(base .. \"/f\"):expect(200)\n"));
     assert_null(strstr(got, "local s1 "));
-    free(got);
+    xfree(got);
     free(text);
 }
 
@@ -271,7 +323,7 @@ static void test_empty(void **state)
     assert_non_null(got);
     assert_non_null(strstr(got, "0 steps, 0 requests"));
     assert_non_null(strstr(got, "function sc.run(vu)\nend\n")); /* no r, never read */
-    free(got);
+    xfree(got);
 }
 
 /* A recorded trace context is the browser's (one id a request): not copied,
@@ -293,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_hostile),          cmocka_unit_test(test_many),
         cmocka_unit_test(test_hostile_names),    cmocka_unit_test(test_header_own),
+        cmocka_unit_test(test_too_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,15 +10,20 @@
 
 #include <cmocka.h>
 
+#include "common/dbuf.h"
+#include "common/mem.h"
 #include "record/luaout.h"
 
-/* Runs call with out open on got (glen bytes, freed by the caller). */
+/* Runs call with out a buffer, its text then in got (glen bytes, xfreed by
+ * the caller). */
 #define CAPTURE(call)                                                                              \
     do {                                                                                           \
-        FILE *out = open_memstream(&got, &glen);                                                   \
-        assert_non_null(out);                                                                      \
+        dbuf into;                                                                                 \
+        dbuf *out = &into;                                                                         \
+        dbuf_init(&into, 1u << 16);                                                                \
         call;                                                                                      \
-        fclose(out);                                                                               \
+        assert_false(into.refused);                                                                \
+        got = dbuf_take(&into, &glen);                                                             \
     } while (0)
 
 static void test_str(void **state)
@@ -31,15 +36,34 @@ static void test_str(void **state)
     CAPTURE(luaout_str(out, "a\"b\\c\nd\re\tf\001"
                             "9\x7f"));
     assert_string_equal(got, "\"a\\\"b\\\\c\\nd\\re\\tf\\0019\\127\"");
-    free(got);
+    xfree(got);
     /* well-formed visible UTF-8 as it is; invalid bytes, C1 controls and
      * reordering marks escaped byte by byte */
     CAPTURE(luaout_str(out, "caf\xc3\xa9 \xff \xc2\x9b \xe2\x80\xae \xe2\x80\xa8"));
     assert_string_equal(got, "\"caf\xc3\xa9 \\255 \\194\\155 \\226\\128\\174 \\226\\128\\168\"");
-    free(got);
+    xfree(got);
     CAPTURE(luaout_str_n(out, "a\0b", 3));
     assert_string_equal(got, "a\\000b");
-    free(got);
+    xfree(got);
+}
+
+/* A full buffer keeps its refusal: the writer learns of it at the end. */
+static void test_full(void **state)
+{
+    dbuf small;
+
+    (void)state;
+    dbuf_init(&small, 8);
+    luaout_str(&small, "\x01\x02");
+    assert_true(small.refused); /* "\001\002" and its quotes: 10 bytes */
+    dbuf_reset(&small);
+    luaout_comment(&small, "-- ", "%s", "longer than eight");
+    assert_true(small.refused);
+    dbuf_reset(&small);
+    luaout_key(&small, "k");
+    assert_false(small.refused);
+    assert_string_equal(small.p, "k = ");
+    dbuf_free(&small);
 }
 
 static void test_comment(void **state)
@@ -52,10 +76,10 @@ static void test_comment(void **state)
                            "a\nos.exit(1)\rb\x1b[31m\xe2\x80\xae"
                            "c\xff"));
     assert_string_equal(got, "-- from a?os.exit(1)?b?[31m???c?\n");
-    free(got);
+    xfree(got);
     CAPTURE(luaout_comment(out, "  -- ", "%s", "Basket \xc3\xa9t\xc3\xa9"));
     assert_string_equal(got, "  -- Basket \xc3\xa9t\xc3\xa9\n");
-    free(got);
+    xfree(got);
     /* bounded: cut at a character's boundary, said with "..." */
     memset(long_text, 'x', 2000);
     long_text[2000] = '\0';
@@ -65,7 +89,7 @@ static void test_comment(void **state)
     assert_int_equal(strlen(got), 3 + 1020 + 3 + 1);
     assert_string_equal(got + 3 + 1020, "...\n");
     assert_null(strchr(got, '\r'));
-    free(got);
+    xfree(got);
     free(long_text);
 }
 
@@ -77,13 +101,13 @@ static void test_key_name_plain(void **state)
     (void)state;
     CAPTURE(luaout_key(out, "user_1"));
     assert_string_equal(got, "user_1 = ");
-    free(got);
+    xfree(got);
     CAPTURE(luaout_key(out, "end"));
     assert_string_equal(got, "[\"end\"] = ");
-    free(got);
+    xfree(got);
     CAPTURE(luaout_key(out, "a\n\"b"));
     assert_string_equal(got, "[\"a\\n\\\"b\"] = ");
-    free(got);
+    xfree(got);
     assert_int_equal(luaout_name("user[password]\n", name, sizeof(name)), 15);
     assert_string_equal(name, "user_password__");
     luaout_name("a-very-long-name-indeed", name, sizeof(name));
@@ -101,6 +125,7 @@ int main(void)
         cmocka_unit_test(test_str),
         cmocka_unit_test(test_comment),
         cmocka_unit_test(test_key_name_plain),
+        cmocka_unit_test(test_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,16 +117,12 @@ static void test_json_depth(void **state)
 /* replay_write's text for h (xfree it). */
 static char *written(const har *h, const replay_opts *o)
 {
-    char *buf = NULL, *text;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
+    char err[ERR_MAX];
+    dbuf out;
 
-    assert_non_null(out);
-    replay_write(h, o, out);
-    fclose(out);
-    text = xstrdup(buf);
-    free(buf); /* open_memstream's: malloc'd by libc */
-    return text;
+    dbuf_init(&out, REPLAY_SCRIPT_MAX);
+    assert_int_equal(replay_write(h, o, &out, err, sizeof(err)), 0);
+    return dbuf_take(&out, NULL);
 }
 
 static void test_write(void **state)
