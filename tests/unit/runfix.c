@@ -1,4 +1,5 @@
-/* runfix — the run the unit tests of the reports write (runfix.h). */
+/* runfix — the run the unit tests of the results store and the reports
+ * write (runfix.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,14 +8,44 @@
 
 #include "common/err.h"
 #include "common/hist.h"
+#include "common/props.h"
 #include "common/stats.h"
 #include "reports/db.h"
 #include "tests/unit/runfix.h"
 
-int64_t runfix_write(db *d, const char *script, const char *name, const char *home_label, int end)
+/* Begins the run *ri names (its two steps, the second labelled home_label,
+ * and its one scenario filled in here); returns its id. */
+static int64_t begin(db *d, db_run_info *ri, const char *home_label)
 {
     const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", home_label, "S"}};
     static const char *const scens[1] = {"S"};
+    char err[ERR_MAX];
+    int64_t id;
+
+    ri->steps = steps;
+    ri->nsteps = 2;
+    ri->scen_names = scens;
+    ri->nscens = 1;
+    id = db_run_begin(d, ri, err, sizeof(err));
+    assert_true(id > 0);
+    ri->steps = NULL; /* steps ends with this call */
+    return id;
+}
+
+int64_t runfix_begin(db *d, const char *script, const props *tags)
+{
+    db_run_info ri = {0};
+
+    ri.name = "plan";
+    ri.tags = tags;
+    ri.script = script;
+    ri.vus = 3;
+    ri.started_us = 1700000000123456;
+    return begin(d, &ri, "Home");
+}
+
+int64_t runfix_write(db *d, const char *script, const char *name, const char *home_label, int end)
+{
     db_run_info ri = {0};
     step_stats s[2], tot[2];
     uint64_t runs = 1, missed = 0;
@@ -27,12 +58,7 @@ int64_t runfix_write(db *d, const char *script, const char *name, const char *ho
     ri.script = script;
     ri.vus = 2;
     ri.started_us = 1700000000000000;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(d, &ri, err, sizeof(err));
-    assert_true(id > 0);
+    id = begin(d, &ri, home_label);
     for (int i = 0; i < 2; i++) {
         stats_init(&s[i]);
         stats_init(&tot[i]);

@@ -26,6 +26,7 @@
 #include "reports/schema.h"
 
 #include "tests/unit/dbfix.h"
+#include "tests/unit/runfix.h"
 
 /* Copies the first column of the first row of sql into buf. */
 static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
@@ -36,29 +37,6 @@ static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-}
-
-/* Begins a run of two steps (scenario S) and one scenario. */
-static int64_t begin_run(fx *f, db *d, props *tags)
-{
-    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
-    static const char *const scens[1] = {"S"};
-    db_run_info ri = {0};
-    char err[ERR_MAX];
-    int64_t id;
-
-    ri.name = "plan";
-    ri.tags = tags;
-    ri.script = f->script;
-    ri.vus = 3;
-    ri.started_us = 1700000000123456;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(d, &ri, err, sizeof(err));
-    assert_true(id > 0);
-    return id;
 }
 
 /* The pid of a process that has ended. */
@@ -89,10 +67,10 @@ static void test_abandoned(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    live = begin_run(f, d, NULL); /* this process: alive, just written */
-    dead = begin_run(f, d, NULL);
-    stale = begin_run(f, d, NULL);
-    done = begin_run(f, d, NULL);
+    live = runfix_begin(d, f->script, NULL); /* this process: alive, just written */
+    dead = runfix_begin(d, f->script, NULL);
+    stale = runfix_begin(d, f->script, NULL);
+    done = runfix_begin(d, f->script, NULL);
     snprintf(sql, sizeof(sql), "UPDATE runs SET console_pid = %d WHERE id = %lld", (int)gone,
              (long long)dead);
     assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);

@@ -23,6 +23,7 @@
 #include "reports/schema.h"
 
 #include "tests/unit/dbfix.h"
+#include "tests/unit/runfix.h"
 
 static int64_t q_int(sqlite3 *sq, const char *sql)
 {
@@ -215,29 +216,6 @@ static void test_not_a_database(void **state)
     assert_true(err[0] != '\0');
 }
 
-/* Begins a run of two steps (scenario S) and one scenario. */
-static int64_t begin_run(fx *f, db *d, props *tags)
-{
-    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
-    static const char *const scens[1] = {"S"};
-    db_run_info ri = {0};
-    char err[ERR_MAX];
-    int64_t id;
-
-    ri.name = "plan";
-    ri.tags = tags;
-    ri.script = f->script;
-    ri.vus = 3;
-    ri.started_us = 1700000000123456;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(d, &ri, err, sizeof(err));
-    assert_true(id > 0);
-    return id;
-}
-
 static void test_run_rows(void **state)
 {
     fx *f = *state;
@@ -251,7 +229,7 @@ static void test_run_rows(void **state)
     assert_non_null(d);
     sq = db_sqlite(d);
     props_set(tags, "env", "ci");
-    id = begin_run(f, d, tags);
+    id = runfix_begin(d, f->script, tags);
     assert_int_equal(db_agent(d, id, 0, &ai, err, sizeof(err)), 0);
     q_text(sq, "SELECT status FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, "running");
@@ -285,7 +263,7 @@ static void test_intervals_and_totals(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     for (int i = 0; i < 2; i++) {
         stats_init(&s[i]);
         stats_init(&tot[i]);
@@ -456,7 +434,7 @@ static void test_interval_committed(void **state)
     int64_t id;
 
     assert_non_null(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     stats_init(&s[0]);
     stats_init(&s[1]);
     s[1].count = 1;
@@ -491,7 +469,7 @@ static void test_thresholds(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     assert_int_equal(db_thresholds(d, id, ts, 2, err, sizeof(err)), 0);
     assert_int_equal(q_int(sq, "SELECT count(*) FROM thresholds"), 2);
     q_text(sq,
@@ -583,7 +561,7 @@ static void test_disk_full(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     assert_int_equal(db_failure_kind(d), DB_FAIL_NONE);
     snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld",
              (long long)q_int(sq, "PRAGMA page_count") + 2);
@@ -645,7 +623,7 @@ static void test_run_end_fallback(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     stats_init(&s[0]);
     stats_init(&s[1]);
     s[0].count = 1;
