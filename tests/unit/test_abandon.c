@@ -27,17 +27,7 @@
 
 #include "tests/unit/dbfix.h"
 #include "tests/unit/runfix.h"
-
-/* Copies the first column of the first row of sql into buf. */
-static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
-{
-    sqlite3_stmt *st;
-
-    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-}
+#include "tests/unit/sqlone.h"
 
 /* The pid of a process that has ended. */
 static pid_t dead_pid(void)
@@ -93,10 +83,10 @@ static void test_abandoned(void **state)
     assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 2);
     snprintf(sql, sizeof(sql), "SELECT status || ' ' || status_reason FROM runs WHERE id = %lld",
              (long long)dead);
-    q_text(sq, sql, buf, sizeof(buf));
+    sqlone_text(sq, sql, buf, sizeof(buf));
     assert_non_null(strstr(buf, "abandoned its console (pid "));
-    q_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)", buf,
-           sizeof(buf));
+    sqlone_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)",
+                buf, sizeof(buf));
     assert_string_equal(buf, "running abandoned abandoned completed");
     assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 0);
     /* A console that was only slow writes again: its run is running again. */
@@ -112,7 +102,7 @@ static void test_abandoned(void **state)
     snprintf(sql, sizeof(sql),
              "SELECT status || ' ' || (status_reason IS NULL) FROM runs WHERE id = %lld",
              (long long)stale);
-    q_text(sq, sql, buf, sizeof(buf));
+    sqlone_text(sq, sql, buf, sizeof(buf));
     assert_string_equal(buf, "running 1");
     stats_free(&s[0]);
     stats_free(&s[1]);
