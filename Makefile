@@ -60,6 +60,11 @@ LIB_OBJ := $(foreach l,$(LAYERS),$(call layer_obj,$(B),$(l)))
 ARCHIVES := $(foreach l,$(LAYERS),$(B)/lib$(l).a)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+# Code shared by unit tests: tests/unit/NAME.c (not test_*), with its NAME.h;
+# built as $(B)/tests/unit/NAME.o and linked into each test that includes
+# "tests/unit/NAME.h" (found by grep), into no other.
+UNIT_SHARED_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+UNIT_SHARED_OBJ := $(patsubst tests/unit/%.c,$(B)/tests/unit/%.o,$(UNIT_SHARED_SRC))
 # Fuzz targets: under make test each runs once over its corpus (gcc, tests/fuzz/driver.c).
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_RUN := $(patsubst tests/fuzz/%.c,build/asan/fuzz/%,$(FUZZ_SRC))
@@ -154,7 +159,14 @@ DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
 
 $(B)/tests/%: tests/unit/%.c $(ARCHIVES) $(PROTO_GEN) | $(LAYER_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(ARCHIVES) $(LIBS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(filter $(UNIT_SHARED_OBJ),$^) $(ARCHIVES) $(LIBS) \
+	  $(TEST_LIBS)
+
+# $(call unit_users,NAME): the tests that include tests/unit/NAME.h
+unit_users = $(patsubst tests/unit/%.c,$(B)/tests/%, \
+  $(shell grep -l '^\#include "tests/unit/$(1)\.h"' $(UNIT_SRC)))
+$(foreach h,$(UNIT_SHARED_SRC:tests/unit/%.c=%), \
+  $(if $(call unit_users,$(h)),$(eval $(call unit_users,$(h)): $(B)/tests/unit/$(h).o)))
 
 # driver.o is kept (not an intermediate make would delete after each build).
 .SECONDARY: $(B)/tests/fuzz/driver.o
@@ -299,7 +311,7 @@ format:
 	clang-format -i $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS)))
 
 -include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d \
-  $(B)/tests/target/tpage.d
+  $(B)/tests/target/tpage.d $(UNIT_SHARED_OBJ:.o=.d)
 -include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d $(B)/connfloor.d \
   $(B)/reqfloor.d $(B)/timerlag.d
 

@@ -26,40 +26,8 @@
 #include "reports/schema.h"
 
 #include "tests/unit/dbfix.h"
-
-/* Copies the first column of the first row of sql into buf. */
-static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
-{
-    sqlite3_stmt *st;
-
-    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-}
-
-/* Begins a run of two steps (scenario S) and one scenario. */
-static int64_t begin_run(fx *f, db *d, props *tags)
-{
-    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
-    static const char *const scens[1] = {"S"};
-    db_run_info ri = {0};
-    char err[ERR_MAX];
-    int64_t id;
-
-    ri.name = "plan";
-    ri.tags = tags;
-    ri.script = f->script;
-    ri.vus = 3;
-    ri.started_us = 1700000000123456;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(d, &ri, err, sizeof(err));
-    assert_true(id > 0);
-    return id;
-}
+#include "tests/unit/runfix.h"
+#include "tests/unit/sqlone.h"
 
 /* The pid of a process that has ended. */
 static pid_t dead_pid(void)
@@ -89,10 +57,10 @@ static void test_abandoned(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    live = begin_run(f, d, NULL); /* this process: alive, just written */
-    dead = begin_run(f, d, NULL);
-    stale = begin_run(f, d, NULL);
-    done = begin_run(f, d, NULL);
+    live = runfix_begin(d, f->script, NULL); /* this process: alive, just written */
+    dead = runfix_begin(d, f->script, NULL);
+    stale = runfix_begin(d, f->script, NULL);
+    done = runfix_begin(d, f->script, NULL);
     snprintf(sql, sizeof(sql), "UPDATE runs SET console_pid = %d WHERE id = %lld", (int)gone,
              (long long)dead);
     assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -115,10 +83,10 @@ static void test_abandoned(void **state)
     assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 2);
     snprintf(sql, sizeof(sql), "SELECT status || ' ' || status_reason FROM runs WHERE id = %lld",
              (long long)dead);
-    q_text(sq, sql, buf, sizeof(buf));
+    sqlone_text(sq, sql, buf, sizeof(buf));
     assert_non_null(strstr(buf, "abandoned its console (pid "));
-    q_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)", buf,
-           sizeof(buf));
+    sqlone_text(sq, "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)",
+                buf, sizeof(buf));
     assert_string_equal(buf, "running abandoned abandoned completed");
     assert_int_equal(abandon_sweep(d, now, err, sizeof(err)), 0);
     /* A console that was only slow writes again: its run is running again. */
@@ -134,7 +102,7 @@ static void test_abandoned(void **state)
     snprintf(sql, sizeof(sql),
              "SELECT status || ' ' || (status_reason IS NULL) FROM runs WHERE id = %lld",
              (long long)stale);
-    q_text(sq, sql, buf, sizeof(buf));
+    sqlone_text(sq, sql, buf, sizeof(buf));
     assert_string_equal(buf, "running 1");
     stats_free(&s[0]);
     stats_free(&s[1]);

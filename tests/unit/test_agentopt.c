@@ -15,59 +15,37 @@
 #include "agent/agent_int.h"
 #include "common/mem.h"
 
-#define ARGS_MAX 16
+#include "tests/unit/optcall.h"
 
-/* One parse of "agent" and the arguments, its stderr kept in said. */
+/* One parse of "agent" and the arguments. */
 typedef struct parsed {
     agent a;
-    const char *token_file;   /**< borrowed from argv */
-    char *argv[ARGS_MAX + 1]; /**< owned strings */
-    int argc;
-    int rc;
-    char said[1024]; /**< what agentopt_parse wrote on stderr */
+    const char *token_file; /**< borrowed from call.argv */
+    optcall call;
 } parsed;
+
+static int parse_call(void *arg)
+{
+    parsed *p = arg;
+
+    return agentopt_parse(&p->a, p->call.argc, p->call.argv, &p->token_file);
+}
 
 static void parse(parsed *p, const char *first, ...)
 {
     va_list ap;
-    FILE *tmp = tmpfile();
-    int saved = dup(STDERR_FILENO);
-    size_t n;
 
     memset(p, 0, sizeof(*p));
-    p->argv[p->argc++] = xstrdup("agent");
     va_start(ap, first);
-    for (const char *s = first; s != NULL && p->argc < ARGS_MAX; s = va_arg(ap, const char *))
-        p->argv[p->argc++] = xstrdup(s);
+    optcall_args(&p->call, "agent", first, ap);
     va_end(ap);
-    assert_non_null(tmp);
-    fflush(stderr);
-    dup2(fileno(tmp), STDERR_FILENO);
-    p->rc = agentopt_parse(&p->a, p->argc, p->argv, &p->token_file);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    rewind(tmp);
-    n = fread(p->said, 1, sizeof(p->said) - 1, tmp);
-    p->said[n] = '\0';
-    fclose(tmp);
+    optcall_run(&p->call, parse_call, p);
 }
 
 static void parsed_free(parsed *p)
 {
     xfree((char *)p->a.host); /* agent.c frees it so */
-    for (int i = 0; i < p->argc; i++)
-        xfree(p->argv[i]);
-}
-
-/* The parse fails with one line on stderr holding want. */
-static void assert_refused(parsed *p, const char *want)
-{
-    assert_int_equal(p->rc, -1);
-    if (strstr(p->said, want) == NULL)
-        fail_msg("stderr \"%s\" lacks \"%s\"", p->said, want);
-    assert_non_null(strchr(p->said, '\n'));
-    assert_string_equal(strchr(p->said, '\n'), "\n");
+    optcall_free(&p->call);
 }
 
 static void test_values(void **state)
@@ -76,7 +54,7 @@ static void test_values(void **state)
 
     parse(&p, "--console", "10.0.0.5:7000", "--token-file", "t.tok", "--workers", "3", "--name",
           "inj1", "--worker-memory", "256M", "--same-host", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_string_equal(p.a.host, "10.0.0.5");
     assert_string_equal(p.a.port, "7000");
     assert_string_equal(p.token_file, "t.tok");
@@ -85,7 +63,7 @@ static void test_values(void **state)
     assert_int_equal(p.a.lua_mem, 256ull << 20);
     assert_int_equal(p.a.same_host, 1);
     assert_null(p.a.work_dir); /* $TMPDIR or /tmp */
-    assert_string_equal(p.said, "");
+    assert_string_equal(p.call.said, "");
     parsed_free(&p);
 }
 
@@ -97,7 +75,7 @@ static void test_defaults(void **state)
 
     gethostname(host, sizeof(host) - 1);
     parse(&p, "--token-file=t.tok", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_string_equal(p.a.host, "127.0.0.1");
     assert_string_equal(p.a.port, "6372");
     assert_int_equal(p.a.workers, cores > 0 ? (unsigned)cores : 1);
@@ -107,7 +85,7 @@ static void test_defaults(void **state)
     parsed_free(&p);
     /* an IPv6 console: the port after the last colon */
     parse(&p, "--console", "[::1]:7001", "--token-file", "t", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_string_equal(p.a.host, "[::1]");
     assert_string_equal(p.a.port, "7001");
     parsed_free(&p);
@@ -119,7 +97,7 @@ static void refused(const char *want, const char *a1, const char *a2, const char
     parsed p;
 
     parse(&p, a1, a2, a3, a4, NULL);
-    assert_refused(&p, want);
+    optcall_assert_refused(&p.call, want);
     parsed_free(&p);
 }
 
@@ -152,11 +130,11 @@ static void test_name_bound(void **state)
     memset(longname, 'n', sizeof(longname) - 1);
     longname[sizeof(longname) - 1] = '\0';
     parse(&p, "--name", longname, "--token-file", "t", NULL);
-    assert_refused(&p, "--name must have 1 to 127 characters");
+    optcall_assert_refused(&p.call, "--name must have 1 to 127 characters");
     parsed_free(&p);
     longname[sizeof(p.a.name) - 1] = '\0'; /* 127: the most */
     parse(&p, "--name", longname, "--token-file", "t", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_string_equal(p.a.name, longname);
     parsed_free(&p);
 }

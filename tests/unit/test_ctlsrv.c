@@ -8,12 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,33 +18,23 @@
 #include "console/ctlsrv.h"
 #include "console/run.h"
 
+#include "tests/unit/loopask.h"
+
 #define TOKEN "a-token-of-the-control-test-0123456789"
 
 /* POSTs (or GETs) path with the bearer tok (NULL: none) to 127.0.0.1:port:
  * the answer's status. */
 static int ask(unsigned port, const char *method, const char *path, const char *tok)
 {
-    struct sockaddr_in sa;
     char req[512], buf[2048];
-    ssize_t n, got = 0;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), status = 0;
+    int status = 0;
 
     snprintf(req, sizeof(req),
              "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 0\r\n%s%s%s"
              "Connection: close\r\n\r\n",
              method, path, port, tok != NULL ? "Authorization: Bearer " : "",
              tok != NULL ? tok : "", tok != NULL ? "\r\n" : "");
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-    while (got < (ssize_t)sizeof(buf) - 1 &&
-           (n = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
-        got += n;
-    buf[got] = '\0';
-    close(fd);
+    loopask(port, req, buf, sizeof(buf));
     sscanf(buf, "HTTP/1.1 %d", &status);
     return status;
 }

@@ -23,29 +23,8 @@
 #include "reports/schema.h"
 
 #include "tests/unit/dbfix.h"
-
-static int64_t q_int(sqlite3 *sq, const char *sql)
-{
-    sqlite3_stmt *st;
-    int64_t v;
-
-    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-/* Copies the first column of the first row of sql into buf. */
-static void q_text(sqlite3 *sq, const char *sql, char *buf, size_t len)
-{
-    sqlite3_stmt *st;
-
-    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-}
+#include "tests/unit/runfix.h"
+#include "tests/unit/sqlone.h"
 
 /* Runs migration n of the compiled schema on sq. */
 static void exec_migration(sqlite3 *sq, unsigned n)
@@ -66,19 +45,20 @@ static void test_create(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    assert_int_equal(q_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
-    q_text(sq, "PRAGMA journal_mode", mode, sizeof(mode));
+    assert_int_equal(sqlone_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    sqlone_text(sq, "PRAGMA journal_mode", mode, sizeof(mode));
     assert_string_equal(mode, "wal");
-    assert_int_equal(q_int(sq, "PRAGMA foreign_keys"), 1);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
-                               "IN ('runs', 'agents', 'steps', 'intervals', 'step_intervals', "
-                               "'step_totals', 'errors', 'scenario_totals')"),
+    assert_int_equal(sqlone_int(sq, "PRAGMA foreign_keys"), 1);
+    assert_int_equal(sqlone_int(sq,
+                                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
+                                "IN ('runs', 'agents', 'steps', 'intervals', 'step_intervals', "
+                                "'step_totals', 'errors', 'scenario_totals')"),
                      8);
     db_close(d);
     /* Opening again changes nothing. */
     d = db_open(f->path, err, sizeof(err));
     assert_non_null(d);
-    assert_int_equal(q_int(db_sqlite(d), "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    assert_int_equal(sqlone_int(db_sqlite(d), "PRAGMA user_version"), DB_SCHEMA_VERSION);
     db_close(d);
 }
 
@@ -95,13 +75,13 @@ static void test_migrate_from_v0(void **state)
     assert_int_equal(
         sqlite3_exec(sq, "CREATE TABLE notes (x); INSERT INTO notes VALUES (7)", NULL, NULL, NULL),
         SQLITE_OK);
-    assert_int_equal(q_int(sq, "PRAGMA user_version"), 0);
+    assert_int_equal(sqlone_int(sq, "PRAGMA user_version"), 0);
     sqlite3_close(sq);
     d = db_open(f->path, err, sizeof(err));
     assert_non_null(d);
-    assert_int_equal(q_int(db_sqlite(d), "PRAGMA user_version"), DB_SCHEMA_VERSION);
-    assert_int_equal(q_int(db_sqlite(d), "SELECT x FROM notes"), 7);
-    assert_int_equal(q_int(db_sqlite(d), "SELECT count(*) FROM runs"), 0);
+    assert_int_equal(sqlone_int(db_sqlite(d), "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    assert_int_equal(sqlone_int(db_sqlite(d), "SELECT x FROM notes"), 7);
+    assert_int_equal(sqlone_int(db_sqlite(d), "SELECT count(*) FROM runs"), 0);
     db_close(d);
 }
 
@@ -127,9 +107,9 @@ static void test_migrate_from_v1(void **state)
     d = db_open(f->path, err, sizeof(err));
     assert_non_null(d);
     sq = db_sqlite(d);
-    assert_int_equal(q_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM runs WHERE name = 'old'"), 1);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM thresholds"), 0);
+    assert_int_equal(sqlone_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM runs WHERE name = 'old'"), 1);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM thresholds"), 0);
     db_close(d);
 }
 
@@ -161,26 +141,27 @@ static void test_migrate_from_v2(void **state)
     d = db_open(f->path, err, sizeof(err));
     assert_non_null(d);
     sq = db_sqlite(d);
-    assert_int_equal(q_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
-    assert_int_equal(q_int(sq, "PRAGMA foreign_keys"), 1);
-    q_text(sq, "SELECT name || ' ' || vus || ' ' || status FROM runs WHERE id = 4", buf,
-           sizeof(buf));
+    assert_int_equal(sqlone_int(sq, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    assert_int_equal(sqlone_int(sq, "PRAGMA foreign_keys"), 1);
+    sqlone_text(sq, "SELECT name || ' ' || vus || ' ' || status FROM runs WHERE id = 4", buf,
+                sizeof(buf));
     assert_string_equal(buf, "old 2 running");
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM steps WHERE run_id = 4"), 1);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM intervals WHERE run_id = 4"), 1);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM thresholds WHERE run_id = 4"), 1);
-    assert_int_equal(q_int(sq, "SELECT req_duration_us IS NULL AND command_line IS NULL AND "
-                               "console_pid IS NULL AND verdict IS NULL FROM runs WHERE id = 4"),
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM steps WHERE run_id = 4"), 1);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM intervals WHERE run_id = 4"), 1);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM thresholds WHERE run_id = 4"), 1);
+    assert_int_equal(sqlone_int(sq,
+                                "SELECT req_duration_us IS NULL AND command_line IS NULL AND "
+                                "console_pid IS NULL AND verdict IS NULL FROM runs WHERE id = 4"),
                      1);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_by_name'"),
-                     1);
+    assert_int_equal(
+        sqlone_int(sq, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_by_name'"), 1);
     /* The new status is allowed, and deleting a run still cascades. */
     assert_int_equal(
         sqlite3_exec(sq, "UPDATE runs SET status = 'abandoned' WHERE id = 4", NULL, NULL, NULL),
         SQLITE_OK);
     assert_int_equal(sqlite3_exec(sq, "DELETE FROM runs WHERE id = 4", NULL, NULL, NULL),
                      SQLITE_OK);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM steps"), 0);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM steps"), 0);
     db_close(d);
 }
 
@@ -200,8 +181,8 @@ static void test_refuse_newer(void **state)
     assert_non_null(strstr(err, f->path));
     /* The file was left as it was. */
     assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-    assert_int_equal(q_int(sq, "PRAGMA user_version"), 99);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM sqlite_master"), 0);
+    assert_int_equal(sqlone_int(sq, "PRAGMA user_version"), 99);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM sqlite_master"), 0);
     sqlite3_close(sq);
 }
 
@@ -213,29 +194,6 @@ static void test_not_a_database(void **state)
     /* The script file is not a database. */
     assert_null(db_open(f->script, err, sizeof(err)));
     assert_true(err[0] != '\0');
-}
-
-/* Begins a run of two steps (scenario S) and one scenario. */
-static int64_t begin_run(fx *f, db *d, props *tags)
-{
-    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
-    static const char *const scens[1] = {"S"};
-    db_run_info ri = {0};
-    char err[ERR_MAX];
-    int64_t id;
-
-    ri.name = "plan";
-    ri.tags = tags;
-    ri.script = f->script;
-    ri.vus = 3;
-    ri.started_us = 1700000000123456;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(d, &ri, err, sizeof(err));
-    assert_true(id > 0);
-    return id;
 }
 
 static void test_run_rows(void **state)
@@ -251,19 +209,20 @@ static void test_run_rows(void **state)
     assert_non_null(d);
     sq = db_sqlite(d);
     props_set(tags, "env", "ci");
-    id = begin_run(f, d, tags);
+    id = runfix_begin(d, f->script, tags);
     assert_int_equal(db_agent(d, id, 0, &ai, err, sizeof(err)), 0);
-    q_text(sq, "SELECT status FROM runs", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT status FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, "running");
-    q_text(sq, "SELECT script_hash FROM runs", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT script_hash FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    q_text(sq, "SELECT tags FROM runs", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT tags FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, "{\"env\":\"ci\"}");
-    q_text(sq, "SELECT started_at FROM runs", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT started_at FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, "2023-11-14T22:13:20.123Z");
-    q_text(sq, "SELECT group_concat(test_id || '/' || scenario, ',') FROM steps", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT group_concat(test_id || '/' || scenario, ',') FROM steps", buf,
+                sizeof(buf));
     assert_string_equal(buf, "SC-S-STEP-1/S,SC-S-STEP-2/S");
-    q_text(sq, "SELECT name || '@' || host || ':' || workers FROM agents", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT name || '@' || host || ':' || workers FROM agents", buf, sizeof(buf));
     assert_string_equal(buf, "local@h1:2");
     props_free(tags);
     db_close(d);
@@ -285,7 +244,7 @@ static void test_intervals_and_totals(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     for (int i = 0; i < 2; i++) {
         stats_init(&s[i]);
         stats_init(&tot[i]);
@@ -351,34 +310,36 @@ static void test_intervals_and_totals(void **state)
     assert_int_equal(db_interval(d, id, &iv, err, sizeof(err)), 0);
     for (int i = 0; i < 2; i++)
         stats_merge(&tot[i], &s[i]);
-    q_text(sq,
-           "SELECT count || '/' || ws_sent || '/' || ws_recv || '/' || ws_bytes_sent || '/' || "
-           "ws_bytes_recv FROM step_intervals WHERE second = 2 AND step_index = 1",
-           buf, sizeof(buf));
+    sqlone_text(
+        sq,
+        "SELECT count || '/' || ws_sent || '/' || ws_recv || '/' || ws_bytes_sent || '/' || "
+        "ws_bytes_recv FROM step_intervals WHERE second = 2 AND step_index = 1",
+        buf, sizeof(buf));
     assert_string_equal(buf, "0/3/5/30/500");
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_intervals WHERE second = 2"), 1);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM step_intervals WHERE second = 2"), 1);
 
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM intervals"), 3);
-    assert_int_equal(q_int(sq, "SELECT active_vus FROM intervals WHERE second = 0"), 3);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_intervals WHERE second < 2"), 4);
-    assert_int_equal(q_int(sq, "SELECT sum(count) FROM step_intervals"), 7);
-    assert_int_equal(q_int(sq, "SELECT sum(count) FROM step_intervals WHERE step_index = 0"), 5);
-    assert_int_equal(q_int(sq, "SELECT bytes_in FROM step_intervals WHERE second = 0 AND "
-                               "step_index = 0 AND count = 3"),
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM intervals"), 3);
+    assert_int_equal(sqlone_int(sq, "SELECT active_vus FROM intervals WHERE second = 0"), 3);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM step_intervals WHERE second < 2"), 4);
+    assert_int_equal(sqlone_int(sq, "SELECT sum(count) FROM step_intervals"), 7);
+    assert_int_equal(sqlone_int(sq, "SELECT sum(count) FROM step_intervals WHERE step_index = 0"),
+                     5);
+    assert_int_equal(sqlone_int(sq, "SELECT bytes_in FROM step_intervals WHERE second = 0 AND "
+                                    "step_index = 0 AND count = 3"),
                      300);
-    assert_int_equal(q_int(sq, "SELECT count FROM errors WHERE step_index = 0"), 2);
-    assert_int_equal(q_int(sq, "SELECT first_second FROM errors WHERE step_index = 0"), 0);
-    assert_int_equal(q_int(sq, "SELECT last_second FROM errors WHERE step_index = 0"), 0);
-    q_text(sq, "SELECT sample FROM errors WHERE step_index = 0", buf, sizeof(buf));
+    assert_int_equal(sqlone_int(sq, "SELECT count FROM errors WHERE step_index = 0"), 2);
+    assert_int_equal(sqlone_int(sq, "SELECT first_second FROM errors WHERE step_index = 0"), 0);
+    assert_int_equal(sqlone_int(sq, "SELECT last_second FROM errors WHERE step_index = 0"), 0);
+    sqlone_text(sq, "SELECT sample FROM errors WHERE step_index = 0", buf, sizeof(buf));
     assert_string_equal(buf, "connection refused: http://u:***@h/login"); /* redacted */
-    q_text(sq,
-           "SELECT sample || '/' || count || '/' || first_second FROM errors WHERE "
-           "step_index = 1 AND kind = 'functional'",
-           buf, sizeof(buf));
+    sqlone_text(sq,
+                "SELECT sample || '/' || count || '/' || first_second FROM errors WHERE "
+                "step_index = 1 AND kind = 'functional'",
+                buf, sizeof(buf));
     assert_string_equal(buf, "check failed/2/1");
-    assert_int_equal(q_int(sq, "SELECT runs FROM scenario_totals"),
+    assert_int_equal(sqlone_int(sq, "SELECT runs FROM scenario_totals"),
                      16); /* 4 a second, 4 seconds written */
-    assert_int_equal(q_int(sq, "SELECT missed_pacing FROM scenario_totals"), 4);
+    assert_int_equal(sqlone_int(sq, "SELECT missed_pacing FROM scenario_totals"), 4);
 
     /* Each interval's histogram decodes to what was recorded. */
     assert_int_equal(
@@ -397,27 +358,27 @@ static void test_intervals_and_totals(void **state)
     ei.totals = tot;
     ei.nsteps = 2;
     assert_int_equal(db_run_end(d, id, &ei, err, sizeof(err)), 0);
-    q_text(sq, "SELECT status || ' ' || ended_at || ' ' || duration_us FROM runs", buf,
-           sizeof(buf));
+    sqlone_text(sq, "SELECT status || ' ' || ended_at || ' ' || duration_us FROM runs", buf,
+                sizeof(buf));
     assert_string_equal(buf, "stopped 2023-11-14T22:13:22.123Z 2000000");
-    assert_int_equal(q_int(sq, "SELECT count FROM step_totals WHERE step_index = 0"), 5);
-    assert_int_equal(q_int(sq, "SELECT err_tech FROM step_totals WHERE step_index = 0"), 2);
-    assert_int_equal(q_int(sq, "SELECT err_func FROM step_totals WHERE step_index = 1"), 2);
-    assert_int_equal(q_int(sq, "SELECT p95_us FROM step_totals WHERE step_index = 0"),
+    assert_int_equal(sqlone_int(sq, "SELECT count FROM step_totals WHERE step_index = 0"), 5);
+    assert_int_equal(sqlone_int(sq, "SELECT err_tech FROM step_totals WHERE step_index = 0"), 2);
+    assert_int_equal(sqlone_int(sq, "SELECT err_func FROM step_totals WHERE step_index = 1"), 2);
+    assert_int_equal(sqlone_int(sq, "SELECT p95_us FROM step_totals WHERE step_index = 0"),
                      hist_percentile(tot[0].hist, 95));
-    assert_int_equal(q_int(sq, "SELECT p50_us FROM step_totals WHERE step_index = 0"),
+    assert_int_equal(sqlone_int(sq, "SELECT p50_us FROM step_totals WHERE step_index = 0"),
                      hist_percentile(tot[0].hist, 50));
-    assert_int_equal(q_int(sq, "SELECT max_us FROM step_totals WHERE step_index = 0"), 50000);
-    assert_int_equal(q_int(sq, "SELECT min_us FROM step_totals WHERE step_index = 1"), 700);
-    q_text(sq,
-           "SELECT ws_sent || '/' || ws_recv || '/' || ws_bytes_sent || '/' || ws_bytes_recv "
-           "FROM step_totals WHERE step_index = 1",
-           buf, sizeof(buf));
+    assert_int_equal(sqlone_int(sq, "SELECT max_us FROM step_totals WHERE step_index = 0"), 50000);
+    assert_int_equal(sqlone_int(sq, "SELECT min_us FROM step_totals WHERE step_index = 1"), 700);
+    sqlone_text(sq,
+                "SELECT ws_sent || '/' || ws_recv || '/' || ws_bytes_sent || '/' || ws_bytes_recv "
+                "FROM step_totals WHERE step_index = 1",
+                buf, sizeof(buf));
     assert_string_equal(buf, "3/5/30/500");
-    assert_int_equal(q_int(sq, "SELECT ws_sent + ws_recv FROM step_totals WHERE step_index = 0"),
-                     0);
-    assert_int_equal(q_int(sq, "SELECT CAST(tps * 10 AS INTEGER) FROM step_totals WHERE "
-                               "step_index = 0"),
+    assert_int_equal(
+        sqlone_int(sq, "SELECT ws_sent + ws_recv FROM step_totals WHERE step_index = 0"), 0);
+    assert_int_equal(sqlone_int(sq, "SELECT CAST(tps * 10 AS INTEGER) FROM step_totals WHERE "
+                                    "step_index = 0"),
                      25);
     /* The merged histogram round-trips. */
     assert_int_equal(sqlite3_prepare_v2(sq,
@@ -456,7 +417,7 @@ static void test_interval_committed(void **state)
     int64_t id;
 
     assert_non_null(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     stats_init(&s[0]);
     stats_init(&s[1]);
     s[1].count = 1;
@@ -469,8 +430,8 @@ static void test_interval_committed(void **state)
     iv.nscens = 1;
     assert_int_equal(db_interval(d, id, &iv, err, sizeof(err)), 0);
     assert_int_equal(sqlite3_open(f->path, &other), SQLITE_OK);
-    assert_int_equal(q_int(other, "SELECT count(*) FROM step_intervals"), 1);
-    assert_int_equal(q_int(other, "SELECT step_index FROM step_intervals"), 1);
+    assert_int_equal(sqlone_int(other, "SELECT count(*) FROM step_intervals"), 1);
+    assert_int_equal(sqlone_int(other, "SELECT step_index FROM step_intervals"), 1);
     sqlite3_close(other);
     stats_free(&s[0]);
     stats_free(&s[1]);
@@ -491,20 +452,22 @@ static void test_thresholds(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     assert_int_equal(db_thresholds(d, id, ts, 2, err, sizeof(err)), 0);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM thresholds"), 2);
-    q_text(sq,
-           "SELECT expr || '|' || source || '|' || passed || '|' || measured || '|' || \"limit\" "
-           "|| '|' || unit FROM thresholds WHERE position = 0",
-           buf, sizeof(buf));
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM thresholds"), 2);
+    sqlone_text(
+        sq,
+        "SELECT expr || '|' || source || '|' || passed || '|' || measured || '|' || \"limit\" "
+        "|| '|' || unit FROM thresholds WHERE position = 0",
+        buf, sizeof(buf));
     assert_string_equal(buf, "p95<500ms|cli|0|612.5|500.0|ms");
-    assert_int_equal(q_int(sq, "SELECT measured IS NULL FROM thresholds WHERE position = 1"), 1);
-    q_text(sq, "SELECT source FROM thresholds WHERE position = 1", buf, sizeof(buf));
+    assert_int_equal(sqlone_int(sq, "SELECT measured IS NULL FROM thresholds WHERE position = 1"),
+                     1);
+    sqlone_text(sq, "SELECT source FROM thresholds WHERE position = 1", buf, sizeof(buf));
     assert_string_equal(buf, "plan.lua:4");
     ts[0].passed = 1;
     assert_int_equal(db_thresholds(d, id, ts, 1, err, sizeof(err)), 0);
-    assert_int_equal(q_int(sq, "SELECT count(*) || passed FROM thresholds"), 11);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) || passed FROM thresholds"), 11);
     db_close(d);
 }
 
@@ -545,23 +508,24 @@ static void test_run_settings(void **state)
              "SELECT req_duration_us || ' ' || req_ramp_up_us || ' ' || req_runs FROM runs "
              "WHERE id = %lld",
              (long long)id);
-    q_text(sq, buf, buf, sizeof(buf));
+    sqlone_text(sq, buf, buf, sizeof(buf));
     assert_string_equal(buf, "300000000 60000000 0");
-    q_text(sq, "SELECT command_line FROM runs", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT command_line FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, "quern run plan.lua --vus 50 -p 'password=***' -p "
                              "'base_url=http://bob:***@h:8080/' --name 'nightly build'");
-    q_text(sq, "SELECT properties FROM runs", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT properties FROM runs", buf, sizeof(buf));
     assert_string_equal(
         buf, "{\"password\":\"***\",\"base_url\":\"http://bob:***@h:8080/\",\"user\":\"alice\"}");
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM runs WHERE command_line LIKE '%hunter2%' OR "
-                               "properties LIKE '%hunter2%' OR command_line LIKE '%s3cret%' OR "
-                               "properties LIKE '%s3cret%'"),
+    assert_int_equal(sqlone_int(sq,
+                                "SELECT count(*) FROM runs WHERE command_line LIKE '%hunter2%' OR "
+                                "properties LIKE '%hunter2%' OR command_line LIKE '%s3cret%' OR "
+                                "properties LIKE '%s3cret%'"),
                      0);
     assert_int_equal(gethostname(host, sizeof(host)), 0);
-    q_text(sq, "SELECT console_host FROM runs", buf, sizeof(buf));
+    sqlone_text(sq, "SELECT console_host FROM runs", buf, sizeof(buf));
     assert_string_equal(buf, host);
-    assert_int_equal(q_int(sq, "SELECT console_pid FROM runs"), getpid());
-    assert_true(q_int(sq, "SELECT updated_us FROM runs") > 0);
+    assert_int_equal(sqlone_int(sq, "SELECT console_pid FROM runs"), getpid());
+    assert_true(sqlone_int(sq, "SELECT updated_us FROM runs") > 0);
     props_free(p);
     db_close(d);
 }
@@ -583,10 +547,10 @@ static void test_disk_full(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     assert_int_equal(db_failure_kind(d), DB_FAIL_NONE);
     snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld",
-             (long long)q_int(sq, "PRAGMA page_count") + 2);
+             (long long)sqlone_int(sq, "PRAGMA page_count") + 2);
     assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
     stats_init(&s[0]);
     stats_init(&s[1]);
@@ -614,7 +578,7 @@ static void test_disk_full(void **state)
     assert_int_equal(db_failure_kind(d), DB_FAIL_FULL);
     /* Nothing of the failed second, and no transaction left open. */
     snprintf(sql, sizeof(sql), "SELECT count(*) FROM intervals WHERE second = %d", n - 1);
-    assert_int_equal(q_int(sq, sql), 0);
+    assert_int_equal(sqlone_int(sq, sql), 0);
     assert_int_equal(sqlite3_get_autocommit(sq), 1);
     ei.status = "degraded";
     ei.ended_us = 1700000009000000;
@@ -623,8 +587,8 @@ static void test_disk_full(void **state)
     ei.nsteps = 2;
     rc = db_run_end_reason(d, id, &ei, "results database: disk full", err, sizeof(err));
     assert_true(rc == 0 || rc == 1);
-    q_text(sq, "SELECT status || ' | ' || status_reason || ' | ' || ended_us FROM runs", buf,
-           sizeof(buf));
+    sqlone_text(sq, "SELECT status || ' | ' || status_reason || ' | ' || ended_us FROM runs", buf,
+                sizeof(buf));
     assert_string_equal(buf, "degraded | results database: disk full | 1700000009000000");
     stats_free(&s[0]);
     stats_free(&s[1]);
@@ -645,7 +609,7 @@ static void test_run_end_fallback(void **state)
 
     assert_non_null(d);
     sq = db_sqlite(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     stats_init(&s[0]);
     stats_init(&s[1]);
     s[0].count = 1;
@@ -663,11 +627,11 @@ static void test_run_end_fallback(void **state)
     assert_int_equal(db_run_end(d, id, &ei, err, sizeof(err)), 1);
     assert_non_null(strstr(err, "no room for the totals"));
     assert_non_null(strstr(err, "the status of the run was written, not its totals"));
-    q_text(sq, "SELECT status || ' ' || ended_us || ' ' || duration_us FROM runs", buf,
-           sizeof(buf));
+    sqlone_text(sq, "SELECT status || ' ' || ended_us || ' ' || duration_us FROM runs", buf,
+                sizeof(buf));
     assert_string_equal(buf, "completed 1700000005000000 5000000");
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM step_totals"), 0);
-    assert_int_equal(q_int(sq, "SELECT count(*) FROM agents WHERE status = 'running'"), 0);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM step_totals"), 0);
+    assert_int_equal(sqlone_int(sq, "SELECT count(*) FROM agents WHERE status = 'running'"), 0);
     assert_int_equal(sqlite3_exec(sq,
                                   "CREATE TEMP TRIGGER no_end BEFORE UPDATE ON main.runs "
                                   "BEGIN SELECT RAISE(FAIL, 'read-only now'); END",

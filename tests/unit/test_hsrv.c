@@ -8,15 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/err.h"
 #include "console/hsrv.h"
+
+#include "tests/unit/loopask.h"
 
 static void test_check(void **state)
 {
@@ -56,25 +55,6 @@ static enum MHD_Result on_req(void *cls, struct MHD_Connection *c, const char *u
     return hsrv_reply(c, 200, "text/plain", "hello", 5, hdrs);
 }
 
-/* Sends req to 127.0.0.1:port and reads the whole answer into buf. */
-static void ask(unsigned port, const char *req, char *buf, size_t len)
-{
-    struct sockaddr_in sa;
-    ssize_t n, got = 0;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-    while ((n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
-        got += n;
-    buf[got] = '\0';
-    close(fd);
-}
-
 static void test_serve(void **state)
 {
     hsrv s;
@@ -84,22 +64,22 @@ static void test_serve(void **state)
         hsrv_start(&s, "--web", "127.0.0.1:0", NULL, NULL, on_req, NULL, "/", err, sizeof(err)), 0);
     assert_true(s.port > 0);
     snprintf(req, sizeof(req), "GET / HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n\r\n", s.port);
-    ask(s.port, req, buf, sizeof(buf));
+    loopask(s.port, req, buf, sizeof(buf));
     assert_non_null(strstr(buf, " 200 "));
     assert_non_null(strstr(buf, "X-One: 1"));
     assert_non_null(strstr(buf, "X-Two: 2"));
     assert_non_null(strstr(buf, "\r\n\r\nhello"));
     snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: localhost:%u\r\nConnection: close\r\n\r\n",
              s.port);
-    ask(s.port, req, buf, sizeof(buf));
+    loopask(s.port, req, buf, sizeof(buf));
     assert_non_null(strstr(buf, " 200 "));
     /* a name rebound to 127.0.0.1, or no name at all: 421, not the handler */
     snprintf(req, sizeof(req),
              "GET / HTTP/1.1\r\nHost: evil.example:%u\r\nConnection: close\r\n\r\n", s.port);
-    ask(s.port, req, buf, sizeof(buf));
+    loopask(s.port, req, buf, sizeof(buf));
     assert_non_null(strstr(buf, " 421 "));
     assert_null(strstr(buf, "hello"));
-    ask(s.port, "GET / HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+    loopask(s.port, "GET / HTTP/1.0\r\n\r\n", buf, sizeof(buf));
     assert_non_null(strstr(buf, " 421 "));
     hsrv_stop(&s);
     assert_null(s.d);

@@ -16,31 +16,10 @@
 #include "common/mem.h"
 #include "reports/kindshtml.h"
 
+#include "tests/unit/sectext.h"
+
 #define T0_US 1700000000000000LL
 #define T0_MS (T0_US / 1000)
-
-static char *section(const query_run *r)
-{
-    char *buf = NULL, *text;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-
-    assert_non_null(out);
-    kindshtml_section(out, r);
-    fclose(out);
-    text = xstrdup(buf);
-    free(buf); /* open_memstream's: malloc'd by libc */
-    return text;
-}
-
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-
-    for (const char *p = strstr(s, what); p != NULL; p = strstr(p + 1, what))
-        n++;
-    return n;
-}
 
 static void test_tables(void **state)
 {
@@ -86,10 +65,10 @@ static void test_tables(void **state)
     r.kinds.rows = rows;
     r.kinds.n = 3;
     r.kinds.npts = 3;
-    s = section(&r);
+    s = sectext_of(kindshtml_section, &r);
     assert_non_null(strstr(s, "<section id=\"kinds\">"));
-    assert_int_equal(count(s, "<table class=\"errors\">"), 2); /* one a step */
-    assert_int_equal(count(s, "<svg"), 2);                     /* and its chart */
+    assert_int_equal(sectext_count(s, "<table class=\"errors\">"), 2); /* one a step */
+    assert_int_equal(sectext_count(s, "<svg"), 2);                     /* and its chart */
     t1 = strstr(s, "<h3><code>SC-S-STEP-1</code></h3>");
     t2 = strstr(s, "<h3><code>SC-S-STEP-2</code></h3>");
     assert_non_null(t1);
@@ -108,16 +87,16 @@ static void test_tables(void **state)
     xfree(s);
     /* no points (an older run): the tables without their charts */
     r.npts = 0;
-    s = section(&r);
-    assert_int_equal(count(s, "<table class=\"errors\">"), 2);
-    assert_int_equal(count(s, "<svg"), 0);
+    s = sectext_of(kindshtml_section, &r);
+    assert_int_equal(sectext_count(s, "<table class=\"errors\">"), 2);
+    assert_int_equal(sectext_count(s, "<svg"), 0);
     xfree(s);
 }
 
 static void test_none(void **state)
 {
     query_run r = {.started_us = T0_US};
-    char *s = section(&r);
+    char *s = sectext_of(kindshtml_section, &r);
 
     assert_non_null(strstr(s, "No error by kind was recorded"));
     assert_null(strstr(s, "<table"));

@@ -12,6 +12,8 @@
 
 #include "worker/lcodec.h"
 
+#include "tests/unit/luastate.h"
+
 static void test_b64_vectors(void **state)
 {
     static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
@@ -37,20 +39,8 @@ static void test_b64_vectors(void **state)
     assert_int_equal(lcodec_unb64(dec, "Zg=", 3), -1);
 }
 
-static lua_State *state_new(void)
-{
-    lua_State *L = luaL_newstate();
-
-    luaL_openlibs(L);
-    lua_newtable(L);
-    lcodec_register(L, -1);
-    lua_setglobal(L, "quern");
-    return L;
-}
-
 static void test_from_lua(void **state)
 {
-    lua_State *L = state_new();
     static const char script[] =
         "assert(quern.base64('alice:s3cret') == 'YWxpY2U6czNjcmV0')\n"
         "assert(quern.base64_decode('YWxpY2U6czNjcmV0') == 'alice:s3cret')\n"
@@ -61,9 +51,7 @@ static void test_from_lua(void **state)
         "local ok, err = pcall(quern.base64_decode, 'not base64!')\n"
         "assert(not ok and err:find('not base64'))\n";
 
-    if (luaL_dostring(L, script) != LUA_OK)
-        fail_msg("%s", lua_tostring(L, -1));
-    lua_close(L);
+    luastate_run(lcodec_register, script);
 }
 
 int main(void)

@@ -13,24 +13,11 @@
 
 #include "worker/lcrypto.h"
 
-static lua_State *state_new(void)
-{
-    lua_State *L = luaL_newstate();
-
-    luaL_openlibs(L);
-    lua_newtable(L);
-    lcrypto_register(L, -1);
-    lua_setglobal(L, "quern");
-    return L;
-}
+#include "tests/unit/luastate.h"
 
 static void run(const char *script)
 {
-    lua_State *L = state_new();
-
-    if (luaL_dostring(L, script) != LUA_OK)
-        fail_msg("%s", lua_tostring(L, -1));
-    lua_close(L);
+    luastate_run(lcrypto_register, script);
 }
 
 static void test_digests(void **state)

@@ -15,24 +15,11 @@
 #include "common/err.h"
 #include "worker/ljson.h"
 
-static lua_State *state_new(void)
-{
-    lua_State *L = luaL_newstate();
-
-    luaL_openlibs(L);
-    lua_newtable(L);
-    ljson_register(L, -1);
-    lua_setglobal(L, "quern");
-    return L;
-}
+#include "tests/unit/luastate.h"
 
 static void run(const char *script)
 {
-    lua_State *L = state_new();
-
-    if (luaL_dostring(L, script) != LUA_OK)
-        fail_msg("%s", lua_tostring(L, -1));
-    lua_close(L);
+    luastate_run(ljson_register, script);
 }
 
 static void test_round_trips(void **state)
@@ -152,7 +139,7 @@ static int body_encode(lua_State *L)
 
 static void test_body_encode(void **state)
 {
-    lua_State *L = state_new();
+    lua_State *L = luastate_new(ljson_register);
 
     lua_pushcfunction(L, body_encode);
     assert_int_equal(luaL_dostring(L, "return { a = quern.json.null, b = quern.json.array{} }"),
@@ -173,7 +160,7 @@ static void test_body_encode(void **state)
 
 static void test_decode_errors(void **state)
 {
-    lua_State *L = state_new();
+    lua_State *L = luastate_new(ljson_register);
     char err[ERR_MAX];
     char deep[600];
 

@@ -17,72 +17,51 @@
 #include "common/props.h"
 #include "console/opts.h"
 
-#define ARGS_MAX 16
+#include "tests/unit/optcall.h"
 
-/* One parse of argv ("run" first), its stderr kept in said. */
+/* One parse of argv ("run" first). */
 typedef struct parsed {
     run_opts o;
-    props *over;              /**< owned: the -p overrides */
-    char *argv[ARGS_MAX + 1]; /**< owned strings: the copy opts borrows from */
-    int argc;
-    int rc;
-    char said[2048]; /**< what opts_parse wrote on stderr */
+    props *over;  /**< owned: the -p overrides */
+    optcall call; /**< its argv: the copy opts borrows from */
 } parsed;
+
+static int parse_call(void *arg)
+{
+    parsed *p = arg;
+
+    return opts_parse(&p->o, p->call.argc, p->call.argv, p->over);
+}
 
 static void parse(parsed *p, const char *first, ...)
 {
     va_list ap;
-    FILE *tmp = tmpfile();
-    int saved = dup(STDERR_FILENO);
-    size_t n;
 
     memset(p, 0, sizeof(*p));
-    p->argv[p->argc++] = xstrdup("run");
     va_start(ap, first);
-    for (const char *a = first; a != NULL && p->argc < ARGS_MAX; a = va_arg(ap, const char *))
-        p->argv[p->argc++] = xstrdup(a);
+    optcall_args(&p->call, "run", first, ap);
     va_end(ap);
     p->over = props_new();
-    opts_init(&p->o, p->argc, p->argv);
-    assert_non_null(tmp);
-    fflush(stderr);
-    dup2(fileno(tmp), STDERR_FILENO);
-    p->rc = opts_parse(&p->o, p->argc, p->argv, p->over);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    rewind(tmp);
-    n = fread(p->said, 1, sizeof(p->said) - 1, tmp);
-    p->said[n] = '\0';
-    fclose(tmp);
+    opts_init(&p->o, p->call.argc, p->call.argv);
+    optcall_run(&p->call, parse_call, p);
 }
 
 static void parsed_free(parsed *p)
 {
     opts_free(&p->o);
     props_free(p->over);
-    for (int i = 0; i < p->argc; i++)
-        xfree(p->argv[i]);
+    optcall_free(&p->call);
 }
 
 /* The parse fails with one line on stderr holding want. */
 static void refused(const char *want, const char *first, ...);
-
-static void assert_refused(parsed *p, const char *want)
-{
-    assert_int_equal(p->rc, -1);
-    if (strstr(p->said, want) == NULL)
-        fail_msg("stderr \"%s\" lacks \"%s\"", p->said, want);
-    assert_non_null(strchr(p->said, '\n'));
-    assert_string_equal(strchr(p->said, '\n'), "\n"); /* one line */
-}
 
 static void test_defaults(void **state)
 {
     parsed p;
 
     parse(&p, "s.lua", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_string_equal(p.o.script, "s.lua");
     assert_int_equal(p.o.vus, 1);
     assert_int_equal(p.o.runs, 1); /* neither --duration nor --runs: one run */
@@ -92,7 +71,7 @@ static void test_defaults(void **state)
     assert_string_equal(p.o.listen, "127.0.0.1:0");
     assert_int_equal(p.o.agents, 1);
     assert_int_equal(p.o.vu_ids, 1);
-    assert_string_equal(p.said, "");
+    assert_string_equal(p.call.said, "");
     parsed_free(&p);
 }
 
@@ -104,7 +83,7 @@ static void test_values(void **state)
     parse(&p, "--vus", "5", "s.lua", "--duration=1m30s", "-q", "-p", "host=example.test",
           "--workers", "2", "--listen", "127.0.0.1:7000", "--resolve", "a.test:443:127.0.0.1",
           NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_string_equal(p.o.script, "s.lua");
     assert_int_equal(p.o.vus, 5);
     assert_int_equal(p.o.duration_us, 90000000);
@@ -125,7 +104,7 @@ static void test_stages(void **state)
     parsed p;
 
     parse(&p, "--stages", "10s:4,20s:2", "s.lua", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_int_equal(p.o.nstages, 2);
     assert_int_equal(p.o.vus, 4);                /* the largest target */
     assert_int_equal(p.o.duration_us, 30000000); /* their length */
@@ -138,18 +117,18 @@ static void test_trace(void **state)
     parsed p;
 
     parse(&p, "-v", "s.lua", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_int_equal(p.o.trace, 1);
     assert_int_equal(p.o.quiet, 1); /* the live display would write over the trace */
     parsed_free(&p);
     parse(&p, "--trace=all", "--vus", "3", "s.lua", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     assert_int_equal(p.o.trace, 2);
-    assert_string_equal(p.said, "");
+    assert_string_equal(p.call.said, "");
     parsed_free(&p);
     parse(&p, "--trace", "--vus", "3", "s.lua", NULL);
-    assert_int_equal(p.rc, 0);
-    assert_non_null(strstr(p.said, "--trace traces VU 1 only of 3"));
+    assert_int_equal(p.call.rc, 0);
+    assert_non_null(strstr(p.call.said, "--trace traces VU 1 only of 3"));
     parsed_free(&p);
 }
 
@@ -159,27 +138,27 @@ static void test_ramp_warning(void **state)
 
     /* VU k starts k * 10s / 10: 0..4 s start within the 5 s */
     parse(&p, "--vus", "10", "--ramp-up", "10s", "--duration", "5s", "s.lua", NULL);
-    assert_int_equal(p.rc, 0);
-    assert_non_null(strstr(p.said, "only 5 of the 10 VUs will start"));
+    assert_int_equal(p.call.rc, 0);
+    assert_non_null(strstr(p.call.said, "only 5 of the 10 VUs will start"));
     parsed_free(&p);
 }
 
 static void refused(const char *want, const char *first, ...)
 {
     parsed p;
-    const char *a[ARGS_MAX];
+    const char *a[OPTCALL_ARGS_MAX];
     int n = 0;
     va_list ap;
 
     va_start(ap, first);
-    for (const char *s = first; s != NULL && n < ARGS_MAX - 1; s = va_arg(ap, const char *))
+    for (const char *s = first; s != NULL && n < OPTCALL_ARGS_MAX - 1; s = va_arg(ap, const char *))
         a[n++] = s;
     va_end(ap);
-    while (n < ARGS_MAX)
+    while (n < OPTCALL_ARGS_MAX)
         a[n++] = NULL;
     parse(&p, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
           a[13], a[14], NULL);
-    assert_refused(&p, want);
+    optcall_assert_refused(&p.call, want);
     parsed_free(&p);
 }
 
@@ -217,7 +196,7 @@ static void test_own_files(void **state)
     int jtl = 0, sum = 0;
 
     parse(&p, "--jtl", "r.jtl", "--summary-json", "s.json", "s.lua", NULL);
-    assert_int_equal(p.rc, 0);
+    assert_int_equal(p.call.rc, 0);
     n = opts_own_files(&p.o, f);
     for (size_t i = 0; i < n; i++) {
         jtl += strcmp(f[i], "r.jtl") == 0;

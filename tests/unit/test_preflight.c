@@ -14,20 +14,13 @@
 #include "agent/preflight.h"
 #include "common/err.h"
 
+#include "tests/unit/scriptfile.h"
+
 static char path[64];
 
 static void write_script(const char *text)
 {
-    int fd;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "/tmp/quern-test-preflight.XXXXXX.lua");
-    fd = mkstemps(path, 4);
-    assert_true(fd >= 0);
-    f = fdopen(fd, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    scriptfile_write(path, sizeof(path), "preflight", text);
 }
 
 static void test_steps_and_thresholds(void **state)

@@ -14,79 +14,12 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "common/hist.h"
 #include "common/mem.h"
-#include "common/stats.h"
 #include "reports/db.h"
 #include "reports/query.h"
 
 #include "tests/unit/dbfix.h"
-
-/* Writes a run of two steps over three seconds: step 0 has 2 samples a
- * second (1 ms and 3 ms), step 1 one technical error in second 1. Ends it
- * (with totals) when end is 1. */
-static int64_t write_run(fx *f, int end)
-{
-    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
-    static const char *const scens[1] = {"S"};
-    db_run_info ri = {0};
-    step_stats s[2], tot[2];
-    uint64_t runs = 1, missed = 0;
-    rate_counts arr = {4, 3, 1, 1}; /* the open model's arrivals each second */
-    db_iv iv = {0};
-    char err[ERR_MAX];
-    int64_t id;
-
-    ri.name = "plan";
-    ri.script = f->script;
-    ri.vus = 2;
-    ri.started_us = 1700000000000000;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(f->d, &ri, err, sizeof(err));
-    assert_true(id > 0);
-    for (int i = 0; i < 2; i++) {
-        stats_init(&s[i]);
-        stats_init(&tot[i]);
-    }
-    iv.length_us = 1000000;
-    iv.active_vus = 2;
-    iv.steps = s;
-    iv.nsteps = 2;
-    iv.runs = &runs;
-    iv.missed = &missed;
-    iv.nscens = 1;
-    iv.arrivals = &arr;
-    for (uint64_t sec = 0; sec < 3; sec++) {
-        for (int i = 0; i < 2; i++)
-            stats_reset(&s[i]);
-        s[0].count = 2;
-        hist_record(s[0].hist, 1000);
-        hist_record(s[0].hist, 3000);
-        if (sec == 1) {
-            s[1].count = 1;
-            s[1].err_tech = 1;
-            stats_note_error(&s[1], 1, "connection refused");
-            hist_record(s[1].hist, 500);
-        }
-        iv.second = sec;
-        iv.start_us = ri.started_us + (int64_t)sec * 1000000;
-        assert_int_equal(db_interval(f->d, id, &iv, err, sizeof(err)), 0);
-        for (int i = 0; i < 2; i++)
-            stats_merge(&tot[i], &s[i]);
-    }
-    if (end) {
-        db_run_end_info ei = {"completed", ri.started_us + 3000000, 3000000, tot, 2, NULL};
-        assert_int_equal(db_run_end(f->d, id, &ei, err, sizeof(err)), 0);
-    }
-    for (int i = 0; i < 2; i++) {
-        stats_free(&s[i]);
-        stats_free(&tot[i]);
-    }
-    return id;
-}
+#include "tests/unit/runfix.h"
 
 static void check_figures(const query_run *r)
 {
@@ -117,7 +50,7 @@ static void test_load_ended(void **state)
     fx *f = *state;
     char err[ERR_MAX];
     int missing = 1;
-    int64_t id = write_run(f, 1);
+    int64_t id = runfix_write(f->d, f->script, "plan", "Home", 1);
     uint64_t nsec = 0;
     query_run *r;
 
@@ -148,7 +81,7 @@ static void test_load_partial(void **state)
 {
     fx *f = *state;
     char err[ERR_MAX];
-    int64_t id = write_run(f, 0);
+    int64_t id = runfix_write(f->d, f->script, "plan", "Home", 0);
     query_run *r = query_run_load(f->d, id, 0, NULL, err, sizeof(err));
 
     assert_non_null(r);
@@ -167,7 +100,7 @@ static void test_load_width(void **state)
 {
     fx *f = *state;
     char err[ERR_MAX];
-    int64_t id = write_run(f, 1);
+    int64_t id = runfix_write(f->d, f->script, "plan", "Home", 1);
     query_run *r = query_run_load(f->d, id, 2, NULL, err, sizeof(err));
 
     assert_non_null(r);

@@ -18,82 +18,13 @@
 #include <libxml/xpath.h>
 
 #include "common/err.h"
-#include "common/hist.h"
 #include "common/mem.h"
-#include "common/stats.h"
 #include "reports/db.h"
 #include "reports/query.h"
 #include "reports/report_html.h"
 
 #include "tests/unit/dbfix.h"
-
-/* Writes a run of two steps over three seconds (as test_query.c does): step
- * 0 has 2 samples a second (1 ms and 3 ms), step 1 one technical error in
- * second 1; the run's name and a label carry markup. Ends it (with totals)
- * when end is 1. */
-static int64_t write_run(fx *f, int end)
-{
-    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"},
-                                     {"SC-S-STEP-2", "Home <b>&</b>", "S"}};
-    static const char *const scens[1] = {"S"};
-    db_run_info ri = {0};
-    step_stats s[2], tot[2];
-    uint64_t runs = 1, missed = 0;
-    rate_counts arr = {4, 3, 1, 1}; /* the open model's arrivals each second */
-    db_iv iv = {0};
-    char err[ERR_MAX];
-    int64_t id;
-
-    ri.name = "plan<script>";
-    ri.script = f->script;
-    ri.vus = 2;
-    ri.started_us = 1700000000000000;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(f->d, &ri, err, sizeof(err));
-    assert_true(id > 0);
-    for (int i = 0; i < 2; i++) {
-        stats_init(&s[i]);
-        stats_init(&tot[i]);
-    }
-    iv.length_us = 1000000;
-    iv.active_vus = 2;
-    iv.steps = s;
-    iv.nsteps = 2;
-    iv.runs = &runs;
-    iv.missed = &missed;
-    iv.nscens = 1;
-    iv.arrivals = &arr;
-    for (uint64_t sec = 0; sec < 3; sec++) {
-        for (int i = 0; i < 2; i++)
-            stats_reset(&s[i]);
-        s[0].count = 2;
-        hist_record(s[0].hist, 1000);
-        hist_record(s[0].hist, 3000);
-        if (sec == 1) {
-            s[1].count = 1;
-            s[1].err_tech = 1;
-            stats_note_error(&s[1], 1, "connection refused");
-            hist_record(s[1].hist, 500);
-        }
-        iv.second = sec;
-        iv.start_us = ri.started_us + (int64_t)sec * 1000000;
-        assert_int_equal(db_interval(f->d, id, &iv, err, sizeof(err)), 0);
-        for (int i = 0; i < 2; i++)
-            stats_merge(&tot[i], &s[i]);
-    }
-    if (end) {
-        db_run_end_info ei = {"completed", ri.started_us + 3000000, 3000000, tot, 2, NULL};
-        assert_int_equal(db_run_end(f->d, id, &ei, err, sizeof(err)), 0);
-    }
-    for (int i = 0; i < 2; i++) {
-        stats_free(&s[i]);
-        stats_free(&tot[i]);
-    }
-    return id;
-}
+#include "tests/unit/runfix.h"
 
 /* The page of run id, as text (xfree it) and parsed (*doc: xmlFreeDoc). */
 static char *render(fx *f, int64_t id, htmlDocPtr *doc)
@@ -147,7 +78,7 @@ static void assert_xs(htmlDocPtr doc, const char *expr, const char *want)
 static void test_ended(void **state)
 {
     fx *f = *state;
-    int64_t id = write_run(f, 1);
+    int64_t id = runfix_write(f->d, f->script, "plan<script>", "Home <b>&</b>", 1);
     htmlDocPtr doc;
     char *page = render(f, id, &doc), want[128];
 
@@ -183,7 +114,7 @@ static void test_ended(void **state)
 static void test_partial(void **state)
 {
     fx *f = *state;
-    int64_t id = write_run(f, 0);
+    int64_t id = runfix_write(f->d, f->script, "plan<script>", "Home <b>&</b>", 0);
     htmlDocPtr doc;
     char *page = render(f, id, &doc), *note;
 

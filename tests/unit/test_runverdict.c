@@ -25,29 +25,7 @@
 #include "reports/schema.h"
 
 #include "tests/unit/dbfix.h"
-
-/* Begins a run of two steps (scenario S) and one scenario. */
-static int64_t begin_run(fx *f, db *d, props *tags)
-{
-    static const db_step steps[2] = {{"SC-S-STEP-1", "Login", "S"}, {"SC-S-STEP-2", "Home", "S"}};
-    static const char *const scens[1] = {"S"};
-    db_run_info ri = {0};
-    char err[ERR_MAX];
-    int64_t id;
-
-    ri.name = "plan";
-    ri.tags = tags;
-    ri.script = f->script;
-    ri.vus = 3;
-    ri.started_us = 1700000000123456;
-    ri.steps = steps;
-    ri.nsteps = 2;
-    ri.scen_names = scens;
-    ri.nscens = 1;
-    id = db_run_begin(d, &ri, err, sizeof(err));
-    assert_true(id > 0);
-    return id;
-}
+#include "tests/unit/runfix.h"
 
 /* The console's verdict is stored, and decides what the views show. */
 static void test_run_verdict(void **state)
@@ -60,7 +38,7 @@ static void test_run_verdict(void **state)
     int64_t id;
 
     assert_non_null(d);
-    id = begin_run(f, d, NULL);
+    id = runfix_begin(d, f->script, NULL);
     assert_int_equal(runverdict_load(d, id, "completed", 10, 0, 0, &v, err, sizeof(err)), 0);
     assert_string_equal(v.text, "passed");
     assert_int_equal(runverdict_load(d, id, "completed", 10, 3, 0, &v, err, sizeof(err)), 0);

@@ -15,6 +15,8 @@
 #include "reports/db.h"
 #include "reports/schema.h"
 
+#include "tests/unit/sqlone.h"
+
 /* The compiled schema is reports/schema.sql, byte for byte. */
 static void test_file_matches(void **state)
 {
@@ -102,18 +104,6 @@ static void test_fresh_tables(void **state)
     sqlite3_close(sq);
 }
 
-static long long one_int(sqlite3 *sq, const char *sql)
-{
-    sqlite3_stmt *st;
-    long long v;
-
-    assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 static void exec_ok(sqlite3 *sq, const char *sql)
 {
     assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -149,19 +139,19 @@ static void test_ws_messages(void **state)
         exec_ok(sq, sql);
         xfree(sql);
     }
-    assert_int_equal(one_int(sq, "SELECT count + ws_sent + ws_recv + ws_bytes_sent + "
-                                 "ws_bytes_recv FROM step_intervals"),
+    assert_int_equal(sqlone_int(sq, "SELECT count + ws_sent + ws_recv + ws_bytes_sent + "
+                                    "ws_bytes_recv FROM step_intervals"),
                      5);
-    assert_int_equal(one_int(sq, "SELECT count + ws_sent + ws_recv + ws_bytes_sent + "
-                                 "ws_bytes_recv FROM step_totals"),
+    assert_int_equal(sqlone_int(sq, "SELECT count + ws_sent + ws_recv + ws_bytes_sent + "
+                                    "ws_bytes_recv FROM step_totals"),
                      5);
     exec_ok(sq, "INSERT INTO step_intervals (run_id, second, step_index, count, err_tech, "
                 "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
                 "new_conns, histogram, ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv) "
                 "VALUES (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '', 3, 4, 30, 400)");
-    assert_int_equal(one_int(sq, "SELECT sum(ws_sent) * 1000000 + sum(ws_recv) * 10000 + "
-                                 "sum(ws_bytes_sent) * 1000 + sum(ws_bytes_recv) FROM "
-                                 "step_intervals"),
+    assert_int_equal(sqlone_int(sq, "SELECT sum(ws_sent) * 1000000 + sum(ws_recv) * 10000 + "
+                                    "sum(ws_bytes_sent) * 1000 + sum(ws_bytes_recv) FROM "
+                                    "step_intervals"),
                      3000000 + 40000 + 30000 + 400);
     sqlite3_close(sq);
 }

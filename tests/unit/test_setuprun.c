@@ -16,21 +16,13 @@
 #include "agent/setuprun.h"
 #include "common/mem.h"
 
+#include "tests/unit/scriptfile.h"
+
 static char path[64];
 
 static const char *write_script(const char *text)
 {
-    int fd;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "/tmp/quern-test-setuprun.XXXXXX.lua");
-    fd = mkstemps(path, 4);
-    assert_true(fd >= 0);
-    f = fdopen(fd, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return strrchr(path, '/') + 1;
+    return scriptfile_write(path, sizeof(path), "setuprun", text);
 }
 
 /* setuprun_setup on text: its rc, the JSON in *json, the error in err. */

@@ -16,30 +16,9 @@
 #include "common/mem.h"
 #include "reports/slowhtml.h"
 
+#include "tests/unit/sectext.h"
+
 #define T0 1700000000000000LL
-
-static char *section(const query_run *r)
-{
-    char *buf = NULL, *text;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-
-    assert_non_null(out);
-    slowhtml_section(out, r);
-    fclose(out);
-    text = xstrdup(buf);
-    free(buf); /* open_memstream's: malloc'd by libc */
-    return text;
-}
-
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-
-    for (const char *p = strstr(s, what); p != NULL; p = strstr(p + 1, what))
-        n++;
-    return n;
-}
 
 static void test_tables(void **state)
 {
@@ -56,11 +35,11 @@ static void test_tables(void **state)
         {.step = 7, .rank = 1, .latency_us = 1000, .start_us = T0, .vu = 1},
     };
     query_run r = {.started_us = T0, .steps = steps, .nsteps = 2, .slow = slow, .nslow = 4};
-    char *s = section(&r), *t1, *t2, *t7;
+    char *s = sectext_of(slowhtml_section, &r), *t1, *t2, *t7;
 
     assert_non_null(strstr(s, "<section id=\"slowest\">"));
-    assert_int_equal(count(s, "<table class=\"slowest\">"), 3); /* one a step */
-    assert_int_equal(count(s, "<tr><td class=\"n\">"), 4);      /* one row a sample */
+    assert_int_equal(sectext_count(s, "<table class=\"slowest\">"), 3); /* one a step */
+    assert_int_equal(sectext_count(s, "<tr><td class=\"n\">"), 4);      /* one row a sample */
     t1 = strstr(s, "<h3><code>SC-S-STEP-1</code></h3>");
     t2 = strstr(s, "<h3><code>SC-S-STEP-&lt;2&gt;</code></h3>");
     t7 = strstr(s, "<h3><code>step 7</code></h3>");
@@ -81,7 +60,7 @@ static void test_tables(void **state)
 static void test_none(void **state)
 {
     query_run r = {.started_us = T0};
-    char *s = section(&r);
+    char *s = sectext_of(slowhtml_section, &r);
 
     assert_non_null(strstr(s, "No slowest sample was kept"));
     assert_null(strstr(s, "<table"));

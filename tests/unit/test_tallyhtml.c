@@ -15,19 +15,7 @@
 #include "common/mem.h"
 #include "reports/tallyhtml.h"
 
-static char *section(const query_run *r)
-{
-    char *buf = NULL, *text;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-
-    assert_non_null(out);
-    tallyhtml_section(out, r);
-    fclose(out);
-    text = xstrdup(buf);
-    free(buf); /* open_memstream's: malloc'd by libc */
-    return text;
-}
+#include "tests/unit/sectext.h"
 
 static void test_section(void **state)
 {
@@ -54,7 +42,7 @@ static void test_section(void **state)
     r.tally.nchecks = 2;
     r.tally.metrics = m;
     r.tally.nmetrics = 4;
-    s = section(&r);
+    s = sectext_of(tallyhtml_section, &r);
     assert_non_null(strstr(s, "<section id=\"checks\">"));
     assert_non_null(strstr(s, "<tr><td>status is 200</td><td class=\"n\">95</td>"
                               "<td class=\"n\">5</td><td class=\"n\">95.00 %</td></tr>"));
@@ -72,7 +60,7 @@ static void test_section(void **state)
     xfree(s);
     /* metrics only: no checks table */
     r.tally.nchecks = 0;
-    s = section(&r);
+    s = sectext_of(tallyhtml_section, &r);
     assert_null(strstr(s, "<table class=\"checks\">"));
     assert_non_null(strstr(s, "<table class=\"metrics\">"));
     xfree(s);
@@ -81,7 +69,7 @@ static void test_section(void **state)
 static void test_none(void **state)
 {
     query_run r = {0};
-    char *s = section(&r);
+    char *s = sectext_of(tallyhtml_section, &r);
 
     assert_string_equal(s, "");
     xfree(s);
