@@ -70,7 +70,7 @@ typedef struct sse {
     CURL *easy;                 /**< owned */
     struct curl_slist *headers; /**< owned: the request's header lines */
     sseparse parser;
-    inbox in; /**< the events not yet taken (sse_event), and the VU's wait */
+    inbox in;                     /**< the events not yet taken (sse_event), and the VU's wait */
     char *taken_id;               /**< owned: the id of the last event taken, NULL none */
     size_t taken_len;             /**< its length */
     int64_t start_us;             /**< monotonic start of the request */

@@ -85,9 +85,9 @@ typedef struct websocket {
     size_t hs_len, hs_off; /**< request: length and bytes sent; answer: bytes read */
     size_t extra_off, extra_len; /**< frames read with the answer, fed to wslay first */
     char *ck_host, *ck_path;     /**< owned: where the upgrade went, for its Set-Cookie */
-    inbox in; /**< the messages not yet taken (websocket_msg), and the VU's wait */
-    int64_t start_us;             /**< monotonic start of the handshake */
-    int64_t elapsed_us;           /**< the handshake's time, once open or failed */
+    inbox in;           /**< the messages not yet taken (websocket_msg), and the VU's wait */
+    int64_t start_us;   /**< monotonic start of the handshake */
+    int64_t elapsed_us; /**< the handshake's time, once open or failed */
     uint64_t bytes_in, bytes_out; /**< the handshake's bytes */
     int64_t dns_us, connect_us, tls_us;
     int status;                              /**< the answer's HTTP status, 0 none */
