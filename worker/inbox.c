@@ -117,6 +117,13 @@ int inbox_next(lua_State *L, inbox *b, vu *v, int64_t us, int what, lua_KContext
     return inbox_yield(L, b, v, us, what, ctx, k);
 }
 
+int inbox_none(lua_State *L, const inbox *b)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, b != NULL && b->state == INBOX_OPEN ? "timeout" : "closed");
+    return 2;
+}
+
 void inbox_wait_done(inbox *b)
 {
     b->waiter = NULL;

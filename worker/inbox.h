@@ -100,6 +100,9 @@ int inbox_yield(lua_State *L, inbox *b, struct vu *v, int64_t us, int what, lua_
  *  (lapi_halt), else inbox_yield. */
 int inbox_next(lua_State *L, inbox *b, struct vu *v, int64_t us, int what, lua_KContext ctx,
                lua_KFunction k);
+/** For a script's call that got no message: pushes nil and why, "timeout"
+ *  while b is open, else "closed" (b NULL: its stream is gone); returns 2. */
+int inbox_none(lua_State *L, const inbox *b);
 /** The waiter runs again (woken, its time ran out, or its phase ended): b
  *  forgets it. Called first by the continuation. */
 void inbox_wait_done(inbox *b);

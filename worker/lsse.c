@@ -342,9 +342,7 @@ static int next_k(lua_State *L, int status, lua_KContext ctx)
         inbox_wait_done(&ud->c->in);
     if (push_event(L, ud->c))
         return 1;
-    lua_pushnil(L);
-    lua_pushstring(L, ud->c != NULL && ud->c->state == SSE_OPEN ? "timeout" : "closed");
-    return 2;
+    return inbox_none(L, ud->c != NULL ? &ud->c->in : NULL);
 }
 
 /* s:next([timeout]) */

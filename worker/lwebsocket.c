@@ -309,9 +309,7 @@ static int recv_k(lua_State *L, int status, lua_KContext ctx)
         inbox_wait_done(&ud->c->in);
     if (push_msg(L, ud->c))
         return 2;
-    lua_pushnil(L);
-    lua_pushstring(L, ud->c != NULL && ud->c->state == WEBSOCKET_OPEN ? "timeout" : "closed");
-    return 2;
+    return inbox_none(L, ud->c != NULL ? &ud->c->in : NULL);
 }
 
 /* c:receive([timeout]) */

@@ -85,17 +85,17 @@ static int wait_k(lua_State *L, int status, lua_KContext ctx)
 
     inbox_wait_done(&fx.b);
     m = (tmsg *)inbox_pop(&fx.b);
-    if (m != NULL)
-        lua_pushliteral(L, "message");
-    else if (inbox_ended(&fx.b))
-        lua_pushliteral(L, "closed");
-    else if (fx.b.state == INBOX_OPEN && ctx == WAIT_OPEN)
-        lua_pushliteral(L, "open");
-    else
-        lua_pushliteral(L, "timeout");
     fx.taken_id = m != NULL ? m->id : -1;
-    xfree(m);
-    return 1;
+    if (m != NULL) {
+        xfree(m);
+        lua_pushliteral(L, "message");
+        return 1;
+    }
+    if (ctx == WAIT_OPEN && fx.b.state == INBOX_OPEN) {
+        lua_pushliteral(L, "open");
+        return 1;
+    }
+    return inbox_none(L, &fx.b); /* nil, "timeout" or "closed" */
 }
 
 /* The script's call: waits as s:next does (or as step:sse for the open). */
@@ -261,6 +261,28 @@ static void test_end_keeps_messages(void **state)
     assert_int_equal(pop_id(), 1);
 }
 
+/* Pushes inbox_none's two values and returns the reason. */
+static const char *none_of(const inbox *b, char *out, size_t len)
+{
+    assert_int_equal(inbox_none(fx.L, b), 2);
+    assert_true(lua_isnil(fx.L, -2));
+    snprintf(out, len, "%s", lua_tostring(fx.L, -1));
+    lua_pop(fx.L, 2);
+    return out;
+}
+
+static void test_none(void **state)
+{
+    char why[16];
+
+    assert_string_equal(none_of(NULL, why, sizeof(why)), "closed");  /* the stream is gone */
+    assert_string_equal(none_of(&fx.b, why, sizeof(why)), "closed"); /* never opened */
+    inbox_open(&fx.b);
+    assert_string_equal(none_of(&fx.b, why, sizeof(why)), "timeout");
+    inbox_end(&fx.b);
+    assert_string_equal(none_of(&fx.b, why, sizeof(why)), "closed");
+}
+
 /* --- the wait ------------------------------------------------------------ */
 
 static void test_message_wakes(void **state)
@@ -400,6 +422,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_byte_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_with_messages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_end_keeps_messages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_none, setup, teardown),
         cmocka_unit_test_setup_teardown(test_message_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_end_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_wakes, setup, teardown),
