@@ -9,10 +9,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/lcoro.h"
 #include "worker/reqopt.h"
-
-static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* The address scopes given to streams so far: above any VU's id (a VU's
  * connections carry its id, vshare.h), one per stream. */
@@ -25,39 +22,9 @@ static step_stats *step_of(gstream *c)
     return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
 }
 
-static void queue_free(gstream *c)
-{
-    while (c->qhead != NULL) {
-        gstream_msg *m = c->qhead;
-        c->qhead = m->next;
-        xfree(m);
-    }
-    c->qtail = &c->qhead;
-    c->qcount = c->qbytes = 0;
-}
-
 gstream_msg *gstream_pop(gstream *c)
 {
-    gstream_msg *m = c->qhead;
-
-    if (m == NULL)
-        return NULL;
-    c->qhead = m->next;
-    if (c->qhead == NULL)
-        c->qtail = &c->qhead;
-    c->qcount--;
-    c->qbytes -= m->len;
-    m->next = NULL;
-    return m;
-}
-
-/* Resumes the VU from the loop, not from inside libcurl (gstream.h). */
-static void wake_soon(gstream *c)
-{
-    if (c->waiting && !ev_is_active(&c->wake)) {
-        ev_timer_set(&c->wake, 0., 0.);
-        ev_timer_start(c->eng->loop, &c->wake);
-    }
+    return (gstream_msg *)inbox_pop(&c->in);
 }
 
 /* The status quern gives the call itself (a bound passed, a bad frame):
@@ -92,6 +59,7 @@ static void headers_done(gstream *c)
     c->bytes_out = (uint64_t)req + c->body_len;
     c->hdr_end = c->hdr_len;
     c->state = GSTREAM_OPEN;
+    inbox_open(&c->in);
 }
 
 static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
@@ -116,7 +84,7 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
             return n;
     }
     headers_done(c);
-    wake_soon(c);
+    inbox_wake_soon(&c->in);
     return n;
 }
 
@@ -133,10 +101,7 @@ static void got_message(gstream *c)
         s->ws_recv++;
         s->ws_bytes_recv += m->len;
     }
-    *c->qtail = m;
-    c->qtail = &m->next;
-    c->qcount++;
-    c->qbytes += m->len;
+    inbox_push(&c->in, &m->link, m->len); /* it fits: prefix_read checked */
 }
 
 /* Reads a frame's 5-byte prefix: 0 with the local status set when the frame
@@ -156,7 +121,7 @@ static int prefix_read(gstream *c)
         set_local(c, GRPC_RESOURCE_EXHAUSTED, why);
         return 0;
     }
-    if (c->qcount >= GSTREAM_QUEUE_MAX || c->qbytes + mlen > GSTREAM_QUEUE_BYTES) {
+    if (!inbox_fits(&c->in, mlen)) {
         /* The script does not keep up: a bound, not a growing heap. */
         snprintf(why, sizeof(why), "more than %d messages (or %u bytes) waiting for the script",
                  GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
@@ -164,7 +129,6 @@ static int prefix_read(gstream *c)
         return 0;
     }
     c->cur = xmalloc(sizeof(*c->cur) + mlen);
-    c->cur->next = NULL;
     c->cur->len = mlen;
     c->cur_len = 0;
     return 1;
@@ -189,7 +153,7 @@ static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
             if (c->pre_len < 5)
                 break;
             if (!prefix_read(c)) {
-                wake_soon(c);
+                inbox_wake_soon(&c->in);
                 return 0; /* the transfer ends: gstream_xfer_done */
             }
         }
@@ -201,8 +165,8 @@ static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
         if (c->cur_len == c->cur->len)
             got_message(c);
     }
-    if (c->qhead != NULL)
-        wake_soon(c);
+    if (inbox_peek(&c->in) != NULL)
+        inbox_wake_soon(&c->in);
     return n * size;
 }
 
@@ -224,43 +188,18 @@ static void shut(gstream *c)
     if (c->state == GSTREAM_CONNECTING)
         c->elapsed_us = clock_mono_us() - c->start_us;
     c->state = GSTREAM_CLOSED;
+    inbox_end(&c->in);
 }
 
 static void stream_free(gstream *c)
 {
     shut(c);
-    ev_timer_stop(c->eng->loop, &c->wake);
-    queue_free(c);
+    inbox_free(&c->in);
     xfree(c->hdr);
     xfree(c->body);
     if (c->slot != NULL)
         *c->slot = NULL;
     xfree(c);
-}
-
-/* Resumes c's VU when it waits on c and c has what it waits for. Called
- * last: the script may free c. */
-static void wake(gstream *c)
-{
-    vu *v = c->owner;
-
-    if (!c->waiting)
-        return;
-    if (v->wait == VU_GRPCOPEN && c->state == GSTREAM_CONNECTING)
-        return;
-    if (v->wait == VU_GRPCNEXT && c->qhead == NULL && c->state == GSTREAM_OPEN)
-        return;
-    if (v->wait != VU_GRPCOPEN && v->wait != VU_GRPCNEXT)
-        return;
-    c->waiting = 0;
-    ev_timer_stop(v->eng->loop, &v->timer);
-    v->wait = VU_IDLE;
-    lcoro_resume(v, 0);
-}
-
-static void on_wake(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    wake((gstream *)((char *)w - offsetof(gstream, wake)));
 }
 
 /* The status of the call libcurl ended (as lgrpc.c's unary call_status). */
@@ -304,7 +243,7 @@ int gstream_xfer_done(vu *v, CURL *easy, CURLcode rc)
         final_status(c, rc);
     shut(c);
     gstream_end(c);
-    wake(c);
+    inbox_wake(&c->in); /* last: the script may free c */
     return 1;
 }
 
@@ -355,7 +294,7 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     c->step = cfg->step;
     c->seq = cfg->seq;
     c->accept = 1; /* OK */
-    c->qtail = &c->qhead;
+    inbox_init(&c->in, e->loop, GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
     c->state = GSTREAM_CONNECTING;
     c->headers = cfg->headers;
     cfg->headers = NULL;
@@ -363,7 +302,6 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     c->body = xmalloc(cfg->body_len > 0 ? cfg->body_len : 1);
     memcpy(c->body, cfg->body, cfg->body_len);
     c->body_len = cfg->body_len;
-    ev_init(&c->wake, on_wake);
     c->easy = curl_easy_init();
     if (c->easy == NULL)
         xmalloc((size_t)-1 >> 1);

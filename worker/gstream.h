@@ -9,10 +9,11 @@
  * other transfer is multiplexed on it), closed with it: a stream ended
  * early is cancelled (the server sees RST_STREAM and the connection close).
  *
- * The queue is bounded (GSTREAM_QUEUE_MAX messages, GSTREAM_QUEUE_BYTES
- * bytes): past it, the stream is cancelled and ends as RESOURCE_EXHAUSTED,
- * a technical error of its step; what was queued can still be read.
- * libcurl's callbacks never resume the VU: they arm a zero timer (wake).
+ * The queue is the stream's inbox (inbox.h: GSTREAM_QUEUE_MAX messages,
+ * GSTREAM_QUEUE_BYTES bytes): past it, the stream is cancelled and ends as
+ * RESOURCE_EXHAUSTED, a technical error of its step; what was queued can
+ * still be read. libcurl's callbacks never resume the VU: they arm the
+ * inbox's zero timer (inbox_wake_soon).
  *
  * Ownership: a stream belongs to its VU's list (vu.gstream) until the VU's
  * phase ends, when it is cancelled and freed. The Lua object only points
@@ -20,7 +21,7 @@
  *
  * Use: gstream_open(), then the VU yields (VU_GRPCOPEN) and is resumed
  * when the state leaves GSTREAM_CONNECTING; gstream_pop, gstream_cancel;
- * the VU waits for a message with VU_GRPCNEXT and gstream.waiting;
+ * the VU waits for a message with VU_GRPCNEXT on the stream's inbox;
  * gstream_end classes the stream's status once it ended. Internal to
  * worker/. */
 #ifndef QUERN_GSTREAM_H
@@ -32,6 +33,7 @@
 #include <stdint.h>
 
 #include "worker/grpc.h"
+#include "worker/inbox.h"
 
 struct engine;
 struct vu;
@@ -50,7 +52,7 @@ enum gstream_state {
 
 /** A message received and not yet taken by the script. */
 typedef struct gstream_msg {
-    struct gstream_msg *next; /**< owned: the next in the queue */
+    inbox_msg link; /**< first: its place in the inbox */
     size_t len;
     uint8_t data[]; /**< the serialized message, without its 5-byte prefix */
 } gstream_msg;
@@ -64,7 +66,6 @@ typedef struct gstream {
     int step;                   /**< the step it counts against, -1 none */
     uint32_t seq;               /**< its sample's seq (vu.h sample), to find it still pending */
     uint8_t state;              /**< enum gstream_state */
-    uint8_t waiting;            /**< its VU waits on it (VU_GRPCOPEN or VU_GRPCNEXT) */
     uint8_t in_multi;           /**< easy is in the engine's multi handle */
     uint8_t ended;              /**< gstream_end classed it */
     uint8_t local;              /**< quern set status and err itself (a bound, a cancel) */
@@ -78,9 +79,7 @@ typedef struct gstream {
     size_t pre_len;     /**< its bytes in so far */
     gstream_msg *cur;   /**< owned: the message being received (its prefix read), or NULL */
     size_t cur_len;     /**< its bytes in so far */
-    gstream_msg *qhead; /**< owned: the queue */
-    gstream_msg **qtail;
-    size_t qcount, qbytes;
+    inbox in;           /**< the messages not yet taken (gstream_msg), and the VU's wait */
     uint64_t received;  /**< messages received (queued or not) */
     char *hdr;          /**< owned: header and trailer lines, GSTREAM_HDR_MAX at most */
     size_t hdr_len;     /**< their bytes */
@@ -94,7 +93,6 @@ typedef struct gstream {
     int status;                   /**< the gRPC status once closed */
     char err[GSTREAM_ERR_MAX];    /**< grpc-message or why it failed, "" none */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message */
-    ev_timer wake;                /**< resumes the VU from the loop (zero timer) */
 } gstream;
 
 /** What gstream_open needs beside the VU. */

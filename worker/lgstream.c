@@ -10,6 +10,7 @@
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/grpc.h"
+#include "worker/inbox.h"
 #include "worker/gstream.h"
 #include "worker/lapi.h"
 #include "worker/lgrpc.h"
@@ -58,7 +59,7 @@ static int open_k(lua_State *L, int status, lua_KContext ctx)
 
     if (c == NULL)
         return luaL_error(L, "grpc_stream: the stream is gone");
-    c->waiting = 0;
+    inbox_wait_done(&c->in);
     if (c->state == GSTREAM_CONNECTING) {
         snprintf(why, sizeof(why), "no reply after %lld ms",
                  (long long)((clock_mono_us() - c->start_us) / 1000));
@@ -103,9 +104,7 @@ int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
         return luaL_error(L, "%s", err);
     }
     ud->c->slot = &ud->c;
-    ud->c->waiting = 1;
-    vu_wait_timer(v, ud->wait_us, (enum vu_wait)VU_GRPCOPEN);
-    return lua_yieldk(L, 0, 0, open_k);
+    return inbox_yield(L, &ud->c->in, v, ud->wait_us, VU_GRPCOPEN, 0, open_k);
 }
 
 /* --- the stream's methods ------------------------------------------------ */
@@ -146,7 +145,7 @@ static int next_k(lua_State *L, int status, lua_KContext ctx)
     char why[GSTREAM_ERR_MAX];
 
     if (ud->c != NULL)
-        ud->c->waiting = 0;
+        inbox_wait_done(&ud->c->in);
     if (push_message(L, ud))
         return 1;
     if (ud->c != NULL && ud->c->state == GSTREAM_OPEN) {
@@ -176,13 +175,7 @@ static int l_next(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU waits for one thing at a time");
-    if (v->halting)
-        return lapi_halt(L, v);
-    ud->c->waiting = 1;
-    vu_wait_timer(v, ud->wait_us, (enum vu_wait)VU_GRPCNEXT);
-    return lua_yieldk(L, 0, 0, next_k);
+    return inbox_next(L, &ud->c->in, v, ud->wait_us, VU_GRPCNEXT, 0, next_k);
 }
 
 /* s:messages(): iterator, state, control, and the stream as the loop's

@@ -11,6 +11,7 @@
 #include "common/mem.h"
 #include "common/version.h"
 #include "worker/engine_int.h"
+#include "worker/inbox.h"
 #include "worker/lapi.h"
 #include "worker/lquern.h"
 #include "worker/lscript.h"
@@ -214,9 +215,7 @@ static int start_open(lua_State *L, vu *v)
         return luaL_error(L, "%s", err);
     }
     ud->c->slot = &ud->c;
-    ud->c->waiting = 1;
-    vu_wait_timer(v, timeout_us, (enum vu_wait)VU_SSEOPEN);
-    return lua_yieldk(L, 0, CTX_OPEN, open_k);
+    return inbox_yield(L, &ud->c->in, v, timeout_us, VU_SSEOPEN, CTX_OPEN, open_k);
 }
 
 /* The answer's figures into the pending sample. */
@@ -253,7 +252,7 @@ static int open_k(lua_State *L, int status, lua_KContext ctx)
     c = ud->c;
     if (c == NULL)
         return tech_fail(L, v, -1, 1, "SSE: the stream is gone");
-    c->waiting = 0;
+    inbox_wait_done(&c->in);
     take_sample(v, c);
     if (c->state == SSE_CONNECTING) {
         snprintf(msg, sizeof(msg), "SSE: no answer after %lld ms",
@@ -340,12 +339,10 @@ static int next_k(lua_State *L, int status, lua_KContext ctx)
     lsse *ud = lua_touserdata(L, 1);
 
     if (ud->c != NULL)
-        ud->c->waiting = 0;
+        inbox_wait_done(&ud->c->in);
     if (push_event(L, ud->c))
         return 1;
-    lua_pushnil(L);
-    lua_pushstring(L, ud->c != NULL && ud->c->state == SSE_OPEN ? "timeout" : "closed");
-    return 2;
+    return inbox_none(L, ud->c != NULL ? &ud->c->in : NULL);
 }
 
 /* s:next([timeout]) */
@@ -363,13 +360,7 @@ static int l_next(lua_State *L)
         return 1;
     if (ud->c == NULL || ud->c->state != SSE_OPEN || v == NULL)
         return next_k(L, LUA_OK, 0);
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU waits for one thing at a time");
-    if (v->halting)
-        return lapi_halt(L, v);
-    ud->c->waiting = 1;
-    vu_wait_timer(v, us, (enum vu_wait)VU_SSENEXT);
-    return lua_yieldk(L, 0, CTX_NEXT, next_k);
+    return inbox_next(L, &ud->c->in, v, us, VU_SSENEXT, CTX_NEXT, next_k);
 }
 
 /* s:close() */

@@ -9,6 +9,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
+#include "worker/inbox.h"
 #include "worker/lapi.h"
 #include "worker/lquern.h"
 #include "worker/lscript.h"
@@ -171,9 +172,7 @@ static int start_open(lua_State *L, vu *v)
         return luaL_error(L, "%s", err);
     }
     ud->c->slot = &ud->c;
-    ud->c->waiting = 1;
-    vu_wait_timer(v, timeout_us, (enum vu_wait)VU_WSOPEN);
-    return lua_yieldk(L, 0, CTX_OPEN, open_k);
+    return inbox_yield(L, &ud->c->in, v, timeout_us, VU_WSOPEN, CTX_OPEN, open_k);
 }
 
 /* The handshake's figures into the pending sample. */
@@ -209,7 +208,7 @@ static int open_k(lua_State *L, int status, lua_KContext ctx)
     c = ud->c;
     if (c == NULL)
         return tech_fail(L, v, -1, 1, "WebSocket handshake: the connection is gone");
-    c->waiting = 0;
+    inbox_wait_done(&c->in);
     take_sample(v, c);
     if (c->state == WEBSOCKET_CONNECTING) {
         snprintf(msg, sizeof(msg), "WebSocket handshake: timed out after %lld ms",
@@ -307,12 +306,10 @@ static int recv_k(lua_State *L, int status, lua_KContext ctx)
     lws *ud = lua_touserdata(L, 1);
 
     if (ud->c != NULL)
-        ud->c->waiting = 0;
+        inbox_wait_done(&ud->c->in);
     if (push_msg(L, ud->c))
         return 2;
-    lua_pushnil(L);
-    lua_pushstring(L, ud->c != NULL && ud->c->state == WEBSOCKET_OPEN ? "timeout" : "closed");
-    return 2;
+    return inbox_none(L, ud->c != NULL ? &ud->c->in : NULL);
 }
 
 /* c:receive([timeout]) */
@@ -330,13 +327,7 @@ static int l_receive(lua_State *L)
         return 2;
     if (ud->c == NULL || ud->c->state != WEBSOCKET_OPEN || v == NULL)
         return recv_k(L, LUA_OK, 0);
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU waits for one thing at a time");
-    if (v->halting)
-        return lapi_halt(L, v);
-    ud->c->waiting = 1;
-    vu_wait_timer(v, us, (enum vu_wait)VU_WSRECV);
-    return lua_yieldk(L, 0, CTX_RECV, recv_k);
+    return inbox_next(L, &ud->c->in, v, us, VU_WSRECV, CTX_RECV, recv_k);
 }
 
 /* c:close([code [, reason]]) */

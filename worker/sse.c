@@ -9,11 +9,8 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/lcoro.h"
 #include "worker/reqopt.h"
 #include "worker/cookiejar.h"
-
-static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* --- counting and the queue ---------------------------------------------- */
 
@@ -22,29 +19,12 @@ static step_stats *step_of(sse *c)
     return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
 }
 
-static void queue_free(sse *c)
-{
-    while (c->qhead != NULL) {
-        sse_event *m = c->qhead;
-        c->qhead = m->next;
-        xfree(m);
-    }
-    c->qtail = &c->qhead;
-    c->qcount = c->qbytes = 0;
-}
-
 sse_event *sse_pop(sse *c)
 {
-    sse_event *m = c->qhead;
+    sse_event *m = (sse_event *)inbox_pop(&c->in);
 
     if (m == NULL)
         return NULL;
-    c->qhead = m->next;
-    if (c->qhead == NULL)
-        c->qtail = &c->qhead;
-    c->qcount--;
-    c->qbytes -= m->id_len + m->event_len + m->data_len;
-    m->next = NULL;
     c->taken_id = xrealloc(c->taken_id, m->id_len + 1);
     memcpy(c->taken_id, m->text, m->id_len);
     c->taken_len = m->id_len;
@@ -53,21 +33,12 @@ sse_event *sse_pop(sse *c)
 
 const char *sse_last_id(const sse *c, size_t *len)
 {
-    if (c->qhead != NULL) {
+    if (inbox_peek(&c->in) != NULL) {
         *len = c->taken_len;
         return c->taken_id != NULL ? c->taken_id : "";
     }
     *len = c->parser.last_id.len;
     return c->parser.last_id.p != NULL ? c->parser.last_id.p : "";
-}
-
-/* Resumes the VU from the loop, not from inside libcurl (sse.h). */
-static void wake_soon(sse *c)
-{
-    if (c->waiting && !ev_is_active(&c->wake)) {
-        ev_timer_set(&c->wake, 0., 0.);
-        ev_timer_start(c->eng->loop, &c->wake);
-    }
 }
 
 /* The parser's callback: the event is counted, then queued. */
@@ -82,7 +53,7 @@ static int on_event(void *ud, const sseparse_event *ev)
         s->ws_recv++;
         s->ws_bytes_recv += ev->data_len;
     }
-    if (c->qcount >= SSE_QUEUE_MAX || c->qbytes + n > SSE_QUEUE_BYTES) {
+    if (!inbox_fits(&c->in, n)) {
         /* The script does not keep up: a bound, not a growing heap. */
         err_set(c->err, sizeof(c->err),
                 "SSE: more than %d events (or %u bytes) waiting for next: closed", SSE_QUEUE_MAX,
@@ -90,7 +61,6 @@ static int on_event(void *ud, const sseparse_event *ev)
         return 1;
     }
     m = xmalloc(sizeof(*m) + n);
-    m->next = NULL;
     m->retry = ev->retry;
     m->id_len = ev->id_len;
     m->event_len = ev->event_len;
@@ -98,10 +68,7 @@ static int on_event(void *ud, const sseparse_event *ev)
     memcpy(m->text, ev->id, ev->id_len);
     memcpy(m->text + ev->id_len, ev->event, ev->event_len);
     memcpy(m->text + ev->id_len + ev->event_len, ev->data, ev->data_len);
-    *c->qtail = m;
-    c->qtail = &m->next;
-    c->qcount++;
-    c->qbytes += n;
+    inbox_push(&c->in, &m->link, n); /* it fits: checked above */
     return 0;
 }
 
@@ -146,6 +113,7 @@ static void headers_done(sse *c, int ctype_ok)
     else {
         c->state = SSE_OPEN;
         c->opened = 1;
+        inbox_open(&c->in);
     }
 }
 
@@ -174,7 +142,7 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
         return n; /* an interim answer, a proxy's answer to CONNECT (0 here), or a
                      challenge that libcurl answers with the credentials */
     headers_done(c, c->ctype_ok);
-    wake_soon(c);
+    inbox_wake_soon(&c->in);
     return c->opened ? n : 0; /* 0: the transfer ends, refused */
 }
 
@@ -188,15 +156,15 @@ static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
     if (c->state != SSE_OPEN)
         return n; /* a challenge's body */
     rc = sseparse_feed(&c->parser, buf, n, on_event, c, err, sizeof(err));
-    if (c->qhead != NULL)
-        wake_soon(c);
+    if (inbox_peek(&c->in) != NULL)
+        inbox_wake_soon(&c->in);
     if (rc == 0)
         return n;
     if (rc < 0)
         err_set(c->err, sizeof(c->err), "%s: closed", err);
     c->failed = 1;
     vu_count_error(c->owner, c->step, 1, c->err);
-    wake_soon(c);
+    inbox_wake_soon(&c->in);
     return 0; /* the transfer ends: sse_xfer_done */
 }
 
@@ -213,43 +181,18 @@ static void shut(sse *c)
     curl_slist_free_all(c->headers);
     c->headers = NULL;
     c->state = SSE_CLOSED;
+    inbox_end(&c->in);
 }
 
 static void stream_free(sse *c)
 {
     shut(c);
-    ev_timer_stop(c->eng->loop, &c->wake);
-    queue_free(c);
+    inbox_free(&c->in);
     sseparse_free(&c->parser);
     xfree(c->taken_id);
     if (c->slot != NULL)
         *c->slot = NULL;
     xfree(c);
-}
-
-/* Resumes c's VU when it waits on c and c has what it waits for. Called
- * last: the script may free c. */
-static void wake(sse *c)
-{
-    vu *v = c->owner;
-
-    if (!c->waiting)
-        return;
-    if (v->wait == VU_SSEOPEN && c->state == SSE_CONNECTING)
-        return;
-    if (v->wait == VU_SSENEXT && c->qhead == NULL && c->state == SSE_OPEN)
-        return;
-    if (v->wait != VU_SSEOPEN && v->wait != VU_SSENEXT)
-        return;
-    c->waiting = 0;
-    ev_timer_stop(v->eng->loop, &v->timer);
-    v->wait = VU_IDLE;
-    lcoro_resume(v, 0);
-}
-
-static void on_wake(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    wake((sse *)((char *)w - offsetof(sse, wake)));
 }
 
 int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
@@ -273,7 +216,7 @@ int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
                 rc != CURLE_OK ? ": " : "", rc != CURLE_OK ? curl_easy_strerror(rc) : "");
     }
     shut(c);
-    wake(c);
+    inbox_wake(&c->in); /* last: the script may free c */
     return 1;
 }
 
@@ -303,13 +246,12 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
     c->eng = e;
     c->owner = v;
     c->step = cfg->step;
-    c->qtail = &c->qhead;
+    inbox_init(&c->in, e->loop, SSE_QUEUE_MAX, SSE_QUEUE_BYTES);
     c->state = SSE_CONNECTING;
     c->headers = cfg->headers;
     cfg->headers = NULL;
     c->auth = reqopt_pick(REQOPT_AUTH, cfg->req, cfg->scen, e->run_ro) != NULL;
     sseparse_init(&c->parser);
-    ev_init(&c->wake, on_wake);
     c->easy = curl_easy_init();
     if (c->easy == NULL)
         xoom("curl_easy_init");

@@ -8,10 +8,11 @@
  * The stream's connection is its own, closed with it (FORBID_REUSE); the
  * VU's cookies are sent, those the answer sets are not kept.
  *
- * Events go to a bounded queue (SSE_QUEUE_MAX events, SSE_QUEUE_BYTES
- * bytes) until the script takes them; past the bound, or past a parser's
- * bound, the stream is closed and a technical error is counted on its step.
- * libcurl's callbacks never resume the VU: they arm a zero timer (wake).
+ * Events go to the stream's inbox (inbox.h: SSE_QUEUE_MAX events,
+ * SSE_QUEUE_BYTES bytes) until the script takes them; past the bound, or
+ * past a parser's bound, the stream is closed and a technical error is
+ * counted on its step. libcurl's callbacks never resume the VU: they arm
+ * the inbox's zero timer (inbox_wake_soon).
  *
  * Ownership: a stream belongs to its VU's list (vu.sse) until the VU's
  * phase ends, when it is closed and freed. The Lua object only points at
@@ -19,7 +20,7 @@
  *
  * Use: sse_open(), then the VU yields (VU_SSEOPEN) and is resumed when the
  * state leaves SSE_CONNECTING; sse_pop, sse_close; the VU waits for an
- * event with VU_SSENEXT and sse.waiting. Internal to worker/. */
+ * event with VU_SSENEXT on the stream's inbox. Internal to worker/. */
 #ifndef QUERN_SSE_H
 #define QUERN_SSE_H
 
@@ -28,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "worker/inbox.h"
 #include "worker/sseparse.h"
 
 struct engine;
@@ -46,8 +48,8 @@ enum sse_state {
 
 /** An event received and not yet taken by the script. */
 typedef struct sse_event {
-    struct sse_event *next; /**< owned: the next in the queue */
-    int64_t retry;          /**< ms, -1 none */
+    inbox_msg link; /**< first: its place in the inbox */
+    int64_t retry;  /**< ms, -1 none */
     size_t id_len, event_len, data_len;
     char text[]; /**< id, type, then data, each as long as said, no NUL */
 } sse_event;
@@ -60,7 +62,6 @@ typedef struct sse {
     struct sse *next;           /**< the next in its VU's list */
     int step;                   /**< the step its events count against, -1 none */
     uint8_t state;              /**< enum sse_state */
-    uint8_t waiting;            /**< its VU waits on it (VU_SSEOPEN or VU_SSENEXT) */
     uint8_t in_multi;           /**< easy is in the engine's multi handle */
     uint8_t opened;             /**< the answer was accepted (it may have closed since) */
     uint8_t failed;             /**< closed by quern on a bound (the error was counted) */
@@ -69,10 +70,7 @@ typedef struct sse {
     CURL *easy;                 /**< owned */
     struct curl_slist *headers; /**< owned: the request's header lines */
     sseparse parser;
-    ev_timer wake;    /**< resumes the VU from the loop (zero timer) */
-    sse_event *qhead; /**< owned: the queue */
-    sse_event **qtail;
-    size_t qcount, qbytes;
+    inbox in;                     /**< the events not yet taken (sse_event), and the VU's wait */
     char *taken_id;               /**< owned: the id of the last event taken, NULL none */
     size_t taken_len;             /**< its length */
     int64_t start_us;             /**< monotonic start of the request */

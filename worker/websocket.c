@@ -12,7 +12,6 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/lcoro.h"
 #include "worker/reqopt.h"
 #include "worker/trace.h"
 #include "worker/cookiejar.h"
@@ -29,30 +28,9 @@ static step_stats *step_of(websocket *c)
     return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
 }
 
-static void queue_free(websocket *c)
-{
-    while (c->qhead != NULL) {
-        websocket_msg *m = c->qhead;
-        c->qhead = m->next;
-        xfree(m);
-    }
-    c->qtail = &c->qhead;
-    c->qcount = c->qbytes = 0;
-}
-
 websocket_msg *websocket_pop(websocket *c)
 {
-    websocket_msg *m = c->qhead;
-
-    if (m == NULL)
-        return NULL;
-    c->qhead = m->next;
-    if (c->qhead == NULL)
-        c->qtail = &c->qhead;
-    c->qcount--;
-    c->qbytes -= m->len;
-    m->next = NULL;
-    return m;
+    return (websocket_msg *)inbox_pop(&c->in);
 }
 
 /* --- the network side ---------------------------------------------------- */
@@ -83,6 +61,7 @@ static void shut(websocket *c, const char *why)
     if (why != NULL && c->err[0] == '\0')
         err_set(c->err, sizeof(c->err), "%s", why);
     c->state = WEBSOCKET_CLOSED;
+    inbox_end(&c->in);
     ev_io_stop(c->eng->loop, &c->io);
     ev_timer_stop(c->eng->loop, &c->timer);
     ev_timer_stop(c->eng->loop, &c->more);
@@ -107,7 +86,7 @@ static void shut(websocket *c, const char *why)
 static void conn_free(websocket *c)
 {
     shut(c, NULL);
-    queue_free(c);
+    inbox_free(&c->in);
     if (c->slot != NULL)
         *c->slot = NULL;
     xfree(c);
@@ -225,7 +204,7 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
                arg->msg_length);
     if (c->owner == NULL || c->state != WEBSOCKET_OPEN)
         return; /* closing: nobody will read it */
-    if (c->qcount >= WEBSOCKET_QUEUE_MAX || c->qbytes + arg->msg_length > WEBSOCKET_QUEUE_BYTES) {
+    if (!inbox_fits(&c->in, arg->msg_length)) {
         /* The script does not keep up: a bound, not a growing heap. */
         char msg[WEBSOCKET_ERR_MAX];
         snprintf(msg, sizeof(msg),
@@ -236,17 +215,14 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
         err_set(c->err, sizeof(c->err), "%s", msg);
         wslay_event_queue_close(ctx, 1008, (const uint8_t *)"receive queue full", 18);
         c->state = WEBSOCKET_CLOSING;
+        inbox_end(&c->in);
         return;
     }
     m = xmalloc(sizeof(*m) + arg->msg_length);
-    m->next = NULL;
     m->len = arg->msg_length;
     m->binary = arg->opcode == WSLAY_BINARY_FRAME;
     memcpy(m->data, arg->msg, arg->msg_length);
-    *c->qtail = m;
-    c->qtail = &m->next;
-    c->qcount++;
-    c->qbytes += m->len;
+    inbox_push(&c->in, &m->link, m->len); /* it fits: checked above */
 }
 
 /* Reads and writes what wslay can; shuts c when the connection is over. */
@@ -265,6 +241,7 @@ static void pump(websocket *c, int readable)
     }
     if (wslay_event_get_close_received(ctx) && c->state == WEBSOCKET_OPEN) {
         c->state = WEBSOCKET_CLOSING;
+        inbox_end(&c->in);
         if (c->err[0] == '\0')
             err_set(c->err, sizeof(c->err), "WebSocket closed by the server (%d)", c->close_code);
     }
@@ -288,6 +265,7 @@ static void became_open(websocket *c, size_t answer_len)
     c->ctx = ctx;
     c->state = WEBSOCKET_OPEN;
     c->opened = 1;
+    inbox_open(&c->in);
     c->elapsed_us = clock_mono_us() - c->start_us;
     c->bytes_in = answer_len;
     c->extra_off = answer_len;
@@ -460,26 +438,6 @@ static void upgrade_io(websocket *c)
     }
 }
 
-/* Resumes c's VU when it waits on c and c has what it waits for. Called
- * last: the script may free c. */
-static void wake(websocket *c)
-{
-    vu *v = c->owner;
-
-    if (v == NULL || !c->waiting)
-        return;
-    if (v->wait == VU_WSOPEN && c->state == WEBSOCKET_CONNECTING)
-        return;
-    if (v->wait == VU_WSRECV && c->qhead == NULL && c->state == WEBSOCKET_OPEN)
-        return;
-    if (v->wait != VU_WSOPEN && v->wait != VU_WSRECV)
-        return;
-    c->waiting = 0;
-    ev_timer_stop(v->eng->loop, &v->timer);
-    v->wait = VU_IDLE;
-    lcoro_resume(v, 0);
-}
-
 /* An orphan (owner NULL) is freed once shut. */
 static void reap(websocket *c)
 {
@@ -496,7 +454,7 @@ static void after_io(websocket *c)
         reap(c);
         return;
     }
-    wake(c);
+    inbox_wake(&c->in);
 }
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents)
@@ -529,7 +487,7 @@ static void on_close_timer(struct ev_loop *loop, ev_timer *w, int revents)
     if (c->owner == NULL)
         reap(c);
     else
-        wake(c);
+        inbox_wake(&c->in);
 }
 
 int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
@@ -547,7 +505,7 @@ int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
         err_set(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
         traced(c, c->err, "", NULL, 0);
         shut(c, NULL);
-        wake(c);
+        inbox_wake(&c->in);
         return 1;
     }
     curl_easy_getinfo(easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
@@ -559,12 +517,12 @@ int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
     if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) {
         err_set(c->err, sizeof(c->err), "WebSocket: no socket after the connect");
         shut(c, NULL);
-        wake(c);
+        inbox_wake(&c->in);
         return 1;
     }
     ev_io_init(&c->io, on_io, fd, EV_WRITE);
     upgrade_io(c);
-    wake(c);
+    inbox_wake(&c->in);
     return 1;
 }
 
@@ -641,7 +599,7 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     c->eng = e;
     c->owner = v;
     c->step = cfg->step;
-    c->qtail = &c->qhead;
+    inbox_init(&c->in, e->loop, WEBSOCKET_QUEUE_MAX, WEBSOCKET_QUEUE_BYTES);
     c->state = WEBSOCKET_CONNECTING;
     ev_init(&c->io, on_io);
     ev_init(&c->timer, on_close_timer);
@@ -726,6 +684,7 @@ void websocket_close(websocket *c, int code, const char *reason)
         rl = 123; /* a control frame's payload is 125 bytes at most */
     wslay_event_queue_close(c->ctx, (uint16_t)code, (const uint8_t *)reason, rl);
     c->state = WEBSOCKET_CLOSING;
+    inbox_end(&c->in);
     ev_timer_set(&c->timer, engine_after(c->eng, WEBSOCKET_CLOSE_WAIT_US), 0.);
     ev_timer_start(c->eng->loop, &c->timer);
     pump(c, 0);
@@ -737,11 +696,11 @@ void websocket_vu_end(vu *v)
         websocket *c = v->ws;
         v->ws = c->next;
         c->next = NULL;
-        c->waiting = 0;
+        inbox_wait_done(&c->in);
         if (c->slot != NULL)
             *c->slot = NULL;
         c->slot = NULL;
-        queue_free(c);
+        inbox_clear(&c->in);
         if (c->state == WEBSOCKET_OPEN)
             websocket_close(c, 1000, "");
         if (c->state == WEBSOCKET_CLOSING) {

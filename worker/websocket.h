@@ -9,9 +9,11 @@
  * write is non-blocking and resumes on the watcher.
  *
  * Pings are answered by wslay at once, whatever the VU does; text and
- * binary messages go to a bounded queue (WEBSOCKET_QUEUE_MAX messages,
- * WEBSOCKET_QUEUE_BYTES bytes) until the script takes them; past the bound
- * the connection is closed with 1008 and a technical error is counted.
+ * binary messages go to the connection's inbox (inbox.h:
+ * WEBSOCKET_QUEUE_MAX messages, WEBSOCKET_QUEUE_BYTES bytes) until the
+ * script takes them; past the bound the connection is closed with 1008 and
+ * a technical error is counted. Its I/O runs in loop callbacks, which wake
+ * the VU at once (inbox_wake).
  *
  * Ownership: a connection belongs to its VU's list (vu.ws) until the VU's
  * phase ends; then an open one sends its close (1000) and finishes the
@@ -20,8 +22,9 @@
  *
  * Use: websocket_open(), then the VU yields (VU_WSOPEN) and is resumed when
  * the state leaves WEBSOCKET_CONNECTING; websocket_send, websocket_pop,
- * websocket_close; the VU waits for a message with VU_WSRECV and
- * websocket.waiting. Internal to worker/. */
+ * websocket_close; the VU waits for a message with VU_WSRECV on the
+ * connection's inbox, which ends when the state leaves WEBSOCKET_OPEN.
+ * Internal to worker/. */
 #ifndef QUERN_WEBSOCKET_H
 #define QUERN_WEBSOCKET_H
 
@@ -30,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "worker/inbox.h"
 #include "worker/wshandshake.h"
 
 struct engine;
@@ -52,7 +56,7 @@ enum websocket_state {
 
 /** A message received and not yet taken by the script. */
 typedef struct websocket_msg {
-    struct websocket_msg *next; /**< owned: the next in the queue */
+    inbox_msg link; /**< first: its place in the inbox */
     size_t len;
     uint8_t binary;
     char data[]; /**< len bytes */
@@ -66,7 +70,6 @@ typedef struct websocket {
     struct websocket *next;  /**< the next in its list (the VU's or the engine's) */
     int step;                /**< the step its messages count against, -1 none */
     uint8_t state;           /**< enum websocket_state */
-    uint8_t waiting;         /**< its VU waits on it (VU_WSOPEN or VU_WSRECV) */
     uint8_t in_multi;        /**< easy is in the engine's multi handle */
     uint8_t opened;          /**< the handshake succeeded (it may have closed since) */
     CURL *easy;              /**< owned */
@@ -82,11 +85,9 @@ typedef struct websocket {
     size_t hs_len, hs_off; /**< request: length and bytes sent; answer: bytes read */
     size_t extra_off, extra_len; /**< frames read with the answer, fed to wslay first */
     char *ck_host, *ck_path;     /**< owned: where the upgrade went, for its Set-Cookie */
-    websocket_msg *qhead;        /**< owned: the queue */
-    websocket_msg **qtail;
-    size_t qcount, qbytes;
-    int64_t start_us;             /**< monotonic start of the handshake */
-    int64_t elapsed_us;           /**< the handshake's time, once open or failed */
+    inbox in;           /**< the messages not yet taken (websocket_msg), and the VU's wait */
+    int64_t start_us;   /**< monotonic start of the handshake */
+    int64_t elapsed_us; /**< the handshake's time, once open or failed */
     uint64_t bytes_in, bytes_out; /**< the handshake's bytes */
     int64_t dns_us, connect_us, tls_us;
     int status;                              /**< the answer's HTTP status, 0 none */

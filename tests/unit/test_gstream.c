@@ -18,14 +18,14 @@ static void stream_init(gstream *c)
 {
     memset(c, 0, sizeof(*c));
     c->step = -1;
-    c->qtail = &c->qhead;
+    inbox_init(&c->in, NULL, GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
     c->http_status = 200;
     c->state = GSTREAM_OPEN;
 }
 
 static void stream_done(gstream *c)
 {
-    queue_free(c);
+    inbox_free(&c->in);
     xfree(c->cur);
 }
 
@@ -64,13 +64,13 @@ static void test_any_cut(void **state)
             assert_int_equal(write_cb((char *)body + at, 1, k, &c), k);
         }
         assert_int_equal(c.received, 3);
-        assert_int_equal(c.qcount, 3);
-        assert_int_equal(c.qbytes, 9);
+        assert_int_equal(c.in.count, 3);
+        assert_int_equal(c.in.bytes, 9);
         expect_msg(&c, "one");
         expect_msg(&c, "");
         expect_msg(&c, "three!");
         assert_null(gstream_pop(&c));
-        assert_int_equal(c.qbytes, 0);
+        assert_int_equal(c.in.bytes, 0);
         assert_int_equal(c.pre_len, 0);
         assert_null(c.cur);
         stream_done(&c);
@@ -86,7 +86,7 @@ static void test_partial_then_rest(void **state)
     frame(body, &n, "hello");
     stream_init(&c);
     assert_int_equal(write_cb((char *)body, 1, 7, &c), 7); /* prefix and "he" */
-    assert_int_equal(c.qcount, 0);
+    assert_int_equal(c.in.count, 0);
     assert_non_null(c.cur); /* an end now would be a partial message (final_status) */
     assert_int_equal(write_cb((char *)body + 7, 1, n - 7, &c), n - 7);
     expect_msg(&c, "hello");
@@ -130,7 +130,7 @@ static void test_queue_bound(void **state)
     stream_init(&c);
     for (int i = 0; i < GSTREAM_QUEUE_MAX; i++)
         assert_int_equal(write_cb((char *)f, 1, n, &c), n);
-    assert_int_equal(c.qcount, GSTREAM_QUEUE_MAX);
+    assert_int_equal(c.in.count, GSTREAM_QUEUE_MAX);
     /* one more while the script takes none: the stream ends */
     assert_int_equal(write_cb((char *)f, 1, n, &c), 0);
     assert_int_equal(c.status, GRPC_RESOURCE_EXHAUSTED);
