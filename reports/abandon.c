@@ -9,7 +9,6 @@
 
 #include "common/dur.h"
 #include "common/err.h"
-#include "reports/html.h"
 
 /* What the rows' judgement needs: id, host, pid, last write. */
 #define ABANDON_SELECT                                                                             \

@@ -330,7 +330,7 @@ int compare_main(int argc, char **argv)
     if (query_run_seconds(d, id[0], &sa, err, sizeof(err)) != 0 ||
         query_run_seconds(d, id[1], &sb, err, sizeof(err)) != 0)
         goto dberr;
-    width = (unsigned)(((sa > sb ? sa : sb) + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
+    width = (unsigned)(((sa > sb ? sa : sb) + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
     if (width == 0)
         width = 1;
     a = query_run_load(d, id[0], width, NULL, err, sizeof(err));

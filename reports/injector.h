@@ -1,5 +1,5 @@
-/* injector — the injector's own load per second of a run: stored, read back
- * and drawn.
+/* injector — the injector's own load per second of a run: stored and read
+ * back.
  *
  * What it is for: a load test's figures are the server's only while quern
  * keeps up. Every worker measures its CPU and its event loop's lateness each
@@ -7,22 +7,20 @@
  * (common/saturation.h); the console stores each second, every worker
  * together (table injector_seconds, reports/schema.sql), and the report
  * draws the busiest worker's CPU and the worst loop lag beside the load, the
- * seconds a worker did not keep up marked.
+ * seconds a worker did not keep up marked (reports/injector_chart.h).
  *
  * Usage:
  *     injector_write(d, run_id, &row, err, sizeof(err));           // each second
  *     injector_row *rows; size_t n;
  *     injector_load(sq, run_id, &rows, &n, err, sizeof(err));      // xfree(rows)
- *     injector_shade(rows, n, &sh);        // the bands every time chart shades
- *     injector_section(out, rows, n, &sh);                         // the report */
+ *     injector_shade(rows, n, &sh);        // the bands every time chart shades */
 #ifndef QUERN_INJECTOR_H
 #define QUERN_INJECTOR_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "reports/chart.h"
+#include "common/shade.h"
 #include "reports/db.h"
 
 struct sqlite3;
@@ -47,12 +45,6 @@ int injector_load(struct sqlite3 *sq, int64_t run_id, injector_row **rows, size_
 
 /** Adds the n seconds' saturated ones (sorted, as injector_load gives them)
  *  to sh as bands, each with its worst figures. */
-void injector_shade(const injector_row *rows, size_t n, chart_shade *sh);
-
-/** The report's section: the saturated seconds counted and listed as
- *  ranges, a chart of the busiest worker's CPU (%) and one of the worst loop
- *  lag (ms), bucketed to at most CHART_POINTS_MAX points, the bands of sat
- *  (borrowed, NULL: none) shaded on both. Nothing for n 0. */
-void injector_section(FILE *out, const injector_row *rows, size_t n, const chart_shade *sat);
+void injector_shade(const injector_row *rows, size_t n, shade *sh);
 
 #endif

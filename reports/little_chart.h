@@ -24,6 +24,6 @@
 
 /** Writes the section (id "little") for the n seconds rows (sorted), the
  *  injector's saturated seconds sat (borrowed, NULL: none) shaded. */
-void little_chart_section(FILE *out, const little_row *rows, size_t n, const chart_shade *sat);
+void little_chart_section(FILE *out, const little_row *rows, size_t n, const shade *sat);
 
 #endif

@@ -16,7 +16,6 @@
 #include "reports/capacity_db.h"
 #include "reports/injector.h"
 #include "reports/little.h"
-#include "reports/chart.h"
 #include "reports/series.h"
 
 db *query_open(const char *cmd, const char *path, int *exit_rc)
@@ -572,19 +571,19 @@ static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
         return -1;
     if (injector_load(sq, r->id, &r->inj, &r->ninj, err, errlen) != 0)
         return -1;
-    chart_shade_init(&r->sat, "injector saturated", CHART_SAT_COLOR);
+    shade_init(&r->sat, "injector saturated", SHADE_SAT_COLOR);
     injector_shade(r->inj, r->ninj, &r->sat);
-    chart_shade_init(&r->paused, "paused (quern ctl)", CHART_PAUSE_COLOR);
+    shade_init(&r->paused, "paused (quern ctl)", SHADE_PAUSE_COLOR);
     r->paused.plain = 1;
     for (size_t i = 0; i < r->nsteers; i++) {
         const query_steer *q = &r->steers[i];
-        chart_sat none;
+        shade_sat none;
         uint64_t from = (uint64_t)(q->at_us > 0 ? q->at_us : 0) / 1000000;
         memset(&none, 0, sizeof(none));
         if (strcmp(q->kind, "pause") == 0)
-            chart_shade_add(
-                &r->paused, from,
-                q->end_us > q->at_us ? (uint64_t)(q->end_us + 999999) / 1000000 : from + 1, &none);
+            shade_add(&r->paused, from,
+                      q->end_us > q->at_us ? (uint64_t)(q->end_us + 999999) / 1000000 : from + 1,
+                      &none);
     }
     return 0;
 }
@@ -602,7 +601,7 @@ query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, cha
         load_steps(sq, r, err, errlen) != 0 || query_run_seconds(d, id, &nsec, err, errlen) != 0)
         goto fail;
     if (width_s == 0)
-        width_s = (unsigned)((nsec + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
+        width_s = (unsigned)((nsec + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
     r->width_s = width_s > 0 ? width_s : 1;
     if (series_load(sq, r, nsec, err, errlen) != 0 || load_totals(sq, r, err, errlen) != 0 ||
         load_tables(sq, r, err, errlen) != 0 ||
@@ -645,8 +644,8 @@ void query_run_free(query_run *r)
     xfree(r->capacity);
     xfree(r->little);
     xfree(r->inj);
-    chart_shade_free(&r->sat);
-    chart_shade_free(&r->paused);
+    shade_free(&r->sat);
+    shade_free(&r->paused);
     xfree(r->name);
     xfree(r->tags);
     xfree(r->script);

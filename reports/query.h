@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/chart.h"
+#include "common/shade.h"
 #include "reports/db.h"
 #include "reports/kindseries.h"
 #include "reports/dbtally.h"
@@ -43,6 +43,9 @@ struct hist;
  *  cannot be read. */
 db *query_open(const char *cmd, const char *path, int *exit_rc);
 
+/** Most points a run's time series are read into, and so a chart of it is
+ *  given: a longer run is bucketed (width_s seconds a point). */
+#define QUERY_POINTS_MAX 600
 /** Most steps a run may have to be reported. */
 #define QUERY_STEPS_MAX 1000
 /** Longest run reported, in seconds (31 days); later seconds are ignored. */
@@ -177,10 +180,10 @@ typedef struct query_run {
     size_t nlittle;            /**< entries in little (0: none, a run from an older quern) */
     struct injector_row *inj; /**< owned: the injector's own load per second (reports/injector.h) */
     size_t ninj;              /**< entries in inj (0: none, a run from an older quern) */
-    chart_shade sat;    /**< the saturated seconds of inj as bands, shaded on every time chart */
-    chart_shade paused; /**< the seconds paused (steers), shaded beside them */
-    int abandoned;      /**< 1: left running by a console that is gone (status is then
-                             "abandoned", status_reason says why) */
+    shade sat;     /**< the saturated seconds of inj as bands, shaded on every time chart */
+    shade paused;  /**< the seconds paused (steers), shaded beside them */
+    int abandoned; /**< 1: left running by a console that is gone (status is then
+                        "abandoned", status_reason says why) */
 
     dbtally tally; /**< the script's checks and custom metrics (reports/dbtally.h) */
 
@@ -198,7 +201,7 @@ int query_run_incomplete(const query_run *r);
 int query_run_seconds(db *d, int64_t id, uint64_t *seconds, char *err, size_t errlen);
 
 /** Reads run id. width_s is the seconds per point (0: the smallest giving at
- *  most CHART_POINTS_MAX points). Returns NULL with err set when the
+ *  most QUERY_POINTS_MAX points). Returns NULL with err set when the
  *  run does not exist (*missing set to 1) or the database cannot be read
  *  (*missing 0). missing may be NULL. */
 query_run *query_run_load(db *d, int64_t id, unsigned width_s, int *missing, char *err,

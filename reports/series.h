@@ -4,7 +4,7 @@
  * run over time; query_run_load (reports/query.h) calls series_load to fill
  * r->vus_ts, r->all.ts and each step's ts from the intervals and
  * step_intervals rows. The run's seconds are grouped into points of width_s seconds
- * (1 unless the run is longer than CHART_POINTS_MAX seconds). A point's
+ * (1 unless the run is longer than QUERY_POINTS_MAX seconds). A point's
  * counters are the sums of every step_intervals row of its seconds (late
  * rows from agents included), its percentiles come from the merged
  * histograms of those rows (never from averaged percentiles), and its rates
