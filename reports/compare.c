@@ -12,16 +12,16 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
-#include "reports/abandon.h"
+#include "store/abandon.h"
 #include "reports/capacity_compare.h"
-#include "reports/catalog.h"
+#include "store/catalog.h"
 #include "reports/chart.h"
 #include "reports/compare_html.h"
 #include "common/cli.h"
 #include "reports/cmp.h"
-#include "reports/dbopts.h"
+#include "store/dbopts.h"
 #include "reports/html.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 #define THRESHOLD_MAX 1000.0 /* percent */
 

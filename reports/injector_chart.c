@@ -6,7 +6,7 @@
 
 #include "common/mem.h"
 #include "reports/chart.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 /* Ranges of saturated seconds listed at most; the rest are counted. */
 #define INJECTOR_CHART_RANGES_MAX 12

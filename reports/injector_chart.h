@@ -5,7 +5,7 @@
  * What it is for: the report of every run (reports/report_html.h) shows
  * whether quern kept up, beside the load, so that figures measured while it
  * did not are not taken for the server's. It reads no database: its rows
- * come from injector_load (reports/injector.h).
+ * come from injector_load (store/injector.h).
  *
  * Usage:
  *     injector_chart_section(out, r->inj, r->ninj, &r->sat); */
@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "common/shade.h"
-#include "reports/injector.h"
+#include "store/injector.h"
 
 /** Writes the section (id "injector"): the saturated seconds counted and
  *  listed as ranges, a chart of the busiest worker's CPU (%) and one of the

@@ -6,7 +6,7 @@
 
 #include "common/mem.h"
 #include "reports/chart.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 void little_chart_section(FILE *out, const little_row *rows, size_t n, const shade *sat)
 {

@@ -1,4 +1,4 @@
-#include "reports/abandon.h"
+#include "store/abandon.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/db.h"
+#include "store/db.h"
 
 /** A "running" row not written for longer than this (microseconds) is
  *  abandoned, whatever its pid. */

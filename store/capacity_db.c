@@ -1,5 +1,5 @@
 /* capacity_db — a run's capacity search in the results database; see capacity_db.h. */
-#include "reports/capacity_db.h"
+#include "store/capacity_db.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  *
  * What it is for: `quern run --capacity` records the capacity found and
  * each judged step of its staircase (tables capacity and capacity_steps,
- * reports/schema.sql, migrations 7 and 10). A step is a window [t0_us, t1_us) of
+ * store/schema.sql, migrations 7 and 10). A step is a window [t0_us, t1_us) of
  * the run's time (microseconds from runs.started_us, the clock the
  * intervals' seconds use), judged from from_us on. capacity_db_windows lists just
  * the windows, for readers that look at other per-second data by step (the
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/db.h"
+#include "store/db.h"
 
 struct sqlite3;
 

@@ -1,4 +1,4 @@
-#include "reports/catalog.h"
+#include "store/catalog.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -9,7 +9,7 @@
 #include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 int catalog_find(db *d, const char *name, int64_t before, int64_t *id, char *err, size_t errlen)
 {

@@ -4,7 +4,7 @@
  * What it is for: `quern runs` lists the runs with their whole-run sums
  * (catalog_list), `report` and `compare` pick the run a command line means
  * (catalog_parse_id, catalog_find, catalog_baseline) before reading it whole
- * with reports/query.h. SQL lives here and in query.c only.
+ * with store/query.h. SQL lives here and in query.c only.
  *
  * Usage:
  *     catalog_row *rows; size_t n;
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/db.h"
+#include "store/db.h"
 
 /** The id of the newest run (name NULL) or of the newest run named name
  *  with an id below before (before 0: no bound), into *id; *id is 0 when

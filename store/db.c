@@ -1,6 +1,6 @@
 /* Over 700 lines: every write shares struct db's prepared statements, transactions and error path.
  */
-#include "reports/db.h"
+#include "store/db.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -14,9 +14,9 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "common/version.h"
-#include "reports/dbrow.h"
-#include "reports/dbtally.h"
-#include "reports/schema.h"
+#include "store/dbrow.h"
+#include "store/dbtally.h"
+#include "store/schema.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
 

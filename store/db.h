@@ -2,10 +2,10 @@
  * a run into.
  *
  * What it is for: every run is recorded in one SQLite file (schema and its
- * documentation: reports/schema.sql, compiled in: reports/schema.h). db_open
+ * documentation: store/schema.sql, compiled in: store/schema.h). db_open
  * creates the file or upgrades its schema; the readers (`quern runs`,
  * `report`, `compare`) open it the same way and read it through
- * reports/query.h only. The prefix stays db_ (not store_): it is the name
+ * store/query.h only. The prefix stays db_ (not store_): it is the name
  * the console has always called, and "db" is what the user types (--db).
  * The console opens the file, begins a
  * run when load starts, writes each completed interval as it arrives (one
@@ -28,7 +28,7 @@
  * whether the disk is full) leaves d usable: keep it open and still end the
  * run with db_run_end_reason, which records at least the status and why.
  *
- * Where the results go (--db, --name, --tag) is reports/dbopts.h.
+ * Where the results go (--db, --name, --tag) is store/dbopts.h.
  *
  * A db is not thread-safe; the console uses it from its loop only. */
 #ifndef QUERN_DB_H
@@ -59,7 +59,7 @@ db *db_open(const char *path, char *err, size_t errlen);
 /** Closes d (finalising its statements); NULL is fine. */
 void db_close(db *d);
 
-/** The SQLite handle, for readers (reports/); borrowed. */
+/** The SQLite handle, for the readers of store/; borrowed. */
 struct sqlite3 *db_sqlite(db *d);
 
 /** One step as declared by the script. All borrowed. */
@@ -93,7 +93,7 @@ typedef struct db_run_info {
 /** Inserts the run (status "running") with its steps and scenarios, and
  *  prepares the per-interval statements. Also records this process's
  *  host name and pid and the time (the console writing the run:
- *  reports/abandon.h). Secrets are not stored: the values of properties
+ *  store/abandon.h). Secrets are not stored: the values of properties
  *  whose key names a secret (common/redact.h: redact_key_is_secret), and
  *  URL passwords in the other values and in the command line, are replaced
  *  by "***". Returns the run id (> 0), or -1 with err set. */
@@ -149,7 +149,7 @@ typedef struct db_run_end_info {
     int64_t duration_us;      /**< measured length of the load (TPS divides by it) */
     const step_stats *totals; /**< nsteps entries: whole-run totals per step */
     size_t nsteps;
-    const tally *tally; /**< the script's checks and custom metrics (reports/dbtally.h);
+    const tally *tally; /**< the script's checks and custom metrics (store/dbtally.h);
                              NULL: none */
 } db_run_end_info;
 

@@ -1,4 +1,4 @@
-#include "reports/dbopts.h"
+#include "store/dbopts.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "reports/dbrow.h"
+#include "store/dbrow.h"
 
 #include <errno.h>
 #include <jansson.h>

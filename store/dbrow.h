@@ -1,7 +1,7 @@
 /* dbrow — the values of a runs row that take computing: times as text, the
  * script's hash, the properties and the command line with secrets redacted.
  *
- * What it is for: db_run_begin and db_run_end (reports/db.h) store these
+ * What it is for: db_run_begin and db_run_end (store/db.h) store these
  * beside the raw numbers. What must never reach the file (a property whose
  * key names a secret, a password in a URL: common/redact.h) is masked here,
  * so that every writer of a runs row stores the same thing.

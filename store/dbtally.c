@@ -1,4 +1,4 @@
-#include "reports/dbtally.h"
+#include "store/dbtally.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

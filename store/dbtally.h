@@ -1,5 +1,5 @@
 /* dbtally — the script's soft checks and custom metrics in the results
- * database (tables checks and metrics, reports/schema.sql): written with
+ * database (tables checks and metrics, store/schema.sql): written with
  * the run's totals (db_run_end), read back by the report.
  *
  * Usage: db.c calls dbtally_write inside the end-of-run transaction;

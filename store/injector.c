@@ -1,5 +1,5 @@
 /* injector — the injector's own load per second of a run; see injector.h. */
-#include "reports/injector.h"
+#include "store/injector.h"
 
 #include <sqlite3.h>
 #include <string.h>

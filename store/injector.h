@@ -5,7 +5,7 @@
  * keeps up. Every worker measures its CPU and its event loop's lateness each
  * second (common/selfmon.h) and judges whether it kept up
  * (common/saturation.h); the console stores each second, every worker
- * together (table injector_seconds, reports/schema.sql), and the report
+ * together (table injector_seconds, store/schema.sql), and the report
  * draws the busiest worker's CPU and the worst loop lag beside the load, the
  * seconds a worker did not keep up marked (reports/injector_chart.h).
  *
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "common/shade.h"
-#include "reports/db.h"
+#include "store/db.h"
 
 struct sqlite3;
 

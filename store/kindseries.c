@@ -1,12 +1,12 @@
 /* kindseries — a run's errors by kind from the database; see kindseries.h. */
-#include "reports/kindseries.h"
+#include "store/kindseries.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/mem.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 static void row_kind(sqlite3_stmt *st, kindseries *ks)
 {

@@ -1,9 +1,9 @@
 /* kindseries — a run's errors by kind as the reports see them: the
  * error_kinds rows (the totals, with each kind's example) and, for each,
  * its errors per second over the run's chart points (error_kind_seconds;
- * reports/schema.sql, migration 14; common/errkinds.h says what a kind is).
+ * store/schema.sql, migration 14; common/errkinds.h says what a kind is).
  *
- * What it is for: query_run_load (reports/query.h) calls kindseries_load
+ * What it is for: query_run_load (store/query.h) calls kindseries_load
  * once the run's points are known; the report's "Errors by kind" section
  * (reports/kindshtml.h) draws a table and a chart per step from it.
  *

@@ -1,5 +1,5 @@
 /* little — Little's law per second of a run; see little.h. */
-#include "reports/little.h"
+#include "store/little.h"
 
 #include <math.h>
 #include <sqlite3.h>

@@ -7,7 +7,7 @@
  * X the runs ended a second, R the mean run time, Z the mean pause between
  * a VU's runs (pacing, think; not the open model's idle time in the pool). Workers measure the sums
  * each second (proto/quern.proto's Interval.vu_us, run_us, wait_us), the console stores them (table
- * little, reports/schema.sql) and the report draws N against X * (R + Z) (reports/little_chart.h).
+ * little, store/schema.sql) and the report draws N against X * (R + Z) (reports/little_chart.h).
  * Where they part, the system is not in steady state: runs are piling up (the server, or the
  * injector itself, no longer keeps up; in the open model arrivals wait for the pool) or draining.
  *
@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/db.h"
+#include "store/db.h"
 
 struct sqlite3;
 

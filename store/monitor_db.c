@@ -1,5 +1,5 @@
 /* monitor_db — the monitored hosts' figures in the results database; see monitor_db.h. */
-#include "reports/monitor_db.h"
+#include "store/monitor_db.h"
 
 #include <math.h>
 #include <sqlite3.h>

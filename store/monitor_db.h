@@ -1,11 +1,11 @@
 /* monitor_db — the system under test's resources in the results database: the
  * write side of the monitor_hosts and monitor_samples tables
- * (reports/schema.sql, migration 6).
+ * (store/schema.sql, migration 6).
  *
  * What it is for: the console (console/rundb.c) writes, from its loop,
  * each --monitor endpoint once at Go, its first problem when it has one,
  * and each scrape's figures as they come, one transaction a scrape, with
- * statements prepared once per run. The readers are reports/monitor_series.h.
+ * statements prepared once per run. The readers are store/monitor_series.h.
  *
  * Usage:
  *     monitor_db *m = monitor_db_new(d, err, sizeof(err));     // d borrowed, outlives m
@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/db.h"
+#include "store/db.h"
 
 /** The prepared statements of one database; opaque. */
 typedef struct monitor_db monitor_db;

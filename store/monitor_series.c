@@ -1,5 +1,5 @@
 /* monitor_series — a run's monitored hosts in chart points; see monitor_series.h. */
-#include "reports/monitor_series.h"
+#include "store/monitor_series.h"
 
 #include <math.h>
 #include <sqlite3.h>

@@ -1,8 +1,8 @@
 /* monitor_series — the system under test's resources as the reports see them: the
- * monitor_hosts and monitor_samples rows of a run (reports/schema.sql,
+ * monitor_hosts and monitor_samples rows of a run (store/schema.sql,
  * migration 6) grouped into the same chart points as the run's load.
  *
- * What it is for: query_run_load (reports/query.h) calls monitor_series_load once
+ * What it is for: query_run_load (store/query.h) calls monitor_series_load once
  * the run's points are known, so that `quern report` draws each host's
  * figures under the load charts on the same time axis and `quern compare`
  * overlays two runs' CPU. A point's value is the mean of the seconds of the

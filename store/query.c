@@ -1,4 +1,4 @@
-#include "reports/query.h"
+#include "store/query.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,11 +12,11 @@
 #include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
-#include "reports/abandon.h"
-#include "reports/capacity_db.h"
-#include "reports/injector.h"
-#include "reports/little.h"
-#include "reports/series.h"
+#include "store/abandon.h"
+#include "store/capacity_db.h"
+#include "store/injector.h"
+#include "store/little.h"
+#include "store/series.h"
 
 db *query_open(const char *cmd, const char *path, int *exit_rc)
 {
@@ -498,7 +498,7 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
     return 0;
 }
 
-/* A running row whose console is gone is abandoned (reports/abandon.h). */
+/* A running row whose console is gone is abandoned (store/abandon.h). */
 static int judge_abandoned(db *d, query_run *r, char *err, size_t errlen)
 {
     char why[256];
@@ -553,9 +553,9 @@ int query_run_incomplete(const query_run *r)
     return r->abandoned || strcmp(r->status, "running") == 0;
 }
 
-/* The run's capacity search, when it had one (reports/capacity_db.h), and its
- * Little's law seconds (reports/little.h) and the injector's own load
- * (reports/injector.h). */
+/* The run's capacity search, when it had one (store/capacity_db.h), and its
+ * Little's law seconds (store/little.h) and the injector's own load
+ * (store/injector.h). */
 static int load_capacity(sqlite3 *sq, query_run *r, char *err, size_t errlen)
 {
     capacity_db_run c;

@@ -2,15 +2,15 @@
  * readers share.
  *
  * What it is for: `quern runs`, `report` and `compare` read the results
- * database (reports/schema.sql) through here and reports/catalog.h only, so
+ * database (store/schema.sql) through here and store/catalog.h only, so
  * that their renderers (runs.c, report_html.c, compare_html.c) hold no SQL. query_open opens the
  * file for reading (it must exist); query_run_load reads everything known about one run into a
  * query_run: its row, steps, intervals as time series, whole-run totals (summed from the intervals
  * when the run did not end: partial totals), agents, errors, scenarios, thresholds and verdict
- * (reports/runverdict.h); a run left running by a console that is gone (reports/abandon.h) is
- * loaded with status "abandoned". Which runs there are is reports/catalog.h.
+ * (store/runverdict.h); a run left running by a console that is gone (store/abandon.h) is
+ * loaded with status "abandoned". Which runs there are is store/catalog.h.
  *
- * The time series of a run are built by reports/series.h.
+ * The time series of a run are built by store/series.h.
  *
  * Usage:
  *     int rc;
@@ -27,11 +27,11 @@
 #include <stdint.h>
 
 #include "common/shade.h"
-#include "reports/db.h"
-#include "reports/kindseries.h"
-#include "reports/dbtally.h"
-#include "reports/monitor_series.h"
-#include "reports/runverdict.h"
+#include "store/db.h"
+#include "store/kindseries.h"
+#include "store/dbtally.h"
+#include "store/monitor_series.h"
+#include "store/runverdict.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -156,7 +156,7 @@ typedef struct query_run {
     size_t nerrors;
     query_slow *slow; /**< by step, then rank */
     size_t nslow;
-    kindseries kinds; /**< errors by kind, with their errors per second (reports/kindseries.h) */
+    kindseries kinds; /**< errors by kind, with their errors per second (store/kindseries.h) */
     query_scen *scens;
     size_t nscens;
     query_steer *steers; /**< the changes made while it ran, in order */
@@ -175,21 +175,21 @@ typedef struct query_run {
     char *run_verdict_reason; /**< owned: runs.verdict_reason, NULL: none */
     monitor_series mon;       /**< the --monitor hosts' figures, in the same points */
     struct capacity_db_run
-        *capacity; /**< owned: its --capacity search (reports/capacity_db.h), NULL: none */
-    struct little_row *little; /**< owned: Little's law per second (reports/little.h) */
+        *capacity; /**< owned: its --capacity search (store/capacity_db.h), NULL: none */
+    struct little_row *little; /**< owned: Little's law per second (store/little.h) */
     size_t nlittle;            /**< entries in little (0: none, a run from an older quern) */
-    struct injector_row *inj; /**< owned: the injector's own load per second (reports/injector.h) */
-    size_t ninj;              /**< entries in inj (0: none, a run from an older quern) */
+    struct injector_row *inj;  /**< owned: the injector's own load per second (store/injector.h) */
+    size_t ninj;               /**< entries in inj (0: none, a run from an older quern) */
     shade sat;     /**< the saturated seconds of inj as bands, shaded on every time chart */
     shade paused;  /**< the seconds paused (steers), shaded beside them */
     int abandoned; /**< 1: left running by a console that is gone (status is then
                         "abandoned", status_reason says why) */
 
-    dbtally tally; /**< the script's checks and custom metrics (reports/dbtally.h) */
+    dbtally tally; /**< the script's checks and custom metrics (store/dbtally.h) */
 
     query_threshold *thresholds; /**< nthresholds, by position */
     size_t nthresholds;
-    runverdict verdict; /**< the run's verdict (reports/runverdict.h) */
+    runverdict verdict; /**< the run's verdict (store/runverdict.h) */
 } query_run;
 
 /** 1 when r is not a complete run: still running, or abandoned. */

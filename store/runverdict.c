@@ -1,4 +1,4 @@
-#include "reports/runverdict.h"
+#include "store/runverdict.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>

@@ -4,7 +4,7 @@
  * whether a run passed, and if not why, in the same words. The verdict of a
  * run is, in this order:
  *   - "running" while it runs, "failed: abandoned" when its console went
- *     away (reports/abandon.h): it has no verdict of its own;
+ *     away (store/abandon.h): it has no verdict of its own;
  *   - "failed: EXPR, EXPR" when thresholds failed (table thresholds);
  *   - "failed: REASON" when the console recorded that the run failed
  *     (runs.verdict, db_run_verdict; a REASON that is the console's own
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/db.h"
+#include "store/db.h"
 
 /** Longest verdict text kept (bytes, with its NUL). */
 #define RUNVERDICT_TEXT_MAX 512

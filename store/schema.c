@@ -1,4 +1,4 @@
-#include "reports/schema.h"
+#include "store/schema.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,12 @@
-/* schema — reports/schema.sql, compiled into the binary.
+/* schema — store/schema.sql, compiled into the binary.
  *
  * What it is for: the results database's schema has one source, the file
- * reports/schema.sql (its comments document every table). The Makefile turns
- * it into build/gen/reports/schema_sql.c, which defines schema_sql; nothing
+ * store/schema.sql (its comments document every table). The Makefile turns
+ * it into build/gen/store/schema_sql.c, which defines schema_sql; nothing
  * keeps a second copy by hand. The file is a header comment followed by the
  * migrations in order: the block that starts with the line
  * "-- @migration N" takes a database from version N-1 to version N
- * (reports/db.h: db_open runs them).
+ * (store/db.h: db_open runs them).
  *
  * Usage:
  *     char *sql = schema_migration(n);   // 1 <= n <= schema_migrations()
@@ -18,9 +18,9 @@
 
 #include <stddef.h>
 
-/** The bytes of reports/schema.sql, NUL-terminated (generated). */
+/** The bytes of store/schema.sql, NUL-terminated (generated). */
 extern const char schema_sql[];
-/** strlen(schema_sql): the size of reports/schema.sql (generated). */
+/** strlen(schema_sql): the size of store/schema.sql (generated). */
 extern const size_t schema_sql_len;
 
 /** The number of "-- @migration N" blocks in schema_sql. */

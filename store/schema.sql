@@ -12,7 +12,7 @@
 -- database from version N-1 to version N. Opening a database upgrades it in
 -- one transaction; a database newer than the binary is refused. Never edit
 -- a released migration: append a new one. The Makefile compiles this file
--- into the binary (reports/schema.h; tests/unit/test_schema.c checks it).
+-- into the binary (store/schema.h; tests/unit/test_schema.c checks it).
 --
 -- Conventions: times are microseconds (INTEGER) since the Unix epoch (UTC)
 -- or since the run's start; *_at columns repeat them as ISO 8601 UTC text

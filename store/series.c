@@ -1,4 +1,4 @@
-#include "reports/series.h"
+#include "store/series.h"
 
 #include <math.h>
 #include <sqlite3.h>

@@ -1,7 +1,7 @@
 /* series — a run's time series: its seconds grouped into chart points.
  *
  * What it is for: the charts of `quern report` and `quern compare` show a
- * run over time; query_run_load (reports/query.h) calls series_load to fill
+ * run over time; query_run_load (store/query.h) calls series_load to fill
  * r->vus_ts, r->all.ts and each step's ts from the intervals and
  * step_intervals rows. The run's seconds are grouped into points of width_s seconds
  * (1 unless the run is longer than QUERY_POINTS_MAX seconds). A point's
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/query.h"
+#include "store/query.h"
 
 struct sqlite3;
 

@@ -1,4 +1,4 @@
-/* Unit tests for reports/injector: the injector's own load per second,
+/* Unit tests for store/injector: the injector's own load per second,
  * stored and read back. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "common/err.h"
-#include "reports/injector.h"
+#include "store/injector.h"
 
 #include <stdio.h>
 #include <stdlib.h>
