@@ -3,9 +3,10 @@
 #   make            build bin/quern and bin/quern-target (optimised)
 #   make demo       install missing packages, build, start the demo target, run an example
 #   make test       install missing packages, build under ASan+UBSan, run every test
-#   make lint       layering of includes, headers that compile alone, clang-format, tests/unit
-#                   mirroring the tree, module prefixes, error messages through err_set in
-#                   ERR_MAX buffers, luacheck over the Lua scripts, the docs' links
+#   make lint       layering of includes, SQLite only in store/, headers that compile alone,
+#                   clang-format, tests/unit mirroring the tree, module prefixes, error
+#                   messages through err_set in ERR_MAX buffers, luacheck over the Lua
+#                   scripts, the docs' links
 #                   (tests/lint/; also part of make test)
 #   make test-valgrind   unit tests under valgrind, zero leaks
 #   make fuzz       build the libFuzzer targets with clang, run each FUZZ_SECONDS (tests/fuzz/)
