@@ -3,9 +3,10 @@
 #   make            build bin/quern and bin/quern-target (optimised)
 #   make demo       install missing packages, build, start the demo target, run an example
 #   make test       install missing packages, build under ASan+UBSan, run every test
-#   make lint       layering of includes, headers that compile alone, clang-format, tests/unit
-#                   mirroring the tree, module prefixes, error messages through err_set in
-#                   ERR_MAX buffers, luacheck over the Lua scripts, the docs' links
+#   make lint       layering of includes, SQLite only in store/, headers that compile alone,
+#                   clang-format, tests/unit mirroring the tree, module prefixes, error
+#                   messages through err_set in ERR_MAX buffers, luacheck over the Lua
+#                   scripts, the docs' links
 #                   (tests/lint/; also part of make test)
 #   make test-valgrind   unit tests under valgrind, zero leaks
 #   make fuzz       build the libFuzzer targets with clang, run each FUZZ_SECONDS (tests/fuzz/)
@@ -33,18 +34,19 @@ B := build/$(MODE)
 CFLAGS := $(CFLAGS_BASE) $(MODE_CFLAGS) $(EXTRA_CFLAGS)
 
 # One archive per folder (build/MODE/libFOLDER.a), linked in layer order: a
-# folder may call only the folders after it in LAYERS (reports/ only common/),
-# and a call upwards (say common/ into proto/) fails to link: see layer_check.
+# folder may call only the folders after it in LAYERS (reports/ only store/
+# and common/, store/ only common/), and a call upwards (say common/ into
+# proto/) fails to link: see layer_check.
 # Every .c of a folder is in its archive; console/main.c holds main();
 # build/gen/proto/*.pb-c.c go with proto/.
-LAYERS := console reports record agent worker proto common
+LAYERS := console reports store record agent worker proto common
 PROTO_SRC := $(wildcard proto/*.proto)
 PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 # Generated sources are kept: make would otherwise delete them as intermediates
 # and rebuild every object at the next call.
 .SECONDARY: $(PROTO_GEN) $(PROTO_GEN:.c=.h)
-# reports/schema.sql, compiled in as schema_sql[] (reports/schema.h): the one copy.
-SCHEMA_GEN := build/gen/reports/schema_sql.c
+# store/schema.sql, compiled in as schema_sql[] (store/schema.h): the one copy.
+SCHEMA_GEN := build/gen/store/schema_sql.c
 # console/webpage.html, compiled in as webpage_html[] (console/webpage.h): the --web page.
 WEB_GEN := build/gen/console/webpage_html.c
 GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN) $(WEB_GEN)
@@ -53,7 +55,7 @@ layer_src = $(filter-out console/main.c,$(wildcard $(1)/*.c))
 # $(call layer_obj,OBJDIR,FOLDER): the objects of FOLDER's archive
 layer_obj = $(patsubst %.c,$(1)/%.o,$(call layer_src,$(2))) \
             $(if $(filter proto,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(PROTO_GEN))) \
-            $(if $(filter reports,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(SCHEMA_GEN))) \
+            $(if $(filter store,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(SCHEMA_GEN))) \
             $(if $(filter console,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(WEB_GEN)))
 LIB_SRC := $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 LIB_OBJ := $(foreach l,$(LAYERS),$(call layer_obj,$(B),$(l)))
@@ -102,8 +104,8 @@ define embed
 @mv -f $@.tmp $@
 endef
 
-$(SCHEMA_GEN): reports/schema.sql
-	$(call embed,reports/schema.h,schema_sql)
+$(SCHEMA_GEN): store/schema.sql
+	$(call embed,store/schema.h,schema_sql)
 
 $(WEB_GEN): console/webpage.html
 	$(call embed,console/webpage.h,webpage_html)
@@ -130,9 +132,12 @@ $(foreach l,$(LAYERS),$(eval $(call archive_rule,$(B),$(B),$(l))))
 # common/ to proto/ fails here, whatever else links.
 # $(call below,FOLDER,LAYERS): the folders after FOLDER
 below = $(if $(filter $(1),$(firstword $(2))),$(wordlist 2,99,$(2)),$(call below,$(1),$(wordlist 2,99,$(2))))
-# reports/ reads only the database: it may call common/ alone; record/
-# (recordings turned into scripts) reads only files.
-calls_reports := common
+# store/ is the results database (the only folder that calls SQLite:
+# tests/lint/sqlite.sh): it may call common/ alone; reports/ reads it through
+# store/'s functions and calls store/ and common/; record/ (recordings turned
+# into scripts) reads only files.
+calls_store := common
+calls_reports := store common
 calls_record := common
 calls = $(or $(calls_$(1)),$(call below,$(1),$(LAYERS)))
 define layer_check
@@ -306,7 +311,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 # The files tests/lint/format.sh checks.
-FORMAT_DIRS := common proto worker agent reports record console tests/unit tests/fuzz tests/tools tests/target
+FORMAT_DIRS := common proto worker agent store reports record console tests/unit tests/fuzz tests/tools tests/target
 format:
 	clang-format -i $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS)))
 

@@ -28,7 +28,7 @@
 #include "common/stages.h"
 #include "console/monitor_expo.h"
 #include "console/thresh.h"
-#include "reports/dbopts.h"
+#include "store/dbopts.h"
 
 struct props;
 

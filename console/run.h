@@ -44,8 +44,8 @@
 #include "console/web.h"
 #include "proto/bundle.h"
 #include "proto/interval_window.h"
-#include "reports/db.h"
-#include "reports/monitor_db.h"
+#include "store/db.h"
+#include "store/monitor_db.h"
 
 /** Exit statuses of quern run (documented in docs/running.md and `quern help run`). */
 enum run_exit {

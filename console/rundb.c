@@ -10,9 +10,9 @@
 #include "common/mem.h"
 #include "console/monitor_host.h"
 #include "console/run.h"
-#include "reports/capacity_db.h"
-#include "reports/injector.h"
-#include "reports/little.h"
+#include "store/capacity_db.h"
+#include "store/injector.h"
+#include "store/little.h"
 
 void rundb_failed(run *r, const char *err)
 {
@@ -276,7 +276,7 @@ void rundb_monitor_item(run *r, const monitor_item *it)
 }
 
 /* The injector's own load in one merged second, every worker together
- * (reports/injector.h). */
+ * (store/injector.h). */
 void rundb_injector(run *r, uint64_t second, const interval_sum *sum)
 {
     injector_row row = {second, 0, 0, 0, 0};
@@ -297,7 +297,7 @@ void rundb_injector(run *r, uint64_t second, const interval_sum *sum)
         rundb_failed(r, err);
 }
 
-/* Little's law of one merged second (reports/little.h). */
+/* Little's law of one merged second (store/little.h). */
 void rundb_little(run *r, uint64_t second, const interval_sum *sum)
 {
     little_row row = {second, 1000000, sum->vu_us, 0, sum->run_us, sum->wait_us};

@@ -1,4 +1,4 @@
-/* rundb — the run in the results database (reports/db.h): its row at Go,
+/* rundb — the run in the results database (store/db.h): its row at Go,
  * a row per merged second, the agents, the thresholds' verdicts, its end.
  *
  * What it is for: a failed write must neither stop the run nor pass
@@ -15,7 +15,7 @@
 #include "console/monitor.h"
 #include "console/thresh.h"
 #include "proto/interval_sum.h"
-#include "reports/db.h"
+#include "store/db.h"
 
 struct run;
 
@@ -55,7 +55,7 @@ void rundb_vus(struct run *r, uint32_t vus_peak, uint32_t vu_pool);
 /** Records Little's law's sums of one merged second (a late part adds to it). */
 void rundb_little(struct run *r, uint64_t second, const interval_sum *sum);
 /** Records the injector's own load of one merged second, every worker
- *  together (reports/injector.h; a late part adds its workers). */
+ *  together (store/injector.h; a late part adds its workers). */
 void rundb_injector(struct run *r, uint64_t second, const interval_sum *sum);
 /** Records the --capacity search (r->cap): its result and judged steps. */
 void rundb_capacity(struct run *r);

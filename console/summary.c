@@ -7,7 +7,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
-#include "reports/dbrow.h"
+#include "store/dbrow.h"
 #include "console/delivery.h"
 #include "console/errsummary.h"
 #include "console/sumtally.h"

@@ -29,7 +29,7 @@ struct web_state {
     hist *h;        /* owned: its latencies, every step */
     json_t *charts; /* owned: the closed points drawn, redrawn when one closes */
     /* The injector's saturated seconds, shaded on the charts: */
-    chart_shade sat;       /* its bands, in seconds of the page's time axis */
+    shade sat;             /* its bands, in seconds of the page's time axis */
     uint64_t seconds;      /* seconds added (not late) so far */
     uint64_t inj_measured; /* a->inj.measured_s when last looked at */
 };
@@ -42,7 +42,7 @@ web_state *web_state_new(void)
 
     w->width_s = 1;
     w->h = hist_new();
-    chart_shade_init(&w->sat, "injector saturated", CHART_SAT_COLOR);
+    shade_init(&w->sat, "injector saturated", SHADE_SAT_COLOR);
     return w;
 }
 
@@ -52,7 +52,7 @@ void web_state_free(web_state *w)
         return;
     hist_free(w->h);
     json_decref(w->charts);
-    chart_shade_free(&w->sat);
+    shade_free(&w->sat);
     xfree(w);
 }
 
@@ -109,11 +109,11 @@ static void halve(web_state *w)
 /* The second just added shaded when a worker was saturated in it, with the
  * worst worker's figures; only when it brought the injector's entries (a
  * second without any leaves a->inj's latest second as it was). */
-static void shade_second(web_state *w, const agg *a)
+static void mark_saturated(web_state *w, const agg *a)
 {
     const injtot *t = &a->inj;
     const injtot_worker *worst;
-    chart_sat f;
+    shade_sat f;
 
     if (t->measured_s == w->inj_measured)
         return;
@@ -125,7 +125,7 @@ static void shade_second(web_state *w, const agg *a)
     f.cpu_pct = (double)worst->last_cpu_permille / 10.;
     f.lag_ms = (double)worst->last_lag_us / 1e3;
     injtot_name(t, worst, f.who, sizeof(f.who));
-    chart_shade_add(&w->sat, w->seconds, w->seconds + 1, &f);
+    shade_add(&w->sat, w->seconds, w->seconds + 1, &f);
 }
 
 void web_state_add(web_state *w, const agg *a, int late)
@@ -139,7 +139,7 @@ void web_state_add(web_state *w, const agg *a, int late)
     w->any = 1;
     if (late)
         return;
-    shade_second(w, a);
+    mark_saturated(w, a);
     w->seconds++;
     if (a->active_vus > w->vus)
         w->vus = a->active_vus;
@@ -351,9 +351,9 @@ static json_t *inj_json(const web_state *w, const agg *a)
 {
     json_t *o, *bands;
     const injtot_worker *worst;
-    const chart_band *last = w->sat.n > 0 ? &w->sat.bands[w->sat.n - 1] : NULL;
+    const shade_band *last = w->sat.n > 0 ? &w->sat.bands[w->sat.n - 1] : NULL;
     uint32_t nsat = 0, n = 0;
-    char who[CHART_WHO_MAX];
+    char who[SHADE_WHO_MAX];
 
     if (a == NULL)
         return json_null();

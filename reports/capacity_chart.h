@@ -1,7 +1,7 @@
 /* capacity_chart — the report's section of a capacity search: throughput and p95
  * against each step's load, the capacity marked.
  *
- * What it is for: a capacity search (quern run --capacity, reports/capacity_db.h)
+ * What it is for: a capacity search (quern run --capacity, store/capacity_db.h)
  * holds a staircase of loads; its knee is where throughput stops following
  * the load while response time climbs. The section draws one inline SVG:
  * x is each judged step's load, the left axis throughput (a line; in the
@@ -18,7 +18,7 @@
 
 #include <stdio.h>
 
-#include "reports/capacity_db.h"
+#include "store/capacity_db.h"
 
 /** Writes the section (id "capacity") for c to out. */
 void capacity_chart_section(FILE *out, const capacity_db_run *c);

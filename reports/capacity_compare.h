@@ -1,6 +1,6 @@
 /* capacity_compare — two runs' capacities compared, for `quern compare`.
  *
- * What it is for: a capacity search (quern run --capacity, reports/capacity_db.h)
+ * What it is for: a capacity search (quern run --capacity, store/capacity_db.h)
  * names the highest load a run sustained; a later run whose capacity fell
  * is a regression as much as a slower step. The rule: A (the new run) is
  * worse when B (the baseline) found a capacity and A found none, or a lower
@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "reports/capacity_db.h"
+#include "store/capacity_db.h"
 
 /** The verdict on A's capacity against B's. */
 enum capacity_compare_verdict {

@@ -26,62 +26,6 @@ const char *const chart_palette[CHART_PALETTE_SIZE] = {
     "#0891b2", "#db2777", "#4b5563", "#65a30d", "#7c3aed",
 };
 
-void chart_shade_init(chart_shade *sh, const char *label, const char *color)
-{
-    memset(sh, 0, sizeof(*sh));
-    sh->label = label;
-    sh->color = color;
-}
-
-void chart_shade_free(chart_shade *sh)
-{
-    if (sh == NULL)
-        return;
-    xfree(sh->bands);
-    sh->bands = NULL;
-    sh->n = sh->cap = 0;
-}
-
-/* b's worst figures take f's where f's are worse. */
-static void worst_of(chart_sat *b, const chart_sat *f)
-{
-    if (f->saturated > b->saturated)
-        b->saturated = f->saturated;
-    if (f->workers > b->workers)
-        b->workers = f->workers;
-    if (f->cpu_pct > b->cpu_pct)
-        b->cpu_pct = f->cpu_pct;
-    if (f->lag_ms > b->lag_ms) {
-        b->lag_ms = f->lag_ms;
-        memcpy(b->who, f->who, sizeof(b->who));
-    }
-}
-
-void chart_shade_add(chart_shade *sh, uint64_t from_s, uint64_t to_s, const chart_sat *f)
-{
-    chart_band *last = sh->n > 0 ? &sh->bands[sh->n - 1] : NULL;
-
-    if (to_s <= from_s)
-        return;
-    if (last != NULL && (from_s <= last->to_s || sh->n == CHART_BANDS_MAX)) {
-        last->merged |= from_s > last->to_s;
-        if (to_s > last->to_s)
-            last->to_s = to_s;
-        worst_of(&last->worst, f);
-        return;
-    }
-    if (sh->n == sh->cap) {
-        sh->cap = sh->cap ? 2 * sh->cap : 16;
-        sh->bands = xreallocarray(sh->bands, sh->cap, sizeof(*sh->bands));
-    }
-    last = &sh->bands[sh->n++];
-    memset(last, 0, sizeof(*last));
-    last->from_s = from_s;
-    last->to_s = to_s;
-    last->worst = *f;
-    last->worst.who[sizeof(last->worst.who) - 1] = '\0';
-}
-
 /* A round step so that about n steps cover [0, max]. */
 static double nice_step(double max, int n)
 {
@@ -276,7 +220,7 @@ static double chart_max(const chart *c, size_t npts)
 }
 
 /* The first band of sh that ends after t (sh->n when none). */
-static size_t band_after(const chart_shade *sh, uint64_t t)
+static size_t band_after(const shade *sh, uint64_t t)
 {
     size_t lo = 0, hi = sh->n;
 
@@ -291,15 +235,15 @@ static size_t band_after(const chart_shade *sh, uint64_t t)
 }
 
 /* 1 when sh has a band on an axis of span seconds. */
-static int shade_shown(const chart_shade *sh, uint64_t span)
+static int on_axis(const shade *sh, uint64_t span)
 {
     return sh->n > 0 && sh->bands[0].from_s < span;
 }
 
 /* "injector saturated 12–17 s: worker 0 CPU 100 %, lag 280 ms", escaped. */
-static void band_title(FILE *out, const chart_shade *sh, const chart_band *b)
+static void band_title(FILE *out, const shade *sh, const shade_band *b)
 {
-    const chart_sat *w = &b->worst;
+    const shade_sat *w = &b->worst;
 
     html_esc(out, sh->label);
     if (b->to_s - b->from_s > 1)
@@ -328,9 +272,9 @@ static void draw_bands(FILE *out, const chart_geo *g, const chart *c)
     uint64_t span = (uint64_t)g->npts * g->width_s;
 
     for (size_t k = 0; k < c->nshades; k++) {
-        const chart_shade *sh = &c->shades[k];
+        const shade *sh = &c->shades[k];
         for (size_t i = 0; i < sh->n && sh->bands[i].from_s < span; i++) {
-            const chart_band *b = &sh->bands[i];
+            const shade_band *b = &sh->bands[i];
             uint64_t to = b->to_s < span ? b->to_s : span;
             double x0 = px_x(g, (double)b->from_s), x1 = px_x(g, (double)to);
             fprintf(out,
@@ -389,10 +333,10 @@ static int legend(FILE *out, const chart *c, double w, int draw)
         x += iw;
     }
     for (size_t k = 0; k < c->nshades; k++) {
-        const chart_shade *sh = &c->shades[k];
+        const shade *sh = &c->shades[k];
         size_t n = legend_len(sh->label);
         double iw = 24 + (n + (sh->label != NULL && sh->label[n] != '\0')) * CHAR_W + 16;
-        if (!shade_shown(sh, span))
+        if (!on_axis(sh, span))
             continue;
         rows += legend_place(iw, w, &x, &y);
         if (draw) {
@@ -440,7 +384,7 @@ static void hover_zones(FILE *out, const chart_geo *g, const chart *c)
             }
         }
         for (size_t k = 0; k < c->nshades; k++) {
-            const chart_shade *sh = &c->shades[k];
+            const shade *sh = &c->shades[k];
             size_t j = band_after(sh, i * g->width_s);
             if (j < sh->n && sh->bands[j].from_s < (i + 1) * g->width_s) {
                 fputs("\n", out);

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/query.h"
+#include "store/query.h"
 
 /** The figures compared, in the table's order. */
 enum cmp_metric { CMP_TPS, CMP_MEAN, CMP_P50, CMP_P95, CMP_P99, CMP_ERR, CMP_COUNT };

@@ -12,16 +12,16 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
-#include "reports/abandon.h"
+#include "store/abandon.h"
 #include "reports/capacity_compare.h"
-#include "reports/catalog.h"
+#include "store/catalog.h"
 #include "reports/chart.h"
 #include "reports/compare_html.h"
 #include "common/cli.h"
 #include "reports/cmp.h"
-#include "reports/dbopts.h"
+#include "store/dbopts.h"
 #include "reports/html.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 #define THRESHOLD_MAX 1000.0 /* percent */
 
@@ -330,7 +330,7 @@ int compare_main(int argc, char **argv)
     if (query_run_seconds(d, id[0], &sa, err, sizeof(err)) != 0 ||
         query_run_seconds(d, id[1], &sb, err, sizeof(err)) != 0)
         goto dberr;
-    width = (unsigned)(((sa > sb ? sa : sb) + CHART_POINTS_MAX - 1) / CHART_POINTS_MAX);
+    width = (unsigned)(((sa > sb ? sa : sb) + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
     if (width == 0)
         width = 1;
     a = query_run_load(d, id[0], width, NULL, err, sizeof(err));

@@ -20,10 +20,10 @@
  * better. A step with fewer than COMPARE_SAMPLES_MIN samples in either run,
  * or found in one run only, gets no verdict (its percentiles would be noise).
  *
- * Both runs' verdicts (reports/runverdict.h) are shown, and when the runs were
+ * Both runs' verdicts (store/runverdict.h) are shown, and when the runs were
  * asked for different loads (VUs, duration, ramp-up, runs per VU) a note
  * says so beside each step verdict: "worse (note: A ran 50 VUs, B 100)". A
- * run still running or abandoned (reports/abandon.h) is not judged step by
+ * run still running or abandoned (store/abandon.h) is not judged step by
  * step, and the default baseline skips such runs.
  *
  * It also writes an HTML page with the same table and both runs overlaid on

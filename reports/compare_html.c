@@ -103,7 +103,7 @@ static void overlay(FILE *out, const compare_html_page *pg, const char *title, c
     char la[48], lb[48];
     chart_series s[2];
     /* each run's saturated seconds in its colour: views of its bands */
-    chart_shade sh[2] = {pg->a->sat, pg->b->sat};
+    shade sh[2] = {pg->a->sat, pg->b->sat};
     chart c = {.title = title,
                .unit = unit,
                .npts = pg->npts,

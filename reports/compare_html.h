@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "reports/cmp.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 /** What the page shows. All borrowed. */
 typedef struct compare_html_page {

@@ -4,7 +4,7 @@
  * its count, first and last time and one example (URL, status, the start of
  * the body, trace id), and a chart of each kind's errors per second, so the
  * tester sees which cause came when (common/errkinds.h; the kinds of
- * r->kinds, reports/kindseries.h).
+ * r->kinds, store/kindseries.h).
  *
  * Usage: kindshtml_section(out, r) after the errors table. */
 #ifndef QUERN_KINDSHTML_H
@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "reports/query.h"
+#include "store/query.h"
 
 #define KINDSHTML_CHART_MAX 8 /**< kinds a step's chart draws (the others are in the table) */
 

@@ -6,11 +6,12 @@
 
 #include "common/mem.h"
 #include "reports/chart.h"
+#include "store/query.h"
 
-void little_chart_section(FILE *out, const little_row *rows, size_t n, const chart_shade *sat)
+void little_chart_section(FILE *out, const little_row *rows, size_t n, const shade *sat)
 {
     uint64_t last = n > 0 ? rows[n - 1].second : 0;
-    unsigned width = (unsigned)((last + CHART_POINTS_MAX) / CHART_POINTS_MAX);
+    unsigned width = (unsigned)((last + QUERY_POINTS_MAX) / QUERY_POINTS_MAX);
     size_t npts = (size_t)(last / width) + 1, judged = 0, held = 0, nbreaks = 0;
     little_row *b = xcalloc(npts, sizeof(*b));
     double *ny = xcalloc(npts, sizeof(*ny)), *py = xcalloc(npts, sizeof(*py));

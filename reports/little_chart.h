@@ -4,7 +4,7 @@
  * What it is for: the report of every run (reports/report_html.h) shows, per
  * second (or per bucket of seconds on a long run, the sums added), the VUs
  * in the system N and what the law predicts from the runs, X * (R + Z)
- * (reports/little.h), on one time chart; below it a line says how often the
+ * (store/little.h), on one time chart; below it a line says how often the
  * law held within its tolerance and lists the first stretches of seconds
  * where it broke, with what that usually means. It reads no database.
  *
@@ -17,13 +17,13 @@
 #include <stdio.h>
 
 #include "reports/chart.h"
-#include "reports/little.h"
+#include "store/little.h"
 
 /** Most stretches of broken seconds named in the text. */
 #define LITTLE_CHART_BREAKS_MAX 5
 
 /** Writes the section (id "little") for the n seconds rows (sorted), the
  *  injector's saturated seconds sat (borrowed, NULL: none) shaded. */
-void little_chart_section(FILE *out, const little_row *rows, size_t n, const chart_shade *sat);
+void little_chart_section(FILE *out, const little_row *rows, size_t n, const shade *sat);
 
 #endif

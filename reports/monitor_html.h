@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "reports/bottleneck.h"
-#include "reports/query.h"
+#include "store/query.h"
 
 /** Most windows judged (a longer stage list is judged as the whole run). */
 #define MONITOR_HTML_WINDOWS_MAX 256

@@ -7,12 +7,12 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/opttab.h"
-#include "reports/abandon.h"
-#include "reports/catalog.h"
+#include "store/abandon.h"
+#include "store/catalog.h"
 #include "common/cli.h"
-#include "reports/dbopts.h"
+#include "store/dbopts.h"
 #include "reports/html.h"
-#include "reports/query.h"
+#include "store/query.h"
 #include "reports/report_html.h"
 
 /* What the command line asked. */

@@ -2,7 +2,7 @@
  *
  * What it is for: writes one self-contained HTML file for a run of the
  * results database (the latest by default): the run is read through
- * reports/query.h and rendered by reports/report_html.h. The options and their
+ * store/query.h and rendered by reports/report_html.h. The options and their
  * help text sit together in report.c.
  *
  * Usage (console/main.c):

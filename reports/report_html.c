@@ -12,7 +12,7 @@
 #include "reports/monitor_html.h"
 #include "reports/capacity_chart.h"
 #include "reports/little_chart.h"
-#include "reports/injector.h"
+#include "reports/injector_chart.h"
 #include "reports/kindshtml.h"
 #include "reports/slowhtml.h"
 #include "reports/tallyhtml.h"
@@ -243,7 +243,7 @@ static void report_html_charts(FILE *out, const query_run *r)
 {
     size_t ns = r->nsteps + 1;
     chart_series *s = xcalloc(ns, sizeof(*s));
-    chart_shade sh[2] = {r->sat, r->paused}; /* views: query_run_free frees them */
+    shade sh[2] = {r->sat, r->paused}; /* views: query_run_free frees them */
     chart c = {.npts = r->npts, .width_s = r->width_s, .shades = sh, .nshades = 2};
     size_t shown = 1;
 
@@ -395,7 +395,7 @@ static void step_charts(FILE *out, const query_run *r)
         chart_series ps[3] = {{"p50", "#16a34a", s->ts.p50_ms, r->npts, 0},
                               {"p95", "#d97706", s->ts.p95_ms, r->npts, 0},
                               {"p99", "#e5533d", s->ts.p99_ms, r->npts, 0}};
-        chart_shade sh[2] = {r->sat, r->paused};
+        shade sh[2] = {r->sat, r->paused};
         chart c = {.npts = r->npts, .width_s = r->width_s, .small = 1, .shades = sh, .nshades = 2};
         if (!query_step_shown(s))
             continue;
@@ -678,7 +678,7 @@ void report_html_write(FILE *out, const query_run *r)
         capacity_chart_section(out, r->capacity);
     if (r->nlittle > 0)
         little_chart_section(out, r->little, r->nlittle, &r->sat);
-    injector_section(out, r->inj, r->ninj, &r->sat);
+    injector_chart_section(out, r->inj, r->ninj, &r->sat);
     steps_table(out, r);
     step_charts(out, r);
     tallyhtml_section(out, r);

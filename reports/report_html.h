@@ -1,11 +1,11 @@
 /* report_html — the HTML page of one run's report.
  *
- * What it is for: turns a query_run (reports/query.h) into one
+ * What it is for: turns a query_run (store/query.h) into one
  * self-contained page: summary, charts (inline SVG, reports/chart.h) of
  * throughput, response-time percentiles, errors and active VUs for the run
  * and for each step (every time chart shading the seconds the injector was
  * saturated, query_run.sat), then the step, agent, error and scenario tables and the
- * run's settings. Its verdict (reports/runverdict.h) heads the page, with a
+ * run's settings. Its verdict (store/runverdict.h) heads the page, with a
  * section listing each threshold's verdict; an abandoned or still running
  * run is said to be incomplete. It reads no database.
  *
@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "reports/query.h"
+#include "store/query.h"
 
 /** Writes the HTML report of r to out. */
 void report_html_write(FILE *out, const query_run *r);

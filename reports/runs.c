@@ -13,12 +13,12 @@
 #include "common/opttab.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
-#include "reports/abandon.h"
-#include "reports/catalog.h"
+#include "store/abandon.h"
+#include "store/catalog.h"
 #include "common/cli.h"
-#include "reports/dbopts.h"
-#include "reports/query.h"
-#include "reports/runverdict.h"
+#include "store/dbopts.h"
+#include "store/query.h"
+#include "store/runverdict.h"
 
 #define RUNS_LIMIT_DEFAULT 20
 #define RUNS_NAME_WIDTH_MAX 40

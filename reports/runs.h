@@ -1,7 +1,7 @@
 /* runs — `quern runs [--db F] [--name N] [--limit K]`: the runs of a
  * results database, newest first, one line each (id, name, start,
  * duration, VUs, status, TPS, p95, error %, verdict). Reads only the
- * database; marks the runs it finds abandoned there (reports/abandon.h). */
+ * database; marks the runs it finds abandoned there (store/abandon.h). */
 #ifndef QUERN_RUNS_H
 #define QUERN_RUNS_H
 

@@ -2,7 +2,7 @@
  *
  * What it is for: a tester who sees a bad p99 wants the requests behind it.
  * The console keeps each step's N slowest samples of the run (--slowest,
- * common/slowest.h, table slowest in reports/schema.sql) with their
+ * common/slowest.h, table slowest in store/schema.sql) with their
  * latency, start, VU and, with --traceparent, the trace id the server's
  * traces know them by; this draws them as one table per step.
  *
@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "reports/query.h"
+#include "store/query.h"
 
 /** Writes the "Slowest samples" section of r (a line saying none were kept
  *  when the run has none). */

@@ -1,5 +1,5 @@
 /* tallyhtml — the report's section of the script's soft checks and custom
- * metrics (reports/dbtally.h): a table of the checks (passes, fails, rate)
+ * metrics (store/dbtally.h): a table of the checks (passes, fails, rate)
  * and one of the metrics (a counter's total and rate, a gauge's value, min
  * and max, a trend's count, mean, percentiles and max).
  *
@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "reports/query.h"
+#include "store/query.h"
 
 /** Writes the "Checks and metrics" section of r, when it has any. */
 void tallyhtml_section(FILE *out, const query_run *r);

@@ -99,11 +99,11 @@ check "seeded build: compared with build 4" grep -q '^baseline: run 4 ' "$TMP/b5
 eq "first build without a seed: exit 0" "$(step 6 --seed-db "$TMP/none.db")" 0
 
 # A database from quern before thresholds were stored (schema 1) still opens.
-awk '/^-- @migration 2/ {exit} /^-- @migration 1/ {on = 1} on' reports/schema.sql >"$TMP/v1.sql"
+awk '/^-- @migration 2/ {exit} /^-- @migration 1/ {on = 1} on' store/schema.sql >"$TMP/v1.sql"
 sqlite3 "$TMP/v1.db" <"$TMP/v1.sql"
 sqlite3 "$TMP/v1.db" "PRAGMA user_version = 1; INSERT INTO runs (name, script, script_hash, quern_version, vus, started_at, started_us, status) VALUES ('older', 'x.lua', 'h', '0.1', 1, '2024-01-01T00:00:00.000Z', 1, 'completed')"
 eq "schema 1 database: exit 0" "$(step 7 --db "$TMP/v1.db")" 0
-eq "schema 1 database: upgraded" "$(q "$TMP/v1.db" 'PRAGMA user_version')" "$(sed -n 's/^#define DB_SCHEMA_VERSION \([0-9]*\).*/\1/p' reports/db.h)"
+eq "schema 1 database: upgraded" "$(q "$TMP/v1.db" 'PRAGMA user_version')" "$(sed -n 's/^#define DB_SCHEMA_VERSION \([0-9]*\).*/\1/p' store/db.h)"
 eq "schema 1 database: old run kept, new one added" "$(q "$TMP/v1.db" "SELECT count(*) FROM runs")" 2
 
 # A script error: exit 2, file:line, nothing sent.

@@ -22,7 +22,7 @@ recorded() { [ "$(q "SELECT count(*) FROM intervals i JOIN runs r ON r.id = i.ru
 eq "run exits 0" "$?" 0
 check "the database exists" test -s "$DB"
 eq "WAL mode" "$(q 'PRAGMA journal_mode')" wal
-eq "schema version: reports/db.h's" "$(q 'PRAGMA user_version')" "$(sed -n 's/^#define DB_SCHEMA_VERSION //p' reports/db.h)"
+eq "schema version: store/db.h's" "$(q 'PRAGMA user_version')" "$(sed -n 's/^#define DB_SCHEMA_VERSION //p' store/db.h)"
 eq "one run" "$(q 'SELECT count(*) FROM runs')" 1
 ID=$(q 'SELECT id FROM runs')
 eq "status completed" "$(q "SELECT status FROM runs WHERE id = $ID")" completed

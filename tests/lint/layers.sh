@@ -7,19 +7,21 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 
 # allowed[FOLDER] = the folders its files may include (its own included).
-# reports/ reads only the database: common and itself.
+# store/ is the results database: common and itself; reports/ reads it through
+# store/'s functions: common, store and itself.
 declare -A allowed=(
   [common]="common"
   [proto]="common proto"
   [worker]="common proto worker"
   [agent]="common proto worker agent"
-  [reports]="common reports"
+  [store]="common store"
+  [reports]="common store reports"
   [record]="common record"
-  [console]="common proto agent reports record console"
+  [console]="common proto agent store reports record console"
 )
 
 bad=0
-for dir in common proto worker agent reports record console; do
+for dir in common proto worker agent store reports record console; do
   for f in "$dir"/*.c "$dir"/*.h; do
     [ -e "$f" ] || continue
     # lines of the form: 123:#include "folder/..."

@@ -1,4 +1,4 @@
-/* dbfix — the fixture of the unit tests of the results store (reports/): a
+/* dbfix — the fixture of the unit tests of the results store (store/): a
  * temporary folder holding a database path and a script ("abc", whose
  * SHA-256 the tests know), removed with the database's WAL files after each
  * test. setup leaves the database closed, setup_open opens it into f->d.
@@ -12,7 +12,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "reports/db.h"
+#include "store/db.h"
 
 typedef struct fx {
     char dir[64];

@@ -10,7 +10,7 @@
 #include "common/hist.h"
 #include "common/props.h"
 #include "common/stats.h"
-#include "reports/db.h"
+#include "store/db.h"
 #include "tests/unit/runfix.h"
 
 /* Begins the run *ri names (its two steps, the second labelled home_label,

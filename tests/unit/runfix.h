@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "common/props.h"
-#include "reports/db.h"
+#include "store/db.h"
 
 /* Begins the run in d ("plan", 3 VUs, started at 1700000000.123456 s) with
  * the script at path script, tagged with tags (may be NULL); returns its id. */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "reports/query.h"
+#include "store/query.h"
 
 /* What write writes for r, as a string (xfree it); a stream that cannot be
  * opened fails the calling test. */

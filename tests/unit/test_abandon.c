@@ -1,4 +1,4 @@
-/* Unit tests for reports/abandon: a run left running by a console that is
+/* Unit tests for store/abandon: a run left running by a console that is
  * gone (its pid ended here, or it stopped writing) is judged and marked
  * abandoned, and runs again when its console writes. */
 #include <stdarg.h>
@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 
 #include "common/clock.h"
-#include "reports/abandon.h"
-#include "reports/db.h"
-#include "reports/runverdict.h"
-#include "reports/schema.h"
+#include "store/abandon.h"
+#include "store/db.h"
+#include "store/runverdict.h"
+#include "store/schema.h"
 
 #include "tests/unit/dbfix.h"
 #include "tests/unit/runfix.h"

@@ -1,4 +1,4 @@
-/* Unit tests for reports/capacity_db: a capacity search written, read back, and its windows. */
+/* Unit tests for store/capacity_db: a capacity search written, read back, and its windows. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "common/err.h"
-#include "reports/capacity_db.h"
+#include "store/capacity_db.h"
 
 #include <string.h>
 

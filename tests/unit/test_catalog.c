@@ -1,4 +1,4 @@
-/* Unit tests for reports/catalog: listing runs with their sums, finding the
+/* Unit tests for store/catalog: listing runs with their sums, finding the
  * newest, a run's name, a comparison's default baseline, run id arguments. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +15,8 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
-#include "reports/catalog.h"
-#include "reports/db.h"
+#include "store/catalog.h"
+#include "store/db.h"
 
 #include "tests/unit/dbfix.h"
 

@@ -1,10 +1,9 @@
 /* Unit tests for reports/chart: a series holding values that are not finite
  * numbers (+Inf, -Inf, NaN) is drawn with gaps there, and no "inf" or "nan"
  * reaches the SVG (a path holding one is not drawn at all by browsers);
- * the injector's saturated seconds merge into bands (touching seconds one
- * band, a gap a new one, past CHART_BANDS_MAX the last one widened), drawn
- * clipped to the x axis behind the curves with one legend entry, and none
- * of it when there is no saturated second. */
+ * the injector's saturated seconds (common/shade.h) are drawn clipped to
+ * the x axis behind the curves with one legend entry, and none of it when
+ * there is no saturated second. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,53 +68,20 @@ static void test_not_finite(void **state)
     }
 }
 
-static chart_sat fig(double cpu, double lag, const char *who)
+static shade_sat fig(double cpu, double lag, const char *who)
 {
-    chart_sat f = {.saturated = 1, .workers = 2, .cpu_pct = cpu, .lag_ms = lag};
+    shade_sat f = {.saturated = 1, .workers = 2, .cpu_pct = cpu, .lag_ms = lag};
 
     snprintf(f.who, sizeof(f.who), "%s", who);
     return f;
-}
-
-static void test_shade_merge(void **state)
-{
-    chart_shade sh;
-    chart_sat a = fig(95, 80, "worker 0"), b = fig(100, 280, "worker 1"), c = fig(50, 600, "");
-
-    chart_shade_init(&sh, "injector saturated", CHART_SAT_COLOR);
-    chart_shade_add(&sh, 12, 13, &a);
-    chart_shade_add(&sh, 13, 14, &b); /* touches: the same band */
-    chart_shade_add(&sh, 13, 15, &a); /* overlaps: the same band */
-    chart_shade_add(&sh, 20, 20, &c); /* empty: ignored */
-    chart_shade_add(&sh, 20, 22, &c); /* a gap: a new band */
-    assert_int_equal(sh.n, 2);
-    assert_int_equal(sh.bands[0].from_s, 12);
-    assert_int_equal(sh.bands[0].to_s, 15);
-    assert_true(sh.bands[0].worst.cpu_pct == 100);
-    assert_true(sh.bands[0].worst.lag_ms == 280);
-    assert_string_equal(sh.bands[0].worst.who, "worker 1"); /* the worst lag's */
-    assert_int_equal(sh.bands[0].merged, 0);
-    assert_int_equal(sh.bands[1].from_s, 20);
-    assert_int_equal(sh.bands[1].to_s, 22);
-    chart_shade_free(&sh);
-    assert_int_equal(sh.n, 0);
-
-    for (uint64_t i = 0; i < CHART_BANDS_MAX + 5; i++)
-        chart_shade_add(&sh, 2 * i, 2 * i + 1, &a);
-    assert_int_equal(sh.n, CHART_BANDS_MAX);
-    assert_int_equal(sh.bands[CHART_BANDS_MAX - 1].to_s, 2 * (CHART_BANDS_MAX + 4) + 1);
-    assert_int_equal(sh.bands[CHART_BANDS_MAX - 1].merged, 1);
-    assert_int_equal(sh.bands[CHART_BANDS_MAX - 2].merged, 0);
-    chart_shade_free(&sh);
-    chart_shade_free(NULL);
 }
 
 static void test_shade_drawn(void **state)
 {
     double y[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
     chart_series s[1] = {{"p95", CHART_COLOR(0), y, 10, 0}};
-    chart_shade sh;
-    chart_sat a = fig(100, 280, "worker 0");
+    shade sh;
+    shade_sat a = fig(100, 280, "worker 0");
     chart c = {.title = "t",
                .unit = "ms",
                .npts = 10,
@@ -126,16 +92,16 @@ static void test_shade_drawn(void **state)
                .nshades = 1};
     char *svg;
 
-    chart_shade_init(&sh, "injector saturated", CHART_SAT_COLOR);
+    shade_init(&sh, "injector saturated", SHADE_SAT_COLOR);
     /* no saturated second: no band, no legend entry */
     svg = svg_of(&c);
     assert_int_equal(count(svg, "class=\"sat"), 0);
     assert_null(strstr(svg, "injector saturated"));
     free(svg);
 
-    chart_shade_add(&sh, 12, 18, &a);
-    chart_shade_add(&sh, 19, 25, &a); /* passes the axis' end: clipped to 20 */
-    chart_shade_add(&sh, 30, 31, &a); /* beyond the axis: not drawn */
+    shade_add(&sh, 12, 18, &a);
+    shade_add(&sh, 19, 25, &a); /* passes the axis' end: clipped to 20 */
+    shade_add(&sh, 30, 31, &a); /* beyond the axis: not drawn */
     svg = svg_of(&c);
     assert_int_equal(count(svg, "<rect class=\"sat\""), 2);
     assert_int_equal(count(svg, "class=\"sat-key\""), 1);
@@ -152,19 +118,18 @@ static void test_shade_drawn(void **state)
     free(svg);
 
     /* a band wholly past the axis: no legend entry either */
-    chart_shade_free(&sh);
-    chart_shade_add(&sh, 40, 41, &a);
+    shade_free(&sh);
+    shade_add(&sh, 40, 41, &a);
     svg = svg_of(&c);
     assert_int_equal(count(svg, "class=\"sat"), 0);
     free(svg);
-    chart_shade_free(&sh);
+    shade_free(&sh);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_finite),
-        cmocka_unit_test(test_shade_merge),
         cmocka_unit_test(test_shade_drawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

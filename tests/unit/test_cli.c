@@ -1,4 +1,4 @@
-/* Unit tests for reports/cli: the option named in a usage error as it was
+/* Unit tests for common/cli: the option named in a usage error as it was
  * typed, whichever form getopt_long parsed. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests for reports/db: creating and migrating the database, run,
+/* Unit tests for store/db: creating and migrating the database, run,
  * interval, totals, threshold and verdict rows, a full disk. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 
 #include "common/clock.h"
-#include "reports/db.h"
-#include "reports/schema.h"
+#include "store/db.h"
+#include "store/schema.h"
 
 #include "tests/unit/dbfix.h"
 #include "tests/unit/runfix.h"

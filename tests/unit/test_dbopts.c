@@ -1,4 +1,4 @@
-/* Unit tests for reports/dbopts: the --db, --name and --tag options. */
+/* Unit tests for store/dbopts: the --db, --name and --tag options. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 
 #include "common/err.h"
 #include "common/props.h"
-#include "reports/dbopts.h"
+#include "store/dbopts.h"
 
 static void test_opts(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for reports/dbrow: the computed values of a runs row: its times
+/* Unit tests for store/dbrow: the computed values of a runs row: its times
  * in ISO 8601 UTC, the script's SHA-256, and the properties and command line
  * with every secret masked (a secret-named property, a URL's password), as
  * every writer of a runs row stores them. */
@@ -16,7 +16,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/props.h"
-#include "reports/dbrow.h"
+#include "store/dbrow.h"
 
 static void test_iso_utc(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for reports/dbtally: a run's checks and custom metrics written
+/* Unit tests for store/dbtally: a run's checks and custom metrics written
  * with its totals are read back as they were. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "common/err.h"
-#include "reports/dbtally.h"
+#include "store/dbtally.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Unit tests for reports/little: Little's law per second, stored and judged. */
+/* Unit tests for store/little: Little's law per second, stored and judged. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "common/err.h"
-#include "reports/little.h"
+#include "store/little.h"
 
 #include <math.h>
 #include <string.h>

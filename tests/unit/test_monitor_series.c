@@ -1,4 +1,4 @@
-/* Unit tests for reports/monitor_series (and the rows reports/monitor_db writes): a
+/* Unit tests for store/monitor_series (and the rows store/monitor_db writes): a
  * run's monitored hosts written, then read back into chart points. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "reports/monitor_db.h"
-#include "reports/monitor_series.h"
+#include "store/monitor_db.h"
+#include "store/monitor_series.h"
 
 #include "tests/unit/dbfix.h"
 

@@ -1,5 +1,5 @@
-/* Unit tests for reports/query and reports/series: a run written through
- * reports/db read back whole, its totals (or, not ended, the sums of its
+/* Unit tests for store/query and store/series: a run written through
+ * store/db read back whole, its totals (or, not ended, the sums of its
  * intervals: partial totals) and its time series. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +15,8 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "reports/db.h"
-#include "reports/query.h"
+#include "store/db.h"
+#include "store/query.h"
 
 #include "tests/unit/dbfix.h"
 #include "tests/unit/runfix.h"

@@ -1,5 +1,5 @@
-/* Unit tests for reports/report_html: a run written through reports/db, loaded by
- * reports/query and rendered, then parsed back with libxml2's HTML parser:
+/* Unit tests for reports/report_html: a run written through store/db, loaded by
+ * store/query and rendered, then parsed back with libxml2's HTML parser:
  * its title, each step's row with its counts, the totals, the error table,
  * names escaped (no markup of theirs in the page), and a run that did not
  * end said to be partial. */
@@ -19,8 +19,8 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "reports/db.h"
-#include "reports/query.h"
+#include "store/db.h"
+#include "store/query.h"
 #include "reports/report_html.h"
 
 #include "tests/unit/dbfix.h"

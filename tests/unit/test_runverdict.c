@@ -1,4 +1,4 @@
-/* Unit tests for reports/runverdict: the verdict of a run as the readers
+/* Unit tests for store/runverdict: the verdict of a run as the readers
  * show it, stored or judged, and its text cut to a width. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,10 +19,10 @@
 #include <sys/wait.h>
 
 #include "common/clock.h"
-#include "reports/abandon.h"
-#include "reports/db.h"
-#include "reports/runverdict.h"
-#include "reports/schema.h"
+#include "store/abandon.h"
+#include "store/db.h"
+#include "store/runverdict.h"
+#include "store/schema.h"
 
 #include "tests/unit/dbfix.h"
 #include "tests/unit/runfix.h"

@@ -1,4 +1,4 @@
-/* Unit tests for reports/schema: the compiled schema is reports/schema.sql,
+/* Unit tests for store/schema: the compiled schema is store/schema.sql,
  * its migrations are found in order, and running them makes the tables the
  * readers expect. */
 #include <stdarg.h>
@@ -12,15 +12,15 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "reports/db.h"
-#include "reports/schema.h"
+#include "store/db.h"
+#include "store/schema.h"
 
 #include "tests/unit/sqlone.h"
 
-/* The compiled schema is reports/schema.sql, byte for byte. */
+/* The compiled schema is store/schema.sql, byte for byte. */
 static void test_file_matches(void **state)
 {
-    FILE *f = fopen("reports/schema.sql", "rb");
+    FILE *f = fopen("store/schema.sql", "rb");
     char *file;
     long n;
 

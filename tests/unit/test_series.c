@@ -1,4 +1,4 @@
-/* Unit tests for reports/series: a run's seconds grouped into chart points,
+/* Unit tests for store/series: a run's seconds grouped into chart points,
  * read back through query_run_load, including a database whose interval
  * lengths are huge (written by hand or damaged): their sums saturate
  * instead of overflowing. */
@@ -17,9 +17,9 @@
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
-#include "reports/db.h"
-#include "reports/query.h"
-#include "reports/series.h"
+#include "store/db.h"
+#include "store/query.h"
+#include "store/series.h"
 
 #include "tests/unit/dbfix.h"
 
