@@ -7,7 +7,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
-#include "store/dbrow.h"
+#include "store/run_row.h"
 #include "console/delivery.h"
 #include "console/errsummary.h"
 #include "console/sumtally.h"
@@ -277,7 +277,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
     json_object_set_new(run, "name", si->name != NULL ? json_string(si->name) : json_null());
     if (si->started_us > 0) {
         char at[40];
-        dbrow_iso_utc(si->started_us, at, sizeof(at));
+        run_row_iso_utc(si->started_us, at, sizeof(at));
         json_object_set_new(run, "started_at", json_string(at));
     }
     json_object_set_new(run, "status", json_string(si->status));

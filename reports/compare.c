@@ -18,7 +18,7 @@
 #include "reports/chart.h"
 #include "reports/compare_html.h"
 #include "common/cli.h"
-#include "reports/cmp.h"
+#include "reports/compare_steps.h"
 #include "store/dbopts.h"
 #include "reports/html.h"
 #include "store/query.h"
@@ -99,8 +99,8 @@ static void print_incomplete(FILE *out, const query_run *r, const char *role)
             dur_prose(r->elapsed_us, b, sizeof(b)));
 }
 
-static void print_text(FILE *out, const query_run *a, const query_run *b, const cmp_row *rows,
-                       size_t n, double thr, const char *note)
+static void print_text(FILE *out, const query_run *a, const query_run *b,
+                       const compare_steps_row *rows, size_t n, double thr, const char *note)
 {
     char va[32], vb[32], dl[32], hb[24], ha[24], t[32];
     double ma, mb;
@@ -126,35 +126,36 @@ static void print_text(FILE *out, const query_run *a, const query_run *b, const 
     snprintf(hb, sizeof(hb), "baseline #%lld", (long long)b->id);
     snprintf(ha, sizeof(ha), "new #%lld", (long long)a->id);
     for (size_t i = 0; i < n; i++) {
-        const cmp_row *row = &rows[i];
-        termsafe(cmp_row_id(row), nm, sizeof(nm));
-        if (cmp_row_label(row)[0] != '\0')
-            fprintf(out, "\n%s (%s): ", nm, termsafe(cmp_row_label(row), lb, sizeof(lb)));
+        const compare_steps_row *row = &rows[i];
+        termsafe(compare_steps_row_id(row), nm, sizeof(nm));
+        if (compare_steps_row_label(row)[0] != '\0')
+            fprintf(out, "\n%s (%s): ", nm, termsafe(compare_steps_row_label(row), lb, sizeof(lb)));
         else
             fprintf(out, "\n%s: ", nm);
-        if (row->overall == CMP_NA) {
-            fprintf(out, "%s\n", termsafe(cmp_na_reason(row), lb, sizeof(lb)));
+        if (row->overall == COMPARE_STEPS_NA) {
+            fprintf(out, "%s\n", termsafe(compare_steps_na_reason(row), lb, sizeof(lb)));
             continue;
         }
-        if (note[0] != '\0' && (row->overall == CMP_WORSE || row->overall == CMP_BETTER))
-            fprintf(out, "%s (note: %s)\n", cmp_verdict_text[row->overall], note);
+        if (note[0] != '\0' &&
+            (row->overall == COMPARE_STEPS_WORSE || row->overall == COMPARE_STEPS_BETTER))
+            fprintf(out, "%s (note: %s)\n", compare_steps_verdict_text[row->overall], note);
         else
-            fprintf(out, "%s\n", cmp_verdict_text[row->overall]);
+            fprintf(out, "%s\n", compare_steps_verdict_text[row->overall]);
         fprintf(out, "  %-10s %14s %14s %12s\n", "", hb, ha, "delta");
-        for (int m = 0; m < CMP_COUNT; m++) {
-            fprintf(out, "  %-10s %14s %14s %12s", cmp_metric_name[m],
-                    cmp_fmt_metric(m, row->vb[m], vb, sizeof(vb)),
-                    cmp_fmt_metric(m, row->va[m], va, sizeof(va)),
-                    cmp_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
-            if (row->v[m] == CMP_WORSE || row->v[m] == CMP_BETTER)
-                fprintf(out, "  %s", cmp_verdict_text[row->v[m]]);
+        for (int m = 0; m < COMPARE_STEPS_COUNT; m++) {
+            fprintf(out, "  %-10s %14s %14s %12s", compare_steps_metric_name[m],
+                    compare_steps_fmt_metric(m, row->vb[m], vb, sizeof(vb)),
+                    compare_steps_fmt_metric(m, row->va[m], va, sizeof(va)),
+                    compare_steps_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
+            if (row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER)
+                fprintf(out, "  %s", compare_steps_verdict_text[row->v[m]]);
             fputc('\n', out);
         }
-        if (cmp_row_messages(row, a, b, &ma, &mb))
+        if (compare_steps_row_messages(row, a, b, &ma, &mb))
             fprintf(out, "  %-10s %14s %14s %12s\n", "messages/s",
-                    cmp_fmt_metric(CMP_TPS, mb, vb, sizeof(vb)),
-                    cmp_fmt_metric(CMP_TPS, ma, va, sizeof(va)),
-                    cmp_fmt_delta(CMP_TPS, ma, mb, dl, sizeof(dl)));
+                    compare_steps_fmt_metric(COMPARE_STEPS_TPS, mb, vb, sizeof(vb)),
+                    compare_steps_fmt_metric(COMPARE_STEPS_TPS, ma, va, sizeof(va)),
+                    compare_steps_fmt_delta(COMPARE_STEPS_TPS, ma, mb, dl, sizeof(dl)));
     }
 }
 
@@ -266,7 +267,7 @@ int compare_main(int argc, char **argv)
     int open_rc;
     char *name_a = NULL, *name_b = NULL;
     query_run *a = NULL, *b = NULL;
-    cmp_row *rows = NULL;
+    compare_steps_row *rows = NULL;
     uint64_t sa, sb;
     unsigned width;
     /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
@@ -340,8 +341,9 @@ int compare_main(int argc, char **argv)
     if (b == NULL)
         goto dberr;
 
-    rows = cmp_match(a, b, thr, cmp_incomplete_why(a, b, why, sizeof(why)), &nrows);
-    cmp_load_note(a, b, note, sizeof(note));
+    rows = compare_steps_match(a, b, thr, compare_steps_incomplete_why(a, b, why, sizeof(why)),
+                               &nrows);
+    compare_steps_load_note(a, b, note, sizeof(note));
     print_text(stdout, a, b, rows, nrows, thr, note);
     {
         compare_html_page pg = {a,     b,   rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts,
@@ -357,15 +359,15 @@ int compare_main(int argc, char **argv)
             goto out;
         }
         for (size_t i = 0; i < nrows; i++) {
-            worse += rows[i].overall == CMP_WORSE;
-            better += rows[i].overall == CMP_BETTER;
-            same += rows[i].overall == CMP_SAME;
+            worse += rows[i].overall == COMPARE_STEPS_WORSE;
+            better += rows[i].overall == COMPARE_STEPS_BETTER;
+            same += rows[i].overall == COMPARE_STEPS_SAME;
         }
         printf("\nverdict: %zu step%s worse, %zu better, %zu without significant change", worse,
                worse == 1 ? "" : "s", better, same);
         if (note[0] != '\0' && worse + better > 0)
             printf(" (note: %s)", note);
-        if (cmp_incomplete_why(a, b, why, sizeof(why)) != NULL)
+        if (compare_steps_incomplete_why(a, b, why, sizeof(why)) != NULL)
             printf(" (%s)", termsafe(why, nm, sizeof(nm)));
         printf("\n");
         printf("comparison written to %s\n", outp);
@@ -375,13 +377,14 @@ int compare_main(int argc, char **argv)
         if (fail_on && worse > 0) {
             printf("regression beyond %g%%:", thr);
             for (size_t i = 0; i < nrows; i++)
-                if (rows[i].overall == CMP_WORSE) {
-                    printf(" %s (", termsafe(cmp_row_id(&rows[i]), nm, sizeof(nm)));
-                    for (int m = 0, first = 1; m < CMP_COUNT; m++)
-                        if (rows[i].v[m] == CMP_WORSE) {
+                if (rows[i].overall == COMPARE_STEPS_WORSE) {
+                    printf(" %s (", termsafe(compare_steps_row_id(&rows[i]), nm, sizeof(nm)));
+                    for (int m = 0, first = 1; m < COMPARE_STEPS_COUNT; m++)
+                        if (rows[i].v[m] == COMPARE_STEPS_WORSE) {
                             char dl[32];
-                            printf("%s%s %s", first ? "" : ", ", cmp_metric_short[m],
-                                   cmp_fmt_delta(m, rows[i].va[m], rows[i].vb[m], dl, sizeof(dl)));
+                            printf("%s%s %s", first ? "" : ", ", compare_steps_metric_short[m],
+                                   compare_steps_fmt_delta(m, rows[i].va[m], rows[i].vb[m], dl,
+                                                           sizeof(dl)));
                             first = 0;
                         }
                     printf(")");

@@ -54,39 +54,42 @@ static void compare_html_table(FILE *out, const compare_html_page *pg)
     fputs("<section id=\"steps\">\n<h2>Steps</h2>\n<table class=\"compare\">\n<thead><tr>"
           "<th>Step</th><th>Verdict</th>",
           out);
-    for (int m = 0; m < CMP_COUNT; m++)
-        fprintf(out, "<th class=\"n\">%s</th>", cmp_metric_name[m]);
+    for (int m = 0; m < COMPARE_STEPS_COUNT; m++)
+        fprintf(out, "<th class=\"n\">%s</th>", compare_steps_metric_name[m]);
     fputs("</tr></thead>\n<tbody>\n", out);
     for (size_t i = 0; i < pg->nrows; i++) {
-        const cmp_row *row = &pg->rows[i];
+        const compare_steps_row *row = &pg->rows[i];
         fputs("<tr class=\"step\" data-step=\"", out);
-        html_esc(out, cmp_row_id(row));
-        fprintf(out, "\" data-verdict=\"%s\"><td><code>", cmp_verdict_text[row->overall]);
-        html_esc(out, cmp_row_id(row));
+        html_esc(out, compare_steps_row_id(row));
+        fprintf(out, "\" data-verdict=\"%s\"><td><code>", compare_steps_verdict_text[row->overall]);
+        html_esc(out, compare_steps_row_id(row));
         fputs("</code><br><span class=\"lbl\">", out);
-        html_esc(out, cmp_row_label(row));
+        html_esc(out, compare_steps_row_label(row));
         fputs("</span>", out);
-        if (cmp_row_messages(row, pg->a, pg->b, &ma, &mb))
+        if (compare_steps_row_messages(row, pg->a, pg->b, &ma, &mb))
             fprintf(out, "<br><span class=\"lbl\" data-messages=\"1\">messages/s %s → %s</span>",
-                    cmp_fmt_metric(CMP_TPS, mb, vb, sizeof(vb)),
-                    cmp_fmt_metric(CMP_TPS, ma, va, sizeof(va)));
-        fprintf(out, "</td><td class=\"%s\">%s", cmp_verdict_class[row->overall],
-                row->overall == CMP_NA ? cmp_na_reason(row) : cmp_verdict_text[row->overall]);
-        if (pg->note[0] != '\0' && (row->overall == CMP_WORSE || row->overall == CMP_BETTER)) {
+                    compare_steps_fmt_metric(COMPARE_STEPS_TPS, mb, vb, sizeof(vb)),
+                    compare_steps_fmt_metric(COMPARE_STEPS_TPS, ma, va, sizeof(va)));
+        fprintf(out, "</td><td class=\"%s\">%s", compare_steps_verdict_class[row->overall],
+                row->overall == COMPARE_STEPS_NA ? compare_steps_na_reason(row)
+                                                 : compare_steps_verdict_text[row->overall]);
+        if (pg->note[0] != '\0' &&
+            (row->overall == COMPARE_STEPS_WORSE || row->overall == COMPARE_STEPS_BETTER)) {
             fputs(" <span class=\"lbl load-note\">(note: ", out);
             html_esc(out, pg->note);
             fputs(")</span>", out);
         }
         fputs("</td>", out);
-        for (int m = 0; m < CMP_COUNT; m++) {
-            if (row->overall == CMP_NA) {
+        for (int m = 0; m < COMPARE_STEPS_COUNT; m++) {
+            if (row->overall == COMPARE_STEPS_NA) {
                 fputs("<td class=\"n\">-</td>", out);
                 continue;
             }
             fprintf(out, "<td class=\"n\">%s → %s<br><span class=\"%s\">%s</span></td>",
-                    cmp_fmt_metric(m, row->vb[m], vb, sizeof(vb)),
-                    cmp_fmt_metric(m, row->va[m], va, sizeof(va)), cmp_verdict_class[row->v[m]],
-                    cmp_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
+                    compare_steps_fmt_metric(m, row->vb[m], vb, sizeof(vb)),
+                    compare_steps_fmt_metric(m, row->va[m], va, sizeof(va)),
+                    compare_steps_verdict_class[row->v[m]],
+                    compare_steps_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
         }
         fputs("</tr>\n", out);
     }
@@ -165,14 +168,15 @@ void compare_html_write(FILE *out, const compare_html_page *pg)
     fprintf(out, " <span class=\"same\">· run %lld against baseline run %lld</span></h1>\n",
             (long long)a->id, (long long)b->id);
     fputs("<div class=\"sub\">", out);
-    if (nv[CMP_WORSE] > 0)
-        fprintf(out, "<span class=\"badge st-aborted\">%zu step%s worse</span> ", nv[CMP_WORSE],
-                nv[CMP_WORSE] > 1 ? "s" : "");
-    if (nv[CMP_BETTER] > 0)
-        fprintf(out, "<span class=\"badge st-completed\">%zu step%s better</span> ", nv[CMP_BETTER],
-                nv[CMP_BETTER] > 1 ? "s" : "");
-    if (nv[CMP_SAME] > 0)
-        fprintf(out, "<span class=\"badge\">%zu without significant change</span> ", nv[CMP_SAME]);
+    if (nv[COMPARE_STEPS_WORSE] > 0)
+        fprintf(out, "<span class=\"badge st-aborted\">%zu step%s worse</span> ",
+                nv[COMPARE_STEPS_WORSE], nv[COMPARE_STEPS_WORSE] > 1 ? "s" : "");
+    if (nv[COMPARE_STEPS_BETTER] > 0)
+        fprintf(out, "<span class=\"badge st-completed\">%zu step%s better</span> ",
+                nv[COMPARE_STEPS_BETTER], nv[COMPARE_STEPS_BETTER] > 1 ? "s" : "");
+    if (nv[COMPARE_STEPS_SAME] > 0)
+        fprintf(out, "<span class=\"badge\">%zu without significant change</span> ",
+                nv[COMPARE_STEPS_SAME]);
     fputs("</div>\n<nav><a href=\"#runs\">Runs</a><a href=\"#steps\">Steps</a>"
           "<a href=\"#charts\">Charts</a><a href=\"#per-step\">Each step</a></nav>\n"
           "</header>\n<main>\n<div class=\"grid2\" id=\"runs\" style=\"margin-bottom:18px\">\n",
@@ -215,14 +219,15 @@ void compare_html_write(FILE *out, const compare_html_page *pg)
         fprintf(out, "<p class=\"note\">Each point covers %u seconds.</p>\n", pg->width_s);
     fputs("</section>\n<section id=\"per-step\">\n<h2>Each step</h2>\n", out);
     for (size_t i = 0; i < pg->nrows; i++) {
-        const cmp_row *row = &pg->rows[i];
+        const compare_steps_row *row = &pg->rows[i];
         fputs("<div class=\"stepbox\">\n<h3><code>", out);
-        html_esc(out, cmp_row_id(row));
+        html_esc(out, compare_steps_row_id(row));
         fputs("</code> ", out);
-        html_esc(out, cmp_row_label(row));
+        html_esc(out, compare_steps_row_label(row));
         fprintf(out, " <span class=\"%s\">%s</span></h3>\n<div class=\"grid2\">\n",
-                cmp_verdict_class[row->overall],
-                row->overall == CMP_NA ? cmp_na_reason(row) : cmp_verdict_text[row->overall]);
+                compare_steps_verdict_class[row->overall],
+                row->overall == COMPARE_STEPS_NA ? compare_steps_na_reason(row)
+                                                 : compare_steps_verdict_text[row->overall]);
         overlay(out, pg, "Requests per second", "req/s", row->a ? row->a->ts.rps : NULL, a->npts,
                 row->b ? row->b->ts.rps : NULL, b->npts, 1);
         overlay(out, pg, "p95 response time", "ms", row->a ? row->a->ts.p95_ms : NULL, a->npts,

@@ -17,18 +17,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "reports/cmp.h"
+#include "reports/compare_steps.h"
 #include "store/query.h"
 
 /** What the page shows. All borrowed. */
 typedef struct compare_html_page {
-    const query_run *a, *b; /**< the new run and the baseline */
-    const cmp_row *rows;    /**< nrows, from cmp_match */
+    const query_run *a, *b;        /**< the new run and the baseline */
+    const compare_steps_row *rows; /**< nrows, from compare_steps_match */
     size_t nrows;
     double thr;       /**< the significance threshold used, percent */
     size_t npts;      /**< points of the longer run */
     unsigned width_s; /**< seconds per point, the same for both runs */
-    const char *note; /**< cmp_load_note, "" when none */
+    const char *note; /**< compare_steps_load_note, "" when none */
 } compare_html_page;
 
 /** Writes the page of pg to out. */

@@ -1,4 +1,4 @@
-#include "reports/cmp.h"
+#include "reports/compare_steps.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,27 +9,28 @@
 #include "reports/compare.h"
 #include "reports/html.h"
 
-const char *const cmp_metric_name[CMP_COUNT] = {"TPS",    "mean ms", "p50 ms",
-                                                "p95 ms", "p99 ms",  "errors %"};
-const char *const cmp_metric_short[CMP_COUNT] = {"TPS", "mean", "p50", "p95", "p99", "errors"};
-const char *const cmp_verdict_text[] = {"not comparable", "no significant change", "better",
-                                        "worse"};
-const char *const cmp_verdict_class[] = {"same", "same", "better", "worse"};
+const char *const compare_steps_metric_name[COMPARE_STEPS_COUNT] = {
+    "TPS", "mean ms", "p50 ms", "p95 ms", "p99 ms", "errors %"};
+const char *const compare_steps_metric_short[COMPARE_STEPS_COUNT] = {"TPS", "mean", "p50",
+                                                                     "p95", "p99",  "errors"};
+const char *const compare_steps_verdict_text[] = {"not comparable", "no significant change",
+                                                  "better", "worse"};
+const char *const compare_steps_verdict_class[] = {"same", "same", "better", "worse"};
 
-static double metric_value(const query_step *s, enum cmp_metric m)
+static double metric_value(const query_step *s, enum compare_steps_metric m)
 {
     switch (m) {
-    case CMP_TPS:
+    case COMPARE_STEPS_TPS:
         return s->tps;
-    case CMP_MEAN:
+    case COMPARE_STEPS_MEAN:
         return s->mean_us;
-    case CMP_P50:
+    case COMPARE_STEPS_P50:
         return (double)s->p50_us;
-    case CMP_P95:
+    case COMPARE_STEPS_P95:
         return (double)s->p95_us;
-    case CMP_P99:
+    case COMPARE_STEPS_P99:
         return (double)s->p99_us;
-    case CMP_ERR:
+    case COMPARE_STEPS_ERR:
         return s->count > 0 ? 100.0 * (double)(s->err_tech + s->err_func) / (double)s->count : 0;
     default:
         return 0;
@@ -37,48 +38,49 @@ static double metric_value(const query_step *s, enum cmp_metric m)
 }
 
 /* Whether a (new) against b (baseline) is a significant change of m. */
-static enum cmp_verdict judge(enum cmp_metric m, double a, double b, double thr)
+static enum compare_steps_verdict judge(enum compare_steps_metric m, double a, double b, double thr)
 {
     double rel;
 
-    if (m == CMP_ERR) {
+    if (m == COMPARE_STEPS_ERR) {
         if (fabs(a - b) <= COMPARE_ERROR_POINTS)
-            return CMP_SAME;
-        return a > b ? CMP_WORSE : CMP_BETTER;
+            return COMPARE_STEPS_SAME;
+        return a > b ? COMPARE_STEPS_WORSE : COMPARE_STEPS_BETTER;
     }
     if (!(b > 0))
-        return a > 0 && m == CMP_TPS ? CMP_BETTER : CMP_NA;
+        return a > 0 && m == COMPARE_STEPS_TPS ? COMPARE_STEPS_BETTER : COMPARE_STEPS_NA;
     rel = (a - b) / b * 100.0;
     if (fabs(rel) <= thr)
-        return CMP_SAME;
-    if (m == CMP_TPS)
-        return rel > 0 ? CMP_BETTER : CMP_WORSE;
+        return COMPARE_STEPS_SAME;
+    if (m == COMPARE_STEPS_TPS)
+        return rel > 0 ? COMPARE_STEPS_BETTER : COMPARE_STEPS_WORSE;
     if (fabs(a - b) <= COMPARE_LATENCY_FLOOR_US)
-        return CMP_SAME;
-    return rel > 0 ? CMP_WORSE : CMP_BETTER;
+        return COMPARE_STEPS_SAME;
+    return rel > 0 ? COMPARE_STEPS_WORSE : COMPARE_STEPS_BETTER;
 }
 
-static void judge_row(cmp_row *row, double thr)
+static void judge_row(compare_steps_row *row, double thr)
 {
     int worse = 0, better = 0;
 
-    row->overall = CMP_NA;
+    row->overall = COMPARE_STEPS_NA;
     if (row->a == NULL || row->b == NULL || row->a->count < COMPARE_SAMPLES_MIN ||
         row->b->count < COMPARE_SAMPLES_MIN)
         return;
-    for (int m = 0; m < CMP_COUNT; m++) {
+    for (int m = 0; m < COMPARE_STEPS_COUNT; m++) {
         row->va[m] = metric_value(row->a, m);
         row->vb[m] = metric_value(row->b, m);
         row->v[m] = judge(m, row->va[m], row->vb[m], thr);
-        worse |= row->v[m] == CMP_WORSE;
-        better |= row->v[m] == CMP_BETTER;
+        worse |= row->v[m] == COMPARE_STEPS_WORSE;
+        better |= row->v[m] == COMPARE_STEPS_BETTER;
     }
-    row->overall = worse ? CMP_WORSE : better ? CMP_BETTER : CMP_SAME;
+    row->overall = worse ? COMPARE_STEPS_WORSE : better ? COMPARE_STEPS_BETTER : COMPARE_STEPS_SAME;
 }
 
-cmp_row *cmp_match(const query_run *a, const query_run *b, double thr, const char *why, size_t *n)
+compare_steps_row *compare_steps_match(const query_run *a, const query_run *b, double thr,
+                                       const char *why, size_t *n)
 {
-    cmp_row *rows = xcalloc(a->nsteps + b->nsteps + 1, sizeof(*rows));
+    compare_steps_row *rows = xcalloc(a->nsteps + b->nsteps + 1, sizeof(*rows));
     size_t k = 0;
 
     for (size_t i = 0; i < a->nsteps; i++) {
@@ -105,7 +107,7 @@ cmp_row *cmp_match(const query_run *a, const query_run *b, double thr, const cha
     }
     *n = k;
     for (size_t i = 0; why != NULL && i < k; i++) {
-        rows[i].overall = CMP_NA;
+        rows[i].overall = COMPARE_STEPS_NA;
         rows[i].na_why = why;
     }
     return rows;
@@ -125,7 +127,7 @@ static void note_add(char *buf, size_t len, const char *fmt, const char *x, cons
 }
 
 /* A requested duration: "2 min 00 s", or "none" for 0. */
-static const char *cmp_dur_or_none(int64_t us, char *buf, size_t len)
+static const char *compare_steps_dur_or_none(int64_t us, char *buf, size_t len)
 {
     if (us > 0)
         return dur_prose(us, buf, len);
@@ -133,7 +135,7 @@ static const char *cmp_dur_or_none(int64_t us, char *buf, size_t len)
     return buf;
 }
 
-const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, size_t len)
+const char *compare_steps_load_note(const query_run *a, const query_run *b, char *buf, size_t len)
 {
     char x[48], y[48];
 
@@ -146,12 +148,12 @@ const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, siz
     if (a->req_duration_us >= 0 && b->req_duration_us >= 0 &&
         a->req_duration_us != b->req_duration_us)
         note_add(buf, len, "A's duration %s, B's %s",
-                 cmp_dur_or_none(a->req_duration_us, x, sizeof(x)),
-                 cmp_dur_or_none(b->req_duration_us, y, sizeof(y)));
+                 compare_steps_dur_or_none(a->req_duration_us, x, sizeof(x)),
+                 compare_steps_dur_or_none(b->req_duration_us, y, sizeof(y)));
     if (a->req_ramp_up_us >= 0 && b->req_ramp_up_us >= 0 && a->req_ramp_up_us != b->req_ramp_up_us)
         note_add(buf, len, "A's ramp-up %s, B's %s",
-                 cmp_dur_or_none(a->req_ramp_up_us, x, sizeof(x)),
-                 cmp_dur_or_none(b->req_ramp_up_us, y, sizeof(y)));
+                 compare_steps_dur_or_none(a->req_ramp_up_us, x, sizeof(x)),
+                 compare_steps_dur_or_none(b->req_ramp_up_us, y, sizeof(y)));
     if (a->req_runs >= 0 && b->req_runs >= 0 && a->req_runs != b->req_runs) {
         snprintf(x, sizeof(x), "%lld", (long long)a->req_runs);
         snprintf(y, sizeof(y), "%lld", (long long)b->req_runs);
@@ -168,7 +170,8 @@ const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, siz
     return buf;
 }
 
-const char *cmp_incomplete_why(const query_run *a, const query_run *b, char *buf, size_t len)
+const char *compare_steps_incomplete_why(const query_run *a, const query_run *b, char *buf,
+                                         size_t len)
 {
     const query_run *r = query_run_incomplete(a) ? a : query_run_incomplete(b) ? b : NULL;
 
@@ -179,20 +182,21 @@ const char *cmp_incomplete_why(const query_run *a, const query_run *b, char *buf
     return buf;
 }
 
-const char *cmp_fmt_metric(enum cmp_metric m, double v, char *buf, size_t len)
+const char *compare_steps_fmt_metric(enum compare_steps_metric m, double v, char *buf, size_t len)
 {
-    if (m >= CMP_MEAN && m <= CMP_P99)
+    if (m >= COMPARE_STEPS_MEAN && m <= COMPARE_STEPS_P99)
         return html_ms(v, buf, len);
-    if (m == CMP_ERR) {
+    if (m == COMPARE_STEPS_ERR) {
         snprintf(buf, len, "%.2f", v);
         return buf;
     }
     return html_num(v, buf, len);
 }
 
-const char *cmp_fmt_delta(enum cmp_metric m, double a, double b, char *buf, size_t len)
+const char *compare_steps_fmt_delta(enum compare_steps_metric m, double a, double b, char *buf,
+                                    size_t len)
 {
-    if (m == CMP_ERR)
+    if (m == COMPARE_STEPS_ERR)
         snprintf(buf, len, "%+.2f pt", a - b);
     else if (b > 0)
         snprintf(buf, len, "%+.1f%%", (a - b) / b * 100.0);
@@ -201,17 +205,17 @@ const char *cmp_fmt_delta(enum cmp_metric m, double a, double b, char *buf, size
     return buf;
 }
 
-const char *cmp_row_id(const cmp_row *row)
+const char *compare_steps_row_id(const compare_steps_row *row)
 {
     return row->a != NULL ? row->a->test_id : row->b->test_id;
 }
 
-const char *cmp_row_label(const cmp_row *row)
+const char *compare_steps_row_label(const compare_steps_row *row)
 {
     return row->a != NULL ? row->a->label : row->b->label;
 }
 
-const char *cmp_na_reason(const cmp_row *row)
+const char *compare_steps_na_reason(const compare_steps_row *row)
 {
     if (row->na_why != NULL)
         return row->na_why;
@@ -231,8 +235,8 @@ static double msg_rate(const query_run *r, const query_step *s)
     return (double)(s->ws_sent + s->ws_recv) * 1e6 / (double)dur;
 }
 
-int cmp_row_messages(const cmp_row *row, const query_run *a, const query_run *b, double *ma,
-                     double *mb)
+int compare_steps_row_messages(const compare_steps_row *row, const query_run *a, const query_run *b,
+                               double *ma, double *mb)
 {
     *ma = msg_rate(a, row->a);
     *mb = msg_rate(b, row->b);

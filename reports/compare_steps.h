@@ -1,4 +1,4 @@
-/* cmp — the comparison of two runs, step by step: the model `quern compare`
+/* compare_steps — the comparison of two runs, step by step: the model `quern compare`
  * prints and draws.
  *
  * What it is for: matches the steps of a new run (A) with a baseline (B) by
@@ -10,12 +10,13 @@
  *
  * Usage:
  *     size_t n;
- *     cmp_row *rows = cmp_match(a, b, threshold_pct, cmp_incomplete_why(a, b, buf, len), &n);
- *     ... rows[i].overall == CMP_WORSE, cmp_verdict_text[rows[i].v[CMP_P95]] ...
- *     xfree(rows);
+ *     compare_steps_row *rows = compare_steps_match(a, b, threshold_pct,
+ * compare_steps_incomplete_why(a, b, buf, len), &n);
+ *     ... rows[i].overall == COMPARE_STEPS_WORSE,
+ * compare_steps_verdict_text[rows[i].v[COMPARE_STEPS_P95]] ... xfree(rows);
  */
-#ifndef QUERN_CMP_H
-#define QUERN_CMP_H
+#ifndef QUERN_COMPARE_STEPS_H
+#define QUERN_COMPARE_STEPS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,60 +24,76 @@
 #include "store/query.h"
 
 /** The figures compared, in the table's order. */
-enum cmp_metric { CMP_TPS, CMP_MEAN, CMP_P50, CMP_P95, CMP_P99, CMP_ERR, CMP_COUNT };
+enum compare_steps_metric {
+    COMPARE_STEPS_TPS,
+    COMPARE_STEPS_MEAN,
+    COMPARE_STEPS_P50,
+    COMPARE_STEPS_P95,
+    COMPARE_STEPS_P99,
+    COMPARE_STEPS_ERR,
+    COMPARE_STEPS_COUNT
+};
 /** A figure's (or a step's) verdict. */
-enum cmp_verdict { CMP_NA, CMP_SAME, CMP_BETTER, CMP_WORSE };
+enum compare_steps_verdict {
+    COMPARE_STEPS_NA,
+    COMPARE_STEPS_SAME,
+    COMPARE_STEPS_BETTER,
+    COMPARE_STEPS_WORSE
+};
 
 /** One step of A matched with the same step of B (either may be NULL). */
-typedef struct cmp_row {
+typedef struct compare_steps_row {
     const query_step *a, *b; /* borrowed */
-    double va[CMP_COUNT], vb[CMP_COUNT];
-    enum cmp_verdict v[CMP_COUNT];
-    enum cmp_verdict overall;
+    double va[COMPARE_STEPS_COUNT], vb[COMPARE_STEPS_COUNT];
+    enum compare_steps_verdict v[COMPARE_STEPS_COUNT];
+    enum compare_steps_verdict overall;
     const char *na_why; /* static or borrowed: why no verdict, overriding na_reason */
-} cmp_row;
+} compare_steps_row;
 
 /** Column heading of each figure ("p95 ms"). */
-extern const char *const cmp_metric_name[CMP_COUNT];
+extern const char *const compare_steps_metric_name[COMPARE_STEPS_COUNT];
 /** Short name of each figure ("p95"). */
-extern const char *const cmp_metric_short[CMP_COUNT];
+extern const char *const compare_steps_metric_short[COMPARE_STEPS_COUNT];
 /** Words of each verdict ("no significant change"). */
-extern const char *const cmp_verdict_text[4];
+extern const char *const compare_steps_verdict_text[4];
 /** CSS class of each verdict ("worse"). */
-extern const char *const cmp_verdict_class[4];
+extern const char *const compare_steps_verdict_class[4];
 
 /** The rows: A's steps in order, then B's steps A does not have. A run that
  * is not complete (running, abandoned) gives no verdict: why says so. */
-cmp_row *cmp_match(const query_run *a, const query_run *b, double thr, const char *why, size_t *n);
+compare_steps_row *compare_steps_match(const query_run *a, const query_run *b, double thr,
+                                       const char *why, size_t *n);
 
 /** "A ran 50 VUs, B 100; ..." when the runs were asked for different loads
  * (VUs, duration, ramp-up, runs per VU; those an older quern did not
  * record are not compared), else "". */
-const char *cmp_load_note(const query_run *a, const query_run *b, char *buf, size_t len);
+const char *compare_steps_load_note(const query_run *a, const query_run *b, char *buf, size_t len);
 
 /** Why the runs cannot be compared step by step (NULL: they can). */
-const char *cmp_incomplete_why(const query_run *a, const query_run *b, char *buf, size_t len);
+const char *compare_steps_incomplete_why(const query_run *a, const query_run *b, char *buf,
+                                         size_t len);
 
 /** A metric's value for display: ms for latencies, else as it is. */
-const char *cmp_fmt_metric(enum cmp_metric m, double v, char *buf, size_t len);
+const char *compare_steps_fmt_metric(enum compare_steps_metric m, double v, char *buf, size_t len);
 
 /** The delta of m: relative for TPS and latency, in points for errors. */
-const char *cmp_fmt_delta(enum cmp_metric m, double a, double b, char *buf, size_t len);
+const char *compare_steps_fmt_delta(enum compare_steps_metric m, double a, double b, char *buf,
+                                    size_t len);
 
 /** The step id of a row (from A, else B). */
-const char *cmp_row_id(const cmp_row *row);
+const char *compare_steps_row_id(const compare_steps_row *row);
 
 /** The step label of a row (from A, else B). */
-const char *cmp_row_label(const cmp_row *row);
+const char *compare_steps_row_label(const compare_steps_row *row);
 
 /** The WebSocket messages (sent and received) per second of each run's
  *  duration of the row's step, into *ma (A, the new run) and *mb (B); 1 when
  *  either step has messages, else 0. Shown beside the figures, not judged:
  *  how many messages a step exchanges is the script's choice. */
-int cmp_row_messages(const cmp_row *row, const query_run *a, const query_run *b, double *ma,
-                     double *mb);
+int compare_steps_row_messages(const compare_steps_row *row, const query_run *a, const query_run *b,
+                               double *ma, double *mb);
 
 /** Why a row has no verdict. */
-const char *cmp_na_reason(const cmp_row *row);
+const char *compare_steps_na_reason(const compare_steps_row *row);
 
 #endif

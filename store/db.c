@@ -14,7 +14,7 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "common/version.h"
-#include "store/dbrow.h"
+#include "store/run_row.h"
 #include "store/dbtally.h"
 #include "store/schema.h"
 
@@ -471,15 +471,15 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen)
     sqlite3_stmt *st = NULL;
     int64_t id = -1;
 
-    if (dbrow_hash_file(ri->script, hex, err, errlen) != 0)
+    if (run_row_hash_file(ri->script, hex, err, errlen) != 0)
         return -1;
-    tags = dbrow_props_json(ri->tags, 0);
-    propj = dbrow_props_json(ri->props, 1);
-    cmdline = dbrow_command_line(ri->argc, ri->argv);
+    tags = run_row_props_json(ri->tags, 0);
+    propj = run_row_props_json(ri->props, 1);
+    cmdline = run_row_command_line(ri->argc, ri->argv);
     if (gethostname(host, sizeof(host)) != 0)
         host[0] = '\0';
     host[sizeof(host) - 1] = '\0';
-    dbrow_iso_utc(ri->started_us, at, sizeof(at));
+    run_row_iso_utc(ri->started_us, at, sizeof(at));
     if (tx_begin(d, err, errlen) != 0)
         goto out;
     if (sqlite3_prepare_v2(d->sq,
@@ -735,7 +735,7 @@ static int end_status(db *d, int64_t run_id, const db_run_end_info *ei, const ch
     sqlite3_stmt *st = d->st[ST_END];
     char at[40];
 
-    dbrow_iso_utc(ei->ended_us, at, sizeof(at));
+    run_row_iso_utc(ei->ended_us, at, sizeof(at));
     sqlite3_bind_text(st, 1, ei->status, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, at, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, ei->ended_us);

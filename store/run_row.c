@@ -1,4 +1,4 @@
-#include "store/dbrow.h"
+#include "store/run_row.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -15,7 +15,7 @@
 #define DB_SCRIPT_MAX (64u << 20)  /* hash at most this much of a script */
 #define DB_CMDLINE_MAX (64u << 10) /* a longer command line is stored cut short */
 
-void dbrow_iso_utc(int64_t us, char *buf, size_t len)
+void run_row_iso_utc(int64_t us, char *buf, size_t len)
 {
     time_t secs = (time_t)(us / 1000000);
     struct tm tm;
@@ -26,7 +26,7 @@ void dbrow_iso_utc(int64_t us, char *buf, size_t len)
     snprintf(buf, len, "%s.%03dZ", tmp, (int)((us % 1000000) / 1000));
 }
 
-int dbrow_hash_file(const char *path, char hex[65], char *err, size_t errlen)
+int run_row_hash_file(const char *path, char hex[65], char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     EVP_MD_CTX *ctx;
@@ -64,7 +64,7 @@ out:
     return rc;
 }
 
-char *dbrow_props_json(const props *p, int redacted)
+char *run_row_props_json(const props *p, int redacted)
 {
     json_t *o = json_object();
     char *s;
@@ -90,7 +90,7 @@ char *dbrow_props_json(const props *p, int redacted)
     return s;
 }
 
-char *dbrow_command_line(int argc, const char *const *argv)
+char *run_row_command_line(int argc, const char *const *argv)
 {
     const char **av;
     char *s;

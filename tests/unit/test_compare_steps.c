@@ -1,4 +1,4 @@
-/* Unit tests for reports/cmp: steps matched by id and judged figure by
+/* Unit tests for reports/compare_steps: steps matched by id and judged figure by
  * figure against the thresholds of reports/compare.h. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "reports/cmp.h"
+#include "reports/compare_steps.h"
 #include "reports/compare.h"
 
 /* A step with n samples, tps requests per second and every percentile at
@@ -41,7 +41,7 @@ static void test_match_and_judge(void **state)
 {
     query_step sa[3], sb[3];
     query_run a, b;
-    cmp_row *rows;
+    compare_steps_row *rows;
     size_t n = 0;
 
     sa[0] = step("SC-S-STEP-1", 100, 50.0, 100000, 0); /* p95 100 ms: slower */
@@ -52,17 +52,17 @@ static void test_match_and_judge(void **state)
     sb[2] = step("SC-S-STEP-4", 100, 1.0, 1000, 0); /* in B only */
     run_of(&a, sa, 3);
     run_of(&b, sb, 3);
-    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    rows = compare_steps_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
     assert_int_equal(n, 4);
-    assert_string_equal(cmp_row_id(&rows[0]), "SC-S-STEP-1");
-    assert_int_equal(rows[0].overall, CMP_WORSE);
-    assert_int_equal(rows[0].v[CMP_P95], CMP_WORSE);
-    assert_int_equal(rows[0].v[CMP_TPS], CMP_SAME);
-    assert_int_equal(rows[1].overall, CMP_BETTER);
-    assert_int_equal(rows[2].overall, CMP_NA);
-    assert_string_equal(cmp_na_reason(&rows[2]), "new step (not in the baseline)");
-    assert_string_equal(cmp_row_id(&rows[3]), "SC-S-STEP-4");
-    assert_string_equal(cmp_na_reason(&rows[3]), "not in the new run");
+    assert_string_equal(compare_steps_row_id(&rows[0]), "SC-S-STEP-1");
+    assert_int_equal(rows[0].overall, COMPARE_STEPS_WORSE);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_WORSE);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_TPS], COMPARE_STEPS_SAME);
+    assert_int_equal(rows[1].overall, COMPARE_STEPS_BETTER);
+    assert_int_equal(rows[2].overall, COMPARE_STEPS_NA);
+    assert_string_equal(compare_steps_na_reason(&rows[2]), "new step (not in the baseline)");
+    assert_string_equal(compare_steps_row_id(&rows[3]), "SC-S-STEP-4");
+    assert_string_equal(compare_steps_na_reason(&rows[3]), "not in the new run");
     xfree(rows);
 }
 
@@ -72,7 +72,7 @@ static void test_messages(void **state)
 {
     query_step sa[1], sb[1];
     query_run a, b;
-    cmp_row *rows;
+    compare_steps_row *rows;
     size_t n = 0;
     double ma = -1, mb = -1;
 
@@ -82,18 +82,18 @@ static void test_messages(void **state)
     run_of(&b, sb, 1);
     a.duration_us = 2000000;
     b.duration_us = 4000000;
-    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    rows = compare_steps_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
     assert_int_equal(n, 1);
-    assert_int_equal(cmp_row_messages(&rows[0], &a, &b, &ma, &mb), 0);
+    assert_int_equal(compare_steps_row_messages(&rows[0], &a, &b, &ma, &mb), 0);
     xfree(rows);
     sa[0].ws_sent = 30;
     sa[0].ws_recv = 10; /* 40 in 2 s */
     sb[0].ws_recv = 40; /* 40 in 4 s */
-    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
-    assert_int_equal(cmp_row_messages(&rows[0], &a, &b, &ma, &mb), 1);
+    rows = compare_steps_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    assert_int_equal(compare_steps_row_messages(&rows[0], &a, &b, &ma, &mb), 1);
     assert_true(ma == 20.0);
     assert_true(mb == 10.0);
-    assert_int_equal(rows[0].overall, CMP_SAME); /* not a judged figure */
+    assert_int_equal(rows[0].overall, COMPARE_STEPS_SAME); /* not a judged figure */
     xfree(rows);
 }
 
@@ -102,18 +102,18 @@ static void test_floors(void **state)
 {
     query_step sa[1], sb[1];
     query_run a, b;
-    cmp_row *rows;
+    compare_steps_row *rows;
     size_t n = 0;
 
     sa[0] = step("SC-S-STEP-1", 1000, 50.0, 400, 4); /* +100 % of 200 us; errors 0.4 % */
     sb[0] = step("SC-S-STEP-1", 1000, 50.0, 200, 0);
     run_of(&a, sa, 1);
     run_of(&b, sb, 1);
-    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
+    rows = compare_steps_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, NULL, &n);
     assert_int_equal(n, 1);
-    assert_int_equal(rows[0].v[CMP_P95], CMP_SAME);
-    assert_int_equal(rows[0].v[CMP_ERR], CMP_SAME);
-    assert_int_equal(rows[0].overall, CMP_SAME);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_SAME);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_ERR], COMPARE_STEPS_SAME);
+    assert_int_equal(rows[0].overall, COMPARE_STEPS_SAME);
     xfree(rows);
 }
 
@@ -122,16 +122,16 @@ static void test_incomplete(void **state)
 {
     query_step sa[1], sb[1];
     query_run a, b;
-    cmp_row *rows;
+    compare_steps_row *rows;
     size_t n = 0;
 
     sa[0] = step("SC-S-STEP-1", 100, 50.0, 100000, 0);
     sb[0] = step("SC-S-STEP-1", 100, 50.0, 50000, 0);
     run_of(&a, sa, 1);
     run_of(&b, sb, 1);
-    rows = cmp_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, "A is still running", &n);
-    assert_int_equal(rows[0].overall, CMP_NA);
-    assert_string_equal(cmp_na_reason(&rows[0]), "A is still running");
+    rows = compare_steps_match(&a, &b, COMPARE_THRESHOLD_DEFAULT, "A is still running", &n);
+    assert_int_equal(rows[0].overall, COMPARE_STEPS_NA);
+    assert_string_equal(compare_steps_na_reason(&rows[0]), "A is still running");
     xfree(rows);
 }
 
@@ -139,10 +139,12 @@ static void test_formats(void **state)
 {
     char buf[32];
 
-    assert_string_equal(cmp_fmt_delta(CMP_ERR, 1.5, 0.5, buf, sizeof(buf)), "+1.00 pt");
-    assert_string_equal(cmp_fmt_delta(CMP_TPS, 60, 50, buf, sizeof(buf)), "+20.0%");
-    assert_string_equal(cmp_fmt_delta(CMP_P95, 1, 0, buf, sizeof(buf)), "-");
-    assert_string_equal(cmp_fmt_metric(CMP_ERR, 2.5, buf, sizeof(buf)), "2.50");
+    assert_string_equal(compare_steps_fmt_delta(COMPARE_STEPS_ERR, 1.5, 0.5, buf, sizeof(buf)),
+                        "+1.00 pt");
+    assert_string_equal(compare_steps_fmt_delta(COMPARE_STEPS_TPS, 60, 50, buf, sizeof(buf)),
+                        "+20.0%");
+    assert_string_equal(compare_steps_fmt_delta(COMPARE_STEPS_P95, 1, 0, buf, sizeof(buf)), "-");
+    assert_string_equal(compare_steps_fmt_metric(COMPARE_STEPS_ERR, 2.5, buf, sizeof(buf)), "2.50");
 }
 
 int main(void)
