@@ -128,7 +128,7 @@ static int serve(loopsrv *s, conn *c)
     return c->len == sizeof(c->buf) - 1 ? -1 : 0; /* a head too long: not ours */
 }
 
-static void *run(void *ud)
+static void *thread_main(void *ud)
 {
     loopsrv *s = ud;
     conn conns[LOOPSRV_CONNS];
@@ -215,7 +215,7 @@ void loopsrv_start(loopsrv *s)
      * the engine runs, not to this one. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    assert_int_equal(pthread_create(&s->th, NULL, run, s), 0);
+    assert_int_equal(pthread_create(&s->th, NULL, thread_main, s), 0);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
