@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dbuf.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -28,6 +29,10 @@
 #define CTL_HEADER "X-Quern-Control"
 
 /* What the page may do: nothing from elsewhere, nothing sent elsewhere. */
+/* Most bytes of the page (its frame, stylesheet and script: some 20 KiB),
+ * built once: past it --web refuses to start rather than serve a cut page. */
+#define WEB_PAGE_MAX (1u << 20)
+
 #define PAGE_CSP                                                                                   \
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "                  \
     "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "              \
@@ -38,7 +43,7 @@ struct web {
     pthread_mutex_t mu; /* guards state and len */
     char *state;        /* owned: what /state.json gets */
     size_t len;
-    char *page; /* owned: the whole page, built once */
+    char *page; /* owned: the whole page, built once (at most WEB_PAGE_MAX bytes) */
     size_t page_len;
     char *cookie;    /* owned: WEB_COOKIE's value, WEB_SECRET_LEN random bytes in hex made for
                         this run (never the token), before the server starts */
@@ -229,23 +234,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return ret;
 }
 
-/* The page: the reports' frame and stylesheet, then webpage.html. */
+/* The page: the reports' frame and stylesheet, then webpage.html; 0, or -1
+ * when it would pass WEB_PAGE_MAX. */
 static int build_page(web *w)
 {
-    FILE *f = open_memstream(&w->page, &w->page_len);
+    dbuf b;
+    FILE *f;
     char title[300];
+    int rc;
 
+    dbuf_init(&b, WEB_PAGE_MAX);
+    f = dbuf_stream(&b);
     if (f == NULL)
         return -1;
     snprintf(title, sizeof(title), "quern: %s (live)", w->run);
     html_head(f, title);
     fwrite(webpage_html, 1, webpage_html_len, f);
     html_foot(f);
-    if (ferror(f) != 0) {
-        fclose(f);
-        return -1;
-    }
-    return fclose(f) == 0 ? 0 : -1;
+    rc = fclose(f) == 0 && !b.refused ? 0 : -1;
+    if (rc == 0)
+        w->page = dbuf_take(&b, &w->page_len);
+    dbuf_free(&b);
+    return rc;
 }
 
 /* Swaps state (owned, len bytes) in; the previous one is freed. */
@@ -359,7 +369,7 @@ web *web_start(const run_opts *o, char *err, size_t errlen)
     w->state = xstrdup(empty);
     w->len = strlen(empty);
     if (build_page(w) != 0) {
-        err_set(err, errlen, "--web: cannot build the page");
+        err_set(err, errlen, "--web: cannot build the page: it would pass %u bytes", WEB_PAGE_MAX);
         goto fail;
     }
     /* before the server starts: its thread reads it */
@@ -418,7 +428,7 @@ void web_stop(web *w)
     hsrv_stop(&w->srv);
     pthread_mutex_destroy(&w->mu);
     xfree(w->state);
-    free(w->page); /* open_memstream's: malloc'd by libc */
+    xfree(w->page);
     if (w->cookie != NULL)
         OPENSSL_cleanse(w->cookie, 2 * WEB_SECRET_LEN + 1);
     xfree(w->cookie);

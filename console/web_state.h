@@ -52,6 +52,9 @@ struct json_t;
 #define WEB_STATE_POINTS 300
 /** Seconds the page keeps saying "saturated" after the last such second. */
 #define WEB_STATE_SAT_HOLD_S 5
+/** Longest SVG of one chart, in bytes (a full chart, 300 points, is some
+ *  50 KiB); a chart past it is null in the state, and logged. */
+#define WEB_STATE_CHART_MAX (4u << 20)
 /** Longest text web_state_render writes, in bytes. */
 #define WEB_STATE_TEXT_MAX (32u << 20)
 
