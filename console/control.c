@@ -15,6 +15,7 @@
 #include "common/rate.h"
 #include "console/rundb.h"
 #include "console/run.h"
+#include "console/webfeed.h"
 
 static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late);
 
@@ -123,7 +124,7 @@ static void on_second(void *ud, uint64_t second, const interval_sum *sum, int la
     metrics_steered(r->metrics, ctlsrv_vus_asked(r->ctl, r->o.vus), ctlsrv_is_paused(r->ctl));
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
-    web_update(r->web, r, sum->steps, late);
+    webfeed_second(r, sum->steps, late);
     out_second(r->outs, r, second, sum, late);
     /* a capacity step judged on its own seconds; the first that fails ends the search */
     if (r->cap != NULL &&

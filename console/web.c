@@ -1,24 +1,18 @@
 /* web — the live page of `quern run --web`; see web.h. */
 #include "console/web.h"
 
-#include <jansson.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/dbuf.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "console/agents.h"
 #include "console/ctlsrv.h"
 #include "console/hsrv.h"
-#include "console/run.h"
-#include "console/summary.h"
-#include "console/thresh.h"
 #include "console/webpage.h"
 #include "console/web_state.h"
 #include "proto/auth.h"
@@ -278,63 +272,16 @@ static void publish(web *w, char *state, size_t len)
     xfree(old);
 }
 
-static const char *conn_state(const aconn *c)
+/* Renders in, with the run's name, and swaps it in. */
+static void render(web *w, const web_state_input *in)
 {
-    if (c->lost)
-        return "lost";
-    if (c->finished)
-        return "finished";
-    if (c->in_run && c->ready)
-        return "running";
-    if (c->in_run)
-        return "starting";
-    return "registered";
-}
-
-/* Renders r (second: its latest second per step, NULL: none; summary: the
- * final one, NULL while running; rs: the thresholds' verdicts, NULL:
- * evaluated here on the totals so far). */
-static void render(web *w, const run *r, const step_stats *second, const json_t *summary,
-                   const thresh_result *rs)
-{
-    web_state_input in;
-    web_state_agent *ag = xcalloc(r->nconns + 1, sizeof(*ag));
-    web_state_threshold *th = xcalloc(r->o.nth + 1, sizeof(*th));
-    thresh_result *ev = rs == NULL ? xcalloc(r->o.nth + 1, sizeof(*ev)) : NULL;
-    double el = r->have_agg ? (double)r->agg.elapsed_us / 1e6 : 0.0;
+    web_state_input x = *in;
     size_t len = 0;
     char *text;
 
-    memset(&in, 0, sizeof(in));
-    in.run = w->run;
-    in.steps = (const char *const *)r->names;
-    in.a = r->have_agg ? &r->agg : NULL;
-    in.second = second;
-    in.vus_max = ctlsrv_vus_asked(r->ctl, r->o.vus); /* a vus N's, once one came */
-    in.planned_us = r->o.duration_us;
-    for (size_t i = 0; i < r->nconns; i++) {
-        const aconn *c = r->conns[i];
-        if (c->state != AC_AGENT && !c->in_run)
-            continue;
-        ag[in.nagents++] =
-            (web_state_agent){c->name, c->host, conn_state(c), c->vus, c->requests, c->errors};
-    }
-    in.agents = ag;
-    for (size_t i = 0; i < r->o.nth && r->have_agg; i++) {
-        const thresh_result *res = rs != NULL ? &rs[i] : &ev[i];
-        if (rs == NULL)
-            thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
-                        (const char *const *)r->names, el, &ev[i]);
-        th[in.nth++] = (web_state_threshold){r->o.th[i]->expr, res->passed, res->desc};
-    }
-    in.th = th;
-    in.summary = summary;
-    in.paused = ctlsrv_is_paused(r->ctl);
-    text = web_state_render(w->hist, &in, &len);
+    x.run = w->run;
+    text = web_state_render(w->hist, &x, &len);
     publish(w, text, len);
-    xfree(ag);
-    xfree(th);
-    xfree(ev);
 }
 
 /* The cookie's value: a secret of this run's, so that the cookie, which a
@@ -391,24 +338,29 @@ fail:
     return NULL;
 }
 
-void web_update(web *w, const run *r, const step_stats *second, int late)
+int web_open(const web *w)
 {
-    if (w == NULL || w->final || !r->have_agg)
-        return;
-    web_state_add(w->hist, &r->agg, late);
-    if (!late)
-        render(w, r, second, NULL, NULL);
+    return w != NULL && !w->final;
 }
 
-void web_final(web *w, const run *r, const summary_info *si)
+void web_second(web *w, const agg *a, int late)
 {
-    json_t *sum;
-
-    if (w == NULL || !r->have_agg)
+    if (!web_open(w))
         return;
-    sum = summary_json(&r->agg, si);
-    render(w, r, NULL, sum, si->nthresholds > 0 ? si->threshold_results : NULL);
-    json_decref(sum);
+    web_state_add(w->hist, a, late);
+}
+
+void web_show(web *w, const web_state_input *in)
+{
+    if (web_open(w))
+        render(w, in);
+}
+
+void web_final(web *w, const web_state_input *in)
+{
+    if (w == NULL)
+        return;
+    render(w, in);
     w->final = 1;
 }
 
