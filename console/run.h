@@ -41,6 +41,7 @@
 #include "console/opts.h"
 #include "console/out.h"
 #include "console/selfload.h"
+#include "console/steering.h"
 #include "console/web.h"
 #include "proto/bundle.h"
 #include "proto/interval_window.h"
@@ -119,6 +120,7 @@ typedef struct run {
     monitor_db *monitor_db;   /**< owned: their statements, NULL when not recorded */
     web *web;                 /**< owned: the --web page, NULL without */
     ctlsrv *ctl;              /**< owned: the --control endpoint, NULL without */
+    steering steer;           /**< what its commands carried out left (console/steering.h) */
     uint32_t ctl_vus_max;     /**< --control in the closed model: the ceiling of vus N (the
                                    run's VU ids), 0 when its VUs cannot be steered */
     capacity_search *cap;     /**< owned: the --capacity search once the steps are known, or NULL */

@@ -6,7 +6,6 @@
 
 #include "common/mem.h"
 #include "console/agents.h"
-#include "console/ctlsrv.h"
 #include "console/run.h"
 #include "console/summary.h"
 #include "console/thresh.h"
@@ -41,7 +40,7 @@ static void hand(const run *r, const step_stats *second, const json_t *summary,
     in.steps = (const char *const *)r->names;
     in.a = r->have_agg ? &r->agg : NULL;
     in.second = second;
-    in.vus_max = ctlsrv_vus_asked(r->ctl, r->o.vus); /* a vus N's, once one came */
+    in.vus_max = steering_vus_asked(&r->steer, r->o.vus); /* a vus N's, once one came */
     in.planned_us = r->o.duration_us;
     for (size_t i = 0; i < r->nconns; i++) {
         const aconn *c = r->conns[i];
@@ -60,7 +59,7 @@ static void hand(const run *r, const step_stats *second, const json_t *summary,
     }
     in.th = th;
     in.summary = summary;
-    in.paused = ctlsrv_is_paused(r->ctl);
+    in.paused = steering_is_paused(&r->steer);
     if (summary != NULL)
         web_final(r->web, &in);
     else

@@ -3,7 +3,7 @@
  * What it is for: the page's server is handed what it shows, as
  * web_state_input (console/web_state.h), and never reads struct run: this
  * is where the run's agents, its thresholds judged on the totals so far,
- * the VUs asked for and a pause (console/ctlsrv.h) are gathered for it.
+ * the VUs asked for and a pause (console/steering.h) are gathered for it.
  *
  * Usage:
  *     each merged second, after agg_add:  webfeed_second(r, sum->steps, late);
