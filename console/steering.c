@@ -6,9 +6,9 @@
 #include "common/rate.h"
 #include "console/agents.h"
 #include "console/control.h"
-#include "console/ctlsrv.h"
 #include "console/rundb.h"
 #include "console/run.h"
+#include "console/serve/ctlsrv.h"
 
 static void send_steer(run *r, unsigned seq, int kind, uint32_t vus, double rate, int64_t at_us)
 {

@@ -1,6 +1,6 @@
 /* steering — --control's commands carried out on the run's loop.
  *
- * What it is for: the endpoint (console/ctlsrv.h) takes a command on its
+ * What it is for: the endpoint (console/serve/ctlsrv.h) takes a command on its
  * HTTP thread and queues it; the loop hands it here, where the run is
  * steered: a Steer to every agent (each passes it to its workers,
  * worker/steer.h), a row in the database's steers table, a line in the

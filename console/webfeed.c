@@ -7,9 +7,9 @@
 #include "common/mem.h"
 #include "console/agents.h"
 #include "console/run.h"
+#include "console/serve/web.h"
 #include "console/summary.h"
 #include "console/thresh.h"
-#include "console/web.h"
 
 static const char *conn_state(const aconn *c)
 {

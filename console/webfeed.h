@@ -1,7 +1,7 @@
-/* webfeed — the run's state handed to the live page (console/web.h).
+/* webfeed — the run's state handed to the live page (console/serve/web.h).
  *
  * What it is for: the page's server is handed what it shows, as
- * web_state_input (console/web_state.h), and never reads struct run: this
+ * web_state_input (console/serve/web_state.h), and never reads struct run: this
  * is where the run's agents, its thresholds judged on the totals so far,
  * the VUs asked for and a pause (console/steering.h) are gathered for it.
  *

@@ -1,5 +1,5 @@
 /* ctlsrv — the --control endpoint of `quern run`; see ctlsrv.h. */
-#include "console/ctlsrv.h"
+#include "console/serve/ctlsrv.h"
 
 #include <ev.h>
 #include <openssl/crypto.h>
@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/rate.h"
-#include "console/hsrv.h"
+#include "console/serve/hsrv.h"
 #include "proto/auth.h"
 #include "proto/quern.pb-c.h"
 

@@ -2,7 +2,7 @@
  * outside (quern ctl, the live page): pause, resume, vus N, rate R, stop.
  *
  * What it is for: a tester watching a run moves its load without starting
- * over, as k6's pause, resume and scale. The endpoint is console/hsrv.h's
+ * over, as k6's pause, resume and scale. The endpoint is console/serve/hsrv.h's
  * (libmicrohttpd on a thread of its own, its bounds and Host check); its
  * access rule is --metrics's, and more: loopback only unless --token-file,
  * and with --token-file every request must carry the token as
@@ -86,7 +86,7 @@ void ctlsrv_attach(ctlsrv *s, struct ev_loop *loop, ctlsrv_carry_fn *carry, void
 void ctlsrv_running(ctlsrv *s, int on);
 
 /** Takes the command of path ("/pause", "/vus", ...; its query in c) from
- *  a request already authorised (the live page's, console/web.h) and
+ *  a request already authorised (the live page's, console/serve/web.h) and
  *  answers it as the endpoint does. MHD's thread. */
 enum MHD_Result ctlsrv_command(ctlsrv *s, struct MHD_Connection *c, const char *path);
 

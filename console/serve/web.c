@@ -1,5 +1,5 @@
 /* web — the live page of `quern run --web`; see web.h. */
-#include "console/web.h"
+#include "console/serve/web.h"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -11,10 +11,10 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "console/ctlsrv.h"
-#include "console/hsrv.h"
-#include "console/webpage.h"
-#include "console/web_state.h"
+#include "console/serve/ctlsrv.h"
+#include "console/serve/hsrv.h"
+#include "console/serve/webpage.h"
+#include "console/serve/web_state.h"
 #include "proto/auth.h"
 #include "reports/html.h"
 

@@ -1,18 +1,18 @@
 /* web — `quern run --web HOST:PORT`: a live page of the run for a browser.
  *
- * What it is for: one self-contained page (console/webpage.h: no file from
+ * What it is for: one self-contained page (console/serve/webpage.h: no file from
  * elsewhere, works offline) at "/", which polls "/state.json" every second
- * (console/web_state.h) and draws the live table, the charts, the agents, the
+ * (console/serve/web_state.h) and draws the live table, the charts, the agents, the
  * thresholds and the progress; after the run, the verdict and the summary.
  * Read-only, unless the run has --control and --token-file: then a page
  * opened with "/?token=TOKEN" gets a secret of its own in the redirect's
  * fragment and shows controls, which POST to /control/COMMAND with it in
  * the X-Quern-Control header (never a cookie alone: no CSRF); the
- * commands are --control's (console/ctlsrv.h).
+ * commands are --control's (console/serve/ctlsrv.h).
  *
  * Cost: the loop renders the state once per merged second (web_show,
  * after agg_add) and swaps it in under a mutex; a request only copies
- * bytes, on libmicrohttpd's thread, bounded as console/hsrv.h says.
+ * bytes, on libmicrohttpd's thread, bounded as console/serve/hsrv.h says.
  *
  * Access: as --metrics. A loopback address serves anyone on this host; any
  * other needs --token-file, and then each request must carry the token:
@@ -25,7 +25,7 @@
  * "?token=" (a query decodes it to a space). Compared in constant time; 401
  * otherwise; never logged. Only GET and HEAD of "/" and "/state.json" are
  * answered (404 elsewhere, 405 for other methods); on loopback, a Host that
- * does not name the server gets 421 (console/hsrv.h).
+ * does not name the server gets 421 (console/serve/hsrv.h).
  *
  * Usage:
  *     if (web_check(&o) != 0) return 2;                 // after opts_parse
@@ -42,7 +42,7 @@
 
 #include "console/agg.h"
 #include "console/opts.h"
-#include "console/web_state.h"
+#include "console/serve/web_state.h"
 
 /** The cookie "/?token=" sets is named this and the port ("quern_web_8089"):
  *  browsers keep cookies per host, not per port, and two consoles on one

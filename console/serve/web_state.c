@@ -1,5 +1,5 @@
 /* web_state — the --web page's state as JSON; see web_state.h. */
-#include "console/web_state.h"
+#include "console/serve/web_state.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* web_state — what the --web page shows, as one JSON text rendered once per
  * merged second.
  *
- * What it is for: console/web.c serves this text at /state.json; the loop
+ * What it is for: console/serve/web.c serves this text at /state.json; the loop
  * renders it after each merged second and the HTTP thread only copies it,
  * so the cost is per second and per step, never per client. It holds:
  *   "run", "final" (the run is over), "elapsed_s", "planned_s" (0: not
@@ -88,7 +88,7 @@ typedef struct web_state_input {
     const web_state_threshold *th; /**< nth */
     size_t nth;
     const struct json_t *summary; /**< the summary once the run is over, else NULL */
-    int paused;                   /**< quern ctl paused the load (console/ctlsrv.h) */
+    int paused;                   /**< quern ctl paused the load (console/steering.h) */
 } web_state_input;
 
 /** The history of the charts; opaque. */

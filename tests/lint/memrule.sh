@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ALLOW_MAX=9
 
 files=()
-for d in common proto worker agent reports record console; do
+for d in common proto worker agent reports record console console/serve; do
   for f in "$d"/*.c "$d"/*.h; do
     [ -e "$f" ] && [ "$f" != common/mem.c ] && files+=("$f")
   done

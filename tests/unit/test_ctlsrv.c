@@ -1,4 +1,4 @@
-/* The --control endpoint (console/ctlsrv.c) on a real loopback server: the
+/* The --control endpoint (console/serve/ctlsrv.c) on a real loopback server: the
  * ceiling of vus N; the token asked on loopback too when there is a token
  * file (401 without it or with another); only POST; a bad argument named
  * (400); the other model, a run not under way, a pause twice refused (409);
@@ -21,7 +21,7 @@
 #include "common/err.h"
 #include <ev.h>
 
-#include "console/ctlsrv.h"
+#include "console/serve/ctlsrv.h"
 #include "proto/quern.pb-c.h"
 
 #define TOKEN "a-token-of-the-control-test-0123456789"

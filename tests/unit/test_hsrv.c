@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "console/hsrv.h"
+#include "console/serve/hsrv.h"
 
 static void test_check(void **state)
 {
