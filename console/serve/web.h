@@ -33,8 +33,8 @@
  *     each merged second:  web_second(w, &agg, late);
  *                          if (!late) web_show(w, &in);   // what the page shows
  *     at the end:          web_final(w, &in);             // in.summary set
- * The run fills in (console/webfeed.h): the page never reads struct run.
- *     hsrv_linger(...); web_stop(w); */
+ *     hsrv_linger(...); web_stop(w);
+ * The run fills in (console/webfeed.h): the page never reads struct run. */
 #ifndef QUERN_WEB_H
 #define QUERN_WEB_H
 
