@@ -58,7 +58,9 @@ check "the page: no script, style or link from elsewhere" \
 check "  and a CSP that forbids them" grep -qi "^Content-Security-Policy: default-src 'none'" "$TMP/h"
 wait "$NPID"
 wait "$QPID"
-eq "run: exit 0" "$?" 0
+st=$?
+eq "run: exit 0" "$st" 0
+[ "$st" = 0 ] || tail -n 5 "$TMP/run.out" "$TMP/run.err" | sed 's/^/# /'
 QPID=""
 P=$TMP/page.json
 echo "# page: $(head -c 600 "$P")"
