@@ -1,18 +1,262 @@
-/* Unit tests for worker/vu's transfer figures: what a transfer or a stream's
- * opening adds to its sample (vu_sample_add: a step:time block keeps its
- * own time, a stream with no answer yet counts its wait), and the handle a
- * stream is given (vu_stream_easy), on an engine with no loop. The VU's
- * life on the loop is tested by the e2e tests. */
-#include <setjmp.h>
+/* Unit tests for worker/vu: a VU's life on the real engine (a libev loop and
+ * a libcurl multi) against an HTTP server in a thread of the test
+ * (tests/unit/loopsrv.h), judged by what the server saw.
+ *
+ * A VU's cookies persist from one run to the next (the server sets one in
+ * run 1 and sees it in run 2), each VU has its own though the VUs share
+ * their transfer handles, and cookies = "reset" empties the jar; a request
+ * that fails (the server closes without answering, a refused port, a 500)
+ * is a technical error with its cause, libcurl's or the status; a VU keeps
+ * its one connection across its runs, and two VUs do not share one.
+ *
+ * Without the loop: what a transfer or a stream's opening adds to its
+ * sample (vu_sample_add: a step:time block keeps its own time, a stream
+ * with no answer yet counts its wait), and the handle a stream is given
+ * (vu_stream_easy). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
+#include <setjmp.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "common/clock.h"
+#include "worker/engine.h"
 #include "worker/engine_int.h"
 #include "worker/vu.h"
+
+#include "tests/unit/enginefix.h"
+#include "tests/unit/loopsrv.h"
+#include "tests/unit/scriptfile.h"
+
+/* The script of one step ("Get") that gets base .. path in each run, the
+ * server's port and the scenario's options (a Lua table's fields) given. */
+static void write_script(char *path, size_t len, unsigned port, const char *opts, const char *req)
+{
+    char buf[1024];
+
+    snprintf(buf, sizeof(buf),
+             "local quern = require \"quern\"\n"
+             "local base = \"http://127.0.0.1:%u\"\n"
+             "local sc = quern.scenario(\"VU\", { %s })\n"
+             "local get = sc:step(1, \"Get\")\n"
+             "function sc.run(vu)\n"
+             "  get:get(base .. %s)\n"
+             "end\n",
+             port, opts, req);
+    scriptfile_write(path, len, "vu", buf);
+}
+
+/* Plays vus VUs of runs runs of the script in f, to the end. */
+static void play(enginefix *f, const char *path, uint32_t vus, uint32_t runs)
+{
+    engine_cfg cfg;
+
+    enginefix_cfg(&cfg, path, vus, runs);
+    enginefix_new(f, &cfg, -1, -1);
+    enginefix_run(f);
+    assert_int_equal(f->status, ENGINE_COMPLETED);
+}
+
+static const loopsrv_req *must_find(const loopsrv *s, const char *p)
+{
+    const loopsrv_req *r = loopsrv_find(s, p);
+
+    if (r == NULL)
+        fail_msg("the server never saw %s", p);
+    return r;
+}
+
+/* 2 VUs of 2 runs passing one transfer handle between them (a bound of one
+ * request in flight: they take turns), so that the cookies must follow the
+ * VU, not the handle: each VU's run 2 carries exactly the cookie the server
+ * set in its run 1, not the other's; and each VU's requests still come on
+ * its own connection. */
+static void test_cookies_kept_per_vu(void **state)
+{
+    char path[96], p[64];
+    const loopsrv_req *first[2];
+    loopsrv s;
+    enginefix f;
+    engine_cfg cfg;
+
+    memset(&s, 0, sizeof(s));
+    loopsrv_start(&s);
+    write_script(path, sizeof(path), s.port, "", "\"/cookie?vu=\" .. vu.id .. \"&run=\" .. vu.run");
+    enginefix_cfg(&cfg, path, 2, 2);
+    cfg.max_in_flight = 1;
+    enginefix_new(&f, &cfg, -1, -1);
+    enginefix_run(&f);
+    assert_int_equal(f.status, ENGINE_COMPLETED);
+    loopsrv_stop(&s);
+
+    assert_int_equal(s.nreq, 4);
+    assert_int_equal(s.cookies, 2); /* once each, in run 1 */
+    assert_int_equal(s.accepted, 2);
+    for (int v = 1; v <= 2; v++) {
+        const loopsrv_req *second;
+        snprintf(p, sizeof(p), "/cookie?vu=%d&run=1", v);
+        first[v - 1] = must_find(&s, p);
+        assert_string_equal(first[v - 1]->cookie, "");
+        assert_string_not_equal(first[v - 1]->set, "");
+        snprintf(p, sizeof(p), "/cookie?vu=%d&run=2", v);
+        second = must_find(&s, p);
+        assert_string_equal(second->cookie, first[v - 1]->set);
+        assert_int_equal(second->conn, first[v - 1]->conn);
+    }
+    assert_string_not_equal(first[0]->set, first[1]->set);
+    assert_int_not_equal(first[0]->conn, first[1]->conn);
+    assert_int_equal(f.steps[0].count, 4);
+    assert_int_equal(f.steps[0].err_tech, 0);
+    enginefix_free(&f);
+    unlink(path);
+}
+
+/* cookies = "reset": run 2 starts with an empty jar, so it carries no
+ * cookie and gets a new one. */
+static void test_cookies_reset(void **state)
+{
+    char path[96];
+    loopsrv s;
+    enginefix f;
+
+    memset(&s, 0, sizeof(s));
+    loopsrv_start(&s);
+    write_script(path, sizeof(path), s.port, "cookies = \"reset\"", "\"/cookie?run=\" .. vu.run");
+    play(&f, path, 1, 2);
+    loopsrv_stop(&s);
+
+    assert_int_equal(s.nreq, 2);
+    assert_string_equal(must_find(&s, "/cookie?run=1")->set, "k1=1");
+    assert_string_equal(must_find(&s, "/cookie?run=2")->cookie, "");
+    assert_string_equal(must_find(&s, "/cookie?run=2")->set, "k2=1");
+    enginefix_free(&f);
+    unlink(path);
+}
+
+/* The step's one sample is a technical error with msg in its message and
+ * code (a CURLcode, an HTTP status) as its kind's. */
+static void check_technical(const enginefix *f, const char *msg, int32_t code)
+{
+    const step_stats *st = &f->steps[0];
+
+    assert_int_equal(st->count, 1);
+    assert_int_equal(st->requests, 1);
+    assert_int_equal(st->err_tech, 1);
+    assert_int_equal(st->err_func, 0);
+    if (strstr(st->sample_tech, msg) == NULL)
+        fail_msg("the error says \"%s\", not \"%s\"", st->sample_tech, msg);
+    assert_non_null(st->kinds);
+    assert_int_equal(st->kinds->n, 1);
+    assert_int_equal(st->kinds->k[0].technical, 1);
+    assert_int_equal(st->kinds->k[0].code, code);
+    assert_int_equal(st->kinds->k[0].count, 1);
+}
+
+/* The server reads the request and closes the connection: libcurl's
+ * "Empty reply from server", CURLE_GOT_NOTHING. */
+static void test_empty_reply_is_technical(void **state)
+{
+    char path[96];
+    loopsrv s;
+    enginefix f;
+
+    memset(&s, 0, sizeof(s));
+    loopsrv_start(&s);
+    write_script(path, sizeof(path), s.port, "", "\"/close\"");
+    play(&f, path, 1, 1);
+    loopsrv_stop(&s);
+
+    assert_int_equal(s.nreq, 1);
+    check_technical(&f, "Empty reply from server", CURLE_GOT_NOTHING);
+    enginefix_free(&f);
+    unlink(path);
+}
+
+/* A port bound but not listening refuses the connection: libcurl's
+ * CURLE_COULDNT_CONNECT, the system's cause in its message. */
+static void test_refused_is_technical(void **state)
+{
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof(sa);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    char path[96];
+    enginefix f;
+
+    assert_true(fd >= 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    write_script(path, sizeof(path), ntohs(sa.sin_port), "", "\"/\"");
+    play(&f, path, 1, 1);
+    close(fd);
+
+    check_technical(&f, "Connection refused", CURLE_COULDNT_CONNECT);
+    enginefix_free(&f);
+    unlink(path);
+}
+
+/* A 500 is an answer, but a technical error: "HTTP status 500", kind 500. */
+static void test_status_500_is_technical(void **state)
+{
+    char path[96];
+    loopsrv s;
+    enginefix f;
+
+    memset(&s, 0, sizeof(s));
+    loopsrv_start(&s);
+    write_script(path, sizeof(path), s.port, "", "\"/500\"");
+    play(&f, path, 1, 1);
+    loopsrv_stop(&s);
+
+    check_technical(&f, "HTTP status 500", 500);
+    enginefix_free(&f);
+    unlink(path);
+}
+
+/* 2 VUs of 3 runs: the server accepts 2 connections, all of a VU's
+ * requests come on its own, and the engine counts 2 new connections. */
+static void test_connection_reused(void **state)
+{
+    char path[96], p[64];
+    unsigned conn[2] = {0, 0};
+    loopsrv s;
+    enginefix f;
+
+    memset(&s, 0, sizeof(s));
+    loopsrv_start(&s);
+    write_script(path, sizeof(path), s.port, "", "\"/c?vu=\" .. vu.id .. \"&run=\" .. vu.run");
+    play(&f, path, 2, 3);
+    loopsrv_stop(&s);
+
+    assert_int_equal(s.nreq, 6);
+    assert_int_equal(s.accepted, 2);
+    for (int v = 1; v <= 2; v++)
+        for (int r = 1; r <= 3; r++) {
+            const loopsrv_req *q;
+            snprintf(p, sizeof(p), "/c?vu=%d&run=%d", v, r);
+            q = must_find(&s, p);
+            if (r == 1)
+                conn[v - 1] = q->conn;
+            else if (q->conn != conn[v - 1])
+                fail_msg("%s came on connection %u, run 1 on %u", p, q->conn, conn[v - 1]);
+        }
+    assert_int_not_equal(conn[0], conn[1]);
+    assert_int_equal(f.steps[0].count, 6);
+    assert_int_equal(f.steps[0].new_conns, 2);
+    assert_int_equal(f.steps[0].err_tech, 0);
+    enginefix_free(&f);
+    unlink(path);
+}
 
 static xfer_figures figures(void)
 {
@@ -107,10 +351,22 @@ static void test_stream_easy(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cookies_kept_per_vu),
+        cmocka_unit_test(test_cookies_reset),
+        cmocka_unit_test(test_empty_reply_is_technical),
+        cmocka_unit_test(test_refused_is_technical),
+        cmocka_unit_test(test_status_500_is_technical),
+        cmocka_unit_test(test_connection_reused),
         cmocka_unit_test(test_adds_up),
         cmocka_unit_test(test_block_times_itself),
         cmocka_unit_test(test_no_answer_yet),
         cmocka_unit_test(test_stream_easy),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc;
+
+    alarm(60); /* an engine that never returns fails the test, not the build */
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
 }
