@@ -37,9 +37,11 @@ CFLAGS := $(CFLAGS_BASE) $(MODE_CFLAGS) $(EXTRA_CFLAGS)
 # folder may call only the folders after it in LAYERS (reports/ only store/
 # and common/, store/ only common/), and a call upwards (say common/ into
 # proto/) fails to link: see layer_check.
-# Every .c of a folder is in its archive; console/main.c holds main();
-# build/gen/proto/*.pb-c.c go with proto/.
+# Every .c of a folder is in its archive, and of its subfolders (SUBDIRS_x:
+# console/serve/, the HTTP servers, whose rule tests/lint/layers.sh checks);
+# console/main.c holds main(); build/gen/proto/*.pb-c.c go with proto/.
 LAYERS := console reports store record agent worker proto common
+SUBDIRS_console := console/serve
 PROTO_SRC := $(wildcard proto/*.proto)
 PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 # Generated sources are kept: make would otherwise delete them as intermediates
@@ -47,11 +49,11 @@ PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 .SECONDARY: $(PROTO_GEN) $(PROTO_GEN:.c=.h)
 # store/schema.sql, compiled in as schema_sql[] (store/schema.h): the one copy.
 SCHEMA_GEN := build/gen/store/schema_sql.c
-# console/webpage.html, compiled in as webpage_html[] (console/webpage.h): the --web page.
-WEB_GEN := build/gen/console/webpage_html.c
+# console/serve/webpage.html, compiled in as webpage_html[] (console/serve/webpage.h): the --web page.
+WEB_GEN := build/gen/console/serve/webpage_html.c
 GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN) $(WEB_GEN)
 .SECONDARY: $(SCHEMA_GEN) $(WEB_GEN)
-layer_src = $(filter-out console/main.c,$(wildcard $(1)/*.c))
+layer_src = $(filter-out console/main.c,$(wildcard $(1)/*.c $(addsuffix /*.c,$(SUBDIRS_$(1)))))
 # $(call layer_obj,OBJDIR,FOLDER): the objects of FOLDER's archive
 layer_obj = $(patsubst %.c,$(1)/%.o,$(call layer_src,$(2))) \
             $(if $(filter proto,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(PROTO_GEN))) \
@@ -107,8 +109,8 @@ endef
 $(SCHEMA_GEN): store/schema.sql
 	$(call embed,store/schema.h,schema_sql)
 
-$(WEB_GEN): console/webpage.html
-	$(call embed,console/webpage.h,webpage_html)
+$(WEB_GEN): console/serve/webpage.html
+	$(call embed,console/serve/webpage.h,webpage_html)
 
 $(B)/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -311,7 +313,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 # The files tests/lint/format.sh checks.
-FORMAT_DIRS := common proto worker agent store reports record console tests/unit tests/fuzz tests/tools tests/target
+FORMAT_DIRS := common proto worker agent store reports record console console/serve tests/unit tests/fuzz tests/tools tests/target
 format:
 	clang-format -i $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS)))
 

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "common/mem.h"
 
@@ -83,6 +84,19 @@ int dbuf_fmt(dbuf *b, const char *fmt, ...)
     rc = dbuf_vfmt(b, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+/* The stream's write: its bytes appended whole, or an error (-1). */
+static ssize_t stream_write(void *cookie, const char *s, size_t n)
+{
+    return dbuf_put(cookie, s, n) == 0 ? (ssize_t)n : -1;
+}
+
+FILE *dbuf_stream(dbuf *b)
+{
+    cookie_io_functions_t io = {.write = stream_write};
+
+    return fopencookie(b, "w", io);
 }
 
 void dbuf_cut(dbuf *b, size_t n)

@@ -21,6 +21,11 @@
  *     write(fd, b.p, b.len);           // or: char *s = dbuf_take(&b, &len); ... xfree(s);
  *     dbuf_reset(&b);                  // empty again, its memory kept
  *     dbuf_free(&b);
+ * A writer that takes a FILE * (reports/chart.h, reports/html.h) writes into
+ * a dbuf through dbuf_stream:
+ *     FILE *f = dbuf_stream(&b);        // NULL: out of streams
+ *     chart_svg(f, &c);
+ *     if (fclose(f) != 0 || b.refused) ... past FOO_MAX: drop b ...
  * A zeroed dbuf holds nothing and has a maximum of 0; it may be freed without
  * being initialised. */
 #ifndef QUERN_DBUF_H
@@ -28,6 +33,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /** Bytes of the first allocation. */
 #define DBUF_MIN 256
@@ -53,6 +59,11 @@ int dbuf_put(dbuf *b, const void *s, size_t n);
 int dbuf_fmt(dbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** dbuf_fmt with a va_list. */
 int dbuf_vfmt(dbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/** A write-only stream whose bytes are appended to b (borrowed: b outlives
+ *  the stream): a write past b's maximum fails (the stream's error, and
+ *  b->refused), so fclose returns EOF; b may then hold a first part of the
+ *  text, to be dropped. NULL when the stream cannot be made. */
+FILE *dbuf_stream(dbuf *b);
 /** Keeps the first n bytes (n <= len) and drops the rest; the memory is kept. */
 void dbuf_cut(dbuf *b, size_t n);
 /** Hands the bytes to the caller: a NUL-terminated string of *len bytes

@@ -15,6 +15,7 @@
 #include "common/rate.h"
 #include "console/rundb.h"
 #include "console/run.h"
+#include "console/webfeed.h"
 
 static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late);
 
@@ -120,10 +121,11 @@ static void on_second(void *ud, uint64_t second, const interval_sum *sum, int la
                      sum->pace_lost_us);
     injtot_add(&r->agg.inj, second, sum->load, sum->nload, late);
     gather_second(r->gather, second, sum->active_vus, late); /* the JTL's thread counts */
-    metrics_steered(r->metrics, ctlsrv_vus_asked(r->ctl, r->o.vus), ctlsrv_is_paused(r->ctl));
+    metrics_steered(r->metrics, steering_vus_asked(&r->steer, r->o.vus),
+                    steering_is_paused(&r->steer));
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
-    web_update(r->web, r, sum->steps, late);
+    webfeed_second(r, sum->steps, late);
     out_second(r->outs, r, second, sum, late);
     /* a capacity step judged on its own seconds; the first that fails ends the search */
     if (r->cap != NULL &&
@@ -176,7 +178,7 @@ void control_stop(run *r, const char *reason, int immediate)
     env.body_case = QUERN__ENVELOPE__BODY_STOP;
     env.stop = &st;
     agents_send_all(r, &env);
-    ctlsrv_running(r->ctl, 0); /* the load ends: nothing more to steer */
+    steering_running(r, 0); /* the load ends: nothing more to steer */
     if (r->stop_us == 0)
         r->stop_us = clock_mono_us();
 }
@@ -400,14 +402,14 @@ static void send_go(run *r)
     start_monitor(r);
     if (r->have_agg)
         selfload_start(&r->self, r->loop, &r->agg.console);
-    ctlsrv_running(r->ctl, 1);
+    steering_running(r, 1);
     if (r->interrupted)
         control_stop(r, "interrupted", 0);
 }
 
 static void end_phase(run *r)
 {
-    ctlsrv_running(r->ctl, 0);
+    steering_running(r, 0);
     take_monitor(r);
     monitor_stop(r->monitor);
     r->monitor = NULL;
@@ -475,7 +477,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
             control_flush(r, 1);
             end_phase(r);
         } else if (planned > 0 && r->stop_us == 0 &&
-                   now - r->go_us - ctlsrv_paused_us(r->ctl, now) >
+                   now - r->go_us - steering_paused_us(&r->steer, now) >
                        planned + CONTROL_FINISH_MARGIN_US) {
             log_msg(LOG_ERROR, "the run overran its schedule: stopping it");
             control_stop(r, "schedule overrun", 1);
@@ -502,7 +504,7 @@ void control_interrupt(run *r, int signum)
         int64_t now = clock_mono_us();
         int64_t at = r->phase == PHASE_RUN ? now - r->go_us : 0;
         /* the planned end came later by the pauses */
-        if (r->o.duration_us == 0 || at - ctlsrv_paused_us(r->ctl, now) < r->o.duration_us) {
+        if (r->o.duration_us == 0 || at - steering_paused_us(&r->steer, now) < r->o.duration_us) {
             r->stop_signal = signum;
             r->stop_signal_us = at;
         }

@@ -39,7 +39,7 @@ enum run_phase { PHASE_WAIT, PHASE_START, PHASE_RUN, PHASE_END };
 void control_start(struct run *r);
 /** Stops the watchers control_start started (safe when it did not run). */
 void control_end(struct run *r);
-/** run.stop_signal of a stop asked by `quern ctl stop` (console/ctlsrv.h). */
+/** run.stop_signal of a stop asked by `quern ctl stop` (console/serve/ctlsrv.h). */
 #define CONTROL_STOP_CTL (-1)
 
 /** Stops the run as SIGINT/SIGTERM do (signum, or CONTROL_STOP_CTL): the

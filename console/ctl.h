@@ -1,5 +1,5 @@
 /* ctl — `quern ctl --console HOST:PORT [--token-file F] COMMAND`: steers a
- * running `quern run --control HOST:PORT` (console/ctlsrv.h).
+ * running `quern run --control HOST:PORT` (console/serve/ctlsrv.h).
  *
  * What it is for: a small HTTP client, one POST per command, the token of
  * --token-file sent as "Authorization: Bearer TOKEN". The commands: pause,

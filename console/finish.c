@@ -17,6 +17,7 @@
 #include "console/run.h"
 #include "console/summary.h"
 #include "console/verdict.h"
+#include "console/webfeed.h"
 #include "reports/junit.h"
 
 static size_t print_thresholds(run *r, thresh_result *rs)
@@ -246,7 +247,7 @@ void finish_run(run *r)
         fprintf(stderr, "quern run: --summary-json: %s\n", err);
         r->rc = RUN_EXIT_START;
     }
-    web_final(r->web, r, &si);
+    webfeed_final(r, &si);
     xfree(rs);
     json_decref(cap_json);
 }

@@ -1,6 +1,6 @@
 /* prom — a run's totals as Prometheus text (exposition format 0.0.4).
  *
- * What it is for: --metrics (console/metrics.h) serves this text; the
+ * What it is for: --metrics (console/serve/metrics.h) serves this text; the
  * console's loop renders it once per merged second from the run's totals
  * (console/agg.h), so a scrape only copies a buffer. Every series carries
  * the labels run (the run's name in the database) and, per step, step (the

@@ -13,10 +13,10 @@
 #include "common/mem.h"
 #include "common/memsize.h"
 #include "console/finish.h"
-#include "console/hsrv.h"
 #include "console/rundb.h"
 #include "console/threshtally.h"
 #include "console/scan.h"
+#include "console/serve/hsrv.h"
 #include "console/verdict.h"
 #include "proto/auth.h"
 #include "agent/preflight.h"
@@ -361,7 +361,7 @@ int run_main(int argc, char **argv)
     if (r.o.embedded && local_agent_start(&r.la, r.port, r.o.workers, err, sizeof(err)) != 0)
         goto fail;
     r.loop = ev_loop_new(EVFLAG_AUTO);
-    ctlsrv_attach(r.ctl, &r);
+    steering_attach(&r);
     web_set_control(r.web, r.ctl);
     agents_watch(&r);
     control_start(&r);

@@ -32,16 +32,17 @@
 #include "console/agg.h"
 #include "console/capacity_search.h"
 #include "console/control.h"
-#include "console/ctlsrv.h"
 #include "console/gather.h"
 #include "console/live.h"
 #include "console/local.h"
-#include "console/metrics.h"
 #include "console/monitor.h"
 #include "console/opts.h"
 #include "console/out.h"
 #include "console/selfload.h"
-#include "console/web.h"
+#include "console/serve/ctlsrv.h"
+#include "console/serve/metrics.h"
+#include "console/serve/web.h"
+#include "console/steering.h"
 #include "proto/bundle.h"
 #include "proto/interval_window.h"
 #include "store/db.h"
@@ -119,6 +120,7 @@ typedef struct run {
     monitor_db *monitor_db;   /**< owned: their statements, NULL when not recorded */
     web *web;                 /**< owned: the --web page, NULL without */
     ctlsrv *ctl;              /**< owned: the --control endpoint, NULL without */
+    steering steer;           /**< what its commands carried out left (console/steering.h) */
     uint32_t ctl_vus_max;     /**< --control in the closed model: the ceiling of vus N (the
                                    run's VU ids), 0 when its VUs cannot be steered */
     capacity_search *cap;     /**< owned: the --capacity search once the steps are known, or NULL */

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 command -v clang-format >/dev/null 2>&1 ||
   { echo "clang-format not found (scripts/install-deps.sh installs it)"; exit 1; }
 files=()
-for d in common proto worker agent store reports record console tests/unit tests/fuzz tests/tools tests/target; do
+for d in common proto worker agent store reports record console console/serve tests/unit tests/fuzz tests/tools tests/target; do
   for f in "$d"/*.c "$d"/*.h; do
     [ -e "$f" ] && files+=("$f")
   done

@@ -26,7 +26,7 @@ check() {
 export -f check
 
 headers=()
-for f in common/*.h proto/*.h worker/*.h agent/*.h store/*.h reports/*.h record/*.h console/*.h; do
+for f in common/*.h proto/*.h worker/*.h agent/*.h store/*.h reports/*.h record/*.h console/*.h console/serve/*.h; do
   [ -e "$f" ] && headers+=("$f")
 done
 # shellcheck disable=SC2016  # $1 is bash -c's argument

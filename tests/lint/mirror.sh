@@ -12,11 +12,11 @@ for t in tests/unit/test_*.c; do
   name=$(basename "$t" .c)
   name=${name#test_}
   found=0
-  for d in common proto worker agent store reports record console; do
+  for d in common proto worker agent store reports record console console/serve; do
     [ -e "$d/$name.c" ] && found=1
   done
   if [ $found = 0 ]; then
-    echo "$t: no $name.c in common/ proto/ worker/ agent/ store/ reports/ record/ console/"
+    echo "$t: no $name.c in common/ proto/ worker/ agent/ store/ reports/ record/ console/ console/serve/"
     bad=1
   fi
 done

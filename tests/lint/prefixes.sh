@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-dirs=(common proto worker agent store reports record console)
+dirs=(common proto worker agent store reports record console console/serve)
 declare -A mod
 for d in "${dirs[@]}"; do
   for f in "$d"/*.c; do

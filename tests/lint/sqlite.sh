@@ -12,7 +12,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 
 files=()
-for d in common proto worker agent reports record console tests/fuzz tests/tools tests/target bench; do
+for d in common proto worker agent reports record console console/serve tests/fuzz tests/tools tests/target bench; do
   for f in "$d"/*.c "$d"/*.h; do
     [ -e "$f" ] && files+=("$f")
   done

@@ -17,7 +17,7 @@ while read -r name _; do
 done <"$list"
 
 declare -A seen=()
-for d in common proto worker agent store reports record console; do
+for d in common proto worker agent store reports record console console/serve; do
   for c in "$d"/*.c; do
     [ -e "$c" ] || continue
     name=$(basename "$c" .c)

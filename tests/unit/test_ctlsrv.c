@@ -1,8 +1,9 @@
-/* The --control endpoint (console/ctlsrv.c) on a real loopback server: the
+/* The --control endpoint (console/serve/ctlsrv.c) on a real loopback server: the
  * ceiling of vus N; the token asked on loopback too when there is a token
  * file (401 without it or with another); only POST; a bad argument named
  * (400); the other model, a run not under way, a pause twice refused (409);
- * a command taken (200) while the run is under way. */
+ * a command taken (200) while the run is under way, and handed to the
+ * loop in the order taken. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +16,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "console/ctlsrv.h"
-#include "console/run.h"
+#include <ev.h>
+
+#include "console/serve/ctlsrv.h"
+#include "proto/quern.pb-c.h"
 
 #include "tests/unit/loopask.h"
 
@@ -57,12 +60,28 @@ static void test_ceiling(void **state)
     assert_int_equal(ctlsrv_ceiling(&o), 3000); /* --max-vus when given */
 }
 
+/* The commands the loop was handed, in order. */
+typedef struct taken {
+    ctlsrv_cmd c[8];
+    size_t n;
+} taken;
+
+static void take(void *arg, const ctlsrv_cmd *c)
+{
+    taken *t = arg;
+
+    if (t->n < 8)
+        t->c[t->n++] = *c;
+}
+
 static void test_serve(void **state)
 {
     char dir[] = "/tmp/quern-ctlsrv-XXXXXX", tokf[64], portf[64], err[ERR_MAX],
          *argv[] = {"run", NULL};
     unsigned port = 0;
-    run r;
+    run_opts o;
+    struct ev_loop *loop;
+    taken t = {0};
     ctlsrv *s;
     FILE *f;
 
@@ -73,17 +92,17 @@ static void test_serve(void **state)
     fprintf(f, "%s\n", TOKEN);
     fclose(f);
     chmod(tokf, 0600);
-    run_init(&r, 1, argv);
-    r.o.control = "127.0.0.1:0";
-    r.o.control_port_file = portf;
-    r.o.token_file = tokf;
-    s = ctlsrv_start(&r.o, 20, 0, err, sizeof(err));
+    opts_init(&o, 1, argv);
+    o.control = "127.0.0.1:0";
+    o.control_port_file = portf;
+    o.token_file = tokf;
+    s = ctlsrv_start(&o, 20, 0, err, sizeof(err));
     assert_non_null(s);
     f = fopen(portf, "r");
     assert_int_equal(fscanf(f, "%u", &port), 1);
     fclose(f);
-    r.loop = ev_loop_new(EVFLAG_AUTO);
-    ctlsrv_attach(s, &r);
+    loop = ev_loop_new(EVFLAG_AUTO);
+    ctlsrv_attach(s, loop, take, &t);
 
     /* the token, on loopback too */
     assert_int_equal(ask(port, "POST", "/pause", NULL), 401);
@@ -105,13 +124,20 @@ static void test_serve(void **state)
     assert_int_equal(ask(port, "POST", "/resume", TOKEN), 200);
     assert_int_equal(ask(port, "POST", "/stop", TOKEN), 200);
     assert_int_equal(ask(port, "POST", "/vus?n=3", TOKEN), 409); /* stopping */
-    /* the loop's side: not in PHASE_RUN, the queue is emptied, nothing sent */
-    ev_run(r.loop, EVRUN_NOWAIT);
-    assert_int_equal(ctlsrv_paused_us(s, 0), 0);
+    /* the loop is handed the four taken, in order, and nothing else */
+    ev_run(loop, EVRUN_NOWAIT);
+    assert_int_equal(t.n, 4);
+    assert_int_equal(t.c[0].kind, QUERN__STEER__KIND__VUS);
+    assert_int_equal(t.c[0].vus, 20);
+    assert_int_equal(t.c[1].kind, QUERN__STEER__KIND__PAUSE);
+    assert_int_equal(t.c[2].kind, QUERN__STEER__KIND__RESUME);
+    assert_int_equal(t.c[3].kind, CTLSRV_STOP);
     ctlsrv_stop(s);
-    r.o.token_file = NULL;
-    r.o.control = NULL;
-    run_free(&r);
+    ev_loop_destroy(loop);
+    o.token_file = NULL;
+    o.control = NULL;
+    o.control_port_file = NULL;
+    opts_free(&o);
     unlink(tokf);
     unlink(portf);
     rmdir(dir);

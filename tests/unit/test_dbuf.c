@@ -185,12 +185,40 @@ static void test_refused(void **state)
     dbuf_free(&b);
 }
 
+/* A stream onto a dbuf: what is written arrives whole; a write past the
+ * maximum makes fclose fail and the buffer say it refused. */
+static void test_stream(void **state)
+{
+    dbuf b;
+    FILE *f;
+    char big[5000];
+
+    dbuf_init(&b, 4096);
+    f = dbuf_stream(&b);
+    assert_non_null(f);
+    assert_true(fprintf(f, "<svg n=\"%d\">", 7) > 0);
+    fputs("</svg>", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(b.refused, 0);
+    assert_string_equal(b.p, "<svg n=\"7\"></svg>");
+    dbuf_reset(&b);
+    memset(big, 'e', sizeof(big));
+    f = dbuf_stream(&b);
+    assert_non_null(f);
+    fwrite(big, 1, sizeof(big), f); /* past 4096: refused, at the write or at fclose */
+    assert_int_not_equal(fclose(f), 0);
+    assert_int_equal(b.refused, 1);
+    assert_true(b.len <= 4096);
+    dbuf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty),          cmocka_unit_test(test_growth),
         cmocka_unit_test(test_bound),          cmocka_unit_test(test_fmt),
         cmocka_unit_test(test_take_reset_cut), cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

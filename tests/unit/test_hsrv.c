@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "console/hsrv.h"
+#include "console/serve/hsrv.h"
 
 #include "tests/unit/loopask.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "console/web_state.c"
+#include "console/serve/web_state.c"
 
 /* A run of nsteps steps whose seconds the test fills through st. */
 typedef struct fx {

@@ -1,13 +1,13 @@
 /* metrics — the Prometheus endpoint of `quern run --metrics`; see metrics.h. */
-#include "console/metrics.h"
+#include "console/serve/metrics.h"
 
 #include <pthread.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "common/mem.h"
-#include "console/hsrv.h"
 #include "console/prom.h"
+#include "console/serve/hsrv.h"
 
 struct metrics {
     hsrv srv;           /* the server, its token */

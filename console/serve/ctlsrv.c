@@ -1,5 +1,5 @@
 /* ctlsrv — the --control endpoint of `quern run`; see ctlsrv.h. */
-#include "console/ctlsrv.h"
+#include "console/serve/ctlsrv.h"
 
 #include <ev.h>
 #include <openssl/crypto.h>
@@ -8,16 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/clock.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/rate.h"
-#include "console/agents.h"
-#include "console/hsrv.h"
-#include "console/rundb.h"
-#include "console/run.h"
+#include "console/serve/hsrv.h"
 #include "proto/auth.h"
+#include "proto/quern.pb-c.h"
 
 /* Commands taken and not yet carried out by the loop: a few at most, as a
  * person types them; past that, 503. */
@@ -25,14 +22,6 @@
 /* The ceiling of vus N by default: --vus times this, at most CTLSRV_VUS_DEFAULT_MAX. */
 #define CTLSRV_VUS_FACTOR 10u
 #define CTLSRV_VUS_DEFAULT_MAX 1000u
-
-typedef struct ctlsrv_cmd {
-    int kind; /* Quern__Steer__Kind, or CMD_STOP */
-    uint32_t vus;
-    double rate;
-} ctlsrv_cmd;
-
-enum { CMD_STOP = 100 };
 
 struct ctlsrv {
     hsrv srv;
@@ -46,13 +35,10 @@ struct ctlsrv {
     size_t token_len;
     uint32_t vus_max;
     int open;
-    ev_async wake;         /* the HTTP thread wakes the loop */
-    struct run *r;         /* borrowed, once attached */
-    unsigned seq;          /* steers sent */
-    unsigned pause_seq;    /* the pause under way's seq */
-    int64_t pause_from_us; /* monotonic, 0: not paused (the loop's view) */
-    int64_t paused_us;     /* pauses ended, summed */
-    uint32_t vus_asked;    /* the last vus N carried out, 0: none */
+    ev_async wake;          /* the HTTP thread wakes the loop */
+    struct ev_loop *loop;   /* borrowed, once attached */
+    ctlsrv_carry_fn *carry; /* carries a command out, on the loop */
+    void *carry_arg;        /* borrowed: carry's argument */
 };
 
 int ctlsrv_check(const run_opts *o)
@@ -95,7 +81,7 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
     } else if (strcmp(url, "/resume") == 0) {
         cmd->kind = QUERN__STEER__KIND__RESUME;
     } else if (strcmp(url, "/stop") == 0) {
-        cmd->kind = CMD_STOP;
+        cmd->kind = CTLSRV_STOP;
     } else if (strcmp(url, "/vus") == 0) {
         const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "n");
         char *end = NULL;
@@ -174,14 +160,14 @@ enum MHD_Result ctlsrv_command(ctlsrv *s, struct MHD_Connection *c, const char *
         s->q[s->qn++] = cmd;
         if (cmd.kind == QUERN__STEER__KIND__PAUSE || cmd.kind == QUERN__STEER__KIND__RESUME)
             s->paused = cmd.kind == QUERN__STEER__KIND__PAUSE;
-        if (cmd.kind == CMD_STOP)
+        if (cmd.kind == CTLSRV_STOP)
             s->stopping = 1;
     }
     pthread_mutex_unlock(&s->mu);
     if (status != 0)
         return reply(c, status, msg);
-    /* running, so attached: r is set */
-    ev_async_send(s->r->loop, &s->wake);
+    /* running, so attached: loop is set */
+    ev_async_send(s->loop, &s->wake);
     return reply(c, MHD_HTTP_OK, "ok\n");
 }
 
@@ -228,88 +214,6 @@ ctlsrv *ctlsrv_start(const run_opts *o, uint32_t vus_max, int open, char *err, s
     return s;
 }
 
-static void send_steer(run *r, unsigned seq, int kind, uint32_t vus, double rate, int64_t at_us)
-{
-    Quern__Envelope env = QUERN__ENVELOPE__INIT;
-    Quern__Steer st = QUERN__STEER__INIT;
-
-    st.run_id = r->run_id;
-    st.seq = seq;
-    st.kind = (Quern__Steer__Kind)kind;
-    st.vus = vus;
-    st.rate = rate;
-    st.at_us = at_us;
-    env.body_case = QUERN__ENVELOPE__BODY_STEER;
-    env.steer = &st;
-    agents_send_all(r, &env);
-}
-
-/* The pause under way, if any, ends at now (a resume, or the load's end:
- * the workers resume to stop). */
-static void close_pause(ctlsrv *s, int64_t now)
-{
-    if (s->pause_from_us == 0 || s->r == NULL)
-        return;
-    s->paused_us += now - s->pause_from_us;
-    rundb_steer_end(s->r, s->pause_seq, now - s->r->go_us);
-    log_msg(LOG_INFO, "resumed after %.1f s paused", (double)(now - s->pause_from_us) / 1e6);
-    s->pause_from_us = 0;
-}
-
-/* The loop carries out one command. */
-static void carry_out(ctlsrv *s, const ctlsrv_cmd *c)
-{
-    run *r = s->r;
-    int64_t now = clock_mono_us(), at = now - r->go_us;
-    unsigned seq;
-    char rb[64];
-
-    /* past the planned end (the workers stop on their own) or the stop,
-     * the load is over: taken by the HTTP thread, done by nobody */
-    if (c->kind != CMD_STOP && c->kind != QUERN__STEER__KIND__RESUME &&
-        (r->stop_us != 0 ||
-         (r->o.duration_us > 0 && at - ctlsrv_paused_us(s, now) >= r->o.duration_us))) {
-        log_msg(LOG_WARN, "quern ctl: the load is over: nothing steered");
-        return;
-    }
-    seq = ++s->seq;
-    switch (c->kind) {
-    case QUERN__STEER__KIND__PAUSE:
-        send_steer(r, seq, c->kind, 0, 0, 0);
-        s->pause_from_us = now;
-        s->pause_seq = seq;
-        rundb_steer(r, seq, at, "pause", 0, 0);
-        log_msg(LOG_INFO, "paused at %.1f s (quern ctl resume goes on)", (double)at / 1e6);
-        break;
-    case QUERN__STEER__KIND__RESUME:
-        send_steer(r, seq, c->kind, 0, 0, 0);
-        close_pause(s, now);
-        s->seq--; /* a resume ends its pause's row: no row of its own */
-        break;
-    case QUERN__STEER__KIND__VUS:
-        /* with stages, they are cut at this moment of the load clock */
-        send_steer(r, seq, c->kind, c->vus, 0, at - ctlsrv_paused_us(s, now));
-        rundb_steer(r, seq, at, "vus", c->vus, 1);
-        s->vus_asked = c->vus;
-        log_msg(LOG_INFO, "VUs: %u from %.1f s on (quern ctl)", c->vus, (double)at / 1e6);
-        break;
-    case QUERN__STEER__KIND__RATE:
-        /* from now on the load clock, which the pauses left behind */
-        send_steer(r, seq, c->kind, 0, c->rate, at - ctlsrv_paused_us(s, now));
-        rundb_steer(r, seq, at, "rate", c->rate, 1);
-        log_msg(LOG_INFO, "rate: %s from %.1f s on (quern ctl)",
-                rate_format(c->rate, rb, sizeof(rb)), (double)at / 1e6);
-        break;
-    default:
-        close_pause(s, now); /* the workers resume to stop */
-        rundb_steer(r, seq, at, "stop", 0, 0);
-        log_msg(LOG_INFO,
-                "quern ctl stop: stopping the agents (VUs finish their request in flight)");
-        control_interrupt(r, CONTROL_STOP_CTL);
-        break;
-    }
-}
-
 static void on_wake(struct ev_loop *loop, ev_async *w, int revents)
 {
     ctlsrv *s = w->data;
@@ -322,18 +226,19 @@ static void on_wake(struct ev_loop *loop, ev_async *w, int revents)
     s->qn = 0;
     pthread_mutex_unlock(&s->mu);
     for (size_t i = 0; i < n; i++)
-        if (s->r->phase == PHASE_RUN)
-            carry_out(s, &q[i]);
+        s->carry(s->carry_arg, &q[i]);
 }
 
-void ctlsrv_attach(ctlsrv *s, run *r)
+void ctlsrv_attach(ctlsrv *s, struct ev_loop *loop, ctlsrv_carry_fn *carry, void *arg)
 {
     if (s == NULL)
         return;
-    s->r = r;
+    s->loop = loop;
+    s->carry = carry;
+    s->carry_arg = arg;
     ev_async_init(&s->wake, on_wake);
     s->wake.data = s;
-    ev_async_start(r->loop, &s->wake);
+    ev_async_start(loop, &s->wake);
 }
 
 void ctlsrv_running(ctlsrv *s, int on)
@@ -343,25 +248,6 @@ void ctlsrv_running(ctlsrv *s, int on)
     pthread_mutex_lock(&s->mu);
     s->running = on;
     pthread_mutex_unlock(&s->mu);
-    if (!on)
-        close_pause(s, clock_mono_us()); /* a stop resumes the workers */
-}
-
-int64_t ctlsrv_paused_us(const ctlsrv *s, int64_t now)
-{
-    if (s == NULL)
-        return 0;
-    return s->paused_us + (s->pause_from_us > 0 ? now - s->pause_from_us : 0);
-}
-
-uint32_t ctlsrv_vus_asked(const ctlsrv *s, uint32_t planned)
-{
-    return s != NULL && s->vus_asked > 0 ? s->vus_asked : planned;
-}
-
-int ctlsrv_is_paused(const ctlsrv *s)
-{
-    return s != NULL && s->pause_from_us > 0;
 }
 
 void ctlsrv_stop(ctlsrv *s)
@@ -369,8 +255,8 @@ void ctlsrv_stop(ctlsrv *s)
     if (s == NULL)
         return;
     hsrv_stop(&s->srv); /* its thread first: nothing calls on_request past this */
-    if (s->r != NULL)
-        ev_async_stop(s->r->loop, &s->wake);
+    if (s->loop != NULL)
+        ev_async_stop(s->loop, &s->wake);
     auth_token_free(s->token, s->token_len);
     pthread_mutex_destroy(&s->mu);
     xfree(s);

@@ -2,7 +2,7 @@
  * outside (quern ctl, the live page): pause, resume, vus N, rate R, stop.
  *
  * What it is for: a tester watching a run moves its load without starting
- * over, as k6's pause, resume and scale. The endpoint is console/hsrv.h's
+ * over, as k6's pause, resume and scale. The endpoint is console/serve/hsrv.h's
  * (libmicrohttpd on a thread of its own, its bounds and Host check); its
  * access rule is --metrics's, and more: loopback only unless --token-file,
  * and with --token-file every request must carry the token as
@@ -20,15 +20,15 @@
  * the ceiling, whether the run is under way and paused) and answers at
  * once: 200 accepted, 400 a bad argument, 409 not now (not started, over,
  * already paused, the other model), 503 too many at once; an accepted one
- * is queued and the loop, woken by an ev_async, does it: a Steer to every
- * agent (each passes it to its workers, worker/steer.h), a row in the
- * database's steers table, a line in the log. A pause's time is left out of
- * the run's duration and rates (ctlsrv_paused_us).
+ * is queued and the loop, woken by an ev_async, hands it to the function
+ * the run attached (console/steering.h: a Steer to every agent, a row in
+ * the database's steers table, a line in the log). The endpoint never
+ * reads the run: it knows only what ctlsrv_start and ctlsrv_running told it.
  *
  * Usage:
  *     if (ctlsrv_check(&o) != 0) return 2;
  *     ctlsrv *s = ctlsrv_start(&o, vus_max, open, err, sizeof(err)); // NULL: err
- *     ctlsrv_attach(s, r);         // once r->loop exists
+ *     ctlsrv_attach(s, loop, carry, arg);  // once the loop exists
  *     ctlsrv_running(s, 1);        // at Go; 0 at the end
  *     ctlsrv_stop(s); */
 #ifndef QUERN_CTLSRV_H
@@ -44,7 +44,21 @@
 
 #include "console/opts.h"
 
-struct run;
+struct ev_loop;
+
+/** A command taken, as the loop carries it out. */
+typedef struct ctlsrv_cmd {
+    int kind;     /**< Quern__Steer__Kind (proto/quern.proto), or CTLSRV_STOP */
+    uint32_t vus; /**< vus N's N */
+    double rate;  /**< rate R's R, arrivals a second */
+} ctlsrv_cmd;
+
+/** The kind of a stop, which is no Steer: the run ends. */
+#define CTLSRV_STOP 100
+
+/** Carries out one command taken (arg: ctlsrv_attach's), on the loop's
+ *  thread, in the order they were taken. */
+typedef void ctlsrv_carry_fn(void *arg, const ctlsrv_cmd *c);
 
 /** The endpoint; opaque. */
 typedef struct ctlsrv ctlsrv;
@@ -63,27 +77,16 @@ uint32_t ctlsrv_ceiling(const run_opts *o);
  *  VUs cannot be steered); open: the run has an arrival rate. NULL with err. */
 ctlsrv *ctlsrv_start(const run_opts *o, uint32_t vus_max, int open, char *err, size_t errlen);
 
-/** The loop that carries out the commands (r->loop), once it exists. */
-void ctlsrv_attach(ctlsrv *s, struct run *r);
+/** The loop the commands are carried out on, by carry(arg, cmd), once
+ *  the loop exists. NULL s is fine. */
+void ctlsrv_attach(ctlsrv *s, struct ev_loop *loop, ctlsrv_carry_fn *carry, void *arg);
 
-/** The run is under way (1, at Go) or over (0, at the stop or the end; a
- *  pause under way ends there): commands are taken only while it is. Loop
- *  thread. */
+/** The run is under way (1, at Go) or over (0, at the stop or the end):
+ *  commands are taken only while it is. Loop thread; NULL s is fine. */
 void ctlsrv_running(ctlsrv *s, int on);
 
-/** Microseconds the run was paused so far, the pause under way included
- *  (monotonic now); 0 for NULL. Loop thread. */
-int64_t ctlsrv_paused_us(const ctlsrv *s, int64_t now);
-
-/** The VUs asked for: the last vus N carried out, else planned (the
- *  run's --vus); NULL: planned. Loop thread. */
-uint32_t ctlsrv_vus_asked(const ctlsrv *s, uint32_t planned);
-
-/** 1 while paused (NULL: 0). */
-int ctlsrv_is_paused(const ctlsrv *s);
-
 /** Takes the command of path ("/pause", "/vus", ...; its query in c) from
- *  a request already authorised (the live page's, console/web.h) and
+ *  a request already authorised (the live page's, console/serve/web.h) and
  *  answers it as the endpoint does. MHD's thread. */
 enum MHD_Result ctlsrv_command(ctlsrv *s, struct MHD_Connection *c, const char *path);
 

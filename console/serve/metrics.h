@@ -13,7 +13,7 @@
  * every scrape must send "Authorization: Bearer TOKEN", compared in constant
  * time (401 otherwise). The token is never logged.
  *
- * Bounds: those of console/hsrv.h (connections at once and per address,
+ * Bounds: those of console/serve/hsrv.h (connections at once and per address,
  * idle timeout, memory per connection); a request is answered from a copy
  * of a buffer, never waits for the loop. Other paths
  * get 404, other methods than GET and HEAD 405.
@@ -56,7 +56,7 @@ metrics *metrics_start(const run_opts *o, char *err, size_t errlen);
 void metrics_update(metrics *m, const agg *a, const char *const *step_ids,
                     const char *const *step_names, thresh *const *th, size_t nth);
 
-/** What quern ctl left (console/ctlsrv.h): the VUs asked for and whether
+/** What quern ctl left (console/steering.h): the VUs asked for and whether
  *  the load is paused, shown from the next metrics_update on. Loop thread;
  *  m may be NULL. */
 void metrics_steered(metrics *m, uint32_t vus_max, int paused);

@@ -1,18 +1,18 @@
 /* web — `quern run --web HOST:PORT`: a live page of the run for a browser.
  *
- * What it is for: one self-contained page (console/webpage.h: no file from
+ * What it is for: one self-contained page (console/serve/webpage.h: no file from
  * elsewhere, works offline) at "/", which polls "/state.json" every second
- * (console/web_state.h) and draws the live table, the charts, the agents, the
+ * (console/serve/web_state.h) and draws the live table, the charts, the agents, the
  * thresholds and the progress; after the run, the verdict and the summary.
  * Read-only, unless the run has --control and --token-file: then a page
  * opened with "/?token=TOKEN" gets a secret of its own in the redirect's
  * fragment and shows controls, which POST to /control/COMMAND with it in
  * the X-Quern-Control header (never a cookie alone: no CSRF); the
- * commands are --control's (console/ctlsrv.h).
+ * commands are --control's (console/serve/ctlsrv.h).
  *
- * Cost: the loop renders the state once per merged second (web_update,
+ * Cost: the loop renders the state once per merged second (web_show,
  * after agg_add) and swaps it in under a mutex; a request only copies
- * bytes, on libmicrohttpd's thread, bounded as console/hsrv.h says.
+ * bytes, on libmicrohttpd's thread, bounded as console/serve/hsrv.h says.
  *
  * Access: as --metrics. A loopback address serves anyone on this host; any
  * other needs --token-file, and then each request must carry the token:
@@ -25,24 +25,24 @@
  * "?token=" (a query decodes it to a space). Compared in constant time; 401
  * otherwise; never logged. Only GET and HEAD of "/" and "/state.json" are
  * answered (404 elsewhere, 405 for other methods); on loopback, a Host that
- * does not name the server gets 421 (console/hsrv.h).
+ * does not name the server gets 421 (console/serve/hsrv.h).
  *
  * Usage:
  *     if (web_check(&o) != 0) return 2;                 // after opts_parse
  *     web *w = web_start(&o, err, sizeof(err));         // NULL: err
- *     each merged second:  web_update(w, r, sum->steps, late);
- *     at the end:          web_final(w, r, &si);        // the summary
- *     hsrv_linger(...); web_stop(w); */
+ *     each merged second:  web_second(w, &agg, late);
+ *                          if (!late) web_show(w, &in);   // what the page shows
+ *     at the end:          web_final(w, &in);             // in.summary set
+ *     hsrv_linger(...); web_stop(w);
+ * The run fills in (console/webfeed.h): the page never reads struct run. */
 #ifndef QUERN_WEB_H
 #define QUERN_WEB_H
 
 #include <stddef.h>
 
-#include "common/stats.h"
+#include "console/agg.h"
 #include "console/opts.h"
-
-struct run;
-struct summary_info;
+#include "console/serve/web_state.h"
 
 /** The cookie "/?token=" sets is named this and the port ("quern_web_8089"):
  *  browsers keep cookies per host, not per port, and two consoles on one
@@ -66,14 +66,21 @@ int web_check(const run_opts *o);
  *  server, or NULL with a message in err. */
 web *web_start(const run_opts *o, char *err, size_t errlen);
 
-/** Adds the merged second (second: r->nsteps steps of it; late: merged
- *  after its time) to the charts and renders the state of r. Loop thread
- *  only. w may be NULL (no --web): does nothing. */
-void web_update(web *w, const struct run *r, const step_stats *second, int late);
+/** 1 while w takes what the run hands it: not NULL, web_final not run. */
+int web_open(const web *w);
 
-/** Renders the final state of r: the summary si (its verdict, its table)
- *  and the thresholds' final verdicts. NULL w is fine. */
-void web_final(web *w, const struct run *r, const struct summary_info *si);
+/** Adds the merged second of a (a->last; late: merged after its time) to
+ *  the charts. Loop thread only; nothing when !web_open(w). */
+void web_second(web *w, const agg *a, int late);
+
+/** Renders in (borrowed; its run is w's own, whatever in->run says) as
+ *  the state "/state.json" serves. Loop thread only; nothing when
+ *  !web_open(w). */
+void web_show(web *w, const web_state_input *in);
+
+/** Renders the final state in (in->summary: the summary's JSON); nothing
+ *  changes it after. NULL w is fine. */
+void web_final(web *w, const web_state_input *in);
 
 /** Stops serving and frees w (no linger: the caller waits first). NULL is
  *  fine. */

@@ -1,5 +1,5 @@
 /* web_state — the --web page's state as JSON; see web_state.h. */
-#include "console/web_state.h"
+#include "console/serve/web_state.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
+#include "common/dbuf.h"
 #include "common/hist.h"
+#include "common/log.h"
 #include "common/mem.h"
+#include "common/ratelog.h"
 #include "common/utf8.h"
 #include "console/sumtally.h"
 #include "reports/chart.h"
@@ -193,23 +197,27 @@ static json_t *safe_string(const char *s)
     return j;
 }
 
-/* Draws one chart into an owned string (NULL on failure). */
+/* Draws one chart into an owned string; NULL when it would pass
+ * WEB_STATE_CHART_MAX (said at most once a minute) or the stream failed. */
 static char *draw(const chart *c)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    static ratelog too_big; /* the loop's thread only */
+    dbuf b;
+    FILE *f;
+    char *svg = NULL;
 
+    dbuf_init(&b, WEB_STATE_CHART_MAX);
+    f = dbuf_stream(&b);
     if (f == NULL)
         return NULL;
     chart_svg(f, c);
-    if (ferror(f) != 0) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
-    return buf;
+    if (fclose(f) == 0 && !b.refused)
+        svg = dbuf_take(&b, NULL);
+    else if (b.refused && ratelog_ok(&too_big, clock_mono_us(), 60000000, 1, NULL))
+        log_msg(LOG_WARN, "--web: the chart \"%s\" would pass %u bytes: shown empty", c->title,
+                WEB_STATE_CHART_MAX);
+    dbuf_free(&b);
+    return svg;
 }
 
 static void set_chart(json_t *o, const char *key, const chart *c)
@@ -217,7 +225,7 @@ static void set_chart(json_t *o, const char *key, const chart *c)
     char *svg = draw(c);
 
     json_object_set_new(o, key, svg != NULL ? safe_string(svg) : json_null());
-    free(svg); /* open_memstream's: malloc'd by libc */
+    xfree(svg);
 }
 
 /* The four charts of the closed points, and of the one being filled when

@@ -1,5 +1,5 @@
 /* hsrv — the console's small HTTP servers; see hsrv.h. */
-#include "console/hsrv.h"
+#include "console/serve/hsrv.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,25 +1,20 @@
 /* web — the live page of `quern run --web`; see web.h. */
-#include "console/web.h"
+#include "console/serve/web.h"
 
-#include <jansson.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "common/dbuf.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "console/agents.h"
-#include "console/ctlsrv.h"
-#include "console/hsrv.h"
-#include "console/run.h"
-#include "console/summary.h"
-#include "console/thresh.h"
-#include "console/webpage.h"
-#include "console/web_state.h"
+#include "console/serve/ctlsrv.h"
+#include "console/serve/hsrv.h"
+#include "console/serve/webpage.h"
+#include "console/serve/web_state.h"
 #include "proto/auth.h"
 #include "reports/html.h"
 
@@ -28,6 +23,10 @@
 #define CTL_HEADER "X-Quern-Control"
 
 /* What the page may do: nothing from elsewhere, nothing sent elsewhere. */
+/* Most bytes of the page (its frame, stylesheet and script: some 20 KiB),
+ * built once: past it --web refuses to start rather than serve a cut page. */
+#define WEB_PAGE_MAX (1u << 20)
+
 #define PAGE_CSP                                                                                   \
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "                  \
     "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "              \
@@ -38,7 +37,7 @@ struct web {
     pthread_mutex_t mu; /* guards state and len */
     char *state;        /* owned: what /state.json gets */
     size_t len;
-    char *page; /* owned: the whole page, built once */
+    char *page; /* owned: the whole page, built once (at most WEB_PAGE_MAX bytes) */
     size_t page_len;
     char *cookie;    /* owned: WEB_COOKIE's value, WEB_SECRET_LEN random bytes in hex made for
                         this run (never the token), before the server starts */
@@ -229,23 +228,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return ret;
 }
 
-/* The page: the reports' frame and stylesheet, then webpage.html. */
+/* The page: the reports' frame and stylesheet, then webpage.html; 0, or -1
+ * when it would pass WEB_PAGE_MAX. */
 static int build_page(web *w)
 {
-    FILE *f = open_memstream(&w->page, &w->page_len);
+    dbuf b;
+    FILE *f;
     char title[300];
+    int rc;
 
+    dbuf_init(&b, WEB_PAGE_MAX);
+    f = dbuf_stream(&b);
     if (f == NULL)
         return -1;
     snprintf(title, sizeof(title), "quern: %s (live)", w->run);
     html_head(f, title);
     fwrite(webpage_html, 1, webpage_html_len, f);
     html_foot(f);
-    if (ferror(f) != 0) {
-        fclose(f);
-        return -1;
-    }
-    return fclose(f) == 0 ? 0 : -1;
+    rc = fclose(f) == 0 && !b.refused ? 0 : -1;
+    if (rc == 0)
+        w->page = dbuf_take(&b, &w->page_len);
+    dbuf_free(&b);
+    return rc;
 }
 
 /* Swaps state (owned, len bytes) in; the previous one is freed. */
@@ -268,63 +272,16 @@ static void publish(web *w, char *state, size_t len)
     xfree(old);
 }
 
-static const char *conn_state(const aconn *c)
+/* Renders in, with the run's name, and swaps it in. */
+static void render(web *w, const web_state_input *in)
 {
-    if (c->lost)
-        return "lost";
-    if (c->finished)
-        return "finished";
-    if (c->in_run && c->ready)
-        return "running";
-    if (c->in_run)
-        return "starting";
-    return "registered";
-}
-
-/* Renders r (second: its latest second per step, NULL: none; summary: the
- * final one, NULL while running; rs: the thresholds' verdicts, NULL:
- * evaluated here on the totals so far). */
-static void render(web *w, const run *r, const step_stats *second, const json_t *summary,
-                   const thresh_result *rs)
-{
-    web_state_input in;
-    web_state_agent *ag = xcalloc(r->nconns + 1, sizeof(*ag));
-    web_state_threshold *th = xcalloc(r->o.nth + 1, sizeof(*th));
-    thresh_result *ev = rs == NULL ? xcalloc(r->o.nth + 1, sizeof(*ev)) : NULL;
-    double el = r->have_agg ? (double)r->agg.elapsed_us / 1e6 : 0.0;
+    web_state_input x = *in;
     size_t len = 0;
     char *text;
 
-    memset(&in, 0, sizeof(in));
-    in.run = w->run;
-    in.steps = (const char *const *)r->names;
-    in.a = r->have_agg ? &r->agg : NULL;
-    in.second = second;
-    in.vus_max = ctlsrv_vus_asked(r->ctl, r->o.vus); /* a vus N's, once one came */
-    in.planned_us = r->o.duration_us;
-    for (size_t i = 0; i < r->nconns; i++) {
-        const aconn *c = r->conns[i];
-        if (c->state != AC_AGENT && !c->in_run)
-            continue;
-        ag[in.nagents++] =
-            (web_state_agent){c->name, c->host, conn_state(c), c->vus, c->requests, c->errors};
-    }
-    in.agents = ag;
-    for (size_t i = 0; i < r->o.nth && r->have_agg; i++) {
-        const thresh_result *res = rs != NULL ? &rs[i] : &ev[i];
-        if (rs == NULL)
-            thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
-                        (const char *const *)r->names, el, &ev[i]);
-        th[in.nth++] = (web_state_threshold){r->o.th[i]->expr, res->passed, res->desc};
-    }
-    in.th = th;
-    in.summary = summary;
-    in.paused = ctlsrv_is_paused(r->ctl);
-    text = web_state_render(w->hist, &in, &len);
+    x.run = w->run;
+    text = web_state_render(w->hist, &x, &len);
     publish(w, text, len);
-    xfree(ag);
-    xfree(th);
-    xfree(ev);
 }
 
 /* The cookie's value: a secret of this run's, so that the cookie, which a
@@ -359,7 +316,7 @@ web *web_start(const run_opts *o, char *err, size_t errlen)
     w->state = xstrdup(empty);
     w->len = strlen(empty);
     if (build_page(w) != 0) {
-        err_set(err, errlen, "--web: cannot build the page");
+        err_set(err, errlen, "--web: cannot build the page: it would pass %u bytes", WEB_PAGE_MAX);
         goto fail;
     }
     /* before the server starts: its thread reads it */
@@ -381,24 +338,29 @@ fail:
     return NULL;
 }
 
-void web_update(web *w, const run *r, const step_stats *second, int late)
+int web_open(const web *w)
 {
-    if (w == NULL || w->final || !r->have_agg)
-        return;
-    web_state_add(w->hist, &r->agg, late);
-    if (!late)
-        render(w, r, second, NULL, NULL);
+    return w != NULL && !w->final;
 }
 
-void web_final(web *w, const run *r, const summary_info *si)
+void web_second(web *w, const agg *a, int late)
 {
-    json_t *sum;
-
-    if (w == NULL || !r->have_agg)
+    if (!web_open(w))
         return;
-    sum = summary_json(&r->agg, si);
-    render(w, r, NULL, sum, si->nthresholds > 0 ? si->threshold_results : NULL);
-    json_decref(sum);
+    web_state_add(w->hist, a, late);
+}
+
+void web_show(web *w, const web_state_input *in)
+{
+    if (web_open(w))
+        render(w, in);
+}
+
+void web_final(web *w, const web_state_input *in)
+{
+    if (w == NULL)
+        return;
+    render(w, in);
     w->final = 1;
 }
 
@@ -418,7 +380,7 @@ void web_stop(web *w)
     hsrv_stop(&w->srv);
     pthread_mutex_destroy(&w->mu);
     xfree(w->state);
-    free(w->page); /* open_memstream's: malloc'd by libc */
+    xfree(w->page);
     if (w->cookie != NULL)
         OPENSSL_cleanse(w->cookie, 2 * WEB_SECRET_LEN + 1);
     xfree(w->cookie);

@@ -1,7 +1,7 @@
 /* web_state — what the --web page shows, as one JSON text rendered once per
  * merged second.
  *
- * What it is for: console/web.c serves this text at /state.json; the loop
+ * What it is for: console/serve/web.c serves this text at /state.json; the loop
  * renders it after each merged second and the HTTP thread only copies it,
  * so the cost is per second and per step, never per client. It holds:
  *   "run", "final" (the run is over), "elapsed_s", "planned_s" (0: not
@@ -52,6 +52,9 @@ struct json_t;
 #define WEB_STATE_POINTS 300
 /** Seconds the page keeps saying "saturated" after the last such second. */
 #define WEB_STATE_SAT_HOLD_S 5
+/** Longest SVG of one chart, in bytes (a full chart, 300 points, is some
+ *  50 KiB); a chart past it is null in the state, and logged. */
+#define WEB_STATE_CHART_MAX (4u << 20)
 /** Longest text web_state_render writes, in bytes. */
 #define WEB_STATE_TEXT_MAX (32u << 20)
 
@@ -85,7 +88,7 @@ typedef struct web_state_input {
     const web_state_threshold *th; /**< nth */
     size_t nth;
     const struct json_t *summary; /**< the summary once the run is over, else NULL */
-    int paused;                   /**< quern ctl paused the load (console/ctlsrv.h) */
+    int paused;                   /**< quern ctl paused the load (console/steering.h) */
 } web_state_input;
 
 /** The history of the charts; opaque. */
