@@ -3,13 +3,11 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/reqopt.h"
 
 /* The address scopes given to streams so far: above any VU's id (a VU's
  * connections carry its id, vshare.h), one per stream. */
@@ -41,22 +39,17 @@ static void set_local(gstream *c, int status, const char *why)
 /* The reply's headers are in: their figures for the sample. */
 static void headers_done(gstream *c)
 {
-    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0;
     long nconn = 0, req = 0, status = 0;
 
-    c->elapsed_us = clock_mono_us() - c->start_us;
+    /* the stream's time is to its reply's headers: its first byte too */
+    c->fig.elapsed_us = c->fig.ttfb_us = clock_mono_us() - c->start_us;
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(c->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
-    curl_easy_getinfo(c->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
-    curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    vu_read_phases(c->easy, &c->fig);
     curl_easy_getinfo(c->easy, CURLINFO_NUM_CONNECTS, &nconn);
     curl_easy_getinfo(c->easy, CURLINFO_REQUEST_SIZE, &req);
     c->http_status = (int)status;
-    c->dns_us = t_dns;
-    c->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
-    c->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
-    c->new_conns = (uint64_t)nconn;
-    c->bytes_out = (uint64_t)req + c->body_len;
+    c->fig.new_conns = (uint64_t)nconn;
+    c->fig.bytes_out = (uint64_t)req + c->body_len;
     c->hdr_end = c->hdr_len;
     c->state = GSTREAM_OPEN;
     inbox_open(&c->in);
@@ -67,7 +60,7 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
     gstream *c = ud;
 
     n *= size;
-    c->bytes_in += n;
+    c->fig.bytes_in += n;
     if (c->state == GSTREAM_CONNECTING && n >= 5 && strncmp(buf, "HTTP/", 5) == 0)
         c->hdr_len = 0; /* a new answer (after a 1xx) */
     if (c->hdr_len + n <= GSTREAM_HDR_MAX) {
@@ -186,7 +179,7 @@ static void shut(gstream *c)
     xfree(c->cur);
     c->cur = NULL;
     if (c->state == GSTREAM_CONNECTING)
-        c->elapsed_us = clock_mono_us() - c->start_us;
+        c->fig.elapsed_us = c->fig.ttfb_us = clock_mono_us() - c->start_us;
     c->state = GSTREAM_CLOSED;
     inbox_end(&c->in);
 }
@@ -287,7 +280,6 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
 {
     engine *e = v->eng;
     gstream *c = xcalloc(1, sizeof(*c));
-    reqopt_mark mark;
 
     c->eng = e;
     c->owner = v;
@@ -302,10 +294,8 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     c->body = xmalloc(cfg->body_len > 0 ? cfg->body_len : 1);
     memcpy(c->body, cfg->body, cfg->body_len);
     c->body_len = cfg->body_len;
-    c->easy = curl_easy_init();
-    if (c->easy == NULL)
-        xmalloc((size_t)-1 >> 1);
-    curl_easy_setopt(c->easy, CURLOPT_URL, cfg->url);
+    c->fig.requests = 1;
+    c->easy = vu_stream_easy(v, cfg->url, cfg->req, cfg->scen, c->errbuf);
     curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
     curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, c->body);
     curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);
@@ -313,24 +303,7 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
     curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_PRIVATE, v);
-    curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
-    if (e->no_env_proxy) {
-        curl_easy_setopt(c->easy, CURLOPT_PROXY, "");
-        curl_easy_setopt(c->easy, CURLOPT_NOPROXY, "");
-    }
-    if (e->cfg.nsource_addrs > 0) {
-        char ifc[80];
-        snprintf(ifc, sizeof(ifc), "host!%s",
-                 e->cfg.source_addrs[(v->gid - 1) % e->cfg.nsource_addrs]);
-        curl_easy_setopt(c->easy, CURLOPT_INTERFACE, ifc);
-    }
     engine_watch_sockets(e, c->easy);
-    memset(&mark, 0, sizeof(mark));
-    reqopt_apply(c->easy, &mark, cfg->req, cfg->scen, e->run_ro,
-                 strncasecmp(cfg->url, "https:", 6) == 0, e->env_ca);
     /* After reqopt: the stream's connection is its own, closed with it (a
      * cancel the server sees at once), and bound only by the call's
      * deadline. Its own: a cache key no other transfer has (the address

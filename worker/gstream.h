@@ -34,6 +34,7 @@
 
 #include "worker/grpc.h"
 #include "worker/inbox.h"
+#include "worker/vu.h"
 
 struct engine;
 struct vu;
@@ -75,23 +76,22 @@ typedef struct gstream {
     struct curl_slist *headers; /**< owned: the request's header lines */
     char *body;                 /**< owned: the request (prefix and message) */
     size_t body_len;
-    uint8_t pre[5];     /**< the 5-byte prefix of the frame being received */
-    size_t pre_len;     /**< its bytes in so far */
-    gstream_msg *cur;   /**< owned: the message being received (its prefix read), or NULL */
-    size_t cur_len;     /**< its bytes in so far */
-    inbox in;           /**< the messages not yet taken (gstream_msg), and the VU's wait */
-    uint64_t received;  /**< messages received (queued or not) */
-    char *hdr;          /**< owned: header and trailer lines, GSTREAM_HDR_MAX at most */
-    size_t hdr_len;     /**< their bytes */
-    size_t hdr_end;     /**< where the headers end and the trailers start */
-    int64_t start_us;   /**< monotonic start of the request */
-    int64_t elapsed_us; /**< to the reply's headers (or the end, without headers) */
-    uint64_t bytes_in, bytes_out;
-    int64_t dns_us, connect_us, tls_us;
-    uint64_t new_conns;
-    int http_status;              /**< the reply's HTTP status, 0 none */
-    int status;                   /**< the gRPC status once closed */
-    char err[GSTREAM_ERR_MAX];    /**< grpc-message or why it failed, "" none */
+    uint8_t pre[5];            /**< the 5-byte prefix of the frame being received */
+    size_t pre_len;            /**< its bytes in so far */
+    gstream_msg *cur;          /**< owned: the message being received (its prefix read), or NULL */
+    size_t cur_len;            /**< its bytes in so far */
+    inbox in;                  /**< the messages not yet taken (gstream_msg), and the VU's wait */
+    uint64_t received;         /**< messages received (queued or not) */
+    char *hdr;                 /**< owned: header and trailer lines, GSTREAM_HDR_MAX at most */
+    size_t hdr_len;            /**< their bytes */
+    size_t hdr_end;            /**< where the headers end and the trailers start */
+    int64_t start_us;          /**< monotonic start of the request */
+    xfer_figures fig;          /**< for its sample: elapsed_us and ttfb_us to the reply's headers
+                                    (or the end, without headers); bytes_out: the request's headers
+                                    and body */
+    int http_status;           /**< the reply's HTTP status, 0 none */
+    int status;                /**< the gRPC status once closed */
+    char err[GSTREAM_ERR_MAX]; /**< grpc-message or why it failed, "" none */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message */
 } gstream;
 

@@ -499,7 +499,7 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
         lua_pushstring(L, why);
         lua_setfield(L, -2, "error");
     }
-    lua_pushnumber(L, (double)v->x.elapsed_us / 1000.0);
+    lua_pushnumber(L, (double)v->x.fig.elapsed_us / 1000.0);
     lua_setfield(L, -2, "time");
     /* headers up to the blank line, trailers after it */
     split = memmem(hdr, hlen, "\r\n\r\n", 4);

@@ -31,25 +31,6 @@ typedef struct lgstream {
     int64_t wait_us;   /**< the longest wait for the headers or a message */
 } lgstream;
 
-/* The answer's figures into the pending sample (as lsse.c's). */
-static void take_sample(vu *v, const gstream *c)
-{
-    sample *p = &v->pend;
-
-    if (p->step < 0 || p->seq != c->seq)
-        return;
-    if (!p->in_block) /* a step:time block times itself */
-        p->elapsed_us = c->elapsed_us;
-    p->bytes_in += c->bytes_in;
-    p->bytes_out += c->bytes_out;
-    p->dns += (uint64_t)c->dns_us;
-    p->connect += (uint64_t)c->connect_us;
-    p->tls += (uint64_t)c->tls_us;
-    p->ttfb += (uint64_t)c->elapsed_us;
-    p->new_conns += c->new_conns;
-    p->requests += 1;
-}
-
 static int open_k(lua_State *L, int status, lua_KContext ctx)
 {
     vu *v = vu_current(L);
@@ -65,7 +46,9 @@ static int open_k(lua_State *L, int status, lua_KContext ctx)
                  (long long)((clock_mono_us() - c->start_us) / 1000));
         gstream_cancel(c, GRPC_DEADLINE_EXCEEDED, why);
     }
-    take_sample(v, c);
+    /* its time is set once it got its headers or ended (the cancel above) */
+    if (v->pend.step >= 0 && v->pend.seq == c->seq) /* still the call's sample */
+        vu_sample_add(&v->pend, &c->fig, 0);
     lua_settop(L, IDX_OBJ);
     return 1;
 }
@@ -260,7 +243,7 @@ static int l_index(lua_State *L)
     if (strcmp(k, "count") == 0) {
         lua_pushinteger(L, (lua_Integer)c->received);
     } else if (strcmp(k, "time") == 0) {
-        lua_pushnumber(L, (double)c->elapsed_us / 1000.0);
+        lua_pushnumber(L, (double)c->fig.elapsed_us / 1000.0);
     } else if (strcmp(k, "headers") == 0) {
         lgrpc_push_headers(L, c->hdr, c->hdr + c->hdr_end);
     } else if (strcmp(k, "trailers") == 0) {

@@ -48,12 +48,12 @@ int lresponse_push_xfer(lua_State *L, const xfer_result *x, const xh *h, uint32_
     r->status = x->status;
     r->curl_rc = x->curl_rc;
     memcpy(r->trace_id, x->trace_id, sizeof(r->trace_id));
-    r->time_ms = (double)x->elapsed_us / 1000.0;
-    r->dns_us = x->dns_us;
-    r->connect_us = x->connect_us;
-    r->tls_us = x->tls_us;
-    r->ttfb_us = x->ttfb_us;
-    r->bytes_in = x->bytes_in;
+    r->time_ms = (double)x->fig.elapsed_us / 1000.0;
+    r->dns_us = x->fig.dns_us;
+    r->connect_us = x->fig.connect_us;
+    r->tls_us = x->fig.tls_us;
+    r->ttfb_us = x->fig.ttfb_us;
+    r->bytes_in = x->fig.bytes_in;
     r->http_version = 0;
     curl_easy_getinfo(h->easy, CURLINFO_HTTP_VERSION, &r->http_version);
     r->page = 0;

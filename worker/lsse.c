@@ -218,25 +218,6 @@ static int start_open(lua_State *L, vu *v)
     return inbox_yield(L, &ud->c->in, v, timeout_us, VU_SSEOPEN, CTX_OPEN, open_k);
 }
 
-/* The answer's figures into the pending sample. */
-static void take_sample(vu *v, const sse *c)
-{
-    sample *p = &v->pend;
-
-    if (p->step < 0)
-        return;
-    if (!p->in_block) /* a step:time block times itself */
-        p->elapsed_us = c->elapsed_us > 0 ? c->elapsed_us : clock_mono_us() - c->start_us;
-    p->bytes_in += c->bytes_in;
-    p->bytes_out += c->bytes_out;
-    p->dns += (uint64_t)c->dns_us;
-    p->connect += (uint64_t)c->connect_us;
-    p->tls += (uint64_t)c->tls_us;
-    p->ttfb += (uint64_t)c->elapsed_us;
-    p->new_conns += c->new_conns;
-    p->requests += 1;
-}
-
 static int open_k(lua_State *L, int status, lua_KContext ctx)
 {
     vu *v = vu_current(L);
@@ -253,7 +234,8 @@ static int open_k(lua_State *L, int status, lua_KContext ctx)
     if (c == NULL)
         return tech_fail(L, v, -1, 1, "SSE: the stream is gone");
     inbox_wait_done(&c->in);
-    take_sample(v, c);
+    if (v->pend.step >= 0) /* no answer yet: the wait so far is its time */
+        vu_sample_add(&v->pend, &c->fig, c->start_us);
     if (c->state == SSE_CONNECTING) {
         snprintf(msg, sizeof(msg), "SSE: no answer after %lld ms",
                  (long long)((clock_mono_us() - c->start_us) / 1000));

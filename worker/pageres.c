@@ -257,7 +257,7 @@ int pageres_start(vu *v)
         return 0;
     p->want = 0;
     p->asked = 1;
-    p->elapsed_us = v->x.elapsed_us;
+    p->elapsed_us = v->x.fig.elapsed_us;
     pageres_reset(p);
     if (v->x.curl_rc != CURLE_OK || v->x.status < 200 || v->x.status > 299)
         return 0;

@@ -144,15 +144,15 @@ void reqlog_xfer(reqlog *l, vu *v, const xh *h, const urlc_ent *ue, const xfer_r
             snprintf(fail, sizeof(fail), "HTTP status %d", x->status);
         memset(&r, 0, sizeof(r));
         r.start_ms = to_wall_ms(v->eng, x->start_us);
-        r.elapsed_ms = x->elapsed_us / 1000;
+        r.elapsed_ms = x->fig.elapsed_us / 1000;
         r.label = label;
         r.success = ok;
         r.failure = fail;
-        r.bytes = x->bytes_in;
-        r.sent = x->bytes_out;
+        r.bytes = x->fig.bytes_in;
+        r.sent = x->fig.bytes_out;
         r.url = url;
-        r.latency_ms = x->ttfb_us / 1000;
-        r.connect_ms = (x->dns_us + x->connect_us + x->tls_us) / 1000;
+        r.latency_ms = x->fig.ttfb_us / 1000;
+        r.connect_ms = (x->fig.dns_us + x->fig.connect_us + x->fig.tls_us) / 1000;
         r.trace = v->eng->cfg.traceparent ? x->trace_id : NULL;
         reqlog_jtl_out(l, v, &r, x->status, x->curl_rc, fail);
     }

@@ -1,7 +1,6 @@
 /* sse — one server-sent events stream of a VU (sse.h). */
 #include "worker/sse.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -92,20 +91,15 @@ static int event_stream_type(const char *v, size_t n)
  * reason why not in err. */
 static void headers_done(sse *c, int ctype_ok)
 {
-    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0;
     long nconn = 0, req = 0;
 
-    c->elapsed_us = clock_mono_us() - c->start_us;
-    curl_easy_getinfo(c->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
-    curl_easy_getinfo(c->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
-    curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    /* the stream's time is to its answer's headers: its first byte too */
+    c->fig.elapsed_us = c->fig.ttfb_us = clock_mono_us() - c->start_us;
+    vu_read_phases(c->easy, &c->fig);
     curl_easy_getinfo(c->easy, CURLINFO_NUM_CONNECTS, &nconn);
     curl_easy_getinfo(c->easy, CURLINFO_REQUEST_SIZE, &req);
-    c->dns_us = t_dns;
-    c->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
-    c->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
-    c->new_conns = (uint64_t)nconn;
-    c->bytes_out = (uint64_t)req;
+    c->fig.new_conns = (uint64_t)nconn;
+    c->fig.bytes_out = (uint64_t)req;
     if (c->status < 200 || c->status > 299)
         err_set(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
     else if (!ctype_ok)
@@ -124,7 +118,7 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
     long status = 0;
 
     n *= size;
-    c->bytes_in += n;
+    c->fig.bytes_in += n;
     if (n >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
         c->ctype_ok = 0; /* a new answer (after a 1xx or an auth challenge) */
         return n;
@@ -205,7 +199,7 @@ int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
         return 0;
     if (!c->opened && c->err[0] == '\0') {
         /* no answer, or one whose headers never ended */
-        c->elapsed_us = clock_mono_us() - c->start_us;
+        c->fig.elapsed_us = c->fig.ttfb_us = clock_mono_us() - c->start_us;
         if (rc == CURLE_OK && c->status > 0)
             err_set(c->err, sizeof(c->err), "SSE: HTTP status %d", c->status);
         else
@@ -241,7 +235,6 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
 {
     engine *e = v->eng;
     sse *c = xcalloc(1, sizeof(*c));
-    reqopt_mark mark;
 
     c->eng = e;
     c->owner = v;
@@ -251,36 +244,17 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
     c->headers = cfg->headers;
     cfg->headers = NULL;
     c->auth = reqopt_pick(REQOPT_AUTH, cfg->req, cfg->scen, e->run_ro) != NULL;
+    c->fig.requests = 1;
     sseparse_init(&c->parser);
-    c->easy = curl_easy_init();
-    if (c->easy == NULL)
-        xoom("curl_easy_init");
-    curl_easy_setopt(c->easy, CURLOPT_URL, cfg->url);
+    c->easy = vu_stream_easy(v, cfg->url, cfg->req, cfg->scen, c->errbuf);
     curl_easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);
     curl_easy_setopt(c->easy, CURLOPT_HEADERFUNCTION, header_cb);
     curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
     curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_PRIVATE, v);
-    curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
-    if (e->no_env_proxy) {
-        curl_easy_setopt(c->easy, CURLOPT_PROXY, "");
-        curl_easy_setopt(c->easy, CURLOPT_NOPROXY, "");
-    }
-    if (e->cfg.nsource_addrs > 0) {
-        char ifc[80];
-        snprintf(ifc, sizeof(ifc), "host!%s",
-                 e->cfg.source_addrs[(v->gid - 1) % e->cfg.nsource_addrs]);
-        curl_easy_setopt(c->easy, CURLOPT_INTERFACE, ifc);
-    }
     engine_watch_sockets(e, c->easy);
     put_cookies(c, v);
-    memset(&mark, 0, sizeof(mark));
-    reqopt_apply(c->easy, &mark, cfg->req, cfg->scen, e->run_ro,
-                 strncasecmp(cfg->url, "https:", 6) == 0, e->env_ca);
     /* after reqopt: the stream's connection is its own, closed with it, and
      * it lasts as long as the server sends (the wait for its headers is
      * bound by the VU's timer, lsse.c) */

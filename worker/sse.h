@@ -31,6 +31,7 @@
 
 #include "worker/inbox.h"
 #include "worker/sseparse.h"
+#include "worker/vu.h"
 
 struct engine;
 struct vu;
@@ -74,10 +75,9 @@ typedef struct sse {
     char *taken_id;               /**< owned: the id of the last event taken, NULL none */
     size_t taken_len;             /**< its length */
     int64_t start_us;             /**< monotonic start of the request */
-    int64_t elapsed_us;           /**< to the answer's headers, once open or failed */
-    uint64_t bytes_in, bytes_out; /**< the answer's headers, the request */
-    int64_t dns_us, connect_us, tls_us;
-    uint64_t new_conns;
+    xfer_figures fig;             /**< for its sample: elapsed_us and ttfb_us to the answer's
+                                       headers (once open or failed); bytes: the answer's
+                                       headers, the request */
     int status;                   /**< the answer's HTTP status, 0 none */
     char err[SSE_ERR_MAX];        /**< why it failed or closed, "" none */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message */

@@ -196,8 +196,8 @@ void trace_response(trace *t, vu *v, CURLcode rc)
     lbuf_fmt(&o,
              " in %.2f ms (dns %.2f, connect %.2f, tls %.2f, ttfb %.2f, total %.2f ms), %" PRIu64
              " bytes in, %" PRIu64 " out\n",
-             ms(x->elapsed_us), ms(x->dns_us), ms(x->connect_us), ms(x->tls_us), ms(x->ttfb_us),
-             ms(x->elapsed_us), x->bytes_in, x->bytes_out);
+             ms(x->fig.elapsed_us), ms(x->fig.dns_us), ms(x->fig.connect_us), ms(x->fig.tls_us),
+             ms(x->fig.ttfb_us), ms(x->fig.elapsed_us), x->fig.bytes_in, x->fig.bytes_out);
     out(&o);
 }
 

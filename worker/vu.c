@@ -3,6 +3,7 @@
 #include <lauxlib.h>
 #include <malloc.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/clock.h"
 #include "common/errkinds.h"
@@ -103,23 +104,47 @@ xh *xh_get(struct engine *e)
     return x;
 }
 
+/* What every handle of the engine has, the pool's and the streams'. */
+static void easy_defaults(struct engine *e, CURL *easy, char *errbuf)
+{
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+    if (e->no_env_proxy) {
+        /* Spares libcurl five getenv() calls per request. */
+        curl_easy_setopt(easy, CURLOPT_PROXY, "");
+        curl_easy_setopt(easy, CURLOPT_NOPROXY, "");
+    }
+}
+
 /* What every transfer shares is set once per handle. */
 static void xh_defaults(struct engine *e, xh *x)
 {
-    curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+    easy_defaults(e, x->easy, x->errbuf);
     curl_easy_setopt(x->easy, CURLOPT_COOKIEFILE, ""); /* cookie engine on: the VU's jar */
     curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
-    curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(x->easy, CURLOPT_TCP_NODELAY, 1L);
     engine_watch_sockets(e, x->easy);
-    if (e->no_env_proxy) {
-        /* Spares libcurl five getenv() calls per request. */
-        curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
-        curl_easy_setopt(x->easy, CURLOPT_NOPROXY, "");
-    }
+}
+
+/* v's source address (--source-addr: the VUs take them in turn), an index
+ * of the engine's, -1 none. */
+static int source_of(const vu *v)
+{
+    const engine *e = v->eng;
+
+    return e->cfg.nsource_addrs > 0 ? (int)((v->gid - 1) % e->cfg.nsource_addrs) : -1;
+}
+
+/* easy's connections leave from the engine's source address src. */
+static void set_source(CURL *easy, const engine *e, int src)
+{
+    char ifc[80];
+
+    snprintf(ifc, sizeof(ifc), "host!%s", e->cfg.source_addrs[src]);
+    curl_easy_setopt(easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
 }
 
 /* Saves the cookies of x into its owner (see vu_attach). */
@@ -230,6 +255,8 @@ void xh_free(xh *x)
 
 void vu_attach(vu *v, xh *x)
 {
+    int src;
+
     if (x->owner == v)
         return;
     if (x->ro.digest) {
@@ -250,14 +277,10 @@ void vu_attach(vu *v, xh *x)
     curl_easy_setopt(x->easy, CURLOPT_PRIVATE, v);
     /* In the connection's cache key: the VU reuses only its own. */
     curl_easy_setopt(x->easy, CURLOPT_ADDRESS_SCOPE, (long)v->gid);
-    if (v->eng->cfg.nsource_addrs > 0) {
-        int src = (int)((v->gid - 1) % v->eng->cfg.nsource_addrs);
-        if (src != x->src) {
-            char ifc[80];
-            snprintf(ifc, sizeof(ifc), "host!%s", v->eng->cfg.source_addrs[src]);
-            curl_easy_setopt(x->easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
-            x->src = src;
-        }
+    src = source_of(v);
+    if (src >= 0 && src != x->src) {
+        set_source(x->easy, v->eng, src);
+        x->src = src;
     }
     /* The VU's cookies into the handle's engine, unless both are empty. */
     if (x->jar_full || v->jar != NULL)
@@ -266,6 +289,26 @@ void vu_attach(vu *v, xh *x)
     x->jar_base = xstrdup(v->jar);
     x->jar_gen = v->jar_gen;
     x->owner = v;
+}
+
+CURL *vu_stream_easy(vu *v, const char *url, const reqopt *req, const reqopt *scen_ro, char *errbuf)
+{
+    engine *e = v->eng;
+    CURL *easy = curl_easy_init();
+    int src = source_of(v);
+    reqopt_mark mark;
+
+    if (easy == NULL)
+        xoom("curl_easy_init");
+    easy_defaults(e, easy, errbuf);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, v);
+    if (src >= 0)
+        set_source(easy, e, src);
+    memset(&mark, 0, sizeof(mark)); /* a new handle: every option is set */
+    reqopt_apply(easy, &mark, req, scen_ro, e->run_ro, strncasecmp(url, "https:", 6) == 0,
+                 e->env_ca);
+    return easy;
 }
 
 CURL *vu_easy(vu *v)
@@ -557,15 +600,39 @@ static void xfer_example(vu *v, xh *h, const xfer_result *x, sample *p, int32_t 
     vu_error_example(v, p, code, url, x->status, h->body.p, h->body.len, x->trace_id);
 }
 
+void vu_sample_add(sample *p, const xfer_figures *f, int64_t since_us)
+{
+    p->bytes_in += f->bytes_in;
+    p->bytes_out += f->bytes_out;
+    p->dns += (uint64_t)f->dns_us;
+    p->connect += (uint64_t)f->connect_us;
+    p->tls += (uint64_t)f->tls_us;
+    p->ttfb += (uint64_t)f->ttfb_us;
+    p->new_conns += f->new_conns;
+    p->requests += f->requests;
+    if (p->in_block) /* a step:time block times itself */
+        return;
+    p->elapsed_us = f->elapsed_us > 0 || since_us == 0 ? f->elapsed_us : clock_mono_us() - since_us;
+}
+
+void vu_read_phases(CURL *easy, xfer_figures *f)
+{
+    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0;
+
+    curl_easy_getinfo(easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
+    curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &t_conn);
+    curl_easy_getinfo(easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
+    f->dns_us = t_dns;
+    f->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
+    f->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
+}
+
 void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x, sample *p)
 {
-    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0, t_start = 0, t_total = 0, dl = 0, ul = 0;
+    curl_off_t t_start = 0, t_total = 0, dl = 0, ul = 0;
     long status = 0, hsize = 0, rsize = 0, nconn = 0;
 
     curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(h->easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
-    curl_easy_getinfo(h->easy, CURLINFO_CONNECT_TIME_T, &t_conn);
-    curl_easy_getinfo(h->easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
     curl_easy_getinfo(h->easy, CURLINFO_STARTTRANSFER_TIME_T, &t_start);
     curl_easy_getinfo(h->easy, CURLINFO_TOTAL_TIME_T, &t_total);
     curl_easy_getinfo(h->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
@@ -578,15 +645,13 @@ void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x,
     x->status = (int)status;
     /* libcurl's clock, from the moment this transfer started: the others
      * started in the same burst before it are not its time. */
-    x->elapsed_us = t_total > 0 ? t_total : clock_mono_us() - x->start_us;
-    x->dns_us = t_dns;
-    x->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
-    x->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
-    x->ttfb_us = t_start;
-    x->bytes_in = (uint64_t)dl + (uint64_t)hsize;
-    x->bytes_out = (uint64_t)ul + (uint64_t)rsize;
-    x->new_conns = (uint64_t)nconn;
-    x->requests = xh_requests(h);
+    x->fig.elapsed_us = t_total > 0 ? t_total : clock_mono_us() - x->start_us;
+    vu_read_phases(h->easy, &x->fig);
+    x->fig.ttfb_us = t_start;
+    x->fig.bytes_in = (uint64_t)dl + (uint64_t)hsize;
+    x->fig.bytes_out = (uint64_t)ul + (uint64_t)rsize;
+    x->fig.new_conns = (uint64_t)nconn;
+    x->fig.requests = xh_requests(h);
     if (url != NULL && rc == CURLE_OK)
         urlc_seen(url, (uint64_t)dl + (uint64_t)hsize);
     if (v->eng->cfg.reqlog != NULL)
@@ -594,16 +659,8 @@ void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x,
 
     if (p == NULL)
         return; /* an untimed request */
-    p->bytes_in += x->bytes_in;
-    p->bytes_out += x->bytes_out;
-    p->dns += (uint64_t)x->dns_us;
-    p->connect += (uint64_t)x->connect_us;
-    p->tls += (uint64_t)x->tls_us;
-    p->ttfb += (uint64_t)x->ttfb_us;
-    p->new_conns += x->new_conns;
-    p->requests += x->requests;
-    if (!p->in_block)
-        p->elapsed_us = x->elapsed_us;
+
+    vu_sample_add(p, &x->fig, 0); /* 0: its time has a fallback of its own, above */
     if (p->err != SAMPLE_OK)
         return; /* the first error of a sample is the one kept */
     memcpy(p->trace, x->trace_id, sizeof(p->trace));

@@ -64,15 +64,25 @@ typedef struct sample {
     char msg[VU_MSG_MAX];            /**< error message when err != SAMPLE_OK */
 } sample;
 
+/** What one transfer measured, as its sample adds it up (vu_sample_add): an
+ *  HTTP request's (xfer_result), or a stream's opening, to its answer's
+ *  headers or the end of its handshake (sse.h, websocket.h, gstream.h). */
+typedef struct xfer_figures {
+    int64_t elapsed_us;                 /**< its service time, 0 not known yet */
+    int64_t dns_us, connect_us, tls_us; /**< the connection's phases (vu_read_phases) */
+    int64_t ttfb_us;                    /**< to the answer's first byte, 0 not measured */
+    uint64_t bytes_in, bytes_out;       /**< received and sent, headers included */
+    uint64_t new_conns;                 /**< connections it opened */
+    uint64_t requests;                  /**< HTTP requests it sent (step_stats.requests) */
+} xfer_figures;
+
 /** What the last transfer gave; the response object is built from it. */
 typedef struct xfer_result {
-    int curl_rc;      /**< CURLcode */
-    int status;       /**< HTTP status, 0 if none */
-    int64_t start_us; /**< monotonic time the transfer was added */
-    int64_t elapsed_us;
-    int64_t dns_us, connect_us, tls_us, ttfb_us;
-    uint64_t bytes_in, bytes_out, new_conns;
-    uint64_t requests;                  /**< HTTP requests it sent: xh_requests */
+    int curl_rc;                        /**< CURLcode */
+    int status;                         /**< HTTP status, 0 if none */
+    int64_t start_us;                   /**< monotonic time the transfer was added */
+    xfer_figures fig;                   /**< its time (libcurl's), bytes and connections; requests:
+                                             xh_requests */
     char trace_id[TRACEID_HEX_LEN + 1]; /**< its traceparent's trace id, "" when none was
                                              sent (worker/traceid.h) */
 } xfer_result;
@@ -240,6 +250,24 @@ void vu_record(vu *v);
  *  and adds it to p (NULL: untimed): bytes, timings, connections, and the
  *  sample's first error (a transport failure, a status of 400 or more). */
 void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x, sample *p);
+/** Adds f to sample p: its bytes, phases, connections and requests, and,
+ *  unless p is a step:time block (which times itself), its time as p's.
+ *  When f has no time yet (elapsed_us 0: a stream timed out before its
+ *  answer) and since_us is not 0, p's time is the wait since since_us. */
+void vu_sample_add(sample *p, const xfer_figures *f, int64_t since_us);
+/** Reads the connection's phases of easy's transfer into f: DNS, connect
+ *  and TLS, each its own part (libcurl gives them cumulated). */
+void vu_read_phases(CURL *easy, xfer_figures *f);
+/** A new easy handle for a stream of v (a transfer of its own, outside the
+ *  pool of xh): v's as CURLINFO_PRIVATE, url, no signal, TCP_NODELAY,
+ *  libcurl's message into errbuf (CURL_ERROR_SIZE bytes), no proxy when
+ *  the environment names none, v's source address, and the connection
+ *  options of the levels req, scen_ro and the run's (reqopt_apply). The
+ *  caller sets what is its own (after: what overrides reqopt's) and frees
+ *  it with curl_easy_cleanup; engine_watch_sockets is the caller's too (a
+ *  WebSocket watches its socket itself). */
+CURL *vu_stream_easy(vu *v, const char *url, const reqopt *req, const reqopt *scen_ro,
+                     char *errbuf);
 /** Starts a new pending sample for step (finalizing the previous one). */
 void vu_sample_begin(vu *v, int sidx);
 /** Empties the response buffers of a transfer about to be queued (its start

@@ -12,7 +12,6 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/reqopt.h"
 #include "worker/trace.h"
 #include "worker/cookiejar.h"
 #include "worker/wscookie.h"
@@ -266,8 +265,8 @@ static void became_open(websocket *c, size_t answer_len)
     c->state = WEBSOCKET_OPEN;
     c->opened = 1;
     inbox_open(&c->in);
-    c->elapsed_us = clock_mono_us() - c->start_us;
-    c->bytes_in = answer_len;
+    c->fig.elapsed_us = clock_mono_us() - c->start_us;
+    c->fig.bytes_in = answer_len;
     c->extra_off = answer_len;
     c->extra_len = c->hs_off;
     if (c->extra_off == c->extra_len) {
@@ -384,7 +383,7 @@ static void upgrade_io(websocket *c)
     wshandshake_res res;
     char err[ERR_MAX];
 
-    while (c->hs_off < c->hs_len && c->bytes_out == 0) {
+    while (c->hs_off < c->hs_len && c->fig.bytes_out == 0) {
         rc = curl_easy_send(c->easy, c->hs + c->hs_off, c->hs_len - c->hs_off, &n);
         if (rc == CURLE_AGAIN) {
             arm(c, EV_WRITE);
@@ -398,7 +397,7 @@ static void upgrade_io(websocket *c)
         c->hs_off += n;
         if (c->hs_off == c->hs_len) {
             traced(c, "upgrade request", "> ", c->hs, c->hs_len);
-            c->bytes_out = c->hs_len;
+            c->fig.bytes_out = c->hs_len;
             c->hs_off = 0; /* the buffer now takes the answer */
         }
     }
@@ -418,8 +417,8 @@ static void upgrade_io(websocket *c)
         got = wshandshake_parse(c->hs, c->hs_off, c->key, &res, err, sizeof(err));
         c->status = res.status;
         if (got < 0) {
-            c->elapsed_us = clock_mono_us() - c->start_us;
-            c->bytes_in = c->hs_off;
+            c->fig.elapsed_us = clock_mono_us() - c->start_us;
+            c->fig.bytes_in = c->hs_off;
             err_set(c->err, sizeof(c->err), "%s", err);
             traced(c, err, "< ", c->hs, c->hs_off);
             shut(c, NULL);
@@ -494,26 +493,20 @@ int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
 {
     websocket *c = v->ws;
     curl_socket_t fd = CURL_SOCKET_BAD;
-    curl_off_t t_dns = 0, t_conn = 0, t_tls = 0;
 
     while (c != NULL && c->easy != easy)
         c = c->next;
     if (c == NULL)
         return 0;
     if (rc != CURLE_OK) {
-        c->elapsed_us = clock_mono_us() - c->start_us;
+        c->fig.elapsed_us = clock_mono_us() - c->start_us;
         err_set(c->err, sizeof(c->err), "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
         traced(c, c->err, "", NULL, 0);
         shut(c, NULL);
         inbox_wake(&c->in);
         return 1;
     }
-    curl_easy_getinfo(easy, CURLINFO_NAMELOOKUP_TIME_T, &t_dns);
-    curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &t_conn);
-    curl_easy_getinfo(easy, CURLINFO_APPCONNECT_TIME_T, &t_tls);
-    c->dns_us = t_dns;
-    c->connect_us = t_conn > t_dns ? t_conn - t_dns : 0;
-    c->tls_us = t_tls > t_conn ? t_tls - t_conn : 0;
+    vu_read_phases(easy, &c->fig);
     if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) {
         err_set(c->err, sizeof(c->err), "WebSocket: no socket after the connect");
         shut(c, NULL);
@@ -528,30 +521,31 @@ int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
 
 /* --- opening ------------------------------------------------------------- */
 
-/* Sets the parts of the URL at url (ws:// or wss://) into the handle and
- * the request; 0, or -1 with the reason in err. */
-static int set_url(websocket *c, const websocket_cfg *cfg, int *https, char *err, size_t errlen)
+/* Sets the parts of the URL at url (ws:// or wss://) into the request, and
+ * writes the http:// or https:// URL libcurl connects to into http_url (cap
+ * bytes); 0, or -1 with the reason in err. */
+static int set_url(websocket *c, const websocket_cfg *cfg, char *http_url, size_t cap, char *err,
+                   size_t errlen)
 {
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL, *path = NULL, *query = NULL, hostport[300], target[8192];
     char cookie[WSHANDSHAKE_MAX], *extra = NULL;
     const char *url = cfg->url;
-    char http_url[8192];
-    int rc = -1, n;
+    int rc = -1, n, https;
 
     if (u == NULL)
         xoom("curl_url");
     if (strncasecmp(url, "ws://", 5) == 0) {
-        *https = 0;
-        n = snprintf(http_url, sizeof(http_url), "http://%s", url + 5);
+        https = 0;
+        n = snprintf(http_url, cap, "http://%s", url + 5);
     } else if (strncasecmp(url, "wss://", 6) == 0) {
-        *https = 1;
-        n = snprintf(http_url, sizeof(http_url), "https://%s", url + 6);
+        https = 1;
+        n = snprintf(http_url, cap, "https://%s", url + 6);
     } else {
         err_set(err, errlen, "step:ws: \"%s\" is not a ws:// or wss:// URL", url);
         goto out;
     }
-    if (n < 0 || (size_t)n >= sizeof(http_url) || curl_url_set(u, CURLUPART_URL, http_url, 0) ||
+    if (n < 0 || (size_t)n >= cap || curl_url_set(u, CURLUPART_URL, http_url, 0) ||
         curl_url_get(u, CURLUPART_HOST, &host, 0) || curl_url_get(u, CURLUPART_PATH, &path, 0)) {
         err_set(err, errlen, "step:ws: bad URL \"%s\"", url);
         goto out;
@@ -561,7 +555,7 @@ static int set_url(websocket *c, const websocket_cfg *cfg, int *https, char *err
     snprintf(hostport, sizeof(hostport), "%s%s%s", host, port ? ":" : "", port ? port : "");
     n = snprintf(target, sizeof(target), "%s%s%s", path, query ? "?" : "", query ? query : "");
     c->hs = xmalloc(WSHANDSHAKE_MAX);
-    jar_to_request(c, cfg->headers, host, path, *https, cookie, sizeof(cookie));
+    jar_to_request(c, cfg->headers, host, path, https, cookie, sizeof(cookie));
     if (cookie[0] != '\0') {
         extra = xasprintf("%s%s", cfg->headers ? cfg->headers : "", cookie);
     }
@@ -576,7 +570,6 @@ static int set_url(websocket *c, const websocket_cfg *cfg, int *https, char *err
     c->hs_len = (size_t)n;
     c->ck_host = xstrdup(host);
     c->ck_path = xstrdup(path);
-    curl_easy_setopt(c->easy, CURLOPT_URL, http_url);
     rc = 0;
 out:
     xfree(extra);
@@ -593,8 +586,7 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     engine *e = v->eng;
     websocket *c = xcalloc(1, sizeof(*c));
     uint8_t rnd[16];
-    int https = 0;
-    reqopt_mark mark;
+    char http_url[8192];
 
     c->eng = e;
     c->owner = v;
@@ -607,39 +599,24 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     if (RAND_bytes(rnd, sizeof(rnd)) != 1)
         memset(rnd, 0x5a, sizeof(rnd));
     wshandshake_key(rnd, c->key);
-    c->easy = curl_easy_init();
-    c->share = curl_share_init();
-    if (c->easy == NULL || c->share == NULL)
-        xoom("curl_easy_init, curl_share_init");
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    if (set_url(c, cfg, &https, err, errlen) != 0) {
-        c->state = WEBSOCKET_CLOSED;
-        conn_free(c);
+    c->fig.new_conns = 1; /* its connection cache is its own: the connection is new */
+    c->fig.requests = 1;
+    if (set_url(c, cfg, http_url, sizeof(http_url), err, errlen) != 0) {
+        conn_free(c); /* shut frees what set_url made */
         return NULL;
     }
+    c->share = curl_share_init();
+    if (c->share == NULL)
+        xoom("curl_share_init");
+    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    c->easy = vu_stream_easy(v, http_url, cfg->req, cfg->scen, c->errbuf);
     curl_easy_setopt(c->easy, CURLOPT_SHARE, c->share);
     curl_easy_setopt(c->easy, CURLOPT_CONNECT_ONLY, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_TCP_NODELAY, 1L);
     /* libcurl's receive buffer is not used (curl_easy_recv reads into
      * wslay's): the smallest, not 16 KiB a connection */
     curl_easy_setopt(c->easy, CURLOPT_BUFFERSIZE, 1024L); /* libcurl's minimum */
-    curl_easy_setopt(c->easy, CURLOPT_PRIVATE, v);
-    curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
     /* a proxy is crossed by a tunnel, as browsers do for WebSockets */
     curl_easy_setopt(c->easy, CURLOPT_HTTPPROXYTUNNEL, 1L);
-    if (e->no_env_proxy) {
-        curl_easy_setopt(c->easy, CURLOPT_PROXY, "");
-        curl_easy_setopt(c->easy, CURLOPT_NOPROXY, "");
-    }
-    if (e->cfg.nsource_addrs > 0) {
-        char ifc[80];
-        snprintf(ifc, sizeof(ifc), "host!%s",
-                 e->cfg.source_addrs[(v->gid - 1) % e->cfg.nsource_addrs]);
-        curl_easy_setopt(c->easy, CURLOPT_INTERFACE, ifc);
-    }
-    memset(&mark, 0, sizeof(mark));
-    reqopt_apply(c->easy, &mark, cfg->req, cfg->scen, e->run_ro, https, e->env_ca);
     /* after reqopt: ALPN offers only HTTP/1.1, the upgrade's version */
     curl_easy_setopt(c->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);

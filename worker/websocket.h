@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "worker/inbox.h"
+#include "worker/vu.h"
 #include "worker/wshandshake.h"
 
 struct engine;
@@ -85,13 +86,12 @@ typedef struct websocket {
     size_t hs_len, hs_off; /**< request: length and bytes sent; answer: bytes read */
     size_t extra_off, extra_len; /**< frames read with the answer, fed to wslay first */
     char *ck_host, *ck_path;     /**< owned: where the upgrade went, for its Set-Cookie */
-    inbox in;           /**< the messages not yet taken (websocket_msg), and the VU's wait */
-    int64_t start_us;   /**< monotonic start of the handshake */
-    int64_t elapsed_us; /**< the handshake's time, once open or failed */
-    uint64_t bytes_in, bytes_out; /**< the handshake's bytes */
-    int64_t dns_us, connect_us, tls_us;
-    int status;                              /**< the answer's HTTP status, 0 none */
-    int close_code;                          /**< the close code received, 0 none */
+    inbox in;         /**< the messages not yet taken (websocket_msg), and the VU's wait */
+    int64_t start_us; /**< monotonic start of the handshake */
+    xfer_figures fig; /**< the handshake's, for its sample: elapsed_us once open or failed;
+                           new_conns 1 (a connection cache of its own), no ttfb_us */
+    int status;       /**< the answer's HTTP status, 0 none */
+    int close_code;   /**< the close code received, 0 none */
     char protocol[WSHANDSHAKE_PROTOCOL_MAX]; /**< the subprotocol chosen, "" none */
     char err[WEBSOCKET_ERR_MAX];             /**< why it failed or closed, "" none */
     char errbuf[CURL_ERROR_SIZE];            /**< libcurl's message */
