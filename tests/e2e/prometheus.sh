@@ -16,12 +16,15 @@ trap stop_all EXIT
 start_target
 S=tests/e2e/scripts/prom.lua
 
-# A loopback port nothing listens on.
+# A loopback port no socket uses: below the kernel's ephemeral ports (a
+# client socket holding the port would make Prometheus fail to listen).
 idle_port() {
-  local p
+  local p lo
+  lo=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "${lo:-0}" -gt 11000 ] 2>/dev/null || lo=32768
   for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 40000))
-    [ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return; }
+    p=$((10000 + RANDOM % (lo - 10000)))
+    [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return; }
   done
   echo 0
 }
@@ -59,7 +62,8 @@ YML
 "$PROM" --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/data" \
   --web.listen-address="127.0.0.1:$PP" >"$TMP/prom.log" 2>&1 &
 PROM_PID=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && break; sleep 0.1; done
+# (slow to start on a loaded machine: 30 s)
+wait_until 30 curl -sf "http://127.0.0.1:$PP/-/ready"
 check "Prometheus ready" curl -sf "http://127.0.0.1:$PP/-/ready"
 # A scrape of our own during the run: the format's headers, once it serves
 # the latency histograms.
