@@ -24,9 +24,9 @@ check "no console warning" bash -c "! grep -q '^Warning: the console' '$TMP/oa'"
   --summary-json "$TMP/b.json" >"$TMP/ob" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q '^quern: starting' "$TMP/ob" 2>/dev/null && break; sleep 0.1; done
-sleep 2.5
+sleep 2.5 # the middle of the 6 s run
 kill -STOP "$pid"
-sleep 1.5
+sleep 1.5 # the stall under test
 kill -CONT "$pid"
 wait "$pid"
 eq "the stalled run still passes" "$?" 0

@@ -42,6 +42,7 @@ eq "a command from the page without the secret: 401" "$(curl -s -o /dev/null -w 
 eq "a command from the page with another secret: 401" \
   "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Quern-Control: ${KEY%?}0" "$WEB/control/stop")" 401
 eq "a command from the page by GET: 405" "$(curl -s -o /dev/null -w '%{http_code}' -H "X-Quern-Control: $KEY" "$WEB/control/stop")" 405
+# vus 10 about 2 s into the 6 s run: the check of its last hit counts from it
 sleep 1
 "$QUERN" ctl --console "$CTL" --token-file "$TMP/wrong" vus 10 2>"$TMP/wrong.err"
 eq "a wrong token: exit 2" "$?" 2
@@ -53,16 +54,21 @@ eq "vus zero: exit 2" "$?" 2
 check "vus zero: the argument is named" grep -q 'vus N' "$TMP/bad.err"
 ctl rate 100/s
 eq "rate in the closed model: refused (exit 1)" "$?" 1
-sleep 0.5
+sleep 0.5 # for a change the wrong commands made by mistake to show before vus 10
 T_VUS=$(now)
 ctl vus 10
 eq "vus 10: exit 0" "$?" 0
 check "vus 10: quern ctl says what it did" grep -qx '10 VUs from now on' "$TMP/ctl.out"
-sleep 1.5
 # the live page and the Prometheus text say the VUs asked for now, not --vus
 state() { curl -s -H "Authorization: Bearer $(cat "$TMP/token")" "$WEB/state.json"; }
 prom() { curl -s -H "Authorization: Bearer $(cat "$TMP/token")" "http://127.0.0.1:$(cat "$TMP/closed.mport")/metrics" |
   awk -v m="$1" '$1 ~ "^" m "[{]" { print $2 }'; }
+# the 10 VUs hit since, and both say so (they render once a second)
+ten() {
+  [ "$(distinct "$(plus "$T_VUS" 0.4)" 9999999999)" -ge 10 ] && [ "$(state | jq -r .vus_max)" = 10 ] &&
+    [ "$(prom quern_vus_max)" = 10 ]
+}
+await "10 VUs hitting after vus 10" 20 ten
 eq "after vus 10: the live page says of 10 VUs" "$(state | jq -r .vus_max)" 10
 eq "after vus 10: quern_vus_max is 10" "$(prom quern_vus_max)" 10
 eq "running: quern_paused is 0" "$(prom quern_paused)" 0
@@ -72,7 +78,7 @@ eq "pause: exit 0" "$?" 0
 T_PAUSE=$(now) # the pause is in effect once quern ctl returns (a loaded machine starts it slowly)
 ctl pause
 eq "pause again: refused (exit 1)" "$?" 1
-sleep 1.4
+sleep 1.4 # a 2 s pause, under test
 eq "paused: quern_paused is 1" "$(prom quern_paused)" 1
 sleep 0.6
 T_RESUME=$(now)
@@ -112,19 +118,19 @@ between "the summary's pause is the seconds' pause (s)" \
 new_log
 start_run open --rate 100/s --duration 8s --max-vus 50
 wait_for "$LOG" ' /hit$' 10
-sleep 0.5
+sleep 0.5 # half a second of arrivals: the pause stops a schedule under way
 ctl pause
 T_OPAUSE=$(now)
-sleep 1
+sleep 1 # a 1 s pause, under test
 T_ORESUME=$(now)
 ctl resume
-sleep 2
+sleep 2 # the arrivals before rate 200/s are counted over this window
 ctl vus 5
 eq "vus in the open model: refused (exit 1)" "$?" 1
 T_RATE=$(now)
 ctl rate 200/s
 eq "rate 200/s: exit 0" "$?" 0
-sleep 2.5
+sleep 2.5 # and those after it over this one
 T_STOP=$(now)
 ctl stop
 eq "stop: exit 0" "$?" 0

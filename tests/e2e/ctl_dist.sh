@@ -22,15 +22,19 @@ wait_file "$TMP/cport"
 CTL=127.0.0.1:$(cat "$TMP/cport")
 ctl() { "$QUERN" ctl --console "$CTL" --token-file "$TMP/token" "$@" >>"$TMP/ctl.out" 2>>"$TMP/ctl.err"; }
 wait_for "$LOG" ' /hit$' 20
-sleep 1
+# VUS hit in the last 0.6 s (pacing 200 ms: each VU three times); the checks
+# below look at 0.8 s before vus 8, which holds it
+hitting() { [ "$(ids "$(plus "$(now)" -0.6)" 9999999999)" = "$1" ]; }
+await "VUs 1 to 4 on both agents hitting" 20 hitting 1,2,3,4
 T_VUS=$(now)
 ctl vus 8
 eq "vus 8: exit 0" "$?" 0
-sleep 1.2
+since_vus() { [ "$(ids "$(plus "$T_VUS" 0.4)" 9999999999)" = 1,2,3,4,5,6,7,8 ]; }
+await "VUs 1 to 8 hitting after vus 8" 20 since_vus
 T_PAUSE=$(now)
 ctl pause
 eq "pause: exit 0" "$?" 0
-sleep 1.5
+sleep 1.5 # the pause under test
 T_RESUME=$(now)
 ctl resume
 wait_exit "$CONSOLE_PID" 30

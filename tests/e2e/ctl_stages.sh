@@ -23,7 +23,7 @@ PIDS+=("$RUN_PID")
 wait_file "$TMP/st.cport"
 CTL=127.0.0.1:$(cat "$TMP/st.cport")
 wait_for "$LOG" ' /hit$' 10
-sleep 2.8
+sleep 2.8 # vus 8 at 3 s into the stages: the checks count from it
 T_VUS=$(now)
 ctl vus 8
 eq "vus 8 in a staged run: exit 0" "$?" 0

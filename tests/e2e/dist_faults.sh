@@ -20,6 +20,8 @@ for mode in strict allow; do
     --wait 20s -p base_url="$BASE" --summary-json "$TMP/k$mode.json" "${extra[@]}"
   start_agent s$mode 2; SURV=$AGENT_PID
   start_agent v$mode 2; VICTIM=$AGENT_PID
+  # 2 s in: the victim's seconds, sent once a second, reached the console
+  # (nothing here shows their arrival)
   wait_requests 30 20; sleep 2
   kill -9 $VICTIM
   wait_exit $CONSOLE_PID 40
@@ -45,11 +47,16 @@ start_console d tests/e2e/scripts/dist_hit.lua --vus 8 --duration 60s --agents 2
   -p base_url="$BASE"
 start_agent d1 2; D1=$AGENT_PID
 start_agent d2 2; D2=$AGENT_PID
-wait_requests 30 20; sleep 2
+wait_requests 41 20
 kill -9 $CONSOLE_PID
-sleep 5
+# both agents saw it and their workers are gone (else 5 s, the time allowed)
+stopped() {
+  grep -q 'console lost' "$TMP/agent-d1.log" && grep -q 'console lost' "$TMP/agent-d2.log" &&
+    [ -z "$(pgrep -P $D1)$(pgrep -P $D2)" ]
+}
+wait_until 5 stopped
 n1=$(stat .requests)
-sleep 2
+sleep 2 # a request sent in these 2 s would show: none is what is judged
 n2=$(stat .requests)
 check "load was running" test "$n1" -gt 40
 eq "no request 5 s after the console died" "$n2" "$n1"

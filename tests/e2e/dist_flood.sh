@@ -16,7 +16,7 @@ rm -f "$TMP/relay.port"
 "$PROBE" relay "$TMP/relay.port" "$CPORT" delay 100 >"$TMP/relay.log" 2>&1 &
 PIDS+=("$!")
 for _ in $(seq 100); do [ -s "$TMP/relay.port" ] && break; sleep 0.05; done
-sleep 1 # the flood under way
+sleep 1 # the flood under way at its full rate before the agent joins
 "$QUERN" agent --console "127.0.0.1:$(cat "$TMP/relay.port")" --token-file "$TMP/token" \
   --workers 1 --name far >"$TMP/agent-far.log" 2>&1 &
 PIDS+=("$!")

@@ -59,7 +59,7 @@ run_link inj --wait 60s
 start_probe inj relay "$CPORT" inject "$BASE"
 agent_via "$PPORT" inj; A=$AGENT_PID
 wait_for "$TMP/inj.log" 'injected' 15
-sleep 5
+sleep 5 # time for a run the injected frames started to show: none is judged
 check "relay injected a StartRun" grep -q injected "$TMP/inj.log"
 eq "injected StartRun: the target counts no request" "$(stat .requests)" 0
 check "agent says the frame failed its check" grep -q 'integrity check' "$TMP/agent-inj.log"
@@ -141,7 +141,7 @@ start_console fl tests/e2e/scripts/dist_hit.lua --vus 2 --duration 2s --agents 1
   -p base_url="$BASE" --summary-json "$TMP/fl.json"
 "$PROBE" flood "$CPORT" 2048 25 >"$TMP/flood.out" 2>&1 &
 FLOOD=$!; PIDS+=("$FLOOD")
-sleep 3
+sleep 3 # 3 s of flood: then the console's peak memory, and the agent joins
 CPEAK=$(peak_kb $CONSOLE_PID)
 start_agent fl 1; A=$AGENT_PID
 wait_exit $CONSOLE_PID 40

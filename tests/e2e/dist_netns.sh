@@ -24,7 +24,7 @@ in_ns "${NS[1]}" "$QUERN" run scripts/consultation_profil.lua --vus 12 --duratio
   -p pacing=500ms --listen $CON:6372 --agents 2 --wait 30s --token-file "$TMP/token" -q \
   --db none --summary-json "$TMP/s.json" >"$TMP/c.out" 2>"$TMP/c.err" &
 CPID=$!
-sleep 0.5
+await "the console listening on $CON:6372" 20 ns_listening "${NS[1]}" 6372
 in_ns "${NS[2]}" "$QUERN" agent --console $CON:6372 --token-file "$TMP/token" --workers 2 --name ag1 >"$TMP/ag1.log" 2>&1 &
 in_ns "${NS[3]}" "$QUERN" agent --console $CON:6372 --token-file "$TMP/token" --workers 1 --name ag2 >"$TMP/ag2.log" 2>&1 &
 wait $CPID

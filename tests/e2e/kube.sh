@@ -133,7 +133,7 @@ job_sh=$(rewrite con $JOB_MOUNTS <<<"$JOB_SH")
 check "the Job's command uses the pod's volumes" grep -q "$TMP/pod-con/results/" <<<"$job_sh"
 in_ns "${NS[1]}" env PATH="$TMP/bin:$PATH" sh -c "$job_sh" >"$TMP/job.out" 2>&1 &
 JOB=$!
-sleep 0.5
+await "the Job's console listening on $JOB_PORT" 20 ns_listening "${NS[1]}" "$JOB_PORT"
 for i in $(seq "$REPLICAS"); do
   mount_root "ag$i" $AG_MOUNTS
   secret "$TMP/pod-ag$i/etc/quern"
@@ -164,7 +164,11 @@ for f in quern-results.db report.html junit.xml; do
   check "the results volume holds $f" test -s "$R/$f"
 done
 check "the report is of this run" grep -q "KUBE" "$R/report.html"
-sleep 0.5
+# the agents remove a run's folder once it ended: wait for it (checked below)
+no_run_folder() {
+  [ -z "$(find "$TMP"/pod-ag*/work -mindepth 2 -maxdepth 2 -name 'quern-run.*' 2>/dev/null)" ]
+}
+wait_until 10 no_run_folder
 for i in $(seq "$REPLICAS"); do
   eq "agent $i: its run folder is gone from its work volume" \
     "$(find "$TMP/pod-ag$i/work" -mindepth 2 -maxdepth 2 -name 'quern-run.*' | wc -l)" 0

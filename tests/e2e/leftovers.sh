@@ -29,9 +29,11 @@ a2=$!
 check "the second agent tried the console" wait_for "$TMP/a2.log" 'connect 127.0.0.1:1: ' 10
 kill $a2 2>/dev/null; wait $a2 2>/dev/null
 check "a second agent leaves the live run's folder" test -d "$run"
+workers=$(pgrep -P $AGENT_PID)
 kill -9 $AGENT_PID
 wait $AGENT_PID 2>/dev/null
-sleep 0.5
+# its workers end with it: then nothing of it is left to remove the folder
+await "the killed agent's workers to end" 10 all_gone $workers
 check "after kill -9: the folder is left behind" test -d "$run"
 wait_exit $CONSOLE_PID 30
 # The next agent (here, the one a local run starts) removes it.
@@ -47,9 +49,12 @@ console=$!
 reset_target
 wait_requests 3 10
 eq "local run under way: no token file on disk" "$(find "$TMP/tmpdir" -name 'quern-token.*' | wc -l)" 0
+kids=$(pgrep -P $console)
+kids="$kids $(for k in $kids; do pgrep -P "$k"; done)"
 kill -9 $console
 wait $console 2>/dev/null
-sleep 1
+# its agent and the agent's workers end with it: nothing of the run is left
+await "the killed run's processes to end" 10 all_gone $kids
 eq "console killed: no token file left" "$(find "$TMP/tmpdir" -name 'quern-token.*' | wc -l)" 0
 
 # An agent's --work-dir: made mode 700 when missing; its run folders go there

@@ -71,6 +71,28 @@ wait_until() {
     t=$((t - 1))
   done
 }
+# await WHAT SECONDS COMMAND...: wait_until, and a "not ok" naming WHAT when
+# SECONDS passed without it; 1 then. A test waits on a condition like this;
+# it sleeps a fixed time only when the time itself is under test, and says so.
+await() {
+  local what=$1
+  shift
+  wait_until "$@" && return 0
+  notok "waited $1 s for $what"
+  return 1
+}
+# alive PID: the process runs (a zombie, which nobody may reap here, does not).
+alive() {
+  local s
+  s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  case $s in *Z*) return 1 ;; esac
+}
+# all_gone PID...: none of them runs.
+all_gone() {
+  local p
+  for p in "$@"; do alive "$p" && return 1; done
+  return 0
+}
 # wait_requests N SECONDS: until the server has counted N requests.
 wait_requests() {
   local i

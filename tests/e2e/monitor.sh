@@ -51,7 +51,7 @@ eq "  no request sent" "$(stat .requests)" 0
   --monitor-metric node_memory_MemTotal_bytes >"$TMP/run.out" 2>"$TMP/run.err" &
 QPID=$!
 wait_requests 1 20
-sleep 3.5
+sleep 3.5 # the burner in the middle of the 4-VU stage (3 s to 7 s)
 B0=$(date +%s%6N)
 for _ in $(seq "$(nproc)"); do
   timeout 2 bash -c 'while :; do :; done' &

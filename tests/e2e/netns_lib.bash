@@ -4,6 +4,7 @@
 #                                   from 1) gets SUBNET.i/24 on its eth0, a
 #                                   veth "TAGi-PID" into the bridge, and lo up
 #   in_ns NS CMD...                 runs CMD in NS
+#   ns_listening NS PORT            something listens on TCP PORT in NS
 #   netns_cleanup                   kills what runs in the lab's namespaces,
 #                                   removes them and their /etc/netns/NS
 #                                   folders, then lib.bash's cleanup
@@ -11,6 +12,12 @@
 
 NETNS_LAB=()
 in_ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
+ns_listening() { [ -n "$(in_ns "$1" ss -Hltn "sport = :$2")" ]; }
+# ns_empty NS...: no process runs in any of them.
+ns_empty() {
+  local n
+  for n in "$@"; do [ -z "$(ip netns pids "$n" 2>/dev/null)" ] || return 1; done
+}
 netns_lab() {
   local tag=$1 subnet=$2 hub=$3 i=1 n
   shift 3
@@ -32,7 +39,7 @@ netns_lab() {
 netns_cleanup() {
   local n
   for n in "${NETNS_LAB[@]}"; do ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null; done
-  sleep 0.5
+  wait_until 5 ns_empty "${NETNS_LAB[@]}"
   for n in "${NETNS_LAB[@]}"; do ip netns del "$n" 2>/dev/null; rm -rf "/etc/netns/$n"; done
   cleanup
 }

@@ -7,6 +7,9 @@
 #                             and SERVER are extra lines for the http and
 #                             server blocks (a limit_req zone and locations)
 #   new_log                   starts a new access log
+#   caught_up                 asks for /mark and waits (10 s at most) until
+#                             nginx logged it: what it was sent before is
+#                             logged by then (counts leave /mark out)
 [ "${BASH_SOURCE[0]}" = "$0" ] && exit 0
 
 start_nginx() {
@@ -61,4 +64,9 @@ new_log() {
   curl -s -o /dev/null "$NGBASE/mark" # the log is open again once this is in it
   for _ in $(seq 50); do grep -q ' /mark$' "$LOG" 2>/dev/null && break; sleep 0.1; done
   : >"$LOG"
+}
+
+caught_up() {
+  curl -s -o /dev/null "$NGBASE/mark"
+  wait_for "$LOG" ' /mark$' 10
 }

@@ -16,12 +16,15 @@ trap stop_all EXIT
 start_target
 S=tests/e2e/scripts/prom.lua
 
-# A loopback port nothing listens on.
+# A loopback port no socket uses: below the kernel's ephemeral ports (a
+# client socket holding the port would make Prometheus fail to listen).
 idle_port() {
-  local p
+  local p lo
+  lo=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "${lo:-0}" -gt 11000 ] 2>/dev/null || lo=32768
   for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 40000))
-    [ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return; }
+    p=$((10000 + RANDOM % (lo - 10000)))
+    [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return; }
   done
   echo 0
 }
@@ -59,7 +62,8 @@ YML
 "$PROM" --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/data" \
   --web.listen-address="127.0.0.1:$PP" >"$TMP/prom.log" 2>&1 &
 PROM_PID=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && break; sleep 0.1; done
+# (slow to start on a loaded machine: 30 s)
+wait_until 30 curl -sf "http://127.0.0.1:$PP/-/ready"
 check "Prometheus ready" curl -sf "http://127.0.0.1:$PP/-/ready"
 # A scrape of our own during the run: the format's headers, once it serves
 # the latency histograms.
@@ -76,9 +80,11 @@ QPID=""
 # quern served its final text for 4 s after the run: with a scrape each
 # second, Prometheus's last scrape is after the final merge, so the counts
 # must be equal, not within a second. last_over_time reads the last scrape
-# whatever the staleness marker written since the endpoint went away.
-sleep 1
+# whatever the staleness marker written since the endpoint went away. A
+# scrape still in flight as the run ended is waited for.
 WANT=$(jq '[.tests[].count] | add' "$TMP/s.json")
+final_scraped() { [ "$(pq 'sum(last_over_time(quern_requests_total[5m]))')" = "$WANT" ]; }
+wait_until 10 final_scraped
 eq "requests_total summed over steps == quern's count" \
   "$(pq 'sum(last_over_time(quern_requests_total[5m]))')" "$WANT"
 check "  and the run sent some ($WANT)" test "$WANT" -gt 300
@@ -128,7 +134,12 @@ reset_target
 QPID=$!
 check "token run: port file" wait_file "$TMP/mport2"
 MP=$(cat "$TMP/mport2")
-sleep 1
+# the counts have moved from 0 (the scrapes below compare them)
+counted() {
+  curl -s -H "Authorization: Bearer $TOK" "http://127.0.0.1:$MP/metrics" |
+    awk '/^quern_requests_total/ {n += $NF} END {exit !(n > 0)}'
+}
+await "requests counted on /metrics" 20 counted
 eq "no bearer token: 401" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MP/metrics")" 401
 eq "wrong token: 401" "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${TOK}x" \
   "http://127.0.0.1:$MP/metrics")" 401
@@ -146,17 +157,20 @@ garbage=$(
 eq "garbage request: 400" "$garbage" "HTTP/1.1 400"
 (
   for _ in $(seq 200); do exec {fd}<>"/dev/tcp/127.0.0.1/$MP" || break; done
-  sleep 4
+  : >"$TMP/held"
+  sleep 4 # the hold under test
 ) 2>/dev/null &
 HOLD=$!
-sleep 1
+await "the 200 connections opened" 20 test -e "$TMP/held"
 scrape2() {
   curl -s --max-time 2 --interface 127.0.0.2 -H "Authorization: Bearer $TOK" \
     "http://127.0.0.1:$MP/metrics" | awk '/^quern_requests_total/ {n += $NF} END {print n + 0}'
 }
 n1=$(scrape2)
-sleep 1.5
-n2=$(scrape2)
+# the next render, a second at most on: scraped until then, for 2 s at most
+# (well within the hold)
+end=$(($(date +%s%N) + 2000000000))
+while n2=$(scrape2); [ "$n2" -le "$n1" ] && [ "$(date +%s%N)" -lt "$end" ]; do sleep 0.1; done
 check "while held: another client is served, and the counts move ($n1 then $n2)" test "$n2" -gt "$n1" -a "$n1" -gt 0
 wait "$QPID"
 eq "token run: exit 0" "$?" 0

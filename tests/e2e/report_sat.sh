@@ -64,13 +64,13 @@ islands() {
   "${MON[@]}" >"$TMP/run1.out" 2>&1 &
 QPID=$!
 wait_requests 1 20
-sleep 2.5
+sleep 2.5 # where the stop falls is checked against the seconds below
 AGENT=$(pgrep -P "$QPID" | head -1)
 WORKER=$(pgrep -P "${AGENT:-0}" | head -1)
 check "the worker process found" test -n "$WORKER"
 T_STOP=$(date +%s%6N)
 kill -STOP "$WORKER"
-sleep 2
+sleep 2 # the stall under test
 kill -CONT "$WORKER"
 wait "$QPID"
 eq "run 1 ends (saturation tolerated by the test's environment)" "$?" 0

@@ -81,7 +81,7 @@ eq "stopped: teardown after the last VU request" "$(grep -E ' /(hit|logout)' "$T
 pid=$!
 wait_for "$TOK" ' /hit ' 10
 kill -INT "$pid"
-sleep 0.5
+await "the run to say it is stopping" 10 grep -q 'interrupted: stopping' "$TMP/a.err"
 kill -INT "$pid"
 wait_exit "$pid" 15
 eq "aborted (a second SIGINT): exit 3" "$WAIT_RC" 3

@@ -40,12 +40,12 @@ while kill -0 "$C" 2>/dev/null; do
   if [ "$stopped" = 0 ] && [ -n "$W" ] && awk -v t="$t" 'BEGIN { exit !(t >= 4) }'; then
     echo "$t stop" >>"$TMP/rss"
     kill -STOP "$W"
-    sleep 1.5
+    sleep 1.5 # the stall under test
     kill -CONT "$W"
     echo "$t cont" >>"$TMP/rss"
     stopped=1
   fi
-  sleep 0.5
+  sleep 0.5 # RSS sampled twice a second
 done
 wait "$C"
 st=$?
@@ -56,9 +56,9 @@ echo "# load: $(jq -c '.run.load' "$TMP/soak.json" 2>/dev/null); verdict: $why"
 [ "$st" = 1 ] && case $why in "inconclusive: "*"missed their pacing slot"*) st=0 ;; esac
 eq "the run ends well (or is inconclusive only for runs the stall made late)" "$st" 0
 [ "$st" = 0 ] || sed 's/^/#   stderr: /' "$TMP/soak.err" | head -20
-sleep 0.5
+caught_up
 req=$(sj "$TMP/soak.json" '[.tests[].count] | add')
-lines=$(wc -l <"$LOG")
+lines=$(grep -vc ' /mark$' "$LOG")
 echo "# $req requests, $lines log lines; t console agent worker (kB):"
 sed 's/^/#   /' "$TMP/rss"
 between "runs paced at 1 s: at least 18 per VU" "$req" $((N * 18)) $((N * SECS + N))

@@ -8,7 +8,12 @@ start_target
 "$QUERN" run scripts/consultation_profil.lua --vus 10 --duration 60s -q -p base_url="$BASE" \
   -p pacing=300ms --summary-json "$TMP/s.json" --junit "$TMP/j.xml" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 2
+# every VU logged in (so each has a finish to run) and 3 runs of one of them
+# behind (300 ms apart: the run is at least 0.6 s old)
+under_way() {
+  [ "$(stat .sessions_created)" -ge 10 ] && [ "$(stat '.by_method_path["GET /profile"] // 0')" -ge 30 ]
+}
+await "the 10 VUs under way" 20 under_way
 kill -TERM $pid
 wait $pid
 eq "SIGTERM before the end: exit 1" "$?" 1
@@ -50,12 +55,12 @@ function sc.run(vu) s:get(base .. "/slow?ms=20000") end
 LUA
 reset_target
 "$QUERN" run "$TMP/hang.lua" --vus 3 --duration 60s --grace 30s -q -p base_url="$BASE" \
-  --summary-json "$TMP/h.json" >/dev/null 2>&1 &
+  --summary-json "$TMP/h.json" >/dev/null 2>"$TMP/herr" &
 pid=$!
 # once the run is under way (its 3 requests hang), not while it still loads
 wait_requests 3 20
 kill -INT $pid
-sleep 0.5
+await "the run to say it is stopping" 10 grep -q 'interrupted: stopping' "$TMP/herr"
 kill -INT $pid
 start=$(date +%s%N)
 wait $pid

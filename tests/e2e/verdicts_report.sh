@@ -96,9 +96,12 @@ eq "while it runs: running" "$(q 'SELECT status FROM runs WHERE id = 3')" runnin
 "$QUERN" runs --db "$DB" >"$TMP/runs-live.out" 2>>"$TMP/runs.err"
 check "quern runs: a live run is running, its verdict pending" \
   grep -Eq '^ *3  verd .* running .*  running$' "$TMP/runs-live.out"
+kids=$(pgrep -P $cpid)
+kids="$kids $(for k in $kids; do pgrep -P "$k"; done)"
 kill -9 $cpid
 wait $cpid 2>/dev/null
-sleep 0.5
+# its agent and the agent's workers end with it: nothing of the run is left
+await "the killed run's processes to end" 10 all_gone $kids
 eq "killed console: the row stayed running" "$(q 'SELECT status FROM runs WHERE id = 3')" running
 "$QUERN" runs --db "$DB" >"$TMP/runs-ab.out" 2>>"$TMP/runs.err"
 eq "quern runs exits 0" "$?" 0

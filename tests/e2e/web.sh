@@ -39,7 +39,7 @@ check "web port file written" wait_file "$TMP/wport"
 WP=$(cat "$TMP/wport")
 browser_node tests/e2e/scripts/web_page.js "$WP" "$TOK" "$ART" >"$TMP/page.json" 2>"$TMP/node.err" &
 NPID=$!
-sleep 1
+wait_requests 1 20 || notok "waited 20 s for the run under way"
 U="http://127.0.0.1:$WP"
 eq "no token: 401" "$(curl -s -o /dev/null -w '%{http_code}' "$U/state.json")" 401
 eq "wrong token: 401" "$(curl -s -o /dev/null -w '%{http_code}' "$U/?token=${TOK}x")" 401

@@ -32,12 +32,12 @@ NPID=$!
 (while :; do curl -s "$U/state.json" | jq -c '.injector' 2>/dev/null; sleep 0.2; done) >"$TMP/poll" &
 PPID_POLL=$!
 wait_requests 1 20
-sleep 2.5
+sleep 2.5 # a few seconds of the run before the stall, the page watching
 AGENT=$(pgrep -P "$QPID" | head -1)
 WORKER=$(pgrep -P "${AGENT:-0}" | head -1)
 check "the worker process found" test -n "$WORKER"
 kill -STOP "$WORKER"
-sleep 2
+sleep 2 # the stall under test
 kill -CONT "$WORKER"
 for _ in $(seq 150); do
   [ "$(curl -s "$U/state.json" | jq -r .final)" = true ] && break
