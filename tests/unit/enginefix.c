@@ -27,6 +27,7 @@ static void on_interval(void *ud, const engine_interval *iv)
     }
     f->pace_asked_us += iv->pace_asked_us;
     f->vus_started += iv->vus_started;
+    f->paused_us += iv->paused_us;
     f->active_end = iv->active_vus;
 }
 
