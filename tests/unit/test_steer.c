@@ -122,14 +122,13 @@ static const loopsrv_req *must_find(const loopsrv *s, const char *p)
     return r;
 }
 
-/* One VU for 300 ms with a think time of 50 ms, its first run's request
- * held while the test pauses for 250 ms (then, when again is 1, a second
- * request of the same sample, a step:time block: no think time between),
- * then ticks: the next
- * request (next) reaches the server only after the pause (a think time
- * after the resume, when there is one before it: its time), the run ends
- * after its duration and the pause, the intervals count the pause, and no
- * sample's time counts it. */
+/* One VU for 300 ms with a think time of 50 ms: its first run's request
+ * is held while the test pauses for 250 ms (then, when again is 1, comes a
+ * second request of the same sample, a step:time block, with no think
+ * time between), then it ticks. The next request (next_path) reaches the
+ * server only after the pause (and the think time before it, if any, all
+ * of it after the resume); the run ends after its duration and the pause;
+ * the intervals count the pause, and no sample's time counts it. */
 static void pause_resume(int again, const char *next_path)
 {
     static const char text[] = "local quern = require \"quern\"\n"
