@@ -11,7 +11,8 @@
  * success, the worker's threadName, and a prefix saying its interval and
  * its active VUs, and where they are in the line for the console; the
  * data_ log a line per step sample with its test, run, errors and status;
- * the out_ table each step's tests and errors. */
+ * the out_ table each step's tests and errors. A page's resources fetched
+ * are lines of their own before the page's, as JMeter's sub-results. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -184,6 +185,46 @@ static void check_out(const char *txt)
     assert_non_null(strstr(t2, "\"SC-LOG-STEP-2)Bad\"\n"));
 }
 
+/* Plays vus VUs of runs runs of text (its one %u: the server's port) with
+ * the result files at jtl, data and out (NULL: none), worker 2 of agent
+ * agentA; the server's log in s, the engine's sums in f (freed by the
+ * caller). */
+static void play_logged(loopsrv *s, enginefix *f, char *path, size_t len, const char *text,
+                        uint32_t vus, uint32_t runs, const char *jtl, const char *data,
+                        const char *out)
+{
+    char buf[1024], err[ERR_MAX];
+    reqlog_cfg rc;
+    reqlog *l;
+    engine_cfg cfg;
+
+    memset(&rc, 0, sizeof(rc));
+    rc.jtl_path = jtl;
+    rc.data_path = data;
+    rc.out_path = out;
+    rc.agent = "agentA";
+    rc.process = "hostA-2";
+    rc.worker = 2;
+    l = reqlog_new(&rc, err, sizeof(err));
+    if (l == NULL)
+        fail_msg("reqlog_new: %s", err);
+    memset(s, 0, sizeof(*s));
+    loopsrv_start(s);
+    snprintf(buf, sizeof(buf), text, s->port);
+    scriptfile_write(path, len, "reqlog", buf);
+    enginefix_cfg(&cfg, path, vus, runs);
+    cfg.reqlog = l;
+    enginefix_new(f, &cfg, -1, -1);
+    reqlog_begin(l, f->nsteps, 1, 1, vus);
+    enginefix_run(f);
+    loopsrv_stop(s);
+    if (reqlog_end(l, engine_scens(f->e), f->run_us, err, sizeof(err)) != 0)
+        fail_msg("reqlog_end: %s", err);
+    reqlog_free(l);
+    assert_int_equal(f->status, ENGINE_COMPLETED);
+    assert_true(f->run_us < WALL_MAX_US);
+}
+
 static void test_files(void **state)
 {
     static const char text[] = "local quern = require \"quern\"\n"
@@ -197,42 +238,17 @@ static void test_files(void **state)
                                "  if vu.run == 2 then bad:get(base .. \"/500?vu=\" .. vu.id) end\n"
                                "  http.get(base .. \"/plain/x?vu=\" .. vu.id)\n"
                                "end\n";
-    char path[96], buf[1024], jtl[] = "/tmp/quern-test-reqlog.XXXXXX", data[64], out[64],
-                              err[ERR_MAX];
+    char path[96], jtl[] = "/tmp/quern-test-reqlog.XXXXXX", data[64], out[64];
     char *txt = malloc(FILE_MAX);
     int fd = mkstemp(jtl);
-    reqlog_cfg rc;
-    reqlog *l;
     loopsrv s;
     enginefix f;
-    engine_cfg cfg;
 
+    assert_true(fd >= 0 && txt != NULL);
     close(fd);
     snprintf(data, sizeof(data), "%s.data", jtl);
     snprintf(out, sizeof(out), "%s.out", jtl);
-    memset(&rc, 0, sizeof(rc));
-    rc.jtl_path = jtl;
-    rc.data_path = data;
-    rc.out_path = out;
-    rc.agent = "agentA";
-    rc.process = "hostA-2";
-    rc.worker = 2;
-    l = reqlog_new(&rc, err, sizeof(err));
-    assert_non_null(l);
-    memset(&s, 0, sizeof(s));
-    loopsrv_start(&s);
-    snprintf(buf, sizeof(buf), text, s.port);
-    scriptfile_write(path, sizeof(path), "reqlog", buf);
-    enginefix_cfg(&cfg, path, 2, 2);
-    cfg.reqlog = l;
-    enginefix_new(&f, &cfg, -1, -1);
-    reqlog_begin(l, f.nsteps, 1, 1, 2);
-    enginefix_run(&f);
-    loopsrv_stop(&s);
-    assert_int_equal(reqlog_end(l, engine_scens(f.e), f.run_us, err, sizeof(err)), 0);
-    reqlog_free(l);
-    assert_int_equal(f.status, ENGINE_COMPLETED);
-    assert_true(f.run_us < WALL_MAX_US);
+    play_logged(&s, &f, path, sizeof(path), text, 2, 2, jtl, data, out);
     assert_int_equal(s.nreq, 10);
     slurp(jtl, txt);
     check_jtl(txt, &s, &f);
@@ -248,10 +264,64 @@ static void test_files(void **state)
     free(txt);
 }
 
+/* A page with resources, 1 VU of 2 runs: run 1's 3 resources are lines
+ * labelled Page-0, -1, -2 before the page's own line, each with the URL of
+ * a resource the server saw; run 2's resources come from the cache: the
+ * page's line only. A line per request the server saw, in all. */
+static void test_page_resources(void **state)
+{
+    static const char text[] =
+        "local quern = require \"quern\"\n"
+        "local base = \"http://127.0.0.1:%u\"\n"
+        "local sc = quern.scenario(\"LOG\", {})\n"
+        "local page = sc:step(1, \"Page\")\n"
+        "function sc.run(vu)\n"
+        "  page:get(base .. \"/page?run=\" .. vu.run, { resources = true })\n"
+        "end\n";
+    static const char *const label[] = {"SC-LOG-STEP-1)Page-0", "SC-LOG-STEP-1)Page-1",
+                                        "SC-LOG-STEP-1)Page-2", "SC-LOG-STEP-1)Page",
+                                        "SC-LOG-STEP-1)Page"};
+    char path[96], jtl[] = "/tmp/quern-test-reqlog.XXXXXX", line[1024], *fld[NF], want[128];
+    char *txt = malloc(FILE_MAX);
+    unsigned long long pre[3];
+    int fd = mkstemp(jtl), n = 0;
+    loopsrv s;
+    enginefix f;
+
+    assert_true(fd >= 0 && txt != NULL);
+    close(fd);
+    play_logged(&s, &f, path, sizeof(path), text, 1, 2, jtl, NULL, NULL);
+    assert_int_equal(s.nreq, 5);
+    assert_int_equal(loopsrv_count(&s, "/res/"), 3);
+    slurp(jtl, txt);
+    for (const char *p = txt; *p != '\0'; n++) {
+        p = jtl_line(p, pre, line, sizeof(line), fld);
+        if (n >= 5)
+            fail_msg("more than 5 JTL lines:\n%s", txt);
+        assert_string_equal(fld[2], label[n]);
+        assert_string_equal(fld[3], "200");
+        assert_string_equal(fld[7], "true");
+        if (n < 3) {
+            const char *at = strstr(fld[13], "/res/");
+            if (at == NULL || loopsrv_find(&s, at) == NULL)
+                fail_msg("a resource's line of URL %s, which the server never saw", fld[13]);
+        } else {
+            snprintf(want, sizeof(want), "http://127.0.0.1:%u/page?run=%d", s.port, n - 2);
+            assert_string_equal(fld[13], want);
+        }
+    }
+    assert_int_equal(n, 5);
+    enginefix_free(&f);
+    unlink(path);
+    unlink(jtl);
+    free(txt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_page_resources),
     };
     int rc;
 
