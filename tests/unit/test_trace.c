@@ -8,7 +8,8 @@
  * with its password masked, the request headers as sent (Authorization's
  * credentials masked), the status, the response headers, the body cut at
  * TRACE_BODY_MAX bytes with what was left out counted, and the timings; a
- * transfer with no answer says libcurl's cause. Off (mode 0), nothing. */
+ * transfer with no answer says libcurl's cause; with --traceparent, the
+ * head names the trace id the request sent. Off (mode 0), nothing. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,10 +50,11 @@ static void write_script(char *path, size_t len, unsigned port, const char *req)
     scriptfile_write(path, len, "trace", buf);
 }
 
-/* Plays vus VUs of runs runs of the script at path with --trace=mode, what
- * the worker wrote to stderr into out (NUL-ended). */
+/* Plays vus VUs of runs runs of the script at path with --trace=mode (and
+ * --traceparent when tp is 1), what the worker wrote to stderr into out
+ * (NUL-ended). */
 static void play_traced(enginefix *f, const char *path, uint32_t vus, uint32_t runs, unsigned mode,
-                        char *out)
+                        int tp, char *out)
 {
     char tmp[] = "/tmp/quern-test-trace.XXXXXX";
     int fd = mkstemp(tmp), saved;
@@ -63,6 +65,7 @@ static void play_traced(enginefix *f, const char *path, uint32_t vus, uint32_t r
     unlink(tmp);
     enginefix_cfg(&cfg, path, vus, runs);
     cfg.trace = mode;
+    cfg.traceparent = tp;
     enginefix_new(f, &cfg, -1, -1);
     fflush(stderr);
     saved = dup(STDERR_FILENO);
@@ -115,7 +118,7 @@ static void test_vu1_only(void **state)
     memset(&s, 0, sizeof(s));
     loopsrv_start(&s);
     write_script(path, sizeof(path), s.port, "\"/t?vu=\" .. vu.id .. \"&run=\" .. vu.run");
-    play_traced(&f, path, 2, 2, 1, out);
+    play_traced(&f, path, 2, 2, 1, 0, out);
     loopsrv_stop(&s);
 
     assert_int_equal(s.nreq, 4);
@@ -154,7 +157,7 @@ static void test_every_vu(void **state)
     memset(&s, 0, sizeof(s));
     loopsrv_start(&s);
     write_script(path, sizeof(path), s.port, "\"/t?vu=\" .. vu.id");
-    play_traced(&f, path, 3, 1, 2, out);
+    play_traced(&f, path, 3, 1, 2, 0, out);
     loopsrv_stop(&s);
 
     assert_int_equal(s.nreq, 3);
@@ -184,7 +187,7 @@ static void test_body_cut(void **state)
     memset(&s, 0, sizeof(s));
     loopsrv_start(&s);
     write_script(path, sizeof(path), s.port, "\"/page\"");
-    play_traced(&f, path, 1, 1, 1, out);
+    play_traced(&f, path, 1, 1, 1, 0, out);
     loopsrv_stop(&s);
 
     assert_int_equal(s.nreq, 1); /* no resources asked: the page only */
@@ -217,13 +220,40 @@ static void test_no_response(void **state)
     memset(&s, 0, sizeof(s));
     loopsrv_start(&s);
     write_script(path, sizeof(path), s.port, "\"/close\"");
-    play_traced(&f, path, 1, 1, 1, out);
+    play_traced(&f, path, 1, 1, 1, 0, out);
     loopsrv_stop(&s);
 
     assert_int_equal(s.nreq, 1);
     must_have(out, "> GET /close HTTP/1.1\n");
     must_have(out, "--- no response: Empty reply from server (curl error 52) in ");
     must_lack(out, "< HTTP");
+    enginefix_free(&f);
+    unlink(path);
+    free(out);
+}
+
+/* With --traceparent, the block's head names the request's trace id,
+ * the one its traceparent header sent. */
+static void test_trace_id(void **state)
+{
+    char path[96], *out = malloc(OUT_MAX), id[33], want[96];
+    const char *p;
+    loopsrv s;
+    enginefix f;
+
+    assert_non_null(out);
+    memset(&s, 0, sizeof(s));
+    loopsrv_start(&s);
+    write_script(path, sizeof(path), s.port, "\"/t\"");
+    play_traced(&f, path, 1, 1, 1, 1, out);
+    loopsrv_stop(&s);
+
+    p = strstr(out, "/t, trace ");
+    if (p == NULL || strlen(p) < 10 + 32 || strspn(p + 10, "0123456789abcdef") != 32)
+        fail_msg("no trace id in the block's head:\n%s", out);
+    snprintf(id, sizeof(id), "%.32s", p + 10);
+    snprintf(want, sizeof(want), "> traceparent: 00-%s-", id);
+    must_have(out, want);
     enginefix_free(&f);
     unlink(path);
     free(out);
@@ -241,7 +271,7 @@ static void test_off(void **state)
     memset(&s, 0, sizeof(s));
     loopsrv_start(&s);
     write_script(path, sizeof(path), s.port, "\"/t\"");
-    play_traced(&f, path, 2, 1, 0, out);
+    play_traced(&f, path, 2, 1, 0, 0, out);
     loopsrv_stop(&s);
 
     assert_int_equal(s.nreq, 2);
@@ -257,7 +287,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vu1_only), cmocka_unit_test(test_every_vu),
         cmocka_unit_test(test_body_cut), cmocka_unit_test(test_no_response),
-        cmocka_unit_test(test_off),
+        cmocka_unit_test(test_trace_id), cmocka_unit_test(test_off),
     };
     int rc;
 
