@@ -15,6 +15,7 @@
 static void on_interval(void *ud, const engine_interval *iv)
 {
     enginefix *f = ud;
+    char err[ERR_MAX];
 
     if (iv->second != f->intervals)
         f->seconds_in_order = 0;
@@ -27,7 +28,10 @@ static void on_interval(void *ud, const engine_interval *iv)
     }
     f->pace_asked_us += iv->pace_asked_us;
     f->vus_started += iv->vus_started;
+    f->paused_us += iv->paused_us;
     f->active_end = iv->active_vus;
+    if (iv->tally != NULL && tally_merge(&f->tally, iv->tally, err, sizeof(err)) != 0)
+        fail_msg("tally_merge: %s", err);
 }
 
 /* The stop descriptor is readable: the run is asked to stop, once. */
@@ -61,6 +65,7 @@ void enginefix_new(enginefix *f, engine_cfg *cfg, int stop_fd, int stopped_fd)
 
     memset(f, 0, sizeof(*f));
     f->seconds_in_order = 1;
+    tally_init(&f->tally);
     f->stop_fd = stop_fd;
     f->stopped_fd = stopped_fd;
     cfg->sink = on_interval;
@@ -88,5 +93,6 @@ void enginefix_free(enginefix *f)
 {
     engine_free(f->e);
     stats_array_free(f->steps, f->nsteps);
+    tally_free(&f->tally);
     memset(f, 0, sizeof(*f));
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/stats.h"
+#include "common/tally.h"
 #include "worker/engine.h"
 
 /** An engine and the sum of its intervals. */
@@ -29,7 +30,9 @@ typedef struct enginefix {
     uint64_t missed_pacing;    /**< runs started late, every scenario's */
     uint64_t pace_asked_us;    /**< the pacing slots of the runs paced */
     uint64_t vus_started;      /**< VUs that began their first run */
+    uint64_t paused_us;        /**< how long the load was paused (worker/steer.h) */
     uint32_t active_end;       /**< VUs active at the end of the last interval */
+    tally tally;               /**< owned: the script's checks and metrics, every interval merged */
     uint64_t intervals;        /**< intervals the sink got */
     int seconds_in_order;      /**< 1 while each interval's number was the count before it */
     int stop_fd;               /**< borrowed: readable, the run is asked to stop; -1 none */

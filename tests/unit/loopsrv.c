@@ -60,6 +60,25 @@ static void header_value(const char *head, const char *name, char *out, size_t l
 
 static const char ok_200[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
+/* The body of /page: a comment of LOOPSRV_PAGE_PAD bytes, then what it
+ * embeds, then (bad) an image the server fails. */
+static size_t page_body(char *out, size_t len, int bad)
+{
+    char pad[LOOPSRV_PAGE_PAD + 1];
+    int n;
+
+    memset(pad, 'x', LOOPSRV_PAGE_PAD);
+    pad[LOOPSRV_PAGE_PAD] = '\0';
+    n = snprintf(out, len,
+                 "<!DOCTYPE html>\n<html><head><!--%s-->\n"
+                 "<link rel=\"stylesheet\" href=\"/res/site.css\">\n"
+                 "<script src=\"/res/app.js\"></script></head>\n"
+                 "<body><img src=\"/res/logo.png\">%s</body></html>\n",
+                 pad, bad ? "<img src=\"/500/missing.png\">" : "");
+    assert_true(n > 0 && (size_t)n < len);
+    return (size_t)n;
+}
+
 /* Logs the request whose head is head (NUL-ended) and answers it; 0 when
  * the connection stays, -1 when it is to be closed unanswered, 1 when the
  * answer is held. */
@@ -67,8 +86,10 @@ static int answer(loopsrv *s, conn *c, const char *head)
 {
     loopsrv_req r;
     const char *sp = strchr(head, ' '), *end = sp != NULL ? strchr(sp + 1, ' ') : NULL;
-    char resp[256], setc[64] = "";
-    int close_it, status = 200;
+    const char *type = "text/plain", *extra = "";
+    char resp[LOOPSRV_PAGE_PAD + 1024], body[LOOPSRV_PAGE_PAD + 512] = "ok", setc[64] = "";
+    size_t blen = 2;
+    int close_it, status = 200, n;
 
     memset(&r, 0, sizeof(r));
     r.at_us = clock_mono_us();
@@ -79,6 +100,12 @@ static int answer(loopsrv *s, conn *c, const char *head)
     close_it = strncmp(r.path, "/close", 6) == 0;
     if (strncmp(r.path, "/500", 4) == 0)
         status = 500;
+    if (strncmp(r.path, "/page", 5) == 0) {
+        type = "text/html";
+        blen = page_body(body, sizeof(body), strstr(r.path, "bad") != NULL);
+    }
+    if (strncmp(r.path, "/res/", 5) == 0)
+        extra = "Cache-Control: max-age=300\r\n";
     if (strncmp(r.path, "/cookie", 7) == 0 && r.cookie[0] == '\0') {
         snprintf(r.set, sizeof(r.set), "k%u=1", ++s->cookies);
         snprintf(setc, sizeof(setc), "Set-Cookie: %s; Path=/\r\n", r.set);
@@ -92,10 +119,11 @@ static int answer(loopsrv *s, conn *c, const char *head)
         write_all(s->notify_fd, "!", 1);
         return 1;
     }
-    snprintf(resp, sizeof(resp),
-             "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n%sContent-Length: 2\r\n\r\nok", status,
-             status == 200 ? "OK" : "Internal Server Error", setc);
-    write_all(c->fd, resp, strlen(resp));
+    n = snprintf(resp, sizeof(resp),
+                 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n%s%sContent-Length: %zu\r\n\r\n%s", status,
+                 status == 200 ? "OK" : "Internal Server Error", type, extra, setc, blen, body);
+    assert_true(n > 0 && (size_t)n < sizeof(resp));
+    write_all(c->fd, resp, (size_t)n);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* loopsrv — an HTTP/1.1 server on 127.0.0.1, port 0, in a thread of the
  * test: the peer of the tests that run a worker's engine (test_engine,
- * test_vu), which judge quern's figures by what it saw.
+ * test_vu, and those of the worker's modules that live on its loop), which
+ * judge quern's figures by what it saw.
  *
  * One poll loop over its connections (kept alive), each request logged as
  * its head is read, before it is answered, so that once the engine's run
@@ -9,6 +10,11 @@
  *   /cookie...   200, and a cookie of its own, "kN=1" (N counts the cookies
  *                set), to a request that carries none
  *   /500...      500
+ *   /page...     200, an HTML page (text/html) of LOOPSRV_PAGE_PAD bytes of
+ *                comment, then a stylesheet /res/site.css, a script
+ *                /res/app.js and an image /res/logo.png; with "bad" in its
+ *                path an image /500/missing.png too
+ *   /res/...     200, body "ok", fresh for 300 s (Cache-Control: max-age)
  *   /hold...     held: a byte is written to notify_fd, and the answer, 200,
  *                waits for a byte on release_fd (a request in flight for
  *                as long as the test wants, without a sleep); one at a time
@@ -22,9 +28,10 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#define LOOPSRV_CONNS 32  /* connections open at once; more are closed as accepted */
-#define LOOPSRV_LOG 512   /* requests logged; more are counted only */
-#define LOOPSRV_HEAD 4096 /* bytes of a request's head */
+#define LOOPSRV_CONNS 32      /* connections open at once; more are closed as accepted */
+#define LOOPSRV_LOG 512       /* requests logged; more are counted only */
+#define LOOPSRV_HEAD 4096     /* bytes of a request's head */
+#define LOOPSRV_PAGE_PAD 1500 /* bytes of /page's comment: more than a trace shows */
 
 /** One request, as the server read it. */
 typedef struct loopsrv_req {
