@@ -280,6 +280,9 @@ int pageres_start(vu *v)
         l.v[i].url = NULL; /* the page owns it (or freed it) */
     }
     embed_list_clear(&l);
+    /* the resources carry the cookies the page's answer set, as a browser's do */
+    if (p->n > 0)
+        vu_save_jar(v);
     p->active = 1;
     pageres_pump(p);
     if (pageres_pending(p))

@@ -147,8 +147,8 @@ static void set_source(CURL *easy, const engine *e, int src)
     curl_easy_setopt(easy, CURLOPT_INTERFACE, ifc); /* copied by libcurl */
 }
 
-/* Saves the cookies of x into its owner (see vu_attach). */
-static void vu_detach(xh *x)
+/* Saves the cookies of x into its owner (see vu_attach); x keeps them. */
+static void jar_save(xh *x)
 {
     vu *v = x->owner;
     char *mine = cookiejar_take(x->easy);
@@ -171,7 +171,24 @@ static void vu_detach(xh *x)
     xfree(mine);
     xfree(x->jar_base);
     x->jar_base = NULL;
+}
+
+static void vu_detach(xh *x)
+{
+    jar_save(x);
     x->owner = NULL;
+}
+
+void vu_save_jar(vu *v)
+{
+    xh *x = v->xh;
+
+    if (x == NULL || x->owner != v)
+        return;
+    jar_save(x);
+    /* x goes on from the jar it just saved, as if attached now */
+    x->jar_base = xstrdup(v->jar);
+    x->jar_gen = v->jar_gen;
 }
 
 void xh_put(struct engine *e, xh *x)

@@ -278,6 +278,10 @@ void vu_xfer_begin(vu *v);
 CURL *vu_easy(vu *v);
 /** Gives the VU's handle back to the pool unless a transfer is in flight. */
 void vu_release(vu *v);
+/** Saves the cookies of the handle v holds (v->xh) into v->jar and keeps
+ * the handle attached: the handles v attaches next start from them (a page's
+ * resources get the cookies its answer set). Nothing when v holds none. */
+void vu_save_jar(vu *v);
 /** The VU whose coroutine is running on L (NULL on the main thread). */
 vu *vu_current(lua_State *L);
 /** Arms the VU's timer for us microseconds and marks what it waits for. */

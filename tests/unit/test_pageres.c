@@ -126,25 +126,30 @@ static void test_cached(void **state)
     unlink(path);
 }
 
-/* cache = false: each run requests the 3 resources again; those of run 2
- * carry the cookie the VU got in run 1. (Those of run 1 do not yet: the
- * cookie is in the handle the VU holds, and a resource's handle starts
- * from the jar the VU saved last, vu_attach.) */
+/* cache = false: each run requests the 3 resources again, and every one
+ * carries the cookie the VU got in run 1, those of run 1 too: that cookie
+ * is still in the handle the VU holds when the page's answer comes, and
+ * the resources' handles start from it (vu_save_jar), as a browser's
+ * requests for a page's resources carry the cookies set just before. */
 static void test_no_cache(void **state)
 {
     char path[96];
-    const loopsrv_req *page2;
+    const loopsrv_req *page1;
     loopsrv s;
     enginefix f;
+    unsigned with = 0;
 
     play(&s, &f, path, sizeof(path), 2, "", "resources = true, cache = false");
     assert_int_equal(loopsrv_count(&s, "/res/"), 6);
     assert_int_equal(loopsrv_count(&s, "/res/logo.png"), 2);
-    page2 = loopsrv_find(&s, "/page?run=2");
-    assert_non_null(page2);
-    for (const loopsrv_req *r = page2 + 1; r < s.log + s.nreq; r++)
-        if (strncmp(r->path, "/res/", 5) == 0)
+    page1 = loopsrv_find(&s, "/page?run=1");
+    assert_non_null(page1);
+    for (const loopsrv_req *r = page1 + 1; r < s.log + s.nreq; r++)
+        if (strncmp(r->path, "/res/", 5) == 0) {
             assert_string_equal(r->cookie, "k1=1"); /* the VU's cookies go with them */
+            with++;
+        }
+    assert_int_equal(with, 6);
     must_see(&s, "/report?run=2&f=3&c=0&x=0&long=true");
     assert_int_equal(f.steps[0].requests, 8);
     enginefix_free(&f);
