@@ -112,6 +112,7 @@ int inbox_next(lua_State *L, inbox *b, vu *v, int64_t us, int what, lua_KContext
 {
     if (v->wait != VU_IDLE)
         return luaL_error(L, "a VU waits for one thing at a time");
+    lapi_wait_ok(L, "waiting for the next message");
     if (v->halting)
         return lapi_halt(L, v);
     return inbox_yield(L, b, v, us, what, ctx, k);

@@ -85,6 +85,16 @@ int64_t lapi_check_duration(lua_State *L, int idx, const char *what)
     return us;
 }
 
+void lapi_wait_ok(lua_State *L, const char *what)
+{
+    if (!lua_isyieldable(L))
+        luaL_error(L,
+                   "%s waits for the network or the clock, which cannot be done here: "
+                   "inside a check function, a sort comparator or another call from C, "
+                   "Lua cannot yield; do it outside",
+                   what);
+}
+
 int lapi_halt(lua_State *L, vu *v)
 {
     v->wait = VU_HALT;

@@ -53,6 +53,11 @@ int64_t lapi_check_duration(lua_State *L, int idx, const char *what);
  *  time): when the VU is halting (vu.h), yields without starting the wait,
  *  and lcoro_resume then ends the phase (vu_halt). Returns what the C
  *  function returns. */
+/** Raises "WHAT waits ... cannot be done here" when L cannot yield (a
+ *  check function, a sort comparator, a call from C), before a VU is set to
+ *  wait: a wait armed there could not be left, and the VU would be stuck
+ *  in it. */
+void lapi_wait_ok(lua_State *L, const char *what);
 int lapi_halt(lua_State *L, struct vu *v);
 
 #endif

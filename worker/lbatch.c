@@ -231,6 +231,7 @@ static int do_batch(lua_State *L)
                              "not while the script loads");
     if (v->wait != VU_IDLE)
         return luaL_error(L, "a VU makes one request at a time");
+    lapi_wait_ok(L, "a batch");
     if (v->halting)
         return lapi_halt(L, v);
     luaL_checktype(L, ARG_LIST, LUA_TTABLE);

@@ -566,6 +566,7 @@ static int step_grpc(lua_State *L)
                              "not while the script loads");
     if (v->wait != VU_IDLE)
         return luaL_error(L, "a VU makes one request at a time");
+    lapi_wait_ok(L, fn);
     if (v->halting)
         return lapi_halt(L, v);
     target = luaL_checkstring(L, 2);

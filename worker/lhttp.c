@@ -392,6 +392,7 @@ static int do_request(lua_State *L)
                              "not while the script loads");
     if (v->wait != VU_IDLE)
         return luaL_error(L, "a VU makes one request at a time");
+    lapi_wait_ok(L, "an HTTP request");
     if (v->halting)
         return lapi_halt(L, v);
     luaL_checkstring(L, 3);

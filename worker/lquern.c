@@ -390,6 +390,7 @@ static int l_time_begin(lua_State *L)
     idx = step_at(L, v, 1, 2); /* level 1 is step:time itself (Lua), 2 the script */
     if (v->pend.in_block)
         return luaL_error(L, "step:time blocks do not nest");
+    lapi_wait_ok(L, "step:time");
     if (v->halting)
         return lapi_halt(L, v);
     vu_finalize(v);
@@ -492,6 +493,7 @@ static int l_sleep(lua_State *L)
 
     if (v == NULL)
         return luaL_error(L, "quern.sleep is used from a scenario's init, run or finish");
+    lapi_wait_ok(L, "quern.sleep");
     if (v->halting)
         return lapi_halt(L, v);
     vu_finalize(v);

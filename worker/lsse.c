@@ -260,6 +260,7 @@ static int step_sse(lua_State *L)
                              "not while the script loads");
     if (v->wait != VU_IDLE)
         return luaL_error(L, "a VU makes one request at a time");
+    lapi_wait_ok(L, "step:sse");
     if (v->halting)
         return lapi_halt(L, v);
     url = luaL_checkstring(L, 2);

@@ -216,6 +216,7 @@ static int step_ws(lua_State *L)
                              "not while the script loads");
     if (v->wait != VU_IDLE)
         return luaL_error(L, "a VU makes one request at a time");
+    lapi_wait_ok(L, "step:ws");
     if (v->halting)
         return lapi_halt(L, v);
     luaL_checkstring(L, 2);

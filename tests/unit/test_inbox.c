@@ -9,7 +9,7 @@
  * vu_wait_timer arms the VU's timer on the test's loop, whose expiry does
  * what vu.c's does (the VU idle, then resumed); lcoro_resume resumes a Lua
  * coroutine whose continuation is the stream's (inbox_wait_done, then a
- * message, the end or the timeout); lapi_halt is lapi.c's. */
+ * message, the end or the timeout); lapi_halt and lapi_wait_ok are lapi.c's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +74,12 @@ int lapi_halt(lua_State *L, vu *v)
 {
     v->wait = VU_HALT;
     return lua_yield(L, 0);
+}
+
+void lapi_wait_ok(lua_State *L, const char *what)
+{
+    if (!lua_isyieldable(L))
+        luaL_error(L, "%s cannot wait here", what);
 }
 
 /* --- the stream's Lua side ----------------------------------------------- */

@@ -140,11 +140,52 @@ static void test_too_many_names(void **state)
     unlink(path);
 }
 
+/* A check function that sleeps or makes a request: it cannot wait there
+ * (Lua cannot yield inside the check's call), so it raises before the VU is
+ * set to wait, counts a failure, and the VU goes on: its next requests reach
+ * the server. (Before, the wait was armed, and every later request of the
+ * VU failed with "a VU makes one request at a time".) */
+static void test_wait_inside(void **state)
+{
+    static const char text[] =
+        "local quern = require \"quern\"\n"
+        "local http = require \"quern.http\"\n"
+        "local base = \"http://127.0.0.1:%u\"\n"
+        "local sc = quern.scenario(\"WAIT\", {})\n"
+        "local get = sc:step(1, \"Get\")\n"
+        "function sc.run(vu)\n"
+        "  local r = get:get(base .. \"/w?run=\" .. vu.run)\n"
+        "  quern.check(r, { [\"sleeps\"] = function() quern.sleep(0.01) return true end })\n"
+        "  quern.check(r, { [\"asks\"] = function() http.get(base .. \"/inside\") return true end "
+        "})\n"
+        "  http.get(base .. \"/after?run=\" .. vu.run)\n"
+        "end\n";
+    char path[96], want[32];
+    loopsrv s;
+    enginefix f;
+
+    play(&s, &f, path, sizeof(path), text, 1, 3);
+    counted(&f.tally, "sleeps", 0, 3);
+    counted(&f.tally, "asks", 0, 3);
+    assert_int_equal(loopsrv_count(&s, "/inside"), 0);
+    for (int r = 1; r <= 3; r++) {
+        snprintf(want, sizeof(want), "/after?run=%d", r);
+        if (loopsrv_find(&s, want) == NULL)
+            fail_msg("the server never saw %s", want);
+    }
+    assert_int_equal(s.nreq, 6);
+    assert_int_equal(f.steps[0].count, 3);
+    assert_int_equal(f.steps[0].err_tech + f.steps[0].err_func, 0);
+    enginefix_free(&f);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_too_many_names),
+        cmocka_unit_test(test_wait_inside),
     };
     int rc;
 
