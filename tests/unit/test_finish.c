@@ -31,7 +31,7 @@
 
 typedef struct fx {
     run r;
-    char dir[64], json[96], junit[96], out[96], err[96];
+    char dir[64], json[96], junit[96], outf[96], errf[96];
     char said[SAID_MAX]; /* what finish wrote on stdout */
     char warned[4096];   /* and on stderr */
 } fx;
@@ -65,8 +65,8 @@ static int setup(void **state)
     assert_non_null(mkdtemp(x->dir));
     snprintf(x->json, sizeof(x->json), "%s/s.json", x->dir);
     snprintf(x->junit, sizeof(x->junit), "%s/junit.xml", x->dir);
-    snprintf(x->out, sizeof(x->out), "%s/out", x->dir);
-    snprintf(x->err, sizeof(x->err), "%s/err", x->dir);
+    snprintf(x->outf, sizeof(x->outf), "%s/out", x->dir);
+    snprintf(x->errf, sizeof(x->errf), "%s/err", x->dir);
     run_init(r, 1, argv0);
     r->o.script = "/tmp/nightly.lua";
     r->o.vus = 5;
@@ -123,8 +123,8 @@ static int teardown(void **state)
     run_free(&x->r);
     unlink(x->json);
     unlink(x->junit);
-    unlink(x->out);
-    unlink(x->err);
+    unlink(x->outf);
+    unlink(x->errf);
     rmdir(x->dir);
     xfree(x);
     return 0;
@@ -150,8 +150,8 @@ static void caught(fx *x, void (*fn)(fx *x))
 
     fflush(stdout);
     fflush(stderr);
-    o = fopen(x->out, "w");
-    e = fopen(x->err, "w");
+    o = fopen(x->outf, "w");
+    e = fopen(x->errf, "w");
     assert_non_null(o);
     assert_non_null(e);
     dup2(fileno(o), STDOUT_FILENO);
@@ -165,8 +165,8 @@ static void caught(fx *x, void (*fn)(fx *x))
     close(err);
     fclose(o);
     fclose(e);
-    slurp(x->out, x->said, sizeof(x->said));
-    slurp(x->err, x->warned, sizeof(x->warned));
+    slurp(x->outf, x->said, sizeof(x->said));
+    slurp(x->errf, x->warned, sizeof(x->warned));
 }
 
 static void do_finish(fx *x)
