@@ -8,23 +8,34 @@
  * agent's requests and errors counted, another run's interval ignored;
  * --abort-on-fail stops at a threshold that can no longer pass; a first
  * interrupt stops gracefully, remembering the signal only before the
- * planned end, a second one aborts; a stop keeps the first one's time. */
+ * planned end, a second one aborts; a stop keeps the first one's time.
+ * Then through the loop's tick, with agents on socket pairs: StartRun to
+ * each once all registered, VU ids interleaved by their workers; Go once
+ * every one is ready; the end once each finished or was lost; a failed
+ * start stopped at once everywhere; the wait ended by an interrupt or its
+ * time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <ev.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/hist.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/props.h"
 #include "console/control.h"
 #include "console/run.h"
+#include "proto/frame.h"
 #include "proto/interval_sum.h"
 
 #define RUN_ID 77
@@ -311,6 +322,203 @@ static void test_stop_keeps_first(void **state)
     assert_int_equal(r->stop_us, first);
 }
 
+/* The course through the loop's tick: a run of two registered agents
+ * (workers 2 and 1) on socket pairs, the test reading what the console sent
+ * them at the other ends. */
+typedef struct lfx {
+    run r;
+    int far[2];          /* the agents' ends */
+    frame_reader *rd[2]; /* owned: what each got */
+} lfx;
+
+static void on_msg(peer *l, const Quern__Envelope *env, void *ud)
+{
+}
+
+static void on_close(peer *l, const char *why, void *ud)
+{
+}
+
+static int setup_loop(void **state)
+{
+    lfx *x = xcalloc(1, sizeof(*x));
+    run *r = &x->r;
+
+    run_init(r, 1, argv0);
+    r->o.quiet = 1;
+    r->o.agents = 2;
+    r->o.vus = 5;
+    r->o.vu_ids = 5;
+    r->o.script = "plan.lua";
+    r->p = props_new();
+    r->loop = ev_loop_new(EVFLAG_AUTO);
+    for (int i = 0; i < 2; i++) {
+        int sv[2];
+        aconn *c;
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+        c = add_conn(r, i == 0 ? "a1" : "a2");
+        c->in_run = c->ready = 0;
+        c->workers = i == 0 ? 2 : 1;
+        c->last_rx_us = clock_mono_us() + 3600000000LL; /* never silent in the test */
+        peer_init(&c->link, r->loop, sv[0], 1 << 20, 1 << 20, on_msg, on_close, c);
+        x->far[i] = sv[1];
+        x->rd[i] = frame_reader_new(1 << 20);
+    }
+    control_start(r);
+    *state = x;
+    return 0;
+}
+
+static int teardown_loop(void **state)
+{
+    lfx *x = *state;
+
+    x->r.o.script = NULL;
+    run_free(&x->r);
+    for (int i = 0; i < 2; i++) {
+        close(x->far[i]);
+        frame_reader_free(x->rd[i]);
+    }
+    xfree(x);
+    return 0;
+}
+
+/* Runs the loop's ticks until the run reaches phase (at most 50: 5 s). */
+static void until_phase(run *r, enum run_phase phase)
+{
+    for (int i = 0; i < 50 && r->phase != phase; i++)
+        ev_run(r->loop, EVRUN_ONCE);
+    assert_int_equal(r->phase, phase);
+}
+
+/* The next message of kind body agent i got, pings skipped (owned:
+ * frame_env_free), or NULL. */
+static Quern__Envelope *got(lfx *x, int i, Quern__Envelope__BodyCase body)
+{
+    char err[ERR_MAX];
+    Quern__Envelope *env = NULL;
+
+    while (frame_reader_read_fd(x->rd[i], x->far[i], err, sizeof(err)) > 0)
+        ;
+    while (frame_reader_next(x->rd[i], &env, err, sizeof(err)) == 1) {
+        if (env->body_case == body)
+            return env;
+        frame_env_free(env, NULL);
+    }
+    return NULL;
+}
+
+static void test_course(void **state)
+{
+    lfx *x = *state;
+    run *r = &x->r;
+    Quern__Envelope *e0, *e1;
+    const Quern__StartRun *s0, *s1;
+
+    /* both registered: each gets its StartRun, VU ids interleaved by its
+     * workers over blocks of 3 (a1 1-2 and 4-5, a2 3) */
+    until_phase(r, PHASE_START);
+    e0 = got(x, 0, QUERN__ENVELOPE__BODY_START_RUN);
+    e1 = got(x, 1, QUERN__ENVELOPE__BODY_START_RUN);
+    assert_non_null(e0);
+    assert_non_null(e1);
+    s0 = e0->start_run;
+    s1 = e1->start_run;
+    assert_true(r->run_id != 0);
+    assert_true(s0->run_id == r->run_id && s1->run_id == r->run_id);
+    assert_int_equal(s0->vus_total, 5);
+    assert_int_equal(s0->workers, 2);
+    assert_int_equal(s1->workers, 1);
+    assert_int_equal(s0->n_vu_ranges, 2);
+    assert_int_equal(s0->vu_ranges[0]->first, 1);
+    assert_int_equal(s0->vu_ranges[0]->count, 2);
+    assert_int_equal(s0->vu_ranges[1]->first, 4);
+    assert_int_equal(s0->vu_ranges[1]->count, 2);
+    assert_int_equal(s1->n_vu_ranges, 1);
+    assert_int_equal(s1->vu_ranges[0]->first, 3);
+    assert_int_equal(s1->vu_ranges[0]->count, 1);
+    assert_int_equal(r->conns[0]->vus, 4);
+    assert_int_equal(r->conns[1]->vus, 1);
+    assert_true(r->conns[0]->in_run && r->conns[1]->in_run);
+    assert_string_equal(r->conns[0]->status, "running");
+    frame_env_free(e0, NULL);
+    frame_env_free(e1, NULL);
+
+    /* Go only once every agent is ready */
+    r->conns[0]->ready = 1;
+    ev_run(r->loop, EVRUN_ONCE);
+    ev_run(r->loop, EVRUN_ONCE);
+    assert_int_equal(r->phase, PHASE_START);
+    assert_null(got(x, 0, QUERN__ENVELOPE__BODY_GO));
+    r->conns[1]->ready = 1;
+    until_phase(r, PHASE_RUN);
+    assert_true(r->go_us > 0 && r->go_wall_us > 0);
+    for (int i = 0; i < 2; i++) {
+        Quern__Envelope *g = got(x, i, QUERN__ENVELOPE__BODY_GO);
+        assert_non_null(g);
+        assert_true(g->go->run_id == r->run_id);
+        frame_env_free(g, NULL);
+    }
+
+    /* the end once every agent finished or was lost */
+    r->conns[0]->finished = 1;
+    r->running_known = 0;
+    ev_run(r->loop, EVRUN_ONCE);
+    ev_run(r->loop, EVRUN_ONCE);
+    assert_int_equal(r->phase, PHASE_RUN);
+    r->conns[1]->lost = 1;
+    r->running_known = 0;
+    until_phase(r, PHASE_END);
+    assert_int_equal(r->phase, PHASE_END);
+    assert_true(r->end_us >= r->go_us);
+    assert_int_equal(r->start_error, 0);
+}
+
+/* A start that fails (here the steps of an agent): an immediate Stop to
+ * every agent in the run, and the end. */
+static void test_start_fails(void **state)
+{
+    lfx *x = *state;
+    run *r = &x->r;
+    Quern__Envelope *e;
+
+    until_phase(r, PHASE_START);
+    r->start_error = 3;
+    until_phase(r, PHASE_END);
+    assert_int_equal(r->phase, PHASE_END);
+    for (int i = 0; i < 2; i++) {
+        e = got(x, i, QUERN__ENVELOPE__BODY_STOP);
+        assert_non_null(e);
+        assert_true(e->stop->immediate);
+        assert_string_equal(e->stop->reason, "start aborted");
+        frame_env_free(e, NULL);
+    }
+}
+
+/* Waiting for agents: an interrupt, or the wait over, ends it. */
+static void test_wait_ends(void **state)
+{
+    lfx *x = *state;
+    run *r = &x->r;
+
+    r->o.agents = 3; /* one more than will come */
+    r->interrupted = 1;
+    until_phase(r, PHASE_END);
+    assert_int_equal(r->phase, PHASE_END);
+    assert_int_equal(r->start_error, 3);
+    assert_string_equal(r->start_msg, "interrupted while waiting for agents");
+    assert_null(got(x, 0, QUERN__ENVELOPE__BODY_START_RUN));
+
+    r->interrupted = 0;
+    r->start_error = 0;
+    r->o.wait_us = 1;
+    control_start(r);
+    until_phase(r, PHASE_END);
+    assert_int_equal(r->phase, PHASE_END);
+    assert_int_equal(r->start_error, 3);
+    assert_non_null(strstr(r->start_msg, "only 2 of 3 agent(s) connected within"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +529,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_interrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_late_or_early, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_keeps_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_course, setup_loop, teardown_loop),
+        cmocka_unit_test_setup_teardown(test_start_fails, setup_loop, teardown_loop),
+        cmocka_unit_test_setup_teardown(test_wait_ends, setup_loop, teardown_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
