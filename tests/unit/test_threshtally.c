@@ -1,9 +1,10 @@
 /* Thresholds on the script's checks and custom metrics
  * (console/threshtally.c), parsed by thresh_parse and judged on a run's
- * tally: every check merged or one by name, exactly at the limit; a check that never ran fails; a
- * counter's total and rate, a gauge's value, min and max, a trend's percentile, mean and count; a
- * metric without a value fails; before the run, a metric the script does not declare or a field its
- * kind has not is refused, and a limit that is not a finite number. */
+ * tally: every check merged or one by name, exactly at the limit; a check
+ * that never ran fails; a counter's total and rate, a gauge's value, min
+ * and max, a trend's percentile, mean and count; a metric without a value
+ * fails; before the run, a metric the script does not declare or a field
+ * its kind has not is refused, and a limit that is not a finite number. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
