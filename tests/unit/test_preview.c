@@ -27,7 +27,7 @@
 /* One call: what it returned, wrote on stdout and on stderr. */
 typedef struct call {
     int rc;
-    char out[SAID_MAX], err[SAID_MAX];
+    char out[SAID_MAX], said[SAID_MAX];
 } call;
 
 static void slurp(FILE *f, char *buf, size_t len)
@@ -69,7 +69,7 @@ static void check(call *c, const char *first, ...)
     close(out);
     close(err);
     slurp(o, c->out, sizeof(c->out));
-    slurp(e, c->err, sizeof(c->err));
+    slurp(e, c->said, sizeof(c->said));
 }
 
 static const char script[] = "local quern = require \"quern\"\n"
@@ -91,7 +91,7 @@ static void test_can_start(void **state)
     check(c, path, "--vus", "3", "--duration", "10s", "-p", "password=hunter2", "-p", "extra=1",
           NULL);
     if (c->rc != 0)
-        fail_msg("exit %d: %s", c->rc, c->err);
+        fail_msg("exit %d: %s", c->rc, c->said);
     snprintf(want, sizeof(want), "%s: the run can start (nothing was sent)\n", path);
     assert_non_null(strstr(c->out, want));
     assert_non_null(strstr(c->out, "scenario SHOP"));
@@ -112,12 +112,12 @@ static void test_can_start(void **state)
     assert_non_null(strstr(c->out, "the default"));
     assert_non_null(strstr(c->out, "  password             = ***  "));
     assert_null(strstr(c->out, "hunter2")); /* a secret, masked */
-    assert_null(strstr(c->err, "hunter2"));
+    assert_null(strstr(c->said, "hunter2"));
     assert_non_null(strstr(c->out, "given, not asked for when the script loads: extra"));
     /* its steps are never used: warned, and the run can start still */
     assert_non_null(strstr(c->out, "\n2 warnings\n"));
-    assert_non_null(strstr(c->err, ":5: warning: step SC-SHOP-STEP-1 (\"Login\") is declared and "
-                                   "never used"));
+    assert_non_null(strstr(c->said, ":5: warning: step SC-SHOP-STEP-1 (\"Login\") is declared and "
+                                    "never used"));
     unlink(path);
     xfree(c);
 }
@@ -136,18 +136,18 @@ static void test_refused(void **state)
     check(c, path, NULL);
     assert_int_equal(c->rc, 2);
     snprintf(want, sizeof(want), "%s:", base);
-    assert_non_null(strstr(c->err, want));
+    assert_non_null(strstr(c->said, want));
     assert_null(strstr(c->out, "the run can start"));
     unlink(path);
 
     scriptfile_write(path, sizeof(path), "preview", script);
     check(c, path, "--vus", "none", NULL);
     assert_int_equal(c->rc, 2);
-    assert_non_null(strstr(c->err, "--vus"));
+    assert_non_null(strstr(c->said, "--vus"));
     assert_null(strstr(c->out, "the run can start"));
     check(c, "/nonexistent/plan.lua", NULL);
     assert_int_equal(c->rc, 2);
-    assert_non_null(strstr(c->err, "/nonexistent/plan.lua"));
+    assert_non_null(strstr(c->said, "/nonexistent/plan.lua"));
     unlink(path);
     xfree(c);
 }
