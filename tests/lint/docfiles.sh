@@ -1,0 +1,22 @@
+#!/bin/bash
+# docs/ARCHITECTURE.md names every source file: each .c of the source
+# folders (console/serve/ included) and each shared file of tests/unit
+# (NAME.c that is not a test_NAME.c), as `NAME.c` somewhere in the page, so
+# a file added or moved without its line fails here.
+#   tests/lint/docfiles.sh     prints each file the page does not name, exit 1 if any
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+doc=docs/ARCHITECTURE.md
+bad=0
+for f in common/*.c proto/*.c worker/*.c agent/*.c store/*.c reports/*.c record/*.c \
+  console/*.c console/serve/*.c tests/unit/*.c; do
+  [ -e "$f" ] || continue
+  b=$(basename "$f")
+  case $f in tests/unit/test_*) continue ;; esac
+  if ! grep -qE "(^|[^A-Za-z0-9_])${b//./\\.}" "$doc"; then
+    echo "$doc: $f is not named (add its line to the per-file list)"
+    bad=1
+  fi
+done
+exit $bad
