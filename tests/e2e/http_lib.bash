@@ -59,7 +59,11 @@ EOF
   printf 'body { background: url(img/bg.png) }\n' >"$NG/www/page/site.css"
   printf '<html><body><img src="missing.png"><img src="fresh/a.png"></body></html>\n' >"$NG/www/page/broken.html"
   printf '<html><body><img src="fresh/c.png"></body></html>\n' >"$NG/www/page/nocache.html"
-  for f in fresh/a.png fresh/c.png b1.png b2.png img/bg.png nostore/app.js; do
+  # a page whose answer sets a cookie: its resources must carry it (ck/)
+  mkdir -p "$NG/www/page/ck"
+  printf '<html><body><img src="ck/a.png"><script src="ck/b.js"></script></body></html>\n' \
+    >"$NG/www/page/ck.html"
+  for f in fresh/a.png fresh/c.png b1.png b2.png img/bg.png nostore/app.js ck/a.png ck/b.js; do
     head -c 3000 /dev/urandom >"$NG/www/page/$f"
   done
 
@@ -80,7 +84,8 @@ error_log $NG/error.log warn;
 events { worker_connections 1024; }
 http {
     log_format t '\$server_port \$server_protocol \$connection \$ssl_protocol \$status '
-                 '\$http_x_vu \$request_uri \$ssl_client_verify \$remote_user \$bytes_sent "\$http_accept_encoding"';
+                 '\$http_x_vu \$request_uri \$ssl_client_verify \$remote_user \$bytes_sent "\$http_accept_encoding" '
+                 '"\$http_cookie" "\$sent_http_set_cookie"';
     access_log $NG/access.log t;
     client_body_temp_path $NG/body;
     proxy_temp_path $NG/proxy;
@@ -98,6 +103,7 @@ http {
              location / { try_files \$uri \$uri/index.html /index.html; }
              location /auth/ { auth_basic "quern"; auth_basic_user_file $NG/htpasswd; }
              location /page/ { add_header Cache-Control no-cache; }
+             location = /page/ck.html { add_header Set-Cookie "ck=\$request_id; Path=/page/"; }
              location = /page/go { return 302 /page/nocache.html; }
              location /page/fresh/ { expires 1h; }
              location /page/nostore/ { add_header Cache-Control no-store; etag off;

@@ -2,7 +2,8 @@
 # log the judge: its embedded resources fetched once per VU, then revalidated
 # (304) or not requested, as nginx's cache headers say; a 404 resource a
 # technical error; a step's requests = nginx's lines (redirects, 304s and 404s
-# included); the JTL's sub-results; and 6 resources at once per host, on the
+# included); the JTL's sub-results; the cookie a page's answer sets, carried by its
+# resources in the same run; and 6 resources at once per host, on the
 # demo target, in two waves on 6 connections.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/http_lib.bash"
@@ -75,6 +76,31 @@ eq "JTL: 9 parent lines" "$(awk -F, '$3 ~ /\)page$/' "$TMP/page.jtl" | wc -l)" 9
 eq "JTL: a page's sample ends after each of its sub-results (the step's latency is the page's)" \
   "$(awk -F, '$3 ~ /\)page-/ {if ($1 + $2 > m[$6]) m[$6] = $1 + $2}
               $3 ~ /\)page$/ {if ($1 + $2 + 2 < m[$6]) bad++; m[$6] = 0} END {print bad + 0}' "$TMP/page.jtl")" 0
+
+# ---- a page whose answer sets a cookie: its resources carry it, in the
+# same run (nginx's log: the Cookie header of each resource holds the
+# Set-Cookie of its page's answer just before)
+cat >"$S/ck.lua" <<'EOF'
+local quern = require "quern"
+local p1 = quern.property("p1")
+local sc = quern.scenario("CK", { request = { resolve = { "quern.test:" .. p1 .. ":127.0.0.1" },
+  tls = { ca = "ca.crt" }, resources = true, cache = false } })
+local s = sc:step(1, "ck")
+function sc.run(vu)
+  s:get("https://quern.test:" .. p1 .. "/page/ck.html"):expect(200)
+end
+EOF
+LOG0=$(wc -l <"$LOG")
+"$QUERN" run "$S/ck.lua" --vus 1 --runs 2 -q -p p1=$P1 >/dev/null 2>"$TMP/ckerr"
+eq "cookie page: the run ends" "$?" 0
+# URI|Cookie|Set-Cookie of each line of the run
+tail -n +$((LOG0 + 1)) "$LOG" | awk -v p="$P1" '$1 == p' |
+  sed -n 's#.* \(/page/ck[^ ]*\) .*"\([^"]*\)" "\([^"]*\)"$#\1|\2|\3#p' >"$TMP/ck.log"
+eq "cookie page: 2 pages, 4 resources in nginx's log" \
+  "$(grep -c '^/page/ck.html|' "$TMP/ck.log") $(grep -c '^/page/ck/' "$TMP/ck.log")" "2 4"
+eq "cookie page: each resource carries the cookie its page's answer set, the first run's too" \
+  "$(awk -F'|' '$1 == "/page/ck.html" {split($3, a, ";"); want = a[1]; next}
+               {n++; if (want != "" && index($2, want)) ok++} END {print ok + 0 "/" n + 0}' "$TMP/ck.log")" "4/4"
 
 # ---- 6 resources at once per host: 12 images that take 300 ms each, on the demo
 # target (another origin, included by pattern), load in two waves on 6 connections
