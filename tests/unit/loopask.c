@@ -30,3 +30,18 @@ void loopask(unsigned port, const char *req, char *buf, size_t len)
     buf[got] = '\0';
     close(fd);
 }
+
+unsigned loopask_refusing_port(int *fd)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof(sa);
+
+    *fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(*fd >= 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(*fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(getsockname(*fd, (struct sockaddr *)&sa, &len), 0);
+    return ntohs(sa.sin_port);
+}

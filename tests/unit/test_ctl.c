@@ -10,13 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <arpa/inet.h>
 #include <ev.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +23,7 @@
 #include "console/serve/ctlsrv.h"
 #include "proto/quern.pb-c.h"
 
+#include "tests/unit/loopask.h"
 #include "tests/unit/optcall.h"
 
 #define TOKEN "a-token-of-the-ctl-test-0123456789"
@@ -84,18 +82,11 @@ static void test_usage(void **state)
 /* A port bound but not listening: nobody answers there. */
 static void test_unreachable(void **state)
 {
-    struct sockaddr_in sa;
-    socklen_t len = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd;
     char addr[64];
     optcall c;
 
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-    snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(sa.sin_port));
+    snprintf(addr, sizeof(addr), "127.0.0.1:%u", loopask_refusing_port(&fd));
     ctl(&c, "--console", addr, "pause", NULL);
     assert_int_equal(c.rc, 2);
     assert_non_null(strstr(c.said, "cannot reach the console at --console "));

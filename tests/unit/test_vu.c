@@ -19,12 +19,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -33,6 +30,7 @@
 #include "worker/vu.h"
 
 #include "tests/unit/enginefix.h"
+#include "tests/unit/loopask.h"
 #include "tests/unit/loopsrv.h"
 #include "tests/unit/scriptfile.h"
 
@@ -184,19 +182,11 @@ static void test_empty_reply_is_technical(void **state)
  * CURLE_COULDNT_CONNECT, the system's cause in its message. */
 static void test_refused_is_technical(void **state)
 {
-    struct sockaddr_in sa;
-    socklen_t sl = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd;
     char path[96];
     enginefix f;
 
-    assert_true(fd >= 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    write_script(path, sizeof(path), ntohs(sa.sin_port), "", "\"/\"");
+    write_script(path, sizeof(path), loopask_refusing_port(&fd), "", "\"/\"");
     play(&f, path, 1, 1);
     close(fd);
 
