@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/ofile.h"
 #include "common/inaddr.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -493,13 +494,11 @@ int agents_listen(run *r, char *err, size_t errlen)
             log_msg(LOG_INFO, "console listening on %s:%u, waiting for %u agent(s)", host, p,
                     r->o.agents);
         if (r->o.port_file != NULL) {
-            char tmp[PATH_MAX];
-            FILE *f;
-            snprintf(tmp, sizeof(tmp), "%s.tmp", r->o.port_file);
-            f = fopen(tmp, "w");
-            if (f == NULL || fprintf(f, "%u\n", p) < 0 || fclose(f) != 0 ||
-                rename(tmp, r->o.port_file) != 0) {
-                err_set(err, errlen, "--port-file %s: %s", r->o.port_file, strerror(errno));
+            char line[16], oerr[ERR_MAX];
+            int n = snprintf(line, sizeof(line), "%u\n", p);
+            if (ofile_put(r->o.port_file, OFILE_REPLACE, line, (size_t)n, oerr, sizeof(oerr)) !=
+                0) {
+                err_set(err, errlen, "--port-file %s", oerr);
                 goto out;
             }
         }

@@ -12,13 +12,14 @@
 #include "common/dbuf.h"
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/ofile.h"
 #include "proto/workerfiles.h"
 
 #define GATHER_NAME_MAX 200
 #define GATHER_OUT_BUF (64u << 10) /* JTL bytes gathered per write() */
 
 struct gather {
-    int jtl_fd;         /**< owned: -1 when no --jtl */
+    ofile jtl;          /**< the --jtl file; jtl.fd -1 when none */
     char *jtl_path;     /**< owned */
     char *dir;          /**< owned: NULL when no --grinder-logs */
     int err;            /**< errno of the first failed JTL write */
@@ -53,7 +54,7 @@ static int write_all(int fd, const uint8_t *p, size_t n, off_t at)
 static void gather_jtl_flush(gather *g)
 {
     if (g->out_len > 0 && g->err == 0 &&
-        write_all(g->jtl_fd, (const uint8_t *)g->out, g->out_len, -1) != 0)
+        write_all(g->jtl.fd, (const uint8_t *)g->out, g->out_len, -1) != 0)
         g->err = errno != 0 ? errno : EIO;
     g->out_len = 0;
 }
@@ -67,7 +68,7 @@ static void gather_jtl_put(gather *g, const char *p, size_t n)
     if (g->out_len + n > GATHER_OUT_BUF)
         gather_jtl_flush(g);
     if (n > GATHER_OUT_BUF) {
-        if (g->err == 0 && write_all(g->jtl_fd, (const uint8_t *)p, n, -1) != 0)
+        if (g->err == 0 && write_all(g->jtl.fd, (const uint8_t *)p, n, -1) != 0)
             g->err = errno != 0 ? errno : EIO;
         return;
     }
@@ -192,7 +193,7 @@ static void gather_jtl_release(gather *g, int every)
 
 void gather_second(gather *g, uint64_t second, uint32_t active_vus, int late)
 {
-    if (g == NULL || g->jtl_fd < 0 || second >= GATHER_SECONDS_MAX)
+    if (g == NULL || g->jtl.fd < 0 || second >= GATHER_SECONDS_MAX)
         return;
     if (second >= g->cap_active) {
         size_t cap = g->cap_active ? g->cap_active : 256;
@@ -226,14 +227,19 @@ gather *gather_new_traced(const char *jtl_path, const char *grinder_dir, int tra
     const char *hdr = traced ? with : plain;
     size_t hlen = traced ? sizeof(with) - 1 : sizeof(plain) - 1;
 
-    g->jtl_fd = -1;
+    g->jtl.fd = -1;
     dbuf_init(&g->hold, GATHER_HOLD_MAX);
     if (jtl_path != NULL) {
         g->jtl_path = xstrdup(jtl_path);
-        g->jtl_fd = open(jtl_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        char oerr[ERR_MAX];
         g->out = xmalloc(GATHER_OUT_BUF);
-        if (g->jtl_fd < 0 || write_all(g->jtl_fd, (const uint8_t *)hdr, hlen, -1)) {
+        if (ofile_open(&g->jtl, jtl_path, OFILE_REPLACE, oerr, sizeof(oerr)) != 0) {
+            err_set(err, errlen, "--jtl %s", oerr);
+            goto fail;
+        }
+        if (write_all(g->jtl.fd, (const uint8_t *)hdr, hlen, -1) != 0) {
             err_set(err, errlen, "--jtl %s: %s", jtl_path, strerror(errno));
+            ofile_abort(&g->jtl);
             goto fail;
         }
     }
@@ -275,7 +281,7 @@ int gather_part(gather *g, const Quern__FilePart *fp, char *err, size_t errlen)
     const char *name = fp->name != NULL ? fp->name : "";
 
     if (strcmp(name, "jtl") == 0) {
-        if (g->jtl_fd < 0 || g->err != 0)
+        if (g->jtl.fd < 0 || g->err != 0)
             return 0; /* not asked for, or already failed and reported */
         gather_jtl_lines_in(g, (const char *)fp->data.data, fp->data.len);
         gather_jtl_flush(g);
@@ -324,31 +330,34 @@ uint64_t gather_jtl_lines(const gather *g)
 
 int gather_close(gather *g, char *err, size_t errlen)
 {
-    int rc;
+    char oerr[ERR_MAX];
 
-    if (g->jtl_fd >= 0) {
-        gather_jtl_release(g, 1);
-        gather_jtl_flush(g);
-    }
-    rc = g->err != 0 ? -1 : 0;
-    if (g->jtl_fd >= 0) {
-        if (close(g->jtl_fd) != 0 && rc == 0) {
-            err_set(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(errno));
-            rc = -1;
-        }
-        g->jtl_fd = -1;
-    }
-    if (rc != 0 && g->err != 0)
+    if (g->jtl.fd < 0)
+        return 0;
+    gather_jtl_release(g, 1);
+    gather_jtl_flush(g);
+    if (g->err != 0) {
+        /* a failed write: the file named keeps what it held */
+        ofile_abort(&g->jtl);
         err_set(err, errlen, "--jtl %s: %s", g->jtl_path, strerror(g->err));
-    return rc;
+        return -1;
+    }
+    if (ofile_commit(&g->jtl, oerr, sizeof(oerr)) != 0) {
+        err_set(err, errlen, "--jtl %s", oerr);
+        return -1;
+    }
+    return 0;
 }
 
 void gather_free(gather *g)
 {
     if (g == NULL)
         return;
-    if (g->jtl_fd >= 0)
-        close(g->jtl_fd);
+    if (g->jtl.fd >= 0) {
+        /* a run that ends without gather_close: the lines so far are kept */
+        gather_jtl_flush(g);
+        ofile_commit(&g->jtl, NULL, 0);
+    }
     xfree(g->jtl_path);
     xfree(g->dir);
     xfree(g->active);

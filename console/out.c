@@ -13,6 +13,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/ofile.h"
 #include "common/redact.h"
 #include "console/outinflux.h"
 #include "console/outjsonl.h"
@@ -36,7 +37,8 @@ typedef struct output {
     enum kind kind;
     const char *target; /* borrowed from argv */
     char shown[512];    /* target, redacted: what messages say */
-    FILE *f;            /* owned: jsonl's file */
+    ofile file;         /* jsonl's file (file.path NULL: none) */
+    FILE *f;            /* owned by file: its stream */
     pthread_t thread;
     int started;
     pthread_mutex_t mu;  /* guards what follows */
@@ -312,7 +314,13 @@ outs *out_start(const run_opts *o, char *err, size_t errlen)
         pthread_cond_init(&op->cond, NULL);
         s->n++;
         if (op->kind == KIND_JSONL) {
-            op->f = fopen(t, "w");
+            char oerr[ERR_MAX];
+            if (ofile_open(&op->file, t, OFILE_REPLACE, oerr, sizeof(oerr)) != 0) {
+                err_set(err, errlen, "--out jsonl=%s", oerr);
+                out_free(s);
+                return NULL;
+            }
+            op->f = ofile_stream(&op->file);
             if (op->f == NULL) {
                 err_set(err, errlen, "--out jsonl=%s: %s", op->shown, strerror(errno));
                 out_free(s);
@@ -515,8 +523,12 @@ void out_free(outs *s)
         pthread_cond_broadcast(&op->cond);
         pthread_mutex_unlock(&op->mu);
         stop(op);
-        if (op->f != NULL)
-            fclose(op->f);
+        if (op->file.path != NULL) {
+            /* kept whole, what was sent so far, even after a failure */
+            char oerr[ERR_MAX];
+            if (ofile_commit(&op->file, oerr, sizeof(oerr)) != 0)
+                log_msg(LOG_WARN, "--out jsonl=%s", oerr);
+        }
         pthread_cond_destroy(&op->cond);
         pthread_mutex_destroy(&op->mu);
     }

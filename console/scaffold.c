@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
+#include "common/ofile.h"
+
 /* The scenario, in three parts around its name (twice) and its URL. */
 static const char head[] =
     "-- %s: a first quern scenario (docs/scenarios.md has the whole API).\n"
@@ -89,8 +92,9 @@ int scaffold_main(int argc, char **argv)
     char path[4096], scen[128];
     const char *base;
     size_t len, k = 0;
+    char oerr[ERR_MAX];
+    ofile o;
     FILE *f;
-    int fd;
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--url") == 0 && i + 1 < argc)
@@ -132,24 +136,21 @@ int scaffold_main(int argc, char **argv)
         fprintf(stderr, "quern new: NAME \"%s\" leaves no scenario name\n", name);
         return 2;
     }
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "quern new: %s: %s%s\n", path, strerror(errno),
-                errno == EEXIST ? " (not overwritten)" : "");
+    /* never over an existing file: a device or FIFO is written through */
+    if (ofile_open(&o, path, OFILE_NEW, oerr, sizeof(oerr)) != 0) {
+        fprintf(stderr, "quern new: %s\n", oerr);
         return 2;
     }
-    f = fdopen(fd, "w");
+    f = ofile_stream(&o);
     if (f == NULL) {
-        close(fd);
-        unlink(path);
+        ofile_abort(&o);
         fprintf(stderr, "quern new: %s: %s\n", path, strerror(errno));
         return 2;
     }
     fprintf(f, head, base, path, path, url);
     fprintf(f, body, scen, scen);
-    if (ferror(f) | fclose(f)) {
-        unlink(path);
-        fprintf(stderr, "quern new: %s: cannot be written\n", path);
+    if (ofile_commit(&o, oerr, sizeof(oerr)) != 0) {
+        fprintf(stderr, "quern new: %s\n", oerr);
         return 2;
     }
     printf("%s written: quern check %s, then quern run %s\n", path, path, path);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/ofile.h"
 #include "common/mem.h"
 #include "common/termsafe.h"
 #include "store/run_row.h"
@@ -378,12 +379,27 @@ int summary_write_json(const char *path, const agg *a, const summary_info *si, c
                        size_t errlen)
 {
     json_t *root = summary_json(a, si);
-    int rc = 0;
+    char oerr[ERR_MAX];
+    ofile o;
+    FILE *f;
+    int rc = -1;
 
-    if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
-        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        rc = -1;
+    if (ofile_open(&o, path, OFILE_REPLACE, oerr, sizeof(oerr)) != 0) {
+        err_set(err, errlen, "cannot write %s", oerr);
+        goto out;
     }
+    f = ofile_stream(&o);
+    if (f == NULL || json_dumpf(root, f, JSON_INDENT(2)) != 0) {
+        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        ofile_abort(&o);
+        goto out;
+    }
+    if (ofile_commit(&o, oerr, sizeof(oerr)) != 0) {
+        err_set(err, errlen, "cannot write %s", oerr);
+        goto out;
+    }
+    rc = 0;
+out:
     json_decref(root);
     return rc;
 }

@@ -7,6 +7,7 @@
 
 #include "common/cli.h"
 #include "common/err.h"
+#include "common/ofile.h"
 #include "common/dbuf.h"
 #include "common/mem.h"
 #include "common/opttab.h"
@@ -235,14 +236,12 @@ int har2lua_main(int argc, char **argv)
     if (outp == NULL) {
         rc = fwrite(script.p, 1, script.len, stdout) == script.len && fflush(stdout) == 0 ? 0 : 3;
     } else {
-        FILE *f = fopen(outp, "w");
-        rc = 3;
-        if (f != NULL && fwrite(script.p, 1, script.len, f) == script.len && fclose(f) == 0)
-            rc = 0;
-        else if (f != NULL)
-            fclose(f);
-        if (rc != 0)
-            fprintf(stderr, "quern har2lua: cannot write %s: %s\n", outp, strerror(errno));
+        char oerr[ERR_MAX];
+        rc = 0;
+        if (ofile_put(outp, OFILE_REPLACE, script.p, script.len, oerr, sizeof(oerr)) != 0) {
+            fprintf(stderr, "quern har2lua: cannot write %s\n", oerr);
+            rc = 3;
+        }
     }
 out:
     dbuf_free(&script);

@@ -9,6 +9,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/ofile.h"
 #include "common/version.h"
 
 static const char html_css[] =
@@ -192,31 +193,24 @@ const char *html_time(int64_t us, char *buf, size_t len)
 int html_write_file(const char *path, void (*emit)(FILE *out, const void *arg), const void *arg,
                     char *err, size_t errlen)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = xmalloc(n);
+    char oerr[ERR_MAX];
+    ofile o;
     FILE *f;
-    int rc = -1;
 
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
+    if (ofile_open(&o, path, OFILE_REPLACE, oerr, sizeof(oerr)) != 0) {
+        err_set(err, errlen, "cannot write %s", oerr);
+        return -1;
+    }
+    f = ofile_stream(&o);
     if (f == NULL) {
         err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        goto out;
+        ofile_abort(&o);
+        return -1;
     }
     emit(f, arg);
-    if (ferror(f)) {
-        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        fclose(f);
-        unlink(tmp);
-        goto out;
+    if (ofile_commit(&o, oerr, sizeof(oerr)) != 0) {
+        err_set(err, errlen, "cannot write %s", oerr);
+        return -1;
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    rc = 0;
-out:
-    xfree(tmp);
-    return rc;
+    return 0;
 }

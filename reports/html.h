@@ -43,8 +43,9 @@ const char *html_num(double v, char *buf, size_t len);
  *  Returns buf. */
 const char *html_time(int64_t us, char *buf, size_t len);
 
-/** Writes a whole file through emit(out, arg) into path, atomically (a
- *  temporary file renamed). 0, or -1 with err set. */
+/** Writes a whole file through emit(out, arg) into path by common/ofile.h's
+ *  rule (a regular file atomically, a device or FIFO written through). 0, or
+ *  -1 with err set. */
 int html_write_file(const char *path, void (*emit)(FILE *out, const void *arg), const void *arg,
                     char *err, size_t errlen);
 

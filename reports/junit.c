@@ -12,6 +12,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/ofile.h"
 #include "common/utf8.h"
 
 /* Length of the UTF-8 character at s[0..n) (common/utf8.h) if XML 1.0
@@ -152,7 +153,7 @@ int junit_write(const char *path, const char *suite_name, const junit_case *case
 {
     xmlBufferPtr buf = xmlBufferCreate();
     xmlTextWriterPtr w = NULL;
-    FILE *f = NULL;
+    char oerr[ERR_MAX];
     int rc = -1;
 
     if (buf == NULL) {
@@ -166,26 +167,13 @@ int junit_write(const char *path, const char *suite_name, const junit_case *case
     }
     xmlFreeTextWriter(w); /* flushes into buf */
     w = NULL;
-    f = fopen(path, "w");
-    if (f == NULL) {
-        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    if (ofile_put(path, OFILE_REPLACE, xmlBufferContent(buf), (size_t)xmlBufferLength(buf), oerr,
+                  sizeof(oerr)) != 0) {
+        err_set(err, errlen, "cannot write %s", oerr);
         goto out;
     }
-    if (fwrite(xmlBufferContent(buf), 1, (size_t)xmlBufferLength(buf), f) !=
-        (size_t)xmlBufferLength(buf)) {
-        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        err_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        goto out;
-    }
-    f = NULL;
     rc = 0;
 out:
-    if (f != NULL)
-        fclose(f);
     if (w != NULL)
         xmlFreeTextWriter(w);
     if (buf != NULL)

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "common/mem.h"
+#include "common/ofile.h"
 #include "worker/engine_int.h"
 
 #define VU_MT "quern.VU"
@@ -151,18 +153,25 @@ static int l_save_cookies(lua_State *L)
     vu *v = check_vu(L);
     const char *path = luaL_checkstring(L, 2);
     struct curl_slist *list = NULL;
-    FILE *f = fopen(path, "w");
+    char oerr[ERR_MAX];
+    ofile o;
+    FILE *f;
     int n = 0;
 
-    if (f == NULL)
+    if (ofile_open(&o, path, OFILE_REPLACE, oerr, sizeof(oerr)) != 0)
+        return luaL_error(L, "save_cookies: cannot write %s", oerr);
+    f = ofile_stream(&o);
+    if (f == NULL) {
+        ofile_abort(&o);
         return luaL_error(L, "save_cookies: cannot write %s: %s", path, strerror(errno));
+    }
     curl_easy_getinfo(vu_easy(v), CURLINFO_COOKIELIST, &list);
     fputs("# Netscape HTTP Cookie File\n", f);
     for (struct curl_slist *c = list; c != NULL; c = c->next, n++)
         fprintf(f, "%s\n", c->data);
     curl_slist_free_all(list);
-    if (fclose(f) != 0)
-        return luaL_error(L, "save_cookies: cannot write %s: %s", path, strerror(errno));
+    if (ofile_commit(&o, oerr, sizeof(oerr)) != 0)
+        return luaL_error(L, "save_cookies: cannot write %s", oerr);
     lua_pushinteger(L, n);
     return 1;
 }

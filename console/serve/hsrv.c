@@ -18,6 +18,7 @@
 #include "common/cli.h"
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/ofile.h"
 #include "common/inaddr.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -118,13 +119,11 @@ int hsrv_needs_token(const char *addr)
 static int write_port_file(const char *flag, const char *path, unsigned port, char *err,
                            size_t errlen)
 {
-    char tmp[PATH_MAX];
-    FILE *f;
+    char line[16], oerr[ERR_MAX];
+    int n = snprintf(line, sizeof(line), "%u\n", port);
 
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    f = fopen(tmp, "w");
-    if (f == NULL || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
-        err_set(err, errlen, "%s-port-file %s: %s", flag, path, strerror(errno));
+    if (ofile_put(path, OFILE_REPLACE, line, (size_t)n, oerr, sizeof(oerr)) != 0) {
+        err_set(err, errlen, "%s-port-file %s", flag, oerr);
         return -1;
     }
     return 0;

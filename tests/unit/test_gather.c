@@ -1,11 +1,13 @@
 /* Unit tests for console/gather: the JTL's thread columns are the run's
- * active VUs of the sample's second, written once that second is merged. */
+ * active VUs of the sample's second, written once that second is merged;
+ * the file reaches its path whole, at gather_close. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +36,28 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The file the JTL is written into: until gather_close, the temporary file
+ * beside path (common/ofile.h), after it path itself. */
+static const char *written(void)
+{
+    static char tmp[128];
+    const char *base = strrchr(path, '/') + 1;
+    glob_t g;
+
+    snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp*", (int)(base - path), path, base);
+    if (glob(tmp, 0, NULL, &g) != 0)
+        return path;
+    assert_int_equal(g.gl_pathc, 1);
+    snprintf(tmp, sizeof(tmp), "%s", g.gl_pathv[0]);
+    globfree(&g);
+    return tmp;
+}
+
 /* The JTL written so far, without its header line. */
 static const char *body(void)
 {
     static char buf[8192];
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(written(), "r");
     size_t n;
     char *nl;
 
@@ -51,6 +70,16 @@ static const char *body(void)
     assert_int_equal(strncmp(buf, WORKERFILES_JTL_HEADER "\n", strlen(WORKERFILES_JTL_HEADER) + 1),
                      0);
     return nl + 1;
+}
+
+/* Nothing has reached path itself yet. */
+static void path_still_empty(void)
+{
+    FILE *f = fopen(path, "r");
+
+    assert_non_null(f);
+    assert_int_equal(fgetc(f), EOF);
+    fclose(f);
 }
 
 static void part(gather *g, const char *data)
@@ -101,8 +130,13 @@ static void test_rewritten_when_merged(void **state)
     gather_second(g, 2, 0, 0);
     assert_non_null(strstr(body(), "1,2,b,200,OK,a 1-1,text,true,,3,4,12,12,http://h/"));
     assert_int_equal(gather_jtl_lines(g), 3);
+    path_still_empty();
+    snprintf(data, sizeof(data), "%s", body());
     assert_int_equal(gather_close(g, err, sizeof(err)), 0);
     gather_free(g);
+    /* the JTL is at path, whole, only once closed */
+    assert_string_equal(written(), path);
+    assert_string_equal(body(), data);
 }
 
 /* --traceparent: the header names the workers' last column. */
