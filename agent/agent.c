@@ -139,6 +139,12 @@ int agent_main(int argc, char **argv)
     a.rc = 0;
     log_msg(LOG_INFO, "quern agent %s (%s, %u worker(s)): connecting to %s:%s", QUERN_VERSION,
             a.name, a.workers, a.host, a.port);
+    /* a console with the token runs its scripts here: as root, with every
+     * right on this host (the local agent of quern run is the user's own) */
+    if (geteuid() == 0 && !a.same_host)
+        log_msg(LOG_WARN, "running as root: a console that holds the token runs its scripts "
+                          "here with root's rights; run the agent as an unprivileged user "
+                          "(docs/fleet.md)");
     n = rundir_sweep(a.work_dir);
     if (n > 0)
         log_msg(LOG_INFO, "removed %d run folder(s) left by an agent that was killed", n);

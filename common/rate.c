@@ -20,6 +20,7 @@ void rate_counts_add(rate_counts *a, const rate_counts *b)
     a->scheduled += b->scheduled;
     a->started += b->started;
     a->late += b->late;
+    a->init_waits += b->init_waits;
     a->dropped += b->dropped;
 }
 

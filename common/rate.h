@@ -49,10 +49,11 @@ typedef struct rate_stage {
 /** The open model's arrivals of one scenario over some time: counted by a
  *  worker each second, summed by agents and the console. */
 typedef struct rate_counts {
-    uint64_t scheduled; /**< due */
-    uint64_t started;   /**< a run began (late ones included) */
-    uint64_t late;      /**< started after waiting for a VU of a full pool */
-    uint64_t dropped;   /**< never started: the wait passed --max-lag, or the run ended */
+    uint64_t scheduled;  /**< due */
+    uint64_t started;    /**< a run began (late ones included) */
+    uint64_t late;       /**< started after waiting for a VU of a full pool */
+    uint64_t dropped;    /**< never started: the wait passed --max-lag, or the run ended */
+    uint64_t init_waits; /**< started after waiting for a new VU's init (the pool had room) */
 } rate_counts;
 
 /** Adds b into a. */

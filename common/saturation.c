@@ -11,13 +11,22 @@ unsigned saturation_judge(const saturation_in *in)
 
     if (in->cpu_permille >= SATURATION_CPU_PERMILLE && in->loop_lag_max_us >= SATURATION_LAG_US)
         why |= SATURATION_CPU;
-    if (in->start_lag_p99_us >= SATURATION_START_US && in->arrivals_late == 0)
+    if (in->start_lag_p99_us >= SATURATION_START_US)
         why |= SATURATION_START;
     if (in->loop_lag_max_us >= SATURATION_STALL_US)
         why |= SATURATION_STALL;
     if (in->behind_us >= SATURATION_BEHIND_US)
         why |= SATURATION_BEHIND;
     return why;
+}
+
+int saturation_clear(unsigned why, uint32_t loop_lag_max_us, uint64_t start_lag_p99_us)
+{
+    if (why & (SATURATION_STALL | SATURATION_BEHIND))
+        return 1;
+    if ((why & SATURATION_CPU) && loop_lag_max_us >= 2 * SATURATION_LAG_US)
+        return 1;
+    return (why & SATURATION_START) && start_lag_p99_us >= 2 * SATURATION_START_US;
 }
 
 void saturation_why(unsigned why, char *buf, size_t len)

@@ -15,13 +15,15 @@
  *     busy and still on time. Lag alone under 500 ms is not enough either: a
  *     short stall (a page fault, a big response parsed) does not change what
  *     was measured. Both together mean work was waiting for the CPU.
- *   - SATURATION_START: the open model's runs started at least 50 ms after
- *     they were due at p99 of the second while no arrival waited for a VU
- *     (none late, none dropped): every arrival had a VU, so the delay is the
- *     worker's own. Arrivals that waited for the pool are not counted: a
- *     slow server fills the pool (its VUs wait on responses) and --max-vus
- *     was the limit, not the worker; the verdict judges the load not sent
- *     apart.
+ *   - SATURATION_START: the open model's start lag, quern's own delay in
+ *     starting its runs, reached 50 ms at p99 of the second. The worker
+ *     measures only its own part (worker/arrive.h): how late its timer took
+ *     each arrival, and, for one that found a VU ready, until its run
+ *     began. The time an arrival waited for a VU is not in it, whether for
+ *     a new VU's init (the server's init time: init_waits) or for a VU of a
+ *     full pool to come back (the server's response time filled the pool:
+ *     late): neither is the worker's limit, and the verdict judges the load
+ *     not sent apart.
  *   - SATURATION_BEHIND: at the second's end, the open model's timer had
  *     not yet taken an arrival due at least 200 ms before
  *     (SATURATION_BEHIND_US): the worker fell behind its own schedule,
@@ -31,6 +33,12 @@
  *     (SATURATION_STALL_US) whatever the CPU: the worker was not scheduled
  *     (the CPU taken by another process) or held by a script, half a second
  *     in which nothing was sent or timed.
+ * A saturated second is clear (saturation_clear) when one of its reasons
+ * holds well past its bound: a stall or the timer behind its schedule (each
+ * half a second or more already), or CPU with a loop late by twice
+ * SATURATION_LAG_US, or a start lag p99 of twice SATURATION_START_US. The
+ * others are marginal (a loop 51 ms late once): one marginal second alone
+ * never decides a verdict (console/verdict.h).
  * Not counted: the closed model's missed pacing (a run overran its pacing:
  * the server was slow) and requests held back by --max-in-flight (a limit
  * the tester set; the summary reports it on its own line).
@@ -64,14 +72,17 @@ enum saturation_why {
 typedef struct saturation_in {
     uint32_t cpu_permille;     /**< CPU over wall time, 1000 = one core */
     uint32_t loop_lag_max_us;  /**< the loop's worst lateness */
-    uint64_t start_lag_p99_us; /**< the open model's start lags, p99 (0: none) */
-    uint64_t arrivals_late;    /**< arrivals that waited for a VU (late) or were dropped */
+    uint64_t start_lag_p99_us; /**< the open model's own start lags, p99 (0: none) */
     uint64_t behind_us;        /**< how late the oldest arrival not taken yet was at the
                                     second's end (0: none waiting to be taken) */
 } saturation_in;
 
 /** The SATURATION_* bits that hold for in; 0 when the worker kept up. */
 unsigned saturation_judge(const saturation_in *in);
+
+/** 1 when a second saturated for why (saturation_judge's bits), with these
+ *  figures, is clear rather than marginal (see the top). */
+int saturation_clear(unsigned why, uint32_t loop_lag_max_us, uint64_t start_lag_p99_us);
 
 /** Writes the reasons in why as words ("CPU and loop lag", "start lag",
  *  "loop stall", "behind schedule", joined by ", ") into buf of len bytes; "" for 0. */

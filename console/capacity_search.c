@@ -7,6 +7,8 @@
 #include "common/dur.h"
 #include "common/hist.h"
 #include "common/mem.h"
+#include "console/blame.h"
+#include "console/injtot.h"
 
 capacity_search *capacity_search_new(const capacity_plan *plan, int64_t settle_us, size_t nsteps,
                                      size_t nscens)
@@ -44,32 +46,27 @@ static double pct_ms(const hist *h, double p)
     return (double)hist_percentile(h, p) / 1000.0;
 }
 
-int capacity_search_step_waited(uint64_t scheduled, uint64_t late, uint64_t dropped,
-                                int64_t lag_p99_us)
+int capacity_search_step_waited(uint64_t scheduled, uint64_t waited, uint64_t dropped)
 {
     double sch = (double)scheduled;
 
     if (scheduled > 0 && (double)dropped > CAPACITY_SEARCH_INJ_DROPPED_MAX * sch)
         return 1;
-    return scheduled > 0 && (double)late > CAPACITY_SEARCH_INJ_LATE_MAX * sch &&
-           lag_p99_us > CAPACITY_SEARCH_INJ_LAG_US;
+    return scheduled > 0 && (double)waited > CAPACITY_SEARCH_INJ_LATE_MAX * sch;
 }
 
-int capacity_search_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped,
-                                  int64_t lag_p99_us, int pool_full, unsigned seconds,
-                                  unsigned saturated_seconds)
+int capacity_search_step_injector(unsigned seconds, unsigned saturated_seconds,
+                                  unsigned clear_seconds)
 {
-    if (saturated_seconds > 0 &&
-        (double)saturated_seconds > CAPACITY_SEARCH_INJ_SATURATED_MAX * (double)seconds)
-        return 1;
-    return !pool_full && capacity_search_step_waited(scheduled, late, dropped, lag_p99_us);
+    return verdict_saturated(saturated_seconds, clear_seconds, seconds);
 }
 
-/* 1 when a worker did not keep up in the second sum holds. */
-static unsigned any_saturated(const interval_sum *sum)
+/* 1 when a worker did not keep up in the second sum holds; clear: 1 when
+ * one clearly did not (console/injtot.h). */
+static unsigned any_saturated(const interval_sum *sum, int clear)
 {
     for (size_t k = 0; k < sum->nload; k++)
-        if (sum->load[k].saturated)
+        if (clear ? injtot_load_clear(&sum->load[k]) : sum->load[k].saturated)
             return 1;
     return 0;
 }
@@ -89,7 +86,6 @@ static void judge_injector(capacity_search *cs, capacity_search_step *s)
 {
     rate_counts arr;
     hist *lag = NULL; /* owned: every scenario's start lags */
-    int64_t p99;
     int pool_full;
 
     agg_arrivals_all(&cs->a, &arr);
@@ -102,38 +98,68 @@ static void judge_injector(capacity_search *cs, capacity_search_step *s)
     }
     s->arr_scheduled = arr.scheduled;
     s->arr_late = arr.late;
+    s->arr_init_waits = arr.init_waits;
     s->arr_dropped = arr.dropped;
     s->lag_p99_ms = lag != NULL ? pct_ms(lag, 99) : 0;
-    p99 = lag != NULL ? (int64_t)hist_percentile(lag, 99) : 0;
     pool_full = cs->pool > 0 && s->vus_peak >= cs->pool;
-    s->injector_saturated = capacity_search_step_injector(
-        arr.scheduled, arr.late, arr.dropped, p99, pool_full, s->seconds, s->saturated_seconds);
-    s->pool_limited = !s->injector_saturated && pool_full &&
-                      capacity_search_step_waited(arr.scheduled, arr.late, arr.dropped, p99);
-    if (s->injector_saturated) {
-        char why[64];
-        if (capacity_search_step_injector(0, 0, 0, 0, 1, s->seconds, s->saturated_seconds))
-            snprintf(why, sizeof(why), "injector saturated in %u of %u s", s->saturated_seconds,
-                     s->seconds);
-        else
-            snprintf(why, sizeof(why), "VUs not ready in time, the pool at %u of %u", s->vus_peak,
-                     cs->pool);
+    s->injector_saturated =
+        capacity_search_step_injector(s->seconds, s->saturated_seconds, s->clear_seconds);
+    /* arrivals that waited for a VU, for a full pool or for new VUs' init,
+     * waited for the server's time: never the injector's */
+    s->pool_limited =
+        !s->injector_saturated &&
+        capacity_search_step_waited(arr.scheduled, arr.late + arr.init_waits, arr.dropped);
+    if (s->injector_saturated)
         snprintf(s->injector, sizeof(s->injector),
-                 "%s; %llu started, %llu late, %llu dropped of %llu arrivals, start lag p99 "
-                 "%.0f ms",
-                 why, (unsigned long long)arr.started, (unsigned long long)arr.late,
-                 (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled, s->lag_p99_ms);
-    }
-    if (s->pool_limited) {
+                 "injector saturated in %u of %u s; %llu started, %llu late, %llu dropped of %llu "
+                 "arrivals, start lag p99 %.0f ms",
+                 s->saturated_seconds, s->seconds, (unsigned long long)arr.started,
+                 (unsigned long long)arr.late, (unsigned long long)arr.dropped,
+                 (unsigned long long)arr.scheduled, s->lag_p99_ms);
+    if (s->pool_limited && !pool_full) {
+        snprintf(s->pool, sizeof(s->pool),
+                 "arrivals waited for new VUs' init: %llu of %llu, the pool at %u of %u (the "
+                 "server's init time; --vus N makes N VUs before the first step)",
+                 (unsigned long long)arr.init_waits, (unsigned long long)arr.started, s->vus_peak,
+                 cs->pool);
+    } else if (s->pool_limited) {
         /* Little's law: the VUs busy that the load asks at this response time */
         double r_s = s->runs > 0 ? (double)s->run_us / 1e6 / (double)s->runs : 0;
-        snprintf(s->pool, sizeof(s->pool),
-                 "pool too small for the server's response time: %.0f/s x %.3f s = %.0f VUs "
-                 "busy, the pool has %u; %llu late, %llu dropped of %llu arrivals",
-                 s->load, r_s, s->load * r_s, cs->pool, (unsigned long long)arr.late,
-                 (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled);
+        double per_s = s->seconds > 0 ? (double)s->runs / (double)s->seconds : 0;
+        if (s->load * r_s >= 0.5 * (double)cs->pool)
+            snprintf(s->pool, sizeof(s->pool),
+                     "pool too small for the server's response time: %.0f/s x %.3f s = %.0f VUs "
+                     "busy, the pool has %u; %llu late, %llu dropped of %llu arrivals",
+                     s->load, r_s, s->load * r_s, cs->pool, (unsigned long long)arr.late,
+                     (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled);
+        else /* the runs that ended were quick: those that did not held the pool */
+            snprintf(s->pool, sizeof(s->pool),
+                     "throughput %.0f runs/s of %.0f/s asked: the server's limit, its queue "
+                     "growing until it held the %u VUs of the pool; %llu late, %llu dropped of "
+                     "%llu arrivals",
+                     per_s, s->load, cs->pool, (unsigned long long)arr.late,
+                     (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled);
     }
     hist_free(lag);
+}
+
+/* Whose delay made threshold t fail on the step being summed
+ * (console/blame.h): quern's own makes the step injector-limited, the wait
+ * for VUs a limit of the server's seen through the pool. */
+static void step_blame(capacity_search *cs, capacity_search_step *s, const thresh *t,
+                       const char *const *ids, const char *const *names)
+{
+    blame b;
+
+    blame_threshold(t, &cs->a, ids, names, (double)s->seconds, &b);
+    s->blame = b.who;
+    if (b.who == BLAME_INJECTOR && !s->injector_saturated) {
+        s->injector_saturated = 1;
+        snprintf(s->injector, sizeof(s->injector), "%s", b.why);
+    } else if (b.who == BLAME_POOL && !s->pool_limited && !s->injector_saturated) {
+        s->pool_limited = 1;
+        snprintf(s->pool, sizeof(s->pool), "%s", b.why);
+    }
 }
 
 /* Judges the step being summed on its seconds; 1 when it failed. */
@@ -164,7 +190,17 @@ static int judge(capacity_search *cs, const thresh *const *ths, size_t nth, cons
         if (!thresh_eval(ths[i], &cs->a, ids, names, (double)s->seconds, &s->rs[i]) && s->passed) {
             s->passed = 0;
             snprintf(s->failed, sizeof(s->failed), "%s: %s", ths[i]->expr, s->rs[i].desc);
+            step_blame(cs, s, ths[i], ids, names);
         }
+    }
+    if (s->passed && s->arr_scheduled > 0 &&
+        (double)s->arr_dropped > CAPACITY_SEARCH_INJ_DROPPED_MAX * (double)s->arr_scheduled) {
+        /* a pass at a load not sent is no capacity: the injector's when it
+         * was saturated, else the pool's (full, or its VUs in their init) */
+        s->passed = 0;
+        snprintf(s->failed, sizeof(s->failed), "load not sent: %llu of %llu arrivals dropped",
+                 (unsigned long long)s->arr_dropped, (unsigned long long)s->arr_scheduled);
+        s->blame = s->injector_saturated ? BLAME_INJECTOR : BLAME_POOL;
     }
     agg_free(&cs->a);
     agg_init(&cs->a, cs->nsteps, cs->nscens);
@@ -215,7 +251,8 @@ int capacity_search_second(capacity_search *cs, uint64_t second, const interval_
     agg_add_tally(&cs->a, &sum->tally);
     add_little(&cs->steps[i], sum);
     cs->steps[i].seconds++;
-    cs->steps[i].saturated_seconds += any_saturated(sum);
+    cs->steps[i].saturated_seconds += any_saturated(sum, 0);
+    cs->steps[i].clear_seconds += any_saturated(sum, 1);
     return last && i + 1 < cs->plan.nsteps ? judge(cs, ths, nth, ids, names) : 0;
 }
 
@@ -230,9 +267,10 @@ int capacity_search_found(const capacity_search *cs, size_t *step)
 {
     size_t n = 0;
 
-    /* a step that passed at a load the injector did not send is no capacity */
+    /* a step that passed at a load the injector did not send is no
+     * capacity, unless --allow-saturation judges such steps as usual */
     while (n < cs->plan.nsteps && cs->steps[n].judged && cs->steps[n].passed &&
-           !cs->steps[n].injector_saturated)
+           (!cs->steps[n].injector_saturated || cs->allow_saturation))
         n++;
     if (n == 0)
         return 0;
@@ -285,7 +323,7 @@ char *capacity_search_why(const capacity_search *cs, char *buf, size_t len)
     char a[CAPACITY_LOAD_MAX], b[CAPACITY_LOAD_MAX], what[CAPACITY_SEARCH_FAILED_MAX + 32];
     size_t k;
     const capacity_search_step *f = cs->failed ? &cs->steps[cs->failed_step] : NULL;
-    const capacity_search_step *inj = first_injector(cs);
+    const capacity_search_step *inj = cs->allow_saturation ? NULL : first_injector(cs);
 
     if (inj != NULL) {
         capacity_format(&cs->plan, inj->load, b, sizeof(b));
@@ -342,26 +380,55 @@ const char *capacity_search_limited_by(const capacity_search *cs)
     return capacity_search_found(cs, &k) && k + 1 == cs->plan.nsteps ? "max" : "stopped";
 }
 
+/* What the verdict rests on: the capacity's step and the failing one, each
+ * with its judged seconds and samples, into buf ("" when none was judged). */
+static void evidence(const capacity_search *cs, char *buf, size_t len)
+{
+    size_t k, n = 0;
+    char lb[CAPACITY_LOAD_MAX];
+    const capacity_search_step *s[2] = {NULL, NULL};
+
+    buf[0] = '\0';
+    if (capacity_search_found(cs, &k))
+        s[n++] = &cs->steps[k];
+    if (cs->failed && (n == 0 || &cs->steps[cs->failed_step] != s[0]))
+        s[n++] = &cs->steps[cs->failed_step];
+    for (size_t i = 0; i < n; i++) {
+        size_t at = strlen(buf);
+        snprintf(buf + at, len - at, "%s%s on %u s and %llu samples", i == 0 ? " [judged: " : ", ",
+                 capacity_format(&cs->plan, s[i]->load, lb, sizeof(lb)), s[i]->seconds,
+                 (unsigned long long)s[i]->count);
+    }
+    if (n > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), "]");
+}
+
 void capacity_search_verdict(const capacity_search *cs, verdict *v)
 {
-    char why[VERDICT_WHY_MAX - 16];
+    char why[VERDICT_WHY_MAX - 96], ev[80];
     size_t k;
     const char *by = capacity_search_limited_by(cs);
 
     if (!v->passed)
         return;
-    if (by != NULL && strcmp(by, "injector") == 0) {
+    evidence(cs, ev, sizeof(ev));
+    if (by != NULL && strcmp(by, "injector") == 0 && !cs->allow_saturation) {
         v->passed = 0;
         v->inconclusive = 1;
         v->rc = 1; /* console/run.h's RUN_EXIT_FAILED */
-        snprintf(v->why, sizeof(v->why), "inconclusive: %s",
-                 capacity_search_why(cs, why, sizeof(why)));
+        snprintf(v->why, sizeof(v->why), "inconclusive: %s%s",
+                 capacity_search_why(cs, why, sizeof(why)), ev);
         return;
     }
     v->passed = capacity_search_found(cs, &k);
     v->rc = v->passed ? 0 : 1; /* console/run.h's RUN_EXIT_OK, RUN_EXIT_FAILED */
-    snprintf(v->why, sizeof(v->why), "%s: %s", v->passed ? "passed" : "failed",
-             capacity_search_why(cs, why, sizeof(why)));
+    v->allowed = by != NULL && strcmp(by, "injector") == 0;
+    snprintf(v->why, sizeof(v->why), "%s: %s%s%s", v->passed ? "passed" : "failed",
+             capacity_search_why(cs, why, sizeof(why)),
+             v->allowed ? " (a step was limited by the injector: judged as usual by "
+                          "--allow-saturation)"
+                        : "",
+             ev);
 }
 
 void capacity_search_print(const capacity_search *cs, FILE *out)
@@ -422,12 +489,15 @@ json_t *capacity_search_json(const capacity_search *cs)
         if (s->injector_saturated)
             json_object_set_new(j, "injector", json_string(s->injector));
         json_object_set_new(j, "pool_limited", json_boolean(s->pool_limited));
+        if (s->judged && !s->passed)
+            json_object_set_new(j, "blame", json_string(blame_name(s->blame)));
         if (s->pool_limited)
             json_object_set_new(j, "pool", json_string(s->pool));
         if (s->arr_scheduled > 0 || s->arr_dropped > 0) {
             json_t *ar = json_object();
             json_object_set_new(ar, "scheduled", json_integer((json_int_t)s->arr_scheduled));
             json_object_set_new(ar, "late", json_integer((json_int_t)s->arr_late));
+            json_object_set_new(ar, "init_waits", json_integer((json_int_t)s->arr_init_waits));
             json_object_set_new(ar, "dropped", json_integer((json_int_t)s->arr_dropped));
             json_object_set_new(ar, "start_lag_p99_ms", json_real(s->lag_p99_ms));
             json_object_set_new(j, "arrivals", ar);

@@ -13,22 +13,30 @@
  * the last step that passed before the first failure; none when START
  * failed.
  *
+ * A step that passed its thresholds with more than
+ * CAPACITY_SEARCH_INJ_DROPPED_MAX of its arrivals dropped failed all the
+ * same ("load not sent"): a pass at a load not sent is no capacity.
  * A step is injector-limited when quern, not the server, did not keep up
- * with it (capacity_search_step_injector): the injector saturated in its own
- * seconds (CPU and loop lag, a loop stall, runs started late with VUs
- * free: common/saturation.h), or its arrivals dropped or late past the
- * shares below while the pool still had room; its figures, counted from
- * each arrival's scheduled time, are then quern's own queue. Arrivals
- * dropped or late with every VU of the pool made and busy are the
- * server's: its VUs wait on responses, and by Little's law rate x
- * response time passed the pool (--max-vus): the pool is too small for
- * the server's response time at that load, a limit of the server. When a
- * step up to the first failing one was injector-limited, passed or failed
- * (a pass at a load not sent is no capacity), the search is limited by the
- * injector: the capacity is the last clean step's, a lower bound ("at
- * least 10000/s"), and the verdict inconclusive (exit 1);
- * limited by the server when the thresholds failed with the injector
- * keeping up; by MAX when every step passed.
+ * with it, by evidence: the injector saturated in its own seconds (CPU and
+ * loop lag, a loop stall, quern's own start lag, behind its schedule:
+ * common/saturation.h) in more than CAPACITY_SEARCH_INJ_SATURATED_MAX of
+ * them and at least two (one marginal second of a 4 s step never decides:
+ * console/verdict.h's verdict_saturated); or its failed threshold failed
+ * on quern's own delay (console/blame.h: the same threshold on the service
+ * times passes, and quern's own start lag explains the gap). Its figures,
+ * counted from each arrival's scheduled time, are then quern's own queue.
+ * Arrivals that waited for a VU, for new VUs' init or for a full pool,
+ * waited for the server's time, never the injector's: by Little's law rate
+ * x response time passed the pool (--max-vus), or the server's queue grew
+ * until it held the pool, or its init is slow (--vus makes the pool before
+ * the first step): a limit of the server (pool_limited). When a step up to
+ * the first failing one was injector-limited, passed or failed (a pass at a
+ * load not sent is no capacity), the search is limited by the injector: the
+ * capacity is the last clean step's, a lower bound ("at least 10000/s"),
+ * and the verdict inconclusive (exit 1), or, with --allow-saturation, judged
+ * as usual with the warning (allowed); limited by the server when the
+ * thresholds failed with the injector keeping up; by MAX when every step
+ * passed.
  *
  * Only one step is summed at a time (the current one's agg); each judged
  * step keeps its figures. Cost per second: proportional to the steps of the
@@ -49,6 +57,7 @@
 
 #include "common/capacity.h"
 #include "console/agg.h"
+#include "console/blame.h"
 #include "console/thresh.h"
 #include "console/verdict.h"
 #include "proto/interval_sum.h"
@@ -60,15 +69,14 @@ struct json_t;
 
 /** A step is injector-limited above this share of its arrivals dropped... */
 #define CAPACITY_SEARCH_INJ_DROPPED_MAX 0.02
-/** ... or above this share late (they waited for a VU) ... */
+/** ... or above this share waited for a VU (late, or for a new VU's init). */
 #define CAPACITY_SEARCH_INJ_LATE_MAX 0.10
-/** ... with a start lag p99 above this (a queue, not a VU's init now and then) ... */
-#define CAPACITY_SEARCH_INJ_LAG_US 50000
-/** ... or with the injector saturated in more than this share of its seconds
- *  (console/verdict.h's VERDICT_SATURATED_MAX). */
-#define CAPACITY_SEARCH_INJ_SATURATED_MAX 0.05
+/** A step is injector-limited with the injector saturated in more than this
+ *  share of its seconds (console/verdict.h's VERDICT_SATURATED_MAX), and in
+ *  at least VERDICT_SATURATED_MIN_S of them. */
+#define CAPACITY_SEARCH_INJ_SATURATED_MAX VERDICT_SATURATED_MAX
 /** Longest text of capacity_search_step.injector. */
-#define CAPACITY_SEARCH_INJECTOR_MAX 160
+#define CAPACITY_SEARCH_INJECTOR_MAX (BLAME_WHY_MAX + 32)
 
 /** One step of the staircase, as judged. */
 typedef struct capacity_search_step {
@@ -80,6 +88,7 @@ typedef struct capacity_search_step {
     int passed;       /**< 1 when every threshold passed on its seconds */
     unsigned seconds; /**< seconds judged */
     unsigned saturated_seconds; /**< of them, seconds in which a worker did not keep up */
+    unsigned clear_seconds;     /**< of those, seconds a worker was clearly saturated in */
     uint64_t count;             /**< samples of every script step in them */
     double tps, p50_ms, p95_ms, p99_ms, errors_pct; /**< the step's figures */
     char failed[CAPACITY_SEARCH_FAILED_MAX]; /**< "p95<200ms: p95 of all steps = ..."; "" when
@@ -87,13 +96,16 @@ typedef struct capacity_search_step {
     thresh_result *rs; /**< owned once judged: each threshold's verdict on the step */
     size_t nrs;        /**< entries in rs */
     uint64_t arr_scheduled, arr_late, arr_dropped; /**< the open model's arrivals in its seconds */
-    double lag_p99_ms;                             /**< their start lag p99 (0: none) */
-    int injector_saturated; /**< 1 when capacity_search_step_injector says so */
+    uint64_t arr_init_waits; /**< of them, started after waiting for a new VU's init */
+    int blame;               /**< a failed step: whose delay failed it (enum blame_who) */
+    double lag_p99_ms;       /**< their start lag p99 (0: none) */
+    int injector_saturated;  /**< 1 when capacity_search_step_injector says so */
     /** "injector saturated in 3 of 4 s; 17661 started, 0 late, 0 dropped of
      *  99999 arrivals, ..." when injector_saturated, else "" */
     char injector[CAPACITY_SEARCH_INJECTOR_MAX];
-    /** 1 when its arrivals waited past the shares with the pool full and
-     *  the injector keeping up: the server's response time filled the pool */
+    /** 1 when its arrivals waited for VUs past the shares, or its failed
+     *  threshold failed on that wait, the injector keeping up: the server's
+     *  time (its response time filled the pool, or its init is slow) */
     int pool_limited;
     /** "pool too small for the server's response time: 60/s x 0.201 s = 12
      *  VUs busy, the pool has 10; ..." when pool_limited, else "" */
@@ -116,24 +128,23 @@ typedef struct capacity_search {
     size_t failed_step;          /**< that step */
     unsigned pool;               /**< the open model's pool (--max-vus); 0: unknown or closed. Set
                                       by the caller after capacity_search_new */
+    int allow_saturation;        /**< --allow-saturation: an injector-limited search is judged
+                                      as usual, with the warning. Set by the caller */
 } capacity_search;
 
-/** Whether a step's arrivals waited past what a server's step allows:
- *  more than CAPACITY_SEARCH_INJ_DROPPED_MAX of its scheduled arrivals dropped,
- *  or more than CAPACITY_SEARCH_INJ_LATE_MAX late with a start lag p99 above
- *  CAPACITY_SEARCH_INJ_LAG_US. 1 or 0. */
-int capacity_search_step_waited(uint64_t scheduled, uint64_t late, uint64_t dropped,
-                                int64_t lag_p99_us);
+/** Whether a step's arrivals waited for VUs past what a server's step
+ *  allows: more than CAPACITY_SEARCH_INJ_DROPPED_MAX of its scheduled
+ *  arrivals dropped, or more than CAPACITY_SEARCH_INJ_LATE_MAX waited (late,
+ *  or for a new VU's init). 1 or 0. */
+int capacity_search_step_waited(uint64_t scheduled, uint64_t waited, uint64_t dropped);
 
-/** Whether a step's own limit was the injector's: saturated_seconds (the
- *  seconds of its window the injector was saturated in) above
- *  CAPACITY_SEARCH_INJ_SATURATED_MAX of seconds; or its arrivals waited
- *  (capacity_search_step_waited) while the pool was not full (pool_full 0: a VU
- *  could have been made for them). Waits with the pool full and the
- *  injector keeping up are the server's (see the top). 1 or 0. */
-int capacity_search_step_injector(uint64_t scheduled, uint64_t late, uint64_t dropped,
-                                  int64_t lag_p99_us, int pool_full, unsigned seconds,
-                                  unsigned saturated_seconds);
+/** Whether a step's seconds say the injector was saturated:
+ *  saturated_seconds of its seconds past CAPACITY_SEARCH_INJ_SATURATED_MAX
+ *  and at least VERDICT_SATURATED_MIN_S, or clear_seconds of them (clearly
+ *  saturated) at least one (verdict_saturated). Waits for VUs
+ *  are never the injector's (see the top). 1 or 0. */
+int capacity_search_step_injector(unsigned seconds, unsigned saturated_seconds,
+                                  unsigned clear_seconds);
 
 /** What decided the search: "injector" (a judged step was injector-limited,
  *  passed or failed), "server" (a step failed on its thresholds otherwise),

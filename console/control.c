@@ -52,7 +52,10 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
         if (r->o.cap != NULL) {
             r->cap = capacity_search_new(r->o.cap, r->o.cap_settle_us, r->nsteps, r->nscens);
             r->cap->pool = r->o.cap->open ? r->o.max_vus : 0;
+            r->cap->allow_saturation = r->o.allow_saturation;
         }
+        r->roll = rollwin_new(r->o.th, r->o.nth, (const char *const *)r->ids,
+                              (const char *const *)r->names, r->nsteps);
         for (size_t i = 0; i < r->o.nth && !r->start_error; i++) {
             char err[ERR_MAX];
             if (thresh_check_scope(r->o.th[i], (const char *const *)r->ids,
@@ -86,10 +89,10 @@ static void check_abort(run *r)
 
     for (size_t i = 0; i < r->nth_user; i++) { /* the defaults judge at the end only */
         thresh_result res;
-        if (thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
-                        (const char *const *)r->names, el, &res) ||
-            thresh_can_still_pass(r->o.th[i], &res, el))
-            continue;
+        if (rollwin_eval(r->roll, i, r->o.th[i], &r->agg, (const char *const *)r->ids,
+                         (const char *const *)r->names, el, &res) ||
+            (r->o.th[i]->window_s == 0 && thresh_can_still_pass(r->o.th[i], &res, el)))
+            continue; /* a window that failed stays failed */
         log_msg(LOG_WARN, "threshold '%s' failed: %s; stopping the run (--abort-on-fail)",
                 r->o.th[i]->expr, res.desc);
         r->threshold_stop = 1;
@@ -127,6 +130,7 @@ static void on_second(void *ud, uint64_t second, const interval_sum *sum, int la
                    r->o.th, r->o.nth);
     webfeed_second(r, sum->steps, late);
     out_second(r->outs, r, second, sum, late);
+    rollwin_second(r->roll, second, sum, late);
     /* a capacity step judged on its own seconds; the first that fails ends the search */
     if (r->cap != NULL &&
         capacity_search_second(r->cap, second, sum, late, (const thresh *const *)r->o.th,

@@ -10,6 +10,7 @@
 #include "common/dur.h"
 #include "common/mem.h"
 #include "console/agents.h"
+#include "console/blame.h"
 #include "console/delivery.h"
 #include "console/gather.h"
 #include "console/jcases.h"
@@ -30,8 +31,8 @@ static size_t print_thresholds(run *r, thresh_result *rs)
     for (size_t i = 0; i < r->o.nth; i++) {
         const char *src = r->th_src != NULL ? r->th_src[i] : NULL;
         if (r->cap == NULL || !capacity_search_result(r->cap, i, &rs[i]))
-            thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
-                        (const char *const *)r->names, el, &rs[i]);
+            rollwin_eval(r->roll, i, r->o.th[i], &r->agg, (const char *const *)r->ids,
+                         (const char *const *)r->names, el, &rs[i]);
         failed += !rs[i].passed;
         fprintf(stdout, "  %s  %-40s %s%s%s%s\n", rs[i].passed ? "PASS" : "FAIL", r->o.th[i]->expr,
                 rs[i].desc, src != NULL ? " (" : "", src != NULL ? src : "",
@@ -100,11 +101,27 @@ static void finish_delivery(run *r, summary_info *si, delivery *dl)
     in.pace_lost_us = r->agg.pace_lost_us;
     in.vus_planned = r->agg.vus_planned;
     in.vus_started = r->agg.vus_started;
-    in.saturated = verdict_saturated(injtot_share(&r->agg.inj));
+    in.saturated =
+        verdict_saturated(r->agg.inj.saturated_s, r->agg.inj.clear_s, r->agg.inj.measured_s);
     delivery_compute(&in, dl);
     si->load = dl;
     si->vu_pool = in.pool;
     si->vus_peak = in.pool_peak;
+}
+
+/* Whose delay made the first failed threshold fail, the one the verdict
+ * names (console/blame.h), into b and vi: the verdict's rule 4 reads it. */
+static void first_failed_blame(const run *r, const thresh_result *rs, blame *b, verdict_in *vi)
+{
+    for (size_t i = 0; i < r->o.nth; i++) {
+        if (rs[i].passed)
+            continue;
+        blame_threshold(r->o.th[i], &r->agg, (const char *const *)r->ids,
+                        (const char *const *)r->names, (double)r->agg.elapsed_us / 1e6, b);
+        vi->blame_injector = b->who == BLAME_INJECTOR;
+        vi->why_blame = b->why; /* "" when not a response-time threshold */
+        return;
+    }
 }
 
 void finish_run(run *r)
@@ -115,12 +132,14 @@ void finish_run(run *r)
     verdict_in vi;
     verdict v;
     delivery dl;
+    blame bl;
     /* not ERR_MAX: the run's messages, as long as run_load's (tests/lint/errrule.allow) */
     char err[2048], why_sat[INTERVAL_SUM_LOAD_NAME + 96], why_stop[96], run_name[256];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
 
     capacity_search_end(r->cap, (const thresh *const *)r->o.th, r->nth_user,
                         (const char *const *)r->ids, (const char *const *)r->names);
+    rollwin_end(r->roll);
     /* the time paused (quern ctl pause) is no time of the load's: the time
      * the workers held it, which the console's own clock of the commands
      * overstates by however late a pause reached them */
@@ -197,8 +216,14 @@ void finish_run(run *r)
     vi.rs = rs;
     vi.sources = (const char *const *)r->th_src;
     vi.nt = r->cap != NULL ? 0 : r->o.nth; /* a capacity search: each step was judged */
-    vi.saturated_share = injtot_share(&r->agg.inj);
+    /* a capacity search judges the injector on each step's own seconds
+     * (capacity_search_step_injector), not over the whole run */
+    vi.saturated_s = r->cap != NULL ? 0 : r->agg.inj.saturated_s;
+    vi.measured_s = r->agg.inj.measured_s;
+    vi.clear_s = r->cap != NULL ? 0 : r->agg.inj.clear_s;
     vi.allow_saturation = r->o.allow_saturation;
+    if (r->cap == NULL)
+        first_failed_blame(r, rs, &bl, &vi);
     if (r->agg.inj.saturated_s > 0 && injtot_worst(&r->agg.inj) != NULL) {
         injtot_describe(injtot_worst(&r->agg.inj), why_sat, sizeof(why_sat));
         vi.why_saturated = why_sat;
@@ -221,11 +246,13 @@ void finish_run(run *r)
     r->rc = v.rc;
     rundb_verdict(r, v.passed, v.why);
     si.verdict_passed = v.passed;
+    si.verdict_allowed = v.allowed;
     si.verdict = v.why;
     fprintf(stdout, "\nVerdict: %s\n", v.why);
     /* The console times nothing: late merging does not change the figures
      * (a lost agent or second is judged as such, rule 4). */
-    if (verdict_saturated(injtot_share(&r->agg.console)))
+    if (verdict_saturated(r->agg.console.saturated_s, r->agg.console.clear_s,
+                          r->agg.console.measured_s))
         fprintf(stdout,
                 "Warning: the console was saturated in %llu of %llu s (CPU max %.0f %%, loop lag "
                 "p99 %.0f ms): its live figures came late; the workers timed every request, so "
@@ -234,8 +261,10 @@ void finish_run(run *r)
                 (unsigned long long)r->agg.console.measured_s,
                 (double)injtot_cpu_max(&r->agg.console) / 10.,
                 (double)injtot_lag_p99_us(&r->agg.console) / 1e3);
-    write_junit(r, rs, NULL, verdict_saturated(vi.saturated_share) && !vi.allow_saturation, v.why,
-                vi.stopped && !vi.stopped_ok ? v.why : NULL);
+    write_junit(r, rs, NULL,
+                v.inconclusive && (verdict_saturated(vi.saturated_s, vi.clear_s, vi.measured_s) ||
+                                   vi.blame_injector),
+                v.why, vi.stopped && !vi.stopped_ok ? v.why : NULL);
     if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern run: %s\n", err);
         r->rc = RUN_EXIT_START;

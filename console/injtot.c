@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/mem.h"
+#include "common/saturation.h"
 
 void injtot_init(injtot *t)
 {
@@ -18,6 +19,7 @@ void injtot_free(injtot *t)
     xfree(t->w);
     xfree(t->seen);
     xfree(t->sat);
+    xfree(t->clr);
     memset(t, 0, sizeof(*t));
 }
 
@@ -55,13 +57,16 @@ static void grow_bits(injtot *t, uint64_t second)
         n *= 2;
     t->seen = xrealloc(t->seen, n);
     t->sat = xrealloc(t->sat, n);
+    t->clr = xrealloc(t->clr, n);
     memset(t->seen + t->nbytes, 0, n - t->nbytes);
     memset(t->sat + t->nbytes, 0, n - t->nbytes);
+    memset(t->clr + t->nbytes, 0, n - t->nbytes);
     t->nbytes = n;
 }
 
-/* Counts second as measured, and saturated when sat, once each. */
-static void count_second(injtot *t, uint64_t second, int sat)
+/* Counts second as measured, saturated when sat and clearly so when clr,
+ * once each. */
+static void count_second(injtot *t, uint64_t second, int sat, int clr)
 {
     uint8_t bit;
     size_t i;
@@ -69,6 +74,7 @@ static void count_second(injtot *t, uint64_t second, int sat)
     if (second >= INJTOT_SECONDS_MAX) {
         t->measured_s++;
         t->saturated_s += sat != 0;
+        t->clear_s += clr != 0;
         return;
     }
     grow_bits(t, second);
@@ -82,17 +88,22 @@ static void count_second(injtot *t, uint64_t second, int sat)
         t->sat[i] |= bit;
         t->saturated_s++;
     }
+    if (clr && !(t->clr[i] & bit)) {
+        t->clr[i] |= bit;
+        t->clear_s++;
+    }
 }
 
 void injtot_add(injtot *t, uint64_t second, const interval_sum_load *l, size_t n, int late)
 {
-    int any = 0;
+    int any = 0, clr = 0;
 
     if (n == 0)
         return;
     for (size_t i = 0; i < n; i++) {
         injtot_worker *w = find_worker(t, l[i].agent, l[i].worker);
         any |= l[i].saturated;
+        clr |= injtot_load_clear(&l[i]);
         if (w == NULL)
             continue;
         w->seconds++;
@@ -112,11 +123,16 @@ void injtot_add(injtot *t, uint64_t second, const interval_sum_load *l, size_t n
             w->last_saturated = l[i].saturated != 0;
         }
     }
-    count_second(t, second, any);
+    count_second(t, second, any, clr);
     if (!late) {
         t->last_second = second;
         t->last_saturated = injtot_second_saturated(t, second);
     }
+}
+
+int injtot_load_clear(const interval_sum_load *l)
+{
+    return l->saturated && saturation_clear(l->why, l->loop_lag_max_us, l->start_lag_p99_us);
 }
 
 int injtot_second_saturated(const injtot *t, uint64_t second)

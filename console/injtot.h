@@ -52,6 +52,9 @@ typedef struct injtot {
     size_t n, cap;
     uint64_t measured_s;  /**< seconds with at least one worker's entry */
     uint64_t saturated_s; /**< of them, those with a worker saturated */
+    uint64_t clear_s;     /**< of them, those with a worker clearly saturated
+                               (common/saturation.h's saturation_clear) */
+    uint8_t *clr;         /**< owned: a bit per second, 1: a worker clearly saturated */
     uint8_t *seen;        /**< owned: a bit per second, 1: measured */
     uint8_t *sat;         /**< owned: a bit per second, 1: a worker saturated */
     size_t nbytes;        /**< bytes in seen and in sat */
@@ -67,6 +70,8 @@ void injtot_free(injtot *t);
 /** Adds one merged second's entries (n, borrowed); late: it came after the
  *  second was handed on (counted once all the same). */
 void injtot_add(injtot *t, uint64_t second, const interval_sum_load *l, size_t n, int late);
+/** 1 when the entry l says its worker was clearly saturated (not marginally). */
+int injtot_load_clear(const interval_sum_load *l);
 /** 1 when second was measured and some worker was saturated in it. */
 int injtot_second_saturated(const injtot *t, uint64_t second);
 /** Saturated seconds over measured seconds, 0..1; 0 when none was measured. */

@@ -86,7 +86,11 @@ static const opttab_row rows[] = {
      "statistics: a line per second while it runs, a table at the end.\n\n"
      "options:",
      OPTTAB_NONE},
-    {"vus", required_argument, 'u', "--vus N", "virtual users (default 1)", OPTTAB_NONE},
+    {"vus", required_argument, 'u', "--vus N",
+     "virtual users (default 1); with --rate or a --capacity of\n"
+     "rates, the VUs of the pool made at the start (their init\n"
+     "then), up to --max-vus",
+     OPTTAB_NONE},
     {"duration", required_argument, 'd', "--duration D", "stop after D (e.g. 30s, 5m, 1m30s)",
      OPTTAB_NONE},
     {"runs", required_argument, OPT_RUNS, "--runs R",
@@ -128,8 +132,9 @@ static const opttab_row rows[] = {
      "judged on its own samples by --threshold and the script's\n"
      "thresholds (one at least); the first failing step stops\n"
      "the run. The capacity is the last step that passed (exit 0;\n"
-     "1 when START failed). Not with --vus, --duration, --stages,\n"
-     "--rate, --rate-stages, --ramp-up, --runs, --abort-on-fail",
+     "1 when START failed). Not with --duration, --stages,\n"
+     "--rate, --rate-stages, --ramp-up, --runs, --abort-on-fail,\n"
+     "nor --vus for a staircase of VUs",
      OPTTAB_NONE},
     {"capacity-settle", required_argument, OPT_CAPACITY_SETTLE, "--capacity-settle D",
      "the first D of each step is not judged: new VUs start,\n"
@@ -180,9 +185,12 @@ static const opttab_row rows[] = {
     {"allow-agent-loss", no_argument, OPT_ALLOW_AGENT_LOSS, "--allow-agent-loss",
      "a run that lost an agent or a worker exits 0, not 1", OPTTAB_SET(run_opts, allow_loss)},
     {"allow-saturation", no_argument, OPT_ALLOW_SATURATION, "--allow-saturation",
-     "a run whose injector did not keep up (more than 5 % of its seconds\n"
-     "saturated: CPU and loop lag, start lag) warns and is judged as usual,\n"
-     "not inconclusive (exit 1); QUERN_ALLOW_SATURATION=1 makes it the default",
+     "a run or a capacity search whose injector did not keep up\n"
+     "(more than 5 % of its seconds saturated, two at least or one\n"
+     "clearly: CPU and loop lag, start lag; or a threshold failed on\n"
+     "quern's own delay) warns and is judged as usual, not\n"
+     "inconclusive (exit 1); the JSON verdict says \"allowed\";\n"
+     "QUERN_ALLOW_SATURATION=1 makes it the default",
      OPTTAB_SET(run_opts, allow_saturation)},
     {"stopped-ok", no_argument, OPT_STOPPED_OK, "--stopped-ok",
      "a run stopped before its planned end (SIGTERM, SIGINT) is judged on\n"
@@ -279,6 +287,7 @@ static const opttab_row rows[] = {
      "'SC-CONSULTATION-PROFIL-STEP-2: p99<1s', 'SC-*-STEP-1: mean<200ms'\n"
      "(metrics: pN, mean, max, errors, errors.technical,\n"
      "errors.functional, tps, count; a bare number is ms);\n"
+     "a window holds it in every D seconds: 'p95[10s]<300ms';\n"
      "the script's soft checks and metrics: 'checks>=99%',\n"
      "'checks{status is 200}>=99%', 'metric{orders}>=100',\n"
      "'metric{basket}.p95<200'",
@@ -582,7 +591,9 @@ static int check_capacity(run_opts *o)
         return 0;
     }
     for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
-        if (o->given & other[i].bit) {
+        /* an open search's --vus is its pool made at the start (their init
+         * in the first step's settle time), not a load */
+        if ((o->given & other[i].bit) && !(other[i].bit == OPTS_GIVEN_VUS && o->cap->open)) {
             usage_line("--capacity and %s cannot be used together (the staircase sets the load "
                        "and the run's length)",
                        other[i].flag);

@@ -64,6 +64,14 @@ static int script_thresholds(run *r, const preflight *pf, char *err, size_t errl
         }
     }
     r->nth_user = r->o.nth;
+    for (size_t i = 0; r->o.cap != NULL && i < r->o.nth; i++)
+        if (r->o.th[i]->window_s > 0) {
+            err_set(err, errlen,
+                    "quern run: --capacity judges each step on its own seconds: threshold '%s' "
+                    "has a window (write it without [D])",
+                    r->o.th[i]->expr);
+            goto out;
+        }
     if (r->o.cap != NULL && r->nth_user == 0) {
         err_set(err, errlen,
                 "quern run: --capacity needs a threshold to judge each step: --threshold EXPR "
@@ -202,6 +210,7 @@ void run_free(run *r)
     interval_window_free(&r->win);
     live_free(r->live);
     capacity_search_free(r->cap);
+    rollwin_free(r->roll);
     for (size_t i = 0; r->th_src != NULL && i < r->o.nth; i++)
         xfree(r->th_src[i]);
     xfree(r->th_src);

@@ -38,6 +38,7 @@
 #include "console/monitor.h"
 #include "console/opts.h"
 #include "console/out.h"
+#include "console/rollwin.h"
 #include "console/selfload.h"
 #include "console/serve/ctlsrv.h"
 #include "console/serve/metrics.h"
@@ -124,6 +125,7 @@ typedef struct run {
     uint32_t ctl_vus_max;     /**< --control in the closed model: the ceiling of vus N (the
                                    run's VU ids), 0 when its VUs cannot be steered */
     capacity_search *cap;     /**< owned: the --capacity search once the steps are known, or NULL */
+    rollwin *roll;            /**< owned: the windowed thresholds' windows ("p95[10s]"), or NULL */
     size_t has_setup, has_teardown; /**< scenarios with sc.setup, sc.teardown (preflight.h) */
     char *setup_data;               /**< owned: what setup returned, as JSON, or NULL (StartRun) */
     size_t setup_len;               /**< its bytes */

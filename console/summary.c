@@ -109,10 +109,10 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
             continue; /* the closed model */
         fprintf(out,
                 "Scenario %s: arrivals %llu scheduled, %llu started, %llu late (waited for a "
-                "VU), %llu dropped\n",
+                "VU of a full pool), %llu waited for a new VU's init, %llu dropped\n",
                 termsafe(si->scen_names[i], nm, sizeof(nm)), (unsigned long long)c->scheduled,
                 (unsigned long long)c->started, (unsigned long long)c->late,
-                (unsigned long long)c->dropped);
+                (unsigned long long)c->init_waits, (unsigned long long)c->dropped);
     }
     for (size_t i = 0; i < a->nsteps; i++) {
         const step_stats *t = &a->total[i];
@@ -354,6 +354,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
                                 json_integer((json_int_t)a->arrivals[i].scheduled));
             json_object_set_new(ar, "started", json_integer((json_int_t)a->arrivals[i].started));
             json_object_set_new(ar, "late", json_integer((json_int_t)a->arrivals[i].late));
+            json_object_set_new(ar, "init_waits",
+                                json_integer((json_int_t)a->arrivals[i].init_waits));
             json_object_set_new(ar, "dropped", json_integer((json_int_t)a->arrivals[i].dropped));
             if (a->start_lag[i] != NULL)
                 json_object_set_new(ar, "start_lag", latency_json(json_object(), a->start_lag[i]));
@@ -368,6 +370,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
         json_t *v = json_object();
         json_object_set_new(v, "passed", json_boolean(si->verdict_passed));
         json_object_set_new(v, "reason", json_string(si->verdict));
+        /* --allow-saturation judged as usual a run that was the injector's */
+        json_object_set_new(v, "allowed", json_boolean(si->verdict_allowed));
         json_object_set_new(root, "verdict", v);
     }
     if (si->capacity != NULL)

@@ -29,6 +29,7 @@ typedef struct summary_info {
     const char *const *threshold_sources;          /**< "cli" or "file:line"; may be NULL */
     size_t nthresholds;
     int verdict_passed;          /**< the run's verdict (console/verdict.h) */
+    int verdict_allowed;         /**< --allow-saturation judged it as usual (verdict.allowed) */
     const char *verdict;         /**< its line: "passed: ...", "failed: ..."; NULL: none */
     struct json_t *capacity;     /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
     unsigned max_in_flight;      /**< --max-in-flight, 0: none (the JSON's run.held_back) */

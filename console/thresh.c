@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/dur.h"
+#include "common/dur.h"
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/tally.h"
@@ -124,6 +125,41 @@ static int parse_metric(thresh *t, const char *s, size_t n, char *err, size_t er
     }
     err_set(err, errlen, "'%s': unknown metric \"%.*s\" %s", t->expr, (int)n, s, METRICS_HINT);
     return -1;
+}
+
+/* "[D]" at *p (before end): t->window_s, *p past the ']'; 0, or -1 with err. */
+static int parse_window(thresh *t, const char **p, const char *end, char *err, size_t errlen)
+{
+    const char *close = memchr(*p, ']', (size_t)(end - *p));
+    char d[32], derr[ERR_MAX];
+    int64_t us;
+    size_t n;
+
+    if (t->metric != THRESH_PERCENTILE && t->metric != THRESH_MEAN && t->metric != THRESH_MAX &&
+        t->metric != THRESH_ERRORS && t->metric != THRESH_ERR_TECH &&
+        t->metric != THRESH_ERR_FUNC && t->metric != THRESH_TPS) {
+        err_set(err, errlen,
+                "'%s': a window [D] goes with a response time (pN, mean, max), errors or tps",
+                t->expr);
+        return -1;
+    }
+    n = close != NULL ? (size_t)(close - *p - 1) : 0;
+    if (close == NULL || n == 0 || n >= sizeof(d)) {
+        err_set(err, errlen, "'%s': a window is a duration in brackets, as p95[10s]<300ms",
+                t->expr);
+        return -1;
+    }
+    memcpy(d, *p + 1, n);
+    d[n] = '\0';
+    if (dur_parse(d, &us, derr, sizeof(derr)) != 0 || us < 1000000 || us % 1000000 != 0 ||
+        us > (int64_t)THRESH_WINDOW_MAX_S * 1000000) {
+        err_set(err, errlen, "'%s': window \"%s\": whole seconds from 1s to %ds", t->expr, d,
+                THRESH_WINDOW_MAX_S);
+        return -1;
+    }
+    t->window_s = (unsigned)(us / 1000000);
+    *p = close + 1;
+    return 0;
 }
 
 /* A response-time limit: a duration, or a bare number of milliseconds. */
@@ -355,6 +391,9 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
     if (parse_metric(t, body, mn, err, errlen) != 0)
         goto out;
     opstart = body + mn;
+    if (opstart < body + bn && *opstart == '[' &&
+        parse_window(t, &opstart, body + bn, err, errlen) != 0)
+        goto out;
 comparison:
     while (opstart < body + bn && isspace((unsigned char)*opstart))
         opstart++;
@@ -550,11 +589,12 @@ static const char *metric_base(const thresh *t, char *buf, size_t len);
 
 static const char *metric_name(const thresh *t, char *buf, size_t len)
 {
-    char base[32];
+    char base[32], win[24] = "";
 
-    if (!t->service)
-        return metric_base(t, buf, len);
-    snprintf(buf, len, "service.%s", metric_base(t, base, sizeof(base)));
+    if (t->window_s > 0)
+        snprintf(win, sizeof(win), "[%us]", t->window_s);
+    snprintf(buf, len, "%s%s%s", t->service ? "service." : "", metric_base(t, base, sizeof(base)),
+             win);
     return buf;
 }
 

@@ -27,6 +27,13 @@
  *             arrivals.dropped: the open model's arrivals of every
  *             scenario (worker/arrive.h), VALUE a whole number; no scope.
  *     OP      < <= > >=
+ *     WINDOW  after a response-time, error or tps METRIC, "[D]" (whole
+ *             seconds, 1s to THRESH_WINDOW_MAX_S: "p95[10s]<300ms",
+ *             "errors[30s]<1%"): the threshold holds in every window of D
+ *             consecutive seconds of the run, judged exactly on the
+ *             per-second merged histograms (console/rollwin.h), and its
+ *             verdict is the worst window's; a run shorter than D is one
+ *             window. Not with a scope-less count, arrivals, checks or metrics.
  *
  * The script's soft checks and custom metrics (common/tally.h), without a
  * scope (their braces name them; a name runs to the last '}'):
@@ -64,6 +71,9 @@
 #include <stdint.h>
 
 #include "console/agg.h"
+
+/** Longest rolling window of a threshold ("p95[10m]"), seconds. */
+#define THRESH_WINDOW_MAX_S 600
 
 /** Longest expression accepted, in bytes. */
 #define THRESH_EXPR_MAX 512
@@ -118,6 +128,8 @@ typedef struct thresh {
     char field[16];            /**< THRESH_METRIC: "" (the kind's default), "total", "rate",
                                     "value", "min", "max", "count", "mean" or "pN" (pct) */
     double limit_val;          /**< THRESH_METRIC: the limit, in the script's unit */
+    unsigned window_s;         /**< "p95[10s]": judged in every window of this many seconds
+                                    (console/rollwin.h); 0: over the whole run */
 } thresh;
 
 /** Length of thresh_result.desc. */

@@ -53,8 +53,8 @@ static void hand(const run *r, const step_stats *second, const json_t *summary,
     for (size_t i = 0; i < r->o.nth && r->have_agg; i++) {
         const thresh_result *res = rs != NULL ? &rs[i] : &ev[i];
         if (rs == NULL)
-            thresh_eval(r->o.th[i], &r->agg, (const char *const *)r->ids,
-                        (const char *const *)r->names, el, &ev[i]);
+            rollwin_eval(r->roll, i, r->o.th[i], &r->agg, (const char *const *)r->ids,
+                         (const char *const *)r->names, el, &ev[i]);
         th[in.nth++] = (web_state_threshold){r->o.th[i]->expr, res->passed, res->desc};
     }
     in.th = th;

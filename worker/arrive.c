@@ -188,17 +188,24 @@ static int grow(arrive *a, struct engine *e)
     return 0;
 }
 
-/* Starts a run on v for the arrival due at due (from the run's start); late:
- * it waited for a VU of a full pool. */
-static void play(struct engine *e, vu *v, int64_t due, int late)
+/* Starts a run on v for the arrival due at due (from the run's start).
+ * w: it waited for a VU (enum arrive_wait_for), own_us how late the timer
+ * took it; -1: it found v ready, and its start lag is quern's own whole. */
+static void play(struct engine *e, vu *v, int64_t due, int w, int64_t own_us)
 {
     rate_counts *c = &e->acount[v->scen];
 
     c->started++;
-    if (late)
+    if (w == ARRIVE_WAIT_FREE)
         c->late++;
+    else if (w == ARRIVE_WAIT_INIT)
+        c->init_waits++;
     v->run_due_us = e->load_t0_us + due; /* its response times count from there */
-    hist_record(e->alag[v->scen], (uint64_t)intend_lag(v->run_due_us, clock_mono_us()));
+    /* the start lag is quern's own delay: the wait for a VU (the server's
+     * init, or its runs filling the pool) is not quern's, and is counted apart */
+    if (w < 0)
+        own_us = intend_lag(v->run_due_us, clock_mono_us());
+    hist_record(e->alag[v->scen], (uint64_t)(own_us > 0 ? own_us : 0));
     vu_start_run(v);
 }
 
@@ -212,7 +219,7 @@ static void drop_stale(arrive *a, struct engine *e, int64_t now)
     }
 }
 
-static void enqueue(arrive *a, int64_t due, int late)
+static void enqueue(arrive *a, int64_t due, int64_t now, int w)
 {
     if (a->qlen == a->qcap) {
         size_t cap = a->qcap ? a->qcap * 2 : 256;
@@ -225,7 +232,8 @@ static void enqueue(arrive *a, int64_t due, int late)
         a->qhead = 0;
     }
     a->q[(a->qhead + a->qlen) % a->qcap].due_us = due;
-    a->q[(a->qhead + a->qlen) % a->qcap].late = (uint8_t)late;
+    a->q[(a->qhead + a->qlen) % a->qcap].own_us = now - due;
+    a->q[(a->qhead + a->qlen) % a->qcap].wait = (uint8_t)w;
     a->qlen++;
 }
 
@@ -236,20 +244,22 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
     /* Taken already past --max-lag (the worker fell behind its schedule):
      * as one that waited so long for a VU, dropped, and the worker catches
      * up instead of starting runs seconds late. */
-    if (clock_mono_us() - e->load_t0_us - due >= a->max_lag_us) {
+    int64_t now = clock_mono_us() - e->load_t0_us;
+
+    if (now - due >= a->max_lag_us) {
         e->acount[a->scen].dropped++;
         return;
     }
     if (a->qlen == 0 && a->nidle > 0) {
-        play(e, &e->vus[a->idle[--a->nidle]], due, 0);
+        play(e, &e->vus[a->idle[--a->nidle]], due, -1, 0);
         return;
     }
     /* VUs already being created are for the arrivals already waiting. */
     if (a->starting <= a->qlen && grow(a, e) == 0) {
-        enqueue(a, due, 0);
+        enqueue(a, due, now, ARRIVE_WAIT_INIT);
         return;
     }
-    enqueue(a, due, a->starting <= a->qlen);
+    enqueue(a, due, now, a->starting <= a->qlen ? ARRIVE_WAIT_FREE : ARRIVE_WAIT_INIT);
 }
 
 size_t arrive_take(arrive *a, int64_t now_us, size_t max, arrive_start_fn start, void *ctx)
@@ -391,11 +401,10 @@ void arrive_vu_free(struct engine *e, vu *v)
     }
     drop_stale(a, e, now);
     if (a->qlen > 0 && !a->stopped) {
-        int late = a->q[a->qhead].late;
-        int64_t due = a->q[a->qhead].due_us;
+        arrive_wait w = a->q[a->qhead];
         a->qhead = (a->qhead + 1) % a->qcap;
         a->qlen--;
-        play(e, v, due, late);
+        play(e, v, w.due_us, w.wait, w.own_us);
         return;
     }
     a->idle[a->nidle++] = (uint32_t)(v - e->vus);

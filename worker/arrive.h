@@ -12,10 +12,10 @@
  * same, a new VU is created for it (its init first, then the run). When
  * every VU is busy and the pool is full, the arrival waits in a queue,
  * first come first served, for the next VU to come back, and is counted
- * late when it starts; one whose wait reaches --max-lag is dropped and
- * counted, and so is one the timer takes that late (the worker fell behind
- * its schedule). Those still waiting
- * when the run stops are dropped too: nothing is lost silently.
+ * late when it starts (one that waited for a VU's init is counted apart,
+ * init_waits: the server's init time, not a full pool); one whose wait reaches --max-lag is dropped
+ * and counted, and so is one the timer takes that late (the worker fell behind its schedule). Those
+ * still waiting when the run stops are dropped too: nothing is lost silently.
  *
  * Several scenarios with a weight share the rate: each plays its own stream
  * of arrivals at rate x weight / sum of weights (its stages scaled so), with
@@ -45,10 +45,17 @@
 struct engine;
 struct vu;
 
+/** What an arrival waits for. */
+enum arrive_wait_for {
+    ARRIVE_WAIT_INIT = 0, /**< a VU being made for it: its init (the server's time) */
+    ARRIVE_WAIT_FREE = 1, /**< the pool was full: the next VU to come back (late) */
+};
+
 /** An arrival waiting for a VU. */
 typedef struct arrive_wait {
     int64_t due_us; /**< from the run's start */
-    uint8_t late;   /**< no VU could be created for it: the pool was full */
+    int64_t own_us; /**< how late the timer took it: quern's own part of its start lag */
+    uint8_t wait;   /**< enum arrive_wait_for */
 } arrive_wait;
 
 /** Starts one arrival due at due_us (from the run's start); ctx is the

@@ -327,7 +327,6 @@ static void judge_second(engine *e, engine_interval *iv)
     memset(&in, 0, sizeof(in));
     for (size_t i = 0; i < e->scens.nscens; i++) {
         uint64_t p;
-        in.arrivals_late += e->acount[i].late + e->acount[i].dropped;
         if (e->alag == NULL || e->alag[i] == NULL || hist_count(e->alag[i]) == 0)
             continue;
         p = hist_percentile(e->alag[i], 99.0);

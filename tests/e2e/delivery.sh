@@ -59,10 +59,12 @@ check "healthy: no run piling up in the report (idle pool VUs are not in the sys
 
 # ---- a capacity search whose second step, 100,000/s, one worker cannot start:
 # its arrivals wait (late, dropped), and its p95 is quern's own queue
-"$QUERN" run $D/capacity.lua --capacity 100/s:99900/s:2s:100000/s --threshold 'p95<100ms' --workers 1 \
+# (without QUERN_ALLOW_SATURATION, which would judge it as usual)
+env -u QUERN_ALLOW_SATURATION "$QUERN" run $D/capacity.lua --capacity 100/s:99900/s:2s:100000/s --threshold 'p95<100ms' --workers 1 \
   -q -p base_url="$BASE" -p path=/static/a.css --db "$TMP/c.db" --summary-json "$TMP/c.json" >"$TMP/c.out" 2>"$TMP/c.err"
 eq "injector-limited search: exit 1 (inconclusive)" "$?" 1
 eq "injector-limited search: limited_by" "$(sj "$TMP/c.json" .capacity.limited_by)" injector
+eq "injector-limited search: not allowed" "$(sj "$TMP/c.json" .verdict.allowed)" false
 eq "injector-limited search: steps' injector_saturated" \
   "$(sj "$TMP/c.json" '[.capacity.steps[].injector_saturated] | map(tostring) | join(",")')" "false,true"
 check "injector-limited search: the capacity is a lower bound" \
@@ -77,6 +79,7 @@ check "injector-limited search: the report calls the capacity a lower bound" \
   grep -q 'limited by the injector (.*): a lower bound, not the server' "$TMP/c.html"
 check "injector-limited search: the steps table marks the step" grep -q '\[injector-limited: ' "$TMP/c.html"
 sed -n '/^Capacity search/,/^Capacity:/p' "$TMP/c.out" | sed 's/^/# /'
+grep "^Verdict" "$TMP/c.out" | sed "s/^/# /"
 
 # ---- a capacity search against a server that takes 200 ms a run, with a pool
 # of 10 VUs: 20/s and 40/s need 4 and 8 VUs busy (Little's law), 60/s needs

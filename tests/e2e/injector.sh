@@ -24,7 +24,7 @@ check "the summary says it kept up" grep -q '^Injector: kept up (CPU max [0-9]* 
 eq "a saturated run exits 1" "$?" 1
 between "most of its seconds saturated" "$(sj "$TMP/b.json" .run.injector.saturated_s)" 2 10
 between "the worker's loop lag p99 (ms)" "$(sj "$TMP/b.json" '.run.injector.workers[0].loop_lag_p99_ms')" 500 5000
-check "the verdict is inconclusive" grep -q '^Verdict: inconclusive: the injector saturated in [0-9]* % of the measured seconds (agent local, worker 0: ' "$TMP/ob"
+check "the verdict is inconclusive" grep -q '^Verdict: inconclusive: the injector saturated in [0-9]* % of the measured seconds ([0-9]* of [0-9]* s: agent local, worker 0: ' "$TMP/ob"
 check "the summary names the worker" grep -q '^Injector: saturated [0-9]* of [0-9]* s (agent local, worker 0: CPU [0-9]* %, loop lag p99 [0-9]* ms)' "$TMP/ob"
 check "the live line says so" grep -q 'injector saturated: worker 0 CPU [0-9]* %, lag [0-9]* ms' "$TMP/ob"
 eq "the JSON verdict did not pass" "$(sj "$TMP/b.json" .verdict.passed)" false

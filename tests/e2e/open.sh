@@ -147,8 +147,10 @@ check "200/s: on time, the table shows response times only" \
 check "freeze: the summary says how many were late" \
   grep -q "arrivals 2000 scheduled, [0-9]* started, [0-9]* late" "$TMP/late.out"
 echo "# freeze: p95 $(lat "$TMP/late.json" p95_ms) / $(svc "$TMP/late.json" p95_ms) ms, p99 $(lat "$TMP/late.json" p99_ms) / $(svc "$TMP/late.json" p99_ms) ms (response / service)"
-check "freeze: the late arrivals' start lags reach the freeze (max >= 1 s)" \
-  ge "$(arr "$TMP/late.json" start_lag.max_ms)" 1000
+# the start lag is quern's own delay: the wait for a VU of the full pool
+# (the freeze, through the pool) is not in it, the response times hold it
+check "freeze: the start lag is quern's own, the late arrivals' wait not in it (max < 500 ms)" \
+  lt "$(arr "$TMP/late.json" start_lag.max_ms)" 500
 check "freeze: response p99 >= 1 s (from each arrival's scheduled time)" \
   ge "$(lat "$TMP/late.json" p99_ms)" 1000
 check "freeze: response p95 >= 1 s (a fifth of the arrivals waited)" \

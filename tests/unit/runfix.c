@@ -49,7 +49,10 @@ int64_t runfix_write(db *d, const char *script, const char *name, const char *ho
     db_run_info ri = {0};
     step_stats s[2], tot[2];
     uint64_t runs = 1, missed = 0;
-    rate_counts arr = {4, 3, 1, 1}; /* the open model's arrivals each second */
+    rate_counts arr = {.scheduled = 4,
+                       .started = 3,
+                       .late = 1,
+                       .dropped = 1}; /* the open model's arrivals each second */
     db_iv iv = {0};
     char err[ERR_MAX];
     int64_t id;

@@ -91,7 +91,7 @@ static void test_add(void **state)
 static void test_arrivals(void **state)
 {
     agg a;
-    rate_counts sec[2] = {{10, 9, 2, 1}, {4, 4, 0, 0}}, all;
+    rate_counts sec[2] = {{10, 9, 2, 1, 0}, {4, 4, 0, 0, 0}}, all;
 
     agg_init(&a, 1, 2);
     assert_int_equal(agg_arrivals_all(&a, &all), 0); /* a closed model */
@@ -113,7 +113,7 @@ static void test_arrivals(void **state)
 
     /* only drops: an open model still */
     agg_init(&a, 1, 1);
-    agg_add_arrivals(&a, &(rate_counts){0, 0, 0, 3});
+    agg_add_arrivals(&a, &(rate_counts){0, 0, 0, 3, 0});
     assert_int_equal(agg_arrivals_all(&a, &all), 1);
     agg_free(&a);
 }

@@ -54,6 +54,7 @@ static void test_two_workers(void **state)
     assert_int_equal(t.n, 2);
     assert_int_equal(t.measured_s, 3);
     assert_int_equal(t.saturated_s, 1);
+    assert_int_equal(t.clear_s, 1); /* CPU and the loop 280 ms late: clearly */
     assert_false(injtot_second_saturated(&t, 0));
     assert_true(injtot_second_saturated(&t, 1));
     assert_false(injtot_second_saturated(&t, 2));
@@ -99,6 +100,7 @@ static void test_late_and_agents(void **state)
     assert_int_equal(t.n, 2);
     assert_int_equal(t.measured_s, 1);
     assert_int_equal(t.saturated_s, 1);
+    assert_int_equal(t.clear_s, 0); /* the loop 90 ms late: marginal */
     assert_true(injtot_second_saturated(&t, 5));
     assert_string_equal(injtot_worst(&t)->agent, "b");
     /* nothing reported: no share, no worst */

@@ -43,7 +43,7 @@ static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, con
     {
         /* the open model's arrivals of the second scenario: n due, n - 1
          * started (one of them late), one dropped */
-        rate_counts arr[2] = {{0, 0, 0, 0}, {n, n - 1, 1, 1}};
+        rate_counts arr[2] = {{0, 0, 0, 0, 0}, {n, n - 1, 1, 1, 0}};
         interval_sum_msg_set_arrivals(m, arr);
     }
     /* Little's law's sums: n VUs the whole second, runs of lat, pauses of 1 ms */

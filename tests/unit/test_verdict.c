@@ -138,26 +138,41 @@ static void test_inconclusive(void **state)
     in.samples = in.runs = 10;
 
     /* at the bounds: still a pass */
-    in.saturated_share = VERDICT_SATURATED_MAX;
+    in.measured_s = 40;
+    in.saturated_s = 2; /* 5 % */
     in.undelivered_share = VERDICT_UNDELIVERED_MAX;
     verdict_decide(&in, &v);
     assert_int_equal(v.rc, RUN_EXIT_OK);
     assert_false(v.inconclusive);
+    assert_false(v.allowed);
+    /* one marginal second never decides, even of a short run ... */
+    in.measured_s = 4;
+    in.saturated_s = 1;
+    verdict_decide(&in, &v);
+    assert_int_equal(v.rc, RUN_EXIT_OK);
+    /* ... one clear second does */
+    in.clear_s = 1;
+    verdict_decide(&in, &v);
+    assert_true(v.inconclusive);
+    in.clear_s = 0;
 
-    /* saturated: inconclusive, naming where, with the advice */
-    in.saturated_share = 0.5;
+    /* saturated: inconclusive, naming where and on what, with the advice */
+    in.measured_s = 10;
+    in.saturated_s = 5;
     in.why_saturated = "agent local, worker 0: CPU 100 %, loop lag 280 ms";
     verdict_decide(&in, &v);
     assert_int_equal(v.rc, RUN_EXIT_FAILED);
     assert_false(v.passed);
     assert_true(v.inconclusive);
     assert_non_null(strstr(v.why, "inconclusive: the injector saturated in 50 % of the measured "
-                                  "seconds (agent local, worker 0: CPU 100 %, loop lag 280 ms)"));
+                                  "seconds (5 of 10 s: agent local, worker 0: CPU 100 %, loop lag "
+                                  "280 ms)"));
     assert_non_null(strstr(v.why, "--workers"));
-    /* --allow-saturation: a warning on the pass */
+    /* --allow-saturation: a warning on the pass, and allowed */
     in.allow_saturation = 1;
     verdict_decide(&in, &v);
     assert_int_equal(v.rc, RUN_EXIT_OK);
+    assert_true(v.allowed);
     assert_non_null(strstr(v.why, "tolerated by --allow-saturation"));
     in.allow_saturation = 0;
 
@@ -170,8 +185,36 @@ static void test_inconclusive(void **state)
     assert_non_null(strstr(v.why, "the injector saturated in 50 %"));
     r[0].passed = 1;
 
+    /* the threshold failed on quern's own delay (console/blame.h):
+     * inconclusive, with the evidence; --allow-saturation fails it as usual */
+    in.saturated_s = 0;
+    r[0].passed = 0;
+    in.blame_injector = 1;
+    in.why_blame = "p95 33.7 ms of response times, 0.1 ms of service times (passes)";
+    verdict_decide(&in, &v);
+    assert_true(v.inconclusive);
+    assert_int_equal(v.rc, RUN_EXIT_FAILED);
+    assert_non_null(strstr(v.why, "inconclusive: threshold p95<500ms failed on quern's own delay"));
+    assert_non_null(strstr(v.why, "0.1 ms of service times"));
+    in.allow_saturation = 1;
+    verdict_decide(&in, &v);
+    assert_false(v.inconclusive);
+    assert_true(v.allowed);
+    assert_non_null(strstr(v.why, "failed: threshold p95<500ms"));
+    assert_non_null(strstr(v.why, "judged as usual by --allow-saturation"));
+    in.allow_saturation = 0;
+    /* the same evidence of a wait for VUs (not quern's): failed, the server's */
+    in.blame_injector = 0;
+    in.why_blame = "the delay was the wait for a VU";
+    verdict_decide(&in, &v);
+    assert_false(v.inconclusive);
+    assert_non_null(strstr(v.why, "failed: threshold p95<500ms: p95 = 600 ms"));
+    assert_non_null(strstr(v.why, "the delay was the wait for a VU"));
+    in.why_blame = NULL;
+    r[0].passed = 1;
+
     /* load not sent */
-    in.saturated_share = 0;
+    in.saturated_s = 0;
     in.undelivered_share = 0.8;
     in.why_undelivered = "96 of 120 arrivals dropped: the pool of 3 VUs was too small";
     verdict_decide(&in, &v);

@@ -1,0 +1,74 @@
+# The injector is blamed exactly when it is to blame (console/blame.h,
+# docs/running.md "The injector's own limits"), both runs of the rule:
+# (a) a server whose login takes 400 ms (a small Python API): the open
+#     model's arrivals that wait for a new VU's init are the server's time,
+#     not quern's start lag: no second saturated, the run passes, the
+#     summary counts the waits; the server's log has every request;
+# (b) nginx answering in a millisecond while the script holds the worker's
+#     loop 130 ms every second run: the threshold p95<15ms fails on quern's
+#     own delay (no second saturated: the old rule blamed the server), so the
+#     verdict is inconclusive, with the evidence; nginx's own request times
+#     say it answered in time; --allow-saturation judges it as failed, and
+#     the JSON says the verdict was allowed.
+. "$(dirname "$0")/dist_lib.bash"
+. "$(dirname "$0")/nginx_lib.bash"
+unset QUERN_ALLOW_SATURATION # judged here
+S=tests/e2e/scripts
+
+# ---- (a) the server's slow init --------------------------------------------
+python3 tests/tools/slow_server.py "$TMP/sport" >"$TMP/slow.log" 2>"$TMP/slow.err" &
+PIDS+=($!)
+wait_file "$TMP/sport"
+SBASE="http://127.0.0.1:$(cat "$TMP/sport")"
+"$QUERN" run $S/slow_init.lua --rate 20/s --duration 6s --workers 1 -q -p base_url="$SBASE" \
+  --db none --summary-json "$TMP/a.json" >"$TMP/a.out" 2>"$TMP/a.err"
+eq "slow init: exit 0" "$?" 0
+grep '^Verdict\|^Injector\|^Scenario SLOWINIT: arrivals' "$TMP/a.out" | sed 's/^/# /'
+eq "slow init: no second saturated" "$(sj "$TMP/a.json" .run.injector.saturated_s)" 0
+eq "slow init: the verdict passed" "$(sj "$TMP/a.json" .verdict.passed)" true
+check "slow init: some arrivals waited for a new VU's init" \
+  test "$(sj "$TMP/a.json" '.scenarios[0].arrivals.init_waits')" -ge 1
+check "slow init: the summary counts them" \
+  grep -Eq '^Scenario SLOWINIT: arrivals [0-9]+ scheduled, [0-9]+ started, 0 late .*, [1-9][0-9]* waited for a new VU.s init, 0 dropped' "$TMP/a.out"
+check "slow init: quern's own start lag stays small (p99 < 50 ms)" \
+  awk -v v="$(sj "$TMP/a.json" '.scenarios[0].arrivals.start_lag.p99_ms')" 'BEGIN { exit !(v < 50) }'
+caught=0
+for _ in $(seq 50); do
+  [ "$(grep -c ' /hit$' "$TMP/slow.log")" = "$(sj "$TMP/a.json" '.tests[1].count')" ] && caught=1 && break
+  sleep 0.1
+done
+eq "slow init: the server answered every hit quern counted" "$caught" 1
+eq "slow init: a login per VU made" "$(grep -c ' /login$' "$TMP/slow.log")" \
+  "$(sj "$TMP/a.json" '.tests[0].count')"
+
+# ---- (b) quern's own queue, nginx answering in time ------------------------
+start_nginx 256 "log_format rt '\$request_time \$uri';" "access_log $TMP/rt.log rt;"
+own_queue() {  # own_queue NAME [FLAGS...]: the run of (b), its outputs at $TMP/NAME.*
+  local n=$1
+  shift
+  "$QUERN" run $S/own_queue.lua --rate 10/s --duration 6s --workers 1 -q -p base_url="$NGBASE" \
+    --threshold 'p95<15ms' --db none --summary-json "$TMP/$n.json" "$@" >"$TMP/$n.out" 2>"$TMP/$n.err"
+}
+: >"$TMP/rt.log" # its start's own request out
+own_queue b
+eq "own queue: exit 1" "$?" 1
+grep '^Verdict\|^Injector' "$TMP/b.out" | sed 's/^/# /'
+eq "own queue: no second saturated (the old rule's blind spot)" \
+  "$(sj "$TMP/b.json" .run.injector.saturated_s)" 0
+check "own queue: inconclusive, on quern's own delay" \
+  grep -q "^Verdict: inconclusive: threshold p95<15ms failed on quern's own delay, not the server's" "$TMP/b.out"
+check "own queue: the evidence, service times passing" \
+  grep -Eq "^Verdict: .*p95 [0-9.]+ ms of response times, [0-9.]+ ms of service times \(passes\); quern's own start lag p95 [0-9.]+ ms" "$TMP/b.out"
+eq "own queue: the JSON verdict did not pass" "$(sj "$TMP/b.json" .verdict.passed)" false
+eq "own queue: nor was it allowed" "$(sj "$TMP/b.json" .verdict.allowed)" false
+caught_up
+check "own queue: nginx's own request times: every request answered within 5 ms" \
+  awk '$2 != "/mark" && $1 > 0.005 { bad = 1 } END { exit bad }' "$TMP/rt.log"
+eq "own queue: nginx logged every request quern counted" \
+  "$(grep -vc ' /mark$' "$TMP/rt.log")" "$(sj "$TMP/b.json" '.tests[0].count')"
+own_queue c --allow-saturation
+eq "own queue, --allow-saturation: exit 1 (failed, judged as usual)" "$?" 1
+check "own queue, --allow-saturation: failed, saying it was quern's delay" \
+  grep -q "^Verdict: failed: threshold p95<15ms: .*quern's own delay made it fail, judged as usual by --allow-saturation" "$TMP/c.out"
+eq "own queue, --allow-saturation: the JSON says the verdict was allowed" \
+  "$(sj "$TMP/c.json" .verdict.allowed)" true
