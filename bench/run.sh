@@ -170,6 +170,60 @@ if [ "${BENCH_ONLY:-}" = har2lua ]; then
     exit 0
 fi
 
+# 6i. the regression gate: BENCH_GATE_RUNS runs of an unchanged demo target
+# (GET /slow?ms=20, 4 VUs paced at 100 ms, 5 s each), each compared in turn
+# with the previous one and with its BENCH_GATE_BASES previous ones
+# (--baselines), then as many runs of the target 30 % slower (26 ms), each
+# compared with the unchanged runs: "A/A regressions flagged of comparisons"
+# and "A/B regressions caught of runs"; BENCH_ONLY=gate runs it alone and
+# prints it (docs/benchmarks.md keeps the figures).
+gate_row() {
+    local d=$1 n=${BENCH_GATE_RUNS:-10} k=${BENCH_GATE_BASES:-3} aa=0 aaf=0 ab=0 abc=0 i port
+    local db=$d/gate.db tp
+    [ -x bin/quern ] && [ -x bin/quern-target ] || make -s quern
+    bin/quern-target --port 0 --port-file "$d/tport" >/dev/null 2>&1 &
+    tp=$!
+    for _ in $(seq 100); do [ -s "$d/tport" ] && break; sleep 0.05; done
+    port=$(cat "$d/tport")
+    gate_run() {
+        bin/quern run tests/e2e/scripts/gate.lua --vus 4 --duration 5s -q --name gate --db "$db" \
+            -p base_url="http://127.0.0.1:$port" -p ms="$1" >/dev/null 2>&1
+    }
+    for i in $(seq "$n"); do
+        gate_run 20
+        if [ "$i" -ge 2 ]; then
+            aa=$((aa + 1))
+            bin/quern compare "$i" $((i - 1)) --db "$db" -o "$d/c.html" --fail-on-regression 10% \
+                >"$d/aa1.$i" 2>&1 || aaf=$((aaf + 1))
+        fi
+        if [ "$i" -gt "$k" ]; then
+            aa=$((aa + 1))
+            bin/quern compare "$i" --baselines "$k" --db "$db" -o "$d/c.html" \
+                --fail-on-regression 10% >"$d/aak.$i" 2>&1 || aaf=$((aaf + 1))
+        fi
+    done
+    for i in $(seq "$n"); do
+        gate_run 26
+        ab=$((ab + 1))
+        bin/quern compare "$((n + i))" --baselines "$k" --db "$db" -o "$d/c.html" \
+            --fail-on-regression 10% >"$d/ab.$i" 2>&1
+        [ $? = 1 ] && grep -q '^regression beyond' "$d/ab.$i" && abc=$((abc + 1))
+    done
+    kill "$tp" 2>/dev/null
+    wait "$tp" 2>/dev/null || true
+    echo "$aaf $aa $abc $ab" >"$d/gate.tsv"
+}
+if [ "${BENCH_ONLY:-}" = gate ]; then
+    d=$(mktemp -d /tmp/quern-bench.XXXXXX)
+    log "gate: ${BENCH_GATE_RUNS:-10} runs of an unchanged server, then as many 30 % slower"
+    gate_row "$d"
+    read -r aaf aa abc ab <"$d/gate.tsv"
+    log "gate: unchanged server: $aaf of $aa comparisons flagged a regression; 30 % slower: $abc of $ab caught"
+    cat "$d/gate.tsv"
+    rm -rf "$d"
+    exit 0
+fi
+
 # BENCH_ONLY=startlag: nginx and step 6b alone, printed, no report written.
 lag_only=0
 if [ "${BENCH_ONLY:-}" = startlag ]; then

@@ -8,6 +8,7 @@
 
 #include "common/dur.h"
 #include "common/err.h"
+#include "common/lbuf.h"
 #include "common/opttab.h"
 #include "common/clock.h"
 #include "common/mem.h"
@@ -36,7 +37,15 @@ static const opttab_row compare_rows[] = {
     {"output", required_argument, 'o', "-o FILE", "the HTML page (default quern-compare-A-B.html)",
      OPTTAB_NONE},
     {"fail-on-regression", required_argument, 'f', "--fail-on-regression P%",
-     "significance threshold, and exit 1 when a step\nis worse (a CI build step fails)",
+     "significance threshold, and exit 1 when a step\nis worse (a CI build step fails); A is then\n"
+     "marked regressed, never a default baseline",
+     OPTTAB_NONE},
+    {"baseline", required_argument, 'b', "--baseline SPEC",
+     "last-passed (the default): the newest passed run\nof A's name before A, never a regressed "
+     "one;\nRUN_ID; or tag:KEY[=VALUE], the newest run\nbefore A so tagged (--tag)",
+     OPTTAB_NONE},
+    {"baselines", required_argument, 'n', "--baselines N",
+     "the N newest passed runs (1 to 20): their\nspread is the noise of the unchanged system",
      OPTTAB_NONE},
     {"help", no_argument, 'h', NULL, NULL, OPTTAB_NONE},
     {NULL, 0, 0, NULL,
@@ -52,11 +61,13 @@ void compare_usage(FILE *out)
 {
     fprintf(out,
             "usage: quern compare [A [B]] [--db FILE] [-o FILE] [--fail-on-regression P%%]\n"
+            "                     [--baseline last-passed|RUN_ID|tag:KEY[=VALUE]] [--baselines N]\n"
             "\n"
             "Compares run A (the new one) with run B (the baseline), step by step: TPS,\n"
             "mean, p50, p95, p99 and error rate of both runs with their deltas, and a\n"
             "verdict per step: worse, better or no significant change. A defaults to the\n"
-            "latest run; B to the latest complete run before A with the same name as A.\n"
+            "latest run; B to the latest passed run before A with the same name as A,\n"
+            "never a failed one nor one a comparison found regressed (--baseline).\n"
             "\n"
             "A change is significant when TPS or a latency moved by more than %g %% (or\n"
             "the --fail-on-regression value) of the baseline, a latency also by more than\n"
@@ -64,6 +75,12 @@ void compare_usage(FILE *out)
             "when one of its figures is significantly worse (lower TPS, higher latency or\n"
             "error rate), better when none is worse and one is better. Steps are matched\n"
             "by id; one with fewer than %d samples in either run is not compared.\n"
+            "\n"
+            "A change past the threshold must also be beyond the noise: the 95 %% interval\n"
+            "of the shift of A's per-second figures over the baselines' (Hodges-Lehmann,\n"
+            "at least %d seconds a side) past the threshold, and with --baselines N, A's\n"
+            "figure beyond every baseline's. Otherwise it is \"within noise\", shown with\n"
+            "its interval and the baselines' range.\n"
             "\n"
             "Both runs' verdicts are shown; when their requested VUs, duration, ramp-up or\n"
             "runs per VU differ, a note says so beside each verdict (\"worse (note: A ran\n"
@@ -78,7 +95,7 @@ void compare_usage(FILE *out)
             "charts (throughput and p95 over the elapsed time).\n"
             "\n",
             COMPARE_THRESHOLD_DEFAULT, COMPARE_LATENCY_FLOOR_US / 1000.0, COMPARE_ERROR_POINTS,
-            COMPARE_SAMPLES_MIN);
+            COMPARE_SAMPLES_MIN, NOISE_SECONDS_MIN);
     opttab_usage(&compare_tab, out);
 }
 
@@ -99,8 +116,33 @@ static void print_incomplete(FILE *out, const query_run *r, const char *role)
             dur_prose(r->elapsed_us, b, sizeof(b)));
 }
 
+/* A figure's interval and whether it is within the noise, after its delta. */
+static void print_noise(FILE *out, const compare_steps_row *row, int m)
+{
+    double est, lo, hi;
+    int changed = row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER;
+
+    if (!changed && !row->noisy[m])
+        return;
+    if (row->noisy[m])
+        fprintf(out, "  within noise");
+    if (row->ci_ok[m] && noise_relative(&row->ci[m], &est, &lo, &hi) == 0)
+        fprintf(out, " (95 %% interval %+.1f%% to %+.1f%% over %zu and %zu s)", lo, hi,
+                row->ci[m].na, row->ci[m].nb);
+    else if (!row->ci_ok[m])
+        fprintf(out, " (too few seconds for an interval: %zu and %zu)", row->ci[m].na,
+                row->ci[m].nb);
+    if (row->nbases > 1) {
+        char x[32], y[32];
+        fprintf(out, " (the %zu baselines: %s to %s)", row->nbases,
+                compare_steps_fmt_metric(m, row->blo[m], x, sizeof(x)),
+                compare_steps_fmt_metric(m, row->bhi[m], y, sizeof(y)));
+    }
+}
+
 static void print_text(FILE *out, const query_run *a, const query_run *b,
-                       const compare_steps_row *rows, size_t n, double thr, const char *note)
+                       const compare_steps_row *rows, size_t n, double thr, const char *note,
+                       const query_run *const *bases, size_t nbases)
 {
     char va[32], vb[32], dl[32], hb[24], ha[24], t[32];
     double ma, mb;
@@ -113,6 +155,12 @@ static void print_text(FILE *out, const query_run *a, const query_run *b,
     fprintf(out, "baseline: run %lld \"%s\", started %s, %s, verdict %s\n", (long long)b->id,
             termsafe(b->name, nm, sizeof(nm)), html_time(b->started_us, t, sizeof(t)),
             termsafe(b->status, st, sizeof(st)), termsafe(b->verdict.text, vd, sizeof(vd)));
+    if (nbases > 1) {
+        fprintf(out, "baselines: %zu runs,", nbases);
+        for (size_t i = 0; i < nbases; i++)
+            fprintf(out, " %lld", (long long)bases[i]->id);
+        fprintf(out, " (the newest shown; their seconds and their spread are the noise)\n");
+    }
     print_incomplete(out, a, "A");
     print_incomplete(out, b, "B");
     if (note[0] != '\0')
@@ -149,6 +197,7 @@ static void print_text(FILE *out, const query_run *a, const query_run *b,
                     compare_steps_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
             if (row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER)
                 fprintf(out, "  %s", compare_steps_verdict_text[row->v[m]]);
+            print_noise(out, row, m);
             fputc('\n', out);
         }
         if (compare_steps_row_messages(row, a, b, &ma, &mb))
@@ -210,6 +259,8 @@ typedef struct compare_args {
     size_t nids;
     double thr; /* --fail-on-regression's percentage, or the default */
     int fail_on;
+    const char *baseline; /* borrowed: --baseline (NULL: last-passed) */
+    size_t nbases;        /* --baselines (default 1) */
 } compare_args;
 
 /* opttab_parse's handler of one flag or argument. */
@@ -229,6 +280,20 @@ static int compare_opt(void *ctx, int val, const char *flag, const char *v, char
     case 'o':
         a->outp = v;
         return 0;
+    case 'b':
+        a->baseline = v;
+        return 0;
+    case 'n': {
+        char *end;
+        long k = strtol(v, &end, 10);
+        if (*end != '\0' || k < 1 || k > COMPARE_BASELINES_MAX) {
+            err_set(err, errlen, "--baselines: \"%s\" is not a whole number from 1 to %d", v,
+                    COMPARE_BASELINES_MAX);
+            return -1;
+        }
+        a->nbases = (size_t)k;
+        return 0;
+    }
     case 'f':
         a->thr = parse_pct(v);
         if (a->thr < 0) {
@@ -254,6 +319,94 @@ static int compare_opt(void *ctx, int val, const char *flag, const char *v, char
     }
 }
 
+/* The baselines of A (id, named name) that the command line asks for into
+ * ids (COMPARE_BASELINES_MAX), how many into *n: B when given, else
+ * --baseline (last-passed by default, RUN_ID, tag:KEY[=VALUE]) and
+ * --baselines. 0; 2 with the message printed (usage, none found); 3 with
+ * err (the database). */
+static int find_baselines(db *d, const compare_args *args, const char *name, const char *path,
+                          int64_t *ids, size_t *n, char *err, size_t errlen)
+{
+    const char *spec = args->baseline != NULL ? args->baseline : "last-passed";
+    char nm[TERMSAFE_MAX];
+
+    *n = 0;
+    if (args->nids == 2) {
+        if (args->baseline != NULL || args->nbases > 1) {
+            fprintf(stderr, "quern compare: give B or --baseline/--baselines, not both\n");
+            return 2;
+        }
+        ids[(*n)++] = args->id[1];
+        return 0;
+    }
+    if (strcmp(spec, "last-passed") == 0) {
+        if (catalog_passed(d, name, args->id[0], args->nbases > 0 ? args->nbases : 1, ids, n, err,
+                           errlen) != 0)
+            return 3;
+        if (*n == 0) {
+            fprintf(stderr,
+                    "quern compare: run %lld (\"%s\") has no earlier passed run of the same "
+                    "name in %s (a failed or regressed run is no baseline): give the baseline "
+                    "run B, or --baseline RUN_ID\n",
+                    (long long)args->id[0], termsafe(name, nm, sizeof(nm)), path);
+            return 2;
+        }
+        return 0;
+    }
+    if (args->nbases > 1) {
+        fprintf(stderr, "quern compare: --baselines goes with --baseline last-passed\n");
+        return 2;
+    }
+    if (strncmp(spec, "tag:", 4) == 0 && spec[4] != '\0') {
+        char key[128];
+        const char *eq = strchr(spec + 4, '=');
+        size_t kn = eq != NULL ? (size_t)(eq - spec - 4) : strlen(spec + 4);
+        snprintf(key, sizeof(key), "%.*s", (int)kn, spec + 4);
+        if (catalog_tagged(d, key, eq != NULL ? eq + 1 : NULL, args->id[0], &ids[0], err, errlen) !=
+            0)
+            return 3;
+        if (ids[0] == 0) {
+            fprintf(stderr, "quern compare: no complete run before run %lld is tagged %s in %s\n",
+                    (long long)args->id[0], termsafe(spec + 4, nm, sizeof(nm)), path);
+            return 2;
+        }
+        *n = 1;
+        return 0;
+    }
+    ids[0] = catalog_parse_id(spec);
+    if (ids[0] <= 0) {
+        fprintf(
+            stderr,
+            "quern compare: --baseline: \"%s\" is not last-passed, a run id or tag:KEY[=VALUE]\n",
+            termsafe(spec, nm, sizeof(nm)));
+        return 2;
+    }
+    *n = 1;
+    return 0;
+}
+
+/* What regressed in rows, into buf (NUL-terminated, cut to fit):
+ * "SC-X-STEP-2 (p95 +70.1%), ...". */
+static void regression_text(const compare_steps_row *rows, size_t n, char *buf, size_t len)
+{
+    lbuf b = {buf, 0, len - 1};
+
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].overall != COMPARE_STEPS_WORSE)
+            continue;
+        lbuf_fmt(&b, "%s%s (", b.len > 0 ? ", " : "", compare_steps_row_id(&rows[i]));
+        for (int m = 0, first = 1; m < COMPARE_STEPS_COUNT; m++)
+            if (rows[i].v[m] == COMPARE_STEPS_WORSE) {
+                char dl[32];
+                lbuf_fmt(&b, "%s%s %s", first ? "" : ", ", compare_steps_metric_short[m],
+                         compare_steps_fmt_delta(m, rows[i].va[m], rows[i].vb[m], dl, sizeof(dl)));
+                first = 0;
+            }
+        lbuf_put(&b, ")", 1);
+    }
+    buf[b.len] = '\0';
+}
+
 int compare_main(int argc, char **argv)
 {
     compare_args args = {.thr = COMPARE_THRESHOLD_DEFAULT};
@@ -267,8 +420,11 @@ int compare_main(int argc, char **argv)
     int open_rc;
     char *name_a = NULL, *name_b = NULL;
     query_run *a = NULL, *b = NULL;
+    query_run *bases[COMPARE_BASELINES_MAX] = {NULL}; /* owned: bases[0] is b */
+    int64_t base_ids[COMPARE_BASELINES_MAX];
+    size_t nbases = 0;
     compare_steps_row *rows = NULL;
-    uint64_t sa, sb;
+    uint64_t sa, sb, smax;
     unsigned width;
     /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
     char err[1024], def[96], note[NOTE_MAX], why[160], nm[TERMSAFE_MAX];
@@ -306,45 +462,49 @@ int compare_main(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    if (nids < 2) {
-        if (catalog_baseline(d, name_a, id[0], &id[1], err, sizeof(err)) != 0)
-            goto dberr;
-        if (id[1] == 0) {
-            fprintf(stderr,
-                    "quern compare: run %lld (\"%s\") has no earlier run of the same name in %s: "
-                    "give the baseline run B\n",
-                    (long long)id[0], termsafe(name_a, nm, sizeof(nm)), path);
-            rc = 2;
-            goto out;
-        }
-    } else {
-        if (catalog_name(d, id[1], &name_b, err, sizeof(err)) != 0)
-            goto dberr;
-        if (name_b == NULL) {
-            fprintf(stderr, "quern compare: no run %s in %s (quern runs lists them)\n", ids[1],
-                    path);
-            rc = 2;
-            goto out;
-        }
-    }
-    /* One width for both, so that their points line up on the charts. */
-    if (query_run_seconds(d, id[0], &sa, err, sizeof(err)) != 0 ||
-        query_run_seconds(d, id[1], &sb, err, sizeof(err)) != 0)
+    rc = find_baselines(d, &args, name_a, path, base_ids, &nbases, err, sizeof(err));
+    if (rc == 3)
         goto dberr;
-    width = (unsigned)(((sa > sb ? sa : sb) + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
+    if (rc != 0)
+        goto out;
+    rc = 3;
+    id[1] = base_ids[0];
+    if (catalog_name(d, id[1], &name_b, err, sizeof(err)) != 0)
+        goto dberr;
+    if (name_b == NULL) {
+        fprintf(stderr, "quern compare: no run %lld in %s (quern runs lists them)\n",
+                (long long)id[1], path);
+        rc = 2;
+        goto out;
+    }
+    /* One width for every run, so that their points line up on the charts. */
+    if (query_run_seconds(d, id[0], &smax, err, sizeof(err)) != 0)
+        goto dberr;
+    for (size_t i = 0; i < nbases; i++) {
+        if (query_run_seconds(d, base_ids[i], &sb, err, sizeof(err)) != 0)
+            goto dberr;
+        if (sb > smax)
+            smax = sb;
+    }
+    sa = smax;
+    width = (unsigned)((sa + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
     if (width == 0)
         width = 1;
     a = query_run_load(d, id[0], width, NULL, err, sizeof(err));
     if (a == NULL)
         goto dberr;
-    b = query_run_load(d, id[1], width, NULL, err, sizeof(err));
-    if (b == NULL)
-        goto dberr;
+    for (size_t i = 0; i < nbases; i++) {
+        bases[i] = query_run_load(d, base_ids[i], width, NULL, err, sizeof(err));
+        if (bases[i] == NULL)
+            goto dberr;
+    }
+    b = bases[0];
 
     rows = compare_steps_match(a, b, thr, compare_steps_incomplete_why(a, b, why, sizeof(why)),
                                &nrows);
+    compare_steps_noise(rows, nrows, a, (const query_run *const *)bases, nbases, thr);
     compare_steps_load_note(a, b, note, sizeof(note));
-    print_text(stdout, a, b, rows, nrows, thr, note);
+    print_text(stdout, a, b, rows, nrows, thr, note, (const query_run *const *)bases, nbases);
     {
         compare_html_page pg = {a,     b,   rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts,
                                 width, note};
@@ -375,21 +535,15 @@ int compare_main(int argc, char **argv)
         if (compare_capacity(a, b, thr, fail_on) != 0)
             rc = 1;
         if (fail_on && worse > 0) {
-            printf("regression beyond %g%%:", thr);
-            for (size_t i = 0; i < nrows; i++)
-                if (rows[i].overall == COMPARE_STEPS_WORSE) {
-                    printf(" %s (", termsafe(compare_steps_row_id(&rows[i]), nm, sizeof(nm)));
-                    for (int m = 0, first = 1; m < COMPARE_STEPS_COUNT; m++)
-                        if (rows[i].v[m] == COMPARE_STEPS_WORSE) {
-                            char dl[32];
-                            printf("%s%s %s", first ? "" : ", ", compare_steps_metric_short[m],
-                                   compare_steps_fmt_delta(m, rows[i].va[m], rows[i].vb[m], dl,
-                                                           sizeof(dl)));
-                            first = 0;
-                        }
-                    printf(")");
-                }
-            printf("\n");
+            char what[512];
+            regression_text(rows, nrows, what, sizeof(what));
+            printf("regression beyond %g%%: %s\n", thr, termsafe(what, nm, sizeof(nm)));
+            /* a regressed run is never the next build's default baseline */
+            if (catalog_mark_regressed(d, a->id, what, err, sizeof(err)) != 0)
+                fprintf(stderr, "quern compare: cannot mark run %lld regressed: %s\n",
+                        (long long)a->id, err);
+            else
+                printf("run %lld marked regressed: it is no default baseline\n", (long long)a->id);
             rc = 1;
         }
     }
@@ -400,7 +554,8 @@ dberr:
 out:
     xfree(rows);
     query_run_free(a);
-    query_run_free(b);
+    for (size_t i = 0; i < nbases; i++)
+        query_run_free(bases[i]);
     xfree(name_a);
     xfree(name_b);
     db_close(d);

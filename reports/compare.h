@@ -2,8 +2,9 @@
  *
  * What it is for: telling whether a new run (A) is better or worse than a
  * baseline run (B), step by step, and failing a CI build on a regression.
- * A defaults to the latest run, B to the latest complete run before A with
- * A's name.
+ * A defaults to the latest run, B to the latest passed run before A with
+ * A's name that no comparison found regressed (--baseline last-passed; or
+ * a RUN_ID, or tag:KEY[=VALUE]); --baselines N takes the N latest such.
  * Steps are matched by their test id (SC-<scenario>-STEP-<n>).
  *
  * For each step it prints both runs' TPS, mean, p50, p95, p99 and error
@@ -17,7 +18,18 @@
  *     points.
  * A step is worse when any of its figures is significantly worse (higher
  * latency or error rate, lower TPS), better when none is worse and one is
- * better. A step with fewer than COMPARE_SAMPLES_MIN samples in either run,
+ * better. A change past those rules must also be beyond the noise
+ * (reports/compare_steps.h's compare_steps_noise, reports/noise.h): the
+ * 95 % interval of the shift of A's per-second figures over the
+ * baselines' (their seconds pooled), relative to the baselines' median
+ * second, must lie past the threshold on its side, and with
+ * several baselines A's whole-run figure beyond all of theirs (the spread
+ * of the unchanged system from run to run); otherwise it is "within
+ * noise", no significant change. A step with fewer than
+ * NOISE_SECONDS_MIN seconds a side has no interval and keeps the first
+ * rules' verdict. With --fail-on-regression, a regressed A is marked so in
+ * the database (store/catalog.h): no default baseline from then on.
+ * A step with fewer than COMPARE_SAMPLES_MIN samples in either run,
  * or found in one run only, gets no verdict (its percentiles would be noise).
  *
  * Both runs' verdicts (store/runverdict.h) are shown, and when the runs were
@@ -51,6 +63,9 @@
 /** Error-rate changes of at most this many percentage points are never
  *  significant. */
 #define COMPARE_ERROR_POINTS 0.5
+
+/** Most baselines of --baselines. */
+#define COMPARE_BASELINES_MAX 20
 
 /** Fewest samples of a step, in each run, for it to get a verdict. */
 #define COMPARE_SAMPLES_MIN 20

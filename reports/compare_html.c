@@ -15,6 +15,21 @@
 #define COLOR_NEW "#2563eb"
 #define COLOR_BASE "#475467"
 
+/* Under a changed figure: its 95 % interval, and "within noise" when the
+ * change past the threshold was not beyond it (reports/compare_steps.h). */
+static void cell_noise(FILE *out, const compare_steps_row *row, int m)
+{
+    double est, lo, hi;
+    int changed = row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER;
+
+    if (!changed && !row->noisy[m])
+        return;
+    if (row->noisy[m])
+        fputs("<br><span class=\"lbl\">within noise</span>", out);
+    if (row->ci_ok[m] && noise_relative(&row->ci[m], &est, &lo, &hi) == 0)
+        fprintf(out, "<br><span class=\"lbl\">95 %% [%+.1f%%, %+.1f%%]</span>", lo, hi);
+}
+
 static void compare_html_run_column(FILE *out, const query_run *r, const char *role,
                                     const char *color, int dashed)
 {
@@ -85,18 +100,22 @@ static void compare_html_table(FILE *out, const compare_html_page *pg)
                 fputs("<td class=\"n\">-</td>", out);
                 continue;
             }
-            fprintf(out, "<td class=\"n\">%s → %s<br><span class=\"%s\">%s</span></td>",
+            fprintf(out, "<td class=\"n\">%s → %s<br><span class=\"%s\">%s</span>",
                     compare_steps_fmt_metric(m, row->vb[m], vb, sizeof(vb)),
                     compare_steps_fmt_metric(m, row->va[m], va, sizeof(va)),
                     compare_steps_verdict_class[row->v[m]],
                     compare_steps_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
+            cell_noise(out, row, m);
+            fputs("</td>", out);
         }
         fputs("</tr>\n", out);
     }
     fprintf(out,
             "</tbody>\n</table>\n<p class=\"note\">Each cell: baseline → new, then the delta. "
             "Significant: TPS or latency beyond %g %% (latency also beyond %g ms), error "
-            "rate beyond %g percentage points. Steps are matched by their id.</p>\n</section>\n",
+            "rate beyond %g percentage points, and beyond the noise: the 95 %% interval of the "
+            "shift of the new run's seconds past the threshold (shown under a changed figure), the "
+            "baselines' own spread passed. Steps are matched by their id.</p>\n</section>\n",
             pg->thr, COMPARE_LATENCY_FLOOR_US / 1000.0, COMPARE_ERROR_POINTS);
 }
 

@@ -243,3 +243,110 @@ int compare_steps_row_messages(const compare_steps_row *row, const query_run *a,
     return (row->a != NULL && row->a->ws_sent + row->a->ws_recv > 0) ||
            (row->b != NULL && row->b->ws_sent + row->b->ws_recv > 0);
 }
+
+/* The per-point series of figure m of step s (NULL: not a figure of the noise). */
+static const double *per_second(const query_step *s, enum compare_steps_metric m)
+{
+    switch (m) {
+    case COMPARE_STEPS_TPS:
+        return s->ts.rps;
+    case COMPARE_STEPS_MEAN:
+        return s->ts.mean_ms;
+    case COMPARE_STEPS_P50:
+        return s->ts.p50_ms;
+    case COMPARE_STEPS_P95:
+        return s->ts.p95_ms;
+    case COMPARE_STEPS_P99:
+        return s->ts.p99_ms;
+    default:
+        return NULL;
+    }
+}
+
+/* The step of r with test id id, or NULL. */
+static const query_step *step_of(const query_run *r, const char *id)
+{
+    for (size_t i = 0; i < r->nsteps; i++)
+        if (query_step_shown(&r->steps[i]) && strcmp(r->steps[i].test_id, id) == 0)
+            return &r->steps[i];
+    return NULL;
+}
+
+/* 1 when the change of m (v, worse or better) lies beyond the noise: its
+ * interval, relative to the baselines' seconds, past the threshold thr (%)
+ * on its side, and A beyond every baseline's whole-run figure. */
+static int beyond_noise(const compare_steps_row *row, int m, double thr)
+{
+    int up = (m == COMPARE_STEPS_TPS) == (row->v[m] == COMPARE_STEPS_BETTER); /* A is higher */
+    double est, lo, hi;
+
+    if (row->ci_ok[m] && noise_relative(&row->ci[m], &est, &lo, &hi) == 0 &&
+        (up ? !(lo > thr) : !(hi < -thr)))
+        return 0;
+    if (row->nbases > 1 && (up ? !(row->va[m] > row->bhi[m]) : !(row->va[m] < row->blo[m])))
+        return 0;
+    return 1;
+}
+
+/* The noise of row's figure m: its interval and the baselines' range. */
+static void row_noise(compare_steps_row *row, int m, const query_run *a,
+                      const query_run *const *bases, size_t nbases)
+{
+    const char *id = compare_steps_row_id(row);
+    size_t nb = 0, cap = 0;
+    double *pool = NULL; /* owned: every baseline's points */
+    const double *sa = per_second(row->a, m);
+
+    row->blo[m] = row->bhi[m] = row->vb[m];
+    row->nbases = 0;
+    for (size_t k = 0; k < nbases; k++) {
+        const query_step *s = step_of(bases[k], id);
+        const double *sb = s != NULL ? per_second(s, m) : NULL;
+        double v;
+        if (s == NULL || sb == NULL || s->count < COMPARE_SAMPLES_MIN)
+            continue;
+        v = metric_value(s, m);
+        if (row->nbases == 0 || v < row->blo[m])
+            row->blo[m] = v;
+        if (row->nbases == 0 || v > row->bhi[m])
+            row->bhi[m] = v;
+        row->nbases++;
+        if (nb + bases[k]->npts > cap) {
+            cap = (nb + bases[k]->npts) * 2;
+            pool = xreallocarray(pool, cap, sizeof(*pool));
+        }
+        for (size_t p = 0; p < bases[k]->npts; p++)
+            pool[nb++] = sb[p];
+    }
+    row->ci_ok[m] =
+        sa != NULL && pool != NULL && noise_shift(sa, a->npts, pool, nb, &row->ci[m]) == 0;
+    xfree(pool);
+}
+
+void compare_steps_noise(compare_steps_row *rows, size_t n, const query_run *a,
+                         const query_run *const *bases, size_t nbases, double thr)
+{
+    for (size_t i = 0; i < n; i++) {
+        compare_steps_row *row = &rows[i];
+        int worse = 0, better = 0;
+        if (row->overall == COMPARE_STEPS_NA || row->a == NULL || row->b == NULL)
+            continue;
+        for (int m = 0; m < COMPARE_STEPS_COUNT; m++) {
+            if (per_second(row->a, m) == NULL)
+                continue;
+            row_noise(row, m, a, bases, nbases);
+            if ((row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER) &&
+                !beyond_noise(row, m, thr)) {
+                row->v[m] = COMPARE_STEPS_SAME;
+                row->noisy[m] = 1;
+            }
+        }
+        for (int m = 0; m < COMPARE_STEPS_COUNT; m++) {
+            worse |= row->v[m] == COMPARE_STEPS_WORSE;
+            better |= row->v[m] == COMPARE_STEPS_BETTER;
+        }
+        row->overall = worse    ? COMPARE_STEPS_WORSE
+                       : better ? COMPARE_STEPS_BETTER
+                                : COMPARE_STEPS_SAME;
+    }
+}

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reports/noise.h"
 #include "store/query.h"
 
 /** The figures compared, in the table's order. */
@@ -48,6 +49,13 @@ typedef struct compare_steps_row {
     enum compare_steps_verdict v[COMPARE_STEPS_COUNT];
     enum compare_steps_verdict overall;
     const char *na_why; /* static or borrowed: why no verdict, overriding na_reason */
+    /* compare_steps_noise: the shift of A's seconds over the baselines' */
+    noise_ci ci[COMPARE_STEPS_COUNT];
+    int ci_ok[COMPARE_STEPS_COUNT]; /* 1: ci holds an interval (enough seconds on each side) */
+    int noisy[COMPARE_STEPS_COUNT]; /* 1: a change past the threshold, within the noise */
+    double blo[COMPARE_STEPS_COUNT], bhi[COMPARE_STEPS_COUNT]; /* the baselines' whole-run
+                                                                  figures, lowest and highest */
+    size_t nbases; /* baselines the range spans (1: B alone) */
 } compare_steps_row;
 
 /** Column heading of each figure ("p95 ms"). */
@@ -79,6 +87,21 @@ const char *compare_steps_fmt_metric(enum compare_steps_metric m, double v, char
 /** The delta of m: relative for TPS and latency, in points for errors. */
 const char *compare_steps_fmt_delta(enum compare_steps_metric m, double a, double b, char *buf,
                                     size_t len);
+
+/** Judges each change of rows (n, compare_steps_match's of a against
+ *  bases[0] at the threshold thr, %) again against the noise, the rule of
+ *  reports/compare.h: a worse or better TPS, mean or percentile stays so
+ *  only when the 95 % interval of the shift of A's per-second figures over
+ *  the baselines' (every one of the nbases, their seconds pooled;
+ *  reports/noise.h), relative to the baselines' median second, lies past
+ *  the threshold on its side (the change is beyond it with 95 %
+ *  confidence), and, with several baselines, A's whole-run figure
+ *  lies beyond theirs (the unchanged system's spread from run to run);
+ *  otherwise it is no significant change, noted within the noise. A step
+ *  with fewer than NOISE_SECONDS_MIN seconds on a side keeps its verdict,
+ *  with no interval. */
+void compare_steps_noise(compare_steps_row *rows, size_t n, const query_run *a,
+                         const query_run *const *bases, size_t nbases, double thr);
 
 /** The step id of a row (from A, else B). */
 const char *compare_steps_row_id(const compare_steps_row *row);

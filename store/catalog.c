@@ -91,26 +91,6 @@ int catalog_name(db *d, int64_t id, char **name, char *err, size_t errlen)
     return query_stmt_done(sq, st, rc, err, errlen);
 }
 
-int catalog_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err, size_t errlen)
-{
-    int64_t before = id;
-
-    for (int guard = 0; guard < 1000; guard++) {
-        int complete;
-        if (catalog_find(d, name, before, out, err, errlen) != 0)
-            return -1;
-        if (*out == 0)
-            return 0;
-        if (catalog_complete(d, *out, &complete, err, errlen) != 0)
-            return -1;
-        if (complete)
-            return 0;
-        before = *out;
-    }
-    *out = 0;
-    return 0;
-}
-
 /* What a run did over all its steps. */
 typedef struct runs_sum {
     uint64_t count, errors;
@@ -228,4 +208,81 @@ void catalog_free(catalog_row *rows, size_t n)
         xfree(rows[i].status);
     }
     xfree(rows);
+}
+
+int catalog_passed(db *d, const char *name, int64_t before, size_t max, int64_t *ids, size_t *n,
+                   char *err, size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *n = 0;
+    if (sqlite3_prepare_v2(sq,
+                           "SELECT id FROM runs WHERE name = ?1 AND (?2 = 0 OR id < ?2) "
+                           "AND status NOT IN ('running', 'abandoned') AND verdict = 'passed' "
+                           "AND regressed IS NULL ORDER BY id DESC LIMIT ?3",
+                           -1, &st, NULL) != SQLITE_OK) {
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, before);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+    for (;;) {
+        rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW || *n >= max)
+            break;
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    return query_stmt_done(sq, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen);
+}
+
+int catalog_tagged(db *d, const char *key, const char *value, int64_t before, int64_t *out,
+                   char *err, size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *out = 0;
+    if (sqlite3_prepare_v2(sq,
+                           "SELECT id FROM runs WHERE (?3 = 0 OR id < ?3) "
+                           "AND status NOT IN ('running', 'abandoned') AND EXISTS (SELECT 1 FROM "
+                           "json_each(runs.tags) WHERE key = ?1 AND (?2 IS NULL OR value = ?2)) "
+                           "ORDER BY id DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        err_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(sq));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (value != NULL)
+        sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, before);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_DONE;
+    }
+    return query_stmt_done(sq, st, rc, err, errlen);
+}
+
+int catalog_mark_regressed(db *d, int64_t id, const char *why, char *err, size_t errlen)
+{
+    sqlite3 *sq = db_sqlite(d);
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(sq, "UPDATE runs SET regressed = ?1 WHERE id = ?2", -1, &st, NULL) !=
+        SQLITE_OK) {
+        err_set(err, errlen, "cannot write the database: %s", sqlite3_errmsg(sq));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, why, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, id);
+    rc = sqlite3_step(st);
+    return query_stmt_done(sq, st, rc, err, errlen);
 }

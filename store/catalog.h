@@ -3,7 +3,7 @@
  *
  * What it is for: `quern runs` lists the runs with their whole-run sums
  * (catalog_list), `report` and `compare` pick the run a command line means
- * (catalog_parse_id, catalog_find, catalog_baseline) before reading it whole
+ * (catalog_parse_id, catalog_find, catalog_passed) before reading it whole
  * with store/query.h. SQL lives here and in query.c only.
  *
  * Usage:
@@ -36,10 +36,21 @@ int64_t catalog_parse_id(const char *s);
  *  when there is no such run. 0, or -1 with err set. */
 int catalog_name(db *d, int64_t id, char **name, char *err, size_t errlen);
 
-/** The default baseline of a comparison: the newest complete run named
- *  name before id (one still running or abandoned is skipped), into *out
- *  (0: none). 0, or -1 with err set. */
-int catalog_baseline(db *d, const char *name, int64_t id, int64_t *out, char *err, size_t errlen);
+/** The baselines a comparison of run `before` defaults to, newest first:
+ *  the complete runs named name before it whose verdict passed and that no
+ *  comparison found regressed (catalog_mark_regressed), at most max, into
+ *  ids; how many into *n. 0, or -1 with err set. */
+int catalog_passed(db *d, const char *name, int64_t before, size_t max, int64_t *ids, size_t *n,
+                   char *err, size_t errlen);
+
+/** The newest complete run before `before` (0: any) tagged key (with value,
+ *  when not NULL: --tag key=value), into *out (0: none). 0, or -1 with err. */
+int catalog_tagged(db *d, const char *key, const char *value, int64_t before, int64_t *out,
+                   char *err, size_t errlen);
+
+/** Records that a comparison found run id regressed (why: what was worse):
+ *  it is no default baseline from then on. 0, or -1 with err set. */
+int catalog_mark_regressed(db *d, int64_t id, const char *why, char *err, size_t errlen);
 
 /** One run as `quern runs` lists it: its row and its sums over every step. */
 typedef struct catalog_row {

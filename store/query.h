@@ -59,6 +59,7 @@ typedef struct query_series {
     double *ok_ps;   /**< successful samples per second */
     double *tech_ps; /**< technical errors per second */
     double *func_ps; /**< functional errors per second */
+    double *mean_ms; /**< the mean of the point's merged histogram (response times) */
     double *p50_ms;  /**< percentiles of the point's merged histogram (response times) */
     double *p95_ms;
     double *p99_ms;

@@ -512,3 +512,10 @@ CREATE TABLE steers (
     PRIMARY KEY (run_id, seq)
 );
 ALTER TABLE intervals ADD COLUMN paused_us INTEGER NOT NULL DEFAULT 0;
+-- @migration 17
+-- regressed: what quern compare --fail-on-regression found worse in the
+--   run against its baseline ("SC-X-STEP-2 (p95 +70.1%)"), NULL when it
+--   found nothing or never judged it. A regressed run is never a default
+--   baseline (quern compare --baseline last-passed), so that a regression
+--   is not carried forward as the next build's measure.
+ALTER TABLE runs ADD COLUMN regressed TEXT;

@@ -28,6 +28,7 @@ void series_init(query_series *s, size_t n)
     s->ok_ps = nan_array(n);
     s->tech_ps = nan_array(n);
     s->func_ps = nan_array(n);
+    s->mean_ms = nan_array(n);
     s->p50_ms = nan_array(n);
     s->p95_ms = nan_array(n);
     s->p99_ms = nan_array(n);
@@ -44,6 +45,7 @@ void series_free(query_series *s)
     xfree(s->ok_ps);
     xfree(s->tech_ps);
     xfree(s->func_ps);
+    xfree(s->mean_ms);
     xfree(s->p50_ms);
     xfree(s->p95_ms);
     xfree(s->p99_ms);
@@ -119,6 +121,7 @@ static void acc_flush(acc *a, query_series *s, size_t p)
     if (!a->touched)
         return;
     if (hist_count(a->h) > 0) {
+        s->mean_ms[p] = hist_mean(a->h) / 1000.0;
         s->p50_ms[p] = (double)hist_percentile(a->h, 50) / 1000.0;
         s->p95_ms[p] = (double)hist_percentile(a->h, 95) / 1000.0;
         s->p99_ms[p] = (double)hist_percentile(a->h, 99) / 1000.0;

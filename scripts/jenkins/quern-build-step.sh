@@ -38,7 +38,15 @@ options:
                              database); a FILE that does not exist is fine
       --fail-on-regression P%
                              a step is worse when TPS or a latency moved by more
-                             than P% (default 10%); "off": no comparison
+                             than P% and beyond the noise (default 10%); "off":
+                             no comparison; a regressed run is marked so in the
+                             database and is no later build's baseline
+      --baseline SPEC        what the run is compared with: last-passed (the
+                             default: the newest passed run of its name, never a
+                             failed or regressed one), a run id, or
+                             tag:KEY[=VALUE] (quern compare --baseline)
+      --baselines N          compare with the N newest passed runs: their
+                             spread is the noise of the unchanged system
       --tag KEY=VALUE        tag the run (repeatable); the tags build, job and
                              commit come from $BUILD_NUMBER, $JOB_NAME and
                              $GIT_COMMIT when they are set
@@ -70,6 +78,8 @@ name=
 db=
 seed=
 regression=10%
+baseline=
+baselines=
 quern=
 script=
 tags=()
@@ -84,6 +94,8 @@ while [ $# -gt 0 ]; do
   --db) need_value "$@"; db=$2; shift 2 ;;
   --seed-db) need_value "$@"; seed=$2; shift 2 ;;
   --fail-on-regression) need_value "$@"; regression=$2; shift 2 ;;
+  --baseline) need_value "$@"; baseline=$2; shift 2 ;;
+  --baselines) need_value "$@"; baselines=$2; shift 2 ;;
   --tag) need_value "$@"; tags+=(--tag "$2"); shift 2 ;;
   --quern) need_value "$@"; quern=$2; shift 2 ;;
   --) shift; run_args=("$@"); break ;;
@@ -140,7 +152,7 @@ fi
 
 # Outputs of an earlier step in the same folder must not be mistaken for ours.
 rm -f "$out/run.log" "$out/junit.xml" "$out/summary.json" "$out/results.jtl" \
-  "$out/report.html" "$out/compare.html" "$out/compare.txt"
+  "$out/report.html" "$out/compare.html" "$out/compare.txt" "$out/compare.err"
 
 files=(--junit "$out/junit.xml" --summary-json "$out/summary.json")
 if "$quern" help run 2>/dev/null | grep -q -- '--jtl'; then
@@ -192,14 +204,27 @@ elif [ "$run_rc" = 3 ]; then
 elif [ "$nruns" -lt 2 ]; then
   say "comparison: no previous run named $name in $db: nothing to compare with"
 else
+  cmp_args=()
+  [ -n "$baseline" ] && cmp_args+=(--baseline "$baseline")
+  [ -n "$baselines" ] && cmp_args+=(--baselines "$baselines")
   set +e +o pipefail
-  "$quern" compare "$run_id" --db "$db" -o "$out/compare.html" --fail-on-regression "$regression" |
-    tee "$out/compare.txt"
+  "$quern" compare "$run_id" --db "$db" -o "$out/compare.html" --fail-on-regression "$regression" \
+    "${cmp_args[@]}" 2>"$out/compare.err" | tee "$out/compare.txt"
   cmp_rc=${PIPESTATUS[0]}
   set -e -o pipefail
+  cat "$out/compare.err" >&2
   case $cmp_rc in
   0) say "comparison: no regression beyond $regression" ;;
   1) say "comparison: REGRESSION beyond $regression (see $out/compare.txt)" ;;
+  2)
+    if grep -q 'no earlier passed run' "$out/compare.err"; then
+      say "comparison: no passed run named $name before this one in $db: nothing to compare with"
+    else
+      say "quern compare failed (exit $cmp_rc)"
+      tool_failed=1
+    fi
+    cmp_rc=0
+    ;;
   *) say "quern compare failed (exit $cmp_rc)"; tool_failed=1; cmp_rc=0 ;;
   esac
 fi

@@ -77,6 +77,9 @@ check "slowed build: thresholds still pass" bash -c "! grep -q '^  FAIL' '$TMP/b
 check "slowed build: the step is worse" grep -q '^SC-CI-CATALOG-STEP-1 (Catalogue): worse' "$TMP/b3/compare.txt"
 check "slowed build: says regression" grep -q 'REGRESSION beyond 100%' "$TMP/b3.out"
 check "slowed build: compare page" test -s "$TMP/b3/compare.html"
+eq "slowed build: marked regressed in the database" \
+  "$(q "$DB" "SELECT regressed LIKE 'SC-CI-CATALOG-STEP-1 (%p95 +%' FROM runs WHERE id = 3")" 1
+check "slowed build: compare says so" grep -q '^run 3 marked regressed' "$TMP/b3/compare.txt"
 
 # Build 4: back to normal (better than build 3) but a threshold fails: exit 1,
 # the failure in the JUnit XML and the database.
@@ -95,7 +98,9 @@ cp "$DB" "$TMP/archived.db"
 eq "seeded build: exit 0" "$(step 5 --seed-db "$TMP/archived.db")" 0
 check "seeded build: the database is in the output folder" test -s "$TMP/b5/quern-results.db"
 eq "seeded build: it holds the earlier runs" "$(q "$TMP/b5/quern-results.db" "SELECT count(*) FROM runs")" 5
-check "seeded build: compared with build 4" grep -q '^baseline: run 4 ' "$TMP/b5/compare.txt"
+# build 4 failed its threshold and build 3 regressed: neither is a baseline
+check "seeded build: compared with build 2, the last passed and not regressed" \
+  grep -q '^baseline: run 2 ' "$TMP/b5/compare.txt"
 eq "first build without a seed: exit 0" "$(step 6 --seed-db "$TMP/none.db")" 0
 
 # A database from quern before thresholds were stored (schema 1) still opens.

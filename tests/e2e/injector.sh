@@ -38,11 +38,13 @@ check "the report's injector charts" grep -q "Injector event-loop lag" "$TMP/b.h
 check "the JUnit injector case fails" xmllint --xpath '//testcase[@name="injector"]/failure[@type="inconclusive"]' "$TMP/b.xml"
 
 "$QUERN" run $S/burn.lua --runs 4 --workers 1 -q -p base_url="$BASE" --db none --allow-saturation \
-  --junit "$TMP/c.xml" >"$TMP/oc" 2>&1
+  --junit "$TMP/c.xml" --summary-json "$TMP/c.json" >"$TMP/oc" 2>&1
 eq "--allow-saturation: exit 0" "$?" 0
 echo "# --allow-saturation: $(grep -h '^Verdict' "$TMP/oc")"
 check "--allow-saturation: the verdict warns" grep -q '^Verdict: passed: .*(the injector saturated, tolerated by --allow-saturation)' "$TMP/oc"
 check "--allow-saturation: no JUnit failure" bash -c "! grep -q '<failure' '$TMP/c.xml'"
+eq "--allow-saturation: the JSON says the verdict was allowed" "$(sj "$TMP/c.json" .verdict.allowed)" true
+eq "without it: not allowed" "$(sj "$TMP/b.json" .verdict.allowed)" false
 QUERN_ALLOW_SATURATION=1 "$QUERN" run $S/burn.lua --runs 4 --workers 1 -q -p base_url="$BASE" --db none \
   >"$TMP/od" 2>&1
 eq "QUERN_ALLOW_SATURATION=1: as --allow-saturation (exit 0)" "$?" 0

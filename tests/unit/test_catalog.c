@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -109,11 +110,49 @@ static void test_find_and_baseline(void **state)
     assert_int_equal(complete, 0);
     assert_int_equal(catalog_complete(f->d, c, &complete, err, sizeof(err)), 0);
     assert_int_equal(complete, 1);
-    /* The baseline of c skips b, which never ended. */
-    assert_int_equal(catalog_baseline(f->d, "plan", c, &base, err, sizeof(err)), 0);
-    assert_int_equal(base, a);
-    assert_int_equal(catalog_baseline(f->d, "plan", a, &base, err, sizeof(err)), 0);
-    assert_int_equal(base, 0);
+    /* The baselines of a run: the passed ones before it, newest first,
+     * never one still running, failed or regressed. */
+    {
+        int64_t e = add_run(f, "plan", 5, 0, "completed"), g, ids[4];
+        size_t n = 9;
+        sqlite3 *sq = db_sqlite(f->d);
+        assert_int_equal(sqlite3_exec(sq, "UPDATE runs SET verdict = 'passed'", NULL, NULL, NULL),
+                         SQLITE_OK);
+        g = add_run(f, "plan", 5, 0, "completed");
+        assert_int_equal(
+            sqlite3_exec(sq, "UPDATE runs SET verdict = 'passed' WHERE id = 6", NULL, NULL, NULL),
+            SQLITE_OK);
+        assert_int_equal(g, 6);
+        assert_int_equal(catalog_passed(f->d, "plan", g, 4, ids, &n, err, sizeof(err)), 0);
+        assert_int_equal(n, 3); /* e, c, a: b never ended */
+        assert_int_equal(ids[0], e);
+        assert_int_equal(ids[1], c);
+        assert_int_equal(ids[2], a);
+        assert_int_equal(catalog_passed(f->d, "plan", g, 1, ids, &n, err, sizeof(err)), 0);
+        assert_int_equal(n, 1);
+        assert_int_equal(
+            catalog_mark_regressed(f->d, e, "SC-S-STEP-1 (p95 +70.0%)", err, sizeof(err)), 0);
+        assert_int_equal(
+            sqlite3_exec(sq, "UPDATE runs SET verdict = 'failed' WHERE id = 3", NULL, NULL, NULL),
+            SQLITE_OK);
+        assert_int_equal(catalog_passed(f->d, "plan", g, 4, ids, &n, err, sizeof(err)), 0);
+        assert_int_equal(n, 1); /* e regressed, c failed */
+        assert_int_equal(ids[0], a);
+        assert_int_equal(catalog_passed(f->d, "plan", a, 4, ids, &n, err, sizeof(err)), 0);
+        assert_int_equal(n, 0);
+        /* tag:KEY[=VALUE]: the newest complete run before so tagged */
+        assert_int_equal(sqlite3_exec(sq,
+                                      "UPDATE runs SET tags = '{\"release\":\"1.2\"}' "
+                                      "WHERE id IN (1, 2)",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+        assert_int_equal(catalog_tagged(f->d, "release", "1.2", g, &base, err, sizeof(err)), 0);
+        assert_int_equal(base, a); /* b is tagged too, but never ended */
+        assert_int_equal(catalog_tagged(f->d, "release", NULL, 0, &base, err, sizeof(err)), 0);
+        assert_int_equal(base, a);
+        assert_int_equal(catalog_tagged(f->d, "release", "1.3", 0, &base, err, sizeof(err)), 0);
+        assert_int_equal(base, 0);
+    }
     assert_int_equal(catalog_name(f->d, o, &name, err, sizeof(err)), 0);
     assert_string_equal(name, "other");
     xfree(name);

@@ -1,5 +1,6 @@
 /* Unit tests for reports/compare_steps: steps matched by id and judged figure by
- * figure against the thresholds of reports/compare.h. */
+ * figure against the thresholds of reports/compare.h, then against the noise
+ * of the runs' seconds and of several baselines (compare_steps_noise). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -147,12 +148,115 @@ static void test_formats(void **state)
     assert_string_equal(compare_steps_fmt_metric(COMPARE_STEPS_ERR, 2.5, buf, sizeof(buf)), "2.50");
 }
 
+/* npts per-second p95 values around mid (ms), spread +-spread, into v. */
+static void seconds(double *v, size_t npts, double mid, double spread, unsigned seed)
+{
+    for (size_t i = 0; i < npts; i++) {
+        seed = seed * 1103515245u + 12345u;
+        v[i] = mid + spread * (((double)(seed >> 8 & 0xffff) / 65535.0) * 2.0 - 1.0);
+    }
+}
+
+/* One step a run, every latency p95_ms over the run and per second in v (npts). */
+static void noisy_run(query_run *r, query_step *st, double p95_ms, double *v, size_t npts)
+{
+    *st = step("SC-S-STEP-1", 1000, 50.0, (uint64_t)(p95_ms * 1000), 0);
+    st->ts.mean_ms = st->ts.p50_ms = st->ts.p95_ms = st->ts.p99_ms = v;
+    run_of(r, st, 1);
+    r->npts = npts;
+}
+
+static void test_noise(void **state)
+{
+    static double va[60], vb[60], vc[60], vd[3], ve[3];
+    query_step sa, sb, sc, sd, se;
+    query_run a, b, c, d, e;
+    const query_run *bases[2];
+    compare_steps_row *rows;
+    size_t n = 0;
+
+    /* 30 % slower, each second too: worse, beyond the noise */
+    seconds(va, 60, 26.0, 2.0, 1);
+    seconds(vb, 60, 20.0, 2.0, 2);
+    noisy_run(&a, &sa, 26.0, va, 60);
+    noisy_run(&b, &sb, 20.0, vb, 60);
+    bases[0] = &b;
+    rows = compare_steps_match(&a, &b, 10.0, NULL, &n);
+    compare_steps_noise(rows, n, &a, bases, 1, 10.0);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_WORSE);
+    assert_true(rows[0].ci_ok[COMPARE_STEPS_P95]);
+    assert_true(rows[0].ci[COMPARE_STEPS_P95].lo > 0);
+    assert_false(rows[0].noisy[COMPARE_STEPS_P95]);
+    xfree(rows);
+
+    /* 15 % slower over the run, but its seconds spread as wide: within noise */
+    seconds(va, 60, 23.0, 30.0, 3);
+    seconds(vb, 60, 20.0, 30.0, 4);
+    noisy_run(&a, &sa, 23.0, va, 60);
+    rows = compare_steps_match(&a, &b, 10.0, NULL, &n);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_WORSE);
+    compare_steps_noise(rows, n, &a, bases, 1, 10.0);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_SAME);
+    assert_true(rows[0].noisy[COMPARE_STEPS_P95]);
+    assert_int_equal(rows[0].overall, COMPARE_STEPS_SAME);
+    xfree(rows);
+
+    /* past 0 but not past the threshold with 95 % confidence: within noise */
+    seconds(va, 60, 21.6, 5.0, 11);
+    seconds(vb, 60, 20.0, 5.0, 12);
+    noisy_run(&a, &sa, 21.6, va, 60);
+    noisy_run(&b, &sb, 20.0, vb, 60);
+    rows = compare_steps_match(&a, &b, 5.0, NULL, &n);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_WORSE); /* +8 % > 5 % */
+    compare_steps_noise(rows, n, &a, bases, 1, 5.0);
+    assert_true(rows[0].ci[COMPARE_STEPS_P95].lo > 0);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_SAME);
+    assert_true(rows[0].noisy[COMPARE_STEPS_P95]);
+    xfree(rows);
+
+    /* tight seconds, but a second baseline of 24 ms: the unchanged system
+     * moves that much from run to run, and 23 ms is within it */
+    seconds(va, 60, 23.0, 0.5, 5);
+    seconds(vb, 60, 20.0, 0.5, 6);
+    seconds(vc, 60, 24.0, 0.5, 7);
+    noisy_run(&a, &sa, 23.0, va, 60);
+    noisy_run(&c, &sc, 24.0, vc, 60);
+    bases[1] = &c;
+    rows = compare_steps_match(&a, &b, 10.0, NULL, &n);
+    compare_steps_noise(rows, n, &a, bases, 2, 10.0);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_SAME);
+    assert_true(rows[0].noisy[COMPARE_STEPS_P95]);
+    assert_int_equal(rows[0].nbases, 2);
+    assert_true(rows[0].blo[COMPARE_STEPS_P95] == 20000 && rows[0].bhi[COMPARE_STEPS_P95] == 24000);
+    xfree(rows);
+    /* ... and 30 ms is past it */
+    seconds(va, 60, 30.0, 0.5, 8);
+    noisy_run(&a, &sa, 30.0, va, 60);
+    rows = compare_steps_match(&a, &b, 10.0, NULL, &n);
+    compare_steps_noise(rows, n, &a, bases, 2, 10.0);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_WORSE);
+    xfree(rows);
+
+    /* three seconds a run: too few for an interval, the verdict as it was */
+    seconds(vd, 3, 30.0, 1.0, 9);
+    seconds(ve, 3, 20.0, 1.0, 10);
+    noisy_run(&d, &sd, 30.0, vd, 3);
+    noisy_run(&e, &se, 20.0, ve, 3);
+    bases[0] = &e;
+    rows = compare_steps_match(&d, &e, 10.0, NULL, &n);
+    compare_steps_noise(rows, n, &d, bases, 1, 10.0);
+    assert_int_equal(rows[0].v[COMPARE_STEPS_P95], COMPARE_STEPS_WORSE);
+    assert_false(rows[0].ci_ok[COMPARE_STEPS_P95]);
+    assert_int_equal(rows[0].ci[COMPARE_STEPS_P95].na, 3);
+    xfree(rows);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_and_judge), cmocka_unit_test(test_floors),
         cmocka_unit_test(test_messages),        cmocka_unit_test(test_incomplete),
-        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_formats),         cmocka_unit_test(test_noise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
