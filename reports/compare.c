@@ -116,35 +116,11 @@ static void print_incomplete(FILE *out, const query_run *r, const char *role)
             dur_prose(r->elapsed_us, b, sizeof(b)));
 }
 
-/* A figure's interval and whether it is within the noise, after its delta. */
-static void print_noise(FILE *out, const compare_steps_row *row, int m)
-{
-    double est, lo, hi;
-    int changed = row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER;
-
-    if (!changed && !row->noisy[m])
-        return;
-    if (row->noisy[m])
-        fprintf(out, "  within noise");
-    if (row->ci_ok[m] && noise_relative(&row->ci[m], &est, &lo, &hi) == 0)
-        fprintf(out, " (95 %% interval %+.1f%% to %+.1f%% over %zu and %zu s)", lo, hi,
-                row->ci[m].na, row->ci[m].nb);
-    else if (!row->ci_ok[m])
-        fprintf(out, " (too few seconds for an interval: %zu and %zu)", row->ci[m].na,
-                row->ci[m].nb);
-    if (row->nbases > 1) {
-        char x[32], y[32];
-        fprintf(out, " (the %zu baselines: %s to %s)", row->nbases,
-                compare_steps_fmt_metric(m, row->blo[m], x, sizeof(x)),
-                compare_steps_fmt_metric(m, row->bhi[m], y, sizeof(y)));
-    }
-}
-
 static void print_text(FILE *out, const query_run *a, const query_run *b,
                        const compare_steps_row *rows, size_t n, double thr, const char *note,
                        const query_run *const *bases, size_t nbases)
 {
-    char va[32], vb[32], dl[32], hb[24], ha[24], t[32];
+    char va[32], vb[32], dl[32], hb[24], ha[24], t[32], ns[256];
     double ma, mb;
     char nm[TERMSAFE_MAX], st[TERMSAFE_MAX], vd[TERMSAFE_MAX], lb[TERMSAFE_MAX];
 
@@ -197,7 +173,8 @@ static void print_text(FILE *out, const query_run *a, const query_run *b,
                     compare_steps_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
             if (row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER)
                 fprintf(out, "  %s", compare_steps_verdict_text[row->v[m]]);
-            print_noise(out, row, m);
+            if (compare_steps_fmt_noise(row, m, ns, sizeof(ns))[0] != '\0')
+                fprintf(out, "%s%s", row->noisy[m] ? "  " : " ", ns);
             fputc('\n', out);
         }
         if (compare_steps_row_messages(row, a, b, &ma, &mb))

@@ -15,21 +15,6 @@
 #define COLOR_NEW "#2563eb"
 #define COLOR_BASE "#475467"
 
-/* Under a changed figure: its 95 % interval, and "within noise" when the
- * change past the threshold was not beyond it (reports/compare_steps.h). */
-static void cell_noise(FILE *out, const compare_steps_row *row, int m)
-{
-    double est, lo, hi;
-    int changed = row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER;
-
-    if (!changed && !row->noisy[m])
-        return;
-    if (row->noisy[m])
-        fputs("<br><span class=\"lbl\">within noise</span>", out);
-    if (row->ci_ok[m] && noise_relative(&row->ci[m], &est, &lo, &hi) == 0)
-        fprintf(out, "<br><span class=\"lbl\">95 %% [%+.1f%%, %+.1f%%]</span>", lo, hi);
-}
-
 static void compare_html_run_column(FILE *out, const query_run *r, const char *role,
                                     const char *color, int dashed)
 {
@@ -63,7 +48,7 @@ static void compare_html_run_column(FILE *out, const query_run *r, const char *r
 
 static void compare_html_table(FILE *out, const compare_html_page *pg)
 {
-    char va[32], vb[32], dl[32];
+    char va[32], vb[32], dl[32], ns[256];
     double ma, mb;
 
     fputs("<section id=\"steps\">\n<h2>Steps</h2>\n<table class=\"compare\">\n<thead><tr>"
@@ -105,7 +90,11 @@ static void compare_html_table(FILE *out, const compare_html_page *pg)
                     compare_steps_fmt_metric(m, row->va[m], va, sizeof(va)),
                     compare_steps_verdict_class[row->v[m]],
                     compare_steps_fmt_delta(m, row->va[m], row->vb[m], dl, sizeof(dl)));
-            cell_noise(out, row, m);
+            if (compare_steps_fmt_noise(row, m, ns, sizeof(ns))[0] != '\0') {
+                fputs("<br><span class=\"lbl\">", out);
+                html_esc(out, ns);
+                fputs("</span>", out);
+            }
             fputs("</td>", out);
         }
         fputs("</tr>\n", out);

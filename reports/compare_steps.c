@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/dur.h"
+#include "common/lbuf.h"
 #include "common/mem.h"
 #include "reports/compare.h"
 #include "reports/html.h"
@@ -349,4 +350,30 @@ void compare_steps_noise(compare_steps_row *rows, size_t n, const query_run *a,
                        : better ? COMPARE_STEPS_BETTER
                                 : COMPARE_STEPS_SAME;
     }
+}
+
+const char *compare_steps_fmt_noise(const compare_steps_row *row, int m, char *buf, size_t len)
+{
+    double est, lo, hi;
+    int changed = row->v[m] == COMPARE_STEPS_WORSE || row->v[m] == COMPARE_STEPS_BETTER;
+    lbuf b = {buf, 0, len - 1};
+
+    if (changed || row->noisy[m]) {
+        if (row->noisy[m])
+            lbuf_fmt(&b, "within noise ");
+        if (row->ci_ok[m] && noise_relative(&row->ci[m], &est, &lo, &hi) == 0)
+            lbuf_fmt(&b, "(95 %% interval %+.1f%% to %+.1f%% over %zu and %zu s)", lo, hi,
+                     row->ci[m].na, row->ci[m].nb);
+        else if (!row->ci_ok[m])
+            lbuf_fmt(&b, "(too few seconds for an interval: %zu and %zu)", row->ci[m].na,
+                     row->ci[m].nb);
+        if (row->nbases > 1) {
+            char x[32], y[32];
+            lbuf_fmt(&b, " (the %zu baselines: %s to %s)", row->nbases,
+                     compare_steps_fmt_metric(m, row->blo[m], x, sizeof(x)),
+                     compare_steps_fmt_metric(m, row->bhi[m], y, sizeof(y)));
+        }
+    }
+    buf[b.len] = '\0';
+    return buf;
 }

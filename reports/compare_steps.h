@@ -103,6 +103,13 @@ const char *compare_steps_fmt_delta(enum compare_steps_metric m, double a, doubl
 void compare_steps_noise(compare_steps_row *rows, size_t n, const query_run *a,
                          const query_run *const *bases, size_t nbases, double thr);
 
+/** What the noise says of figure m of row, into buf (len bytes): "" when it
+ *  neither changed nor was within the noise, else "within noise" when it
+ *  was, then "(95 % interval -0.6% to +36.4% over 5 and 10 s)" (or why
+ *  there is none) and, with several baselines, "(the 3 baselines: 21.4 to
+ *  22.3)". Returns buf. */
+const char *compare_steps_fmt_noise(const compare_steps_row *row, int m, char *buf, size_t len);
+
 /** The step id of a row (from A, else B). */
 const char *compare_steps_row_id(const compare_steps_row *row);
 
