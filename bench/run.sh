@@ -178,7 +178,7 @@ fi
 # and "A/B regressions caught of runs"; BENCH_ONLY=gate runs it alone and
 # prints it (docs/benchmarks.md keeps the figures).
 gate_row() {
-    local d=$1 n=${BENCH_GATE_RUNS:-10} k=${BENCH_GATE_BASES:-3} aa=0 aaf=0 ab=0 abc=0 i port
+    local d=$1 n=${BENCH_GATE_RUNS:-10} k=${BENCH_GATE_BASES:-3} aa=0 aaf=0 ab=0 abc=0 i port rc
     local db=$d/gate.db tp
     [ -x bin/quern ] && [ -x bin/quern-target ] || make -s quern
     bin/quern-target --port 0 --port-file "$d/tport" >/dev/null 2>&1 &
@@ -190,7 +190,7 @@ gate_row() {
             -p base_url="http://127.0.0.1:$port" -p ms="$1" >/dev/null 2>&1
     }
     for i in $(seq "$n"); do
-        gate_run 20
+        gate_run 20 || log "gate: run $i failed"
         if [ "$i" -ge 2 ]; then
             aa=$((aa + 1))
             bin/quern compare "$i" $((i - 1)) --db "$db" -o "$d/c.html" --fail-on-regression 10% \
@@ -203,11 +203,12 @@ gate_row() {
         fi
     done
     for i in $(seq "$n"); do
-        gate_run 26
+        gate_run 26 || log "gate: slower run $i failed"
         ab=$((ab + 1))
+        rc=0
         bin/quern compare "$((n + i))" --baselines "$k" --db "$db" -o "$d/c.html" \
-            --fail-on-regression 10% >"$d/ab.$i" 2>&1
-        [ $? = 1 ] && grep -q '^regression beyond' "$d/ab.$i" && abc=$((abc + 1))
+            --fail-on-regression 10% >"$d/ab.$i" 2>&1 || rc=$?
+        if [ "$rc" = 1 ] && grep -q '^regression beyond' "$d/ab.$i"; then abc=$((abc + 1)); fi
     done
     kill "$tp" 2>/dev/null
     wait "$tp" 2>/dev/null || true

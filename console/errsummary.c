@@ -5,11 +5,16 @@
 
 #include "common/termsafe.h"
 
-/* The time of ms after the run's start, "+12.3s", or the epoch ms. */
+/* The time of ms after the run's start, "+12.3s" ("-0.2s" before it: a
+ * setup's error), or the epoch ms. */
 static const char *when(int64_t ms, int64_t started_us, char *buf, size_t len)
 {
+    double s = (double)(ms * 1000 - started_us) / 1e6;
+
+    if (s > -0.05 && s < 0.05)
+        s = 0; /* never "-0.0s" */
     if (started_us > 0)
-        snprintf(buf, len, "+%.1fs", (double)(ms * 1000 - started_us) / 1e6);
+        snprintf(buf, len, "%+.1fs", s);
     else
         snprintf(buf, len, "%lld", (long long)ms);
     return buf;

@@ -221,7 +221,13 @@ static void report_html_cards(FILE *out, const query_run *r)
     card(out, "Mean", html_ms(r->all.mean_us, a, sizeof(a)), "ms");
     card(out, "p95", html_ms((double)r->all.p95_us, a, sizeof(a)), "ms");
     card(out, "p99", html_ms((double)r->all.p99_us, a, sizeof(a)), "ms");
-    snprintf(b, sizeof(b), "of %lld", (long long)r->vus);
+    /* the open model's pool, or the VUs asked; steered, the peak may pass them */
+    if (r->vu_pool > 0)
+        snprintf(b, sizeof(b), "of a pool of %lld", (long long)r->vu_pool);
+    else if (r->nsteers > 0)
+        snprintf(b, sizeof(b), "%lld asked at the start, then steered", (long long)r->vus);
+    else
+        snprintf(b, sizeof(b), "of %lld", (long long)r->vus);
     card(out, "Peak VUs", html_count((uint64_t)vmax, a, sizeof(a)), b);
     card(out, "Duration", dur_prose(r->duration_us, a, sizeof(a)), NULL);
     fputs("</div>\n", out);
