@@ -71,6 +71,10 @@
 #      BENCH_GRPC_REPS rounds in alternation: calls a second and CPU per call;
 #      BENCH_ONLY=grpc runs this row alone and prints it, without writing the
 #      report;
+#   6i. the regression gate (below, BENCH_ONLY=gate); 6j. capacity searches
+#      that hold still: BENCH_STABLE_RUNS identical searches against an nginx
+#      limited to 125/s in its delaying mode, each one's capacity and
+#      limited_by (BENCH_ONLY=stable runs it alone and prints it);
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -249,6 +253,7 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP_MEM:-0}; locust_needed=$((1 - locust_needed)) ;; esac
 [ "${BENCH_ONLY:-}" != ipr ] || locust_needed=0
 [ "${BENCH_ONLY:-}" != soak ] || locust_needed=0
+[ "${BENCH_ONLY:-}" != stable ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 [ "${BENCH_ONLY:-}" != ws ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 [ "${BENCH_ONLY:-}" != grpc ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 "$PY" -c 'import websockets' 2>/dev/null || need+=(python3-websockets)
@@ -362,6 +367,44 @@ for _ in $(seq 100); do
 done
 got=$(curl -s "$base/small" 2>/dev/null | wc -c || true)
 log "nginx (pid $nginx_pid, CPU $CPU_SRV) on $base (no log) and $base_log (access log); /small is $got bytes"
+
+# ------------------------------------- 6j. capacity searches that hold still
+# stable_row DIR: BENCH_STABLE_RUNS identical capacity searches (bench/small.lua,
+# one worker, 50/s:50/s:4s:400/s, p95<100ms) against an nginx whose /small is
+# held to 125 requests a second by limit_req in its delaying mode (no nodelay:
+# past the rate, requests wait in nginx, and the latency climbs): each
+# search's capacity and limited_by, one line each, into DIR/stable.tsv.
+stable_row() {
+    local d=$1 n=${BENCH_STABLE_RUNS:-5} sp i
+    sp=$(free_port)
+    nginx_conf "$d/snginx" 1 "
+    limit_req_zone \$binary_remote_addr zone=cap:1m rate=125r/s;
+    server {
+        listen 127.0.0.1:$sp backlog=4096;
+        access_log off;
+        location = /small { limit_req zone=cap burst=100000; return 200 \"$body\"; }
+    }"
+    taskset -c $CPU_SRV "$NGINX" -p "$d/snginx" -e "$d/snginx/error.log" -c "$d/snginx/nginx.conf" &
+    local sng=$!
+    sleep 0.5
+    : >"$d/stable.tsv"
+    for i in $(seq "$n"); do
+        taskset -c $CPU_TOOL bin/quern run bench/small.lua --capacity 50/s:50/s:4s:400/s \
+            --threshold 'p95<100ms' --workers 1 --db none -q -p base_url="http://127.0.0.1:$sp" \
+            --summary-json "$d/stable.$i.json" >"$d/stable.$i.out" 2>&1 || true
+        jq -r '"\(.capacity.value) \(.capacity.limited_by) \(.verdict.passed)"' "$d/stable.$i.json" \
+            >>"$d/stable.tsv"
+        log "  search $i: $(tail -1 "$d/stable.tsv")"
+    done
+    kill "$sng" 2>/dev/null
+    wait "$sng" 2>/dev/null || true
+}
+if [ "${BENCH_ONLY:-}" = stable ]; then
+    log "stable: ${BENCH_STABLE_RUNS:-5} identical capacity searches against a rate-limited nginx"
+    stable_row "$tmp"
+    cat "$tmp/stable.tsv"
+    exit 0
+fi
 
 # ------------------------------------------- 6e. instructions per request
 # cg_total FILE...: the instructions callgrind counted in the files, summed.
