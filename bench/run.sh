@@ -370,7 +370,8 @@ log "nginx (pid $nginx_pid, CPU $CPU_SRV) on $base (no log) and $base_log (acces
 
 # ------------------------------------- 6j. capacity searches that hold still
 # stable_row DIR: BENCH_STABLE_RUNS identical capacity searches (bench/small.lua,
-# one worker, 50/s:50/s:4s:400/s, p95<100ms) against an nginx whose /small is
+# one worker, 50/s:50/s:4s:400/s, p95<100ms) against an nginx whose /small (an
+# empty GIF: limit_req does not hold a bare return) is
 # held to 125 requests a second by limit_req in its delaying mode (no nodelay:
 # past the rate, requests wait in nginx, and the latency climbs): each
 # search's capacity and limited_by, one line each, into DIR/stable.tsv.
@@ -382,7 +383,7 @@ stable_row() {
     server {
         listen 127.0.0.1:$sp backlog=4096;
         access_log off;
-        location = /small { limit_req zone=cap burst=100000; return 200 \"$body\"; }
+        location = /small { limit_req zone=cap burst=100000; empty_gif; }
     }"
     taskset -c $CPU_SRV "$NGINX" -p "$d/snginx" -e "$d/snginx/error.log" -c "$d/snginx/nginx.conf" &
     local sng=$!
