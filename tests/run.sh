@@ -92,7 +92,8 @@ fi
 # CPU time is printed beside its wall time). A test whose first lines hold
 # "# e2e: heavy" (it drives a CPU-bound load) takes two slots; one holding
 # "# e2e: alone" (it judges timing, or loads the machine) runs by itself
-# after the others. Each test has its own log and default database.
+# after the others; the heavy ones and those holding "# e2e: long" start
+# first. Each test has its own log and default database.
 e2e_one() {  # e2e_one NAME: runs it, writes NAME.result "ok bad rc seconds cpu-seconds"
   local name=$1 start rc cpu
   start=$(date +%s)
@@ -129,12 +130,22 @@ if [ $valgrind = 0 ]; then
   jobs_max=${E2E_JOBS:-3}
   together=() alone=()
   declare -A weight=()
+  # those that take longest ("heavy" or "long" in their first lines) start
+  # first, so that the last slots do not wait on one of them alone
+  later=()
   for t in tests/e2e/*.sh; do
     name=$(basename "$t" .sh)
     weight[$name]=1
     head -n 15 "$t" | grep -q '^# e2e: heavy' && weight[$name]=2
-    if head -n 15 "$t" | grep -q '^# e2e: alone'; then alone+=("$name"); else together+=("$name"); fi
+    if head -n 15 "$t" | grep -q '^# e2e: alone'; then
+      alone+=("$name")
+    elif head -n 15 "$t" | grep -q '^# e2e: \(heavy\|long\)'; then
+      together+=("$name")
+    else
+      later+=("$name")
+    fi
   done
+  together+=("${later[@]}")
   declare -A pid_name=()
   used=0
   reap_one() {  # waits for one test to end, reports it, frees its slots

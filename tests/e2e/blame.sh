@@ -10,6 +10,7 @@
 #     the server), so the verdict is inconclusive, with the evidence; nginx's
 #     own request times say it answered in time (tests/unit/test_verdict.c:
 #     --allow-saturation judges such a run as failed, and says so).
+# e2e: long (it starts among the first: tests/run.sh)
 . "$(dirname "$0")/dist_lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 unset QUERN_ALLOW_SATURATION # judged here

@@ -4,6 +4,7 @@
 # from an older quern's schema); a deliberately slowed build exits 1 with a
 # regression; a failed threshold exits 1 and shows in the JUnit XML; a script
 # error exits 2 before any request; an unusable database exits 3.
+# e2e: long (it starts among the first: tests/run.sh)
 . "$(dirname "$0")/lib.bash"
 if ! command -v sqlite3 >/dev/null; then
   notok "the sqlite3 command-line tool is installed (apt-get install sqlite3)"

@@ -5,6 +5,7 @@
 # AuthResult, a wrong proof; a console with the token that sends runs an
 # agent must refuse; a flood of pending connections while a real agent
 # joins.
+# e2e: long (it starts among the first: tests/run.sh)
 . "$(dirname "$0")/dist_lib.bash"
 need_linkprobe
 start_target

@@ -6,6 +6,7 @@
 # comparison's default baseline skips it, as it skips a failed run; the
 # baselines can be named (a run id, a tag). Each run is 5 s: the seconds an
 # interval needs.
+# e2e: long (it starts among the first: tests/run.sh)
 . "$(dirname "$0")/lib.bash"
 unset QUERN_DB
 start_target

@@ -3,6 +3,7 @@
 # (through histogram_quantile) p95. Also: the access rules (a non-loopback
 # address needs --token-file, then a bearer token), and hostile clients that
 # cost the run nothing.
+# e2e: long (it starts among the first: tests/run.sh)
 . "$(dirname "$0")/lib.bash"
 PROM=${PROMETHEUS:-/usr/bin/prometheus}
 PROM_PID=""

@@ -1,6 +1,7 @@
 # Verdicts a build can trust: errors fail a run unless tolerated, a run with
 # nothing completed fails, and every early exit of `quern run` is one line, the
 # documented status, a failed --junit case, and nothing left behind.
+# e2e: long (it starts among the first: tests/run.sh)
 . "$(dirname "$0")/dist_lib.bash"
 start_target
 S=tests/e2e/scripts

@@ -3,6 +3,7 @@
 # never receives while the server pings it, a refused handshake, the receive
 # queue's bound, and wss:// with a self-signed certificate. quern's counts
 # must equal the server's own, printed by it at exit.
+# e2e: long (it starts among the first: tests/run.sh)
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/nginx_lib.bash"
 PIDS=()
