@@ -6,6 +6,7 @@
 
 #include "common/dur.h"
 #include "common/hist.h"
+#include "common/lbuf.h"
 #include "common/mem.h"
 #include "console/blame.h"
 #include "console/injtot.h"
@@ -387,20 +388,19 @@ static void evidence(const capacity_search *cs, char *buf, size_t len)
     size_t k, n = 0;
     char lb[CAPACITY_LOAD_MAX];
     const capacity_search_step *s[2] = {NULL, NULL};
+    lbuf b = {buf, 0, len - 1};
 
-    buf[0] = '\0';
     if (capacity_search_found(cs, &k))
         s[n++] = &cs->steps[k];
     if (cs->failed && (n == 0 || &cs->steps[cs->failed_step] != s[0]))
         s[n++] = &cs->steps[cs->failed_step];
-    for (size_t i = 0; i < n; i++) {
-        size_t at = strlen(buf);
-        snprintf(buf + at, len - at, "%s%s on %u s and %llu samples", i == 0 ? " [judged: " : ", ",
+    for (size_t i = 0; i < n; i++)
+        lbuf_fmt(&b, "%s%s on %u s and %llu samples", i == 0 ? " [judged: " : ", ",
                  capacity_format(&cs->plan, s[i]->load, lb, sizeof(lb)), s[i]->seconds,
                  (unsigned long long)s[i]->count);
-    }
     if (n > 0)
-        snprintf(buf + strlen(buf), len - strlen(buf), "]");
+        lbuf_put(&b, "]", 1);
+    buf[b.len] = '\0';
 }
 
 void capacity_search_verdict(const capacity_search *cs, verdict *v)

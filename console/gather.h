@@ -3,9 +3,11 @@
  *
  * What it is for: --jtl FILE gets one JTL file for the whole run: the header
  * once, written when the run starts, then the lines of every agent appended
- * as their parts arrive (parts hold whole lines). --grinder-logs DIR gets the
- * Grinder logs of every worker, data_AGENT-N.log and out_AGENT-N.log, each
- * written at the offset its part says. Names come from the network: only
+ * as their parts arrive (parts hold whole lines). It is opened by
+ * common/ofile.h: a regular file reaches its path whole at gather_close (or
+ * gather_free, with the lines so far), a FIFO or device is fed as it goes.
+ * --grinder-logs DIR gets the Grinder logs of every worker, data_AGENT-N.log
+ * and out_AGENT-N.log, each written at the offset its part says. Names come from the network: only
  * "data_*.log" and "out_*.log" without '/' are written, never through a
  * symbolic link.
  *

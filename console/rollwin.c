@@ -28,6 +28,7 @@ typedef struct win {
     unsigned d;        /* its window, seconds */
     size_t cap;        /* 2 x d: slots and recent verdicts */
     slot *ring;        /* owned: cap seconds, second s at s % cap */
+    uint8_t *covers;   /* owned: nsteps flags, 1 for a step of its scope (found once) */
     judged *recent;    /* owned: the verdict of the window ending at e, at e % cap */
     judged final;      /* the worst of the windows that can no longer change */
     uint64_t newest;   /* the newest second taken */
@@ -38,8 +39,6 @@ typedef struct win {
 struct rollwin {
     win *w; /* owned: n entries */
     size_t n;
-    const char *const *ids;   /* borrowed */
-    const char *const *names; /* borrowed */
     size_t nsteps;
     int ended; /* rollwin_end was called: no window judged is a failure */
 };
@@ -56,8 +55,6 @@ rollwin *rollwin_new(thresh *const *ths, size_t nth, const char *const *ids,
         return NULL;
     w = xcalloc(1, sizeof(*w));
     w->w = xcalloc(n, sizeof(*w->w));
-    w->ids = ids;
-    w->names = names;
     w->nsteps = nsteps;
     for (size_t i = 0; i < nth; i++) {
         win *x;
@@ -69,6 +66,9 @@ rollwin *rollwin_new(thresh *const *ths, size_t nth, const char *const *ids,
         x->d = ths[i]->window_s;
         x->cap = 2 * (size_t)x->d;
         x->ring = xcalloc(x->cap, sizeof(*x->ring));
+        x->covers = xcalloc(nsteps + 1, 1);
+        for (size_t k = 0; k < nsteps; k++)
+            x->covers[k] = (uint8_t)thresh_covers(ths[i], ids[k], names != NULL ? names[k] : NULL);
         x->recent = xcalloc(x->cap, sizeof(*x->recent));
         for (size_t k = 0; k < x->cap; k++)
             stats_init(&x->ring[k].st);
@@ -84,6 +84,7 @@ void rollwin_free(rollwin *w)
         for (size_t k = 0; k < w->w[i].cap; k++)
             stats_free(&w->w[i].ring[k].st);
         xfree(w->w[i].ring);
+        xfree(w->w[i].covers);
         xfree(w->w[i].recent);
     }
     xfree(w->w);
@@ -177,7 +178,7 @@ static void take(const rollwin *w, win *x, uint64_t s, const interval_sum *sum)
         sl->second = s;
     }
     for (size_t k = 0; k < w->nsteps && k < sum->nsteps; k++)
-        if (thresh_covers(x->t, w->ids[k], w->names != NULL ? w->names[k] : NULL))
+        if (x->covers[k])
             stats_merge(&sl->st, &sum->steps[k]);
 }
 

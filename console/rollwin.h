@@ -40,7 +40,8 @@ typedef struct rollwin rollwin;
 
 /** The windows of the windowed thresholds among ths (nth, borrowed: they
  *  outlive w), for a script of nsteps steps whose ids and display names
- *  are ids and names (borrowed). NULL when none is windowed. */
+ *  are ids and names (read here: each threshold's steps are found once).
+ *  NULL when none is windowed. */
 rollwin *rollwin_new(thresh *const *ths, size_t nth, const char *const *ids,
                      const char *const *names, size_t nsteps);
 

@@ -401,7 +401,7 @@ int compare_main(int argc, char **argv)
     int64_t base_ids[COMPARE_BASELINES_MAX];
     size_t nbases = 0;
     compare_steps_row *rows = NULL;
-    uint64_t sa, sb, smax;
+    uint64_t sb, smax;
     unsigned width;
     /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
     char err[1024], def[96], note[NOTE_MAX], why[160], nm[TERMSAFE_MAX];
@@ -463,8 +463,7 @@ int compare_main(int argc, char **argv)
         if (sb > smax)
             smax = sb;
     }
-    sa = smax;
-    width = (unsigned)((sa + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
+    width = (unsigned)((smax + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
     if (width == 0)
         width = 1;
     a = query_run_load(d, id[0], width, NULL, err, sizeof(err));

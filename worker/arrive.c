@@ -189,8 +189,8 @@ static int grow(arrive *a, struct engine *e)
 }
 
 /* Starts a run on v for the arrival due at due (from the run's start).
- * w: it waited for a VU (enum arrive_wait_for), own_us how late the timer
- * took it; -1: it found v ready, and its start lag is quern's own whole. */
+ * w: what it waited for (enum arrive_wait_for), own_us how late the timer
+ * took it; ARRIVE_WAIT_NONE: it found v ready, its start lag quern's own whole. */
 static void play(struct engine *e, vu *v, int64_t due, int w, int64_t own_us)
 {
     rate_counts *c = &e->acount[v->scen];
@@ -203,7 +203,7 @@ static void play(struct engine *e, vu *v, int64_t due, int w, int64_t own_us)
     v->run_due_us = e->load_t0_us + due; /* its response times count from there */
     /* the start lag is quern's own delay: the wait for a VU (the server's
      * init, or its runs filling the pool) is not quern's, and is counted apart */
-    if (w < 0)
+    if (w == ARRIVE_WAIT_NONE)
         own_us = intend_lag(v->run_due_us, clock_mono_us());
     hist_record(e->alag[v->scen], (uint64_t)(own_us > 0 ? own_us : 0));
     vu_start_run(v);
@@ -251,7 +251,7 @@ static void arrival(arrive *a, struct engine *e, int64_t due)
         return;
     }
     if (a->qlen == 0 && a->nidle > 0) {
-        play(e, &e->vus[a->idle[--a->nidle]], due, -1, 0);
+        play(e, &e->vus[a->idle[--a->nidle]], due, ARRIVE_WAIT_NONE, 0);
         return;
     }
     /* VUs already being created are for the arrivals already waiting. */

@@ -47,8 +47,9 @@ struct vu;
 
 /** What an arrival waits for. */
 enum arrive_wait_for {
-    ARRIVE_WAIT_INIT = 0, /**< a VU being made for it: its init (the server's time) */
-    ARRIVE_WAIT_FREE = 1, /**< the pool was full: the next VU to come back (late) */
+    ARRIVE_WAIT_NONE = -1, /**< it found a VU ready (never queued) */
+    ARRIVE_WAIT_INIT = 0,  /**< a VU being made for it: its init (the server's time) */
+    ARRIVE_WAIT_FREE = 1,  /**< the pool was full: the next VU to come back (late) */
 };
 
 /** An arrival waiting for a VU. */
