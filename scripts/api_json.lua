@@ -8,6 +8,9 @@ local http  = require "quern.http"
 
 local base = quern.property("base_url", "http://127.0.0.1:8080")
 
+-- every 10 s of the run, not only on average: a stall fails its window
+quern.threshold("p95[10s]<2s")
+
 local sc = quern.scenario("API-JSON", {
   pacing = quern.property("pacing", "300ms"),
   think  = { min = "10ms", max = "50ms" },
