@@ -21,7 +21,32 @@ void rate_counts_add(rate_counts *a, const rate_counts *b)
     a->started += b->started;
     a->late += b->late;
     a->init_waits += b->init_waits;
+    a->inits += b->inits;
     a->dropped += b->dropped;
+}
+
+char *rate_counts_text(const rate_counts *c, char *buf, size_t len)
+{
+    unsigned long long ended = c->started + c->dropped;
+    int n = snprintf(buf, len,
+                     "%llu arrivals due: %llu started (%llu late, %llu after a new VU's init), "
+                     "%llu dropped",
+                     (unsigned long long)c->scheduled, (unsigned long long)c->started,
+                     (unsigned long long)c->late, (unsigned long long)c->init_waits,
+                     (unsigned long long)c->dropped);
+
+    /* A window's arrivals may still wait at its end, or have been due
+     * before it: said, so that the figures add up. */
+    if (n >= 0 && (size_t)n < len && ended < c->scheduled)
+        n += snprintf(buf + n, len - (size_t)n, ", %llu still waiting",
+                      (unsigned long long)c->scheduled - ended);
+    else if (n >= 0 && (size_t)n < len && ended > c->scheduled)
+        n += snprintf(buf + n, len - (size_t)n, ", %llu of them due before",
+                      ended - (unsigned long long)c->scheduled);
+    if (n >= 0 && (size_t)n < len && c->inits > 0)
+        snprintf(buf + n, len - (size_t)n, "; %llu VU(s) made, their init run then",
+                 (unsigned long long)c->inits);
+    return buf;
 }
 
 int rate_parse(const char *s, int zero_ok, double *per_s, char *err, size_t errlen)

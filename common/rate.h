@@ -54,10 +54,17 @@ typedef struct rate_counts {
     uint64_t late;       /**< started after waiting for a VU of a full pool */
     uint64_t dropped;    /**< never started: the wait passed --max-lag, or the run ended */
     uint64_t init_waits; /**< started after waiting for a new VU's init (the pool had room) */
+    uint64_t inits;      /**< VUs made during the load (their init run then), not before it */
 } rate_counts;
 
 /** Adds b into a. */
 void rate_counts_add(rate_counts *a, const rate_counts *b);
+/** Writes c as a sentence whose figures add up into buf, and returns buf:
+ *  "800 arrivals due: 598 started (0 late, 12 after a new VU's init), 0
+ *  dropped, 202 still waiting; 14 VU(s) made, their init run then" (a
+ *  window's: those started or dropped in it that were due before it are
+ *  "N of them due before"; the last part only when some were made). */
+char *rate_counts_text(const rate_counts *c, char *buf, size_t len);
 
 /** Parses a rate, "200/s", "30/m", "0.5/s", "1000/h" (a number, '/', a unit
  *  s, m or h), into arrivals a second. zero_ok: 0 is allowed (a stage's

@@ -27,6 +27,7 @@ void tally_next(tally *t)
         m->sum = 0;
         if (m->h != NULL)
             hist_reset(m->h);
+        m->fraction = 0;
     }
 }
 
@@ -151,6 +152,8 @@ void tally_trend_add(tally_metric *m, double v)
     double k = v * TALLY_TREND_SCALE + 0.5;
 
     m->n++;
+    if (v != floor(v))
+        m->fraction = 1;
     hist_record(m->h, !(k > 0) ? 0 : k >= 1.8e19 ? UINT64_MAX : (uint64_t)k);
 }
 
@@ -163,20 +166,26 @@ void tally_checks_all(const tally *t, uint64_t *passes, uint64_t *fails)
     }
 }
 
+/* A figure of m's histogram, a whole number when every value was. */
+static double whole(const tally_metric *m, double v)
+{
+    return m->fraction ? v : round(v);
+}
+
 double tally_trend_stat(const tally_metric *m, const char *what, double pct)
 {
     if (m->h == NULL || hist_count(m->h) == 0)
         return 0;
     if (what == NULL)
-        return (double)hist_percentile(m->h, pct) / TALLY_TREND_SCALE;
+        return whole(m, (double)hist_percentile(m->h, pct) / TALLY_TREND_SCALE);
     if (strcmp(what, "count") == 0)
         return (double)hist_count(m->h);
     if (strcmp(what, "mean") == 0)
         return hist_mean(m->h) / TALLY_TREND_SCALE;
     if (strcmp(what, "min") == 0)
-        return (double)hist_min(m->h) / TALLY_TREND_SCALE;
+        return whole(m, (double)hist_min(m->h) / TALLY_TREND_SCALE);
     if (strcmp(what, "max") == 0)
-        return (double)hist_max(m->h) / TALLY_TREND_SCALE;
+        return whole(m, (double)hist_max(m->h) / TALLY_TREND_SCALE);
     return 0;
 }
 
@@ -222,6 +231,7 @@ int tally_merge(tally *dst, const tally *src, char *err, size_t errlen)
         d->sum += s->sum;
         if (s->h != NULL)
             hist_merge(d->h, s->h);
+        d->fraction |= s->fraction;
         if (s->kind == TALLY_GAUGE && s->has_value)
             tally_gauge_merge(d, s->value, s->set_us, s->min, s->max);
     }

@@ -69,6 +69,9 @@ typedef struct tally_metric {
     double min;     /**< gauge: the least value ever set */
     double max;     /**< gauge: the most */
     hist *h;        /**< owned, trend only: the values, in thousandths */
+    int fraction;   /**< trend: a value had a fraction; without one, its percentiles, min
+                         and max are whole numbers, as its values were (the histogram's
+                         buckets would say 1.002 of a run of 1s) */
 } tally_metric;
 
 /** A script's checks and metrics. */

@@ -549,15 +549,24 @@ void agents_send_all(run *r, Quern__Envelope *env)
             peer_send(&r->conns[i]->link, env);
 }
 
+uint32_t agents_vus_ran(const aconn *c)
+{
+    /* VUs whose runs all ended within a second are never active at a
+     * second's end: those that began a run count too */
+    return c->started > c->active_peak ? c->started : c->active_peak;
+}
+
 void agents_breakdown(const run *r, FILE *out)
 {
-    fprintf(out, "\nAgents:\n  %-24s %8s %12s %10s  %s\n", "agent", "VUs", "requests", "errors",
-            "status");
+    /* VUs: the most active at once on it (after any steering), of the
+     * slots it was given (the open model's pool, a steered load's ceiling) */
+    fprintf(out, "\nAgents:\n  %-24s %8s %8s %12s %10s  %s\n", "agent", "VUs", "of", "requests",
+            "errors", "status");
     for (size_t i = 0; i < r->nconns; i++) {
         const aconn *c = r->conns[i];
         if (!c->in_run)
             continue;
-        fprintf(out, "  %-24s %8u %12llu %10llu  %s\n", c->name, c->vus,
+        fprintf(out, "  %-24s %8u %8u %12llu %10llu  %s\n", c->name, agents_vus_ran(c), c->vus,
                 (unsigned long long)c->requests, (unsigned long long)c->errors,
                 c->lost ? "lost" : c->status);
     }

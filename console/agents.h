@@ -73,7 +73,11 @@ typedef struct aconn {
     unsigned index;
     /* In the run: */
     int in_run, steps_ok, ready, finished, lost;
-    uint32_t vus;
+    uint32_t vus;         /**< VU slots given: the ids of its VUs (the open model's pool, the
+                               ceiling of a steered load), not the VUs running */
+    uint32_t active;      /**< VUs active at the end of its last interval */
+    uint32_t active_peak; /**< the most of them in one interval of the run */
+    uint32_t started;     /**< the closed model's VUs that began a first run on it */
     uint64_t requests, errors;
     char status[32];
 } aconn;
@@ -90,6 +94,10 @@ typedef struct agents_counts {
  *  non-loopback address without one), writes --port-file, sets run->port.
  *  0 ok; -1 with err. */
 int agents_listen(struct run *r, char *err, size_t errlen);
+/** The VUs that ran on c: the most active at once, or, when more, those
+ *  that began a run (the closed model's; runs shorter than a second end
+ *  between the seconds' counts). */
+uint32_t agents_vus_ran(const aconn *c);
 /** Starts accepting agents on run->loop. */
 void agents_watch(struct run *r);
 /** Once per tick: closes what is closing, times out handshakes and silent

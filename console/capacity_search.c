@@ -88,6 +88,7 @@ static void judge_injector(capacity_search *cs, capacity_search_step *s)
     rate_counts arr;
     hist *lag = NULL; /* owned: every scenario's start lags */
     int pool_full;
+    char counts[192];
 
     agg_arrivals_all(&cs->a, &arr);
     for (size_t i = 0; i < cs->a.nscens; i++) {
@@ -100,7 +101,10 @@ static void judge_injector(capacity_search *cs, capacity_search_step *s)
     s->arr_scheduled = arr.scheduled;
     s->arr_late = arr.late;
     s->arr_init_waits = arr.init_waits;
+    s->arr_started = arr.started;
+    s->arr_inits = arr.inits;
     s->arr_dropped = arr.dropped;
+    rate_counts_text(&arr, counts, sizeof(counts));
     s->lag_p99_ms = lag != NULL ? pct_ms(lag, 99) : 0;
     pool_full = cs->pool > 0 && s->vus_peak >= cs->pool;
     s->injector_saturated =
@@ -112,11 +116,8 @@ static void judge_injector(capacity_search *cs, capacity_search_step *s)
         capacity_search_step_waited(arr.scheduled, arr.late + arr.init_waits, arr.dropped);
     if (s->injector_saturated)
         snprintf(s->injector, sizeof(s->injector),
-                 "injector saturated in %u of %u s; %llu started, %llu late, %llu dropped of %llu "
-                 "arrivals, start lag p99 %.0f ms",
-                 s->saturated_seconds, s->seconds, (unsigned long long)arr.started,
-                 (unsigned long long)arr.late, (unsigned long long)arr.dropped,
-                 (unsigned long long)arr.scheduled, s->lag_p99_ms);
+                 "injector saturated in %u of %u s; %s; start lag p99 %.0f ms",
+                 s->saturated_seconds, s->seconds, counts, s->lag_p99_ms);
     if (s->pool_limited && !pool_full) {
         snprintf(s->pool, sizeof(s->pool),
                  "arrivals waited for new VUs' init: %llu of %llu, the pool at %u of %u (the "
@@ -130,16 +131,13 @@ static void judge_injector(capacity_search *cs, capacity_search_step *s)
         if (s->load * r_s >= 0.5 * (double)cs->pool)
             snprintf(s->pool, sizeof(s->pool),
                      "pool too small for the server's response time: %.0f/s x %.3f s = %.0f VUs "
-                     "busy, the pool has %u; %llu late, %llu dropped of %llu arrivals",
-                     s->load, r_s, s->load * r_s, cs->pool, (unsigned long long)arr.late,
-                     (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled);
+                     "busy, the pool has %u; %s",
+                     s->load, r_s, s->load * r_s, cs->pool, counts);
         else /* the runs that ended were quick: those that did not held the pool */
             snprintf(s->pool, sizeof(s->pool),
                      "throughput %.0f runs/s of %.0f/s asked: the server's limit, its queue "
-                     "growing until it held the %u VUs of the pool; %llu late, %llu dropped of "
-                     "%llu arrivals",
-                     per_s, s->load, cs->pool, (unsigned long long)arr.late,
-                     (unsigned long long)arr.dropped, (unsigned long long)arr.scheduled);
+                     "growing until it held the %u VUs of the pool; %s",
+                     per_s, s->load, cs->pool, counts);
     }
     hist_free(lag);
 }
@@ -496,10 +494,14 @@ json_t *capacity_search_json(const capacity_search *cs)
         if (s->arr_scheduled > 0 || s->arr_dropped > 0) {
             json_t *ar = json_object();
             json_object_set_new(ar, "scheduled", json_integer((json_int_t)s->arr_scheduled));
+            json_object_set_new(ar, "started", json_integer((json_int_t)s->arr_started));
             json_object_set_new(ar, "late", json_integer((json_int_t)s->arr_late));
             json_object_set_new(ar, "init_waits", json_integer((json_int_t)s->arr_init_waits));
             json_object_set_new(ar, "dropped", json_integer((json_int_t)s->arr_dropped));
+            json_object_set_new(ar, "inits", json_integer((json_int_t)s->arr_inits));
             json_object_set_new(ar, "start_lag_p99_ms", json_real(s->lag_p99_ms));
+            json_object_set_new(
+                ar, "runs_s", json_real(s->seconds > 0 ? (double)s->runs / (double)s->seconds : 0));
             json_object_set_new(j, "arrivals", ar);
         }
         json_array_append_new(steps, j);

@@ -97,6 +97,8 @@ typedef struct capacity_search_step {
     size_t nrs;        /**< entries in rs */
     uint64_t arr_scheduled, arr_late, arr_dropped; /**< the open model's arrivals in its seconds */
     uint64_t arr_init_waits; /**< of them, started after waiting for a new VU's init */
+    uint64_t arr_started;    /**< started in its seconds (late and init waits included) */
+    uint64_t arr_inits;      /**< VUs made in its seconds: their init ran in the step */
     int blame;               /**< a failed step: whose delay failed it (enum blame_who) */
     double lag_p99_ms;       /**< their start lag p99 (0: none) */
     int injector_saturated;  /**< 1 when capacity_search_step_injector says so */

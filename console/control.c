@@ -165,6 +165,10 @@ void control_interval(run *r, aconn *c, const Quern__Interval *m)
         peer_fail(&c->link, "bad interval");
         return;
     }
+    c->active = m->active_vus;
+    if (m->active_vus > c->active_peak)
+        c->active_peak = m->active_vus;
+    c->started += m->vus_started;
     for (size_t i = 0; i < m->n_steps; i++) {
         c->requests += m->steps[i]->count;
         c->errors += m->steps[i]->errors_technical + m->steps[i]->errors_functional;
@@ -325,6 +329,7 @@ static void start_run(run *r)
         c->in_run = 1;
         r->running_known = 0;
         c->vus = vus;
+        c->active = c->active_peak = c->started = 0;
         snprintf(c->status, sizeof(c->status), "running");
         if (peer_send(&c->link, &env) != 0)
             agents_lost(r, c, "cannot send the run");

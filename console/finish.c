@@ -162,6 +162,8 @@ void finish_run(run *r)
     si.name = db_opts_name(&r->o.db, r->o.script, run_name, sizeof(run_name));
     si.started_us = r->go_wall_us;
     si.vus = r->o.vus;
+    if (r->o.nrate_stages == 0)
+        si.vus_steered = r->steer.vus_asked;
     si.paused_us = r->agg.paused_us;
     si.vu_ids = r->o.vu_ids;
     si.step_ids = (const char *const *)r->ids;

@@ -44,8 +44,8 @@ void rundb_agents(run *r)
 
     for (size_t i = 0; rundb_db(r) != NULL && i < r->nconns; i++) {
         const aconn *c = r->conns[i];
-        db_agent_info ai = {c->name, c->host,   c->workers,  c->vus,
-                            c->lost, c->status, c->requests, c->errors};
+        db_agent_info ai = {c->name,   c->host,     c->workers, c->vus,           c->lost,
+                            c->status, c->requests, c->errors,  agents_vus_ran(c)};
         if (c->in_run && db_agent(r->db, r->db_run, c->index, &ai, err, sizeof(err)) != 0)
             rundb_failed(r, err);
     }
@@ -331,13 +331,32 @@ void rundb_capacity(run *r)
              capacity_search_limited_by(r->cap) != NULL ? capacity_search_limited_by(r->cap) : "");
     for (size_t i = 0; i < n; i++) {
         const capacity_search_step *s = &r->cap->steps[i];
-        st[i] = (capacity_db_step){
-            s->load, s->t0_us,  s->t1_us,  s->from_us, s->seconds,    s->count,
-            s->tps,  s->p50_ms, s->p95_ms, s->p99_ms,  s->errors_pct, s->judged && s->passed,
-            "",      0,         ""};
+        st[i] = (capacity_db_step){s->load,
+                                   s->t0_us,
+                                   s->t1_us,
+                                   s->from_us,
+                                   s->seconds,
+                                   s->count,
+                                   s->tps,
+                                   s->p50_ms,
+                                   s->p95_ms,
+                                   s->p99_ms,
+                                   s->errors_pct,
+                                   s->judged && s->passed,
+                                   "",
+                                   0,
+                                   "",
+                                   -1,
+                                   -1,
+                                   -1};
         snprintf(st[i].failed, sizeof(st[i].failed), "%s", s->failed);
         st[i].injector_saturated = s->injector_saturated;
         snprintf(st[i].injector, sizeof(st[i].injector), "%s", s->injector);
+        st[i].runs_s = s->seconds > 0 ? (double)s->runs / (double)s->seconds : 0;
+        if (r->cap->plan.open) {
+            st[i].inits = (int64_t)s->arr_inits;
+            st[i].init_waits = (int64_t)s->arr_init_waits;
+        }
     }
     c.steps = st;
     c.nsteps = n;

@@ -109,10 +109,12 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
             continue; /* the closed model */
         fprintf(out,
                 "Scenario %s: arrivals %llu scheduled, %llu started, %llu late (waited for a "
-                "VU of a full pool), %llu waited for a new VU's init, %llu dropped\n",
+                "VU of a full pool), %llu waited for a new VU's init, %llu dropped; %llu VU(s) "
+                "made during the load (their init run then)\n",
                 termsafe(si->scen_names[i], nm, sizeof(nm)), (unsigned long long)c->scheduled,
                 (unsigned long long)c->started, (unsigned long long)c->late,
-                (unsigned long long)c->init_waits, (unsigned long long)c->dropped);
+                (unsigned long long)c->init_waits, (unsigned long long)c->dropped,
+                (unsigned long long)c->inits);
     }
     for (size_t i = 0; i < a->nsteps; i++) {
         const step_stats *t = &a->total[i];
@@ -143,6 +145,9 @@ void summary_print(FILE *out, const agg *a, const summary_info *si)
     if (si->vu_pool > 0)
         fprintf(out, "Run %s: %.1f s, VUs: pool peak %u of %u", si->status,
                 (double)a->elapsed_us / 1e6, si->vus_peak, si->vu_pool);
+    else if (si->vus_steered > 0 && si->vus_steered != si->vus)
+        fprintf(out, "Run %s: %.1f s, VUs: %u at the start, steered to %u (peak %u)", si->status,
+                (double)a->elapsed_us / 1e6, si->vus, si->vus_steered, a->vus_peak);
     else
         fprintf(out, "Run %s: %.1f s, %u VUs", si->status, (double)a->elapsed_us / 1e6, si->vus);
     if (si->paused_us > 0)
@@ -284,6 +289,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
     json_object_set_new(run, "status", json_string(si->status));
     json_object_set_new(run, "vus", json_integer(si->vus));
     json_object_set_new(run, "vu_ids", json_integer(si->vu_ids));
+    if (si->vus_steered > 0)
+        json_object_set_new(run, "vus_steered", json_integer(si->vus_steered));
     json_object_set_new(run, "duration_s", json_real((double)a->elapsed_us / 1e6));
     json_object_set_new(run, "paused_s", json_real((double)si->paused_us / 1e6));
     json_object_set_new(run, "vus_peak",
@@ -356,6 +363,7 @@ json_t *summary_json(const agg *a, const summary_info *si)
             json_object_set_new(ar, "late", json_integer((json_int_t)a->arrivals[i].late));
             json_object_set_new(ar, "init_waits",
                                 json_integer((json_int_t)a->arrivals[i].init_waits));
+            json_object_set_new(ar, "inits", json_integer((json_int_t)a->arrivals[i].inits));
             json_object_set_new(ar, "dropped", json_integer((json_int_t)a->arrivals[i].dropped));
             if (a->start_lag[i] != NULL)
                 json_object_set_new(ar, "start_lag", latency_json(json_object(), a->start_lag[i]));

@@ -13,11 +13,12 @@ struct thresh_result;
 
 /** What the summary needs to know about the steps and scenarios. */
 typedef struct summary_info {
-    const char *status; /**< "completed", "stopped", "aborted" */
-    long long run_id;   /**< the run's id in the results database; 0: none (--db none) */
-    const char *name;   /**< the run's name (--name, else the script's) */
-    int64_t started_us; /**< Go, wall clock, microseconds since the epoch; 0: unknown */
-    unsigned vus;       /**< the VUs asked for (with stages, the largest target) */
+    const char *status;   /**< "completed", "stopped", "aborted" */
+    long long run_id;     /**< the run's id in the results database; 0: none (--db none) */
+    const char *name;     /**< the run's name (--name, else the script's) */
+    int64_t started_us;   /**< Go, wall clock, microseconds since the epoch; 0: unknown */
+    unsigned vus;         /**< the VUs asked for (with stages, the largest target) */
+    unsigned vus_steered; /**< the closed model's VUs the last `vus N` asked, 0: never steered */
     unsigned vu_ids; /**< the distinct VUs (ids) the run may use: vus, or every id of the stages */
     const char *const *step_ids; /**< nsteps "SC-X-STEP-n" */
     const char *const *step_labels;

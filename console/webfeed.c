@@ -46,8 +46,8 @@ static void hand(const run *r, const step_stats *second, const json_t *summary,
         const aconn *c = r->conns[i];
         if (c->state != AC_AGENT && !c->in_run)
             continue;
-        ag[in.nagents++] =
-            (web_state_agent){c->name, c->host, conn_state(c), c->vus, c->requests, c->errors};
+        ag[in.nagents++] = (web_state_agent){c->name, c->host,     conn_state(c), c->active,
+                                             c->vus,  c->requests, c->errors};
     }
     in.agents = ag;
     for (size_t i = 0; i < r->o.nth && r->have_agg; i++) {

@@ -318,6 +318,7 @@ int interval_sum_add_msg(interval_sum *s, const Quern__Interval *m, const char *
                 s->arrivals[j].started += sc->arrivals_started;
                 s->arrivals[j].late += sc->arrivals_late;
                 s->arrivals[j].init_waits += sc->arrivals_init_waits;
+                s->arrivals[j].inits += sc->arrivals_inits;
                 s->arrivals[j].dropped += sc->arrivals_dropped;
                 if (sc->start_lag_histogram.len == 0)
                     break;
@@ -438,6 +439,7 @@ void interval_sum_msg_set_arrivals(Quern__Interval *m, const rate_counts *arr)
         m->scenarios[i]->arrivals_started = arr[i].started;
         m->scenarios[i]->arrivals_late = arr[i].late;
         m->scenarios[i]->arrivals_init_waits = arr[i].init_waits;
+        m->scenarios[i]->arrivals_inits = arr[i].inits;
         m->scenarios[i]->arrivals_dropped = arr[i].dropped;
     }
 }

@@ -43,6 +43,7 @@ static Quern__MetricSample *metric_msg(const tally_metric *t, uint8_t **buf)
     o->set_us = t->set_us;
     o->min = t->min;
     o->max = t->max;
+    o->fraction = t->fraction ? 1 : 0;
     if (t->h != NULL && hist_count(t->h) > 0) {
         if (*buf == NULL)
             *buf = xmalloc(cap);
@@ -129,6 +130,7 @@ static int add_metric(tally *t, const Quern__MetricSample *s, char *err, size_t 
     d = &t->metrics[i];
     d->n += s->n;
     d->sum += s->sum;
+    d->fraction |= s->fraction;
     if (d->kind == TALLY_GAUGE && s->has_value)
         tally_gauge_merge(d, s->value, s->set_us, s->min, s->max);
     if (s->histogram.len > 0 &&

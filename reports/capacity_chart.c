@@ -73,11 +73,16 @@ static void svg(FILE *out, const capacity_db_run *c)
 {
     double tps[CAPACITY_DB_STEPS_MAX], p95[CAPACITY_DB_STEPS_MAX], offered[CAPACITY_DB_STEPS_MAX];
     double ttop = 0, ptop = 0;
-    int open = strcmp(c->unit, "/s") == 0;
+    int open = strcmp(c->unit, "/s") == 0, runs = open;
     size_t n = c->nsteps;
 
+    /* The open model's load is in arrivals a second: its throughput beside
+     * it in the same unit, runs a second (a run may send several requests);
+     * a search from before they were kept draws requests, and says so. */
+    for (size_t i = 0; i < n; i++)
+        runs &= c->steps[i].runs_s >= 0;
     for (size_t i = 0; i < n; i++) {
-        tps[i] = c->steps[i].tps;
+        tps[i] = runs ? c->steps[i].runs_s : c->steps[i].tps;
         p95[i] = c->steps[i].p95_ms;
         offered[i] = c->steps[i].load;
         ttop = fmax(ttop, fmax(tps[i], open ? offered[i] : 0));
@@ -121,11 +126,11 @@ static void svg(FILE *out, const capacity_db_run *c)
                 CAPACITY_CHART_H - CAPACITY_CHART_B + 16, lb);
     }
     fprintf(out,
-            "<text x=\"%d\" y=\"%d\" fill=\"%s\">tps</text><text x=\"%d\" y=\"%d\" "
+            "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text><text x=\"%d\" y=\"%d\" "
             "text-anchor=\"end\" fill=\"%s\">p95 ms</text>\n"
             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">load of the step (%s)</text>\n",
-            4, CAPACITY_CHART_T - 6, CAPACITY_CHART_TPS_COLOR, CAPACITY_CHART_W - 4,
-            CAPACITY_CHART_T - 6, CAPACITY_CHART_P95_COLOR,
+            4, CAPACITY_CHART_T - 6, CAPACITY_CHART_TPS_COLOR, runs ? "runs/s" : "tps",
+            CAPACITY_CHART_W - 4, CAPACITY_CHART_T - 6, CAPACITY_CHART_P95_COLOR,
             (CAPACITY_CHART_L + CAPACITY_CHART_W - CAPACITY_CHART_R) / 2, CAPACITY_CHART_H - 8,
             open ? "arrivals a second" : "virtual users");
     if (c->found)
@@ -142,15 +147,19 @@ static void svg(FILE *out, const capacity_db_run *c)
                 break;
             }
     if (open)
-        line(out, c, offered, ttop, "#9ca3af", 1, 0, "offered", "/s");
-    line(out, c, tps, ttop, CAPACITY_CHART_TPS_COLOR, 0, 1, "throughput", "/s");
+        line(out, c, offered, ttop, "#9ca3af", 1, 0, "offered", "arrivals/s");
+    line(out, c, tps, ttop, CAPACITY_CHART_TPS_COLOR, 0, 1, "throughput",
+         runs ? "runs/s" : "requests/s");
     line(out, c, p95, ptop, CAPACITY_CHART_P95_COLOR, 0, 1, "p95", "ms");
-    fputs("</svg>\n<div class=\"legend\"><span style=\"color:" CAPACITY_CHART_TPS_COLOR
-          "\">&#9632; throughput (tps)</span> <span style=\"color:" CAPACITY_CHART_P95_COLOR
-          "\">&#9632; p95 (ms)</span>",
-          out);
+    fprintf(out,
+            "</svg>\n<div class=\"legend\"><span style=\"color:" CAPACITY_CHART_TPS_COLOR
+            "\">&#9632; throughput (%s)</span> <span style=\"color:" CAPACITY_CHART_P95_COLOR
+            "\">&#9632; p95 (ms)</span>",
+            runs   ? "runs a second, as the load"
+            : open ? "requests a second"
+                   : "tps");
     if (open)
-        fputs(" <span style=\"color:#9ca3af\">- - offered load</span>", out);
+        fputs(" <span style=\"color:#9ca3af\">- - offered load (arrivals a second)</span>", out);
     for (size_t i = 0; i < n; i++)
         if (c->steps[i].injector_saturated) {
             fputs(" <span style=\"background:" CAPACITY_CHART_INJ_COLOR
@@ -168,6 +177,7 @@ void capacity_chart_section(FILE *out, const capacity_db_run *c)
 {
     char cap[48], sb[48];
     const capacity_db_step *f = NULL;
+    int known = strcmp(c->unit, "/s") == 0; /* the open model's runs and inits, when kept */
 
     for (size_t i = 0; i < c->nsteps && f == NULL; i++)
         if (!c->steps[i].passed)
@@ -194,18 +204,28 @@ void capacity_chart_section(FILE *out, const capacity_db_run *c)
             (double)c->settle_us / 1e6);
     if (c->nsteps > 0)
         svg(out, c);
-    fputs("<table class=\"steps\"><thead><tr><th>step</th><th>load</th><th>tps</th>"
-          "<th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>verdict</th>"
-          "</tr></thead><tbody>\n",
-          out);
+    for (size_t i = 0; i < c->nsteps; i++)
+        known &= c->steps[i].runs_s >= 0 && c->steps[i].inits >= 0;
+    fprintf(out,
+            "<table class=\"steps\"><thead><tr><th>step</th><th>load</th>%s<th>tps</th>"
+            "<th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th>%s<th>verdict</th>"
+            "</tr></thead><tbody>\n",
+            known ? "<th>runs/s</th>" : "",
+            known ? "<th title=\"VUs made in the step's judged seconds, their init run "
+                    "then; arrivals that waited for one\">inits (waits)</th>"
+                  : "");
     for (size_t i = 0; i < c->nsteps; i++) {
         const capacity_db_step *s = &c->steps[i];
         load_text(c, s->load, sb, sizeof(sb));
-        fprintf(out,
-                "<tr><td>%zu</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
-                "<td>%.2f %%</td><td class=\"%s\">%s",
-                i + 1, sb, s->tps, s->p50_ms, s->p95_ms, s->p99_ms, s->errors_pct,
-                s->passed ? "better" : "worse", s->passed ? "passed" : "failed: ");
+        fprintf(out, "<tr><td>%zu</td><td>%s</td>", i + 1, sb);
+        if (known)
+            fprintf(out, "<td>%.1f</td>", s->runs_s);
+        fprintf(out, "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.2f %%</td>", s->tps,
+                s->p50_ms, s->p95_ms, s->p99_ms, s->errors_pct);
+        if (known)
+            fprintf(out, "<td>%lld (%lld)</td>", (long long)s->inits, (long long)s->init_waits);
+        fprintf(out, "<td class=\"%s\">%s", s->passed ? "better" : "worse",
+                s->passed ? "passed" : "failed: ");
         html_esc(out, s->failed);
         if (s->injector_saturated) {
             fputs(" <span class=\"injector\">[injector-limited: ", out);

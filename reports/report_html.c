@@ -482,8 +482,14 @@ static void report_html_agents(FILE *out, const query_run *r)
             html_esc(out, a->name);
             fputs("</td><td>", out);
             html_esc(out, a->host);
-            fprintf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>",
-                    (long long)a->workers, (long long)a->vus);
+            fprintf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">", (long long)a->workers);
+            /* the VUs that ran, of the slots it was given (a pool, a ceiling) */
+            if (a->vus_peak >= 0 && a->vus_peak != a->vus)
+                fprintf(out, "%lld <span class=\"same\">of %lld</span>", (long long)a->vus_peak,
+                        (long long)a->vus);
+            else
+                fprintf(out, "%lld", (long long)a->vus);
+            fputs("</td><td>", out);
             html_esc(out, a->status);
             if (a->lost)
                 fputs(" <span class=\"badge st-aborted\">lost</span>", out);
@@ -503,7 +509,10 @@ static void report_html_agents(FILE *out, const query_run *r)
                 "<th class=\"n\">Runs</th><th class=\"n\">Missed pacing</th>%s</tr></thead>\n"
                 "<tbody>\n",
                 open ? "<th class=\"n\">Arrivals scheduled</th><th class=\"n\">Started</th>"
-                       "<th class=\"n\">Late</th><th class=\"n\">Dropped</th>"
+                       "<th class=\"n\">Late</th><th class=\"n\">After a new VU's init</th>"
+                       "<th class=\"n\">Dropped</th><th class=\"n\" title=\"VUs made during "
+                       "the load, their init run then (not those of --vus, made before the "
+                       "start)\">Inits in the load</th>"
                      : "");
         for (size_t i = 0; i < r->nscens; i++) {
             fputs("<tr><td>", out);
@@ -515,9 +524,10 @@ static void report_html_agents(FILE *out, const query_run *r)
                     html_count(r->scens[i].missed > 0 ? (uint64_t)r->scens[i].missed : 0, b,
                                sizeof(b)));
             if (open) {
-                const int64_t v[4] = {r->scens[i].arr_scheduled, r->scens[i].arr_started,
-                                      r->scens[i].arr_late, r->scens[i].arr_dropped};
-                for (size_t k = 0; k < 4; k++)
+                const int64_t v[6] = {r->scens[i].arr_scheduled, r->scens[i].arr_started,
+                                      r->scens[i].arr_late,      r->scens[i].arr_init_waits,
+                                      r->scens[i].arr_dropped,   r->scens[i].arr_inits};
+                for (size_t k = 0; k < 6; k++)
                     fprintf(out, "<td class=\"n\">%s</td>",
                             html_count(v[k] > 0 ? (uint64_t)v[k] : 0, b, sizeof(b)));
             }

@@ -24,8 +24,8 @@ static int write_steps(sqlite3 *sq, int64_t run_id, const capacity_db_run *c, ch
             sq,
             "INSERT INTO capacity_steps (run_id, step, load, t0_us, t1_us, "
             "from_us, seconds, count, tps, p50_ms, p95_ms, p99_ms, errors_pct, "
-            "passed, failed, injector_saturated, injector) VALUES (?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "passed, failed, injector_saturated, injector, runs_s, inits, init_waits) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             -1, &st, NULL) != SQLITE_OK)
         return fail_sql(sq, "capacity steps", err, errlen);
     for (size_t i = 0; i < c->nsteps; i++) {
@@ -54,6 +54,18 @@ static int write_steps(sqlite3 *sq, int64_t run_id, const capacity_db_run *c, ch
             sqlite3_bind_text(st, 17, s->injector, -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 17);
+        if (s->runs_s >= 0)
+            sqlite3_bind_double(st, 18, s->runs_s);
+        else
+            sqlite3_bind_null(st, 18);
+        if (s->inits >= 0)
+            sqlite3_bind_int64(st, 19, s->inits);
+        else
+            sqlite3_bind_null(st, 19);
+        if (s->init_waits >= 0)
+            sqlite3_bind_int64(st, 20, s->init_waits);
+        else
+            sqlite3_bind_null(st, 20);
         if (sqlite3_step(st) != SQLITE_DONE) {
             fail_sql(sq, "capacity steps", err, errlen);
             goto out;
@@ -134,7 +146,7 @@ int capacity_db_read(sqlite3 *sq, int64_t run_id, capacity_db_run *out, char *er
     if (sqlite3_prepare_v2(sq,
                            "SELECT load, t0_us, t1_us, from_us, seconds, count, tps, p50_ms, "
                            "p95_ms, p99_ms, errors_pct, passed, failed, injector_saturated, "
-                           "injector FROM capacity_steps "
+                           "injector, runs_s, inits, init_waits FROM capacity_steps "
                            "WHERE run_id = ? ORDER BY step LIMIT ?",
                            -1, &st, NULL) != SQLITE_OK)
         return fail_sql(sq, "capacity steps", err, errlen);
@@ -160,6 +172,10 @@ int capacity_db_read(sqlite3 *sq, int64_t run_id, capacity_db_run *out, char *er
         s->injector_saturated = sqlite3_column_int(st, 13);
         f = sqlite3_column_text(st, 14);
         snprintf(s->injector, sizeof(s->injector), "%s", f != NULL ? (const char *)f : "");
+        s->runs_s = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 15);
+        s->inits = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
+        s->init_waits =
+            sqlite3_column_type(st, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 17);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

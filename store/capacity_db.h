@@ -34,7 +34,7 @@ struct sqlite3;
 #define CAPACITY_DB_FAILED_MAX 800
 
 /** Longest text kept of a step's injector figures. */
-#define CAPACITY_DB_INJECTOR_MAX 160
+#define CAPACITY_DB_INJECTOR_MAX 352
 
 /** One judged step. */
 typedef struct capacity_db_step {
@@ -49,6 +49,10 @@ typedef struct capacity_db_step {
     int injector_saturated;                  /**< 1: the step's arrivals were late or dropped past
                                                   console/capacity_search.h's rule (quern's own limit) */
     char injector[CAPACITY_DB_INJECTOR_MAX]; /**< its figures then ("44872 late, ..."), else "" */
+    double runs_s;      /**< runs ended a second in them (the open model's throughput in its
+                             load's unit); -1 unknown (a search before schema 18) */
+    int64_t inits;      /**< VUs made in them, their init run then; -1 unknown */
+    int64_t init_waits; /**< arrivals started after waiting for one; -1 unknown */
 } capacity_db_step;
 
 /** A run's capacity search. */

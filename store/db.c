@@ -63,10 +63,12 @@ static const char *const stmt_sql[ST_COUNT] = {
                 "vu, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
     [ST_SCEN] = "UPDATE scenario_totals SET runs = runs + ?, missed_pacing = missed_pacing + ?, "
                 "arr_scheduled = arr_scheduled + ?, arr_started = arr_started + ?, "
-                "arr_late = arr_late + ?, arr_dropped = arr_dropped + ? "
+                "arr_late = arr_late + ?, arr_dropped = arr_dropped + ?, "
+                "arr_init_waits = arr_init_waits + ?, arr_inits = arr_inits + ? "
                 "WHERE run_id = ? AND scen_index = ?",
     [ST_AGENT] = "INSERT OR REPLACE INTO agents (run_id, agent_index, name, host, workers, vus, "
-                 "lost, status, requests, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 "lost, status, requests, errors, vus_peak) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                 "?)",
     [ST_TOTAL] = "INSERT OR REPLACE INTO step_totals (run_id, step_index, count, err_tech, "
                  "err_func, bytes_in, bytes_out, sum_dns, sum_connect, sum_tls, sum_ttfb, "
                  "new_conns, tps, mean_us, min_us, p50_us, p90_us, p95_us, p99_us, max_us, "
@@ -563,6 +565,7 @@ int db_agent(db *d, int64_t run_id, unsigned index, const db_agent_info *a, char
     sqlite3_bind_text(st, 8, a->status != NULL ? a->status : "running", -1, SQLITE_STATIC);
     bind_u64(st, 9, a->requests);
     bind_u64(st, 10, a->errors);
+    sqlite3_bind_int64(st, 11, a->vus_peak);
     return step_done(d, st, "cannot record an agent", err, errlen);
 }
 
@@ -702,7 +705,7 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         static const rate_counts none;
         const rate_counts *a = iv->arrivals != NULL ? &iv->arrivals[i] : &none;
         if (iv->runs[i] == 0 && iv->missed[i] == 0 && a->scheduled == 0 && a->started == 0 &&
-            a->dropped == 0)
+            a->dropped == 0 && a->inits == 0)
             continue;
         st = d->st[ST_SCEN];
         bind_u64(st, 1, iv->runs[i]);
@@ -711,8 +714,10 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
         bind_u64(st, 4, a->started);
         bind_u64(st, 5, a->late);
         bind_u64(st, 6, a->dropped);
-        sqlite3_bind_int64(st, 7, run_id);
-        sqlite3_bind_int64(st, 8, (sqlite3_int64)i);
+        bind_u64(st, 7, a->init_waits);
+        bind_u64(st, 8, a->inits);
+        sqlite3_bind_int64(st, 9, run_id);
+        sqlite3_bind_int64(st, 10, (sqlite3_int64)i);
         if (step_done(d, st, "cannot record scenario counts", err, errlen) != 0)
             goto fail;
     }

@@ -45,7 +45,7 @@
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 17
+#define DB_SCHEMA_VERSION 18
 
 /** An open results database; created by db_open, released by db_close. */
 typedef struct db db;
@@ -109,6 +109,7 @@ typedef struct db_agent_info {
     const char *status; /**< e.g. "running", "completed", "stopped" */
     uint64_t requests;
     uint64_t errors;
+    unsigned vus_peak; /**< the most VUs active on it in one second */
 } db_agent_info;
 
 /** Inserts or replaces agent number index of run_id. 0, or -1 with err. */

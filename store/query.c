@@ -399,6 +399,7 @@ static void row_agent(sqlite3_stmt *st, query_run *r)
     a->status = query_col_str(st, 5);
     a->requests = sqlite3_column_int64(st, 6);
     a->errors = sqlite3_column_int64(st, 7);
+    a->vus_peak = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
 }
 
 static void row_error(sqlite3_stmt *st, query_run *r)
@@ -451,6 +452,8 @@ static void row_scen(sqlite3_stmt *st, query_run *r)
     s->arr_started = sqlite3_column_int64(st, 4);
     s->arr_late = sqlite3_column_int64(st, 5);
     s->arr_dropped = sqlite3_column_int64(st, 6);
+    s->arr_init_waits = sqlite3_column_int64(st, 7);
+    s->arr_inits = sqlite3_column_int64(st, 8);
 }
 
 static void row_threshold(sqlite3_stmt *st, query_run *r)
@@ -471,7 +474,8 @@ static void row_threshold(sqlite3_stmt *st, query_run *r)
 static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
 {
     if (load_rows(sq, r,
-                  "SELECT name, host, workers, vus, lost, status, requests, errors FROM agents "
+                  "SELECT name, host, workers, vus, lost, status, requests, errors, vus_peak "
+                  "FROM agents "
                   "WHERE run_id = ? ORDER BY agent_index",
                   row_agent, err, errlen) != 0 ||
         load_rows(sq, r,
@@ -487,7 +491,7 @@ static int load_tables(sqlite3 *sq, query_run *r, char *err, size_t errlen)
                   row_steer, err, errlen) != 0 ||
         load_rows(sq, r,
                   "SELECT name, runs, missed_pacing, arr_scheduled, arr_started, arr_late, "
-                  "arr_dropped FROM scenario_totals WHERE run_id = ? "
+                  "arr_dropped, arr_init_waits, arr_inits FROM scenario_totals WHERE run_id = ? "
                   "ORDER BY scen_index",
                   row_scen, err, errlen) != 0 ||
         load_rows(sq, r,

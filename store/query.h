@@ -91,6 +91,7 @@ typedef struct query_step {
 typedef struct query_agent {
     char *name, *host, *status; /**< owned */
     int64_t workers, vus, lost, requests, errors;
+    int64_t vus_peak; /**< the most VUs active on it in a second; -1 unknown (older run) */
 } query_agent;
 
 /** One errors row. */
@@ -121,6 +122,8 @@ typedef struct query_scen {
     char *name; /**< owned */
     int64_t runs, missed;
     int64_t arr_scheduled, arr_started, arr_late, arr_dropped; /**< the open model's, else 0 */
+    int64_t arr_init_waits; /**< of started, after waiting for a new VU's init */
+    int64_t arr_inits;      /**< VUs made during the load (their init run then) */
 } query_scen;
 
 /** One thresholds row. */

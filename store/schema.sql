@@ -519,3 +519,20 @@ ALTER TABLE intervals ADD COLUMN paused_us INTEGER NOT NULL DEFAULT 0;
 --   baseline (quern compare --baseline last-passed), so that a regression
 --   is not carried forward as the next build's measure.
 ALTER TABLE runs ADD COLUMN regressed TEXT;
+-- @migration 18
+-- scenario_totals.arr_init_waits: arrivals started after waiting for a new
+--   VU's init (the pool had room); arr_inits: VUs made during the load,
+--   their init run then (not those of --vus, made before Go).
+-- agents.vus_peak: the most VUs active on the agent in one second (after
+--   any steering); agents.vus stays the VU slots it was given (the open
+--   model's pool, a steered load's ceiling). NULL for an older run.
+-- capacity_steps.runs_s: runs ended a second in the step's judged seconds
+--   (the open model's throughput in the unit of its load, arrivals a
+--   second); inits and init_waits: as above, in those seconds; NULL for a
+--   search before this version.
+ALTER TABLE agents ADD COLUMN vus_peak INTEGER;
+ALTER TABLE scenario_totals ADD COLUMN arr_init_waits INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE scenario_totals ADD COLUMN arr_inits INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE capacity_steps ADD COLUMN runs_s REAL;
+ALTER TABLE capacity_steps ADD COLUMN inits INTEGER;
+ALTER TABLE capacity_steps ADD COLUMN init_waits INTEGER;

@@ -184,6 +184,12 @@ static int grow(arrive *a, struct engine *e)
     e->nvus++;
     a->made++;
     a->starting++;
+    if (e->prefilling) {
+        v->prefill = 1; /* engine_prefill waits for its init */
+        e->prefill_left++;
+    } else {
+        e->acount[a->scen].inits++; /* an init during the load: the server's work too */
+    }
     vu_schedule_start(v, 0);
     return 0;
 }
@@ -375,10 +381,17 @@ static void on_arrival(struct ev_loop *loop, duetimer *d)
         arm(a, e);
 }
 
+void arrive_prefill(arrive *a, struct engine *e)
+{
+    while (a->made < a->pre)
+        if (grow(a, e) != 0)
+            break;
+}
+
 void arrive_start(arrive *a, struct engine *e)
 {
-    /* Its share of --vus: created before the first arrival, their init
-     * started now. */
+    /* Its share of --vus, when engine_prefill did not make them: their
+     * init started now. */
     while (a->made < a->pre)
         if (grow(a, e) != 0)
             break;

@@ -127,6 +127,9 @@ uint32_t arrive_spare(double per_s);
 /** Creates the VUs asked for before the start, and the spare ones
  *  (arrive_spare) beyond them within the cap, and arms the timer. */
 void arrive_start(arrive *a, struct engine *e);
+/** Makes a's share of --vus (a->pre) and starts their init, before the
+ *  start (engine_prefill). */
+void arrive_prefill(arrive *a, struct engine *e);
 /** VU v is ready for a run: it takes the oldest arrival of its scenario
  *  waiting, or goes idle. */
 void arrive_vu_free(struct engine *e, struct vu *v);

@@ -442,7 +442,7 @@ static void schedule_vus(engine *e)
     e->nleave = e->leave_next = 0;
     if (e->cfg.nstages > 0 || e->cfg.staged_vus > 0)
         e->leave = xcalloc(e->cfg.vu_count ? e->cfg.vu_count : 1, sizeof(*e->leave));
-    for (uint32_t i = 0; i < e->nvus; i++) {
+    for (uint32_t i = 0; i < e->nclosed; i++) {
         vu *v = &e->vus[i];
         const scen *sc = e->scens.scens[v->scen];
         int64_t start = 0, leave = -1;
@@ -726,6 +726,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     if (cfg->life != ENGINE_LIFE_LOAD) {
         if (lifecycle_make_vus(e, err, errlen) != 0)
             goto fail;
+        e->nclosed = e->nvus;
         return e;
     }
     if (cfg->nrate_stages > 0) {
@@ -733,6 +734,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
         if (cfg->closed_vus > 0 && make_closed(e, err, errlen) != 0)
             goto fail;
+        e->nclosed = e->nvus;
         if (arrive_set_init(e, err, errlen) != 0)
             goto fail;
         return e; /* the pool's VUs are created as arrivals need them */
@@ -796,6 +798,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         e->vus[i].rank = gid;
         e->nvus = i + 1;
     }
+    e->nclosed = e->nvus;
     xfree(assign);
     return e;
 fail:
@@ -871,6 +874,41 @@ const scen_set *engine_scens(const engine *e)
     return &e->scens;
 }
 
+void engine_prefill_done(engine *e)
+{
+    if (e->prefill_left > 0 && --e->prefill_left == 0 && e->prefilling)
+        ev_break(e->loop, EVBREAK_ONE);
+}
+
+static void on_prefill_limit(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    ev_break(loop, EVBREAK_ONE);
+}
+
+uint32_t engine_prefill(engine *e, int64_t max_us)
+{
+    ev_timer limit;
+    char err[ERR_MAX];
+
+    e->prefilling = 1;
+    for (size_t i = 0; i < e->narr; i++)
+        arrive_prefill(&e->arr[i], e);
+    if (e->prefill_left > 0) {
+        if (lwatch_timer_start(&e->watch, err, sizeof(err)) != 0)
+            log_msg(LOG_WARN, "VUs that hold the loop cannot be cut (%s)", err);
+        ev_timer_init(&limit, on_prefill_limit, (double)max_us / 1e6, 0.);
+        ev_timer_start(e->loop, &limit);
+        ev_prepare_start(e->loop, &e->starter);
+        ev_run(e->loop, 0);
+        ev_prepare_stop(e->loop, &e->starter);
+        ev_timer_stop(e->loop, &e->kick);
+        ev_timer_stop(e->loop, &limit);
+        lwatch_timer_stop(&e->watch);
+    }
+    e->prefilling = 0;
+    return e->prefill_left;
+}
+
 static void on_ctl(struct ev_loop *loop, ev_io *w, int revents)
 {
     engine *e = ev_userdata(loop);
@@ -896,6 +934,7 @@ enum engine_status engine_run(engine *e)
     e->t0_wall_us = clock_wall_us();
     e->iv_start_us = e->t0_us;
     e->active_mark_us = e->t0_us;
+    e->vu_us = 0; /* the pool's inits before the start (engine_prefill) are not the load's */
     ev_now_update(e->loop);
     ev_timer_set(&e->tick, 1.0, 0.);
     ev_timer_start(e->loop, &e->tick);
@@ -904,7 +943,7 @@ enum engine_status engine_run(engine *e)
         ev_timer_set(&e->end_timer, (double)e->cfg.duration_us / 1e6, 0.);
         ev_timer_start(e->loop, &e->end_timer);
     }
-    if (e->arr == NULL || e->nvus > 0)
+    if (e->arr == NULL || e->nclosed > 0)
         schedule_vus(e);     /* the closed model's VUs, and a mixed run's closed ones */
     engine_check_dormant(e); /* --runs and none of this worker's VUs asked */
     for (size_t i = 0; i < e->narr; i++)

@@ -166,6 +166,15 @@ int engine_made_file(engine *e, size_t i, const char **path, const void **data, 
 void engine_take_loadinfo(engine *e, loadinfo *out);
 /** Plays the run to its end; returns how it ended. */
 enum engine_status engine_run(engine *e);
+/** The open model's --vus (engine_cfg.open_vus): makes this worker's share
+ *  of them and runs their init now, before the start, so that no arrival
+ *  waits for them; returns when every one's first init has ended (well or
+ *  not) or after max_us, with the number still in their init (they go on
+ *  in the run). Their requests count in the run's first interval. Nothing
+ *  to do (0) without an arrival rate or --vus. Call it between engine_new
+ *  and engine_run (before the start barrier: every worker's pool is ready
+ *  when the load begins). */
+uint32_t engine_prefill(engine *e, int64_t max_us);
 /** Asks the run to stop (VUs finish their request in flight within the grace);
  *  safe from a sink or a Lua call. */
 void engine_stop(engine *e, enum engine_status why);

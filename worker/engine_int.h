@@ -122,6 +122,10 @@ struct engine {
     uint32_t errors_logged; /**< script errors logged, to bound the log */
     int loaded;             /**< the script has loaded: no more declarations */
     int stopping;           /**< 1 once engine_stop was called */
+    int prefilling;         /**< engine_prefill runs: the pool's first inits, before Ready */
+    uint32_t prefill_left;  /**< then, VUs made whose first init has not ended */
+    uint32_t nclosed;       /**< of nvus, the closed model's VUs made by engine_new (the first
+                                 slots); the open model's pool comes after them */
     int killing;            /**< 1 once the grace expired */
     enum engine_status status;
     uint64_t rng;           /**< xorshift state for pacing and think ranges */
@@ -166,6 +170,9 @@ void engine_pool_idle(struct engine *e, int delta, int64_t now);
 void engine_check_dormant(struct engine *e);
 /** Called when a VU reaches VU_DONE. */
 void engine_vu_done(struct engine *e);
+/** Called when the first init of a VU made by engine_prefill ended (well or
+ *  not): the prefill ends with the last. */
+void engine_prefill_done(struct engine *e);
 /** Logs a script error with its traceback, a bounded number of times. */
 void engine_log_script_error(struct engine *e, vu *v, const char *msg);
 

@@ -796,6 +796,10 @@ void vu_phase_end(vu *v, int ok)
     v->yielded = 0;
     switch (v->phase) {
     case VU_INIT:
+        if (v->prefill) {
+            v->prefill = 0;
+            engine_prefill_done(v->eng);
+        }
         if (v->eng->cfg.life != ENGINE_LIFE_LOAD) {
             vu_phase_start(v, VU_DONE); /* setup or teardown: once, never retried */
             break;

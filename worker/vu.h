@@ -160,6 +160,7 @@ typedef struct vu {
     uint8_t queued;       /**< its transfer waits in the engine's start queue */
     uint8_t leaving;      /**< a staged load's descent: finish after the current run */
     uint8_t counted_ready;          /**< open model: came to the pool once (its init ended) */
+    uint8_t prefill;                /**< made by engine_prefill: its first init not ended yet */
     uint8_t pool_idle;              /**< open model: idle in the pool, not in the system */
     uint8_t in_slotq;               /**< linked in the engine's queue for a handle (inflight.h) */
     uint8_t ran;                    /**< began a run once (worker/vustart.h counts the first) */

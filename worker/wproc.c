@@ -29,7 +29,11 @@
 
 #define WPROC_START_TIMEOUT_MS 60000 /* StartRun must come this soon after fork */
 #define WPROC_GO_TIMEOUT_MS 600000   /* the start barrier may wait this long */
-#define WPROC_SEND_TIMEOUT_MS 5000   /* a frame must leave within this time */
+/* --vus in the open model: the pool's inits before Ready, at most this long
+ * (within the console's 60 s for every agent to be ready); those still in
+ * their init go on in the run. */
+#define WPROC_PREFILL_MAX_US 45000000
+#define WPROC_SEND_TIMEOUT_MS 5000 /* a frame must leave within this time */
 
 /* What the sink needs. */
 typedef struct wproc_ctx {
@@ -502,6 +506,13 @@ int wproc_main(int fd, int dirfd, unsigned number)
             goto out;
         if (rl != NULL)
             reqlog_begin(rl, ss->nsteps, cfg.vu_first, cfg.vu_stride, cfg.vu_count);
+    }
+    {
+        uint32_t left = engine_prefill(e, WPROC_PREFILL_MAX_US);
+        if (left > 0)
+            log_msg(LOG_WARN,
+                    "%u VU(s) of --vus still in their init after %d s: they go on in the run", left,
+                    WPROC_PREFILL_MAX_US / 1000000);
     }
     send_ready(fd, c.run_id, 1, NULL, cfg.vu_count);
     quern__envelope__free_unpacked(env, NULL);

@@ -424,6 +424,7 @@ char *web_state_render(const web_state *w, const web_state_input *in, size_t *le
         json_object_set_new(o, "host", safe_string(g->host));
         json_object_set_new(o, "state", safe_string(g->state));
         json_object_set_new(o, "vus", json_integer(g->vus));
+        json_object_set_new(o, "slots", json_integer(g->slots));
         json_object_set_new(o, "requests", json_integer((json_int_t)g->requests));
         json_object_set_new(o, "errors", json_integer((json_int_t)g->errors));
         json_array_append_new(agents, o);

@@ -63,7 +63,8 @@ typedef struct web_state_agent {
     const char *name;  /**< its name */
     const char *host;  /**< its host */
     const char *state; /**< "starting", "running", "finished", "lost" */
-    uint32_t vus;      /**< VUs it was given */
+    uint32_t vus;      /**< VUs active on it at its last second */
+    uint32_t slots;    /**< VU slots it was given (the open model's pool, a steered ceiling) */
     uint64_t requests; /**< samples it sent */
     uint64_t errors;   /**< of them, errors */
 } web_state_agent;

@@ -44,6 +44,30 @@ done
 eq "slow init: the server answered every hit quern counted" "$caught" 1
 eq "slow init: a login per VU made" "$(grep -c ' /login$' "$TMP/slow.log")" \
   "$(sj "$TMP/a.json" '.tests[0].count')"
+check "slow init: the VUs made during the load are counted" \
+  test "$(sj "$TMP/a.json" '.scenarios[0].arrivals.inits')" -ge 1
+
+# ---- (a2) the pool before the load: --vus N makes N VUs, their init run,
+# before the first arrival (k6's preAllocatedVUs): no arrival waits for one
+: >"$TMP/slow.log"
+"$QUERN" run $S/slow_init.lua --rate 20/s --vus 8 --duration 3s --workers 2 -q \
+  -p base_url="$SBASE" --db "$TMP/pool.db" --summary-json "$TMP/p.json" >"$TMP/p.out" 2>"$TMP/p.err"
+eq "pool first: exit 0" "$?" 0
+eq "pool first: no arrival waited for an init" \
+  "$(sj "$TMP/p.json" '.scenarios[0].arrivals.init_waits')" 0
+eq "pool first: no VU made during the load" "$(sj "$TMP/p.json" '.scenarios[0].arrivals.inits')" 0
+check "pool first: the summary says so" \
+  grep -q '^Scenario SLOWINIT: .* 0 waited for a new VU.s init, 0 dropped; 0 VU(s) made during the load' "$TMP/p.out"
+eq "pool first: the database keeps both" \
+  "$(sqlite3 "$TMP/pool.db" 'SELECT arr_init_waits, arr_inits FROM scenario_totals')" "0|0"
+for _ in $(seq 50); do
+  [ "$(grep -c ' /hit$' "$TMP/slow.log")" = "$(sj "$TMP/p.json" '.tests[1].count')" ] && break
+  sleep 0.1
+done
+eq "pool first: the server logged the 8 logins" "$(grep -c ' /login$' "$TMP/slow.log")" 8
+# the server's own clock: its last login answered before its first hit came
+check "pool first: every login ended before the first hit began (the server's log)" \
+  awk '$3 == "/login" { e = $1 + $2; if (e > le) le = e } $3 == "/hit" && (fh == "" || $1 < fh) { fh = $1 } END { exit !(fh != "" && le < fh) }' "$TMP/slow.log"
 
 # ---- (b) quern's own queue, nginx answering in time ------------------------
 start_nginx 256 "log_format rt '\$request_time \$uri';" "access_log $TMP/rt.log rt;"

@@ -44,6 +44,9 @@ eq "counter over two workers: runs = the runs nginx saw" "$(m runs .total)" "$((
 eq "counter over two workers: bad_seen = nginx's 500s" "$(m bad_seen .total)" "$bad"
 eq "trend over two workers: ok_ms's count = nginx's 200s" "$(m ok_ms .count)" "$ok200"
 between "gauge: last_vu is a VU's id" "$(m last_vu .value)" 1 $VUS
+# nine 200s a run, a whole number each time: so its percentiles (not 9.004)
+eq "a trend of whole numbers: p50 and max whole" "$(m oks '"\(.p50) \(.p95) \(.max)"')" "9 9 9"
+check "the summary prints it whole" grep -Eq '^oks +trend +count [0-9]+, mean 9.000, p50 9, p95 9, p99 9, max 9$' "$TMP/pass.out"
 eq "the database keeps the check" \
   "$(sqlite3 "$TMP/c.db" "SELECT passes || ' ' || fails FROM checks WHERE name = 'status is 200'")" "$ok200 $bad"
 eq "the database keeps the trend" \

@@ -101,6 +101,13 @@ between "the summary says how long it was paused (s)" "$(sj "$TMP/closed.json" '
 between "yet the load went on 2 s longer: its last hit (s after vus 10)" \
   "$(awk '$4 == "/hit" { t = $1 } END { print t }' "$LOG" | awk -v a="$T_VUS" '{ printf "%.1f", $1 - a }')" 6.0 7.2
 eq "the console's count is nginx's" "$(sj "$TMP/closed.json" '.tests[0].count')" "$(grep -c ' /hit$' "$LOG")"
+# the VUs after steering, not --vus, nor the ceiling of slots given
+eq "the summary JSON says the VUs steered to" "$(sj "$TMP/closed.json" '.run.vus_steered')" 10
+eq "the summary's peak is the VUs that ran" "$(sj "$TMP/closed.json" '.run.vus_peak')" 10
+check "the summary says 5 at the start, then 10" \
+  grep -q '^Run completed: .*, VUs: 5 at the start, steered to 10 (peak 10)' "$TMP/closed.out"
+eq "the database's agent: 10 VUs ran, of the ceiling's slots" \
+  "$(sqlite3 "$TMP/closed.db" 'SELECT vus_peak, vus > 10 FROM agents')" "10|1"
 # a run's pacing slot moves with the pause: no response time counts it
 between "closed: the slowest response time leaves the pause out (ms)" "$(sj "$TMP/closed.json" '.tests[0].max_ms')" 0 800
 eq "the database keeps the change of VUs" "$(sqlite3 "$TMP/closed.db" "SELECT value FROM steers WHERE kind = 'vus'")" 10.0
@@ -109,6 +116,8 @@ between "the database keeps the pause (s)" \
 "$QUERN" report --db "$TMP/closed.db" -o "$TMP/closed.html" >/dev/null 2>&1
 check "the report lists the change of VUs" grep -q '10 VUs from then on' "$TMP/closed.html"
 check "the report lists the pause" grep -q '<tr class="steer-pause">' "$TMP/closed.html"
+check "the report's injectors: 10 VUs of the ceiling's slots" \
+  grep -Eq '<td class="n">10 <span class="same">of [0-9]+</span></td>' "$TMP/closed.html"
 check "the report's charts shade the seconds paused" grep -q '<title>paused (quern ctl) [0-9]' "$TMP/closed.html"
 between "the seconds say how long they were paused (s)" \
   "$(sqlite3 "$TMP/closed.db" 'SELECT sum(paused_us) / 1e6 FROM intervals')" 1.9 "$PAUSE_MAX"

@@ -52,7 +52,7 @@ check "garbage closed the connection only" grep -q 'closed during the handshake'
 check "oversized frame refused" grep -q 'exceeds maximum' "$TMP/c.err"
 check "per-agent breakdown" grep -qE '^  a1 +6 ' "$TMP/c.out"
 check "per-agent breakdown (a2)" grep -qE '^  a2 +6 ' "$TMP/c.out"
-r1=$(awk '$1=="a1"{print $3}' "$TMP/c.out"); r2=$(awk '$1=="a2"{print $3}' "$TMP/c.out")
+r1=$(awk '$1=="a1"{print $4}' "$TMP/c.out"); r2=$(awk '$1=="a2"{print $4}' "$TMP/c.out")
 eq "agents' requests add up to the server's" "$((r1 + r2))" "$(stat '.requests - .login_forms')"
 
 # A second console: runs mode, and an uneven split by workers.

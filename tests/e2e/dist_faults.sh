@@ -30,7 +30,7 @@ for mode in strict allow; do
     eq "status degraded" "$(sj "$TMP/k$mode.json" .run.status)" degraded
     check "loss reported at once" grep -q "agent v$mode lost" "$TMP/k$mode.err"
     check "breakdown marks it lost" grep -qE "^  v$mode .* lost$" "$TMP/k$mode.out"
-    sreq=$(awk -v n="s$mode" '$1==n{print $3}' "$TMP/k$mode.out")
+    sreq=$(awk -v n="s$mode" '$1==n{print $4}' "$TMP/k$mode.out")
     eq "survivor's counts = what the server saw from its VUs" "$sreq" "$(hits_of "$TMP/agent-s$mode.log")"
     check "survivor ran the whole run" test "$sreq" -ge 60
     check "victim's data kept" test "$(sj "$TMP/k$mode.json" '.tests[0].count')" -gt "$sreq"

@@ -35,5 +35,5 @@ eq "netns: counts = the target's" "$(sj $S '[.tests[].count] | add')" "$(stat '.
 eq "netns: one session per VU" "$(stat .sessions_created)" 12
 eq "netns: one connection per VU, from the agents' hosts" "$(stat .connections)" 12
 for a in ag1 ag2; do
-  check "netns: $a played its VUs" test "$(awk -v n=$a '$1==n{print $3}' "$TMP/c.out")" -gt 0
+  check "netns: $a played its VUs" test "$(awk -v n=$a '$1==n{print $4}' "$TMP/c.out")" -gt 0
 done

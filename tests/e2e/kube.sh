@@ -156,7 +156,7 @@ R=$TMP/pod-con/results
 S=$R/summary.json
 eq "the run completed" "$(sj "$S" .run.status)" completed
 for i in $(seq "$REPLICAS"); do
-  check "agent replica $i played its VUs" test "$(awk -v n="ag$i" '$1==n{print $3}' "$TMP/job.out")" -gt 0
+  check "agent replica $i played its VUs" test "$(awk -v n="ag$i" '$1==n{print $4}' "$TMP/job.out")" -gt 0
 done
 eq "counts = the target's" "$(sj "$S" '[.tests[].count] | add')" "$(stat .requests)"
 eq "one connection per VU" "$(stat .connections)" 12

@@ -91,7 +91,7 @@ static void test_add(void **state)
 static void test_arrivals(void **state)
 {
     agg a;
-    rate_counts sec[2] = {{10, 9, 2, 1, 0}, {4, 4, 0, 0, 0}}, all;
+    rate_counts sec[2] = {{10, 9, 2, 1, 0, 3}, {4, 4, 0, 0, 0, 0}}, all;
 
     agg_init(&a, 1, 2);
     assert_int_equal(agg_arrivals_all(&a, &all), 0); /* a closed model */
@@ -109,11 +109,12 @@ static void test_arrivals(void **state)
     assert_int_equal(all.started, 26);
     assert_int_equal(all.late, 4);
     assert_int_equal(all.dropped, 2);
+    assert_int_equal(all.inits, 6); /* summed like the rest */
     agg_free(&a);
 
     /* only drops: an open model still */
     agg_init(&a, 1, 1);
-    agg_add_arrivals(&a, &(rate_counts){0, 0, 0, 3, 0});
+    agg_add_arrivals(&a, &(rate_counts){0, 0, 0, 3, 0, 0});
     assert_int_equal(agg_arrivals_all(&a, &all), 1);
     agg_free(&a);
 }

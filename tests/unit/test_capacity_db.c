@@ -53,6 +53,9 @@ static void test_roundtrip(void **state)
         st[i].p95_ms = 0.5 + i;
         st[i].p99_ms = 0.9 + i;
         st[i].passed = i < 2;
+        st[i].runs_s = i == 0 ? -1 : 25.0 * i; /* -1: not kept (an older search) */
+        st[i].inits = i == 0 ? -1 : i;
+        st[i].init_waits = i == 0 ? -1 : 2 * i;
     }
     st[2].errors_pct = 16.7;
     snprintf(st[2].failed, sizeof(st[2].failed), "errors<1%%: errors = 16.7 %%");
@@ -74,6 +77,10 @@ static void test_roundtrip(void **state)
     assert_int_equal(got.steps[2].passed, 0);
     assert_string_equal(got.steps[2].failed, "errors<1%: errors = 16.7 %");
     assert_string_equal(got.steps[0].failed, "");
+    assert_true(got.steps[0].runs_s == -1 && got.steps[0].inits == -1 &&
+                got.steps[0].init_waits == -1);
+    assert_true(got.steps[2].runs_s == 50 && got.steps[2].inits == 2 &&
+                got.steps[2].init_waits == 4);
     capacity_db_free(&got);
     assert_int_equal(capacity_db_windows(db_sqlite(f->d), id, w, 2, &n, err, sizeof(err)), 0);
     assert_int_equal(n, 2); /* bounded by max */

@@ -202,7 +202,7 @@ static void test_run_rows(void **state)
     char err[ERR_MAX], buf[256];
     db *d = db_open(f->path, err, sizeof(err));
     props *tags = props_new();
-    db_agent_info ai = {"local", "h1", 2, 3, 0, NULL, 0, 0};
+    db_agent_info ai = {"local", "h1", 2, 30, 0, NULL, 0, 0, 3};
     sqlite3 *sq;
     int64_t id;
 
@@ -222,6 +222,9 @@ static void test_run_rows(void **state)
     sqlone_text(sq, "SELECT group_concat(test_id || '/' || scenario, ',') FROM steps", buf,
                 sizeof(buf));
     assert_string_equal(buf, "SC-S-STEP-1/S,SC-S-STEP-2/S");
+    sqlone_text(sq, "SELECT vus || ' slots, ' || vus_peak || ' peak' FROM agents", buf,
+                sizeof(buf));
+    assert_string_equal(buf, "30 slots, 3 peak"); /* a steered ceiling, the VUs that ran */
     sqlone_text(sq, "SELECT name || '@' || host || ':' || workers FROM agents", buf, sizeof(buf));
     assert_string_equal(buf, "local@h1:2");
     props_free(tags);

@@ -17,7 +17,7 @@ static delivery_in open_run(uint64_t sched, uint64_t started, uint64_t late, uin
 
     memset(&in, 0, sizeof(in));
     in.open = 1;
-    in.arrivals = (rate_counts){sched, started, late, dropped, 0};
+    in.arrivals = (rate_counts){sched, started, late, dropped, 0, 0};
     in.pool = pool;
     in.pool_peak = peak;
     in.runs = started;

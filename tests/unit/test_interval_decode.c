@@ -36,7 +36,7 @@ static uint8_t *packed_interval(size_t nsteps, size_t *len)
     step_stats *st = stats_array_new(nsteps);
     const char *names[] = {"FANIN"};
     uint64_t runs = 7, missed = 1;
-    rate_counts arr = {10, 9, 2, 1, 0};
+    rate_counts arr = {10, 9, 2, 1, 0, 0};
     hist *lag = hist_new();
     interval_sum_load load[2];
     Quern__Envelope env = QUERN__ENVELOPE__INIT;

@@ -43,7 +43,7 @@ static Quern__Interval *sender(uint64_t n, uint64_t lat, uint64_t runs_shop, con
     {
         /* the open model's arrivals of the second scenario: n due, n - 1
          * started (one of them late), one dropped */
-        rate_counts arr[2] = {{0, 0, 0, 0, 0}, {n, n - 1, 1, 1, 0}};
+        rate_counts arr[2] = {{0, 0, 0, 0, 0, 0}, {n, n - 1, 1, 1, 0, 1}};
         interval_sum_msg_set_arrivals(m, arr);
     }
     /* Little's law's sums: n VUs the whole second, runs of lat, pauses of 1 ms */
@@ -114,6 +114,7 @@ static void test_sum(void **state)
     assert_int_equal(s.arrivals[1].started, 6);
     assert_int_equal(s.arrivals[1].late, 2);
     assert_int_equal(s.arrivals[1].dropped, 2);
+    assert_int_equal(s.arrivals[1].inits, 2); /* each worker's one init in the load */
     assert_int_equal(s.active_vus, 6);
     assert_int_equal(s.finished_vus, 2);
     assert_int_equal(s.vu_us, 8000000); /* Little's sums added up the way */

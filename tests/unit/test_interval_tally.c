@@ -83,6 +83,7 @@ static void test_two_workers(void **state)
     assert_int_equal(hist_count(m->h), 2);
     assert_true(tally_trend_stat(m, "max", 0) == 40);
     assert_true(tally_trend_stat(m, "mean", 0) == 26.25);
+    assert_true(m->fraction); /* a's 12.5 travelled: its figures are not rounded */
 
     /* a gauge is sent again the next second, though not set in it */
     tally_next(&a);

@@ -34,6 +34,27 @@ static void rate_fails(const char *s, int zero_ok, const char *want)
         fail_msg("rate_parse(\"%s\"): \"%s\" lacks \"%s\"", s, err, want);
 }
 
+/* A window's counts said so that they add up, whichever way they are off. */
+static void test_counts_text(void **state)
+{
+    char b[256];
+    rate_counts c = {.scheduled = 800, .started = 598, .late = 3, .init_waits = 12};
+
+    assert_string_equal(rate_counts_text(&c, b, sizeof(b)),
+                        "800 arrivals due: 598 started (3 late, 12 after a new VU's init), 0 "
+                        "dropped, 202 still waiting");
+    c.dropped = 207; /* 805 ended: 5 due before the window */
+    c.inits = 14;
+    assert_string_equal(rate_counts_text(&c, b, sizeof(b)),
+                        "800 arrivals due: 598 started (3 late, 12 after a new VU's init), 207 "
+                        "dropped, 5 of them due before; 14 VU(s) made, their init run then");
+    c.dropped = 202;
+    c.inits = 0;
+    assert_null(strstr(rate_counts_text(&c, b, sizeof(b)), "waiting"));
+    assert_null(strstr(b, "before"));
+    assert_int_equal(strlen(rate_counts_text(&c, b, 20)), 19); /* bounded */
+}
+
 static void test_parse(void **state)
 {
     char err[ERR_MAX];
@@ -174,7 +195,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),        cmocka_unit_test(test_stages),
         cmocka_unit_test(test_due_constant), cmocka_unit_test(test_due_ramp),
-        cmocka_unit_test(test_stripes),
+        cmocka_unit_test(test_stripes),      cmocka_unit_test(test_counts_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ static int64_t write_run(fx *f, uint64_t nsec)
     db_run_info ri = {0};
     step_stats s;
     uint64_t runs = 1, missed = 0;
-    rate_counts arr = {0, 0, 0, 0, 0};
+    rate_counts arr = {0, 0, 0, 0, 0, 0};
     db_iv iv = {0};
     char err[ERR_MAX];
     int64_t id;

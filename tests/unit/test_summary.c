@@ -151,10 +151,11 @@ static void test_table(void **state)
     assert_non_null(strstr(t, "\nRun completed: 2.0 s, 7 VUs\n"));
     xfree(t);
     /* arrivals all dropped: the open model still */
-    agg_add_arrivals(&x.a, &(rate_counts){0, 0, 0, 3, 0});
+    agg_add_arrivals(&x.a, &(rate_counts){0, 0, 0, 3, 0, 0});
     t = table(&x);
     assert_non_null(strstr(t, "\nScenario S: arrivals 0 scheduled, 0 started, 0 late (waited for "
-                              "a VU of a full pool), 0 waited for a new VU's init, 3 dropped\n"));
+                              "a VU of a full pool), 0 waited for a new VU's init, 3 dropped; 0 "
+                              "VU(s) made during the load (their init run then)\n"));
     xfree(t);
     agg_free(&x.a);
 }
@@ -165,7 +166,7 @@ static void test_table_more(void **state)
 {
     fx x;
     const char *const evil[2] = {"SC-S-STEP-1)\x1b[2JLogin", "SC-S-STEP-2)Home"};
-    rate_counts arr = {120, 110, 6, 10, 0};
+    rate_counts arr = {120, 110, 6, 10, 0, 0};
     delivery d = {0};
     char *t;
 
@@ -186,7 +187,7 @@ static void test_table_more(void **state)
     assert_non_null(strstr(t, "Login"));
     assert_non_null(strstr(t, "\nScenario S: arrivals 120 scheduled, 110 started, 6 late (waited "
                               "for a VU of a full pool), 0 waited for a new VU's init, 10 "
-                              "dropped\n"));
+                              "dropped; 0 VU(s) made during the load (their init run then)\n"));
     assert_non_null(strstr(t, "\nLoad: 120 arrivals asked, 110 sent, 10 dropped (8 %), 6 late\n"));
     assert_non_null(
         strstr(t, "\nRun completed: 2.0 s, VUs: pool peak 12 of 50 (1.5 s paused, left out)\n"));
@@ -351,7 +352,7 @@ static void test_json(void **state)
     agg_add_held(&x.a, 4, 10000, 6000);
     x.si.vu_pool = 50;
     x.si.vus_peak = 12;
-    agg_add_arrivals(&x.a, &(rate_counts){120, 110, 6, 10, 0});
+    agg_add_arrivals(&x.a, &(rate_counts){120, 110, 6, 10, 0, 0});
     j = summary_json(&x.a, &x.si);
     assert_true(json_is_null(get(j, "run.id")));
     assert_null(json_object_get(j, "verdict"));

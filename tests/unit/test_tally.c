@@ -136,6 +136,42 @@ static void test_merge_exact(void **state)
     tally_free(&run);
 }
 
+/* A trend of whole numbers has whole percentiles, as its values were,
+ * merged from any worker; one fraction anywhere keeps the buckets' figure. */
+static void test_trend_whole(void **state)
+{
+    tally a, b, run;
+    char err[ERR_MAX];
+    int ia, ib, ir;
+
+    (void)state;
+    tally_init(&a);
+    tally_init(&b);
+    tally_init(&run);
+    ia = tally_metric_def(&a, "items", TALLY_TREND, err, sizeof(err));
+    ib = tally_metric_def(&b, "items", TALLY_TREND, err, sizeof(err));
+    for (int i = 0; i < 99; i++)
+        tally_trend_add(&a.metrics[ia], 1 + i % 3); /* the buckets said 1.002, 2.004 */
+    assert_true(tally_trend_stat(&a.metrics[ia], NULL, 50) == 2);
+    assert_true(tally_trend_stat(&a.metrics[ia], "min", 0) == 1);
+    assert_true(tally_trend_stat(&a.metrics[ia], "max", 0) == 3);
+    tally_trend_add(&b.metrics[ib], 5000); /* its bucket wider than 1: a whole number still */
+    assert_int_equal(tally_merge(&run, &a, err, sizeof(err)), 0);
+    assert_int_equal(tally_merge(&run, &b, err, sizeof(err)), 0);
+    ir = tally_metric_find(&run, "items");
+    assert_true(tally_trend_stat(&run.metrics[ir], NULL, 50) == 2);
+    assert_true(tally_trend_stat(&run.metrics[ir], "max", 0) ==
+                floor(tally_trend_stat(&run.metrics[ir], "max", 0)));
+    assert_false(run.metrics[ir].fraction);
+    tally_next(&b);
+    tally_trend_add(&b.metrics[ib], 1004.5);
+    assert_int_equal(tally_merge(&run, &b, err, sizeof(err)), 0);
+    assert_true(run.metrics[ir].fraction);
+    tally_free(&a);
+    tally_free(&b);
+    tally_free(&run);
+}
+
 static void test_merge_kind_clash(void **state)
 {
     tally a, b;
@@ -157,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_merge_exact),
         cmocka_unit_test(test_merge_kind_clash),
+        cmocka_unit_test(test_trend_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

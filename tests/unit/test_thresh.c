@@ -572,7 +572,7 @@ static void test_arrivals(void **state)
 {
     step_stats s;
     uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
-    rate_counts arr[2] = {{100, 90, 20, 10, 0}, {50, 50, 5, 0, 0}};
+    rate_counts arr[2] = {{100, 90, 20, 10, 0, 0}, {50, 50, 5, 0, 0, 0}};
     thresh_result r;
     thresh *t;
     agg a;

@@ -54,7 +54,7 @@ static void fx_second(fx *x, const uint64_t *n, const uint64_t *us, uint32_t vus
 
 static json_t *fx_render(fx *x, const json_t *summary)
 {
-    web_state_agent ag = {"local", "host1", "running", 10, 42, 3};
+    web_state_agent ag = {"local", "host1", "running", 10, 100, 42, 3};
     web_state_threshold th = {"p95<500ms", 1, "p95 of all steps = 10 ms, limit < 500 ms"};
     web_state_input in = {"nightly", x->names, &x->a, x->st, 10,      30000000,
                           &ag,       1,        &th,   1,     summary, 0};
@@ -119,6 +119,13 @@ static void test_live_table(void **state)
     assert_string_equal(json_string_value(json_object_get(
                             json_array_get(json_object_get(j, "agents"), 0), "state")),
                         "running");
+    /* an agent's VUs active now, beside the slots of a steered ceiling */
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(json_object_get(j, "agents"), 0), "vus")),
+        10);
+    assert_int_equal(json_integer_value(
+                         json_object_get(json_array_get(json_object_get(j, "agents"), 0), "slots")),
+                     100);
     assert_true(json_is_true(
         json_object_get(json_array_get(json_object_get(j, "thresholds"), 0), "passed")));
     for (size_t i = 0; i < 4; i++) {

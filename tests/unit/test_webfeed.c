@@ -53,7 +53,8 @@ static void add_conn(run *r, const char *name, enum aconn_state state, int in_ru
     c->ready = ready;
     c->finished = finished;
     c->lost = lost;
-    c->vus = 3;
+    c->vus = 30; /* the slots given: a steered ceiling */
+    c->active = 3;
     c->requests = 40;
     c->errors = 2;
     r->conns = xreallocarray(r->conns, r->nconns + 1, sizeof(*r->conns));
@@ -230,7 +231,8 @@ static void test_second(void **state)
     a = at(j, "agents", 2);
     assert_string_equal(str(a, "name"), "run");
     assert_string_equal(str(a, "host"), "host-run");
-    assert_int_equal(json_integer_value(json_object_get(a, "vus")), 3);
+    assert_int_equal(json_integer_value(json_object_get(a, "vus")), 3); /* active, not the slots */
+    assert_int_equal(json_integer_value(json_object_get(a, "slots")), 30);
     assert_int_equal(json_integer_value(json_object_get(a, "requests")), 40);
     assert_int_equal(json_integer_value(json_object_get(a, "errors")), 2);
     /* the thresholds, judged on the totals so far */
