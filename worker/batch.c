@@ -190,7 +190,9 @@ static int batch_life_failed(batch *b)
     return lifecycle_xfer_failed(v);
 }
 
-int batch_xfer_done(batch *b, CURL *easy, CURLcode rc)
+/* A transfer finished: when it is one of b's, handles it and returns 1
+ * (the VU is resumed when it was the last); else 0. b may be NULL. */
+static int xfer_done(batch *b, CURL *easy, CURLcode rc)
 {
     vu *v;
     size_t i;
@@ -354,3 +356,10 @@ void batch_free(batch *b)
     xfree(b->busy);
     xfree(b);
 }
+
+static int plug_xfer_done(vu *v, CURL *easy, CURLcode rc)
+{
+    return xfer_done(v->batch, easy, rc);
+}
+
+const plug batch_plug = {"batch", plug_xfer_done, NULL, NULL};

@@ -20,7 +20,7 @@
  *     b = batch_prepare(v, n, mode);  // items zeroed, handles to fill
  *     ... each b->it[i]: x taken (batch_take), built (lhttp_build) ...
  *     batch_start(b);                 // the VU yields unless b->left is 0
- *     batch_xfer_done(v->batch, easy, rc)  // from the engine, per transfer
+ *     batch_plug.xfer_done(v, easy, rc)    // from the engine, per transfer
  *     ... responses pushed from b->it[i].res and .x ...
  *     batch_release(b);               // handles back to the pool
  *     batch_finalize / batch_sample / batch_accept  // its kept samples
@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "worker/plug.h"
 #include "worker/vu.h"
 
 /** Requests in one batch at most. */
@@ -91,9 +92,9 @@ void batch_set_url(batch *b, size_t i, const char *urlstr);
  *  (every request failed to start), nothing resumes the VU: the caller
  *  goes on at once. */
 void batch_start(batch *b);
-/** A transfer finished: when it is one of b's, handles it and returns 1
- *  (the VU is resumed when it was the last); else 0. b may be NULL. */
-int batch_xfer_done(batch *b, CURL *easy, CURLcode rc);
+/** The engine's plug (worker/plug.h): a transfer finished, one of v's
+ *  batch's (handled, 1: the VU is resumed when it was the last) or not (0). */
+extern const plug batch_plug;
 /** The responses were made: handles back to the pool (the VU's cookies
  *  saved from them), header lists freed. */
 void batch_release(batch *b);

@@ -18,16 +18,12 @@
 #include "worker/lgrpc.h"
 #include "common/version.h"
 #include "worker/lifecycle.h"
+#include "worker/plug.h"
 #include "worker/lscript.h"
-#include "worker/pageres.h"
-#include "worker/batch.h"
 #include "worker/reqopt.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
-#include "worker/gstream.h"
-#include "worker/sse.h"
 #include "worker/steer.h"
-#include "worker/websocket.h"
 
 #define SCRIPT_ERRORS_LOGGED 10
 #define ENGINE_VU_CONNS 32  /* idle connections a VU keeps */
@@ -51,16 +47,8 @@ static void check_done(engine *e)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&v);
         /* m is invalid after the removal: everything was copied out. The VU
          * is resumed here, on the loop, outside any libcurl callback. */
-        if (pageres_xfer_done(v->page, easy, rc))
-            continue; /* one of the resources of v's page (pageres.h) */
-        if (batch_xfer_done(v->batch, easy, rc))
-            continue; /* one of v's requests sent at once (batch.h) */
-        if (v->ws != NULL && websocket_xfer_done(v, easy, rc))
-            continue; /* a WebSocket connected: it stays in the multi (websocket.h) */
-        if (v->sse != NULL && sse_xfer_done(v, easy, rc))
-            continue; /* an event stream ended (sse.h) */
-        if (v->gstream != NULL && gstream_xfer_done(v, easy, rc))
-            continue; /* a gRPC server stream ended (gstream.h) */
+        if (plugs_xfer_done(v, easy, rc))
+            continue; /* a protocol's (a page's resource, a batch's, a stream's) */
         curl_multi_remove_handle(e->multi, easy);
         vu_xfer_done(v, rc);
     }
@@ -982,9 +970,7 @@ void engine_free(engine *e)
     if (e == NULL)
         return;
     tally_free(&e->tally);
-    websocket_free_all(e); /* their handles are in the multi */
-    sse_free_all(e);
-    gstream_free_all(e);
+    plugs_engine_end(e); /* their handles are in the multi */
     /* Easy handles first: each is attached to a group's share. */
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         if (e->vus[i].xh != NULL) {

@@ -224,7 +224,7 @@ static void final_status(gstream *c, CURLcode rc)
     }
 }
 
-int gstream_xfer_done(vu *v, CURL *easy, CURLcode rc)
+static int gstream_xfer_done(vu *v, CURL *easy, CURLcode rc)
 {
     gstream *c = v->gstream;
 
@@ -328,7 +328,7 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     return c;
 }
 
-void gstream_vu_end(vu *v)
+static void gstream_vu_end(vu *v)
 {
     while (v->gstream != NULL) {
         gstream *c = v->gstream;
@@ -338,8 +338,10 @@ void gstream_vu_end(vu *v)
     }
 }
 
-void gstream_free_all(engine *e)
+static void gstream_free_all(engine *e)
 {
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++)
         gstream_vu_end(&e->vus[i]);
 }
+
+const plug gstream_plug = {"gstream", gstream_xfer_done, gstream_vu_end, gstream_free_all};

@@ -34,6 +34,7 @@
 
 #include "worker/grpc.h"
 #include "worker/inbox.h"
+#include "worker/plug.h"
 #include "worker/vu.h"
 
 struct engine;
@@ -110,9 +111,6 @@ typedef struct gstream_cfg {
 /** Starts the call of a new stream of v, linked in v's list; NULL with the
  *  reason in err (libcurl refused the handle). */
 gstream *gstream_open(struct vu *v, gstream_cfg *cfg, char *err, size_t errlen);
-/** The engine's multi handle says easy is done: 1 when it was one of v's
- *  streams (handled), 0 otherwise. */
-int gstream_xfer_done(struct vu *v, CURL *easy, CURLcode rc);
 /** The oldest queued message (owned by the caller, xfree it), or NULL. */
 gstream_msg *gstream_pop(gstream *c);
 /** Ends the call from the client side with status (CANCELLED: the script
@@ -122,10 +120,9 @@ void gstream_cancel(gstream *c, int status, const char *why);
 /** Classes the closed stream once: a status not in accept is a technical
  *  error of its step, on its sample when that is still pending. */
 void gstream_end(gstream *c);
-/** v's phase ended: its streams are cancelled and freed, the Lua objects'
- *  pointers cleared. */
-void gstream_vu_end(struct vu *v);
-/** Frees every stream of the engine at once (its end). */
-void gstream_free_all(struct engine *e);
+/** The engine's plug (worker/plug.h): a stream's call ended; at a phase's
+ *  end its streams are cancelled and freed, the Lua objects' pointers
+ *  cleared; at the engine's end, every one freed at once. */
+extern const plug gstream_plug;
 
 #endif

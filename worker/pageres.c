@@ -325,7 +325,9 @@ static void pageres_scan_css(pageres *p, pageres_item *r, const xh *x)
     embed_list_clear(&l);
 }
 
-int pageres_xfer_done(pageres *p, CURL *easy, CURLcode rc)
+/* A transfer finished: when it is one of p's resources, handles it and
+ * returns 1; else 0 (p may be NULL). */
+static int xfer_done(pageres *p, CURL *easy, CURLcode rc)
 {
     pageres_item *r = NULL;
     sample *s;
@@ -439,3 +441,10 @@ void pageres_free(pageres *p)
     rcache_free(p->cache);
     xfree(p);
 }
+
+static int plug_xfer_done(vu *v, CURL *easy, CURLcode rc)
+{
+    return xfer_done(v->page, easy, rc);
+}
+
+const plug pageres_plug = {"page", plug_xfer_done, NULL, NULL};

@@ -27,7 +27,7 @@
  * Use (from lhttp.c and vu.c, on the loop):
  *     pageres_want(v, req_ro, scen_ro, timeout_ms);  // before the main request
  *     if (pageres_start(v)) return;                  // main request done: fetching
- *     pageres_xfer_done(v->page, easy, rc)           // from the engine, per transfer
+ *     pageres_plug.xfer_done(v, easy, rc)            // from the engine, per transfer
  *     pageres_abort(v->page); pageres_free(v->page);
  * Internal to worker/. */
 #ifndef QUERN_PAGERES_H
@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "worker/embed.h"
+#include "worker/plug.h"
 #include "worker/rcache.h"
 #include "worker/reqopt.h"
 
@@ -111,9 +112,9 @@ void pageres_want(struct vu *v, const reqopt *req, const reqopt *scen, long time
  *  resources and is an HTML page that embeds some, starts fetching them and
  *  returns 1 (vu_xfer_resume is called once they are in); else 0. */
 int pageres_start(struct vu *v);
-/** A transfer finished: when it is one of p's resources, handles it and
- *  returns 1; else 0 (p may be NULL). */
-int pageres_xfer_done(pageres *p, CURL *easy, CURLcode rc);
+/** The engine's plug (worker/plug.h): a transfer finished, one of the
+ *  resources of v's page (handled, 1) or not (0). */
+extern const plug pageres_plug;
 /** Removes whatever is in flight (the grace is over); NULL is fine. */
 void pageres_abort(pageres *p);
 /** Frees p (aborting it) and its cache; NULL is fine. */

@@ -189,7 +189,7 @@ static void stream_free(sse *c)
     xfree(c);
 }
 
-int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
+static int sse_xfer_done(vu *v, CURL *easy, CURLcode rc)
 {
     sse *c = v->sse;
 
@@ -281,7 +281,7 @@ void sse_close(sse *c)
     shut(c);
 }
 
-void sse_vu_end(vu *v)
+static void sse_vu_end(vu *v)
 {
     while (v->sse != NULL) {
         sse *c = v->sse;
@@ -290,8 +290,10 @@ void sse_vu_end(vu *v)
     }
 }
 
-void sse_free_all(engine *e)
+static void sse_free_all(engine *e)
 {
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++)
         sse_vu_end(&e->vus[i]);
 }
+
+const plug sse_plug = {"sse", sse_xfer_done, sse_vu_end, sse_free_all};

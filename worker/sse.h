@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "worker/inbox.h"
+#include "worker/plug.h"
 #include "worker/sseparse.h"
 #include "worker/vu.h"
 
@@ -94,9 +95,6 @@ typedef struct sse_cfg {
 /** Starts the request of a new stream of v, linked in v's list; NULL with
  *  the reason in err (libcurl refused the handle). */
 sse *sse_open(struct vu *v, sse_cfg *cfg, char *err, size_t errlen);
-/** The engine's multi handle says easy (of v's, in the multi) is done:
- *  1 when it was one of v's streams (handled), 0 otherwise. */
-int sse_xfer_done(struct vu *v, CURL *easy, CURLcode rc);
 /** The oldest queued event (owned by the caller, xfree it), or NULL; its
  *  id becomes the stream's last id. */
 sse_event *sse_pop(sse *c);
@@ -107,10 +105,9 @@ const char *sse_last_id(const sse *c, size_t *len);
 /** Ends the transfer (the server sees the connection close); the queue
  *  can still be read. */
 void sse_close(sse *c);
-/** v's phase ended: its streams are closed and freed, the Lua objects'
- *  pointers cleared. */
-void sse_vu_end(struct vu *v);
-/** Frees every stream of the engine at once (its end). */
-void sse_free_all(struct engine *e);
+/** The engine's plug (worker/plug.h): a stream's transfer ended; at a
+ *  phase's end its streams are closed and freed, the Lua objects' pointers
+ *  cleared; at the engine's end, every one freed at once. */
+extern const plug sse_plug;
 
 #endif

@@ -17,13 +17,11 @@
 #include "worker/lcoro.h"
 #include "worker/lifecycle.h"
 #include "worker/pageres.h"
+#include "worker/plug.h"
 #include "worker/reqlog.h"
 #include "worker/inflight.h"
 #include "worker/trace.h"
-#include "worker/gstream.h"
-#include "worker/sse.h"
 #include "worker/steer.h"
-#include "worker/websocket.h"
 #include "worker/cookiejar.h"
 
 /* Bodies and headers above these are counted but not kept. */
@@ -788,9 +786,7 @@ void vu_phase_end(vu *v, int ok)
 {
     int yielded = v->yielded;
 
-    websocket_vu_end(v);
-    sse_vu_end(v);
-    gstream_vu_end(v);
+    plugs_vu_end(v);
     vu_finalize(v);
     vu_release(v);
     v->yielded = 0;
@@ -857,9 +853,7 @@ static void vu_phase_start(vu *v, enum vu_phase ph)
                      : ph == VU_RUN ? "run"
                                     : "finish";
 
-    websocket_vu_end(v); /* a phase cut short (stop, halt, kill) closes them too */
-    sse_vu_end(v);
-    gstream_vu_end(v);
+    plugs_vu_end(v);  /* a phase cut short (stop, halt, kill) closes them too */
     if (v->dormant) { /* stopped, or asked again (steer.h) */
         v->dormant = 0;
         v->eng->ndormant--;

@@ -489,7 +489,7 @@ static void on_close_timer(struct ev_loop *loop, ev_timer *w, int revents)
         inbox_wake(&c->in);
 }
 
-int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
+static int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
 {
     websocket *c = v->ws;
     curl_socket_t fd = CURL_SOCKET_BAD;
@@ -667,7 +667,7 @@ void websocket_close(websocket *c, int code, const char *reason)
     pump(c, 0);
 }
 
-void websocket_vu_end(vu *v)
+static void websocket_vu_end(vu *v)
 {
     while (v->ws != NULL) {
         websocket *c = v->ws;
@@ -694,7 +694,7 @@ void websocket_vu_end(vu *v)
     }
 }
 
-void websocket_free_all(engine *e)
+static void websocket_free_all(engine *e)
 {
     for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
         while (e->vus[i].ws != NULL) {
@@ -709,3 +709,6 @@ void websocket_free_all(engine *e)
         conn_free(c);
     }
 }
+
+const plug websocket_plug = {"websocket", websocket_xfer_done, websocket_vu_end,
+                             websocket_free_all};

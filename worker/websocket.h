@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "worker/inbox.h"
+#include "worker/plug.h"
 #include "worker/vu.h"
 #include "worker/wshandshake.h"
 
@@ -110,9 +111,6 @@ typedef struct websocket_cfg {
 /** Starts connecting a new connection of v, linked in v's list; NULL with
  *  the reason in err (a bad URL, a request too long). */
 websocket *websocket_open(struct vu *v, const websocket_cfg *cfg, char *err, size_t errlen);
-/** The engine's multi handle says easy (of v's, in the multi) is done:
- *  1 when it was one of v's connections (handled), 0 otherwise. */
-int websocket_xfer_done(struct vu *v, CURL *easy, CURLcode rc);
 /** Queues a message and starts sending it: 0, or -1 when the connection is
  *  not open. */
 int websocket_send(websocket *c, const char *data, size_t len, int binary);
@@ -120,10 +118,10 @@ int websocket_send(websocket *c, const char *data, size_t len, int binary);
 websocket_msg *websocket_pop(websocket *c);
 /** Starts the closing handshake with code and reason (bounded to 123 bytes). */
 void websocket_close(websocket *c, int code, const char *reason);
-/** v's phase ended: its open connections close (1000) on their own, the
- *  others are freed; the Lua objects' pointers are cleared. */
-void websocket_vu_end(struct vu *v);
-/** Frees every connection of the engine at once (its end). */
-void websocket_free_all(struct engine *e);
+/** The engine's plug (worker/plug.h): a connection's upgrade transfer
+ *  done (it stays in the multi); at a phase's end the open connections
+ *  close (1000) on their own, the others are freed, the Lua objects'
+ *  pointers cleared; at the engine's end, every one freed at once. */
+extern const plug websocket_plug;
 
 #endif
