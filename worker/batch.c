@@ -6,7 +6,8 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/lcoro.h"
 #include "worker/lifecycle.h"
 #include "worker/pageres.h"
@@ -103,7 +104,7 @@ static void batch_item_done(batch *b, size_t i, CURLcode rc)
     vu_collect(b->v, r->x, r->url, rc, &r->res, p);
     if (b->mode == BATCH_ONE && p != NULL && !had && p->status_err)
         b->err_item = (int)i;
-    if (p != NULL && b->v->eng->cfg.reqlog != NULL) {
+    if (p != NULL && engine_config(b->v->eng)->reqlog != NULL) {
         /* Others of the batch are noted before its sample is recorded, or
          * its error becomes the sample's later: its URL is kept for then
          * (batch_finalize, batch_accept). */
@@ -130,7 +131,7 @@ static void batch_pump(batch *b)
             b->first_us = r->res.start_us;
         if (r->s.step >= 0)
             r->s.start_us = r->res.start_us;
-        if (curl_multi_add_handle(e->multi, r->x->easy) != CURLM_OK) {
+        if (curl_multi_add_handle(engine_multi(e), r->x->easy) != CURLM_OK) {
             err_set(r->x->errbuf, sizeof(r->x->errbuf), "cannot start the transfer");
             batch_item_done(b, i, CURLE_FAILED_INIT);
             continue;
@@ -205,7 +206,7 @@ static int xfer_done(batch *b, CURL *easy, CURLcode rc)
     if (i == b->n)
         return 0;
     v = b->v;
-    curl_multi_remove_handle(v->eng->multi, easy);
+    curl_multi_remove_handle(engine_multi(v->eng), easy);
     b->busy[b->it[i].origin]--;
     batch_item_done(b, i, rc);
     batch_pump(b);
@@ -214,7 +215,7 @@ static int xfer_done(batch *b, CURL *easy, CURLcode rc)
     batch_end(b);
     /* As vu_xfer_resume, each request judged as a single one. */
     v->wait = VU_IDLE;
-    if (v->eng->cfg.life != ENGINE_LIFE_LOAD && batch_life_failed(b))
+    if (engine_config(v->eng)->life != ENGINE_LIFE_LOAD && batch_life_failed(b))
         return 1;
     if (v->abandon) {
         v->abandon = 0;
@@ -257,8 +258,8 @@ void batch_finalize(batch *b)
             continue;
         v->pend = b->it[i].s;
         if (b->it[i].shown != NULL)
-            reqlog_note(v->eng->cfg.reqlog, v, &v->pend, b->it[i].res.status, b->it[i].res.curl_rc,
-                        b->it[i].shown);
+            reqlog_note(engine_config(v->eng)->reqlog, v, &v->pend, b->it[i].res.status,
+                        b->it[i].res.curl_rc, b->it[i].shown);
         vu_record(v);
     }
     v->pend = keep;
@@ -300,17 +301,18 @@ void batch_accept(batch *b, sample *s, size_t i)
         if (r->how != BATCH_DONE)
             continue;
         if (r->res.curl_rc != CURLE_OK) {
-            if (b->v != NULL && b->v->eng->cfg.reqlog != NULL && r->shown != NULL)
-                reqlog_note(b->v->eng->cfg.reqlog, b->v, s, r->res.status, r->res.curl_rc,
-                            r->shown);
+            if (b->v != NULL && engine_config(b->v->eng)->reqlog != NULL && r->shown != NULL)
+                reqlog_note(engine_config(b->v->eng)->reqlog, b->v, s, r->res.status,
+                            r->res.curl_rc, r->shown);
             s->err = SAMPLE_TECH;
             s->code = r->res.curl_rc;
             snprintf(s->msg, sizeof(s->msg), "%s", curl_easy_strerror((CURLcode)r->res.curl_rc));
             return;
         }
         if (r->res.status >= 400 && !r->accepted) {
-            if (b->v != NULL && b->v->eng->cfg.reqlog != NULL && r->shown != NULL)
-                reqlog_note(b->v->eng->cfg.reqlog, b->v, s, r->res.status, r->res.curl_rc,
+            if (b->v != NULL && engine_config(b->v->eng)->reqlog != NULL && r->shown != NULL)
+                reqlog_note(engine_config(b->v->eng)->reqlog, b->v, s, r->res.status,
+                            r->res.curl_rc,
                             r->shown); /* before the error: its status becomes the line's */
             s->err = SAMPLE_TECH;
             s->status_err = 1;
@@ -329,7 +331,7 @@ void batch_abort(batch *b)
     for (size_t i = 0; i < b->n; i++) {
         batch_item *r = &b->it[i];
         if (r->how == BATCH_INFLIGHT)
-            curl_multi_remove_handle(b->v->eng->multi, r->x->easy);
+            curl_multi_remove_handle(engine_multi(b->v->eng), r->x->easy);
         r->how = BATCH_DONE;
         r->s.step = -1; /* not completed: not a sample */
     }
@@ -346,7 +348,7 @@ void batch_free(batch *b)
         batch_item *r = &b->it[i];
         if (r->x != NULL) {
             /* The engine's pool is gone by now: the handle goes with the batch. */
-            curl_multi_remove_handle(b->v->eng->multi, r->x->easy);
+            curl_multi_remove_handle(engine_multi(b->v->eng), r->x->easy);
             xh_free(r->x);
         }
         curl_slist_free_all(r->hdrs);

@@ -1040,3 +1040,120 @@ void engine_free(engine *e)
         ev_loop_destroy(e->loop);
     xfree(e);
 }
+
+/* --- the door (engine.h) ---------------------------------------------------- */
+
+struct ev_loop *engine_loop(const engine *e)
+{
+    return e->loop;
+}
+
+CURLM *engine_multi(const engine *e)
+{
+    return e->multi;
+}
+
+scen_set *engine_declared(engine *e)
+{
+    return &e->scens;
+}
+
+const engine_cfg *engine_config(const engine *e)
+{
+    return &e->cfg;
+}
+
+step_stats *engine_step_stats(engine *e, int i)
+{
+    return &e->cur[i];
+}
+
+uint32_t engine_nvus(const engine *e)
+{
+    return e->vus != NULL ? e->nvus : 0;
+}
+
+vu *engine_vu(engine *e, uint32_t i)
+{
+    return &e->vus[i];
+}
+
+uint32_t engine_vu_slot(const engine *e, const vu *v)
+{
+    return (uint32_t)(v - e->vus);
+}
+
+const reqopt *engine_run_reqopt(const engine *e)
+{
+    return e->run_ro;
+}
+
+struct trace *engine_trace(const engine *e)
+{
+    return e->trace;
+}
+
+const char *engine_env_ca(const engine *e)
+{
+    return e->env_ca;
+}
+
+traceid_gen *engine_traceid(engine *e)
+{
+    return &e->tid;
+}
+
+struct curl_slist *engine_user_agent(const engine *e, int compressed)
+{
+    return compressed ? e->ua_ae : e->ua;
+}
+
+uint32_t engine_next_seq(engine *e)
+{
+    return ++e->seq; /* from 1: 0 is no sample */
+}
+
+int engine_loaded(const engine *e)
+{
+    return e->loaded;
+}
+
+tally *engine_script_tally(engine *e)
+{
+    return &e->tally;
+}
+
+loadinfo *engine_loadinfo(engine *e)
+{
+    return &e->info;
+}
+
+lcheck_state *engine_checks(engine *e)
+{
+    return &e->checks;
+}
+
+struct websocket **engine_ws_closing(engine *e)
+{
+    return &e->ws_closing;
+}
+
+uint64_t engine_second(const engine *e)
+{
+    return e->second;
+}
+
+int64_t engine_t0_us(const engine *e)
+{
+    return e->t0_us;
+}
+
+int64_t engine_t0_wall_us(const engine *e)
+{
+    return e->t0_wall_us;
+}
+
+uint32_t engine_active_vus(const engine *e)
+{
+    return e->active;
+}

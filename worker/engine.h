@@ -16,6 +16,8 @@
 #ifndef QUERN_ENGINE_H
 #define QUERN_ENGINE_H
 
+#include <curl/curl.h>
+#include <ev.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +31,11 @@
 
 struct vu;
 struct sockw;
+struct reqopt;
+struct trace;
+struct traceid_gen;
+struct websocket;
+struct lcheck_state;
 
 /** Runs and missed pacings of one scenario over one interval. */
 typedef struct scen_counts {
@@ -180,5 +187,75 @@ uint32_t engine_prefill(engine *e, int64_t max_us);
 void engine_stop(engine *e, enum engine_status why);
 /** Releases everything; NULL is fine. */
 void engine_free(engine *e);
+
+/* --- the engine's door ------------------------------------------------
+ *
+ * What worker/'s protocols (worker/plug.h) and Lua bindings use of the
+ * engine, as functions: the loop and the multi handle, the run's
+ * configuration, the current interval's statistics, the VU table, and the
+ * run-wide request settings made once. Only the engine's own files
+ * (tests/lint/rooms.sh names them) see struct engine's fields. */
+
+/** The engine's event loop, which drives every VU and transfer. */
+struct ev_loop *engine_loop(const engine *e);
+/** The one libcurl multi handle every transfer runs on. */
+CURLM *engine_multi(const engine *e);
+/** The scenarios, for the script's load to declare them (lquern.c); the
+ *  rest reads them through engine_scens. */
+scen_set *engine_declared(engine *e);
+/** The run's configuration (copied at engine_new). */
+const engine_cfg *engine_config(const engine *e);
+/** The current interval's statistics of step i (0 <= i < nsteps): where a
+ *  protocol records what is neither a sample nor a VU's (its messages). */
+step_stats *engine_step_stats(engine *e, int i);
+/** VUs created so far, the VU of slot i (i < engine_nvus), and the slot
+ *  of v. */
+uint32_t engine_nvus(const engine *e);
+struct vu *engine_vu(engine *e, uint32_t i);
+uint32_t engine_vu_slot(const engine *e, const struct vu *v);
+/** The run's request options (--resolve), NULL when none. */
+const struct reqopt *engine_run_reqopt(const engine *e);
+/** --trace's state, NULL when off. */
+struct trace *engine_trace(const engine *e);
+/** The CA bundle a request without `ca` uses, NULL for libcurl's own. */
+const char *engine_env_ca(const engine *e);
+/** The traceparent ids' generator, seeded once. */
+struct traceid_gen *engine_traceid(engine *e);
+/** The User-Agent header alone (compressed 0), or with Accept-Encoding
+ *  (1): for a request with no header of its own. */
+struct curl_slist *engine_user_agent(const engine *e, int compressed);
+/** The next sample sequence number, from 1 (0 is none). */
+uint32_t engine_next_seq(engine *e);
+/** 1 once the script has loaded: no more declarations. */
+int engine_loaded(const engine *e);
+/** The script's checks and metrics of the current interval. */
+tally *engine_script_tally(engine *e);
+/** What the script's load asked for (properties, feeders: quern check). */
+loadinfo *engine_loadinfo(engine *e);
+/** worker/lcheck.c's state in this engine. */
+struct lcheck_state *engine_checks(engine *e);
+/** The WebSockets whose VU's phase ended, finishing their close
+ *  (worker/websocket.h): the list's head. */
+struct websocket **engine_ws_closing(engine *e);
+/** The current interval's number, from 0, and the run's start, monotonic
+ *  and wall clock (microseconds). */
+uint64_t engine_second(const engine *e);
+int64_t engine_t0_us(const engine *e);
+int64_t engine_t0_wall_us(const engine *e);
+/** VUs started and not done now. */
+uint32_t engine_active_vus(const engine *e);
+/** Queues the VU's transfer (v->xh->easy, options set): it starts with the
+ *  others queued in this loop iteration, just before the loop waits. */
+void engine_start_xfer(engine *e, struct vu *v);
+/** Lets the engine see the sockets easy opens and closes (set once). */
+void engine_watch_sockets(engine *e, CURL *easy);
+/** The delay to give an ev_timer started now so that it expires us
+ *  microseconds from this moment, not from the loop's cached time (which it
+ *  updates). */
+double engine_after(engine *e, int64_t us);
+/** Uniform random integer in [lo, hi]. */
+int64_t engine_rand_range(engine *e, int64_t lo, int64_t hi);
+/** Logs a script error with its traceback, a bounded number of times. */
+void engine_log_script_error(engine *e, struct vu *v, const char *msg);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "worker/arrive.h"
 #include "worker/lalloc.h"
+#include "worker/lcheck.h"
 #include "worker/engine.h"
 #include "worker/lwatch.h"
 #include "worker/traceid.h"
@@ -142,22 +143,10 @@ struct engine {
      *  worker/lmetric.h): metrics declared at load, check names as first used; its
      *  counts emptied each interval */
     tally tally;
-    uint64_t check_logged; /**< bit i: check i raised an error, which was logged */
-    int check_ref;         /**< registry ref of the table check name -> index, 0: none yet */
+    lcheck_state checks; /**< worker/lcheck.c's own */
     loadinfo info; /**< the properties and feeders the script's load asked for (quern check) */
 };
 
-/** Queues the VU's transfer (v->xh->easy, options set): it starts with the
- *  others queued in this loop iteration, just before the loop waits. */
-void engine_start_xfer(struct engine *e, struct vu *v);
-/** Lets the engine see the sockets easy opens and closes (set once). */
-void engine_watch_sockets(struct engine *e, CURL *easy);
-/** The delay to give an ev_timer started now so that it expires us
- *  microseconds from this moment, not from the loop's cached time (which it
- *  updates). */
-double engine_after(struct engine *e, int64_t us);
-/** Uniform random integer in [lo, hi]. */
-int64_t engine_rand_range(struct engine *e, int64_t lo, int64_t hi);
 /** Brings vu_us (Little's N, integrated) up to now, then adds delta (+1 a VU
  *  starts, -1 one is done; 0 only integrates) to active. */
 void engine_active(struct engine *e, int delta, int64_t now);
@@ -173,7 +162,5 @@ void engine_vu_done(struct engine *e);
 /** Called when the first init of a VU made by engine_prefill ended (well or
  *  not): the prefill ends with the last. */
 void engine_prefill_done(struct engine *e);
-/** Logs a script error with its traceback, a bounded number of times. */
-void engine_log_script_error(struct engine *e, vu *v, const char *msg);
 
 #endif

@@ -7,7 +7,9 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/urlc.h"
+#include "worker/vu.h"
 
 /* The address scopes given to streams so far: above any VU's id (a VU's
  * connections carry its id, vshare.h), one per stream. */
@@ -17,7 +19,9 @@ static uint32_t scopes;
 
 static step_stats *step_of(gstream *c)
 {
-    return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
+    return c->step >= 0 && (size_t)c->step < engine_scens(c->eng)->nsteps
+               ? engine_step_stats(c->eng, c->step)
+               : NULL;
 }
 
 gstream_msg *gstream_pop(gstream *c)
@@ -169,7 +173,7 @@ static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
 static void shut(gstream *c)
 {
     if (c->in_multi)
-        curl_multi_remove_handle(c->eng->multi, c->easy);
+        curl_multi_remove_handle(engine_multi(c->eng), c->easy);
     c->in_multi = 0;
     if (c->easy != NULL)
         curl_easy_cleanup(c->easy);
@@ -286,7 +290,7 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     c->step = cfg->step;
     c->seq = cfg->seq;
     c->accept = 1; /* OK */
-    inbox_init(&c->in, e->loop, GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
+    inbox_init(&c->in, engine_loop(e), GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
     c->state = GSTREAM_CONNECTING;
     c->headers = cfg->headers;
     cfg->headers = NULL;
@@ -317,7 +321,7 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
     curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);
     c->start_us = clock_mono_us();
-    if (curl_multi_add_handle(e->multi, c->easy) != CURLM_OK) {
+    if (curl_multi_add_handle(engine_multi(e), c->easy) != CURLM_OK) {
         err_set(err, errlen, "step:grpc_stream: libcurl refused the request");
         stream_free(c);
         return NULL;
@@ -340,8 +344,8 @@ static void gstream_vu_end(vu *v)
 
 static void gstream_free_all(engine *e)
 {
-    for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++)
-        gstream_vu_end(&e->vus[i]);
+    for (uint32_t i = 0; i < engine_nvus(e); i++)
+        gstream_vu_end(engine_vu(e, i));
 }
 
 const plug gstream_plug = {"gstream", gstream_xfer_done, gstream_vu_end, gstream_free_all};

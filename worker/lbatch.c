@@ -5,7 +5,8 @@
 #include <strings.h>
 
 #include "worker/batch.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/intend.h"
 #include "worker/lapi.h"
 #include "worker/lhttp.h"
@@ -115,7 +116,8 @@ static int build_entry(lua_State *L)
     q.trace_id = r->res.trace_id;
     q.url = &r->url;
     lhttp_build(L, v, &q);
-    http2 = reqopt_http2(q.rro, v->eng->scens.scens[v->scen]->req, v->eng->run_ro);
+    http2 =
+        reqopt_http2(q.rro, engine_scens(v->eng)->scens[v->scen]->req, engine_run_reqopt(v->eng));
     /* h2c before libcurl 8.0 fails a second request on a connection
      * (reqopt.c): there each request opens its own rather than a stream of
      * another's. Otherwise, with HTTP/2, they wait for one and share it. */
@@ -123,7 +125,7 @@ static int build_entry(lua_State *L)
            curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
     curl_easy_setopt(r->x->easy, CURLOPT_PIPEWAIT, http2 && !once ? 1L : 0L);
     curl_easy_setopt(r->x->easy, CURLOPT_FRESH_CONNECT, once ? 1L : 0L); /* reset when released */
-    if (v->eng->trace != NULL)
+    if (engine_trace(v->eng) != NULL)
         curl_easy_setopt(r->x->easy, CURLOPT_VERBOSE, 0L); /* --trace shows single requests */
     batch_set_url(b, i, lua_tostring(L, 3));
     top = lua_gettop(L);
@@ -140,7 +142,7 @@ static void begin_item_sample(vu *v, batch_item *r, int sidx)
 {
     memset(&r->s, 0, sizeof(r->s));
     r->s.step = sidx;
-    r->s.seq = ++v->eng->seq;
+    r->s.seq = engine_next_seq(v->eng);
     r->s.lag_us = intend_take(&v->run_lag_us);
     v->cur_step = sidx;
     v->steps_in_run++;
@@ -254,7 +256,7 @@ static int do_batch(lua_State *L)
         /* As a step request: the previous sample is recorded, then the
          * think time between steps. */
         vu_finalize(v);
-        sc = v->eng->scens.scens[v->scen];
+        sc = engine_scens(v->eng)->scens[v->scen];
         if (v->steps_in_run > 0 && sc->think_max_us > 0) {
             vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us),
                           VU_THINK);

@@ -4,7 +4,8 @@
 
 #include "common/log.h"
 #include "proto/interval_tally.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/lapi.h"
 
 /* The index of the check named by the string at idx, added when new. */
@@ -13,11 +14,11 @@ static int check_id(lua_State *L, struct engine *e, int idx)
     const char *name;
     int id;
 
-    if (e->check_ref == 0) {
+    if (engine_checks(e)->ref == 0) {
         lua_newtable(L);
-        e->check_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        engine_checks(e)->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, e->check_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, engine_checks(e)->ref);
     lua_pushvalue(L, idx);
     if (lua_rawget(L, -2) == LUA_TNUMBER) {
         id = (int)lua_tointeger(L, -1);
@@ -29,7 +30,7 @@ static int check_id(lua_State *L, struct engine *e, int idx)
     if (!interval_tally_check_name_ok(name))
         return luaL_error(L, "a check's name: 1 to %d bytes of UTF-8, no control character",
                           TALLY_NAME_MAX - 1);
-    id = tally_check_id(&e->tally, name);
+    id = tally_check_id(engine_script_tally(e), name);
     if (id < 0)
         return luaL_error(L, "check \"%s\": more than %d check names in a run", name,
                           TALLY_CHECKS_MAX);
@@ -55,20 +56,20 @@ static int judge(lua_State *L, struct engine *e, int name_idx, int cond, int val
             ok = lua_toboolean(L, -1);
         } else {
             ok = 0;
-            if (!(e->check_logged & (UINT64_C(1) << id))) {
-                e->check_logged |= UINT64_C(1) << id;
+            if (!(engine_checks(e)->logged & (UINT64_C(1) << id))) {
+                engine_checks(e)->logged |= UINT64_C(1) << id;
                 log_msg(LOG_WARN,
                         "check \"%s\" raised an error, counted as failed (logged once): %s",
-                        e->tally.checks[id].name,
+                        engine_script_tally(e)->checks[id].name,
                         lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(not a string)");
             }
         }
         lua_pop(L, 1);
     }
     if (ok)
-        e->tally.checks[id].passes++;
+        engine_script_tally(e)->checks[id].passes++;
     else
-        e->tally.checks[id].fails++;
+        engine_script_tally(e)->checks[id].fails++;
     return ok;
 }
 
@@ -76,7 +77,7 @@ static struct engine *checking_engine(lua_State *L)
 {
     struct engine *e = lapi_engine(L);
 
-    if (!e->loaded)
+    if (!engine_loaded(e))
         luaL_error(L, "checks are made from a scenario's init, run or finish, not as the "
                       "script loads");
     return e;

@@ -20,6 +20,13 @@
 #define QUERN_LCHECK_H
 
 #include <lua.h>
+#include <stdint.h>
+
+/** What the checks keep in an engine (engine_checks). */
+typedef struct lcheck_state {
+    uint64_t logged; /**< bit i: check i raised an error, which was logged */
+    int ref;         /**< registry ref of the table check name -> index, 0: none yet */
+} lcheck_state;
 
 /** Sets quern.check into the module table at idx. */
 void lcheck_register(lua_State *L, int idx);

@@ -10,7 +10,8 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/ofile.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 
 #define VU_MT "quern.VU"
 

@@ -10,7 +10,8 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/lapi.h"
 #include "worker/lscript.h"
 
@@ -305,7 +306,7 @@ static void note_columns(lua_State *L, const feeder *fd)
         cols[n] = lua_tostring(L, -1); /* anchored by the names table */
         lua_pop(L, 1);
     }
-    loadinfo_add_csv(&e->info, fd->name, at, cols, n);
+    loadinfo_add_csv(engine_loadinfo(e), fd->name, at, cols, n);
 }
 
 /* Pushes a fresh table of data row i (1-based). */
@@ -479,7 +480,7 @@ int lcsv_new(lua_State *L)
 static lua_Integer next_vu_id(lua_State *L, feeder *fd, vu *cur)
 {
     lua_Integer id;
-    uint32_t total = cur->eng->cfg.vus_total;
+    uint32_t total = engine_config(cur->eng)->vus_total;
 
     if (lua_isnoneornil(L, 2))
         return cur->gid;
@@ -521,7 +522,8 @@ static int l_next(lua_State *L)
     case CSV_UNIQUE:
     case CSV_CIRCULAR: {
         lua_Integer id = next_vu_id(L, fd, cur);
-        lua_Integer total = cur->eng->cfg.vus_total ? cur->eng->cfg.vus_total : 1;
+        lua_Integer total =
+            engine_config(cur->eng)->vus_total ? engine_config(cur->eng)->vus_total : 1;
         lua_Integer calls;
 
         lua_getiuservalue(L, 1, UV_COUNTS);

@@ -14,7 +14,9 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/urlc.h"
+#include "worker/vu.h"
 #include "worker/grpc.h"
 #include "worker/inflight.h"
 #include "worker/lapi.h"
@@ -199,7 +201,7 @@ static int l_load(lua_State *L)
      */
     char err[600], path[4200];
 
-    if (vu_current(L) != NULL || lapi_engine(L)->loaded)
+    if (vu_current(L) != NULL || engine_loaded(lapi_engine(L)))
         return luaL_error(L, "grpc.load is called when the script loads (at the top level)");
     if (n == 0)
         return luaL_error(L, "grpc.load: give the .proto or descriptor set (.pb) files");
@@ -257,7 +259,7 @@ struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, 
                                  int *deadline)
 {
     const char *target = lua_tostring(L, 2), *method = lua_tostring(L, 3);
-    const reqopt *sro = v->eng->scens.scens[v->scen]->req;
+    const reqopt *sro = engine_scens(v->eng)->scens[v->scen]->req;
     int64_t timeout_us = -1;
     char tmo[16];
     struct curl_slist *list;
@@ -310,7 +312,7 @@ static void start_xfer(lua_State *L, vu *v)
 {
     const char *body;
     size_t body_len;
-    const reqopt *sro = v->eng->scens.scens[v->scen]->req;
+    const reqopt *sro = engine_scens(v->eng)->scens[v->scen]->req;
     const reqopt *rro = lua_touserdata(L, 7);
     long curl_ms;
     int deadline;
@@ -332,10 +334,10 @@ static void start_xfer(lua_State *L, vu *v)
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, curl_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, -1L);
-    reqopt_apply(h, &v->xh->ro, rro, sro, v->eng->run_ro, strncasecmp(url, "https:", 6) == 0,
-                 v->eng->env_ca);
-    if (v->eng->trace != NULL)
-        trace_request(v->eng->trace, v, h, "POST");
+    reqopt_apply(h, &v->xh->ro, rro, sro, engine_run_reqopt(v->eng),
+                 strncasecmp(url, "https:", 6) == 0, engine_env_ca(v->eng));
+    if (engine_trace(v->eng) != NULL)
+        trace_request(engine_trace(v->eng), v, h, "POST");
     pageres_want(v, NULL, NULL, curl_ms);
     vu_xfer_begin(v);
     v->wait = VU_XFER;
@@ -626,7 +628,7 @@ static int step_grpc(lua_State *L)
         }
     }
     ro = reqopt_push(L);
-    reqopt_read(L, -2, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
+    reqopt_read(L, -2, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
     lua_replace(L, -2);
     lua_pushlightuserdata(L, (void *)m); /* 8 */
     lquern_vu_step(L, v, 1);
@@ -634,14 +636,14 @@ static int step_grpc(lua_State *L)
         /* the request is the stream's one message sent */
         int sidx = lquern_step_index(L, 1);
         size_t blen = lua_rawlen(L, 6);
-        if (sidx >= 0 && (size_t)sidx < v->eng->scens.nsteps) {
-            v->eng->cur[sidx].ws_sent++;
-            v->eng->cur[sidx].ws_bytes_sent += blen - 5;
+        if (sidx >= 0 && (size_t)sidx < engine_scens(v->eng)->nsteps) {
+            engine_step_stats(v->eng, sidx)->ws_sent++;
+            engine_step_stats(v->eng, sidx)->ws_bytes_sent += blen - 5;
         }
     }
     if (!v->pend.in_block) {
         vu_finalize(v);
-        sc = v->eng->scens.scens[v->scen];
+        sc = engine_scens(v->eng)->scens[v->scen];
         if (v->steps_in_run > 0 && sc->think_max_us > 0) {
             vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us),
                           VU_THINK);

@@ -5,7 +5,8 @@
 
 #include "common/clock.h"
 #include "common/err.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/lapi.h"
 
 #define METRIC_MT "quern.Metric"
@@ -26,9 +27,9 @@ static int declare(lua_State *L, enum tally_kind kind)
     metric_ud *m;
     int id;
 
-    if (e->loaded)
+    if (engine_loaded(e))
         return luaL_error(L, "metrics are declared when the script loads, not from a VU");
-    id = tally_metric_def(&e->tally, name, kind, err, sizeof(err));
+    id = tally_metric_def(engine_script_tally(e), name, kind, err, sizeof(err));
     if (id < 0)
         return luaL_error(L, "%s", err);
     m = lua_newuserdatauv(L, sizeof(*m), 0);
@@ -58,11 +59,11 @@ static tally_metric *recording(lua_State *L, enum tally_kind want, const char *m
 {
     metric_ud *m = lapi_checkud(L, 1, &metric_key, METRIC_MT);
     struct engine *e = lapi_engine(L);
-    tally_metric *t = &e->tally.metrics[m->id];
+    tally_metric *t = &engine_script_tally(e)->metrics[m->id];
 
     if (m->kind != want)
         luaL_error(L, "metric %s is a %s: it has no %s", t->name, tally_kind_name(m->kind), method);
-    if (!e->loaded)
+    if (!engine_loaded(e))
         luaL_error(L, "metric %s: values are recorded from a scenario's init, run or finish",
                    t->name);
     return t;
@@ -103,7 +104,8 @@ static int m_tostring(lua_State *L)
     metric_ud *m = lapi_checkud(L, 1, &metric_key, METRIC_MT);
     struct engine *e = lapi_engine(L);
 
-    lua_pushfstring(L, "%s %s", tally_kind_name(m->kind), e->tally.metrics[m->id].name);
+    lua_pushfstring(L, "%s %s", tally_kind_name(m->kind),
+                    engine_script_tally(e)->metrics[m->id].name);
     return 1;
 }
 

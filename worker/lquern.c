@@ -11,7 +11,8 @@
 #include "common/rate.h"
 #include "common/stages.h"
 #include "common/version.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/lapi.h"
 #include "worker/lcheck.h"
 #include "worker/lcodec.h"
@@ -78,7 +79,7 @@ static void add_threshold(lua_State *L, struct engine *e, const char *expr, cons
      * (tests/lint/errrule.allow) */
     char err[1024];
 
-    if (scen_add_threshold(&e->scens, expr, at, err, sizeof(err)) != 0) {
+    if (scen_add_threshold(engine_declared(e), expr, at, err, sizeof(err)) != 0) {
         lua_pushstring(L, err);
         lua_error(L);
     }
@@ -91,7 +92,7 @@ static int l_threshold(lua_State *L)
     struct engine *e = lapi_engine(L);
     char at[512];
 
-    if (e->loaded)
+    if (engine_loaded(e))
         return luaL_error(L, "thresholds are declared when the script loads, not from a VU");
     if (lua_type(L, 1) != LUA_TSTRING)
         return luaL_error(L, "quern.threshold wants an expression like \"p95<500ms\"");
@@ -211,7 +212,7 @@ static int l_scenario(lua_State *L)
     char at[512], err[1024];
     scen *sc;
 
-    if (e->loaded)
+    if (engine_loaded(e))
         return luaL_error(L, "scenarios are declared when the script loads, not from a VU");
     if (strlen(name) != name_len)
         return luaL_error(L, "scenario name has a NUL byte");
@@ -219,7 +220,7 @@ static int l_scenario(lua_State *L)
         luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     where(L, at, sizeof(at));
-    sc = scen_add(&e->scens, name, at, err, sizeof(err));
+    sc = scen_add(engine_declared(e), name, at, err, sizeof(err));
     if (sc == NULL) {
         lua_pushstring(L, err);
         return lua_error(L);
@@ -257,7 +258,7 @@ static int l_scenario(lua_State *L)
                 int t = lua_gettop(L);
                 luaL_checktype(L, t, LUA_TTABLE);
                 sc->req = reqopt_push(L); /* read once, here: files are checked now */
-                reqopt_read(L, t, lscript_dir(L), 1, sc->req, e->run_ro, 1);
+                reqopt_read(L, t, lscript_dir(L), 1, sc->req, engine_run_reqopt(e), 1);
                 sc->req_ref = luaL_ref(L, LUA_REGISTRYINDEX);
             } else {
                 luaL_error(L,
@@ -296,17 +297,17 @@ static int l_scen_step(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     num = luaL_checkinteger(L, 2);
     label = luaL_optlstring(L, 3, "", &label_len);
-    if (e->loaded)
+    if (engine_loaded(e))
         return luaL_error(L, "steps are declared when the script loads, not from a VU");
     if (strlen(label) != label_len)
         return luaL_error(L, "step %d: label has a NUL byte", (int)num);
     if (lua_rawgetp(L, 1, &scen_key) != LUA_TNUMBER)
         return luaL_error(L, "step: call it as sc:step(n, label) on a scenario");
-    sc = e->scens.scens[lua_tointeger(L, -1)];
+    sc = engine_scens(e)->scens[lua_tointeger(L, -1)];
     if (num < 0 || num > 1000000)
         return luaL_error(L, "step number must be between 0 and 1000000");
     where(L, at, sizeof(at));
-    st = scen_add_step(&e->scens, sc, (int)num, label, at, err, sizeof(err));
+    st = scen_add_step(engine_declared(e), sc, (int)num, label, at, err, sizeof(err));
     if (st == NULL) {
         lua_pushstring(L, err);
         return lua_error(L);
@@ -362,7 +363,7 @@ static int step_at(lua_State *L, const vu *v, int idx, int level)
     if (ls->st->scen->index != (int)v->scen) {
         luaL_where(L, level);
         lua_pushfstring(L, "step %s belongs to scenario %s; this VU runs scenario %s", ls->st->id,
-                        ls->st->scen->name, v->eng->scens.scens[v->scen]->name);
+                        ls->st->scen->name, engine_scens(v->eng)->scens[v->scen]->name);
         lua_concat(L, 2);
         return lua_error(L);
     }
@@ -394,7 +395,7 @@ static int l_time_begin(lua_State *L)
     if (v->halting)
         return lapi_halt(L, v);
     vu_finalize(v);
-    sc = v->eng->scens.scens[v->scen];
+    sc = engine_scens(v->eng)->scens[v->scen];
     if (v->steps_in_run > 0 && sc->think_max_us > 0) {
         vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us), VU_THINK);
         return lua_yieldk(L, 0, idx, time_begin_go);
@@ -454,13 +455,13 @@ static int l_property(lua_State *L)
 {
     struct engine *e = lapi_engine(L);
     const char *key = luaL_checkstring(L, 1);
-    const char *val = e->cfg.props ? props_get(e->cfg.props, key) : NULL;
+    const char *val = engine_config(e)->props ? props_get(engine_config(e)->props, key) : NULL;
     int optional = property_optional(L, key);
 
-    if (!e->loaded) { /* what `quern check` lists; VUs' calls are not recorded */
+    if (!engine_loaded(e)) { /* what `quern check` lists; VUs' calls are not recorded */
         char at[512];
         where(L, at, sizeof(at));
-        loadinfo_add_prop(&e->info, key, at,
+        loadinfo_add_prop(engine_loadinfo(e), key, at,
                           lua_isnoneornil(L, 2) ? NULL : luaL_tolstring(L, 2, NULL), optional);
         if (!lua_isnoneornil(L, 2))
             lua_pop(L, 1);
@@ -537,7 +538,7 @@ int lquern_open(lua_State *L)
     lmetric_register(L, -1);
     lua_pushstring(L, QUERN_VERSION);
     lua_setfield(L, -2, "version");
-    lua_pushinteger(L, e->cfg.vus_total);
+    lua_pushinteger(L, engine_config(e)->vus_total);
     lua_setfield(L, -2, "vus");
     return 1;
 }

@@ -7,7 +7,7 @@
 #include "common/mem.h"
 #include "common/redact.h"
 #include "common/version.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
 #include "worker/urlc.h"
 #include "worker/vu.h"
 
@@ -147,9 +147,10 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
     engine *e = v->eng;
     xh *x = xh_get(e);
     CURL *h = x->easy;
-    int http2 = reqopt_http2(p->req_ro, p->scen_ro, e->run_ro);
+    int http2 = reqopt_http2(p->req_ro, p->scen_ro, engine_run_reqopt(e));
     int reval = etag != NULL || last_mod != NULL;
-    int tp = e->cfg.traceparent || e->scens.scens[v->scen]->traceparent, compressed;
+    int tp = engine_config(e)->traceparent || engine_scens(e)->scens[v->scen]->traceparent,
+        compressed;
     char id[TRACEID_HEX_LEN + 1];
 
     vu_attach(v, x);
@@ -162,7 +163,7 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
             pageres_header(&r->hdrs, "If-Modified-Since", last_mod);
         if (tp) { /* each resource a request of its own in the server's traces */
             char line[TRACEID_LINE_LEN + 1];
-            traceid_line(&e->tid, line, id);
+            traceid_line(engine_traceid(e), line, id);
             pageres_header(&r->hdrs, "traceparent", line + 13);
         }
     }
@@ -173,26 +174,26 @@ static void pageres_request(pageres *p, pageres_item *r, const char *etag, const
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, NULL);
     /* A revalidation's own list leaves Accept-Encoding to libcurl. */
-    compressed = reqopt_compressed(p->req_ro, p->scen_ro, e->run_ro);
+    compressed = reqopt_compressed(p->req_ro, p->scen_ro, engine_run_reqopt(e));
     curl_easy_setopt(h, CURLOPT_HTTPHEADER,
                      r->hdrs != NULL ? r->hdrs
-                     : tp            ? xh_traceparent(x, &e->tid, compressed, id)
-                     : compressed    ? e->ua_ae
-                                     : e->ua);
+                     : tp            ? xh_traceparent(x, engine_traceid(e), compressed, id)
+                     : compressed    ? engine_user_agent(e, 1)
+                                     : engine_user_agent(e, 0));
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, p->timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, PAGERES_REDIRS);
     /* With HTTP/2 the resources wait for the VU's connection and share it. */
     curl_easy_setopt(h, CURLOPT_PIPEWAIT, http2 ? 1L : 0L);
-    if (e->trace != NULL)
+    if (engine_trace(e) != NULL)
         curl_easy_setopt(h, CURLOPT_VERBOSE, 0L); /* a pooled handle may be traced: not this */
-    reqopt_apply(h, &x->ro, p->req_ro, p->scen_ro, e->run_ro, strncasecmp(r->url, "https:", 6) == 0,
-                 e->env_ca);
+    reqopt_apply(h, &x->ro, p->req_ro, p->scen_ro, engine_run_reqopt(e),
+                 strncasecmp(r->url, "https:", 6) == 0, engine_env_ca(e));
     r->x = x;
     r->how = PAGERES_INFLIGHT;
     r->start_us = clock_mono_us();
     p->inflight++;
-    if (curl_multi_add_handle(e->multi, h) != CURLM_OK) {
+    if (curl_multi_add_handle(engine_multi(e), h) != CURLM_OK) {
         r->x = NULL;
         p->inflight--;
         curl_slist_free_all(r->hdrs);
@@ -343,7 +344,7 @@ static int xfer_done(pageres *p, CURL *easy, CURLcode rc)
         return 0;
     e = p->v->eng;
     x = r->x;
-    curl_multi_remove_handle(e->multi, easy);
+    curl_multi_remove_handle(engine_multi(e), easy);
     p->inflight--;
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &dl);
@@ -411,7 +412,7 @@ void pageres_abort(pageres *p)
         pageres_item *r = &p->r[i];
         if (r->x == NULL)
             continue;
-        curl_multi_remove_handle(p->v->eng->multi, r->x->easy);
+        curl_multi_remove_handle(engine_multi(p->v->eng), r->x->easy);
         xh_put(p->v->eng, r->x);
         r->x = NULL;
         curl_slist_free_all(r->hdrs);
@@ -431,7 +432,7 @@ void pageres_free(pageres *p)
         pageres_item *r = &p->r[i];
         if (r->x != NULL) {
             /* The engine's pool is gone by now: the handle goes with the page. */
-            curl_multi_remove_handle(p->v->eng->multi, r->x->easy);
+            curl_multi_remove_handle(engine_multi(p->v->eng), r->x->easy);
             xh_free(r->x);
         }
         curl_slist_free_all(r->hdrs);

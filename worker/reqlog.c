@@ -7,12 +7,13 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/redact.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
 #include "worker/glog.h"
 #include "worker/intend.h"
 #include "worker/jtl.h"
 #include "worker/pageres.h"
 #include "worker/scen.h"
+#include "worker/urlc.h"
 #include "worker/vu.h"
 #include "worker/wfile.h"
 
@@ -77,7 +78,7 @@ static vslot *slot_of(reqlog *l, const vu *v)
 
 static int64_t to_wall_ms(const engine *e, int64_t mono_us)
 {
-    return (e->t0_wall_us + (mono_us - e->t0_us)) / 1000;
+    return (engine_t0_wall_us(e) + (mono_us - engine_t0_us(e))) / 1000;
 }
 
 /* Writes one JTL line of v; code and message come from status or the curl
@@ -92,7 +93,7 @@ static void reqlog_jtl_out(reqlog *l, vu *v, jtl_rec *r, int status, int curl_rc
     }
     snprintf(thread, sizeof(thread), "%s %u-%u", l->agent, l->cfg.worker + 1, v->gid);
     r->thread = thread;
-    jtl_write(&l->jtl, r, status, curl_rc, cmsg, v->eng->second, v->eng->active);
+    jtl_write(&l->jtl, r, status, curl_rc, cmsg, engine_second(v->eng), engine_active_vus(v->eng));
 }
 
 void reqlog_note(reqlog *l, vu *v, const sample *p, int status, int curl_rc, const char *url)
@@ -153,7 +154,7 @@ void reqlog_xfer(reqlog *l, vu *v, const xh *h, const urlc_ent *ue, const xfer_r
         r.url = url;
         r.latency_ms = x->fig.ttfb_us / 1000;
         r.connect_ms = (x->fig.dns_us + x->fig.connect_us + x->fig.tls_us) / 1000;
-        r.trace = v->eng->cfg.traceparent ? x->trace_id : NULL;
+        r.trace = engine_config(v->eng)->traceparent ? x->trace_id : NULL;
         reqlog_jtl_out(l, v, &r, x->status, x->curl_rc, fail);
     }
 }
@@ -191,7 +192,8 @@ static void reqlog_subs(reqlog *l, vu *v, const char *step_name)
         rec.url = url;
         rec.latency_ms = r->ttfb_us / 1000;
         rec.connect_ms = r->connect_us / 1000;
-        rec.trace = v->eng->cfg.traceparent ? "" : NULL; /* a resource's id is not kept */
+        rec.trace =
+            engine_config(v->eng)->traceparent ? "" : NULL; /* a resource's id is not kept */
         reqlog_jtl_out(l, v, &rec, r->status, r->curl_rc, fail);
     }
 }
@@ -208,9 +210,9 @@ void reqlog_sample(reqlog *l, vu *v)
     glog_rec g;
     step *st;
 
-    if (p->step < 0 || (size_t)p->step >= v->eng->scens.nsteps)
+    if (p->step < 0 || (size_t)p->step >= engine_scens(v->eng)->nsteps)
         return;
-    st = v->eng->scens.steps[p->step];
+    st = engine_scens(v->eng)->steps[p->step];
     if (s != NULL && s->seq == p->seq) {
         status = s->status;
         curl_rc = s->curl_rc;
@@ -230,7 +232,7 @@ void reqlog_sample(reqlog *l, vu *v)
         r.url = url;
         r.latency_ms = (int64_t)p->ttfb / 1000;
         r.connect_ms = (int64_t)(p->dns + p->connect + p->tls) / 1000;
-        r.trace = v->eng->cfg.traceparent ? p->trace : NULL;
+        r.trace = engine_config(v->eng)->traceparent ? p->trace : NULL;
         reqlog_jtl_out(l, v, &r, status, curl_rc, p->msg);
     }
     memset(&g, 0, sizeof(g));

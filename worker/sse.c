@@ -7,7 +7,9 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/urlc.h"
+#include "worker/vu.h"
 #include "worker/reqopt.h"
 #include "worker/cookiejar.h"
 
@@ -15,7 +17,9 @@
 
 static step_stats *step_of(sse *c)
 {
-    return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
+    return c->step >= 0 && (size_t)c->step < engine_scens(c->eng)->nsteps
+               ? engine_step_stats(c->eng, c->step)
+               : NULL;
 }
 
 sse_event *sse_pop(sse *c)
@@ -168,7 +172,7 @@ static size_t write_cb(char *buf, size_t size, size_t n, void *ud)
 static void shut(sse *c)
 {
     if (c->in_multi)
-        curl_multi_remove_handle(c->eng->multi, c->easy);
+        curl_multi_remove_handle(engine_multi(c->eng), c->easy);
     c->in_multi = 0;
     curl_easy_cleanup(c->easy);
     c->easy = NULL;
@@ -239,11 +243,11 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
     c->eng = e;
     c->owner = v;
     c->step = cfg->step;
-    inbox_init(&c->in, e->loop, SSE_QUEUE_MAX, SSE_QUEUE_BYTES);
+    inbox_init(&c->in, engine_loop(e), SSE_QUEUE_MAX, SSE_QUEUE_BYTES);
     c->state = SSE_CONNECTING;
     c->headers = cfg->headers;
     cfg->headers = NULL;
-    c->auth = reqopt_pick(REQOPT_AUTH, cfg->req, cfg->scen, e->run_ro) != NULL;
+    c->auth = reqopt_pick(REQOPT_AUTH, cfg->req, cfg->scen, engine_run_reqopt(e)) != NULL;
     c->fig.requests = 1;
     sseparse_init(&c->parser);
     c->easy = vu_stream_easy(v, cfg->url, cfg->req, cfg->scen, c->errbuf);
@@ -261,7 +265,7 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
     curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
     curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, 0L);
     c->start_us = clock_mono_us();
-    if (curl_multi_add_handle(e->multi, c->easy) != CURLM_OK) {
+    if (curl_multi_add_handle(engine_multi(e), c->easy) != CURLM_OK) {
         err_set(err, errlen, "step:sse: libcurl refused the request");
         stream_free(c);
         return NULL;
@@ -292,8 +296,8 @@ static void sse_vu_end(vu *v)
 
 static void sse_free_all(engine *e)
 {
-    for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++)
-        sse_vu_end(&e->vus[i]);
+    for (uint32_t i = 0; i < engine_nvus(e); i++)
+        sse_vu_end(engine_vu(e, i));
 }
 
 const plug sse_plug = {"sse", sse_xfer_done, sse_vu_end, sse_free_all};

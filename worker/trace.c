@@ -13,7 +13,7 @@
 #include "common/utf8.h"
 #include "common/mem.h"
 #include "common/redact.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
 #include "worker/scen.h"
 #include "worker/urlc.h"
 #include "worker/vu.h"
@@ -57,7 +57,7 @@ void trace_free(trace *t)
 /* The slot of v if v is traced (made on first use), else NULL. */
 static tslot *slot_of(trace *t, const vu *v, int make)
 {
-    size_t i = (size_t)(v - v->eng->vus);
+    size_t i = engine_vu_slot(v->eng, v);
 
     if (i >= t->nslots || (t->mode == 1 && v->gid != 1))
         return NULL;
@@ -166,8 +166,8 @@ void trace_response(trace *t, vu *v, CURLcode rc)
     curl_easy_getinfo(v->xh->easy, CURLINFO_EFFECTIVE_URL, &eff);
     curl_easy_getinfo(v->xh->easy, CURLINFO_REDIRECT_COUNT, &redirects);
     url = urlc_shown(v->url, eff != NULL ? eff : "", redirects, ubuf, sizeof(ubuf));
-    if (v->xfer_timed && v->pend.step >= 0 && (size_t)v->pend.step < v->eng->scens.nsteps)
-        sname = v->eng->scens.steps[v->pend.step]->name;
+    if (v->xfer_timed && v->pend.step >= 0 && (size_t)v->pend.step < engine_scens(v->eng)->nsteps)
+        sname = engine_scens(v->eng)->steps[v->pend.step]->name;
     lbuf_fmt(&o, "--- VU %u, run %u, %s: %s %s%s%s\n", v->gid, v->run, sname, s->method, url,
              x->trace_id[0] != '\0' ? ", trace " : "", x->trace_id);
     headers(&o, "> ", s->req, s->req_len);
@@ -209,8 +209,8 @@ void trace_ws(trace *t, vu *v, const char *what, const char *mark, const char *t
 
     if (t == NULL || slot_of(t, v, 1) == NULL)
         return;
-    if (v->pend.step >= 0 && (size_t)v->pend.step < v->eng->scens.nsteps)
-        sname = v->eng->scens.steps[v->pend.step]->name;
+    if (v->pend.step >= 0 && (size_t)v->pend.step < engine_scens(v->eng)->nsteps)
+        sname = engine_scens(v->eng)->steps[v->pend.step]->name;
     lbuf_fmt(&o, "--- VU %u, run %u, %s: WebSocket %s\n", v->gid, v->run, sname, what);
     if (text != NULL)
         headers(&o, mark, text, len < TRACE_BODY_MAX ? len : TRACE_BODY_MAX);

@@ -11,7 +11,9 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/urlc.h"
+#include "worker/vu.h"
 #include "worker/trace.h"
 #include "worker/cookiejar.h"
 #include "worker/wscookie.h"
@@ -24,7 +26,9 @@ static void on_more(struct ev_loop *loop, ev_timer *w, int revents);
 
 static step_stats *step_of(websocket *c)
 {
-    return c->step >= 0 && (size_t)c->step < c->eng->scens.nsteps ? &c->eng->cur[c->step] : NULL;
+    return c->step >= 0 && (size_t)c->step < engine_scens(c->eng)->nsteps
+               ? engine_step_stats(c->eng, c->step)
+               : NULL;
 }
 
 websocket_msg *websocket_pop(websocket *c)
@@ -37,8 +41,8 @@ websocket_msg *websocket_pop(websocket *c)
 /* --trace: an event of c's VU (worker/trace.h). */
 static void traced(websocket *c, const char *what, const char *mark, const char *text, size_t len)
 {
-    if (c->eng->trace != NULL && c->owner != NULL)
-        trace_ws(c->eng->trace, c->owner, what, mark, text, len);
+    if (engine_trace(c->eng) != NULL && c->owner != NULL)
+        trace_ws(engine_trace(c->eng), c->owner, what, mark, text, len);
 }
 
 /* --trace: a message of c's. */
@@ -46,7 +50,7 @@ static void traced_msg(websocket *c, const char *dir, int binary, const char *da
 {
     char what[64];
 
-    if (c->eng->trace == NULL || c->owner == NULL)
+    if (engine_trace(c->eng) == NULL || c->owner == NULL)
         return;
     snprintf(what, sizeof(what), "%s %s, %zu bytes", dir, binary ? "binary" : "text", len);
     traced(c, what, dir[0] == 's' ? "> " : "< ", binary ? NULL : data, len);
@@ -61,14 +65,14 @@ static void shut(websocket *c, const char *why)
         err_set(c->err, sizeof(c->err), "%s", why);
     c->state = WEBSOCKET_CLOSED;
     inbox_end(&c->in);
-    ev_io_stop(c->eng->loop, &c->io);
-    ev_timer_stop(c->eng->loop, &c->timer);
-    ev_timer_stop(c->eng->loop, &c->more);
+    ev_io_stop(engine_loop(c->eng), &c->io);
+    ev_timer_stop(engine_loop(c->eng), &c->timer);
+    ev_timer_stop(engine_loop(c->eng), &c->more);
     if (c->ctx != NULL)
         wslay_event_context_free(c->ctx);
     c->ctx = NULL;
     if (c->in_multi)
-        curl_multi_remove_handle(c->eng->multi, c->easy);
+        curl_multi_remove_handle(engine_multi(c->eng), c->easy);
     c->in_multi = 0;
     curl_easy_cleanup(c->easy);
     c->easy = NULL;
@@ -108,9 +112,9 @@ static void arm(websocket *c, int events)
 {
     if (c->io.events == events && ev_is_active(&c->io))
         return;
-    ev_io_stop(c->eng->loop, &c->io);
+    ev_io_stop(engine_loop(c->eng), &c->io);
     ev_io_set(&c->io, c->io.fd, events);
-    ev_io_start(c->eng->loop, &c->io);
+    ev_io_start(engine_loop(c->eng), &c->io);
 }
 
 static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *ud)
@@ -136,7 +140,7 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
          * with the socket no longer readable: a timer, not the watcher). */
         if (!ev_is_active(&c->more)) {
             ev_timer_set(&c->more, 0., 0.);
-            ev_timer_start(c->eng->loop, &c->more);
+            ev_timer_start(engine_loop(c->eng), &c->more);
         }
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
         return -1;
@@ -441,7 +445,7 @@ static void upgrade_io(websocket *c)
 static void reap(websocket *c)
 {
     if (c->owner == NULL && c->state == WEBSOCKET_CLOSED) {
-        unlink_from(&c->eng->ws_closing, c);
+        unlink_from(&(*engine_ws_closing(c->eng)), c);
         conn_free(c);
     }
 }
@@ -591,7 +595,7 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     c->eng = e;
     c->owner = v;
     c->step = cfg->step;
-    inbox_init(&c->in, e->loop, WEBSOCKET_QUEUE_MAX, WEBSOCKET_QUEUE_BYTES);
+    inbox_init(&c->in, engine_loop(e), WEBSOCKET_QUEUE_MAX, WEBSOCKET_QUEUE_BYTES);
     c->state = WEBSOCKET_CONNECTING;
     ev_init(&c->io, on_io);
     ev_init(&c->timer, on_close_timer);
@@ -621,7 +625,7 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     curl_easy_setopt(c->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);
     c->start_us = clock_mono_us();
-    if (curl_multi_add_handle(e->multi, c->easy) != CURLM_OK) {
+    if (curl_multi_add_handle(engine_multi(e), c->easy) != CURLM_OK) {
         err_set(err, errlen, "step:ws: libcurl refused the connection");
         conn_free(c);
         return NULL;
@@ -663,7 +667,7 @@ void websocket_close(websocket *c, int code, const char *reason)
     c->state = WEBSOCKET_CLOSING;
     inbox_end(&c->in);
     ev_timer_set(&c->timer, engine_after(c->eng, WEBSOCKET_CLOSE_WAIT_US), 0.);
-    ev_timer_start(c->eng->loop, &c->timer);
+    ev_timer_start(engine_loop(c->eng), &c->timer);
     pump(c, 0);
 }
 
@@ -682,11 +686,11 @@ static void websocket_vu_end(vu *v)
             websocket_close(c, 1000, "");
         if (c->state == WEBSOCKET_CLOSING) {
             c->owner = NULL;
-            c->next = c->eng->ws_closing;
-            c->eng->ws_closing = c;
+            c->next = (*engine_ws_closing(c->eng));
+            (*engine_ws_closing(c->eng)) = c;
             if (!ev_is_active(&c->timer)) {
                 ev_timer_set(&c->timer, engine_after(c->eng, WEBSOCKET_CLOSE_WAIT_US), 0.);
-                ev_timer_start(c->eng->loop, &c->timer);
+                ev_timer_start(engine_loop(c->eng), &c->timer);
             }
         } else {
             conn_free(c); /* connecting or closed: nothing to say goodbye to */
@@ -696,16 +700,16 @@ static void websocket_vu_end(vu *v)
 
 static void websocket_free_all(engine *e)
 {
-    for (uint32_t i = 0; e->vus != NULL && i < e->nvus; i++) {
-        while (e->vus[i].ws != NULL) {
-            websocket *c = e->vus[i].ws;
-            e->vus[i].ws = c->next;
+    for (uint32_t i = 0; i < engine_nvus(e); i++) {
+        while (engine_vu(e, i)->ws != NULL) {
+            websocket *c = engine_vu(e, i)->ws;
+            engine_vu(e, i)->ws = c->next;
             conn_free(c);
         }
     }
-    while (e->ws_closing != NULL) {
-        websocket *c = e->ws_closing;
-        e->ws_closing = c->next;
+    while ((*engine_ws_closing(e)) != NULL) {
+        websocket *c = (*engine_ws_closing(e));
+        (*engine_ws_closing(e)) = c->next;
         conn_free(c);
     }
 }
