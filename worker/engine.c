@@ -624,16 +624,11 @@ static void warn_fd_limit(uint32_t vus)
 
 static int make_closed(engine *e, char *err, size_t errlen);
 
-engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
+/* The caller's configuration kept: its addresses and stages copied (they
+ * may not outlive engine_new). 0, or -1 with err (bad stages). */
+static int keep_cfg(engine *e, const engine_cfg *cfg, char *err, size_t errlen)
 {
-    engine *e = xcalloc(1, sizeof(*e));
-    uint16_t *assign = NULL;
-    uint32_t shared;
-    uint64_t staged;
-
-    vustart_init(&e->vstart);
     e->cfg = *cfg;
-    /* The caller's addresses may not outlive engine_new: keep a copy. */
     if (cfg->nsource_addrs > 0) {
         e->src = xcalloc(cfg->nsource_addrs, sizeof(*e->src));
         for (size_t i = 0; i < cfg->nsource_addrs; i++)
@@ -642,42 +637,50 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     }
     if (e->cfg.vu_stride == 0)
         e->cfg.vu_stride = 1;
-    if (cfg->nstages > 0) {
-        e->stages = xcalloc(cfg->nstages, sizeof(*e->stages));
-        memcpy(e->stages, cfg->stages, cfg->nstages * sizeof(*e->stages));
-        e->cfg.stages = e->stages;
-        if (stages_check(e->stages, cfg->nstages, err, errlen) != 0)
-            goto fail;
-    } else {
-        e->cfg.stages = NULL;
-    }
-    e->status = ENGINE_COMPLETED;
+    e->cfg.stages = NULL;
+    if (cfg->nstages == 0)
+        return 0;
+    e->stages = xcalloc(cfg->nstages, sizeof(*e->stages));
+    memcpy(e->stages, cfg->stages, cfg->nstages * sizeof(*e->stages));
+    e->cfg.stages = e->stages;
+    return stages_check(e->stages, cfg->nstages, err, errlen);
+}
+
+/* What every request of the run shares, made once: parsed URLs, --trace,
+ * the User-Agent lists, the CA bundle, --resolve. 0, or -1 with err. */
+static int make_request_settings(engine *e, const engine_cfg *cfg, char *err, size_t errlen)
+{
     e->no_env_proxy = no_proxy_in_env();
     e->urls = urlc_new(0);
     e->trace = trace_new(cfg->trace, cfg->vu_count);
     e->ua = curl_slist_append(NULL, "User-Agent: " QUERN_USER_AGENT);
     e->ua_ae = curl_slist_append(NULL, reqopt_accept_encoding());
     if (e->ua == NULL || e->ua_ae == NULL ||
-        curl_slist_append(e->ua_ae, "User-Agent: " QUERN_USER_AGENT) == NULL)
-        goto fail;
+        curl_slist_append(e->ua_ae, "User-Agent: " QUERN_USER_AGENT) == NULL) {
+        err_set(err, errlen, "out of memory for the request headers");
+        return -1;
+    }
     e->env_ca = reqopt_env_ca();
     if (cfg->nresolve > 0) {
         e->run_ro = xcalloc(1, sizeof(*e->run_ro));
         for (size_t i = 0; i < cfg->nresolve; i++)
             if (reqopt_add_resolve(e->run_ro, cfg->resolve[i], err, errlen) != 0)
-                goto fail;
+                return -1;
     }
     e->cfg.resolve = NULL; /* the entries live in run_ro */
     e->cfg.nresolve = 0;
-    e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
-    scen_set_init(&e->scens);
-    if (lscript_load(e, err, errlen) != 0 || lifecycle_load_data(e, err, errlen) != 0)
-        goto fail;
+    return 0;
+}
+
+/* The loop, the multi handle on it, and the engine's watchers. 0, or -1
+ * with err. */
+static int make_loop(engine *e, char *err, size_t errlen)
+{
     e->loop = ev_loop_new(EVFLAG_AUTO);
     e->multi = curl_multi_init();
     if (e->loop == NULL || e->multi == NULL) {
         err_set(err, errlen, "cannot create the event loop");
-        goto fail;
+        return -1;
     }
     ev_set_userdata(e->loop, e);
     curl_multi_setopt(e->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
@@ -699,7 +702,13 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     ev_init(&e->end_timer, on_end_timer);
     ev_init(&e->stop_timer, on_stop_timer);
     ev_init(&e->leave_timer, on_leave);
+    return 0;
+}
 
+/* The interval's counters, one a step or a scenario, once the script
+ * declared them. */
+static void make_counters(engine *e)
+{
     e->cur = xcalloc(e->scens.nsteps ? e->scens.nsteps : 1, sizeof(*e->cur));
     for (size_t i = 0; i < e->scens.nsteps; i++)
         stats_init(&e->cur[i]);
@@ -711,29 +720,21 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
     traceid_init(&e->tid);
     e->scount = xcalloc(e->scens.nscens, sizeof(*e->scount));
     e->acount = xcalloc(e->scens.nscens ? e->scens.nscens : 1, sizeof(*e->acount));
-    if (cfg->life != ENGINE_LIFE_LOAD) {
-        if (lifecycle_make_vus(e, err, errlen) != 0)
-            goto fail;
-        e->nclosed = e->nvus;
-        return e;
-    }
-    if (cfg->nrate_stages > 0) {
-        warn_fd_limit(cfg->vu_count);
-        e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
-        if (cfg->closed_vus > 0 && make_closed(e, err, errlen) != 0)
-            goto fail;
-        e->nclosed = e->nvus;
-        if (arrive_set_init(e, err, errlen) != 0)
-            goto fail;
-        return e; /* the pool's VUs are created as arrivals need them */
-    }
+}
 
-    /* Which scenario each global index plays: computed once for the run.
-     * The shared indexes go by weight; after them, each scenario with
-     * stages of its own has a block of its ids. */
+/* The closed model's layout, checked against the console's: which scenario
+ * each global index plays (the shared indexes by weight; after them, each
+ * scenario with stages of its own has a block of its ids), the steered
+ * ones, into assign (vus_total entries). 0, or -1 with err. */
+static int layout_closed(engine *e, uint16_t *assign, char *err, size_t errlen)
+{
+    const engine_cfg *cfg = &e->cfg;
+    uint32_t shared;
+    uint64_t staged;
+
     if (cfg->staged_vus > cfg->vus_total) {
         err_set(err, errlen, "%u staged VU ids of %u", cfg->staged_vus, cfg->vus_total);
-        goto fail;
+        return -1;
     }
     shared = cfg->vus_total - cfg->staged_vus;
     staged = scen_layout(&e->scens, shared);
@@ -742,7 +743,7 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
                 "the scenarios' stages use %llu VU ids here, %u for the console (not the same "
                 "script?)",
                 (unsigned long long)staged, cfg->staged_vus);
-        goto fail;
+        return -1;
     }
     /* steered: the ids beyond active_vus (with stages: the stages' own)
      * wait for a vus N */
@@ -755,42 +756,96 @@ engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
         err_set(err, errlen, "the stages use %llu VU indexes, the run has %u",
                 (unsigned long long)stages_ids(e->stages, cfg->nstages),
                 e->steer_vus ? e->vus_target : shared);
-        goto fail;
+        return -1;
     }
-    assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
     if (shared > 0 && scen_has_shared(&e->scens)) {
         if (scen_assign(&e->scens, shared, assign) != 0) {
             err_set(err, errlen, "%s: every scenario has weight 0", cfg->script);
-            goto fail;
+            return -1;
         }
     } else if (shared > 0 && cfg->vu_count > 0) {
         err_set(err, errlen, "%s: every scenario has weight 0 or stages of its own", cfg->script);
-        goto fail;
+        return -1;
     }
     for (uint32_t g = shared + 1; g <= cfg->vus_total && g > shared; g++) {
         const scen *sc = scen_of_id(&e->scens, g);
         assign[g - 1] = sc != NULL ? (uint16_t)sc->index : 0;
     }
+    return 0;
+}
+
+/* The closed model's VUs, every one of this engine's made now. 0, or -1
+ * with err. */
+static int make_closed_model(engine *e, char *err, size_t errlen)
+{
+    const engine_cfg *cfg = &e->cfg;
+    uint16_t *assign = xcalloc(cfg->vus_total ? cfg->vus_total : 1, sizeof(*assign));
+    int rc = -1;
+
+    if (layout_closed(e, assign, err, errlen) != 0)
+        goto out;
     warn_fd_limit(cfg->vu_count);
     e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
     for (uint32_t i = 0; i < cfg->vu_count; i++) {
-        uint32_t gid = cfg->vu_first + i * e->cfg.vu_stride;
+        uint32_t gid = cfg->vu_first + i * cfg->vu_stride;
         if (gid < 1 || gid > cfg->vus_total) {
             err_set(err, errlen, "VU index %u outside 1..%u", gid, cfg->vus_total);
-            goto fail;
+            goto out;
         }
         if (vu_init(&e->vus[i], e, gid, assign[gid - 1]) != 0) {
             err_set(err, errlen, "cannot create VU %u (libcurl)", gid);
-            goto fail;
+            goto out;
         }
         e->vus[i].rank = gid;
         e->nvus = i + 1;
     }
-    e->nclosed = e->nvus;
+    rc = 0;
+out:
     xfree(assign);
+    return rc;
+}
+
+/* This engine's VUs: setup's or teardown's, the open model's first ones
+ * (the pool grows as arrivals need it), or the closed model's. 0, or -1
+ * with err. */
+static int make_vus(engine *e, char *err, size_t errlen)
+{
+    const engine_cfg *cfg = &e->cfg;
+
+    if (cfg->life != ENGINE_LIFE_LOAD) {
+        if (lifecycle_make_vus(e, err, errlen) != 0)
+            return -1;
+    } else if (cfg->nrate_stages > 0) {
+        warn_fd_limit(cfg->vu_count);
+        e->vus = xcalloc(cfg->vu_count ? cfg->vu_count : 1, sizeof(*e->vus));
+        if (cfg->closed_vus > 0 && make_closed(e, err, errlen) != 0)
+            return -1;
+    } else if (make_closed_model(e, err, errlen) != 0) {
+        return -1;
+    }
+    e->nclosed = e->nvus;
+    if (cfg->life == ENGINE_LIFE_LOAD && cfg->nrate_stages > 0)
+        return arrive_set_init(e, err, errlen); /* the open model's arrivals */
+    return 0;
+}
+
+engine *engine_new(const engine_cfg *cfg, char *err, size_t errlen)
+{
+    engine *e = xcalloc(1, sizeof(*e));
+
+    vustart_init(&e->vstart);
+    e->status = ENGINE_COMPLETED;
+    e->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)cfg->vu_first << 32);
+    scen_set_init(&e->scens);
+    if (keep_cfg(e, cfg, err, errlen) != 0 || make_request_settings(e, cfg, err, errlen) != 0 ||
+        lscript_load(e, err, errlen) != 0 || lifecycle_load_data(e, err, errlen) != 0 ||
+        make_loop(e, err, errlen) != 0)
+        goto fail;
+    make_counters(e);
+    if (make_vus(e, err, errlen) != 0)
+        goto fail;
     return e;
 fail:
-    xfree(assign);
     engine_free(e);
     if (err != NULL && memchr(err, '\0', errlen) != NULL && strstr(err, "://") != NULL) {
         /* A load error may quote a URL: its password is not shown. */
