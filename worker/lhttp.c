@@ -21,6 +21,18 @@
 
 enum { CTX_THINK = 1, CTX_XFER = 2, CTX_SLOT = 3 };
 
+/* A request's stack, while it is built (lhttp_build) and while it is in
+ * flight (request_k): what libcurl is given stays referenced here until the
+ * transfer ends. IDX_BODY and IDX_RO are there only when the options are. */
+enum {
+    IDX_STEP = 1,   /* the step, or nil (quern.http) */
+    IDX_METHOD = 2, /* the HTTP method, upper case */
+    IDX_URL = 3,    /* the URL, with its query once built */
+    IDX_OPTS = 4,   /* the options, or nil */
+    IDX_BODY = 5,   /* the body: a string, a multipart's userdata, or nil */
+    IDX_RO = 6,     /* the request's own connection options (reqopt_push), if any */
+};
+
 /* --- request building ----------------------------------------------------- */
 
 /* Writes s percent-encoded at out (when out is not NULL); returns the length. */
@@ -132,139 +144,188 @@ static void add_header(struct curl_slist **l, const char *name, const char *valu
     add_line(l, line);
 }
 
-void lhttp_build(lua_State *L, vu *v, lhttp_req *q)
-{
-    const char *method = lua_tostring(L, 2);
-    const char *url = lua_tostring(L, 3);
-    const char *body = NULL;
-    size_t body_len = 0;
-    long timeout_ms = 60000, max_redirs = 0;
-    int is_head = strcmp(method, "HEAD") == 0;
-    int is_get = strcmp(method, "GET") == 0;
-    int is_post = strcmp(method, "POST") == 0;
-    int compressed;
-    const char *ctype = NULL;
-    int own_ua = 0;         /* the step names its own User-Agent */
-    int own_ae = 0;         /* ... its own Accept-Encoding */
-    int own_tp = 0;         /* ... its own traceparent */
-    int traced;             /* a traceparent of quern's goes with it */
-    int own_ro = 0;         /* the request gives connection options of its own */
-    curl_mime *mime = NULL; /* a multipart body, owned by a userdata on the stack */
-    const reqopt *sro = v->eng->scens.scens[v->scen]->req, *rro = NULL;
-    CURL *h = q->x->easy;
+/* What a request's arguments and options ask for, read before its handle is
+ * set up. */
+typedef struct lhttp_spec {
+    const char *method; /**< borrowed: the string at IDX_METHOD */
+    const char *url;    /**< borrowed: the string at IDX_URL */
+    const char *body;   /**< borrowed: the string at IDX_BODY, or a literal ""; NULL none */
+    size_t body_len;    /**< bytes of body */
+    curl_mime *mime;    /**< owned by the userdata at IDX_BODY; NULL: no multipart */
+    const char *ctype;  /**< borrowed: a literal, the Content-Type the body implies; NULL none */
+    const reqopt *sro;  /**< borrowed from the scenario: its connection options; NULL none */
+    const reqopt *rro;  /**< borrowed: the userdata at IDX_RO; NULL none */
+    long timeout_ms;    /**< the request's timeout */
+    long max_redirs;    /**< redirects followed, 0 none */
+    int is_head, is_get, is_post;
+    int own_ua;     /**< the step names its own User-Agent */
+    int own_ae;     /**< ... its own Accept-Encoding */
+    int own_tp;     /**< ... its own traceparent */
+    int own_ro;     /**< ... connection options of its own */
+    int traced;     /**< a traceparent of quern's goes with it */
+    int compressed; /**< it asks for a compressed response */
+} lhttp_spec;
 
-    if (sro != NULL && (sro->set & REQOPT_TIMEOUT))
-        timeout_ms = sro->timeout_ms;
-    if (sro != NULL && (sro->set & REQOPT_REDIRECTS))
-        max_redirs = sro->max_redirs;
-    lua_settop(L, 4);
-    q->trace_id[0] = '\0';
-    if (lua_istable(L, 4)) {
+/* The scenario's defaults, before the request's options. */
+static void spec_init(lua_State *L, vu *v, lhttp_spec *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->method = lua_tostring(L, IDX_METHOD);
+    s->url = lua_tostring(L, IDX_URL);
+    s->timeout_ms = 60000;
+    s->is_head = strcmp(s->method, "HEAD") == 0;
+    s->is_get = strcmp(s->method, "GET") == 0;
+    s->is_post = strcmp(s->method, "POST") == 0;
+    s->sro = v->eng->scens.scens[v->scen]->req;
+    if (s->sro != NULL && (s->sro->set & REQOPT_TIMEOUT))
+        s->timeout_ms = s->sro->timeout_ms;
+    if (s->sro != NULL && (s->sro->set & REQOPT_REDIRECTS))
+        s->max_redirs = s->sro->max_redirs;
+}
+
+/* Checks every key of the options, reading the timeout and the redirects;
+ * the others are read where they are used. */
+static void check_options(lua_State *L, lhttp_spec *s)
+{
+    lua_pushnil(L);
+    while (lua_next(L, IDX_OPTS) != 0) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        if (strcmp(k, "headers") == 0) {
+            luaL_checktype(L, -1, LUA_TTABLE);
+        } else if (strcmp(k, "query") == 0) {
+            luaL_checktype(L, -1, LUA_TTABLE);
+        } else if (strcmp(k, "form") == 0) {
+            luaL_checktype(L, -1, LUA_TTABLE);
+        } else if (strcmp(k, "json") == 0 || strcmp(k, "body") == 0) {
+            /* checked with the body */
+        } else if (strcmp(k, "multipart") == 0) {
+            luaL_checktype(L, -1, LUA_TTABLE);
+        } else if (strcmp(k, "timeout") == 0) {
+            s->timeout_ms = (long)(lapi_check_duration(L, -1, "timeout") / 1000);
+        } else if (strcmp(k, "redirects") == 0) {
+            if (lua_isboolean(L, -1))
+                s->max_redirs = lua_toboolean(L, -1) ? 10 : 0;
+            else
+                s->max_redirs = (long)luaL_checkinteger(L, -1);
+        } else if (reqopt_is_key(k)) {
+            s->own_ro = 1;
+        } else {
+            luaL_error(L,
+                       "unknown request option \"%s\" (known: headers, query, form, json, "
+                       "body, multipart, timeout, redirects, tls, http1, http2, resolve, auth, "
+                       "compressed, connect_timeout, resources, cache)",
+                       k);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Appends the query option to the URL at IDX_URL. */
+static void append_query(lua_State *L, lhttp_spec *s)
+{
+    if (lua_getfield(L, IDX_OPTS, "query") == LUA_TTABLE) {
+        push_encoded_pairs(L, -1, 0, "query");
+        if (lua_rawlen(L, -1) > 0) {
+            int pairs = lua_gettop(L);
+            lua_pushstring(L, s->url);
+            lua_pushstring(L, strchr(s->url, '?') ? "&" : "?");
+            lua_pushvalue(L, pairs);
+            lua_concat(L, 3);
+            lua_replace(L, IDX_URL);
+            s->url = lua_tostring(L, IDX_URL);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* Leaves option k of the options at IDX_BODY; returns its type. */
+static int body_field(lua_State *L, const char *k)
+{
+    lua_settop(L, IDX_OPTS);
+    return lua_getfield(L, IDX_OPTS, k);
+}
+
+/* Leaves the body at IDX_BODY: multipart, or one of form, json, body. */
+static void push_body(lua_State *L, CURL *h, lhttp_spec *s)
+{
+    if (body_field(L, "multipart") == LUA_TTABLE) {
+        lua_getfield(L, IDX_OPTS, "form");
+        lua_getfield(L, IDX_OPTS, "json");
+        lua_getfield(L, IDX_OPTS, "body");
+        if (!lua_isnil(L, -1) || !lua_isnil(L, -2) || !lua_isnil(L, -3))
+            luaL_error(L, "multipart is a body of its own: not with form, json or body");
+        lua_settop(L, IDX_BODY);
+        s->mime = mpart_push(L, IDX_BODY, h, lscript_dir(L));
+        lua_replace(L, IDX_BODY); /* the userdata owns it for the transfer's life */
+    } else if (body_field(L, "form") == LUA_TTABLE) {
+        push_encoded_pairs(L, IDX_BODY, 1, "form");
+        lua_replace(L, IDX_BODY);
+        s->ctype = "application/x-www-form-urlencoded";
+    } else if (body_field(L, "json") != LUA_TNIL) {
+        ljson_encode(L, IDX_BODY);
+        lua_replace(L, IDX_BODY);
+        s->ctype = "application/json";
+    } else if (body_field(L, "body") != LUA_TNIL) {
+        luaL_checktype(L, IDX_BODY, LUA_TSTRING);
+    }
+    if (s->mime == NULL && !lua_isnil(L, IDX_BODY))
+        s->body = lua_tolstring(L, IDX_BODY, &s->body_len);
+}
+
+/* Adds the headers option to the request's, noting those quern would
+ * otherwise add. */
+static void add_own_headers(lua_State *L, lhttp_req *q, lhttp_spec *s)
+{
+    if (lua_getfield(L, IDX_OPTS, "headers") == LUA_TTABLE) {
         lua_pushnil(L);
-        while (lua_next(L, 4) != 0) {
-            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
-            if (strcmp(k, "headers") == 0) {
-                luaL_checktype(L, -1, LUA_TTABLE);
-            } else if (strcmp(k, "query") == 0) {
-                luaL_checktype(L, -1, LUA_TTABLE);
-            } else if (strcmp(k, "form") == 0) {
-                luaL_checktype(L, -1, LUA_TTABLE);
-            } else if (strcmp(k, "json") == 0 || strcmp(k, "body") == 0) {
-                /* checked below */
-            } else if (strcmp(k, "multipart") == 0) {
-                luaL_checktype(L, -1, LUA_TTABLE);
-            } else if (strcmp(k, "timeout") == 0) {
-                timeout_ms = (long)(lapi_check_duration(L, -1, "timeout") / 1000);
-            } else if (strcmp(k, "redirects") == 0) {
-                if (lua_isboolean(L, -1))
-                    max_redirs = lua_toboolean(L, -1) ? 10 : 0;
-                else
-                    max_redirs = (long)luaL_checkinteger(L, -1);
-            } else if (reqopt_is_key(k)) {
-                own_ro = 1;
-            } else {
-                luaL_error(L,
-                           "unknown request option \"%s\" (known: headers, query, form, json, "
-                           "body, multipart, timeout, redirects, tls, http1, http2, resolve, auth, "
-                           "compressed, connect_timeout, resources, cache)",
-                           k);
+        while (lua_next(L, -2) != 0) {
+            const char *name, *value;
+            if (lua_type(L, -2) != LUA_TSTRING ||
+                (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER))
+                luaL_error(L, "headers: names and values must be strings");
+            name = lua_tostring(L, -2);
+            value = lua_tostring(L, -1);
+            if (s->ctype && strcasecmp(name, "content-type") == 0)
+                s->ctype = NULL;
+            if (strcasecmp(name, "user-agent") == 0)
+                s->own_ua = 1;
+            if (strcasecmp(name, "accept-encoding") == 0)
+                s->own_ae = 1;
+            if (strcasecmp(name, "traceparent") == 0) {
+                s->own_tp = 1; /* its id is the response's when well formed */
+                traceid_parse(value, q->trace_id);
             }
+            add_header(q->hdrs, name, value);
             lua_pop(L, 1);
         }
-        /* query: appended to the URL */
-        if (lua_getfield(L, 4, "query") == LUA_TTABLE) {
-            push_encoded_pairs(L, -1, 0, "query");
-            if (lua_rawlen(L, -1) > 0) {
-                lua_pushstring(L, url);
-                lua_pushstring(L, strchr(url, '?') ? "&" : "?");
-                lua_pushvalue(L, -3);
-                lua_concat(L, 3);
-                lua_replace(L, 3);
-                url = lua_tostring(L, 3);
-            }
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-        /* body: multipart, or one of form, json, body */
-        if (lua_getfield(L, 4, "multipart") == LUA_TTABLE) {
-            lua_getfield(L, 4, "form");
-            lua_getfield(L, 4, "json");
-            lua_getfield(L, 4, "body");
-            if (!lua_isnil(L, -1) || !lua_isnil(L, -2) || !lua_isnil(L, -3))
-                luaL_error(L, "multipart is a body of its own: not with form, json or body");
-            lua_pop(L, 3);
-            mime = mpart_push(L, -1, h, lscript_dir(L));
-            lua_replace(L, -2); /* the userdata owns it for the transfer's life */
-        } else if (lua_pop(L, 1), lua_getfield(L, 4, "form") == LUA_TTABLE) {
-            push_encoded_pairs(L, -1, 1, "form");
-            lua_replace(L, -2);
-            ctype = "application/x-www-form-urlencoded";
-        } else if (lua_pop(L, 1), lua_getfield(L, 4, "json") != LUA_TNIL) {
-            ljson_encode(L, lua_gettop(L));
-            lua_replace(L, -2);
-            ctype = "application/json";
-        } else if (lua_pop(L, 1), lua_getfield(L, 4, "body") != LUA_TNIL) {
-            luaL_checktype(L, -1, LUA_TSTRING);
-        }
-        if (mime == NULL && !lua_isnil(L, -1))
-            body = lua_tolstring(L, -1, &body_len);
-        /* stays at index 5 for the transfer's life */
-        if (lua_getfield(L, 4, "headers") == LUA_TTABLE) {
-            lua_pushnil(L);
-            while (lua_next(L, -2) != 0) {
-                if (lua_type(L, -2) != LUA_TSTRING ||
-                    (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER))
-                    luaL_error(L, "headers: names and values must be strings");
-                if (ctype && strcasecmp(lua_tostring(L, -2), "content-type") == 0)
-                    ctype = NULL;
-                if (strcasecmp(lua_tostring(L, -2), "user-agent") == 0)
-                    own_ua = 1;
-                if (strcasecmp(lua_tostring(L, -2), "accept-encoding") == 0)
-                    own_ae = 1;
-                if (strcasecmp(lua_tostring(L, -2), "traceparent") == 0) {
-                    own_tp = 1; /* its id is the response's when well formed */
-                    traceid_parse(lua_tostring(L, -1), q->trace_id);
-                }
-                add_header(q->hdrs, lua_tostring(L, -2), lua_tostring(L, -1));
-                lua_pop(L, 1);
-            }
-        }
-        lua_pop(L, 1);
-        if (own_ro) {
-            /* On the stack, as the body: the resolve list lives until the
-             * transfer starts. */
-            reqopt *ro = reqopt_push(L);
-            reqopt_read(L, 4, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
-            rro = ro;
-        }
     }
-    if (body == NULL && mime == NULL && is_post) {
-        body = "";
-        body_len = 0;
+    lua_pop(L, 1);
+}
+
+/* Reads the options at IDX_OPTS, leaving the body at IDX_BODY and, when
+ * the request has connection options of its own, them at IDX_RO. */
+static void read_options(lua_State *L, vu *v, lhttp_req *q, lhttp_spec *s)
+{
+    check_options(L, s);
+    append_query(L, s);
+    push_body(L, q->x->easy, s);
+    add_own_headers(L, q, s);
+    if (s->own_ro) {
+        /* On the stack, as the body: the resolve list lives until the
+         * transfer starts. */
+        reqopt *ro = reqopt_push(L);
+        reqopt_read(L, IDX_OPTS, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
+        s->rro = ro;
     }
-    if (ctype != NULL)
-        add_header(q->hdrs, "Content-Type", ctype);
-    if ((body != NULL && body_len > 1024) || mime != NULL)
+}
+
+/* Adds the headers quern gives a request after the script's own. */
+static void add_quern_headers(vu *v, lhttp_req *q, lhttp_spec *s)
+{
+    if (s->ctype != NULL)
+        add_header(q->hdrs, "Content-Type", s->ctype);
+    if ((s->body != NULL && s->body_len > 1024) || s->mime != NULL)
         add_header(q->hdrs, "Expect", ""); /* no 100-continue round trip */
     /* quern's User-Agent and Accept-Encoding go with the other headers: as
      * CURLOPT_USERAGENT and CURLOPT_ACCEPT_ENCODING's own line, libcurl
@@ -272,61 +333,84 @@ void lhttp_build(lua_State *L, vu *v, lhttp_req *q)
      * request's instructions). A request with no header of its own uses one
      * of the engine's shared lists, or, traced, its handle's own, whose
      * traceparent line is rewritten in place (xh_traceparent). */
-    traced = !own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent);
-    if (traced && *q->hdrs != NULL) {
+    s->traced =
+        !s->own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent);
+    if (s->traced && *q->hdrs != NULL) {
         char line[TRACEID_LINE_LEN + 1];
         traceid_line(&v->eng->tid, line, q->trace_id);
         add_line(q->hdrs, line);
     }
-    compressed = reqopt_compressed(rro, sro, v->eng->run_ro);
-    if (*q->hdrs != NULL && !own_ua)
+    s->compressed = reqopt_compressed(s->rro, s->sro, v->eng->run_ro);
+    if (*q->hdrs != NULL && !s->own_ua)
         add_header(q->hdrs, "User-Agent", QUERN_USER_AGENT);
-    if (*q->hdrs != NULL && compressed && !own_ae)
+    if (*q->hdrs != NULL && s->compressed && !s->own_ae)
         add_line(q->hdrs, reqopt_accept_encoding());
+}
 
-    /* Every option a previous request may have changed is set again. The
-     * URL string still names the URL (effective URL, retries); its parsed
-     * form, made once per distinct URL, spares libcurl the parse. */
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    *q->url = urlc_get(v->eng->urls, url, strlen(url));
+/* Sets the easy handle up for the request s describes. Every option a
+ * previous request may have changed is set again. */
+static void set_easy(vu *v, lhttp_req *q, const lhttp_spec *s)
+{
+    CURL *h = q->x->easy;
+    int has_body = s->body != NULL || s->mime != NULL;
+
+    /* The URL string still names the URL (effective URL, retries); its
+     * parsed form, made once per distinct URL, spares libcurl the parse. */
+    curl_easy_setopt(h, CURLOPT_URL, s->url);
+    *q->url = urlc_get(v->eng->urls, s->url, strlen(s->url));
     curl_easy_setopt(h, CURLOPT_CURLU, *q->url != NULL ? (*q->url)->u : NULL);
     /* HTTP/2 frames are read whole into this buffer: libcurl 7.88 stalls
      * on a body when it is smaller than its default. */
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE,
-                     reqopt_http2(rro, sro, v->eng->run_ro) ? (long)URLC_RECV_MAX
-                     : *q->url != NULL                      ? (long)(*q->url)->recv_buf
-                                                            : (long)URLC_RECV_FIRST);
-    curl_easy_setopt(h, CURLOPT_NOBODY, is_head ? 1L : 0L);
-    if (!is_head)
+                     reqopt_http2(s->rro, s->sro, v->eng->run_ro) ? (long)URLC_RECV_MAX
+                     : *q->url != NULL                            ? (long)(*q->url)->recv_buf
+                                                                  : (long)URLC_RECV_FIRST);
+    curl_easy_setopt(h, CURLOPT_NOBODY, s->is_head ? 1L : 0L);
+    if (!s->is_head)
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    if (body != NULL) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    if (s->body != NULL) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)s->body_len);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, s->body);
     }
-    if (mime != NULL)
-        curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
+    if (s->mime != NULL)
+        curl_easy_setopt(h, CURLOPT_MIMEPOST, s->mime);
     /* A body goes out through POSTFIELDS, which makes a POST unless the
      * method is named (a GET with a body stays a GET). */
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST,
-                     (is_get && body == NULL && mime == NULL) || is_head ||
-                             (is_post && (body != NULL || mime != NULL))
-                         ? NULL
-                         : method);
+    curl_easy_setopt(
+        h, CURLOPT_CUSTOMREQUEST,
+        (s->is_get && !has_body) || s->is_head || (s->is_post && has_body) ? NULL : s->method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER,
                      *q->hdrs != NULL ? *q->hdrs
-                     : traced         ? xh_traceparent(q->x, &v->eng->tid, compressed, q->trace_id)
-                     : compressed     ? v->eng->ua_ae
-                                      : v->eng->ua);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, max_redirs > 0 ? 1L : 0L);
+                     : s->traced ? xh_traceparent(q->x, &v->eng->tid, s->compressed, q->trace_id)
+                     : s->compressed ? v->eng->ua_ae
+                                     : v->eng->ua);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, s->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, s->max_redirs > 0 ? 1L : 0L);
     /* libcurl counts digest's second round trip against MAXREDIRS: with
      * redirects off, FOLLOWLOCATION alone keeps Location unfollowed. */
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirs > 0 ? max_redirs : -1L);
-    reqopt_apply(h, &q->x->ro, rro, sro, v->eng->run_ro, strncasecmp(url, "https:", 6) == 0,
-                 v->eng->env_ca);
-    q->timeout_ms = timeout_ms;
-    q->rro = rro;
-    q->is_head = is_head;
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, s->max_redirs > 0 ? s->max_redirs : -1L);
+    reqopt_apply(h, &q->x->ro, s->rro, s->sro, v->eng->run_ro,
+                 strncasecmp(s->url, "https:", 6) == 0, v->eng->env_ca);
+}
+
+void lhttp_build(lua_State *L, vu *v, lhttp_req *q)
+{
+    lhttp_spec s;
+
+    spec_init(L, v, &s);
+    lua_settop(L, IDX_OPTS);
+    q->trace_id[0] = '\0';
+    if (lua_istable(L, IDX_OPTS))
+        read_options(L, v, q, &s);
+    if (s.body == NULL && s.mime == NULL && s.is_post) {
+        s.body = "";
+        s.body_len = 0;
+    }
+    add_quern_headers(v, q, &s);
+    set_easy(v, q, &s);
+    q->timeout_ms = s.timeout_ms;
+    q->rro = s.rro;
+    q->is_head = s.is_head;
 }
 
 /* Stack: 1 step|nil, 2 method, 3 url, 4 opts|nil. Sets the VU's easy handle
