@@ -413,8 +413,8 @@ void lhttp_build(lua_State *L, vu *v, lhttp_req *q)
     q->is_head = s.is_head;
 }
 
-/* Stack: 1 step|nil, 2 method, 3 url, 4 opts|nil. Sets the VU's easy handle
- * up and adds the transfer; the values it pushes (URL, body) stay on the
+/* Stack as IDX_*, up to IDX_OPTS. Sets the VU's easy handle up and adds
+ * the transfer; the values it pushes (URL, body) stay on the
  * stack until the continuation runs. */
 static int start_xfer(lua_State *L, vu *v)
 {
@@ -429,7 +429,7 @@ static int start_xfer(lua_State *L, vu *v)
     q.url = &v->url;
     lhttp_build(L, v, &q);
     if (v->eng->trace != NULL)
-        trace_request(v->eng->trace, v, h, lua_tostring(L, 2));
+        trace_request(v->eng->trace, v, h, lua_tostring(L, IDX_METHOD));
     pageres_want(v, q.is_head ? NULL : q.rro, q.is_head ? NULL : v->eng->scens.scens[v->scen]->req,
                  q.timeout_ms);
 
@@ -444,8 +444,8 @@ static int request_k(lua_State *L, int status, lua_KContext ctx)
     vu *v = vu_current(L);
 
     if (ctx == CTX_THINK) {
-        if (!lua_isnil(L, 1))
-            vu_sample_begin(v, lquern_step_index(L, 1));
+        if (!lua_isnil(L, IDX_STEP))
+            vu_sample_begin(v, lquern_step_index(L, IDX_STEP));
         v->xfer_timed = 1;
         if (inflight_wait(v))
             return lua_yieldk(L, 0, CTX_SLOT, request_k);
@@ -457,18 +457,18 @@ static int request_k(lua_State *L, int status, lua_KContext ctx)
         start_xfer(L, v);
         return lua_yieldk(L, 0, CTX_XFER, request_k);
     }
-    if (lua_istable(L, 4) && lua_getfield(L, 4, "multipart") == LUA_TTABLE)
+    if (lua_istable(L, IDX_OPTS) && lua_getfield(L, IDX_OPTS, "multipart") == LUA_TTABLE)
         curl_easy_setopt(v->xh->easy, CURLOPT_MIMEPOST, NULL); /* its body goes with the GC */
-    if (lua_istable(L, 4))
+    if (lua_istable(L, IDX_OPTS))
         lua_pop(L, 1);
-    return lresponse_push(L, v, 3); /* the URL is argument 3 */
+    return lresponse_push(L, v, IDX_URL);
 }
 
-/* Stack: 1 step|nil, 2 method, 3 url, 4 opts. */
+/* Stack as IDX_*, up to IDX_OPTS. */
 static int do_request(lua_State *L)
 {
     vu *v = vu_current(L);
-    int is_step = !lua_isnil(L, 1);
+    int is_step = !lua_isnil(L, IDX_STEP);
     scen *sc;
 
     if (v == NULL)
@@ -479,12 +479,12 @@ static int do_request(lua_State *L)
     lapi_wait_ok(L, "an HTTP request");
     if (v->halting)
         return lapi_halt(L, v);
-    luaL_checkstring(L, 3);
-    if (!lua_isnoneornil(L, 4))
-        luaL_checktype(L, 4, LUA_TTABLE);
-    lua_settop(L, 4);
+    luaL_checkstring(L, IDX_URL);
+    if (!lua_isnoneornil(L, IDX_OPTS))
+        luaL_checktype(L, IDX_OPTS, LUA_TTABLE);
+    lua_settop(L, IDX_OPTS);
     if (is_step)
-        lquern_vu_step(L, v, 1);
+        lquern_vu_step(L, v, IDX_STEP);
     if (is_step && !v->pend.in_block) {
         /* A new step sample: the previous one is recorded, then the think
          * time between steps, then the request. */
@@ -495,7 +495,7 @@ static int do_request(lua_State *L)
                           VU_THINK);
             return lua_yieldk(L, 0, CTX_THINK, request_k);
         }
-        vu_sample_begin(v, lquern_step_index(L, 1));
+        vu_sample_begin(v, lquern_step_index(L, IDX_STEP));
     }
     v->xfer_timed = is_step || v->pend.in_block;
     if (inflight_wait(v))
@@ -526,7 +526,7 @@ static int step_method(lua_State *L)
 {
     lua_settop(L, 3);
     lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 2);
+    lua_insert(L, IDX_METHOD);
     return do_request(L);
 }
 
@@ -534,7 +534,7 @@ static int step_method(lua_State *L)
 static int http_method(lua_State *L)
 {
     lua_pushnil(L);
-    lua_insert(L, 1);
+    lua_insert(L, IDX_STEP);
     return step_method(L); /* the same closure: upvalue 1 is the method */
 }
 
@@ -561,8 +561,8 @@ static int check_method(lua_State *L, int idx)
 /* step:request(method, url, opts) */
 static int step_request(lua_State *L)
 {
-    check_method(L, 2);
-    lua_settop(L, 4);
+    check_method(L, IDX_METHOD);
+    lua_settop(L, IDX_OPTS);
     return do_request(L);
 }
 
@@ -572,7 +572,7 @@ static int http_request(lua_State *L)
     check_method(L, 1);
     lua_settop(L, 3);
     lua_pushnil(L);
-    lua_insert(L, 1);
+    lua_insert(L, IDX_STEP);
     return do_request(L);
 }
 
