@@ -368,7 +368,7 @@ int wproc_main(int fd, int dirfd, unsigned number)
     /* not ERR_MAX: a script's load error goes whole to the console (Ready.error)
      * (tests/lint/errrule.allow) */
     char err[2048], direrr[ERR_MAX], script[PATH_MAX], role[32];
-    int rc = 3, n, entered;
+    int rc = WPROC_EXIT_IO, n, entered;
     enum engine_status st;
     reqlog *rl = NULL;
     stage *stages = NULL;
@@ -410,7 +410,7 @@ int wproc_main(int fd, int dirfd, unsigned number)
     if (sr->script_name == NULL || sr->script_name[0] == '\0' ||
         strlen(dir) + strlen(sr->script_name) + 2 > sizeof(script)) {
         send_ready(fd, c.run_id, 0, "no script name in StartRun", 0);
-        rc = 2;
+        rc = WPROC_EXIT_SCRIPT;
         goto out;
     }
     snprintf(script, sizeof(script), "%s/%s", dir, sr->script_name);
@@ -491,7 +491,7 @@ int wproc_main(int fd, int dirfd, unsigned number)
     e = engine_new(&cfg, err, sizeof(err));
     if (e == NULL) {
         send_ready(fd, c.run_id, 0, err, 0);
-        rc = 2;
+        rc = WPROC_EXIT_SCRIPT;
         goto out;
     }
     c.e = e;
@@ -523,7 +523,7 @@ int wproc_main(int fd, int dirfd, unsigned number)
     if (n != 1 || env->body_case != QUERN__ENVELOPE__BODY_GO) {
         if (n != 1)
             log_msg(LOG_WARN, "no Go: %s", err);
-        rc = n == 1 ? 0 : 3;
+        rc = n == 1 ? WPROC_EXIT_OK : WPROC_EXIT_IO;
         goto out;
     }
     run_t0 = clock_mono_us();
@@ -540,7 +540,7 @@ int wproc_main(int fd, int dirfd, unsigned number)
     fenv.run_finished = &fin;
     if (!c.broken && send_env(fd, &fenv) != 0)
         log_msg(LOG_ERROR, "cannot send RunFinished: %s", strerror(errno));
-    rc = 0;
+    rc = WPROC_EXIT_OK;
 out:
     if (env != NULL)
         quern__envelope__free_unpacked(env, NULL);

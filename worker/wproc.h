@@ -32,12 +32,22 @@
 
 #include "proto/quern.pb-c.h"
 
+/** Exit statuses of a worker process (wproc_main's). Its agent counts only
+ *  WPROC_EXIT_OK as a clean end and passes any other up as the worker's
+ *  exit_status (agent/agent_run.c); a child that cannot place its
+ *  descriptors before wproc_main exits with 3 too (become_worker). */
+enum wproc_exit {
+    WPROC_EXIT_OK = 0,     /**< after a run, or told to stop before its Go */
+    WPROC_EXIT_SCRIPT = 2, /**< the script did not load or StartRun named none: said in Ready */
+    WPROC_EXIT_IO = 3,     /**< a protocol or I/O error with the agent, or a StartRun that could
+                                not be met (its folder, its VUs, its request logs) */
+};
+
 /** Runs the worker on fd (owned: closed on return) with the scripts unpacked
  *  in the folder of dirfd (owned: the worker fchdirs into it, after checking
  *  it is this user's and mode 0700, and closes it; a folder that fails is
  *  refused in Ready); number is the worker's index inside its agent, for
- *  logs. Returns the process exit status: 0 after a run, 2 if the script did
- *  not load, 3 on a protocol or I/O error. */
+ *  logs. Returns the process exit status, one of enum wproc_exit. */
 int wproc_main(int fd, int dirfd, unsigned number);
 
 /** Reads the progression of the global VU indices in ranges: 0 with *first,
