@@ -34,6 +34,7 @@
  * their init go on in the run. */
 #define WPROC_PREFILL_MAX_US 45000000
 #define WPROC_SEND_TIMEOUT_MS 5000 /* a frame must leave within this time */
+#define WPROC_DIR "."              /* the run folder, the current folder once entered */
 
 /* What the sink needs. */
 typedef struct wproc_ctx {
@@ -355,29 +356,227 @@ static int enter_rundir(int dirfd, char *err, size_t errlen)
     return rc;
 }
 
+/* What a worker holds from its StartRun to its end (wproc_run_free). */
+typedef struct wproc_run {
+    wproc_ctx c;           /**< the sink's and the control's */
+    engine_cfg cfg;        /**< the engine's, translated from StartRun */
+    char script[PATH_MAX]; /**< cfg.script: the script's path in the run folder */
+    props *props;          /**< owned: StartRun's properties (cfg.props) */
+    stage *stages;         /**< owned, NULL none: cfg.stages */
+    rate_stage *rstages;   /**< owned, NULL none: cfg.rate_stages */
+    reqlog *rl;            /**< owned, NULL none: cfg.reqlog */
+    engine *e;             /**< owned, NULL until made */
+} wproc_run;
+
+static void wproc_run_free(wproc_run *w)
+{
+    engine_free(w->e);
+    reqlog_free(w->rl);
+    xfree(w->stages);
+    xfree(w->rstages);
+    xfree(w->c.scen_names);
+    xfree(w->c.runs);
+    xfree(w->c.missed);
+    props_free(w->props);
+}
+
+/* A staged load's stages, into w->stages: the engine keeps its own copy. */
+static void staged_cfg(const Quern__Schedule *s, wproc_run *w)
+{
+    if (s->n_stages == 0)
+        return;
+    w->stages = xcalloc(s->n_stages, sizeof(*w->stages));
+    for (size_t i = 0; i < s->n_stages; i++) {
+        w->stages[i].dur_us = s->stages[i]->duration_us > INT64_MAX
+                                  ? -1 /* refused by stages_check */
+                                  : (int64_t)s->stages[i]->duration_us;
+        w->stages[i].target = s->stages[i]->target_vus;
+    }
+    w->cfg.stages = w->stages;
+    w->cfg.nstages = s->n_stages;
+}
+
+/* The open model: its rate stages, into w->rstages (the engine keeps its
+ * own copy), and how its arrivals are made. */
+static void open_model_cfg(const Quern__Schedule *s, wproc_run *w)
+{
+    if (s->n_rate_stages == 0)
+        return;
+    w->rstages = xcalloc(s->n_rate_stages, sizeof(*w->rstages));
+    for (size_t i = 0; i < s->n_rate_stages; i++) {
+        const Quern__RateStage *rs = s->rate_stages[i];
+        w->rstages[i].dur_us = rs->duration_us > INT64_MAX ? -1 /* refused by rate_stages_check */
+                                                           : (int64_t)rs->duration_us;
+        w->rstages[i].per_s = rs->per_second;
+    }
+    w->cfg.rate_stages = w->rstages;
+    w->cfg.nrate_stages = s->n_rate_stages;
+    w->cfg.arrival_stripes = s->arrival_stripes;
+    w->cfg.open_vus = s->open_vus;
+    w->cfg.closed_vus = s->closed_vus;
+    w->cfg.max_lag_us = s->max_lag_us > INT64_MAX ? INT64_MAX : (int64_t)s->max_lag_us;
+}
+
+static void schedule_cfg(const Quern__Schedule *s, wproc_run *w)
+{
+    w->cfg.duration_us = (int64_t)s->duration_us;
+    w->cfg.ramp_us = (int64_t)s->ramp_up_us;
+    w->cfg.runs = s->runs;
+    w->cfg.grace_us = (int64_t)s->grace_us;
+    w->cfg.staged_vus = s->staged_vus;
+    w->cfg.active_vus = s->active_vus;
+    staged_cfg(s, w);
+    open_model_cfg(s, w);
+}
+
+/* Translates StartRun into w->cfg, the engine's configuration; its strings
+ * stay StartRun's. Returns WPROC_EXIT_OK, or the exit status with err set. */
+static int start_cfg(wproc_run *w, const Quern__StartRun *sr, char *err, size_t errlen)
+{
+    engine_cfg *cfg = &w->cfg;
+
+    for (size_t i = 0; i < sr->n_props; i++)
+        props_set(w->props, sr->props[i]->key, sr->props[i]->value);
+    if (sr->script_name == NULL || sr->script_name[0] == '\0' ||
+        strlen(WPROC_DIR) + strlen(sr->script_name) + 2 > sizeof(w->script)) {
+        err_set(err, errlen, "no script name in StartRun");
+        return WPROC_EXIT_SCRIPT;
+    }
+    snprintf(w->script, sizeof(w->script), "%s/%s", WPROC_DIR, sr->script_name);
+    if (wproc_vu_share(sr->vu_ranges, sr->n_vu_ranges, &cfg->vu_first, &cfg->vu_stride,
+                       &cfg->vu_count, err, errlen) != 0)
+        return WPROC_EXIT_IO;
+    if (cfg->vu_count == 0)
+        cfg->vu_first = 1;
+    cfg->script = w->script;
+    cfg->script_display = sr->script_display[0] ? sr->script_display : NULL;
+    cfg->source_addrs = (const char *const *)sr->source_addrs;
+    cfg->nsource_addrs = sr->n_source_addrs;
+    cfg->resolve = (const char *const *)sr->resolve;
+    cfg->nresolve = sr->n_resolve;
+    cfg->props = w->props;
+    cfg->vus_total = sr->vus_total;
+    cfg->max_in_flight = sr->max_in_flight;
+    cfg->mem_limit = sr->worker_memory;
+    cfg->setup_data = (const char *)sr->setup_data.data;
+    cfg->setup_len = sr->setup_data.len;
+    if (sr->schedule != NULL)
+        schedule_cfg(sr->schedule, w);
+    cfg->sink = on_interval;
+    cfg->sink_ud = &w->c;
+    cfg->ctl = on_ctl;
+    cfg->ctl_fd = w->c.fd;
+    cfg->handle_signals = 1;
+    cfg->trace = sr->trace;
+    cfg->traceparent = sr->traceparent;
+    cfg->slowest = sr->slowest > SLOWEST_MAX ? SLOWEST_MAX : sr->slowest;
+    return WPROC_EXIT_OK;
+}
+
+/* The sink's names and scratch, one of each per scenario. */
+static void ctx_scens(wproc_ctx *c, const scen_set *ss)
+{
+    size_t n = ss->nscens ? ss->nscens : 1;
+
+    c->scen_names = xcalloc(n, sizeof(*c->scen_names));
+    for (size_t i = 0; i < ss->nscens; i++)
+        c->scen_names[i] = ss->scens[i]->name;
+    c->runs = xcalloc(n, sizeof(*c->runs));
+    c->missed = xcalloc(n, sizeof(*c->missed));
+}
+
+/* Makes the engine StartRun asks for, sends its steps, runs the open
+ * model's inits and sends Ready. Returns WPROC_EXIT_OK, or the exit status,
+ * with Ready(!ok) sent when the agent can be told why. */
+static int make_ready(wproc_run *w, const Quern__StartRun *sr, char *err, size_t errlen)
+{
+    const scen_set *ss;
+    int rc, failed;
+    uint32_t left;
+
+    rc = start_cfg(w, sr, err, errlen);
+    if (rc != WPROC_EXIT_OK)
+        goto refuse;
+    w->rl = open_reqlog(sr, WPROC_DIR, w->c.number, &failed, err, errlen);
+    if (failed) {
+        rc = WPROC_EXIT_IO;
+        goto refuse;
+    }
+    w->cfg.reqlog = w->rl;
+    w->e = engine_new(&w->cfg, err, errlen);
+    if (w->e == NULL) {
+        rc = WPROC_EXIT_SCRIPT;
+        goto refuse;
+    }
+    w->c.e = w->e;
+    ss = engine_scens(w->e);
+    ctx_scens(&w->c, ss);
+    if (send_steps(w->c.fd, w->c.run_id, ss) != 0)
+        return WPROC_EXIT_IO;
+    if (w->rl != NULL)
+        reqlog_begin(w->rl, ss->nsteps, w->cfg.vu_first, w->cfg.vu_stride, w->cfg.vu_count);
+    left = engine_prefill(w->e, WPROC_PREFILL_MAX_US);
+    if (left > 0)
+        log_msg(LOG_WARN, "%u VU(s) of --vus still in their init after %d s: they go on in the run",
+                left, WPROC_PREFILL_MAX_US / 1000000);
+    send_ready(w->c.fd, w->c.run_id, 1, NULL, w->cfg.vu_count);
+    return WPROC_EXIT_OK;
+refuse:
+    send_ready(w->c.fd, w->c.run_id, 0, err, 0);
+    return rc;
+}
+
+/* The start barrier. 1 on Go, 0 on another message (a stop before the
+ * start), -1 when none came (logged). */
+static int await_go(int fd, frame_reader *r, char *err, size_t errlen)
+{
+    Quern__Envelope *env = NULL;
+    int n = recv_env(fd, r, &env, WPROC_GO_TIMEOUT_MS, err, errlen);
+    int rc = -1;
+
+    if (n != 1)
+        log_msg(LOG_WARN, "no Go: %s", err);
+    else
+        rc = env->body_case == QUERN__ENVELOPE__BODY_GO;
+    if (env != NULL)
+        quern__envelope__free_unpacked(env, NULL);
+    return rc;
+}
+
+/* Runs the load, ends the request logs and tells the agent (RunFinished). */
+static void play_load(wproc_run *w, char *err, size_t errlen)
+{
+    Quern__Envelope env = QUERN__ENVELOPE__INIT;
+    Quern__RunFinished fin = QUERN__RUN_FINISHED__INIT;
+    int64_t t0 = clock_mono_us();
+    enum engine_status st = engine_run(w->e);
+
+    if (w->rl != NULL &&
+        reqlog_end(w->rl, engine_scens(w->e), clock_mono_us() - t0, err, errlen) != 0)
+        log_msg(LOG_ERROR, "request logs: %s", err);
+    fin.run_id = w->c.run_id;
+    fin.status = (char *)(st == ENGINE_COMPLETED ? "completed"
+                          : st == ENGINE_STOPPED ? "stopped"
+                                                 : "aborted");
+    fin.message = (char *)"";
+    env.body_case = QUERN__ENVELOPE__BODY_RUN_FINISHED;
+    env.run_finished = &fin;
+    if (!w->c.broken && send_env(w->c.fd, &env) != 0)
+        log_msg(LOG_ERROR, "cannot send RunFinished: %s", strerror(errno));
+}
+
 int wproc_main(int fd, int dirfd, unsigned number)
 {
-    const char *dir = ".";
     frame_reader *r = frame_reader_new(FRAME_MAX_DEFAULT);
     Quern__Envelope *env = NULL;
-    const Quern__StartRun *sr;
-    props *p = props_new();
-    engine *e = NULL;
-    engine_cfg cfg;
-    wproc_ctx c;
+    wproc_run w;
     /* not ERR_MAX: a script's load error goes whole to the console (Ready.error)
      * (tests/lint/errrule.allow) */
-    char err[2048], direrr[ERR_MAX], script[PATH_MAX], role[32];
+    char err[2048], direrr[ERR_MAX], role[32];
     int rc = WPROC_EXIT_IO, n, entered;
-    enum engine_status st;
-    reqlog *rl = NULL;
-    stage *stages = NULL;
-    rate_stage *rstages = NULL;
-    int64_t run_t0;
-    Quern__Envelope fenv = QUERN__ENVELOPE__INIT;
-    Quern__RunFinished fin = QUERN__RUN_FINISHED__INIT;
 
-    memset(&c, 0, sizeof(c));
+    memset(&w, 0, sizeof(w));
+    w.props = props_new();
     entered = enter_rundir(dirfd, direrr, sizeof(direrr));
     snprintf(role, sizeof(role), "worker %u", number);
     log_init(role);
@@ -396,162 +595,27 @@ int wproc_main(int fd, int dirfd, unsigned number)
         log_msg(LOG_ERROR, "no StartRun from the agent: %s", n == 1 ? "unexpected message" : err);
         goto out;
     }
-    sr = env->start_run;
-    c.fd = fd;
-    c.run_id = sr->run_id;
-    c.number = number;
+    w.c.fd = fd;
+    w.c.run_id = env->start_run->run_id;
+    w.c.number = number;
+    w.c.r = r;
     if (entered != 0) {
-        send_ready(fd, c.run_id, 0, direrr, 0);
+        send_ready(fd, w.c.run_id, 0, direrr, 0);
         goto out;
     }
-    for (size_t i = 0; i < sr->n_props; i++)
-        props_set(p, sr->props[i]->key, sr->props[i]->value);
-    memset(&cfg, 0, sizeof(cfg));
-    if (sr->script_name == NULL || sr->script_name[0] == '\0' ||
-        strlen(dir) + strlen(sr->script_name) + 2 > sizeof(script)) {
-        send_ready(fd, c.run_id, 0, "no script name in StartRun", 0);
-        rc = WPROC_EXIT_SCRIPT;
-        goto out;
-    }
-    snprintf(script, sizeof(script), "%s/%s", dir, sr->script_name);
-    if (wproc_vu_share(sr->vu_ranges, sr->n_vu_ranges, &cfg.vu_first, &cfg.vu_stride, &cfg.vu_count,
-                       err, sizeof(err)) != 0) {
-        send_ready(fd, c.run_id, 0, err, 0);
-        goto out;
-    }
-    if (cfg.vu_count == 0)
-        cfg.vu_first = 1;
-    cfg.script = script;
-    cfg.script_display = sr->script_display[0] ? sr->script_display : NULL;
-    cfg.source_addrs = (const char *const *)sr->source_addrs;
-    cfg.nsource_addrs = sr->n_source_addrs;
-    cfg.resolve = (const char *const *)sr->resolve;
-    cfg.nresolve = sr->n_resolve;
-    cfg.props = p;
-    cfg.vus_total = sr->vus_total;
-    cfg.max_in_flight = sr->max_in_flight;
-    cfg.mem_limit = sr->worker_memory;
-    cfg.setup_data = (const char *)sr->setup_data.data;
-    cfg.setup_len = sr->setup_data.len;
-    if (sr->schedule != NULL) {
-        cfg.duration_us = (int64_t)sr->schedule->duration_us;
-        cfg.ramp_us = (int64_t)sr->schedule->ramp_up_us;
-        cfg.runs = sr->schedule->runs;
-        cfg.grace_us = (int64_t)sr->schedule->grace_us;
-        cfg.staged_vus = sr->schedule->staged_vus;
-        if (sr->schedule->n_stages > 0) {
-            /* the engine keeps its own copy */
-            stages = xcalloc(sr->schedule->n_stages, sizeof(*stages));
-            for (size_t i = 0; i < sr->schedule->n_stages; i++) {
-                stages[i].dur_us = sr->schedule->stages[i]->duration_us > INT64_MAX
-                                       ? -1 /* refused by stages_check */
-                                       : (int64_t)sr->schedule->stages[i]->duration_us;
-                stages[i].target = sr->schedule->stages[i]->target_vus;
-            }
-            cfg.stages = stages;
-            cfg.nstages = sr->schedule->n_stages;
-        }
-        if (sr->schedule->n_rate_stages > 0) {
-            /* the engine keeps its own copy */
-            rstages = xcalloc(sr->schedule->n_rate_stages, sizeof(*rstages));
-            for (size_t i = 0; i < sr->schedule->n_rate_stages; i++) {
-                const Quern__RateStage *rs = sr->schedule->rate_stages[i];
-                rstages[i].dur_us = rs->duration_us > INT64_MAX
-                                        ? -1 /* refused by rate_stages_check */
-                                        : (int64_t)rs->duration_us;
-                rstages[i].per_s = rs->per_second;
-            }
-            cfg.rate_stages = rstages;
-            cfg.nrate_stages = sr->schedule->n_rate_stages;
-            cfg.arrival_stripes = sr->schedule->arrival_stripes;
-            cfg.open_vus = sr->schedule->open_vus;
-            cfg.closed_vus = sr->schedule->closed_vus;
-            cfg.max_lag_us = sr->schedule->max_lag_us > INT64_MAX
-                                 ? INT64_MAX
-                                 : (int64_t)sr->schedule->max_lag_us;
-        }
-    }
-    cfg.sink = on_interval;
-    cfg.sink_ud = &c;
-    cfg.ctl = on_ctl;
-    cfg.ctl_fd = fd;
-    c.r = r;
-    if (sr->schedule != NULL)
-        cfg.active_vus = sr->schedule->active_vus;
-    cfg.handle_signals = 1;
-    cfg.trace = sr->trace;
-    cfg.traceparent = sr->traceparent;
-    cfg.slowest = sr->slowest > SLOWEST_MAX ? SLOWEST_MAX : sr->slowest;
-    rl = open_reqlog(sr, dir, number, &n, err, sizeof(err));
-    if (n) {
-        send_ready(fd, c.run_id, 0, err, 0);
-        goto out;
-    }
-    cfg.reqlog = rl;
-    e = engine_new(&cfg, err, sizeof(err));
-    if (e == NULL) {
-        send_ready(fd, c.run_id, 0, err, 0);
-        rc = WPROC_EXIT_SCRIPT;
-        goto out;
-    }
-    c.e = e;
-    {
-        const scen_set *ss = engine_scens(e);
-        c.scen_names = xcalloc(ss->nscens ? ss->nscens : 1, sizeof(*c.scen_names));
-        for (size_t i = 0; i < ss->nscens; i++)
-            c.scen_names[i] = ss->scens[i]->name;
-        c.runs = xcalloc(ss->nscens ? ss->nscens : 1, sizeof(*c.runs));
-        c.missed = xcalloc(ss->nscens ? ss->nscens : 1, sizeof(*c.missed));
-        if (send_steps(fd, c.run_id, ss) != 0)
-            goto out;
-        if (rl != NULL)
-            reqlog_begin(rl, ss->nsteps, cfg.vu_first, cfg.vu_stride, cfg.vu_count);
-    }
-    {
-        uint32_t left = engine_prefill(e, WPROC_PREFILL_MAX_US);
-        if (left > 0)
-            log_msg(LOG_WARN,
-                    "%u VU(s) of --vus still in their init after %d s: they go on in the run", left,
-                    WPROC_PREFILL_MAX_US / 1000000);
-    }
-    send_ready(fd, c.run_id, 1, NULL, cfg.vu_count);
+    rc = make_ready(&w, env->start_run, err, sizeof(err));
     quern__envelope__free_unpacked(env, NULL);
     env = NULL;
-
-    /* The start barrier. */
-    n = recv_env(fd, r, &env, WPROC_GO_TIMEOUT_MS, err, sizeof(err));
-    if (n != 1 || env->body_case != QUERN__ENVELOPE__BODY_GO) {
-        if (n != 1)
-            log_msg(LOG_WARN, "no Go: %s", err);
-        rc = n == 1 ? WPROC_EXIT_OK : WPROC_EXIT_IO;
+    if (rc != WPROC_EXIT_OK)
         goto out;
-    }
-    run_t0 = clock_mono_us();
-    st = engine_run(e);
-    if (rl != NULL &&
-        reqlog_end(rl, engine_scens(e), clock_mono_us() - run_t0, err, sizeof(err)) != 0)
-        log_msg(LOG_ERROR, "request logs: %s", err);
-    fin.run_id = c.run_id;
-    fin.status = (char *)(st == ENGINE_COMPLETED ? "completed"
-                          : st == ENGINE_STOPPED ? "stopped"
-                                                 : "aborted");
-    fin.message = (char *)"";
-    fenv.body_case = QUERN__ENVELOPE__BODY_RUN_FINISHED;
-    fenv.run_finished = &fin;
-    if (!c.broken && send_env(fd, &fenv) != 0)
-        log_msg(LOG_ERROR, "cannot send RunFinished: %s", strerror(errno));
-    rc = WPROC_EXIT_OK;
+    n = await_go(fd, r, err, sizeof(err));
+    if (n == 1)
+        play_load(&w, err, sizeof(err));
+    rc = n >= 0 ? WPROC_EXIT_OK : WPROC_EXIT_IO;
 out:
     if (env != NULL)
         quern__envelope__free_unpacked(env, NULL);
-    engine_free(e);
-    reqlog_free(rl);
-    xfree(stages);
-    xfree(rstages);
-    xfree(c.scen_names);
-    xfree(c.runs);
-    xfree(c.missed);
-    props_free(p);
+    wproc_run_free(&w);
     frame_reader_free(r);
     close(fd);
     return rc;
