@@ -26,21 +26,24 @@
  *  written. */
 size_t jtl_csv_field(char *out, size_t room, const char *s);
 
-/** One JTL line's fields (borrowed strings). */
+/** One JTL line's fields, filled by the caller for one jtl_line or
+ *  jtl_write call. */
 typedef struct jtl_rec {
     int64_t start_ms, elapsed_ms;
-    const char *label;
-    const char *code;    /**< responseCode */
-    const char *message; /**< responseMessage */
-    const char *thread;  /**< threadName */
+    const char *label;   /**< borrowed from the caller: the sample's label */
+    const char *code;    /**< borrowed: responseCode; jtl_write sets it to a buffer of its own,
+                              valid during that call only */
+    const char *message; /**< borrowed: responseMessage; set by jtl_write as code is */
+    const char *thread;  /**< borrowed from the caller: threadName */
     int success;
-    const char *failure; /**< failureMessage ("" when none) */
+    const char *failure; /**< borrowed from the caller: failureMessage ("" when none) */
     uint64_t bytes, sent;
     uint32_t grp, all;
-    const char *url;
+    const char *url; /**< borrowed from the caller: the sample's URL */
     int64_t latency_ms, connect_ms;
-    const char *trace; /**< NULL: no traceId column (--traceparent off); else the sample's
-                            trace id, "" when none (WORKERFILES_JTL_TRACE_COLUMN) */
+    const char *trace; /**< borrowed from the caller; NULL: no traceId column (--traceparent off);
+                            else the sample's trace id, "" when none
+                            (WORKERFILES_JTL_TRACE_COLUMN) */
 } jtl_rec;
 
 /** Formats one JTL line with its newline into out (room >= WFILE_LINE_MAX -
