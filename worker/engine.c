@@ -1163,6 +1163,11 @@ struct curl_slist *engine_user_agent(const engine *e, int compressed)
     return compressed ? e->ua_ae : e->ua;
 }
 
+urlc *engine_urls(engine *e)
+{
+    return e->urls;
+}
+
 uint32_t engine_next_seq(engine *e)
 {
     return ++e->seq; /* from 1: 0 is no sample */

@@ -35,6 +35,7 @@ struct reqopt;
 struct trace;
 struct traceid_gen;
 struct websocket;
+struct urlc;
 struct lcheck_state;
 
 /** Runs and missed pacings of one scenario over one interval. */
@@ -224,6 +225,8 @@ struct traceid_gen *engine_traceid(engine *e);
 /** The User-Agent header alone (compressed 0), or with Accept-Encoding
  *  (1): for a request with no header of its own. */
 struct curl_slist *engine_user_agent(const engine *e, int compressed);
+/** Each distinct URL parsed once (worker/urlc.h), for the run. */
+struct urlc *engine_urls(engine *e);
 /** The next sample sequence number, from 1 (0 is none). */
 uint32_t engine_next_seq(engine *e);
 /** 1 once the script has loaded: no more declarations. */

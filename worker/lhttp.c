@@ -6,7 +6,9 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "common/version.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/urlc.h"
+#include "worker/vu.h"
 #include "worker/lapi.h"
 #include "worker/lbatch.h"
 #include "worker/ljson.h"
@@ -176,7 +178,7 @@ static void spec_init(lua_State *L, vu *v, lhttp_spec *s)
     s->is_head = strcmp(s->method, "HEAD") == 0;
     s->is_get = strcmp(s->method, "GET") == 0;
     s->is_post = strcmp(s->method, "POST") == 0;
-    s->sro = v->eng->scens.scens[v->scen]->req;
+    s->sro = engine_scens(v->eng)->scens[v->scen]->req;
     if (s->sro != NULL && (s->sro->set & REQOPT_TIMEOUT))
         s->timeout_ms = s->sro->timeout_ms;
     if (s->sro != NULL && (s->sro->set & REQOPT_REDIRECTS))
@@ -315,7 +317,7 @@ static void read_options(lua_State *L, vu *v, lhttp_req *q, lhttp_spec *s)
         /* On the stack, as the body: the resolve list lives until the
          * transfer starts. */
         reqopt *ro = reqopt_push(L);
-        reqopt_read(L, IDX_OPTS, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
+        reqopt_read(L, IDX_OPTS, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
         s->rro = ro;
     }
 }
@@ -333,14 +335,14 @@ static void add_quern_headers(vu *v, lhttp_req *q, lhttp_spec *s)
      * request's instructions). A request with no header of its own uses one
      * of the engine's shared lists, or, traced, its handle's own, whose
      * traceparent line is rewritten in place (xh_traceparent). */
-    s->traced =
-        !s->own_tp && (v->eng->cfg.traceparent || v->eng->scens.scens[v->scen]->traceparent);
+    s->traced = !s->own_tp && (engine_config(v->eng)->traceparent ||
+                               engine_scens(v->eng)->scens[v->scen]->traceparent);
     if (s->traced && *q->hdrs != NULL) {
         char line[TRACEID_LINE_LEN + 1];
-        traceid_line(&v->eng->tid, line, q->trace_id);
+        traceid_line(engine_traceid(v->eng), line, q->trace_id);
         add_line(q->hdrs, line);
     }
-    s->compressed = reqopt_compressed(s->rro, s->sro, v->eng->run_ro);
+    s->compressed = reqopt_compressed(s->rro, s->sro, engine_run_reqopt(v->eng));
     if (*q->hdrs != NULL && !s->own_ua)
         add_header(q->hdrs, "User-Agent", QUERN_USER_AGENT);
     if (*q->hdrs != NULL && s->compressed && !s->own_ae)
@@ -357,14 +359,14 @@ static void set_easy(vu *v, lhttp_req *q, const lhttp_spec *s)
     /* The URL string still names the URL (effective URL, retries); its
      * parsed form, made once per distinct URL, spares libcurl the parse. */
     curl_easy_setopt(h, CURLOPT_URL, s->url);
-    *q->url = urlc_get(v->eng->urls, s->url, strlen(s->url));
+    *q->url = urlc_get(engine_urls(v->eng), s->url, strlen(s->url));
     curl_easy_setopt(h, CURLOPT_CURLU, *q->url != NULL ? (*q->url)->u : NULL);
     /* HTTP/2 frames are read whole into this buffer: libcurl 7.88 stalls
      * on a body when it is smaller than its default. */
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE,
-                     reqopt_http2(s->rro, s->sro, v->eng->run_ro) ? (long)URLC_RECV_MAX
-                     : *q->url != NULL                            ? (long)(*q->url)->recv_buf
-                                                                  : (long)URLC_RECV_FIRST);
+                     reqopt_http2(s->rro, s->sro, engine_run_reqopt(v->eng)) ? (long)URLC_RECV_MAX
+                     : *q->url != NULL ? (long)(*q->url)->recv_buf
+                                       : (long)URLC_RECV_FIRST);
     curl_easy_setopt(h, CURLOPT_NOBODY, s->is_head ? 1L : 0L);
     if (!s->is_head)
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
@@ -381,16 +383,17 @@ static void set_easy(vu *v, lhttp_req *q, const lhttp_spec *s)
         (s->is_get && !has_body) || s->is_head || (s->is_post && has_body) ? NULL : s->method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER,
                      *q->hdrs != NULL ? *q->hdrs
-                     : s->traced ? xh_traceparent(q->x, &v->eng->tid, s->compressed, q->trace_id)
-                     : s->compressed ? v->eng->ua_ae
-                                     : v->eng->ua);
+                     : s->traced
+                         ? xh_traceparent(q->x, engine_traceid(v->eng), s->compressed, q->trace_id)
+                     : s->compressed ? engine_user_agent(v->eng, 1)
+                                     : engine_user_agent(v->eng, 0));
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, s->timeout_ms);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, s->max_redirs > 0 ? 1L : 0L);
     /* libcurl counts digest's second round trip against MAXREDIRS: with
      * redirects off, FOLLOWLOCATION alone keeps Location unfollowed. */
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, s->max_redirs > 0 ? s->max_redirs : -1L);
-    reqopt_apply(h, &q->x->ro, s->rro, s->sro, v->eng->run_ro,
-                 strncasecmp(s->url, "https:", 6) == 0, v->eng->env_ca);
+    reqopt_apply(h, &q->x->ro, s->rro, s->sro, engine_run_reqopt(v->eng),
+                 strncasecmp(s->url, "https:", 6) == 0, engine_env_ca(v->eng));
 }
 
 void lhttp_build(lua_State *L, vu *v, lhttp_req *q)
@@ -428,10 +431,10 @@ static int start_xfer(lua_State *L, vu *v)
     q.trace_id = v->x.trace_id;
     q.url = &v->url;
     lhttp_build(L, v, &q);
-    if (v->eng->trace != NULL)
-        trace_request(v->eng->trace, v, h, lua_tostring(L, IDX_METHOD));
-    pageres_want(v, q.is_head ? NULL : q.rro, q.is_head ? NULL : v->eng->scens.scens[v->scen]->req,
-                 q.timeout_ms);
+    if (engine_trace(v->eng) != NULL)
+        trace_request(engine_trace(v->eng), v, h, lua_tostring(L, IDX_METHOD));
+    pageres_want(v, q.is_head ? NULL : q.rro,
+                 q.is_head ? NULL : engine_scens(v->eng)->scens[v->scen]->req, q.timeout_ms);
 
     vu_xfer_begin(v);
     v->wait = VU_XFER;
@@ -489,7 +492,7 @@ static int do_request(lua_State *L)
         /* A new step sample: the previous one is recorded, then the think
          * time between steps, then the request. */
         vu_finalize(v);
-        sc = v->eng->scens.scens[v->scen];
+        sc = engine_scens(v->eng)->scens[v->scen];
         if (v->steps_in_run > 0 && sc->think_max_us > 0) {
             vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us),
                           VU_THINK);
