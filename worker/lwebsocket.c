@@ -5,38 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
 #include "worker/engine_int.h"
-#include "worker/inbox.h"
-#include "worker/lapi.h"
-#include "worker/lquern.h"
-#include "worker/lscript.h"
-#include "worker/reqopt.h"
+#include "worker/lstream.h"
 #include "worker/websocket.h"
 
-#define LWS_MT "quern.WebSocket"
-#define LWS_TIMEOUT_US 60000000 /* receive's and the handshake's default bound */
-
-enum { CTX_THINK = 1, CTX_OPEN = 2, CTX_RECV = 3 };
 /* step:ws's stack while it waits: 1 step, 2 url, 3 opts, 4 headers, 5
  * protocols, 6 reqopt or nil, 7 the connection object */
-enum { IDX_OPTS = 3, IDX_HEADERS = 4, IDX_PROTOCOLS = 5, IDX_RO = 6, IDX_CONN = 7 };
+enum { IDX_OPTS = 3, IDX_HEADERS = 4, IDX_PROTOCOLS = 5, IDX_CONN = 7 };
 
-static const char lws_key; /* its address files the connections' metatable */
-
-/** The Lua object: a pointer that websocket.c clears when it frees c. */
-typedef struct lws {
-    websocket *c; /**< borrowed: owned by the VU's list, NULL once gone */
-} lws;
-
-/* A technical error of c's step, raised like a failed check (lresponse.c): the
- * pending sample takes it when it is the handshake's, else it is counted. */
-static int tech_fail(lua_State *L, vu *v, int sidx, int in_sample, const char *msg)
-{
-    return vu_check_fail(L, v, sidx, in_sample && v->pend.step >= 0, 1, msg);
-}
+static const lstream_kind kind;
 
 /* --- step:ws ------------------------------------------------------------- */
 
@@ -107,153 +86,53 @@ static void push_protocols(lua_State *L)
         lua_remove(L, -2);
 }
 
-static int open_k(lua_State *L, int status, lua_KContext ctx);
-
-/* The options of step:ws beside timeout: of the connection options, those
- * that concern a connection (no HTTP request goes through libcurl). */
-static int known_key(const char *k)
+/* Stack 1 step, 2 url, 3 opts (read): opens the connection, yields. */
+static int start(lua_State *L, vu *v, int64_t us)
 {
-    static const char *const keys[] = {"headers", "protocols", "tls", "resolve", "connect_timeout"};
-
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (strcmp(k, keys[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* Stack as IDX_*: reads the options, opens the connection, yields. */
-static int start_open(lua_State *L, vu *v)
-{
-    scen *sc = v->eng->scens.scens[v->scen];
     websocket_cfg cfg;
-    int64_t timeout_us = LWS_TIMEOUT_US;
     char err[ERR_MAX];
-    lws *ud;
+    lstream *s;
 
-    lua_settop(L, IDX_OPTS);
     memset(&cfg, 0, sizeof(cfg));
-    if (sc->req != NULL && (sc->req->set & REQOPT_TIMEOUT))
-        timeout_us = (int64_t)sc->req->timeout_ms * 1000;
-    if (lua_istable(L, IDX_OPTS)) {
-        lua_pushnil(L);
-        while (lua_next(L, IDX_OPTS) != 0) {
-            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
-            if (strcmp(k, "timeout") == 0)
-                timeout_us = lapi_check_duration(L, -1, "timeout");
-            else if (!known_key(k))
-                luaL_error(L,
-                           "unknown step:ws option \"%s\" (known: headers, protocols, timeout, "
-                           "tls, resolve, connect_timeout)",
-                           k);
-            lua_pop(L, 1);
-        }
-    }
     push_headers(L);
     push_protocols(L);
-    if (lua_istable(L, IDX_OPTS)) {
-        reqopt *ro = reqopt_push(L);
-        reqopt_read(L, IDX_OPTS, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
-        cfg.req = ro;
-    } else {
-        lua_pushnil(L);
-    }
-    ud = lua_newuserdatauv(L, sizeof(*ud), 0);
-    ud->c = NULL;
-    lapi_setmt(L, &lws_key);
+    cfg.req = lstream_reqopt(L, v, IDX_OPTS);
+    s = lstream_new(L, &kind, sizeof(*s), LSTREAM_WAIT_US);
+    cfg.timeout_ms = (long)(us / 1000);
     cfg.url = lua_tostring(L, 2);
     cfg.headers = lua_tostring(L, IDX_HEADERS);
     cfg.protocols = lua_tostring(L, IDX_PROTOCOLS);
-    cfg.scen = sc->req;
-    cfg.timeout_ms = (long)(timeout_us / 1000);
+    cfg.scen = v->eng->scens.scens[v->scen]->req;
     cfg.step = v->pend.step;
-    ud->c = websocket_open(v, &cfg, err, sizeof(err));
-    if (ud->c == NULL) {
-        v->pend.step = -1; /* nothing was sent: not a sample */
-        return luaL_error(L, "%s", err);
-    }
-    ud->c->slot = &ud->c;
-    return inbox_yield(L, &ud->c->in, v, timeout_us, VU_WSOPEN, CTX_OPEN, open_k);
+    return lstream_open(L, s, websocket_open(v, &cfg, err, sizeof(err)), v, us, IDX_CONN, err);
 }
 
-static int open_k(lua_State *L, int status, lua_KContext ctx)
+/* How the handshake came out, after the wait for it. */
+static void view(void *p, lstream_view *w)
 {
-    vu *v = vu_current(L);
-    lws *ud;
-    websocket *c;
-    char msg[WEBSOCKET_ERR_MAX + 40];
+    websocket *c = p;
 
-    if (ctx == CTX_THINK) {
-        vu_sample_begin(v, lquern_step_index(L, 1));
-        return start_open(L, v);
-    }
-    ud = lua_touserdata(L, IDX_CONN);
-    c = ud->c;
-    if (c == NULL)
-        return tech_fail(L, v, -1, 1, "WebSocket handshake: the connection is gone");
-    inbox_wait_done(&c->in);
-    if (v->pend.step >= 0) /* no answer yet: the wait so far is its time */
-        vu_sample_add(&v->pend, &c->fig, c->start_us);
-    if (c->state == WEBSOCKET_CONNECTING) {
-        snprintf(msg, sizeof(msg), "WebSocket handshake: timed out after %lld ms",
-                 (long long)((clock_mono_us() - c->start_us) / 1000));
-        return tech_fail(L, v, c->step, 1, msg);
-    }
-    if (!c->opened) /* closed before it opened: refused; after: receive says so */
-        return tech_fail(L, v, c->step, 1,
-                         c->err[0] ? c->err : "WebSocket handshake: the connection closed");
-    lua_settop(L, IDX_CONN);
-    return 1;
+    *w = (lstream_view){&c->fig, c->start_us, c->step, 0, c->opened, c->err};
+    w->waiting = c->state == WEBSOCKET_CONNECTING;
 }
 
-/* step:ws(url, opts) */
-static int step_ws(lua_State *L)
-{
-    vu *v = vu_current(L);
-    scen *sc;
+static const lstream_opener opener = {
+    .step = "step:ws",
+    .options = "headers, protocols, timeout, tls, resolve, connect_timeout",
+    .start = start,
+    .view = view,
+    .gone = "WebSocket handshake: the connection is gone",
+    .late = "WebSocket handshake: timed out after",
+    .refused = "WebSocket handshake: the connection closed",
+};
 
-    if (v == NULL)
-        return luaL_error(L, "step:ws is used from a scenario's init, run or finish, "
-                             "not while the script loads");
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU makes one request at a time");
-    lapi_wait_ok(L, "step:ws");
-    if (v->halting)
-        return lapi_halt(L, v);
-    luaL_checkstring(L, 2);
-    if (!lua_isnoneornil(L, IDX_OPTS))
-        luaL_checktype(L, IDX_OPTS, LUA_TTABLE);
-    lua_settop(L, IDX_OPTS);
-    lquern_vu_step(L, v, 1);
-    if (v->pend.in_block)
-        return start_open(L, v); /* the block's sample takes it */
-    vu_finalize(v);
-    sc = v->eng->scens.scens[v->scen];
-    if (v->steps_in_run > 0 && sc->think_max_us > 0) {
-        vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us), VU_THINK);
-        return lua_yieldk(L, 0, CTX_THINK, open_k);
-    }
-    vu_sample_begin(v, lquern_step_index(L, 1));
-    return start_open(L, v);
-}
-
-/* --- the connection's methods -------------------------------------------- */
-
-/* The connection of the object at 1, NULL once gone; raises when it is
- * another VU's (a connection kept in a global): only its VU is woken. */
-static websocket *conn_of(lua_State *L, vu *v)
-{
-    lws *ud = lapi_checkud(L, 1, &lws_key, LWS_MT);
-
-    if (ud->c != NULL && ud->c->owner != v)
-        luaL_error(L, "this WebSocket belongs to VU %u", ud->c->owner->gid);
-    return ud->c;
-}
+/* --- the connection ------------------------------------------------------ */
 
 /* c:send(data [, { binary = true }]) */
 static int l_send(lua_State *L)
 {
     vu *v = vu_current(L);
-    websocket *c = conn_of(L, v);
+    websocket *c = lstream_check(L, &kind, v)->c;
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
     int binary = 0;
@@ -267,15 +146,15 @@ static int l_send(lua_State *L)
         snprintf(msg, sizeof(msg), "WebSocket send: the connection is closed%s%s",
                  c != NULL && c->err[0] ? ": " : "", c != NULL ? c->err : "");
         /* in a step:time block, the block's sample fails, as a request's would */
-        return tech_fail(L, v, c != NULL ? c->step : -1, v->pend.in_block, msg);
+        return lstream_fail(L, v, c != NULL ? c->step : -1, v->pend.in_block, msg);
     }
     return 0;
 }
 
 /* Pushes the next queued message and its kind; 0 when none. */
-static int push_msg(lua_State *L, websocket *c)
+static int push_msg(lua_State *L, lstream *s)
 {
-    websocket_msg *m = c != NULL ? websocket_pop(c) : NULL;
+    websocket_msg *m = websocket_pop(s->c);
 
     if (m == NULL)
         return 0;
@@ -285,39 +164,9 @@ static int push_msg(lua_State *L, websocket *c)
     return 2;
 }
 
-static int recv_k(lua_State *L, int status, lua_KContext ctx)
-{
-    lws *ud = lua_touserdata(L, 1);
-
-    if (ud->c != NULL)
-        inbox_wait_done(&ud->c->in);
-    if (push_msg(L, ud->c))
-        return 2;
-    return inbox_none(L, ud->c != NULL ? &ud->c->in : NULL);
-}
-
-/* c:receive([timeout]) */
-static int l_receive(lua_State *L)
-{
-    lws *ud = lapi_checkud(L, 1, &lws_key, LWS_MT);
-    vu *v = vu_current(L);
-    int64_t us = LWS_TIMEOUT_US;
-
-    conn_of(L, v);
-    if (!lua_isnoneornil(L, 2))
-        us = lapi_check_duration(L, 2, "receive timeout");
-    lua_settop(L, 1);
-    if (push_msg(L, ud->c))
-        return 2;
-    if (ud->c == NULL || ud->c->state != WEBSOCKET_OPEN || v == NULL)
-        return recv_k(L, LUA_OK, 0);
-    return inbox_next(L, &ud->c->in, v, us, VU_WSRECV, CTX_RECV, recv_k);
-}
-
 /* c:close([code [, reason]]) */
-static int l_close(lua_State *L)
+static int close_conn(lua_State *L, void *c)
 {
-    websocket *c = conn_of(L, vu_current(L));
     lua_Integer code = luaL_optinteger(L, 2, 1000);
     const char *reason = luaL_optstring(L, 3, "");
 
@@ -328,46 +177,38 @@ static int l_close(lua_State *L)
     return 0;
 }
 
-static int l_index(lua_State *L)
+/* c.protocol, c.close_code */
+static int field(lua_State *L, lstream *s, const char *k)
 {
-    const char *k;
-    lws *ud = lapi_index(L, &lws_key, LWS_MT, &k);
+    websocket *c = s->c;
 
-    if (ud == NULL)
-        return 1;
-    if (strcmp(k, "protocol") == 0) {
-        lua_pushstring(L, ud->c != NULL ? ud->c->protocol : "");
-        return 1;
-    }
-    if (strcmp(k, "close_code") == 0) {
-        lua_pushinteger(L, ud->c != NULL ? ud->c->close_code : 0);
-        return 1;
-    }
-    lua_pushnil(L);
+    if (strcmp(k, "protocol") == 0)
+        lua_pushstring(L, c != NULL ? c->protocol : "");
+    else if (strcmp(k, "close_code") == 0)
+        lua_pushinteger(L, c != NULL ? c->close_code : 0);
+    else
+        return 0;
     return 1;
 }
 
-static int l_gc(lua_State *L)
-{
-    lws *ud = lua_touserdata(L, 1);
+static const luaL_Reg own[] = {{"send", l_send}, {NULL, NULL}};
 
-    if (ud->c != NULL)
-        ud->c->slot = NULL; /* the VU's list still owns it */
-    return 0;
-}
+static const lstream_kind kind = {
+    .mt = "quern.WebSocket",
+    .what = "WebSocket",
+    .next = "receive",
+    .timeout_what = "receive timeout",
+    LSTREAM_AT(websocket, WEBSOCKET_OPEN),
+    .open_wait = VU_WSOPEN,
+    .next_wait = VU_WSRECV,
+    .push = push_msg,
+    .close = close_conn,
+    .field = field,
+    .opener = &opener,
+    .methods = own,
+};
 
 void lwebsocket_register(lua_State *L, int methods)
 {
-    static const luaL_Reg fns[] = {
-        {"send", l_send}, {"receive", l_receive}, {"close", l_close}, {NULL, NULL}};
-
-    lua_pushcfunction(L, step_ws);
-    lua_setfield(L, methods, "ws");
-    lapi_newmt(L, &lws_key, LWS_MT);
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    luaL_newlib(L, fns);
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    lstream_register(L, &kind, methods);
 }
