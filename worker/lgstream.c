@@ -10,37 +10,32 @@
 #include "common/mem.h"
 #include "worker/engine_int.h"
 #include "worker/grpc.h"
-#include "worker/inbox.h"
 #include "worker/gstream.h"
-#include "worker/lapi.h"
 #include "worker/lgrpc.h"
+#include "worker/lstream.h"
 #include "worker/pbcodec.h"
 #include "worker/pbschema.h"
 
-#define LGSTREAM_MT "quern.GrpcStream"
-
 enum { IDX_RO = 7, IDX_OBJ = 9 }; /* on step_grpc's stack */
 
-static const char lgstream_key; /* its address files the streams' metatable */
-
-/** The Lua object: a pointer that gstream.c clears when it frees the stream. */
+/** The Lua object. */
 typedef struct lgstream {
-    gstream *c;        /**< borrowed: owned by the VU's list, NULL once gone */
+    lstream base;      /**< first: the stream (a gstream) and its wait_us, the longest wait
+                            for the headers or a message */
     const pbmethod *m; /**< borrowed: the schema's (the registry keeps it) */
     const pbschema *s; /**< borrowed: the state's schema */
-    int64_t wait_us;   /**< the longest wait for the headers or a message */
 } lgstream;
 
-static int open_k(lua_State *L, int status, lua_KContext ctx)
+static const lstream_kind kind;
+
+/* After the wait for the headers: a call still without them is cancelled. */
+static void opened(lua_State *L, vu *v, void *p)
 {
-    vu *v = vu_current(L);
-    lgstream *ud = lua_touserdata(L, IDX_OBJ);
-    gstream *c = ud->c;
+    gstream *c = p;
     char why[GSTREAM_ERR_MAX];
 
     if (c == NULL)
-        return luaL_error(L, "grpc_stream: the stream is gone");
-    inbox_wait_done(&c->in);
+        luaL_error(L, "grpc_stream: the stream is gone");
     if (c->state == GSTREAM_CONNECTING) {
         snprintf(why, sizeof(why), "no reply after %lld ms",
                  (long long)((clock_mono_us() - c->start_us) / 1000));
@@ -49,8 +44,6 @@ static int open_k(lua_State *L, int status, lua_KContext ctx)
     /* its time is set once it got its headers or ended (the cancel above) */
     if (v->pend.step >= 0 && v->pend.seq == c->seq) /* still the call's sample */
         vu_sample_add(&v->pend, &c->fig, 0);
-    lua_settop(L, IDX_OBJ);
-    return 1;
 }
 
 int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
@@ -61,18 +54,17 @@ int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
     int deadline;
     char url[4200], err[ERR_MAX];
     lgstream *ud;
+    gstream *c;
 
     lua_settop(L, 8);
     memset(&cfg, 0, sizeof(cfg));
     cfg.headers = lgrpc_prepare(L, v, url, sizeof(url), &curl_ms, &deadline);
-    ud = lua_newuserdatauv(L, sizeof(*ud), 0); /* 9 */
-    memset(ud, 0, sizeof(*ud));
-    ud->m = m;
-    ud->s = s;
     /* with a deadline libcurl ends the call a little after it: the waits
      * go a second past that; without one each wait is bound alone */
-    ud->wait_us = ((int64_t)curl_ms + (deadline ? 1000 : 0)) * 1000;
-    lapi_setmt(L, &lgstream_key);
+    ud = (lgstream *)lstream_new(L, &kind, sizeof(*ud),
+                                 ((int64_t)curl_ms + (deadline ? 1000 : 0)) * 1000); /* 9 */
+    ud->m = m;
+    ud->s = s;
     cfg.url = url;
     cfg.body = lua_tolstring(L, 6, &cfg.body_len);
     cfg.timeout_ms = deadline ? curl_ms : 0;
@@ -80,34 +72,19 @@ int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
     cfg.scen = sc->req;
     cfg.step = v->pend.step;
     cfg.seq = v->pend.seq;
-    ud->c = gstream_open(v, &cfg, err, sizeof(err));
+    c = gstream_open(v, &cfg, err, sizeof(err));
     curl_slist_free_all(cfg.headers); /* NULL unless the stream refused it */
-    if (ud->c == NULL) {
-        v->pend.step = -1; /* nothing was sent: not a sample */
-        return luaL_error(L, "%s", err);
-    }
-    ud->c->slot = &ud->c;
-    return inbox_yield(L, &ud->c->in, v, ud->wait_us, VU_GRPCOPEN, 0, open_k);
+    return lstream_open(L, &ud->base, c, v, ud->base.wait_us, IDX_OBJ, err);
 }
 
 /* --- the stream's methods ------------------------------------------------ */
 
-/* The object at 1; raises when its stream is another VU's (one kept in a
- * global): only its VU is woken. */
-static lgstream *check(lua_State *L, vu *v)
-{
-    lgstream *ud = lapi_checkud(L, 1, &lgstream_key, LGSTREAM_MT);
-
-    if (ud->c != NULL && ud->c->owner != v)
-        luaL_error(L, "this gRPC stream belongs to VU %u", ud->c->owner->gid);
-    return ud;
-}
-
 /* Pushes the next queued message decoded; 0 when none. A message that
  * cannot be decoded ends the stream as INTERNAL, and none is pushed. */
-static int push_message(lua_State *L, lgstream *ud)
+static int push_message(lua_State *L, lstream *base)
 {
-    gstream_msg *m = ud->c != NULL ? gstream_pop(ud->c) : NULL;
+    lgstream *ud = (lgstream *)base;
+    gstream_msg *m = gstream_pop(base->c);
     char err[ERR_MAX];
     int ok;
 
@@ -116,58 +93,33 @@ static int push_message(lua_State *L, lgstream *ud)
     ok = pbcodec_decode(L, ud->s, ud->m->out, m->data, m->len, err, sizeof(err));
     xfree(m);
     if (!ok) {
-        gstream_cancel(ud->c, GRPC_INTERNAL, err);
+        gstream_cancel(base->c, GRPC_INTERNAL, err);
         return 0;
     }
     return 1;
 }
 
-static int next_k(lua_State *L, int status, lua_KContext ctx)
+/* No message came: nil, and a stream still open when the wait ran out is
+ * cancelled. */
+static int no_message(lua_State *L, lstream *s)
 {
-    lgstream *ud = lua_touserdata(L, 1);
+    gstream *c = s->c;
     char why[GSTREAM_ERR_MAX];
 
-    if (ud->c != NULL)
-        inbox_wait_done(&ud->c->in);
-    if (push_message(L, ud))
-        return 1;
-    if (ud->c != NULL && ud->c->state == GSTREAM_OPEN) {
-        snprintf(why, sizeof(why), "no message after %lld ms", (long long)(ud->wait_us / 1000));
-        gstream_cancel(ud->c, GRPC_DEADLINE_EXCEEDED, why);
+    if (c != NULL && c->state == GSTREAM_OPEN) {
+        snprintf(why, sizeof(why), "no message after %lld ms", (long long)(s->wait_us / 1000));
+        gstream_cancel(c, GRPC_DEADLINE_EXCEEDED, why);
     }
     lua_pushnil(L);
     return 1;
-}
-
-/* s:next(), and the iterator of s:messages() (upvalue 1: the stream, so
- * that it can be called alone): the next message, nil at the end. */
-static int l_next(lua_State *L)
-{
-    vu *v = vu_current(L);
-    lgstream *ud;
-
-    if (lua_type(L, lua_upvalueindex(1)) == LUA_TUSERDATA) {
-        lua_settop(L, 0);
-        lua_pushvalue(L, lua_upvalueindex(1));
-    }
-    ud = check(L, v);
-    lua_settop(L, 1);
-    if (push_message(L, ud))
-        return 1;
-    if (ud->c == NULL || ud->c->state != GSTREAM_OPEN || v == NULL) {
-        lua_pushnil(L);
-        return 1;
-    }
-    return inbox_next(L, &ud->c->in, v, ud->wait_us, VU_GRPCNEXT, 0, next_k);
 }
 
 /* s:messages(): iterator, state, control, and the stream as the loop's
  * closing value, so that leaving the loop early cancels the call. */
 static int l_messages(lua_State *L)
 {
-    check(L, vu_current(L));
-    lua_pushvalue(L, 1);
-    lua_pushcclosure(L, l_next, 1);
+    lstream_check(L, &kind, vu_current(L));
+    lstream_push_iter(L, &kind);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     lua_pushvalue(L, 1);
@@ -175,12 +127,10 @@ static int l_messages(lua_State *L)
 }
 
 /* s:close(), and __close: cancels a stream still open (no error). */
-static int l_close(lua_State *L)
+static int cancel(lua_State *L, void *c)
 {
-    lgstream *ud = lapi_checkud(L, 1, &lgstream_key, LGSTREAM_MT);
-
-    if (ud->c != NULL)
-        gstream_cancel(ud->c, GRPC_CANCELLED, "closed by the script");
+    if (c != NULL)
+        gstream_cancel(c, GRPC_CANCELLED, "closed by the script");
     return 0;
 }
 
@@ -189,8 +139,7 @@ static int l_close(lua_State *L)
 static int l_expect(lua_State *L)
 {
     vu *v = vu_current(L);
-    lgstream *ud = check(L, v);
-    gstream *c = ud->c;
+    gstream *c = lstream_check(L, &kind, v)->c;
     uint64_t mask = 0;
     int st;
     char msg[VU_MSG_MAX];
@@ -227,19 +176,14 @@ static int l_expect(lua_State *L)
                          msg);
 }
 
-static int l_index(lua_State *L)
+/* s.count, s.time, s.headers, s.trailers; once closed s.status,
+ * s.status_name, s.error */
+static int field(lua_State *L, lstream *s, const char *k)
 {
-    const char *k;
-    lgstream *ud = lapi_index(L, &lgstream_key, LGSTREAM_MT, &k);
-    gstream *c;
+    gstream *c = s->c;
 
-    if (ud == NULL)
-        return 1;
-    c = ud->c;
-    if (c == NULL) {
-        lua_pushnil(L);
-        return 1;
-    }
+    if (c == NULL)
+        return 0;
     if (strcmp(k, "count") == 0) {
         lua_pushinteger(L, (lua_Integer)c->received);
     } else if (strcmp(k, "time") == 0) {
@@ -249,7 +193,7 @@ static int l_index(lua_State *L)
     } else if (strcmp(k, "trailers") == 0) {
         lgrpc_push_headers(L, c->hdr + c->hdr_end, c->hdr + c->hdr_len);
     } else if (c->state != GSTREAM_CLOSED) {
-        lua_pushnil(L); /* the status is not known yet */
+        return 0; /* the status is not known yet */
     } else if (strcmp(k, "status") == 0) {
         lua_pushinteger(L, c->status);
     } else if (strcmp(k, "status_name") == 0) {
@@ -257,35 +201,30 @@ static int l_index(lua_State *L)
     } else if (strcmp(k, "error") == 0 && c->status != GRPC_OK) {
         lua_pushstring(L, c->err);
     } else {
-        lua_pushnil(L);
+        return 0;
     }
     return 1;
 }
 
-static int l_gc(lua_State *L)
-{
-    lgstream *ud = lua_touserdata(L, 1);
+static const luaL_Reg methods[] = {{"messages", l_messages}, {"expect", l_expect}, {NULL, NULL}};
 
-    if (ud->c != NULL)
-        ud->c->slot = NULL; /* the VU's list still owns it */
-    return 0;
-}
+static const lstream_kind kind = {
+    .mt = "quern.GrpcStream",
+    .what = "gRPC stream",
+    .next = "next",
+    LSTREAM_AT(gstream, GSTREAM_OPEN),
+    .any_close = 1,
+    .open_wait = VU_GRPCOPEN,
+    .next_wait = VU_GRPCNEXT,
+    .push = push_message,
+    .none = no_message,
+    .close = cancel,
+    .field = field,
+    .opened = opened,
+    .methods = methods,
+};
 
 void lgstream_register(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"messages", l_messages},
-                                   {"next", l_next},
-                                   {"close", l_close},
-                                   {"expect", l_expect},
-                                   {NULL, NULL}};
-
-    lapi_newmt(L, &lgstream_key, LGSTREAM_MT);
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_close);
-    lua_setfield(L, -2, "__close");
-    luaL_newlib(L, fns);
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    lstream_register(L, &kind, 0);
 }
