@@ -8,7 +8,8 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/grpc.h"
 #include "worker/gstream.h"
 #include "worker/lgrpc.h"
@@ -48,7 +49,7 @@ static void opened(lua_State *L, vu *v, void *p)
 
 int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
 {
-    scen *sc = v->eng->scens.scens[v->scen];
+    scen *sc = engine_scens(v->eng)->scens[v->scen];
     gstream_cfg cfg;
     long curl_ms;
     int deadline;
@@ -129,8 +130,12 @@ static int l_messages(lua_State *L)
 /* s:close(), and __close: cancels a stream still open (no error). */
 static int cancel(lua_State *L, void *c)
 {
-    if (c != NULL)
-        gstream_cancel(c, GRPC_CANCELLED, "closed by the script");
+    gstream *s = c;
+
+    if (s == NULL)
+        return 0;
+    gstream_cancel(s, GRPC_CANCELLED, "closed by the script");
+    inbox_wake_soon(&s->in); /* closed from another VU: its owner's wait ends */
     return 0;
 }
 

@@ -9,7 +9,8 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/version.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/lstream.h"
 #include "worker/sse.h"
 
@@ -139,7 +140,7 @@ static int start(lua_State *L, vu *v, int64_t us)
     cfg.req = lstream_reqopt(L, v, IDX_OPTS);
     s = lstream_new(L, &kind, sizeof(*s), LSTREAM_WAIT_US);
     cfg.url = lua_tostring(L, 2);
-    cfg.scen = v->eng->scens.scens[v->scen]->req;
+    cfg.scen = engine_scens(v->eng)->scens[v->scen]->req;
     cfg.step = v->pend.step;
     cfg.headers = header_list(L, IDX_HEADERS);
     c = sse_open(v, &cfg, err, sizeof(err));

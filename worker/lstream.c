@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
 #include "worker/inbox.h"
 #include "worker/lapi.h"
 #include "worker/lquern.h"
@@ -119,7 +119,7 @@ static int listed(const char *list, const char *name)
 /* Stack as IDX_*: reads the options (the open's wait among them) and opens. */
 static int begin(lua_State *L, vu *v, const lstream_opener *o)
 {
-    scen *sc = v->eng->scens.scens[v->scen];
+    scen *sc = engine_scens(v->eng)->scens[v->scen];
     int64_t us = LSTREAM_WAIT_US;
 
     lua_settop(L, IDX_OPTS);
@@ -177,7 +177,7 @@ static int l_step(lua_State *L)
     if (v->pend.in_block)
         return begin(L, v, o); /* the block's sample takes it */
     vu_finalize(v);
-    sc = v->eng->scens.scens[v->scen];
+    sc = engine_scens(v->eng)->scens[v->scen];
     if (v->steps_in_run > 0 && sc->think_max_us > 0) {
         vu_wait_timer(v, engine_rand_range(v->eng, sc->think_min_us, sc->think_max_us), VU_THINK);
         return lua_yieldk(L, 0, (lua_KContext)o, think_k);
@@ -195,7 +195,7 @@ const reqopt *lstream_reqopt(lua_State *L, vu *v, int idx)
         return NULL;
     }
     ro = reqopt_push(L);
-    reqopt_read(L, idx, lscript_dir(L), 0, ro, v->eng->run_ro, 0);
+    reqopt_read(L, idx, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
     return ro;
 }
 
@@ -209,7 +209,8 @@ lstream *lstream_check(lua_State *L, const lstream_kind *k, vu *v)
     if (s->c != NULL) {
         owner = *(vu **)((char *)s->c + k->owner_off);
         if (owner != v) /* only the owner is woken: another would wait forever */
-            luaL_error(L, "this %s belongs to VU %u", k->what, owner->gid);
+            /* %I: lua_pushfstring has no %u */
+            luaL_error(L, "this %s belongs to VU %I", k->what, (lua_Integer)owner->gid);
     }
     return s;
 }

@@ -7,7 +7,8 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/engine_int.h"
+#include "worker/engine.h"
+#include "worker/vu.h"
 #include "worker/lstream.h"
 #include "worker/websocket.h"
 
@@ -102,7 +103,7 @@ static int start(lua_State *L, vu *v, int64_t us)
     cfg.url = lua_tostring(L, 2);
     cfg.headers = lua_tostring(L, IDX_HEADERS);
     cfg.protocols = lua_tostring(L, IDX_PROTOCOLS);
-    cfg.scen = v->eng->scens.scens[v->scen]->req;
+    cfg.scen = engine_scens(v->eng)->scens[v->scen]->req;
     cfg.step = v->pend.step;
     return lstream_open(L, s, websocket_open(v, &cfg, err, sizeof(err)), v, us, IDX_CONN, err);
 }

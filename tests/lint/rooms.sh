@@ -24,7 +24,7 @@ cd "$(dirname "$0")/../.." || exit 1
 engine="engine arrive steer inflight lifecycle lcoro lscript vu"
 plugs="plugs websocket sse gstream batch pageres trace reqlog"
 process="wproc"
-lua="lapi lalloc lbatch lcheck lcodec lcookies lcrypto lcsv lgrpc lgstream lhttp ljson lmetric
+lua="lapi lalloc lbatch lcheck lcodec lcookies lcrypto lcsv lgrpc lgstream lhttp ljson lmetric lstream
      lquern lresponse lsse lwatch lwebsocket lxml inbox mpart pbcodec reqopt setupdata"
 wire="cookiejar duetimer embed glog grpc intend jtl pbschema pbwire rcache scen sseparse
       traceid urlc vshare vustart wfile wscookie wshandshake"
