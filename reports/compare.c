@@ -193,7 +193,6 @@ static void page_emit(FILE *out, const void *arg)
     compare_html_write(out, arg);
 }
 
-/* "10%", "10", "2.5%": a percentage in (0, THRESHOLD_MAX]. -1 if not. */
 /* The runs' capacity searches (reports/capacity_compare.h): one line, and 1 when the
  * capacity fell and --fail-on-regression was given. */
 static int compare_capacity(const query_run *a, const query_run *b, double thr, int fail_on)
@@ -211,6 +210,7 @@ static int compare_capacity(const query_run *a, const query_run *b, double thr, 
     return 0;
 }
 
+/* "10%", "10", "2.5%": a percentage in (0, THRESHOLD_MAX]. -1 if not. */
 static double parse_pct(const char *s)
 {
     char *end;
@@ -299,10 +299,11 @@ static int compare_opt(void *ctx, int val, const char *flag, const char *v, char
 /* The baselines of A (id, named name) that the command line asks for into
  * ids (COMPARE_BASELINES_MAX), how many into *n: B when given, else
  * --baseline (last-passed by default, RUN_ID, tag:KEY[=VALUE]) and
- * --baselines. 0; 2 with the message printed (usage, none found); 3 with
- * err (the database). */
-static int find_baselines(db *d, const compare_args *args, const char *name, const char *path,
-                          int64_t *ids, size_t *n, char *err, size_t errlen)
+ * --baselines. COMPARE_EXIT_OK; COMPARE_EXIT_USAGE with the message
+ * printed (usage, none found); COMPARE_EXIT_ERROR with err (the database). */
+static enum compare_exit find_baselines(db *d, const compare_args *args, const char *name,
+                                        const char *path, int64_t *ids, size_t *n, char *err,
+                                        size_t errlen)
 {
     const char *spec = args->baseline != NULL ? args->baseline : "last-passed";
     char nm[TERMSAFE_MAX];
@@ -311,28 +312,28 @@ static int find_baselines(db *d, const compare_args *args, const char *name, con
     if (args->nids == 2) {
         if (args->baseline != NULL || args->nbases > 1) {
             fprintf(stderr, "quern compare: give B or --baseline/--baselines, not both\n");
-            return 2;
+            return COMPARE_EXIT_USAGE;
         }
         ids[(*n)++] = args->id[1];
-        return 0;
+        return COMPARE_EXIT_OK;
     }
     if (strcmp(spec, "last-passed") == 0) {
         if (catalog_passed(d, name, args->id[0], args->nbases > 0 ? args->nbases : 1, ids, n, err,
                            errlen) != 0)
-            return 3;
+            return COMPARE_EXIT_ERROR;
         if (*n == 0) {
             fprintf(stderr,
                     "quern compare: run %lld (\"%s\") has no earlier passed run of the same "
                     "name in %s (a failed or regressed run is no baseline): give the baseline "
                     "run B, or --baseline RUN_ID\n",
                     (long long)args->id[0], termsafe(name, nm, sizeof(nm)), path);
-            return 2;
+            return COMPARE_EXIT_USAGE;
         }
-        return 0;
+        return COMPARE_EXIT_OK;
     }
     if (args->nbases > 1) {
         fprintf(stderr, "quern compare: --baselines goes with --baseline last-passed\n");
-        return 2;
+        return COMPARE_EXIT_USAGE;
     }
     if (strncmp(spec, "tag:", 4) == 0 && spec[4] != '\0') {
         char key[128];
@@ -341,14 +342,14 @@ static int find_baselines(db *d, const compare_args *args, const char *name, con
         snprintf(key, sizeof(key), "%.*s", (int)kn, spec + 4);
         if (catalog_tagged(d, key, eq != NULL ? eq + 1 : NULL, args->id[0], &ids[0], err, errlen) !=
             0)
-            return 3;
+            return COMPARE_EXIT_ERROR;
         if (ids[0] == 0) {
             fprintf(stderr, "quern compare: no complete run before run %lld is tagged %s in %s\n",
                     (long long)args->id[0], termsafe(spec + 4, nm, sizeof(nm)), path);
-            return 2;
+            return COMPARE_EXIT_USAGE;
         }
         *n = 1;
-        return 0;
+        return COMPARE_EXIT_OK;
     }
     ids[0] = catalog_parse_id(spec);
     if (ids[0] <= 0) {
@@ -356,10 +357,10 @@ static int find_baselines(db *d, const compare_args *args, const char *name, con
             stderr,
             "quern compare: --baseline: \"%s\" is not last-passed, a run id or tag:KEY[=VALUE]\n",
             termsafe(spec, nm, sizeof(nm)));
-        return 2;
+        return COMPARE_EXIT_USAGE;
     }
     *n = 1;
-    return 0;
+    return COMPARE_EXIT_OK;
 }
 
 /* What regressed in rows, into buf (NUL-terminated, cut to fit):
@@ -384,37 +385,172 @@ static void regression_text(const compare_steps_row *rows, size_t n, char *buf, 
     buf[b.len] = '\0';
 }
 
+/* The runs of the command line, found in d (at path): A's id into args->id[0]
+ * (the latest run when none was given), its baselines' into ids (their
+ * count into *n), B's into args->id[1]. COMPARE_EXIT_OK; COMPARE_EXIT_USAGE
+ * with the message printed (an unknown run, no baseline);
+ * COMPARE_EXIT_ERROR with err (the database). */
+static enum compare_exit find_runs(db *d, compare_args *args, const char *path, int64_t *ids,
+                                   size_t *n, char *err, size_t errlen)
+{
+    char *name_a = NULL, *name_b = NULL;
+    enum compare_exit rc = COMPARE_EXIT_ERROR;
+
+    if (args->nids == 0) {
+        if (catalog_find(d, NULL, 0, &args->id[0], err, errlen) != 0)
+            goto out;
+        if (args->id[0] == 0) {
+            fprintf(stderr, "quern compare: no run in %s\n", path);
+            rc = COMPARE_EXIT_USAGE;
+            goto out;
+        }
+    }
+    if (catalog_name(d, args->id[0], &name_a, err, errlen) != 0)
+        goto out;
+    if (name_a == NULL) {
+        fprintf(stderr, "quern compare: no run %s in %s (quern runs lists them)\n", args->ids[0],
+                path);
+        rc = COMPARE_EXIT_USAGE;
+        goto out;
+    }
+    rc = find_baselines(d, args, name_a, path, ids, n, err, errlen);
+    if (rc != COMPARE_EXIT_OK)
+        goto out;
+    rc = COMPARE_EXIT_ERROR;
+    args->id[1] = ids[0];
+    if (catalog_name(d, args->id[1], &name_b, err, errlen) != 0)
+        goto out;
+    if (name_b == NULL) {
+        fprintf(stderr, "quern compare: no run %lld in %s (quern runs lists them)\n",
+                (long long)args->id[1], path);
+        rc = COMPARE_EXIT_USAGE;
+        goto out;
+    }
+    rc = COMPARE_EXIT_OK;
+out:
+    xfree(name_a);
+    xfree(name_b);
+    return rc;
+}
+
+/* Loads A (id) and its n baselines (ids) into *a and bases, bucketed with
+ * one width for every run, so that their points line up on the charts
+ * (into *width). 0; -1 with err (the database): what was loaded is the
+ * caller's to free either way. */
+static int load_runs(db *d, int64_t id, const int64_t *ids, size_t n, query_run **a,
+                     query_run **bases, unsigned *width, char *err, size_t errlen)
+{
+    uint64_t sb, smax;
+
+    if (query_run_seconds(d, id, &smax, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (query_run_seconds(d, ids[i], &sb, err, errlen) != 0)
+            return -1;
+        if (sb > smax)
+            smax = sb;
+    }
+    *width = (unsigned)((smax + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
+    if (*width == 0)
+        *width = 1;
+    *a = query_run_load(d, id, *width, NULL, err, errlen);
+    if (*a == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        bases[i] = query_run_load(d, ids[i], *width, NULL, err, errlen);
+        if (bases[i] == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* The comparison of a with its nbases baselines (bases[0] is B), loaded
+ * with width seconds a point: the table, the page, the verdict, and with
+ * --fail-on-regression a regressed A marked so in d. COMPARE_EXIT_OK,
+ * COMPARE_EXIT_WORSE, or COMPARE_EXIT_ERROR when the page cannot be
+ * written (said on stderr); err is the caller's buffer for the reasons. */
+static enum compare_exit compare_report(db *d, const compare_args *args, const query_run *a,
+                                        const query_run *const *bases, size_t nbases,
+                                        unsigned width, char *err, size_t errlen)
+{
+    const query_run *b = bases[0];
+    const char *outp = args->outp;
+    double thr = args->thr;
+    size_t nrows = 0, worse = 0, better = 0, same = 0;
+    compare_steps_row *rows;
+    compare_html_page pg;
+    enum compare_exit rc = COMPARE_EXIT_ERROR;
+    char def[96], note[NOTE_MAX], why[160], nm[TERMSAFE_MAX];
+
+    rows = compare_steps_match(a, b, thr, compare_steps_incomplete_why(a, b, why, sizeof(why)),
+                               &nrows);
+    compare_steps_noise(rows, nrows, a, bases, nbases, thr);
+    compare_steps_load_note(a, b, note, sizeof(note));
+    print_text(stdout, a, b, rows, nrows, thr, note, bases, nbases);
+    pg = (compare_html_page){a,     b,   rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts,
+                             width, note};
+    if (outp == NULL) {
+        snprintf(def, sizeof(def), "quern-compare-%lld-%lld.html", (long long)a->id,
+                 (long long)b->id);
+        outp = def;
+    }
+    if (html_write_file(outp, page_emit, &pg, err, errlen) != 0) {
+        fprintf(stderr, "quern compare: %s\n", err);
+        goto out;
+    }
+    for (size_t i = 0; i < nrows; i++) {
+        worse += rows[i].overall == COMPARE_STEPS_WORSE;
+        better += rows[i].overall == COMPARE_STEPS_BETTER;
+        same += rows[i].overall == COMPARE_STEPS_SAME;
+    }
+    printf("\nverdict: %zu step%s worse, %zu better, %zu without significant change", worse,
+           worse == 1 ? "" : "s", better, same);
+    if (note[0] != '\0' && worse + better > 0)
+        printf(" (note: %s)", note);
+    if (compare_steps_incomplete_why(a, b, why, sizeof(why)) != NULL)
+        printf(" (%s)", termsafe(why, nm, sizeof(nm)));
+    printf("\n");
+    printf("comparison written to %s\n", outp);
+    rc = COMPARE_EXIT_OK;
+    if (compare_capacity(a, b, thr, args->fail_on) != 0)
+        rc = COMPARE_EXIT_WORSE;
+    if (args->fail_on && worse > 0) {
+        char what[512];
+        regression_text(rows, nrows, what, sizeof(what));
+        printf("regression beyond %g%%: %s\n", thr, termsafe(what, nm, sizeof(nm)));
+        /* a regressed run is never the next build's default baseline */
+        if (catalog_mark_regressed(d, a->id, what, err, errlen) != 0)
+            fprintf(stderr, "quern compare: cannot mark run %lld regressed: %s\n", (long long)a->id,
+                    err);
+        else
+            printf("run %lld marked regressed: it is no default baseline\n", (long long)a->id);
+        rc = COMPARE_EXIT_WORSE;
+    }
+out:
+    xfree(rows);
+    return rc;
+}
+
 int compare_main(int argc, char **argv)
 {
     compare_args args = {.thr = COMPARE_THRESHOLD_DEFAULT};
-    const char *path, *outp, **ids = args.ids;
-    int64_t *id = args.id;
-    size_t nids, nrows = 0;
-    double thr;
-    int fail_on, rc = 3;
+    const char *path;
+    int rc = COMPARE_EXIT_ERROR;
     db_opts dbo = {0};
     db *d = NULL;
     int open_rc;
-    char *name_a = NULL, *name_b = NULL;
-    query_run *a = NULL, *b = NULL;
-    query_run *bases[COMPARE_BASELINES_MAX] = {NULL}; /* owned: bases[0] is b */
+    query_run *a = NULL;
+    query_run *bases[COMPARE_BASELINES_MAX] = {NULL}; /* owned: bases[0] is B */
     int64_t base_ids[COMPARE_BASELINES_MAX];
     size_t nbases = 0;
-    compare_steps_row *rows = NULL;
-    uint64_t sb, smax;
     unsigned width;
     /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
-    char err[1024], def[96], note[NOTE_MAX], why[160], nm[TERMSAFE_MAX];
+    char err[1024];
     int prc = opttab_parse(&compare_tab, argc, argv, compare_opt, &args, err, sizeof(err));
 
     if (prc != 0)
-        return prc > 0 ? 0 : cli_usage_err("compare", "%s", err);
-    path = args.path;
-    outp = args.outp;
-    nids = args.nids;
-    thr = args.thr;
-    fail_on = args.fail_on;
-    dbo.path = path;
+        return prc > 0 ? COMPARE_EXIT_OK : cli_usage_err("compare", "%s", err);
+    dbo.path = args.path;
     path = db_opts_path(&dbo);
     if (path == NULL)
         return cli_usage_err("compare", "%s", "--db none: no database to read");
@@ -423,117 +559,23 @@ int compare_main(int argc, char **argv)
         return open_rc;
     /* Best effort: query_run_load judges each run itself when this cannot write. */
     abandon_sweep(d, clock_wall_us(), err, sizeof(err));
-    if (nids == 0) {
-        if (catalog_find(d, NULL, 0, &id[0], err, sizeof(err)) != 0)
-            goto dberr;
-        if (id[0] == 0) {
-            fprintf(stderr, "quern compare: no run in %s\n", path);
-            rc = 2;
-            goto out;
-        }
-    }
-    if (catalog_name(d, id[0], &name_a, err, sizeof(err)) != 0)
+    rc = find_runs(d, &args, path, base_ids, &nbases, err, sizeof(err));
+    if (rc == COMPARE_EXIT_ERROR)
         goto dberr;
-    if (name_a == NULL) {
-        fprintf(stderr, "quern compare: no run %s in %s (quern runs lists them)\n", ids[0], path);
-        rc = 2;
+    if (rc != COMPARE_EXIT_OK)
         goto out;
-    }
-    rc = find_baselines(d, &args, name_a, path, base_ids, &nbases, err, sizeof(err));
-    if (rc == 3)
+    if (load_runs(d, args.id[0], base_ids, nbases, &a, bases, &width, err, sizeof(err)) != 0)
         goto dberr;
-    if (rc != 0)
-        goto out;
-    rc = 3;
-    id[1] = base_ids[0];
-    if (catalog_name(d, id[1], &name_b, err, sizeof(err)) != 0)
-        goto dberr;
-    if (name_b == NULL) {
-        fprintf(stderr, "quern compare: no run %lld in %s (quern runs lists them)\n",
-                (long long)id[1], path);
-        rc = 2;
-        goto out;
-    }
-    /* One width for every run, so that their points line up on the charts. */
-    if (query_run_seconds(d, id[0], &smax, err, sizeof(err)) != 0)
-        goto dberr;
-    for (size_t i = 0; i < nbases; i++) {
-        if (query_run_seconds(d, base_ids[i], &sb, err, sizeof(err)) != 0)
-            goto dberr;
-        if (sb > smax)
-            smax = sb;
-    }
-    width = (unsigned)((smax + QUERY_POINTS_MAX - 1) / QUERY_POINTS_MAX);
-    if (width == 0)
-        width = 1;
-    a = query_run_load(d, id[0], width, NULL, err, sizeof(err));
-    if (a == NULL)
-        goto dberr;
-    for (size_t i = 0; i < nbases; i++) {
-        bases[i] = query_run_load(d, base_ids[i], width, NULL, err, sizeof(err));
-        if (bases[i] == NULL)
-            goto dberr;
-    }
-    b = bases[0];
-
-    rows = compare_steps_match(a, b, thr, compare_steps_incomplete_why(a, b, why, sizeof(why)),
-                               &nrows);
-    compare_steps_noise(rows, nrows, a, (const query_run *const *)bases, nbases, thr);
-    compare_steps_load_note(a, b, note, sizeof(note));
-    print_text(stdout, a, b, rows, nrows, thr, note, (const query_run *const *)bases, nbases);
-    {
-        compare_html_page pg = {a,     b,   rows, nrows, thr, a->npts > b->npts ? a->npts : b->npts,
-                                width, note};
-        size_t worse = 0, better = 0, same = 0;
-        if (outp == NULL) {
-            snprintf(def, sizeof(def), "quern-compare-%lld-%lld.html", (long long)a->id,
-                     (long long)b->id);
-            outp = def;
-        }
-        if (html_write_file(outp, page_emit, &pg, err, sizeof(err)) != 0) {
-            fprintf(stderr, "quern compare: %s\n", err);
-            goto out;
-        }
-        for (size_t i = 0; i < nrows; i++) {
-            worse += rows[i].overall == COMPARE_STEPS_WORSE;
-            better += rows[i].overall == COMPARE_STEPS_BETTER;
-            same += rows[i].overall == COMPARE_STEPS_SAME;
-        }
-        printf("\nverdict: %zu step%s worse, %zu better, %zu without significant change", worse,
-               worse == 1 ? "" : "s", better, same);
-        if (note[0] != '\0' && worse + better > 0)
-            printf(" (note: %s)", note);
-        if (compare_steps_incomplete_why(a, b, why, sizeof(why)) != NULL)
-            printf(" (%s)", termsafe(why, nm, sizeof(nm)));
-        printf("\n");
-        printf("comparison written to %s\n", outp);
-        rc = 0;
-        if (compare_capacity(a, b, thr, fail_on) != 0)
-            rc = 1;
-        if (fail_on && worse > 0) {
-            char what[512];
-            regression_text(rows, nrows, what, sizeof(what));
-            printf("regression beyond %g%%: %s\n", thr, termsafe(what, nm, sizeof(nm)));
-            /* a regressed run is never the next build's default baseline */
-            if (catalog_mark_regressed(d, a->id, what, err, sizeof(err)) != 0)
-                fprintf(stderr, "quern compare: cannot mark run %lld regressed: %s\n",
-                        (long long)a->id, err);
-            else
-                printf("run %lld marked regressed: it is no default baseline\n", (long long)a->id);
-            rc = 1;
-        }
-    }
+    rc = compare_report(d, &args, a, (const query_run *const *)bases, nbases, width, err,
+                        sizeof(err));
     goto out;
 dberr:
     fprintf(stderr, "quern compare: %s: %s\n", path, err);
-    rc = 3;
+    rc = COMPARE_EXIT_ERROR;
 out:
-    xfree(rows);
     query_run_free(a);
     for (size_t i = 0; i < nbases; i++)
         query_run_free(bases[i]);
-    xfree(name_a);
-    xfree(name_b);
     db_close(d);
     return rc;
 }

@@ -43,12 +43,13 @@
  * dashed). Both runs are bucketed with the same width so their points line
  * up.
  *
- * The comparison itself is reports/cmp.h, the page reports/compare_html.h; this
+ * The comparison itself is reports/compare_steps.h, the page reports/compare_html.h; this
  * file is the command: its options beside their help, and the text output.
  *
- * Exit status: 0 no step worse (or no --fail-on-regression); 1 with
- * --fail-on-regression, a step is worse; 2 usage error (unknown run, no
- * baseline); 3 the database cannot be read or the page cannot be written. */
+ * Exit status (enum compare_exit): 0 no step worse (or no
+ * --fail-on-regression); 1 with --fail-on-regression, a step is worse; 2
+ * usage error (unknown run, no baseline); 3 the database cannot be read or
+ * the page cannot be written. */
 #ifndef QUERN_COMPARE_H
 #define QUERN_COMPARE_H
 
@@ -70,7 +71,15 @@
 /** Fewest samples of a step, in each run, for it to get a verdict. */
 #define COMPARE_SAMPLES_MIN 20
 
-/** Runs the command; argv[0] is "compare". Returns the exit status above. */
+/** Exit statuses of quern compare (its help says them too). */
+enum compare_exit {
+    COMPARE_EXIT_OK = 0,    /**< no step worse, or no --fail-on-regression */
+    COMPARE_EXIT_WORSE = 1, /**< --fail-on-regression: a step is worse, or the capacity fell */
+    COMPARE_EXIT_USAGE = 2, /**< a usage error, an unknown run, no baseline */
+    COMPARE_EXIT_ERROR = 3, /**< the database cannot be read or the page cannot be written */
+};
+
+/** Runs the command; argv[0] is "compare". Returns an enum compare_exit. */
 int compare_main(int argc, char **argv);
 /** Prints the command's help. */
 void compare_usage(FILE *out);
