@@ -191,6 +191,137 @@ void control_stop(run *r, const char *reason, int immediate)
         r->stop_us = clock_mono_us();
 }
 
+/* The run's schedule into sch, for W worker processes in all, its stages
+ * into stv and stp (r->o.nstages) and its rates into rtv and rtp
+ * (r->o.nrate_stages): every worker computes its own VUs' and arrivals'
+ * times from the same lists (common/stages.h, common/rate.h). Returns the
+ * VU ids the run hands out. */
+static unsigned fill_schedule(run *r, unsigned W, Quern__Schedule *sch, Quern__RampStage *stv,
+                              Quern__RampStage **stp, Quern__RateStage *rtv, Quern__RateStage **rtp)
+{
+    unsigned ids = r->o.vu_ids;
+
+    sch->duration_us = (uint64_t)r->o.duration_us;
+    sch->ramp_up_us = (uint64_t)r->o.ramp_us;
+    sch->runs = r->o.runs;
+    sch->grace_us = (uint64_t)r->o.grace_us;
+    for (size_t i = 0; i < r->o.nstages; i++) {
+        quern__ramp_stage__init(&stv[i]);
+        stv[i].duration_us = (uint64_t)r->o.stages[i].dur_us;
+        stv[i].target_vus = r->o.stages[i].target;
+        stp[i] = &stv[i];
+    }
+    sch->stages = stp;
+    sch->n_stages = r->o.nstages;
+    sch->staged_vus = r->o.staged_ids;
+    /* --control: a closed load of --vus that `vus N` may raise to the
+     * ceiling; the ids beyond --vus wait, dormant, on their workers. With
+     * stages, the ceiling's ids come after the stages' own: the stages may
+     * have let every one of theirs go by the time of a vus N. */
+    if (r->ctl_vus_max > 0 && r->o.nstages > 0) {
+        sch->active_vus = r->o.vu_ids;
+        ids = r->o.vu_ids + r->ctl_vus_max;
+    } else if (r->ctl_vus_max > r->o.vus) {
+        sch->active_vus = r->o.vus;
+        ids = r->ctl_vus_max;
+    }
+    /* The open model: each worker's arrivals are the k of its stripe; the
+     * pool has a VU a worker at least, so that every worker has a stripe. */
+    for (size_t i = 0; i < r->o.nrate_stages; i++) {
+        quern__rate_stage__init(&rtv[i]);
+        rtv[i].duration_us = (uint64_t)r->o.rate_stages[i].dur_us;
+        rtv[i].per_second = r->o.rate_stages[i].per_s;
+        rtp[i] = &rtv[i];
+    }
+    sch->rate_stages = rtp;
+    sch->n_rate_stages = r->o.nrate_stages;
+    if (r->o.nrate_stages > 0) {
+        r->pool_workers = W;
+        if (r->o.max_vus < W)
+            log_msg(LOG_WARN,
+                    "--max-vus %u is below the run's %u worker processes: each has a VU of "
+                    "the pool at least, so the pool is %u VUs",
+                    r->o.max_vus, W, W);
+        if (ids < W)
+            ids = W;
+        sch->arrival_stripes = W;
+        sch->open_vus = r->o.closed_vus > 0 ? 0 : r->o.vus;
+        sch->closed_vus = r->o.closed_vus;
+        sch->max_lag_us = (uint64_t)r->o.max_lag_us;
+        sch->runs = 0;
+    }
+    return ids;
+}
+
+/* Sends agent c the StartRun of env with its share of the ids VU ids, W
+ * workers in all, c's first at off. Interleaved: in each block of W
+ * consecutive global indices, c owns the contiguous run [off + 1, off +
+ * c->workers]. With stages, the indices are every id the stages use, the
+ * new ones of a later climb too. */
+static void send_share(run *r, aconn *c, Quern__Envelope *env, unsigned W, unsigned off,
+                       unsigned ids)
+{
+    Quern__StartRun *sr = env->start_run;
+    size_t nblocks = (ids + W - 1) / W, n = 0;
+    Quern__VuRange *rs = xcalloc(nblocks + 1, sizeof(*rs));
+    Quern__VuRange **rp = xcalloc(nblocks + 1, sizeof(*rp));
+    uint32_t vus = 0;
+
+    for (size_t b = 0; b < nblocks; b++) {
+        uint64_t first = (uint64_t)b * W + off + 1, last = first + c->workers - 1;
+        if (first > ids)
+            break;
+        if (last > ids)
+            last = ids;
+        quern__vu_range__init(&rs[n]);
+        rs[n].first = (uint32_t)first;
+        rs[n].count = (uint32_t)(last - first + 1);
+        vus += rs[n].count;
+        rp[n] = &rs[n];
+        n++;
+    }
+    sr->vu_ranges = rp;
+    sr->n_vu_ranges = n;
+    sr->workers = c->workers;
+    c->in_run = 1;
+    r->running_known = 0;
+    c->vus = vus;
+    c->active = c->active_peak = c->started = 0;
+    snprintf(c->status, sizeof(c->status), "running");
+    if (peer_send(&c->link, env) != 0)
+        agents_lost(r, c, "cannot send the run");
+    xfree(rs);
+    xfree(rp);
+}
+
+/* The run's first lines: on how many agents and workers (np, W), the load
+ * of its ids VU ids, the bundle. Nothing with --quiet. */
+static void say_starting(const run *r, unsigned np, unsigned W, unsigned ids)
+{
+    char what[256];
+
+    if (r->o.quiet)
+        return;
+    if (r->o.nrate_stages > 0) {
+        char rb[256];
+        fprintf(stderr,
+                "quern: starting %s on %u agent(s), %u worker(s), arrivals %s (%llu in all), a "
+                "pool of %u VUs (%u created first)\n",
+                r->o.script, np, W,
+                rate_stages_format(r->o.rate_stages, r->o.nrate_stages, rb, sizeof(rb)),
+                (unsigned long long)rate_total(r->o.rate_stages, r->o.nrate_stages), ids, r->o.vus);
+    } else if (r->o.nstages > 0)
+        fprintf(stderr,
+                "quern: starting %s on %u agent(s), %u worker(s), %zu stages up to %u VUs (%u VU "
+                "ids)\n",
+                r->o.script, np, W, r->o.nstages, r->o.vus, ids);
+    else
+        fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n", r->o.script,
+                np, W, r->o.vus);
+    fprintf(stderr, "quern: bundle: %s%s\n", bundle_describe(&r->bundle, what, sizeof(what)),
+            r->o.embedded ? ", linked by the local agent" : "");
+}
+
 static void start_run(run *r)
 {
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
@@ -203,7 +334,7 @@ static void start_run(run *r)
     Quern__RampStage **stp = xcalloc(r->o.nstages + 1, sizeof(*stp));
     Quern__RateStage *rtv = xcalloc(r->o.nrate_stages + 1, sizeof(*rtv));
     Quern__RateStage **rtp = xcalloc(r->o.nrate_stages + 1, sizeof(*rtp));
-    unsigned np = 0, W = 0, off = 0, ids = r->o.vu_ids;
+    unsigned np = 0, W = 0, off = 0, ids;
     char run_name[64];
 
     for (size_t i = 0; i < r->nconns && np < r->o.agents; i++)
@@ -219,58 +350,7 @@ static void start_run(run *r)
     }
     r->run_id = ((uint64_t)clock_wall_us() << 8) | 1;
     snprintf(run_name, sizeof(run_name), "%s", r->bundle.script_name);
-    sch.duration_us = (uint64_t)r->o.duration_us;
-    sch.ramp_up_us = (uint64_t)r->o.ramp_us;
-    sch.runs = r->o.runs;
-    sch.grace_us = (uint64_t)r->o.grace_us;
-    /* A staged load: every worker computes each of its VUs' start and
-     * leave times from the same list (common/stages.h). */
-    for (size_t i = 0; i < r->o.nstages; i++) {
-        quern__ramp_stage__init(&stv[i]);
-        stv[i].duration_us = (uint64_t)r->o.stages[i].dur_us;
-        stv[i].target_vus = r->o.stages[i].target;
-        stp[i] = &stv[i];
-    }
-    sch.stages = stp;
-    sch.n_stages = r->o.nstages;
-    sch.staged_vus = r->o.staged_ids;
-    /* --control: a closed load of --vus that `vus N` may raise to the
-     * ceiling; the ids beyond --vus wait, dormant, on their workers. With
-     * stages, the ceiling's ids come after the stages' own: the stages may
-     * have let every one of theirs go by the time of a vus N. */
-    if (r->ctl_vus_max > 0 && r->o.nstages > 0) {
-        sch.active_vus = r->o.vu_ids;
-        ids = r->o.vu_ids + r->ctl_vus_max;
-    } else if (r->ctl_vus_max > r->o.vus) {
-        sch.active_vus = r->o.vus;
-        ids = r->ctl_vus_max;
-    }
-    /* The open model: every worker computes its own arrivals (the k of its
-     * stripe) from the same global list; the pool has a VU a worker at
-     * least, so that every worker has a stripe. */
-    for (size_t i = 0; i < r->o.nrate_stages; i++) {
-        quern__rate_stage__init(&rtv[i]);
-        rtv[i].duration_us = (uint64_t)r->o.rate_stages[i].dur_us;
-        rtv[i].per_second = r->o.rate_stages[i].per_s;
-        rtp[i] = &rtv[i];
-    }
-    sch.rate_stages = rtp;
-    sch.n_rate_stages = r->o.nrate_stages;
-    if (r->o.nrate_stages > 0) {
-        r->pool_workers = W;
-        if (r->o.max_vus < W)
-            log_msg(LOG_WARN,
-                    "--max-vus %u is below the run's %u worker processes: each has a VU of "
-                    "the pool at least, so the pool is %u VUs",
-                    r->o.max_vus, W, W);
-        if (ids < W)
-            ids = W;
-        sch.arrival_stripes = W;
-        sch.open_vus = r->o.closed_vus > 0 ? 0 : r->o.vus;
-        sch.closed_vus = r->o.closed_vus;
-        sch.max_lag_us = (uint64_t)r->o.max_lag_us;
-        sch.runs = 0;
-    }
+    ids = fill_schedule(r, W, &sch, stv, stp, rtv, rtp);
     sr.run_id = r->run_id;
     sr.script_name = r->bundle.script_name;
     sr.script_display = (char *)r->o.script;
@@ -298,65 +378,11 @@ static void start_run(run *r)
     sr.setup_data.len = r->setup_len;
     env.body_case = QUERN__ENVELOPE__BODY_START_RUN;
     env.start_run = &sr;
-    /* Interleave: in each block of W consecutive global indices, agent a owns
-     * the contiguous run [off_a + 1, off_a + workers_a]. With stages, the
-     * indices are every id the stages use, the new ones of a later climb
-     * too. */
     for (unsigned a = 0; a < np; a++) {
-        aconn *c = part[a];
-        size_t nblocks = (ids + W - 1) / W, n = 0;
-        Quern__VuRange *rs = xcalloc(nblocks + 1, sizeof(*rs));
-        Quern__VuRange **rp = xcalloc(nblocks + 1, sizeof(*rp));
-        uint32_t vus = 0;
-
-        for (size_t b = 0; b < nblocks; b++) {
-            uint64_t first = (uint64_t)b * W + off + 1, last = first + c->workers - 1;
-            if (first > ids)
-                break;
-            if (last > ids)
-                last = ids;
-            quern__vu_range__init(&rs[n]);
-            rs[n].first = (uint32_t)first;
-            rs[n].count = (uint32_t)(last - first + 1);
-            vus += rs[n].count;
-            rp[n] = &rs[n];
-            n++;
-        }
-        off += c->workers;
-        sr.vu_ranges = rp;
-        sr.n_vu_ranges = n;
-        sr.workers = c->workers;
-        c->in_run = 1;
-        r->running_known = 0;
-        c->vus = vus;
-        c->active = c->active_peak = c->started = 0;
-        snprintf(c->status, sizeof(c->status), "running");
-        if (peer_send(&c->link, &env) != 0)
-            agents_lost(r, c, "cannot send the run");
-        xfree(rs);
-        xfree(rp);
+        send_share(r, part[a], &env, W, off, ids);
+        off += part[a]->workers;
     }
-    if (!r->o.quiet && r->o.nrate_stages > 0) {
-        char rb[256];
-        fprintf(stderr,
-                "quern: starting %s on %u agent(s), %u worker(s), arrivals %s (%llu in all), a "
-                "pool of %u VUs (%u created first)\n",
-                r->o.script, np, W,
-                rate_stages_format(r->o.rate_stages, r->o.nrate_stages, rb, sizeof(rb)),
-                (unsigned long long)rate_total(r->o.rate_stages, r->o.nrate_stages), ids, r->o.vus);
-    } else if (!r->o.quiet && r->o.nstages > 0)
-        fprintf(stderr,
-                "quern: starting %s on %u agent(s), %u worker(s), %zu stages up to %u VUs (%u VU "
-                "ids)\n",
-                r->o.script, np, W, r->o.nstages, r->o.vus, ids);
-    else if (!r->o.quiet)
-        fprintf(stderr, "quern: starting %s on %u agent(s), %u worker(s), %u VUs\n", r->o.script,
-                np, W, r->o.vus);
-    if (!r->o.quiet) {
-        char what[256];
-        fprintf(stderr, "quern: bundle: %s%s\n", bundle_describe(&r->bundle, what, sizeof(what)),
-                r->o.embedded ? ", linked by the local agent" : "");
-    }
+    say_starting(r, np, W, ids);
     r->phase = PHASE_START;
     r->phase_us = clock_mono_us();
     xfree(part);
