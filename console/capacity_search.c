@@ -413,13 +413,13 @@ void capacity_search_verdict(const capacity_search *cs, verdict *v)
     if (by != NULL && strcmp(by, "injector") == 0 && !cs->allow_saturation) {
         v->passed = 0;
         v->inconclusive = 1;
-        v->rc = 1; /* console/run.h's RUN_EXIT_FAILED */
+        v->rc = 1; /* console/runcmd.h's RUN_EXIT_FAILED */
         snprintf(v->why, sizeof(v->why), "inconclusive: %s%s",
                  capacity_search_why(cs, why, sizeof(why)), ev);
         return;
     }
     v->passed = capacity_search_found(cs, &k);
-    v->rc = v->passed ? 0 : 1; /* console/run.h's RUN_EXIT_OK, RUN_EXIT_FAILED */
+    v->rc = v->passed ? 0 : 1; /* console/runcmd.h's RUN_EXIT_OK, RUN_EXIT_FAILED */
     v->allowed = by != NULL && strcmp(by, "injector") == 0;
     snprintf(v->why, sizeof(v->why), "%s: %s%s%s", v->passed ? "passed" : "failed",
              capacity_search_why(cs, why, sizeof(why)),

@@ -11,7 +11,7 @@
 #include "console/preview.h"
 #include "console/ctl.h"
 #include "console/opts.h"
-#include "console/run.h"
+#include "console/runcmd.h"
 #include "console/scaffold.h"
 #include "reports/compare.h"
 #include "reports/report.h"
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "quern: cannot initialise libcurl\n");
             return 3;
         }
-        rc = preview_main(argc - 1, argv + 1);
+        rc = run_check(argc - 1, argv + 1);
         curl_global_cleanup();
         return rc;
     }

@@ -1,5 +1,4 @@
-/* preview — `quern check`: the script loaded as a run would, nothing sent;
- * see preview.h. */
+/* preview — what `quern check` prints: what a run would do; see preview.h. */
 #include "console/preview.h"
 
 #include <string.h>
@@ -9,7 +8,6 @@
 #include "common/rate.h"
 #include "common/redact.h"
 #include "common/termsafe.h"
-#include "console/run.h"
 #include "console/tplot.h"
 #include "agent/preflight.h"
 
@@ -82,9 +80,9 @@ static void print_scens(const preflight *pf)
 
 /* VUs of the closed model at t: the run's (--vus with its ramp-up, or
  * --stages), when a scenario plays them, and the scenarios' own stages. */
-static double closed_at(const run *r, int64_t t)
+static double closed_at(const preview_input *in, int64_t t)
 {
-    const run_opts *o = &r->o;
+    const run_opts *o = in->o;
     double n = 0;
     unsigned vus = o->closed_vus > 0 ? o->closed_vus : o->vus;
 
@@ -93,7 +91,7 @@ static double closed_at(const run *r, int64_t t)
     } else if (o->nstages > 0) {
         n = stages_target(o->stages, o->nstages, t);
         vus = 0;
-    } else if (r->pf->has_shared == 0) {
+    } else if (in->pf->has_shared == 0) {
         vus = 0;
     }
     if (vus > 0) {
@@ -101,44 +99,44 @@ static double closed_at(const run *r, int64_t t)
         double started = o->ramp_us > 0 ? (double)t * vus / (double)o->ramp_us + 1 : vus;
         n = started < vus ? (double)(unsigned)started : vus;
     }
-    for (size_t i = 0; i < r->pf->nscens; i++)
-        if (r->pf->scens[i].nstages > 0)
-            n += stages_target(r->pf->scens[i].stages, r->pf->scens[i].nstages, t);
+    for (size_t i = 0; i < in->pf->nscens; i++)
+        if (in->pf->scens[i].nstages > 0)
+            n += stages_target(in->pf->scens[i].stages, in->pf->scens[i].nstages, t);
     return n;
 }
 
 /* The largest of f over the slice [a, b), from a few points of it. */
-static double slice_max(const run *r, int open, int64_t a, int64_t b)
+static double slice_max(const preview_input *in, int open, int64_t a, int64_t b)
 {
     double m = 0;
 
     for (int k = 0; k <= 4; k++) {
         int64_t t = a + (b - a) * k / 4 - (k == 4);
-        double v = open ? rate_at(r->o.rate_stages, r->o.nrate_stages, t) : closed_at(r, t);
+        double v = open ? rate_at(in->o->rate_stages, in->o->nrate_stages, t) : closed_at(in, t);
         if (v > m)
             m = v;
     }
     return m;
 }
 
-static void plot(const run *r, int open, int64_t total_us)
+static void plot(const preview_input *in, int open, int64_t total_us)
 {
     double y[TPLOT_COLS];
 
     for (size_t i = 0; i < TPLOT_COLS; i++)
-        y[i] = slice_max(r, open, total_us * (int64_t)i / TPLOT_COLS,
+        y[i] = slice_max(in, open, total_us * (int64_t)i / TPLOT_COLS,
                          total_us * (int64_t)(i + 1) / TPLOT_COLS);
     tplot_draw(stdout, y, TPLOT_COLS, TPLOT_ROWS, total_us, open ? "/s" : "VUs");
 }
 
-static void print_load(const run *r)
+static void print_load(const preview_input *in)
 {
-    const run_opts *o = &r->o;
+    const run_opts *o = in->o;
     char a[64], b[64];
     int64_t total = o->duration_us;
 
-    for (size_t i = 0; i < r->pf->nscens; i++) {
-        int64_t len = stages_total_us(r->pf->scens[i].stages, r->pf->scens[i].nstages);
+    for (size_t i = 0; i < in->pf->nscens; i++) {
+        int64_t len = stages_total_us(in->pf->scens[i].stages, in->pf->scens[i].nstages);
         if (len > total)
             total = len;
     }
@@ -148,10 +146,10 @@ static void print_load(const run *r)
         if (o->closed_vus > 0)
             printf(", with %u VUs playing the other scenarios", o->closed_vus);
         printf(", for %s\n", dur_format(len > total ? len : total, a, sizeof(a)));
-        plot(r, 1, len > total ? len : total);
+        plot(in, 1, len > total ? len : total);
         if (o->closed_vus == 0)
             return;
-    } else if (r->pf->has_shared == 0) {
+    } else if (in->pf->has_shared == 0) {
         printf("load: the scenarios' own stages, %s\n", dur_format(total, a, sizeof(a)));
     } else if (o->nstages > 0) {
         printf("load: stages %s, %s\n", stages_format(o->stages, o->nstages, a, sizeof(a)),
@@ -171,29 +169,31 @@ static void print_load(const run *r)
             printf(", at most %u run%s each", o->runs, o->runs == 1 ? "" : "s");
         putchar('\n');
     }
-    plot(r, 0, total);
+    plot(in, 0, total);
 }
 
-static void print_thresholds(const run *r)
+static void print_thresholds(const preview_input *in)
 {
     char safe[512], where[512];
 
     printf("thresholds:\n");
-    for (size_t i = 0; i < r->o.nth; i++)
-        printf("  %-40s %s\n", termsafe(r->o.th[i]->expr, safe, sizeof(safe)),
-               r->th_src[i] == NULL ? "--threshold" : termsafe(r->th_src[i], where, sizeof(where)));
-    if (r->o.nth == 0)
+    for (size_t i = 0; i < in->o->nth; i++)
+        printf("  %-40s %s\n", termsafe(in->o->th[i]->expr, safe, sizeof(safe)),
+               in->th_src[i] == NULL ? "--threshold"
+                                     : termsafe(in->th_src[i], where, sizeof(where)));
+    if (in->o->nth == 0)
         printf("  none\n");
 }
 
 /* The custom metrics the script declares (quern.metric), when it has any. */
-static void print_metrics(const run *r)
+static void print_metrics(const preview_input *in)
 {
-    if (r->decl.nmetrics == 0)
+    if (in->decl->nmetrics == 0)
         return;
     printf("metrics:\n");
-    for (size_t i = 0; i < r->decl.nmetrics; i++)
-        printf("  %-40s %s\n", r->decl.metrics[i].name, tally_kind_name(r->decl.metrics[i].kind));
+    for (size_t i = 0; i < in->decl->nmetrics; i++)
+        printf("  %-40s %s\n", in->decl->metrics[i].name,
+               tally_kind_name(in->decl->metrics[i].kind));
     putchar('\n');
 }
 
@@ -209,16 +209,16 @@ static const char *shown(const char *key, const char *v, char *buf, size_t len)
     return termsafe(red, buf, len);
 }
 
-static void print_props(const run *r)
+static void print_props(const preview_input *in)
 {
-    const loadinfo *li = &r->pf->info;
+    const loadinfo *li = &in->pf->info;
     char name[256], val[1024], where[512];
     size_t unread = 0;
 
     printf("properties:\n");
     for (size_t i = 0; i < li->nprops; i++) {
         const loadinfo_prop *p = &li->props[i];
-        const char *v = props_get(r->p, p->name);
+        const char *v = props_get(in->p, p->name);
         termsafe(p->name, name, sizeof(name));
         termsafe(p->where, where, sizeof(where));
         if (v != NULL)
@@ -232,8 +232,8 @@ static void print_props(const run *r)
     }
     if (li->nprops == 0)
         printf("  none asked for\n");
-    for (size_t i = 0; i < props_count(r->p); i++) {
-        const char *k = props_key(r->p, i);
+    for (size_t i = 0; i < props_count(in->p); i++) {
+        const char *k = props_key(in->p, i);
         size_t j = 0;
         while (j < li->nprops && strcmp(li->props[j].name, k) != 0)
             j++;
@@ -246,41 +246,27 @@ static void print_props(const run *r)
         putchar('\n');
 }
 
-int preview_main(int argc, char **argv)
+void preview_print(const preview_input *in)
 {
-    run r;
-    props *over = props_new();
-    /* not ERR_MAX: a script's error, whole (as quern run) (tests/lint/errrule.allow) */
-    char err[2048];
-    int is_script, rc = RUN_EXIT_USAGE;
-
-    run_init(&r, argc, argv);
-    r.keep_pf = 1;
-    if (opts_parse(&r.o, argc, argv, over) != 0)
-        goto out;
-    if (run_load(&r, over, err, sizeof(err), &is_script) != 0) {
-        if (strncmp(err, "quern run: ", 11) == 0) /* the load against a flag */
-            fprintf(stderr, "quern check: %s\n", err + 11);
-        else if (is_script)
-            fprintf(stderr, "%s\n", err); /* file:line: what, as a run says it */
-        else
-            fprintf(stderr, "quern check: %s\n", err);
-        goto out;
-    }
-    printf("%s: the run can start (nothing was sent)\n\n", r.o.script);
-    print_scens(r.pf);
+    printf("%s: the run can start (nothing was sent)\n\n", in->o->script);
+    print_scens(in->pf);
     putchar('\n');
-    print_load(&r);
+    print_load(in);
     putchar('\n');
-    print_thresholds(&r);
+    print_thresholds(in);
     putchar('\n');
-    print_metrics(&r);
-    print_props(&r);
-    printf("\n%u warning%s\n", r.nwarnings, r.nwarnings == 1 ? "" : "s");
+    print_metrics(in);
+    print_props(in);
+    printf("\n%u warning%s\n", in->nwarnings, in->nwarnings == 1 ? "" : "s");
     fflush(stdout);
-    rc = RUN_EXIT_OK;
-out:
-    run_free(&r);
-    props_free(over);
-    return rc;
+}
+
+void preview_refused(const char *err, int is_script)
+{
+    if (strncmp(err, "quern run: ", 11) == 0) /* the load against a flag */
+        fprintf(stderr, "quern check: %s\n", err + 11);
+    else if (is_script)
+        fprintf(stderr, "%s\n", err); /* file:line: what, as a run says it */
+    else
+        fprintf(stderr, "quern check: %s\n", err);
 }

@@ -13,6 +13,7 @@
 #include "common/mem.h"
 #include "common/memsize.h"
 #include "console/finish.h"
+#include "console/preview.h"
 #include "console/rundb.h"
 #include "console/threshtally.h"
 #include "console/scan.h"
@@ -404,4 +405,29 @@ out:
     run_free(&r);
     props_free(over);
     return r.rc;
+}
+
+int run_check(int argc, char **argv)
+{
+    run r;
+    props *over = props_new();
+    /* not ERR_MAX: a script's error, whole (as quern run) (tests/lint/errrule.allow) */
+    char err[2048];
+    int is_script, rc = RUN_EXIT_USAGE;
+
+    run_init(&r, argc, argv);
+    r.keep_pf = 1;
+    if (opts_parse(&r.o, argc, argv, over) != 0)
+        goto out;
+    if (run_load(&r, over, err, sizeof(err), &is_script) != 0) {
+        preview_refused(err, is_script);
+        goto out;
+    }
+    preview_print(
+        &(preview_input){&r.o, r.pf, (const char *const *)r.th_src, &r.decl, r.p, r.nwarnings});
+    rc = RUN_EXIT_OK;
+out:
+    run_free(&r);
+    props_free(over);
+    return rc;
 }

@@ -39,6 +39,7 @@
 #include "console/opts.h"
 #include "console/out.h"
 #include "console/rollwin.h"
+#include "console/runcmd.h"
 #include "console/selfload.h"
 #include "console/serve/ctlsrv.h"
 #include "console/serve/metrics.h"
@@ -48,14 +49,6 @@
 #include "proto/interval_window.h"
 #include "store/db.h"
 #include "store/monitor_db.h"
-
-/** Exit statuses of quern run (documented in docs/running.md and `quern help run`). */
-enum run_exit {
-    RUN_EXIT_OK = 0,     /**< the run completed (or was stopped by the user) */
-    RUN_EXIT_FAILED = 1, /**< a threshold failed, a regression, or a degraded run */
-    RUN_EXIT_USAGE = 2,  /**< a usage error or a script error: nothing was sent */
-    RUN_EXIT_START = 3,  /**< the run could not start or was aborted */
-};
 
 /** One run of the console. */
 typedef struct run {
@@ -134,8 +127,6 @@ typedef struct run {
     unsigned nwarnings;             /**< warnings the script's check printed (console/scan.h) */
 } run;
 
-/** Runs the command; argv[0] is "run". Returns the exit status. */
-int run_main(int argc, char **argv);
 /** What a run does before it starts anything, and all `quern check` does
  *  (console/preview.h): reads the properties into r->p (the file, then over;
  *  each within what an agent takes, agent/runchk.h), loads the script as every worker will

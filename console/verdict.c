@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "console/run.h"
+#include "console/runcmd.h"
 
 size_t verdict_defaults(const thresh *const *ts, size_t nt, int allow_errors, size_t nsteps,
                         const char *exprs[2])

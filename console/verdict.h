@@ -112,7 +112,7 @@ typedef struct verdict {
                                     then 0) */
     int allowed;               /**< 1 when --allow-saturation judged as usual a run that would
                                     have been inconclusive by rule 4 or 7 */
-    int rc;                    /**< exit status (console/run.h's run_exit) */
+    int rc;                    /**< exit status (console/runcmd.h's run_exit) */
     char why[VERDICT_WHY_MAX]; /**< "failed: threshold p95<500ms: p95 = ..." */
 } verdict;
 

@@ -1,11 +1,10 @@
-/* quern check (console/preview.c) on a script file, its stdout and stderr
- * caught: a script that can run says so and prints its scenario and steps
- * with their test ids, the load the flags give, the thresholds (the
- * script's and the defaults), the metrics it declares, the properties it
- * asks for (given, the default, a secret masked) and those given that it
- * does not ask for, its warnings counted; a broken script exits 2 with its
- * file:line, a bad flag exits 2 naming it. Whether a check sends nothing
- * is tests/e2e/check.sh's. */
+/* quern check (run_check, console/runcmd.h, which prints through console/preview.c) on a script
+ * file, its stdout and stderr caught: a script that can run says so and prints its scenario and
+ * steps with their test ids, the load the flags give, the thresholds (the script's and the
+ * defaults), the metrics it declares, the properties it asks for (given, the default, a secret
+ * masked) and those given that it does not ask for, its warnings counted; a broken script exits 2
+ * with its file:line, a bad flag exits 2 naming it. Whether a check sends nothing is
+ * tests/e2e/check.sh's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +17,7 @@
 #include <unistd.h>
 
 #include "common/mem.h"
-#include "console/preview.h"
+#include "console/runcmd.h"
 
 #include "tests/unit/scriptfile.h"
 
@@ -61,7 +60,7 @@ static void check(call *c, const char *first, ...)
     dup2(fileno(o), STDOUT_FILENO);
     dup2(fileno(e), STDERR_FILENO);
     optind = 0; /* getopt afresh: an earlier call parsed too */
-    c->rc = preview_main(argc, argv);
+    c->rc = run_check(argc, argv);
     fflush(stdout);
     fflush(stderr);
     dup2(out, STDOUT_FILENO);
