@@ -106,6 +106,7 @@ static void check_abort(run *r)
 static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late)
 {
     run *r = ud;
+    out_run ov;
 
     rundb_second(r, second, sum);
     rundb_little(r, second, sum);
@@ -129,7 +130,8 @@ static void on_second(void *ud, uint64_t second, const interval_sum *sum, int la
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
     webfeed_second(r, sum->steps, late);
-    out_second(r->outs, r, second, sum, late);
+    control_out_view(r, &ov);
+    out_second(r->outs, &ov, second, sum, late);
     rollwin_second(r->roll, second, sum, late);
     /* a capacity step judged on its own seconds; the first that fails ends the search */
     if (r->cap != NULL &&
@@ -151,6 +153,18 @@ static void on_second(void *ud, uint64_t second, const interval_sum *sum, int la
 void control_flush(run *r, int force)
 {
     interval_window_flush(&r->win, agents_running(r), force);
+}
+
+void control_out_view(const run *r, out_run *v)
+{
+    *v = (out_run){r->run_id,
+                   r->nsteps,
+                   (const char *const *)r->ids,
+                   (const char *const *)r->names,
+                   r->nscens,
+                   (const char *const *)r->scen_names,
+                   r->o.db.tags,
+                   r->have_agg ? &r->agg : NULL};
 }
 
 void control_interval(run *r, aconn *c, const Quern__Interval *m)

@@ -20,6 +20,7 @@
 #define QUERN_CONTROL_H
 
 #include "console/agents.h"
+#include "console/out.h"
 
 struct run;
 
@@ -55,5 +56,8 @@ void control_steps_def(struct run *r, aconn *c, const Quern__StepsDef *sd);
 void control_interval(struct run *r, aconn *c, const Quern__Interval *m);
 /** Merges the seconds every running agent has sent (force: all of them). */
 void control_flush(struct run *r, int force);
+/** Fills v with the run as its --out pushes see it (console/out.h),
+ *  borrowed from r until r changes. */
+void control_out_view(const struct run *r, out_run *v);
 
 #endif

@@ -18,7 +18,6 @@
 #include "console/outinflux.h"
 #include "console/outjsonl.h"
 #include "console/outprw.h"
-#include "console/run.h"
 
 enum kind { KIND_JSONL, KIND_INFLUX, KIND_PRW };
 
@@ -399,48 +398,48 @@ static void push_all(outs *s, const out_input *in)
 }
 
 /* The input common to a second and the end; scens is filled here
- * (r->nsteps entries). */
-static void input_init(const outs *s, const run *r, out_input *in, const char **scens)
+ * (v->nsteps entries). */
+static void input_init(const outs *s, const out_run *v, out_input *in, const char **scens)
 {
     memset(in, 0, sizeof(*in));
     in->run = s->run;
-    in->run_id = r->run_id;
-    in->nsteps = r->nsteps;
-    in->names = (const char *const *)r->names;
-    for (size_t i = 0; i < r->nsteps; i++) {
+    in->run_id = v->run_id;
+    in->nsteps = v->nsteps;
+    in->names = v->names;
+    for (size_t i = 0; i < v->nsteps; i++) {
         scens[i] = "";
         /* "SC-<scenario>-STEP-<n>" names its scenario */
-        for (size_t j = 0; j < r->nscens; j++) {
-            size_t n = strlen(r->scen_names[j]);
-            if (strncmp(r->ids[i], "SC-", 3) == 0 &&
-                strncmp(r->ids[i] + 3, r->scen_names[j], n) == 0 &&
-                strncmp(r->ids[i] + 3 + n, "-STEP-", 6) == 0)
-                scens[i] = r->scen_names[j];
+        for (size_t j = 0; j < v->nscens; j++) {
+            size_t n = strlen(v->scen_names[j]);
+            if (strncmp(v->ids[i], "SC-", 3) == 0 &&
+                strncmp(v->ids[i] + 3, v->scen_names[j], n) == 0 &&
+                strncmp(v->ids[i] + 3 + n, "-STEP-", 6) == 0)
+                scens[i] = v->scen_names[j];
         }
     }
     in->scens = scens;
-    in->tags = r->o.db.tags;
-    in->a = &r->agg;
+    in->tags = v->tags;
+    in->a = v->a;
     in->vus_max = s->vus_max;
     in->now_ns = now_ns();
 }
 
-void out_second(outs *s, const run *r, uint64_t second, const interval_sum *sum, int late)
+void out_second(outs *s, const out_run *v, uint64_t second, const interval_sum *sum, int late)
 {
     const char **scens;
     out_input in;
 
     if (s == NULL)
         return;
-    scens = xcalloc(r->nsteps + 1, sizeof(*scens));
-    input_init(s, r, &in, scens);
+    scens = xcalloc(v->nsteps + 1, sizeof(*scens));
+    input_init(s, v, &in, scens);
     in.second = second;
     in.late = late;
     in.steps = sum->steps;
     in.vus = sum->active_vus;
     for (size_t i = 0; sum->arrivals != NULL && i < sum->nscens; i++)
         rate_counts_add(&in.arrivals, &sum->arrivals[i]);
-    in.has_arrivals = agg_arrivals_all(&r->agg, &(rate_counts){0});
+    in.has_arrivals = agg_arrivals_all(v->a, &(rate_counts){0});
     in.tally = &sum->tally;
     in.seconds = 1;
     push_all(s, &in);
@@ -475,23 +474,23 @@ static void stop(output *op)
     }
 }
 
-void out_end(outs *s, const run *r)
+void out_end(outs *s, const out_run *v)
 {
     struct timespec deadline;
 
     if (s == NULL)
         return;
-    if (r->have_agg) {
-        const char **scens = xcalloc(r->nsteps + 1, sizeof(*scens));
+    if (v->a != NULL) {
+        const char **scens = xcalloc(v->nsteps + 1, sizeof(*scens));
         out_input in;
-        input_init(s, r, &in, scens);
+        input_init(s, v, &in, scens);
         in.final = 1;
-        in.second = r->agg.intervals;
-        in.steps = r->agg.total;
-        in.vus = r->agg.active_vus;
-        in.has_arrivals = agg_arrivals_all(&r->agg, &in.arrivals);
-        in.tally = &r->agg.tally;
-        in.seconds = (double)r->agg.elapsed_us / 1e6;
+        in.second = v->a->intervals;
+        in.steps = v->a->total;
+        in.vus = v->a->active_vus;
+        in.has_arrivals = agg_arrivals_all(v->a, &in.arrivals);
+        in.tally = &v->a->tally;
+        in.seconds = (double)v->a->elapsed_us / 1e6;
         push_all(s, &in);
         xfree(scens);
     }

@@ -21,8 +21,10 @@
  * Usage:
  *     if (out_check(&o) != 0) return 2;                  // after opts_parse
  *     outs *s = out_start(&o, err, sizeof(err));         // NULL: err
- *     ... each merged second: out_second(s, r, second, sum, late);
- *     out_end(s, r);   // the totals, the bounded wait, the warnings
+ *     ... each merged second: out_second(s, &v, second, sum, late);
+ *     out_end(s, &v);   // the totals, the bounded wait, the warnings
+ * where v, an out_run, is the run as the pushes see it, filled by the run's
+ * control for each call (control_out_view, console/control.h).
  *     out_free(s); */
 #ifndef QUERN_OUT_H
 #define QUERN_OUT_H
@@ -74,6 +76,18 @@ typedef struct out_input {
     double seconds;           /**< the seconds tally covers (a counter's rate) */
 } out_input;
 
+/** The run as its pushes see it, borrowed from the run for one call. */
+typedef struct out_run {
+    uint64_t run_id;               /**< the run's id */
+    size_t nsteps;                 /**< entries of ids and names */
+    const char *const *ids;        /**< borrowed: the steps' test ids */
+    const char *const *names;      /**< borrowed: their full names */
+    size_t nscens;                 /**< entries of scen_names */
+    const char *const *scen_names; /**< borrowed: the scenarios' names */
+    const props *tags;             /**< borrowed: --tag pairs, or NULL */
+    const agg *a; /**< borrowed: the totals so far; NULL before the steps are known */
+} out_run;
+
 /** The outputs of a run; opaque. */
 typedef struct outs outs;
 
@@ -85,15 +99,14 @@ int out_check(const run_opts *o);
  *  (not an error: *err is then ""), or NULL with a message in err. */
 outs *out_start(const run_opts *o, char *err, size_t errlen);
 
-/** Queues one merged second for every output. Loop thread only; s may be
- *  NULL. run is the console's struct run (console/run.h). */
-struct run;
-void out_second(outs *s, const struct run *r, uint64_t second, const interval_sum *sum, int late);
+/** Queues one merged second of the run v for every output (v->a not
+ *  NULL). Loop thread only; s may be NULL. */
+void out_second(outs *s, const out_run *v, uint64_t second, const interval_sum *sum, int late);
 
-/** Queues the totals, waits OUT_END_WAIT_MS at most for every output to
- *  send what is pending, stops the threads and warns once per output that
- *  lost pushes. NULL is fine. */
-void out_end(outs *s, const struct run *r);
+/** Queues the totals of the run v (none when v->a is NULL), waits
+ *  OUT_END_WAIT_MS at most for every output to send what is pending, stops
+ *  the threads and warns once per output that lost pushes. NULL s is fine. */
+void out_end(outs *s, const out_run *v);
 
 /** Frees s (stopping its threads if out_end was not called). NULL is fine. */
 void out_free(outs *s);

@@ -269,6 +269,7 @@ void run_init(run *r, int argc, char **argv)
 int run_main(int argc, char **argv)
 {
     run r;
+    out_run ov;
     props *over = props_new();
     /* not ERR_MAX: a script's error, whole, or "results database: " and dberr[1900]
      * (tests/lint/errrule.allow) */
@@ -385,7 +386,8 @@ int run_main(int argc, char **argv)
         goto out;
     }
     finish_run(&r);
-    out_end(r.outs, &r); /* the totals, and at most OUT_END_WAIT_MS for the pending pushes */
+    control_out_view(&r, &ov);
+    out_end(r.outs, &ov); /* the totals, and at most OUT_END_WAIT_MS for the pending pushes */
     if (r.have_agg)
         metrics_update(r.metrics, &r.agg, (const char *const *)r.ids, (const char *const *)r.names,
                        r.o.th, r.o.nth);
