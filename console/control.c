@@ -15,7 +15,6 @@
 #include "common/rate.h"
 #include "console/rundb.h"
 #include "console/run.h"
-#include "console/webfeed.h"
 
 static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late);
 
@@ -106,6 +105,7 @@ static void check_abort(run *r)
 static void on_second(void *ud, uint64_t second, const interval_sum *sum, int late)
 {
     run *r = ud;
+    webfeed_run wv;
     out_run ov;
 
     rundb_second(r, second, sum);
@@ -129,7 +129,8 @@ static void on_second(void *ud, uint64_t second, const interval_sum *sum, int la
                     steering_is_paused(&r->steer));
     metrics_update(r->metrics, &r->agg, (const char *const *)r->ids, (const char *const *)r->names,
                    r->o.th, r->o.nth);
-    webfeed_second(r, sum->steps, late);
+    control_web_view(r, &wv);
+    webfeed_second(&wv, sum->steps, late);
     control_out_view(r, &ov);
     out_second(r->outs, &ov, second, sum, late);
     rollwin_second(r->roll, second, sum, late);
@@ -165,6 +166,22 @@ void control_out_view(const run *r, out_run *v)
                    (const char *const *)r->scen_names,
                    r->o.db.tags,
                    r->have_agg ? &r->agg : NULL};
+}
+
+void control_web_view(const run *r, webfeed_run *v)
+{
+    *v = (webfeed_run){r->web,
+                       r->have_agg ? &r->agg : NULL,
+                       (const char *const *)r->ids,
+                       (const char *const *)r->names,
+                       (const thresh *const *)r->o.th,
+                       r->o.nth,
+                       r->roll,
+                       (const aconn *const *)r->conns,
+                       r->nconns,
+                       steering_vus_asked(&r->steer, r->o.vus),
+                       steering_is_paused(&r->steer),
+                       r->o.duration_us};
 }
 
 void control_interval(run *r, aconn *c, const Quern__Interval *m)

@@ -21,6 +21,7 @@
 
 #include "console/agents.h"
 #include "console/out.h"
+#include "console/webfeed.h"
 
 struct run;
 
@@ -59,5 +60,8 @@ void control_flush(struct run *r, int force);
 /** Fills v with the run as its --out pushes see it (console/out.h),
  *  borrowed from r until r changes. */
 void control_out_view(const struct run *r, out_run *v);
+/** Fills v with the run as the live page's feed sees it
+ *  (console/webfeed.h), borrowed from r until r changes. */
+void control_web_view(const struct run *r, webfeed_run *v);
 
 #endif

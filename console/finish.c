@@ -11,6 +11,7 @@
 #include "common/mem.h"
 #include "console/agents.h"
 #include "console/blame.h"
+#include "console/control.h"
 #include "console/delivery.h"
 #include "console/gather.h"
 #include "console/jcases.h"
@@ -136,6 +137,7 @@ void finish_run(run *r)
     /* not ERR_MAX: the run's messages, as long as run_load's (tests/lint/errrule.allow) */
     char err[2048], why_sat[INTERVAL_SUM_LOAD_NAME + 96], why_stop[96], run_name[256];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
+    webfeed_run wv;
 
     capacity_search_end(r->cap, (const thresh *const *)r->o.th, r->nth_user,
                         (const char *const *)r->ids, (const char *const *)r->names);
@@ -278,7 +280,8 @@ void finish_run(run *r)
         fprintf(stderr, "quern run: --summary-json: %s\n", err);
         r->rc = RUN_EXIT_START;
     }
-    webfeed_final(r, &si);
+    control_web_view(r, &wv);
+    webfeed_final(&wv, &si);
     xfree(rs);
     json_decref(cap_json);
 }

@@ -20,6 +20,7 @@
 #include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
+#include "console/control.h"
 #include "console/run.h"
 #include "console/summary.h"
 #include "console/thresh.h"
@@ -141,6 +142,24 @@ static void steps_known(fx *x)
     x->r.have_agg = 1;
 }
 
+/* The feed handed the run as its control hands it (control_web_view). */
+static void feed_second(fx *x, const step_stats *st, int late)
+{
+    webfeed_run v;
+
+    control_web_view(&x->r, &v);
+    webfeed_second(&v, st, late);
+}
+
+/* The same at the end. */
+static void feed_final(fx *x, const summary_info *si)
+{
+    webfeed_run v;
+
+    control_web_view(&x->r, &v);
+    webfeed_final(&v, si);
+}
+
 /* One merged second: step 0 n samples of 10 ms, step 1 none; handed. */
 static void second(fx *x, uint64_t n, int late)
 {
@@ -151,7 +170,7 @@ static void second(fx *x, uint64_t n, int late)
     x->st[0].count = n;
     hist_record_n(x->st[0].hist, 10000, n);
     agg_add(&x->r.agg, x->st, &runs, &missed, late ? 0 : 1000000, 7);
-    webfeed_second(&x->r, x->st, late);
+    feed_second(x, x->st, late);
 }
 
 /* GET /state.json, parsed. */
@@ -196,8 +215,8 @@ static void test_not_yet(void **state)
     fx *x = *state;
     json_t *j;
 
-    webfeed_second(&x->r, NULL, 0);
-    webfeed_final(&x->r, &(summary_info){.status = "aborted"});
+    feed_second(x, NULL, 0);
+    feed_final(x, &(summary_info){.status = "aborted"});
     j = page_state(x);
     assert_true(json_is_null(json_object_get(j, "run")));
     assert_int_equal(json_array_size(json_object_get(j, "steps")), 0);
@@ -301,7 +320,7 @@ static void test_final(void **state)
     si.nthresholds = 2;
     si.verdict_passed = 0;
     si.verdict = "failed: a threshold";
-    webfeed_final(&x->r, &si);
+    feed_final(x, &si);
     j = page_state(x);
     assert_true(json_is_true(json_object_get(j, "final")));
     assert_false(json_is_true(json_object_get(at(j, "thresholds", 0), "passed")));
