@@ -158,30 +158,30 @@ void control_flush(run *r, int force)
 
 void control_out_view(const run *r, out_run *v)
 {
-    *v = (out_run){r->run_id,
-                   r->nsteps,
-                   (const char *const *)r->ids,
-                   (const char *const *)r->names,
-                   r->nscens,
-                   (const char *const *)r->scen_names,
-                   r->o.db.tags,
-                   r->have_agg ? &r->agg : NULL};
+    *v = (out_run){.run_id = r->run_id,
+                   .nsteps = r->nsteps,
+                   .ids = (const char *const *)r->ids,
+                   .names = (const char *const *)r->names,
+                   .nscens = r->nscens,
+                   .scen_names = (const char *const *)r->scen_names,
+                   .tags = r->o.db.tags,
+                   .a = r->have_agg ? &r->agg : NULL};
 }
 
 void control_web_view(const run *r, webfeed_run *v)
 {
-    *v = (webfeed_run){r->web,
-                       r->have_agg ? &r->agg : NULL,
-                       (const char *const *)r->ids,
-                       (const char *const *)r->names,
-                       (const thresh *const *)r->o.th,
-                       r->o.nth,
-                       r->roll,
-                       (const aconn *const *)r->conns,
-                       r->nconns,
-                       steering_vus_asked(&r->steer, r->o.vus),
-                       steering_is_paused(&r->steer),
-                       r->o.duration_us};
+    *v = (webfeed_run){.web = r->web,
+                       .a = r->have_agg ? &r->agg : NULL,
+                       .ids = (const char *const *)r->ids,
+                       .names = (const char *const *)r->names,
+                       .th = (const thresh *const *)r->o.th,
+                       .nth = r->o.nth,
+                       .roll = r->roll,
+                       .conns = (const aconn *const *)r->conns,
+                       .nconns = r->nconns,
+                       .vus_max = steering_vus_asked(&r->steer, r->o.vus),
+                       .paused = steering_is_paused(&r->steer),
+                       .planned_us = r->o.duration_us};
 }
 
 void control_interval(run *r, aconn *c, const Quern__Interval *m)
@@ -206,6 +206,27 @@ void control_interval(run *r, aconn *c, const Quern__Interval *m)
     }
 }
 
+void control_steering_view(run *r, steering_run *v)
+{
+    *v = (steering_run){.s = &r->steer,
+                        .ctl = r->ctl,
+                        .r = r,
+                        .run_id = r->run_id,
+                        .go_us = r->go_us,
+                        .planned_us = r->o.duration_us,
+                        .under_way = r->phase == PHASE_RUN,
+                        .stopping = r->stop_us != 0};
+}
+
+/* --control takes commands from Go to the end of the load (steering.h). */
+static void mark_running(run *r, int on)
+{
+    steering_run v;
+
+    control_steering_view(r, &v);
+    steering_running(&v, on);
+}
+
 void control_stop(run *r, const char *reason, int immediate)
 {
     Quern__Envelope env = QUERN__ENVELOPE__INIT;
@@ -217,7 +238,7 @@ void control_stop(run *r, const char *reason, int immediate)
     env.body_case = QUERN__ENVELOPE__BODY_STOP;
     env.stop = &st;
     agents_send_all(r, &env);
-    steering_running(r, 0); /* the load ends: nothing more to steer */
+    mark_running(r, 0); /* the load ends: nothing more to steer */
     if (r->stop_us == 0)
         r->stop_us = clock_mono_us();
 }
@@ -468,14 +489,14 @@ static void send_go(run *r)
     start_monitor(r);
     if (r->have_agg)
         selfload_start(&r->self, r->loop, &r->agg.console);
-    steering_running(r, 1);
+    mark_running(r, 1);
     if (r->interrupted)
         control_stop(r, "interrupted", 0);
 }
 
 static void end_phase(run *r)
 {
-    steering_running(r, 0);
+    mark_running(r, 0);
     take_monitor(r);
     monitor_stop(r->monitor);
     r->monitor = NULL;
@@ -586,6 +607,23 @@ void control_interrupt(run *r, int signum)
 static void on_sig(struct ev_loop *loop, ev_signal *w, int revents)
 {
     control_interrupt(w->data, w->signum);
+}
+
+/* The loop carries out one --control command (ctlsrv_carry_fn); a stop
+ * stops the run as SIGTERM does. */
+static void carry_out(void *arg, const ctlsrv_cmd *c)
+{
+    run *r = arg;
+    steering_run v;
+
+    control_steering_view(r, &v);
+    if (steering_carry(&v, c) == STEERING_STOP)
+        control_interrupt(r, CONTROL_STOP_CTL);
+}
+
+void control_attach(run *r)
+{
+    ctlsrv_attach(r->ctl, r->loop, carry_out, r);
 }
 
 void control_start(run *r)

@@ -21,6 +21,7 @@
 
 #include "console/agents.h"
 #include "console/out.h"
+#include "console/steering.h"
 #include "console/webfeed.h"
 
 struct run;
@@ -37,6 +38,9 @@ struct run;
 /** Where the run stands. */
 enum run_phase { PHASE_WAIT, PHASE_START, PHASE_RUN, PHASE_END };
 
+/** Has run->ctl's commands carried out on run->loop (no --control:
+ *  nothing): console/steering.h steers, a stop stops the run here. */
+void control_attach(struct run *r);
 /** Starts the tick and the signal watchers on run->loop, in PHASE_WAIT. */
 void control_start(struct run *r);
 /** Stops the watchers control_start started (safe when it did not run). */
@@ -63,5 +67,8 @@ void control_out_view(const struct run *r, out_run *v);
 /** Fills v with the run as the live page's feed sees it
  *  (console/webfeed.h), borrowed from r until r changes. */
 void control_web_view(const struct run *r, webfeed_run *v);
+/** Fills v with the run as steering sees it (console/steering.h),
+ *  borrowed from r until r changes. */
+void control_steering_view(struct run *r, steering_run *v);
 
 #endif

@@ -372,7 +372,7 @@ int run_main(int argc, char **argv)
     if (r.o.embedded && local_agent_start(&r.la, r.port, r.o.workers, err, sizeof(err)) != 0)
         goto fail;
     r.loop = ev_loop_new(EVFLAG_AUTO);
-    steering_attach(&r);
+    control_attach(&r);
     web_set_control(r.web, r.ctl);
     agents_watch(&r);
     control_start(&r);

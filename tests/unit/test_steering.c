@@ -1,8 +1,8 @@
 /* --control's commands carried out on the run's loop (console/steering.c),
- * on a run with no agent and no database: a pause and its time left out of
- * the run's, a resume, vus N remembered, a rate, and nothing steered before
- * the run is under way or past its planned end. The .c is included to reach
- * the function the endpoint is handed. */
+ * on a run with no agent and no database, seen as its control hands it
+ * (control_steering_view): a pause and its time left out of the run's, a
+ * resume, vus N remembered, a rate, a stop handed back, and nothing steered
+ * before the run is under way or past its planned end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "console/steering.c"
+#include "common/clock.h"
+#include "console/control.h"
+#include "console/run.h"
 
 static void run_at(run *r, int64_t since_go_us)
 {
@@ -19,6 +21,15 @@ static void run_at(run *r, int64_t since_go_us)
     run_init(r, 1, argv);
     r->phase = PHASE_RUN;
     r->go_us = clock_mono_us() - since_go_us;
+}
+
+/* Carries out c on r as the loop does. */
+static enum steering_next carry_out(run *r, const ctlsrv_cmd *c)
+{
+    steering_run v;
+
+    control_steering_view(r, &v);
+    return steering_carry(&v, c);
 }
 
 static void test_pause_resume(void **state)
@@ -53,10 +64,28 @@ static void test_vus_rate(void **state)
 
     run_at(&r, 1000000);
     assert_int_equal(steering_vus_asked(&r.steer, 10), 10); /* none yet: the planned */
-    carry_out(&r, &vus);
+    assert_int_equal(carry_out(&r, &vus), STEERING_GO_ON);
     assert_int_equal(steering_vus_asked(&r.steer, 10), 42);
-    carry_out(&r, &rate);
+    assert_int_equal(carry_out(&r, &rate), STEERING_GO_ON);
     assert_int_equal(r.steer.seq, 2);
+    run_free(&r);
+}
+
+/* A stop is handed back, for the control to stop the run; once the run is
+ * stopping, nothing more is steered. */
+static void test_stop(void **state)
+{
+    run r;
+    ctlsrv_cmd stop = {CTLSRV_STOP, 0, 0};
+    ctlsrv_cmd vus = {QUERN__STEER__KIND__VUS, 42, 0};
+
+    run_at(&r, 1000000);
+    assert_int_equal(carry_out(&r, &stop), STEERING_STOP);
+    assert_int_equal(r.steer.seq, 1);
+    r.stop_us = clock_mono_us(); /* the control's Stop */
+    assert_int_equal(carry_out(&r, &vus), STEERING_GO_ON);
+    assert_int_equal(steering_vus_asked(&r.steer, 10), 10);
+    assert_int_equal(r.steer.seq, 1);
     run_free(&r);
 }
 
@@ -84,6 +113,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pause_resume),
         cmocka_unit_test(test_vus_rate),
+        cmocka_unit_test(test_stop),
         cmocka_unit_test(test_not_now),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
