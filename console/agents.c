@@ -20,7 +20,6 @@
 #include "common/mem.h"
 #include "common/ratelog.h"
 #include "common/version.h"
-#include "console/control.h"
 #include "console/run.h"
 #include "proto/seal.h"
 
@@ -223,7 +222,7 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
         break;
     case QUERN__ENVELOPE__BODY_STEPS_DEF:
         if (c->in_run && env->steps_def->run_id == r->run_id)
-            control_steps_def(r, c, env->steps_def);
+            r->up->steps_def(r, c, env->steps_def);
         break;
     case QUERN__ENVELOPE__BODY_READY:
         if (!c->in_run || env->ready->run_id != r->run_id)
@@ -243,7 +242,7 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
         break;
     case QUERN__ENVELOPE__BODY_INTERVAL:
         if (c->in_run)
-            control_interval(r, c, env->interval);
+            r->up->interval(r, c, env->interval);
         break;
     case QUERN__ENVELOPE__BODY_WORKER_STATE:
         if (c->in_run && env->worker_state->run_id == r->run_id) {
@@ -273,7 +272,7 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
             snprintf(c->status, sizeof(c->status), "%s", env->run_finished->status);
             if (env->run_finished->message[0])
                 log_msg(LOG_WARN, "agent %s finished: %s", c->name, env->run_finished->message);
-            control_flush(r, 0);
+            r->up->flush(r, 0);
         }
         break;
     default:

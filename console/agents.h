@@ -10,10 +10,12 @@
  * progress are bounded (AGENTS_PENDING_*) apart from registered agents, and
  * one makes room for another from the network and address holding the most
  * (agents_victim), so peers that never authenticate, however many and fast,
- * cannot keep an agent elsewhere out. Once registered,
- * an agent's StepsDef, Ready, Interval and RunFinished go to the run
- * control (console/control.h). A lost agent is reported at once
- * (agents_lost): its data so far is kept and the run ends degraded. */
+ * cannot keep an agent elsewhere out. Once registered, an agent's StepsDef,
+ * Interval and RunFinished go up to the run's control (console/control.h)
+ * through the agents_up table it gives (run.up): this file calls nothing
+ * of the control, the steering or the live page's feed. A lost agent is
+ * reported at once (agents_lost): its data so far is kept and the run ends
+ * degraded. */
 #ifndef QUERN_AGENTS_H
 #define QUERN_AGENTS_H
 
@@ -81,6 +83,18 @@ typedef struct aconn {
     uint64_t requests, errors;
     char status[32];
 } aconn;
+
+/** Where an agent's frames of the run go up: the run's control
+ *  (control_up, console/control.h), set in run.up by run_init. */
+typedef struct agents_up {
+    /** An agent's StepsDef of this run. */
+    void (*steps_def)(struct run *r, aconn *c, const Quern__StepsDef *sd);
+    /** An agent's Interval, while it is in the run. */
+    void (*interval)(struct run *r, aconn *c, const Quern__Interval *m);
+    /** Merges the seconds every running agent has sent (force: all of
+     *  them); called with 0 when an agent finished. */
+    void (*flush)(struct run *r, int force);
+} agents_up;
 
 /** What the connections are doing, counted by agents_tick. */
 typedef struct agents_counts {

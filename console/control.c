@@ -156,6 +156,8 @@ void control_flush(run *r, int force)
     interval_window_flush(&r->win, agents_running(r), force);
 }
 
+const agents_up control_up = {control_steps_def, control_interval, control_flush};
+
 void control_out_view(const run *r, out_run *v)
 {
     *v = (out_run){.run_id = r->run_id,

@@ -35,9 +35,6 @@ struct run;
 #define CONTROL_FINISH_MARGIN_US 75000000 /**< after the planned end, wait this long at most */
 #define CONTROL_STOP_WAIT_US 75000000     /**< after Stop + grace, wait this long at most */
 
-/** Where the run stands. */
-enum run_phase { PHASE_WAIT, PHASE_START, PHASE_RUN, PHASE_END };
-
 /** Has run->ctl's commands carried out on run->loop (no --control:
  *  nothing): console/steering.h steers, a stop stops the run here. */
 void control_attach(struct run *r);
@@ -61,6 +58,9 @@ void control_steps_def(struct run *r, aconn *c, const Quern__StepsDef *sd);
 void control_interval(struct run *r, aconn *c, const Quern__Interval *m);
 /** Merges the seconds every running agent has sent (force: all of them). */
 void control_flush(struct run *r, int force);
+/** What agents.c hands up of an agent in the run: control_steps_def,
+ *  control_interval, control_flush (run_init puts it in run.up). */
+extern const agents_up control_up;
 /** Fills v with the run as its --out pushes see it (console/out.h),
  *  borrowed from r until r changes. */
 void control_out_view(const struct run *r, out_run *v);

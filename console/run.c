@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/memsize.h"
+#include "console/control.h"
 #include "console/finish.h"
 #include "console/preview.h"
 #include "console/rundb.h"
@@ -264,6 +265,7 @@ void run_init(run *r, int argc, char **argv)
     opts_init(&r->o, argc, argv);
     r->lfd = -1;
     r->rc = RUN_EXIT_USAGE;
+    r->up = &control_up;
 }
 
 int run_main(int argc, char **argv)

@@ -31,7 +31,6 @@
 #include "console/agents.h"
 #include "console/agg.h"
 #include "console/capacity_search.h"
-#include "console/control.h"
 #include "console/gather.h"
 #include "console/live.h"
 #include "console/local.h"
@@ -50,6 +49,9 @@
 #include "store/db.h"
 #include "store/monitor_db.h"
 
+/** Where the run stands (console/control.h says what each phase does). */
+enum run_phase { PHASE_WAIT, PHASE_START, PHASE_RUN, PHASE_END };
+
 /** One run of the console. */
 typedef struct run {
     run_opts o;
@@ -63,8 +65,10 @@ typedef struct run {
     size_t token_len;
     aconn **conns; /**< owned array of owned connections */
     size_t nconns;
-    unsigned running;  /**< agents_running's count, while running_known */
-    int running_known; /**< 0: an agent joined, finished or was lost since it was counted */
+    const agents_up *up; /**< borrowed: where agents.c hands an agent's frames of the run
+                              (control_up, set by run_init) */
+    unsigned running;    /**< agents_running's count, while running_known */
+    int running_known;   /**< 0: an agent joined, finished or was lost since it was counted */
     unsigned next_index;
     enum run_phase phase;
     int64_t phase_us; /**< when the phase began */
