@@ -3,8 +3,9 @@
 #   make            build bin/quern and bin/quern-target (optimised)
 #   make demo       install missing packages, build, start the demo target, run an example
 #   make test       install missing packages, build under ASan+UBSan, run every test
-#   make lint       layering of includes, SQLite only in store/, headers that compile alone,
-#                   clang-format, tests/unit mirroring the tree, module prefixes, error
+#   make lint       layering of includes, the run's state in its own files, SQLite only in
+#                   store/, headers that compile alone, clang-format, tests/unit mirroring
+#                   the tree, module prefixes, error
 #                   messages through err_set in ERR_MAX buffers, luacheck over the Lua
 #                   scripts, the docs' links
 #                   (tests/lint/; also part of make test)

@@ -1,22 +1,21 @@
-/* run — `quern run SCRIPT.lua [options]`: one test run, from its options to
- * its exit status. Every run is distributed: without --agents nor --listen
- * the console listens on a loopback port and starts a local agent itself
- * (console/local.h), one machine, one command.
+/* run — the state of one `quern run SCRIPT.lua [options]`, from its options
+ * to its exit status. Every run is distributed: without --agents nor
+ * --listen the console listens on a loopback port and starts a local agent
+ * itself (console/local.h), one machine, one command.
  *
- * The course of a run, and the file that owns each part:
- *   opts.c     the flags, their help, the properties;
- *   run.c      run_main: the script loaded here first, as every worker will
- *              (a broken script is reported with its own file:line, exit 2,
- *              before anything is sent), the thresholds it declares, the
- *              token, the bundle of the scenario's folder (proto/bundle.h),
- *              the database, the
- *              listening socket, the local agent, then the loop;
+ * struct run is the state of the files that carry the run out: only these
+ * include this header and see its fields (tests/lint/runstate.sh reads
+ * the list):
+ *   run.c      run_main, run_check: the script checked, the bundle, the
+ *              database, the listener, the loop;
  *   agents.c   connections: handshake, registration, what agents send;
  *   control.c  the barrier, Go and Stop, merging, the tick, the signals;
- *   rundb.c   the results database;
+ *   rundb.c    the results database;
  *   finish.c   the summary, the thresholds' verdicts, the exit status,
  *              JUnit, the summary JSON.
- * struct run is the state they share; only these files see its fields. */
+ * The rest of the console is handed what it needs for one call: a view
+ * that control.c fills (out_run, webfeed_run, steering_run), what a check
+ * prints (preview_input); main.c and verdict.c see console/runcmd.h. */
 #ifndef QUERN_RUN_H
 #define QUERN_RUN_H
 
