@@ -23,10 +23,24 @@
 /** Marks the calling thread as the one that uses the lists. */
 void salloc_init(void);
 
+/** A block of at least n bytes: a kept one of n's size class on the
+ *  salloc_init thread, else malloc()'s. NULL when the C library has no
+ *  memory (libcurl and Lua handle it); released with salloc_free or free(). */
 void *salloc_malloc(size_t n);
+/** salloc_malloc of count * size bytes, zeroed; NULL when the product
+ *  overflows or there is no memory. */
 void *salloc_calloc(size_t count, size_t size);
+/** As realloc(): p itself while n still fits it and is more than half of
+ *  it, a block of a class otherwise (large to large: realloc(), which may
+ *  grow in place); p NULL is salloc_malloc(n). A shrink never fails; NULL
+ *  when growing finds no memory, p left as it was. */
 void *salloc_realloc(void *p, size_t n);
+/** A copy of s in a salloc_malloc block (salloc_free it); NULL when there
+ *  is no memory. */
 char *salloc_strdup(const char *s);
+/** Releases p (NULL is fine): into its class's list on the salloc_init
+ *  thread when it is a class's exact size and the list holds fewer than
+ *  SALLOC_CLASS_KEEP, else to free(). */
 void salloc_free(void *p);
 
 /** A lua_Alloc over the same lists. */

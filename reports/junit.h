@@ -23,16 +23,16 @@
 
 #include <stddef.h>
 
-/** One test case; every string is borrowed. */
+/** One test case, filled by the caller for one junit_write. */
 typedef struct junit_case {
-    const char *classname;       /**< "quern.<run name>" */
-    const char *name;            /**< the step's display name, or the threshold */
+    const char *classname;       /**< borrowed: "quern.<run name>" */
+    const char *name;            /**< borrowed: the step's display name, or the threshold */
     double time_s;               /**< the case's time attribute, seconds */
     int failed;                  /**< 1: the case gets a <failure> */
-    const char *failure_message; /**< the failure's message attribute (NULL: "") */
-    const char *failure_type;    /**< the failure's type attribute, NULL: none */
-    const char *failure_text;    /**< the failure's body, NULL: empty */
-    const char *system_out;      /**< <system-out> body, NULL: none */
+    const char *failure_message; /**< borrowed: the failure's message attribute (NULL: "") */
+    const char *failure_type;    /**< borrowed: the failure's type attribute, NULL: none */
+    const char *failure_text;    /**< borrowed: the failure's body, NULL: empty */
+    const char *system_out;      /**< borrowed: <system-out> body, NULL: none */
 } junit_case;
 
 /** Writes cases[0..n) as one testsuite named suite_name to path (replaced if
