@@ -58,6 +58,9 @@ int64_t lapi_check_duration(lua_State *L, int idx, const char *what);
  *  wait: a wait armed there could not be left, and the VU would be stuck
  *  in it. */
 void lapi_wait_ok(lua_State *L, const char *what);
+/** v is halting (the run stopped; it checked its last response): it yields
+ *  to be halted where it asked for its next request (vu_halt), which is
+ *  never sent. Returns lua_yield's. */
 int lapi_halt(lua_State *L, struct vu *v);
 
 #endif
