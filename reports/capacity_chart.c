@@ -37,6 +37,19 @@ static void load_text(const capacity_db_run *c, double load, char *buf, size_t l
     snprintf(buf, len, strcmp(c->unit, "/s") == 0 ? "%g/s" : "%g VUs", load);
 }
 
+/* 1 when c is an open-model search whose runs a second and inits were
+ * kept (every step: schema 18 on): its throughput is drawn in runs a
+ * second, the unit of its load, and its table shows them. */
+static int kept_runs(const capacity_db_run *c)
+{
+    if (strcmp(c->unit, "/s") != 0)
+        return 0;
+    for (size_t i = 0; i < c->nsteps; i++)
+        if (c->steps[i].runs_s < 0 || c->steps[i].inits < 0)
+            return 0;
+    return 1;
+}
+
 static double x_of(size_t i, size_t n)
 {
     return CAPACITY_CHART_L +
@@ -73,14 +86,12 @@ static void svg(FILE *out, const capacity_db_run *c)
 {
     double tps[CAPACITY_DB_STEPS_MAX], p95[CAPACITY_DB_STEPS_MAX], offered[CAPACITY_DB_STEPS_MAX];
     double ttop = 0, ptop = 0;
-    int open = strcmp(c->unit, "/s") == 0, runs = open;
+    int open = strcmp(c->unit, "/s") == 0, runs = kept_runs(c);
     size_t n = c->nsteps;
 
     /* The open model's load is in arrivals a second: its throughput beside
      * it in the same unit, runs a second (a run may send several requests);
      * a search from before they were kept draws requests, and says so. */
-    for (size_t i = 0; i < n; i++)
-        runs &= c->steps[i].runs_s >= 0;
     for (size_t i = 0; i < n; i++) {
         tps[i] = runs ? c->steps[i].runs_s : c->steps[i].tps;
         p95[i] = c->steps[i].p95_ms;
@@ -177,7 +188,7 @@ void capacity_chart_section(FILE *out, const capacity_db_run *c)
 {
     char cap[48], sb[48];
     const capacity_db_step *f = NULL;
-    int known = strcmp(c->unit, "/s") == 0; /* the open model's runs and inits, when kept */
+    int known = kept_runs(c);
 
     for (size_t i = 0; i < c->nsteps && f == NULL; i++)
         if (!c->steps[i].passed)
@@ -204,8 +215,6 @@ void capacity_chart_section(FILE *out, const capacity_db_run *c)
             (double)c->settle_us / 1e6);
     if (c->nsteps > 0)
         svg(out, c);
-    for (size_t i = 0; i < c->nsteps; i++)
-        known &= c->steps[i].runs_s >= 0 && c->steps[i].inits >= 0;
     fprintf(out,
             "<table class=\"steps\"><thead><tr><th>step</th><th>load</th>%s<th>tps</th>"
             "<th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th>%s<th>verdict</th>"

@@ -14,6 +14,18 @@ static int fail_sql(sqlite3 *sq, const char *what, char *err, size_t errlen)
     return -1;
 }
 
+/* Binds v to column i (an integer when integral), NULL when it is not
+ * known (below 0). */
+static void bind_known(sqlite3_stmt *st, int i, double v, int integral)
+{
+    if (v < 0)
+        sqlite3_bind_null(st, i);
+    else if (integral)
+        sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
 static int write_steps(sqlite3 *sq, int64_t run_id, const capacity_db_run *c, char *err,
                        size_t errlen)
 {
@@ -54,18 +66,9 @@ static int write_steps(sqlite3 *sq, int64_t run_id, const capacity_db_run *c, ch
             sqlite3_bind_text(st, 17, s->injector, -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 17);
-        if (s->runs_s >= 0)
-            sqlite3_bind_double(st, 18, s->runs_s);
-        else
-            sqlite3_bind_null(st, 18);
-        if (s->inits >= 0)
-            sqlite3_bind_int64(st, 19, s->inits);
-        else
-            sqlite3_bind_null(st, 19);
-        if (s->init_waits >= 0)
-            sqlite3_bind_int64(st, 20, s->init_waits);
-        else
-            sqlite3_bind_null(st, 20);
+        bind_known(st, 18, s->runs_s, 0);
+        bind_known(st, 19, (double)s->inits, 1);
+        bind_known(st, 20, (double)s->init_waits, 1);
         if (sqlite3_step(st) != SQLITE_DONE) {
             fail_sql(sq, "capacity steps", err, errlen);
             goto out;
