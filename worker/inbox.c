@@ -1,11 +1,9 @@
 /* inbox — a VU's bounded inbox; see inbox.h. */
 #include "worker/inbox.h"
 
-#include <lauxlib.h>
 #include <string.h>
 
 #include "common/mem.h"
-#include "worker/lapi.h"
 #include "worker/lcoro.h"
 #include "worker/vu.h"
 
@@ -95,34 +93,6 @@ void inbox_end(inbox *b)
 int inbox_ended(const inbox *b)
 {
     return b->state == INBOX_ENDED;
-}
-
-int inbox_yield(lua_State *L, inbox *b, vu *v, int64_t us, int what, lua_KContext ctx,
-                lua_KFunction k)
-{
-    b->waiter = v;
-    b->wait_what = what;
-    b->wait_from = b->state;
-    vu_wait_timer(v, us, (enum vu_wait)what);
-    return lua_yieldk(L, 0, ctx, k);
-}
-
-int inbox_next(lua_State *L, inbox *b, vu *v, int64_t us, int what, lua_KContext ctx,
-               lua_KFunction k)
-{
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU waits for one thing at a time");
-    lapi_wait_ok(L, "waiting for the next message");
-    if (v->halting)
-        return lapi_halt(L, v);
-    return inbox_yield(L, b, v, us, what, ctx, k);
-}
-
-int inbox_none(lua_State *L, const inbox *b)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, b != NULL && b->state == INBOX_OPEN ? "timeout" : "closed");
-    return 2;
 }
 
 void inbox_wait_done(inbox *b)

@@ -8,7 +8,7 @@
  * (inbox_fits, inbox_push), and the stream says what then (each closes
  * itself with an error). The inbox also knows where its source is
  * (pending, open, ended: messages already in can still be taken once it
- * ended) and the one VU that waits on it: the VU yields (inbox_yield) until
+ * ended) and the one VU that waits on it: the VU yields (linbox_wait) until
  * the inbox moves on (pending to open or ended; open to a message or the
  * end) or the VU's own timer runs out, whichever comes first; the VU's
  * continuation then calls inbox_wait_done and looks. Waking never resumes
@@ -24,15 +24,16 @@
  *     if (!inbox_fits(&c->in, n)) ... over a bound: the stream closes ...
  *     m = xmalloc(sizeof(*m) + n); ...; inbox_push(&c->in, &m->link, n);
  *     inbox_wake_soon(&c->in);                    (in libcurl's callback)
- *     return inbox_next(L, &c->in, v, us, VU_SSENEXT, CTX_NEXT, next_k);
+ *     return linbox_next(L, &c->in, v, us, VU_SSENEXT, CTX_NEXT, next_k);
  *     ... next_k: inbox_wait_done(&c->in); m = (sse_event *)inbox_pop(&c->in);
  *     inbox_free(&c->in);
- * Internal to worker/. */
+ * The Lua side of the wait (the yield, the script's call for the next
+ * message, what it gets when none came) is linbox.h's: the inbox itself
+ * includes no Lua header. Internal to worker/. */
 #ifndef QUERN_INBOX_H
 #define QUERN_INBOX_H
 
 #include <ev.h>
-#include <lua.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,19 +91,6 @@ void inbox_open(inbox *b);
 void inbox_end(inbox *b);
 /** 1 once the source ended. */
 int inbox_ended(const inbox *b);
-/** From a Lua function of v's, v idle: v waits on b, at most us (the VU's
- *  timer, marked what: an enum vu_wait), and its coroutine yields; k runs
- *  when b moved on or the time ran out. Returns lua_yieldk's. */
-int inbox_yield(lua_State *L, inbox *b, struct vu *v, int64_t us, int what, lua_KContext ctx,
-                lua_KFunction k);
-/** A script's call for the next message, none in and b open: a Lua error
- *  when v already waits for something, a halt when v is halting
- *  (lapi_halt), else inbox_yield. */
-int inbox_next(lua_State *L, inbox *b, struct vu *v, int64_t us, int what, lua_KContext ctx,
-               lua_KFunction k);
-/** For a script's call that got no message: pushes nil and why, "timeout"
- *  while b is open, else "closed" (b NULL: its stream is gone); returns 2. */
-int inbox_none(lua_State *L, const inbox *b);
 /** The waiter runs again (woken, its time ran out, or its phase ended): b
  *  forgets it. Called first by the continuation. */
 void inbox_wait_done(inbox *b);

@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "worker/engine.h"
 #include "worker/inbox.h"
+#include "worker/linbox.h"
 #include "worker/lapi.h"
 #include "worker/lquern.h"
 #include "worker/lscript.h"
@@ -93,7 +94,7 @@ int lstream_open(lua_State *L, lstream *s, void *c, vu *v, int64_t us, int idx, 
     }
     s->c = c;
     set_slot(s, &s->c);
-    return inbox_yield(L, stream_in(s), v, us, s->kind->open_wait, idx, open_k);
+    return linbox_wait(L, stream_in(s), v, us, s->kind->open_wait, idx, open_k);
 }
 
 int lstream_fail(lua_State *L, vu *v, int sidx, int in_sample, const char *msg)
@@ -225,7 +226,7 @@ static int none(lua_State *L, lstream *s)
 {
     if (s->kind->none != NULL)
         return s->kind->none(L, s);
-    return inbox_none(L, s->c != NULL ? stream_in(s) : NULL);
+    return linbox_none(L, s->c != NULL ? stream_in(s) : NULL);
 }
 
 static int next_k(lua_State *L, int status, lua_KContext ctx)
@@ -263,7 +264,7 @@ static int l_next(lua_State *L)
         return n;
     if (s->c == NULL || !stream_open(s) || v == NULL)
         return none(L, s);
-    return inbox_next(L, stream_in(s), v, us, k->next_wait, 0, next_k);
+    return linbox_next(L, stream_in(s), v, us, k->next_wait, 0, next_k);
 }
 
 /* s:close(...) (upvalue 1: the kind) */

@@ -106,7 +106,7 @@ typedef struct lstream_kind {
      *  how many values, 0 none. */
     int (*push)(lua_State *L, lstream *s);
     /** next's results when no item came (s's stream may be gone); NULL: nil
-     *  and "timeout" or "closed" (inbox_none). */
+     *  and "timeout" or "closed" (linbox_none). */
     int (*none)(lua_State *L, lstream *s);
     /** close's work on c (NULL once gone), its arguments from 2; returns its results. */
     int (*close)(lua_State *L, void *c);

@@ -22,10 +22,10 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 
 engine="engine arrive steer inflight lifecycle lcoro lscript vu"
-plugs="plugs websocket sse gstream batch pageres trace reqlog"
+plugs="plugs websocket sse gstream batch pageres trace reqlog inbox"
 process="wproc"
 lua="lapi lalloc lbatch lcheck lcodec lcookies lcrypto lcsv lgrpc lgstream lhttp ljson lmetric lstream
-     lquern lresponse lsse lwatch lwebsocket lxml inbox mpart pbcodec reqopt setupdata"
+     lquern lresponse lsse lwatch lwebsocket lxml linbox mpart pbcodec reqopt setupdata"
 wire="cookiejar duetimer embed glog grpc intend jtl pbschema pbwire rcache scen sseparse
       traceid urlc vshare vustart wfile wscookie wshandshake"
 

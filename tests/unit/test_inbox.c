@@ -1,11 +1,10 @@
-/* Unit tests for worker/inbox: messages taken in the order they came, both
- * bounds refusing a message whole (and taking it again once there is room),
- * a free with messages in, and the VU's wait on a real libev loop: woken by
- * a message (through the zero timer), by the end, by the source opening;
- * not woken once the inbox is freed, nor twice when its timer and a message
- * come in the same loop iteration.
+/* Unit tests for worker/inbox and its Lua side, worker/linbox: messages taken in the order they
+ * came, both bounds refusing a message whole (and taking it again once there is room), a free with
+ * messages in, and the VU's wait on a real libev loop: woken by a message (through the zero timer),
+ * by the end, by the source opening; not woken once the inbox is freed, nor twice when its timer
+ * and a message come in the same loop iteration.
  *
- * The test includes inbox.c and stands in for the VU's machinery it calls:
+ * The test includes inbox.c and linbox.c and stands in for the VU's machinery it calls:
  * vu_wait_timer arms the VU's timer on the test's loop, whose expiry does
  * what vu.c's does (the VU idle, then resumed); lcoro_resume resumes a Lua
  * coroutine whose continuation is the stream's (inbox_wait_done, then a
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "worker/inbox.c"
+#include "worker/linbox.c"
 
 #define WAIT_NEXT VU_SSENEXT /* the enum vu_wait the waits are marked with */
 #define WAIT_OPEN VU_SSEOPEN
@@ -101,15 +101,15 @@ static int wait_k(lua_State *L, int status, lua_KContext ctx)
         lua_pushliteral(L, "open");
         return 1;
     }
-    return inbox_none(L, &fx.b); /* nil, "timeout" or "closed" */
+    return linbox_none(L, &fx.b); /* nil, "timeout" or "closed" */
 }
 
 /* The script's call: waits as s:next does (or as step:sse for the open). */
 static int wait_fn(lua_State *L)
 {
     if (fx.what == WAIT_OPEN)
-        return inbox_yield(L, &fx.b, &fx.v, fx.wait_us, fx.what, WAIT_OPEN, wait_k);
-    return inbox_next(L, &fx.b, &fx.v, fx.wait_us, fx.what, WAIT_NEXT, wait_k);
+        return linbox_wait(L, &fx.b, &fx.v, fx.wait_us, fx.what, WAIT_OPEN, wait_k);
+    return linbox_next(L, &fx.b, &fx.v, fx.wait_us, fx.what, WAIT_NEXT, wait_k);
 }
 
 /* Starts the VU's wait: its coroutine yields inside wait_fn. */
@@ -267,10 +267,10 @@ static void test_end_keeps_messages(void **state)
     assert_int_equal(pop_id(), 1);
 }
 
-/* Pushes inbox_none's two values and returns the reason. */
+/* Pushes linbox_none's two values and returns the reason. */
 static const char *none_of(const inbox *b, char *out, size_t len)
 {
-    assert_int_equal(inbox_none(fx.L, b), 2);
+    assert_int_equal(linbox_none(fx.L, b), 2);
     assert_true(lua_isnil(fx.L, -2));
     snprintf(out, len, "%s", lua_tostring(fx.L, -1));
     lua_pop(fx.L, 2);
@@ -397,7 +397,7 @@ static void test_other_wait_not_woken(void **state)
 
 static int busy_fn(lua_State *L)
 {
-    return inbox_next(L, &fx.b, &fx.v, 1000, WAIT_NEXT, 0, wait_k);
+    return linbox_next(L, &fx.b, &fx.v, 1000, WAIT_NEXT, 0, wait_k);
 }
 
 static void test_next_busy_or_halting(void **state)
