@@ -39,10 +39,12 @@ CFLAGS := $(CFLAGS_BASE) $(MODE_CFLAGS) $(EXTRA_CFLAGS)
 # and common/, store/ only common/), and a call upwards (say common/ into
 # proto/) fails to link: see layer_check.
 # Every .c of a folder is in its archive, and of its subfolders (SUBDIRS_x:
-# console/serve/, the HTTP servers, whose rule tests/lint/layers.sh checks);
+# console/serve/, the HTTP servers, whose rule tests/lint/layers.sh checks;
+# worker/'s rooms, whose rules tests/lint/rooms.sh checks);
 # console/main.c holds main(); build/gen/proto/*.pb-c.c go with proto/.
 LAYERS := console reports store record agent worker proto common
 SUBDIRS_console := console/serve
+SUBDIRS_worker := worker/engine worker/plugs worker/lua worker/wire
 PROTO_SRC := $(wildcard proto/*.proto)
 PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 # Generated sources are kept: make would otherwise delete them as intermediates
@@ -314,7 +316,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 # The files tests/lint/format.sh checks.
-FORMAT_DIRS := common proto worker agent store reports record console console/serve tests/unit tests/fuzz tests/tools tests/target
+FORMAT_DIRS := common proto worker $(SUBDIRS_worker) agent store reports record console console/serve tests/unit tests/fuzz tests/tools tests/target
 format:
 	clang-format -i $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS)))
 

@@ -6,10 +6,10 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "common/stages.h"
-#include "worker/engine.h"
-#include "worker/lhttp.h"
-#include "worker/lifecycle.h"
-#include "worker/scen.h"
+#include "worker/engine/engine.h"
+#include "worker/lua/lhttp.h"
+#include "worker/engine/lifecycle.h"
+#include "worker/wire/scen.h"
 
 int preflight_load(const char *script, const props *p, uint32_t vus_total, uint64_t mem_limit,
                    preflight *out, char *err, size_t errlen)

@@ -12,7 +12,7 @@
 #include "common/rate.h"
 #include "common/hostres.h"
 #include "common/stages.h"
-#include "worker/setupdata.h"
+#include "worker/lua/setupdata.h"
 
 uint32_t runchk_agent_vus_max(void)
 {

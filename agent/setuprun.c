@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "worker/engine.h"
-#include "worker/lifecycle.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/lifecycle.h"
 
 static int play(const setuprun_cfg *c, enum engine_life life, const char *json, size_t len,
                 char **out, size_t *outlen, char *err, size_t errlen)

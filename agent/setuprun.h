@@ -4,7 +4,7 @@
  * workers, before any VU starts, and sc.teardown(data) once after the last
  * one ended. The console plays both itself, each in a Lua state and an event
  * loop of its own (the worker's engine in its setup or teardown mode,
- * worker/lifecycle.h), before StartRun and after the agents finished. The
+ * worker/engine/lifecycle.h), before StartRun and after the agents finished. The
  * console may not include worker/: as preflight.h, this file is its way in.
  *
  * Usage:

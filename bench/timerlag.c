@@ -2,7 +2,7 @@
  * against a timerfd (CLOCK_MONOTONIC, TFD_TIMER_ABSTIME) watched by an
  * ev_io, on an idle loop or one carrying libcurl traffic (CONNS transfers
  * to URL, each added again when it ends). The experiment behind the open
- * model's arrival timer (worker/arrive.c), and the floor of bench/run.sh's
+ * model's arrival timer (worker/engine/arrive.c), and the floor of bench/run.sh's
  * start-lag row (build/rel/timerlag, `make MODE=rel build/rel/timerlag`):
  *
  *   ./timerlag timer|tfd N [URL CONNS]
@@ -13,7 +13,7 @@
  * rate: arrival k is due at k / R s from the start, as quern's open model
  * schedules a constant rate (common/rate.h), for SECS seconds; one timerfd,
  * and each wake takes every arrival due by then before re-arming once for
- * the next, as worker/arrive.c does; with URL each arrival also starts one
+ * the next, as worker/engine/arrive.c does; with URL each arrival also starts one
  * GET of URL on the loop's libcurl multi, as quern's open model does with
  * its pool of VUs: POOL handles (default 50) made at the start, each keeping
  * its connection alive, grown one at a time up to MAX (default 500, what

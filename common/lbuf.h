@@ -1,7 +1,7 @@
 /* lbuf — a bounded line being written into a caller's buffer.
  *
- * What it is for: the JTL and Grinder lines (worker/jtl.c, worker/glog.c) and the trace
- * (worker/trace.c) are built piece by piece into a buffer of fixed size;
+ * What it is for: the JTL and Grinder lines (worker/wire/jtl.c, worker/wire/glog.c) and the trace
+ * (worker/plugs/trace.c) are built piece by piece into a buffer of fixed size;
  * what does not fit is dropped, never written past the end.
  *
  * Usage:

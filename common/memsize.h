@@ -2,7 +2,7 @@
  * share of the host's memory a worker's Lua state may hold by default.
  *
  * What it is for: --worker-memory (quern run, quern agent) caps each
- * worker's Lua state (worker/lalloc.h); the flag is parsed here, and when it
+ * worker's Lua state (worker/lua/lalloc.h); the flag is parsed here, and when it
  * is not given the agent derives the cap from its own host: 75 % of its
  * memory (MemTotal, or the cgroup's memory.max when lower) shared by its
  * workers, at least MEMSIZE_WORKER_MIN.

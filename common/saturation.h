@@ -17,7 +17,7 @@
  *     was measured. Both together mean work was waiting for the CPU.
  *   - SATURATION_START: the open model's start lag, quern's own delay in
  *     starting its runs, reached 50 ms at p99 of the second. The worker
- *     measures only its own part (worker/arrive.h): how late its timer took
+ *     measures only its own part (worker/engine/arrive.h): how late its timer took
  *     each arrival, and, for one that found a VU ready, until its run
  *     began. The time an arrival waited for a VU is not in it, whether for
  *     a new VU's init (the server's init time: init_waits) or for a VU of a

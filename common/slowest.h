@@ -2,7 +2,7 @@
  *
  * What it is for: a tester looking for a bad request wants the slowest ones
  * by name: their latency, when they started, which VU sent them and the
- * trace id the server logged (worker/traceid.h). A worker offers each
+ * trace id the server logged (worker/wire/traceid.h). A worker offers each
  * sample of a step (slowest_would_keep first: one comparison for the
  * samples that are not among the slowest); the heap's root is the fastest
  * kept, so a new sample replaces it when it ranks above. Heaps merge by

@@ -50,7 +50,7 @@ typedef struct step_stats {
     errkinds *kinds; /**< owned, NULL until the first error: the errors by kind
                           (common/errkinds.h); stats_reset empties it */
 
-    /** WebSocket messages sent and received (worker/websocket.h), and their payload bytes */
+    /** WebSocket messages sent and received (worker/plugs/websocket.h), and their payload bytes */
     uint64_t ws_sent, ws_recv, ws_bytes_sent, ws_bytes_recv;
 } step_stats;
 

@@ -3,7 +3,7 @@
  * What it is for: an open-model response time counts from each run's
  * intended start, so it holds three delays: the server's service time,
  * quern's own delay in starting the run (its timer, its loop: the start
- * lag, worker/arrive.h) and the wait for a VU (a new VU's init, or a full
+ * lag, worker/engine/arrive.h) and the wait for a VU (a new VU's init, or a full
  * pool: the server's time, through the pool). A failed response-time
  * threshold is quern's to answer for only when the evidence says so, and
  * the rule, judged on the very threshold that failed, over the same samples:

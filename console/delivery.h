@@ -6,7 +6,7 @@
  * asked and what went out; delivery_compute gives the share not sent and
  * one line saying how much and why:
  *   - the open model: arrivals dropped / arrivals scheduled. Scheduled is
- *     what the rate asked by each second's end (worker/arrive.h), whether
+ *     what the rate asked by each second's end (worker/engine/arrive.h), whether
  *     the worker took the arrivals or fell behind; those never taken by
  *     the stop are dropped. An arrival late (it waited for a VU) was sent, late: it counts in
  * `late`, not in the share. The reason: the injector saturated (when it was); the pool was too

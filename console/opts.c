@@ -490,7 +490,7 @@ static int parse_stages(const char *flag, const char *v, run_opts *o)
 
 /* How many VUs start before the end of the run when the ramp-up outlasts
  * it: VU k (from 0) starts k * ramp / vus after the start, as the workers
- * compute it (worker/engine.c). */
+ * compute it (worker/engine/engine.c). */
 static int64_t ramp_start_of(const run_opts *o, unsigned k)
 {
     return (int64_t)((double)k * (double)o->ramp_us / (double)o->vus);

@@ -3,7 +3,7 @@
  * What it is for: the endpoint (console/serve/ctlsrv.h) takes a command on its
  * HTTP thread and queues it; the loop hands it to the run's control
  * (console/control.h), which has it carried out here: a Steer to every
- * agent (each passes it to its workers, worker/steer.h), a row in the
+ * agent (each passes it to its workers, worker/engine/steer.h), a row in the
  * database's steers table, a line in the log; a stop is handed back
  * (STEERING_STOP), and the control ends the run as SIGTERM does. A pause's
  * time is left out of the run's duration and rates (steering_paused_us).

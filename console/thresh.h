@@ -25,7 +25,7 @@
  *             count: samples, VALUE a whole number;
  *             arrivals.scheduled, arrivals.started, arrivals.late,
  *             arrivals.dropped: the open model's arrivals of every
- *             scenario (worker/arrive.h), VALUE a whole number; no scope.
+ *             scenario (worker/engine/arrive.h), VALUE a whole number; no scope.
  *     OP      < <= > >=
  *     WINDOW  after a response-time, error or tps METRIC, "[D]" (whole
  *             seconds, 1s to THRESH_WINDOW_MAX_S: "p95[10s]<300ms",

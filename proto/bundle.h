@@ -131,7 +131,7 @@ char *bundle_describe(const bundle *b, char *buf, size_t len);
 /** Adds a file made for the bundle (path relative to the script's folder,
  *  len bytes of data copied), replacing one of the same path: the
  *  descriptor sets the console compiles from a script's .proto files
- *  (worker/lgrpc.h). Returns 0, or -1 with err set (a path bundle_path_ok
+ *  (worker/lua/lgrpc.h). Returns 0, or -1 with err set (a path bundle_path_ok
  *  refuses, the limits) and b unchanged. */
 int bundle_add(bundle *b, const char *path, const void *data, size_t len, char *err, size_t errlen);
 

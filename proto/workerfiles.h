@@ -1,6 +1,6 @@
 /* workerfiles — the files a worker leaves in its agent's run directory, and the
  * shape of their lines, which three processes must agree on: the worker
- * writes them (worker/reqlog.h), the agent sends them up when the run is
+ * writes them (worker/plugs/reqlog.h), the agent sends them up when the run is
  * over (agent/fileup.c) and the console merges every worker's into the
  * run's JTL and Grinder logs (console/gather.c).
  *

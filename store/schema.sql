@@ -388,7 +388,7 @@ CREATE TABLE injector_seconds (
     PRIMARY KEY (run_id, second)
 );
 -- @migration 12
--- Trace ids (--traceparent, worker/traceid.h) and each step's slowest samples.
+-- Trace ids (--traceparent, worker/wire/traceid.h) and each step's slowest samples.
 --   errors.trace_id: the W3C trace id (32 lowercase hex digits) of the
 --     request of the sample message, NULL when it sent none.
 --   slowest: the N slowest samples of each step over the run (--slowest,

@@ -22,10 +22,10 @@
 #include "common/props.h"
 #include "proto/frame.h"
 #include "proto/handshake.h"
-#include "worker/engine.h"
+#include "worker/engine/engine.h"
 #include "proto/workerfiles.h"
-#include "worker/reqlog.h"
-#include "worker/steer.h"
+#include "worker/plugs/reqlog.h"
+#include "worker/engine/steer.h"
 
 #define WPROC_START_TIMEOUT_MS 60000 /* StartRun must come this soon after fork */
 #define WPROC_GO_TIMEOUT_MS 600000   /* the start barrier may wait this long */
@@ -48,7 +48,7 @@ typedef struct wproc_ctx {
     frame_reader *r;         /**< borrowed: the agent's frames */
 } wproc_ctx;
 
-/* The agent's frames during the run: its Steers (worker/steer.h). The
+/* The agent's frames during the run: its Steers (worker/engine/steer.h). The
  * stop comes as a signal. -1 once the agent's side is closed. */
 static int on_ctl(void *ud)
 {

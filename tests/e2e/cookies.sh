@@ -16,7 +16,7 @@ eq "keep: no errors (the session survives runs)" "$(sj "$TMP/k.json" '[.tests[].
 eq "keep: one session per VU" "$(stat .sessions_created)" 3
 eq "keep: each session used by all 4 runs" "$(stat '[.session_requests[]] | min')" 4
 
-# 70 VUs: two groups sharing connection caches (worker/vshare.c). Each VU
+# 70 VUs: two groups sharing connection caches (worker/wire/vshare.c). Each VU
 # keeps its own jar and its own connection all the same.
 reset_target
 "$QUERN" run tests/e2e/scripts/reset.lua --vus 70 --runs 3 -q -p base_url="$BASE" -p cookies=keep \

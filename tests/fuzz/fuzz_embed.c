@@ -8,7 +8,7 @@
  * and pattern filters answer 0 or 1 for each. */
 #include <string.h>
 
-#include "worker/embed.h"
+#include "worker/wire/embed.h"
 #include "tests/fuzz/fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

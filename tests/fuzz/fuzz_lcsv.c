@@ -11,7 +11,7 @@
  *   byte after the file buffer shows),
  *   with and without a header, then count() and row(i) of every row (up to
  *   a bound): a file either loads or raises a Lua error, never more. */
-#include "worker/lcsv.c"
+#include "worker/lua/lcsv.c"
 
 #include <stdlib.h>
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/ljson.h"
+#include "worker/lua/ljson.h"
 #include "tests/fuzz/fuzz_util.h"
 
 static lua_State *L;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/lxml.h"
+#include "worker/lua/lxml.h"
 #include "tests/fuzz/fuzz_util.h"
 
 /* libxml2's messages for a bad expression: not worth a line per input. */

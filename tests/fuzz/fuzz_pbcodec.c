@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/pbcodec.h"
+#include "worker/lua/pbcodec.h"
 #include "tests/fuzz/fuzz_util.h"
 
 static lua_State *L;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/setupdata.h"
+#include "worker/lua/setupdata.h"
 #include "tests/fuzz/fuzz_util.h"
 
 static lua_State *L;

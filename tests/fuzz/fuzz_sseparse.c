@@ -13,7 +13,7 @@
 
 #include "common/err.h"
 #include "tests/fuzz/fuzz_util.h"
-#include "worker/sseparse.h"
+#include "worker/wire/sseparse.h"
 
 /* What a feed saw: a running hash of every event, and their count. */
 typedef struct sum {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "worker/wscookie.h"
+#include "worker/wire/wscookie.h"
 
 #define NOW 1700000000
 

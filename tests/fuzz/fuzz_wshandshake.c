@@ -13,7 +13,7 @@
 
 #include "common/err.h"
 #include "tests/fuzz/fuzz_util.h"
-#include "worker/wshandshake.h"
+#include "worker/wire/wshandshake.h"
 
 static const char key[] = "dGhlIHNhbXBsZSBub25jZQ==";
 

@@ -1,16 +1,16 @@
 #!/bin/bash
 # docs/ARCHITECTURE.md names every source file: each .c of the source
-# folders (console/serve/ included) and each shared file of tests/unit
+# folders (tests/lint/dirs.sh, their sub-folders included) and each shared file of tests/unit
 # (NAME.c that is not a test_NAME.c), as `NAME.c` somewhere in the page, so
 # a file added or moved without its line fails here.
 #   tests/lint/docfiles.sh     prints each file the page does not name, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 doc=docs/ARCHITECTURE.md
 bad=0
-for f in common/*.c proto/*.c worker/*.c agent/*.c store/*.c reports/*.c record/*.c \
-  console/*.c console/serve/*.c tests/unit/*.c; do
+for f in "${SRC_DIRS[@]/%//*.c}" tests/unit/*.c; do
   [ -e "$f" ] || continue
   b=$(basename "$f")
   case $f in tests/unit/test_*) continue ;; esac

@@ -9,10 +9,11 @@
 #   tests/lint/errrule.sh   prints FILE:LINE: what is wrong, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 ALLOW_MAX=22
 allow=tests/lint/errrule.allow
-dirs=(common proto worker agent store reports record console console/serve tests/unit tests/fuzz)
+dirs=("${SRC_DIRS[@]}" tests/unit tests/fuzz)
 bad=0
 
 # The allowlist's entries, "FILE DECLARATION", one a line (comment lines and

@@ -6,11 +6,12 @@
 # Fix with `clang-format -i FILE` (or `make format`).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 command -v clang-format >/dev/null 2>&1 ||
   { echo "clang-format not found (scripts/install-deps.sh installs it)"; exit 1; }
 files=()
-for d in common proto worker agent store reports record console console/serve tests/unit tests/fuzz tests/tools tests/target; do
+for d in "${SRC_DIRS[@]}" tests/unit tests/fuzz tests/tools tests/target; do
   for f in "$d"/*.c "$d"/*.h; do
     [ -e "$f" ] && files+=("$f")
   done

@@ -7,6 +7,7 @@
 # the generated build/gen/proto/*.pb-c.h must exist (make lint builds it).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 CC=${CC:-cc}
 flags=${QUERN_CFLAGS:-$(make -s --no-print-directory cflags)}
@@ -26,7 +27,7 @@ check() {
 export -f check
 
 headers=()
-for f in common/*.h proto/*.h worker/*.h agent/*.h store/*.h reports/*.h record/*.h console/*.h console/serve/*.h; do
+for f in "${SRC_DIRS[@]/%//*.h}"; do
   [ -e "$f" ] && headers+=("$f")
 done
 # shellcheck disable=SC2016  # $1 is bash -c's argument

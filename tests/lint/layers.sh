@@ -34,9 +34,8 @@ SERVE_ENTRIES="console/serve/ctlsrv.h console/serve/hsrv.h console/serve/metrics
 
 bad=0
 for dir in common proto worker agent store reports record console; do
-  sub=()
-  [ "$dir" = console ] && sub=(console/serve/*.c console/serve/*.h)
-  for f in "$dir"/*.c "$dir"/*.h "${sub[@]}"; do
+  # its sub-folders are of it (console/serve/, worker/'s rooms: rooms.sh)
+  for f in "$dir"/*.c "$dir"/*.h "$dir"/*/*.c "$dir"/*/*.h; do
     [ -e "$f" ] || continue
     # lines of the form: 123:#include "folder/..."
     while IFS=: read -r line inc; do

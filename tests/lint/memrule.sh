@@ -15,11 +15,12 @@
 #   tests/lint/memrule.sh    prints FILE:LINE: what, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 ALLOW_MAX=9
 
 files=()
-for d in common proto worker agent store reports record console console/serve; do
+for d in "${SRC_DIRS[@]}"; do
   for f in "$d"/*.c "$d"/*.h; do
     [ -e "$f" ] && [ "$f" != common/mem.c ] && files+=("$f")
   done

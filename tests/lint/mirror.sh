@@ -5,6 +5,7 @@
 #   tests/lint/mirror.sh     prints each test file with no NAME.c, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 bad=0
 for t in tests/unit/test_*.c; do
@@ -12,11 +13,11 @@ for t in tests/unit/test_*.c; do
   name=$(basename "$t" .c)
   name=${name#test_}
   found=0
-  for d in common proto worker agent store reports record console console/serve; do
+  for d in "${SRC_DIRS[@]}"; do
     [ -e "$d/$name.c" ] && found=1
   done
   if [ $found = 0 ]; then
-    echo "$t: no $name.c in common/ proto/ worker/ agent/ store/ reports/ record/ console/ console/serve/"
+    echo "$t: no $name.c in ${SRC_DIRS[*]}"
     bad=1
   fi
 done

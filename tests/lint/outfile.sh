@@ -12,9 +12,10 @@
 #   tests/lint/outfile.sh    prints FILE:LINE: what, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 files=()
-for d in common proto worker agent store reports record console console/serve; do
+for d in "${SRC_DIRS[@]}"; do
   for f in "$d"/*.c "$d"/*.h; do
     [ -e "$f" ] && [ "$f" != common/ofile.c ] && files+=("$f")
   done

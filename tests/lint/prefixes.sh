@@ -5,8 +5,9 @@
 #   tests/lint/prefixes.sh   prints FILE:LINE: NAME looks like MODULE.c's, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
-dirs=(common proto worker agent store reports record console console/serve)
+dirs=("${SRC_DIRS[@]}")
 declare -A mod
 for d in "${dirs[@]}"; do
   for f in "$d"/*.c; do

@@ -10,9 +10,11 @@
 #   tests/lint/sqlite.sh     prints FILE:LINE for each use at fault, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 files=()
-for d in common proto worker agent reports record console console/serve tests/fuzz tests/tools tests/target bench; do
+for d in "${SRC_DIRS[@]}" tests/fuzz tests/tools tests/target bench; do
+  [ "$d" = store ] && continue # the database's own folder
   for f in "$d"/*.c "$d"/*.h; do
     [ -e "$f" ] && files+=("$f")
   done

@@ -6,6 +6,7 @@
 #   tests/lint/untested.sh     prints each module at fault, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lint/dirs.sh
 
 list=tests/lint/untested.txt
 bad=0
@@ -17,7 +18,7 @@ while read -r name _; do
 done <"$list"
 
 declare -A seen=()
-for d in common proto worker agent store reports record console console/serve; do
+for d in "${SRC_DIRS[@]}"; do
   for c in "$d"/*.c; do
     [ -e "$c" ] || continue
     name=$(basename "$c" .c)

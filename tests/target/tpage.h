@@ -1,5 +1,5 @@
 /* tpage — the demo target's page with embedded resources (GET /page and
- * /page/...), for page steps with `resources` (worker/pageres.h).
+ * /page/...), for page steps with `resources` (worker/plugs/pageres.h).
  *
  * What it serves: /page is an HTML page embedding a stylesheet (which names
  * an image with url()), a script, an icon, an image, an image with a srcset

@@ -19,7 +19,7 @@
 
 #include "common/stats.h"
 #include "common/tally.h"
-#include "worker/engine.h"
+#include "worker/engine/engine.h"
 
 /** An engine and the sum of its intervals. */
 typedef struct enginefix {
@@ -30,7 +30,7 @@ typedef struct enginefix {
     uint64_t missed_pacing;    /**< runs started late, every scenario's */
     uint64_t pace_asked_us;    /**< the pacing slots of the runs paced */
     uint64_t vus_started;      /**< VUs that began their first run */
-    uint64_t paused_us;        /**< how long the load was paused (worker/steer.h) */
+    uint64_t paused_us;        /**< how long the load was paused (worker/engine/steer.h) */
     uint32_t active_end;       /**< VUs active at the end of the last interval */
     tally tally;               /**< owned: the script's checks and metrics, every interval merged */
     uint64_t intervals;        /**< intervals the sink got */

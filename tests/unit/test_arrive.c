@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "common/mem.h"
-#include "worker/arrive.h"
+#include "worker/engine/arrive.h"
 
 /* What arrive_take started: the due times, in order. */
 typedef struct taken {

@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "worker/batch.h"
-#include "worker/pageres.h"
+#include "worker/plugs/batch.h"
+#include "worker/plugs/pageres.h"
 
 static void test_origin_len(void **state)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/cookiejar.h"
+#include "worker/wire/cookiejar.h"
 
 #define A1 "127.0.0.1\tFALSE\t/\tFALSE\t0\ta\t1\n"
 #define A2 "127.0.0.1\tFALSE\t/\tFALSE\t0\ta\t2\n"

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "common/clock.h"
-#include "worker/duetimer.h"
+#include "worker/wire/duetimer.h"
 
 static int fired;
 static int64_t fired_at;

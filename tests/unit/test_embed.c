@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "worker/embed.h"
+#include "worker/wire/embed.h"
 
 static int has(const embed_list *l, const char *url, int css)
 {

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/engine.h"
-#include "worker/engine_int.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/engine_int.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "worker/glog.h"
-#include "worker/scen.h"
+#include "worker/wire/glog.h"
+#include "worker/wire/scen.h"
 
 /* The whole of the file at path, NUL-terminated (owned by the caller). */
 static char *slurp(const char *path)

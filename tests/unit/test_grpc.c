@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/grpc.h"
+#include "worker/wire/grpc.h"
 
 static void test_names(void **state)
 {

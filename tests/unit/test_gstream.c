@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/gstream.c"
+#include "worker/plugs/gstream.c"
 
 /* A stream as gstream_open leaves it once the headers said 200. */
 static void stream_init(gstream *c)

@@ -19,8 +19,8 @@
 #include <lualib.h>
 #include <unistd.h>
 
-#include "worker/inbox.c"
-#include "worker/linbox.c"
+#include "worker/plugs/inbox.c"
+#include "worker/lua/linbox.c"
 
 #define WAIT_NEXT VU_SSENEXT /* the enum vu_wait the waits are marked with */
 #define WAIT_OPEN VU_SSEOPEN

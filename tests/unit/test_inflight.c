@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/inflight.h"
+#include "worker/engine/inflight.h"
 
 static void test_share(void **state)
 {

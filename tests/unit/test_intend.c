@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "worker/intend.h"
+#include "worker/wire/intend.h"
 
 static void test_lag(void **state)
 {

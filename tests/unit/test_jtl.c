@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "worker/jtl.h"
+#include "worker/wire/jtl.h"
 
 static char *field(const char *s, size_t room)
 {

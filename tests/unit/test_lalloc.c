@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/lalloc.h"
+#include "worker/lua/lalloc.h"
 
 #include <lauxlib.h>
 #include <lualib.h>

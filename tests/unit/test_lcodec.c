@@ -10,7 +10,7 @@
 #include <lualib.h>
 #include <string.h>
 
-#include "worker/lcodec.h"
+#include "worker/lua/lcodec.h"
 
 #include "tests/unit/luastate.h"
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/engine.h"
+#include "worker/engine/engine.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/engine.h"
-#include "worker/lcoro.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/lcoro.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

@@ -11,7 +11,7 @@
 #include <lualib.h>
 #include <string.h>
 
-#include "worker/lcrypto.h"
+#include "worker/lua/lcrypto.h"
 
 #include "tests/unit/luastate.h"
 

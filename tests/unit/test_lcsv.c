@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/lcsv.c"
+#include "worker/lua/lcsv.c"
 #include "common/err.h"
 
 #include <lualib.h>

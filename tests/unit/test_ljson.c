@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/ljson.h"
+#include "worker/lua/ljson.h"
 
 #include "tests/unit/luastate.h"
 

@@ -23,7 +23,7 @@
 
 #include "common/err.h"
 #include "common/tally.h"
-#include "worker/engine.h"
+#include "worker/engine/engine.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

@@ -34,9 +34,9 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "worker/engine.h"
-#include "worker/engine_int.h"
-#include "worker/vu.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/engine_int.h"
+#include "worker/engine/vu.h"
 
 /* The annotations, from the top of the tree (tests/run.sh runs there). */
 #define ANNOT_DIR "share/annotations"

@@ -16,7 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/lstream.c"
+#include "worker/lua/lstream.c"
 
 #include <lualib.h>
 

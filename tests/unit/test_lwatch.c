@@ -14,7 +14,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
-#include "worker/lwatch.h"
+#include "worker/lua/lwatch.h"
 
 typedef struct fixture {
     lua_State *L;

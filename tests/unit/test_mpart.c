@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/mpart.h"
+#include "worker/lua/mpart.h"
 
 static char dir[64];
 

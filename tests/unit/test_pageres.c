@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "common/hist.h"
-#include "worker/engine.h"
-#include "worker/pageres.h"
+#include "worker/engine/engine.h"
+#include "worker/plugs/pageres.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/pbcodec.h"
+#include "worker/lua/pbcodec.h"
 
 static pbschema *schema;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/pbschema.h"
+#include "worker/wire/pbschema.h"
 
 static uint8_t set[8192];
 static size_t setlen;

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/pbwire.h"
+#include "worker/wire/pbwire.h"
 
 static void test_fields(void **state)
 {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "worker/rcache.h"
+#include "worker/wire/rcache.h"
 
 #define S 1000000LL /* a second, in microseconds */
 

@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "worker/engine.h"
-#include "worker/engine_int.h"
-#include "worker/glog.h"
-#include "worker/reqlog.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/engine_int.h"
+#include "worker/wire/glog.h"
+#include "worker/plugs/reqlog.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

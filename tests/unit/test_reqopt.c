@@ -16,7 +16,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/reqopt.h"
+#include "worker/lua/reqopt.h"
 
 static void test_tls_version(void **state)
 {

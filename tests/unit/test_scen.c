@@ -8,7 +8,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/scen.h"
+#include "worker/wire/scen.h"
 
 static void test_step_ids_and_names(void **state)
 {

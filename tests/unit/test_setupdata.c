@@ -15,7 +15,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/setupdata.h"
+#include "worker/lua/setupdata.h"
 
 /* Encodes the value the chunk returns; rc of setupdata_encode. */
 static int encode_chunk(lua_State *L, const char *chunk, char **json, size_t *len, char *err,

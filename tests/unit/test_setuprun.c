@@ -1,5 +1,5 @@
 /* Unit tests for agent/setuprun (and the engine's setup and teardown mode,
- * worker/lifecycle.c): what setup returns comes out as JSON by scenario,
+ * worker/engine/lifecycle.c): what setup returns comes out as JSON by scenario,
  * teardown gets it read-only, and each kind of failure (a Lua error, a
  * value JSON cannot carry, a request that fails) gives one file:line
  * message. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/sseparse.h"
+#include "worker/wire/sseparse.h"
 
 /* The events seen, one record each: "id|event|data|retry;" (data as is). */
 typedef struct seen {

@@ -25,9 +25,9 @@
 
 #include "common/clock.h"
 #include "common/hist.h"
-#include "worker/engine.h"
-#include "worker/engine_int.h"
-#include "worker/steer.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/engine_int.h"
+#include "worker/engine/steer.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

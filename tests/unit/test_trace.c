@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/engine.h"
-#include "worker/trace.h"
+#include "worker/engine/engine.h"
+#include "worker/plugs/trace.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopsrv.h"

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/traceid.h"
+#include "worker/wire/traceid.h"
 
 #include <stdlib.h>
 #include <string.h>

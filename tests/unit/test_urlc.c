@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "worker/urlc.h"
+#include "worker/wire/urlc.h"
 
 static CURLU *get(urlc *c, const char *url)
 {

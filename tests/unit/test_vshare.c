@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/vshare.h"
+#include "worker/wire/vshare.h"
 
 static void test_one_share_per_group(void **state)
 {

@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "worker/engine.h"
-#include "worker/engine_int.h"
-#include "worker/vu.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/engine_int.h"
+#include "worker/engine/vu.h"
 
 #include "tests/unit/enginefix.h"
 #include "tests/unit/loopask.h"

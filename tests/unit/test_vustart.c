@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "worker/vustart.h"
+#include "worker/wire/vustart.h"
 
 /* Starts added out of order are counted by the interval their time falls
  * in; the first runs since the last take come with them. */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "worker/wfile.h"
+#include "worker/wire/wfile.h"
 
 static void test_file_buffers_until_full(void **state)
 {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "worker/wscookie.h"
+#include "worker/wire/wscookie.h"
 
 #define NOW 1700000000
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "worker/wshandshake.h"
+#include "worker/wire/wshandshake.h"
 
 /* RFC 6455 1.3's example */
 static const char key[] = "dGhlIHNhbXBsZSBub25jZQ==";

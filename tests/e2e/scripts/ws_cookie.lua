@@ -14,7 +14,7 @@ local after = sc:step(3, "HTTP after the 101")
 function sc.run(vu)
   login:get(base .. "/set-cookie?A=one-" .. vu.id):expect(200)
   -- a VU that waits gives its transfer handle back, and its jar is then
-  -- text (worker/cookiejar.h): VU 2 goes through that path, VU 1 keeps its handle
+  -- text (worker/wire/cookiejar.h): VU 2 goes through that path, VU 1 keeps its handle
   if vu.id % 2 == 0 then quern.sleep("10ms") end
   local c = open:ws(ws_url .. "/cookie")
   c:send("x")

@@ -1,0 +1,235 @@
+/* lgstream — a gRPC server stream from Lua (lgstream.h). */
+#include "worker/lua/lgstream.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/mem.h"
+#include "worker/engine/engine.h"
+#include "worker/engine/vu.h"
+#include "worker/wire/grpc.h"
+#include "worker/plugs/gstream.h"
+#include "worker/lua/lgrpc.h"
+#include "worker/lua/lstream.h"
+#include "worker/lua/pbcodec.h"
+#include "worker/wire/pbschema.h"
+
+enum { IDX_RO = 7, IDX_OBJ = 9 }; /* on step_grpc's stack */
+
+/** The Lua object. */
+typedef struct lgstream {
+    lstream base;      /**< first: the stream (a gstream) and its wait_us, the longest wait
+                            for the headers or a message */
+    const pbmethod *m; /**< borrowed: the schema's (the registry keeps it) */
+    const pbschema *s; /**< borrowed: the state's schema */
+} lgstream;
+
+static const lstream_kind kind;
+
+/* After the wait for the headers: a call still without them is cancelled. */
+static void opened(lua_State *L, vu *v, void *p)
+{
+    gstream *c = p;
+    char why[GSTREAM_ERR_MAX];
+
+    if (c == NULL)
+        luaL_error(L, "grpc_stream: the stream is gone");
+    if (c->state == GSTREAM_CONNECTING) {
+        snprintf(why, sizeof(why), "no reply after %lld ms",
+                 (long long)((clock_mono_us() - c->start_us) / 1000));
+        gstream_cancel(c, GRPC_DEADLINE_EXCEEDED, why);
+    }
+    /* its time is set once it got its headers or ended (the cancel above) */
+    if (v->pend.step >= 0 && v->pend.seq == c->seq) /* still the call's sample */
+        vu_sample_add(&v->pend, &c->fig, 0);
+}
+
+int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
+{
+    scen *sc = engine_scens(v->eng)->scens[v->scen];
+    gstream_cfg cfg;
+    long curl_ms;
+    int deadline;
+    char url[4200], err[ERR_MAX];
+    lgstream *ud;
+    gstream *c;
+
+    lua_settop(L, 8);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.headers = lgrpc_prepare(L, v, url, sizeof(url), &curl_ms, &deadline);
+    /* with a deadline libcurl ends the call a little after it: the waits
+     * go a second past that; without one each wait is bound alone */
+    ud = (lgstream *)lstream_new(L, &kind, sizeof(*ud),
+                                 ((int64_t)curl_ms + (deadline ? 1000 : 0)) * 1000); /* 9 */
+    ud->m = m;
+    ud->s = s;
+    cfg.url = url;
+    cfg.body = lua_tolstring(L, 6, &cfg.body_len);
+    cfg.timeout_ms = deadline ? curl_ms : 0;
+    cfg.req = lua_touserdata(L, IDX_RO);
+    cfg.scen = sc->req;
+    cfg.step = v->pend.step;
+    cfg.seq = v->pend.seq;
+    c = gstream_open(v, &cfg, err, sizeof(err));
+    curl_slist_free_all(cfg.headers); /* NULL unless the stream refused it */
+    return lstream_open(L, &ud->base, c, v, ud->base.wait_us, IDX_OBJ, err);
+}
+
+/* --- the stream's methods ------------------------------------------------ */
+
+/* Pushes the next queued message decoded; 0 when none. A message that
+ * cannot be decoded ends the stream as INTERNAL, and none is pushed. */
+static int push_message(lua_State *L, lstream *base)
+{
+    lgstream *ud = (lgstream *)base;
+    gstream_msg *m = gstream_pop(base->c);
+    char err[ERR_MAX];
+    int ok;
+
+    if (m == NULL)
+        return 0;
+    ok = pbcodec_decode(L, ud->s, ud->m->out, m->data, m->len, err, sizeof(err));
+    xfree(m);
+    if (!ok) {
+        gstream_cancel(base->c, GRPC_INTERNAL, err);
+        return 0;
+    }
+    return 1;
+}
+
+/* No message came: nil, and a stream still open when the wait ran out is
+ * cancelled. */
+static int no_message(lua_State *L, lstream *s)
+{
+    gstream *c = s->c;
+    char why[GSTREAM_ERR_MAX];
+
+    if (c != NULL && c->state == GSTREAM_OPEN) {
+        snprintf(why, sizeof(why), "no message after %lld ms", (long long)(s->wait_us / 1000));
+        gstream_cancel(c, GRPC_DEADLINE_EXCEEDED, why);
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+/* s:messages(): iterator, state, control, and the stream as the loop's
+ * closing value, so that leaving the loop early cancels the call. */
+static int l_messages(lua_State *L)
+{
+    lstream_check(L, &kind, vu_current(L));
+    lstream_push_iter(L, &kind);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    lua_pushvalue(L, 1);
+    return 4;
+}
+
+/* s:close(), and __close: cancels a stream still open (no error). */
+static int cancel(lua_State *L, void *c)
+{
+    gstream *s = c;
+
+    if (s == NULL)
+        return 0;
+    gstream_cancel(s, GRPC_CANCELLED, "closed by the script");
+    inbox_wake_soon(&s->in); /* closed from another VU: its owner's wait ends */
+    return 0;
+}
+
+/* s:expect(status | {statuses}): before the end, the statuses the end may
+ * have without error; after it, as r:expect. */
+static int l_expect(lua_State *L)
+{
+    vu *v = vu_current(L);
+    gstream *c = lstream_check(L, &kind, v)->c;
+    uint64_t mask = 0;
+    int st;
+    char msg[VU_MSG_MAX];
+
+    if (lua_istable(L, 2)) {
+        for (lua_Integer i = 1, n = luaL_len(L, 2); i <= n; i++) {
+            lua_geti(L, 2, i);
+            st = lgrpc_status_arg(L, -1);
+            lua_pop(L, 1);
+            mask |= st >= 0 && st < 64 ? (uint64_t)1 << st : 0;
+        }
+    } else {
+        st = lgrpc_status_arg(L, 2);
+        mask = st >= 0 && st < 64 ? (uint64_t)1 << st : 0;
+    }
+    lua_settop(L, 1);
+    if (c == NULL)
+        return 1;
+    if (c->state != GSTREAM_CLOSED || !c->ended) {
+        c->accept = mask;
+        return 1;
+    }
+    if (c->status >= 0 && c->status < 64 && (mask >> c->status & 1)) {
+        if (v != NULL && v->pend.step >= 0 && v->pend.seq == c->seq && v->pend.status_err) {
+            v->pend.err = SAMPLE_OK;
+            v->pend.status_err = 0;
+            v->pend.msg[0] = '\0';
+        }
+        return 1;
+    }
+    snprintf(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(c->status),
+             c->err[0] ? ": " : "", c->err);
+    return vu_check_fail(L, v, c->step, v != NULL && v->pend.step >= 0 && v->pend.seq == c->seq, 1,
+                         msg);
+}
+
+/* s.count, s.time, s.headers, s.trailers; once closed s.status,
+ * s.status_name, s.error */
+static int field(lua_State *L, lstream *s, const char *k)
+{
+    gstream *c = s->c;
+
+    if (c == NULL)
+        return 0;
+    if (strcmp(k, "count") == 0) {
+        lua_pushinteger(L, (lua_Integer)c->received);
+    } else if (strcmp(k, "time") == 0) {
+        lua_pushnumber(L, (double)c->fig.elapsed_us / 1000.0);
+    } else if (strcmp(k, "headers") == 0) {
+        lgrpc_push_headers(L, c->hdr, c->hdr + c->hdr_end);
+    } else if (strcmp(k, "trailers") == 0) {
+        lgrpc_push_headers(L, c->hdr + c->hdr_end, c->hdr + c->hdr_len);
+    } else if (c->state != GSTREAM_CLOSED) {
+        return 0; /* the status is not known yet */
+    } else if (strcmp(k, "status") == 0) {
+        lua_pushinteger(L, c->status);
+    } else if (strcmp(k, "status_name") == 0) {
+        lua_pushstring(L, grpc_status_name(c->status));
+    } else if (strcmp(k, "error") == 0 && c->status != GRPC_OK) {
+        lua_pushstring(L, c->err);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static const luaL_Reg methods[] = {{"messages", l_messages}, {"expect", l_expect}, {NULL, NULL}};
+
+static const lstream_kind kind = {
+    .mt = "quern.GrpcStream",
+    .what = "gRPC stream",
+    .next = "next",
+    LSTREAM_AT(gstream, GSTREAM_OPEN),
+    .any_close = 1,
+    .open_wait = VU_GRPCOPEN,
+    .next_wait = VU_GRPCNEXT,
+    .push = push_message,
+    .none = no_message,
+    .close = cancel,
+    .field = field,
+    .opened = opened,
+    .methods = methods,
+};
+
+void lgstream_register(lua_State *L)
+{
+    lstream_register(L, &kind, 0);
+}

@@ -1,0 +1,128 @@
+/* gstream — one gRPC server stream of a VU, on the worker's loop.
+ *
+ * The call is an HTTP/2 POST on an easy handle of its own in the engine's
+ * multi handle, for as long as the stream lasts (as sse.h does): the VU's
+ * script runs while messages come. The header callback keeps the reply's
+ * headers and trailers (at most GSTREAM_HDR_MAX bytes), the write callback
+ * cuts the body into messages (grpc.h framing) and queues them, undecoded,
+ * until the script takes them. The stream's connection is its own (no
+ * other transfer is multiplexed on it), closed with it: a stream ended
+ * early is cancelled (the server sees RST_STREAM and the connection close).
+ *
+ * The queue is the stream's inbox (inbox.h: GSTREAM_QUEUE_MAX messages,
+ * GSTREAM_QUEUE_BYTES bytes): past it, the stream is cancelled and ends as
+ * RESOURCE_EXHAUSTED, a technical error of its step; what was queued can
+ * still be read. libcurl's callbacks never resume the VU: they arm the
+ * inbox's zero timer (inbox_wake_soon).
+ *
+ * Ownership: a stream belongs to its VU's list (vu.gstream) until the VU's
+ * phase ends, when it is cancelled and freed. The Lua object only points
+ * at it (slot).
+ *
+ * Use: gstream_open(), then the VU yields (VU_GRPCOPEN) and is resumed
+ * when the state leaves GSTREAM_CONNECTING; gstream_pop, gstream_cancel;
+ * the VU waits for a message with VU_GRPCNEXT on the stream's inbox;
+ * gstream_end classes the stream's status once it ended. Internal to
+ * worker/. */
+#ifndef QUERN_GSTREAM_H
+#define QUERN_GSTREAM_H
+
+#include <curl/curl.h>
+#include <ev.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "worker/wire/grpc.h"
+#include "worker/plugs/inbox.h"
+#include "worker/plugs/plug.h"
+#include "worker/engine/vu.h"
+
+struct engine;
+struct vu;
+struct reqopt;
+
+#define GSTREAM_QUEUE_MAX 1024          /* messages queued for the script at most */
+#define GSTREAM_QUEUE_BYTES (16u << 20) /* their bytes at most */
+#define GSTREAM_HDR_MAX 16384           /* bytes of the reply's headers and trailers kept */
+#define GSTREAM_ERR_MAX 160             /* bytes of an error message */
+
+enum gstream_state {
+    GSTREAM_CONNECTING, /**< the request is out, the reply's headers awaited */
+    GSTREAM_OPEN,       /**< headers in: messages flow */
+    GSTREAM_CLOSED      /**< the call is over: status says how */
+};
+
+/** A message received and not yet taken by the script. */
+typedef struct gstream_msg {
+    inbox_msg link; /**< first: its place in the inbox */
+    size_t len;
+    uint8_t data[]; /**< the serialized message, without its 5-byte prefix */
+} gstream_msg;
+
+/** One stream. */
+typedef struct gstream {
+    struct engine *eng;         /**< borrowed */
+    struct vu *owner;           /**< borrowed: its VU */
+    struct gstream **slot;      /**< borrowed: the Lua object's pointer to it, or NULL */
+    struct gstream *next;       /**< the next in its VU's list */
+    int step;                   /**< the step it counts against, -1 none */
+    uint32_t seq;               /**< its sample's seq (vu.h sample), to find it still pending */
+    uint8_t state;              /**< enum gstream_state */
+    uint8_t in_multi;           /**< easy is in the engine's multi handle */
+    uint8_t ended;              /**< gstream_end classed it */
+    uint8_t local;              /**< quern set status and err itself (a bound, a cancel) */
+    uint8_t from_server;        /**< status is the server's grpc-status */
+    uint64_t accept;            /**< statuses that are no error, a bit each (bit 0: OK) */
+    CURL *easy;                 /**< owned */
+    struct curl_slist *headers; /**< owned: the request's header lines */
+    char *body;                 /**< owned: the request (prefix and message) */
+    size_t body_len;
+    uint8_t pre[5];            /**< the 5-byte prefix of the frame being received */
+    size_t pre_len;            /**< its bytes in so far */
+    gstream_msg *cur;          /**< owned: the message being received (its prefix read), or NULL */
+    size_t cur_len;            /**< its bytes in so far */
+    inbox in;                  /**< the messages not yet taken (gstream_msg), and the VU's wait */
+    uint64_t received;         /**< messages received (queued or not) */
+    char *hdr;                 /**< owned: header and trailer lines, GSTREAM_HDR_MAX at most */
+    size_t hdr_len;            /**< their bytes */
+    size_t hdr_end;            /**< where the headers end and the trailers start */
+    int64_t start_us;          /**< monotonic start of the request */
+    xfer_figures fig;          /**< for its sample: elapsed_us and ttfb_us to the reply's headers
+                                    (or the end, without headers); bytes_out: the request's headers
+                                    and body */
+    int http_status;           /**< the reply's HTTP status, 0 none */
+    int status;                /**< the gRPC status once closed */
+    char err[GSTREAM_ERR_MAX]; /**< grpc-message or why it failed, "" none */
+    char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message */
+} gstream;
+
+/** What gstream_open needs beside the VU. */
+typedef struct gstream_cfg {
+    const char *url;                 /**< borrowed: http://host:port/pkg.Service/Method */
+    struct curl_slist *headers;      /**< owned by the stream from the call */
+    const char *body;                /**< borrowed: copied */
+    size_t body_len;                 /**< its bytes */
+    long timeout_ms;                 /**< libcurl's bound on the whole call, 0 none */
+    const struct reqopt *req, *scen; /**< borrowed: the connection option levels (reqopt.h) */
+    int step;                        /**< the step it counts against, -1 none */
+    uint32_t seq;                    /**< the pending sample's seq */
+} gstream_cfg;
+
+/** Starts the call of a new stream of v, linked in v's list; NULL with the
+ *  reason in err (libcurl refused the handle). */
+gstream *gstream_open(struct vu *v, gstream_cfg *cfg, char *err, size_t errlen);
+/** The oldest queued message (owned by the caller, xfree it), or NULL. */
+gstream_msg *gstream_pop(gstream *c);
+/** Ends the call from the client side with status (CANCELLED: the script
+ *  or the VU's end; DEADLINE_EXCEEDED: a wait ran out) and why; the queue
+ *  can still be read. Nothing when it is closed already. */
+void gstream_cancel(gstream *c, int status, const char *why);
+/** Classes the closed stream once: a status not in accept is a technical
+ *  error of its step, on its sample when that is still pending. */
+void gstream_end(gstream *c);
+/** The engine's plug (worker/plugs/plug.h): a stream's call ended; at a phase's
+ *  end its streams are cancelled and freed, the Lua objects' pointers
+ *  cleared; at the engine's end, every one freed at once. */
+extern const plug gstream_plug;
+
+#endif
