@@ -10,7 +10,9 @@ cd "$(dirname "$0")/../.." || exit 1
 
 doc=docs/ARCHITECTURE.md
 bad=0
-for f in "${SRC_DIRS[@]/%//*.c}" tests/unit/*.c; do
+srcs=()
+for d in "${SRC_DIRS[@]}"; do srcs+=("$d"/*.c); done
+for f in "${srcs[@]}" tests/unit/*.c; do
   [ -e "$f" ] || continue
   b=$(basename "$f")
   case $f in tests/unit/test_*) continue ;; esac

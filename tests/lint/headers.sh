@@ -27,7 +27,9 @@ check() {
 export -f check
 
 headers=()
-for f in "${SRC_DIRS[@]/%//*.h}"; do
+srcs=()
+for d in "${SRC_DIRS[@]}"; do srcs+=("$d"/*.h); done
+for f in "${srcs[@]}"; do
   [ -e "$f" ] && headers+=("$f")
 done
 # shellcheck disable=SC2016  # $1 is bash -c's argument

@@ -25,6 +25,7 @@
 #include "worker/engine/lscript.h"
 #include "worker/plugs/pageres.h"
 #include "worker/lua/pbcodec.h"
+#include "worker/lua/lreqopt.h"
 #include "worker/lua/reqopt.h"
 #include "worker/plugs/trace.h"
 
@@ -627,8 +628,8 @@ static int step_grpc(lua_State *L)
             lua_setfield(L, -2, keys[i]);
         }
     }
-    ro = reqopt_push(L);
-    reqopt_read(L, -2, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
+    ro = lreqopt_push(L);
+    lreqopt_read(L, -2, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
     lua_replace(L, -2);
     lua_pushlightuserdata(L, (void *)m); /* 8 */
     lquern_vu_step(L, v, 1);

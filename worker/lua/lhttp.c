@@ -17,6 +17,7 @@
 #include "worker/engine/lscript.h"
 #include "worker/lua/mpart.h"
 #include "worker/plugs/pageres.h"
+#include "worker/lua/lreqopt.h"
 #include "worker/lua/reqopt.h"
 #include "worker/engine/inflight.h"
 #include "worker/plugs/trace.h"
@@ -32,7 +33,7 @@ enum {
     IDX_URL = 3,    /* the URL, with its query once built */
     IDX_OPTS = 4,   /* the options, or nil */
     IDX_BODY = 5,   /* the body: a string, a multipart's userdata, or nil */
-    IDX_RO = 6,     /* the request's own connection options (reqopt_push), if any */
+    IDX_RO = 6,     /* the request's own connection options (lreqopt_push), if any */
 };
 
 /* --- request building ----------------------------------------------------- */
@@ -316,8 +317,8 @@ static void read_options(lua_State *L, vu *v, lhttp_req *q, lhttp_spec *s)
     if (s->own_ro) {
         /* On the stack, as the body: the resolve list lives until the
          * transfer starts. */
-        reqopt *ro = reqopt_push(L);
-        reqopt_read(L, IDX_OPTS, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
+        reqopt *ro = lreqopt_push(L);
+        lreqopt_read(L, IDX_OPTS, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
         s->rro = ro;
     }
 }

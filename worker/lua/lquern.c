@@ -25,6 +25,7 @@
 #include "worker/lua/lsse.h"
 #include "worker/lua/lgrpc.h"
 #include "worker/lua/lwebsocket.h"
+#include "worker/lua/lreqopt.h"
 #include "worker/lua/reqopt.h"
 
 #define STEP_MT "quern.Step"
@@ -257,8 +258,8 @@ static int l_scenario(lua_State *L)
             } else if (strcmp(k, "request") == 0) {
                 int t = lua_gettop(L);
                 luaL_checktype(L, t, LUA_TTABLE);
-                sc->req = reqopt_push(L); /* read once, here: files are checked now */
-                reqopt_read(L, t, lscript_dir(L), 1, sc->req, engine_run_reqopt(e), 1);
+                sc->req = lreqopt_push(L); /* read once, here: files are checked now */
+                lreqopt_read(L, t, lscript_dir(L), 1, sc->req, engine_run_reqopt(e), 1);
                 sc->req_ref = luaL_ref(L, LUA_REGISTRYINDEX);
             } else {
                 luaL_error(L,

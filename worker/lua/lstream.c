@@ -11,6 +11,7 @@
 #include "worker/lua/lapi.h"
 #include "worker/lua/lquern.h"
 #include "worker/engine/lscript.h"
+#include "worker/lua/lreqopt.h"
 #include "worker/lua/reqopt.h"
 #include "worker/engine/vu.h"
 
@@ -195,8 +196,8 @@ const reqopt *lstream_reqopt(lua_State *L, vu *v, int idx)
         lua_pushnil(L);
         return NULL;
     }
-    ro = reqopt_push(L);
-    reqopt_read(L, idx, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
+    ro = lreqopt_push(L);
+    lreqopt_read(L, idx, lscript_dir(L), 0, ro, engine_run_reqopt(v->eng), 0);
     return ro;
 }
 

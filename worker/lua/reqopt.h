@@ -11,18 +11,17 @@
  * options only when the levels it got last time changed (reqopt_mark).
  *
  * Use:
- *     reqopt *ro = reqopt_push(L);                 // a userdata, freed by the GC
- *     reqopt_read(L, tbl, dir, 1, ro, run, 1);     // raises a Lua error on a bad option
+ *     reqopt *ro = lreqopt_push(L);                // the Lua side: lreqopt.h
+ *     lreqopt_read(L, tbl, dir, 1, ro, run, 1);
  *     ...
  *     reqopt_apply(easy, &xh->ro, req, scen_ro, run, https, env);
  *
- * The parsers of single values (reqopt_tls_version, reqopt_auth_type,
- * reqopt_path) need no Lua. Internal to worker/. */
+ * Nothing here needs Lua: the plugs merge and apply the levels, the
+ * bindings read them (lreqopt.h). Internal to worker/. */
 #ifndef QUERN_REQOPT_H
 #define QUERN_REQOPT_H
 
 #include <curl/curl.h>
-#include <lua.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,19 +104,6 @@ size_t reqopt_path(const char *dir, const char *path, char *out, size_t outlen);
  *  resolve, auth, compressed, connect_timeout, resources, cache). */
 int reqopt_is_key(const char *k);
 
-/** Pushes a new, empty reqopt userdata (what it owns is freed with it by
- *  the GC) and returns it. */
-reqopt *reqopt_push(lua_State *L);
-/** Reads the options of the table at idx into ro: relative paths joined to
- *  dir; with check_files, a file that cannot be read is an error (else
- *  libcurl reports it as the request's technical error). run (may be NULL)
- *  is the run's level: its resolve entries are appended to a list given
- *  here, as the later entries win. With defaults (a scenario's `request`
- *  table), timeout and redirects are read too and any other key is an
- *  error; else keys that are not reqopt's are left to the caller. Raises a
- *  Lua error naming the option on a bad value. */
-void reqopt_read(lua_State *L, int idx, const char *dir, int check_files, reqopt *ro,
-                 const reqopt *run, int defaults);
 /** Adds one resolve entry (checked by hostres_check, common/hostres.h) to ro, the
  *  run's level made without Lua. 0, or -1 with the reason in err. */
 int reqopt_add_resolve(reqopt *ro, const char *entry, char *err, size_t errlen);
