@@ -248,7 +248,7 @@ def grpc_section(d):
              "about the server as about the clients; CPU per call is the client's own cost. "
              "Cleartext, quern opens a connection per call: libcurl before 8.0 (Debian 12 has "
              "7.88) fails a second request on an h2c connection with prior knowledge (curl issue "
-             "10634), so such a connection serves one request (worker/lua/reqopt.c); over TLS the "
+             "10634), so such a connection serves one request (worker/wire/reqopt.c); over TLS the "
              "connections are kept, one per VU.")
     o.append("")
     return "\n".join(o)

@@ -45,7 +45,7 @@ for f in worker/*.c worker/*.h worker/*/*.c worker/*/*.h; do
     *:worker/engine/engine_int.h) say "$f: includes $i (the engine's room only)" ;;
     plugs:lua.h | plugs:lauxlib.h | plugs:lualib.h | process:lua.h | process:lauxlib.h | process:lualib.h)
       say "$f: includes <$i> (a protocol reaches Lua through the bindings)" ;;
-    plugs:worker/lua/reqopt.h) ;; # a request's options: its Lua reading to split out
+    plugs:worker/wire/reqopt.h) ;; # a request's options: its Lua reading to split out
     plugs:worker/lua/* | process:worker/lua/*) say "$f: includes $i (a binding, from below the bindings)" ;;
     wire:lua.h | wire:lauxlib.h | wire:lualib.h) say "$f: includes <$i> (the wire room has no Lua)" ;;
     wire:worker/wire/*) ;;

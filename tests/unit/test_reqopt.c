@@ -14,7 +14,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 
 static void test_tls_version(void **state)
 {

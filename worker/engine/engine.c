@@ -20,7 +20,7 @@
 #include "worker/engine/lifecycle.h"
 #include "worker/plugs/plug.h"
 #include "worker/engine/lscript.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 #include "worker/engine/inflight.h"
 #include "worker/plugs/trace.h"
 #include "worker/engine/steer.h"

@@ -125,7 +125,7 @@ typedef struct engine_cfg {
     struct reqlog *reqlog;      /**< borrowed: per-request logs (JTL, Grinder), NULL for none */
     unsigned trace;             /**< --trace: 0 off, 1 VU 1, 2 every VU (worker/plugs/trace.h) */
     const char *const *resolve; /**< copied: --resolve "host:port:address" entries for
-                                     every request (worker/lua/reqopt.h) */
+                                     every request (worker/wire/reqopt.h) */
     size_t nresolve;
     uint32_t max_in_flight; /**< requests the whole run's VUs may have in flight at once
                                  (--max-in-flight), this engine's share of them its bound

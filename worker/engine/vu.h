@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "common/dbuf.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 #include "worker/wire/traceid.h"
 
 struct engine;

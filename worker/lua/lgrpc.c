@@ -26,7 +26,7 @@
 #include "worker/plugs/pageres.h"
 #include "worker/lua/pbcodec.h"
 #include "worker/lua/lreqopt.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 #include "worker/plugs/trace.h"
 
 extern char **environ;

@@ -18,7 +18,7 @@
 #include "worker/lua/mpart.h"
 #include "worker/plugs/pageres.h"
 #include "worker/lua/lreqopt.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 #include "worker/engine/inflight.h"
 #include "worker/plugs/trace.h"
 

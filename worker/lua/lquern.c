@@ -26,7 +26,7 @@
 #include "worker/lua/lgrpc.h"
 #include "worker/lua/lwebsocket.h"
 #include "worker/lua/lreqopt.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 
 #define STEP_MT "quern.Step"
 static const char step_key; /* its address files the Step metatable */

@@ -12,7 +12,7 @@
 
 #include <lua.h>
 
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 
 /** Pushes a new, empty reqopt userdata (what it owns is freed with it by
  *  the GC) and returns it. */

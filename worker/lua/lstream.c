@@ -12,7 +12,7 @@
 #include "worker/lua/lquern.h"
 #include "worker/engine/lscript.h"
 #include "worker/lua/lreqopt.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 #include "worker/engine/vu.h"
 
 /* an opener's step: 1 step, 2 URL, 3 opts */

@@ -40,7 +40,7 @@
 #include "worker/wire/embed.h"
 #include "worker/plugs/plug.h"
 #include "worker/wire/rcache.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 
 struct vu;
 struct xh;

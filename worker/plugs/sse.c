@@ -10,7 +10,7 @@
 #include "worker/engine/engine.h"
 #include "worker/wire/urlc.h"
 #include "worker/engine/vu.h"
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 #include "worker/wire/cookiejar.h"
 
 /* --- counting and the queue ---------------------------------------------- */

@@ -56,7 +56,7 @@ typedef struct scen {
     int rate_const;     /**< rate = "R": one stage at R, its length the run's --duration */
     uint32_t id_base;   /**< with stages: its ids are global indexes id_base+1..id_base+ids
                              (set by scen_layout) */
-    struct reqopt *req; /**< borrowed: the `request` defaults (worker/lua/reqopt.h), a userdata
+    struct reqopt *req; /**< borrowed: the `request` defaults (worker/wire/reqopt.h), a userdata
                              anchored by req_ref; NULL: none */
     int req_ref;        /**< Lua registry ref of req */
 } scen;

@@ -1,4 +1,4 @@
-#include "worker/lua/reqopt.h"
+#include "worker/wire/reqopt.h"
 
 #include <errno.h>
 #include <stdio.h>
