@@ -15,12 +15,17 @@
 #                   alone
 #   worker/         the worker process itself (wproc.c): the engine's
 #                   public functions, no Lua header, no binding
-# Includes are checked as written in each file. A file of worker/ goes in a
-# room; a new room comes with its rule here, or this check fails.
+# What a file includes is judged as the compiler sees it: every header it
+# reaches, through any other (cc -H), so a header of the door that pulled in
+# lua.h would fail here. A new sub-folder comes with its rule, or this fails.
+# The flags are the Makefile's CFLAGS_BASE (QUERN_CFLAGS, else `make -s
+# cflags`); build/gen/proto/*.pb-c.h must exist (make lint builds it).
 #   tests/lint/rooms.sh      prints FILE: what, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
+CC=${CC:-cc}
+flags=${QUERN_CFLAGS:-$(make -s --no-print-directory cflags)}
 bad=0
 say() {
   echo "$1"
@@ -32,24 +37,31 @@ for d in worker/*/; do
   *) say "${d%/}/: a room with no rule (give it one in tests/lint/rooms.sh)" ;;
   esac
 done
-for f in worker/*.c worker/*.h worker/*/*.c worker/*/*.h; do
+
+# what FILE reaches, one header a line, as the tree's paths (worker/...) or
+# a system header's name (lua.h)
+reached() {
+  # shellcheck disable=SC2086
+  $CC $flags -fsyntax-only -H -x c "$1" 2>&1 >/dev/null | sed -nE 's/^\.+ (\.\/)?//p' |
+    sed -E 's#^/usr/include/lua5\.4/##' | sort -u
+}
+for f in worker/*.c worker/*.h worker/plugs/*.c worker/plugs/*.h worker/wire/*.c worker/wire/*.h \
+  worker/engine/*.c worker/lua/*.c; do
   [ -e "$f" ] || continue
   r=$(dirname "$f")
   r=${r#worker}
   r=${r#/}
   r=${r:-process}
-  incs=$(grep -oE '^#include [<"][^>"]+[>"]' "$f" | sed -E 's/^#include [<"]([^>"]+)[>"]/\1/')
-  for i in $incs; do
+  for i in $(reached "$f"); do
     case "$r:$i" in
     engine:*) ;;
-    *:worker/engine/engine_int.h) say "$f: includes $i (the engine's room only)" ;;
-    plugs:lua.h | plugs:lauxlib.h | plugs:lualib.h | process:lua.h | process:lauxlib.h | process:lualib.h)
-      say "$f: includes <$i> (a protocol reaches Lua through the bindings)" ;;
-    plugs:worker/wire/reqopt.h) ;; # a request's options: its Lua reading to split out
-    plugs:worker/lua/* | process:worker/lua/*) say "$f: includes $i (a binding, from below the bindings)" ;;
-    wire:lua.h | wire:lauxlib.h | wire:lualib.h) say "$f: includes <$i> (the wire room has no Lua)" ;;
+    *:worker/engine/engine_int.h) say "$f: reaches $i (the engine's room only)" ;;
+    lua:*) ;;
+    *:lua.h | *:lauxlib.h | *:lualib.h | *:luaconf.h)
+      say "$f: reaches <$i> (only the engine and the bindings see Lua)" ;;
+    plugs:worker/lua/* | process:worker/lua/*) say "$f: reaches $i (a binding, from below the bindings)" ;;
     wire:worker/wire/*) ;;
-    wire:worker/*) say "$f: includes $i (the wire room knows no engine, VU, plug nor binding)" ;;
+    wire:worker/*) say "$f: reaches $i (the wire room knows no engine, VU, plug nor binding)" ;;
     esac
   done
 done

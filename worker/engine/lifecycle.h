@@ -17,10 +17,12 @@
 #ifndef QUERN_LIFECYCLE_H
 #define QUERN_LIFECYCLE_H
 
-#include <lua.h>
 #include <stddef.h>
 
 #include "worker/engine/engine.h"
+
+/* A Lua thread, lua.h's type: the header is the Lua rooms' to include. */
+struct lua_State;
 
 struct vu;
 
@@ -36,13 +38,13 @@ size_t lifecycle_has(const engine *e, enum engine_life which);
  *  0, or -1 with the reason in err. */
 int lifecycle_load_data(engine *e, char *err, size_t errlen);
 /** Pushes onto L the VU's scenario's part of the setup data, or nil. */
-void lifecycle_push_setup(lua_State *L, const struct vu *v);
+void lifecycle_push_setup(struct lua_State *L, const struct vu *v);
 
 /** Setup and teardown mode: one VU per scenario with the function. 0, or -1
  *  with the reason in err. */
 int lifecycle_make_vus(engine *e, char *err, size_t errlen);
 /** The VU's function returned nres values on co: setup keeps the first. */
-void lifecycle_returned(struct vu *v, lua_State *co, int nres);
+void lifecycle_returned(struct vu *v, struct lua_State *co, int nres);
 /** The VU's function failed with msg ("file:line: ..."); the first is kept. */
 void lifecycle_failed(struct vu *v, const char *msg);
 /** After the VU's transfer: when it failed, ends the VU's function with

@@ -18,12 +18,14 @@
 
 #include <curl/curl.h>
 #include <ev.h>
-#include <lua.h>
 #include <stdint.h>
 
 #include "common/dbuf.h"
 #include "worker/wire/reqopt.h"
 #include "worker/wire/traceid.h"
+
+/* A Lua thread, lua.h's type: the header is the Lua rooms' to include. */
+struct lua_State;
 
 struct engine;
 struct step;
@@ -170,7 +172,7 @@ typedef struct vu {
                                 vus N cut the stages, among those not left
                                 (UINT32_MAX: left) */
     int64_t held_left_us;  /**< a held timer's time left */
-    lua_State *co;         /**< the VU's thread, anchored by co_ref */
+    struct lua_State *co;  /**< the VU's thread, anchored by co_ref */
     int co_ref;            /**< registry ref of co */
     int tbl_ref;           /**< registry ref of the vu table given to init/run/finish */
     xh *xh;                /**< borrowed from the pool while busy, else NULL */
@@ -284,7 +286,7 @@ void vu_release(vu *v);
  * resources get the cookies its answer set). Nothing when v holds none. */
 void vu_save_jar(vu *v);
 /** The VU whose coroutine is running on L (NULL on the main thread). */
-vu *vu_current(lua_State *L);
+vu *vu_current(struct lua_State *L);
 /** Arms the VU's timer for us microseconds and marks what it waits for. */
 void vu_wait_timer(vu *v, int64_t us, enum vu_wait what);
 /** The current phase's function returned (ok = 1) or raised (ok = 0). */
@@ -305,15 +307,16 @@ void vu_count_error(vu *v, int sidx, int technical, const char *msg);
  *  registry, keyed by v) so that the end of the resume tells it from a later
  *  script error of the same resume (a check that pcall caught, then a bug).
  *  v may be NULL (the script loading). Does not return. */
-int vu_check_fail(lua_State *L, vu *v, int sidx, int mine, int technical, const char *msg);
+int vu_check_fail(struct lua_State *L, vu *v, int sidx, int mine, int technical, const char *msg);
 /** vu_check_fail with the pending sample named: s takes msg (NULL: an
  *  error counted against step sidx). */
-int vu_check_fail_in(lua_State *L, vu *v, sample *s, int sidx, int technical, const char *msg);
+int vu_check_fail_in(struct lua_State *L, vu *v, sample *s, int sidx, int technical,
+                     const char *msg);
 /** 1 when the error value at idx of L is the failed check's of this resume. */
-int vu_check_is(vu *v, lua_State *L, int idx);
+int vu_check_is(vu *v, struct lua_State *L, int idx);
 /** Forgets the failed check of the previous resume, if any: nothing to do
  *  when none failed. */
-void vu_check_reset(vu *v, lua_State *L);
+void vu_check_reset(vu *v, struct lua_State *L);
 /** The step an error outside any sample counts against: the VU's current
  *  step, else its scenario's first; -1 when the scenario has none. */
 int vu_current_step(const vu *v);
