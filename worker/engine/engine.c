@@ -47,10 +47,11 @@ static void check_done(engine *e)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&v);
         /* m is invalid after the removal: everything was copied out. The VU
          * is resumed here, on the loop, outside any libcurl callback. */
-        if (plugs_xfer_done(v, easy, rc))
-            continue; /* a protocol's (a page's resource, a batch's, a stream's) */
-        curl_multi_remove_handle(e->multi, easy);
-        vu_xfer_done(v, rc);
+        if (!plugs_xfer_done(v, easy, rc)) {
+            /* every handle is a plug's (the VU's own: vureq.h) */
+            curl_multi_remove_handle(e->multi, easy);
+            log_msg(LOG_WARN, "a transfer no protocol owns ended: dropped");
+        }
     }
 }
 
@@ -193,7 +194,7 @@ static void start_queued(engine *e)
         v->queued = 0;
         v->x.start_us = now;
         if (curl_multi_add_handle(e->multi, v->xh->easy) != CURLM_OK) {
-            vu_xfer_done(v, CURLE_FAILED_INIT);
+            plugs_xfer_done(v, v->xh->easy, CURLE_FAILED_INIT); /* vureq.h */
             continue;
         }
     }

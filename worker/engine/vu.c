@@ -10,17 +10,14 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/version.h"
-#include "worker/plugs/batch.h"
 #include "worker/engine/engine_int.h"
 #include "worker/wire/intend.h"
 #include "worker/lua/lapi.h"
 #include "worker/engine/lcoro.h"
 #include "worker/engine/lifecycle.h"
-#include "worker/plugs/pageres.h"
 #include "worker/plugs/plug.h"
 #include "worker/plugs/reqlog.h"
 #include "worker/engine/inflight.h"
-#include "worker/plugs/trace.h"
 #include "worker/engine/steer.h"
 #include "worker/wire/cookiejar.h"
 
@@ -405,8 +402,7 @@ int vu_init(vu *v, struct engine *e, uint32_t gid, uint16_t sidx)
 void vu_free(vu *v)
 {
     /* The easy handles attached to the share go first (engine_free). */
-    pageres_free(v->page);
-    batch_free(v->batch);
+    plugs_vu_free(v);
     xfree(v->ex);
     xfree(v->jar);
     curl_slist_free_all(v->req_headers);
@@ -549,7 +545,7 @@ static void offer_slow(vu *v, step_stats *s, const sample *p, uint64_t us)
 
 void vu_finalize(vu *v)
 {
-    batch_finalize(v->batch); /* a batch's own samples, if it kept any */
+    plugs_vu_finalize(v); /* a batch's own samples, if it kept any */
     vu_record(v);
 }
 
@@ -697,16 +693,6 @@ void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x,
         snprintf(p->msg, sizeof(p->msg), "HTTP status %ld", status);
         xfer_example(v, h, x, p, (int32_t)status);
     }
-}
-
-void vu_xfer_done(vu *v, CURLcode rc)
-{
-    vu_collect(v, v->xh, v->url, rc, &v->x, v->pend.step >= 0 && v->xfer_timed ? &v->pend : NULL);
-    if (v->eng->trace != NULL)
-        trace_response(v->eng->trace, v, rc);
-    if (pageres_start(v))
-        return; /* vu_xfer_resume once the page's resources are in */
-    vu_xfer_resume(v);
 }
 
 void vu_xfer_resume(vu *v)
@@ -995,8 +981,7 @@ void vu_kill(vu *v)
         v->queued = 0; /* if not started yet, it never will be */
         if (v->xh != NULL)
             curl_multi_remove_handle(v->eng->multi, v->xh->easy);
-        pageres_abort(v->page);
-        batch_abort(v->batch);
+        plugs_vu_abort(v); /* a page's resources, a batch's requests */
         curl_slist_free_all(v->req_headers);
         v->req_headers = NULL;
         v->pend.step = -1;

@@ -235,10 +235,8 @@ void vu_leave(vu *v);
 void vu_start_run(vu *v);
 /** The grace is over: abandon whatever is in flight, go to done. */
 void vu_kill(vu *v);
-/** The VU's transfer completed (called by the engine from the loop). */
-void vu_xfer_done(vu *v, CURLcode rc);
-/** The rest of vu_xfer_done once what the response embeds is in (pageres.h):
- *  the VU's script goes on. */
+/** The VU's own transfer is done and read (worker/plugs/vureq.h), and what
+ *  the response embeds is in (pageres.h): the VU's script goes on. */
 void vu_xfer_resume(vu *v);
 /** Attaches x to v: its group's share and its id (its connections), its
  *  cookies, its source address, CURLINFO_PRIVATE. xh_put saves the cookies

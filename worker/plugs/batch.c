@@ -364,4 +364,24 @@ static int plug_xfer_done(vu *v, CURL *easy, CURLcode rc)
     return xfer_done(v->batch, easy, rc);
 }
 
-const plug batch_plug = {"batch", plug_xfer_done, NULL, NULL};
+static void plug_abort(vu *v)
+{
+    batch_abort(v->batch);
+}
+
+static void plug_finalize(vu *v)
+{
+    batch_finalize(v->batch);
+}
+
+static void plug_free(vu *v)
+{
+    batch_free(v->batch);
+    v->batch = NULL;
+}
+
+const plug batch_plug = {.name = "batch",
+                         .xfer_done = plug_xfer_done,
+                         .vu_abort = plug_abort,
+                         .vu_finalize = plug_finalize,
+                         .vu_free = plug_free};

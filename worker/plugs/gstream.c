@@ -348,4 +348,7 @@ static void gstream_free_all(engine *e)
         gstream_vu_end(engine_vu(e, i));
 }
 
-const plug gstream_plug = {"gstream", gstream_xfer_done, gstream_vu_end, gstream_free_all};
+const plug gstream_plug = {.name = "gstream",
+                           .xfer_done = gstream_xfer_done,
+                           .vu_end = gstream_vu_end,
+                           .engine_end = gstream_free_all};

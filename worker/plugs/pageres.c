@@ -448,4 +448,16 @@ static int plug_xfer_done(vu *v, CURL *easy, CURLcode rc)
     return xfer_done(v->page, easy, rc);
 }
 
-const plug pageres_plug = {"page", plug_xfer_done, NULL, NULL};
+static void plug_abort(vu *v)
+{
+    pageres_abort(v->page);
+}
+
+static void plug_free(vu *v)
+{
+    pageres_free(v->page);
+    v->page = NULL;
+}
+
+const plug pageres_plug = {
+    .name = "page", .xfer_done = plug_xfer_done, .vu_abort = plug_abort, .vu_free = plug_free};

@@ -300,4 +300,5 @@ static void sse_free_all(engine *e)
         sse_vu_end(engine_vu(e, i));
 }
 
-const plug sse_plug = {"sse", sse_xfer_done, sse_vu_end, sse_free_all};
+const plug sse_plug = {
+    .name = "sse", .xfer_done = sse_xfer_done, .vu_end = sse_vu_end, .engine_end = sse_free_all};

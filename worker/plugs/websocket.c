@@ -714,5 +714,7 @@ static void websocket_free_all(engine *e)
     }
 }
 
-const plug websocket_plug = {"websocket", websocket_xfer_done, websocket_vu_end,
-                             websocket_free_all};
+const plug websocket_plug = {.name = "websocket",
+                             .xfer_done = websocket_xfer_done,
+                             .vu_end = websocket_vu_end,
+                             .engine_end = websocket_free_all};
