@@ -323,6 +323,20 @@ CURL *vu_stream_easy(vu *v, const char *url, const reqopt *req, const reqopt *sc
     return easy;
 }
 
+int vu_stream_start(vu *v, CURL *easy, struct curl_slist *headers, curl_write_callback hdr_cb,
+                    curl_write_callback body_cb, void *ud, long timeout_ms)
+{
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, hdr_cb);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, ud);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, body_cb);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, ud);
+    engine_watch_sockets(v->eng, easy);
+    curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+    return curl_multi_add_handle(v->eng->multi, easy) == CURLM_OK ? 0 : -1;
+}
+
 CURL *vu_easy(vu *v)
 {
     xh *x = v->xh;

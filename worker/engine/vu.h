@@ -269,6 +269,14 @@ void vu_read_phases(CURL *easy, xfer_figures *f);
  *  WebSocket watches its socket itself). */
 CURL *vu_stream_easy(vu *v, const char *url, const reqopt *req, const reqopt *scen_ro,
                      char *errbuf);
+/** Starts a stream's transfer on easy (from vu_stream_easy, with the
+ *  protocol's own options set): its request headers (borrowed: the
+ *  stream's, kept until the handle goes), headers and body to hdr_cb and
+ *  body_cb with ud, its sockets watched on the loop; its connection its own,
+ *  closed with it (never reused), the transfer bound by timeout_ms (0:
+ *  none); then on the multi. 0, or -1 when the multi refused it. */
+int vu_stream_start(vu *v, CURL *easy, struct curl_slist *headers, curl_write_callback hdr_cb,
+                    curl_write_callback body_cb, void *ud, long timeout_ms);
 /** Starts a new pending sample for step (finalizing the previous one). */
 void vu_sample_begin(vu *v, int sidx);
 /** Empties the response buffers of a transfer about to be queued (its start

@@ -302,26 +302,18 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     c->easy = vu_stream_easy(v, cfg->url, cfg->req, cfg->scen, c->errbuf);
     curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
     curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, c->body);
-    curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);
-    curl_easy_setopt(c->easy, CURLOPT_HEADERFUNCTION, header_cb);
-    curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, write_cb);
-    curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
-    engine_watch_sockets(e, c->easy);
     /* After reqopt: the stream's connection is its own, closed with it (a
-     * cancel the server sees at once), and bound only by the call's
-     * deadline. Its own: a cache key no other transfer has (the address
-     * scope, as vshare.h keys a VU's connections), so that nothing is
-     * multiplexed on it; libcurl before 8.0 breaks a second stream on an
+     * cancel the server sees at once: vu_stream_start), and bound only by
+     * the call's deadline. Its own: a cache key no other transfer has (the
+     * address scope, as vshare.h keys a VU's connections), so that nothing
+     * is multiplexed on it; libcurl before 8.0 breaks a second stream on an
      * h2c connection (reqopt.c), and a connection shared with the stream
      * would close under the other. */
     curl_easy_setopt(c->easy, CURLOPT_SHARE, v->share);
     curl_easy_setopt(c->easy, CURLOPT_ADDRESS_SCOPE,
                      (long)(0x80000000u | (++scopes & 0x7fffffffu)));
-    curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);
     c->start_us = clock_mono_us();
-    if (curl_multi_add_handle(engine_multi(e), c->easy) != CURLM_OK) {
+    if (vu_stream_start(v, c->easy, c->headers, header_cb, write_cb, c, cfg->timeout_ms) != 0) {
         err_set(err, errlen, "step:grpc_stream: libcurl refused the request");
         stream_free(c);
         return NULL;

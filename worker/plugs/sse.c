@@ -252,20 +252,11 @@ sse *sse_open(vu *v, sse_cfg *cfg, char *err, size_t errlen)
     sseparse_init(&c->parser);
     c->easy = vu_stream_easy(v, cfg->url, cfg->req, cfg->scen, c->errbuf);
     curl_easy_setopt(c->easy, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);
-    curl_easy_setopt(c->easy, CURLOPT_HEADERFUNCTION, header_cb);
-    curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, write_cb);
-    curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
-    engine_watch_sockets(e, c->easy);
     put_cookies(c, v);
-    /* after reqopt: the stream's connection is its own, closed with it, and
-     * it lasts as long as the server sends (the wait for its headers is
-     * bound by the VU's timer, lsse.c) */
-    curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
-    curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, 0L);
     c->start_us = clock_mono_us();
-    if (curl_multi_add_handle(engine_multi(e), c->easy) != CURLM_OK) {
+    /* it lasts as long as the server sends (the wait for its headers is
+     * bound by the VU's timer, lsse.c): no timeout */
+    if (vu_stream_start(v, c->easy, c->headers, header_cb, write_cb, c, 0L) != 0) {
         err_set(err, errlen, "step:sse: libcurl refused the request");
         stream_free(c);
         return NULL;
