@@ -98,18 +98,22 @@ static void check_entry(lua_State *L, const vu *v, lua_Integer i, enum batch_mod
     lua_settop(L, e - 1);
 }
 
-/* lua_pcall'ed: 1 nil, 2 method, 3 url, 4 opts|nil, 5 index. Builds the
- * request on a handle of the batch; returns the values to anchor. */
+/* build_entry's stack, as lhttp_build reads it: 1 nil, 2 the method, 3
+ * the URL, 4 the options or nil; then the entry's index, dropped. */
+enum { ENTRY_URL = 3, ENTRY_OPTS = 4, ENTRY_INDEX = 5 };
+
+/* lua_pcall'ed: builds the request on a handle of the batch; returns the
+ * values to anchor. */
 static int build_entry(lua_State *L)
 {
     vu *v = vu_current(L);
     batch *b = v->batch;
-    size_t i = (size_t)lua_tointeger(L, 5);
+    size_t i = (size_t)lua_tointeger(L, ENTRY_INDEX);
     batch_item *r = &b->it[i];
     lhttp_req q;
     int top, http2, once;
 
-    lua_settop(L, 4);
+    lua_settop(L, ENTRY_OPTS);
     batch_take(b, i);
     q.x = r->x;
     q.hdrs = &r->hdrs;
@@ -121,18 +125,18 @@ static int build_entry(lua_State *L)
     /* h2c before libcurl 8.0 fails a second request on a connection
      * (reqopt.c): there each request opens its own rather than a stream of
      * another's. Otherwise, with HTTP/2, they wait for one and share it. */
-    once = http2 && strncasecmp(lua_tostring(L, 3), "https:", 6) != 0 &&
+    once = http2 && strncasecmp(lua_tostring(L, ENTRY_URL), "https:", 6) != 0 &&
            curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
     curl_easy_setopt(r->x->easy, CURLOPT_PIPEWAIT, http2 && !once ? 1L : 0L);
     curl_easy_setopt(r->x->easy, CURLOPT_FRESH_CONNECT, once ? 1L : 0L); /* reset when released */
     if (engine_trace(v->eng) != NULL)
         curl_easy_setopt(r->x->easy, CURLOPT_VERBOSE, 0L); /* --trace shows single requests */
-    batch_set_url(b, i, lua_tostring(L, 3));
+    batch_set_url(b, i, lua_tostring(L, ENTRY_URL));
     top = lua_gettop(L);
-    lua_createtable(L, top - 2, 0);
-    for (int k = 3; k <= top; k++) {
+    lua_createtable(L, top - (ENTRY_URL - 1), 0);
+    for (int k = ENTRY_URL; k <= top; k++) {
         lua_pushvalue(L, k);
-        lua_rawseti(L, -2, k - 2); /* [1] is the URL, as lhttp's argument 3 */
+        lua_rawseti(L, -2, k - (ENTRY_URL - 1)); /* [1] is the URL */
     }
     return 1;
 }

@@ -29,21 +29,25 @@ size_t jtl_csv_field(char *out, size_t room, const char *s);
 /** One JTL line's fields, filled by the caller for one jtl_line or
  *  jtl_write call. */
 typedef struct jtl_rec {
-    int64_t start_ms, elapsed_ms;
+    int64_t start_ms;    /**< timeStamp: the sample's start, ms since the epoch */
+    int64_t elapsed_ms;  /**< elapsed: its response time, ms */
     const char *label;   /**< borrowed from the caller: the sample's label */
     const char *code;    /**< borrowed: responseCode; jtl_write sets it to a buffer of its own,
                               valid during that call only */
     const char *message; /**< borrowed: responseMessage; set by jtl_write as code is */
     const char *thread;  /**< borrowed from the caller: threadName */
-    int success;
+    int success;         /**< 1: success true, 0: false */
     const char *failure; /**< borrowed from the caller: failureMessage ("" when none) */
-    uint64_t bytes, sent;
-    uint32_t grp, all;
-    const char *url; /**< borrowed from the caller: the sample's URL */
-    int64_t latency_ms, connect_ms;
-    const char *trace; /**< borrowed from the caller; NULL: no traceId column (--traceparent off);
-                            else the sample's trace id, "" when none
-                            (WORKERFILES_JTL_TRACE_COLUMN) */
+    uint64_t bytes;      /**< bytes received, headers included */
+    uint64_t sent;       /**< sentBytes */
+    uint32_t grp;        /**< grpThreads: set by jtl_write (the active VUs) */
+    uint32_t all;        /**< allThreads: set by jtl_write, as grp */
+    const char *url;     /**< borrowed from the caller: the sample's URL */
+    int64_t latency_ms;  /**< Latency: to the first byte of the response, ms */
+    int64_t connect_ms;  /**< Connect: DNS, TCP and TLS setup, ms (0 on a reused connection) */
+    const char *trace;   /**< borrowed from the caller; NULL: no traceId column (--traceparent off);
+                              else the sample's trace id, "" when none
+                              (WORKERFILES_JTL_TRACE_COLUMN) */
 } jtl_rec;
 
 /** Formats one JTL line with its newline into out (room >= WFILE_LINE_MAX -
