@@ -73,7 +73,7 @@ static void clean_text(const char *in, size_t n, char *out, size_t cap)
  * at a piece's end (cut inside a word, "deadbeef-x" would read as an id
  * when folded again). out stays terminated. */
 typedef struct fold_out {
-    char *s;
+    char *s;         /* borrowed: the caller's buffer, cap bytes */
     size_t len, cap; /* cap counts the NUL */
     int full;
 } fold_out;

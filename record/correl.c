@@ -21,7 +21,7 @@
 
 /* A list of strings (the values one entry sends). */
 typedef struct vlist {
-    char **v;
+    char **v; /* owned: n strings, each owned */
     size_t n, cap;
 } vlist;
 
@@ -185,7 +185,7 @@ static int tag_attr(const char *s, const char *end, const char *attr, char *out,
         while (v < end && o + 1 < len &&
                (quote ? *v != quote : !isspace((unsigned char)*v) && *v != '>')) {
             static const struct {
-                const char *ent;
+                const char *ent; /* borrowed: a literal */
                 char c;
             } ents[] = {
                 {"&amp;", '&'}, {"&quot;", '"'}, {"&#39;", '\''}, {"&lt;", '<'}, {"&gt;", '>'}};
@@ -290,7 +290,7 @@ static void holds_add(holds *x, strtab *t, const char *key, size_t entry, hold_h
 static void markup_index(holds *x, const char *html, size_t entry)
 {
     static const struct {
-        const char *tag, *key, *val;
+        const char *tag, *key, *val; /* borrowed: literals */
     } tags[] = {{"<input", "name", "value"}, {"<meta", "name", "content"}};
 
     for (size_t t = 0; t < 2; t++) {

@@ -131,10 +131,10 @@ static const char *type_word(int type)
 }
 
 typedef struct enc {
-    lua_State *L;
-    const pbschema *s;
-    pbbuf *b;
-    char *err;
+    lua_State *L;      /* borrowed: the state whose table is encoded */
+    const pbschema *s; /* borrowed: the messages */
+    pbbuf *b;          /* borrowed: where the bytes go */
+    char *err;         /* borrowed: the caller's, errlen bytes */
     size_t errlen;
 } enc;
 
@@ -371,9 +371,9 @@ int pbcodec_encode(lua_State *L, int idx, const pbschema *s, int msg, pbbuf *b, 
 /* ---- decoding ---- */
 
 typedef struct dec {
-    lua_State *L;
-    const pbschema *s;
-    char *err;
+    lua_State *L;      /* borrowed: the state the table is pushed on */
+    const pbschema *s; /* borrowed: the messages */
+    char *err;         /* borrowed: the caller's, errlen bytes */
     size_t errlen;
 } dec;
 
