@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/dbuf.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "record/luaout.h"
 
@@ -483,17 +484,17 @@ static void rule_of_hold(correl *c, const har_entry *e, const hold *o, const cha
     int cut = (int)(pl > 200 ? 200 : pl);
 
     if (o->how == HOLD_JSON) {
-        snprintf(why, sizeof(why), "\"%s\" in the JSON answer to %s %.*s", o->name, e->method, cut,
-                 url_path(e->url));
+        err_set(why, sizeof(why), "\"%s\" in the JSON answer to %s %.*s", o->name, e->method, cut,
+                url_path(e->url));
         rule_add(c, o->entry, o->name[0] ? o->name : "value", v, expr_json, o->path, why);
         return;
     }
     snprintf(xp, sizeof(xp),
              o->how == HOLD_INPUT ? "//input[@name='%s']/@value" : "//meta[@name='%s']/@content",
              o->name);
-    snprintf(why, sizeof(why), "the %s \"%s\" of the page %s %.*s",
-             o->how == HOLD_INPUT ? "hidden input" : "meta", o->name, e->method, cut,
-             url_path(e->url));
+    err_set(why, sizeof(why), "the %s \"%s\" of the page %s %.*s",
+            o->how == HOLD_INPUT ? "hidden input" : "meta", o->name, e->method, cut,
+            url_path(e->url));
     rule_add(c, o->entry, o->name, v, expr_xpath, xp, why);
 }
 
@@ -522,8 +523,8 @@ static int rule_find(correl *c, const har *h, const holds *x, const char *v, siz
             break;
         if (!location_find(e->location, v, pat, sizeof(pat), name, sizeof(name)))
             continue;
-        snprintf(why, sizeof(why), "the Location header of %s %.*s (%d)", e->method,
-                 (int)(pl > 200 ? 200 : pl), url_path(e->url), e->status);
+        err_set(why, sizeof(why), "the Location header of %s %.*s (%d)", e->method,
+                (int)(pl > 200 ? 200 : pl), url_path(e->url), e->status);
         rule_add(c, x->h[i].entry, name[0] ? name : "value", v, expr_location, pat, why);
         return 1;
     }

@@ -407,7 +407,7 @@ static void sample_error(vu *v, int status_err, const char *msg)
     if (p->err == SAMPLE_OK) {
         p->err = SAMPLE_TECH;
         p->status_err = (uint8_t)status_err;
-        snprintf(p->msg, sizeof(p->msg), "%s", msg);
+        err_set(p->msg, sizeof(p->msg), "%s", msg);
     } else if (p->status_err && !status_err) {
         p->status_err = 0; /* an HTTP status error that is also a bad reply */
     }
@@ -457,8 +457,8 @@ static int r_expect(lua_State *L)
         return 1;
     }
     lua_getfield(L, 1, "error");
-    snprintf(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(status),
-             lua_isstring(L, -1) ? ": " : "", lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
+    err_set(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(status),
+            lua_isstring(L, -1) ? ": " : "", lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
     return vu_check_fail(L, v, sidx,
                          v != NULL && seq != 0 && v->pend.step >= 0 && v->pend.seq == seq, 1, msg);
 }

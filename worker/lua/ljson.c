@@ -267,7 +267,7 @@ __attribute__((format(printf, 2, 3))) static int fail(const enc *e, const char *
 
     path_text(e, path, sizeof(path));
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    err_vset(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     return luaL_error(e->L, "%s: %s: %s", e->what, path, msg);
 }
