@@ -227,7 +227,7 @@ static int l_load(lua_State *L)
             return luaL_error(L, "grpc.load: %s: a .proto or a descriptor set .pb expected", name);
         if (b == NULL)
             return luaL_error(L, "grpc.load: %s", err);
-        if (!pbschema_add(s, b, len, err, sizeof(err))) {
+        if (pbschema_add(s, b, len, err, sizeof(err)) != 0) {
             xfree(b);
             return luaL_error(L, "grpc.load: %s: %s", name, err);
         }
@@ -486,7 +486,7 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
             err_set(err, sizeof(err), "more than one message in a unary reply"), k = -1;
         else if (k == 0)
             err_set(err, sizeof(err), "no message in the reply"), k = -1;
-        if (k == 1 && !pbcodec_decode(L, set_of(L), m->out, msg, n, err, sizeof(err)))
+        if (k == 1 && pbcodec_decode(L, set_of(L), m->out, msg, n, err, sizeof(err)) != 0)
             k = -1;
         if (k < 0) {
             status = GRPC_INTERNAL;
@@ -605,7 +605,7 @@ static int step_grpc(lua_State *L)
         }
     }
     /* 6: the body, 5-byte prefix and message */
-    if (!pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err))) {
+    if (pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err)) != 0) {
         pbbuf_free(&b);
         return luaL_error(L, "grpc: %s", err);
     }

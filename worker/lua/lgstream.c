@@ -87,13 +87,13 @@ static int push_message(lua_State *L, lstream *base)
     lgstream *ud = (lgstream *)base;
     gstream_msg *m = gstream_pop(base->c);
     char err[ERR_MAX];
-    int ok;
+    int rc;
 
     if (m == NULL)
         return 0;
-    ok = pbcodec_decode(L, ud->s, ud->m->out, m->data, m->len, err, sizeof(err));
+    rc = pbcodec_decode(L, ud->s, ud->m->out, m->data, m->len, err, sizeof(err));
     xfree(m);
-    if (!ok) {
+    if (rc != 0) {
         gstream_cancel(base->c, GRPC_INTERNAL, err);
         return 0;
     }
