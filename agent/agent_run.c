@@ -185,16 +185,16 @@ static void judged_msg(const wslot *w, char *msg, size_t len)
               silent = (long long)(w->silent_us / 1000000);
 
     if (w->judged == STALL_HELD)
-        snprintf(msg, len,
-                 "worker %u (pid %d) was held: no progress for %lld s (its event loop was held by "
-                 "a C call or a blocking system call): killed %lld s past its time to end, its "
-                 "last seconds are lost",
-                 w->index, (int)w->pid, silent, late);
+        err_set(msg, len,
+                "worker %u (pid %d) was held: no progress for %lld s (its event loop was held by "
+                "a C call or a blocking system call): killed %lld s past its time to end, its "
+                "last seconds are lost",
+                w->index, (int)w->pid, silent, late);
     else
-        snprintf(msg, len,
-                 "worker %u (pid %d) was busy, not held (it still sent its seconds), but had not "
-                 "ended %lld s past its time to end: killed, its last seconds are lost",
-                 w->index, (int)w->pid, late);
+        err_set(msg, len,
+                "worker %u (pid %d) was busy, not held (it still sent its seconds), but had not "
+                "ended %lld s past its time to end: killed, its last seconds are lost",
+                w->index, (int)w->pid, late);
 }
 
 /* A worker lost before its end: it crashed, or it was killed past its time
@@ -214,12 +214,12 @@ static void crash_report(agent_run *r, wslot *w, int st)
         judged_msg(w, msg, sizeof(msg));
     } else if (WIFSIGNALED(st)) {
         ws.signal = WTERMSIG(st);
-        snprintf(msg, sizeof(msg), "worker %u (pid %d) killed by signal %d (%s)", w->index,
-                 (int)w->pid, ws.signal, strsignal(ws.signal));
+        err_set(msg, sizeof(msg), "worker %u (pid %d) killed by signal %d (%s)", w->index,
+                (int)w->pid, ws.signal, strsignal(ws.signal));
     } else {
         ws.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        snprintf(msg, sizeof(msg), "worker %u (pid %d) exited with status %d%s", w->index,
-                 (int)w->pid, ws.exit_status, w->finished ? "" : " before finishing");
+        err_set(msg, sizeof(msg), "worker %u (pid %d) exited with status %d%s", w->index,
+                (int)w->pid, ws.exit_status, w->finished ? "" : " before finishing");
     }
     ws.message = msg;
     log_msg(LOG_WARN, "%s", msg);
@@ -322,7 +322,7 @@ void agent_run_check(agent *a)
     if (!r->orphan && !r->failed) {
         char msg[128] = "";
         if (r->crashed > 0)
-            snprintf(msg, sizeof(msg), "%llu worker(s) crashed", (unsigned long long)r->crashed);
+            err_set(msg, sizeof(msg), "%llu worker(s) crashed", (unsigned long long)r->crashed);
         send_finished_up(a, r->run_id, r->stopping && !r->go ? "stopped" : r->status, msg);
     }
     log_msg(LOG_INFO, "run %llu finished (%s)", (unsigned long long)r->run_id,
@@ -379,7 +379,7 @@ static void on_worker_msg(peer *l, const Quern__Envelope *env, void *ud)
         uint32_t vus = 0;
         if (!env->ready->ok) {
             char msg[2048];
-            snprintf(msg, sizeof(msg), "%s", env->ready->error);
+            err_set(msg, sizeof(msg), "%s", env->ready->error);
             agent_run_fail(r, msg);
             break;
         }
@@ -424,7 +424,7 @@ static void on_worker_close(peer *l, const char *why, void *ud)
     w->eof = 1;
     if (!w->ready && !w->run->failed && !w->run->stopping) {
         char msg[300];
-        snprintf(msg, sizeof(msg), "worker %u ended before it was ready", w->index);
+        err_set(msg, sizeof(msg), "worker %u ended before it was ready", w->index);
         agent_run_fail(w->run, msg);
     }
     agent_run_check(w->run->a);
@@ -524,7 +524,7 @@ void agent_run_start(agent *a, const Quern__StartRun *sr)
     }
     if (refused) {
         char msg[1100];
-        snprintf(msg, sizeof(msg), "agent %s refused the run: %s", a->name, err);
+        err_set(msg, sizeof(msg), "agent %s refused the run: %s", a->name, err);
         log_msg(LOG_ERROR, "run %llu refused: %s", (unsigned long long)sr->run_id, err);
         send_ready_up(a, sr->run_id, 0, msg, 0);
         return;

@@ -25,10 +25,10 @@
 
 /** Where and how the functions run; every pointer borrowed. */
 typedef struct setuprun_cfg {
-    const char *script;         /**< the main scenario file */
-    const props *props;         /**< properties visible to the script, or NULL */
+    const char *script;         /**< borrowed: the main scenario file */
+    const props *props;         /**< borrowed: properties visible to the script, or NULL */
     uint64_t mem_limit;         /**< bytes its Lua state may hold, 0: no bound */
-    const char *const *resolve; /**< --resolve entries for its requests */
+    const char *const *resolve; /**< borrowed: nresolve --resolve entries for its requests */
     size_t nresolve;
     int handle_signals; /**< 1: SIGINT and SIGTERM stop it (the process watches them nowhere
                              else meanwhile) */

@@ -76,7 +76,7 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         char err[ERR_MAX], msg[256];
         /* A second Hello is refused in the same words as a bad one. */
         if (handshake_hello_take(&a->hs, a->cs == CS_HELLO ? env : NULL, err, sizeof(err)) != 0) {
-            snprintf(msg, sizeof(msg), "bad hello from the console (%s?)", err);
+            err_set(msg, sizeof(msg), "bad hello from the console (%s?)", err);
             peer_fail(l, msg);
             return;
         }
@@ -99,8 +99,8 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         if (!env->auth_result->ok) {
             /* Said before the console proved anything: its reason is shown,
              * not trusted. */
-            snprintf(msg, sizeof(msg), "the console refused us: %.300s",
-                     env->auth_result->reason[0] ? env->auth_result->reason : "(no reason)");
+            err_set(msg, sizeof(msg), "the console refused us: %.300s",
+                    env->auth_result->reason[0] ? env->auth_result->reason : "(no reason)");
             refused(a, msg);
             return;
         }
@@ -122,8 +122,8 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
             break;
         if (!env->registered->ok) {
             char msg[512];
-            snprintf(msg, sizeof(msg), "the console refused our registration: %.300s",
-                     env->registered->reason);
+            err_set(msg, sizeof(msg), "the console refused our registration: %.300s",
+                    env->registered->reason);
             refused(a, msg);
             return;
         }

@@ -21,7 +21,7 @@
 #define UNITS_HINT "(use us, ms, s, m, h)"
 
 struct unit {
-    const char *name;
+    const char *name; /* borrowed: the unit's text, a literal */
     uint64_t us;
 };
 

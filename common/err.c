@@ -8,11 +8,16 @@ void err_set(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
 
+    va_start(ap, fmt);
+    err_vset(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void err_vset(char *err, size_t errlen, const char *fmt, va_list ap)
+{
     if (err == NULL || errlen == 0)
         return;
-    va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
 }
 
 void err_append(char *err, size_t errlen, const char *fmt, ...)

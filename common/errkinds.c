@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/redact.h"
 #include "common/utf8.h"
@@ -73,7 +74,7 @@ static void clean_text(const char *in, size_t n, char *out, size_t cap)
  * at a piece's end (cut inside a word, "deadbeef-x" would read as an id
  * when folded again). out stays terminated. */
 typedef struct fold_out {
-    char *s;
+    char *s;         /* borrowed: the caller's buffer, cap bytes */
     size_t len, cap; /* cap counts the NUL */
     int full;
 } fold_out;
@@ -327,7 +328,7 @@ void errkinds_add(errkinds *t, const errkind *k)
     if (o->count == 0) {
         memset(o, 0, sizeof(*o));
         o->technical = k->technical ? 1 : 0;
-        snprintf(o->msg, sizeof(o->msg), "%s", ERRKIND_OTHER);
+        err_set(o->msg, sizeof(o->msg), "%s", ERRKIND_OTHER);
     }
     add_into(o, k);
 }
@@ -404,7 +405,7 @@ size_t errkinds_by_code(const errkinds *t, errkind out[ERRKIND_ROWS])
             memset(&out[m], 0, sizeof(out[m]));
             out[m].technical = k->technical;
             out[m].code = k->code;
-            snprintf(out[m].msg, sizeof(out[m].msg), "%s", other ? ERRKIND_OTHER : "");
+            err_set(out[m].msg, sizeof(out[m].msg), "%s", other ? ERRKIND_OTHER : "");
             out[m].first_ms = k->first_ms;
             out[m].last_ms = k->last_ms;
             m++;

@@ -40,7 +40,7 @@ struct enc_head {
 
 /* A bounded read position in an encoded buffer. */
 struct reader {
-    const uint8_t *buf;
+    const uint8_t *buf; /* borrowed: len bytes */
     size_t len;
     size_t pos;
 };

@@ -30,7 +30,7 @@ enum { M_MATCH = 0, M_NOMATCH = 1, M_ABORT_ALL = -1, M_ABORT_DIR = -2 };
 static size_t posix_class(const char *p, unsigned char c, int *hit)
 {
     static const struct {
-        const char *name;
+        const char *name; /* borrowed: a literal */
         int (*fn)(int);
     } cls[] = {{"alnum", isalnum}, {"alpha", isalpha}, {"blank", isblank}, {"cntrl", iscntrl},
                {"digit", isdigit}, {"graph", isgraph}, {"lower", islower}, {"print", isprint},

@@ -34,12 +34,12 @@
 
 /** One row: a flag or a paragraph of the help. */
 typedef struct opttab_row {
-    const char *name; /**< long name without "--"; NULL: text is a paragraph */
+    const char *name; /**< borrowed: long name without "--"; NULL: text is a paragraph */
     int has_arg;      /**< no_argument, required_argument or optional_argument */
     int val;          /**< what getopt_long returns for it: its short flag or a value > 255 */
-    const char *left; /**< the help's left column ("--db FILE", "-p, --property K=V");
+    const char *left; /**< borrowed: the help's left column ("--db FILE", "-p, --property K=V");
                            NULL: parsed but not shown */
-    const char *text; /**< its help; each '\n' starts a line under the text's column */
+    const char *text; /**< borrowed: its help; each '\n' starts a line under the text's column */
     size_t str;       /**< a plain string option: offsetof its field + 1, else 0 */
     size_t set;       /**< a switch: offsetof its int field + 1, else 0 */
 } opttab_row;

@@ -22,11 +22,11 @@
 #define SALLOC_MAX_CLASS (16 * CLASSES + 8)
 
 typedef struct fblock {
-    struct fblock *next;
+    struct fblock *next; /* borrowed: the next free block of its list */
 } fblock;
 
 static struct {
-    fblock *head;
+    fblock *head; /* owned: the class's free blocks, a list */
     uint32_t n;
 } lists[CLASSES + 1];
 

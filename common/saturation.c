@@ -33,7 +33,7 @@ void saturation_why(unsigned why, char *buf, size_t len)
 {
     static const struct {
         unsigned bit;
-        const char *word;
+        const char *word; /* borrowed: a literal */
     } words[] = {{SATURATION_CPU, "CPU and loop lag"},
                  {SATURATION_START, "start lag"},
                  {SATURATION_STALL, "loop stall"},

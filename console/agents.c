@@ -42,7 +42,7 @@ static void refusal(ratelog *rl, const char *fmt, ...)
     if (!ratelog_ok(rl, clock_mono_us(), AGENTS_REFUSAL_LOG_US, AGENTS_REFUSAL_BURST, &more))
         return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    err_vset(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (more > 0)
         log_msg(LOG_WARN, "%s (and %u more refused peer(s) not shown)", msg, more);
@@ -85,8 +85,8 @@ void agents_lost(run *r, aconn *c, const char *why)
     } else if (r->phase == PHASE_START) {
         if (!r->start_error) {
             r->start_error = 3;
-            snprintf(r->start_msg, sizeof(r->start_msg), "agent %s lost before the start (%s)",
-                     c->name, why);
+            err_set(r->start_msg, sizeof(r->start_msg), "agent %s lost before the start (%s)",
+                    c->name, why);
         }
     }
 }
@@ -230,8 +230,8 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
         if (!env->ready->ok) {
             if (!r->start_error) {
                 r->start_error = 2;
-                snprintf(r->start_msg, sizeof(r->start_msg), "agent %s: %s", c->name,
-                         env->ready->error);
+                err_set(r->start_msg, sizeof(r->start_msg), "agent %s: %s", c->name,
+                        env->ready->error);
             }
         } else if (!c->steps_ok) {
             peer_fail(l, "Ready before StepsDef");

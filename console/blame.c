@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/rate.h"
 
@@ -51,7 +52,7 @@ static void figure(const thresh *t, char *buf, size_t len)
 }
 
 /* Why the delay was the pool's (or the pacing's), into out->why after what it holds. */
-static void pool_why(const agg *a, blame *out, size_t at)
+static void pool_why(const agg *a, blame *out)
 {
     rate_counts arr;
     uint64_t missed = 0;
@@ -60,17 +61,17 @@ static void pool_why(const agg *a, blame *out, size_t at)
     for (size_t i = 0; i < a->nscens; i++)
         missed += a->missed_pacing[i];
     if (arr.scheduled > 0 || arr.started > 0)
-        snprintf(out->why + at, sizeof(out->why) - at,
-                 "; the delay was the wait for a VU: %llu of %llu arrivals waited (%llu for a "
-                 "new VU's init, %llu for a VU of the full pool), the server's time seen "
-                 "through the pool",
-                 (unsigned long long)(arr.late + arr.init_waits), (unsigned long long)arr.started,
-                 (unsigned long long)arr.init_waits, (unsigned long long)arr.late);
+        err_append(out->why, sizeof(out->why),
+                   "; the delay was the wait for a VU: %llu of %llu arrivals waited (%llu for a "
+                   "new VU's init, %llu for a VU of the full pool), the server's time seen "
+                   "through the pool",
+                   (unsigned long long)(arr.late + arr.init_waits), (unsigned long long)arr.started,
+                   (unsigned long long)arr.init_waits, (unsigned long long)arr.late);
     else
-        snprintf(out->why + at, sizeof(out->why) - at,
-                 "; the delay was the runs overrunning their pacing (%llu missed their slot): "
-                 "the server's time",
-                 (unsigned long long)missed);
+        err_append(out->why, sizeof(out->why),
+                   "; the delay was the runs overrunning their pacing (%llu missed their slot): "
+                   "the server's time",
+                   (unsigned long long)missed);
 }
 
 void blame_threshold(const thresh *t, const agg *a, const char *const *ids,
@@ -79,7 +80,6 @@ void blame_threshold(const thresh *t, const agg *a, const char *const *ids,
     thresh svc;
     thresh_result rr, sr;
     char fig[16];
-    int n;
     double gap;
 
     memset(out, 0, sizeof(*out));
@@ -94,22 +94,19 @@ void blame_threshold(const thresh *t, const agg *a, const char *const *ids,
     out->service_ms = sr.measured;
     out->own_lag_ms = own_lag_ms(t, a);
     figure(t, fig, sizeof(fig));
-    n = snprintf(out->why, sizeof(out->why),
-                 "%s %.1f ms of response times, %.1f ms of service times (%s); quern's own start "
-                 "lag %s %.1f ms",
-                 fig, out->response_ms, out->service_ms,
-                 out->service_passed ? "passes" : "fails too", fig, out->own_lag_ms);
-    if (n < 0 || (size_t)n >= sizeof(out->why))
-        n = (int)strlen(out->why);
+    err_set(out->why, sizeof(out->why),
+            "%s %.1f ms of response times, %.1f ms of service times (%s); quern's own start "
+            "lag %s %.1f ms",
+            fig, out->response_ms, out->service_ms, out->service_passed ? "passes" : "fails too",
+            fig, out->own_lag_ms);
     if (!out->service_passed || rr.passed)
         return; /* the server's own time fails */
     gap = out->response_ms - out->service_ms;
     if (out->own_lag_ms >= gap / 2.0) {
         out->who = BLAME_INJECTOR;
-        snprintf(out->why + n, sizeof(out->why) - (size_t)n,
-                 ": the delay was quern's own, not the server's");
+        err_append(out->why, sizeof(out->why), ": the delay was quern's own, not the server's");
         return;
     }
     out->who = BLAME_POOL;
-    pool_why(a, out, (size_t)n);
+    pool_why(a, out);
 }

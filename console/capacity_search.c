@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/lbuf.h"
 #include "common/mem.h"
@@ -414,19 +415,19 @@ void capacity_search_verdict(const capacity_search *cs, verdict *v)
         v->passed = 0;
         v->inconclusive = 1;
         v->rc = 1; /* console/runcmd.h's RUN_EXIT_FAILED */
-        snprintf(v->why, sizeof(v->why), "inconclusive: %s%s",
-                 capacity_search_why(cs, why, sizeof(why)), ev);
+        err_set(v->why, sizeof(v->why), "inconclusive: %s%s",
+                capacity_search_why(cs, why, sizeof(why)), ev);
         return;
     }
     v->passed = capacity_search_found(cs, &k);
     v->rc = v->passed ? 0 : 1; /* console/runcmd.h's RUN_EXIT_OK, RUN_EXIT_FAILED */
     v->allowed = by != NULL && strcmp(by, "injector") == 0;
-    snprintf(v->why, sizeof(v->why), "%s: %s%s%s", v->passed ? "passed" : "failed",
-             capacity_search_why(cs, why, sizeof(why)),
-             v->allowed ? " (a step was limited by the injector: judged as usual by "
-                          "--allow-saturation)"
-                        : "",
-             ev);
+    err_set(v->why, sizeof(v->why), "%s: %s%s%s", v->passed ? "passed" : "failed",
+            capacity_search_why(cs, why, sizeof(why)),
+            v->allowed ? " (a step was limited by the injector: judged as usual by "
+                         "--allow-saturation)"
+                       : "",
+            ev);
 }
 
 void capacity_search_print(const capacity_search *cs, FILE *out)

@@ -61,7 +61,7 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
                                    (const char *const *)r->names, r->nsteps, err,
                                    sizeof(err)) != 0) {
                 r->start_error = 2; /* a usage error: nothing was sent yet */
-                snprintf(r->start_msg, sizeof(r->start_msg), "--threshold %s", err);
+                err_set(r->start_msg, sizeof(r->start_msg), "--threshold %s", err);
             }
         }
         r->live = live_new(stderr, r->o.quiet ? LIVE_QUIET : LIVE_AUTO,
@@ -73,8 +73,8 @@ void control_steps_def(run *r, aconn *c, const Quern__StepsDef *sd)
             same = strcmp(sd->steps[i]->id, r->ids[i]) == 0;
         if (!same && !r->start_error) {
             r->start_error = 3;
-            snprintf(r->start_msg, sizeof(r->start_msg),
-                     "agent %s loaded different steps than the others", c->name);
+            err_set(r->start_msg, sizeof(r->start_msg),
+                    "agent %s loaded different steps than the others", c->name);
         }
     }
     c->steps_ok = 1;
@@ -520,22 +520,22 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
         int code;
         if (r->interrupted) {
             r->start_error = 3;
-            snprintf(r->start_msg, sizeof(r->start_msg), "interrupted while waiting for agents");
+            err_set(r->start_msg, sizeof(r->start_msg), "interrupted while waiting for agents");
             end_phase(r);
         } else if (n.registered >= r->o.agents) {
             start_run(r);
         } else if (local_agent_exited(&r->la, &code)) {
             /* its own message is above */
             r->start_error = 3;
-            snprintf(r->start_msg, sizeof(r->start_msg),
-                     "the local agent exited (status %d) before it connected", code);
+            err_set(r->start_msg, sizeof(r->start_msg),
+                    "the local agent exited (status %d) before it connected", code);
             end_phase(r);
         } else if (now - r->phase_us > r->o.wait_us) {
             char buf[DUR_FORMAT_MAX];
             r->start_error = 3;
-            snprintf(r->start_msg, sizeof(r->start_msg),
-                     "only %u of %u agent(s) connected within %s", n.registered, r->o.agents,
-                     dur_format(r->o.wait_us, buf, sizeof(buf)));
+            err_set(r->start_msg, sizeof(r->start_msg),
+                    "only %u of %u agent(s) connected within %s", n.registered, r->o.agents,
+                    dur_format(r->o.wait_us, buf, sizeof(buf)));
             end_phase(r);
         }
         break;
@@ -543,7 +543,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     case PHASE_START:
         if (r->start_error == 0 && now - r->phase_us > CONTROL_READY_US) {
             r->start_error = 3;
-            snprintf(r->start_msg, sizeof(r->start_msg), "the agents were not ready within 60 s");
+            err_set(r->start_msg, sizeof(r->start_msg), "the agents were not ready within 60 s");
         }
         if (r->start_error != 0) {
             control_stop(r, "start aborted", 1);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
+
 /* The open model's cause of drops, into buf. */
 static const char *drop_reason(const delivery_in *in, char *buf, size_t len)
 {
@@ -33,13 +35,9 @@ static const char *thousands(uint64_t n, char *buf, size_t len)
 }
 
 /* Appends one clause of why ("; " between clauses), cut to fit. */
-static void add_why(delivery *out, size_t *n, const char *text)
+static void add_why(delivery *out, const char *text)
 {
-    if (*n + 1 >= sizeof(out->why))
-        return;
-    *n += (size_t)snprintf(out->why + *n, sizeof(out->why) - *n, "%s%s", *n > 0 ? "; " : "", text);
-    if (*n >= sizeof(out->why))
-        *n = sizeof(out->why) - 1;
+    err_append(out->why, sizeof(out->why), "%s%s", out->why[0] != '\0' ? "; " : "", text);
 }
 
 /* The closed model's share: the VUs never started, plus the pacing's share
@@ -62,7 +60,6 @@ void delivery_compute(const delivery_in *in, delivery *out)
 {
     double open_share = 0, closed;
     char reason[160], line[DELIVERY_WHY_MAX], a[32], b[32];
-    size_t n = 0;
 
     memset(out, 0, sizeof(*out));
     out->dropped = in->arrivals.dropped;
@@ -85,7 +82,7 @@ void delivery_compute(const delivery_in *in, delivery *out)
         snprintf(line, sizeof(line), "%llu of %llu arrivals dropped: %s",
                  (unsigned long long)out->dropped, (unsigned long long)in->arrivals.scheduled,
                  drop_reason(in, reason, sizeof(reason)));
-        add_why(out, &n, line);
+        add_why(out, line);
     }
     if (out->vus_never > 0) {
         snprintf(line, sizeof(line), "%s of %s VUs never started: %s",
@@ -93,7 +90,7 @@ void delivery_compute(const delivery_in *in, delivery *out)
                  in->saturated ? "the injector was saturated (it could not start them in time)"
                                : "their start time came but their init never ended (a slow "
                                  "or blocked init)");
-        add_why(out, &n, line);
+        add_why(out, line);
     }
     if (in->missed_pacing > 0 && in->pace_lost_us > 0) {
         snprintf(line, sizeof(line),
@@ -102,6 +99,6 @@ void delivery_compute(const delivery_in *in, delivery *out)
                  (unsigned long long)in->missed_pacing, (unsigned long long)in->runs,
                  (double)in->pace_lost_us / 1e6,
                  (double)(in->pace_asked_us + in->pace_lost_us) / 1e6);
-        add_why(out, &n, line);
+        add_why(out, line);
     }
 }

@@ -144,24 +144,24 @@ static void finish(monitor *m, monitor_host *h)
 
     if (h->result != CURLE_OK) {
         if (h->toobig)
-            snprintf(why, sizeof(why), "its answer is larger than %u bytes",
-                     (unsigned)MONITOR_BODY_MAX);
+            err_set(why, sizeof(why), "its answer is larger than %u bytes",
+                    (unsigned)MONITOR_BODY_MAX);
         else
-            snprintf(why, sizeof(why), "cannot scrape it: %s",
-                     h->errbuf[0] != '\0' ? h->errbuf : curl_easy_strerror(h->result));
+            err_set(why, sizeof(why), "cannot scrape it: %s",
+                    h->errbuf[0] != '\0' ? h->errbuf : curl_easy_strerror(h->result));
         problem(m, h, why);
         return;
     }
     curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &code);
     if (code != 200) {
-        snprintf(why, sizeof(why), "it answered HTTP status %ld, not 200", code);
+        err_set(why, sizeof(why), "it answered HTTP status %ld, not 200", code);
         problem(m, h, why);
         return;
     }
     monitor_host_scrape_init(&h->cur, m->sels, m->nsel);
     if (monitor_expo_parse(h->body.p, h->body.len, monitor_host_add, &h->cur, perr, sizeof(perr)) !=
         0) {
-        snprintf(why, sizeof(why), "not Prometheus text: %s", perr);
+        err_set(why, sizeof(why), "not Prometheus text: %s", perr);
         problem(m, h, why);
         return;
     }

@@ -253,9 +253,9 @@ const char *monitor_expo_label_get(const monitor_expo_sample *s, const char *nam
 
 /* Keeps the first selector's sample for monitor_expo_sel_parse. */
 typedef struct monitor_expo_selread {
-    monitor_expo_sel *sel;
+    monitor_expo_sel *sel; /* borrowed: the caller's, filled */
     int seen;
-    const char *why;
+    const char *why; /* borrowed (static): why the selector is refused, NULL: it is not */
 } monitor_expo_selread;
 
 static void sel_sample(void *ud, const monitor_expo_sample *s)

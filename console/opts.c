@@ -575,7 +575,7 @@ static int check_capacity(run_opts *o)
 {
     static const struct {
         unsigned bit;
-        const char *flag;
+        const char *flag; /* borrowed: a literal */
     } other[] = {{OPTS_GIVEN_VUS, "--vus"},
                  {OPTS_GIVEN_RAMP, "--ramp-up"},
                  {OPTS_GIVEN_DURATION, "--duration"},
@@ -777,7 +777,7 @@ static int check_stages(const run_opts *o)
 {
     static const struct {
         unsigned bit;
-        const char *flag;
+        const char *flag; /* borrowed: a literal */
     } other[] = {{OPTS_GIVEN_VUS, "--vus"},
                  {OPTS_GIVEN_RAMP, "--ramp-up"},
                  {OPTS_GIVEN_DURATION, "--duration"}};

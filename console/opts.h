@@ -114,8 +114,8 @@ typedef struct run_opts {
     monitor_expo_sel *msel; /**< owned: the --monitor-metric selectors, read */
     const char **msel_text; /**< owned array of strings borrowed from argv: them as given */
     size_t nmsel;
-    int argc; /**< with argv (borrowed): the arguments, for the database */
-    char **argv;
+    int argc;    /**< the arguments, for the database */
+    char **argv; /**< borrowed: argc entries, the command's argv */
 } run_opts;
 
 /** Sets the defaults (1 VU, 5 s grace, 60 s wait, 5 s metrics linger) and keeps argc/argv. */

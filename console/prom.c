@@ -149,8 +149,8 @@ static void arrivals(text *t, const prom_input *in)
 {
     rate_counts c;
     const struct {
-        const char *state;
-        const uint64_t *v;
+        const char *state; /* borrowed: a literal */
+        const uint64_t *v; /* borrowed: its count in c */
     } rows[] = {{"scheduled", &c.scheduled},
                 {"started", &c.started},
                 {"late", &c.late},

@@ -298,7 +298,7 @@ int run_main(int argc, char **argv)
         if (!is_script)
             goto fail;
         fprintf(stderr, "%s\n", err); /* file:line: message, as the script's own */
-        snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
+        err_set(r.start_msg, sizeof(r.start_msg), "%s", err);
         goto out;
     }
     if (r.o.metrics != NULL) {
@@ -355,7 +355,7 @@ int run_main(int argc, char **argv)
         setup_cfg(&r, &c);
         if (setuprun_setup(&c, &r.setup_data, &r.setup_len, err, sizeof(err)) != 0) {
             fprintf(stderr, "%s\n", err); /* file:line: message; no agent got anything */
-            snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
+            err_set(r.start_msg, sizeof(r.start_msg), "%s", err);
             goto out;
         }
     }
@@ -401,7 +401,7 @@ int run_main(int argc, char **argv)
 fail:
     /* A run that cannot go on: one line, and a failed --junit case. */
     fprintf(stderr, "quern run: %s\n", err);
-    snprintf(r.start_msg, sizeof(r.start_msg), "%s", err);
+    err_set(r.start_msg, sizeof(r.start_msg), "%s", err);
 out:
     if (r.start_msg[0] != '\0')
         finish_start_failed(&r, r.start_msg);

@@ -24,7 +24,7 @@ void rundb_failed(run *r, const char *err)
             err);
     r->db_failed = 1;
     r->degraded = 1;
-    snprintf(r->degraded_why, sizeof(r->degraded_why), "results database: %s", err);
+    err_set(r->degraded_why, sizeof(r->degraded_why), "results database: %s", err);
 }
 
 /* The database to write the run's progress to: NULL when not recording or

@@ -11,31 +11,32 @@ struct json_t;
 struct thresh;
 struct thresh_result;
 
-/** What the summary needs to know about the steps and scenarios. */
+/** What the summary needs to know about the steps and scenarios. All
+ *  borrowed: the caller fills it for the calls below. */
 typedef struct summary_info {
-    const char *status;   /**< "completed", "stopped", "aborted" */
+    const char *status;   /**< borrowed: "completed", "stopped", "aborted" */
     long long run_id;     /**< the run's id in the results database; 0: none (--db none) */
-    const char *name;     /**< the run's name (--name, else the script's) */
+    const char *name;     /**< borrowed: the run's name (--name, else the script's) */
     int64_t started_us;   /**< Go, wall clock, microseconds since the epoch; 0: unknown */
     unsigned vus;         /**< the VUs asked for (with stages, the largest target) */
     unsigned vus_steered; /**< the closed model's VUs the last `vus N` asked, 0: never steered */
     unsigned vu_ids; /**< the distinct VUs (ids) the run may use: vus, or every id of the stages */
-    const char *const *step_ids; /**< nsteps "SC-X-STEP-n" */
-    const char *const *step_labels;
-    const char *const *step_names; /**< "SC-X-STEP-n)label" */
-    const char *const *scen_names; /**< nscens */
+    const char *const *step_ids;    /**< borrowed: nsteps "SC-X-STEP-n" */
+    const char *const *step_labels; /**< borrowed: nsteps labels */
+    const char *const *step_names;  /**< borrowed: nsteps "SC-X-STEP-n)label" */
+    const char *const *scen_names;  /**< borrowed: nscens */
     /* The thresholds of the run and their verdicts (the JSON's "thresholds"). */
-    const struct thresh *const *thresholds;        /**< nthresholds; NULL when none */
-    const struct thresh_result *threshold_results; /**< nthresholds verdicts */
-    const char *const *threshold_sources;          /**< "cli" or "file:line"; may be NULL */
+    const struct thresh *const *thresholds;        /**< borrowed: nthresholds; NULL when none */
+    const struct thresh_result *threshold_results; /**< borrowed: nthresholds verdicts */
+    const char *const *threshold_sources; /**< borrowed: "cli" or "file:line"; may be NULL */
     size_t nthresholds;
-    int verdict_passed;          /**< the run's verdict (console/verdict.h) */
-    int verdict_allowed;         /**< --allow-saturation judged it as usual (verdict.allowed) */
-    const char *verdict;         /**< its line: "passed: ...", "failed: ..."; NULL: none */
-    struct json_t *capacity;     /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
-    unsigned max_in_flight;      /**< --max-in-flight, 0: none (the JSON's run.held_back) */
-    unsigned vu_pool;            /**< the open model: --max-vus, the pool's size; 0: closed */
-    unsigned vus_peak;           /**< the open model: the pool's peak (VUs at a second's end) */
+    int verdict_passed;      /**< the run's verdict (console/verdict.h) */
+    int verdict_allowed;     /**< --allow-saturation judged it as usual (verdict.allowed) */
+    const char *verdict;     /**< borrowed: its line: "passed: ...", "failed: ..."; NULL: none */
+    struct json_t *capacity; /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
+    unsigned max_in_flight;  /**< --max-in-flight, 0: none (the JSON's run.held_back) */
+    unsigned vu_pool;        /**< the open model: --max-vus, the pool's size; 0: closed */
+    unsigned vus_peak;       /**< the open model: the pool's peak (VUs at a second's end) */
     const struct delivery *load; /**< borrowed: the load asked against sent (the JSON's
                                       run.load, the line "Load: ..."); NULL: none */
     int64_t paused_us;           /**< time paused by quern ctl, left out of the duration

@@ -66,7 +66,7 @@ static int is_metric_char(char c)
 static int parse_metric(thresh *t, const char *s, size_t n, char *err, size_t errlen)
 {
     static const struct {
-        const char *name;
+        const char *name; /* borrowed: a literal */
         enum thresh_metric m;
     } names[] = {
         {"mean", THRESH_MEAN},

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "console/runcmd.h"
 
 size_t verdict_defaults(const thresh *const *ts, size_t nt, int allow_errors, size_t nsteps,
@@ -63,23 +64,23 @@ void verdict_decide(const verdict_in *in, verdict *out)
     out->rc = RUN_EXIT_FAILED;
     if (in->aborted) {
         out->rc = RUN_EXIT_START;
-        snprintf(out->why, sizeof(out->why), "aborted");
+        err_set(out->why, sizeof(out->why), "aborted");
     } else if (in->threshold_stop) {
-        snprintf(out->why, sizeof(out->why), "stopped by --abort-on-fail: a threshold failed");
+        err_set(out->why, sizeof(out->why), "stopped by --abort-on-fail: a threshold failed");
     } else if (in->stopped && !in->stopped_ok) {
-        snprintf(out->why, sizeof(out->why),
-                 "stopped: %s, before the run's planned end: its figures are partial (%llu "
-                 "samples, shown above)%s; --stopped-ok judges such a run on what it did",
-                 text_or(in->why_stopped, "a signal stopped the load"),
-                 (unsigned long long)in->samples,
-                 failed > 0 ? "; a threshold failed too, listed above" : "");
+        err_set(out->why, sizeof(out->why),
+                "stopped: %s, before the run's planned end: its figures are partial (%llu "
+                "samples, shown above)%s; --stopped-ok judges such a run on what it did",
+                text_or(in->why_stopped, "a signal stopped the load"),
+                (unsigned long long)in->samples,
+                failed > 0 ? "; a threshold failed too, listed above" : "");
     } else if (failed > 0 && in->blame_injector && !in->allow_saturation) {
         out->inconclusive = 1;
-        snprintf(out->why, sizeof(out->why),
-                 "inconclusive: threshold %s failed on quern's own delay, not the server's: %s%s; "
-                 "give it more workers (--workers) or agents (--allow-saturation judges it as "
-                 "failed)",
-                 in->ts[first]->expr, in->rs[first].desc, evidence);
+        err_set(out->why, sizeof(out->why),
+                "inconclusive: threshold %s failed on quern's own delay, not the server's: %s%s; "
+                "give it more workers (--workers) or agents (--allow-saturation judges it as "
+                "failed)",
+                in->ts[first]->expr, in->rs[first].desc, evidence);
     } else if (failed > 0) {
         const char *src = in->sources != NULL ? in->sources[first] : NULL;
         int dflt = src != NULL && strcmp(src, VERDICT_DEFAULT) == 0;
@@ -90,43 +91,43 @@ void verdict_decide(const verdict_in *in, verdict *out)
                                  "fails the run; --allow-errors or an errors<N% threshold "
                                  "tolerates them)";
         out->allowed = in->blame_injector;
-        snprintf(out->why, sizeof(out->why), "failed: threshold %s: %s%s%s%s%s%s%s",
-                 in->ts[first]->expr, in->rs[first].desc, on, evidence, rule,
-                 failed > 1 ? " (and more thresholds failed, listed above)" : "", sat,
-                 in->blame_injector ? "; quern's own delay made it fail, judged as usual by "
-                                      "--allow-saturation"
-                                    : "");
+        err_set(out->why, sizeof(out->why), "failed: threshold %s: %s%s%s%s%s%s%s",
+                in->ts[first]->expr, in->rs[first].desc, on, evidence, rule,
+                failed > 1 ? " (and more thresholds failed, listed above)" : "", sat,
+                in->blame_injector ? "; quern's own delay made it fail, judged as usual by "
+                                     "--allow-saturation"
+                                   : "");
     } else if (in->degraded && !(in->allow_loss && in->loss_only)) {
-        snprintf(out->why, sizeof(out->why), "failed: the run is degraded: %s%s",
-                 in->why_degraded != NULL && in->why_degraded[0] ? in->why_degraded
-                                                                 : "an agent or a worker was lost",
-                 in->loss_only ? " (--allow-agent-loss tolerates it)" : "");
+        err_set(out->why, sizeof(out->why), "failed: the run is degraded: %s%s",
+                in->why_degraded != NULL && in->why_degraded[0] ? in->why_degraded
+                                                                : "an agent or a worker was lost",
+                in->loss_only ? " (--allow-agent-loss tolerates it)" : "");
     } else if (in->samples == 0 && in->runs == 0) {
-        snprintf(out->why, sizeof(out->why),
-                 "failed: nothing completed (no step sample, no run): a run with no sample is "
-                 "not a pass");
+        err_set(out->why, sizeof(out->why),
+                "failed: nothing completed (no step sample, no run): a run with no sample is "
+                "not a pass");
     } else if (saturated && !in->allow_saturation) {
         out->inconclusive = 1;
-        snprintf(out->why, sizeof(out->why),
-                 "inconclusive: the injector saturated in %.0f %% of the measured seconds (%llu "
-                 "of %llu s: %s): its figures are quern's own limit, not the server's; give it "
-                 "more workers (--workers), more agents or fewer VUs per worker "
-                 "(--allow-saturation makes this a warning)",
-                 100.0 * share_of(in), (unsigned long long)in->saturated_s,
-                 (unsigned long long)in->measured_s, text_or(in->why_saturated, "no figure"));
+        err_set(out->why, sizeof(out->why),
+                "inconclusive: the injector saturated in %.0f %% of the measured seconds (%llu "
+                "of %llu s: %s): its figures are quern's own limit, not the server's; give it "
+                "more workers (--workers), more agents or fewer VUs per worker "
+                "(--allow-saturation makes this a warning)",
+                100.0 * share_of(in), (unsigned long long)in->saturated_s,
+                (unsigned long long)in->measured_s, text_or(in->why_saturated, "no figure"));
     } else if (in->undelivered_share > VERDICT_UNDELIVERED_MAX) {
         out->inconclusive = 1;
-        snprintf(out->why, sizeof(out->why),
-                 "inconclusive: %.0f %% of the load asked was not sent (%s): the server was not "
-                 "tested at the load asked",
-                 100.0 * in->undelivered_share, text_or(in->why_undelivered, "no detail"));
+        err_set(out->why, sizeof(out->why),
+                "inconclusive: %.0f %% of the load asked was not sent (%s): the server was not "
+                "tested at the load asked",
+                100.0 * in->undelivered_share, text_or(in->why_undelivered, "no detail"));
     } else {
         out->passed = 1;
         out->rc = RUN_EXIT_OK;
         out->allowed = saturated;
-        snprintf(out->why, sizeof(out->why), "passed: %s%s%s%s",
-                 in->nt > 0 ? "every threshold passed" : "no threshold to check", on,
-                 in->degraded ? " (degraded run tolerated by --allow-agent-loss)" : "",
-                 saturated ? " (the injector saturated, tolerated by --allow-saturation)" : "");
+        err_set(out->why, sizeof(out->why), "passed: %s%s%s%s",
+                in->nt > 0 ? "every threshold passed" : "no threshold to check", on,
+                in->degraded ? " (degraded run tolerated by --allow-agent-loss)" : "",
+                saturated ? " (the injector saturated, tolerated by --allow-saturation)" : "");
     }
 }

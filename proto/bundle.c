@@ -28,7 +28,7 @@ typedef struct own_file {
 
 /* What one walk needs besides the bundle. */
 typedef struct walk {
-    bundle *b;
+    bundle *b;        /* borrowed: the bundle being filled */
     const char *root; /* borrowed: the folder as given */
     const char *real; /* borrowed: its real path */
     int local;        /* listing for the local agent: no size limit, no data read */

@@ -152,18 +152,18 @@ static int reader_scan(frame_reader *r, char *err, size_t errlen)
         uint32_t n = get_be32(base + r->scan);
 
         if (n == 0) {
-            snprintf(r->failmsg, sizeof(r->failmsg), "empty frame (length 0)");
+            err_set(r->failmsg, sizeof(r->failmsg), "empty frame (length 0)");
             return reader_fail(r, err, errlen);
         }
         if (n <= extra) {
-            snprintf(r->failmsg, sizeof(r->failmsg),
-                     "frame of %u bytes is too short to be sealed: it failed its integrity check",
-                     n);
+            err_set(r->failmsg, sizeof(r->failmsg),
+                    "frame of %u bytes is too short to be sealed: it failed its integrity check",
+                    n);
             return reader_fail(r, err, errlen);
         }
         if (n - extra > r->max_frame) {
-            snprintf(r->failmsg, sizeof(r->failmsg), "frame of %zu bytes exceeds maximum %zu",
-                     (size_t)n - extra, r->max_frame);
+            err_set(r->failmsg, sizeof(r->failmsg), "frame of %zu bytes exceeds maximum %zu",
+                    (size_t)n - extra, r->max_frame);
             return reader_fail(r, err, errlen);
         }
         if (used - r->scan - FRAME_HEADER_LEN < n)
@@ -270,9 +270,9 @@ static int next_frame(frame_reader *r, Quern__Envelope **env, interval_decode *i
 
         n -= SEAL_TAG_LEN;
         if (seal_open(r->rx, base, body, n, body + n) != 0) {
-            snprintf(r->failmsg, sizeof(r->failmsg),
-                     "frame failed its integrity check (altered, replayed, reordered, dropped "
-                     "or not from our peer)");
+            err_set(r->failmsg, sizeof(r->failmsg),
+                    "frame failed its integrity check (altered, replayed, reordered, dropped "
+                    "or not from our peer)");
             return reader_fail(r, err, errlen);
         }
     }

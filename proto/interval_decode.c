@@ -21,7 +21,7 @@
 
 /* A bounded read position. */
 struct rd {
-    uint8_t *p, *end;
+    uint8_t *p, *end; /* borrowed: the bytes left, p up to end */
 };
 
 /* What the first pass counts, for the second's allocation. */
@@ -35,8 +35,8 @@ static uint32_t iv_checks, iv_metrics;
 
 /* Where the second pass puts the next SlowSample and its pointer. */
 struct slots {
-    Quern__SlowSample *next;
-    Quern__SlowSample **ptr;
+    Quern__SlowSample *next; /* borrowed: in the decoded block */
+    Quern__SlowSample **ptr; /* borrowed: in the decoded block */
 };
 
 /* Keys and most values are one byte: that first, then two or three bytes,

@@ -17,7 +17,7 @@ static void on_later(struct ev_loop *loop, ev_timer *w, int revents)
 
     if (!l->failing)
         return;
-    snprintf(why, sizeof(why), "%s", l->why);
+    err_set(why, sizeof(why), "%s", l->why);
     peer_close(l);
     if (l->on_close != NULL)
         l->on_close(l, why, l->ud); /* may reuse or free l: not touched after */
@@ -28,7 +28,7 @@ void peer_fail(peer *l, const char *why)
     if (l->fd < 0 || l->failing)
         return;
     l->failing = 1;
-    snprintf(l->why, sizeof(l->why), "%s", why);
+    err_set(l->why, sizeof(l->why), "%s", why);
     ev_io_stop(l->loop, &l->rio);
     ev_io_stop(l->loop, &l->wio);
     ev_timer_set(&l->later, 0., 0.);
@@ -41,7 +41,7 @@ static void flush(peer *l)
     char why[300];
 
     if (rc < 0) {
-        snprintf(why, sizeof(why), "write: %s", strerror(errno));
+        err_set(why, sizeof(why), "write: %s", strerror(errno));
         peer_fail(l, why);
     } else if (rc == 0) {
         ev_io_start(l->loop, &l->wio);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/dbuf.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "record/luaout.h"
 
@@ -21,7 +22,7 @@
 
 /* A list of strings (the values one entry sends). */
 typedef struct vlist {
-    char **v;
+    char **v; /* owned: n strings, each owned */
     size_t n, cap;
 } vlist;
 
@@ -185,7 +186,7 @@ static int tag_attr(const char *s, const char *end, const char *attr, char *out,
         while (v < end && o + 1 < len &&
                (quote ? *v != quote : !isspace((unsigned char)*v) && *v != '>')) {
             static const struct {
-                const char *ent;
+                const char *ent; /* borrowed: a literal */
                 char c;
             } ents[] = {
                 {"&amp;", '&'}, {"&quot;", '"'}, {"&#39;", '\''}, {"&lt;", '<'}, {"&gt;", '>'}};
@@ -290,7 +291,7 @@ static void holds_add(holds *x, strtab *t, const char *key, size_t entry, hold_h
 static void markup_index(holds *x, const char *html, size_t entry)
 {
     static const struct {
-        const char *tag, *key, *val;
+        const char *tag, *key, *val; /* borrowed: literals */
     } tags[] = {{"<input", "name", "value"}, {"<meta", "name", "content"}};
 
     for (size_t t = 0; t < 2; t++) {
@@ -483,17 +484,17 @@ static void rule_of_hold(correl *c, const har_entry *e, const hold *o, const cha
     int cut = (int)(pl > 200 ? 200 : pl);
 
     if (o->how == HOLD_JSON) {
-        snprintf(why, sizeof(why), "\"%s\" in the JSON answer to %s %.*s", o->name, e->method, cut,
-                 url_path(e->url));
+        err_set(why, sizeof(why), "\"%s\" in the JSON answer to %s %.*s", o->name, e->method, cut,
+                url_path(e->url));
         rule_add(c, o->entry, o->name[0] ? o->name : "value", v, expr_json, o->path, why);
         return;
     }
     snprintf(xp, sizeof(xp),
              o->how == HOLD_INPUT ? "//input[@name='%s']/@value" : "//meta[@name='%s']/@content",
              o->name);
-    snprintf(why, sizeof(why), "the %s \"%s\" of the page %s %.*s",
-             o->how == HOLD_INPUT ? "hidden input" : "meta", o->name, e->method, cut,
-             url_path(e->url));
+    err_set(why, sizeof(why), "the %s \"%s\" of the page %s %.*s",
+            o->how == HOLD_INPUT ? "hidden input" : "meta", o->name, e->method, cut,
+            url_path(e->url));
     rule_add(c, o->entry, o->name, v, expr_xpath, xp, why);
 }
 
@@ -522,8 +523,8 @@ static int rule_find(correl *c, const har *h, const holds *x, const char *v, siz
             break;
         if (!location_find(e->location, v, pat, sizeof(pat), name, sizeof(name)))
             continue;
-        snprintf(why, sizeof(why), "the Location header of %s %.*s (%d)", e->method,
-                 (int)(pl > 200 ? 200 : pl), url_path(e->url), e->status);
+        err_set(why, sizeof(why), "the Location header of %s %.*s (%d)", e->method,
+                (int)(pl > 200 ? 200 : pl), url_path(e->url), e->status);
         rule_add(c, x->h[i].entry, name[0] ? name : "value", v, expr_location, pat, why);
         return 1;
     }

@@ -27,12 +27,12 @@
 
 /* What the writer needs at hand. */
 typedef struct replay_ctx {
-    const har *h;
-    const replay_opts *o;
-    const correl *c;
-    dbuf *out;           /* borrowed: where the text goes, run()'s body or the script */
-    char origin[512];    /* the recorded origin: "http://127.0.0.1:8080" */
-    char secrets[8][64]; /* names of the recorded secrets given as properties */
+    const har *h;         /* borrowed: the recording */
+    const replay_opts *o; /* borrowed: the conversion's options */
+    const correl *c;      /* borrowed: the correlation rules */
+    dbuf *out;            /* borrowed: where the text goes, run()'s body or the script */
+    char origin[512];     /* the recorded origin: "http://127.0.0.1:8080" */
+    char secrets[8][64];  /* names of the recorded secrets given as properties */
     size_t nsecrets;
     int step_table;      /* steps as s[n] rather than locals sN */
     int var_table;       /* correlated values as v.NAME rather than locals */
@@ -278,7 +278,7 @@ static int json_depth(json_t *j, int at)
 static void kv_push(void *arg, const char *name, const char *value)
 {
     struct {
-        har_kv *kv;
+        har_kv *kv; /* owned: n fields */
         size_t n;
     } *l = arg;
     l->kv = xreallocarray(l->kv, (l->n + 1), sizeof(*l->kv));
@@ -291,7 +291,7 @@ static void kv_push(void *arg, const char *name, const char *value)
 static void form_lua(replay_ctx *x, const har_entry *e, size_t at)
 {
     struct {
-        har_kv *kv;
+        har_kv *kv; /* owned: n fields */
         size_t n;
     } parsed = {NULL, 0};
     const har_kv *kv = e->params;
@@ -539,7 +539,7 @@ static int redirect_to(replay_ctx *x, const har_entry *a, const har_entry *b)
 
 /* Left-out origins and their counts. */
 typedef struct replay_origins {
-    char *name[ORIGINS_MAX];
+    char *name[ORIGINS_MAX]; /* owned: n origins */
     int count[ORIGINS_MAX];
     size_t n;
     int more; /* requests of origins past ORIGINS_MAX */

@@ -34,9 +34,9 @@ extern const char *const chart_palette[CHART_PALETTE_SIZE];
 
 /** One line (or one bar stack layer) of a chart. All borrowed. */
 typedef struct chart_series {
-    const char *name;  /**< legend text (escaped when written) */
-    const char *color; /**< "#rrggbb" */
-    const double *y;   /**< n values; NAN (or any value not finite) leaves a gap */
+    const char *name;  /**< borrowed: legend text (escaped when written) */
+    const char *color; /**< borrowed: "#rrggbb" */
+    const double *y;   /**< borrowed: n values; NAN (or any value not finite) leaves a gap */
     size_t n;          /**< may be less than the chart's npts */
     int dashed;        /**< 1: a dashed line (the baseline of a comparison) */
 } chart_series;
@@ -50,15 +50,15 @@ enum chart_kind {
 
 /** A time-series chart; x is the elapsed time of the run. All borrowed. */
 typedef struct chart {
-    const char *title; /**< above the chart (escaped) */
-    const char *unit;  /**< of the y axis, e.g. "req/s", "ms" */
+    const char *title; /**< borrowed: above the chart (escaped) */
+    const char *unit;  /**< borrowed: of the y axis, e.g. "req/s", "ms" */
     size_t npts;       /**< points on the x axis (>= every series' n) */
     unsigned width_s;  /**< seconds per point (>= 1) */
     int small;         /**< 1: half-width chart (laid out two by row) */
     enum chart_kind kind;
-    const chart_series *series;
+    const chart_series *series; /**< borrowed: nseries lines */
     size_t nseries;
-    const shade *shades; /**< nshades runs' saturated seconds, shaded (may be NULL) */
+    const shade *shades; /**< borrowed: nshades runs' saturated seconds, shaded (may be NULL) */
     size_t nshades;
 } chart;
 

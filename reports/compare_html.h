@@ -22,13 +22,13 @@
 
 /** What the page shows. All borrowed. */
 typedef struct compare_html_page {
-    const query_run *a, *b;        /**< the new run and the baseline */
-    const compare_steps_row *rows; /**< nrows, from compare_steps_match */
+    const query_run *a, *b;        /**< borrowed: the new run and the baseline */
+    const compare_steps_row *rows; /**< borrowed: nrows, from compare_steps_match */
     size_t nrows;
     double thr;       /**< the significance threshold used, percent */
     size_t npts;      /**< points of the longer run */
     unsigned width_s; /**< seconds per point, the same for both runs */
-    const char *note; /**< compare_steps_load_note, "" when none */
+    const char *note; /**< borrowed: compare_steps_load_note's, "" when none */
 } compare_html_page;
 
 /** Writes the page of pg to out. */

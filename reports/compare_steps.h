@@ -48,7 +48,7 @@ typedef struct compare_steps_row {
     double va[COMPARE_STEPS_COUNT], vb[COMPARE_STEPS_COUNT];
     enum compare_steps_verdict v[COMPARE_STEPS_COUNT];
     enum compare_steps_verdict overall;
-    const char *na_why; /* static or borrowed: why no verdict, overriding na_reason */
+    const char *na_why; /* borrowed (static or the caller's): why no verdict, over na_reason */
     /* compare_steps_noise: the shift of A's seconds over the baselines' */
     noise_ci ci[COMPARE_STEPS_COUNT];
     int ci_ok[COMPARE_STEPS_COUNT]; /* 1: ci holds an interval (enough seconds on each side) */

@@ -34,14 +34,14 @@ int abandon_judge(const abandon_info *ai, int64_t now_us, char *why, size_t whyl
     if (ai->host != NULL && ai->pid > 0 && gethostname(host, sizeof(host)) == 0) {
         host[sizeof(host) - 1] = '\0';
         if (strcmp(host, ai->host) == 0 && pid_gone(ai->pid)) {
-            snprintf(why, whylen, "its console (pid %lld on %s) is gone", (long long)ai->pid,
-                     ai->host);
+            err_set(why, whylen, "its console (pid %lld on %s) is gone", (long long)ai->pid,
+                    ai->host);
             return 1;
         }
     }
     if (now_us - ai->last_us > ABANDON_STALE_US) {
-        snprintf(why, whylen, "its console stopped writing it %s before it was checked",
-                 dur_prose(now_us - ai->last_us, b, sizeof(b)));
+        err_set(why, whylen, "its console stopped writing it %s before it was checked",
+                dur_prose(now_us - ai->last_us, b, sizeof(b)));
         return 1;
     }
     return 0;

@@ -36,7 +36,7 @@
 
 /** What is known of the console of a "running" row. All borrowed. */
 typedef struct abandon_info {
-    const char *host; /**< console_host; NULL when not recorded */
+    const char *host; /**< borrowed: console_host; NULL when not recorded */
     int64_t pid;      /**< console_pid; 0 when not recorded */
     int64_t last_us;  /**< updated_us, else the end of its last second, else its start */
 } abandon_info;

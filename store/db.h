@@ -64,29 +64,29 @@ struct sqlite3 *db_sqlite(db *d);
 
 /** One step as declared by the script. All borrowed. */
 typedef struct db_step {
-    const char *id; /**< "SC-<scenario>-STEP-<n>" */
-    const char *label;
-    const char *scenario;
+    const char *id;       /**< borrowed: "SC-<scenario>-STEP-<n>" */
+    const char *label;    /**< borrowed: the step's label */
+    const char *scenario; /**< borrowed: its scenario's name */
 } db_step;
 
 /** What is known about a run when its load starts. All borrowed. */
 typedef struct db_run_info {
-    const char *name;     /**< run name (db_default_name when none given) */
-    const props *tags;    /**< --tag pairs; may be NULL */
-    const char *script;   /**< path of the main script (hashed here) */
-    const props *props;   /**< properties; may be NULL (stored redacted: see db_run_begin) */
+    const char *name;     /**< borrowed: run name (db_default_name when none given) */
+    const props *tags;    /**< borrowed: --tag pairs; may be NULL */
+    const char *script;   /**< borrowed: path of the main script (hashed here) */
+    const props *props;   /**< borrowed: properties, may be NULL (stored redacted: db_run_begin) */
     unsigned vus;         /**< --vus */
     int64_t started_us;   /**< wall clock, epoch microseconds */
-    const db_step *steps; /**< nsteps entries, by step index */
+    const db_step *steps; /**< borrowed: nsteps entries, by step index */
     size_t nsteps;
-    const char *const *scen_names; /**< nscens entries, by scenario index */
+    const char *const *scen_names; /**< borrowed: nscens entries, by scenario index */
     size_t nscens;
     int64_t req_duration_us; /**< --duration in microseconds; 0: none */
     int64_t req_ramp_up_us;  /**< --ramp-up in microseconds; 0: none */
     unsigned req_runs;       /**< --runs; 0: none */
     const char *req_stages;  /**< borrowed: --stages as read back ("3s:20,..."), NULL: none */
     int argc;                /**< arguments of the command (0: none recorded) */
-    const char *const *argv; /**< argc entries, argv[0] the subcommand ("run"); stored
+    const char *const *argv; /**< borrowed: argc entries, argv[0] the subcommand ("run"); stored
                                   as "quern run ...", shell-quoted and redacted */
 } db_run_info;
 
@@ -101,12 +101,12 @@ int64_t db_run_begin(db *d, const db_run_info *ri, char *err, size_t errlen);
 
 /** One load injector of a run. All borrowed. */
 typedef struct db_agent_info {
-    const char *name;
-    const char *host;
+    const char *name; /**< borrowed: the agent's name */
+    const char *host; /**< borrowed: its host */
     unsigned workers;
     unsigned vus;
     int lost;           /**< 1: lost mid-run */
-    const char *status; /**< e.g. "running", "completed", "stopped" */
+    const char *status; /**< borrowed: e.g. "running", "completed", "stopped" */
     uint64_t requests;
     uint64_t errors;
     unsigned vus_peak; /**< the most VUs active on it in one second */
@@ -122,12 +122,12 @@ typedef struct db_iv {
     int64_t start_us; /**< wall clock, epoch microseconds */
     int64_t length_us;
     uint32_t active_vus;
-    const step_stats *steps; /**< nsteps entries (as given to db_run_begin) */
+    const step_stats *steps; /**< borrowed: nsteps entries (as given to db_run_begin) */
     size_t nsteps;
-    const uint64_t *runs;   /**< nscens entries; may be NULL when nscens is 0 */
-    const uint64_t *missed; /**< nscens entries; may be NULL when nscens is 0 */
+    const uint64_t *runs;   /**< borrowed: nscens entries; may be NULL when nscens is 0 */
+    const uint64_t *missed; /**< borrowed: nscens entries; may be NULL when nscens is 0 */
     size_t nscens;
-    const rate_counts *arrivals; /**< nscens entries, the open model's; NULL: none */
+    const rate_counts *arrivals; /**< borrowed: nscens entries, the open model's; NULL: none */
     int64_t paused_us;           /**< how long the load was paused in it (quern ctl pause) */
 } db_iv;
 
@@ -145,13 +145,13 @@ int db_interval(db *d, int64_t run_id, const db_iv *iv, char *err, size_t errlen
 
 /** How a run ended. All borrowed. */
 typedef struct db_run_end_info {
-    const char *status;       /**< "completed", "stopped", "degraded", "aborted" */
+    const char *status;       /**< borrowed: "completed", "stopped", "degraded", "aborted" */
     int64_t ended_us;         /**< wall clock, epoch microseconds */
     int64_t duration_us;      /**< measured length of the load (TPS divides by it) */
-    const step_stats *totals; /**< nsteps entries: whole-run totals per step */
+    const step_stats *totals; /**< borrowed: nsteps entries: whole-run totals per step */
     size_t nsteps;
-    const tally *tally; /**< the script's checks and custom metrics (store/dbtally.h);
-                             NULL: none */
+    const tally *tally; /**< borrowed: the script's checks and custom metrics
+                             (store/dbtally.h); NULL: none */
 } db_run_end_info;
 
 /** Writes the per-step totals, the status and the end time, in one
@@ -207,14 +207,14 @@ int db_run_vus(db *d, int64_t run_id, int64_t vus_peak, int64_t vu_pool, char *e
 
 /** The verdict of one threshold of a run. All borrowed. */
 typedef struct db_threshold {
-    const char *expr;        /**< as given: "SC-X-STEP-2: p99<1s" */
-    const char *source;      /**< "cli", or "file:line" of its declaration in the script */
-    int passed;              /**< 1 passed, 0 failed */
-    int measurable;          /**< 0: nothing to measure (measured is stored as NULL) */
-    double measured;         /**< in unit */
-    double limit;            /**< in unit */
-    const char *unit;        /**< "ms", "%", "/s" or "" */
-    const char *description; /**< "p95 of SC-X-STEP-2 = 612.3 ms, limit < 500 ms" */
+    const char *expr;   /**< borrowed: as given: "SC-X-STEP-2: p99<1s" */
+    const char *source; /**< borrowed: "cli", or "file:line" of its declaration in the script */
+    int passed;         /**< 1 passed, 0 failed */
+    int measurable;     /**< 0: nothing to measure (measured is stored as NULL) */
+    double measured;    /**< in unit */
+    double limit;       /**< in unit */
+    const char *unit;   /**< borrowed: "ms", "%", "/s" or "" */
+    const char *description; /**< borrowed: "p95 of SC-X-STEP-2 = 612.3 ms, limit < 500 ms" */
 } db_threshold;
 
 /** Writes the n threshold verdicts of run_id (table thresholds, position i

@@ -55,19 +55,19 @@ db *query_open(const char *cmd, const char *path, int *exit_rc);
  *  entries each; NAN where there is nothing to show (no sample, or a final
  *  point too short to give a rate). */
 typedef struct query_series {
-    double *rps;     /**< requests (samples) per second */
-    double *ok_ps;   /**< successful samples per second */
-    double *tech_ps; /**< technical errors per second */
-    double *func_ps; /**< functional errors per second */
-    double *mean_ms; /**< the mean of the point's merged histogram (response times) */
-    double *p50_ms;  /**< percentiles of the point's merged histogram (response times) */
-    double *p95_ms;
-    double *p99_ms;
-    double *svc_p50_ms; /**< the same of the service times */
-    double *svc_p95_ms;
-    double *svc_p99_ms;
-    double *msg_sent_ps; /**< WebSocket messages sent per second */
-    double *msg_recv_ps; /**< WebSocket messages received per second */
+    double *rps;         /**< owned: requests (samples) per second */
+    double *ok_ps;       /**< owned: successful samples per second */
+    double *tech_ps;     /**< owned: technical errors per second */
+    double *func_ps;     /**< owned: functional errors per second */
+    double *mean_ms;     /**< owned: the mean of the point's merged histogram (response times) */
+    double *p50_ms;      /**< owned: the median of the point's merged histogram (response times) */
+    double *p95_ms;      /**< owned: its 95th percentile */
+    double *p99_ms;      /**< owned: its 99th percentile */
+    double *svc_p50_ms;  /**< owned: the same three of the service times */
+    double *svc_p95_ms;  /**< owned */
+    double *svc_p99_ms;  /**< owned */
+    double *msg_sent_ps; /**< owned: WebSocket messages sent per second */
+    double *msg_recv_ps; /**< owned: WebSocket messages received per second */
 } query_series;
 
 /** A step's whole-run figures: from step_totals, or summed from the
@@ -146,7 +146,7 @@ typedef struct query_run {
     int64_t duration_us; /**< measured (or, not ended, the sum of the intervals) */
     int64_t elapsed_us;  /**< sum of the intervals' lengths */
 
-    query_step *steps; /**< nsteps, by step index */
+    query_step *steps; /**< owned: nsteps, by step index */
     size_t nsteps;
     query_step all; /**< every step together (test_id "all"; totals merged) */
 
@@ -154,16 +154,16 @@ typedef struct query_run {
     unsigned width_s; /**< seconds per point */
     double *vus_ts;   /**< owned: most active VUs in each point (NAN: no row) */
 
-    query_agent *agents;
+    query_agent *agents; /**< owned: nagents */
     size_t nagents;
-    query_error *errors;
+    query_error *errors; /**< owned: nerrors */
     size_t nerrors;
-    query_slow *slow; /**< by step, then rank */
+    query_slow *slow; /**< owned: nslow, by step, then rank */
     size_t nslow;
-    kindseries kinds; /**< errors by kind, with their errors per second (store/kindseries.h) */
-    query_scen *scens;
+    kindseries kinds;  /**< errors by kind, with their errors per second (store/kindseries.h) */
+    query_scen *scens; /**< owned: nscens */
     size_t nscens;
-    query_steer *steers; /**< the changes made while it ran, in order */
+    query_steer *steers; /**< owned: the changes made while it ran, in order */
     size_t nsteers;
 
     /* What the run was asked to do (-1 or NULL: not recorded, an older quern). */
@@ -191,7 +191,7 @@ typedef struct query_run {
 
     dbtally tally; /**< the script's checks and custom metrics (store/dbtally.h) */
 
-    query_threshold *thresholds; /**< nthresholds, by position */
+    query_threshold *thresholds; /**< owned: nthresholds, by position */
     size_t nthresholds;
     runverdict verdict; /**< the run's verdict (store/runverdict.h) */
 } query_run;

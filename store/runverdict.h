@@ -43,12 +43,12 @@ enum runverdict_kind {
 
 /** What decides a run's verdict. All borrowed. */
 typedef struct runverdict_in {
-    const char *status;         /**< status, "abandoned" when judged so */
-    const char *verdict;        /**< runs.verdict: "passed", "failed" or NULL */
-    const char *verdict_reason; /**< runs.verdict_reason; may be NULL */
+    const char *status;         /**< borrowed: status, "abandoned" when judged so */
+    const char *verdict;        /**< borrowed: runs.verdict: "passed", "failed" or NULL */
+    const char *verdict_reason; /**< borrowed: runs.verdict_reason; may be NULL */
     size_t nthresholds;         /**< thresholds recorded */
-    const char *const *failed;  /**< expressions of the failed thresholds: the first
-                                     min(nfailed, RUNVERDICT_FAILED_MAX) of them */
+    const char *const *failed;  /**< borrowed: expressions of the failed thresholds, the
+                                     first min(nfailed, RUNVERDICT_FAILED_MAX) of them */
     size_t nfailed;             /**< thresholds that failed */
     uint64_t count, errors;     /**< samples and errors of the run, all steps */
 } runverdict_in;

@@ -88,16 +88,16 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
         unsigned long n = v != NULL && v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
         cmd->kind = QUERN__STEER__KIND__VUS;
         if (s->vus_max == 0) {
-            snprintf(msg, msglen,
-                     "vus: this run's VUs cannot be steered (the open model, a scenario's "
-                     "own stages or a capacity search): use rate\n");
+            err_set(msg, msglen,
+                    "vus: this run's VUs cannot be steered (the open model, a scenario's "
+                    "own stages or a capacity search): use rate\n");
             return MHD_HTTP_CONFLICT;
         }
         if (end == NULL || *end != '\0' || n < 1 || n > s->vus_max) {
-            snprintf(msg, msglen,
-                     "vus: N must be a whole number from 1 to %u (the run's ceiling, "
-                     "--max-vus)\n",
-                     s->vus_max);
+            err_set(msg, msglen,
+                    "vus: N must be a whole number from 1 to %u (the run's ceiling, "
+                    "--max-vus)\n",
+                    s->vus_max);
             return MHD_HTTP_BAD_REQUEST;
         }
         cmd->vus = (uint32_t)n;
@@ -106,16 +106,16 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
         char err[ERR_MAX];
         cmd->kind = QUERN__STEER__KIND__RATE;
         if (!s->open) {
-            snprintf(msg, msglen,
-                     "rate: this run has no arrival rate (the closed model): use vus\n");
+            err_set(msg, msglen,
+                    "rate: this run has no arrival rate (the closed model): use vus\n");
             return MHD_HTTP_CONFLICT;
         }
         if (v == NULL || rate_parse(v, 1, &cmd->rate, err, sizeof(err)) != 0) {
-            snprintf(msg, msglen, "rate: %s\n", v == NULL ? "give R, e.g. 200/s" : err);
+            err_set(msg, msglen, "rate: %s\n", v == NULL ? "give R, e.g. 200/s" : err);
             return MHD_HTTP_BAD_REQUEST;
         }
     } else {
-        snprintf(msg, msglen, "not found: POST /pause, /resume, /vus?n=N, /rate?r=R or /stop\n");
+        err_set(msg, msglen, "not found: POST /pause, /resume, /vus?n=N, /rate?r=R or /stop\n");
         return MHD_HTTP_NOT_FOUND;
     }
     return 0;
@@ -125,22 +125,22 @@ static unsigned parse(ctlsrv *s, struct MHD_Connection *c, const char *url, ctls
 static unsigned admit(ctlsrv *s, const ctlsrv_cmd *cmd, char *msg, size_t msglen)
 {
     if (!s->running || s->stopping) {
-        snprintf(msg, msglen, "%s\n",
-                 s->stopping ? "the run is stopping"
-                             : "the run is not under way (not started yet, "
-                               "or over)");
+        err_set(msg, msglen, "%s\n",
+                s->stopping ? "the run is stopping"
+                            : "the run is not under way (not started yet, "
+                              "or over)");
         return MHD_HTTP_CONFLICT;
     }
     if (cmd->kind == QUERN__STEER__KIND__PAUSE && s->paused) {
-        snprintf(msg, msglen, "the run is paused already\n");
+        err_set(msg, msglen, "the run is paused already\n");
         return MHD_HTTP_CONFLICT;
     }
     if (cmd->kind == QUERN__STEER__KIND__RESUME && !s->paused) {
-        snprintf(msg, msglen, "the run is not paused\n");
+        err_set(msg, msglen, "the run is not paused\n");
         return MHD_HTTP_CONFLICT;
     }
     if (s->qn == CTLSRV_QUEUE) {
-        snprintf(msg, msglen, "too many commands at once: try again\n");
+        err_set(msg, msglen, "too many commands at once: try again\n");
         return MHD_HTTP_SERVICE_UNAVAILABLE;
     }
     return 0;

@@ -60,9 +60,9 @@ struct json_t;
 
 /** An agent as the page lists it. All borrowed. */
 typedef struct web_state_agent {
-    const char *name;  /**< its name */
-    const char *host;  /**< its host */
-    const char *state; /**< "starting", "running", "finished", "lost" */
+    const char *name;  /**< borrowed: its name */
+    const char *host;  /**< borrowed: its host */
+    const char *state; /**< borrowed: "starting", "running", "finished", "lost" */
     uint32_t vus;      /**< VUs active on it at its last second */
     uint32_t slots;    /**< VU slots it was given (the open model's pool, a steered ceiling) */
     uint64_t requests; /**< samples it sent */
@@ -71,24 +71,24 @@ typedef struct web_state_agent {
 
 /** A threshold's verdict so far. All borrowed. */
 typedef struct web_state_threshold {
-    const char *expr; /**< as given */
+    const char *expr; /**< borrowed: as given */
     int passed;       /**< 1 passed, 0 failed */
-    const char *desc; /**< measured value and limit */
+    const char *desc; /**< borrowed: measured value and limit */
 } web_state_threshold;
 
 /** What one rendering shows. All borrowed. */
 typedef struct web_state_input {
-    const char *run;               /**< the run's name */
-    const char *const *steps;      /**< a->nsteps full step names */
-    const agg *a;                  /**< the totals; NULL before the steps are known */
-    const step_stats *second;      /**< a->nsteps: the latest second per step; NULL: none yet */
-    uint32_t vus_max;              /**< the VUs asked for */
-    int64_t planned_us;            /**< the run's planned length, 0 when not known */
-    const web_state_agent *agents; /**< nagents */
+    const char *run;          /**< borrowed: the run's name */
+    const char *const *steps; /**< borrowed: a->nsteps full step names */
+    const agg *a;             /**< borrowed: the totals; NULL before the steps are known */
+    const step_stats *second; /**< borrowed: a->nsteps, each step's latest second; NULL: none */
+    uint32_t vus_max;         /**< the VUs asked for */
+    int64_t planned_us;       /**< the run's planned length, 0 when not known */
+    const web_state_agent *agents; /**< borrowed: nagents */
     size_t nagents;
-    const web_state_threshold *th; /**< nth */
+    const web_state_threshold *th; /**< borrowed: nth */
     size_t nth;
-    const struct json_t *summary; /**< the summary once the run is over, else NULL */
+    const struct json_t *summary; /**< borrowed: the summary once the run is over, else NULL */
     int paused;                   /**< quern ctl paused the load (console/steering.h) */
 } web_state_input;
 

@@ -31,7 +31,7 @@ static void init(void)
     n = fread(set, 1, sizeof(set), f);
     fclose(f);
     S = pbschema_new();
-    fuzz_check(pbschema_add(S, set, n, err, sizeof(err)));
+    fuzz_check(pbschema_add(S, set, n, err, sizeof(err)) == 0);
     All = pbschema_msg(S, "qt.All");
     fuzz_check(All >= 0);
     L = luaL_newstate();
@@ -47,15 +47,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         init();
     top = lua_gettop(L);
     err[0] = '\0';
-    if (!pbcodec_decode(L, S, All, data, size, err, sizeof(err))) {
+    if (pbcodec_decode(L, S, All, data, size, err, sizeof(err)) != 0) {
         fuzz_check(lua_gettop(L) == top && err[0] != '\0');
         return 0;
     }
     fuzz_check(lua_gettop(L) == top + 1 && lua_istable(L, -1));
-    fuzz_check(pbcodec_encode(L, -1, S, All, &b1, err, sizeof(err)));
+    fuzz_check(pbcodec_encode(L, -1, S, All, &b1, err, sizeof(err)) == 0);
     fuzz_check(lua_gettop(L) == top + 1);
-    fuzz_check(pbcodec_decode(L, S, All, b1.p, b1.len, err, sizeof(err)));
-    fuzz_check(pbcodec_encode(L, -1, S, All, &b2, err, sizeof(err)));
+    fuzz_check(pbcodec_decode(L, S, All, b1.p, b1.len, err, sizeof(err)) == 0);
+    fuzz_check(pbcodec_encode(L, -1, S, All, &b2, err, sizeof(err)) == 0);
     fuzz_check(b1.len == b2.len);
     pbbuf_free(&b1);
     pbbuf_free(&b2);

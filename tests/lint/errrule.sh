@@ -4,8 +4,12 @@
 # buffer that receives one is ERR_MAX bytes, except those listed with their
 # reason in tests/lint/errrule.allow (a list that only shrinks: at most
 # ALLOW_MAX entries, each still matching a declaration). An error buffer is
-# a name ending in err or errbuf. Checked: the source folders, tests/unit and
-# tests/fuzz (the demo target and the test peers are programs of their own).
+# a name ending in err or errbuf; a reason or message buffer, a name ending
+# in why or msg (a verdict's why, a sample's msg), is written the same way;
+# its size is its own and not checked (VU_MSG_MAX, a sample's). Checked: what
+# is built with common/: the source folders, tests/unit, tests/fuzz and the
+# C test peers of tests/tools; not the demo target (tests/target/), a
+# program of its own built without common/.
 #   tests/lint/errrule.sh   prints FILE:LINE: what is wrong, exit 1 if any
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -13,7 +17,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 ALLOW_MAX=22
 allow=tests/lint/errrule.allow
-dirs=("${SRC_DIRS[@]}" tests/unit tests/fuzz)
+dirs=("${SRC_DIRS[@]}" tests/unit tests/fuzz tests/tools)
 bad=0
 
 # The allowlist's entries, "FILE DECLARATION", one a line (comment lines and
@@ -26,12 +30,13 @@ while IFS= read -r line; do
   bad=1
 done < <(grep -vE '^[[:space:]]*(#|$)' "$allow" | grep -vE '[[:space:]]#[[:space:]]*[^[:space:]]')
 
-# snprintf(err, ...), snprintf(c->err, ...), vsnprintf(errbuf + n, ...): an
-# error buffer is a name ending in err or errbuf.
+# snprintf(err, ...), snprintf(c->err, ...), vsnprintf(errbuf + n, ...),
+# snprintf(out[i].why, ...), snprintf(msg, ...): a name ending in err,
+# errbuf, why or msg.
 while IFS= read -r hit; do
   echo "$hit: write the message with err_set or err_append (common/err.h)"
   bad=1
-done < <(grep -rnE '\bv?snprintf\(\s*([A-Za-z_][A-Za-z0-9_]*(->|\.))*[A-Za-z0-9_]*err(buf)?\s*[,+]' \
+done < <(grep -rnE '\bv?snprintf\(\s*([A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?(->|\.))*[A-Za-z0-9_]*(err(buf)?|why|msg)(\[[^]]*\])?\s*[,+]' \
            --include='*.c' --include='*.h' "${dirs[@]}" | grep -v '^common/err\.c:' | cut -d: -f1,2)
 
 # char err[N], char dberr[N], char last_err[N] (a struct's): N is ERR_MAX.

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/hist.h"
 #include "common/mem.h"
 #include "common/stats.h"
@@ -397,7 +398,7 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
     case QUERN__ENVELOPE__BODY_AUTH_RESULT:
         if (!env->auth_result->ok || a->st != A_RESULT) {
             char msg[300];
-            snprintf(msg, sizeof(msg), "authentication refused: %s", env->auth_result->reason);
+            err_set(msg, sizeof(msg), "authentication refused: %s", env->auth_result->reason);
             note_error(s, a, msg);
             ag_close(s, a);
             return;
@@ -405,7 +406,7 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
         {
             uint8_t up[SEAL_KEY_LEN], down[SEAL_KEY_LEN], secret[KEYEXCHANGE_LEN] = {0};
             seal_hs hs = handshake_seal_hs(&a->hs, secret);
-            char err[256];
+            char err[ERR_MAX];
             if (keyexchange_shared(a->hs.keyexchange_priv, a->hs.peer_kx, secret) != 0 ||
                 seal_derive_keys(s->token, s->token_len, &hs, up, down) != 0 ||
                 (a->tx = seal_new(up)) == NULL || (a->rx = seal_new(down)) == NULL ||
@@ -423,7 +424,7 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
             break;
         if (!env->registered->ok) {
             char msg[300];
-            snprintf(msg, sizeof(msg), "registration refused: %s", env->registered->reason);
+            err_set(msg, sizeof(msg), "registration refused: %s", env->registered->reason);
             note_error(s, a, msg);
             ag_close(s, a);
             return;
@@ -502,7 +503,7 @@ static void on_msg(sim *s, ag *a, const Quern__Envelope *env)
 
 static void on_readable(sim *s, ag *a)
 {
-    char err[256];
+    char err[ERR_MAX];
     ssize_t n = frame_reader_read_fd(a->r, a->fd, err, sizeof(err));
     Quern__Envelope *env;
     int rc = 0;
@@ -658,7 +659,7 @@ static unsigned parse_num(const char *flag, const char *v, unsigned lo, unsigned
 
     if (*v == '\0' || *end != '\0' || n < lo || n > hi) {
         char msg[200];
-        snprintf(msg, sizeof(msg), "%s: \"%s\" is not a number from %u to %u", flag, v, lo, hi);
+        err_set(msg, sizeof(msg), "%s: \"%s\" is not a number from %u to %u", flag, v, lo, hi);
         die_usage(msg);
     }
     return (unsigned)n;
@@ -668,7 +669,7 @@ int main(int argc, char **argv)
 {
     sim s;
     const char *console = NULL, *token_file = NULL;
-    char host[256], port[16], err[512];
+    char host[256], port[16], err[ERR_MAX];
     const char *colon;
     struct addrinfo hints, *res = NULL;
     int64_t t0, last_tick = 0;

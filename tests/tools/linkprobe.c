@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/mem.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
@@ -498,7 +499,7 @@ static int econ_send(econ *e, const Quern__Envelope *env)
 static Quern__Envelope *econ_recv(econ *e, int timeout_ms)
 {
     int64_t until = now_ms() + timeout_ms;
-    char err[256];
+    char err[ERR_MAX];
 
     for (;;) {
         Quern__Envelope *env;
@@ -539,7 +540,7 @@ static int econ_handshake(econ *e, const char *tok, size_t toklen)
     uint8_t priv[KEYEXCHANGE_LEN], pub[KEYEXCHANGE_LEN], akx[KEYEXCHANGE_LEN] = {0},
                                                          secret[KEYEXCHANGE_LEN] = {0};
     seal_hs hs = {na, nc, akx, pub, secret};
-    char err[256];
+    char err[ERR_MAX];
 
     in = econ_recv(e, 5000);
     if (in == NULL || in->body_case != QUERN__ENVELOPE__BODY_HELLO || in->hello->nonce.len != 32)
@@ -641,7 +642,7 @@ static void econ_try(econ *e, int what, uint64_t run_id)
 
 static int evilcon_main(int argc, char **argv)
 {
-    char *tok, err[512];
+    char *tok, err[ERR_MAX];
     size_t toklen;
     int lfd;
     econ e;

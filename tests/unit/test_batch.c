@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "worker/plugs/batch.h"
 #include "worker/plugs/pageres.h"
 
@@ -71,7 +72,7 @@ static void test_accept_one_sample(void **state)
     /* the 404 came first: the sample's error is its */
     s.err = SAMPLE_TECH;
     s.status_err = 1;
-    snprintf(s.msg, sizeof(s.msg), "HTTP status 404");
+    err_set(s.msg, sizeof(s.msg), "HTTP status 404");
     b->err_item = 0;
     batch_accept(b, &s, 0);
     assert_int_equal(s.err, SAMPLE_TECH); /* the 500 takes its place */
@@ -91,7 +92,7 @@ static void test_accept_one_sample(void **state)
     done(b, 1, 500);
     s.err = SAMPLE_TECH;
     s.status_err = 1;
-    snprintf(s.msg, sizeof(s.msg), "HTTP status 500");
+    err_set(s.msg, sizeof(s.msg), "HTTP status 500");
     b->err_item = 1;
     batch_accept(b, &s, 0);
     assert_string_equal(s.msg, "HTTP status 500");

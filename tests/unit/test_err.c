@@ -1,5 +1,5 @@
-/* Unit tests for common/err: err_set and err_append do nothing without a
- * buffer, and truncate exactly as snprintf does, piece after piece. */
+/* Unit tests for common/err: err_set, err_vset and err_append do nothing
+ * without a buffer, and truncate exactly as snprintf does, piece after piece. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +32,27 @@ static void test_set_truncates(void **state)
     assert_string_equal(b, "abc: 12");
 }
 
+__attribute__((format(printf, 3, 4))) static void vset(char *b, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    err_vset(b, len, fmt, ap);
+    va_end(ap);
+}
+
+/* err_vset is err_set for a function of its own that takes fmt, ... */
+static void test_vset(void **state)
+{
+    char b[8] = "keep";
+
+    vset(NULL, 64, "x %d", 1);
+    vset(b, 0, "x");
+    assert_string_equal(b, "keep");
+    vset(b, sizeof(b), "%s: %d", "abc", 12345);
+    assert_string_equal(b, "abc: 12");
+}
+
 /* What the pieces make is what one snprintf of them all would have made. */
 static void test_append_is_one_message(void **state)
 {
@@ -58,6 +79,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_safe),
         cmocka_unit_test(test_set_truncates),
+        cmocka_unit_test(test_vset),
         cmocka_unit_test(test_append_is_one_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -311,7 +311,7 @@ static void test_aborted_degraded(void **state)
 
     snprintf(x->r.conns[0]->status, sizeof(x->r.conns[0]->status), "completed");
     x->r.degraded = 1;
-    snprintf(x->r.degraded_why, sizeof(x->r.degraded_why), "results not recorded");
+    err_set(x->r.degraded_why, sizeof(x->r.degraded_why), "results not recorded");
     caught(x, do_finish);
     assert_int_equal(x->r.rc, RUN_EXIT_FAILED);
     assert_non_null(strstr(x->said, "\nRun degraded: "));

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "common/err.h"
 #include "worker/lua/lalloc.h"
 
 #include <lauxlib.h>
@@ -22,7 +23,7 @@ static int run(lua_State *L, const char *chunk, char *msg, size_t len)
     int st = luaL_loadstring(L, chunk);
     if (st == LUA_OK)
         st = lua_pcall(L, 0, 1, 0);
-    snprintf(msg, len, "%s", lua_tostring(L, -1) != NULL ? lua_tostring(L, -1) : "");
+    err_set(msg, len, "%s", lua_tostring(L, -1) != NULL ? lua_tostring(L, -1) : "");
     lua_pop(L, 1);
     return st;
 }

@@ -50,7 +50,7 @@ static const char *read_into(lua_State *L, const char *src, int check, int defau
         lua_pushnil(L);
     if (lua_pcall(L, 6, 0, 0) == LUA_OK)
         return NULL;
-    snprintf(msg, sizeof(msg), "%s", lua_tostring(L, -1));
+    err_set(msg, sizeof(msg), "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return msg;
 }

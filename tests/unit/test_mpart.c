@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "worker/lua/mpart.h"
 
 static char dir[64];
@@ -63,7 +64,7 @@ static const char *build(lua_State *L, CURL *h, const char *src)
         lua_pop(L, 1); /* the GC frees the body */
         return NULL;
     }
-    snprintf(msg, sizeof(msg), "%s", lua_tostring(L, -1));
+    err_set(msg, sizeof(msg), "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return msg;
 }

@@ -31,7 +31,7 @@ static int setup(void **state)
     n = fread(set, 1, sizeof(set), f);
     fclose(f);
     schema = pbschema_new();
-    return pbschema_add(schema, set, n, err, sizeof(err)) ? 0 : -1;
+    return pbschema_add(schema, set, n, err, sizeof(err));
 }
 
 static int teardown(void **state)
@@ -47,7 +47,7 @@ static int l_enc(lua_State *L)
     pbbuf b = {0};
     int m = pbschema_msg(schema, luaL_optstring(L, 2, "qt.All"));
 
-    if (!pbcodec_encode(L, 1, schema, m, &b, err, sizeof(err))) {
+    if (pbcodec_encode(L, 1, schema, m, &b, err, sizeof(err)) != 0) {
         pbbuf_free(&b);
         lua_pushnil(L);
         lua_pushstring(L, err);
@@ -67,7 +67,7 @@ static int l_dec(lua_State *L)
     int m = pbschema_msg(schema, luaL_optstring(L, 2, "qt.All"));
     int top = lua_gettop(L);
 
-    if (!pbcodec_decode(L, schema, m, (const uint8_t *)p, n, err, sizeof(err))) {
+    if (pbcodec_decode(L, schema, m, (const uint8_t *)p, n, err, sizeof(err)) != 0) {
         assert_int_equal(lua_gettop(L), top);
         lua_pushnil(L);
         lua_pushstring(L, err);

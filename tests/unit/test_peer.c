@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "proto/peer.h"
 #include <stdio.h>
@@ -136,7 +137,7 @@ static void on_sclose(peer *l, const char *why, void *ud)
     sside *s = ud;
 
     s->closed++;
-    snprintf(s->why, sizeof(s->why), "%s", why);
+    err_set(s->why, sizeof(s->why), "%s", why);
 }
 
 static void test_sealed_switch(void **state)

@@ -61,19 +61,20 @@ typedef struct engine_interval {
     uint64_t pace_asked_us;  /**< the pacing slots of the runs paced in it, summed */
     uint64_t pace_lost_us;   /**< how late those runs started past their slot, summed */
     uint64_t paused_us;      /**< how long the load was paused in it (worker/engine/steer.h) */
-    const step_stats *steps; /**< nsteps entries, by step index */
+    const step_stats *steps; /**< borrowed: nsteps entries, by step index */
     size_t nsteps;
-    const scen_counts *scens;    /**< nscens entries, by scenario index */
-    const rate_counts *arrivals; /**< nscens entries: the open model's arrivals */
-    hist *const *start_lag;      /**< nscens entries (NULL ones for scenarios without
-                                      arrivals), or NULL: the start lags of the runs begun */
+    const scen_counts *scens;    /**< borrowed: nscens entries, by scenario index */
+    const rate_counts *arrivals; /**< borrowed: nscens entries, the open model's arrivals */
+    hist *const *start_lag;      /**< borrowed: nscens entries (NULL ones for scenarios
+                                      without arrivals), or NULL: the start lags of the
+                                      runs begun */
     size_t nscens;
     uint32_t cpu_permille;     /**< the worker's CPU over the interval, 1000 = one core */
     uint32_t loop_lag_max_us;  /**< its event loop's worst lateness (common/selfmon.h) */
-    const hist *loop_lag;      /**< the loop's lateness samples, or NULL */
+    const hist *loop_lag;      /**< borrowed: the loop's lateness samples, or NULL */
     uint64_t start_lag_p99_us; /**< the open model's start lags, p99 over every scenario */
     unsigned saturated;        /**< common/saturation.h SATURATION_* bits; 0: kept up */
-    const tally *tally;        /**< the script's checks and custom metrics of the interval */
+    const tally *tally; /**< borrowed: the script's checks and custom metrics of the interval */
 } engine_interval;
 
 /** Receives each interval; called on the loop, must not block. */

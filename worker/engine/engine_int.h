@@ -31,7 +31,7 @@ typedef struct sockw {
     int want;           /**< EV_READ|EV_WRITE libcurl asks for; 0: parked */
     int armed;          /**< the events io is set to */
     int conn;           /**< a connection's socket (opened through open_cb) */
-    struct sockw *next; /**< free list link */
+    struct sockw *next; /**< borrowed: the next in the engine's free list */
 } sockw;
 
 struct engine {
@@ -60,7 +60,7 @@ struct engine {
     ev_prepare starter;      /**< starts the queued transfers before the loop waits */
     ev_timer kick;           /**< keeps the loop from waiting while some are still queued */
     struct vu *startq;       /**< borrowed: VUs whose transfer waits to start, in order */
-    struct vu **startq_tail; /**< where the next one is linked */
+    struct vu **startq_tail; /**< borrowed: where the next one is linked */
     ev_timer tick;           /**< one-second intervals */
     ev_timer end_timer;      /**< duration, then grace */
     ev_timer stop_timer;     /**< the stop's next batch of VUs (engine.c, stop_some) */
@@ -83,7 +83,7 @@ struct engine {
     uint32_t xh_freed;      /**< handles freed since memory was last given back */
     uint32_t max_xfers;     /**< handles the VUs may hold at once (inflight.h), 0: no bound */
     struct vu *slotq;       /**< borrowed: VUs waiting for a handle, in order (inflight.h) */
-    struct vu **slotq_tail; /**< where the next one is linked */
+    struct vu **slotq_tail; /**< borrowed: where the next one is linked */
     uint64_t held;          /**< this interval's requests held back for a handle */
     uint64_t held_us;       /**< their waits, summed */
     uint64_t held_max_us;   /**< the longest of them */
@@ -129,13 +129,13 @@ struct engine {
                                  slots); the open model's pool comes after them */
     int killing;            /**< 1 once the grace expired */
     enum engine_status status;
-    uint64_t rng;           /**< xorshift state for pacing and think ranges */
-    char script_dir[4096];  /**< folder of the script here */
-    char display_dir[4096]; /**< the same folder as the tester named it, "" if the same */
-    /** owned: Accept-Encoding and User-Agent, for compressed requests with no other */
-    struct curl_slist *ua_ae;
-    /** owned: WebSockets whose VU's phase ended, finishing their close (websocket.h) */
-    struct websocket *ws_closing;
+    uint64_t rng;                 /**< xorshift state for pacing and think ranges */
+    char script_dir[4096];        /**< folder of the script here */
+    char display_dir[4096];       /**< the same folder as the tester named it, "" if the same */
+    struct curl_slist *ua_ae;     /**< owned: Accept-Encoding and User-Agent, for compressed
+                                       requests with no other */
+    struct websocket *ws_closing; /**< owned: WebSockets whose VU's phase ended, finishing
+                                       their close (websocket.h) */
     int setup_ref;  /**< registry ref of the decoded setup data (lifecycle.h), 0: none */
     int life_ref;   /**< setup mode: registry ref of what each setup returned, 0: none */
     char *life_err; /**< owned: the first error of a setup or teardown, NULL: none */

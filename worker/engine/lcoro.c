@@ -66,7 +66,7 @@ static void script_error(vu *v, const char *msg)
     if (v->pend.step >= 0 && v->pend.err == SAMPLE_OK) {
         v->pend.err = SAMPLE_FUNC;
         v->pend.in_block = 0;
-        snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
+        err_set(v->pend.msg, sizeof(v->pend.msg), "%s", msg);
     } else if (v->pend.step < 0) {
         vu_count_error(v, vu_current_step(v), 0, msg);
     }
@@ -94,7 +94,7 @@ static void stray_yield(vu *v)
     char at[LUA_IDSIZE + 32], msg[sizeof(at) + 64];
 
     lcoro_where(v->co, at, sizeof(at));
-    snprintf(msg, sizeof(msg), "%scoroutine.yield outside a request or sleep", at);
+    err_set(msg, sizeof(msg), "%scoroutine.yield outside a request or sleep", at);
     script_error(v, msg);
     v->pend.in_block = 0;
     lua_closethread_compat(v->co);

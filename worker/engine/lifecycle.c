@@ -131,15 +131,15 @@ void lifecycle_returned(vu *v, lua_State *co, int nres)
         return;
     fn_where(v, where, sizeof(where));
     if (t != LUA_TTABLE) {
-        snprintf(msg, sizeof(msg), "%s: setup must return a table (or nothing), not a %s", where,
-                 lua_typename(co, t));
+        err_set(msg, sizeof(msg), "%s: setup must return a table (or nothing), not a %s", where,
+                lua_typename(co, t));
         lifecycle_failed(v, msg);
         return;
     }
     lua_pushvalue(co, -nres);
     lua_xmove(co, L, 1);
     if (setupdata_encode(L, -1, &json, &len, why, sizeof(why)) != 0) {
-        snprintf(msg, sizeof(msg), "%s: what setup returned cannot be sent: %s", where, why);
+        err_set(msg, sizeof(msg), "%s: what setup returned cannot be sent: %s", where, why);
         lua_pop(L, 1);
         lifecycle_failed(v, msg);
         return;
@@ -168,7 +168,7 @@ int lifecycle_xfer_failed(vu *v)
     else
         snprintf(what, sizeof(what), "HTTP status %d", x->status);
     lcoro_where(v->co, at, sizeof(at));
-    snprintf(msg, sizeof(msg), "%s%s %s: %s", at, method != NULL ? method : "GET", url, what);
+    err_set(msg, sizeof(msg), "%s%s %s: %s", at, method != NULL ? method : "GET", url, what);
     lifecycle_failed(v, msg);
     lua_closethread_compat(v->co);
     vu_phase_end(v, 0);

@@ -37,7 +37,7 @@ static void shown_name(const struct engine *e, const char *real, char *out, size
 }
 
 typedef struct file_reader {
-    FILE *f;
+    FILE *f; /* owned: the script, closed after lua_load */
     char buf[8192];
 } file_reader;
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/errkinds.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -449,7 +450,7 @@ int vu_check_fail_in(lua_State *L, vu *v, sample *s, int sidx, int technical, co
     if (v != NULL && s != NULL) {
         if (s->err == SAMPLE_OK) {
             s->err = technical ? SAMPLE_TECH : SAMPLE_FUNC;
-            snprintf(s->msg, sizeof(s->msg), "%s", msg);
+            err_set(s->msg, sizeof(s->msg), "%s", msg);
         }
     } else if (v != NULL) {
         vu_count_error(v, sidx >= 0 ? sidx : vu_current_step(v), technical, msg);
@@ -697,14 +698,14 @@ void vu_collect(vu *v, xh *h, struct urlc_ent *url, CURLcode rc, xfer_result *x,
          * lacks it ("Couldn't connect to server") */
         curl_easy_getinfo(h->easy, CURLINFO_OS_ERRNO, &oserr);
         if (oserr > 0 && strstr(m, strerror((int)oserr)) == NULL)
-            snprintf(p->msg, sizeof(p->msg), "%s (%s)", m, strerror((int)oserr));
+            err_set(p->msg, sizeof(p->msg), "%s (%s)", m, strerror((int)oserr));
         else
-            snprintf(p->msg, sizeof(p->msg), "%s", m);
+            err_set(p->msg, sizeof(p->msg), "%s", m);
         xfer_example(v, h, x, p, (int32_t)rc);
     } else if (status >= 400) {
         p->err = SAMPLE_TECH;
         p->status_err = 1;
-        snprintf(p->msg, sizeof(p->msg), "HTTP status %ld", status);
+        err_set(p->msg, sizeof(p->msg), "HTTP status %ld", status);
         xfer_example(v, h, x, p, (int32_t)status);
     }
 }

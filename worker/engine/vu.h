@@ -109,7 +109,7 @@ typedef struct xh {
     struct curl_slist *tp[2];     /**< owned, NULL until used: the headers of a traced request
                                        with none of its own, [0] plain, [1] compressed
                                        (xh_traceparent) */
-    struct xh *next;              /**< the engine's pool */
+    struct xh *next;              /**< borrowed: the next in the engine's pool */
 } xh;
 
 /** Takes a transfer handle from the engine's pool (or makes one). */
@@ -172,7 +172,7 @@ typedef struct vu {
                                 vus N cut the stages, among those not left
                                 (UINT32_MAX: left) */
     int64_t held_left_us;  /**< a held timer's time left */
-    struct lua_State *co;  /**< the VU's thread, anchored by co_ref */
+    struct lua_State *co;  /**< borrowed: the VU's thread, anchored by co_ref */
     int co_ref;            /**< registry ref of co */
     int tbl_ref;           /**< registry ref of the vu table given to init/run/finish */
     xh *xh;                /**< borrowed from the pool while busy, else NULL */

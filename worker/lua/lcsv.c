@@ -51,7 +51,7 @@ typedef struct feeder {
 
 /** A field of the record being parsed: points into the file buffer. */
 typedef struct csv_field {
-    const char *s;
+    const char *s; /**< borrowed: in the file buffer */
     size_t len;
 } csv_field;
 

@@ -227,7 +227,7 @@ static int l_load(lua_State *L)
             return luaL_error(L, "grpc.load: %s: a .proto or a descriptor set .pb expected", name);
         if (b == NULL)
             return luaL_error(L, "grpc.load: %s", err);
-        if (!pbschema_add(s, b, len, err, sizeof(err))) {
+        if (pbschema_add(s, b, len, err, sizeof(err)) != 0) {
             xfree(b);
             return luaL_error(L, "grpc.load: %s: %s", name, err);
         }
@@ -407,7 +407,7 @@ static void sample_error(vu *v, int status_err, const char *msg)
     if (p->err == SAMPLE_OK) {
         p->err = SAMPLE_TECH;
         p->status_err = (uint8_t)status_err;
-        snprintf(p->msg, sizeof(p->msg), "%s", msg);
+        err_set(p->msg, sizeof(p->msg), "%s", msg);
     } else if (p->status_err && !status_err) {
         p->status_err = 0; /* an HTTP status error that is also a bad reply */
     }
@@ -457,8 +457,8 @@ static int r_expect(lua_State *L)
         return 1;
     }
     lua_getfield(L, 1, "error");
-    snprintf(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(status),
-             lua_isstring(L, -1) ? ": " : "", lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
+    err_set(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(status),
+            lua_isstring(L, -1) ? ": " : "", lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
     return vu_check_fail(L, v, sidx,
                          v != NULL && seq != 0 && v->pend.step >= 0 && v->pend.seq == seq, 1, msg);
 }
@@ -486,7 +486,7 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
             err_set(err, sizeof(err), "more than one message in a unary reply"), k = -1;
         else if (k == 0)
             err_set(err, sizeof(err), "no message in the reply"), k = -1;
-        if (k == 1 && !pbcodec_decode(L, set_of(L), m->out, msg, n, err, sizeof(err)))
+        if (k == 1 && pbcodec_decode(L, set_of(L), m->out, msg, n, err, sizeof(err)) != 0)
             k = -1;
         if (k < 0) {
             status = GRPC_INTERNAL;
@@ -605,7 +605,7 @@ static int step_grpc(lua_State *L)
         }
     }
     /* 6: the body, 5-byte prefix and message */
-    if (!pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err))) {
+    if (pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err)) != 0) {
         pbbuf_free(&b);
         return luaL_error(L, "grpc: %s", err);
     }

@@ -38,8 +38,8 @@ static void opened(lua_State *L, vu *v, void *p)
     if (c == NULL)
         luaL_error(L, "grpc_stream: the stream is gone");
     if (c->state == GSTREAM_CONNECTING) {
-        snprintf(why, sizeof(why), "no reply after %lld ms",
-                 (long long)((clock_mono_us() - c->start_us) / 1000));
+        err_set(why, sizeof(why), "no reply after %lld ms",
+                (long long)((clock_mono_us() - c->start_us) / 1000));
         gstream_cancel(c, GRPC_DEADLINE_EXCEEDED, why);
     }
     /* its time is set once it got its headers or ended (the cancel above) */
@@ -87,13 +87,13 @@ static int push_message(lua_State *L, lstream *base)
     lgstream *ud = (lgstream *)base;
     gstream_msg *m = gstream_pop(base->c);
     char err[ERR_MAX];
-    int ok;
+    int rc;
 
     if (m == NULL)
         return 0;
-    ok = pbcodec_decode(L, ud->s, ud->m->out, m->data, m->len, err, sizeof(err));
+    rc = pbcodec_decode(L, ud->s, ud->m->out, m->data, m->len, err, sizeof(err));
     xfree(m);
-    if (!ok) {
+    if (rc != 0) {
         gstream_cancel(base->c, GRPC_INTERNAL, err);
         return 0;
     }
@@ -108,7 +108,7 @@ static int no_message(lua_State *L, lstream *s)
     char why[GSTREAM_ERR_MAX];
 
     if (c != NULL && c->state == GSTREAM_OPEN) {
-        snprintf(why, sizeof(why), "no message after %lld ms", (long long)(s->wait_us / 1000));
+        err_set(why, sizeof(why), "no message after %lld ms", (long long)(s->wait_us / 1000));
         gstream_cancel(c, GRPC_DEADLINE_EXCEEDED, why);
     }
     lua_pushnil(L);
@@ -175,8 +175,8 @@ static int l_expect(lua_State *L)
         }
         return 1;
     }
-    snprintf(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(c->status),
-             c->err[0] ? ": " : "", c->err);
+    err_set(msg, sizeof(msg), "unexpected gRPC status %s%s%s", grpc_status_name(c->status),
+            c->err[0] ? ": " : "", c->err);
     return vu_check_fail(L, v, c->step, v != NULL && v->pend.step >= 0 && v->pend.seq == c->seq, 1,
                          msg);
 }

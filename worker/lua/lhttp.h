@@ -28,12 +28,15 @@ struct xh;
 /** One request to build (lhttp_build): where it goes, what it gives back. */
 typedef struct lhttp_req {
     struct xh *x;             /**< borrowed: the handle, attached to the VU */
-    struct curl_slist **hdrs; /**< where its header list is made (NULL on entry); the list
-                                   is owned by whoever owns *hdrs, kept until the transfer ends */
-    char *trace_id;           /**< TRACEID_HEX_LEN + 1 bytes: its traceparent's trace id */
-    struct urlc_ent **url;    /**< where its URL cache entry is set (borrowed) */
+    struct curl_slist **hdrs; /**< borrowed: where its header list is made (NULL on entry);
+                                   the list is owned by whoever owns *hdrs, kept until the
+                                   transfer ends */
+    char *trace_id;           /**< borrowed: TRACEID_HEX_LEN + 1 bytes, its traceparent's
+                                   trace id */
+    struct urlc_ent **url;    /**< borrowed: where its URL cache entry (borrowed) is set */
     long timeout_ms;          /**< out: the request's timeout */
-    const struct reqopt *rro; /**< out: its own connection options, on the stack; NULL none */
+    const struct reqopt *rro; /**< borrowed, out: its own connection options, on the stack;
+                                   NULL none */
     int is_head;              /**< out: a HEAD request */
 } lhttp_req;
 

@@ -81,10 +81,10 @@ static json_t **box_push(lua_State *L)
 /* --- decoding ------------------------------------------------------------ */
 
 typedef struct dec {
-    lua_State *L;
-    int null; /**< stack index of quern.json.null, or of a nil */
-    int amt;  /**< stack index of the array marker */
-    int omt;  /**< stack index of the object marker */
+    lua_State *L; /**< borrowed: the state decoding */
+    int null;     /**< stack index of quern.json.null, or of a nil */
+    int amt;      /**< stack index of the array marker */
+    int omt;      /**< stack index of the object marker */
 } dec;
 
 static int table_size(size_t n)
@@ -198,15 +198,15 @@ typedef struct seg {
 } seg;
 
 typedef struct enc {
-    lua_State *L;
-    const char *what; /**< static: the errors' prefix */
-    const void *null; /**< quern.json.null (the registry holds it) */
+    lua_State *L;     /**< borrowed: the state encoding */
+    const char *what; /**< borrowed (static): the errors' prefix */
+    const void *null; /**< borrowed: quern.json.null (the registry holds it) */
     int amt;          /**< stack index of the array marker */
     int omt;          /**< stack index of the object marker */
-    json_t **box;     /**< owns the value built, in a userdata on the stack */
+    json_t **box;     /**< borrowed: a userdata on the stack, which owns the value built */
     int depth;        /**< of the value being encoded; 0 is the root */
     int digits;       /**< significant digits every real so far needs (15 to 17) */
-    const void *tables[LJSON_DEPTH_MAX]; /**< the tables being encoded, outermost first */
+    const void *tables[LJSON_DEPTH_MAX]; /**< borrowed: the tables being encoded, outermost first */
     seg path[LJSON_DEPTH_MAX + 1];       /**< path[1..depth]: how the value was reached */
 } enc;
 
@@ -267,7 +267,7 @@ __attribute__((format(printf, 2, 3))) static int fail(const enc *e, const char *
 
     path_text(e, path, sizeof(path));
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    err_vset(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     return luaL_error(e->L, "%s: %s: %s", e->what, path, msg);
 }

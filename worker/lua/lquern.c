@@ -415,7 +415,7 @@ static int l_time_end(lua_State *L)
     v->pend.elapsed_us = clock_mono_us() - v->pend.start_us;
     if (!ok && v->pend.err == SAMPLE_OK) {
         v->pend.err = SAMPLE_FUNC;
-        snprintf(v->pend.msg, sizeof(v->pend.msg), "%s", lscript_errtext(L, 2));
+        err_set(v->pend.msg, sizeof(v->pend.msg), "%s", lscript_errtext(L, 2));
         lua_pop(L, 1);
     }
     return 0;

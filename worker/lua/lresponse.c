@@ -190,8 +190,8 @@ static int no_response(lua_State *L, resp *r, const char *what)
     if (r->status != 0)
         return 0;
     lua_getiuservalue(L, 1, UV_ERROR);
-    snprintf(msg, sizeof(msg), "%s: no response: %s", what,
-             lua_isstring(L, -1) ? lua_tostring(L, -1) : "no status");
+    err_set(msg, sizeof(msg), "%s: no response: %s", what,
+            lua_isstring(L, -1) ? lua_tostring(L, -1) : "no status");
     lua_pop(L, 1);
     return check_fail(L, r, 1, msg);
 }
@@ -250,11 +250,11 @@ static int r_expect(lua_State *L)
     }
     if (r->status == 0) {
         lua_getiuservalue(L, 1, UV_ERROR);
-        snprintf(msg, sizeof(msg), "expected status %s, got no response (%s)", want,
-                 lua_isstring(L, -1) ? lua_tostring(L, -1) : "no status");
+        err_set(msg, sizeof(msg), "expected status %s, got no response (%s)", want,
+                lua_isstring(L, -1) ? lua_tostring(L, -1) : "no status");
         lua_pop(L, 1);
     } else {
-        snprintf(msg, sizeof(msg), "expected status %s, got %d", want, r->status);
+        err_set(msg, sizeof(msg), "expected status %s, got %d", want, r->status);
     }
     /* A server or transport failure stays technical; an unexpected but
      * valid answer (a redirect to the login page) is functional. */
@@ -278,7 +278,7 @@ static int r_contains(lua_State *L)
         lua_settop(L, 1);
         return 1;
     }
-    snprintf(msg, sizeof(msg), "body does not contain \"%.*s\"", (int)(nn > 80 ? 80 : nn), needle);
+    err_set(msg, sizeof(msg), "body does not contain \"%.*s\"", (int)(nn > 80 ? 80 : nn), needle);
     return check_fail(L, r, 0, msg);
 }
 
@@ -304,7 +304,7 @@ static int r_match(lua_State *L)
     n = lua_gettop(L) - base;
     if (n > 0 && !lua_isnil(L, base + 1))
         return n;
-    snprintf(msg, sizeof(msg), "body does not match \"%.80s\"", pat);
+    err_set(msg, sizeof(msg), "body does not match \"%.80s\"", pat);
     return check_fail(L, r, 0, msg);
 }
 
@@ -333,7 +333,7 @@ static int r_json(lua_State *L)
     s = lua_tolstring(L, -1, &n);
     if (ljson_decode(L, s, n, flags, err, sizeof(err)))
         return 1;
-    snprintf(msg, sizeof(msg), "body is not JSON: %s", err);
+    err_set(msg, sizeof(msg), "body is not JSON: %s", err);
     return check_fail(L, r, 0, msg);
 }
 
@@ -346,7 +346,7 @@ static int xpath_common(lua_State *L, int all)
     int html;
     char err[ERR_MAX], msg[VU_MSG_MAX];
 
-    snprintf(msg, sizeof(msg), "xpath %.60s", expr);
+    err_set(msg, sizeof(msg), "xpath %.60s", expr);
     no_response(L, r, msg);
     push_headers(L, 1);
     lua_getfield(L, -1, "content-type");
@@ -356,7 +356,7 @@ static int xpath_common(lua_State *L, int all)
     html = ct != NULL ? strstr(ct, "html") != NULL : !(n >= 5 && memcmp(s, "<?xml", 5) == 0);
     if (lxml_xpath(L, s, n, html, expr, all, err, sizeof(err)))
         return 1;
-    snprintf(msg, sizeof(msg), "xpath %.60s: %s", expr, err);
+    err_set(msg, sizeof(msg), "xpath %.60s: %s", expr, err);
     return check_fail(L, r, 0, msg);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "worker/engine/engine.h"
 #include "worker/plugs/inbox.h"
 #include "worker/lua/linbox.h"
@@ -50,8 +51,8 @@ static void answered(lua_State *L, vu *v, const lstream_opener *o, void *c)
     if (v->pend.step >= 0) /* no answer yet: the wait so far is its time */
         vu_sample_add(&v->pend, w.fig, w.start_us);
     if (w.waiting) {
-        snprintf(msg, sizeof(msg), "%s %lld ms", o->late,
-                 (long long)((clock_mono_us() - w.start_us) / 1000));
+        err_set(msg, sizeof(msg), "%s %lld ms", o->late,
+                (long long)((clock_mono_us() - w.start_us) / 1000));
         if (o->give_up != NULL)
             o->give_up(c);
         lstream_fail(L, v, w.step, 1, msg);

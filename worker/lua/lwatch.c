@@ -31,13 +31,13 @@ static void raise_msg(lua_State *L, lwatch *w, lua_Debug *ar, int load)
     if (!w->tripped) {
         lua_getinfo(L, "Sl", ar);
         if (load)
-            snprintf(w->msg, sizeof(w->msg), "%s:%d: the script did not finish loading within %d s",
-                     ar->short_src, ar->currentline, (int)(LWATCH_LOAD_US / 1000000));
+            err_set(w->msg, sizeof(w->msg), "%s:%d: the script did not finish loading within %d s",
+                    ar->short_src, ar->currentline, (int)(LWATCH_LOAD_US / 1000000));
         else
-            snprintf(w->msg, sizeof(w->msg),
-                     "%s:%d: the VU ran for more than %d s without yielding (no request, sleep or "
-                     "think time): every VU of its worker waited",
-                     ar->short_src, ar->currentline, (int)(LWATCH_RESUME_US / 1000000));
+            err_set(w->msg, sizeof(w->msg),
+                    "%s:%d: the VU ran for more than %d s without yielding (no request, sleep or "
+                    "think time): every VU of its worker waited",
+                    ar->short_src, ar->currentline, (int)(LWATCH_RESUME_US / 1000000));
         w->tripped = 1;
     }
     lua_pushstring(L, w->msg);

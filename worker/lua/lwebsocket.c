@@ -144,8 +144,8 @@ static int l_send(lua_State *L)
     if (lua_istable(L, 3) && lua_getfield(L, 3, "binary") != LUA_TNIL)
         binary = lua_toboolean(L, -1);
     if (c == NULL || websocket_send(c, data, len, binary) != 0) {
-        snprintf(msg, sizeof(msg), "WebSocket send: the connection is closed%s%s",
-                 c != NULL && c->err[0] ? ": " : "", c != NULL ? c->err : "");
+        err_set(msg, sizeof(msg), "WebSocket send: the connection is closed%s%s",
+                c != NULL && c->err[0] ? ": " : "", c != NULL ? c->err : "");
         /* in a step:time block, the block's sample fails, as a request's would */
         return lstream_fail(L, v, c != NULL ? c->step : -1, v->pend.in_block, msg);
     }

@@ -16,7 +16,9 @@ void pbbuf_free(pbbuf *b)
     b->len = b->cap = 0;
 }
 
-/* Room for n more bytes; 0 past PBCODEC_MAX_SIZE (b unchanged). */
+/* The writers below say whether the bytes fit: 1 written, 0 past
+ * PBCODEC_MAX_SIZE (b unchanged); the encoder turns a 0 into too_big's
+ * message and -1. Room for n more bytes. */
 static int room(pbbuf *b, size_t n)
 {
     if (n > PBCODEC_MAX_SIZE - b->len)
@@ -131,10 +133,10 @@ static const char *type_word(int type)
 }
 
 typedef struct enc {
-    lua_State *L;
-    const pbschema *s;
-    pbbuf *b;
-    char *err;
+    lua_State *L;      /* borrowed: the state whose table is encoded */
+    const pbschema *s; /* borrowed: the messages */
+    pbbuf *b;          /* borrowed: where the bytes go */
+    char *err;         /* borrowed: the caller's, errlen bytes */
     size_t errlen;
 } enc;
 
@@ -143,13 +145,19 @@ static int enc_msg(enc *e, int idx, int mi, int depth);
 static int too_big(enc *e)
 {
     err_set(e->err, e->errlen, "message larger than %u bytes", PBCODEC_MAX_SIZE);
-    return 0;
+    return -1;
+}
+
+/* 0 when a writer's bytes fit (put 1), else too_big's -1. */
+static int fits(enc *e, int put)
+{
+    return put ? 0 : too_big(e);
 }
 
 static int wrong(enc *e, const pbmsg *m, const pbfield *f, const char *what)
 {
     err_set(e->err, e->errlen, "field '%s' of %s: %s", f->name, m->name, what);
-    return 0;
+    return -1;
 }
 
 /* Writes the payload (no tag) of the scalar value at idx for field f. */
@@ -168,31 +176,31 @@ static int enc_scalar(enc *e, int idx, const pbmsg *m, const pbfield *f)
         if (f->type == PB_DOUBLE) {
             uint64_t u;
             memcpy(&u, &d, 8);
-            return put_fixed(e->b, u, 8) || too_big(e);
+            return fits(e, put_fixed(e->b, u, 8));
         }
         float fl = (float)d;
         uint32_t u;
         memcpy(&u, &fl, 4);
-        return put_fixed(e->b, u, 4) || too_big(e);
+        return fits(e, put_fixed(e->b, u, 4));
     }
     if (f->type == PB_BOOL) {
         if (t != LUA_TBOOLEAN)
             return wrong(e, m, f, what);
-        return put_varint(e->b, (uint64_t)lua_toboolean(L, idx)) || too_big(e);
+        return fits(e, put_varint(e->b, (uint64_t)lua_toboolean(L, idx)));
     }
     if (f->type == PB_STRING || f->type == PB_BYTES) {
         size_t n;
         if (t != LUA_TSTRING)
             return wrong(e, m, f, what);
         const char *p = lua_tolstring(L, idx, &n);
-        return put_bytes(e->b, p, n) || too_big(e);
+        return fits(e, put_bytes(e->b, p, n));
     }
     if (f->type == PB_ENUM && t == LUA_TSTRING) {
         const pbenum *en = &e->s->enums[f->enm];
         const char *name = lua_tostring(L, idx);
         for (size_t k = 0; k < en->nvalues; k++)
             if (strcmp(en->values[k].name, name) == 0)
-                return put_varint(e->b, (uint64_t)(int64_t)en->values[k].number) || too_big(e);
+                return fits(e, put_varint(e->b, (uint64_t)(int64_t)en->values[k].number));
         snprintf(what, sizeof(what), "%s is not a value of %s", name, en->name);
         return wrong(e, m, f, what);
     }
@@ -223,15 +231,15 @@ static int enc_scalar(enc *e, int idx, const pbmsg *m, const pbfield *f)
     switch (f->type) {
     case PB_SINT32:
     case PB_SINT64: /* zigzag: a small magnitude, whatever the sign, is a short varint */
-        return put_varint(e->b, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63)) || too_big(e);
+        return fits(e, put_varint(e->b, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63)));
     case PB_FIXED32:
     case PB_SFIXED32:
-        return put_fixed(e->b, (uint32_t)i, 4) || too_big(e);
+        return fits(e, put_fixed(e->b, (uint32_t)i, 4));
     case PB_FIXED64:
     case PB_SFIXED64:
-        return put_fixed(e->b, (uint64_t)i, 8) || too_big(e);
+        return fits(e, put_fixed(e->b, (uint64_t)i, 8));
     default: /* int32 and enum negatives are 10-byte varints, as the spec says */
-        return put_varint(e->b, (uint64_t)i) || too_big(e);
+        return fits(e, put_varint(e->b, (uint64_t)i));
     }
 }
 
@@ -245,9 +253,9 @@ static int enc_one(enc *e, int idx, const pbmsg *m, const pbfield *f, int depth)
     if (!lua_istable(e->L, idx))
         return wrong(e, m, f, "a table expected");
     size_t start = e->b->len;
-    if (!enc_msg(e, idx, f->msg, depth + 1))
-        return 0;
-    return close_len(e->b, start) || too_big(e);
+    if (enc_msg(e, idx, f->msg, depth + 1) != 0)
+        return -1;
+    return fits(e, close_len(e->b, start));
 }
 
 static int enc_map(enc *e, int idx, const pbmsg *m, const pbfield *f, int depth)
@@ -265,18 +273,18 @@ static int enc_map(enc *e, int idx, const pbmsg *m, const pbfield *f, int depth)
         if (!put_varint(e->b, ((uint64_t)f->number << 3) | 2))
             goto big;
         start = e->b->len;
-        if (!enc_one(e, top - 1, em, kf, depth + 1) || !enc_one(e, top, em, vf, depth + 1))
+        if (enc_one(e, top - 1, em, kf, depth + 1) != 0 || enc_one(e, top, em, vf, depth + 1) != 0)
             goto fail;
         if (!close_len(e->b, start))
             goto big;
         lua_pop(L, 1);
     }
-    return 1;
+    return 0;
 big:
     too_big(e);
 fail:
     lua_pop(L, 2);
-    return 0;
+    return -1;
 }
 
 static int enc_repeated(enc *e, int idx, const pbmsg *m, const pbfield *f, int depth)
@@ -286,7 +294,7 @@ static int enc_repeated(enc *e, int idx, const pbmsg *m, const pbfield *f, int d
     size_t start = 0;
 
     if (n == 0)
-        return 1;
+        return 0;
     if (f->packed) {
         if (!put_varint(e->b, ((uint64_t)f->number << 3) | 2))
             return too_big(e);
@@ -294,13 +302,13 @@ static int enc_repeated(enc *e, int idx, const pbmsg *m, const pbfield *f, int d
     }
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, idx, i);
-        int ok =
+        int rc =
             f->packed ? enc_scalar(e, lua_gettop(L), m, f) : enc_one(e, lua_gettop(L), m, f, depth);
         lua_pop(L, 1);
-        if (!ok)
-            return 0;
+        if (rc != 0)
+            return -1;
     }
-    return !f->packed || close_len(e->b, start) || too_big(e);
+    return f->packed ? fits(e, close_len(e->b, start)) : 0;
 }
 
 static int enc_msg(enc *e, int idx, int mi, int depth)
@@ -310,15 +318,15 @@ static int enc_msg(enc *e, int idx, int mi, int depth)
 
     if (depth > PBCODEC_MAX_DEPTH) {
         err_set(e->err, e->errlen, "messages nested deeper than %d", PBCODEC_MAX_DEPTH);
-        return 0;
+        return -1;
     }
     if (!lua_checkstack(L, 8)) {
         err_set(e->err, e->errlen, "out of Lua stack");
-        return 0;
+        return -1;
     }
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        int v = lua_gettop(L), ok;
+        int v = lua_gettop(L), rc;
         const pbfield *f = NULL;
         if (lua_type(L, v - 1) == LUA_TSTRING) {
             size_t kn;
@@ -331,49 +339,49 @@ static int enc_msg(enc *e, int idx, int mi, int depth)
                     luaL_typename(L, v - 1), m->name);
         if (f == NULL) {
             lua_pop(L, 2);
-            return 0;
+            return -1;
         }
         int is_map = f->type == PB_MESSAGE && e->s->msgs[f->msg].map_entry;
         if ((f->repeated || is_map) && !lua_istable(L, v))
-            ok = wrong(e, m, f, is_map ? "a table (map) expected" : "a table (list) expected");
+            rc = wrong(e, m, f, is_map ? "a table (map) expected" : "a table (list) expected");
         else if (is_map)
-            ok = enc_map(e, v, m, f, depth);
+            rc = enc_map(e, v, m, f, depth);
         else if (f->repeated)
-            ok = enc_repeated(e, v, m, f, depth);
+            rc = enc_repeated(e, v, m, f, depth);
         else
-            ok = enc_one(e, v, m, f, depth);
-        if (!ok) {
+            rc = enc_one(e, v, m, f, depth);
+        if (rc != 0) {
             lua_pop(L, 2);
-            return 0;
+            return -1;
         }
         lua_pop(L, 1);
     }
-    return 1;
+    return 0;
 }
 
 int pbcodec_encode(lua_State *L, int idx, const pbschema *s, int msg, pbbuf *b, char *err,
                    size_t errlen)
 {
     enc e = {L, s, b, err, errlen};
-    int top = lua_gettop(L), ok;
+    int top = lua_gettop(L), rc;
 
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx)) {
         err_set(err, errlen, "%s: a table expected, got %s", s->msgs[msg].name,
                 luaL_typename(L, idx));
-        return 0;
+        return -1;
     }
-    ok = enc_msg(&e, idx, msg, 0);
+    rc = enc_msg(&e, idx, msg, 0);
     lua_settop(L, top);
-    return ok;
+    return rc;
 }
 
 /* ---- decoding ---- */
 
 typedef struct dec {
-    lua_State *L;
-    const pbschema *s;
-    char *err;
+    lua_State *L;      /* borrowed: the state the table is pushed on */
+    const pbschema *s; /* borrowed: the messages */
+    char *err;         /* borrowed: the caller's, errlen bytes */
     size_t errlen;
 } dec;
 
@@ -436,28 +444,33 @@ static void push_scalar(dec *d, const pbfield *f, uint64_t v)
     }
 }
 
-/* Pushes the default of a field without presence. */
+/* Pushes the default of a field without presence; 0, or -1 having pushed
+ * nothing. */
 static int push_default(dec *d, const pbfield *f, int depth)
 {
     lua_State *L = d->L;
     if (f->repeated) {
         lua_newtable(L);
-        return 1;
+        return 0;
     }
     switch (f->type) {
     case PB_STRING:
     case PB_BYTES:
         lua_pushliteral(L, "");
-        return 1;
+        return 0;
     case PB_MESSAGE:
         lua_newtable(L);
-        return dec_msg(d, f->msg, NULL, 0, depth + 1) || (lua_pop(L, 1), 0);
+        if (dec_msg(d, f->msg, NULL, 0, depth + 1) != 0) {
+            lua_pop(L, 1);
+            return -1;
+        }
+        return 0;
     case PB_ENUM:
         lua_pushstring(L, d->s->enums[f->enm].values[0].name);
-        return 1;
+        return 0;
     default:
         push_scalar(d, f, 0);
-        return 1;
+        return 0;
     }
 }
 
@@ -467,7 +480,7 @@ static int bad(dec *d, const pbmsg *m, const pbfield *f, const char *what)
         err_set(d->err, d->errlen, "%s.%s: %s", m->name, f->name, what);
     else
         err_set(d->err, d->errlen, "%s: %s", m->name, what);
-    return 0;
+    return -1;
 }
 
 /* The table of repeated field f in the table at t, made if absent, pushed. */
@@ -499,21 +512,21 @@ static int dec_map_entry(dec *d, int t, const pbmsg *m, const pbfield *f, const 
         return bad(d, m, f, "map entry without a usable key or value");
     push_list(d, t, f);
     lua_newtable(L);
-    if (!dec_msg(d, f->msg, w->p, w->n, depth + 1)) {
+    if (dec_msg(d, f->msg, w->p, w->n, depth + 1) != 0) {
         lua_pop(L, 2);
-        return 0;
+        return -1;
     }
     lua_getfield(L, -1, kf->name);
     if (lua_getfield(L, -2, vf->name) == LUA_TNIL) {
         lua_pop(L, 1);
-        if (!push_default(d, vf, depth + 1)) {
+        if (push_default(d, vf, depth + 1) != 0) {
             lua_pop(L, 3);
-            return 0;
+            return -1;
         }
     }
     lua_settable(L, -4);
     lua_pop(L, 2);
-    return 1;
+    return 0;
 }
 
 /* Field f (a member of a oneof) was just set: the other members go. */
@@ -559,7 +572,7 @@ static int dec_field(dec *d, int t, const pbmsg *m, const pbfield *f, const pbwi
             append(L, list);
         }
         lua_pop(L, 1);
-        return 1;
+        return 0;
     }
     if (w->wt != want)
         return bad(d, m, f, "wire type does not match the field's type");
@@ -572,9 +585,9 @@ static int dec_field(dec *d, int t, const pbmsg *m, const pbfield *f, const pbwi
                 lua_pop(L, 1);
             lua_newtable(L);
         }
-        if (!dec_msg(d, f->msg, w->p, w->n, depth + 1)) {
+        if (dec_msg(d, f->msg, w->p, w->n, depth + 1) != 0) {
             lua_pop(L, f->repeated ? 2 : 1);
-            return 0;
+            return -1;
         }
     } else if (w->wt == 2)
         lua_pushlstring(L, (const char *)w->p, w->n);
@@ -588,7 +601,7 @@ static int dec_field(dec *d, int t, const pbmsg *m, const pbfield *f, const pbwi
         if (f->oneof >= 0)
             clear_oneof(d, t, m, f);
     }
-    return 1;
+    return 0;
 }
 
 /* Decodes message mi from p into the table on top of the stack. */
@@ -607,8 +620,8 @@ static int dec_msg(dec *d, int mi, const uint8_t *p, size_t n, int depth)
         return bad(d, m, NULL, "out of Lua stack");
     while ((k = pbwire_next(&r, &w)) > 0) {
         const pbfield *f = pbschema_field_num(m, w.num);
-        if (f != NULL && !dec_field(d, t, m, f, &w, depth))
-            return 0;
+        if (f != NULL && dec_field(d, t, m, f, &w, depth) != 0)
+            return -1;
     }
     if (k < 0)
         return bad(d, m, NULL, "truncated or malformed message");
@@ -618,13 +631,13 @@ static int dec_msg(dec *d, int mi, const uint8_t *p, size_t n, int depth)
             continue;
         if (lua_getfield(L, t, f->name) == LUA_TNIL) {
             lua_pop(L, 1);
-            if (!push_default(d, f, depth))
-                return 0;
+            if (push_default(d, f, depth) != 0)
+                return -1;
             lua_setfield(L, t, f->name);
         } else
             lua_pop(L, 1);
     }
-    return 1;
+    return 0;
 }
 
 int pbcodec_decode(lua_State *L, const pbschema *s, int msg, const uint8_t *p, size_t len,
@@ -635,12 +648,12 @@ int pbcodec_decode(lua_State *L, const pbschema *s, int msg, const uint8_t *p, s
 
     if (len > PBCODEC_MAX_SIZE) {
         err_set(err, errlen, "message larger than %u bytes", PBCODEC_MAX_SIZE);
-        return 0;
+        return -1;
     }
     lua_newtable(L);
-    if (!dec_msg(&d, msg, p, len, 0)) {
+    if (dec_msg(&d, msg, p, len, 0) != 0) {
         lua_settop(L, top);
-        return 0;
+        return -1;
     }
-    return 1;
+    return 0;
 }

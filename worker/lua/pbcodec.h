@@ -15,9 +15,9 @@
  *
  * Usage:
  *     pbbuf b = {0};
- *     if (!pbcodec_encode(L, idx, s, msg, &b, err, sizeof(err))) ...
+ *     if (pbcodec_encode(L, idx, s, msg, &b, err, sizeof(err)) != 0) ...
  *     send(b.p, b.len); pbbuf_free(&b);
- *     if (!pbcodec_decode(L, s, msg, data, len, err, sizeof(err))) ...  // pushes a table */
+ *     if (pbcodec_decode(L, s, msg, data, len, err, sizeof(err)) != 0) ...  // pushes a table */
 #ifndef QUERN_PBCODEC_H
 #define QUERN_PBCODEC_H
 
@@ -43,12 +43,12 @@ typedef struct pbbuf {
 void pbbuf_free(pbbuf *b);
 
 /** Appends the encoding of the Lua table at idx as message msg of s to b;
- *  returns 1, or 0 with the reason in err ("unknown field 'x' in pkg.Req",
+ *  returns 0, or -1 with the reason in err ("unknown field 'x' in pkg.Req",
  *  a value of the wrong type, too large). Never raises a Lua error. */
 int pbcodec_encode(lua_State *L, int idx, const pbschema *s, int msg, pbbuf *b, char *err,
                    size_t errlen);
 /** Pushes the Lua table of message msg of s read from p (len bytes);
- *  returns 1, or 0 having pushed nothing with the reason in err
+ *  returns 0, or -1 having pushed nothing with the reason in err
  *  (truncated, malformed, too deep). */
 int pbcodec_decode(lua_State *L, const pbschema *s, int msg, const uint8_t *p, size_t len,
                    char *err, size_t errlen);

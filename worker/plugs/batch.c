@@ -306,7 +306,7 @@ void batch_accept(batch *b, sample *s, size_t i)
                             r->res.curl_rc, r->shown);
             s->err = SAMPLE_TECH;
             s->code = r->res.curl_rc;
-            snprintf(s->msg, sizeof(s->msg), "%s", curl_easy_strerror((CURLcode)r->res.curl_rc));
+            err_set(s->msg, sizeof(s->msg), "%s", curl_easy_strerror((CURLcode)r->res.curl_rc));
             return;
         }
         if (r->res.status >= 400 && !r->accepted) {
@@ -317,7 +317,7 @@ void batch_accept(batch *b, sample *s, size_t i)
             s->err = SAMPLE_TECH;
             s->status_err = 1;
             s->code = r->res.status;
-            snprintf(s->msg, sizeof(s->msg), "HTTP status %d", r->res.status);
+            err_set(s->msg, sizeof(s->msg), "HTTP status %d", r->res.status);
             b->err_item = (int)j;
             return;
         }

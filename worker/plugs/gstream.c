@@ -114,14 +114,14 @@ static int prefix_read(gstream *c)
         return 0;
     }
     if (mlen > GRPC_MSG_MAX) {
-        snprintf(why, sizeof(why), "a message of %u bytes (at most %u)", mlen, GRPC_MSG_MAX);
+        err_set(why, sizeof(why), "a message of %u bytes (at most %u)", mlen, GRPC_MSG_MAX);
         set_local(c, GRPC_RESOURCE_EXHAUSTED, why);
         return 0;
     }
     if (!inbox_fits(&c->in, mlen)) {
         /* The script does not keep up: a bound, not a growing heap. */
-        snprintf(why, sizeof(why), "more than %d messages (or %u bytes) waiting for the script",
-                 GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
+        err_set(why, sizeof(why), "more than %d messages (or %u bytes) waiting for the script",
+                GSTREAM_QUEUE_MAX, GSTREAM_QUEUE_BYTES);
         set_local(c, GRPC_RESOURCE_EXHAUSTED, why);
         return 0;
     }
@@ -255,13 +255,13 @@ void gstream_end(gstream *c)
     c->ended = 1;
     if (c->status >= 0 && c->status < 64 && (c->accept >> c->status & 1))
         return;
-    snprintf(msg, sizeof(msg), "gRPC status %s%s%s", grpc_status_name(c->status),
-             c->err[0] ? ": " : "", c->err);
+    err_set(msg, sizeof(msg), "gRPC status %s%s%s", grpc_status_name(c->status),
+            c->err[0] ? ": " : "", c->err);
     if (p->step >= 0 && p->seq == c->seq) {
         if (p->err == SAMPLE_OK) {
             p->err = SAMPLE_TECH;
             p->status_err = c->from_server; /* a status the script may still accept */
-            snprintf(p->msg, sizeof(p->msg), "%s", msg);
+            err_set(p->msg, sizeof(p->msg), "%s", msg);
         }
     } else
         vu_count_error(v, c->step, 1, msg);

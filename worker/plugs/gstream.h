@@ -64,7 +64,7 @@ typedef struct gstream {
     struct engine *eng;         /**< borrowed */
     struct vu *owner;           /**< borrowed: its VU */
     struct gstream **slot;      /**< borrowed: the Lua object's pointer to it, or NULL */
-    struct gstream *next;       /**< the next in its VU's list */
+    struct gstream *next;       /**< borrowed: the next in its VU's list */
     int step;                   /**< the step it counts against, -1 none */
     uint32_t seq;               /**< its sample's seq (vu.h sample), to find it still pending */
     uint8_t state;              /**< enum gstream_state */

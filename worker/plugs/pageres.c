@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "common/redact.h"
 #include "common/version.h"
@@ -378,7 +379,7 @@ static int xfer_done(pageres *p, CURL *easy, CURLcode rc)
         pageres_fail(p, r, x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
     } else if (status >= 400) {
         char why[32];
-        snprintf(why, sizeof(why), "HTTP status %ld", status);
+        err_set(why, sizeof(why), "HTTP status %ld", status);
         pageres_fail(p, r, why);
     } else if (status == 304 && r->hdrs != NULL) {
         r->how = PAGERES_NOTMOD;

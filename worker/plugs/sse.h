@@ -61,7 +61,7 @@ typedef struct sse {
     struct engine *eng;         /**< borrowed */
     struct vu *owner;           /**< borrowed: its VU */
     struct sse **slot;          /**< borrowed: the Lua object's pointer to it, or NULL */
-    struct sse *next;           /**< the next in its VU's list */
+    struct sse *next;           /**< borrowed: the next in its VU's list */
     int step;                   /**< the step its events count against, -1 none */
     uint8_t state;              /**< enum sse_state */
     uint8_t in_multi;           /**< easy is in the engine's multi handle */

@@ -210,10 +210,10 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
     if (!inbox_fits(&c->in, arg->msg_length)) {
         /* The script does not keep up: a bound, not a growing heap. */
         char msg[WEBSOCKET_ERR_MAX];
-        snprintf(msg, sizeof(msg),
-                 "WebSocket: more than %d messages (or %u bytes) waiting for receive: closed "
-                 "with 1008",
-                 WEBSOCKET_QUEUE_MAX, WEBSOCKET_QUEUE_BYTES);
+        err_set(msg, sizeof(msg),
+                "WebSocket: more than %d messages (or %u bytes) waiting for receive: closed "
+                "with 1008",
+                WEBSOCKET_QUEUE_MAX, WEBSOCKET_QUEUE_BYTES);
         vu_count_error(c->owner, c->step, 1, msg);
         err_set(c->err, sizeof(c->err), "%s", msg);
         wslay_event_queue_close(ctx, 1008, (const uint8_t *)"receive queue full", 18);

@@ -69,7 +69,7 @@ typedef struct websocket {
     struct engine *eng;      /**< borrowed */
     struct vu *owner;        /**< borrowed: its VU, NULL once closing on its own */
     struct websocket **slot; /**< borrowed: the Lua object's pointer to it, or NULL */
-    struct websocket *next;  /**< the next in its list (the VU's or the engine's) */
+    struct websocket *next;  /**< borrowed: the next in its list (the VU's or the engine's) */
     int step;                /**< the step its messages count against, -1 none */
     uint8_t state;           /**< enum websocket_state */
     uint8_t in_multi;        /**< easy is in the engine's multi handle */

@@ -24,7 +24,7 @@ typedef struct duetimer {
     ev_io io;       /**< watches fd; its data is d itself */
     int fd;         /**< the timerfd, owned; -1 when none */
     duetimer_cb cb; /**< called when the time is reached */
-    void *data;     /**< the owner's, not owned */
+    void *data;     /**< borrowed: the owner's */
 } duetimer;
 
 /** Marks d as holding nothing (fd -1): safe to duetimer_free. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/lbuf.h"
 #include "common/redact.h"
 #include "proto/workerfiles.h"
@@ -157,7 +158,7 @@ void jtl_write(wfile *f, jtl_rec *r, int status, int curl_rc, const char *cmsg, 
         return;
     if (status > 0) {
         snprintf(code, sizeof(code), "%d", status);
-        snprintf(msg, sizeof(msg), "%s", reason(status));
+        err_set(msg, sizeof(msg), "%s", reason(status));
     } else {
         char tmp[sizeof(msg)];
         snprintf(code, sizeof(code), "Non HTTP response code: %s",

@@ -75,10 +75,10 @@ static int read_enum(pbschema *s, const char *scope, const uint8_t *p, size_t n,
         e->values = xreallocarray(e->values, (e->nvalues + 1), sizeof(*e->values));
         e->values[e->nvalues++] = ev;
     }
-    return 1;
+    return 0;
 fail:
     xfree(name);
-    return 0;
+    return -1;
 }
 
 static int read_field(pbfield *fd, int proto3, const uint8_t *p, size_t n, char *err, size_t errlen)
@@ -125,9 +125,9 @@ static int read_field(pbfield *fd, int proto3, const uint8_t *p, size_t n, char 
     if (fd->repeated && fd->type != PB_STRING && fd->type != PB_BYTES && fd->type != PB_MESSAGE)
         fd->packed = packed >= 0 ? packed : proto3;
     fd->presence = !fd->repeated && (!proto3 || p3opt || fd->oneof >= 0 || fd->type == PB_MESSAGE);
-    return 1;
-fail:
     return 0;
+fail:
+    return -1;
 }
 
 static int read_msg(pbschema *s, const char *scope, int proto3, int depth, const uint8_t *p,
@@ -161,7 +161,7 @@ static int read_msg(pbschema *s, const char *scope, int proto3, int depth, const
         if (f.num == 2) {
             pbmsg *m = &s->msgs[mi];
             m->fields = xreallocarray(m->fields, (m->nfields + 1), sizeof(*m->fields));
-            if (!read_field(&m->fields[m->nfields], proto3, f.p, f.n, err, errlen)) {
+            if (read_field(&m->fields[m->nfields], proto3, f.p, f.n, err, errlen) != 0) {
                 xfree(m->fields[m->nfields].name);
                 xfree(m->fields[m->nfields].type_name);
                 goto fail;
@@ -169,10 +169,10 @@ static int read_msg(pbschema *s, const char *scope, int proto3, int depth, const
             m->nfields++;
         } else if (f.num == 3) {
             /* s->msgs may move: index, never keep a pointer across this */
-            if (!read_msg(s, full, proto3, depth + 1, f.p, f.n, err, errlen))
+            if (read_msg(s, full, proto3, depth + 1, f.p, f.n, err, errlen) != 0)
                 goto fail;
         } else if (f.num == 4) {
-            if (!read_enum(s, full, f.p, f.n, err, errlen))
+            if (read_enum(s, full, f.p, f.n, err, errlen) != 0)
                 goto fail;
         } else if (f.num == 7) {
             o = (pbwire){f.p, f.p + f.n};
@@ -182,10 +182,10 @@ static int read_msg(pbschema *s, const char *scope, int proto3, int depth, const
         }
     }
     xfree(name);
-    return 1;
+    return 0;
 fail:
     xfree(name);
-    return 0;
+    return -1;
 }
 
 static int read_service(pbschema *s, const char *scope, const uint8_t *p, size_t n, char *err,
@@ -240,11 +240,11 @@ static int read_service(pbschema *s, const char *scope, const uint8_t *p, size_t
     }
     xfree(name);
     xfree(svc);
-    return 1;
+    return 0;
 fail:
     xfree(name);
     xfree(svc);
-    return 0;
+    return -1;
 }
 
 static int read_file(pbschema *s, const uint8_t *p, size_t n, char *err, size_t errlen)
@@ -267,18 +267,18 @@ static int read_file(pbschema *s, const uint8_t *p, size_t n, char *err, size_t 
     while (pbwire_next(&r, &f) > 0) {
         if (f.wt != 2)
             continue;
-        if (f.num == 4 && !read_msg(s, pkg, proto3, 0, f.p, f.n, err, errlen))
+        if (f.num == 4 && read_msg(s, pkg, proto3, 0, f.p, f.n, err, errlen) != 0)
             goto fail;
-        if (f.num == 5 && !read_enum(s, pkg, f.p, f.n, err, errlen))
+        if (f.num == 5 && read_enum(s, pkg, f.p, f.n, err, errlen) != 0)
             goto fail;
-        if (f.num == 6 && !read_service(s, pkg, f.p, f.n, err, errlen))
+        if (f.num == 6 && read_service(s, pkg, f.p, f.n, err, errlen) != 0)
             goto fail;
     }
     xfree(pkg);
-    return 1;
+    return 0;
 fail:
     xfree(pkg);
-    return 0;
+    return -1;
 }
 
 static const char *undot(const char *name)
@@ -319,11 +319,11 @@ static int resolve(pbschema *s, char *err, size_t errlen)
             if ((f->type == PB_MESSAGE && f->msg < 0) || (f->type == PB_ENUM && f->enm < 0)) {
                 err_set(err, errlen, "descriptor set: type %s of %s.%s is not in the set",
                         f->type_name, m->name, f->name);
-                return 0;
+                return -1;
             }
             if (f->type == PB_ENUM && s->enums[f->enm].nvalues == 0) {
                 err_set(err, errlen, "descriptor set: enum %s has no value", f->type_name);
-                return 0;
+                return -1;
             }
         }
     }
@@ -333,10 +333,10 @@ static int resolve(pbschema *s, char *err, size_t errlen)
         m->out = pbschema_msg(s, m->out_name);
         if (m->in < 0 || m->out < 0) {
             err_set(err, errlen, "descriptor set: a type of %s is not in the set", m->path);
-            return 0;
+            return -1;
         }
     }
-    return 1;
+    return 0;
 }
 
 pbschema *pbschema_new(void)
@@ -351,11 +351,11 @@ int pbschema_add(pbschema *s, const uint8_t *set, size_t len, char *err, size_t 
     int k;
 
     while ((k = pbwire_next(&r, &f)) > 0)
-        if (f.num == 1 && f.wt == 2 && !read_file(s, f.p, f.n, err, errlen))
-            return 0;
+        if (f.num == 1 && f.wt == 2 && read_file(s, f.p, f.n, err, errlen) != 0)
+            return -1;
     if (k < 0) {
         err_set(err, errlen, "descriptor set: malformed (not a FileDescriptorSet)");
-        return 0;
+        return -1;
     }
     return resolve(s, err, errlen);
 }

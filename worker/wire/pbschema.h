@@ -12,7 +12,7 @@
  *
  * Usage:
  *     pbschema *s = pbschema_new();
- *     if (!pbschema_add(s, set, setlen, err, sizeof(err))) ...   // once per set
+ *     if (pbschema_add(s, set, setlen, err, sizeof(err)) != 0) ...   // once per set
  *     const pbmethod *m = pbschema_method(s, "pkg.Svc/Get");
  *     pbcodec_encode(..., s, m->in, ...);
  *     pbschema_free(s); */
@@ -109,7 +109,7 @@ pbschema *pbschema_new(void);
 /** Frees s and all it owns; NULL is fine. */
 void pbschema_free(pbschema *s);
 /** Adds the files of the serialized FileDescriptorSet set (len bytes) and
- *  resolves every field type; returns 1, or 0 with the reason in err (s
+ *  resolves every field type; returns 0, or -1 with the reason in err (s
  *  then holds what was read before and must still be freed). */
 int pbschema_add(pbschema *s, const uint8_t *set, size_t len, char *err, size_t errlen);
 /** The message called name (with or without the leading dot), -1 if none. */

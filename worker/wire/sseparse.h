@@ -40,11 +40,11 @@ typedef struct sseparse_buf {
 /** One event dispatched: every pointer is borrowed from the parser, valid
  *  during the callback only; none is NUL-terminated. */
 typedef struct sseparse_event {
-    const char *id; /**< the last event ID (may be empty) */
+    const char *id; /**< borrowed: the last event ID (may be empty) */
     size_t id_len;
-    const char *event; /**< the event type, "message" when none was given */
+    const char *event; /**< borrowed: the event type, "message" when none was given */
     size_t event_len;
-    const char *data; /**< the data lines joined by LF */
+    const char *data; /**< borrowed: the data lines joined by LF */
     size_t data_len;
     int64_t retry; /**< the reconnection time the stream set last, ms; -1 none */
 } sseparse_event;
