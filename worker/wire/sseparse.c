@@ -6,65 +6,51 @@
 #include "common/err.h"
 #include "common/mem.h"
 
-#define BUF_MIN 64           /* a buffer's first size */
 #define BUF_KEEP (64u << 10) /* a buffer larger than this is released once emptied */
 
 static const char bom_bytes[3] = {'\xef', '\xbb', '\xbf'};
 
-/* Appends n bytes to b; the caller checked the bound. */
-static void buf_put(sseparse_buf *b, const char *s, size_t n)
+/* Appends n bytes to b: the caller checked the parser's bound, which is
+ * within b's own. */
+static void buf_put(dbuf *b, const char *s, size_t n)
 {
-    if (n == 0)
-        return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : BUF_MIN;
-        while (cap < b->len + n)
-            cap *= 2;
-        b->p = xrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
+    (void)dbuf_put(b, s, n);
 }
 
-static void buf_set(sseparse_buf *b, const char *s, size_t n)
+static void buf_set(dbuf *b, const char *s, size_t n)
 {
-    b->len = 0;
+    dbuf_reset(b);
     buf_put(b, s, n);
 }
 
 /* Empties b; one grown by a large event gives its memory back, so that an
  * idle stream holds little. */
-static void buf_empty(sseparse_buf *b)
+static void buf_empty(dbuf *b)
 {
-    b->len = 0;
-    if (b->cap > BUF_KEEP) {
-        xfree(b->p);
-        b->p = NULL;
-        b->cap = 0;
-    }
-}
-
-static void buf_free(sseparse_buf *b)
-{
-    xfree(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
+    if (b->cap > BUF_KEEP)
+        dbuf_free(b);
+    else
+        dbuf_reset(b);
 }
 
 void sseparse_init(sseparse *p)
 {
     memset(p, 0, sizeof(*p));
+    dbuf_init(&p->line, SSEPARSE_LINE_MAX + sizeof(bom_bytes)); /* a BOM-like start kept as text */
+    dbuf_init(&p->data, SSEPARSE_DATA_MAX + 1);                 /* and each line's LF */
+    dbuf_init(&p->event, SSEPARSE_LINE_MAX);
+    dbuf_init(&p->idbuf, SSEPARSE_LINE_MAX);
+    dbuf_init(&p->last_id, SSEPARSE_LINE_MAX);
     p->retry = -1;
 }
 
 void sseparse_free(sseparse *p)
 {
-    buf_free(&p->line);
-    buf_free(&p->data);
-    buf_free(&p->event);
-    buf_free(&p->idbuf);
-    buf_free(&p->last_id);
+    dbuf_free(&p->line);
+    dbuf_free(&p->data);
+    dbuf_free(&p->event);
+    dbuf_free(&p->idbuf);
+    dbuf_free(&p->last_id);
     sseparse_init(p);
 }
 

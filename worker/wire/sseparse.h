@@ -28,14 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/dbuf.h"
+
 #define SSEPARSE_LINE_MAX (1u << 20) /* a line's bytes at most, its end apart */
 #define SSEPARSE_DATA_MAX (1u << 20) /* an event's data bytes at most */
-
-/** A growable byte buffer of the parser (its bounds are the parser's). */
-typedef struct sseparse_buf {
-    char *p; /**< owned, NULL while empty and never grown */
-    size_t len, cap;
-} sseparse_buf;
 
 /** One event dispatched: every pointer is borrowed from the parser, valid
  *  during the callback only; none is NUL-terminated. */
@@ -54,17 +50,17 @@ typedef int (*sseparse_fn)(void *ud, const sseparse_event *ev);
 
 /** The parser's state between two pieces. */
 typedef struct sseparse {
-    sseparse_buf line;    /**< the line begun in an earlier piece */
-    sseparse_buf data;    /**< the data buffer: each line's value and an LF */
-    sseparse_buf event;   /**< the event type buffer */
-    sseparse_buf idbuf;   /**< the last event ID buffer */
-    sseparse_buf last_id; /**< the last event ID string (set at each dispatch) */
-    int64_t retry;        /**< the last retry taken, ms; -1 none */
-    uint8_t bom;          /**< bytes of a leading BOM matched so far */
-    uint8_t started;      /**< past the BOM check */
-    uint8_t after_cr;     /**< the last byte was a CR: an LF next ends no line */
-    uint8_t failed;       /**< a bound was passed: every feed fails */
-    uint64_t events;      /**< events dispatched so far */
+    dbuf line;        /**< the line begun in an earlier piece */
+    dbuf data;        /**< the data buffer: each line's value and an LF */
+    dbuf event;       /**< the event type buffer */
+    dbuf idbuf;       /**< the last event ID buffer */
+    dbuf last_id;     /**< the last event ID string (set at each dispatch) */
+    int64_t retry;    /**< the last retry taken, ms; -1 none */
+    uint8_t bom;      /**< bytes of a leading BOM matched so far */
+    uint8_t started;  /**< past the BOM check */
+    uint8_t after_cr; /**< the last byte was a CR: an LF next ends no line */
+    uint8_t failed;   /**< a bound was passed: every feed fails */
+    uint64_t events;  /**< events dispatched so far */
 } sseparse;
 
 /** An empty parser at a stream's start. */
