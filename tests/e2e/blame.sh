@@ -77,7 +77,12 @@ own_queue() {  # own_queue NAME [FLAGS...]: the run of (b), its outputs at $TMP/
   "$QUERN" run $S/own_queue.lua --rate 10/s --duration 6s --workers 1 -q -p base_url="$NGBASE" \
     --threshold 'p95<15ms' --db none --summary-json "$TMP/$n.json" "$@" >"$TMP/$n.out" 2>"$TMP/$n.err"
 }
-: >"$TMP/rt.log" # its start's own request out
+# (b) logs to rt.log alone (a server block's access_log replaces the http
+# block's): caught_up waits on it, and new_log empties it once start_nginx's
+# probe is in it (nginx logs a request after its answer: emptied at once, a
+# loaded box got the probe's "/" after, one more than quern sent)
+LOG=$TMP/rt.log
+new_log
 own_queue b
 eq "own queue: exit 1" "$?" 1
 grep '^Verdict\|^Injector' "$TMP/b.out" | sed 's/^/# /'
