@@ -125,6 +125,140 @@ static void first_failed_blame(const run *r, const thresh_result *rs, blame *b, 
     }
 }
 
+/* The run's end status: "aborted", "degraded", "stopped" or "completed"
+ * (an agent that aborted its share aborts the run, unless it was stopped). */
+static const char *end_status(const run *r)
+{
+    const char *status = r->aborted || r->threshold_stop ? "aborted"
+                         : r->degraded                   ? "degraded"
+                         : r->interrupted                ? "stopped"
+                                                         : "completed";
+
+    for (size_t i = 0; i < r->nconns; i++)
+        if (r->conns[i]->in_run && !r->conns[i]->lost &&
+            strcmp(r->conns[i]->status, "aborted") == 0 && !r->interrupted)
+            status = "aborted";
+    return status;
+}
+
+/* The summary's description of the run (its name into run_name). */
+static void describe_run(const run *r, summary_info *si, const char *status, char *run_name,
+                         size_t len)
+{
+    memset(si, 0, sizeof(*si));
+    si->status = status;
+    si->run_id = r->db_run > 0 ? (long long)r->db_run : 0;
+    si->name = db_opts_name(&r->o.db, r->o.script, run_name, len);
+    si->started_us = r->go_wall_us;
+    si->vus = r->o.vus;
+    if (r->o.nrate_stages == 0)
+        si->vus_steered = r->steer.vus_asked;
+    si->paused_us = r->agg.paused_us;
+    si->vu_ids = r->o.vu_ids;
+    si->step_ids = (const char *const *)r->ids;
+    si->step_labels = (const char *const *)r->labels;
+    si->step_names = (const char *const *)r->names;
+    si->scen_names = (const char *const *)r->scen_names;
+    si->max_in_flight = r->o.max_in_flight;
+}
+
+/* What stopped the run, for the verdict: "SIGINT at 4.2 s of 10s". */
+static void stop_reason(const run *r, char *out, size_t len)
+{
+    char of[DUR_FORMAT_MAX];
+    int n = snprintf(out, len, "%s at %.1f s",
+                     r->stop_signal == CONTROL_STOP_CTL ? "quern ctl stop"
+                     : r->stop_signal == SIGTERM        ? "SIGTERM"
+                                                        : "SIGINT",
+                     (double)r->stop_signal_us / 1e6);
+
+    if (r->o.duration_us > 0 && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, " of %s", dur_format(r->o.duration_us, of, sizeof(of)));
+}
+
+/* The verdict's inputs: how the run ended, the thresholds' results rs, the
+ * injector, the load delivered (dl), the evidence of the first failed
+ * threshold (into bl); vi points into why_stop and why_sat (its buffers). */
+static void judge_inputs(const run *r, const char *status, const thresh_result *rs,
+                         const delivery *dl, blame *bl, verdict_in *vi, char *why_stop,
+                         size_t stop_len, char *why_sat, size_t sat_len)
+{
+    memset(vi, 0, sizeof(*vi));
+    vi->aborted = strcmp(status, "aborted") == 0 && !r->threshold_stop;
+    vi->threshold_stop = r->threshold_stop;
+    vi->stopped = r->stop_signal != 0;
+    vi->stopped_ok = r->o.stopped_ok;
+    if (vi->stopped) {
+        stop_reason(r, why_stop, stop_len);
+        vi->why_stopped = why_stop;
+    }
+    vi->degraded = r->degraded;
+    vi->allow_loss = r->o.allow_loss;
+    vi->loss_only = r->degraded_why[0] == '\0';
+    vi->why_degraded = r->degraded_why;
+    vi->ts = (const thresh *const *)r->o.th;
+    vi->rs = rs;
+    vi->sources = (const char *const *)r->th_src;
+    vi->nt = r->cap != NULL ? 0 : r->o.nth; /* a capacity search: each step was judged */
+    /* a capacity search judges the injector on each step's own seconds
+     * (capacity_search_step_injector), not over the whole run */
+    vi->saturated_s = r->cap != NULL ? 0 : r->agg.inj.saturated_s;
+    vi->measured_s = r->agg.inj.measured_s;
+    vi->clear_s = r->cap != NULL ? 0 : r->agg.inj.clear_s;
+    vi->allow_saturation = r->o.allow_saturation;
+    if (r->cap == NULL)
+        first_failed_blame(r, rs, bl, vi);
+    if (r->agg.inj.saturated_s > 0 && injtot_worst(&r->agg.inj) != NULL) {
+        injtot_describe(injtot_worst(&r->agg.inj), why_sat, sat_len);
+        vi->why_saturated = why_sat;
+    }
+    for (size_t i = 0; i < r->nsteps; i++)
+        vi->samples += r->agg.total[i].count;
+    for (size_t i = 0; i < r->nscens; i++)
+        vi->runs += r->agg.runs[i];
+    /* a capacity search judges what each step sent (capacity_search_step_injector) */
+    vi->undelivered_share = r->cap != NULL ? 0 : dl->share;
+    vi->why_undelivered = dl->why;
+}
+
+/* The console times nothing: late merging does not change the figures (a
+ * lost agent or second is judged as such, rule 4), so its saturation is a
+ * warning, not a verdict. */
+static void warn_console(const run *r)
+{
+    if (!verdict_saturated(r->agg.console.saturated_s, r->agg.console.clear_s,
+                           r->agg.console.measured_s))
+        return;
+    fprintf(stdout,
+            "Warning: the console was saturated in %llu of %llu s (CPU max %.0f %%, loop lag "
+            "p99 %.0f ms): its live figures came late; the workers timed every request, so "
+            "the verdict stands.\n",
+            (unsigned long long)r->agg.console.saturated_s,
+            (unsigned long long)r->agg.console.measured_s,
+            (double)injtot_cpu_max(&r->agg.console) / 10.,
+            (double)injtot_lag_p99_us(&r->agg.console) / 1e3);
+}
+
+/* The files the run ends with: the gathered results, --summary-json. A
+ * failure is said and makes the exit status RUN_EXIT_START. */
+static void write_outputs(run *r, const summary_info *si)
+{
+    /* not ERR_MAX: the run's messages, as long as run_load's (tests/lint/errrule.allow) */
+    char err[2048];
+
+    if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern run: %s\n", err);
+        r->rc = RUN_EXIT_START;
+    }
+    if (r->o.summary_json != NULL &&
+        (r->json_out != NULL
+             ? summary_dump_json(r->json_out, &r->agg, si, err, sizeof(err))
+             : summary_write_json(r->o.summary_json, &r->agg, si, err, sizeof(err))) != 0) {
+        fprintf(stderr, "quern run: --summary-json: %s\n", err);
+        r->rc = RUN_EXIT_START;
+    }
+}
+
 void finish_run(run *r)
 {
     summary_info si;
@@ -134,8 +268,7 @@ void finish_run(run *r)
     verdict v;
     delivery dl;
     blame bl;
-    /* not ERR_MAX: the run's messages, as long as run_load's (tests/lint/errrule.allow) */
-    char err[2048], why_sat[INTERVAL_SUM_LOAD_NAME + 96], why_stop[96], run_name[256];
+    char why_sat[INTERVAL_SUM_LOAD_NAME + 96], why_stop[96], run_name[256];
     json_t *cap_json = NULL; /* owned: the summary's "capacity" */
     webfeed_run wv;
 
@@ -149,30 +282,8 @@ void finish_run(run *r)
     for (size_t i = 0; i < r->nsteps; i++) /* the sums kept SLOWEST_MAX */
         if (r->agg.total[i].slow != NULL)
             slowest_trim(r->agg.total[i].slow, r->o.slowest);
-    status = r->aborted || r->threshold_stop ? "aborted"
-             : r->degraded                   ? "degraded"
-             : r->interrupted                ? "stopped"
-                                             : "completed";
-    for (size_t i = 0; i < r->nconns; i++)
-        if (r->conns[i]->in_run && !r->conns[i]->lost &&
-            strcmp(r->conns[i]->status, "aborted") == 0 && !r->interrupted)
-            status = "aborted";
-    memset(&si, 0, sizeof(si));
-    memset(&vi, 0, sizeof(vi));
-    si.status = status;
-    si.run_id = r->db_run > 0 ? (long long)r->db_run : 0;
-    si.name = db_opts_name(&r->o.db, r->o.script, run_name, sizeof(run_name));
-    si.started_us = r->go_wall_us;
-    si.vus = r->o.vus;
-    if (r->o.nrate_stages == 0)
-        si.vus_steered = r->steer.vus_asked;
-    si.paused_us = r->agg.paused_us;
-    si.vu_ids = r->o.vu_ids;
-    si.step_ids = (const char *const *)r->ids;
-    si.step_labels = (const char *const *)r->labels;
-    si.step_names = (const char *const *)r->names;
-    si.scen_names = (const char *const *)r->scen_names;
-    si.max_in_flight = r->o.max_in_flight;
+    status = end_status(r);
+    describe_run(r, &si, status, run_name, sizeof(run_name));
     finish_delivery(r, &si, &dl);
     rundb_vus(r, si.vu_pool > 0 ? si.vus_peak : r->agg.vus_peak, si.vu_pool);
     rundb_end(r, &status);
@@ -196,49 +307,8 @@ void finish_run(run *r)
         si.threshold_sources = (const char *const *)r->th_src;
         si.nthresholds = r->o.nth;
     }
-    vi.aborted = strcmp(status, "aborted") == 0 && !r->threshold_stop;
-    vi.threshold_stop = r->threshold_stop;
-    vi.stopped = r->stop_signal != 0;
-    vi.stopped_ok = r->o.stopped_ok;
-    if (vi.stopped) {
-        char of[DUR_FORMAT_MAX];
-        int n = snprintf(why_stop, sizeof(why_stop), "%s at %.1f s",
-                         r->stop_signal == CONTROL_STOP_CTL ? "quern ctl stop"
-                         : r->stop_signal == SIGTERM        ? "SIGTERM"
-                                                            : "SIGINT",
-                         (double)r->stop_signal_us / 1e6);
-        if (r->o.duration_us > 0 && n > 0 && (size_t)n < sizeof(why_stop))
-            snprintf(why_stop + n, sizeof(why_stop) - (size_t)n, " of %s",
-                     dur_format(r->o.duration_us, of, sizeof(of)));
-        vi.why_stopped = why_stop;
-    }
-    vi.degraded = r->degraded;
-    vi.allow_loss = r->o.allow_loss;
-    vi.loss_only = r->degraded_why[0] == '\0';
-    vi.why_degraded = r->degraded_why;
-    vi.ts = (const thresh *const *)r->o.th;
-    vi.rs = rs;
-    vi.sources = (const char *const *)r->th_src;
-    vi.nt = r->cap != NULL ? 0 : r->o.nth; /* a capacity search: each step was judged */
-    /* a capacity search judges the injector on each step's own seconds
-     * (capacity_search_step_injector), not over the whole run */
-    vi.saturated_s = r->cap != NULL ? 0 : r->agg.inj.saturated_s;
-    vi.measured_s = r->agg.inj.measured_s;
-    vi.clear_s = r->cap != NULL ? 0 : r->agg.inj.clear_s;
-    vi.allow_saturation = r->o.allow_saturation;
-    if (r->cap == NULL)
-        first_failed_blame(r, rs, &bl, &vi);
-    if (r->agg.inj.saturated_s > 0 && injtot_worst(&r->agg.inj) != NULL) {
-        injtot_describe(injtot_worst(&r->agg.inj), why_sat, sizeof(why_sat));
-        vi.why_saturated = why_sat;
-    }
-    for (size_t i = 0; i < r->nsteps; i++)
-        vi.samples += r->agg.total[i].count;
-    for (size_t i = 0; i < r->nscens; i++)
-        vi.runs += r->agg.runs[i];
-    /* a capacity search judges what each step sent (capacity_search_step_injector) */
-    vi.undelivered_share = r->cap != NULL ? 0 : dl.share;
-    vi.why_undelivered = dl.why;
+    judge_inputs(r, status, rs, &dl, &bl, &vi, why_stop, sizeof(why_stop), why_sat,
+                 sizeof(why_sat));
     verdict_decide(&vi, &v);
     if (r->cap != NULL) {
         capacity_search_print(r->cap, stdout);
@@ -253,33 +323,12 @@ void finish_run(run *r)
     si.verdict_allowed = v.allowed;
     si.verdict = v.why;
     fprintf(stdout, "\nVerdict: %s\n", v.why);
-    /* The console times nothing: late merging does not change the figures
-     * (a lost agent or second is judged as such, rule 4). */
-    if (verdict_saturated(r->agg.console.saturated_s, r->agg.console.clear_s,
-                          r->agg.console.measured_s))
-        fprintf(stdout,
-                "Warning: the console was saturated in %llu of %llu s (CPU max %.0f %%, loop lag "
-                "p99 %.0f ms): its live figures came late; the workers timed every request, so "
-                "the verdict stands.\n",
-                (unsigned long long)r->agg.console.saturated_s,
-                (unsigned long long)r->agg.console.measured_s,
-                (double)injtot_cpu_max(&r->agg.console) / 10.,
-                (double)injtot_lag_p99_us(&r->agg.console) / 1e3);
+    warn_console(r);
     write_junit(r, rs, NULL,
                 v.inconclusive && (verdict_saturated(vi.saturated_s, vi.clear_s, vi.measured_s) ||
                                    vi.blame_injector),
                 v.why, vi.stopped && !vi.stopped_ok ? v.why : NULL);
-    if (r->gather != NULL && gather_close(r->gather, err, sizeof(err)) != 0) {
-        fprintf(stderr, "quern run: %s\n", err);
-        r->rc = RUN_EXIT_START;
-    }
-    if (r->o.summary_json != NULL &&
-        (r->json_out != NULL
-             ? summary_dump_json(r->json_out, &r->agg, &si, err, sizeof(err))
-             : summary_write_json(r->o.summary_json, &r->agg, &si, err, sizeof(err))) != 0) {
-        fprintf(stderr, "quern run: --summary-json: %s\n", err);
-        r->rc = RUN_EXIT_START;
-    }
+    write_outputs(r, &si);
     control_web_view(r, &wv);
     webfeed_final(&wv, &si);
     xfree(rs);
