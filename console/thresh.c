@@ -338,10 +338,109 @@ static int parse_named(thresh *t, const char **after, char *err, size_t errlen)
     return 0;
 }
 
+/* The scope (before the last ':', the metric part never holds one), the
+ * metric and its window of t->expr: *body and *bn are narrowed to the part
+ * after the scope, *mn is the metric's length, *opstart where the
+ * comparison begins. 0, or -1 with the reason in err. */
+static int parse_scoped(thresh *t, const char **body, size_t *bn, size_t *mn, const char **opstart,
+                        char *err, size_t errlen)
+{
+    size_t n = *bn;
+    const char *colon = memrchr(t->expr, ':', n);
+
+    if (colon != NULL) {
+        size_t sn = (size_t)(colon - t->expr);
+        const char *sc = trim(t->expr, &sn);
+        if (sn == 0) {
+            err_set(err, errlen, "'%s': nothing before ':' (write STEP-GLOB: p95<500ms)", t->expr);
+            return -1;
+        }
+        t->scope = xstrndup(sc, sn);
+        *body = colon + 1;
+        *bn = n - (size_t)(*body - t->expr);
+    }
+    *body = trim(*body, bn);
+    for (*mn = 0; *mn < *bn && is_metric_char((*body)[*mn]); (*mn)++)
+        ;
+    if (parse_metric(t, *body, *mn, err, errlen) != 0)
+        return -1;
+    *opstart = *body + *mn;
+    if (*opstart < *body + *bn && **opstart == '[' &&
+        parse_window(t, opstart, *body + *bn, err, errlen) != 0)
+        return -1;
+    return 0;
+}
+
+/* The comparison at *opstart, within body's bn bytes (the metric its first
+ * mn): t->op set, *opstart past it. 0, or -1 with the reason in err. */
+static int parse_op(thresh *t, const char **opstart, const char *body, size_t bn, size_t mn,
+                    char *err, size_t errlen)
+{
+    const char *o = *opstart, *end = body + bn;
+
+    while (o < end && isspace((unsigned char)*o))
+        o++;
+    if (o == end) {
+        err_set(err, errlen, "'%s': no comparison after \"%.*s\" %s", t->expr, (int)mn, body,
+                OPS_HINT);
+        return -1;
+    }
+    if (o[0] == '<' || o[0] == '>') {
+        int eq = o + 1 < end && o[1] == '=';
+        t->op = o[0] == '<' ? (eq ? THRESH_LE : THRESH_LT) : (eq ? THRESH_GE : THRESH_GT);
+        *opstart = o + (eq ? 2 : 1);
+        return 0;
+    }
+    size_t on = 0;
+    while (o + on < end && strchr("=!<>~", o[on]) != NULL)
+        on++;
+    if (on > 0)
+        err_set(err, errlen, "'%s': \"%.*s\" is not a comparison %s", t->expr, (int)on, o,
+                OPS_HINT);
+    else
+        err_set(err, errlen, "'%s': unexpected \"%.*s\" after \"%.*s\" %s", t->expr, (int)(end - o),
+                o, (int)mn, body, OPS_HINT);
+    return -1;
+}
+
+/* The limit, value, read as t's metric counts it. 0, or -1 with the reason
+ * in err. */
+static int parse_limit(thresh *t, const char *value, char *err, size_t errlen)
+{
+    switch (t->metric) {
+    case THRESH_PERCENTILE:
+    case THRESH_MEAN:
+    case THRESH_MAX:
+        return parse_latency(t, value, err, errlen);
+    case THRESH_ERRORS:
+    case THRESH_ERR_TECH:
+    case THRESH_ERR_FUNC:
+    case THRESH_CHECKS:
+        return parse_percent(t, value, err, errlen);
+    case THRESH_TPS:
+        return parse_tps(t, value, err, errlen);
+    case THRESH_COUNT:
+        return parse_count(t, value, err, errlen);
+    case THRESH_METRIC:
+        return threshtally_parse_limit(t, value, err, errlen);
+    case THRESH_ARR_SCHEDULED:
+    case THRESH_ARR_STARTED:
+    case THRESH_ARR_LATE:
+    case THRESH_ARR_DROPPED:
+        if (t->scope != NULL) {
+            err_set(err, errlen, "'%s': arrivals are counted for the whole run, without a scope",
+                    t->expr);
+            return -1;
+        }
+        return parse_count(t, value, err, errlen);
+    }
+    return -1;
+}
+
 thresh *thresh_parse(const char *expr, char *err, size_t errlen)
 {
     thresh *t = NULL;
-    const char *s, *body, *colon, *opstart;
+    const char *s, *body, *opstart;
     size_t n, bn, mn;
     char *value = NULL;
     int rc = -1;
@@ -360,64 +459,17 @@ thresh *thresh_parse(const char *expr, char *err, size_t errlen)
     }
     t = xcalloc(1, sizeof(*t));
     t->expr = xstrndup(s, n);
-
+    body = t->expr;
+    bn = n;
     if (named_prefix(t->expr)) { /* checks, checks{NAME}, metric{NAME}: no scope */
         if (parse_named(t, &opstart, err, errlen) != 0)
             goto out;
-        body = t->expr;
-        bn = n;
         mn = (size_t)(opstart - body);
-        goto comparison;
-    }
-    /* the scope ends at the last ':': the metric part never holds one */
-    colon = memrchr(t->expr, ':', n);
-    body = t->expr;
-    bn = n;
-    if (colon != NULL) {
-        size_t sn = (size_t)(colon - t->expr);
-        const char *sc = trim(t->expr, &sn);
-        if (sn == 0) {
-            err_set(err, errlen, "'%s': nothing before ':' (write STEP-GLOB: p95<500ms)", t->expr);
-            goto out;
-        }
-        t->scope = xstrndup(sc, sn);
-        body = colon + 1;
-        bn = n - (size_t)(body - t->expr);
-    }
-    body = trim(body, &bn);
-
-    for (mn = 0; mn < bn && is_metric_char(body[mn]); mn++)
-        ;
-    if (parse_metric(t, body, mn, err, errlen) != 0)
-        goto out;
-    opstart = body + mn;
-    if (opstart < body + bn && *opstart == '[' &&
-        parse_window(t, &opstart, body + bn, err, errlen) != 0)
-        goto out;
-comparison:
-    while (opstart < body + bn && isspace((unsigned char)*opstart))
-        opstart++;
-    if (opstart == body + bn) {
-        err_set(err, errlen, "'%s': no comparison after \"%.*s\" %s", t->expr, (int)mn, body,
-                OPS_HINT);
+    } else if (parse_scoped(t, &body, &bn, &mn, &opstart, err, errlen) != 0) {
         goto out;
     }
-    if (opstart[0] == '<' || opstart[0] == '>') {
-        int eq = opstart + 1 < body + bn && opstart[1] == '=';
-        t->op = opstart[0] == '<' ? (eq ? THRESH_LE : THRESH_LT) : (eq ? THRESH_GE : THRESH_GT);
-        opstart += eq ? 2 : 1;
-    } else {
-        size_t on = 0;
-        while (opstart + on < body + bn && strchr("=!<>~", opstart[on]) != NULL)
-            on++;
-        if (on > 0)
-            err_set(err, errlen, "'%s': \"%.*s\" is not a comparison %s", t->expr, (int)on, opstart,
-                    OPS_HINT);
-        else
-            err_set(err, errlen, "'%s': unexpected \"%.*s\" after \"%.*s\" %s", t->expr,
-                    (int)(body + bn - opstart), opstart, (int)mn, body, OPS_HINT);
+    if (parse_op(t, &opstart, body, bn, mn, err, errlen) != 0)
         goto out;
-    }
     n = (size_t)(body + bn - opstart);
     s = trim(opstart, &n);
     if (n == 0) {
@@ -425,42 +477,7 @@ comparison:
         goto out;
     }
     value = xstrndup(s, n);
-    switch (t->metric) {
-    case THRESH_PERCENTILE:
-    case THRESH_MEAN:
-    case THRESH_MAX:
-        rc = parse_latency(t, value, err, errlen);
-        break;
-    case THRESH_ERRORS:
-    case THRESH_ERR_TECH:
-    case THRESH_ERR_FUNC:
-        rc = parse_percent(t, value, err, errlen);
-        break;
-    case THRESH_TPS:
-        rc = parse_tps(t, value, err, errlen);
-        break;
-    case THRESH_COUNT:
-        rc = parse_count(t, value, err, errlen);
-        break;
-    case THRESH_CHECKS:
-        rc = parse_percent(t, value, err, errlen);
-        break;
-    case THRESH_METRIC:
-        rc = threshtally_parse_limit(t, value, err, errlen);
-        break;
-    case THRESH_ARR_SCHEDULED:
-    case THRESH_ARR_STARTED:
-    case THRESH_ARR_LATE:
-    case THRESH_ARR_DROPPED:
-        if (t->scope != NULL) {
-            err_set(err, errlen, "'%s': arrivals are counted for the whole run, without a scope",
-                    t->expr);
-            rc = -1;
-            break;
-        }
-        rc = parse_count(t, value, err, errlen);
-        break;
-    }
+    rc = parse_limit(t, value, err, errlen);
 out:
     xfree(value);
     if (rc != 0) {
