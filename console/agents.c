@@ -147,75 +147,94 @@ static void register_agent(run *r, aconn *c, const Quern__Register *rg)
                 c->addr, c->host, c->workers, rg->pid);
 }
 
-void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
+/* The agent's Hello: ours back, or the peer refused. */
+static void on_hello(peer *l, aconn *c, const Quern__Envelope *env)
 {
-    aconn *c = ud;
+    handshake_msg m;
+    char why[128];
+
+    if (handshake_hello_take(&c->hs, env, why, sizeof(why)) != 0) {
+        refusal(&c->r->refused_log, "refused peer %s: %s", c->addr, why);
+        peer_fail(l, "bad hello");
+        return;
+    }
+    if (handshake_keys(&c->hs) != 0) {
+        peer_fail(l, "no random numbers");
+        return;
+    }
+    peer_send(l, handshake_hello(&c->hs, &m));
+    c->state = AC_PROOF;
+}
+
+/* The number of agents authenticated and not gone. */
+static size_t authed_count(const run *r)
+{
+    size_t authed = 0;
+
+    for (size_t i = 0; i < r->nconns; i++)
+        authed += r->conns[i]->authed && r->conns[i]->state != AC_GONE;
+    return authed;
+}
+
+/* The agent's proof of the token: ours back and the link sealed, or the
+ * agent told why not (a wrong token, too many agents) and closed. */
+static void on_proof(peer *l, aconn *c, const Quern__Envelope *env)
+{
     run *r = c->r;
     handshake_msg m;
 
-    c->last_rx_us = clock_mono_us();
-    switch (c->state) {
-    case AC_HELLO: {
-        char why[128];
-        if (handshake_hello_take(&c->hs, env, why, sizeof(why)) != 0) {
-            refusal(&r->refused_log, "refused peer %s: %s", c->addr, why);
-            peer_fail(l, "bad hello");
-            return;
-        }
-        if (handshake_keys(&c->hs) != 0) {
-            peer_fail(l, "no random numbers");
-            return;
-        }
-        peer_send(l, handshake_hello(&c->hs, &m));
-        c->state = AC_PROOF;
+    if (env->body_case != QUERN__ENVELOPE__BODY_AUTH_PROOF) {
+        peer_fail(l, "expected an authentication proof");
         return;
     }
-    case AC_PROOF: {
-        if (env->body_case != QUERN__ENVELOPE__BODY_AUTH_PROOF) {
-            peer_fail(l, "expected an authentication proof");
-            return;
-        }
-        if (!handshake_proof_ok(&c->hs, r->token, r->token_len, env->auth_proof)) {
-            refusal(&r->token_log, "refused peer %s: wrong token", c->addr);
-            conn_send_result(c, 0, "wrong token: the agent's token is not the console's");
-            conn_close_soon(c);
-            return;
-        }
-        {
-            size_t authed = 0;
-            for (size_t i = 0; i < r->nconns; i++)
-                authed += r->conns[i]->authed && r->conns[i]->state != AC_GONE;
-            if (authed >= AGENTS_CONN_MAX) {
-                log_msg(LOG_WARN, "refused agent %s: already %d agents", c->addr, AGENTS_CONN_MAX);
-                conn_send_result(c, 0, "the console has too many agents");
-                conn_close_soon(c);
-                return;
-            }
-        }
-        peer_send(l, handshake_proof(&c->hs, r->token, r->token_len, &m));
-        conn_send_result(c, 1, NULL);
-        /* The switch: AuthResult(ok) is our last plain frame, the agent's
-         * proof was its last one. */
-        if (conn_seal(r, c) != 0)
-            return;
-        c->authed = 1;
-        c->state = AC_REGISTER;
+    if (!handshake_proof_ok(&c->hs, r->token, r->token_len, env->auth_proof)) {
+        refusal(&r->token_log, "refused peer %s: wrong token", c->addr);
+        conn_send_result(c, 0, "wrong token: the agent's token is not the console's");
+        conn_close_soon(c);
         return;
     }
-    case AC_REGISTER:
-        if (env->body_case != QUERN__ENVELOPE__BODY_REGISTER) {
-            peer_fail(l, "expected Register");
-            return;
-        }
-        register_agent(r, c, env->register_);
-        if (r->o.embedded)
-            local_token_drop(&r->la); /* our agent has proved it knows it */
-        return;
-    case AC_AGENT:
-        break;
-    default:
+    if (authed_count(r) >= AGENTS_CONN_MAX) {
+        log_msg(LOG_WARN, "refused agent %s: already %d agents", c->addr, AGENTS_CONN_MAX);
+        conn_send_result(c, 0, "the console has too many agents");
+        conn_close_soon(c);
         return;
     }
+    peer_send(l, handshake_proof(&c->hs, r->token, r->token_len, &m));
+    conn_send_result(c, 1, NULL);
+    /* The switch: AuthResult(ok) is our last plain frame, the agent's
+     * proof was its last one. */
+    if (conn_seal(r, c) != 0)
+        return;
+    c->authed = 1;
+    c->state = AC_REGISTER;
+}
+
+/* Ready from an agent of the run: its VUs, or the start's error. */
+static void on_ready(peer *l, aconn *c, const Quern__Ready *ready)
+{
+    run *r = c->r;
+
+    if (!c->in_run || ready->run_id != r->run_id)
+        return;
+    if (!ready->ok) {
+        if (!r->start_error) {
+            r->start_error = 2;
+            err_set(r->start_msg, sizeof(r->start_msg), "agent %s: %s", c->name, ready->error);
+        }
+    } else if (!c->steps_ok) {
+        peer_fail(l, "Ready before StepsDef");
+    } else {
+        c->ready = 1;
+        c->vus = ready->vus;
+    }
+}
+
+/* What a registered agent sends: its run's frames go up (r->up), the rest
+ * is logged or answered here. */
+static void on_agent_msg(peer *l, aconn *c, const Quern__Envelope *env)
+{
+    run *r = c->r;
+
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_PING:
         peer_pong(l, env->ping);
@@ -225,20 +244,7 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
             r->up->steps_def(r, c, env->steps_def);
         break;
     case QUERN__ENVELOPE__BODY_READY:
-        if (!c->in_run || env->ready->run_id != r->run_id)
-            break;
-        if (!env->ready->ok) {
-            if (!r->start_error) {
-                r->start_error = 2;
-                err_set(r->start_msg, sizeof(r->start_msg), "agent %s: %s", c->name,
-                        env->ready->error);
-            }
-        } else if (!c->steps_ok) {
-            peer_fail(l, "Ready before StepsDef");
-        } else {
-            c->ready = 1;
-            c->vus = env->ready->vus;
-        }
+        on_ready(l, c, env->ready);
         break;
     case QUERN__ENVELOPE__BODY_INTERVAL:
         if (c->in_run)
@@ -277,6 +283,36 @@ void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
         break;
     default:
         break;
+    }
+}
+
+void agents_on_msg(peer *l, const Quern__Envelope *env, void *ud)
+{
+    aconn *c = ud;
+    run *r = c->r;
+
+    c->last_rx_us = clock_mono_us();
+    switch (c->state) {
+    case AC_HELLO:
+        on_hello(l, c, env);
+        return;
+    case AC_PROOF:
+        on_proof(l, c, env);
+        return;
+    case AC_REGISTER:
+        if (env->body_case != QUERN__ENVELOPE__BODY_REGISTER) {
+            peer_fail(l, "expected Register");
+            return;
+        }
+        register_agent(r, c, env->register_);
+        if (r->o.embedded)
+            local_token_drop(&r->la); /* our agent has proved it knows it */
+        return;
+    case AC_AGENT:
+        on_agent_msg(l, c, env);
+        return;
+    default:
+        return;
     }
 }
 
