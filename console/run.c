@@ -268,10 +268,78 @@ void run_init(run *r, int argc, char **argv)
     r->up = &control_up;
 }
 
+/* --summary-json -: standard output carries the JSON alone, for a pipe;
+ * every other line of the run goes to stderr (the fd kept is not
+ * inherited). 0, or -1 with the reason in err. */
+static int json_to_stdout(run *r, char *err, size_t len)
+{
+    int fd;
+
+    if (r->o.summary_json == NULL || strcmp(r->o.summary_json, "-") != 0)
+        return 0;
+    fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0 || (r->json_out = fdopen(fd, "w")) == NULL ||
+        dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        if (fd >= 0 && r->json_out == NULL)
+            close(fd);
+        err_set(err, len, "--summary-json -: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The run's own servers and pushes, as its flags ask: --metrics, --out,
+ * --web, --control, and the embedded agent's token. -1 with the reason in
+ * err and r->rc RUN_EXIT_START when one cannot start; else 0, r->rc left
+ * RUN_EXIT_USAGE. */
+static int start_servers(run *r, char *err, size_t len)
+{
+    r->rc = RUN_EXIT_START;
+    if (r->o.metrics != NULL && (r->metrics = metrics_start(&r->o, err, len)) == NULL)
+        return -1;
+    if (r->o.nout > 0 && (r->outs = out_start(&r->o, err, len)) == NULL)
+        return -1;
+    if (r->o.web != NULL && (r->web = web_start(&r->o, err, len)) == NULL)
+        return -1;
+    if (r->o.control != NULL) {
+        /* vus N: the closed model, --vus or --stages (not a scenario's own
+         * stages, nor a capacity search) */
+        if (r->o.nrate_stages == 0 && r->o.staged_ids == 0 && r->o.cap == NULL)
+            r->ctl_vus_max = ctlsrv_ceiling(&r->o);
+        r->ctl = ctlsrv_start(&r->o, r->ctl_vus_max, r->o.nrate_stages > 0 && r->o.cap == NULL, err,
+                              len);
+        if (r->ctl == NULL)
+            return -1;
+    }
+    if (r->o.embedded) {
+        if (local_token(&r->la, &r->token, &r->token_len, err, len) != 0)
+            return -1;
+        r->o.token_file = r->la.token_path;
+    }
+    r->rc = RUN_EXIT_USAGE;
+    return 0;
+}
+
+/* After the summary: the pushes' totals (at most OUT_END_WAIT_MS for those
+ * pending), the last /metrics, and the servers kept a moment so that a last
+ * scrape sees the final counts and a page the summary. */
+static void end_outputs(run *r)
+{
+    out_run ov;
+
+    control_out_view(r, &ov);
+    out_end(r->outs, &ov);
+    if (r->have_agg)
+        metrics_update(r->metrics, &r->agg, (const char *const *)r->ids,
+                       (const char *const *)r->names, r->o.th, r->o.nth);
+    hsrv_linger(r->metrics != NULL || r->web != NULL ? r->o.metrics_linger_us : 0);
+    metrics_stop(r->metrics, 0);
+    r->metrics = NULL;
+}
+
 int run_main(int argc, char **argv)
 {
     run r;
-    out_run ov;
     props *over = props_new();
     /* not ERR_MAX: a script's error, whole, or "results database: " and dberr[1900]
      * (tests/lint/errrule.allow) */
@@ -282,18 +350,8 @@ int run_main(int argc, char **argv)
     if (opts_parse(&r.o, argc, argv, over) != 0 || metrics_check(&r.o) != 0 ||
         web_check(&r.o) != 0 || out_check(&r.o) != 0 || ctlsrv_check(&r.o) != 0)
         goto out;
-    if (r.o.summary_json != NULL && strcmp(r.o.summary_json, "-") == 0) {
-        /* standard output carries the JSON alone, for a pipe: every other
-         * line of the run goes to stderr (the fd kept is not inherited) */
-        int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0 || (r.json_out = fdopen(fd, "w")) == NULL ||
-            dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-            if (fd >= 0 && r.json_out == NULL)
-                close(fd);
-            err_set(err, sizeof(err), "--summary-json -: %s", strerror(errno));
-            goto fail;
-        }
-    }
+    if (json_to_stdout(&r, err, sizeof(err)) != 0)
+        goto fail;
     if (run_load(&r, over, err, sizeof(err), &is_script) != 0) {
         if (!is_script)
             goto fail;
@@ -301,46 +359,8 @@ int run_main(int argc, char **argv)
         err_set(r.start_msg, sizeof(r.start_msg), "%s", err);
         goto out;
     }
-    if (r.o.metrics != NULL) {
-        r.rc = RUN_EXIT_START;
-        r.metrics = metrics_start(&r.o, err, sizeof(err));
-        if (r.metrics == NULL)
-            goto fail;
-        r.rc = RUN_EXIT_USAGE;
-    }
-    if (r.o.nout > 0) {
-        r.rc = RUN_EXIT_START;
-        r.outs = out_start(&r.o, err, sizeof(err));
-        if (r.outs == NULL)
-            goto fail;
-        r.rc = RUN_EXIT_USAGE;
-    }
-    if (r.o.web != NULL) {
-        r.rc = RUN_EXIT_START;
-        r.web = web_start(&r.o, err, sizeof(err));
-        if (r.web == NULL)
-            goto fail;
-        r.rc = RUN_EXIT_USAGE;
-    }
-    if (r.o.control != NULL) {
-        /* vus N: the closed model, --vus or --stages (not a scenario's own
-         * stages, nor a capacity search) */
-        if (r.o.nrate_stages == 0 && r.o.staged_ids == 0 && r.o.cap == NULL)
-            r.ctl_vus_max = ctlsrv_ceiling(&r.o);
-        r.rc = RUN_EXIT_START;
-        r.ctl = ctlsrv_start(&r.o, r.ctl_vus_max, r.o.nrate_stages > 0 && r.o.cap == NULL, err,
-                             sizeof(err));
-        if (r.ctl == NULL)
-            goto fail;
-        r.rc = RUN_EXIT_USAGE;
-    }
-    if (r.o.embedded) {
-        r.rc = RUN_EXIT_START;
-        if (local_token(&r.la, &r.token, &r.token_len, err, sizeof(err)) != 0)
-            goto fail;
-        r.rc = RUN_EXIT_USAGE;
-        r.o.token_file = r.la.token_path;
-    }
+    if (start_servers(&r, err, sizeof(err)) != 0)
+        goto fail;
     if (r.o.token_file != NULL && r.token == NULL &&
         auth_read_token_file(r.o.token_file, &r.token, &r.token_len, err, sizeof(err)) != 0)
         goto fail;
@@ -388,15 +408,7 @@ int run_main(int argc, char **argv)
         goto out;
     }
     finish_run(&r);
-    control_out_view(&r, &ov);
-    out_end(r.outs, &ov); /* the totals, and at most OUT_END_WAIT_MS for the pending pushes */
-    if (r.have_agg)
-        metrics_update(r.metrics, &r.agg, (const char *const *)r.ids, (const char *const *)r.names,
-                       r.o.th, r.o.nth);
-    /* a last scrape sees the final counts, a page the summary */
-    hsrv_linger(r.metrics != NULL || r.web != NULL ? r.o.metrics_linger_us : 0);
-    metrics_stop(r.metrics, 0);
-    r.metrics = NULL;
+    end_outputs(&r);
     goto out;
 fail:
     /* A run that cannot go on: one line, and a failed --junit case. */
