@@ -623,6 +623,81 @@ static int check_capacity(run_opts *o)
 }
 
 /* Applies one option with its value v (NULL when it has none). */
+/* A flag that may be given more than once, each value added to its list
+ * (--resolve, --out, --out-header, --monitor, --monitor-metric,
+ * --threshold), checked and bounded. 0, or -1 after its usage line. */
+static int add_listed(run_opts *o, int val, const char *flag, const char *v)
+{
+    char err[ERR_MAX];
+
+    switch (val) {
+    case OPT_RESOLVE:
+        if (o->nresolve >= HOSTRES_ENTRIES_MAX) {
+            fprintf(stderr, "quern run: %s: at most %d entries\n", flag, HOSTRES_ENTRIES_MAX);
+            return -1;
+        }
+        if (hostres_check(v, err, sizeof(err)) != 0) {
+            fprintf(stderr, "quern run: %s: %s\n", flag, err);
+            return -1;
+        }
+        o->resolve = xreallocarray(o->resolve, (o->nresolve + 1), sizeof(*o->resolve));
+        o->resolve[o->nresolve++] = xstrdup(v);
+        return 0;
+    case OPT_OUT:
+        if (o->nout >= OUT_MAX) {
+            usage_line("%s: at most %d outputs", flag, OUT_MAX);
+            return -1;
+        }
+        o->out = xreallocarray(o->out, (o->nout + 1), sizeof(*o->out));
+        o->out[o->nout++] = v;
+        return 0;
+    case OPT_OUT_HEADER:
+        if (o->nout_header >= OUT_MAX) {
+            usage_line("%s: at most %d headers", flag, OUT_MAX);
+            return -1;
+        }
+        o->out_header = xreallocarray(o->out_header, (o->nout_header + 1), sizeof(*o->out_header));
+        o->out_header[o->nout_header++] = v;
+        return 0;
+    case OPT_MONITOR:
+        if (o->nmonitor >= MONITOR_URLS_MAX) {
+            usage_line("%s: at most %d endpoints", flag, MONITOR_URLS_MAX);
+            return -1;
+        }
+        if (monitor_check_url(v, err, sizeof(err)) != 0) {
+            usage_line("%s: %s", flag, err);
+            return -1;
+        }
+        o->monitor = xreallocarray(o->monitor, (o->nmonitor + 1), sizeof(*o->monitor));
+        o->monitor[o->nmonitor++] = v;
+        return 0;
+    case OPT_MONITOR_METRIC:
+        if (o->nmsel >= MONITOR_HOST_SELS_MAX) {
+            usage_line("%s: at most %d series", flag, MONITOR_HOST_SELS_MAX);
+            return -1;
+        }
+        o->msel = xreallocarray(o->msel, (o->nmsel + 1), sizeof(*o->msel));
+        o->msel_text = xreallocarray(o->msel_text, (o->nmsel + 1), sizeof(*o->msel_text));
+        if (monitor_expo_sel_parse(v, &o->msel[o->nmsel], err, sizeof(err)) != 0) {
+            usage_line("%s: %s", flag, err);
+            return -1;
+        }
+        o->msel_text[o->nmsel++] = v;
+        return 0;
+    case OPT_THRESHOLD: {
+        thresh *t = thresh_parse(v, err, sizeof(err));
+        if (t == NULL) {
+            fprintf(stderr, "quern run: --threshold %s (see quern help run)\n", err);
+            return -1;
+        }
+        o->th = xreallocarray(o->th, (o->nth + 1), sizeof(*o->th));
+        o->th[o->nth++] = t;
+        return 0;
+    }
+    }
+    return -1;
+}
+
 static int apply(run_opts *o, int val, const char *flag, const char *v, props *over)
 {
     char err[ERR_MAX];
@@ -697,68 +772,12 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
     case OPT_SOURCE_ADDRS:
         return parse_addrs(flag, v, o);
     case OPT_RESOLVE:
-        if (o->nresolve >= HOSTRES_ENTRIES_MAX) {
-            fprintf(stderr, "quern run: %s: at most %d entries\n", flag, HOSTRES_ENTRIES_MAX);
-            return -1;
-        }
-        if (hostres_check(v, err, sizeof(err)) != 0) {
-            fprintf(stderr, "quern run: %s: %s\n", flag, err);
-            return -1;
-        }
-        o->resolve = xreallocarray(o->resolve, (o->nresolve + 1), sizeof(*o->resolve));
-        o->resolve[o->nresolve++] = xstrdup(v);
-        return 0;
     case OPT_OUT:
-        if (o->nout >= OUT_MAX) {
-            usage_line("%s: at most %d outputs", flag, OUT_MAX);
-            return -1;
-        }
-        o->out = xreallocarray(o->out, (o->nout + 1), sizeof(*o->out));
-        o->out[o->nout++] = v;
-        return 0;
     case OPT_OUT_HEADER:
-        if (o->nout_header >= OUT_MAX) {
-            usage_line("%s: at most %d headers", flag, OUT_MAX);
-            return -1;
-        }
-        o->out_header = xreallocarray(o->out_header, (o->nout_header + 1), sizeof(*o->out_header));
-        o->out_header[o->nout_header++] = v;
-        return 0;
     case OPT_MONITOR:
-        if (o->nmonitor >= MONITOR_URLS_MAX) {
-            usage_line("%s: at most %d endpoints", flag, MONITOR_URLS_MAX);
-            return -1;
-        }
-        if (monitor_check_url(v, err, sizeof(err)) != 0) {
-            usage_line("%s: %s", flag, err);
-            return -1;
-        }
-        o->monitor = xreallocarray(o->monitor, (o->nmonitor + 1), sizeof(*o->monitor));
-        o->monitor[o->nmonitor++] = v;
-        return 0;
     case OPT_MONITOR_METRIC:
-        if (o->nmsel >= MONITOR_HOST_SELS_MAX) {
-            usage_line("%s: at most %d series", flag, MONITOR_HOST_SELS_MAX);
-            return -1;
-        }
-        o->msel = xreallocarray(o->msel, (o->nmsel + 1), sizeof(*o->msel));
-        o->msel_text = xreallocarray(o->msel_text, (o->nmsel + 1), sizeof(*o->msel_text));
-        if (monitor_expo_sel_parse(v, &o->msel[o->nmsel], err, sizeof(err)) != 0) {
-            usage_line("%s: %s", flag, err);
-            return -1;
-        }
-        o->msel_text[o->nmsel++] = v;
-        return 0;
-    case OPT_THRESHOLD: {
-        thresh *t = thresh_parse(v, err, sizeof(err));
-        if (t == NULL) {
-            fprintf(stderr, "quern run: --threshold %s (see quern help run)\n", err);
-            return -1;
-        }
-        o->th = xreallocarray(o->th, (o->nth + 1), sizeof(*o->th));
-        o->th[o->nth++] = t;
-        return 0;
-    }
+    case OPT_THRESHOLD:
+        return add_listed(o, val, flag, v);
     case 'v':
         if (v != NULL && strcmp(v, "all") != 0) {
             usage_line("--trace=%s: the only value is \"all\"", v);
