@@ -65,12 +65,13 @@ static void refused(agent *a, const char *msg)
     peer_fail(&a->con, "handshake refused");
 }
 
-static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
+/* The handshake's frames (Hello, the proof, the result, Registered) and the
+ * link's pings: 1 when env was one of them and taken (or the link failed),
+ * 0 when it is a run's frame, or one out of turn. */
+static int on_handshake(peer *l, agent *a, const Quern__Envelope *env)
 {
-    agent *a = ud;
     handshake_msg m;
 
-    a->last_rx_us = clock_mono_us();
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_HELLO: {
         char err[ERR_MAX], msg[256];
@@ -78,22 +79,22 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
         if (handshake_hello_take(&a->hs, a->cs == CS_HELLO ? env : NULL, err, sizeof(err)) != 0) {
             err_set(msg, sizeof(msg), "bad hello from the console (%s?)", err);
             peer_fail(l, msg);
-            return;
+            return 1;
         }
         peer_send(l, handshake_proof(&a->hs, a->token, a->token_len, &m));
         a->cs = CS_PROOF;
-        return;
+        return 1;
     }
     case QUERN__ENVELOPE__BODY_AUTH_PROOF:
         if (a->cs != CS_PROOF)
-            break;
+            return 0;
         if (!handshake_proof_ok(&a->hs, a->token, a->token_len, env->auth_proof)) {
             refused(a, "the console at this address does not know our token (wrong token on one "
                        "side, or not our console)");
-            return;
+            return 1;
         }
         a->cs = CS_RESULT;
-        return;
+        return 1;
     case QUERN__ENVELOPE__BODY_AUTH_RESULT: {
         char msg[512];
         if (!env->auth_result->ok) {
@@ -102,48 +103,83 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
             err_set(msg, sizeof(msg), "the console refused us: %.300s",
                     env->auth_result->reason[0] ? env->auth_result->reason : "(no reason)");
             refused(a, msg);
-            return;
+            return 1;
         }
         if (a->cs != CS_RESULT) {
             refused(a, "authentication result before the console proved the token (not our "
                        "console?)");
-            return;
+            return 1;
         }
         /* Both sides have proved the token: from here on every frame is
          * sealed, ours from Register on, the console's after this one. */
         if (handshake_seal(&a->con, &a->hs, a->token, a->token_len, FRAME_MAX_DEFAULT) != 0)
-            return;
+            return 1;
         a->cs = CS_REGISTER;
         peer_send(&a->con, handshake_register(a->name, a->workers, &m));
-        return;
+        return 1;
     }
     case QUERN__ENVELOPE__BODY_REGISTERED:
         if (a->cs != CS_REGISTER)
-            break;
+            return 0;
         if (!env->registered->ok) {
             char msg[512];
             err_set(msg, sizeof(msg), "the console refused our registration: %.300s",
                     env->registered->reason);
             refused(a, msg);
-            return;
+            return 1;
         }
         a->cs = CS_READY;
         a->backoff = AGENT_BACKOFF_MIN;
         log_msg(LOG_INFO, "connected to the console %s:%s as %s (agent #%u), %u worker(s)", a->host,
                 a->port, a->name, env->registered->agent_index, a->workers);
-        return;
+        return 1;
     case QUERN__ENVELOPE__BODY_PING:
         if (a->cs < CS_REGISTER) /* not before the link is sealed */
-            break;
+            return 0;
         peer_pong(l, env->ping);
-        return;
+        return 1;
     case QUERN__ENVELOPE__BODY_PONG:
         if (a->cs < CS_REGISTER)
-            break;
-        return;
+            return 0;
+        return 1;
     default:
-        break;
+        return 0;
     }
+    return 0;
+}
+
+/* Go for our run: the workers' load starts (its end due by the plan plus
+ * AGENT_OVERRUN_US), or a Go the checks refuse stops the run. */
+static void on_go(agent *a, const Quern__Envelope *env)
+{
+    char err[ERR_MAX];
+    if (a->run != NULL && a->run->run_id == env->go->run_id &&
+        runchk_go(env->go, err, sizeof(err)) != 0) {
+        log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)a->run->run_id, err);
+        a->run->status = "aborted";
+        agent_run_stop(a->run, 1, "refused Go");
+        return;
+    }
+    if (a->run != NULL && a->run->run_id == env->go->run_id && !a->run->failed &&
+        !a->run->stopping && !a->run->go) {
+        a->run->go = 1;
+        if (a->run->planned_us > 0)
+            a->run->end_by_us = clock_mono_us() +
+                                (env->go->start_offset_us > 0 ? env->go->start_offset_us : 0) +
+                                a->run->planned_us + AGENT_OVERRUN_US;
+        log_msg(LOG_INFO, "run %llu: go", (unsigned long long)a->run->run_id);
+        for (unsigned i = 0; i < a->run->nworkers; i++)
+            peer_send(&a->run->w[i].link, (Quern__Envelope *)env);
+    }
+}
+
+static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
+{
+    agent *a = ud;
+
+    a->last_rx_us = clock_mono_us();
+    if (on_handshake(l, a, env))
+        return;
     if (a->cs != CS_READY) {
         peer_fail(l, "message out of turn during the handshake");
         return;
@@ -152,28 +188,9 @@ static void on_console_msg(peer *l, const Quern__Envelope *env, void *ud)
     case QUERN__ENVELOPE__BODY_START_RUN:
         agent_run_start(a, env->start_run);
         break;
-    case QUERN__ENVELOPE__BODY_GO: {
-        char err[ERR_MAX];
-        if (a->run != NULL && a->run->run_id == env->go->run_id &&
-            runchk_go(env->go, err, sizeof(err)) != 0) {
-            log_msg(LOG_ERROR, "run %llu: refused %s", (unsigned long long)a->run->run_id, err);
-            a->run->status = "aborted";
-            agent_run_stop(a->run, 1, "refused Go");
-            break;
-        }
-        if (a->run != NULL && a->run->run_id == env->go->run_id && !a->run->failed &&
-            !a->run->stopping && !a->run->go) {
-            a->run->go = 1;
-            if (a->run->planned_us > 0)
-                a->run->end_by_us = clock_mono_us() +
-                                    (env->go->start_offset_us > 0 ? env->go->start_offset_us : 0) +
-                                    a->run->planned_us + AGENT_OVERRUN_US;
-            log_msg(LOG_INFO, "run %llu: go", (unsigned long long)a->run->run_id);
-            for (unsigned i = 0; i < a->run->nworkers; i++)
-                peer_send(&a->run->w[i].link, (Quern__Envelope *)env);
-        }
+    case QUERN__ENVELOPE__BODY_GO:
+        on_go(a, env);
         break;
-    }
     case QUERN__ENVELOPE__BODY_STEER:
         if (a->run != NULL && a->run->run_id == env->steer->run_id)
             agent_run_steer(a->run, env);
