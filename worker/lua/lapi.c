@@ -85,6 +85,19 @@ int64_t lapi_check_duration(lua_State *L, int idx, const char *what)
     return us;
 }
 
+struct vu *lapi_request_vu(lua_State *L, const char *subject, const char *verb, const char *what)
+{
+    vu *v = vu_current(L);
+
+    if (v == NULL)
+        luaL_error(L, "%s %s from a scenario's init, run or finish, not while the script loads",
+                   subject, verb);
+    if (v->wait != VU_IDLE)
+        luaL_error(L, "a VU makes one request at a time");
+    lapi_wait_ok(L, what);
+    return v;
+}
+
 void lapi_wait_ok(lua_State *L, const char *what)
 {
     if (!lua_isyieldable(L))

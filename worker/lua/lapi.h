@@ -53,6 +53,12 @@ int64_t lapi_check_duration(lua_State *L, int idx, const char *what);
  *  time): when the VU is halting (vu.h), yields without starting the wait,
  *  and lcoro_resume then ends the phase (vu_halt). Returns what the C
  *  function returns. */
+/** The VU of a script's call that sends a request (what names it in
+ *  lapi_wait_ok's error): raises "SUBJECT VERB from a scenario's init, run
+ *  or finish, ..." while the script loads, when the VU already waits for
+ *  something, or when L cannot yield. A halting VU is returned: its caller
+ *  halts it (lapi_halt). */
+struct vu *lapi_request_vu(lua_State *L, const char *subject, const char *verb, const char *what);
 /** Raises "WHAT waits ... cannot be done here" when L cannot yield (a
  *  check function, a sort comparator, a call from C), before a VU is set to
  *  wait: a wait armed there could not be left, and the VU would be stuck

@@ -226,18 +226,12 @@ static int call_k(lua_State *L, int status, lua_KContext ctx)
 /* Stack: 1 step|nil, 2 list, 3 opts|nil. */
 static int do_batch(lua_State *L)
 {
-    vu *v = vu_current(L);
+    vu *v = lapi_request_vu(L, "HTTP requests", "are made", "a batch");
     int is_step = !lua_isnil(L, ARG_STEP);
     enum batch_mode mode;
     size_t n;
     scen *sc;
 
-    if (v == NULL)
-        return luaL_error(L, "HTTP requests are made from a scenario's init, run or finish, "
-                             "not while the script loads");
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU makes one request at a time");
-    lapi_wait_ok(L, "a batch");
     if (v->halting)
         return lapi_halt(L, v);
     luaL_checktype(L, ARG_LIST, LUA_TTABLE);

@@ -554,7 +554,7 @@ static int step_grpc(lua_State *L)
 {
     int stream = (int)lua_tointeger(L, lua_upvalueindex(1));
     const char *fn = stream ? "grpc_stream" : "grpc";
-    vu *v = vu_current(L);
+    vu *v = lapi_request_vu(L, "gRPC calls", "are made", fn);
     pbschema *s;
     const pbmethod *m;
     pbbuf b = {0};
@@ -564,12 +564,6 @@ static int step_grpc(lua_State *L)
     reqopt *ro;
     scen *sc;
 
-    if (v == NULL)
-        return luaL_error(L, "gRPC calls are made from a scenario's init, run or finish, "
-                             "not while the script loads");
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU makes one request at a time");
-    lapi_wait_ok(L, fn);
     if (v->halting)
         return lapi_halt(L, v);
     target = luaL_checkstring(L, 2);

@@ -471,16 +471,10 @@ static int request_k(lua_State *L, int status, lua_KContext ctx)
 /* Stack as IDX_*, up to IDX_OPTS. */
 static int do_request(lua_State *L)
 {
-    vu *v = vu_current(L);
+    vu *v = lapi_request_vu(L, "HTTP requests", "are made", "an HTTP request");
     int is_step = !lua_isnil(L, IDX_STEP);
     scen *sc;
 
-    if (v == NULL)
-        return luaL_error(L, "HTTP requests are made from a scenario's init, run or finish, "
-                             "not while the script loads");
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU makes one request at a time");
-    lapi_wait_ok(L, "an HTTP request");
     if (v->halting)
         return lapi_halt(L, v);
     luaL_checkstring(L, IDX_URL);

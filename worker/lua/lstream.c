@@ -157,17 +157,9 @@ static int think_k(lua_State *L, int status, lua_KContext ctx)
 static int l_step(lua_State *L)
 {
     const lstream_opener *o = lua_touserdata(L, lua_upvalueindex(1));
-    vu *v = vu_current(L);
+    vu *v = lapi_request_vu(L, o->step, "is used", o->step);
     scen *sc;
 
-    if (v == NULL)
-        return luaL_error(L,
-                          "%s is used from a scenario's init, run or finish, "
-                          "not while the script loads",
-                          o->step);
-    if (v->wait != VU_IDLE)
-        return luaL_error(L, "a VU makes one request at a time");
-    lapi_wait_ok(L, o->step);
     if (v->halting)
         return lapi_halt(L, v);
     luaL_checkstring(L, 2);
