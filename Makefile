@@ -54,14 +54,18 @@ PROTO_GEN := $(patsubst proto/%.proto,build/gen/proto/%.pb-c.c,$(PROTO_SRC))
 SCHEMA_GEN := build/gen/store/schema_sql.c
 # console/serve/webpage.html, compiled in as webpage_html[] (console/serve/webpage.h): the --web page.
 WEB_GEN := build/gen/console/serve/webpage_html.c
-GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN) $(WEB_GEN)
-.SECONDARY: $(SCHEMA_GEN) $(WEB_GEN)
+# worker/lua/mods/NAME.lua, the protocols written in Lua, compiled in as
+# NAME_lua[] (worker/lua/lmods.h): require "quern.NAME".
+MODS_GEN := $(patsubst worker/lua/mods/%.lua,build/gen/worker/lua/mods/%_lua.c,$(wildcard worker/lua/mods/*.lua))
+GEN_SRC := $(PROTO_GEN) $(SCHEMA_GEN) $(WEB_GEN) $(MODS_GEN)
+.SECONDARY: $(SCHEMA_GEN) $(WEB_GEN) $(MODS_GEN)
 layer_src = $(filter-out console/main.c,$(wildcard $(1)/*.c $(addsuffix /*.c,$(SUBDIRS_$(1)))))
 # $(call layer_obj,OBJDIR,FOLDER): the objects of FOLDER's archive
 layer_obj = $(patsubst %.c,$(1)/%.o,$(call layer_src,$(2))) \
             $(if $(filter proto,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(PROTO_GEN))) \
             $(if $(filter store,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(SCHEMA_GEN))) \
-            $(if $(filter console,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(WEB_GEN)))
+            $(if $(filter console,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(WEB_GEN))) \
+            $(if $(filter worker,$(2)),$(patsubst build/gen/%.c,$(1)/gen/%.o,$(MODS_GEN)))
 LIB_SRC := $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 LIB_OBJ := $(foreach l,$(LAYERS),$(call layer_obj,$(B),$(l)))
 ARCHIVES := $(foreach l,$(LAYERS),$(B)/lib$(l).a)
@@ -114,6 +118,9 @@ $(SCHEMA_GEN): store/schema.sql
 
 $(WEB_GEN): console/serve/webpage.html
 	$(call embed,console/serve/webpage.h,webpage_html)
+
+build/gen/worker/lua/mods/%_lua.c: worker/lua/mods/%.lua
+	$(call embed,worker/lua/lmods.h,$*_lua)
 
 $(B)/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)

@@ -219,7 +219,7 @@ static void on_kick(struct ev_loop *loop, ev_timer *w, int revents)
     /* Nothing: the loop went round without waiting; on_starter does the work. */
 }
 
-static int sock_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+static int multi_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
     engine *e = userp;
     sockw *w = fd_watcher(e, s);
@@ -684,7 +684,7 @@ static int make_loop(engine *e, char *err, size_t errlen)
         return -1;
     }
     ev_set_userdata(e->loop, e);
-    curl_multi_setopt(e->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+    curl_multi_setopt(e->multi, CURLMOPT_SOCKETFUNCTION, multi_socket_cb);
     curl_multi_setopt(e->multi, CURLMOPT_SOCKETDATA, e);
     curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);

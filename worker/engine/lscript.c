@@ -16,6 +16,7 @@
 #include "worker/lua/lapi.h"
 #include "worker/lua/lcookies.h"
 #include "worker/lua/lgrpc.h"
+#include "worker/lua/lmods.h"
 #include "worker/lua/lhttp.h"
 #include "worker/lua/lquern.h"
 
@@ -193,6 +194,7 @@ static int setup(lua_State *L)
     lua_setfield(L, -2, "quern.http");
     lua_pushcfunction(L, lgrpc_open);
     lua_setfield(L, -2, "quern.grpc");
+    lmods_preload(L);
     lua_pop(L, 2);
 
     lquern_metatables(L);

@@ -39,6 +39,9 @@ enum { VU_WSOPEN = VU_SLOT + 1, VU_WSRECV };
 enum { VU_SSEOPEN = VU_WSRECV + 1, VU_SSENEXT };
 /* And a gRPC server stream's headers and its next message (gstream.h). */
 enum { VU_GRPCOPEN = VU_SSENEXT + 1, VU_GRPCNEXT };
+/* And a TCP connection's connect, a piece of its input, the rest of a send
+ * (sock.h). */
+enum { VU_SOCKOPEN = VU_GRPCNEXT + 1, VU_SOCKRECV, VU_SOCKSEND };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -209,6 +212,7 @@ typedef struct vu {
                                          pending sample's error when ex_seq is its seq */
     uint32_t ex_seq;                /**< the sample ex belongs to */
     struct gstream *gstream;        /**< owned: its gRPC server streams of this phase (gstream.h) */
+    struct sock *sock;              /**< owned: its TCP connections of this phase (sock.h) */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */

@@ -22,6 +22,7 @@
 #include "worker/lua/lmetric.h"
 #include "worker/lua/ljson.h"
 #include "worker/engine/lscript.h"
+#include "worker/lua/lsock.h"
 #include "worker/lua/lsse.h"
 #include "worker/lua/lgrpc.h"
 #include "worker/lua/lwebsocket.h"
@@ -390,8 +391,12 @@ static int l_time_begin(lua_State *L)
     if (v == NULL)
         return luaL_error(L, "step:time is used from a scenario's init, run or finish");
     idx = step_at(L, v, 1, 2); /* level 1 is step:time itself (Lua), 2 the script */
-    if (v->pend.in_block)
-        return luaL_error(L, "step:time blocks do not nest");
+    if (v->pend.in_block) {    /* a block inside a block is the outer's (a client's call) */
+        if (v->pend.in_block == UINT8_MAX)
+            return luaL_error(L, "step:time blocks nest %d deep at most", UINT8_MAX - 1);
+        v->pend.in_block++;
+        return 0;
+    }
     lapi_wait_ok(L, "step:time");
     if (v->halting)
         return lapi_halt(L, v);
@@ -411,7 +416,8 @@ static int l_time_end(lua_State *L)
 
     if (v == NULL || !v->pend.in_block)
         return 0;
-    v->pend.in_block = 0;
+    if (--v->pend.in_block > 0)
+        return 0; /* an inner block: the outer times it; its error goes up to it */
     v->pend.elapsed_us = clock_mono_us() - v->pend.start_us;
     if (!ok && v->pend.err == SAMPLE_OK) {
         v->pend.err = SAMPLE_FUNC;
@@ -572,6 +578,7 @@ void lquern_metatables(lua_State *L)
     lhttp_register(L, lua_gettop(L));
     lwebsocket_register(L, lua_gettop(L));
     lsse_register(L, lua_gettop(L));
+    lsock_register(L, lua_gettop(L));
     lgrpc_register(L, lua_gettop(L));
     lcheck_register_step(L, lua_gettop(L));
     if (luaL_loadbuffer(L, prelude, sizeof(prelude) - 1, "=quern") != LUA_OK)

@@ -16,8 +16,13 @@
 #include "worker/wire/reqopt.h"
 #include "worker/engine/vu.h"
 
-/* an opener's step: 1 step, 2 URL, 3 opts */
+/* an opener's step: 1 step, 2 URL, 3 opts (or its opts_idx) */
 enum { IDX_OPTS = 3 };
+
+static int opener_opts(const lstream_opener *o)
+{
+    return o->opts_idx > 0 ? o->opts_idx : IDX_OPTS;
+}
 
 static inbox *stream_in(const lstream *s)
 {
@@ -124,13 +129,14 @@ static int begin(lua_State *L, vu *v, const lstream_opener *o)
 {
     scen *sc = engine_scens(v->eng)->scens[v->scen];
     int64_t us = LSTREAM_WAIT_US;
+    int at = opener_opts(o);
 
-    lua_settop(L, IDX_OPTS);
+    lua_settop(L, at);
     if (sc->req != NULL && (sc->req->set & REQOPT_TIMEOUT))
         us = (int64_t)sc->req->timeout_ms * 1000;
-    if (lua_istable(L, IDX_OPTS)) {
+    if (lua_istable(L, at)) {
         lua_pushnil(L);
-        while (lua_next(L, IDX_OPTS) != 0) {
+        while (lua_next(L, at) != 0) {
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
             if (strcmp(k, "timeout") == 0)
                 us = lapi_check_duration(L, -1, "timeout");
@@ -165,9 +171,9 @@ static int l_step(lua_State *L)
     luaL_checkstring(L, 2);
     if (o->args != NULL)
         o->args(L);
-    if (!lua_isnoneornil(L, IDX_OPTS))
-        luaL_checktype(L, IDX_OPTS, LUA_TTABLE);
-    lua_settop(L, IDX_OPTS);
+    if (!lua_isnoneornil(L, opener_opts(o)))
+        luaL_checktype(L, opener_opts(o), LUA_TTABLE);
+    lua_settop(L, opener_opts(o));
     lquern_vu_step(L, v, 1);
     if (v->pend.in_block)
         return begin(L, v, o); /* the block's sample takes it */
@@ -318,8 +324,10 @@ void lstream_register(lua_State *L, const lstream_kind *k, int methods)
     lua_newtable(L); /* the methods */
     if (k->methods != NULL)
         luaL_setfuncs(L, k->methods, 0);
-    push_fn(L, k, l_next);
-    lua_setfield(L, -2, k->next);
+    if (k->next != NULL) {
+        push_fn(L, k, l_next);
+        lua_setfield(L, -2, k->next);
+    }
     push_fn(L, k, l_close);
     if (k->any_close) {
         lua_pushvalue(L, -1);

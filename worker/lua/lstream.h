@@ -62,8 +62,11 @@ typedef struct lstream_opener {
     const char *step;    /**< borrowed: its name in errors, "step:NAME", NAME its method */
     const char *options; /**< borrowed: the options it takes, timeout among them, as its
                               error lists them: "headers, last_event_id, timeout, ..." */
-    /** Checks the URL at 2 (a string already); NULL: any string. */
+    /** Checks the URL at 2 (a string already), and what comes before the
+     *  options; NULL: any string. */
     void (*args)(lua_State *L);
+    int opts_idx; /**< the options' index, 0: 3 (after the URL); the stack start
+                       gets is 1 step, 2 URL, ..., the options there (checked) */
     /** Stack 1 step, 2 URL, 3 opts (checked): opens the stream, us the open's
      *  longest wait (lstream_new, then lstream_open). */
     int (*start)(lua_State *L, struct vu *v, int64_t us);
@@ -90,7 +93,8 @@ typedef struct lstream_opener {
 typedef struct lstream_kind {
     const char *mt;   /**< borrowed: the metatable's name, "quern.EventStream" */
     const char *what; /**< borrowed: the stream in the owner check's error, "event stream" */
-    const char *next; /**< borrowed: the method that takes the next item, "next", "receive" */
+    const char *next; /**< borrowed: the method that takes the next item, "next", "receive";
+                           NULL: none (the binding reads in methods of its own) */
     const char *timeout_what; /**< borrowed: its argument 2 in an error, "next timeout"; NULL: it
                                    takes none and waits the object's wait_us */
     size_t in_off;            /**< offsetof(the stream, in): its inbox */

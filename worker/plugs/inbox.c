@@ -115,14 +115,27 @@ void inbox_wake_soon(inbox *b)
     }
 }
 
-void inbox_wake(inbox *b)
+/* Resumes v, b's waiter. */
+static void resume(inbox *b, vu *v)
 {
-    vu *v = b->waiter;
-
-    if (v == NULL || !moved_on(b) || v->wait != b->wait_what)
-        return;
     b->waiter = NULL;
     ev_timer_stop(b->loop, &v->timer);
     v->wait = VU_IDLE;
     lcoro_resume(v, 0);
+}
+
+void inbox_wake(inbox *b)
+{
+    vu *v = b->waiter;
+
+    if (v != NULL && moved_on(b) && v->wait == b->wait_what)
+        resume(b, v);
+}
+
+void inbox_wake_any(inbox *b)
+{
+    vu *v = b->waiter;
+
+    if (v != NULL && v->wait == b->wait_what)
+        resume(b, v);
 }

@@ -101,5 +101,9 @@ void inbox_wake_soon(inbox *b);
  *  and the VU still waits this wait. Called last: the script may free b's
  *  stream. */
 void inbox_wake(inbox *b);
+/** From the loop: resumes the waiter, whatever moved, when the VU still
+ *  waits this wait: for a source that judges itself what its waiter waits
+ *  for (a socket's piece, sock.h). Called last, as inbox_wake. */
+void inbox_wake_any(inbox *b);
 
 #endif

@@ -5,14 +5,15 @@
 #include "worker/plugs/gstream.h"
 #include "worker/plugs/pageres.h"
 #include "worker/plugs/vureq.h"
+#include "worker/plugs/sock.h"
 #include "worker/plugs/sse.h"
 #include "worker/plugs/websocket.h"
 
 /* A page's resources and a batch's requests first: they are the VU's own
  * request fanned out; then the streams, each holding its own handles; the
  * VU's own request last, the handle none of the others took. */
-const plug *const plugs[] = {&pageres_plug, &batch_plug,   &websocket_plug,
-                             &sse_plug,     &gstream_plug, &vureq_plug};
+const plug *const plugs[] = {&pageres_plug, &batch_plug, &websocket_plug, &sse_plug,
+                             &gstream_plug, &sock_plug,  &vureq_plug};
 const size_t nplugs = sizeof(plugs) / sizeof(plugs[0]);
 
 int plugs_xfer_done(struct vu *v, CURL *easy, CURLcode rc)
