@@ -186,7 +186,7 @@ static int fill(sock *c)
 
     if (c->rd.p != NULL && decided(c))
         return 1;
-    while (c->state == SOCK_OPEN && !c->eof) {
+    while (c->state == SOCK_OPEN) {
         size_t room = SOCK_IN_MAX - held(c);
         ssize_t n;
         if (budget == 0) { /* the rest next iteration: others run meanwhile */
@@ -204,7 +204,6 @@ static int fill(sock *c)
         if (n < 0)
             return 1;
         if (n == 0) { /* what is held can still be taken */
-            c->eof = 1;
             sock_close(c, "the server closed the connection");
             return 1;
         }

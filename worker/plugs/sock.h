@@ -67,7 +67,6 @@ typedef struct sock {
     uint8_t opened;     /**< the connect succeeded (it may have closed since) */
     uint8_t tls;        /**< TLS: easy stays, I/O goes through libcurl */
     uint8_t taken;      /**< plain: the socket is ours, libcurl's close leaves it open */
-    uint8_t eof;        /**< the server closed its side: what is held is all there is */
     uint8_t wanting;    /**< the VU waits for want's piece */
     int fd;             /**< the socket once connected, -1 before and once closed */
     CURL *easy;         /**< owned: while connecting, and for TLS until closed */
