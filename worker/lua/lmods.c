@@ -26,6 +26,11 @@ const char *lmods_source(const char *name, size_t *len)
     return NULL;
 }
 
+const char *lmods_name(size_t i)
+{
+    return i < sizeof(mods) / sizeof(mods[0]) ? mods[i].name : NULL;
+}
+
 /* package.preload's loader (upvalue 1: the module's entry): runs its chunk. */
 static int load(lua_State *L)
 {

@@ -22,5 +22,8 @@ extern const size_t redis_lua_len;
 void lmods_preload(lua_State *L);
 /** The source of module name ("quern.redis"), *len bytes; NULL if none. */
 const char *lmods_source(const char *name, size_t *len);
+/** The name of the i-th module ("quern.redis"), NULL past the last: what
+ *  the tests run over, so that a module added is a module tested. */
+const char *lmods_name(size_t i);
 
 #endif

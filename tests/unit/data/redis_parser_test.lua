@@ -1,10 +1,13 @@
 -- The RESP parser and encoder of quern.redis (worker/lua/mods/redis.lua),
--- in plain Lua over a fake socket:
+-- in plain Lua over a fake socket. tests/unit/test_lmods.c runs it on the
+-- module compiled in (given as the chunk's argument); by hand:
 --   lua5.4 tests/unit/data/redis_parser_test.lua worker/lua/mods/redis.lua
 -- Prints "ok N - what" per check, "not ok N - what" on a failure, and exits
 -- 1 if any failed.
-local path = assert(arg[1], "usage: redis_parser_test.lua path/to/redis.lua")
-local M = assert(loadfile(path))()
+local M = ...
+if type(M) ~= "table" then
+  M = assert(loadfile(assert(arg[1], "usage: redis_parser_test.lua path/to/redis.lua")))()
+end
 
 local n, failed = 0, 0
 local function check(name, cond, detail)
