@@ -1,11 +1,14 @@
 # step:tcp against a line server of its own (scripts/tcp/server.py) and
-# OpenSSL's s_server: lines (CRLF and LF), n bytes, delimiters, whatever
+# OpenSSL's s_server, and memcached through the example's client written in
+# Lua (scripts/memcached.lua, scripts/lib/memcache.lua): lines (CRLF and LF), n bytes, delimiters, whatever
 # came; a wait's timeout; a server that closes; a line past the 1 MiB
 # bound; TLS with a CA of the test's. Judged by the server's own counts:
 # its connections are the connect step's samples, its bytes are quern's.
 . "$(dirname "$0")/lib.bash"
 D=tests/e2e/scripts/tcp
-command -v openssl >/dev/null || { notok "openssl is installed"; exit 1; }
+for b in openssl /usr/bin/memcached; do
+  command -v "$b" >/dev/null || { notok "$b is installed"; exit 1; }
+done
 SRV_PIDS=()
 tcp_cleanup() {
   for p in "${SRV_PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
@@ -99,3 +102,39 @@ timeout 60 "$QUERN" run "$D/lines.lua" --vus 1 --runs 2 -q -p port="$PR" --allow
   --summary-json "$TMP/refused.json" >/dev/null 2>&1
 eq "refused: exits 0" "$?" 0
 eq "refused: technical errors of the connect" "$(t refused 1 .count)/$(t refused 1 .errors.technical)" 2/2
+
+# --- memcached through scripts/lib/memcache.lua: its stats are the samples -
+PM=$(free_port_py)
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(-u nobody)
+/usr/bin/memcached -l 127.0.0.1 -p "$PM" -U 0 "${as_user[@]}" >"$TMP/memcached.log" 2>&1 &
+SRV_PIDS+=($!)
+mc_stats() { python3 - "$PM" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 2)
+s.sendall(b"stats\r\n")
+buf = b""
+while not buf.endswith(b"END\r\n"):
+    buf += s.recv(65536)
+for line in buf.decode().splitlines():
+    if line.startswith("STAT "):
+        print(line[5:])
+PY
+}
+mc_up() { mc_stats >/dev/null 2>&1; }
+await "memcached listens" 10 mc_up || exit 1
+before=$(mc_stats | sed -n 's/^total_connections //p')
+timeout 60 "$QUERN" run scripts/memcached.lua --vus 4 --runs 5 -q -p memcached="127.0.0.1:$PM" \
+  -p pacing=0s --summary-json "$TMP/mc.json" >"$TMP/mc.out" 2>&1
+eq "memcached: exits 0" "$?" 0
+mc_stats >"$TMP/mc.stats"
+st() { sed -n "s/^$1 //p" "$TMP/mc.stats"; }
+m() { sj "$TMP/mc.json" ".tests[] | select(.id == \"SC-MEMCACHED-STEP-$1\") | .count"; }
+eq "memcached: no errors" "$(sj "$TMP/mc.json" '[.tests[].errors.technical, .tests[].errors.functional] | add')" 0
+# the server's connections since: quern's and the stats' own
+eq "memcached: a connect a run, a server connection a connect" \
+  "$(m 1)/$(($(st total_connections) - before - 1))" 20/20
+eq "memcached: a read sample a hit" "$(m 3)/$(st get_hits)/$(st get_misses)" 20/20/0
+eq "memcached: a first view a miss and a set, then hits" \
+  "$(st incr_misses)/$(st incr_hits)/$(st cmd_set)" "4/16/$(($(m 2) + 4))"
+eq "memcached: a count a run" "$(m 4)" 20
