@@ -1,0 +1,127 @@
+# quern.pg against a real PostgreSQL 15 (Debian's postgresql): the example
+# scripts/pg.lua logged in by SCRAM-SHA-256, then by md5, judged by the
+# server's own counts (the rows inserted, pg_stat_database's commits, its
+# log of each login's method); a wrong password, a functional error of the
+# connect with the server's message; a missing table, a functional error
+# with its SQLSTATE while the connection goes on; values typed by column,
+# NULL both ways, and each statement parsed once per connection (the
+# server's log of Parse messages, pg_prepared_statements).
+. "$(dirname "$0")/lib.bash"
+PGBIN=/usr/lib/postgresql/15/bin
+for b in "$PGBIN/initdb" "$PGBIN/pg_ctl" /usr/bin/psql; do
+  [ -x "$b" ] || { notok "$b is installed (Debian's postgresql)"; exit 1; }
+done
+PGDIR=$TMP/pg
+pg_cleanup() {
+  [ -d "$PGDIR/data" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+  cleanup
+}
+trap pg_cleanup EXIT
+
+# initdb refuses root: the server is the postgres system user's, in a
+# folder of its own; a unix socket there for psql, TCP on a free port.
+mkdir -p "$PGDIR"
+chown postgres "$TMP" "$PGDIR"
+PORT=$(free_port_py)
+runuser -u postgres -- "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust -E UTF8 \
+  --no-sync >"$PGDIR/initdb.log" 2>&1 || { notok "initdb"; tail -5 "$PGDIR/initdb.log"; exit 1; }
+cat >"$PGDIR/data/pg_hba.conf" <<'EOF'
+local all postgres trust
+host all scramuser 127.0.0.1/32 scram-sha-256
+host all md5user 127.0.0.1/32 md5
+EOF
+# autovacuum off: no transactions but the test's in its database;
+# log_connections: each login's method; log_min_duration_statement = 0:
+# each Parse, Bind and Execute of the extended protocol, with its name
+runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 20 \
+  -o "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$PGDIR -c fsync=off -c autovacuum=off \
+      -c log_connections=on -c log_disconnections=off -c log_min_duration_statement=0 -c log_line_prefix='%d %u '" \
+  start >/dev/null 2>&1 || { notok "postgres starts"; tail -5 "$PGDIR/server.log"; exit 1; }
+ok "postgres starts"
+# sql DB SQL: one value, as the admin over the unix socket
+sql() { psql -X -q -At -h "$PGDIR" -p "$PORT" -U postgres -d "$1" -c "$2"; }
+# commits DB: the database's committed transactions, read from another
+# database (postgres), whose own transactions do not count there
+commits() {
+  sql postgres "SELECT pg_stat_clear_snapshot(); SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'" | tail -1
+}
+# A backend sends its counts at most once a second, and when it exits:
+# settled DB [WANT] gives the commits once they reach WANT (5 s at most),
+# or once two readings 0.4 s apart agree, and still agree 0.4 s later.
+settled() {
+  local a b
+  a=$(commits "$1")
+  for _ in $(seq 25); do
+    sleep 0.2
+    [ "$a" = "${2:-}" ] && break
+    b=$(commits "$1")
+    [ -z "${2:-}" ] && [ "$a" = "$b" ] && break
+    a=$b
+  done
+  sleep 0.4
+  commits "$1"
+}
+
+sql postgres "CREATE DATABASE shop" >/dev/null
+sql postgres "SET password_encryption = 'scram-sha-256'; CREATE ROLE scramuser LOGIN PASSWORD 's3cr@t:pw'" >/dev/null
+sql postgres "SET password_encryption = 'md5'; CREATE ROLE md5user LOGIN PASSWORD 'md5pw'" >/dev/null
+sql shop "CREATE TABLE orders (id serial PRIMARY KEY, vu int NOT NULL, run int NOT NULL,
+                               amount float8 NOT NULL, note text);
+          GRANT ALL ON orders TO scramuser, md5user; GRANT ALL ON orders_id_seq TO scramuser, md5user" >/dev/null
+eq "roles: a SCRAM-SHA-256 secret, an md5 one" \
+  "$(sql postgres "SELECT string_agg((rolpassword LIKE 'SCRAM-SHA-256\$%')::text || '/' || (rolpassword LIKE 'md5%')::text, ','
+                   ORDER BY rolname DESC) FROM pg_authid WHERE rolname IN ('scramuser', 'md5user')")" "true/false,false/true"
+# rows: the orders inserted
+rows() { sql shop "SELECT count(*) FROM orders"; }
+# logged PATTERN: the server log's lines that match
+logged() { grep -c -- "$1" "$PGDIR/server.log"; }
+SCRAM_URL="postgres://scramuser:s3cr%40t%3Apw@127.0.0.1:$PORT/shop"
+MD5_URL="postgres://md5user:md5pw@127.0.0.1:$PORT/shop"
+INSERT_SQL='INSERT INTO orders (vu, run, amount, note) VALUES ($1, $2, $3, $4)'
+S=$TMP/s.json
+t() { sj "$S" ".tests[] | select(.id == \"SC-$1-STEP-$2\") | $3"; }
+
+# --- the example, SCRAM-SHA-256: --runs for an exact count ----------------
+# Every query commits one transaction, and so does each connection's
+# startup (PostgreSQL reads its catalogs in one).
+base=$(settled shop)
+timeout 60 "$QUERN" run scripts/pg.lua --vus 3 --runs 4 -q -p pg_url="$SCRAM_URL" \
+  --summary-json "$S" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+eq "scram: run exits 0" "$rc" 0
+[ "$rc" = 0 ] || tail -n 5 "$TMP/err" "$TMP/out"
+eq "scram: no errors" "$(sj "$S" '[.tests[].errors.technical, .tests[].errors.functional] | add')" 0
+eq "scram: a sample of each step a run" "$(t PG-ORDERS 1 .count)/$(t PG-ORDERS 2 .count)/$(t PG-ORDERS 3 .count)" 12/12/12
+eq "scram: commits = a startup and 2 queries a run" "$(( $(settled shop $((base + 36))) - base ))" 36
+eq "scram: rows = INSERT samples" "$(rows)" "$(t PG-ORDERS 2 .count)"
+eq "scram: a SCRAM login a connect" "$(logged 'identity="scramuser" method=scram-sha-256')" 12
+eq "scram: the INSERT parsed once a connection, executed once a run" \
+  "$(logged "parse quern_[0-9]*: $INSERT_SQL")/$(logged "execute quern_[0-9]*: $INSERT_SQL")" 12/12
+
+# --- the example, md5 ----------------------------------------------------
+base=$(settled shop)
+timeout 60 "$QUERN" run scripts/pg.lua --vus 2 --runs 3 -q -p pg_url="$MD5_URL" \
+  --summary-json "$S" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+eq "md5: run exits 0" "$rc" 0
+[ "$rc" = 0 ] || tail -n 5 "$TMP/err" "$TMP/out"
+eq "md5: no errors" "$(sj "$S" '[.tests[].errors.technical, .tests[].errors.functional] | add')" 0
+eq "md5: a sample of each step a run" "$(t PG-ORDERS 1 .count)/$(t PG-ORDERS 2 .count)/$(t PG-ORDERS 3 .count)" 6/6/6
+eq "md5: commits = a startup and 2 queries a run" "$(( $(settled shop $((base + 18))) - base ))" 18
+eq "md5: rows = the INSERT samples of both runs" "$(rows)" 18
+eq "md5: an md5 login a connect" "$(logged 'identity="md5user" method=md5')" 6
+
+# --- wrong passwords: the server's message, a functional error, no load ----
+base=$(settled shop)
+for who in scramuser md5user; do
+  timeout 60 "$QUERN" run scripts/pg.lua --vus 1 --runs 2 -q --allow-errors \
+    -p pg_url="postgres://$who:wrong@127.0.0.1:$PORT/shop" --summary-json "$S" >/dev/null 2>"$TMP/err"
+  eq "wrong password ($who): run exits 0" "$?" 0
+  eq "wrong password ($who): a functional error a connect" \
+    "$(t PG-ORDERS 1 .count)/$(t PG-ORDERS 1 .errors.functional)/$(t PG-ORDERS 1 .errors.technical)" 2/2/0
+  eq "wrong password ($who): the server's message" "$(t PG-ORDERS 1 .errors.samples.functional)" \
+    "PostgreSQL: 28P01: password authentication failed for user \"$who\""
+  eq "wrong password ($who): the run ends there" "$(t PG-ORDERS 2 .count)/$(t PG-ORDERS 3 .count)" 0/0
+done
+eq "wrong password: no transaction, no row" "$(( $(settled shop) - base ))/$(rows)" 0/18
+eq "wrong password: the server refused 4 logins" "$(logged 'FATAL:  password authentication failed')" 4
