@@ -125,3 +125,94 @@ for who in scramuser md5user; do
 done
 eq "wrong password: no transaction, no row" "$(( $(settled shop) - base ))/$(rows)" 0/18
 eq "wrong password: the server refused 4 logins" "$(logged 'FATAL:  password authentication failed')" 4
+
+# --- a missing table, typed values, statements parsed once ---------------
+mkdir -p "$TMP/lua"
+cat >"$TMP/lua/odd.lua" <<'LUA'
+local quern = require "quern"
+local pg    = require "quern.pg"
+local url = quern.property("pg_url")
+local sc = quern.scenario("PG-ODD", {})
+local connect = sc:step(1, "Connect")
+local missing = sc:step(2, "Missing table")
+local typed   = sc:step(3, "Typed values")
+local once    = sc:step(4, "Prepared once")
+
+local PLUS = "SELECT $1::int + 1 AS v"
+
+local function same(got, want, what)
+  if got ~= want and not (got ~= got and want ~= want) then
+    error(string.format("%s: %s (%s), want %s (%s)", what, tostring(got), math.type(got) or type(got),
+                        tostring(want), math.type(want) or type(want)), 2)
+  end
+end
+
+function sc.run(vu)
+  local c = pg.connect(connect, url)
+  -- a failed step, caught: the connection is in step after it
+  local ok, err = pcall(missing.time, missing, function() return c:query("SELECT * FROM no_such_table") end)
+  assert(not ok and tostring(err) == 'PostgreSQL: 42P01: relation "no_such_table" does not exist',
+         "no error: " .. tostring(err))
+  assert(c.error.code == "42P01" and c.error.severity == "ERROR" and c.status == "I", "c.error")
+  typed:time(function()
+    -- the simple protocol: values typed by their column's type
+    local r = c:query("SELECT 7::int2 AS s, 70000::int4 AS i, 9007199254740993::int8 AS big, 26::oid AS o, "
+                      .. "1.5::float4 AS f4, 0.1::float8 AS f8, 'NaN'::float8 AS nan, '-Infinity'::float8 AS inf, "
+                      .. "true AS t, false AS f, NULL::int AS n, 'héllo'::varchar AS v, 12.50::numeric AS num, "
+                      .. "'2026-01-02'::date AS d")
+    local row = r.rows[1]
+    same(r.command .. " " .. r.count .. " " .. #r.rows .. " " .. #r.fields, "SELECT 1 1 14", "simple: tag")
+    same(r.fields[1] .. r.fields[14], "sd", "simple: fields in order")
+    same(row.s, 7, "int2"); same(row.i, 70000, "int4"); same(row.big, 9007199254740993, "int8")
+    same(row.o, 26, "oid"); same(row.f4, 1.5, "float4"); same(row.f8, 0.1, "float8")
+    same(row.nan, 0 / 0, "NaN"); same(row.inf, -math.huge, "-Infinity")
+    same(row.t, true, "bool t"); same(row.f, false, "bool f"); same(row.n, pg.null, "NULL")
+    same(row.v, "héllo", "varchar"); same(row.num, "12.50", "numeric"); same(row.d, "2026-01-02", "date")
+    -- the extended protocol: parameters as text, nil and pg.null as NULL
+    local p = c:query("SELECT $1::int4 AS i, $2::float8 AS f, $3::bool AS b, $4::text AS n, $5::text AS s, "
+                      .. "$6::int8 AS big, $7::numeric AS num, $8::text AS n2, $9::int AS last",
+                      { 42, 2.5, true, nil, "it's \"quoted\", $1", 9007199254740993, "3.14", pg.null, nil })
+    row = p.rows[1]
+    same(row.i, 42, "param int"); same(row.f, 2.5, "param float"); same(row.b, true, "param bool")
+    same(row.n, pg.null, "param nil"); same(row.s, "it's \"quoted\", $1", "param text")
+    same(row.big, 9007199254740993, "param int8"); same(row.num, "3.14", "param numeric")
+    same(row.n2, pg.null, "param pg.null"); same(row.last, pg.null, "param trailing nil")
+    -- rows written through parameters come back the same
+    local w = c:query("INSERT INTO orders (vu, run, amount, note) VALUES ($1, $2, $3, $4) RETURNING id, note",
+                      { vu.id, 1000 + vu.run, -0.25, "odd" })
+    same(w.command .. " " .. w.count .. " " .. w.rows[1].note, "INSERT 1 odd", "RETURNING")
+    assert(math.type(w.rows[1].id) == "integer", "serial id")
+    -- several statements in one simple query: each result, the last one's fields
+    local m = c:query("CREATE TEMP TABLE t (x int); INSERT INTO t VALUES (1), (2); SELECT sum(x) AS s FROM t")
+    same(#m.results, 3, "results")
+    same(m.results[1].command, "CREATE TABLE", "CREATE"); same(m.results[1].count, nil, "CREATE's count")
+    same(m.results[2].command .. " " .. m.results[2].count, "INSERT 2", "INSERT's count")
+    same(m.rows[1].s, 3, "sum"); same(m.command, "SELECT", "the last command")
+    c:query("DROP TABLE t")
+  end)
+  once:time(function()
+    for i = 1, 3 do same(c:query(PLUS, { i }).rows[1].v, i + 1, "PLUS") end
+    local r = c:query("SELECT name, (SELECT count(*) FROM pg_prepared_statements) AS n "
+                      .. "FROM pg_prepared_statements WHERE statement = $1", { PLUS })
+    -- the statements with parameters this connection made: 4 (PLUS, this one, two of typed)
+    same(#r.rows .. " " .. r.rows[1].n, "1 4", "prepared statements")
+    assert(r.rows[1].name:find("^quern_%d+$"), r.rows[1].name)
+  end)
+  c:close()
+end
+LUA
+timeout 60 "$QUERN" run "$TMP/lua/odd.lua" --vus 2 --runs 2 -q --allow-errors -p pg_url="$SCRAM_URL" \
+  --summary-json "$S" >"$TMP/out" 2>"$TMP/err"
+eq "odd: run exits 0" "$?" 0
+eq "odd: a missing table, a functional error each" \
+  "$(t PG-ODD 2 .count)/$(t PG-ODD 2 .errors.functional)/$(t PG-ODD 2 .errors.technical)" 4/4/0
+eq "odd: its SQLSTATE and message" "$(t PG-ODD 2 .errors.samples.functional)" \
+  'PostgreSQL: 42P01: relation "no_such_table" does not exist'
+eq "odd: = the server's errors" "$(logged 'ERROR:  relation "no_such_table" does not exist')" 4
+eq "odd: the connection goes on, values typed, NULL both ways, once prepared" \
+  "$(t PG-ODD 1 .count)/$(t PG-ODD 3 .count)/$(t PG-ODD 3 .errors.functional)/$(t PG-ODD 4 .count)/$(t PG-ODD 4 .errors.functional)/$(t PG-ODD 4 .errors.technical)" \
+  4/4/0/4/0/0
+[ "$(t PG-ODD 3 .errors.functional)$(t PG-ODD 4 .errors.functional)" = 00 ] || grep -m3 "error" "$TMP/err"
+eq "odd: one Parse a connection, an Execute a query" \
+  "$(logged 'parse quern_[0-9]*: SELECT $1::int + 1 AS v')/$(logged 'execute quern_[0-9]*: SELECT $1::int + 1 AS v')" 4/12
+eq "odd: the rows written with parameters" "$(sql shop "SELECT count(*) || '/' || sum(amount) FROM orders WHERE note = 'odd'")" 4/-1
