@@ -137,6 +137,8 @@ local connect = sc:step(1, "Connect")
 local missing = sc:step(2, "Missing table")
 local typed   = sc:step(3, "Typed values")
 local once    = sc:step(4, "Prepared once")
+local copy    = sc:step(5, "COPY FROM STDIN")
+local killed  = sc:step(6, "Terminated")
 
 local PLUS = "SELECT $1::int + 1 AS v"
 
@@ -189,6 +191,9 @@ function sc.run(vu)
     same(m.results[2].command .. " " .. m.results[2].count, "INSERT 2", "INSERT's count")
     same(m.rows[1].s, 3, "sum"); same(m.command, "SELECT", "the last command")
     c:query("DROP TABLE t")
+    -- COPY TO STDOUT: its data dropped, its count kept
+    local cp = c:query("COPY (SELECT generate_series(1, 3)) TO STDOUT")
+    same(cp.command .. " " .. cp.count, "COPY 3", "COPY TO STDOUT")
   end)
   once:time(function()
     for i = 1, 3 do same(c:query(PLUS, { i }).rows[1].v, i + 1, "PLUS") end
@@ -198,6 +203,15 @@ function sc.run(vu)
     same(#r.rows .. " " .. r.rows[1].n, "1 4", "prepared statements")
     assert(r.rows[1].name:find("^quern_%d+$"), r.rows[1].name)
   end)
+  -- COPY FROM STDIN: refused with a CopyFail, the server's error raised
+  ok, err = pcall(copy.time, copy, function() return c:query("COPY orders FROM STDIN") end)
+  assert(not ok and tostring(err):find("^PostgreSQL: 57014: COPY from stdin failed"), tostring(err))
+  same(c:query("SELECT 1 AS one").rows[1].one, 1, "after the COPY")
+  -- a backend terminated: FATAL, a technical error, the connection closed
+  local c2 = pg.connect(connect, url)
+  same(c:query("SELECT pg_terminate_backend($1) AS t", { c2.pid }).rows[1].t, true, "terminate")
+  ok, err = pcall(killed.time, killed, function() return c2:query("SELECT 1") end)
+  assert(not ok and c2.sock.closed, "terminated: " .. tostring(err))
   c:close()
 end
 LUA
@@ -209,10 +223,16 @@ eq "odd: a missing table, a functional error each" \
 eq "odd: its SQLSTATE and message" "$(t PG-ODD 2 .errors.samples.functional)" \
   'PostgreSQL: 42P01: relation "no_such_table" does not exist'
 eq "odd: = the server's errors" "$(logged 'ERROR:  relation "no_such_table" does not exist')" 4
+# connect's samples: 2 connects a run, and the 2 queries made outside a block
 eq "odd: the connection goes on, values typed, NULL both ways, once prepared" \
   "$(t PG-ODD 1 .count)/$(t PG-ODD 3 .count)/$(t PG-ODD 3 .errors.functional)/$(t PG-ODD 4 .count)/$(t PG-ODD 4 .errors.functional)/$(t PG-ODD 4 .errors.technical)" \
-  4/4/0/4/0/0
+  16/4/0/4/0/0
 [ "$(t PG-ODD 3 .errors.functional)$(t PG-ODD 4 .errors.functional)" = 00 ] || grep -m3 "error" "$TMP/err"
+eq "odd: COPY FROM STDIN refused, a functional error" \
+  "$(t PG-ODD 5 .count)/$(t PG-ODD 5 .errors.functional)/$(t PG-ODD 5 .errors.technical)" 4/4/0
+eq "odd: a terminated backend, a technical error with the server's message" \
+  "$(t PG-ODD 6 .count)/$(t PG-ODD 6 .errors.technical)/$(t PG-ODD 6 .errors.samples.technical)" \
+  "4/4/PostgreSQL: 57P01: terminating connection due to administrator command"
 eq "odd: one Parse a connection, an Execute a query" \
   "$(logged 'parse quern_[0-9]*: SELECT $1::int + 1 AS v')/$(logged 'execute quern_[0-9]*: SELECT $1::int + 1 AS v')" 4/12
 eq "odd: the rows written with parameters" "$(sql shop "SELECT count(*) || '/' || sum(amount) FROM orders WHERE note = 'odd'")" 4/-1

@@ -356,7 +356,6 @@ local decoders = {
   [700] = float_value,           -- float4
   [701] = float_value,           -- float8
 }
-M._decoders = decoders
 
 -- DataRow: a table keyed by column name, NULL as pg.null.
 local function parse_data_row(body, cols)
