@@ -26,7 +26,8 @@
 
 ---The result of a statement.
 ---@class quern.pg.Result
----@field rows table<string, quern.pg.Value>[] The rows, each a table keyed by column name.
+---@field rows table<string, quern.pg.Value>[] The rows, each a table keyed by column name (2^20 at most).
+---@field dropped? integer The rows past 2^20, read and not kept.
 ---@field fields string[] The columns' names, in order.
 ---@field columns? quern.pg.Column[] The columns, with their type OIDs (a statement that returns rows).
 ---@field command string The command of the tag: `"SELECT"`, `"INSERT"`, `"CREATE TABLE"`; `""` for an empty query.

@@ -364,6 +364,8 @@ do
     msg("2", ""), T, D, complete("SELECT 1"), READY,                   -- second: no Parse
     msg("E", "SERROR\0C42P01\0Mrelation \"x\" does not exist\0\0"), READY,
     msg("N", "SNOTICE\0C00000\0Mhello\0\0"), msg("I", ""), READY,       -- empty query
+    msg("E", "SERROR\0C26000\0Mprepared statement \"quern_1\" does not exist\0\0"), READY,
+    msg("1", ""), msg("2", ""), T, D, complete("SELECT 1"), READY,     -- parsed again
   })
   local step = fake_step(sock)
   local c = M.connect(step, "postgres://alice:pw@db.test:6543/shop?application_name=q%20t")
@@ -388,7 +390,12 @@ do
   check("session: kept, the connection in step", c.error.code == "42P01" and not sock.closed)
   r = c:query("")
   check("session: an empty query, a notice kept", r.command == "" and #r.rows == 0 and c.notices[1].message == "hello")
-  eq("session: a sample each connect and query", step.samples, 6)
+  ok, e = pcall(c.query, c, "SELECT $1::int AS n", { 7 })
+  check("session: a statement gone (DEALLOCATE)", not ok and e:find("26000", 1, true), tostring(e))
+  r = c:query("SELECT $1::int AS n", { 7 })
+  check("session: parsed again, under a new name", sock.sent[#sock.sent]:sub(1, 1) == "P"
+    and sock.sent[#sock.sent]:find("quern_2\0SELECT $1::int AS n\0", 1, true) and r.rows[1].n == 5)
+  eq("session: a sample each connect and query", step.samples, 8)
   c:close()
   check("session: Terminate, closed", sock.sent[#sock.sent] == "X" .. be32(4) and sock.closed)
 end

@@ -14,6 +14,7 @@ local MAX_MESSAGE = 256 << 20    -- bytes of one message (PostgreSQL's own field
 local MAX_FIELDS = 1664          -- columns of a row: PostgreSQL's MaxTupleAttributeNumber
 local MAX_PARAMS = 65535         -- parameters of a Bind: its count is an int16
 local MAX_STATEMENTS = 256       -- named statements a connection prepares; then unnamed ones
+local MAX_ROWS = 1 << 20         -- rows kept of one result; the rest read and counted
 local MAX_KEPT = 100             -- notices and notifications kept on a connection
 local MAX_ROUNDS = 1000000       -- SCRAM iterations accepted: quern.crypto.pbkdf2's bound
 local MAX_KEYS = 64              -- SCRAM keys cached (by password, salt and rounds)
@@ -586,7 +587,11 @@ local function read_results(c)
       if not cols then unexpected(c, t, "without a row description") end
       local row, _, msg = parse_data_row(body, cols)
       if not row then fail_read(c, "protocol", msg) end
-      cur.rows[#cur.rows + 1] = row
+      if #cur.rows < MAX_ROWS then
+        cur.rows[#cur.rows + 1] = row
+      else
+        cur.dropped = (cur.dropped or 0) + 1
+      end
     elseif t == "C" then
       local tag = cursor(body).str()
       if not tag then fail_read(c, "protocol", "command tag not ended") end
@@ -649,6 +654,8 @@ local function run_query(c, sql, payload, parsing)
     c.statements[sql] = parsing
     c.nstatements = c.nstatements + 1
   end
+  -- gone (a DEALLOCATE or DISCARD of the script's): parsed again next time
+  if first and first.code == "26000" and not parsing then c.statements[sql] = nil end
   return results, first
 end
 
