@@ -5,7 +5,8 @@
 # connect with the server's message; a missing table, a functional error
 # with its SQLSTATE while the connection goes on; values typed by column,
 # NULL both ways, and each statement parsed once per connection (the
-# server's log of Parse messages, pg_prepared_statements).
+# server's log of Parse messages, pg_prepared_statements); COPY both ways,
+# a terminated backend; cleartext and trust logins, a reply too late.
 . "$(dirname "$0")/lib.bash"
 PGBIN=/usr/lib/postgresql/15/bin
 for b in "$PGBIN/initdb" "$PGBIN/pg_ctl" /usr/bin/psql; do
@@ -29,6 +30,8 @@ cat >"$PGDIR/data/pg_hba.conf" <<'EOF'
 local all postgres trust
 host all scramuser 127.0.0.1/32 scram-sha-256
 host all md5user 127.0.0.1/32 md5
+host all clearuser 127.0.0.1/32 password
+host all trustuser 127.0.0.1/32 trust
 EOF
 # autovacuum off: no transactions but the test's in its database;
 # log_connections: each login's method; log_min_duration_statement = 0:
@@ -65,6 +68,7 @@ settled() {
 sql postgres "CREATE DATABASE shop" >/dev/null
 sql postgres "SET password_encryption = 'scram-sha-256'; CREATE ROLE scramuser LOGIN PASSWORD 's3cr@t:pw'" >/dev/null
 sql postgres "SET password_encryption = 'md5'; CREATE ROLE md5user LOGIN PASSWORD 'md5pw'" >/dev/null
+sql postgres "CREATE ROLE clearuser LOGIN PASSWORD 'clear pw'; CREATE ROLE trustuser LOGIN" >/dev/null
 sql shop "CREATE TABLE orders (id serial PRIMARY KEY, vu int NOT NULL, run int NOT NULL,
                                amount float8 NOT NULL, note text);
           GRANT ALL ON orders TO scramuser, md5user; GRANT ALL ON orders_id_seq TO scramuser, md5user" >/dev/null
@@ -236,3 +240,37 @@ eq "odd: a terminated backend, a technical error with the server's message" \
 eq "odd: one Parse a connection, an Execute a query" \
   "$(logged 'parse quern_[0-9]*: SELECT $1::int + 1 AS v')/$(logged 'execute quern_[0-9]*: SELECT $1::int + 1 AS v')" 4/12
 eq "odd: the rows written with parameters" "$(sql shop "SELECT count(*) || '/' || sum(amount) FROM orders WHERE note = 'odd'")" 4/-1
+
+# --- cleartext and trust logins; a reply that does not come in time ------
+cat >"$TMP/lua/logins.lua" <<'LUA'
+local quern = require "quern"
+local pg    = require "quern.pg"
+local port = quern.property("port")
+local sc = quern.scenario("PG-LOGINS", {})
+local clear = sc:step(1, "Cleartext")
+local trust = sc:step(2, "Trust")
+local slow  = sc:step(3, "Slow")
+
+function sc.run(vu)
+  local c = pg.connect(clear, "postgres://clearuser:clear%20pw@127.0.0.1:" .. port .. "/shop",
+                       { params = { application_name = "logins" } })
+  local r = c:query("SELECT current_user AS u, current_setting('application_name') AS a")
+  assert(r.rows[1].u == "clearuser" and r.rows[1].a == "logins", "cleartext: " .. r.rows[1].u)
+  c:close()
+  local t = pg.connect(trust, "postgres://trustuser@127.0.0.1:" .. port .. "/shop", { timeout = "300ms" })
+  assert(t:query("SELECT current_user AS u").rows[1].u == "trustuser", "trust")
+  local ok, err = pcall(slow.time, slow, function() return t:query("SELECT pg_sleep(2)") end)
+  assert(not ok and t.sock.closed, "slow: " .. tostring(err))
+end
+LUA
+timeout 60 "$QUERN" run "$TMP/lua/logins.lua" --vus 1 --runs 2 -q --allow-errors -p port="$PORT" \
+  --summary-json "$S" >"$TMP/out" 2>"$TMP/err"
+eq "logins: run exits 0" "$?" 0
+eq "logins: cleartext and trust, no error" \
+  "$(t PG-LOGINS 1 .count)/$(t PG-LOGINS 1 .errors.functional)/$(t PG-LOGINS 2 .count)/$(t PG-LOGINS 2 .errors.functional)" 4/0/4/0
+[ "$(t PG-LOGINS 1 .errors.functional)$(t PG-LOGINS 2 .errors.functional)" = 00 ] || grep -m3 "error" "$TMP/err"
+eq "logins: the server's methods" \
+  "$(logged 'identity="clearuser" method=password')/$(logged 'connection authorized: user=trustuser')" 2/2
+eq "logins: no reply in time, a technical error, the connection closed" \
+  "$(t PG-LOGINS 3 .count)/$(t PG-LOGINS 3 .errors.technical)/$(t PG-LOGINS 3 .errors.samples.technical)" \
+  "2/2/PostgreSQL: no reply within 300ms"
