@@ -4,7 +4,8 @@
 -- Plain Lua has no quern.crypto: the module's M._lib is given SHA-256,
 -- HMAC, PBKDF2 and base64 written here (checked against FIPS 180-2's and
 -- RFC 4231's vectors first), so that RFC 7677's SCRAM-SHA-256 exchange is
--- computed whole. Prints "ok N - what" per check, "not ok N - what" on a
+-- computed whole; random bytes, last, must never make a reader raise.
+-- Prints "ok N - what" per check, "not ok N - what" on a
 -- failure, and exits 1 if any failed.
 local path = assert(arg[1], "usage: pg_parser_test.lua path/to/pg.lua")
 local M = assert(loadfile(path))()
@@ -463,6 +464,39 @@ url("query parameters", "postgres://u@h/d?application_name=x&sslmode=disable", {
 for _, bad in ipairs({ "mysql://u@h", "postgres://", "postgres://u@h:0", "postgres://u@h:99999", "postgres://u@:5",
                        "postgres://u@h/d?sslmode=require", "postgres://u@h/d?foo=1", 42 }) do
   check("url: bad " .. tostring(bad), M._parse_url(bad) == nil)
+end
+
+---------------------------------------------------------------------------
+-- Random bytes: the readers answer nil and why, and never raise.
+
+do
+  math.randomseed(7)
+  local function junk(len)
+    local t = {}
+    for i = 1, len do t[i] = string.char(math.random(0, 255)) end
+    return table.concat(t)
+  end
+  local cols = { { name = "i", type = 23 }, { name = "b", type = 16 }, { name = "f", type = 701 } }
+  local raised
+  for _ = 1, 3000 do
+    local s = junk(math.random(0, 40))
+    -- half of them framed as a message, so that the bodies are reached
+    if math.random(2) == 1 then s = "D" .. be32(#s + 4) .. s end
+    local ok, e = pcall(function()
+      M._read_message(reader(s))
+      M._parse_error(s)
+      M._parse_row_description(s)
+      M._parse_data_row(s, cols)
+      M._parse_data_row(be16(3) .. s, cols)
+      M._parse_tag(s)
+      M._placeholders(s)
+      M._parse_url("postgres://" .. s)
+      M._scram_final("pw", "n=,r=" .. nonce, nonce, s)
+      M._scram_verify(s, "sig")
+    end)
+    if not ok then raised = string.format("%q: %s", s, tostring(e)); break end
+  end
+  check("random bytes: nothing raises", raised == nil, raised)
 end
 
 if failed > 0 then
