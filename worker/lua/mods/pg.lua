@@ -744,6 +744,9 @@ M._parse_url = parse_url
 -- The startup's parameters: user, database, then the URL's and opts'.
 local function startup_params(u, extra)
   local list = { { "user", u.user }, { "database", u.database or u.user } }
+  if has_nul(u.user) or has_nul(list[2][2]) or has_nul(u.password or "") then
+    error("pg.connect: a NUL byte in the URL's user, password or database", 3)
+  end
   for k, v in pairs(u.params) do
     if extra[k] == nil then extra[k] = v end
   end
@@ -844,7 +847,10 @@ function M.connect(step, url, opts)
   for k, v in pairs(opts) do
     if k == "params" then
       if type(v) ~= "table" then error("pg.connect: params must be a table", 2) end
-      for pk, pv in pairs(v) do extra[pk] = pv end
+      for pk, pv in pairs(v) do
+        if type(pk) ~= "string" then error("pg.connect: params' keys are the settings' names", 2) end
+        extra[pk] = pv
+      end
     elseif k ~= "tls" then
       tcp_opts[k] = v
     end
