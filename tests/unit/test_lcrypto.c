@@ -1,6 +1,7 @@
 /* Unit tests for worker/lcrypto: digests of "abc" (FIPS 180 and RFC 1321's
- * vectors) in every encoding, HMAC against RFC 4231, 2202 and 2104, the
- * contexts reused across calls and keys, random bytes and version 4 UUIDs. */
+ * vectors) in every encoding, HMAC against RFC 4231, 2202 and 2104, PBKDF2
+ * against RFC 7914 and RFC 6070, the contexts reused across calls and keys,
+ * random bytes and version 4 UUIDs. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,45 @@ static void test_hmac(void **state)
         "assert(not ok and e:find(\"invalid option 'sha3'\"), e)\n");
 }
 
+static void test_pbkdf2(void **state)
+{
+    run("local C = quern.crypto\n"
+        /* PBKDF2-HMAC-SHA-256: RFC 7914's section 11, and RFC 6070's inputs */
+        "assert(C.pbkdf2('sha256', 'passwd', 'salt', 1, 64) == "
+        "'55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+        "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783')\n"
+        "assert(C.pbkdf2('sha256', 'Password', 'NaCl', 80000, 64) == "
+        "'4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56"
+        "a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d')\n"
+        "assert(C.pbkdf2('sha256', 'password', 'salt', 1, 32) == "
+        "'120fb6cffcf8b32c43e7225256c4f837a86548c92ccc35480805987cb70be17b')\n"
+        "assert(C.pbkdf2('sha256', 'password', 'salt', 2, 32) == "
+        "'ae4d0c95af6b46d32d0adff928f06dd02a303f8ef3c251dfd6e2d85a95474c43')\n"
+        "assert(C.pbkdf2('sha256', 'password', 'salt', 4096, 32) == "
+        "'c5e478d59288c841aa530db6845c4c8d962893a001ce4e11a4963873aa98134a')\n"
+        /* more than one block of output, and NUL bytes in password and salt */
+        "assert(C.pbkdf2('sha256', 'passwordPASSWORDpassword', "
+        "'saltSALTsaltSALTsaltSALTsaltSALTsalt', 4096, 40) == "
+        "'348c89dbcbd32b2f32d814b8116e84cf2b17347ebc1800181c4e2a1fb8dd53e1c635518c7dac47e9')\n"
+        "assert(C.pbkdf2('sha256', 'pass\\0word', 'sa\\0lt', 4096, 16) == "
+        "'89b69d0516f829893c696226650a8687')\n"
+        /* RFC 6070 itself: SHA-1 */
+        "assert(C.pbkdf2('sha1', 'password', 'salt', 4096, 20) == "
+        "'4b007901b765489abead49d926f721d065a429c1')\n"
+        "local raw = C.pbkdf2('sha256', 'password', 'salt', 1, 32, 'binary')\n"
+        "assert(#raw == 32 and raw:byte(1) == 0x12 and raw:byte(32) == 0x7b)\n"
+        "assert(C.pbkdf2('sha256', 'password', 'salt', 1, 32, 'base64') == "
+        "'Eg+2z/z4syxD5yJSVsT4N6hlSMkszDVICAWYfLcL4Xs=')\n"
+        /* the bounds */
+        "for _, args in ipairs{ {0, 32}, {1000001, 32}, {1, 0}, {1, 1025} } do\n"
+        "  local ok, e = pcall(C.pbkdf2, 'sha256', 'p', 's', args[1], args[2])\n"
+        "  assert(not ok and e:find('must be 1 to'), e)\n"
+        "end\n"
+        "assert(#C.pbkdf2('sha512', 'p', 's', 1, 1024, 'binary') == 1024)\n"
+        "local ok, e = pcall(C.pbkdf2, 'sha3', 'p', 's', 1, 32)\n"
+        "assert(not ok and e:find(\"invalid option 'sha3'\"), e)\n");
+}
+
 static void test_random(void **state)
 {
     run("local C = quern.crypto\n"
@@ -139,10 +179,8 @@ static void test_uuid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_digests),
-        cmocka_unit_test(test_hmac),
-        cmocka_unit_test(test_random),
-        cmocka_unit_test(test_uuid),
+        cmocka_unit_test(test_digests), cmocka_unit_test(test_hmac), cmocka_unit_test(test_pbkdf2),
+        cmocka_unit_test(test_random),  cmocka_unit_test(test_uuid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

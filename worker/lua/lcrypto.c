@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
+#include <limits.h>
 #include <string.h>
 
 #include "worker/lua/lcodec.h"
@@ -167,6 +168,37 @@ static int l_hmac(lua_State *L)
     return 1;
 }
 
+/* quern.crypto.pbkdf2(alg, password, salt, iterations, len [, enc]): PBKDF2
+ * with HMAC-alg (RFC 8018), as SCRAM (RFC 5802) derives its salted password.
+ * The work runs on the loop: iterations is bounded so that one call cannot
+ * hold every VU of the worker for long. */
+static int l_pbkdf2(lua_State *L)
+{
+    lcrypto *c = lua_touserdata(L, lua_upvalueindex(1));
+    enum alg a = (enum alg)luaL_checkoption(L, 1, NULL, alg_lua);
+    size_t plen, slen;
+    const char *pass = luaL_checklstring(L, 2, &plen);
+    const char *salt = luaL_checklstring(L, 3, &slen);
+    lua_Integer iter = luaL_checkinteger(L, 4);
+    lua_Integer len = luaL_checkinteger(L, 5);
+    enum enc enc = (enum enc)luaL_checkoption(L, 6, "hex", enc_names);
+    unsigned char out[LCRYPTO_PBKDF2_LEN_MAX];
+
+    if (iter < 1 || iter > LCRYPTO_PBKDF2_ITER_MAX)
+        return luaL_error(L, "quern.crypto.pbkdf2: iterations must be 1 to %d",
+                          LCRYPTO_PBKDF2_ITER_MAX);
+    if (len < 1 || len > LCRYPTO_PBKDF2_LEN_MAX)
+        return luaL_error(L, "quern.crypto.pbkdf2: len must be 1 to %d", LCRYPTO_PBKDF2_LEN_MAX);
+    /* plen and slen fit an int: a Lua string is below 2^31 here in practice, checked anyway */
+    if (plen > INT_MAX || slen > INT_MAX)
+        return luaL_error(L, "quern.crypto.pbkdf2: password or salt too long");
+    if (PKCS5_PBKDF2_HMAC(pass, (int)plen, (const unsigned char *)salt, (int)slen, (int)iter,
+                          fetch_md(L, c, a), (int)len, out) != 1)
+        return luaL_error(L, "quern.crypto.pbkdf2: PBKDF2-HMAC-%s failed", alg_lua[a]);
+    push_encoded(L, out, (size_t)len, enc);
+    return 1;
+}
+
 /* quern.crypto.random_bytes(n [, enc]) */
 static int l_random_bytes(lua_State *L)
 {
@@ -218,7 +250,7 @@ void lcrypto_register(lua_State *L, int idx)
     lcrypto *c;
 
     idx = lua_absindex(L, idx);
-    lua_createtable(L, 0, ALG_N + 3);
+    lua_createtable(L, 0, ALG_N + 4);
     c = lua_newuserdatauv(L, sizeof(*c), 0);
     memset(c, 0, sizeof(*c));
     if (luaL_newmetatable(L, "quern.crypto.state")) {
@@ -232,8 +264,11 @@ void lcrypto_register(lua_State *L, int idx)
         lua_pushcclosure(L, l_digest, 2);
         lua_setfield(L, -3, alg_lua[a]);
     }
-    lua_pushcclosure(L, l_hmac, 1); /* over the state: the last reference on the stack */
-    lua_setfield(L, -2, "hmac");
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, l_hmac, 1);
+    lua_setfield(L, -3, "hmac");
+    lua_pushcclosure(L, l_pbkdf2, 1); /* over the state: the last reference on the stack */
+    lua_setfield(L, -2, "pbkdf2");
     lua_pushcfunction(L, l_random_bytes);
     lua_setfield(L, -2, "random_bytes");
     lua_pushcfunction(L, l_uuid);

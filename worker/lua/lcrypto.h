@@ -2,11 +2,13 @@
  * OpenSSL's libcrypto.
  *
  * What it is for: APIs that sign requests (an HMAC header, a JWT, an AWS-
- * style signature), send a hash of the body or want a fresh id per request;
- * a script should not carry a Lua SHA-256.
+ * style signature), send a hash of the body or want a fresh id per request,
+ * and SCRAM logins (quern.pg); a script should not carry a Lua SHA-256.
  *
  *   quern.crypto.sha256(s [, enc])          also md5, sha1, sha384, sha512
  *   quern.crypto.hmac(alg, key, s [, enc])  alg "sha256", "sha1", ...
+ *   quern.crypto.pbkdf2(alg, password, salt, iterations, len [, enc])
+ *                                           RFC 8018 with HMAC-alg
  *   quern.crypto.random_bytes(n [, enc])    n <= LCRYPTO_RANDOM_MAX
  *   quern.crypto.uuid()                     version 4 (RFC 9562)
  *
@@ -30,7 +32,13 @@
 /** Largest n of quern.crypto.random_bytes. */
 #define LCRYPTO_RANDOM_MAX 65536
 
-/** Sets the table crypto (md5, sha1, sha256, sha384, sha512, hmac,
+/** Most iterations of quern.crypto.pbkdf2: its work runs on the loop
+ *  (4096, SCRAM's usual count, takes one or two milliseconds). */
+#define LCRYPTO_PBKDF2_ITER_MAX 1000000
+/** Most bytes quern.crypto.pbkdf2 derives at once. */
+#define LCRYPTO_PBKDF2_LEN_MAX 1024
+
+/** Sets the table crypto (md5, sha1, sha256, sha384, sha512, hmac, pbkdf2,
  *  random_bytes, uuid) into the table at idx. */
 void lcrypto_register(lua_State *L, int idx);
 

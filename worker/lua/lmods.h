@@ -2,7 +2,7 @@
  * with quern: worker/lua/mods/NAME.lua, compiled in by the Makefile as
  * NAME_lua[], and found by require "quern.NAME".
  *
- * What it is for: a Redis client is Lua a tester could have written (and
+ * What it is for: a Redis client (or PostgreSQL's) is Lua a tester could have written (and
  * can read, copy and change: docs/protocols.md); compiled in, it needs no
  * file beside the script and goes to the agents with the binary.
  *
@@ -16,6 +16,8 @@
 
 extern const char redis_lua[];
 extern const size_t redis_lua_len;
+extern const char pg_lua[];
+extern const size_t pg_lua_len;
 
 /** Sets package.preload["quern.NAME"] for each module, the table at the top
  *  of L's stack. */

@@ -1,5 +1,5 @@
 ---@meta _
--- quern.crypto: digests, HMAC, random bytes, UUIDs (docs/scenarios.md,
+-- quern.crypto: digests, HMAC, PBKDF2, random bytes, UUIDs (docs/scenarios.md,
 -- "Crypto: quern.crypto").
 
 ---How bytes come out: `"hex"` (lower case), `"base64"` (padded), `"base64url"`
@@ -48,6 +48,19 @@ function crypto.sha512(s, enc) end
 ---@param enc? quern.crypto.Encoding
 ---@return string
 function crypto.hmac(alg, key, s, enc) end
+
+---PBKDF2 with HMAC-`alg` (RFC 8018): `len` bytes (1 to 1,024) derived from
+---`password` and `salt` in `iterations` rounds (1 to 1,000,000; the work runs
+---on the worker's loop, one or two milliseconds per 4,096 rounds); `enc` defaults
+---to `"hex"`.
+---@param alg quern.crypto.Algorithm
+---@param password string
+---@param salt string
+---@param iterations integer
+---@param len integer
+---@param enc? quern.crypto.Encoding
+---@return string
+function crypto.pbkdf2(alg, password, salt, iterations, len, enc) end
 
 ---`n` bytes (0 to 65,536) from OpenSSL's CSPRNG; `enc` defaults to `"binary"`.
 ---@param n integer
