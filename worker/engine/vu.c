@@ -497,6 +497,29 @@ int vu_current_step(const vu *v)
     return sc->first_step != NULL ? sc->first_step->index : -1;
 }
 
+void vu_count_bytes(vu *v, int sidx, size_t in, size_t out)
+{
+    step_stats *s;
+
+    if (v->pend.in_block && v->pend.step >= 0) {
+        v->pend.bytes_in += in;
+        v->pend.bytes_out += out;
+        return;
+    }
+    if (sidx < 0 || (size_t)sidx >= v->eng->scens.nsteps)
+        return;
+    s = engine_step_stats(v->eng, sidx);
+    s->bytes_in += in;
+    s->bytes_out += out;
+}
+
+const char *vu_source_addr(const vu *v)
+{
+    int src = source_of(v);
+
+    return src >= 0 ? v->eng->cfg.source_addrs[src] : NULL;
+}
+
 void vu_count_error(vu *v, int sidx, int technical, const char *msg)
 {
     step_stats *s;

@@ -42,6 +42,8 @@ enum { VU_GRPCOPEN = VU_SSENEXT + 1, VU_GRPCNEXT };
 /* And a TCP connection's connect, a piece of its input, the rest of a send
  * (sock.h). */
 enum { VU_SOCKOPEN = VU_GRPCNEXT + 1, VU_SOCKRECV, VU_SOCKSEND };
+/* And a UDP socket's next datagram, and its socket writable again (dgram.h). */
+enum { VU_UDPRECV = VU_SOCKSEND + 1, VU_UDPSEND };
 enum sample_err { SAMPLE_OK, SAMPLE_TECH, SAMPLE_FUNC };
 
 #define VU_MSG_MAX 160
@@ -213,6 +215,7 @@ typedef struct vu {
     uint32_t ex_seq;                /**< the sample ex belongs to */
     struct gstream *gstream;        /**< owned: its gRPC server streams of this phase (gstream.h) */
     struct sock *sock;              /**< owned: its TCP connections of this phase (sock.h) */
+    struct dgram *dgram;            /**< owned: its UDP sockets of this phase (dgram.h) */
 } vu;
 
 /** Sets the VU up (thread, vu table, easy handle); 0 ok. */
@@ -330,5 +333,12 @@ void vu_check_reset(vu *v, struct lua_State *L);
 /** The step an error outside any sample counts against: the VU's current
  *  step, else its scenario's first; -1 when the scenario has none. */
 int vu_current_step(const vu *v);
+/** Counts a stream's bytes (a socket's: sock.h, dgram.h): against the
+ *  sample of the step:time block v is in, else against step sidx (none
+ *  when -1), in the current second. */
+void vu_count_bytes(vu *v, int sidx, size_t in, size_t out);
+/** The address v's connections leave from (--source-addr, the VUs taking
+ *  them in turn), NULL when none is set. */
+const char *vu_source_addr(const vu *v);
 
 #endif

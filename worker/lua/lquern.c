@@ -23,6 +23,7 @@
 #include "worker/lua/ljson.h"
 #include "worker/engine/lscript.h"
 #include "worker/lua/lsock.h"
+#include "worker/lua/ludp.h"
 #include "worker/lua/lsse.h"
 #include "worker/lua/lgrpc.h"
 #include "worker/lua/lwebsocket.h"
@@ -579,6 +580,7 @@ void lquern_metatables(lua_State *L)
     lwebsocket_register(L, lua_gettop(L));
     lsse_register(L, lua_gettop(L));
     lsock_register(L, lua_gettop(L));
+    ludp_register(L, lua_gettop(L));
     lgrpc_register(L, lua_gettop(L));
     lcheck_register_step(L, lua_gettop(L));
     if (luaL_loadbuffer(L, prelude, sizeof(prelude) - 1, "=quern") != LUA_OK)

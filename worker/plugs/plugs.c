@@ -2,6 +2,7 @@
 #include "worker/plugs/plug.h"
 
 #include "worker/plugs/batch.h"
+#include "worker/plugs/dgram.h"
 #include "worker/plugs/gstream.h"
 #include "worker/plugs/pageres.h"
 #include "worker/plugs/vureq.h"
@@ -13,7 +14,7 @@
  * request fanned out; then the streams, each holding its own handles; the
  * VU's own request last, the handle none of the others took. */
 const plug *const plugs[] = {&pageres_plug, &batch_plug, &websocket_plug, &sse_plug,
-                             &gstream_plug, &sock_plug,  &vureq_plug};
+                             &gstream_plug, &sock_plug,  &dgram_plug,     &vureq_plug};
 const size_t nplugs = sizeof(plugs) / sizeof(plugs[0]);
 
 int plugs_xfer_done(struct vu *v, CURL *easy, CURLcode rc)

@@ -22,19 +22,8 @@ static void on_more(struct ev_loop *loop, ev_timer *w, int revents);
  * the connection's step, this second. */
 static void count(sock *c, size_t in, size_t out)
 {
-    vu *v = c->owner;
-    step_stats *s;
-
-    if (v != NULL && v->pend.in_block && v->pend.step >= 0) {
-        v->pend.bytes_in += in;
-        v->pend.bytes_out += out;
-        return;
-    }
-    if (c->step < 0 || (size_t)c->step >= engine_scens(c->eng)->nsteps)
-        return;
-    s = engine_step_stats(c->eng, c->step);
-    s->bytes_in += in;
-    s->bytes_out += out;
+    if (c->owner != NULL)
+        vu_count_bytes(c->owner, c->step, in, out);
 }
 
 /* --- closing -------------------------------------------------------------- */
