@@ -21,6 +21,7 @@ WS_BASE="http://127.0.0.1:$(cat "$TMP/ws.port")"
 SSE_BASE="http://127.0.0.1:$(cat "$TMP/sse.port")"
 for s in scripts/*.lua; do
   grep -q "quern.redis" "$s" && continue # needs a Redis: tests/e2e/redis.sh runs it
+  grep -q "quern.mqtt" "$s" && continue # needs an MQTT broker: tests/e2e/mqtt.sh runs it
   reset_target
   ws0=$(curl -s "$WS_BASE/__stats")
   sse0=$(curl -s "$SSE_BASE/__stats")
