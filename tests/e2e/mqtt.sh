@@ -4,7 +4,8 @@
 # log of every packet); a wrong password, a functional error of the
 # connect; and the keepalive: a client silent for 4 s with keepalive 1
 # stays connected because its PINGREQ goes from the worker's loop while
-# the VU sleeps, and is dropped by the broker once the heartbeat is off.
+# the VU sleeps (over plain TCP and over TLS), and is dropped by the broker
+# once the heartbeat is off.
 . "$(dirname "$0")/lib.bash"
 for b in /usr/sbin/mosquitto /usr/bin/mosquitto_passwd /usr/bin/mosquitto_sub; do
   [ -x "$b" ] || { notok "$b is installed (Debian's mosquitto, mosquitto-clients)"; exit 1; }
@@ -19,12 +20,19 @@ trap mqtt_cleanup EXIT
 PASS='s3cr@t:pw'
 PASS_URL='s3cr%40t%3Apw'
 PORT=$(free_port_py)
+TPORT=$(free_port_py)
 M=$TMP/mosquitto
 mkdir -p "$M"
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=127.0.0.1" \
+  -addext "subjectAltName=IP:127.0.0.1" -keyout "$M/key.pem" -out "$M/cert.pem" 2>/dev/null
 /usr/bin/mosquitto_passwd -b -c "$M/passwd" quern "$PASS" >/dev/null 2>&1
-# every packet in the log (log_type all): the broker's own record of them
+# every packet in the log (log_type all): the broker's own record of them;
+# a second listener for mqtts://
 cat >"$M/conf" <<EOF
 listener $PORT 127.0.0.1
+listener $TPORT 127.0.0.1
+certfile $M/cert.pem
+keyfile $M/key.pem
 allow_anonymous false
 password_file $M/passwd
 sys_interval 1
@@ -103,23 +111,27 @@ eq "wrong password: nothing more is sent" \
   "$(sj "$J" '[.tests[] | select(.id | test("STEP-1") | not) | .count] | add')" 0
 
 # --- keepalive: a VU silent for 4 s, keepalive 1 ---------------------------
+# Three VUs at once: the heartbeat on, off, and on over TLS (mqtts://, its
+# PINGREQs through libcurl's TLS from the loop's timer).
 cat >"$TMP/ka.lua" <<'EOF'
 local quern = require "quern"
 local mqtt = require "quern.mqtt"
-local url = quern.property("mqtt_url")
 local on = quern.scenario("KA-ON", {})
 local off = quern.scenario("KA-OFF", {})
-for _, sc in ipairs({ on, off }) do
+local tls = quern.scenario("KA-TLS", {})
+for _, sc in ipairs({ on, off, tls }) do
   local connect = sc:step(1, "Connect")
   local trip = sc:step(2, "Round trip after 4 s")
   local name = "quern" .. sc.name:lower():gsub("%-", "")
   function sc.run(vu)
-    local c = mqtt.connect(connect, url, { keepalive = 1, client_id = name })
+    local url = quern.property(sc == tls and "mqtts_url" or "mqtt_url")
+    local c = mqtt.connect(connect, url, { keepalive = 1, client_id = name,
+                                           tls = sc == tls and { ca = quern.property("ca") } or nil })
     if sc == off then c.sock:heartbeat(0) end    -- no PINGREQ: the broker drops it after 1.5 s
     c:subscribe("quern/ka/" .. name, { qos = 1 })
     quern.sleep(4)                                -- the VU sends nothing itself
     trip:time(function()
-      c:publish("quern/ka/" .. name, "still here", { qos = 1 })
+      c:publish("quern/ka/" .. name, "still here", { qos = sc == tls and 2 or 1 })
       local t, p = c:receive("2s")
       assert(t == "quern/ka/" .. name and p == "still here", "no message back: " .. tostring(p))
     end)
@@ -127,8 +139,9 @@ for _, sc in ipairs({ on, off }) do
   end
 end
 EOF
-timeout 30 "$QUERN" run "$TMP/ka.lua" --vus 2 --runs 1 -q --allow-errors \
-  -p mqtt_url="mqtt://quern:$PASS_URL@127.0.0.1:$PORT" --summary-json "$TMP/k.json" >/dev/null 2>&1
+timeout 30 "$QUERN" run "$TMP/ka.lua" --vus 3 --runs 1 -q --allow-errors \
+  -p mqtt_url="mqtt://quern:$PASS_URL@127.0.0.1:$PORT" -p ca="$M/cert.pem" \
+  -p mqtts_url="mqtts://quern:$PASS_URL@127.0.0.1:$TPORT" --summary-json "$TMP/k.json" >/dev/null 2>&1
 eq "keepalive: run exits 0" "$?" 0
 J=$TMP/k.json
 t() { sj "$J" ".tests[] | select(.id == \"SC-$1\") | $2"; }
@@ -144,3 +157,9 @@ eq "heartbeat off: the round trip is a technical error" \
   "$(t KA-OFF-STEP-2 .count)/$(t KA-OFF-STEP-2 .errors.technical)" 1/1
 check "heartbeat off: the connection closed, told" grep -q "^MQTT: connection closed waiting for PUBACK" \
   <<<"$(t KA-OFF-STEP-2 .errors.samples.technical)"
+eq "TLS: connected and subscribed, after 4 s a QoS 2 round trip without error" \
+  "$(t KA-TLS-STEP-1 .count)/$(t KA-TLS-STEP-2 .count)/$(t KA-TLS-STEP-2 .errors.technical)/$(t KA-TLS-STEP-2 .errors.functional)" 2/1/0/0
+between "TLS: the PINGREQs went through TLS from the loop" \
+  "$(grep -c 'Received PINGREQ from quernkatls$' "$M/log")" 3 6
+src=$(sed -n 's/.*New client connected from \(127.0.0.1:[0-9]*\) as quernkatls .*/\1/p' "$M/log")
+check "TLS: on the TLS listener" grep -q "New connection from $src on port $TPORT\.$" "$M/log"

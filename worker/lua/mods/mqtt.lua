@@ -465,7 +465,9 @@ end
 
 local function filters_of(topics, what)
   if type(topics) == "string" then return { topics } end
-  if type(topics) ~= "table" or #topics == 0 then bad("%s: a topic filter or a list of them", what) end
+  if type(topics) ~= "table" or #topics == 0 then
+    error(what .. ": a topic filter or a list of them", 4)  -- the script's line, past subscribe
+  end
   return topics
 end
 
