@@ -149,6 +149,11 @@ eq "keepalive on: connected after 4 s, a round trip without error" \
   "$(t KA-ON-STEP-2 .count)/$(t KA-ON-STEP-2 .errors.technical)/$(t KA-ON-STEP-2 .errors.functional)" 1/0/0
 between "keepalive on: the broker got a PINGREQ each second the VU slept" \
   "$(grep -c 'Received PINGREQ from quernkaon$' "$M/log")" 3 6
+# CONNECT 41 bytes, SUBSCRIBE 25, PUBLISH 34, PUBACK 4, DISCONNECT 2; and the
+# PINGREQs, 2 bytes each, counted though sent outside any sample
+pings=$(grep -c 'Received PINGREQ from quernkaon$' "$M/log")
+eq "keepalive on: bytes out = its packets and the broker's PINGREQs" \
+  "$(sj "$J" '[.tests[] | select(.id | startswith("SC-KA-ON-")) | .bytes_out] | add')" "$((106 + 2 * pings))"
 eq "keepalive on: never timed out" "$(grep -c 'Client quernkaon has exceeded timeout' "$M/log")" 0
 eq "heartbeat off: no PINGREQ" "$(grep -c 'Received PINGREQ from quernkaoff$' "$M/log")" 0
 eq "heartbeat off: the broker dropped the client" \
