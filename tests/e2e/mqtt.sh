@@ -100,7 +100,7 @@ eq "example: no client timed out" "$(grep -c 'exceeded timeout' "$M/log")" 0
 
 # --- a wrong password: CONNACK refuses, a functional error; no load ---------
 timeout 30 "$QUERN" run scripts/mqtt.lua --vus 2 --runs 2 -q --allow-errors -p sensors=1 -p dashboards=1 \
-  -p mqtt_url="mqtt://quern:wrong@127.0.0.1:$PORT" --summary-json "$TMP/w.json" >/dev/null 2>&1
+  -p mqtt_url="mqtt://quern:wrong@127.0.0.1:$PORT" --summary-json "$TMP/w.json" >"$TMP/wout" 2>&1
 eq "wrong password: run exits 0" "$?" 0
 J=$TMP/w.json
 eq "wrong password: a functional error a connect" \
@@ -141,7 +141,7 @@ end
 EOF
 timeout 30 "$QUERN" run "$TMP/ka.lua" --vus 3 --runs 1 -q --allow-errors \
   -p mqtt_url="mqtt://quern:$PASS_URL@127.0.0.1:$PORT" -p ca="$M/cert.pem" \
-  -p mqtts_url="mqtts://quern:$PASS_URL@127.0.0.1:$TPORT" --summary-json "$TMP/k.json" >/dev/null 2>&1
+  -p mqtts_url="mqtts://quern:$PASS_URL@127.0.0.1:$TPORT" --summary-json "$TMP/k.json" >"$TMP/kout" 2>&1
 eq "keepalive: run exits 0" "$?" 0
 J=$TMP/k.json
 t() { sj "$J" ".tests[] | select(.id == \"SC-$1\") | $2"; }
@@ -168,3 +168,4 @@ between "TLS: the PINGREQs went through TLS from the loop" \
   "$(grep -c 'Received PINGREQ from quernkatls$' "$M/log")" 3 6
 src=$(sed -n 's/.*New client connected from \(127.0.0.1:[0-9]*\) as quernkatls .*/\1/p' "$M/log")
 check "TLS: on the TLS listener" grep -q "New connection from $src on port $TPORT\.$" "$M/log"
+eq "no sanitizer report" "$(cat "$TMP/out" "$TMP/wout" "$TMP/kout" | grep -c 'Sanitizer\|runtime error')" 0
