@@ -376,9 +376,11 @@ Quern__Interval *interval_sum_msg_new(uint64_t run_id, uint64_t second, const st
         Quern__StepInterval *si;
         size_t len;
 
+        /* messages, and a socket's bytes (a heartbeat's, a reply read late),
+         * come in seconds without a sample of their step */
         if (st->count == 0 && hist_count(st->hist) == 0 && st->err_tech == 0 && st->err_func == 0 &&
-            st->ws_sent == 0 && st->ws_recv == 0)
-            continue; /* messages come in seconds without a sample of their step */
+            st->ws_sent == 0 && st->ws_recv == 0 && st->bytes_in == 0 && st->bytes_out == 0)
+            continue;
         if (buf == NULL)
             buf = xmalloc(cap);
         si = xmalloc(sizeof(*si));

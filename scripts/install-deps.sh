@@ -12,7 +12,7 @@ PKGS="build-essential pkg-config libcurl4-openssl-dev libev-dev liblua5.4-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libxml2-dev libjansson-dev \
 libmicrohttpd-dev libcmocka-dev libssl-dev valgrind jq curl sqlite3 libxml2-utils chromium iproute2 procps man-db groff-base \
 clang-format nginx prometheus prometheus-node-exporter python3-yaml libwslay-dev python3-websockets \
-libsnappy-dev influxdb redis-server memcached postgresql protobuf-compiler libprotobuf-dev python3-grpcio python3-protobuf lua-check $fuzz $*"
+libsnappy-dev influxdb redis-server memcached postgresql mosquitto mosquitto-clients protobuf-compiler libprotobuf-dev python3-grpcio python3-protobuf lua-check $fuzz $*"
 # Node and npm drive Chromium in the browser tests; a machine that has them
 # from elsewhere keeps its own.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"

@@ -48,6 +48,11 @@ function quern.property(key, default, opts) end
 ---@param d quern.Duration
 function quern.sleep(d) end
 
+---Seconds on a monotonic clock (with a fraction): a script's own deadlines
+---and elapsed times, unmoved by changes of the wall clock.
+---@return number
+function quern.now() end
+
 ---Logs an `info` line: each argument through `tostring`, joined by spaces,
 ---prefixed with `VU <id>:` when called by a VU.
 ---@param ... any

@@ -23,6 +23,7 @@ for s in scripts/*.lua; do
   grep -q "quern.redis" "$s" && continue # needs a Redis: tests/e2e/redis.sh runs it
   grep -q "lib.memcache" "$s" && continue # needs a memcached: tests/e2e/tcp.sh runs it
   grep -q "quern.pg" "$s" && continue    # needs a PostgreSQL: tests/e2e/pg.sh runs it
+  grep -q "quern.mqtt" "$s" && continue # needs an MQTT broker: tests/e2e/mqtt.sh runs it
   reset_target
   ws0=$(curl -s "$WS_BASE/__stats")
   sse0=$(curl -s "$SSE_BASE/__stats")

@@ -407,6 +407,31 @@ static void test_websocket(void **state)
     stats_array_free(st, 2);
 }
 
+/* A second with a socket's bytes and no sample of their step (a
+ * heartbeat's): sent, and added. */
+static void test_socket_bytes(void **state)
+{
+    step_stats *st = stats_array_new(2);
+    uint64_t runs[2] = {0, 0}, missed[2] = {0, 0};
+    Quern__Interval *m;
+    interval_sum s;
+    char err[ERR_MAX];
+
+    st[1].bytes_out = 2;
+    st[1].bytes_in = 4;
+    m = interval_sum_msg_new(7, 42, st, 2, runs, missed, scens, 2, 1, 0, 0);
+    assert_int_equal(m->n_steps, 1);
+    assert_int_equal(m->steps[0]->step, 1);
+    interval_sum_init(&s, 2, 2);
+    assert_int_equal(interval_sum_add_msg(&s, m, scens, err, sizeof(err)), 0);
+    assert_int_equal(s.steps[1].count, 0);
+    assert_int_equal(s.steps[1].bytes_out, 2);
+    assert_int_equal(s.steps[1].bytes_in, 4);
+    interval_sum_msg_free(m);
+    interval_sum_free(&s);
+    stats_array_free(st, 2);
+}
+
 /* The trace ids of error samples and the slowest samples travel with a
  * step's interval; two senders' slowest add up to the top of both, and a
  * trace id that is not 32 hex digits is dropped. */
@@ -589,11 +614,12 @@ static void test_injector(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_message),  cmocka_unit_test(test_sum),
-        cmocka_unit_test(test_service),  cmocka_unit_test(test_scenario_names),
-        cmocka_unit_test(test_limits),   cmocka_unit_test(test_start_lag),
-        cmocka_unit_test(test_injector), cmocka_unit_test(test_websocket),
-        cmocka_unit_test(test_slowest),  cmocka_unit_test(test_error_kinds),
+        cmocka_unit_test(test_message),      cmocka_unit_test(test_sum),
+        cmocka_unit_test(test_service),      cmocka_unit_test(test_scenario_names),
+        cmocka_unit_test(test_limits),       cmocka_unit_test(test_start_lag),
+        cmocka_unit_test(test_injector),     cmocka_unit_test(test_websocket),
+        cmocka_unit_test(test_socket_bytes), cmocka_unit_test(test_slowest),
+        cmocka_unit_test(test_error_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@ typedef struct lmod {
 static const lmod mods[] = {
     {"quern.redis", "@quern/redis.lua", redis_lua, &redis_lua_len},
     {"quern.pg", "@quern/pg.lua", pg_lua, &pg_lua_len},
+    {"quern.mqtt", "@quern/mqtt.lua", mqtt_lua, &mqtt_lua_len},
 };
 
 const char *lmods_source(const char *name, size_t *len)

@@ -18,6 +18,8 @@ extern const char redis_lua[];
 extern const size_t redis_lua_len;
 extern const char pg_lua[];
 extern const size_t pg_lua_len;
+extern const char mqtt_lua[];
+extern const size_t mqtt_lua_len;
 
 /** Sets package.preload["quern.NAME"] for each module, the table at the top
  *  of L's stack. */

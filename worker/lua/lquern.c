@@ -510,6 +510,13 @@ static int l_sleep(lua_State *L)
     return lua_yield(L, 0);
 }
 
+/* quern.now(): seconds on the monotonic clock, for a script's own deadlines */
+static int l_now(lua_State *L)
+{
+    lua_pushnumber(L, (lua_Number)clock_mono_us() / 1e6);
+    return 1;
+}
+
 static int l_log(lua_State *L)
 {
     vu *v = vu_current(L);
@@ -535,7 +542,7 @@ int lquern_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"scenario", l_scenario}, {"property", l_property},   {"sleep", l_sleep}, {"log", l_log},
-        {"csv", lcsv_new},        {"threshold", l_threshold}, {NULL, NULL}};
+        {"csv", lcsv_new},        {"threshold", l_threshold}, {"now", l_now},     {NULL, NULL}};
     struct engine *e = lapi_engine(L);
 
     luaL_newlib(L, fns);

@@ -271,6 +271,35 @@ static int l_send(lua_State *L)
                        send_k);
 }
 
+/* c:heartbeat(seconds [, bytes]): nil or 0 stops it */
+static int l_heartbeat(lua_State *L)
+{
+    vu *v = vu_current(L);
+    lstream *s = lstream_check(L, &kind, v);
+    sock *c = s->c;
+    int64_t us = lua_isnoneornil(L, 2) ? 0 : lapi_check_duration(L, 2, "heartbeat interval");
+    size_t len = 0;
+    const char *bytes = us != 0 ? luaL_checklstring(L, 3, &len) : "";
+    char msg[ERR_MAX];
+    int rc;
+
+    if (v == NULL)
+        return luaL_error(L, "c:heartbeat is used from a scenario's init, run or finish");
+    if (us != 0 && (c == NULL || c->state != SOCK_OPEN)) {
+        err_set(msg, sizeof(msg), "TCP heartbeat: the connection is closed%s%s",
+                c != NULL && c->err[0] ? ": " : "", c != NULL ? c->err : "");
+        return fail_of(L, v, c, msg);
+    }
+    rc = c != NULL ? sock_heartbeat(c, (double)us / 1e6, bytes, len) : 0;
+    if (rc == -1 && (len == 0 || len > HEARTBEAT_MAX))
+        return luaL_error(L, "c:heartbeat: a beat of 1 to %d bytes", HEARTBEAT_MAX);
+    if (rc == -1)
+        return luaL_error(L, "c:heartbeat: an interval of 10 ms to 1 day, or 0");
+    if (rc == -2)
+        return luaL_error(L, "c:heartbeat: a beat is half sent (the socket is full): try later");
+    return 0;
+}
+
 /* c:fail(msg) */
 static int l_fail(lua_State *L)
 {
@@ -291,7 +320,7 @@ static int close_conn(lua_State *L, void *c)
     return 0;
 }
 
-/* c.closed, c.error, c.tls */
+/* c.closed, c.error, c.tls, c.timeout */
 static int field(lua_State *L, lstream *s, const char *k)
 {
     sock *c = s->c;
@@ -302,16 +331,16 @@ static int field(lua_State *L, lstream *s, const char *k)
         lua_pushstring(L, c != NULL ? c->err : "");
     else if (strcmp(k, "tls") == 0)
         lua_pushboolean(L, c != NULL && c->tls);
+    else if (strcmp(k, "timeout") == 0) /* a protocol's deadlines start from it */
+        lua_pushnumber(L, (lua_Number)s->wait_us / 1e6);
     else
         return 0;
     return 1;
 }
 
-static const luaL_Reg own[] = {{"send", l_send},
-                               {"receive", l_receive},
-                               {"receive_until", l_receive_until},
-                               {"fail", l_fail},
-                               {NULL, NULL}};
+static const luaL_Reg own[] = {
+    {"send", l_send}, {"receive", l_receive},     {"receive_until", l_receive_until},
+    {"fail", l_fail}, {"heartbeat", l_heartbeat}, {NULL, NULL}};
 
 static const lstream_kind kind = {
     .mt = "quern.Socket",

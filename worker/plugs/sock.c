@@ -15,6 +15,14 @@
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents);
 static void on_more(struct ev_loop *loop, ev_timer *w, int revents);
+static void on_beat(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* A connection's heartbeat and its one timer, made at its first
+ * sock_heartbeat: a connection without one pays a pointer. */
+struct sock_beat {
+    ev_timer timer; /**< fires when a beat may be due; its data is the connection */
+    heartbeat h;    /**< when, and what */
+};
 
 /* --- counting ------------------------------------------------------------- */
 
@@ -62,6 +70,8 @@ void sock_close(sock *c, const char *why)
     inbox_end(&c->in);
     ev_io_stop(engine_loop(c->eng), &c->io);
     ev_timer_stop(engine_loop(c->eng), &c->more);
+    if (c->beat != NULL)
+        ev_timer_stop(engine_loop(c->eng), &c->beat->timer);
     drop_curl(c); /* TLS: libcurl closes its socket */
     if (c->taken && c->fd >= 0)
         close(c->fd);
@@ -74,6 +84,7 @@ static void conn_free(sock *c)
     sock_close(c, NULL);
     inbox_free(&c->in);
     dbuf_free(&c->rd);
+    xfree(c->beat);
     if (c->slot != NULL)
         *c->slot = NULL;
     xfree(c);
@@ -140,8 +151,20 @@ static ssize_t raw_write(sock *c, const char *buf, size_t n)
     return r;
 }
 
+/* Whether part of a beat is still to send: it goes before any other byte. */
+static int beat_begun(const sock *c)
+{
+    size_t left = 0;
+
+    if (c->beat != NULL)
+        heartbeat_rest(&c->beat->h, &left);
+    return left > 0;
+}
+
 static void arm(sock *c, int events)
 {
+    if (beat_begun(c))
+        events |= EV_WRITE;
     if (c->fd < 0 || (events == c->io.events && ev_is_active(&c->io)))
         return;
     ev_io_stop(engine_loop(c->eng), &c->io);
@@ -259,10 +282,40 @@ void sock_unwant(sock *c)
         arm(c, 0);
 }
 
+/* Writes what the socket takes of a beat begun: 1 all of it sent (or none
+ * begun), 0 the socket takes no more now (the caller arms), -1 closed. */
+static int drain_beat(sock *c)
+{
+    size_t left;
+    const char *rest;
+    ssize_t n;
+
+    if (c->beat == NULL)
+        return 1;
+    rest = heartbeat_rest(&c->beat->h, &left);
+    while (left > 0) {
+        n = raw_write(c, rest, left);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        heartbeat_wrote(&c->beat->h, (size_t)n, ev_now(engine_loop(c->eng)));
+        count(c, 0, (size_t)n);
+        rest = heartbeat_rest(&c->beat->h, &left);
+    }
+    return 1;
+}
+
 /* Writes what the socket takes of c->out: 1 all sent, 0 more to send, -1
  * closed. */
 static int flush(sock *c)
 {
+    int rc = drain_beat(c); /* a beat's rest first: never inside c->out */
+
+    if (rc == 0)
+        arm(c, EV_WRITE);
+    if (rc <= 0)
+        return rc;
     while (c->out_off < c->out_len) {
         ssize_t n = raw_write(c, c->out + c->out_off, c->out_len - c->out_off);
         if (n < 0)
@@ -273,6 +326,8 @@ static int flush(sock *c)
         }
         c->out_off += (size_t)n;
         count(c, 0, (size_t)n);
+        if (c->beat != NULL) /* the activity the beat's timer looks at: no timer touched */
+            c->beat->h.last = ev_now(engine_loop(c->eng));
     }
     c->out = NULL;
     arm(c, 0);
@@ -301,7 +356,7 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 
     if (c->out != NULL)
         go = flush(c) != 0;
-    else if (c->wanting)
+    else if (drain_beat(c) >= 0 && c->wanting)
         go = fill(c);
     else
         arm(c, 0);
@@ -315,6 +370,68 @@ static void on_more(struct ev_loop *loop, ev_timer *w, int revents)
 
     if (c->wanting && fill(c))
         inbox_wake_any(&c->in);
+}
+
+/* --- the heartbeat ------------------------------------------------------- */
+
+/* The beat's timer: a beat when c was silent long enough, else the timer
+ * waits the rest (libev's timer with a last-activity timestamp). */
+static void on_beat(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    sock *c = w->data;
+    heartbeat *h = &c->beat->h;
+    double after = h->every;
+    char why[ERR_MAX];
+    int rc;
+
+    if (c->state != SOCK_OPEN)
+        return;
+    /* a send in progress is traffic: once it ends, its time counts */
+    if (c->out == NULL && !beat_begun(c) && heartbeat_due(h, ev_now(loop), &after)) {
+        after = h->every;
+        heartbeat_begin(h);
+        rc = drain_beat(c);
+        if (rc < 0) {
+            err_set(why, sizeof(why), "TCP heartbeat: %s", c->err);
+            err_set(c->err, sizeof(c->err), "%s", why);
+            inbox_wake_any(&c->in); /* a VU waiting on c sees its end; last */
+            return;
+        }
+        if (rc == 0) /* the rest when the socket takes it */
+            arm(c, c->wanting ? EV_READ : 0);
+    }
+    ev_timer_set(w, after, 0.);
+    ev_timer_start(loop, w);
+}
+
+int sock_heartbeat(sock *c, double every, const char *bytes, size_t len)
+{
+    struct ev_loop *loop = engine_loop(c->eng);
+    double now = ev_now(loop), after = 0.;
+    heartbeat h;
+
+    if (every == 0.) {
+        if (c->beat != NULL)
+            ev_timer_stop(loop, &c->beat->timer); /* a beat begun still ends first */
+        return 0;
+    }
+    if (beat_begun(c))
+        return -2;
+    if (heartbeat_set(&h, every, bytes, len, c->beat != NULL ? c->beat->h.last : now) != 0)
+        return -1;
+    if (c->beat == NULL) {
+        c->beat = xcalloc(1, sizeof(*c->beat));
+        ev_init(&c->beat->timer, on_beat);
+        c->beat->timer.data = c;
+    }
+    c->beat->h = h;
+    ev_timer_stop(loop, &c->beat->timer);
+    if (c->state != SOCK_OPEN)
+        return 0;
+    heartbeat_due(&c->beat->h, now, &after);
+    ev_timer_set(&c->beat->timer, after, 0.);
+    ev_timer_start(loop, &c->beat->timer);
+    return 0;
 }
 
 /* --- connecting ----------------------------------------------------------- */

@@ -19,6 +19,11 @@
  * Sending writes what the kernel takes; the VU waits for the rest (its
  * bytes are the script's string, kept on the VU's stack meanwhile).
  *
+ * A heartbeat (sock_heartbeat) sends a few bytes of the script's whenever
+ * nothing was sent for a while, from a timer on the loop, so it goes while
+ * the VU thinks, sleeps or waits on anything else; always between two
+ * sends, never inside one (worker/wire/heartbeat.h).
+ *
  * Counting: the connect is the step's sample (xfer_figures, like a
  * request's); the bytes of later exchanges count against the sample of the
  * step:time block they are made in, else against the step that opened the
@@ -40,6 +45,7 @@
 #include "worker/engine/vu.h"
 #include "worker/plugs/inbox.h"
 #include "worker/plugs/plug.h"
+#include "worker/wire/heartbeat.h"
 #include "worker/wire/rdframe.h"
 
 struct engine;
@@ -86,6 +92,7 @@ typedef struct sock {
     xfer_figures fig;        /**< the connect's, for its sample */
     char err[ERR_MAX];       /**< why it failed or closed, "" none */
     char errbuf[CURL_ERROR_SIZE]; /**< libcurl's message */
+    struct sock_beat *beat;       /**< owned: its heartbeat and timer, NULL until sock_heartbeat */
 } sock;
 
 /** What sock_open needs beside the VU. */
@@ -117,6 +124,13 @@ void sock_unwant(sock *c);
  *  is sent as the socket takes it (the VU waits, VU_SOCKSEND, woken when
  *  c->out is NULL again), -1 when the connection is closed (err says why). */
 int sock_send(sock *c, const char *data, size_t len);
+/** Sends len bytes (1 to HEARTBEAT_MAX) whenever nothing was sent on c for
+ *  every seconds (HEARTBEAT_MIN_S to HEARTBEAT_MAX_S), from the loop; every
+ *  0 stops it. A beat is sent whole, never inside another send; a send in
+ *  progress delays it. A failed beat closes c, its error in err. Returns 0,
+ *  -1 when every or len is out of bounds, -2 while a beat is half sent (the
+ *  socket full): nothing changed. */
+int sock_heartbeat(sock *c, double every, const char *bytes, size_t len);
 /** Closes the connection now (nothing waits); the struct stays its VU's. */
 void sock_close(sock *c, const char *why);
 /** The engine's plug (worker/plugs/plug.h): a connect done; at a phase's

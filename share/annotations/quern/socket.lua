@@ -14,6 +14,7 @@
 ---@field closed boolean `true` once closed, by either side or an error.
 ---@field error string Why it closed, `""` while open.
 ---@field tls boolean The connection is TLS.
+---@field timeout number The connection's wait by default, in seconds (`opts.timeout`).
 local Socket = {}
 
 ---Sends all of `data`, yielding the VU until the socket took it; on a
@@ -44,6 +45,16 @@ function Socket:receive_until(delimiter, timeout) end
 ---else it counts against the step that opened the connection.
 ---@param msg string
 function Socket:fail(msg) end
+
+---Sends `bytes` whenever nothing was sent on the connection for
+---`interval`, from the worker's loop: while the VU thinks, sleeps or waits
+---on anything else. A beat goes between two sends, never inside one; it is
+---no sample, its bytes count as the connection's. A failed beat closes the
+---connection (`c.error` says why). `interval` nil or 0 stops it; else 10 ms
+---to 1 day. A call replaces the previous one.
+---@param interval? quern.Duration
+---@param bytes? string 1 to 64 bytes (required with an interval)
+function Socket:heartbeat(interval, bytes) end
 
 ---Closes the connection at once.
 function Socket:close() end
