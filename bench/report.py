@@ -209,7 +209,7 @@ def idle_section(d):
     o.append("Every VU waits, then opens one connection and holds it idle: `bin/quern run "
              "bench/wsidle.lua` (`step:ws` to `tests/tools/ws_server.py`, python3-websockets) or "
              "`bin/quern run bench/tcpidle.lua` (`step:tcp` to redis-server), `--vus N --workers W "
-             "--runs 1 --db none`, N/2000 s of ramp-up (2 s at least). quern's figure: the VmRSS "
+             "--runs 1 --db none`, N/1000 s of ramp-up (2 s at least: the servers are one Python or Redis process each, on one CPU). quern's figure: the VmRSS "
              "of its W workers, summed, read once every VU has started and none has connected, "
              "then once the servers count N open; (after − before) / N. A process holds 10,000 "
              "connections at most here (the descriptor limit is 20,000 a process), so N is "

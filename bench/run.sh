@@ -716,7 +716,7 @@ idle_row() {
         else
             ports+=("$(free_port)")
             taskset -c $CPU_SRV redis-server --port "${ports[-1]}" --bind 127.0.0.1 --save '' --appendonly no \
-                --maxclients $((IDLE_PER + 100)) --daemonize no >"$d/redis.$i.out" 2>&1 &
+                --maxclients $((IDLE_PER + 100)) --tcp-backlog 4096 --daemonize no >"$d/redis.$i.out" 2>&1 &
             idle_srv+=($!)
             for _ in $(seq 100); do redis-cli -p "${ports[-1]}" ping >/dev/null 2>&1 && break; sleep 0.1; done
             targets="$targets${targets:+,}127.0.0.1:${ports[-1]}"
@@ -724,7 +724,7 @@ idle_row() {
     done
     # VUs start over the ramp, each waits `before`, then connects: the first
     # RSS is read after the ramp and before the first connect
-    ramp=$((n / 2000 > 2 ? n / 2000 : 2))
+    ramp=$((n / 1000 > 2 ? n / 1000 : 2))
     before=$((ramp + 3))
     hold=$((ramp + 25))
     t0=$(date +%s.%N)

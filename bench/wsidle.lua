@@ -15,12 +15,14 @@ for u in quern.property("ws_url", "ws://127.0.0.1:8765/echo"):gmatch("[^,]+") do
 end
 local before = quern.property("before", "5s")
 local hold = quern.property("hold", "8s")
+local ca = quern.property("ca", "") -- wss://: the CA that verifies the server, "" none
+local opts = ca ~= "" and { tls = { ca = ca } } or nil
 local sc = quern.scenario("BENCH-WSIDLE")
 local open = sc:step(1, "open")
 
 function sc.run(vu)
   quern.sleep(before)
-  local c = open:ws(urls[(vu.id - 1) % #urls + 1])
+  local c = open:ws(urls[(vu.id - 1) % #urls + 1], opts)
   quern.sleep(hold)
   c:close()
 end

@@ -492,11 +492,20 @@ static void upgrade_io(websocket *c)
         if (c->hs_off == c->hs_len) {
             traced(c, "upgrade request", "> ", c->hs, c->hs_len);
             c->fig.bytes_out = c->hs_len;
-            c->hs_off = 0; /* the buffer now takes the answer */
+            /* the answer gets a small buffer, grown if it must: connections
+             * waiting for theirs each hold one */
+            xfree(c->hs);
+            c->hs_cap = WEBSOCKET_ANSWER_FIRST;
+            c->hs = xmalloc(c->hs_cap);
+            c->hs_off = 0;
         }
     }
     for (;;) {
-        rc = conn_recv(c, c->hs + c->hs_off, WSHANDSHAKE_MAX - c->hs_off, &n);
+        if (c->hs_off == c->hs_cap) { /* below WSHANDSHAKE_MAX: parse said so */
+            c->hs_cap = c->hs_cap * 2 < WSHANDSHAKE_MAX ? c->hs_cap * 2 : WSHANDSHAKE_MAX;
+            c->hs = xrealloc(c->hs, c->hs_cap);
+        }
+        rc = conn_recv(c, c->hs + c->hs_off, c->hs_cap - c->hs_off, &n);
         if (rc == CURLE_AGAIN) {
             arm(c, EV_READ);
             return;
@@ -710,12 +719,16 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
         conn_free(c); /* shut frees what set_url made */
         return NULL;
     }
-    c->share = curl_share_init();
-    if (c->share == NULL)
-        xoom("curl_share_init");
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
     c->easy = vu_stream_easy(v, http_url, cfg->req, cfg->scen, c->errbuf);
-    curl_easy_setopt(c->easy, CURLOPT_SHARE, c->share);
+    if (c->tls || !engine_no_env_proxy(e)) {
+        /* the handle may stay: a cache of its own (websocket.h). A plain
+         * socket straight to the server is taken at once, none needed. */
+        c->share = curl_share_init();
+        if (c->share == NULL)
+            xoom("curl_share_init");
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+        curl_easy_setopt(c->easy, CURLOPT_SHARE, c->share);
+    }
     if (!c->tls) { /* the socket may become ours once connected */
         curl_easy_setopt(c->easy, CURLOPT_CLOSESOCKETFUNCTION, close_cb);
         curl_easy_setopt(c->easy, CURLOPT_CLOSESOCKETDATA, c);

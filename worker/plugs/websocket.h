@@ -59,6 +59,7 @@ struct reqopt;
 #define WEBSOCKET_CLOSE_WAIT_US 2000000    /* a closing handshake's wait for the server */
 #define WEBSOCKET_READ_BUDGET (256u << 10) /* bytes read per loop iteration at most */
 #define WEBSOCKET_ERR_MAX 160              /* bytes of an error message */
+#define WEBSOCKET_ANSWER_FIRST 1024        /* the answer's first room, doubled as it fills */
 
 enum websocket_state {
     WEBSOCKET_CONNECTING, /**< libcurl connects, then the upgrade request and its answer */
@@ -100,6 +101,7 @@ typedef struct websocket {
     char key[WSHANDSHAKE_KEY_LEN + 1];
     char *hs;              /**< owned: the upgrade request, then its answer (WSHANDSHAKE_MAX) */
     size_t hs_len, hs_off; /**< request: length and bytes sent; answer: bytes read */
+    size_t hs_cap;         /**< the answer's room in hs, grown to WSHANDSHAKE_MAX */
     size_t extra_off, extra_len; /**< frames read with the answer, fed to wslay first */
     char *ck_host, *ck_path;     /**< owned: where the upgrade went, for its Set-Cookie;
                                       freed once open */
