@@ -330,12 +330,17 @@ format:
 -include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d \
   $(B)/tests/target/tpage.d $(UNIT_SHARED_OBJ:.o=.d)
 -include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d $(B)/connfloor.d \
-  $(B)/reqfloor.d $(B)/timerlag.d
+  $(B)/idlefloor.d $(B)/reqfloor.d $(B)/timerlag.d
 
 # bench/run.sh's floor of memory per VU: a bare libcurl multi holding N connections.
 $(B)/connfloor: bench/connfloor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
+
+# bench/run.sh's floor of memory per idle connection: a bare epoll loop holding N sockets.
+$(B)/idlefloor: bench/idlefloor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $<
 
 # bench/run.sh's floor of instructions per request: a bare libcurl multi loop.
 $(B)/reqfloor: bench/reqfloor.c

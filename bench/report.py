@@ -6,6 +6,7 @@ Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only soak TMPDIR       (that row alone, BENCH_ONLY=soak)
        report.py --only ws TMPDIR         (that row alone, BENCH_ONLY=ws)
        report.py --only grpc TMPDIR       (that row alone, BENCH_ONLY=grpc)
+       report.py --only idle TMPDIR       (those rows alone, BENCH_ONLY=idle)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -29,7 +30,9 @@ with "_" for spaces), soak.tsv ("vus secs ramp requests nginx_lines established
 new_connections errors_tech errors_func exit missed_pacing saturated_s measured_s
 loop_lag_p99_ms"), soak.rss ("seconds console_kb agent_kb worker_kb") and grpc.tsv
 ("rep calls seconds errors user sys" of quern, "calls seconds user sys" of the
-floor, exit, mode h2c or tls, quern's new connections). Whatever
+floor, exit, mode h2c or tls, quern's new connections) and idle.tsv ("kind n
+workers q_before_kb q_after_kb q_open floor_before_kb floor_after_kb floor_open
+opened errors exit"). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -189,6 +192,50 @@ def ws_section(d, http_rps=None):
                  f"**{fmt(per)} kB per connection** (RSS delta / {vus}); handshakes {opened}, "
                  f"errors {errs}, exit {st}.")
         o.append("")
+    return "\n".join(o)
+
+
+IDLE_TITLE = "### Idle connections against their floor: WebSocket and TCP"
+TARGET_IDLE_KB = 10  # KB per idle WebSocket or TCP connection in the worker
+
+
+def idle_section(d):
+    """The idle rows (bench/run.sh step 6k), from idle.tsv; None when they
+    did not run."""
+    rows = [r for r in read_rows(os.path.join(d, "idle.tsv")) if len(r) >= 12]
+    if not rows:
+        return None
+    o = [IDLE_TITLE, ""]
+    o.append("Every VU waits, then opens one connection and holds it idle: `bin/quern run "
+             "bench/wsidle.lua` (`step:ws` to `tests/tools/ws_server.py`, python3-websockets) or "
+             "`bin/quern run bench/tcpidle.lua` (`step:tcp` to redis-server), `--vus N --workers W "
+             "--runs 1 --db none`, N/1000 s of ramp-up (2 s at least: the servers are one Python or Redis process each, on one CPU). quern's figure: the VmRSS "
+             "of its W workers, summed, read once every VU has started and none has connected, "
+             "then once the servers count N open; (after − before) / N. A process holds 10,000 "
+             "connections at most here (the descriptor limit is 20,000 a process), so N is "
+             "spread over W = N / 10,000 servers and workers, VU i on server i mod W. The floor, "
+             "in the same run against the same servers: `build/rel/idlefloor` (bench/idlefloor.c), "
+             "a bare epoll loop in W processes, each opening N/W sockets (for ws it writes the "
+             "upgrade request by hand and reads the 101), measured the same way from its own "
+             "`/proc/self/status`. It keeps what any client must: the socket and a few bytes "
+             "of state; its figure is near zero, so the difference says more than the ratio.")
+    o.append("")
+    o.append("| kind | connections | workers | servers counted open | quern KB per idle connection "
+             "| floor KB per connection | quern − floor (KB) | quern / floor | target | met? "
+             "| opened (quern's count) | errors | exit |")
+    o.append("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|")
+    for r in rows:
+        kind, n, w, qa, qb, qopen, fa, fb, fopen, opened, errs, st = r[:12]
+        n_, qa_, qb_, fa_, fb_, fo_ = (_num(x) for x in (n, qa, qb, fa, fb, fopen))
+        q = (qb_ - qa_) / n_ if None not in (n_, qa_, qb_) and n_ else None
+        f = (fb_ - fa_) / fo_ if None not in (fa_, fb_, fo_) and fo_ else None
+        diff = q - f if q is not None and f is not None else None
+        ratio = f"{fmt(q / f)}×" if q is not None and f else "—"
+        met = "yes" if q is not None and q <= TARGET_IDLE_KB else "**no**"
+        o.append(f"| {kind} | {int(n_):,} | {w} | {qopen} | {fmt(q, 2)} | {fmt(f, 2)} "
+                 f"({fopen} open) | {fmt(diff, 2)} | {ratio} | ≤ {TARGET_IDLE_KB} KB | {met} "
+                 f"| {opened} | {errs} | {st} |")
+    o.append("")
     return "\n".join(o)
 
 
@@ -478,6 +525,10 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "grpc":
         s = grpc_section(sys.argv[3])
         print(s if s else "grpc: no result")
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "idle":
+        s = idle_section(sys.argv[3])
+        print(s if s else "idle: no result")
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "ws":
         s = ws_section(sys.argv[3])
@@ -779,6 +830,9 @@ def main():
     ws = ws_section(d, med("quern", "rps") if "quern" in speed else None)
     if ws:
         w(ws)
+    idle = idle_section(d)
+    if idle:
+        w(idle)
     g = grpc_section(d)
     if g:
         w(g)

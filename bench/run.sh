@@ -71,6 +71,12 @@
 #      BENCH_GRPC_REPS rounds in alternation: calls a second and CPU per call;
 #      BENCH_ONLY=grpc runs this row alone and prints it, without writing the
 #      report;
+#   6k. idle connections: BENCH_IDLE_COUNTS idle WebSockets (python3-websockets)
+#      and idle step:tcp connections (redis-server) held by quern's workers,
+#      the workers' RSS before and after they connect, beside
+#      build/rel/idlefloor (bench/idlefloor.c), a bare epoll loop holding the
+#      same sockets; BENCH_ONLY=idle runs these rows alone and prints them,
+#      without writing the report;
 #   6i. the regression gate (below, BENCH_ONLY=gate); 6j. capacity searches
 #      that hold still: BENCH_STABLE_RUNS identical searches against an nginx
 #      limited to 125/s in its delaying mode, each one's capacity and
@@ -109,6 +115,8 @@
 #   BENCH_SOAK_RAMP [20]  its ramp-up (s)   BENCH_SOAK_EVERY [10]  seconds between RSS samples
 #   BENCH_SKIP_WS [0]  1 skips step 6g   BENCH_WS_VUS [10]  BENCH_WS_ROUND_TRIPS [2000] per connection
 #   BENCH_WS_REPS [3]  rounds of that row   BENCH_WS_IDLE [1000]  idle WebSockets of its second part
+#   BENCH_SKIP_IDLE [0]  1 skips step 6k   BENCH_IDLE_COUNTS ["1000 10000 20000"]  BENCH_IDLE_KINDS ["ws tcp"]
+#   BENCH_IDLE_PER [10000]  connections a server, a worker and a floor process hold at most
 #   BENCH_SKIP_GRPC [0]  1 skips step 6h   BENCH_GRPC_VUS [10]  BENCH_GRPC_CALLS [2000] per VU
 #   BENCH_GRPC_REPS [3]  rounds of that row
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
@@ -256,9 +264,11 @@ case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP
 [ "${BENCH_ONLY:-}" != stable ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 [ "${BENCH_ONLY:-}" != ws ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 [ "${BENCH_ONLY:-}" != grpc ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
+[ "${BENCH_ONLY:-}" != idle ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 "$PY" -c 'import websockets' 2>/dev/null || need+=(python3-websockets)
 "$PY" -c 'import grpc, google.protobuf' 2>/dev/null || need+=(python3-grpcio python3-protobuf)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 [ "$locust_needed" = 0 ] || [ -x /usr/bin/locust ] || need+=(python3-locust)
 [ -x /usr/bin/time ] || need+=(time)
 [ "${BENCH_SKIP_IPR:-0}" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
@@ -272,7 +282,7 @@ fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 [ -x bin/quern ] || make -s quern
 [ "$lag_only" = 1 ] || [ "$fleet_only" = 1 ] || [ "${BENCH_ONLY:-}" = ws ] ||
-    [ "${BENCH_ONLY:-}" = grpc ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
+    [ "${BENCH_ONLY:-}" = grpc ] || [ "${BENCH_ONLY:-}" = idle ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
 [ "$fleet_only" = 1 ] || [ -x build/rel/reqfloor ] || make -s MODE=rel build/rel/reqfloor
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
 CPU_SRV=0
@@ -286,12 +296,14 @@ NOFILE=$(ulimit -n)
 
 tmp=$(mktemp -d /tmp/quern-bench.XXXXXX)
 nginx_pid=
+idle_srv=()
 cleanup() {
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
     [ -n "${soak_nginx:-}" ] && kill "$soak_nginx" 2>/dev/null && wait "$soak_nginx" 2>/dev/null
     [ -n "${ws_srv:-}" ] && kill "$ws_srv" 2>/dev/null && wait "$ws_srv" 2>/dev/null
     [ -n "${grpc_srv:-}" ] && kill "$grpc_srv" 2>/dev/null && wait "$grpc_srv" 2>/dev/null
     [ -n "${grpc_tls_srv:-}" ] && kill "$grpc_tls_srv" 2>/dev/null && wait "$grpc_tls_srv" 2>/dev/null
+    [ "${#idle_srv[@]}" = 0 ] || idle_stop
     if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -639,6 +651,131 @@ if [ "${BENCH_ONLY:-}" = ws ]; then
     ws_row "$tmp"
     wsidle_row "$tmp"
     "$PY" bench/report.py --only ws "$tmp"
+    exit 0
+fi
+
+# ------------------------------------------------------ 6k. idle connections
+# Idle WebSockets and idle TCP connections held by quern's workers, beside
+# build/rel/idlefloor (bench/idlefloor.c: a bare epoll loop holding the same
+# sockets to the same servers; for ws it writes the upgrade by hand). Each
+# process may hold IDLE_PER connections (the descriptor limit), so N of them
+# are spread over ceil(N / IDLE_PER) servers, workers and floor processes.
+# Servers: tests/tools/ws_server.py (python3-websockets) for ws, redis-server
+# for tcp (it keeps idle clients open). Every VU waits, then connects, then
+# holds: the workers' RSS (VmRSS summed) once every VU has started and none
+# has connected, then once the servers count N open; KB per connection =
+# (after - before) / N. The floor's the same way, from its own
+# /proc/self/status before its first connect and once all are open.
+# idle_row DIR KIND N: appends to DIR/idle.tsv "kind n workers q_before_kb
+# q_after_kb q_open floor_before_kb floor_after_kb floor_open opened errors
+# exit"; BENCH_ONLY=idle runs these rows alone and prints them.
+IDLE_COUNTS=${BENCH_IDLE_COUNTS:-1000 10000 20000}
+IDLE_KINDS=${BENCH_IDLE_KINDS:-ws tcp}
+IDLE_PER=${BENCH_IDLE_PER:-10000}
+IDLEFLOOR=build/rel/idlefloor
+idle_srv=()
+idle_stop() {
+    local p
+    for p in "${idle_srv[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+    idle_srv=()
+}
+# idle_open KIND PORTS...: the connections the servers count open now.
+idle_open() {
+    local kind=$1 p n=0 k
+    shift
+    for p in "$@"; do
+        if [ "$kind" = ws ]; then
+            k=$(curl -s "http://127.0.0.1:$p/__stats" | jq .open 2>/dev/null)
+        else # redis-cli's own connection is one of them
+            k=$(redis-cli -p "$p" info clients 2>/dev/null | tr -d '\r' | awk -F: '/^connected_clients:/ { print $2 - 1 }')
+        fi
+        n=$((n + ${k:-0}))
+    done
+    echo "$n"
+}
+# idle_rss PID: VmRSS (kB) summed over PID's children (the agent's workers).
+idle_rss() {
+    local k t=0
+    for k in $(soak_kids "$1"); do t=$((t + $(soak_rss "$k"))); done
+    echo "$t"
+}
+idle_row() {
+    local dir=$1 kind=$2 n=$3 d="$1/idle.$2.$3" s ports=() targets="" i pid agent a b open=0 st=0
+    local ramp before hold t0 fpids=() fl opened errs
+    s=$(((n + IDLE_PER - 1) / IDLE_PER))
+    mkdir -p "$d"
+    for i in $(seq "$s"); do
+        if [ "$kind" = ws ]; then
+            rm -f "$d/ws.$i.port"
+            taskset -c $CPU_SRV "$PY" tests/tools/ws_server.py "$d/ws.$i.port" >"$d/ws.$i.out" 2>"$d/ws.$i.err" &
+            idle_srv+=($!)
+            for _ in $(seq 100); do [ -s "$d/ws.$i.port" ] && break; sleep 0.1; done
+            [ -s "$d/ws.$i.port" ] || die "the WebSocket server did not start: $(cat "$d/ws.$i.err")"
+            ports+=("$(cat "$d/ws.$i.port")")
+            targets="$targets${targets:+,}ws://127.0.0.1:${ports[-1]}/echo"
+        else
+            ports+=("$(free_port)")
+            taskset -c $CPU_SRV redis-server --port "${ports[-1]}" --bind 127.0.0.1 --save '' --appendonly no \
+                --maxclients $((IDLE_PER + 100)) --tcp-backlog 4096 --daemonize no >"$d/redis.$i.out" 2>&1 &
+            idle_srv+=($!)
+            for _ in $(seq 100); do redis-cli -p "${ports[-1]}" ping >/dev/null 2>&1 && break; sleep 0.1; done
+            targets="$targets${targets:+,}127.0.0.1:${ports[-1]}"
+        fi
+    done
+    # VUs start over the ramp, each waits `before`, then connects: the first
+    # RSS is read after the ramp and before the first connect
+    ramp=$((n / 1000 > 2 ? n / 1000 : 2))
+    before=$((ramp + 3))
+    hold=$((ramp + 25))
+    t0=$(date +%s.%N)
+    if [ "$kind" = ws ]; then
+        taskset -c $CPU_TOOL bin/quern run bench/wsidle.lua --vus "$n" --ramp-up "${ramp}s" --runs 1 \
+            --workers "$s" --db none -q --summary-json "$d/q.json" -p ws_url="$targets" \
+            -p before="${before}s" -p hold="${hold}s" >"$d/out" 2>"$d/err" &
+    else
+        taskset -c $CPU_TOOL bin/quern run bench/tcpidle.lua --vus "$n" --ramp-up "${ramp}s" --runs 1 \
+            --workers "$s" --db none -q --summary-json "$d/q.json" -p addrs="$targets" \
+            -p before="${before}s" -p hold="${hold}s" >"$d/out" 2>"$d/err" &
+    fi
+    pid=$!
+    sleep "$(awk -v t0="$t0" -v r="$ramp" -v now="$(date +%s.%N)" 'BEGIN { print r + 1.5 - (now - t0) }')"
+    agent=$(soak_kids "$pid" | awk '{ print $1; exit }')
+    a=$(idle_rss "$agent")
+    sleep 3 # the first connects
+    for _ in $(seq $((2 * (ramp + 15)))); do
+        open=$(idle_open "$kind" "${ports[@]}")
+        [ "$open" -ge "$n" ] && break
+        sleep 0.5
+    done
+    sleep 1 # the last answers read
+    b=$(idle_rss "$agent")
+    wait "$pid" || st=$?
+    # the floor: the same sockets to the same servers, N / s a process,
+    # from another source address (quern's closed ones may wait in TIME_WAIT)
+    for i in $(seq "$s"); do
+        "$IDLEFLOOR" 127.0.0.1 "${ports[$((i - 1))]}" $((n / s)) "$kind" /echo 2 127.0.0.2 >"$d/floor.$i" 2>&1 &
+        fpids+=($!)
+    done
+    for i in "${fpids[@]}"; do wait "$i" || true; done
+    fl=$(cat "$d"/floor.* | awk 'NF == 4 { a += $1; b += $2; o += $3 } END { print a + 0, b + 0, o + 0 }')
+    idle_stop
+    read -r opened errs < <(jq -r '[.tests[0].count, .tests[0].errors.technical + .tests[0].errors.functional] | map(tostring) | join(" ")' "$d/q.json" 2>/dev/null || echo "? ?")
+    echo "$kind $n $s $a $b $open $fl $opened $errs $st" >>"$dir/idle.tsv"
+    log "  idle $kind: $(tail -1 "$dir/idle.tsv") (kind n workers q_before q_after q_open floor_before floor_after floor_open opened errors exit)"
+}
+idle_rows() {
+    local k n
+    [ -x "$IDLEFLOOR" ] || make -s MODE=rel "$IDLEFLOOR"
+    : >"$1/idle.tsv"
+    for k in $IDLE_KINDS; do
+        for n in $IDLE_COUNTS; do idle_row "$1" "$k" "$n"; done
+    done
+}
+if [ "${BENCH_ONLY:-}" = idle ]; then
+    log "idle: quern's idle WebSockets and TCP connections ($IDLE_COUNTS), beside a bare epoll floor"
+    idle_rows "$tmp"
+    cat "$tmp/idle.tsv"
+    "$PY" bench/report.py --only idle "$tmp"
     exit 0
 fi
 
@@ -1188,6 +1325,10 @@ if [ "${BENCH_SKIP_WS:-0}" != 1 ]; then
     log "ws: $WS_VUS WebSockets x $WS_RT round trips, quern and a bare Python client; $WS_IDLE idle WebSockets"
     ws_row "$tmp"
     wsidle_row "$tmp"
+fi
+if [ "${BENCH_SKIP_IDLE:-0}" != 1 ]; then
+    log "idle: quern's idle WebSockets and TCP connections ($IDLE_COUNTS), beside a bare epoll floor"
+    idle_rows "$tmp"
 fi
 if [ "${BENCH_SKIP_GRPC:-0}" != 1 ]; then
     log "grpc: $GRPC_VUS VUs x $GRPC_CALLS unary calls, quern and a bare Python grpcio client"

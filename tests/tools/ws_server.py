@@ -109,7 +109,7 @@ async def main():
     stop = asyncio.get_running_loop().create_future()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
     # keepalive pings off: /hold pings on its own, with its own counts
-    async with websockets.serve(handler, "127.0.0.1", 0, process_request=process_request,
+    async with websockets.serve(handler, "127.0.0.1", 0, process_request=process_request, backlog=4096,
                                 extra_headers=extra_headers,
                                 ping_interval=None, ssl=tls, max_size=1 << 24) as server:
         port = server.sockets[0].getsockname()[1]

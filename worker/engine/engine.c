@@ -1109,6 +1109,11 @@ CURLM *engine_multi(const engine *e)
     return e->multi;
 }
 
+int engine_no_env_proxy(const engine *e)
+{
+    return e->no_env_proxy;
+}
+
 scen_set *engine_declared(engine *e)
 {
     return &e->scens;

@@ -202,6 +202,8 @@ void engine_free(engine *e);
 struct ev_loop *engine_loop(const engine *e);
 /** The one libcurl multi handle every transfer runs on. */
 CURLM *engine_multi(const engine *e);
+/** 1 when no proxy variable is in the environment: no handle crosses a proxy. */
+int engine_no_env_proxy(const engine *e);
 /** The scenarios, for the script's load to declare them (lquern.c); the
  *  rest reads them through engine_scens. */
 scen_set *engine_declared(engine *e);

@@ -1,11 +1,14 @@
 /* websocket — one WebSocket client connection of a VU (websocket.h). */
 #include "worker/plugs/websocket.h"
 
+#include <errno.h>
 #include <openssl/rand.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include <wslay/wslay.h>
 
 #include "common/clock.h"
@@ -56,6 +59,68 @@ static void traced_msg(websocket *c, const char *dir, int binary, const char *da
     traced(c, what, dir[0] == 's' ? "> " : "< ", binary ? NULL : data, len);
 }
 
+/* libcurl's close of the socket: a taken one stays open (it is ours). */
+static int close_cb(void *ud, curl_socket_t fd)
+{
+    websocket *c = ud;
+
+    if (c->taken && fd == c->fd)
+        return 0;
+    return close(fd);
+}
+
+/* Lets go of libcurl: the handle, its connection cache. */
+static void drop_curl(websocket *c)
+{
+    if (c->in_multi)
+        curl_multi_remove_handle(engine_multi(c->eng), c->easy);
+    c->in_multi = 0;
+    if (c->easy != NULL)
+        curl_easy_cleanup(c->easy);
+    c->easy = NULL;
+    if (c->share != NULL)
+        curl_share_cleanup(c->share);
+    c->share = NULL;
+}
+
+/* Sends up to n bytes: CURLE_OK with *done sent, CURLE_AGAIN, or an error
+ * (the codes and texts of curl_easy_send, whichever carries the bytes). */
+static CURLcode conn_send(websocket *c, const void *buf, size_t n, size_t *done)
+{
+    ssize_t r;
+
+    *done = 0;
+    if (!c->taken)
+        return curl_easy_send(c->easy, buf, n, done);
+    do
+        r = send(c->fd, buf, n, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    if (r >= 0) {
+        *done = (size_t)r;
+        return CURLE_OK;
+    }
+    return errno == EAGAIN || errno == EWOULDBLOCK ? CURLE_AGAIN : CURLE_SEND_ERROR;
+}
+
+/* Reads up to n bytes: CURLE_OK with *done read (0: the server closed),
+ * CURLE_AGAIN, or an error, as curl_easy_recv. */
+static CURLcode conn_recv(websocket *c, void *buf, size_t n, size_t *done)
+{
+    ssize_t r;
+
+    *done = 0;
+    if (!c->taken)
+        return curl_easy_recv(c->easy, buf, n, done);
+    do
+        r = recv(c->fd, buf, n, 0);
+    while (r < 0 && errno == EINTR);
+    if (r >= 0) {
+        *done = (size_t)r;
+        return CURLE_OK;
+    }
+    return errno == EAGAIN || errno == EWOULDBLOCK ? CURLE_AGAIN : CURLE_RECV_ERROR;
+}
+
 /* Releases the socket, wslay and libcurl; the struct stays for its owner. */
 static void shut(websocket *c, const char *why)
 {
@@ -71,14 +136,10 @@ static void shut(websocket *c, const char *why)
     if (c->ctx != NULL)
         wslay_event_context_free(c->ctx);
     c->ctx = NULL;
-    if (c->in_multi)
-        curl_multi_remove_handle(engine_multi(c->eng), c->easy);
-    c->in_multi = 0;
-    curl_easy_cleanup(c->easy);
-    c->easy = NULL;
-    if (c->share != NULL)
-        curl_share_cleanup(c->share);
-    c->share = NULL;
+    drop_curl(c); /* through libcurl: libcurl closes its socket */
+    if (c->taken && c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
     xfree(c->hs);
     c->hs = NULL;
     xfree(c->ck_host);
@@ -127,6 +188,7 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
         /* frames that came in with the handshake's answer */
         n = c->extra_len - c->extra_off < len ? c->extra_len - c->extra_off : len;
         memcpy(buf, c->hs + c->extra_off, n);
+        wsbound_feed(&c->bound, buf, n);
         c->extra_off += n;
         if (c->extra_off == c->extra_len) {
             xfree(c->hs); /* an idle connection keeps no handshake buffer */
@@ -145,11 +207,12 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
         return -1;
     }
-    rc = curl_easy_recv(c->easy, buf, len < c->budget ? len : c->budget, &n);
+    rc = conn_recv(c, buf, len < c->budget ? len : c->budget, &n);
     if (rc == CURLE_AGAIN) {
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
         return -1;
     }
+    wsbound_feed(&c->bound, buf, n);
     c->budget -= n < c->budget ? n : c->budget;
     if (rc != CURLE_OK || n == 0) {
         if (c->err[0] == '\0')
@@ -166,7 +229,7 @@ static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 {
     websocket *c = ud;
     size_t n = 0;
-    CURLcode rc = curl_easy_send(c->easy, data, len, &n);
+    CURLcode rc = conn_send(c, data, len, &n);
 
     if (rc == CURLE_AGAIN) {
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
@@ -228,10 +291,39 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
     inbox_push(&c->in, &m->link, m->len); /* it fits: checked above */
 }
 
+/* c's wslay context, made again if c let it go while idle: a fresh one is
+ * the same as an idle one (no frame or message in, nothing queued, no
+ * close). */
+static wslay_event_context_ptr ctx_of(websocket *c)
+{
+    static const struct wslay_event_callbacks cbs = {recv_cb, send_cb, genmask_cb, NULL,
+                                                     NULL,    NULL,    on_msg};
+    wslay_event_context_ptr ctx;
+
+    if (c->ctx != NULL)
+        return c->ctx;
+    if (wslay_event_context_client_init(&ctx, &cbs, c) != 0)
+        xoom("wslay_event_context_client_init");
+    wslay_event_config_set_max_recv_msg_length(ctx, WEBSOCKET_MSG_MAX);
+    c->ctx = ctx;
+    return ctx;
+}
+
+/* Whether c's context holds nothing a fresh one would not: open, every
+ * frame handed to it whole, no message cut, nothing to send. */
+static int idle(websocket *c)
+{
+    wslay_event_context_ptr ctx = c->ctx;
+
+    return c->state == WEBSOCKET_OPEN && wsbound_idle(&c->bound) && c->extra_off == c->extra_len &&
+           !wslay_event_want_write(ctx) && wslay_event_get_read_enabled(ctx) &&
+           !wslay_event_get_close_sent(ctx) && !wslay_event_get_close_received(ctx);
+}
+
 /* Reads and writes what wslay can; shuts c when the connection is over. */
 static void pump(websocket *c, int readable)
 {
-    wslay_event_context_ptr ctx = c->ctx;
+    wslay_event_context_ptr ctx = ctx_of(c);
 
     c->budget = WEBSOCKET_READ_BUDGET;
     if (readable && wslay_event_want_read(ctx) && wslay_event_recv(ctx) != 0) {
@@ -252,20 +344,18 @@ static void pump(websocket *c, int readable)
         shut(c, NULL); /* both closes went: the handshake is over */
         return;
     }
+    if (idle(c)) { /* an idle connection keeps no context: the next bytes make one */
+        wslay_event_context_free(ctx);
+        c->ctx = NULL;
+        arm(c, EV_READ);
+        return;
+    }
     arm(c,
         (wslay_event_want_read(ctx) ? EV_READ : 0) | (wslay_event_want_write(ctx) ? EV_WRITE : 0));
 }
 
 static void became_open(websocket *c, size_t answer_len)
 {
-    static const struct wslay_event_callbacks cbs = {recv_cb, send_cb, genmask_cb, NULL,
-                                                     NULL,    NULL,    on_msg};
-    wslay_event_context_ptr ctx;
-
-    if (wslay_event_context_client_init(&ctx, &cbs, c) != 0)
-        xoom("wslay_event_context_client_init");
-    wslay_event_config_set_max_recv_msg_length(ctx, WEBSOCKET_MSG_MAX);
-    c->ctx = ctx;
     c->state = WEBSOCKET_OPEN;
     c->opened = 1;
     inbox_open(&c->in);
@@ -388,7 +478,7 @@ static void upgrade_io(websocket *c)
     char err[ERR_MAX];
 
     while (c->hs_off < c->hs_len && c->fig.bytes_out == 0) {
-        rc = curl_easy_send(c->easy, c->hs + c->hs_off, c->hs_len - c->hs_off, &n);
+        rc = conn_send(c, c->hs + c->hs_off, c->hs_len - c->hs_off, &n);
         if (rc == CURLE_AGAIN) {
             arm(c, EV_WRITE);
             return;
@@ -402,11 +492,20 @@ static void upgrade_io(websocket *c)
         if (c->hs_off == c->hs_len) {
             traced(c, "upgrade request", "> ", c->hs, c->hs_len);
             c->fig.bytes_out = c->hs_len;
-            c->hs_off = 0; /* the buffer now takes the answer */
+            /* the answer gets a small buffer, grown if it must: connections
+             * waiting for theirs each hold one */
+            xfree(c->hs);
+            c->hs_cap = WEBSOCKET_ANSWER_FIRST;
+            c->hs = xmalloc(c->hs_cap);
+            c->hs_off = 0;
         }
     }
     for (;;) {
-        rc = curl_easy_recv(c->easy, c->hs + c->hs_off, WSHANDSHAKE_MAX - c->hs_off, &n);
+        if (c->hs_off == c->hs_cap) { /* below WSHANDSHAKE_MAX: parse said so */
+            c->hs_cap = c->hs_cap * 2 < WSHANDSHAKE_MAX ? c->hs_cap * 2 : WSHANDSHAKE_MAX;
+            c->hs = xrealloc(c->hs, c->hs_cap);
+        }
+        rc = conn_recv(c, c->hs + c->hs_off, c->hs_cap - c->hs_off, &n);
         if (rc == CURLE_AGAIN) {
             arm(c, EV_READ);
             return;
@@ -435,6 +534,9 @@ static void upgrade_io(websocket *c)
             traced(c, what, "< ", c->hs, (size_t)got);
             snprintf(c->protocol, sizeof(c->protocol), "%s", res.protocol);
             jar_from_answer(c, (size_t)got);
+            xfree(c->ck_host); /* an open connection keeps no copy of its URL */
+            xfree(c->ck_path);
+            c->ck_host = c->ck_path = NULL;
             became_open(c, (size_t)got);
             return;
         }
@@ -466,10 +568,8 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 
     if (c->state == WEBSOCKET_CONNECTING)
         upgrade_io(c);
-    else if (c->ctx != NULL)
+    else if (c->state != WEBSOCKET_CLOSED)
         pump(c, (revents & EV_READ) != 0);
-    else
-        shut(c, NULL);
     after_io(c);
 }
 
@@ -477,7 +577,7 @@ static void on_more(struct ev_loop *loop, ev_timer *w, int revents)
 {
     websocket *c = (websocket *)((char *)w - offsetof(websocket, more));
 
-    if (c->ctx != NULL)
+    if (c->state != WEBSOCKET_CLOSED && c->state != WEBSOCKET_CONNECTING)
         pump(c, 1);
     after_io(c);
 }
@@ -497,6 +597,7 @@ static int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
 {
     websocket *c = v->ws;
     curl_socket_t fd = CURL_SOCKET_BAD;
+    long tunnel = 0;
 
     while (c != NULL && c->easy != easy)
         c = c->next;
@@ -516,6 +617,13 @@ static int websocket_xfer_done(vu *v, CURL *easy, CURLcode rc)
         shut(c, NULL);
         inbox_wake(&c->in);
         return 1;
+    }
+    c->fd = fd;
+    /* plain and straight to the server: the socket is ours, the handle goes */
+    curl_easy_getinfo(easy, CURLINFO_HTTP_CONNECTCODE, &tunnel);
+    if (!c->tls && tunnel == 0) {
+        c->taken = 1;
+        drop_curl(c);
     }
     ev_io_init(&c->io, on_io, fd, EV_WRITE);
     upgrade_io(c);
@@ -544,6 +652,7 @@ static int set_url(websocket *c, const websocket_cfg *cfg, char *http_url, size_
         n = snprintf(http_url, cap, "http://%s", url + 5);
     } else if (strncasecmp(url, "wss://", 6) == 0) {
         https = 1;
+        c->tls = 1;
         n = snprintf(http_url, cap, "https://%s", url + 6);
     } else {
         err_set(err, errlen, "step:ws: \"%s\" is not a ws:// or wss:// URL", url);
@@ -595,6 +704,7 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
     c->eng = e;
     c->owner = v;
     c->step = cfg->step;
+    c->fd = -1;
     inbox_init(&c->in, engine_loop(e), WEBSOCKET_QUEUE_MAX, WEBSOCKET_QUEUE_BYTES);
     c->state = WEBSOCKET_CONNECTING;
     ev_init(&c->io, on_io);
@@ -609,12 +719,20 @@ websocket *websocket_open(vu *v, const websocket_cfg *cfg, char *err, size_t err
         conn_free(c); /* shut frees what set_url made */
         return NULL;
     }
-    c->share = curl_share_init();
-    if (c->share == NULL)
-        xoom("curl_share_init");
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
     c->easy = vu_stream_easy(v, http_url, cfg->req, cfg->scen, c->errbuf);
-    curl_easy_setopt(c->easy, CURLOPT_SHARE, c->share);
+    if (c->tls || !engine_no_env_proxy(e)) {
+        /* the handle may stay: a cache of its own (websocket.h). A plain
+         * socket straight to the server is taken at once, none needed. */
+        c->share = curl_share_init();
+        if (c->share == NULL)
+            xoom("curl_share_init");
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+        curl_easy_setopt(c->easy, CURLOPT_SHARE, c->share);
+    }
+    if (!c->tls) { /* the socket may become ours once connected */
+        curl_easy_setopt(c->easy, CURLOPT_CLOSESOCKETFUNCTION, close_cb);
+        curl_easy_setopt(c->easy, CURLOPT_CLOSESOCKETDATA, c);
+    }
     curl_easy_setopt(c->easy, CURLOPT_CONNECT_ONLY, 1L);
     /* libcurl's receive buffer is not used (curl_easy_recv reads into
      * wslay's): the smallest, not 16 KiB a connection */
@@ -644,7 +762,7 @@ int websocket_send(websocket *c, const char *data, size_t len, int binary)
                                 (const uint8_t *)data, len};
     step_stats *s = step_of(c);
 
-    if (c->state != WEBSOCKET_OPEN || wslay_event_queue_msg(c->ctx, &m) != 0)
+    if (c->state != WEBSOCKET_OPEN || wslay_event_queue_msg(ctx_of(c), &m) != 0)
         return -1;
     if (s != NULL) {
         s->ws_sent++;
@@ -663,7 +781,7 @@ void websocket_close(websocket *c, int code, const char *reason)
         return;
     if (rl > 123)
         rl = 123; /* a control frame's payload is 125 bytes at most */
-    wslay_event_queue_close(c->ctx, (uint16_t)code, (const uint8_t *)reason, rl);
+    wslay_event_queue_close(ctx_of(c), (uint16_t)code, (const uint8_t *)reason, rl);
     c->state = WEBSOCKET_CLOSING;
     inbox_end(&c->in);
     ev_timer_set(&c->timer, engine_after(c->eng, WEBSOCKET_CLOSE_WAIT_US), 0.);

@@ -3,10 +3,20 @@
  * libcurl connects (TCP, TLS, proxy tunnel, source address, --resolve and
  * the VU's connection options: CURLOPT_CONNECT_ONLY in the engine's multi
  * handle); this file then writes the upgrade request and reads the answer
- * (wshandshake.h) with curl_easy_send/curl_easy_recv on the socket of
- * CURLINFO_ACTIVESOCKET, which an ev_io watches, and wslay frames the
- * messages (docs/protocols.md says why). Nothing blocks: every read and
- * write is non-blocking and resumes on the watcher.
+ * (wshandshake.h) on the socket of CURLINFO_ACTIVESOCKET, which an ev_io
+ * watches, and wslay frames the messages (docs/protocols.md says why).
+ * Nothing blocks: every read and write is non-blocking and resumes on the
+ * watcher.
+ *
+ * What an idle connection keeps (docs/benchmarks.md measures it):
+ *   - ws:// straight to the server (no proxy's tunnel): the socket is taken
+ *     from libcurl once connected (its close callback keeps it open) and the
+ *     handle freed, as step:tcp does (sock.h); bytes go through send/recv;
+ *   - wss://, or through a proxy: the handle stays, and bytes go through
+ *     curl_easy_send and curl_easy_recv (libcurl's TLS);
+ *   - wslay's context (8.8 KB) only while a frame or a message is partly
+ *     in, or something is left to send, or the closing handshake runs
+ *     (wsbound.h follows the frames): it is made again when bytes come.
  *
  * Pings are answered by wslay at once, whatever the VU does; text and
  * binary messages go to the connection's inbox (inbox.h:
@@ -36,6 +46,7 @@
 #include "worker/plugs/inbox.h"
 #include "worker/plugs/plug.h"
 #include "worker/engine/vu.h"
+#include "worker/wire/wsbound.h"
 #include "worker/wire/wshandshake.h"
 
 struct engine;
@@ -48,6 +59,7 @@ struct reqopt;
 #define WEBSOCKET_CLOSE_WAIT_US 2000000    /* a closing handshake's wait for the server */
 #define WEBSOCKET_READ_BUDGET (256u << 10) /* bytes read per loop iteration at most */
 #define WEBSOCKET_ERR_MAX 160              /* bytes of an error message */
+#define WEBSOCKET_ANSWER_FIRST 1024        /* the answer's first room, doubled as it fills */
 
 enum websocket_state {
     WEBSOCKET_CONNECTING, /**< libcurl connects, then the upgrade request and its answer */
@@ -74,10 +86,14 @@ typedef struct websocket {
     uint8_t state;           /**< enum websocket_state */
     uint8_t in_multi;        /**< easy is in the engine's multi handle */
     uint8_t opened;          /**< the handshake succeeded (it may have closed since) */
-    CURL *easy;              /**< owned */
-    CURLSH *share;           /**< owned: a connection cache of its own, so that no
+    uint8_t tls;             /**< wss:// */
+    uint8_t taken;           /**< the socket is ours, libcurl's handle gone */
+    int fd;                  /**< the socket once connected, -1 before and once closed */
+    CURL *easy;              /**< owned: while connecting; kept for TLS or a proxy's tunnel */
+    CURLSH *share;           /**< owned, with easy: a connection cache of its own, so that no
                                   other transfer's pruning closes this connection */
-    void *ctx;               /**< owned: the wslay event context, once open */
+    void *ctx;               /**< owned: the wslay event context, while not idle */
+    wsbound bound;           /**< where the frames handed to wslay end */
     ev_io io;                /**< its socket, once connected */
     ev_timer timer;          /**< the closing handshake's bound */
     ev_timer more;           /**< reads left for the next loop iteration (budget) */
@@ -85,8 +101,10 @@ typedef struct websocket {
     char key[WSHANDSHAKE_KEY_LEN + 1];
     char *hs;              /**< owned: the upgrade request, then its answer (WSHANDSHAKE_MAX) */
     size_t hs_len, hs_off; /**< request: length and bytes sent; answer: bytes read */
+    size_t hs_cap;         /**< the answer's room in hs, grown to WSHANDSHAKE_MAX */
     size_t extra_off, extra_len; /**< frames read with the answer, fed to wslay first */
-    char *ck_host, *ck_path;     /**< owned: where the upgrade went, for its Set-Cookie */
+    char *ck_host, *ck_path;     /**< owned: where the upgrade went, for its Set-Cookie;
+                                      freed once open */
     inbox in;         /**< the messages not yet taken (websocket_msg), and the VU's wait */
     int64_t start_us; /**< monotonic start of the handshake */
     xfer_figures fig; /**< the handshake's, for its sample: elapsed_us once open or failed;
