@@ -7,6 +7,7 @@ Usage: report.py TMPDIR > docs/benchmarks.md
        report.py --only ws TMPDIR         (that row alone, BENCH_ONLY=ws)
        report.py --only grpc TMPDIR       (that row alone, BENCH_ONLY=grpc)
        report.py --only idle TMPDIR       (those rows alone, BENCH_ONLY=idle)
+       report.py --only redis TMPDIR      (that row alone, BENCH_ONLY=redis)
 
 TMPDIR holds meta (key=value lines), speed.tsv ("row rep requests rps user sys
 maxrss_kb", or "row rep FAILED"), check.tsv ("row tool_requests nginx_lines")
@@ -32,7 +33,9 @@ loop_lag_p99_ms"), soak.rss ("seconds console_kb agent_kb worker_kb") and grpc.t
 ("rep calls seconds errors user sys" of quern, "calls seconds user sys" of the
 floor, exit, mode h2c or tls, quern's new connections) and idle.tsv ("kind n
 workers q_before_kb q_after_kb q_open floor_before_kb floor_after_kb floor_open
-opened errors exit"). Whatever
+opened errors exit") and redis.tsv ("rep gets
+seconds errors user sys server_gets connects" of quern, "gets rps user sys
+server_gets" of redis-benchmark, exit). Whatever
 follows the KEEP marker in the current docs/benchmarks.md (hand-written notes,
 profiles) is carried over to the new file.
 """
@@ -301,6 +304,89 @@ def grpc_section(d):
     return "\n".join(o)
 
 
+REDIS_TITLE = "### Redis: GETs through quern.redis beside redis-benchmark"
+TARGET_REDIS = 2  # quern's CPU per GET <= 2 x redis-benchmark's
+
+
+def redis_section(d):
+    """The Redis row (bench/run.sh step 6k), from redis.tsv; None when it did
+    not run."""
+    rows = [r for r in read_rows(os.path.join(d, "redis.tsv")) if len(r) >= 14]
+    if not rows:
+        return None
+    q_rate, q_cpu, q_usr, q_sys, b_rate, b_cpu, b_usr, b_sys = ([] for _ in range(8))
+    ratios, errs, sts, counts = [], 0, set(), []
+    for r in rows:
+        n, secs, err, user, sys_, srv, conns = (_num(x) for x in r[1:8])
+        bn, brps, buser, bsys, bsrv = (_num(x) for x in r[8:13])
+        sts.add(r[13])
+        errs += int(err) if err is not None else 0
+        qc = bc = None
+        if n and secs:
+            q_rate.append(n / secs)
+        if n and user is not None and sys_ is not None:
+            qc = (user + sys_) * 1e6 / n
+            q_cpu.append(qc)
+            q_usr.append(user * 1e6 / n)
+            q_sys.append(sys_ * 1e6 / n)
+        if brps:
+            b_rate.append(brps)
+        if bn and buser is not None and bsys is not None:
+            bc = (buser + bsys) * 1e6 / bn
+            b_cpu.append(bc)
+            b_usr.append(buser * 1e6 / bn)
+            b_sys.append(bsys * 1e6 / bn)
+        if qc and bc:
+            ratios.append(qc / bc)
+        counts.append((r[1], r[6], r[8], r[12]))
+    qr, qc, br, bc, ratio = (_median(x) for x in (q_rate, q_cpu, b_rate, b_cpu, ratios))
+    same = all(a == b and c == e for a, b, c, e in counts)
+    vus, total = rows[0][7], rows[0][8]
+    per = int(total) // int(vus) if vus.isdigit() and total.isdigit() and int(vus) else "?"
+    o = [REDIS_TITLE, ""]
+    o.append(f"Against a redis-server of its own (Debian's, `--save '' --appendonly no`) on "
+             f"CPU 0, each client on CPU 1: `bin/quern run bench/redis.lua --vus {vus} --runs 1 "
+             f"--workers 1 --db none` (each VU one connection, `redis.connect` then {per} "
+             f"`c:call(\"GET\", key)` one after the other, each a sample of the GET step, the "
+             f"reply checked) beside `redis-benchmark -c {vus} -n {total} -t get -P 1 -q` "
+             f"(as many connections and GETs, no pipelining), {len(rows)} rounds in alternation "
+             f"(the order swapped each round), medians. Both GET the same key "
+             f"(`key:__rand_int__`, set beforehand to a 3-byte value), so the bytes on the wire "
+             f"are the same. GETs a second: quern's from its GET count and run duration "
+             f"(connects included), redis-benchmark's as it prints it. CPU per GET: user + "
+             f"system time of the whole tool (GNU time; quern: console, agent and worker, start "
+             f"and connects included) over its GETs (quern: the GET step's count in "
+             f"`--summary-json`; redis-benchmark: the total asked). The server's `INFO "
+             f"commandstats` (`cmdstat_get`, reset before each tool) counts the GETs each made.")
+    o.append("")
+    o.append("| | GETs/s (median) | per round | CPU µs per GET (median) | user + system (medians) "
+             "| per round | quern / it (CPU per GET) | target | met? |")
+    o.append("|---|---:|---|---:|---|---|---:|---|---|")
+    o.append(f"| quern.redis ({errs} errors, exit {','.join(sorted(sts))}) | {fmt(qr)} | "
+             f"{', '.join(fmt(x) for x in q_rate)} | {fmt(qc)} | {fmt(_median(q_usr))} + "
+             f"{fmt(_median(q_sys))} | {', '.join(fmt(x) for x in q_cpu)} | | | |")
+    o.append(f"| redis-benchmark | {fmt(br)} | {', '.join(fmt(x) for x in b_rate)} | {fmt(bc)} | "
+             f"{fmt(_median(b_usr))} + {fmt(_median(b_sys))} | {', '.join(fmt(x) for x in b_cpu)} | "
+             f"**{fmt(ratio, 2) if ratio else '?'}×** (rounds: {', '.join(f'{x:.2f}' for x in ratios)}) "
+             f"| ≤ {TARGET_REDIS}× | {'yes' if ratio and ratio <= TARGET_REDIS else '**no**'} |")
+    o.append("")
+    if same:
+        o.append(f"GETs counted by the server: {int(total):,} for each tool in every round, exactly "
+                 f"what quern's GET step counted and what redis-benchmark was asked for.")
+    else:
+        o.append("GETs counted by the server against each tool's count, per round (quern: server / "
+                 "GET step; redis-benchmark: server / asked): **they differ**: "
+                 + ", ".join(f"{b} / {a} and {e} / {c}" for a, b, c, e in counts) + ".")
+    o.append("")
+    o.append("The ratio is taken within each round, then its median reported. System time is "
+             "most of either tool's CPU here (each GET a write and a read on a loopback socket, "
+             "and the waits in between), and it moves with the machine's load; quern's extra "
+             "cost is user time: each GET goes through Lua (the command encoded and the reply "
+             "parsed by quern.redis, a coroutine resumed) and makes a sample.")
+    o.append("")
+    return "\n".join(o)
+
+
 def fmt_kb(x):
     return f"{int(x):,} kB" if str(x).isdigit() else "?"
 
@@ -529,6 +615,9 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "idle":
         s = idle_section(sys.argv[3])
         print(s if s else "idle: no result")
+    if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "redis":
+        s = redis_section(sys.argv[3])
+        print(s if s else "redis: no result")
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "ws":
         s = ws_section(sys.argv[3])
@@ -836,6 +925,9 @@ def main():
     g = grpc_section(d)
     if g:
         w(g)
+    rd = redis_section(d)
+    if rd:
+        w(rd)
 
     w("## Method")
     w("")

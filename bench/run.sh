@@ -4,7 +4,7 @@
 # What it does (docs/benchmarks.md explains the method and holds the results):
 #   1. installs what it lacks from Debian (nginx, wrk, python3-locust, GNU time,
 #      util-linux for taskset, python3-grpcio and protobuf-compiler for the gRPC
-#      row), with sudo when not root;
+#      row, redis-server and redis-tools for the Redis row), with sudo when not root;
 #   2. starts nginx on two free loopback ports from a config written into a
 #      temp dir (1 worker, pinned to CPU 0): one port without access log for
 #      the speed rows, one with an access log for the cross-check;
@@ -81,6 +81,13 @@
 #      that hold still: BENCH_STABLE_RUNS identical searches against an nginx
 #      limited to 125/s in its delaying mode, each one's capacity and
 #      limited_by (BENCH_ONLY=stable runs it alone and prints it);
+#   6k. Redis: against a redis-server of its own (Debian's, no persistence),
+#      BENCH_REDIS_VUS connections x BENCH_REDIS_OPS GETs (bench/redis.lua,
+#      quern.redis) beside redis-benchmark (-t get -P 1) with as many
+#      connections and GETs, BENCH_REDIS_REPS rounds in alternation: GETs a
+#      second, CPU per GET, and the GETs the server counted for each;
+#      BENCH_ONLY=redis runs this row alone and prints it, without writing
+#      the report;
 #   7. console fan-in: a console (bin/quern run bench/fanin.lua --agents N) fed
 #      by tests/tools/fanin.c, N simulated agents x 50 steps of statistics a
 #      second; the console's CPU from /proc/PID/stat over a steady window. If
@@ -119,6 +126,8 @@
 #   BENCH_IDLE_PER [10000]  connections a server, a worker and a floor process hold at most
 #   BENCH_SKIP_GRPC [0]  1 skips step 6h   BENCH_GRPC_VUS [10]  BENCH_GRPC_CALLS [2000] per VU
 #   BENCH_GRPC_REPS [3]  rounds of that row
+#   BENCH_SKIP_REDIS [0]  1 skips step 6k   BENCH_REDIS_VUS [50]  BENCH_REDIS_OPS [4000] GETs per VU
+#   BENCH_REDIS_REPS [5]  rounds of that row
 #   BENCH_OUT [docs/benchmarks.md]                     BENCH_KEEP [0]  1 keeps the temp dir
 set -eu
 cd "$(dirname "$0")/.."
@@ -265,6 +274,9 @@ case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP
 [ "${BENCH_ONLY:-}" != ws ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 [ "${BENCH_ONLY:-}" != grpc ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 [ "${BENCH_ONLY:-}" != idle ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
+[ "${BENCH_ONLY:-}" != redis ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
+[ -x /usr/bin/redis-server ] || need+=(redis-server)
+[ -x /usr/bin/redis-benchmark ] || need+=(redis-tools)
 "$PY" -c 'import websockets' 2>/dev/null || need+=(python3-websockets)
 "$PY" -c 'import grpc, google.protobuf' 2>/dev/null || need+=(python3-grpcio python3-protobuf)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
@@ -282,6 +294,7 @@ fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
 [ -x bin/quern ] || make -s quern
 [ "$lag_only" = 1 ] || [ "$fleet_only" = 1 ] || [ "${BENCH_ONLY:-}" = ws ] ||
+    [ "${BENCH_ONLY:-}" = redis ] ||
     [ "${BENCH_ONLY:-}" = grpc ] || [ "${BENCH_ONLY:-}" = idle ] || [ -x "$FANIN" ] || make -s MODE=rel "$FANIN"
 [ "$fleet_only" = 1 ] || [ -x build/rel/reqfloor ] || make -s MODE=rel build/rel/reqfloor
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs: nginx and the tools share CPU 0"
@@ -304,6 +317,7 @@ cleanup() {
     [ -n "${grpc_srv:-}" ] && kill "$grpc_srv" 2>/dev/null && wait "$grpc_srv" 2>/dev/null
     [ -n "${grpc_tls_srv:-}" ] && kill "$grpc_tls_srv" 2>/dev/null && wait "$grpc_tls_srv" 2>/dev/null
     [ "${#idle_srv[@]}" = 0 ] || idle_stop
+    [ -n "${redis_srv:-}" ] && kill "$redis_srv" 2>/dev/null && wait "$redis_srv" 2>/dev/null
     if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -840,6 +854,82 @@ if [ "${BENCH_ONLY:-}" = grpc ]; then
     exit 0
 fi
 
+# ------------------------------------------------------------ 6k. Redis
+# A redis-server of its own (no persistence) on CPU_SRV; each tool on
+# CPU_TOOL, in turn, the order swapped each round: quern (bench/redis.lua,
+# REDIS_VUS VUs, one connection each, REDIS_OPS GETs each) and redis-benchmark
+# with as many connections and GETs in all, no pipelining. Both GET the key
+# redis-benchmark uses (key:__rand_int__, not randomised without -r), set
+# here to a 3-byte value as its SET test would. The server's INFO
+# commandstats, reset before each tool, counts the GETs each one made.
+# redis_row DIR: DIR/redis.tsv, a line a round, "rep gets seconds errors user
+# sys server_gets connects" of quern, then "gets rps user sys server_gets" of
+# redis-benchmark, then the exit status.
+REDIS_VUS=${BENCH_REDIS_VUS:-50}
+REDIS_OPS=${BENCH_REDIS_OPS:-4000}
+REDIS_REPS=${BENCH_REDIS_REPS:-5}
+redis_srv=
+redis_cli() { /usr/bin/redis-cli -h 127.0.0.1 -p "$redis_port" "$@"; }
+# redis_gets: the GETs the server counted since its last CONFIG RESETSTAT
+redis_gets() {
+    redis_cli INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_get:calls=\([0-9]*\),.*/\1/p' | grep . || echo 0
+}
+redis_quern() { # redis_quern DIR: "gets seconds errors user sys server_gets connects"
+    local q st=0
+    redis_cli CONFIG RESETSTAT >/dev/null
+    /usr/bin/time -f '%U %S' -o "$1/q.time" taskset -c $CPU_TOOL timeout 300 bin/quern run bench/redis.lua \
+        --vus "$REDIS_VUS" --runs 1 --workers 1 --db none -q --summary-json "$1/q.json" \
+        -p redis_url="redis://127.0.0.1:$redis_port" -p ops="$REDIS_OPS" >"$1/q.out" 2>"$1/q.err" || st=$?
+    q=$(jq -r '[(.tests[] | select(.id == "SC-BENCH-REDIS-STEP-2") | .count), .run.duration_s,
+        ([.tests[] | .errors.technical + .errors.functional] | add)] | map(tostring) | join(" ")' \
+        "$1/q.json" 2>/dev/null || echo "? ? ?")
+    echo "$q $(tail -1 "$1/q.time") $(redis_gets) $(jq -r '.tests[] | select(.id == "SC-BENCH-REDIS-STEP-1") | .count' "$1/q.json" 2>/dev/null || echo '?')"
+    return $st
+}
+redis_bench() { # redis_bench DIR: "gets rps user sys server_gets"
+    local n=$((REDIS_VUS * REDIS_OPS)) rps st=0
+    redis_cli CONFIG RESETSTAT >/dev/null
+    /usr/bin/time -f '%U %S' -o "$1/b.time" taskset -c $CPU_TOOL timeout 300 /usr/bin/redis-benchmark \
+        -h 127.0.0.1 -p "$redis_port" -c "$REDIS_VUS" -n "$n" -t get -P 1 -q >"$1/b.out" 2>"$1/b.err" || st=$?
+    # -q still writes its progress, \r-separated: the last figure is the total's
+    rps=$(tr '\r' '\n' <"$1/b.out" | sed -n 's/^GET: \([0-9.]*\) requests per second.*/\1/p' | tail -1)
+    echo "$n ${rps:-?} $(tail -1 "$1/b.time") $(redis_gets)"
+    return $st
+}
+redis_row() {
+    local d=$1/redis st q b
+    mkdir -p "$d"
+    redis_port=$(free_port)
+    taskset -c $CPU_SRV /usr/bin/redis-server --port "$redis_port" --bind 127.0.0.1 --save '' \
+        --appendonly no --dir "$d" --daemonize no >"$d/server.log" 2>&1 &
+    redis_srv=$!
+    for _ in $(seq 100); do [ "$(redis_cli PING 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+    [ "$(redis_cli PING 2>/dev/null)" = PONG ] || die "redis-server did not start: $(cat "$d/server.log")"
+    redis_cli SET key:__rand_int__ xxx >/dev/null
+    : >"$1/redis.tsv"
+    for rep in $(seq "$REDIS_REPS"); do
+        st=0
+        if [ $((rep % 2)) = 1 ]; then
+            q=$(redis_quern "$d") || st=$?
+            b=$(redis_bench "$d") || st=$((st + 100))
+        else
+            b=$(redis_bench "$d") || st=$((st + 100))
+            q=$(redis_quern "$d") || st=$?
+        fi
+        echo "$rep $q $b $st" >>"$1/redis.tsv"
+        log "  redis round $rep: $(tail -1 "$1/redis.tsv")"
+    done
+    kill "$redis_srv" 2>/dev/null
+    wait "$redis_srv" 2>/dev/null || true
+    redis_srv=
+}
+if [ "${BENCH_ONLY:-}" = redis ]; then
+    log "redis: $REDIS_VUS connections x $REDIS_OPS GETs, quern.redis and redis-benchmark"
+    redis_row "$tmp"
+    "$PY" bench/report.py --only redis "$tmp"
+    exit 0
+fi
+
 # ------------------------------------------------------- commands of each row
 # cmd_ROW BASE SECONDS: the command line, run under GNU time and taskset.
 cmd_wrk() { echo "wrk -t1 -c$CONNS -d${2}s --latency $1/small"; }
@@ -1333,6 +1423,10 @@ fi
 if [ "${BENCH_SKIP_GRPC:-0}" != 1 ]; then
     log "grpc: $GRPC_VUS VUs x $GRPC_CALLS unary calls, quern and a bare Python grpcio client"
     grpc_row "$tmp"
+fi
+if [ "${BENCH_SKIP_REDIS:-0}" != 1 ]; then
+    log "redis: $REDIS_VUS connections x $REDIS_OPS GETs, quern.redis and redis-benchmark"
+    redis_row "$tmp"
 fi
 
 # ------------------------------------------------------- 7. console fan-in

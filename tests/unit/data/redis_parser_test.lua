@@ -287,6 +287,31 @@ do
   check("a command parses back as the array it is", same(v, { "SET", "k", "v" }))
 end
 
+-- c:call's path for one to three words: the same bytes as the list's
+for _, args in ipairs({ { "PING" }, { "GET", "k" }, { "SET", "a\r\nb", "" }, { "INCRBY", "k", -3 },
+                        { "EXPIRE", "k", 10.0 }, { "INCRBYFLOAT", "k", 0.1 }, { "ECHO", true },
+                        { "SET", "k", string.rep("v", 2000) } }) do
+  local ok, got = pcall(M._encode_few, table.unpack(args))
+  check("few words as a list: " .. args[1] .. " of " .. #args, ok and got == M._encode(args),
+        string.format("got %q", tostring(got)))
+end
+do
+  local ok, err = pcall(M._encode_few, "SET", "k", nil)
+  check("few words: a nil argument is an error",
+        not ok and tostring(err):find("argument 3 of the command is nil", 1, true), err)
+end
+
+-- Bulk lengths seen before are looked up: the same replies either way
+for i = 1, 2 do
+  check("a bulk string, time " .. i, parse("$3\r\nabc\r\n") == "abc")
+  check("an empty one, time " .. i, parse("$0\r\n\r\n") == "")
+  check("a null, time " .. i, parse("$-1\r\n") == nil)
+  check("leading zeros, time " .. i, parse("$003\r\nabc\r\n") == "abc")
+  local v, kind = parse("$3\r\nabcd\r\n")
+  check("a length that does not match, time " .. i, v == nil and kind == "protocol", kind)
+  check("an array of them, time " .. i, same(parse("*2\r\n$1\r\na\r\n$3\r\nabc\r\n"), { "a", "abc" }))
+end
+
 -- URLs -----------------------------------------------------------------------
 local function url(name, s, want)
   local u, why = M._parse_url(s)

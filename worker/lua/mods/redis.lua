@@ -61,22 +61,55 @@ local function arg_text(v, i)
   return tostring(v)
 end
 
+-- "$N\r\n" and "*N\r\n" by N, each made once: a number's text costs a
+-- snprintf, a lookup does not. Up to HEADS only, so that the tables stay
+-- small whatever lengths a script sends.
+local HEADS = 1024
+local bulk_heads, array_heads = {}, {}
+
+local function head(cache, mark, n)
+  local h = cache[n]
+  if h then return h end
+  h = mark .. string.format("%d", n) .. "\r\n"
+  if n <= HEADS then cache[n] = h end
+  return h
+end
+
 -- args: a list (its n field, as table.pack gives, counts trailing nils)
 local function encode(args)
   local n = args.n or #args
   if n == 0 then error("redis: no command given", 3) end
-  local out = { "*", string.format("%d", n), "\r\n" }
+  local out, k = { head(array_heads, "*", n) }, 1
   for i = 1, n do
     local s = arg_text(args[i], i)
-    out[#out + 1] = "$" .. #s .. "\r\n"
-    out[#out + 1] = s
-    out[#out + 1] = "\r\n"
+    out[k + 1], out[k + 2], out[k + 3] = head(bulk_heads, "$", #s), s, "\r\n"
+    k = k + 3
   end
   return table.concat(out)
 end
 
+-- The same bytes for a command of one to three words (GET k, SET k v), in
+-- one concatenation, without a table; called where encode is, so that
+-- arg_text's error level holds.
+local function encode_few(n, a, b, c)
+  a = arg_text(a, 1)
+  if n == 1 then return "*1\r\n" .. head(bulk_heads, "$", #a) .. a .. "\r\n" end
+  b = arg_text(b, 2)
+  if n == 2 then
+    return "*2\r\n" .. head(bulk_heads, "$", #a) .. a .. "\r\n" .. head(bulk_heads, "$", #b) .. b .. "\r\n"
+  end
+  c = arg_text(c, 3)
+  return "*3\r\n" .. head(bulk_heads, "$", #a) .. a .. "\r\n" .. head(bulk_heads, "$", #b) .. b .. "\r\n"
+    .. head(bulk_heads, "$", #c) .. c .. "\r\n"
+end
+
 function M._encode(args)
   local s = encode(args)  -- not a tail call: the error levels count this frame
+  return s
+end
+
+function M._encode_few(...)
+  local s = encode_few(select("#", ...), ...)
   return s
 end
 
@@ -178,9 +211,15 @@ local function read_map(reader, rest, depth)
   return true, map
 end
 
+-- The length a "$N" line declares, for the lines seen before: a lookup
+-- instead of a pattern and two conversions. Three digits at most ("$0" to
+-- "$999", "$007"), so that it stays small whatever a server sends.
+local bulk_lines = {}
+
 local function read_bulk(reader, rest)
   local ok, n, msg = bulk_len(rest, true)
   if not ok or n == nil then return ok, n, msg end
+  if #rest <= 3 then bulk_lines["$" .. rest] = n end
   return read_bytes(reader, n)
 end
 
@@ -249,6 +288,8 @@ function read_value(reader, depth, pushes)
   while true do
     local line, why = reader:receive("line")
     if not line then return lost(why) end
+    local len = bulk_lines[line]
+    if len then return read_bytes(reader, len) end
     if line == "" then return protocol("empty line where a reply was due") end
     local t, rest = line:sub(1, 1), line:sub(2)
     if t == "|" then
@@ -323,15 +364,21 @@ local function raise_reply(text)
   error("Redis: " .. text, 0)
 end
 
+-- One command's exchange, the block of its sample: a function of the
+-- module given its arguments by step:time, not a closure made per call.
+local function exchange(c, payload)
+  c.sock:send(payload)
+  local v, kind, msg = read_reply(c.sock, c.pushes)
+  if kind == "error" then raise_reply(msg) end
+  if kind then fail_read(c, kind, msg) end
+  return v
+end
+
 function Client:call(...)
-  local payload = encode(table.pack(...))
-  return self.step:time(function()
-    self.sock:send(payload)
-    local v, kind, msg = read_reply(self.sock, self.pushes)
-    if kind == "error" then raise_reply(msg) end
-    if kind then fail_read(self, kind, msg) end
-    return v
-  end)
+  local n = select("#", ...)
+  local payload
+  if n >= 1 and n <= 3 then payload = encode_few(n, ...) else payload = encode(table.pack(...)) end
+  return self.step:time(exchange, self, payload)
 end
 
 local Pipe = {}
