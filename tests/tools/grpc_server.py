@@ -18,9 +18,18 @@ tests/e2e/scripts/grpc/types.proto):
   qt.Types/Abort   aborts with status I and message S
   qt.Types/Drip    sends its headers, then I messages 200 ms apart (S "i"),
                    watching for the client's cancel
+  qt.Types/Sum     client streaming: replies the count and the sum of the
+                   I received; a message of S "abort" aborts (INVALID_ARGUMENT)
+  qt.Types/Chat    bidirectional: echoes each message as it comes ("abort"
+                   as for Sum), watching for the client's cancel
+  qt.Types/Batch   bidirectional: the first message's I is N; once N came,
+                   echoes them all
 At SIGTERM it prints its counts as JSON: calls by method, messages streamed,
 metadata values seen (x-vu), aborted calls, deadlines the server saw pass,
-Drip's messages sent and the Drip calls the client cancelled.
+Drip's messages sent and the Drip calls the client cancelled, the messages
+the client streams sent (streamed_in) and those Chat and Batch sent back
+(streamed_back), the Chat calls the client cancelled and the deadlines they
+saw pass.
 Usage: grpc_server.py PORT_FILE [CERT KEY]: binds 127.0.0.1:0 (TLS with the
 certificate and key given), writes its port."""
 import json
@@ -47,7 +56,8 @@ import types_pb2  # noqa: E402
 
 lock = threading.Lock()
 counts = {"calls": {}, "streamed": 0, "x_vu": {}, "aborted": 0, "deadline_passed": 0,
-          "drip_sent": 0, "drip_cancelled": 0}
+          "drip_sent": 0, "drip_cancelled": 0, "streamed_in": 0, "streamed_back": 0,
+          "chat_cancelled": 0, "chat_deadline": 0}
 
 
 def count(name):
@@ -140,6 +150,65 @@ def types_drip(req, ctx):
     done.append(1)
 
 
+def bump(key, n=1):
+    with lock:
+        counts[key] += n
+
+
+def aborts(m, n, ctx):
+    if m.s == "abort":
+        with lock:
+            counts["aborted"] += 1
+        ctx.abort(grpc.StatusCode.INVALID_ARGUMENT, "abort at message %d" % n)
+
+
+def types_sum(it, ctx):
+    count("TypesSum")
+    n = total = 0
+    for m in it:
+        n += 1
+        bump("streamed_in")
+        aborts(m, n, ctx)
+        total += m.i
+    return types_pb2.Inner(i=n, s=str(total))
+
+
+def types_chat(it, ctx):
+    count("TypesChat")
+    aborted = []
+
+    def on_end():
+        # A client's cancel (or a deadline) ends the request iterator as a
+        # half-close would; grpcio knows which only once the call is over,
+        # in its state (not public API: Debian's grpcio 1.51).
+        if not aborted and ctx._state.client == "cancelled":
+            bump("chat_deadline" if ctx.time_remaining() <= 0 else "chat_cancelled")
+
+    ctx.add_callback(on_end)
+    n = 0
+    for m in it:
+        n += 1
+        bump("streamed_in")
+        if m.s == "abort":
+            aborted.append(1)
+        aborts(m, n, ctx)
+        bump("streamed_back")
+        yield m
+
+
+def types_batch(it, ctx):
+    count("TypesBatch")
+    got = []
+    for m in it:
+        bump("streamed_in")
+        got.append(m)
+        if len(got) == got[0].i:
+            break
+    for m in got:
+        bump("streamed_back")
+        yield m
+
+
 def unary(fn, req_cls, resp_cls):
     return grpc.unary_unary_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
                                                response_serializer=resp_cls.SerializeToString)
@@ -148,6 +217,16 @@ def unary(fn, req_cls, resp_cls):
 def streaming(fn, req_cls, resp_cls):
     return grpc.unary_stream_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
                                                 response_serializer=resp_cls.SerializeToString)
+
+
+def client_streaming(fn, req_cls, resp_cls):
+    return grpc.stream_unary_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
+                                                response_serializer=resp_cls.SerializeToString)
+
+
+def bidi(fn, req_cls, resp_cls):
+    return grpc.stream_stream_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
+                                                 response_serializer=resp_cls.SerializeToString)
 
 
 def main():
@@ -165,6 +244,9 @@ def main():
             "Sleep": unary(types_sleep, types_pb2.Inner, types_pb2.Inner),
             "Abort": unary(types_abort, types_pb2.Inner, types_pb2.Inner),
             "Drip": streaming(types_drip, types_pb2.Inner, types_pb2.Inner),
+            "Sum": client_streaming(types_sum, types_pb2.Inner, types_pb2.Inner),
+            "Chat": bidi(types_chat, types_pb2.Inner, types_pb2.Inner),
+            "Batch": bidi(types_batch, types_pb2.Inner, types_pb2.Inner),
         }),
     ))
     if len(sys.argv) > 3:

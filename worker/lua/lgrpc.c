@@ -531,7 +531,7 @@ static int call_k(lua_State *L, int status, lua_KContext ctx)
 
     if (ctx == CTX_THINK) {
         vu_sample_begin(v, lquern_step_index(L, 1));
-        if (m->server_streaming)
+        if (m->server_streaming || m->client_streaming)
             return lgstream_start(L, v, m, set_of(L));
         v->xfer_timed = 1;
         if (inflight_wait(v))
@@ -568,7 +568,8 @@ static int step_grpc(lua_State *L)
         return lapi_halt(L, v);
     target = luaL_checkstring(L, 2);
     luaL_checkstring(L, 3);
-    luaL_checktype(L, 4, LUA_TTABLE);
+    if (!lua_isnil(L, 4)) /* nil: a client stream's first message is sent later */
+        luaL_checktype(L, 4, LUA_TTABLE);
     if (!lua_isnoneornil(L, 5))
         luaL_checktype(L, 5, LUA_TTABLE);
     lua_settop(L, 5);
@@ -579,12 +580,11 @@ static int step_grpc(lua_State *L)
     m = pbschema_method(s, lua_tostring(L, 3));
     if (m == NULL)
         return luaL_error(L, "grpc: no method %s in the files grpc.load read", lua_tostring(L, 3));
-    if (m->client_streaming)
-        return luaL_error(L, "%s: %s streams from the client: not supported yet", fn, m->path);
-    if (m->server_streaming != stream)
+    if ((m->server_streaming || m->client_streaming) != stream)
         return luaL_error(L, "%s: %s is %s method: call it with step:%s", fn, m->path,
-                          stream ? "a unary" : "a server streaming",
-                          stream ? "grpc" : "grpc_stream");
+                          stream ? "a unary" : "a streaming", stream ? "grpc" : "grpc_stream");
+    if (lua_isnil(L, 4) && !m->client_streaming)
+        return luaL_error(L, "%s: %s takes one request message (a table)", fn, m->path);
     if (lua_istable(L, 5)) {
         lua_pushnil(L);
         while (lua_next(L, 5) != 0) {
@@ -598,16 +598,20 @@ static int step_grpc(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    /* 6: the body, 5-byte prefix and message */
-    if (pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err)) != 0) {
+    /* 6: the body, 5-byte prefix and message ("" when a client stream
+     * starts without one) */
+    if (lua_isnil(L, 4))
+        lua_pushliteral(L, "");
+    else if (pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err)) != 0) {
         pbbuf_free(&b);
         return luaL_error(L, "grpc: %s", err);
+    } else {
+        grpc_frame_header(pre, (uint32_t)b.len);
+        lua_pushlstring(L, (const char *)pre, 5);
+        lua_pushlstring(L, b.p ? (const char *)b.p : "", b.len);
+        lua_concat(L, 2);
+        pbbuf_free(&b);
     }
-    grpc_frame_header(pre, (uint32_t)b.len);
-    lua_pushlstring(L, (const char *)pre, 5);
-    lua_pushlstring(L, b.p ? (const char *)b.p : "", b.len);
-    lua_concat(L, 2);
-    pbbuf_free(&b);
     /* 7: the connection options: HTTP/2 (prior knowledge on http://, ALPN
      * on https://), no Accept-Encoding, and the call's tls and resolve */
     lua_createtable(L, 0, 5);
@@ -627,8 +631,9 @@ static int step_grpc(lua_State *L)
     lua_replace(L, -2);
     lua_pushlightuserdata(L, (void *)m); /* 8 */
     lquern_vu_step(L, v, 1);
-    if (stream) {
-        /* the request is the stream's one message sent */
+    if (stream && !m->client_streaming) {
+        /* the request is the stream's one message sent (a client stream
+         * counts its messages as they go out: gstream.c) */
         int sidx = lquern_step_index(L, 1);
         size_t blen = lua_rawlen(L, 6);
         if (sidx >= 0 && (size_t)sidx < engine_scens(v->eng)->nsteps) {

@@ -1,4 +1,4 @@
-/* lgstream — a gRPC server stream from Lua (lgstream.h). */
+/* lgstream — a gRPC stream from Lua (lgstream.h). */
 #include "worker/lua/lgstream.h"
 
 #include <lauxlib.h>
@@ -12,7 +12,9 @@
 #include "worker/engine/vu.h"
 #include "worker/wire/grpc.h"
 #include "worker/plugs/gstream.h"
+#include "worker/lua/lapi.h"
 #include "worker/lua/lgrpc.h"
+#include "worker/lua/linbox.h"
 #include "worker/lua/lstream.h"
 #include "worker/lua/pbcodec.h"
 #include "worker/wire/pbschema.h"
@@ -73,8 +75,15 @@ int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
     cfg.scen = sc->req;
     cfg.step = v->pend.step;
     cfg.seq = v->pend.seq;
+    cfg.sends = m->client_streaming;
+    if (cfg.sends) /* its request, when given, is its first frame */
+        cfg.body_len = 0;
     c = gstream_open(v, &cfg, err, sizeof(err));
     curl_slist_free_all(cfg.headers); /* NULL unless the stream refused it */
+    if (c != NULL && m->client_streaming && lua_rawlen(L, 6) >= 5) {
+        const uint8_t *b = (const uint8_t *)lua_tostring(L, 6);
+        gstream_send(c, b, b + 5, lua_rawlen(L, 6) - 5, err, sizeof(err)); /* one fits */
+    }
     return lstream_open(L, &ud->base, c, v, ud->base.wait_us, IDX_OBJ, err);
 }
 
@@ -125,6 +134,109 @@ static int l_messages(lua_State *L)
     lua_pushnil(L);
     lua_pushvalue(L, 1);
     return 4;
+}
+
+/* The stream of the object at 1, which must send: raises otherwise. */
+static gstream *sender(lua_State *L, const char *fn)
+{
+    lgstream *ud = (lgstream *)lstream_check(L, &kind, vu_current(L));
+
+    if (!ud->m->client_streaming)
+        luaL_error(L, "s:%s: %s does not stream from the client", fn, ud->m->path);
+    return ud->base.c;
+}
+
+/* s:send(message): true once queued, false when the call is over (its
+ * status says why). */
+static int l_send(lua_State *L)
+{
+    lgstream *ud = (lgstream *)lstream_check(L, &kind, vu_current(L));
+    gstream *c = sender(L, "send");
+    pbbuf b = {0};
+    uint8_t pre[5];
+    char err[ERR_MAX];
+    int rc;
+
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (c != NULL && c->half_closed)
+        return luaL_error(L, "s:send: the stream's sending side is closed (s:close_send)");
+    if (pbcodec_encode(L, 2, ud->s, ud->m->in, &b, err, sizeof(err)) != 0) {
+        pbbuf_free(&b);
+        return luaL_error(L, "grpc: %s", err);
+    }
+    grpc_frame_header(pre, (uint32_t)b.len);
+    rc = c != NULL ? gstream_send(c, pre, b.p, b.len, err, sizeof(err)) : 0;
+    pbbuf_free(&b);
+    if (rc < 0) {
+        /* the bound's error is raised once, here: not classed again at the end */
+        c->ended = 1;
+        gstream_cancel(c, GRPC_RESOURCE_EXHAUSTED, err);
+        return lstream_fail(L, vu_current(L), c->step, 0, err);
+    }
+    lua_pushboolean(L, rc);
+    return 1;
+}
+
+/* s:close_send(): the client's half-close (END_STREAM once the queue is out). */
+static int l_close_send(lua_State *L)
+{
+    gstream *c = sender(L, "close_send");
+
+    if (c != NULL)
+        gstream_close_send(c);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* Takes the queued messages onto the stack (after the object and those
+ * taken before); past GSTREAM_QUEUE_MAX the call is cancelled. */
+static void rest_take(lua_State *L, lstream *base)
+{
+    char why[GSTREAM_ERR_MAX];
+
+    while (base->c != NULL && lua_gettop(L) - 1 < GSTREAM_QUEUE_MAX) {
+        luaL_checkstack(L, 2, "s:finish");
+        if (push_message(L, base) == 0)
+            return;
+    }
+    if (base->c != NULL && inbox_peek(&((gstream *)base->c)->in) != NULL) {
+        err_set(why, sizeof(why), "s:finish: more than %d messages", GSTREAM_QUEUE_MAX);
+        gstream_cancel(base->c, GRPC_RESOURCE_EXHAUSTED, why);
+    }
+}
+
+static int rest_k(lua_State *L, int status, lua_KContext ctx)
+{
+    lstream *base = lua_touserdata(L, 1);
+    gstream *c = base->c;
+    int before = lua_gettop(L);
+    char why[GSTREAM_ERR_MAX];
+
+    if (c != NULL)
+        inbox_wait_done(&c->in);
+    rest_take(L, base);
+    c = base->c;
+    if (c == NULL || c->state == GSTREAM_CLOSED)
+        return lua_gettop(L) - 1;
+    if (lua_gettop(L) == before && ctx) { /* nothing came: the wait ran out */
+        err_set(why, sizeof(why), "no end after %lld ms", (long long)(base->wait_us / 1000));
+        gstream_cancel(c, GRPC_DEADLINE_EXCEEDED, why);
+        return lua_gettop(L) - 1;
+    }
+    return linbox_next(L, &c->in, vu_current(L), base->wait_us, VU_GRPCNEXT, 1, rest_k);
+}
+
+/* s:finish(): the sending side closed (a stream that sends), waits for the
+ * call's end; returns the messages not taken yet (a client stream's one
+ * reply), at most GSTREAM_QUEUE_MAX. */
+static int l_finish(lua_State *L)
+{
+    lgstream *ud = (lgstream *)lstream_check(L, &kind, vu_current(L));
+
+    lua_settop(L, 1);
+    if (ud->base.c != NULL && ud->m->client_streaming)
+        gstream_close_send(ud->base.c);
+    return rest_k(L, 0, 0);
 }
 
 /* s:close(), and __close: cancels a stream still open (no error). */
@@ -191,6 +303,8 @@ static int field(lua_State *L, lstream *s, const char *k)
         return 0;
     if (strcmp(k, "count") == 0) {
         lua_pushinteger(L, (lua_Integer)c->received);
+    } else if (strcmp(k, "sent") == 0) {
+        lua_pushinteger(L, (lua_Integer)c->sent);
     } else if (strcmp(k, "time") == 0) {
         lua_pushnumber(L, (double)c->fig.elapsed_us / 1000.0);
     } else if (strcmp(k, "headers") == 0) {
@@ -211,7 +325,17 @@ static int field(lua_State *L, lstream *s, const char *k)
     return 1;
 }
 
-static const luaL_Reg methods[] = {{"messages", l_messages}, {"expect", l_expect}, {NULL, NULL}};
+/* s:cancel(): s:close() by a name that reads beside s:close_send() */
+static int l_cancel(lua_State *L)
+{
+    lstream *s = lapi_checkud(L, 1, &kind, kind.mt);
+
+    return cancel(L, s->c);
+}
+
+static const luaL_Reg methods[] = {
+    {"messages", l_messages}, {"expect", l_expect}, {"send", l_send}, {"close_send", l_close_send},
+    {"finish", l_finish},     {"cancel", l_cancel}, {NULL, NULL}};
 
 static const lstream_kind kind = {
     .mt = "quern.GrpcStream",
