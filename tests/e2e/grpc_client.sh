@@ -3,8 +3,8 @@
 # one reply after the half-close, echoes read between two sends on the same
 # stream (full duplex), replies that wait for N messages, a server's error
 # mid-stream (the upload paused when it came), a cancel and a deadline the
-# server sees, and the bound on messages waiting to be sent. quern's counts
-# must equal the server's own, printed by it at exit.
+# server sees, the bound on messages waiting to be sent, and both kinds over
+# TLS. quern's counts must equal the server's own, printed by it at exit.
 . "$(dirname "$0")/lib.bash"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -113,3 +113,35 @@ eq "grpc_client: a deadline passed mid-stream, seen by the server" "$(s 7 .error
 check "grpc_client: its sample says DEADLINE_EXCEEDED" grep -q "DEADLINE_EXCEEDED" <<<"$(s 7 .errors.samples.technical)"
 eq "grpc_client: the send queue's bound is a technical error" "$(s 8 .errors.technical)" 4
 check "grpc_client: which says so" grep -q "waiting to be sent" <<<"$(s 8 .errors.samples.technical)"
+
+# --- over TLS (ALPN h2): a client stream and a bidirectional one ----------------
+mkdir -p "$TMP/tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+  -addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/tls/key.pem" -out "$TMP/tls/ca.pem" 2>/dev/null
+cp tests/e2e/scripts/grpc/types.proto "$TMP/tls/"
+rm -f "$TMP/gs.port"
+"$PY" tests/tools/grpc_server.py "$TMP/gs.port" "$TMP/tls/ca.pem" "$TMP/tls/key.pem" >"$TMP/gs.out" 2>"$TMP/gs.err" &
+G_PID=$!
+wait_file "$TMP/gs.port" || { notok "grpc TLS server starts: $(cat "$TMP/gs.err")"; exit 1; }
+cat >"$TMP/tls/tls.lua" <<LUA
+local grpc = require "quern.grpc"
+grpc.load("types.proto")
+local sc = require("quern").scenario("TLS", {})
+local sum, chat = sc:step(1, "sum"), sc:step(2, "chat")
+local target, opts = "https://127.0.0.1:$(cat "$TMP/gs.port")", { tls = { ca = "ca.pem" } }
+function sc.run()
+  local s = sum:grpc_stream(target, "qt.Types/Sum", nil, opts)
+  for k = 1, 3 do s:send({ i = k }) end
+  local r = s:finish()
+  assert(r.i == 3 and r.s == "6", s.status_name)
+  local c = chat:grpc_stream(target, "qt.Types/Chat", nil, opts)
+  for k = 1, 3 do c:send({ i = k }); assert(c:next().i == k) end
+  c:finish()
+  assert(c.status_name == "OK", c.status_name)
+end
+LUA
+timeout 30 "$QUERN" run "$TMP/tls/tls.lua" --vus 2 --runs 1 -q --summary-json "$TMP/tls.json" >"$TMP/tlsout" 2>"$TMP/tlserr"
+eq "grpc_client: streams over TLS, no error" "$?" 0
+kill -TERM "$G_PID"; wait "$G_PID"; G_PID=""
+eq "grpc_client: over TLS, messages sent = the server's received" \
+  "$(($(sj "$TMP/tls.json" '[.tests[].messages.sent] | add')))" "$(jq .streamed_in "$TMP/gs.out")"

@@ -1,7 +1,8 @@
 /* lgrpc — gRPC from Lua: the `quern.grpc` module (grpc.load at load time)
  * and the step methods step:grpc(target, "pkg.Service/Method", request,
- * opts) for unary calls and step:grpc_stream(...) for server streams
- * (worker/lgstream: live, walked with s:messages() as messages come).
+ * opts) for unary calls and step:grpc_stream(...) for streams
+ * (worker/lgstream: live, walked with s:messages() as messages come; a
+ * method that streams from the client takes s:send).
  *
  * grpc.load reads a descriptor set (a .pb file, or the one the console
  * compiled from a .proto and shipped in the bundle under
