@@ -1,5 +1,5 @@
--- A gRPC client: a unary call with metadata, a call whose status is
--- expected not to be OK, and a server stream read message by message.
+-- A gRPC client: a unary call with metadata (text and binary), a call whose
+-- status is expected not to be OK, and a server stream read message by message.
 --
 --   quern run scripts/grpc.lua --vus 10 --duration 30s -p grpc_target=http://127.0.0.1:PORT
 --
@@ -21,11 +21,15 @@ local missing = sc:step(2, "Not found")
 local count = sc:step(3, "Count (a server stream)")
 
 function sc.run(vu)
+  -- a key ending in -bin carries bytes: base64 on the wire, bytes in the script
+  local blob = string.pack(">I4", vu.id) .. "\0\255"
   local r = say:grpc(target, "demo.Echo/Say", { name = "vu" .. vu.id, times = vu.run },
-                     { metadata = { ["x-vu"] = tostring(vu.id) }, timeout = "2s" })
+                     { metadata = { ["x-vu"] = tostring(vu.id), ["x-blob-bin"] = blob },
+                       timeout = "2s" })
   assert(r.message.text == "hello vu" .. vu.id, r.message.text)
   assert(r.message.count == (1 << 40) + vu.run)
   assert(r.trailers["echo-x-vu"] == tostring(vu.id))
+  assert(r.trailers["echo-x-blob-bin"] == blob, "the -bin trailer, decoded")
 
   -- an error status the step expects is no error
   local nf = missing:grpc(target, "demo.Echo/Abort", { code = 5, message = "no such user" })

@@ -8,7 +8,8 @@ so no grpc_tools plugin is needed.
 Methods (scripts/grpc/echo.proto's demo.Echo, and qt.Types of
 tests/e2e/scripts/grpc/types.proto):
   demo.Echo/Say    a Reply "hello NAME" with the call's metadata (x-* keys)
-                   in it and echoed as trailers
+                   in it and echoed as trailers (echo-KEY); -bin values
+                   are counted by their hex (bin) and echoed, not in the Reply
   demo.Echo/Count  streams TIMES Replies "NAME i"
   demo.Echo/Sleep  sleeps MS ms, then answers (a deadline's test)
   demo.Echo/Abort  aborts with status CODE and MESSAGE
@@ -57,7 +58,7 @@ import types_pb2  # noqa: E402
 lock = threading.Lock()
 counts = {"calls": {}, "streamed": 0, "x_vu": {}, "aborted": 0, "deadline_passed": 0,
           "drip_sent": 0, "drip_cancelled": 0, "streamed_in": 0, "streamed_back": 0,
-          "chat_cancelled": 0, "chat_deadline": 0}
+          "chat_cancelled": 0, "chat_deadline": 0, "bin": {}}
 
 
 def count(name):
@@ -71,8 +72,12 @@ def say(req, ctx):
     with lock:
         if "x-vu" in md:
             counts["x_vu"][md["x-vu"]] = counts["x_vu"].get(md["x-vu"], 0) + 1
+        for k, v in md.items():  # grpcio decodes -bin values: bytes
+            if k.endswith("-bin"):
+                counts["bin"][v.hex()] = counts["bin"].get(v.hex(), 0) + 1
     ctx.set_trailing_metadata(tuple(("echo-" + k, v) for k, v in md.items()))
-    return echo_pb2.Reply(text="hello " + req.name, count=2 ** 40 + req.times, metadata=md)
+    text = {k: v for k, v in md.items() if not k.endswith("-bin")}
+    return echo_pb2.Reply(text="hello " + req.name, count=2 ** 40 + req.times, metadata=text)
 
 
 def count_stream(req, ctx):

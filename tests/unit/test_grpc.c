@@ -97,13 +97,21 @@ static void test_status(void **state)
     assert_int_equal(st.code, 14);
 }
 
+static void test_bin_key(void **state)
+{
+    assert_true(grpc_bin_key("x-blob-bin", 10));
+    assert_true(grpc_bin_key("X-Blob-BIN", 10));
+    assert_false(grpc_bin_key("-bin", 4)); /* a name before the suffix */
+    assert_false(grpc_bin_key("x-bin-not", 9));
+    assert_false(grpc_bin_key("x-blob-bin", 9)); /* only the n bytes count */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_frames),
-        cmocka_unit_test(test_timeout),
-        cmocka_unit_test(test_status),
+        cmocka_unit_test(test_names),   cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_timeout), cmocka_unit_test(test_status),
+        cmocka_unit_test(test_bin_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include "worker/wire/grpc.h"
 #include "worker/engine/inflight.h"
 #include "worker/lua/lapi.h"
+#include "worker/lua/lcodec.h"
 #include "worker/lua/lgstream.h"
 #include "worker/lua/lquern.h"
 #include "worker/engine/lscript.h"
@@ -256,6 +257,26 @@ static void add_line(vu *v, const char *name, const char *value)
         xoom("curl_slist_append");
 }
 
+/* Largest value of a -bin key (bytes): its base64 fits add_line's line. */
+#define BIN_MAX 6000
+
+/* The key at idx ends in -bin, its value at idx + 1: sent as base64,
+ * unpadded (the spec's binary header; padding is optional on the wire). */
+static void add_bin_line(lua_State *L, vu *v, int idx)
+{
+    size_t n, k;
+    const char *val = lua_tolstring(L, idx + 1, &n);
+    char enc[BIN_MAX / 3 * 4 + 8];
+
+    if (n > BIN_MAX)
+        luaL_error(L, "metadata: %s: a binary value of at most %d bytes", lua_tostring(L, idx),
+                   BIN_MAX);
+    k = lcodec_b64(enc, (const unsigned char *)val, n);
+    while (k > 0 && enc[k - 1] == '=')
+        enc[--k] = '\0';
+    add_line(v, lua_tostring(L, idx), enc);
+}
+
 struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, long *curl_ms,
                                  int *deadline)
 {
@@ -285,7 +306,10 @@ struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, 
                 if (lua_type(L, -2) != LUA_TSTRING ||
                     (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER))
                     luaL_error(L, "metadata: names and values must be strings");
-                add_line(v, lua_tostring(L, -2), lua_tostring(L, -1));
+                if (grpc_bin_key(lua_tostring(L, -2), lua_rawlen(L, -2)))
+                    add_bin_line(L, v, -2);
+                else
+                    add_line(v, lua_tostring(L, -2), lua_tostring(L, -1));
                 lua_pop(L, 1);
             }
         }
@@ -345,6 +369,27 @@ static void start_xfer(lua_State *L, vu *v)
     engine_start_xfer(v->eng, v);
 }
 
+/* Pushes a header's value: a -bin key's decoded from base64 (a value
+ * that is not base64 stays as it came). */
+static void push_value(lua_State *L, const char *name, size_t nn, const char *val, size_t n)
+{
+    luaL_Buffer b;
+    long k;
+
+    if (!grpc_bin_key(name, nn)) {
+        lua_pushlstring(L, val, n);
+        return;
+    }
+    k = lcodec_unb64((unsigned char *)luaL_buffinitsize(L, &b, n + 1), val, n);
+    if (k < 0) {
+        luaL_pushresultsize(&b, 0);
+        lua_pop(L, 1);
+        lua_pushlstring(L, val, n);
+        return;
+    }
+    luaL_pushresultsize(&b, (size_t)k);
+}
+
 void lgrpc_push_headers(lua_State *L, const char *p, const char *end)
 {
     lua_newtable(L);
@@ -364,7 +409,7 @@ void lgrpc_push_headers(lua_State *L, const char *p, const char *end)
             name[nn] = '\0';
             while (v < le && (*v == ' ' || *v == '\t'))
                 v++;
-            lua_pushlstring(L, v, (size_t)(le - v));
+            push_value(L, name, nn, v, (size_t)(le - v));
             lua_setfield(L, -2, name);
         }
         p = eol ? eol + 1 : end;

@@ -104,6 +104,11 @@ int grpc_frame_next(const uint8_t *body, size_t len, size_t *used, const uint8_t
     return 1;
 }
 
+int grpc_bin_key(const char *name, size_t n)
+{
+    return n > 4 && strncasecmp(name + n - 4, "-bin", 4) == 0;
+}
+
 void grpc_timeout(char out[16], int64_t us)
 {
     /* the finest unit whose value has at most 8 digits */

@@ -1,7 +1,8 @@
 /* grpc — the gRPC-over-HTTP/2 protocol pieces that need no I/O: the
  * length-prefixed message framing, status codes and names, the grpc-timeout
- * header, the status an HTTP or transport failure maps to, and grpc-status /
- * grpc-message found in a response's headers or trailers.
+ * header, the status an HTTP or transport failure maps to, grpc-status /
+ * grpc-message found in a response's headers or trailers, and which
+ * metadata keys are binary (-bin).
  *
  * What it is for: a gRPC step (worker/lgrpc) is an HTTP/2 POST on the VU's
  * libcurl handle; these functions build its body and read its answer, and
@@ -55,6 +56,9 @@ void grpc_frame_header(uint8_t out[5], uint32_t len);
  *  a partial frame, a compressed one or larger than GRPC_MSG_MAX. */
 int grpc_frame_next(const uint8_t *body, size_t len, size_t *used, const uint8_t **msg, size_t *n,
                     char *err, size_t errlen);
+/** 1 when the metadata key of n bytes ends in "-bin" (any case): its
+ *  values are binary, base64 on the wire. */
+int grpc_bin_key(const char *name, size_t n);
 /** Formats a grpc-timeout value for us microseconds ("250m", "3S"): at
  *  most 8 digits, the finest unit that fits. Writes at most 16 bytes. */
 void grpc_timeout(char out[16], int64_t us);

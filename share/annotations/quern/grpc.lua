@@ -5,7 +5,7 @@
 
 ---Options of a gRPC call.
 ---@class quern.GrpcOptions
----@field metadata? table<string, string> Header names and text values sent with the call.
+---@field metadata? table<string, string> Header names and values sent with the call: text, or bytes for a name ending in `-bin` (base64 on the wire, at most 6000 bytes).
 ---@field timeout? quern.Duration Sent as `grpc-timeout`; past it the call ends as `DEADLINE_EXCEEDED`.
 ---@field tls? quern.TlsOptions
 ---@field resolve? string[]
@@ -18,7 +18,7 @@
 ---@field error string? `grpc-message` (or why the call failed) when the status is not OK.
 ---@field message table? The reply, when OK, fields by name.
 ---@field headers table<string, string> The reply's headers, names in lower case.
----@field trailers table<string, string> The reply's trailers, names in lower case.
+---@field trailers table<string, string> The reply's trailers, names in lower case (a `-bin` one's value decoded: bytes).
 ---@field time number The call's time in ms.
 ---@field expect fun(self: quern.GrpcResponse, status: quern.GrpcStatus|quern.GrpcStatus[]): quern.GrpcResponse Accepts a status by name or number, or a list: that status is then no error.
 
