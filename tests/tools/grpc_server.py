@@ -25,12 +25,15 @@ tests/e2e/scripts/grpc/types.proto):
                    as for Sum), watching for the client's cancel
   qt.Types/Batch   bidirectional: the first message's I is N; once N came,
                    echoes them all
+  qt.Types/Zip     replies gzipped (when the client accepts gzip) I bytes of
+                   "z" and the length of the S it got; ZipChat the same for
+                   each message of a bidirectional stream
 At SIGTERM it prints its counts as JSON: calls by method, messages streamed,
 metadata values seen (x-vu), aborted calls, deadlines the server saw pass,
 Drip's messages sent and the Drip calls the client cancelled, the messages
 the client streams sent (streamed_in) and those Chat and Batch sent back
 (streamed_back), the Chat calls the client cancelled and the deadlines they
-saw pass.
+saw pass, and the lengths of the S that Zip and ZipChat got.
 Usage: grpc_server.py PORT_FILE [CERT KEY]: binds 127.0.0.1:0 (TLS with the
 certificate and key given), writes its port."""
 import json
@@ -58,7 +61,7 @@ import types_pb2  # noqa: E402
 lock = threading.Lock()
 counts = {"calls": {}, "streamed": 0, "x_vu": {}, "aborted": 0, "deadline_passed": 0,
           "drip_sent": 0, "drip_cancelled": 0, "streamed_in": 0, "streamed_back": 0,
-          "chat_cancelled": 0, "chat_deadline": 0, "bin": {}}
+          "chat_cancelled": 0, "chat_deadline": 0, "bin": {}, "zip_lengths": []}
 
 
 def count(name):
@@ -214,6 +217,25 @@ def types_batch(it, ctx):
         yield m
 
 
+def zipped(req):
+    with lock:
+        counts["zip_lengths"].append(len(req.s))
+    return types_pb2.Inner(s="z" * req.i, i=len(req.s))
+
+
+def types_zip(req, ctx):
+    count("TypesZip")
+    ctx.set_compression(grpc.Compression.Gzip)
+    return zipped(req)
+
+
+def types_zip_chat(it, ctx):
+    count("TypesZipChat")
+    ctx.set_compression(grpc.Compression.Gzip)
+    for m in it:
+        yield zipped(m)
+
+
 def unary(fn, req_cls, resp_cls):
     return grpc.unary_unary_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
                                                response_serializer=resp_cls.SerializeToString)
@@ -252,6 +274,8 @@ def main():
             "Sum": client_streaming(types_sum, types_pb2.Inner, types_pb2.Inner),
             "Chat": bidi(types_chat, types_pb2.Inner, types_pb2.Inner),
             "Batch": bidi(types_batch, types_pb2.Inner, types_pb2.Inner),
+            "Zip": unary(types_zip, types_pb2.Inner, types_pb2.Inner),
+            "ZipChat": bidi(types_zip_chat, types_pb2.Inner, types_pb2.Inner),
         }),
     ))
     if len(sys.argv) > 3:

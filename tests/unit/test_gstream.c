@@ -1,7 +1,8 @@
 /* Unit tests for worker/gstream's reading side: a server stream's body cut
  * into messages whatever the reads' sizes (a prefix or a message split
  * across reads, several in one), the queue taken in order, and what ends a
- * stream: a compressed frame, a frame past GRPC_MSG_MAX, the queue's bound.
+ * stream: a compressed frame without grpc-encoding gzip (with it, one
+ * queued flagged), a frame past GRPC_MSG_MAX, the queue's bound.
  * And its sending side: the frames queued handed to libcurl's read callback
  * whole whatever its room, the upload paused when none is queued, ended
  * after the half-close or the server's end, the send queue's bound.
@@ -51,7 +52,7 @@ static void sender_init(gstream *c)
 static void frame(uint8_t *buf, size_t *n, const char *text)
 {
     size_t len = strlen(text);
-    grpc_frame_header(buf + *n, (uint32_t)len);
+    grpc_frame_header(buf + *n, (uint32_t)len, 0);
     memcpy(buf + *n + 5, text, len);
     *n += 5 + len;
 }
@@ -117,14 +118,32 @@ static void test_refused(void **state)
     gstream c;
 
     stream_init(&c);
-    assert_int_equal(write_cb((char *)b, 1, 5, &c), 0); /* compressed */
+    assert_int_equal(write_cb((char *)b, 1, 5, &c), 0); /* compressed, no grpc-encoding */
     assert_true(c.local);
     assert_int_equal(c.status, GRPC_INTERNAL);
-    assert_non_null(strstr(c.err, "compressed"));
+    assert_non_null(strstr(c.err, "flagged 1"));
+    stream_done(&c);
+
+    /* compressed under grpc-encoding: gzip: queued as it came, flagged */
+    stream_init(&c);
+    c.encoding = GRPC_ENC_GZIP;
+    b[4] = 1;
+    assert_int_equal(write_cb((char *)b, 1, 5, &c), 5);
+    assert_int_equal(write_cb("z", 1, 1, &c), 1);
+    {
+        gstream_msg *m = gstream_pop(&c);
+        assert_non_null(m);
+        assert_true(m->compressed);
+        assert_int_equal(m->len, 1);
+        xfree(m);
+    }
+    b[0] = 2; /* a flag that does not exist */
+    assert_int_equal(write_cb((char *)b, 1, 5, &c), 0);
+    assert_int_equal(c.status, GRPC_INTERNAL);
     stream_done(&c);
 
     stream_init(&c);
-    grpc_frame_header(b, GRPC_MSG_MAX + 1);
+    grpc_frame_header(b, GRPC_MSG_MAX + 1, 0);
     assert_int_equal(write_cb((char *)b, 1, 5, &c), 0); /* too large */
     assert_int_equal(c.status, GRPC_RESOURCE_EXHAUSTED);
     stream_done(&c);

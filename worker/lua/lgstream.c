@@ -27,6 +27,7 @@ typedef struct lgstream {
                             for the headers or a message */
     const pbmethod *m; /**< borrowed: the schema's (the registry keeps it) */
     const pbschema *s; /**< borrowed: the state's schema */
+    int gzip;          /**< its messages are sent gzipped (compression = "gzip") */
 } lgstream;
 
 static const lstream_kind kind;
@@ -68,6 +69,7 @@ int lgstream_start(lua_State *L, vu *v, const pbmethod *m, pbschema *s)
                                  ((int64_t)curl_ms + (deadline ? 1000 : 0)) * 1000); /* 9 */
     ud->m = m;
     ud->s = s;
+    ud->gzip = lgrpc_gzip(L);
     cfg.url = url;
     cfg.body = lua_tolstring(L, 6, &cfg.body_len);
     cfg.timeout_ms = deadline ? curl_ms : 0;
@@ -95,15 +97,22 @@ static int push_message(lua_State *L, lstream *base)
 {
     lgstream *ud = (lgstream *)base;
     gstream_msg *m = gstream_pop(base->c);
+    const uint8_t *p;
+    size_t n;
     char err[ERR_MAX];
-    int rc;
+    int rc = GRPC_OK;
 
     if (m == NULL)
         return 0;
-    rc = pbcodec_decode(L, ud->s, ud->m->out, m->data, m->len, err, sizeof(err));
+    p = m->data;
+    n = m->len;
+    if (m->compressed) /* gzip (gstream.c refuses another), inflated here, once */
+        rc = lgrpc_inflate(L, &p, &n, err, sizeof(err));
+    if (rc == GRPC_OK && pbcodec_decode(L, ud->s, ud->m->out, p, n, err, sizeof(err)) != 0)
+        rc = GRPC_INTERNAL;
     xfree(m);
-    if (rc != 0) {
-        gstream_cancel(base->c, GRPC_INTERNAL, err);
+    if (rc != GRPC_OK) {
+        gstream_cancel(base->c, rc, err);
         return 0;
     }
     return 1;
@@ -154,6 +163,8 @@ static int l_send(lua_State *L)
     gstream *c = sender(L, "send");
     pbbuf b = {0};
     uint8_t pre[5];
+    const uint8_t *msg;
+    size_t n;
     char err[ERR_MAX];
     int rc;
 
@@ -164,8 +175,11 @@ static int l_send(lua_State *L)
         pbbuf_free(&b);
         return luaL_error(L, "grpc: %s", err);
     }
-    grpc_frame_header(pre, (uint32_t)b.len);
-    rc = c != NULL ? gstream_send(c, pre, b.p, b.len, err, sizeof(err)) : 0;
+    if (lgrpc_frame(L, ud->gzip, &b, pre, &msg, &n, err, sizeof(err)) != 0) {
+        pbbuf_free(&b);
+        return luaL_error(L, "grpc: %s", err);
+    }
+    rc = c != NULL ? gstream_send(c, pre, msg, n, err, sizeof(err)) : 0;
     pbbuf_free(&b);
     if (rc < 0) {
         /* the bound's error is raised once, here: not classed again at the end */

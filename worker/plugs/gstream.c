@@ -69,6 +69,7 @@ static void headers_done(gstream *c)
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
     c->http_status = (int)status;
     c->hdr_end = c->hdr_len;
+    c->encoding = (int8_t)grpc_encoding_read(c->hdr, c->hdr_end);
     c->got_hdr = 1;
     opened_now(c);
 }
@@ -179,8 +180,10 @@ static int prefix_read(gstream *c)
                     (uint32_t)c->pre[3] << 8 | c->pre[4];
     char why[GSTREAM_ERR_MAX];
 
-    if (c->pre[0] != 0) {
-        set_local(c, GRPC_INTERNAL, "a compressed message (grpc-encoding is not supported)");
+    if (c->pre[0] > 1 || (c->pre[0] == 1 && c->encoding != GRPC_ENC_GZIP)) {
+        err_set(why, sizeof(why), "a message frame flagged %u under grpc-encoding %s", c->pre[0],
+                c->encoding == GRPC_ENC_GZIP ? "gzip" : "identity or unknown");
+        set_local(c, GRPC_INTERNAL, why);
         return 0;
     }
     if (mlen > GRPC_MSG_MAX) {
@@ -196,6 +199,7 @@ static int prefix_read(gstream *c)
         return 0;
     }
     c->cur = xmalloc(sizeof(*c->cur) + mlen);
+    c->cur->compressed = c->pre[0]; /* inflated when the script takes it */
     c->cur->len = mlen;
     c->cur_len = 0;
     return 1;

@@ -67,7 +67,8 @@ enum gstream_state {
 
 /** A message received and not yet taken by the script. */
 typedef struct gstream_msg {
-    inbox_msg link; /**< first: its place in the inbox */
+    inbox_msg link;     /**< first: its place in the inbox */
+    uint8_t compressed; /**< its frame's flag: gzip (the reply's grpc-encoding), to inflate */
     size_t len;
     uint8_t data[]; /**< the serialized message, without its 5-byte prefix */
 } gstream_msg;
@@ -98,6 +99,7 @@ typedef struct gstream {
     uint8_t half_closed;        /**< gstream_close_send: the body ends once the queue is out */
     uint8_t paused;             /**< read_cb paused the upload (nothing was queued) */
     uint8_t server_done;        /**< grpc-status came: the server ended the call */
+    int8_t encoding;            /**< the reply's grpc-encoding (GRPC_ENC_*, -1 another) */
     uint64_t accept;            /**< statuses that are no error, a bit each (bit 0: OK) */
     CURL *easy;                 /**< owned */
     struct curl_slist *headers; /**< owned: the request's header lines */

@@ -7,6 +7,7 @@
 ---@class quern.GrpcOptions
 ---@field metadata? table<string, string> Header names and values sent with the call: text, or bytes for a name ending in `-bin` (base64 on the wire, at most 6000 bytes).
 ---@field timeout? quern.Duration Sent as `grpc-timeout`; past it the call ends as `DEADLINE_EXCEEDED`.
+---@field compression? "gzip"|"identity" `"gzip"`: the request's messages are sent gzipped (`grpc-encoding: gzip`). Replies may come gzipped either way.
 ---@field tls? quern.TlsOptions
 ---@field resolve? string[]
 ---@field connect_timeout? quern.Duration
