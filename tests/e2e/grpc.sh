@@ -61,6 +61,9 @@ eq "grpc: streams are samples, no error" "$(s "$S" SC-GRPC-ECHO-STEP-3 .count)/$
 eq "grpc: streams' messages received = the server's streamed" \
   "$(($(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received) + $(s "$T" SC-GRPC-TYPES-STEP-5 .messages.received)))" "$(jq .streamed "$G")"
 eq "grpc: Count's messages (3 a call)" "$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received)/$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.sent)" 60/20
+eq "grpc: client and bidirectional streams, no error" "$(s "$S" SC-GRPC-ECHO-STEP-4 .count)/$(s "$S" SC-GRPC-ECHO-STEP-4 .errors.technical)/$(s "$S" SC-GRPC-ECHO-STEP-5 .count)/$(s "$S" SC-GRPC-ECHO-STEP-5 .errors.technical)" 20/0/20/0
+eq "grpc: their messages sent = the server's received" "$(($(s "$S" SC-GRPC-ECHO-STEP-4 .messages.sent) + $(s "$S" SC-GRPC-ECHO-STEP-5 .messages.sent)))" "$(jq .streamed_in "$G")"
+eq "grpc: Chat's replies = the server's sent" "$(s "$S" SC-GRPC-ECHO-STEP-5 .messages.received)" "$(jq .streamed_back "$G")"
 eq "grpc: aborted calls = the server's" "$(($(s "$S" SC-GRPC-ECHO-STEP-2 .count) + $(s "$T" SC-GRPC-TYPES-STEP-3 .count) + $(s "$T" SC-GRPC-TYPES-STEP-4 .count)))" "$(jq .aborted "$G")"
 
 # --- https://: TLS with ALPN h2, the certificate checked against its CA --------

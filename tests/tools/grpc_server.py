@@ -13,6 +13,10 @@ tests/e2e/scripts/grpc/types.proto):
   demo.Echo/Count  streams TIMES Replies "NAME i"
   demo.Echo/Sleep  sleeps MS ms, then answers (a deadline's test)
   demo.Echo/Abort  aborts with status CODE and MESSAGE
+  demo.Echo/Collect  client streaming: one Reply "hello A, B, C", COUNT the
+                   names received (counted in streamed_in)
+  demo.Echo/Chat   bidirectional: a Reply "hello NAME" for each Hello
+                   (counted in streamed_in and streamed_back)
   qt.Types/Echo    answers its request as it came (every field type)
   qt.Types/Stream  answers its request back twice, as a stream
   qt.Types/Sleep   sleeps I ms, then answers its request (a deadline's test)
@@ -105,6 +109,23 @@ def abort(req, ctx):
     with lock:
         counts["aborted"] += 1
     ctx.abort(next(c for c in grpc.StatusCode if c.value[0] == req.code), req.message)
+
+
+def collect(it, ctx):
+    count("Collect")
+    names = []
+    for m in it:
+        bump("streamed_in")
+        names.append(m.name)
+    return echo_pb2.Reply(text="hello " + ", ".join(names), count=len(names))
+
+
+def chat(it, ctx):
+    count("Chat")
+    for m in it:
+        bump("streamed_in")
+        bump("streamed_back")
+        yield echo_pb2.Reply(text="hello " + m.name)
 
 
 def types_echo(req, ctx):
@@ -264,6 +285,8 @@ def main():
             "Count": streaming(count_stream, echo_pb2.Hello, echo_pb2.Reply),
             "Sleep": unary(sleep, echo_pb2.SleepReq, echo_pb2.Reply),
             "Abort": unary(abort, echo_pb2.AbortReq, echo_pb2.Reply),
+            "Collect": client_streaming(collect, echo_pb2.Hello, echo_pb2.Reply),
+            "Chat": bidi(chat, echo_pb2.Hello, echo_pb2.Reply),
         }),
         grpc.method_handlers_generic_handler("qt.Types", {
             "Echo": unary(types_echo, types_pb2.All, types_pb2.All),
