@@ -1,5 +1,6 @@
 # gRPC steps against a real server (tests/tools/grpc_server.py, on
-# python3-grpcio): scripts/grpc.lua's unary calls with metadata, an
+# python3-grpcio): scripts/grpc.lua's unary calls with metadata (-bin
+# values base64 on the wire, decoded in the trailers echoed), an
 # expected NOT_FOUND and a server stream over two workers, every field type
 # round-tripped (unary and streamed), a
 # deadline the server lets pass, an abort no step expects, https:// with a
@@ -45,6 +46,8 @@ s() { sj "$1" ".tests[] | select(.id == \"$2\") | $3"; }
 eq "grpc: Say's samples, no error" "$(s "$S" SC-GRPC-ECHO-STEP-1 .count)/$(s "$S" SC-GRPC-ECHO-STEP-1 .errors.technical)" 20/0
 eq "grpc: Say's calls = the server's" "$(s "$S" SC-GRPC-ECHO-STEP-1 .count)" "$(jq .calls.Say "$G")"
 eq "grpc: metadata seen by the server (x-vu of each VU, 5 runs)" "$(jq -cS '.x_vu' "$G")" '{"1":5,"2":5,"3":5,"4":5}'
+eq "grpc: -bin metadata seen by the server as the bytes sent" "$(jq -cS '.bin' "$G")" \
+  '{"0000000100ff":5,"0000000200ff":5,"0000000300ff":5,"0000000400ff":5}'
 eq "grpc: an expected NOT_FOUND is no error" "$(s "$S" SC-GRPC-ECHO-STEP-2 .count)/$(s "$S" SC-GRPC-ECHO-STEP-2 .errors.technical)/$(s "$S" SC-GRPC-ECHO-STEP-2 .errors.functional)" 20/0/0
 eq "grpc: every field type round-tripped equal" "$(s "$T" SC-GRPC-TYPES-STEP-1 .count)/$(s "$T" SC-GRPC-TYPES-STEP-1 .errors.technical)/$(s "$T" SC-GRPC-TYPES-STEP-1 .errors.functional)" 6/0/0
 eq "grpc: Echo's calls = the server's" "$(s "$T" SC-GRPC-TYPES-STEP-1 .count)" "$(jq .calls.TypesEcho "$G")"
@@ -58,6 +61,9 @@ eq "grpc: streams are samples, no error" "$(s "$S" SC-GRPC-ECHO-STEP-3 .count)/$
 eq "grpc: streams' messages received = the server's streamed" \
   "$(($(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received) + $(s "$T" SC-GRPC-TYPES-STEP-5 .messages.received)))" "$(jq .streamed "$G")"
 eq "grpc: Count's messages (3 a call)" "$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.received)/$(s "$S" SC-GRPC-ECHO-STEP-3 .messages.sent)" 60/20
+eq "grpc: client and bidirectional streams, no error" "$(s "$S" SC-GRPC-ECHO-STEP-4 .count)/$(s "$S" SC-GRPC-ECHO-STEP-4 .errors.technical)/$(s "$S" SC-GRPC-ECHO-STEP-5 .count)/$(s "$S" SC-GRPC-ECHO-STEP-5 .errors.technical)" 20/0/20/0
+eq "grpc: their messages sent = the server's received" "$(($(s "$S" SC-GRPC-ECHO-STEP-4 .messages.sent) + $(s "$S" SC-GRPC-ECHO-STEP-5 .messages.sent)))" "$(jq .streamed_in "$G")"
+eq "grpc: Chat's replies = the server's sent" "$(s "$S" SC-GRPC-ECHO-STEP-5 .messages.received)" "$(jq .streamed_back "$G")"
 eq "grpc: aborted calls = the server's" "$(($(s "$S" SC-GRPC-ECHO-STEP-2 .count) + $(s "$T" SC-GRPC-TYPES-STEP-3 .count) + $(s "$T" SC-GRPC-TYPES-STEP-4 .count)))" "$(jq .aborted "$G")"
 
 # --- https://: TLS with ALPN h2, the certificate checked against its CA --------

@@ -8,19 +8,36 @@ so no grpc_tools plugin is needed.
 Methods (scripts/grpc/echo.proto's demo.Echo, and qt.Types of
 tests/e2e/scripts/grpc/types.proto):
   demo.Echo/Say    a Reply "hello NAME" with the call's metadata (x-* keys)
-                   in it and echoed as trailers
+                   in it and echoed as trailers (echo-KEY); -bin values
+                   are counted by their hex (bin) and echoed, not in the Reply
   demo.Echo/Count  streams TIMES Replies "NAME i"
   demo.Echo/Sleep  sleeps MS ms, then answers (a deadline's test)
   demo.Echo/Abort  aborts with status CODE and MESSAGE
+  demo.Echo/Collect  client streaming: one Reply "hello A, B, C", COUNT the
+                   names received (counted in streamed_in)
+  demo.Echo/Chat   bidirectional: a Reply "hello NAME" for each Hello
+                   (counted in streamed_in and streamed_back)
   qt.Types/Echo    answers its request as it came (every field type)
   qt.Types/Stream  answers its request back twice, as a stream
   qt.Types/Sleep   sleeps I ms, then answers its request (a deadline's test)
   qt.Types/Abort   aborts with status I and message S
   qt.Types/Drip    sends its headers, then I messages 200 ms apart (S "i"),
                    watching for the client's cancel
+  qt.Types/Sum     client streaming: replies the count and the sum of the
+                   I received; a message of S "abort" aborts (INVALID_ARGUMENT)
+  qt.Types/Chat    bidirectional: echoes each message as it comes ("abort"
+                   as for Sum), watching for the client's cancel
+  qt.Types/Batch   bidirectional: the first message's I is N; once N came,
+                   echoes them all
+  qt.Types/Zip     replies gzipped (when the client accepts gzip) I bytes of
+                   "z" and the length of the S it got; ZipChat the same for
+                   each message of a bidirectional stream
 At SIGTERM it prints its counts as JSON: calls by method, messages streamed,
 metadata values seen (x-vu), aborted calls, deadlines the server saw pass,
-Drip's messages sent and the Drip calls the client cancelled.
+Drip's messages sent and the Drip calls the client cancelled, the messages
+the client streams sent (streamed_in) and those Chat and Batch sent back
+(streamed_back), the Chat calls the client cancelled and the deadlines they
+saw pass, and the lengths of the S that Zip and ZipChat got.
 Usage: grpc_server.py PORT_FILE [CERT KEY]: binds 127.0.0.1:0 (TLS with the
 certificate and key given), writes its port."""
 import json
@@ -47,7 +64,8 @@ import types_pb2  # noqa: E402
 
 lock = threading.Lock()
 counts = {"calls": {}, "streamed": 0, "x_vu": {}, "aborted": 0, "deadline_passed": 0,
-          "drip_sent": 0, "drip_cancelled": 0}
+          "drip_sent": 0, "drip_cancelled": 0, "streamed_in": 0, "streamed_back": 0,
+          "chat_cancelled": 0, "chat_deadline": 0, "bin": {}, "zip_lengths": []}
 
 
 def count(name):
@@ -61,8 +79,12 @@ def say(req, ctx):
     with lock:
         if "x-vu" in md:
             counts["x_vu"][md["x-vu"]] = counts["x_vu"].get(md["x-vu"], 0) + 1
+        for k, v in md.items():  # grpcio decodes -bin values: bytes
+            if k.endswith("-bin"):
+                counts["bin"][v.hex()] = counts["bin"].get(v.hex(), 0) + 1
     ctx.set_trailing_metadata(tuple(("echo-" + k, v) for k, v in md.items()))
-    return echo_pb2.Reply(text="hello " + req.name, count=2 ** 40 + req.times, metadata=md)
+    text = {k: v for k, v in md.items() if not k.endswith("-bin")}
+    return echo_pb2.Reply(text="hello " + req.name, count=2 ** 40 + req.times, metadata=text)
 
 
 def count_stream(req, ctx):
@@ -87,6 +109,23 @@ def abort(req, ctx):
     with lock:
         counts["aborted"] += 1
     ctx.abort(next(c for c in grpc.StatusCode if c.value[0] == req.code), req.message)
+
+
+def collect(it, ctx):
+    count("Collect")
+    names = []
+    for m in it:
+        bump("streamed_in")
+        names.append(m.name)
+    return echo_pb2.Reply(text="hello " + ", ".join(names), count=len(names))
+
+
+def chat(it, ctx):
+    count("Chat")
+    for m in it:
+        bump("streamed_in")
+        bump("streamed_back")
+        yield echo_pb2.Reply(text="hello " + m.name)
 
 
 def types_echo(req, ctx):
@@ -140,6 +179,84 @@ def types_drip(req, ctx):
     done.append(1)
 
 
+def bump(key, n=1):
+    with lock:
+        counts[key] += n
+
+
+def aborts(m, n, ctx):
+    if m.s == "abort":
+        with lock:
+            counts["aborted"] += 1
+        ctx.abort(grpc.StatusCode.INVALID_ARGUMENT, "abort at message %d" % n)
+
+
+def types_sum(it, ctx):
+    count("TypesSum")
+    n = total = 0
+    for m in it:
+        n += 1
+        bump("streamed_in")
+        aborts(m, n, ctx)
+        total += m.i
+    return types_pb2.Inner(i=n, s=str(total))
+
+
+def types_chat(it, ctx):
+    count("TypesChat")
+    aborted = []
+
+    def on_end():
+        # A client's cancel (or a deadline) ends the request iterator as a
+        # half-close would; grpcio knows which only once the call is over,
+        # in its state (not public API: Debian's grpcio 1.51).
+        if not aborted and ctx._state.client == "cancelled":
+            bump("chat_deadline" if ctx.time_remaining() <= 0 else "chat_cancelled")
+
+    ctx.add_callback(on_end)
+    n = 0
+    for m in it:
+        n += 1
+        bump("streamed_in")
+        if m.s == "abort":
+            aborted.append(1)
+        aborts(m, n, ctx)
+        bump("streamed_back")
+        yield m
+
+
+def types_batch(it, ctx):
+    count("TypesBatch")
+    got = []
+    for m in it:
+        bump("streamed_in")
+        got.append(m)
+        if len(got) == got[0].i:
+            break
+    for m in got:
+        bump("streamed_back")
+        yield m
+
+
+def zipped(req):
+    with lock:
+        counts["zip_lengths"].append(len(req.s))
+    return types_pb2.Inner(s="z" * req.i, i=len(req.s))
+
+
+def types_zip(req, ctx):
+    count("TypesZip")
+    ctx.set_compression(grpc.Compression.Gzip)
+    return zipped(req)
+
+
+def types_zip_chat(it, ctx):
+    count("TypesZipChat")
+    ctx.set_compression(grpc.Compression.Gzip)
+    for m in it:
+        yield zipped(m)
+
+
 def unary(fn, req_cls, resp_cls):
     return grpc.unary_unary_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
                                                response_serializer=resp_cls.SerializeToString)
@@ -150,6 +267,16 @@ def streaming(fn, req_cls, resp_cls):
                                                 response_serializer=resp_cls.SerializeToString)
 
 
+def client_streaming(fn, req_cls, resp_cls):
+    return grpc.stream_unary_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
+                                                response_serializer=resp_cls.SerializeToString)
+
+
+def bidi(fn, req_cls, resp_cls):
+    return grpc.stream_stream_rpc_method_handler(fn, request_deserializer=req_cls.FromString,
+                                                 response_serializer=resp_cls.SerializeToString)
+
+
 def main():
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
     server.add_generic_rpc_handlers((
@@ -158,6 +285,8 @@ def main():
             "Count": streaming(count_stream, echo_pb2.Hello, echo_pb2.Reply),
             "Sleep": unary(sleep, echo_pb2.SleepReq, echo_pb2.Reply),
             "Abort": unary(abort, echo_pb2.AbortReq, echo_pb2.Reply),
+            "Collect": client_streaming(collect, echo_pb2.Hello, echo_pb2.Reply),
+            "Chat": bidi(chat, echo_pb2.Hello, echo_pb2.Reply),
         }),
         grpc.method_handlers_generic_handler("qt.Types", {
             "Echo": unary(types_echo, types_pb2.All, types_pb2.All),
@@ -165,6 +294,11 @@ def main():
             "Sleep": unary(types_sleep, types_pb2.Inner, types_pb2.Inner),
             "Abort": unary(types_abort, types_pb2.Inner, types_pb2.Inner),
             "Drip": streaming(types_drip, types_pb2.Inner, types_pb2.Inner),
+            "Sum": client_streaming(types_sum, types_pb2.Inner, types_pb2.Inner),
+            "Chat": bidi(types_chat, types_pb2.Inner, types_pb2.Inner),
+            "Batch": bidi(types_batch, types_pb2.Inner, types_pb2.Inner),
+            "Zip": unary(types_zip, types_pb2.Inner, types_pb2.Inner),
+            "ZipChat": bidi(types_zip_chat, types_pb2.Inner, types_pb2.Inner),
         }),
     ))
     if len(sys.argv) > 3:

@@ -86,6 +86,10 @@ static void test_index(void **state)
     assert_false(meth->server_streaming);
     meth = pbschema_method(s, "qt.Types/Stream");
     assert_true(meth->server_streaming && !meth->client_streaming);
+    meth = pbschema_method(s, "qt.Types/Sum");
+    assert_true(!meth->server_streaming && meth->client_streaming);
+    meth = pbschema_method(s, "qt.Types/Chat");
+    assert_true(meth->server_streaming && meth->client_streaming);
     assert_null(pbschema_method(s, "qt.Types/Nope"));
     pbschema_free(s);
 }

@@ -18,8 +18,10 @@
 #include "worker/wire/urlc.h"
 #include "worker/engine/vu.h"
 #include "worker/wire/grpc.h"
+#include "worker/wire/grpczip.h"
 #include "worker/engine/inflight.h"
 #include "worker/lua/lapi.h"
+#include "worker/lua/lcodec.h"
 #include "worker/lua/lgstream.h"
 #include "worker/lua/lquern.h"
 #include "worker/engine/lscript.h"
@@ -42,6 +44,7 @@ static const char schema_key; /* its address files the schema userdata */
 
 typedef struct schema_ud {
     pbschema *s; /**< owned */
+    grpczip *z;  /**< owned: the state's gzip context, NULL until a message needs it */
 } schema_ud;
 
 static int set_gc(lua_State *L)
@@ -49,28 +52,47 @@ static int set_gc(lua_State *L)
     schema_ud *u = lua_touserdata(L, 1);
     pbschema_free(u->s);
     u->s = NULL;
+    grpczip_free(u->z);
+    u->z = NULL;
     return 0;
 }
 
-/* The state's schema, made empty on first use. */
+/* The state's schema userdata, made empty on first use. */
+static schema_ud *ud_of(lua_State *L);
+
 static pbschema *set_of(lua_State *L)
+{
+    return ud_of(L)->s;
+}
+
+grpczip *lgrpc_zip(lua_State *L)
+{
+    schema_ud *u = ud_of(L);
+
+    if (u->z == NULL)
+        u->z = grpczip_new();
+    return u->z;
+}
+
+static schema_ud *ud_of(lua_State *L)
 {
     schema_ud *u;
 
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &schema_key) == LUA_TUSERDATA) {
         u = lua_touserdata(L, -1);
         lua_pop(L, 1);
-        return u->s;
+        return u;
     }
     lua_pop(L, 1);
     u = lua_newuserdatauv(L, sizeof(*u), 0);
     u->s = pbschema_new();
+    u->z = NULL;
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, set_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &schema_key);
-    return u->s;
+    return u;
 }
 
 /* Reads the whole file path (at most SET_MAX bytes) into a new buffer. */
@@ -256,6 +278,62 @@ static void add_line(vu *v, const char *name, const char *value)
         xoom("curl_slist_append");
 }
 
+int lgrpc_gzip(lua_State *L)
+{
+    const char *c;
+    int gzip = 0;
+
+    if (!lua_istable(L, 5))
+        return 0;
+    if (lua_getfield(L, 5, "compression") != LUA_TNIL) {
+        c = lua_tostring(L, -1);
+        if (c != NULL && strcmp(c, "gzip") == 0)
+            gzip = 1;
+        else if (c == NULL || strcmp(c, "identity") != 0)
+            luaL_error(L, "compression: \"gzip\" or \"identity\"");
+    }
+    lua_pop(L, 1);
+    return gzip;
+}
+
+int lgrpc_inflate(lua_State *L, const uint8_t **msg, size_t *n, char *err, size_t errlen)
+{
+    int rc = grpczip_inflate(lgrpc_zip(L), *msg, *n, GRPC_MSG_MAX, msg, n, err, errlen);
+
+    return rc == 0 ? GRPC_OK : rc == -2 ? GRPC_RESOURCE_EXHAUSTED : GRPC_INTERNAL;
+}
+
+int lgrpc_frame(lua_State *L, int gzip, const pbbuf *b, uint8_t pre[5], const uint8_t **msg,
+                size_t *n, char *err, size_t errlen)
+{
+    *msg = b->p != NULL ? b->p : (const uint8_t *)"";
+    *n = b->len;
+    if (gzip && grpczip_deflate(lgrpc_zip(L), *msg, *n, msg, n, err, errlen) != 0)
+        return -1;
+    grpc_frame_header(pre, (uint32_t)*n, gzip);
+    return 0;
+}
+
+/* Largest value of a -bin key (bytes): its base64 fits add_line's line. */
+#define BIN_MAX 6000
+
+/* The key at idx ends in -bin, its value at idx + 1: sent as base64,
+ * unpadded (the spec's binary header; padding is optional on the wire). */
+static void add_bin_line(lua_State *L, vu *v, int idx)
+{
+    size_t n, k;
+    const char *val = lua_tolstring(L, idx + 1, &n);
+    char enc[BIN_MAX / 3 * 4 + 8];
+
+    if (n > BIN_MAX)
+        luaL_error(L, "metadata: %s: a binary value of at most %d bytes", lua_tostring(L, idx),
+                   BIN_MAX);
+    k = lcodec_b64(enc, (const unsigned char *)val, n);
+    while (k > 0 && enc[k - 1] == '=')
+        enc[--k] = '\0';
+    add_line(v, lua_tostring(L, idx), enc);
+}
+
 struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, long *curl_ms,
                                  int *deadline)
 {
@@ -275,6 +353,9 @@ struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, 
     add_line(v, "Content-Type", "application/grpc");
     add_line(v, "TE", "trailers");
     add_line(v, "User-Agent", "quern-grpc");
+    add_line(v, "grpc-accept-encoding", "gzip"); /* compressed replies are read */
+    if (lgrpc_gzip(L))
+        add_line(v, "grpc-encoding", "gzip");
     if (lua_istable(L, 5)) {
         if (lua_getfield(L, 5, "timeout") != LUA_TNIL)
             timeout_us = lapi_check_duration(L, -1, "timeout");
@@ -285,7 +366,10 @@ struct curl_slist *lgrpc_prepare(lua_State *L, vu *v, char *url, size_t urllen, 
                 if (lua_type(L, -2) != LUA_TSTRING ||
                     (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER))
                     luaL_error(L, "metadata: names and values must be strings");
-                add_line(v, lua_tostring(L, -2), lua_tostring(L, -1));
+                if (grpc_bin_key(lua_tostring(L, -2), lua_rawlen(L, -2)))
+                    add_bin_line(L, v, -2);
+                else
+                    add_line(v, lua_tostring(L, -2), lua_tostring(L, -1));
                 lua_pop(L, 1);
             }
         }
@@ -345,6 +429,27 @@ static void start_xfer(lua_State *L, vu *v)
     engine_start_xfer(v->eng, v);
 }
 
+/* Pushes a header's value: a -bin key's decoded from base64 (a value
+ * that is not base64 stays as it came). */
+static void push_value(lua_State *L, const char *name, size_t nn, const char *val, size_t n)
+{
+    luaL_Buffer b;
+    long k;
+
+    if (!grpc_bin_key(name, nn)) {
+        lua_pushlstring(L, val, n);
+        return;
+    }
+    k = lcodec_unb64((unsigned char *)luaL_buffinitsize(L, &b, n + 1), val, n);
+    if (k < 0) {
+        luaL_pushresultsize(&b, 0);
+        lua_pop(L, 1);
+        lua_pushlstring(L, val, n);
+        return;
+    }
+    luaL_pushresultsize(&b, (size_t)k);
+}
+
 void lgrpc_push_headers(lua_State *L, const char *p, const char *end)
 {
     lua_newtable(L);
@@ -364,7 +469,7 @@ void lgrpc_push_headers(lua_State *L, const char *p, const char *end)
             name[nn] = '\0';
             while (v < le && (*v == ' ' || *v == '\t'))
                 v++;
-            lua_pushlstring(L, v, (size_t)(le - v));
+            push_value(L, name, nn, v, (size_t)(le - v));
             lua_setfield(L, -2, name);
         }
         p = eol ? eol + 1 : end;
@@ -479,17 +584,26 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
     grpc_status_read(hdr, hlen, &st);
     status = call_status(v, &st, why, sizeof(why));
     lua_createtable(L, 0, 9);
+    /* headers up to the blank line, trailers after it */
+    split = memmem(hdr, hlen, "\r\n\r\n", 4);
     if (status == GRPC_OK) {
+        int z = 0, z2 = 0, bad = GRPC_INTERNAL;
         /* the message: one, and only one, in a unary reply that is OK */
-        k = grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err));
-        if (k == 1 && grpc_frame_next(body, blen, &used, &msg, &n, err, sizeof(err)) != 0)
+        k = grpc_frame_next(body, blen, &used, &msg, &n, &z, err, sizeof(err));
+        if (k == 1 && grpc_frame_next(body, blen, &used, &msg, &n, &z2, err, sizeof(err)) != 0)
             err_set(err, sizeof(err), "more than one message in a unary reply"), k = -1;
         else if (k == 0)
             err_set(err, sizeof(err), "no message in the reply"), k = -1;
-        if (k == 1 && pbcodec_decode(L, set_of(L), m->out, msg, n, err, sizeof(err)) != 0)
+        if (k == 1 && z &&
+            grpc_encoding_read(hdr, split ? (size_t)(split - hdr) : hlen) != GRPC_ENC_GZIP)
+            err_set(err, sizeof(err), "a compressed message, but grpc-encoding is not gzip"),
+                k = -1;
+        else if (k == 1 && z && (bad = lgrpc_inflate(L, &msg, &n, err, sizeof(err))) != GRPC_OK)
             k = -1;
+        if (k == 1 && pbcodec_decode(L, set_of(L), m->out, msg, n, err, sizeof(err)) != 0)
+            k = -1, bad = GRPC_INTERNAL;
         if (k < 0) {
-            status = GRPC_INTERNAL;
+            status = bad;
             err_set(why, sizeof(why), "%s", err);
         } else
             lua_setfield(L, -2, "message");
@@ -504,8 +618,6 @@ static int push_reply(lua_State *L, vu *v, const pbmethod *m)
     }
     lua_pushnumber(L, (double)v->x.fig.elapsed_us / 1000.0);
     lua_setfield(L, -2, "time");
-    /* headers up to the blank line, trailers after it */
-    split = memmem(hdr, hlen, "\r\n\r\n", 4);
     lgrpc_push_headers(L, hdr, split ? split + 2 : hdr + hlen);
     lua_setfield(L, -2, "headers");
     lgrpc_push_headers(L, split ? split + 4 : hdr + hlen, hdr + hlen);
@@ -531,7 +643,7 @@ static int call_k(lua_State *L, int status, lua_KContext ctx)
 
     if (ctx == CTX_THINK) {
         vu_sample_begin(v, lquern_step_index(L, 1));
-        if (m->server_streaming)
+        if (m->server_streaming || m->client_streaming)
             return lgstream_start(L, v, m, set_of(L));
         v->xfer_timed = 1;
         if (inflight_wait(v))
@@ -568,7 +680,8 @@ static int step_grpc(lua_State *L)
         return lapi_halt(L, v);
     target = luaL_checkstring(L, 2);
     luaL_checkstring(L, 3);
-    luaL_checktype(L, 4, LUA_TTABLE);
+    if (!lua_isnil(L, 4)) /* nil: a client stream's first message is sent later */
+        luaL_checktype(L, 4, LUA_TTABLE);
     if (!lua_isnoneornil(L, 5))
         luaL_checktype(L, 5, LUA_TTABLE);
     lua_settop(L, 5);
@@ -579,35 +692,44 @@ static int step_grpc(lua_State *L)
     m = pbschema_method(s, lua_tostring(L, 3));
     if (m == NULL)
         return luaL_error(L, "grpc: no method %s in the files grpc.load read", lua_tostring(L, 3));
-    if (m->client_streaming)
-        return luaL_error(L, "%s: %s streams from the client: not supported yet", fn, m->path);
-    if (m->server_streaming != stream)
+    if ((m->server_streaming || m->client_streaming) != stream)
         return luaL_error(L, "%s: %s is %s method: call it with step:%s", fn, m->path,
-                          stream ? "a unary" : "a server streaming",
-                          stream ? "grpc" : "grpc_stream");
+                          stream ? "a unary" : "a streaming", stream ? "grpc" : "grpc_stream");
+    if (lua_isnil(L, 4) && !m->client_streaming)
+        return luaL_error(L, "%s: %s takes one request message (a table)", fn, m->path);
     if (lua_istable(L, 5)) {
         lua_pushnil(L);
         while (lua_next(L, 5) != 0) {
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
             if (strcmp(k, "metadata") != 0 && strcmp(k, "timeout") != 0 && strcmp(k, "tls") != 0 &&
-                strcmp(k, "resolve") != 0 && strcmp(k, "connect_timeout") != 0)
+                strcmp(k, "resolve") != 0 && strcmp(k, "connect_timeout") != 0 &&
+                strcmp(k, "compression") != 0)
                 luaL_error(L,
-                           "unknown gRPC option \"%s\" (known: metadata, timeout, tls, resolve, "
-                           "connect_timeout)",
+                           "unknown gRPC option \"%s\" (known: metadata, timeout, compression, "
+                           "tls, resolve, connect_timeout)",
                            k);
             lua_pop(L, 1);
         }
     }
-    /* 6: the body, 5-byte prefix and message */
-    if (pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err)) != 0) {
+    /* 6: the body, 5-byte prefix and message ("" when a client stream
+     * starts without one) */
+    if (lua_isnil(L, 4))
+        lua_pushliteral(L, "");
+    else if (pbcodec_encode(L, 4, s, m->in, &b, err, sizeof(err)) != 0) {
         pbbuf_free(&b);
         return luaL_error(L, "grpc: %s", err);
+    } else {
+        const uint8_t *msg;
+        size_t n;
+        if (lgrpc_frame(L, lgrpc_gzip(L), &b, pre, &msg, &n, err, sizeof(err)) != 0) {
+            pbbuf_free(&b);
+            return luaL_error(L, "grpc: %s", err);
+        }
+        lua_pushlstring(L, (const char *)pre, 5);
+        lua_pushlstring(L, (const char *)msg, n);
+        lua_concat(L, 2);
+        pbbuf_free(&b);
     }
-    grpc_frame_header(pre, (uint32_t)b.len);
-    lua_pushlstring(L, (const char *)pre, 5);
-    lua_pushlstring(L, b.p ? (const char *)b.p : "", b.len);
-    lua_concat(L, 2);
-    pbbuf_free(&b);
     /* 7: the connection options: HTTP/2 (prior knowledge on http://, ALPN
      * on https://), no Accept-Encoding, and the call's tls and resolve */
     lua_createtable(L, 0, 5);
@@ -627,8 +749,9 @@ static int step_grpc(lua_State *L)
     lua_replace(L, -2);
     lua_pushlightuserdata(L, (void *)m); /* 8 */
     lquern_vu_step(L, v, 1);
-    if (stream) {
-        /* the request is the stream's one message sent */
+    if (stream && !m->client_streaming) {
+        /* the request is the stream's one message sent (a client stream
+         * counts its messages as they go out: gstream.c) */
         int sidx = lquern_step_index(L, 1);
         size_t blen = lua_rawlen(L, 6);
         if (sidx >= 0 && (size_t)sidx < engine_scens(v->eng)->nsteps) {

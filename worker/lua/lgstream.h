@@ -1,13 +1,17 @@
-/* lgstream — a gRPC server stream from Lua: what step:grpc_stream returns
- * (s:messages(), s:expect, s:close, s.status, s.count, ...).
+/* lgstream — a gRPC stream from Lua: what step:grpc_stream returns
+ * (s:messages(), s:send, s:close_send, s:finish, s:expect, s:close,
+ * s.status, s.count, ...).
  *
  * step:grpc_stream (lgrpc.c) starts the call on a handle of its own
- * (gstream.h) and yields the VU until the reply's headers are in: they
- * are the step's sample. s:messages() is a for-loop iterator that yields
- * the VU until the next message or the end; leaving the loop early (break,
- * an error) closes the stream, which cancels the call, as s:close() and
- * the end of the VU's phase do. The stream's status is classed when it
- * ends (gstream_end): one s:expect did not accept is a technical error.
+ * (gstream.h) and yields the VU until the reply's headers are in (a server
+ * stream) or its request is out (a method that streams from the client):
+ * that is the step's sample. s:messages() is a for-loop iterator that
+ * yields the VU until the next message or the end; leaving the loop early
+ * (break, an error) closes the stream, which cancels the call, as s:close()
+ * and the end of the VU's phase do. s:send queues a message without
+ * waiting; s:finish half-closes and waits for the end. The stream's status
+ * is classed when it ends (gstream_end): one s:expect did not accept is a
+ * technical error.
  *
  * Use: lgstream_register() once (lgrpc_register); lgstream_start from
  * step:grpc_stream once its sample began. Internal to worker/. */

@@ -1,8 +1,10 @@
-/* gstream — one gRPC server stream of a VU (gstream.h). */
+/* gstream — one gRPC stream of a VU (gstream.h). */
 #include "worker/plugs/gstream.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/clock.h"
 #include "common/err.h"
@@ -40,23 +42,49 @@ static void set_local(gstream *c, int status, const char *why)
 
 /* --- libcurl's callbacks (no libcurl call but getinfo, no Lua) ----------- */
 
-/* The reply's headers are in: their figures for the sample. */
-static void headers_done(gstream *c)
+/* The stream is open (the reply's headers, or the request out when it
+ * sends): its figures for the sample, the time to now. */
+static void opened_now(gstream *c)
 {
-    long nconn = 0, req = 0, status = 0;
+    long nconn = 0, req = 0;
 
-    /* the stream's time is to its reply's headers: its first byte too */
+    if (c->state != GSTREAM_CONNECTING)
+        return;
+    /* the stream's time is to its open: its first byte too */
     c->fig.elapsed_us = c->fig.ttfb_us = clock_mono_us() - c->start_us;
-    curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
     vu_read_phases(c->easy, &c->fig);
     curl_easy_getinfo(c->easy, CURLINFO_NUM_CONNECTS, &nconn);
     curl_easy_getinfo(c->easy, CURLINFO_REQUEST_SIZE, &req);
-    c->http_status = (int)status;
     c->fig.new_conns = (uint64_t)nconn;
     c->fig.bytes_out = (uint64_t)req + c->body_len;
-    c->hdr_end = c->hdr_len;
     c->state = GSTREAM_OPEN;
     inbox_open(&c->in);
+}
+
+/* The reply's headers are in. */
+static void headers_done(gstream *c)
+{
+    long status = 0;
+
+    curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+    c->http_status = (int)status;
+    c->hdr_end = c->hdr_len;
+    c->encoding = (int8_t)grpc_encoding_read(c->hdr, c->hdr_end);
+    c->got_hdr = 1;
+    opened_now(c);
+}
+
+/* grpc-status came (trailers, or a reply of trailers only): the server
+ * ended the call. libcurl 7.88 keeps a transfer whose upload is paused
+ * open past the server's end: the upload is resumed from the loop, and
+ * read_cb ends it. */
+static void server_ended(gstream *c)
+{
+    c->server_done = 1;
+    if (c->paused && c->loop != NULL && !ev_is_active(&c->kick)) {
+        ev_timer_set(&c->kick, 0., 0.);
+        ev_timer_start(c->loop, &c->kick);
+    }
 }
 
 static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
@@ -65,13 +93,15 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
 
     n *= size;
     c->fig.bytes_in += n;
-    if (c->state == GSTREAM_CONNECTING && n >= 5 && strncmp(buf, "HTTP/", 5) == 0)
+    if (!c->got_hdr && n >= 5 && strncmp(buf, "HTTP/", 5) == 0)
         c->hdr_len = 0; /* a new answer (after a 1xx) */
     if (c->hdr_len + n <= GSTREAM_HDR_MAX) {
         memcpy(c->hdr + c->hdr_len, buf, n);
         c->hdr_len += n;
     }
-    if (c->state != GSTREAM_CONNECTING || !(n == 2 || n == 1) || (buf[0] != '\r' && buf[0] != '\n'))
+    if (n > 12 && strncasecmp(buf, "grpc-status:", 12) == 0)
+        server_ended(c);
+    if (c->got_hdr || !(n == 2 || n == 1) || (buf[0] != '\r' && buf[0] != '\n'))
         return n;
     /* the empty line: the reply's headers end, unless an interim answer's */
     {
@@ -83,6 +113,47 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
     headers_done(c);
     inbox_wake_soon(&c->in);
     return n;
+}
+
+/* The request body of a stream that sends: the queued frames, as many as
+ * fit; none queued, the upload pauses until gstream_send or
+ * gstream_close_send resumes it; 0 ends it (END_STREAM). */
+static size_t read_cb(char *buf, size_t size, size_t n, void *ud)
+{
+    gstream *c = ud;
+    size_t room = size * n, k = 0;
+    step_stats *s = step_of(c);
+
+    if (c->state == GSTREAM_CONNECTING) {
+        opened_now(c); /* the request's headers are out */
+        inbox_wake_soon(&c->in);
+    }
+    while (c->out != NULL && k < room && !c->server_done) {
+        gstream_out *f = c->out;
+        size_t take = f->len - f->at < room - k ? f->len - f->at : room - k;
+        memcpy(buf + k, f->data + f->at, take);
+        f->at += take;
+        k += take;
+        if (f->at < f->len)
+            break;
+        c->out = f->next;
+        if (c->out == NULL)
+            c->out_tail = &c->out;
+        c->out_count--;
+        c->out_bytes -= f->len;
+        c->sent++;
+        if (s != NULL) {
+            s->ws_sent++;
+            s->ws_bytes_sent += f->len - 5;
+        }
+        xfree(f);
+    }
+    if (k > 0)
+        return k;
+    if (c->half_closed || c->server_done)
+        return 0;
+    c->paused = 1;
+    return CURL_READFUNC_PAUSE;
 }
 
 /* A whole message is in: counted, queued. */
@@ -109,8 +180,10 @@ static int prefix_read(gstream *c)
                     (uint32_t)c->pre[3] << 8 | c->pre[4];
     char why[GSTREAM_ERR_MAX];
 
-    if (c->pre[0] != 0) {
-        set_local(c, GRPC_INTERNAL, "a compressed message (grpc-encoding is not supported)");
+    if (c->pre[0] > 1 || (c->pre[0] == 1 && c->encoding != GRPC_ENC_GZIP)) {
+        err_set(why, sizeof(why), "a message frame flagged %u under grpc-encoding %s", c->pre[0],
+                c->encoding == GRPC_ENC_GZIP ? "gzip" : "identity or unknown");
+        set_local(c, GRPC_INTERNAL, why);
         return 0;
     }
     if (mlen > GRPC_MSG_MAX) {
@@ -126,6 +199,7 @@ static int prefix_read(gstream *c)
         return 0;
     }
     c->cur = xmalloc(sizeof(*c->cur) + mlen);
+    c->cur->compressed = c->pre[0]; /* inflated when the script takes it */
     c->cur->len = mlen;
     c->cur_len = 0;
     return 1;
@@ -182,6 +256,15 @@ static void shut(gstream *c)
     c->headers = NULL;
     xfree(c->cur);
     c->cur = NULL;
+    while (c->out != NULL) {
+        gstream_out *f = c->out;
+        c->out = f->next;
+        xfree(f);
+    }
+    c->out_tail = &c->out;
+    c->out_count = c->out_bytes = 0;
+    if (c->loop != NULL)
+        ev_timer_stop(c->loop, &c->kick);
     if (c->state == GSTREAM_CONNECTING)
         c->fig.elapsed_us = c->fig.ttfb_us = clock_mono_us() - c->start_us;
     c->state = GSTREAM_CLOSED;
@@ -278,6 +361,57 @@ void gstream_cancel(gstream *c, int status, const char *why)
     gstream_end(c);
 }
 
+/* --- sending ------------------------------------------------------------- */
+
+/* Resumes the upload read_cb paused. From the loop only. */
+static void upload_resume(gstream *c)
+{
+    if (!c->paused || !c->in_multi)
+        return;
+    c->paused = 0;
+    curl_easy_pause(c->easy, CURLPAUSE_CONT);
+}
+
+static void kick_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    upload_resume((gstream *)((char *)w - offsetof(gstream, kick)));
+}
+
+int gstream_send(gstream *c, const uint8_t pre[5], const uint8_t *msg, size_t n, char *err,
+                 size_t errlen)
+{
+    gstream_out *f;
+
+    if (c->state == GSTREAM_CLOSED || c->server_done)
+        return 0;
+    if (c->out_count >= GSTREAM_SEND_MAX || n + 5 > GSTREAM_SEND_BYTES - c->out_bytes) {
+        /* the server (or the network) does not take them: a bound, not a heap */
+        err_set(err, errlen, "more than %d messages (or %u bytes) waiting to be sent",
+                GSTREAM_SEND_MAX, GSTREAM_SEND_BYTES);
+        return -1;
+    }
+    f = xmalloc(sizeof(*f) + 5 + n);
+    f->next = NULL;
+    f->len = 5 + n;
+    f->at = 0;
+    memcpy(f->data, pre, 5);
+    if (n > 0)
+        memcpy(f->data + 5, msg, n);
+    *c->out_tail = f;
+    c->out_tail = &f->next;
+    c->out_count++;
+    c->out_bytes += f->len;
+    upload_resume(c);
+    return 1;
+}
+
+void gstream_close_send(gstream *c)
+{
+    c->half_closed = 1;
+    if (c->state != GSTREAM_CLOSED)
+        upload_resume(c);
+}
+
 /* --- opening ------------------------------------------------------------- */
 
 gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
@@ -296,12 +430,27 @@ gstream *gstream_open(vu *v, gstream_cfg *cfg, char *err, size_t errlen)
     cfg->headers = NULL;
     c->hdr = xmalloc(GSTREAM_HDR_MAX);
     c->body = xmalloc(cfg->body_len > 0 ? cfg->body_len : 1);
-    memcpy(c->body, cfg->body, cfg->body_len);
+    if (cfg->body_len > 0)
+        memcpy(c->body, cfg->body, cfg->body_len);
     c->body_len = cfg->body_len;
     c->fig.requests = 1;
+    c->out_tail = &c->out;
+    c->loop = engine_loop(e);
+    ev_timer_init(&c->kick, kick_cb, 0., 0.);
     c->easy = vu_stream_easy(v, cfg->url, cfg->req, cfg->scen, c->errbuf);
-    curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
-    curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, c->body);
+    if (cfg->sends) {
+        /* a body of unknown length: HTTP/2 has no chunks, libcurl sends DATA
+         * frames as read_cb gives bytes */
+        c->sends = 1;
+        c->body_len = 0;
+        curl_easy_setopt(c->easy, CURLOPT_POST, 1L);
+        curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)-1);
+        curl_easy_setopt(c->easy, CURLOPT_READFUNCTION, read_cb);
+        curl_easy_setopt(c->easy, CURLOPT_READDATA, c);
+    } else {
+        curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+        curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, c->body);
+    }
     /* After reqopt: the stream's connection is its own, closed with it (a
      * cancel the server sees at once: vu_stream_start), and bound only by
      * the call's deadline. Its own: a cache key no other transfer has (the

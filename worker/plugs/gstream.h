@@ -1,4 +1,5 @@
-/* gstream — one gRPC server stream of a VU, on the worker's loop.
+/* gstream — one gRPC stream of a VU, on the worker's loop: a server
+ * stream, a client stream or a bidirectional one.
  *
  * The call is an HTTP/2 POST on an easy handle of its own in the engine's
  * multi handle, for as long as the stream lasts (as sse.h does): the VU's
@@ -15,15 +16,25 @@
  * still be read. libcurl's callbacks never resume the VU: they arm the
  * inbox's zero timer (inbox_wake_soon).
  *
+ * A stream that sends (the method streams from the client) has a body of
+ * unknown length: libcurl's read callback hands it the frames gstream_send
+ * queued (at most GSTREAM_SEND_MAX frames, GSTREAM_SEND_BYTES bytes), and
+ * pauses the upload (CURL_READFUNC_PAUSE) when none is queued;
+ * gstream_send and gstream_close_send resume it (curl_easy_pause, from the
+ * loop). libcurl 7.88 does not end a transfer whose upload is paused when
+ * the server ends the call: grpc-status seen, a zero timer resumes the
+ * upload, whose end then ends the transfer.
+ *
  * Ownership: a stream belongs to its VU's list (vu.gstream) until the VU's
  * phase ends, when it is cancelled and freed. The Lua object only points
  * at it (slot).
  *
  * Use: gstream_open(), then the VU yields (VU_GRPCOPEN) and is resumed
- * when the state leaves GSTREAM_CONNECTING; gstream_pop, gstream_cancel;
- * the VU waits for a message with VU_GRPCNEXT on the stream's inbox;
- * gstream_end classes the stream's status once it ended. Internal to
- * worker/. */
+ * when the state leaves GSTREAM_CONNECTING (the reply's headers; for a
+ * stream that sends, its request is out); gstream_send,
+ * gstream_close_send; gstream_pop, gstream_cancel; the VU waits for a
+ * message with VU_GRPCNEXT on the stream's inbox; gstream_end classes the
+ * stream's status once it ended. Internal to worker/. */
 #ifndef QUERN_GSTREAM_H
 #define QUERN_GSTREAM_H
 
@@ -45,19 +56,30 @@ struct reqopt;
 #define GSTREAM_QUEUE_BYTES (16u << 20) /* their bytes at most */
 #define GSTREAM_HDR_MAX 16384           /* bytes of the reply's headers and trailers kept */
 #define GSTREAM_ERR_MAX 160             /* bytes of an error message */
+#define GSTREAM_SEND_MAX 1024           /* frames queued to send at most */
+#define GSTREAM_SEND_BYTES (16u << 20)  /* their bytes at most */
 
 enum gstream_state {
     GSTREAM_CONNECTING, /**< the request is out, the reply's headers awaited */
-    GSTREAM_OPEN,       /**< headers in: messages flow */
+    GSTREAM_OPEN,       /**< headers in (or, sending, the request out): messages flow */
     GSTREAM_CLOSED      /**< the call is over: status says how */
 };
 
 /** A message received and not yet taken by the script. */
 typedef struct gstream_msg {
-    inbox_msg link; /**< first: its place in the inbox */
+    inbox_msg link;     /**< first: its place in the inbox */
+    uint8_t compressed; /**< its frame's flag: gzip (the reply's grpc-encoding), to inflate */
     size_t len;
     uint8_t data[]; /**< the serialized message, without its 5-byte prefix */
 } gstream_msg;
+
+/** A frame queued to send. */
+typedef struct gstream_out {
+    struct gstream_out *next; /**< owned: the next queued, NULL for the last */
+    size_t len;               /**< its bytes, the 5-byte prefix with them */
+    size_t at;                /**< those handed to libcurl so far */
+    uint8_t data[];           /**< the prefix and the serialized message */
+} gstream_out;
 
 /** One stream. */
 typedef struct gstream {
@@ -72,6 +94,12 @@ typedef struct gstream {
     uint8_t ended;              /**< gstream_end classed it */
     uint8_t local;              /**< quern set status and err itself (a bound, a cancel) */
     uint8_t from_server;        /**< status is the server's grpc-status */
+    uint8_t got_hdr;            /**< the reply's headers are in */
+    uint8_t sends;              /**< the client streams: the body is gstream_send's frames */
+    uint8_t half_closed;        /**< gstream_close_send: the body ends once the queue is out */
+    uint8_t paused;             /**< read_cb paused the upload (nothing was queued) */
+    uint8_t server_done;        /**< grpc-status came: the server ended the call */
+    int8_t encoding;            /**< the reply's grpc-encoding (GRPC_ENC_*, -1 another) */
     uint64_t accept;            /**< statuses that are no error, a bit each (bit 0: OK) */
     CURL *easy;                 /**< owned */
     struct curl_slist *headers; /**< owned: the request's header lines */
@@ -82,6 +110,13 @@ typedef struct gstream {
     gstream_msg *cur;          /**< owned: the message being received (its prefix read), or NULL */
     size_t cur_len;            /**< its bytes in so far */
     inbox in;                  /**< the messages not yet taken (gstream_msg), and the VU's wait */
+    gstream_out *out;          /**< owned: the frames queued to send, oldest first, or NULL */
+    gstream_out **out_tail;    /**< borrowed: the link the next frame fills */
+    size_t out_count;          /**< frames queued */
+    size_t out_bytes;          /**< their bytes */
+    uint64_t sent;             /**< messages handed to libcurl */
+    struct ev_loop *loop;      /**< borrowed: the engine's, NULL in a unit test */
+    ev_timer kick;             /**< resumes a paused upload from the loop once the server ended */
     uint64_t received;         /**< messages received (queued or not) */
     char *hdr;                 /**< owned: header and trailer lines, GSTREAM_HDR_MAX at most */
     size_t hdr_len;            /**< their bytes */
@@ -100,17 +135,26 @@ typedef struct gstream {
 typedef struct gstream_cfg {
     const char *url;                 /**< borrowed: http://host:port/pkg.Service/Method */
     struct curl_slist *headers;      /**< owned by the stream from the call */
-    const char *body;                /**< borrowed: copied */
+    const char *body;                /**< borrowed: copied; unused when sends */
     size_t body_len;                 /**< its bytes */
     long timeout_ms;                 /**< libcurl's bound on the whole call, 0 none */
     const struct reqopt *req, *scen; /**< borrowed: the connection option levels (reqopt.h) */
     int step;                        /**< the step it counts against, -1 none */
     uint32_t seq;                    /**< the pending sample's seq */
+    int sends;                       /**< 1: the client streams (gstream_send) */
 } gstream_cfg;
 
 /** Starts the call of a new stream of v, linked in v's list; NULL with the
  *  reason in err (libcurl refused the handle). */
 gstream *gstream_open(struct vu *v, gstream_cfg *cfg, char *err, size_t errlen);
+/** Queues a frame to send: its 5-byte prefix pre and the n bytes of msg
+ *  (copied). 1 queued; 0 the call is over or the server ended it (nothing
+ *  sent: the status says why); -1 past GSTREAM_SEND_MAX or
+ *  GSTREAM_SEND_BYTES, err set. From the loop, never from libcurl. */
+int gstream_send(gstream *c, const uint8_t pre[5], const uint8_t *msg, size_t n, char *err,
+                 size_t errlen);
+/** No more frames: the body ends (END_STREAM) once the queue is out. */
+void gstream_close_send(gstream *c);
 /** The oldest queued message (owned by the caller, xfree it), or NULL. */
 gstream_msg *gstream_pop(gstream *c);
 /** Ends the call from the client side with status (CANCELLED: the script

@@ -63,9 +63,9 @@ int grpc_from_http(long s)
     }
 }
 
-void grpc_frame_header(uint8_t out[5], uint32_t len)
+void grpc_frame_header(uint8_t out[5], uint32_t len, int compressed)
 {
-    out[0] = 0; /* not compressed */
+    out[0] = compressed ? 1 : 0;
     out[1] = (uint8_t)(len >> 24);
     out[2] = (uint8_t)(len >> 16);
     out[3] = (uint8_t)(len >> 8);
@@ -73,7 +73,7 @@ void grpc_frame_header(uint8_t out[5], uint32_t len)
 }
 
 int grpc_frame_next(const uint8_t *body, size_t len, size_t *used, const uint8_t **msg, size_t *n,
-                    char *err, size_t errlen)
+                    int *compressed, char *err, size_t errlen)
 {
     size_t at = *used, rest = len - at;
     uint32_t mlen;
@@ -84,8 +84,8 @@ int grpc_frame_next(const uint8_t *body, size_t len, size_t *used, const uint8_t
         err_set(err, errlen, "a partial message frame (%zu bytes)", rest);
         return -1;
     }
-    if (body[at] != 0) {
-        err_set(err, errlen, "a compressed message (grpc-encoding is not supported)");
+    if (body[at] > 1) {
+        err_set(err, errlen, "a message frame flagged %u (0 or 1)", body[at]);
         return -1;
     }
     mlen = (uint32_t)body[at + 1] << 24 | (uint32_t)body[at + 2] << 16 |
@@ -98,10 +98,16 @@ int grpc_frame_next(const uint8_t *body, size_t len, size_t *used, const uint8_t
         err_set(err, errlen, "a partial message (%zu of %u bytes)", rest - 5, mlen);
         return -1;
     }
+    *compressed = body[at];
     *msg = body + at + 5;
     *n = mlen;
     *used = at + 5 + mlen;
     return 1;
+}
+
+int grpc_bin_key(const char *name, size_t n)
+{
+    return n > 4 && strncasecmp(name + n - 4, "-bin", 4) == 0;
 }
 
 void grpc_timeout(char out[16], int64_t us)
@@ -147,6 +153,36 @@ static void unpercent(char *out, size_t outlen, const char *s, size_t n)
             out[o++] = s[i];
     }
     out[o] = '\0';
+}
+
+int grpc_encoding_read(const char *hdr, size_t len)
+{
+    const char *p = hdr, *end = hdr + len;
+    int enc = GRPC_ENC_IDENTITY;
+
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *le = eol ? eol : end, *v;
+        if (le > p && le[-1] == '\r')
+            le--;
+        if (le - p >= 14 && strncasecmp(p, "grpc-encoding:", 14) == 0) {
+            size_t vn;
+            v = p + 14;
+            while (v < le && (*v == ' ' || *v == '\t'))
+                v++;
+            vn = (size_t)(le - v);
+            while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+                vn--;
+            if (vn == 4 && strncasecmp(v, "gzip", 4) == 0)
+                enc = GRPC_ENC_GZIP;
+            else if (vn == 8 && strncasecmp(v, "identity", 8) == 0)
+                enc = GRPC_ENC_IDENTITY;
+            else
+                enc = -1;
+        }
+        p = eol ? eol + 1 : end;
+    }
+    return enc;
 }
 
 void grpc_status_read(const char *hdr, size_t len, grpc_status *st)
