@@ -1,6 +1,6 @@
 # step:udp against a datagram echo server of its own (scripts/udp/server.py):
 # datagrams both ways, two answers to one, a 60,000-byte one; a wait's
-# timeout; a port where nobody listens (the ICMP refusal); what a socket
+# timeout (sent from --source-addrs); a port where nobody listens (the ICMP refusal); what a socket
 # refuses before anything is sent. Judged by the server's own counts.
 . "$(dirname "$0")/lib.bash"
 D=tests/e2e/scripts/udp
@@ -22,18 +22,19 @@ errs() { sj "$TMP/$1.json" '[.tests[].errors.technical, .tests[].errors.function
 run echo 3 4
 eq "echo: exits 0, no errors" "$?/$(errs echo)" 0/0
 eq "echo: an exchange a run; opening is no sample" "$(t echo 2 .count)/$(t echo 1 .count)" 12/0
-run timeout 1 2
+run timeout 1 2 --source-addrs 127.0.0.2
 eq "timeout: exits 0, no errors" "$?/$(errs timeout)" 0/0
 between "timeout: the wait took its 300 ms" "$(t timeout 2 '.min_ms | floor')" 290 1500
 kill "$SRV"
 wait "$SRV"
-read -r n_in b_in n_out b_out <"$TMP/counts"
+read -r n_in b_in n_out b_out peers <"$TMP/counts"
 # echo: 3 datagrams a run (ping, twice, big) in, 4 out; timeout: 1 in
 eq "server: datagrams received" "$n_in" $((12 * 3 + 2))
 eq "server: datagrams sent" "$n_out" $((12 * 4))
 eq "echo + timeout: bytes sent = the server's received" \
   "$(($(t echo 2 .bytes_out) + $(jq '[.tests[].bytes_out] | add' "$TMP/timeout.json")))" "$b_in"
 eq "echo: bytes received = the server's sent" "$(t echo 2 .bytes_in)" "$b_out"
+eq "--source-addrs: the timeout case's datagrams came from 127.0.0.2" "$peers" 127.0.0.1,127.0.0.2
 
 # the server is gone: its port answers with an ICMP port unreachable
 run refused 1 2

@@ -1,6 +1,7 @@
 """A datagram echo server for tests/e2e/udp.sh: each datagram back as it
 came, but "silent" gets no answer and "twice" two; on SIGTERM it writes
-"DATAGRAMS_IN BYTES_IN DATAGRAMS_OUT BYTES_OUT" to the file named second,
+"DATAGRAMS_IN BYTES_IN DATAGRAMS_OUT BYTES_OUT PEER_ADDRESSES" (the
+addresses it heard from, comma-separated) to the file named second,
 so that the test holds quern's counts against the server's."""
 import signal
 import socket
@@ -13,11 +14,12 @@ with open(sys.argv[1] + ".tmp", "w") as f:
 import os
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 n_in = b_in = n_out = b_out = 0
+peers = set()
 
 
 def done(*_):
     with open(sys.argv[2], "w") as f:
-        f.write(f"{n_in} {b_in} {n_out} {b_out}\n")
+        f.write(f"{n_in} {b_in} {n_out} {b_out} {','.join(sorted(peers))}\n")
     sys.exit(0)
 
 
@@ -25,6 +27,7 @@ signal.signal(signal.SIGTERM, done)
 while True:
     data, peer = s.recvfrom(65535)
     n_in += 1
+    peers.add(peer[0])
     b_in += len(data)
     if data == b"silent":
         continue
