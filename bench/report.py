@@ -198,8 +198,8 @@ def ws_section(d, http_rps=None):
     return "\n".join(o)
 
 
-IDLE_TITLE = "### Idle connections against their floor: WebSocket and TCP"
-TARGET_IDLE_KB = 10  # KB per idle WebSocket or TCP connection in the worker
+IDLE_TITLE = "### Idle connections against their floor: WebSocket, TCP and MQTT"
+TARGET_IDLE_KB = 10  # KB per idle WebSocket, TCP connection or MQTT client in the worker
 
 
 def idle_section(d):
@@ -211,17 +211,25 @@ def idle_section(d):
     o = [IDLE_TITLE, ""]
     o.append("Every VU waits, then opens one connection and holds it idle: `bin/quern run "
              "bench/wsidle.lua` (`step:ws` to `tests/tools/ws_server.py`, python3-websockets) or "
-             "`bin/quern run bench/tcpidle.lua` (`step:tcp` to redis-server), `--vus N --workers W "
-             "--runs 1 --db none`, N/1000 s of ramp-up (2 s at least: the servers are one Python or Redis process each, on one CPU). quern's figure: the VmRSS "
+             "`bin/quern run bench/tcpidle.lua` (`step:tcp` to redis-server) or `bin/quern run "
+             "bench/mqttidle.lua` (`mqtt.connect` to mosquitto, keepalive 60 s, then `c:subscribe` "
+             "to a topic of its own, so the broker holds a session and a subscription for each; "
+             "mosquitto from a config of its own: no persistence, `max_connections -1`, "
+             "anonymous), `--vus N --workers W "
+             "--runs 1 --db none`, N/1000 s of ramp-up (2 s at least: the servers are one Python, Redis or mosquitto process each, on one CPU). quern's figure: the VmRSS "
              "of its W workers, summed, read once every VU has started and none has connected, "
-             "then once the servers count N open; (after − before) / N. A process holds 10,000 "
+             "then once the servers count N open (mosquitto: the least of `$SYS/broker/clients/connected` "
+             "and `subscriptions/count`, which it refreshes each second); (after − before) / N. A process holds 10,000 "
              "connections at most here (the descriptor limit is 20,000 a process), so N is "
              "spread over W = N / 10,000 servers and workers, VU i on server i mod W. The floor, "
              "in the same run against the same servers: `build/rel/idlefloor` (bench/idlefloor.c), "
              "a bare epoll loop in W processes, each opening N/W sockets (for ws it writes the "
-             "upgrade request by hand and reads the 101), measured the same way from its own "
+             "upgrade request by hand and reads the 101; for mqtt a CONNECT, keepalive 60 s, and a "
+             "SUBSCRIBE to a topic of its own, and reads the CONNACK and the SUBACK), measured the same way from its own "
              "`/proc/self/status`. It keeps what any client must: the socket and a few bytes "
-             "of state; its figure is near zero, so the difference says more than the ratio.")
+             "of state; its figure is near zero, so the difference says more than the ratio. "
+             "Opened: the samples of the script's first step (the connects; mqtt's subscribes "
+             "are a second step); errors: of every step.")
     o.append("")
     o.append("| kind | connections | workers | servers counted open | quern KB per idle connection "
              "| floor KB per connection | quern − floor (KB) | quern / floor | target | met? "
@@ -615,6 +623,7 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "idle":
         s = idle_section(sys.argv[3])
         print(s if s else "idle: no result")
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--only" and sys.argv[2] == "redis":
         s = redis_section(sys.argv[3])
         print(s if s else "redis: no result")

@@ -4,7 +4,8 @@
 # What it does (docs/benchmarks.md explains the method and holds the results):
 #   1. installs what it lacks from Debian (nginx, wrk, python3-locust, GNU time,
 #      util-linux for taskset, python3-grpcio and protobuf-compiler for the gRPC
-#      row, redis-server and redis-tools for the Redis row), with sudo when not root;
+#      row, redis-server and redis-tools for the Redis row, mosquitto and
+#      mosquitto-clients for the idle MQTT row), with sudo when not root;
 #   2. starts nginx on two free loopback ports from a config written into a
 #      temp dir (1 worker, pinned to CPU 0): one port without access log for
 #      the speed rows, one with an access log for the cross-check;
@@ -71,9 +72,10 @@
 #      BENCH_GRPC_REPS rounds in alternation: calls a second and CPU per call;
 #      BENCH_ONLY=grpc runs this row alone and prints it, without writing the
 #      report;
-#   6k. idle connections: BENCH_IDLE_COUNTS idle WebSockets (python3-websockets)
-#      and idle step:tcp connections (redis-server) held by quern's workers,
-#      the workers' RSS before and after they connect, beside
+#   6k. idle connections: BENCH_IDLE_COUNTS idle WebSockets (python3-websockets),
+#      idle step:tcp connections (redis-server) and idle quern.mqtt clients,
+#      each subscribed to a topic of its own (mosquitto), held by quern's
+#      workers, the workers' RSS before and after they connect, beside
 #      build/rel/idlefloor (bench/idlefloor.c), a bare epoll loop holding the
 #      same sockets; BENCH_ONLY=idle runs these rows alone and prints them,
 #      without writing the report;
@@ -122,7 +124,7 @@
 #   BENCH_SOAK_RAMP [20]  its ramp-up (s)   BENCH_SOAK_EVERY [10]  seconds between RSS samples
 #   BENCH_SKIP_WS [0]  1 skips step 6g   BENCH_WS_VUS [10]  BENCH_WS_ROUND_TRIPS [2000] per connection
 #   BENCH_WS_REPS [3]  rounds of that row   BENCH_WS_IDLE [1000]  idle WebSockets of its second part
-#   BENCH_SKIP_IDLE [0]  1 skips step 6k   BENCH_IDLE_COUNTS ["1000 10000 20000"]  BENCH_IDLE_KINDS ["ws tcp"]
+#   BENCH_SKIP_IDLE [0]  1 skips step 6k   BENCH_IDLE_COUNTS ["1000 10000 20000"]  BENCH_IDLE_KINDS ["ws tcp mqtt"]
 #   BENCH_IDLE_PER [10000]  connections a server, a worker and a floor process hold at most
 #   BENCH_SKIP_GRPC [0]  1 skips step 6h   BENCH_GRPC_VUS [10]  BENCH_GRPC_CALLS [2000] per VU
 #   BENCH_GRPC_REPS [3]  rounds of that row
@@ -277,6 +279,8 @@ case " $ROWS " in *" locust "*) locust_needed=1 ;; *) locust_needed=${BENCH_SKIP
 [ "${BENCH_ONLY:-}" != redis ] || { locust_needed=0; BENCH_SKIP_IPR=1; }
 [ -x /usr/bin/redis-server ] || need+=(redis-server)
 [ -x /usr/bin/redis-benchmark ] || need+=(redis-tools)
+[ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
+[ -x /usr/bin/mosquitto_sub ] || need+=(mosquitto-clients)
 "$PY" -c 'import websockets' 2>/dev/null || need+=(python3-websockets)
 "$PY" -c 'import grpc, google.protobuf' 2>/dev/null || need+=(python3-grpcio python3-protobuf)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
@@ -669,13 +673,19 @@ if [ "${BENCH_ONLY:-}" = ws ]; then
 fi
 
 # ------------------------------------------------------ 6k. idle connections
-# Idle WebSockets and idle TCP connections held by quern's workers, beside
-# build/rel/idlefloor (bench/idlefloor.c: a bare epoll loop holding the same
-# sockets to the same servers; for ws it writes the upgrade by hand). Each
+# Idle WebSockets, idle TCP connections and idle MQTT clients held by
+# quern's workers, beside build/rel/idlefloor (bench/idlefloor.c: a bare
+# epoll loop holding the same sockets to the same servers; for ws it writes
+# the upgrade by hand, for mqtt a CONNECT and a SUBSCRIBE). Each
 # process may hold IDLE_PER connections (the descriptor limit), so N of them
 # are spread over ceil(N / IDLE_PER) servers, workers and floor processes.
 # Servers: tests/tools/ws_server.py (python3-websockets) for ws, redis-server
-# for tcp (it keeps idle clients open). Every VU waits, then connects, then
+# for tcp (it keeps idle clients open), mosquitto for mqtt (a config of its
+# own: no persistence, no connection limit but the descriptors, anonymous;
+# each client subscribes to a topic of its own, keepalive 60 s, so the
+# broker holds a session and a subscription for each; open: the least of
+# its $SYS clients/connected and subscriptions/count, refreshed each
+# second). Every VU waits, then connects, then
 # holds: the workers' RSS (VmRSS summed) once every VU has started and none
 # has connected, then once the servers count N open; KB per connection =
 # (after - before) / N. The floor's the same way, from its own
@@ -684,7 +694,7 @@ fi
 # q_after_kb q_open floor_before_kb floor_after_kb floor_open opened errors
 # exit"; BENCH_ONLY=idle runs these rows alone and prints them.
 IDLE_COUNTS=${BENCH_IDLE_COUNTS:-1000 10000 20000}
-IDLE_KINDS=${BENCH_IDLE_KINDS:-ws tcp}
+IDLE_KINDS=${BENCH_IDLE_KINDS:-ws tcp mqtt}
 IDLE_PER=${BENCH_IDLE_PER:-10000}
 IDLEFLOOR=build/rel/idlefloor
 idle_srv=()
@@ -700,12 +710,19 @@ idle_open() {
     for p in "$@"; do
         if [ "$kind" = ws ]; then
             k=$(curl -s "http://127.0.0.1:$p/__stats" | jq .open 2>/dev/null)
+        elif [ "$kind" = mqtt ]; then # retained values: the asking client is not in them yet
+            k=$(printf '%s\n' "$(idle_sys "$p" clients/connected)" "$(idle_sys "$p" subscriptions/count)" |
+                sort -n | head -1)
         else # redis-cli's own connection is one of them
             k=$(redis-cli -p "$p" info clients 2>/dev/null | tr -d '\r' | awk -F: '/^connected_clients:/ { print $2 - 1 }')
         fi
         n=$((n + ${k:-0}))
     done
     echo "$n"
+}
+# idle_sys PORT TOPIC: a value of the broker's $SYS/broker/TOPIC.
+idle_sys() {
+    timeout 5 mosquitto_sub -h 127.0.0.1 -p "$1" -C 1 -W 3 -t "\$SYS/broker/$2" 2>/dev/null
 }
 # idle_rss PID: VmRSS (kB) summed over PID's children (the agent's workers).
 idle_rss() {
@@ -715,7 +732,8 @@ idle_rss() {
 }
 idle_row() {
     local dir=$1 kind=$2 n=$3 d="$1/idle.$2.$3" s ports=() targets="" i pid agent a b open=0 st=0
-    local ramp before hold t0 fpids=() fl opened errs
+    local ramp before hold t0 fpids=() fl opened errs fpath=/echo
+    [ "$kind" != mqtt ] || fpath=idlefloor # its clients' topics: idlefloor/I
     s=$(((n + IDLE_PER - 1) / IDLE_PER))
     mkdir -p "$d"
     for i in $(seq "$s"); do
@@ -727,6 +745,25 @@ idle_row() {
             [ -s "$d/ws.$i.port" ] || die "the WebSocket server did not start: $(cat "$d/ws.$i.err")"
             ports+=("$(cat "$d/ws.$i.port")")
             targets="$targets${targets:+,}ws://127.0.0.1:${ports[-1]}/echo"
+        elif [ "$kind" = mqtt ]; then
+            ports+=("$(free_port)")
+            # errors and warnings only: a line a connect would cost the broker's CPU
+            cat >"$d/mosq.$i.conf" <<EOF
+listener ${ports[-1]} 127.0.0.1
+max_connections -1
+persistence false
+allow_anonymous true
+sys_interval 1
+user $(id -un)
+log_dest stderr
+log_type error
+log_type warning
+EOF
+            taskset -c $CPU_SRV /usr/sbin/mosquitto -c "$d/mosq.$i.conf" >"$d/mosq.$i.out" 2>&1 &
+            idle_srv+=($!)
+            for _ in $(seq 50); do [ -n "$(idle_sys "${ports[-1]}" version)" ] && break; sleep 0.1; done
+            [ -n "$(idle_sys "${ports[-1]}" version)" ] || die "mosquitto did not start: $(cat "$d/mosq.$i.out")"
+            targets="$targets${targets:+,}127.0.0.1:${ports[-1]}"
         else
             ports+=("$(free_port)")
             taskset -c $CPU_SRV redis-server --port "${ports[-1]}" --bind 127.0.0.1 --save '' --appendonly no \
@@ -746,8 +783,8 @@ idle_row() {
         taskset -c $CPU_TOOL bin/quern run bench/wsidle.lua --vus "$n" --ramp-up "${ramp}s" --runs 1 \
             --workers "$s" --db none -q --summary-json "$d/q.json" -p ws_url="$targets" \
             -p before="${before}s" -p hold="${hold}s" >"$d/out" 2>"$d/err" &
-    else
-        taskset -c $CPU_TOOL bin/quern run bench/tcpidle.lua --vus "$n" --ramp-up "${ramp}s" --runs 1 \
+    else # tcp, mqtt
+        taskset -c $CPU_TOOL bin/quern run "bench/${kind}idle.lua" --vus "$n" --ramp-up "${ramp}s" --runs 1 \
             --workers "$s" --db none -q --summary-json "$d/q.json" -p addrs="$targets" \
             -p before="${before}s" -p hold="${hold}s" >"$d/out" 2>"$d/err" &
     fi
@@ -767,13 +804,14 @@ idle_row() {
     # the floor: the same sockets to the same servers, N / s a process,
     # from another source address (quern's closed ones may wait in TIME_WAIT)
     for i in $(seq "$s"); do
-        "$IDLEFLOOR" 127.0.0.1 "${ports[$((i - 1))]}" $((n / s)) "$kind" /echo 2 127.0.0.2 >"$d/floor.$i" 2>&1 &
+        "$IDLEFLOOR" 127.0.0.1 "${ports[$((i - 1))]}" $((n / s)) "$kind" "$fpath" 2 127.0.0.2 >"$d/floor.$i" 2>&1 &
         fpids+=($!)
     done
     for i in "${fpids[@]}"; do wait "$i" || true; done
     fl=$(cat "$d"/floor.* | awk 'NF == 4 { a += $1; b += $2; o += $3 } END { print a + 0, b + 0, o + 0 }')
     idle_stop
-    read -r opened errs < <(jq -r '[.tests[0].count, .tests[0].errors.technical + .tests[0].errors.functional] | map(tostring) | join(" ")' "$d/q.json" 2>/dev/null || echo "? ?")
+    # opened: the first step's samples (the connects); errors: every step's
+    read -r opened errs < <(jq -r '[.tests[0].count, ([.tests[].errors | .technical + .functional] | add)] | map(tostring) | join(" ")' "$d/q.json" 2>/dev/null || echo "? ?")
     echo "$kind $n $s $a $b $open $fl $opened $errs $st" >>"$dir/idle.tsv"
     log "  idle $kind: $(tail -1 "$dir/idle.tsv") (kind n workers q_before q_after q_open floor_before floor_after floor_open opened errors exit)"
 }
@@ -786,7 +824,7 @@ idle_rows() {
     done
 }
 if [ "${BENCH_ONLY:-}" = idle ]; then
-    log "idle: quern's idle WebSockets and TCP connections ($IDLE_COUNTS), beside a bare epoll floor"
+    log "idle: quern's idle connections ($IDLE_KINDS; $IDLE_COUNTS), beside a bare epoll floor"
     idle_rows "$tmp"
     cat "$tmp/idle.tsv"
     "$PY" bench/report.py --only idle "$tmp"
@@ -1417,7 +1455,7 @@ if [ "${BENCH_SKIP_WS:-0}" != 1 ]; then
     wsidle_row "$tmp"
 fi
 if [ "${BENCH_SKIP_IDLE:-0}" != 1 ]; then
-    log "idle: quern's idle WebSockets and TCP connections ($IDLE_COUNTS), beside a bare epoll floor"
+    log "idle: quern's idle connections ($IDLE_KINDS; $IDLE_COUNTS), beside a bare epoll floor"
     idle_rows "$tmp"
 fi
 if [ "${BENCH_SKIP_GRPC:-0}" != 1 ]; then
