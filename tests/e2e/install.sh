@@ -52,7 +52,7 @@ eq "scripts/debian/changelog is of this version" \
 check "scripts/debian/control recommends protobuf-compiler and libprotobuf-dev" \
   grep -qE '^Recommends:.*protobuf-compiler, libprotobuf-dev' scripts/debian/control
 check "the Containerfile's image has protoc's well-known types" grep -qE 'protobuf-compiler libprotobuf-dev' scripts/container/Containerfile
-for dev in $(grep -oE 'lib[a-z0-9.+-]+-dev' scripts/install-deps.sh | sort -u | grep -v '^libcmocka-dev$\|^libclang\|^libprotobuf-dev$'); do
+for dev in $(tr -s ' \t"\\' '\n' <scripts/install-deps.sh | grep -E '^z?lib[a-z0-9.+-]+-dev$' | sort -u | grep -v '^libcmocka-dev$\|^libclang\|^libprotobuf-dev$'); do
   check "scripts/debian/control builds with $dev" grep -qE "^ *(Build-Depends: *)?$dev(,|$)" scripts/debian/control
   check "the Containerfile builds with $dev" grep -qw -- "$dev" scripts/container/Containerfile
 done

@@ -85,6 +85,12 @@ function error_reply.__tostring(e) end
 ---@return string
 function redis._encode(args) end
 
+---Internal, for tests: the bytes of a command of one to three words, by
+---the short path `c:call` takes for them (the same bytes as `_encode`).
+---@param ... quern.redis.Arg
+---@return string
+function redis._encode_few(...) end
+
 ---Internal, for tests: one reply read from `reader` (anything with
 ---`reader:receive(what)`); never raises.
 ---@param reader { receive: fun(self, what: integer|"line"): string?, string? }
