@@ -13,18 +13,23 @@ for b in "$PGBIN/initdb" "$PGBIN/pg_ctl" /usr/bin/psql; do
   [ -x "$b" ] || { notok "$b is installed (Debian's postgresql)"; exit 1; }
 done
 PGDIR=$TMP/pg
+# initdb refuses root: as root the server is the postgres system user's,
+# otherwise the test's own user's
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
 pg_cleanup() {
-  [ -d "$PGDIR/data" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+  [ -d "$PGDIR/data" ] && as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
   cleanup
 }
 trap pg_cleanup EXIT
 
-# initdb refuses root: the server is the postgres system user's, in a
-# folder of its own; a unix socket there for psql, TCP on a free port.
+# the server in a folder of its own; a unix socket there for psql, TCP on
+# a free port
 mkdir -p "$PGDIR"
-chown postgres "$TMP" "$PGDIR"
+[ "$(id -u)" = 0 ] && chown postgres "$TMP" "$PGDIR"
 PORT=$(free_port_py)
-runuser -u postgres -- "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust -E UTF8 \
+as_pg "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust -E UTF8 \
   --no-sync >"$PGDIR/initdb.log" 2>&1 || { notok "initdb"; tail -5 "$PGDIR/initdb.log"; exit 1; }
 cat >"$PGDIR/data/pg_hba.conf" <<'EOF'
 local all postgres trust
@@ -36,7 +41,7 @@ EOF
 # autovacuum off: no transactions but the test's in its database;
 # log_connections: each login's method; log_min_duration_statement = 0:
 # each Parse, Bind and Execute of the extended protocol, with its name
-runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 20 \
+as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 20 \
   -o "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$PGDIR -c fsync=off -c autovacuum=off \
       -c log_connections=on -c log_disconnections=off -c log_min_duration_statement=0 -c log_line_prefix='%d %u '" \
   start >/dev/null 2>&1 || { notok "postgres starts"; tail -5 "$PGDIR/server.log"; exit 1; }
