@@ -2,6 +2,7 @@
 #include "console/capacity_search.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 #include "common/dur.h"
@@ -9,6 +10,7 @@
 #include "common/hist.h"
 #include "common/lbuf.h"
 #include "common/mem.h"
+#include "common/usl.h"
 #include "console/blame.h"
 #include "console/injtot.h"
 
@@ -430,8 +432,43 @@ void capacity_search_verdict(const capacity_search *cs, verdict *v)
             ev);
 }
 
+/* A step's mean concurrency by Little's law: its runs' time over its
+ * judged time, the runs in flight on average. */
+static double step_concurrency(const capacity_search_step *s)
+{
+    return s->seconds > 0 ? (double)s->run_us / 1e6 / (double)s->seconds : 0.0;
+}
+
+/* The law's N for a step: the VUs of a closed search (its users, as the
+ * law counts them), the runs in flight of an open one. */
+static double law_n(const capacity_search *cs, const capacity_search_step *s)
+{
+    return strcmp(capacity_unit(&cs->plan), "vus") == 0 ? s->load : step_concurrency(s);
+}
+
+/* The Universal Scalability Law over the judged steps (common/usl.h):
+ * 0 fitted, -1 with f->why. */
+static int fit_usl(const capacity_search *cs, usl_fit *f)
+{
+    size_t n = capacity_search_judged(cs), k = 0;
+    double *conc = xcalloc(n + 1, sizeof(double)), *tps = xcalloc(n + 1, sizeof(double));
+    int rc;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!cs->steps[i].judged)
+            continue;
+        conc[k] = law_n(cs, &cs->steps[i]);
+        tps[k++] = cs->steps[i].tps;
+    }
+    rc = usl_fit_points(conc, tps, k, f);
+    xfree(conc);
+    xfree(tps);
+    return rc;
+}
+
 void capacity_search_print(const capacity_search *cs, FILE *out)
 {
+    usl_fit f;
     char sb[DUR_FORMAT_MAX], why[CAPACITY_SEARCH_FAILED_MAX + 128];
 
     fprintf(out, "\nCapacity search (each step judged after its first %s):\n",
@@ -451,6 +488,43 @@ void capacity_search_print(const capacity_search *cs, FILE *out)
                 s->pool, s->pool_limited ? "]" : "");
     }
     fprintf(out, "Capacity: %s\n", capacity_search_why(cs, why, sizeof(why)));
+    if (fit_usl(cs, &f) != 0)
+        fprintf(out, "Scalability (USL): no fit: %s\n", f.why);
+    else if (f.sigma == 0 && f.kappa == 0)
+        fprintf(out,
+                "Scalability (USL, R² %.2f): linear over the steps: no contention, no coherency\n",
+                f.r2);
+    else if (isinf(f.peak_n))
+        fprintf(out,
+                "Scalability (USL, R² %.2f): contention σ %.3f, coherency κ 0: no peak, "
+                "throughput bounded by %.1f tps\n",
+                f.r2, f.sigma, f.peak_x);
+    else
+        fprintf(out,
+                "Scalability (USL, R² %.2f): contention σ %.3f, coherency κ %.5f: "
+                "peak %.1f tps at %.1f in flight\n",
+                f.r2, f.sigma, f.kappa, f.peak_x, f.peak_n);
+}
+
+/* capacity.usl: the law's coefficients and peak, or why it does not fit. */
+static json_t *scalability_json(const capacity_search *cs)
+{
+    json_t *u = json_object();
+    usl_fit f;
+    int ok = fit_usl(cs, &f) == 0;
+
+    json_object_set_new(u, "fitted", json_boolean(ok));
+    if (!ok) {
+        json_object_set_new(u, "why", json_string(f.why));
+        return u;
+    }
+    json_object_set_new(u, "lambda", json_real(f.lambda));
+    json_object_set_new(u, "sigma", json_real(f.sigma));
+    json_object_set_new(u, "kappa", json_real(f.kappa));
+    json_object_set_new(u, "r2", json_real(f.r2));
+    json_object_set_new(u, "peak_concurrency", isinf(f.peak_n) ? json_null() : json_real(f.peak_n));
+    json_object_set_new(u, "peak_tps", isinf(f.peak_x) ? json_null() : json_real(f.peak_x));
+    return u;
 }
 
 json_t *capacity_search_json(const capacity_search *cs)
@@ -477,6 +551,8 @@ json_t *capacity_search_json(const capacity_search *cs)
         json_object_set_new(j, "saturated_seconds", json_integer(s->saturated_seconds));
         json_object_set_new(j, "count", json_integer((json_int_t)s->count));
         json_object_set_new(j, "tps", json_real(s->tps));
+        json_object_set_new(j, "concurrency", json_real(step_concurrency(s)));
+        json_object_set_new(j, "usl_n", json_real(law_n(cs, s)));
         json_object_set_new(j, "p50_ms", json_real(s->p50_ms));
         json_object_set_new(j, "p95_ms", json_real(s->p95_ms));
         json_object_set_new(j, "p99_ms", json_real(s->p99_ms));
@@ -508,5 +584,6 @@ json_t *capacity_search_json(const capacity_search *cs)
         json_array_append_new(steps, j);
     }
     json_object_set_new(o, "steps", steps);
+    json_object_set_new(o, "usl", scalability_json(cs));
     return o;
 }

@@ -74,6 +74,19 @@ eq "closed: the capacity is 10 VUs, the third step failed" \
   "$(cap "$TMP/v.json" value) $(cap "$TMP/v.json" unit) $(sj "$TMP/v.json" '[.capacity.steps[].passed] | map(tostring) | join(",")')" \
   "10 vus true,true,false"
 between "closed: 10 VUs paced at 100 ms ran 100/s" "$(step "$TMP/v.json" 1 tps)" 80 110
+# the Universal Scalability Law needs 4 steps (3 coefficients pass through
+# any 3 points): this search stopped at its third
+eq "closed: 3 steps, no USL fit" "$(sj "$TMP/v.json" '.capacity.usl | [.fitted, .why] | map(tostring) | join(",")')" \
+  "false,fewer than 4 steps with distinct concurrencies"
+# 2 to 8 VUs paced at 100 ms, under nginx's 125/s: linear, every step passes
+"$QUERN" run $D/capacity.lua --capacity 2:2:2s:8 --threshold 'errors<1%' --workers 2 -p pacing=100ms \
+  -p base_url="$NGBASE" --db none -q --summary-json "$TMP/u.json" >"$TMP/u.out" 2>"$TMP/u.err"
+eq "usl: exit 0" "$?" 0
+eq "usl: the law's N is the step's VUs" "$(sj "$TMP/u.json" '[.capacity.steps[].usl_n] | map(tostring) | join(",")')" "2,4,6,8"
+eq "usl: paced VUs under the limit scale linearly: no contention, no coherency" \
+  "$(sj "$TMP/u.json" '.capacity.usl | [.fitted, .sigma < 0.05, .kappa < 0.001, .r2 > 0.9] | map(tostring) | join(",")')" \
+  "true,true,true,true"
+check "usl: the summary says it" grep -q '^Scalability (USL, R² [0-9.]*): ' "$TMP/u.out"
 eq "closed: the database keeps the staircase as the run's stages" \
   "$(sqlite3 "$DB" "SELECT req_stages FROM runs WHERE name = 'closed'")" "0s:5,2s:5,0s:10,2s:10,0s:15,2s:15,0s:20,2s:20,0s:25,2s:25,0s:30,2s:30"
 
