@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/usl.h"
 #include "reports/capacity_compare.h"
 #include "reports/html.h"
 
@@ -16,6 +17,7 @@
 #define CAPACITY_CHART_TICKS 4
 #define CAPACITY_CHART_TPS_COLOR "#2563eb"
 #define CAPACITY_CHART_P95_COLOR "#d97706"
+#define CAPACITY_CHART_USL_COLOR "#7c3aed"
 #define CAPACITY_CHART_FAIL_COLOR "#b42318"
 #define CAPACITY_CHART_CAP_COLOR "#16a34a"
 #define CAPACITY_CHART_INJ_COLOR "#fde68a" /* the band of a step the injector limited */
@@ -82,12 +84,32 @@ static void line(FILE *out, const capacity_db_run *c, const double *v, double to
     }
 }
 
+/* The Universal Scalability Law through a closed search's steps (N its
+ * VUs, X the throughput drawn), its values at each step in model: 1 when
+ * it fits (common/usl.h). An open search's N, the runs in flight, is in
+ * --summary-json only (capacity.usl): the database keeps no run times. */
+static int fit_law(const capacity_db_run *c, const double *tps, double *model, usl_fit *f)
+{
+    double vus[CAPACITY_DB_STEPS_MAX];
+
+    if (strcmp(c->unit, "vus") != 0)
+        return 0;
+    for (size_t i = 0; i < c->nsteps; i++)
+        vus[i] = c->steps[i].load;
+    if (usl_fit_points(vus, tps, c->nsteps, f) != 0)
+        return 0;
+    for (size_t i = 0; i < c->nsteps; i++)
+        model[i] = usl_throughput(f, vus[i]);
+    return 1;
+}
+
 static void svg(FILE *out, const capacity_db_run *c)
 {
     double tps[CAPACITY_DB_STEPS_MAX], p95[CAPACITY_DB_STEPS_MAX], offered[CAPACITY_DB_STEPS_MAX];
-    double ttop = 0, ptop = 0;
-    int open = strcmp(c->unit, "/s") == 0, runs = kept_runs(c);
+    double model[CAPACITY_DB_STEPS_MAX], ttop = 0, ptop = 0;
+    int open = strcmp(c->unit, "/s") == 0, runs = kept_runs(c), law;
     size_t n = c->nsteps;
+    usl_fit uf;
 
     /* The open model's load is in arrivals a second: its throughput beside
      * it in the same unit, runs a second (a run may send several requests);
@@ -99,6 +121,9 @@ static void svg(FILE *out, const capacity_db_run *c)
         ttop = fmax(ttop, fmax(tps[i], open ? offered[i] : 0));
         ptop = fmax(ptop, p95[i]);
     }
+    law = fit_law(c, tps, model, &uf);
+    for (size_t i = 0; law && i < n; i++)
+        ttop = fmax(ttop, model[i]);
     ttop = round_up(ttop * 1.05);
     ptop = round_up(ptop * 1.05);
     fprintf(out,
@@ -161,6 +186,8 @@ static void svg(FILE *out, const capacity_db_run *c)
         line(out, c, offered, ttop, "#9ca3af", 1, 0, "offered", "arrivals/s");
     line(out, c, tps, ttop, CAPACITY_CHART_TPS_COLOR, 0, 1, "throughput",
          runs ? "runs/s" : "requests/s");
+    if (law)
+        line(out, c, model, ttop, CAPACITY_CHART_USL_COLOR, 1, 0, "USL", "tps");
     line(out, c, p95, ptop, CAPACITY_CHART_P95_COLOR, 0, 1, "p95", "ms");
     fprintf(out,
             "</svg>\n<div class=\"legend\"><span style=\"color:" CAPACITY_CHART_TPS_COLOR
@@ -171,6 +198,18 @@ static void svg(FILE *out, const capacity_db_run *c)
                    : "tps");
     if (open)
         fputs(" <span style=\"color:#9ca3af\">- - offered load (arrivals a second)</span>", out);
+    if (law && isinf(uf.peak_n))
+        fprintf(out,
+                " <span class=\"usl\" style=\"color:" CAPACITY_CHART_USL_COLOR
+                "\">- - the Universal Scalability Law through the steps: contention &#963; %.3f, "
+                "coherency &#954; 0, no peak (R&#178; %.2f)</span>",
+                uf.sigma, uf.r2);
+    else if (law)
+        fprintf(out,
+                " <span class=\"usl\" style=\"color:" CAPACITY_CHART_USL_COLOR
+                "\">- - the Universal Scalability Law through the steps: contention &#963; %.3f, "
+                "coherency &#954; %.5f, peak %.1f tps at %.1f VUs (R&#178; %.2f)</span>",
+                uf.sigma, uf.kappa, uf.peak_x, uf.peak_n, uf.r2);
     for (size_t i = 0; i < n; i++)
         if (c->steps[i].injector_saturated) {
             fputs(" <span style=\"background:" CAPACITY_CHART_INJ_COLOR

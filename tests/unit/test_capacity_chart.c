@@ -62,13 +62,51 @@ static void test_open_units(void **state)
     s = section(-1);
     assert_non_null(strstr(s, "<title>throughput at 200/s: 600.0 requests/s</title>"));
     assert_null(strstr(s, "<th>runs/s</th>"));
+    /* an open search's N is not in the database: no law drawn */
+    assert_null(strstr(s, "Scalability Law"));
     free(s);
+}
+
+/* A closed search of 5 steps whose throughput follows the law (λ 10,
+ * σ 0.1, κ 0.01): its curve is drawn through them, its figures named. */
+static void test_closed_law(void **state)
+{
+    capacity_db_step st[5];
+    capacity_db_run c;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+
+    (void)state;
+    memset(st, 0, sizeof(st));
+    memset(&c, 0, sizeof(c));
+    for (int i = 0; i < 5; i++) {
+        double n = 5.0 * (i + 1);
+        st[i].load = n;
+        st[i].seconds = 3;
+        st[i].tps = 10 * n / (1 + 0.1 * (n - 1) + 0.01 * n * (n - 1));
+        st[i].runs_s = -1;
+        st[i].passed = i < 4;
+    }
+    snprintf(st[4].failed, sizeof(st[4].failed), "p95<100ms: p95 = 340 ms");
+    c.found = 1;
+    c.value = 20;
+    snprintf(c.unit, sizeof(c.unit), "vus");
+    c.steps = st;
+    c.nsteps = 5;
+    capacity_chart_section(out, &c);
+    fclose(out);
+    assert_non_null(strstr(buf, "contention &#963; 0.100, coherency &#954; 0.01000, peak"));
+    assert_non_null(strstr(buf, "at 9.5 VUs")); /* sqrt(0.9 / 0.01) = 9.49 */
+    assert_non_null(strstr(buf, "stroke=\"#7c3aed\""));
+    free(buf);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_units),
+        cmocka_unit_test(test_closed_law),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
