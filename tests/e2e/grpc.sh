@@ -8,21 +8,8 @@
 # compiled once by the console (agents need no protoc), and a .proto with a
 # syntax error refused before any load. quern's counts must equal the
 # server's own, printed by it at exit.
-. "$(dirname "$0")/lib.bash"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-G_PID=""
-g_cleanup() {
-  [ -n "$G_PID" ] && kill "$G_PID" 2>/dev/null && wait "$G_PID" 2>/dev/null
-  cleanup
-}
-trap g_cleanup EXIT
-command -v protoc >/dev/null || { notok "grpc: protoc (protobuf-compiler) is installed"; exit 1; }
-
-rm -f "$TMP/g.port"
-"$PY" tests/tools/grpc_server.py "$TMP/g.port" >"$TMP/g.out" 2>"$TMP/g.err" &
-G_PID=$!
-wait_file "$TMP/g.port" || { notok "grpc server starts: $(cat "$TMP/g.err")"; exit 1; }
+. "$(dirname "$0")/grpc_lib.bash"
+grpc_start g
 GT="http://127.0.0.1:$(cat "$TMP/g.port")"
 
 # protoc through a wrapper that counts its calls: the console's check of the
@@ -67,14 +54,8 @@ eq "grpc: Chat's replies = the server's sent" "$(s "$S" SC-GRPC-ECHO-STEP-5 .mes
 eq "grpc: aborted calls = the server's" "$(($(s "$S" SC-GRPC-ECHO-STEP-2 .count) + $(s "$T" SC-GRPC-TYPES-STEP-3 .count) + $(s "$T" SC-GRPC-TYPES-STEP-4 .count)))" "$(jq .aborted "$G")"
 
 # --- https://: TLS with ALPN h2, the certificate checked against its CA --------
-mkdir -p "$TMP/tls"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
-  -addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/tls/key.pem" -out "$TMP/tls/ca.pem" 2>/dev/null
-cp tests/e2e/scripts/grpc/types.proto "$TMP/tls/"
-rm -f "$TMP/gs.port"
-"$PY" tests/tools/grpc_server.py "$TMP/gs.port" "$TMP/tls/ca.pem" "$TMP/tls/key.pem" >"$TMP/gs.out" 2>"$TMP/gs.err" &
-G_PID=$!
-wait_file "$TMP/gs.port" || { notok "grpc TLS server starts: $(cat "$TMP/gs.err")"; exit 1; }
+grpc_tls "$TMP/tls"
+grpc_start gs "$TMP/tls/ca.pem" "$TMP/tls/key.pem"
 cat >"$TMP/tls/tls.lua" <<LUA
 local grpc = require "quern.grpc"
 grpc.load("types.proto")

@@ -5,21 +5,8 @@
 # mid-stream (the upload paused when it came), a cancel and a deadline the
 # server sees, the bound on messages waiting to be sent, and both kinds over
 # TLS. quern's counts must equal the server's own, printed by it at exit.
-. "$(dirname "$0")/lib.bash"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-G_PID=""
-g_cleanup() {
-  [ -n "$G_PID" ] && kill "$G_PID" 2>/dev/null && wait "$G_PID" 2>/dev/null
-  cleanup
-}
-trap g_cleanup EXIT
-command -v protoc >/dev/null || { notok "grpc_client: protoc (protobuf-compiler) is installed"; exit 1; }
-
-rm -f "$TMP/g.port"
-"$PY" tests/tools/grpc_server.py "$TMP/g.port" >"$TMP/g.out" 2>"$TMP/g.err" &
-G_PID=$!
-wait_file "$TMP/g.port" || { notok "grpc server starts: $(cat "$TMP/g.err")"; exit 1; }
+. "$(dirname "$0")/grpc_lib.bash"
+grpc_start g
 mkdir -p "$TMP/d"
 cp tests/e2e/scripts/grpc/types.proto "$TMP/d/"
 cat >"$TMP/d/client.lua" <<LUA
@@ -115,14 +102,8 @@ eq "grpc_client: the send queue's bound is a technical error" "$(s 8 .errors.tec
 check "grpc_client: which says so" grep -q "waiting to be sent" <<<"$(s 8 .errors.samples.technical)"
 
 # --- over TLS (ALPN h2): a client stream and a bidirectional one ----------------
-mkdir -p "$TMP/tls"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
-  -addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/tls/key.pem" -out "$TMP/tls/ca.pem" 2>/dev/null
-cp tests/e2e/scripts/grpc/types.proto "$TMP/tls/"
-rm -f "$TMP/gs.port"
-"$PY" tests/tools/grpc_server.py "$TMP/gs.port" "$TMP/tls/ca.pem" "$TMP/tls/key.pem" >"$TMP/gs.out" 2>"$TMP/gs.err" &
-G_PID=$!
-wait_file "$TMP/gs.port" || { notok "grpc TLS server starts: $(cat "$TMP/gs.err")"; exit 1; }
+grpc_tls "$TMP/tls"
+grpc_start gs "$TMP/tls/ca.pem" "$TMP/tls/key.pem"
 cat >"$TMP/tls/tls.lua" <<LUA
 local grpc = require "quern.grpc"
 grpc.load("types.proto")

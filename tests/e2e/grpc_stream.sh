@@ -4,21 +4,8 @@
 # and streams left open at the run's end cancel the call, which the server
 # sees; a unary call and a second stream of the VU meanwhile are unharmed;
 # a deadline passed mid-stream ends it as a technical error. quern's counts must equal the server's own, printed by it at exit.
-. "$(dirname "$0")/lib.bash"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-G_PID=""
-g_cleanup() {
-  [ -n "$G_PID" ] && kill "$G_PID" 2>/dev/null && wait "$G_PID" 2>/dev/null
-  cleanup
-}
-trap g_cleanup EXIT
-command -v protoc >/dev/null || { notok "grpc_stream: protoc (protobuf-compiler) is installed"; exit 1; }
-
-rm -f "$TMP/g.port"
-"$PY" tests/tools/grpc_server.py "$TMP/g.port" >"$TMP/g.out" 2>"$TMP/g.err" &
-G_PID=$!
-wait_file "$TMP/g.port" || { notok "grpc server starts: $(cat "$TMP/g.err")"; exit 1; }
+. "$(dirname "$0")/grpc_lib.bash"
+grpc_start g
 mkdir -p "$TMP/d"
 cp tests/e2e/scripts/grpc/types.proto "$TMP/d/"
 cat >"$TMP/d/drip.lua" <<LUA

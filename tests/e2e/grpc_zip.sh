@@ -4,21 +4,8 @@
 # (the bytes on the wire a fraction of the messages', the server's decoded
 # lengths those sent), and a reply that inflates past 4 MiB refused as
 # RESOURCE_EXHAUSTED, unary and streamed.
-. "$(dirname "$0")/lib.bash"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-G_PID=""
-g_cleanup() {
-  [ -n "$G_PID" ] && kill "$G_PID" 2>/dev/null && wait "$G_PID" 2>/dev/null
-  cleanup
-}
-trap g_cleanup EXIT
-command -v protoc >/dev/null || { notok "grpc_zip: protoc (protobuf-compiler) is installed"; exit 1; }
-
-rm -f "$TMP/g.port"
-"$PY" tests/tools/grpc_server.py "$TMP/g.port" >"$TMP/g.out" 2>"$TMP/g.err" &
-G_PID=$!
-wait_file "$TMP/g.port" || { notok "grpc server starts: $(cat "$TMP/g.err")"; exit 1; }
+. "$(dirname "$0")/grpc_lib.bash"
+grpc_start g
 mkdir -p "$TMP/d"
 cp tests/e2e/scripts/grpc/types.proto "$TMP/d/"
 cat >"$TMP/d/zip.lua" <<LUA
