@@ -10,6 +10,8 @@ local redis = require "quern.redis"
 
 local url = quern.property("redis_url", "redis://127.0.0.1:6379")
 local n = tonumber(quern.property("ops", "2000"))
+-- the key and the 3-byte value redis-benchmark -t get reads (its defaults),
+-- so that both tools fetch the same bytes
 local key = quern.property("key", "key:__rand_int__")
 local value = quern.property("value", "xxx")
 local sc = quern.scenario("BENCH-REDIS")
