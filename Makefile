@@ -192,7 +192,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(B)/tests/fuzz/driver.o $(ARCHIVES) $(PROTO_GEN) | 
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(B)/tests/fuzz/driver.o $(ARCHIVES) $(LIBS)
 
 test-build:
-	$(MAKE) MODE=asan quern build/asan/linkprobe $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC)) $(FUZZ_RUN)
+	$(MAKE) MODE=asan quern build/asan/linkprobe build/asan/knee-server $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRC)) $(FUZZ_RUN)
 
 # The build uses every core; tests/run.sh runs the end-to-end tests three at a time.
 test: deps
@@ -330,7 +330,7 @@ format:
 -include $(LIB_OBJ:.o=.d) $(B)/console/main.d $(B)/tests/fuzz/driver.d $(B)/tests/target/target.d \
   $(B)/tests/target/tpage.d $(UNIT_SHARED_OBJ:.o=.d)
 -include $(UNIT_BIN:=.d) $(FUZZ_RUN:=.d) $(B)/fanin.d $(B)/linkprobe.d $(B)/connfloor.d \
-  $(B)/idlefloor.d $(B)/reqfloor.d $(B)/timerlag.d
+  $(B)/idlefloor.d $(B)/reqfloor.d $(B)/timerlag.d $(B)/knee-server.d
 
 # bench/run.sh's floor of memory per VU: a bare libcurl multi holding N connections.
 $(B)/connfloor: bench/connfloor.c
@@ -359,3 +359,9 @@ $(B)/fanin: tests/tools/fanin.c $(ARCHIVES) $(PROTO_GEN) | $(LAYER_OK)
 # Test helper for tests/e2e/dist_link.sh: an attacker on the console-agent link.
 $(B)/linkprobe: tests/tools/linkprobe.c $(ARCHIVES) $(PROTO_GEN) | $(LAYER_OK)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(ARCHIVES) $(LIBS)
+
+# Test helper for profiling: an HTTP server with one bottleneck (a mutex, a linear search,
+# none); built alike in every mode, without sanitizers, with symbols and frame pointers.
+$(B)/knee-server: tests/tools/knee_server.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -O2 -g -fno-omit-frame-pointer -pthread $(DEPFLAGS) -o $@ $<
