@@ -17,7 +17,7 @@
 #   make clean
 
 CC      ?= cc
-PKGS    := libcurl lua5.4 libprotobuf-c sqlite3 libxml-2.0 jansson libcrypto libmicrohttpd zlib
+PKGS    := libcurl lua5.4 libprotobuf-c sqlite3 libxml-2.0 jansson libcrypto libmicrohttpd zlib libdw
 CFLAGS_BASE := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation \
                -D_GNU_SOURCE -g -I. -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lev -lwslay -lsnappy -lm

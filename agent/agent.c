@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/agent_int.h"
+#include "agent/probe.h"
 #include "agent/rundir.h"
 #include "agent/runchk.h"
 #include "common/clock.h"
@@ -53,6 +54,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     int64_t now = clock_mono_us();
 
     uplink_tick(a, now);
+    if (a->run != NULL && a->cs == CS_READY)
+        probe_pump(a->run->probe, a);
     agent_run_check(a);
 }
 

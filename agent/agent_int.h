@@ -83,6 +83,8 @@ typedef struct agent_run {
     int want_files;      /**< StartRun asked for the JTL or the Grinder logs */
     fileup *up;          /**< owned: those files going up, once the workers are gone */
     uint64_t lua_mem;    /**< bytes each worker's Lua state may hold (--worker-memory) */
+    struct probe
+        *probe; /**< owned: the targets profiled during the run (agent/probe.h), NULL none */
 } agent_run;
 
 /** The agent process: its console link and its run. */
@@ -96,7 +98,8 @@ typedef struct agent {
     const char *work_dir; /**< borrowed from argv: where run folders go, NULL: $TMPDIR or /tmp */
     uint32_t vus_max;     /**< VUs this host can hold (runchk_agent_vus_max) */
     int same_host;        /**< --same-host: a run may name its folder (StartRun.local_folder) */
-    char *token;          /**< owned (auth_token_free) */
+    const char *profile_allow; /**< borrowed from argv: --profile-allow, NULL: none */
+    char *token;               /**< owned (auth_token_free) */
     size_t token_len;
 
     enum conn_state cs;

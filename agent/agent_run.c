@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent/agent_int.h"
+#include "agent/probe.h"
 #include "agent/rundir.h"
 #include "agent/runchk.h"
 #include "common/err.h"
@@ -170,6 +171,7 @@ void agent_run_free(agent_run *r)
         xfree(r->scen_names[i]);
     xfree(r->scen_names);
     fileup_free(r->up);
+    probe_free(r->probe);
     if (r->dir_hold >= 0) {
         rundir_remove(r->dir_hold, r->dir);
         close(r->dir_hold);
@@ -319,6 +321,8 @@ void agent_run_check(agent *a)
         log_msg(LOG_DEBUG, "run %llu: %llu bytes of result files sent",
                 (unsigned long long)r->run_id, (unsigned long long)fileup_sent(r->up));
     }
+    if (r->probe != NULL && !r->orphan && a->cs == CS_READY)
+        probe_finish(r->probe, a); /* its last seconds before RunFinished */
     if (!r->orphan && !r->failed) {
         char msg[128] = "";
         if (r->crashed > 0)
@@ -609,5 +613,7 @@ void agent_run_start(agent *a, const Quern__StartRun *sr)
                   on_worker_close, w);
         send_worker_start(r, w, sr, (uint32_t)nvus, j);
     }
+    if (!r->failed)
+        r->probe = probe_start(a, sr);
     agent_run_check(a);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "agent/agent_int.h"
+#include "agent/probe.h"
 #include "agent/rundir.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -21,7 +22,8 @@ enum {
     OPT_NAME,
     OPT_WORK_DIR,
     OPT_WORKER_MEMORY,
-    OPT_SAME_HOST
+    OPT_SAME_HOST,
+    OPT_PROFILE_ALLOW
 };
 
 static const opttab_row agentopt_rows[] = {
@@ -56,6 +58,11 @@ static const opttab_row agentopt_rows[] = {
      "the console runs on this host (`quern run` starts its own agent so):\n"
      "a run may name the script's folder, whose files the agent links\n"
      "into its run folder instead of receiving them (no size limit)",
+     OPTTAB_NONE},
+    {"profile-allow", required_argument, OPT_PROFILE_ALLOW, "--profile-allow T[,T...]",
+     "the processes a console may have this agent profile during a run\n"
+     "(quern run --profile): comm:NAME, pid:N, or any (default: none;\n"
+     "the console's own agent, --same-host, profiles what its console asks)",
      OPTTAB_NONE},
     {"verbose", no_argument, 'v', "-v, --verbose", "debug messages", OPTTAB_NONE},
     {"quiet", no_argument, 'q', "-q, --quiet", "warnings and errors only", OPTTAB_NONE},
@@ -124,6 +131,11 @@ static int agentopt_one(void *ctx, int val, const char *flag, const char *v, cha
     }
     case OPT_SAME_HOST:
         a->same_host = 1;
+        return 0;
+    case OPT_PROFILE_ALLOW:
+        if (probe_allow_check(v, err, errlen) != 0)
+            return -1;
+        a->profile_allow = v;
         return 0;
     case OPT_NAME:
         if (v[0] == '\0' || strlen(v) >= sizeof(a->name)) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/agent_int.h"
+#include "agent/probe.h"
 #include "agent/runchk.h"
 #include "common/clock.h"
 #include "common/err.h"
@@ -168,6 +169,8 @@ static void on_go(agent *a, const Quern__Envelope *env)
                                 (env->go->start_offset_us > 0 ? env->go->start_offset_us : 0) +
                                 a->run->planned_us + AGENT_OVERRUN_US;
         log_msg(LOG_INFO, "run %llu: go", (unsigned long long)a->run->run_id);
+        probe_go(a->run->probe,
+                 clock_mono_us() + (env->go->start_offset_us > 0 ? env->go->start_offset_us : 0));
         for (unsigned i = 0; i < a->run->nworkers; i++)
             peer_send(&a->run->w[i].link, (Quern__Envelope *)env);
     }

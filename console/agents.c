@@ -20,6 +20,7 @@
 #include "common/mem.h"
 #include "common/ratelog.h"
 #include "common/version.h"
+#include "console/rundb.h"
 #include "console/run.h"
 #include "proto/seal.h"
 
@@ -234,6 +235,7 @@ static void on_ready(peer *l, aconn *c, const Quern__Ready *ready)
 static void on_agent_msg(peer *l, aconn *c, const Quern__Envelope *env)
 {
     run *r = c->r;
+    char err[ERR_MAX];
 
     switch (env->body_case) {
     case QUERN__ENVELOPE__BODY_PING:
@@ -266,10 +268,21 @@ static void on_agent_msg(peer *l, aconn *c, const Quern__Envelope *env)
         break;
     case QUERN__ENVELOPE__BODY_FILE_PART:
         if (c->in_run && !c->finished && env->file_part->run_id == r->run_id && r->gather != NULL) {
-            char err[ERR_MAX];
             if (gather_part(r->gather, env->file_part, err, sizeof(err)) != 0)
                 log_msg(LOG_ERROR, "agent %s: %s", c->name, err);
         }
+        break;
+    case QUERN__ENVELOPE__BODY_PROFILE_START:
+        if (c->in_run && env->profile_start->run_id == r->run_id &&
+            profile_on_start(r->profile, c->name, env->profile_start, rundb_db(r), r->db_run, err,
+                             sizeof(err)) != 0)
+            rundb_failed(r, err);
+        break;
+    case QUERN__ENVELOPE__BODY_PROFILE_SECOND:
+        if (c->in_run && !c->finished && env->profile_second->run_id == r->run_id &&
+            profile_on_second(r->profile, c->name, env->profile_second, rundb_db(r), r->db_run, err,
+                              sizeof(err)) != 0)
+            rundb_failed(r, err);
         break;
     case QUERN__ENVELOPE__BODY_RUN_FINISHED:
         if (c->in_run && env->run_finished->run_id == r->run_id && !c->finished) {

@@ -334,6 +334,8 @@ static void send_share(run *r, aconn *c, Quern__Envelope *env, unsigned W, unsig
         rp[n] = &rs[n];
         n++;
     }
+    char *pnames[OPTS_PROFILE_MAX]; /* owned: the targets this agent profiles */
+    profile_share(r->profile, c->name, off == 0, sr, pnames);
     sr->vu_ranges = rp;
     sr->n_vu_ranges = n;
     sr->workers = c->workers;
@@ -344,6 +346,7 @@ static void send_share(run *r, aconn *c, Quern__Envelope *env, unsigned W, unsig
     snprintf(c->status, sizeof(c->status), "running");
     if (peer_send(&c->link, env) != 0)
         agents_lost(r, c, "cannot send the run");
+    profile_share_done(sr);
     xfree(rs);
     xfree(rp);
 }
@@ -437,6 +440,13 @@ static void start_run(run *r)
         off += part[a]->workers;
     }
     say_starting(r, np, W, ids);
+    {
+        const char **names = xcalloc(np + 1, sizeof(*names));
+        for (unsigned a = 0; a < np; a++)
+            names[a] = part[a]->name;
+        profile_check_agents(r->profile, names, np);
+        xfree(names);
+    }
     r->phase = PHASE_START;
     r->phase_us = clock_mono_us();
     xfree(part);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/dur.h"
+#include "common/err.h"
 #include "common/mem.h"
 #include "console/agents.h"
 #include "console/blame.h"
@@ -45,7 +46,7 @@ static size_t print_thresholds(run *r, thresh_result *rs)
 /* --junit: a test case per step and per threshold (rs, NULL when none), or
  * one failed case when the run could not start (start_msg). */
 static void write_junit(run *r, const thresh_result *rs, const char *start_msg, int inj_failed,
-                        const char *inj_why, const char *stopped_why)
+                        const char *inj_why, const char *stopped_why, const verdict *cap)
 {
     /* not ERR_MAX: --junit's path and why it cannot be written (tests/lint/errrule.allow) */
     char name[256], err[1024];
@@ -72,6 +73,8 @@ static void write_junit(run *r, const thresh_result *rs, const char *start_msg, 
         jcases_add_injector(&j, &r->agg, inj_failed, inj_why);
         if (stopped_why != NULL)
             jcases_add_stopped(&j, stopped_why);
+        if (cap != NULL)
+            jcases_add_capacity(&j, cap->passed, cap->why);
         rc = junit_write(r->o.junit, name, j.cases, j.n, el, err, sizeof(err));
         jcases_free(&j);
     }
@@ -269,7 +272,9 @@ void finish_run(run *r)
     delivery dl;
     blame bl;
     char why_sat[INTERVAL_SUM_LOAD_NAME + 96], why_stop[96], run_name[256];
-    json_t *cap_json = NULL; /* owned: the summary's "capacity" */
+    json_t *cap_json = NULL;  /* owned: the summary's "capacity" */
+    json_t *prof_json = NULL; /* owned: the summary's "profile" */
+    char diag[768];
     webfeed_run wv;
 
     capacity_search_end(r->cap, (const thresh *const *)r->o.th, r->nth_user,
@@ -317,6 +322,19 @@ void finish_run(run *r)
         si.capacity = cap_json;
         rundb_capacity(r);
     }
+    profile_end pe = {.d = rundb_db(r),
+                      .db_run = r->db_run,
+                      .cap = r->cap,
+                      .end_s = (r->end_us - r->go_us) / 1000000 + 1};
+    for (size_t i = 0; i < r->agg.nsteps; i++)
+        pe.requests += r->agg.total[i].count;
+    prof_json = profile_finish(r->profile, &pe, stdout, diag, sizeof(diag));
+    si.profile = prof_json;
+    if (diag[0] != '\0' && cap_json != NULL) {
+        json_object_set_new(cap_json, "diagnosis", json_string(diag));
+        if (strlen(v.why) + strlen(diag) + 16 < sizeof(v.why))
+            err_append(v.why, sizeof(v.why), "; the profile: %s", diag);
+    }
     r->rc = v.rc;
     rundb_verdict(r, v.passed, v.why);
     si.verdict_passed = v.passed;
@@ -327,15 +345,16 @@ void finish_run(run *r)
     write_junit(r, rs, NULL,
                 v.inconclusive && (verdict_saturated(vi.saturated_s, vi.clear_s, vi.measured_s) ||
                                    vi.blame_injector),
-                v.why, vi.stopped && !vi.stopped_ok ? v.why : NULL);
+                v.why, vi.stopped && !vi.stopped_ok ? v.why : NULL, r->cap != NULL ? &v : NULL);
     write_outputs(r, &si);
     control_web_view(r, &wv);
     webfeed_final(&wv, &si);
     xfree(rs);
     json_decref(cap_json);
+    json_decref(prof_json);
 }
 
 void finish_start_failed(run *r, const char *msg)
 {
-    write_junit(r, NULL, msg, 0, NULL, NULL);
+    write_junit(r, NULL, msg, 0, NULL, NULL, NULL);
 }

@@ -211,6 +211,26 @@ void jcases_add_stopped(jcases *j, const char *why)
     j->n++;
 }
 
+void jcases_add_capacity(jcases *j, int passed, const char *why)
+{
+    junit_case *jc;
+
+    /* strs holds at most 1 + 4 per case: room for this one's too */
+    j->cases = xreallocarray(j->cases, (j->n + 1), sizeof(*j->cases));
+    j->strs = xreallocarray(j->strs, (1 + 4 * (j->n + 1)), sizeof(*j->strs));
+    jc = &j->cases[j->n];
+    memset(jc, 0, sizeof(*jc));
+    jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
+    jc->name = "capacity";
+    jc->system_out = keep(j, xasprintf("%s\n", why));
+    if (!passed) {
+        jc->failed = 1;
+        jc->failure_type = "capacity";
+        jc->failure_message = keep(j, xstrdup(why));
+    }
+    j->n++;
+}
+
 void jcases_free(jcases *j)
 {
     for (size_t i = 0; i < j->nstrs; i++)

@@ -54,6 +54,9 @@ void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why);
  *  borrowed and copied): the run was stopped before its planned end, so the
  *  build that ran it is not green whatever the other cases say. */
 void jcases_add_stopped(jcases *j, const char *why);
+/** Adds the case "capacity": the capacity search's verdict, with what the
+ *  server's profile says of its knee (--profile), failed when it failed. */
+void jcases_add_capacity(jcases *j, int passed, const char *why);
 
 /** Releases what j owns; j may then be built again. */
 void jcases_free(jcases *j);

@@ -25,6 +25,7 @@
 #include "common/hostres.h"
 #include "console/monitor_host.h"
 #include "console/monitor.h"
+#include "agent/profiler.h"
 #include "console/out.h"
 
 /* getopt_long values of the flags without a short form. */
@@ -73,6 +74,9 @@ enum {
     OPT_MAX_LAG,
     OPT_MONITOR,
     OPT_MONITOR_METRIC,
+    OPT_PROFILE,
+    OPT_PROFILE_FREQ,
+    OPT_PROFILE_STACKS,
     OPT_CAPACITY,
     OPT_CAPACITY_SETTLE,
     OPT_TRACEPARENT,
@@ -255,6 +259,27 @@ static const opttab_row rows[] = {
      "the run and drawn in the report; an endpoint that fails\n"
      "is reported once and the run goes on",
      OPTTAB_NONE},
+    {"profile", required_argument, OPT_PROFILE, "--profile TARGET[@AGENT]",
+     "profile the server while it is loaded: TARGET is comm:NAME\n"
+     "(every process of that command, threads included) or pid:N,\n"
+     "on the host of AGENT (default: the run's first agent, the\n"
+     "local one of a one-machine run; another agent profiles only\n"
+     "the targets its operator allows). On-CPU samples and off-CPU\n"
+     "time with call stacks, per second, stored with the run: the\n"
+     "capacity verdict names the function and the lock that limit\n"
+     "it, the report draws flame graphs (repeatable; a target that\n"
+     "cannot be profiled is said at the start and the run goes on)",
+     OPTTAB_NONE},
+    {"profile-freq", required_argument, OPT_PROFILE_FREQ, "--profile-freq HZ",
+     "on-CPU samples a second of the target's CPU time (default 99,\n"
+     "from 1 to 999)",
+     OPTTAB_NONE},
+    {"profile-stacks", required_argument, OPT_PROFILE_STACKS, "--profile-stacks auto|dwarf|fp",
+     "how stacks are walked: auto (default: frame pointers on-CPU,\n"
+     "DWARF off-CPU, through glibc's lock waits), dwarf (both, for\n"
+     "code built without frame pointers), fp (frame pointers only,\n"
+     "the cheapest)",
+     OPTTAB_NONE},
     {"monitor-metric", required_argument, OPT_MONITOR_METRIC, "--monitor-metric NAME[{L=\"V\"}]",
      "also keep this series of every --monitor endpoint: the sum\n"
      "of the samples matching NAME and the labels given, a rate\n"
@@ -380,6 +405,9 @@ void opts_free(run_opts *o)
     xfree(o->monitor);
     o->monitor = NULL;
     o->nmonitor = 0;
+    xfree(o->profile);
+    o->profile = NULL;
+    o->nprofile = 0;
     xfree(o->out);
     o->out = NULL;
     o->nout = 0;
@@ -671,6 +699,28 @@ static int add_listed(run_opts *o, int val, const char *flag, const char *v)
         o->monitor = xreallocarray(o->monitor, (o->nmonitor + 1), sizeof(*o->monitor));
         o->monitor[o->nmonitor++] = v;
         return 0;
+    case OPT_PROFILE: {
+        char target[128];
+        const char *at = strchr(v, '@');
+        size_t tl = at != NULL ? (size_t)(at - v) : strlen(v);
+        if (o->nprofile >= OPTS_PROFILE_MAX) {
+            usage_line("%s: at most %d targets", flag, OPTS_PROFILE_MAX);
+            return -1;
+        }
+        if (tl >= sizeof(target) || (at != NULL && at[1] == '\0')) {
+            usage_line("%s: \"%s\" is not TARGET[@AGENT]", flag, v);
+            return -1;
+        }
+        memcpy(target, v, tl);
+        target[tl] = '\0';
+        if (profiler_parse(target, err, sizeof(err)) != 0) {
+            usage_line("%s: %s", flag, err);
+            return -1;
+        }
+        o->profile = xreallocarray(o->profile, (o->nprofile + 1), sizeof(*o->profile));
+        o->profile[o->nprofile++] = v;
+        return 0;
+    }
     case OPT_MONITOR_METRIC:
         if (o->nmsel >= MONITOR_HOST_SELS_MAX) {
             usage_line("%s: at most %d series", flag, MONITOR_HOST_SELS_MAX);
@@ -776,8 +826,31 @@ static int apply(run_opts *o, int val, const char *flag, const char *v, props *o
     case OPT_OUT_HEADER:
     case OPT_MONITOR:
     case OPT_MONITOR_METRIC:
+    case OPT_PROFILE:
     case OPT_THRESHOLD:
         return add_listed(o, val, flag, v);
+    case OPT_PROFILE_FREQ: {
+        char *end;
+        unsigned long hz = strtoul(v, &end, 10);
+        if (*v == '\0' || *end != '\0' || hz < 1 || hz > 999) {
+            usage_line("%s: \"%s\" is not a frequency from 1 to 999", flag, v);
+            return -1;
+        }
+        o->profile_freq = (unsigned)hz;
+        return 0;
+    }
+    case OPT_PROFILE_STACKS:
+        if (strcmp(v, "auto") == 0)
+            o->profile_stacks = 0;
+        else if (strcmp(v, "dwarf") == 0)
+            o->profile_stacks = 1;
+        else if (strcmp(v, "fp") == 0)
+            o->profile_stacks = 2;
+        else {
+            usage_line("%s: \"%s\" is not auto, dwarf or fp", flag, v);
+            return -1;
+        }
+        return 0;
     case 'v':
         if (v != NULL && strcmp(v, "all") != 0) {
             usage_line("--trace=%s: the only value is \"all\"", v);

@@ -27,6 +27,9 @@
 #include "common/rate.h"
 #include "common/stages.h"
 #include "console/monitor_expo.h"
+
+/** --profile targets a run may have. */
+#define OPTS_PROFILE_MAX 8
 #include "console/thresh.h"
 #include "store/dbopts.h"
 
@@ -111,8 +114,13 @@ typedef struct run_opts {
     unsigned slowest;        /**< --slowest: slowest samples kept per step (default 10), 0 none */
     const char **monitor;    /**< owned array of strings borrowed from argv: --monitor URLs */
     size_t nmonitor;
-    monitor_expo_sel *msel; /**< owned: the --monitor-metric selectors, read */
-    const char **msel_text; /**< owned array of strings borrowed from argv: them as given */
+    const char *
+        *profile; /**< owned array of strings borrowed from argv: --profile TARGET[@AGENT] */
+    size_t nprofile;
+    unsigned profile_freq;   /**< --profile-freq, 0: the agent's default */
+    unsigned profile_stacks; /**< --profile-stacks: 0 auto, 1 dwarf, 2 fp */
+    monitor_expo_sel *msel;  /**< owned: the --monitor-metric selectors, read */
+    const char **msel_text;  /**< owned array of strings borrowed from argv: them as given */
     size_t nmsel;
     int argc;    /**< the arguments, for the database */
     char **argv; /**< borrowed: argc entries, the command's argv */

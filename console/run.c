@@ -250,6 +250,7 @@ void run_free(run *r)
     props_free(r->p);
     monitor_db_free(
         r->monitor_db); /* its statements first: the database closes only without them */
+    profile_free(r->profile);
     db_close(r->db);
     gather_free(r->gather);
     metrics_stop(r->metrics, 0);
@@ -382,6 +383,7 @@ int run_main(int argc, char **argv)
     r.rc = RUN_EXIT_START;
     if (rundb_open(&r, err, sizeof(err)) != 0)
         goto fail;
+    r.profile = profile_new(r.o.profile, r.o.nprofile, r.o.profile_freq, r.o.profile_stacks);
     if (r.o.jtl != NULL || r.o.grinder_dir != NULL) {
         r.gather = gather_new_traced(r.o.jtl, r.o.grinder_dir, r.o.traceparent, err, sizeof(err));
         if (r.gather == NULL)

@@ -47,6 +47,7 @@
 #include "proto/interval_window.h"
 #include "store/db.h"
 #include "store/monitor_db.h"
+#include "console/profile.h"
 
 /** Where the run stands (console/control.h says what each phase does). */
 enum run_phase { PHASE_WAIT, PHASE_START, PHASE_RUN, PHASE_END };
@@ -115,6 +116,7 @@ typedef struct run {
     outs *outs;               /**< owned: the --out pushes, NULL without */
     monitor *monitor;         /**< owned: the --monitor scrapes, from Go to the end; NULL without */
     monitor_db *monitor_db;   /**< owned: their statements, NULL when not recorded */
+    profile *profile;         /**< owned: --profile's targets and their answers, NULL: none */
     web *web;                 /**< owned: the --web page, NULL without */
     ctlsrv *ctl;              /**< owned: the --control endpoint, NULL without */
     steering steer;           /**< what its commands carried out left (console/steering.h) */

@@ -384,6 +384,8 @@ json_t *summary_json(const agg *a, const summary_info *si)
     }
     if (si->capacity != NULL)
         json_object_set(root, "capacity", si->capacity);
+    if (si->profile != NULL)
+        json_object_set(root, "profile", si->profile);
     return root;
 }
 

@@ -34,6 +34,7 @@ typedef struct summary_info {
     int verdict_allowed;     /**< --allow-saturation judged it as usual (verdict.allowed) */
     const char *verdict;     /**< borrowed: its line: "passed: ...", "failed: ..."; NULL: none */
     struct json_t *capacity; /**< borrowed: the JSON's "capacity" (--capacity), NULL: none */
+    struct json_t *profile;  /**< borrowed: the JSON's "profile" (--profile), NULL: none */
     unsigned max_in_flight;  /**< --max-in-flight, 0: none (the JSON's run.held_back) */
     unsigned vu_pool;        /**< the open model: --max-vus, the pool's size; 0: closed */
     unsigned vus_peak;       /**< the open model: the pool's peak (VUs at a second's end) */

@@ -15,6 +15,7 @@
 #include "common/termsafe.h"
 #include "store/abandon.h"
 #include "reports/capacity_compare.h"
+#include "reports/profile_compare.h"
 #include "store/catalog.h"
 #include "reports/chart.h"
 #include "reports/compare_html.h"
@@ -514,6 +515,17 @@ static enum compare_exit compare_report(db *d, const compare_args *args, const q
     rc = COMPARE_EXIT_OK;
     if (compare_capacity(a, b, thr, args->fail_on) != 0)
         rc = COMPARE_EXIT_WORSE;
+    {
+        char lines[2048];
+        if (profile_compare_lines(d, a->id, b->id, lines, sizeof(lines), err, errlen) < 0)
+            fprintf(stderr, "quern compare: the profiles: %s\n", err);
+        for (char *l = lines, *nl; lines[0] != '\0' && l != NULL; l = nl) {
+            nl = strchr(l, '\n');
+            if (nl != NULL)
+                *nl++ = '\0';
+            printf("%s\n", termsafe(l, nm, sizeof(nm)));
+        }
+    }
     if (args->fail_on && worse > 0) {
         char what[512];
         regression_text(rows, nrows, what, sizeof(what));

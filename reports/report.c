@@ -12,6 +12,7 @@
 #include "common/cli.h"
 #include "store/dbopts.h"
 #include "reports/html.h"
+#include "reports/profile_html.h"
 #include "store/query.h"
 #include "reports/report_html.h"
 
@@ -83,11 +84,17 @@ static int report_opt(void *ctx, int val, const char *flag, const char *v, char 
 
 /* ---------------------------------------------------------------- command */
 
+/* What the page is written from. */
+typedef struct report_page {
+    const query_run *r;       /* borrowed */
+    const profile_html *prof; /* borrowed: NULL when the run profiled nothing */
+} report_page;
+
 static void report_write(FILE *out, const void *arg)
 {
-    const query_run *r = arg;
+    const report_page *p = arg;
 
-    report_html_write(out, r);
+    report_html_write_profile(out, p->r, p->prof);
 }
 
 int report_main(int argc, char **argv)
@@ -98,6 +105,8 @@ int report_main(int argc, char **argv)
     db *d = NULL;
     int open_rc;
     query_run *r = NULL;
+    profile_html *prof = NULL;
+    report_page page;
     int64_t id = 0;
     /* not ERR_MAX: the database's path and SQLite's message (tests/lint/errrule.allow) */
     char err[1024], def[64];
@@ -135,17 +144,24 @@ int report_main(int argc, char **argv)
         rc = missing ? 2 : 3;
         goto out;
     }
+    if (profile_html_load(d, r, &prof, err, sizeof(err)) != 0) {
+        fprintf(stderr, "quern report: %s: %s\n", path, err);
+        goto out;
+    }
     if (outp == NULL) {
         snprintf(def, sizeof(def), "quern-report-%lld.html", (long long)id);
         outp = def;
     }
-    if (html_write_file(outp, report_write, r, err, sizeof(err)) != 0) {
+    page.r = r;
+    page.prof = prof;
+    if (html_write_file(outp, report_write, &page, err, sizeof(err)) != 0) {
         fprintf(stderr, "quern report: %s\n", err);
         goto out;
     }
     printf("report of run %lld written to %s\n", (long long)id, outp);
     rc = 0;
 out:
+    profile_html_free(prof);
     query_run_free(r);
     db_close(d);
     return rc;

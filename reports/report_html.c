@@ -14,6 +14,7 @@
 #include "reports/little_chart.h"
 #include "reports/injector_chart.h"
 #include "reports/kindshtml.h"
+#include "reports/profile_html.h"
 #include "reports/slowhtml.h"
 #include "reports/tallyhtml.h"
 
@@ -653,6 +654,11 @@ static void settings(FILE *out, const query_run *r)
 
 void report_html_write(FILE *out, const query_run *r)
 {
+    report_html_write_profile(out, r, NULL);
+}
+
+void report_html_write_profile(FILE *out, const query_run *r, const profile_html *prof)
+{
     char title[256], b[64];
 
     snprintf(title, sizeof(title), "quern report: %s (run %lld)", r->name, (long long)r->id);
@@ -676,13 +682,14 @@ void report_html_write(FILE *out, const query_run *r)
     html_esc(out, r->script);
     fprintf(out,
             "</div>\n<nav><a href=\"#overview\">Overview</a><a href=\"#verdict\">Verdict</a>"
-            "<a href=\"#charts\">Charts</a>%s"
+            "<a href=\"#charts\">Charts</a>%s%s"
             "<a href=\"#steps\">Steps</a><a href=\"#per-step\">Each step</a>%s"
             "<a href=\"#errors\">Errors</a><a href=\"#kinds\">Errors by kind</a>"
             "<a href=\"#slowest\">Slowest</a>"
             "<a href=\"#agents\">Injectors</a>%s"
             "<a href=\"#settings\">Settings</a></nav>\n</header>\n<main>\n",
             r->mon.nhosts > 0 ? "<a href=\"#resources\">System under test</a>" : "",
+            prof != NULL && prof->n > 0 ? "<a href=\"#profile\">Server profile</a>" : "",
             r->tally.nchecks + r->tally.nmetrics > 0 ? "<a href=\"#checks\">Checks</a>" : "",
             r->nsteers > 0 ? "<a href=\"#steers\">Manual changes</a>" : "");
     report_html_notice(out, r);
@@ -692,6 +699,7 @@ void report_html_write(FILE *out, const query_run *r)
     monitor_html_section(out, r);
     if (r->capacity != NULL)
         capacity_chart_section(out, r->capacity);
+    profile_html_section(out, prof);
     if (r->nlittle > 0)
         little_chart_section(out, r->little, r->nlittle, &r->sat);
     injector_chart_section(out, r->inj, r->ninj, &r->sat);

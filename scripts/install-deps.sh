@@ -8,7 +8,7 @@ FUZZ_PKGS="clang libclang-rt-14-dev"
 fuzz=""
 if [ "${1:-}" = "--fuzz" ]; then fuzz="$FUZZ_PKGS"; shift; fi
 
-PKGS="build-essential pkg-config libcurl4-openssl-dev libev-dev liblua5.4-dev zlib1g-dev \
+PKGS="build-essential pkg-config libcurl4-openssl-dev libev-dev liblua5.4-dev zlib1g-dev libdw-dev \
 libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev libxml2-dev libjansson-dev \
 libmicrohttpd-dev libcmocka-dev libssl-dev valgrind jq curl sqlite3 libxml2-utils chromium iproute2 procps man-db groff-base \
 clang-format nginx prometheus prometheus-node-exporter python3-yaml libwslay-dev python3-websockets \

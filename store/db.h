@@ -45,7 +45,7 @@
 struct sqlite3;
 
 /** Schema version this binary writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 18
+#define DB_SCHEMA_VERSION 19
 
 /** An open results database; created by db_open, released by db_close. */
 typedef struct db db;

@@ -536,3 +536,56 @@ ALTER TABLE scenario_totals ADD COLUMN arr_inits INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE capacity_steps ADD COLUMN runs_s REAL;
 ALTER TABLE capacity_steps ADD COLUMN inits INTEGER;
 ALTER TABLE capacity_steps ADD COLUMN init_waits INTEGER;
+-- @migration 19
+-- The server's profile (quern run --profile TARGET[@AGENT], agent/profiler.h):
+--   profile_targets: one row per target and agent: ok 1 when it was profiled,
+--     else error says why (no such process, not allowed, no permission);
+--     procs, threads: what was found at the start; freq: on-CPU samples a
+--     second of CPU time; cpus: the CPUs its processes may run on.
+--   profile_stacks: each distinct stack of the run once: frames root first,
+--     separated by ';', named on the profiling agent.
+--   profile_samples: per target, second of the run (as in intervals), kind
+--     (0: on-CPU, value in samples; 1: off-CPU, value in microseconds
+--     blocked) and stack. A second keeps its 200 heaviest stacks of each
+--     kind, the rest under the stack "[other]".
+--   profile_seconds: per target and second, the target's threads' time
+--     running (on_us), blocked (off_us), preempted and waiting for a CPU
+--     (runnable_us), in microseconds; threads seen; records the kernel lost.
+CREATE TABLE profile_targets (
+    run_id  INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    target  TEXT NOT NULL,
+    agent   TEXT NOT NULL,
+    ok      INTEGER NOT NULL,
+    error   TEXT,
+    procs   INTEGER NOT NULL DEFAULT 0,
+    threads INTEGER NOT NULL DEFAULT 0,
+    freq    INTEGER NOT NULL DEFAULT 0,
+    cpus    INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, target, agent)
+);
+CREATE TABLE profile_stacks (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    id     INTEGER NOT NULL,
+    frames TEXT NOT NULL,
+    PRIMARY KEY (run_id, id)
+);
+CREATE TABLE profile_samples (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    target TEXT NOT NULL,
+    second INTEGER NOT NULL,
+    kind   INTEGER NOT NULL,
+    stack  INTEGER NOT NULL,
+    value  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, target, second, kind, stack)
+);
+CREATE TABLE profile_seconds (
+    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    target      TEXT NOT NULL,
+    second      INTEGER NOT NULL,
+    on_us       INTEGER NOT NULL,
+    off_us      INTEGER NOT NULL,
+    runnable_us INTEGER NOT NULL,
+    threads     INTEGER NOT NULL,
+    lost        INTEGER NOT NULL,
+    PRIMARY KEY (run_id, target, second)
+);

@@ -225,6 +225,32 @@ static void test_stopped_case(void **state)
     agg_free(&a);
 }
 
+/* A capacity search: its case carries the verdict and the profile's
+ * diagnosis, failed when the search failed. */
+static void test_capacity_case(void **state)
+{
+    jcases j;
+    agg a;
+    const char *why = "passed: capacity 5 VUs; the profile: the server's threads spent 41 % of "
+                      "their time waiting on a lock in seq_next";
+
+    (void)state;
+    build(&a);
+    jcases_build(&j, NULL, &a, ids, NULL, 10, NULL, NULL, 0);
+    jcases_add_capacity(&j, 1, why);
+    assert_int_equal(j.n, 4);
+    assert_string_equal(j.cases[3].name, "capacity");
+    assert_false(j.cases[3].failed);
+    assert_non_null(strstr(j.cases[3].system_out, "waiting on a lock in seq_next"));
+    jcases_add_capacity(&j, 0, "failed: no step passed");
+    assert_true(j.cases[4].failed);
+    assert_string_equal(j.cases[4].failure_type, "capacity");
+    assert_string_equal(j.cases[4].failure_message, "failed: no step passed");
+    assert_int_equal(nfailed(&j), 1);
+    jcases_free(&j);
+    agg_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_run_cases_errors),
         cmocka_unit_test(test_run_cases_no_thresholds),
         cmocka_unit_test(test_stopped_case),
+        cmocka_unit_test(test_capacity_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
