@@ -346,6 +346,9 @@ json_t *profile_finish(profile *p, const profile_end *e, FILE *out, char *diag, 
     arr = json_array();
     json_object_set_new(root, "targets", arr);
     int rc = store_notes(p, e->d, e->db_run, err, sizeof(err));
+    if (rc > 0)
+        log_msg(LOG_WARN, "--profile: the profile is kept in the results database, and this run "
+                          "has none (--db none): not shown");
     if (rc != 0) {
         if (rc < 0)
             log_msg(LOG_ERROR, "--profile: %s", err);

@@ -265,7 +265,9 @@ void profile_window_in(const profile_window *w, unsigned cpus, const char *label
     in->on_us = w->on_us;
     in->off_us = w->off_us;
     in->runnable_us = w->runnable_us;
-    in->cpu_us = (double)w->seconds * (double)cpus * 1e6;
+    /* a thread runs on one CPU at a time: a single-threaded server has one */
+    unsigned c = w->threads_max > 0 && w->threads_max < cpus ? w->threads_max : cpus;
+    in->cpu_us = (double)w->seconds * (double)c * 1e6;
     in->label = label;
 }
 

@@ -88,7 +88,8 @@ int profile_db_targets(db *d, int64_t run_id, profile_target_row *rows, size_t m
 int profile_db_window(db *d, int64_t run_id, const char *target, int64_t s0, int64_t s1,
                       profile_window *w, char *err, size_t errlen);
 /** w as the diagnosis reads it (common/profdiag.h), borrowing its tables:
- *  its load's label, and the CPUs the target may use. */
+ *  its load's label, and the CPUs the target may use (no more than its
+ *  threads: each runs on one CPU at a time). */
 void profile_window_in(const profile_window *w, unsigned cpus, const char *label, profdiag_in *in);
 /** Frees what w holds. */
 void profile_window_free(profile_window *w);
