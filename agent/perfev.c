@@ -35,7 +35,8 @@ typedef struct pbuf {
 } pbuf;
 
 struct perfev {
-    int *fds; /* owned: nfd descriptors */
+    int *fds;   /* owned: nfd descriptors */
+    int *fdoff; /* owned: nfd, 1 for a context-switch event */
     size_t nfd, capfd;
     evid *ids; /* owned: nfd, sorted by id */
     pbuf *b;   /* owned: nb buffers, one a CPU */
@@ -146,9 +147,11 @@ static int one_open(perfev *p, pbuf *b, pid_t tid, int cpu, int off, const perfe
     if (p->nfd == p->capfd) {
         p->capfd = p->capfd ? 2 * p->capfd : 16;
         p->fds = xreallocarray(p->fds, p->capfd, sizeof(*p->fds));
+        p->fdoff = xreallocarray(p->fdoff, p->capfd, sizeof(*p->fdoff));
         p->ids = xreallocarray(p->ids, p->capfd, sizeof(*p->ids));
     }
     p->fds[p->nfd] = fd;
+    p->fdoff[p->nfd] = off;
     p->ids[p->nfd].id = id;
     p->ids[p->nfd].off = off;
     p->ids[p->nfd].dwarf = off ? o->dwarf_off : o->dwarf_cpu;
@@ -196,6 +199,15 @@ int perfev_open(perfev **out, const pid_t *tids, size_t n, const int *cpus, size
     }
     *out = p;
     return 0;
+}
+
+int perfev_period(perfev *p, uint64_t period)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->nfd; i++)
+        if (p->fdoff[i] && ioctl(p->fds[i], PERF_EVENT_IOC_PERIOD, &period) != 0)
+            rc = -1;
+    return rc;
 }
 
 size_t perfev_threads(const perfev *p)
@@ -370,6 +382,7 @@ void perfev_free(perfev *p)
     for (size_t i = 0; i < p->nfd; i++)
         close(p->fds[i]);
     xfree(p->fds);
+    xfree(p->fdoff);
     xfree(p->ids);
     xfree(p->b);
     xfree(p->pfd);

@@ -84,6 +84,9 @@ typedef struct perfev perfev;
  *  space. */
 int perfev_open(perfev **out, const pid_t *tids, size_t n, const int *cpus, size_t ncpu,
                 const perfev_opts *o, char *err, size_t errlen);
+/** Samples one switch out in period (the switch records still come for
+ *  all): 0, or -1 when an event refused it. */
+int perfev_period(perfev *p, uint64_t period);
 /** Threads watched. */
 size_t perfev_threads(const perfev *p);
 /** Waits up to timeout_ms for records (a buffer a quarter full). */

@@ -61,6 +61,9 @@ struct profiler {
     size_t nth;
     procsym *procs; /* owned */
     size_t nprocs;
+    uint64_t unsampled_us[OPEN_SECONDS]; /* blocked time of switches not sampled, by second */
+    uint64_t off_samples;                /* switch-out samples since the last second handed over */
+    uint64_t period;                     /* one switch out in period is sampled */
     uint64_t ips[PERFEV_CHAIN_MAX + 1];
     char text[STACK_TEXT];
 };
@@ -314,8 +317,10 @@ static void account(profiler *p, tstat *t, uint64_t t_ns, int64_t t0)
             sec->runnable_us += us;
         } else {
             sec->off_us += us;
-            if (us > 0)
-                folded_add(&sec->off, t->stack, t->stack != NULL ? t->stack_len : 0, us);
+            if (us > 0 && t->stack != NULL)
+                folded_add(&sec->off, t->stack, t->stack_len, us);
+            else
+                p->unsampled_us[sec->second % OPEN_SECONDS] += us; /* a switch not sampled */
         }
         from = to;
     }
@@ -355,6 +360,7 @@ static void on_rec(const perfev_rec *r, void *arg)
             return;
         len = fold(p, r, p->dwarf_off);
         set_stack(&t->pend, &t->pend_len, p->text, len);
+        p->off_samples++;
         return;
     case PERFEV_OUT:
         t = thread_get(p, r->tid);
@@ -401,6 +407,46 @@ static void second_init(profiler_second *s, uint32_t second)
     folded_init(&s->off, 4 * PROFILER_STACKS);
 }
 
+/* The blocked time of the switches not sampled (one in p->period is)
+ * shared among the stacks of those that were, by their weight: the time is
+ * exact, its stacks are a sample. A second with no sampled stack keeps it
+ * as "[unsampled]". */
+static void weigh(profiler_second *sec, uint64_t *unsampled)
+{
+    uint64_t rest = *unsampled, sampled = sec->off.total, given = 0;
+
+    *unsampled = 0;
+    if (rest == 0)
+        return;
+    if (sampled == 0) {
+        folded_add(&sec->off, "[unsampled]", 11, rest);
+        return;
+    }
+    for (size_t i = 0; i < sec->off.n; i++) {
+        uint64_t add = (uint64_t)((double)sec->off.e[i].value * (double)rest / (double)sampled);
+        sec->off.e[i].value += add;
+        given += add;
+    }
+    sec->off.e[0].value += rest - given; /* the rounding's remainder */
+    sec->off.total += rest;
+}
+
+/* One switch out in p->period is sampled, its stack copied: doubled while
+ * a second's samples pass PROFILER_OFF_SAMPLES, halved under an eighth of
+ * it, so that a server that switches often is not slowed by its profile. */
+static void adapt(profiler *p)
+{
+    uint64_t n = p->off_samples, period = p->period;
+
+    p->off_samples = 0;
+    if (n > PROFILER_OFF_SAMPLES && period < PROFILER_PERIOD_MAX)
+        period *= 2;
+    else if (n < PROFILER_OFF_SAMPLES / 8 && period > 1)
+        period /= 2;
+    if (period != p->period && perfev_period(p->ev, period) == 0)
+        p->period = period;
+}
+
 /* Hands the oldest open second over: every thread's time up to its end
  * counted first. */
 static void hand_over(profiler *p, int64_t t0)
@@ -411,6 +457,8 @@ static void hand_over(profiler *p, int64_t t0)
     for (size_t i = 0; i < THREADS_MAX; i++)
         if (p->th[i].tid != 0 && p->th[i].st != T_UNKNOWN && p->th[i].since_ns < end)
             account(p, &p->th[i], end, t0);
+    weigh(sec, &p->unsampled_us[p->first % OPEN_SECONDS]);
+    adapt(p);
     folded_trim(&sec->cpu, PROFILER_STACKS);
     folded_trim(&sec->off, PROFILER_STACKS);
     pthread_mutex_lock(&p->mu);
@@ -485,6 +533,7 @@ int profiler_start(profiler **out, const profiler_opts *o, char *err, size_t err
     p->info.cpus = (unsigned)nc;
     p->info.freq = eo.freq;
     p->th = xcalloc(THREADS_MAX, sizeof(*p->th));
+    p->period = 1;
     for (uint32_t i = 0; i < OPEN_SECONDS; i++)
         second_init(&p->open[i], i);
     if (pthread_create(&p->thr, NULL, run, p) != 0) {

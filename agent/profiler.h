@@ -10,6 +10,8 @@
  *   - on-CPU: samples by stack (cpu);
  *   - off-CPU: microseconds blocked by the stack the thread blocked in (off),
  *     split over the seconds it spans, a wait still going counted as it goes;
+ *     one switch out in a period is sampled (the period adapts to keep
+ *     PROFILER_OFF_SAMPLES a second), the others' time shared by weight;
  *   - each thread's time as running, blocked or runnable (preempted, waiting
  *     for a CPU), exactly, from the switches.
  * A second is handed over PROFILER_LATE_US after it ends, its stacks trimmed
@@ -36,6 +38,12 @@
 #define PROFILER_STACKS 200
 /** A second is complete this long after its end (records of other CPUs). */
 #define PROFILER_LATE_US 400000
+/** Switch-out samples a second past which one switch in two more is left
+ *  unsampled (their blocked time still counted, given to the sampled
+ *  stacks by weight). */
+#define PROFILER_OFF_SAMPLES 1000
+/** At least one switch out in this many is sampled. */
+#define PROFILER_PERIOD_MAX 64
 /** Most processes a comm: target may have. */
 #define PROFILER_PROCS_MAX 256
 

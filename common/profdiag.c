@@ -220,7 +220,8 @@ void profdiag_judge(const profdiag_in *before, const profdiag_in *after, profdia
     const char *was = before != NULL && before->label != NULL ? before->label : "the step before";
 
     if (d->lock_share >= PROFDIAG_LOCK_MIN &&
-        (before == NULL || d->lock_share - lock_before >= PROFDIAG_GROWTH_MIN)) {
+        (before == NULL || d->lock_share - lock_before >= PROFDIAG_GROWTH_MIN ||
+         (d->lock_share >= PROFDIAG_LOCK_DOMINANT && d->lock_share >= lock_before))) {
         d->kind = PROFDIAG_LOCK;
         d->share = d->lock_share;
         lock_caller(after->off, d->function, sizeof(d->function), d->lock, sizeof(d->lock));

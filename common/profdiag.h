@@ -8,8 +8,9 @@
  *   - lock: the threads spent PROFDIAG_LOCK_MIN or more of their time
  *     blocked in a lock (pthread_mutex_lock, rwlocks, semaphores, glibc's
  *     __lll_lock_wait), and that share grew by PROFDIAG_GROWTH_MIN or more
- *     since the step before: the function named is the caller of the lock
- *     that waited most;
+ *     since the step before, or holds PROFDIAG_LOCK_DOMINANT of it and did
+ *     not fall (a lock that saturated before the knee): the function named
+ *     is the caller of the lock that waited most;
  *   - cpu: the threads ran, or were ready to run, PROFDIAG_BUSY_MIN or more
  *     of the time of the CPUs they may use, and one function holds PROFDIAG_SELF_MIN or more of the
  * on-CPU samples (its own, not its callees');
@@ -34,10 +35,11 @@
 
 #include "common/folded.h"
 
-#define PROFDIAG_LOCK_MIN 0.25   /* of the threads' time, blocked in a lock */
-#define PROFDIAG_GROWTH_MIN 0.10 /* the lock share's growth across the knee */
-#define PROFDIAG_BUSY_MIN 0.70   /* of the CPUs the target may run on */
-#define PROFDIAG_SELF_MIN 0.30   /* of the on-CPU samples, one function's own */
+#define PROFDIAG_LOCK_MIN 0.25      /* of the threads' time, blocked in a lock */
+#define PROFDIAG_GROWTH_MIN 0.10    /* the lock share's growth across the knee */
+#define PROFDIAG_LOCK_DOMINANT 0.50 /* a lock share that names the lock without growth */
+#define PROFDIAG_BUSY_MIN 0.70      /* of the CPUs the target may run on */
+#define PROFDIAG_SELF_MIN 0.30      /* of the on-CPU samples, one function's own */
 
 /** One profile to judge. All borrowed. */
 typedef struct profdiag_in {

@@ -58,9 +58,17 @@ static void test_lock(void **state)
     assert_non_null(
         strstr(d.sentence, "waiting on a lock in seq_next (__pthread_mutex_lock) at 8 VUs"));
     assert_non_null(strstr(d.sentence, "up from 3 % at 2 VUs"));
-    /* the same share before the knee is no growth: not named as the cause */
+    /* a dominant lock already before the knee is still the cause */
     profdiag_judge(&after, &after, &d);
+    assert_int_equal(d.kind, PROFDIAG_LOCK);
+    /* a lesser one that did not grow is not named */
+    folded c3, o3;
+    profdiag_in mid;
+    lockish(&c3, &o3, &mid, 2500000, 1000000, "8 VUs");
+    profdiag_judge(&mid, &mid, &d);
     assert_int_not_equal(d.kind, PROFDIAG_LOCK);
+    folded_free(&c3);
+    folded_free(&o3);
     folded_free(&c1);
     folded_free(&o1);
     folded_free(&c2);
