@@ -169,6 +169,22 @@ void jcases_build(jcases *out, const char *run_name, const agg *a, const char *c
     }
 }
 
+/* One more case after jcases_build's, named name, zeroed; the caller fills
+ * it and counts it (j->n++). */
+static junit_case *next_case(jcases *j, const char *name)
+{
+    junit_case *jc;
+
+    /* strs holds at most 1 + 4 per case: room for this one's too */
+    j->cases = xreallocarray(j->cases, (j->n + 1), sizeof(*j->cases));
+    j->strs = xreallocarray(j->strs, (1 + 4 * (j->n + 1)), sizeof(*j->strs));
+    jc = &j->cases[j->n];
+    memset(jc, 0, sizeof(*jc));
+    jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
+    jc->name = name;
+    return jc;
+}
+
 void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why)
 {
     const injtot *t = &a->inj;
@@ -176,13 +192,7 @@ void jcases_add_injector(jcases *j, const agg *a, int failed, const char *why)
 
     if (t->saturated_s == 0)
         return; /* kept up: nothing to show */
-    /* strs holds at most 1 + 4 per case: room for this one's too */
-    j->cases = xreallocarray(j->cases, (j->n + 1), sizeof(*j->cases));
-    j->strs = xreallocarray(j->strs, (1 + 4 * (j->n + 1)), sizeof(*j->strs));
-    jc = &j->cases[j->n];
-    memset(jc, 0, sizeof(*jc));
-    jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
-    jc->name = "injector";
+    jc = next_case(j, "injector");
     jc->system_out =
         keep(j, xasprintf("saturated %llu of %llu measured seconds\n",
                           (unsigned long long)t->saturated_s, (unsigned long long)t->measured_s));
@@ -198,13 +208,7 @@ void jcases_add_stopped(jcases *j, const char *why)
 {
     junit_case *jc;
 
-    /* strs holds at most 1 + 4 per case: room for this one's too */
-    j->cases = xreallocarray(j->cases, (j->n + 1), sizeof(*j->cases));
-    j->strs = xreallocarray(j->strs, (1 + 4 * (j->n + 1)), sizeof(*j->strs));
-    jc = &j->cases[j->n];
-    memset(jc, 0, sizeof(*jc));
-    jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
-    jc->name = "stopped";
+    jc = next_case(j, "stopped");
     jc->failed = 1;
     jc->failure_type = "stopped";
     jc->failure_message = keep(j, xstrdup(why));
@@ -215,13 +219,7 @@ void jcases_add_capacity(jcases *j, int passed, const char *why)
 {
     junit_case *jc;
 
-    /* strs holds at most 1 + 4 per case: room for this one's too */
-    j->cases = xreallocarray(j->cases, (j->n + 1), sizeof(*j->cases));
-    j->strs = xreallocarray(j->strs, (1 + 4 * (j->n + 1)), sizeof(*j->strs));
-    jc = &j->cases[j->n];
-    memset(jc, 0, sizeof(*jc));
-    jc->classname = j->strs[0]; /* jcases_build keeps the classname first */
-    jc->name = "capacity";
+    jc = next_case(j, "capacity");
     jc->system_out = keep(j, xasprintf("%s\n", why));
     if (!passed) {
         jc->failed = 1;
